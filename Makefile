@@ -1,0 +1,41 @@
+# stepforge: the two commands a newcomer needs are `make demo` (the main job) and `make test`.
+SHELL := bash
+NODE_MODULES_STAMP := node_modules/.package-lock.json
+
+.PHONY: install build generate check lint typecheck test demo clean
+
+# npm ci when the lock changed (or nothing is installed); it also builds dist/ (prepare script).
+$(NODE_MODULES_STAMP): package-lock.json package.json
+	npm ci --no-audit --no-fund
+
+install: $(NODE_MODULES_STAMP)
+
+build: install
+	npm run --silent build
+
+# Regenerate generated/ from specs/ (writes only files whose content changes).
+generate: build
+	node bin/stepforge.js generate
+
+# Fail when generated/ is stale.
+check: build
+	node bin/stepforge.js generate --check
+
+lint: build
+	node bin/stepforge.js lint
+
+typecheck: install
+	npx tsc --noEmit -p tsconfig.json
+
+# The main job on built-in defaults: regenerate the four integrations and show them working.
+demo: build
+	node bin/stepforge.js generate
+	node bin/stepforge.js lint
+	npx tsx scripts/demo.ts
+
+# Every test: the suites under test/ (which include the generate --check, lint and type checks).
+test: build
+	npx vitest run
+
+clean:
+	rm -rf dist test/.tmp .test-results.json

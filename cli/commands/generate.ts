@@ -1,0 +1,60 @@
+/**
+ * `stepforge generate [--check] [--spec FILE --out DIR [--service ID]]`
+ *
+ * Without --spec: every spec in specs/ into generated/, plus the package `exports` map.
+ * With --spec: one spec (even a foreign one) into DIR. --check writes nothing and exits 1 when a
+ * file would change, listing each one.
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { compare, generate, packageJsonWithExports, write, type Drift } from "../../generator/pipeline.js";
+import { projectRoot, projectSpecs } from "../project.js";
+import { UsageError } from "../usage.js";
+
+export async function generateCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { check: { type: "boolean", default: false }, spec: { type: "string" }, out: { type: "string" }, service: { type: "string" }, timings: { type: "boolean", default: false } },
+    strict: true,
+    allowPositionals: false,
+  });
+  if ((values.spec === undefined) !== (values.out === undefined)) throw new UsageError("--spec and --out go together: stepforge generate --spec FILE --out DIR");
+  if (values.service !== undefined && values.spec === undefined) throw new UsageError("--service goes with --spec");
+
+  const root = projectRoot();
+  const ownSpecs = values.spec === undefined;
+  const specFiles = ownSpecs ? projectSpecs(root) : [resolve(values.spec!)];
+  const outDir = ownSpecs ? join(root, "generated") : resolve(values.out!);
+  const started = performance.now();
+  const result = await generate({ specFiles, outDir, projectRoot: root, ...(values.service ? { serviceId: values.service } : {}) });
+
+  // For the project's own specs the package exports map is generated output too.
+  const pkgPath = join(root, "package.json");
+  const pkgFile = ownSpecs ? { path: pkgPath, content: packageJsonWithExports(readFileSync(pkgPath, "utf8"), result.models) } : undefined;
+
+  let drift: Drift;
+  if (values.check) {
+    drift = compare(outDir, result.files, { wholeOutDir: ownSpecs });
+    if (pkgFile && readFileSync(pkgFile.path, "utf8") !== pkgFile.content) drift.changed.push("../package.json (exports)");
+    const stale = [...drift.changed.map((p) => `changed  ${p}`), ...drift.missing.map((p) => `missing  ${p}`), ...drift.extra.map((p) => `extra    ${p}`)];
+    if (stale.length > 0) {
+      out.write(`generated code is stale (${stale.length} file${stale.length === 1 ? "" : "s"}); run \`stepforge generate\` and commit:\n`);
+      for (const line of stale) out.write(`  ${line}\n`);
+      return 1;
+    }
+    out.write(`generated code is fresh (${result.files.length} files from ${result.models.length} spec${result.models.length === 1 ? "" : "s"})\n`);
+    return 0;
+  }
+
+  drift = write(outDir, result.files, { wholeOutDir: ownSpecs });
+  if (pkgFile && (!existsSync(pkgFile.path) || readFileSync(pkgFile.path, "utf8") !== pkgFile.content)) writeFileSync(pkgFile.path, pkgFile.content);
+  const touched = drift.changed.length + drift.missing.length + drift.extra.length;
+  const ms = Math.round(performance.now() - started);
+  out.write(`generated ${result.models.map((m) => `${m.id} (${m.operations.length} operations)`).join(", ")} into ${outDir}: ${touched} file${touched === 1 ? "" : "s"} changed, ${ms} ms\n`);
+  if (values.timings) {
+    const t = result.timings;
+    out.write(`  load ${t.load.toFixed(0)} ms · validate ${t.validate.toFixed(0)} ms · emit ${t.emit.toFixed(0)} ms\n`);
+  }
+  return 0;
+}

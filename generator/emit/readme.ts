@@ -1,0 +1,83 @@
+/**
+ * README.md of a service: operations, connection, auth, limits and error meanings, rendered from
+ * the model with the Handlebars template in templates/. The template only lays out values; every
+ * decision (what a limit budget reads like, which rules exist) is made here.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import Handlebars from "handlebars";
+import type { LimitSpec, ServiceDescriptor } from "../../runtime/descriptor.js";
+import { packageRoot } from "../package-root.js";
+import { markdownHeader, pascal, type Emitter } from "./file.js";
+
+let template: Handlebars.TemplateDelegate | undefined;
+
+function cell(text: string): string {
+  return text.replace(/\r?\n+/g, " ").replace(/\|/g, "\\|").trim();
+}
+
+function budget(limit: LimitSpec): string {
+  switch (limit.kind) {
+    case "window":
+      return `${limit.requests} / ${limit.windowSeconds} s`;
+    case "concurrency":
+      return `${limit.max} in flight`;
+    case "daily-quota":
+      return `${limit.requests} / day (resets midnight ${limit.resetTimeZone})`;
+    case "header-quota":
+      return `from \`${limit.remainingHeader}\` (resets midnight ${limit.resetTimeZone})`;
+  }
+}
+
+function authSummary(d: ServiceDescriptor): string {
+  const a = d.auth;
+  switch (a.kind) {
+    case "none":
+      return "No credentials.";
+    case "api-key":
+      return Object.entries(a.modes)
+        .map(([mode, ps]) => `- mode \`${mode}\`${mode === a.defaultMode ? " (default)" : ""}: ${ps.map((p) => `${p.in} \`${p.name}\``).join(" + ")}`)
+        .join("\n");
+    case "oauth2-client-credentials":
+      return `OAuth 2.0 client credentials: token from \`${a.tokenUrl}\` (${a.tokenMethod}, credentials in ${a.credentialsIn}), renewed ${a.renewBeforeSeconds} s before it expires; sent as ${a.send.in} \`${a.send.name}\`.`;
+    case "oauth2-authorization-code":
+      return `OAuth 2.0 authorization code: authorize at \`${a.authorizeUrl}\`, tokens from \`${a.tokenUrl}\`${a.scopes.length ? ` (scopes ${a.scopes.map((s) => `\`${s}\``).join(", ")})` : ""}; access token renewed ${a.renewBeforeSeconds} s before it expires${a.rotatesRefreshToken ? ", refresh token rotated on every renewal" : ""}; sent as ${a.send.in} \`${a.send.name}\`.`;
+  }
+}
+
+export const emitReadme: Emitter = (model, context) => {
+  template ??= Handlebars.compile(readFileSync(join(packageRoot(), "templates", "service-readme.md.hbs"), "utf8"), { noEscape: false });
+  const d = model.descriptor;
+  const rules = [
+    ...Object.entries(d.errors.statuses).map(([k, r]) => ({ when: `HTTP ${k}`, ...r })),
+    ...Object.entries(d.errors.codes).map(([k, r]) => ({ when: `code \`${k}\``, ...r })),
+  ].map((r) => ({ ...r, description: cell(r.description) }));
+  const content = template({
+    header: markdownHeader(context.specLabel).trimEnd(),
+    id: model.id,
+    title: model.title,
+    className: `${pascal(model.id)}Client`,
+    description: model.description,
+    specLabel: context.specLabel,
+    version: model.version,
+    operationCount: model.operations.length,
+    baseUrl: d.connection.baseUrl,
+    connectionFields: Object.entries(d.connection.fields).map(([name, f]) => ({ name, ...f, description: cell(f.description) })),
+    authSummary: authSummary(d),
+    limits: d.limits.map((l) => ({
+      ...l,
+      budget: budget(l),
+      description: cell(l.description),
+      rejection: l.rejection.code ? `code ${l.rejection.code}` : `HTTP ${l.rejection.status}`,
+    })),
+    envelope: d.errors.envelope,
+    errorRules: rules,
+    operations: model.operations.map((op) => ({
+      ...op,
+      summary: cell(op.summary),
+      paging: op.paging ? (op.paging.style === "token" ? `token \`${op.paging.tokenParam}\`` : `offset \`${op.paging.offsetParam}\`/\`${op.paging.limitParam}\``) : "",
+    })),
+    seedNotes: model.operations.filter((op) => op.seed?.differs).map((op) => ({ operationId: op.operationId, name: op.seed!.name, differs: cell(op.seed!.differs!) })),
+  });
+  return [{ path: `${model.id}/README.md`, content: content.replace(/\n{3,}/g, "\n\n").trimEnd() + "\n" }];
+};

@@ -1,0 +1,85 @@
+/**
+ * Stage 1: load. Reads a YAML or JSON spec keeping source positions, so every later stage can
+ * point at file:line:col. Nothing here knows what OpenAPI is.
+ */
+import { readFileSync } from "node:fs";
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml";
+import { SpecError, toPointer, type Diagnostic, type Severity } from "./diagnostics.js";
+
+export interface LoadedSpec {
+  /** The path as given (used in diagnostics and generated headers). */
+  file: string;
+  text: string;
+  /** The plain data of the document. */
+  data: Record<string, unknown>;
+  /** Line and column (1-based) of the node at `path`, or of its nearest existing ancestor. */
+  locate(path: ReadonlyArray<string | number>): { line: number; column: number };
+  diagnostic(code: string, path: ReadonlyArray<string | number>, message: string, severity?: Severity): Diagnostic;
+}
+
+export function loadSpecFile(file: string): LoadedSpec {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message;
+    throw new SpecError([{ code: "SF001", severity: "error", message: `cannot read the spec: ${reason}`, file, line: 1, column: 1 }]);
+  }
+  return loadSpecText(file, text);
+}
+
+export function loadSpecText(file: string, text: string): LoadedSpec {
+  const lineCounter = new LineCounter();
+  // uniqueKeys: a key written twice is a mistake, not "last one wins".
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const problems = [...doc.errors];
+  if (problems.length > 0) {
+    throw new SpecError(
+      problems.map((e) => {
+        const pos = lineCounter.linePos(e.pos[0]);
+        return { code: "SF002", severity: "error" as const, message: `not valid YAML: ${e.message.split("\n")[0]}`, file, line: pos.line, column: pos.col };
+      }),
+    );
+  }
+  const data = doc.toJS({ maxAliasCount: 100 }) as unknown;
+  if (!data || typeof data !== "object" || Array.isArray(data)) {
+    throw new SpecError([{ code: "SF003", severity: "error", message: "the spec must be a YAML or JSON object (an OpenAPI document)", file, line: 1, column: 1 }]);
+  }
+
+  const locate = (path: ReadonlyArray<string | number>) => {
+    const node = nearestNode(doc, path);
+    const offset = node?.range?.[0] ?? 0;
+    const pos = lineCounter.linePos(offset);
+    return { line: pos.line, column: pos.col };
+  };
+
+  return {
+    file,
+    text,
+    data: data as Record<string, unknown>,
+    locate,
+    diagnostic(code, path, message, severity = "error") {
+      return { code, severity, message, file, ...locate(path), pointer: toPointer(path) };
+    },
+  };
+}
+
+/** Walks `path` as far as it exists; returns the deepest node reached (for a missing key: its parent). */
+function nearestNode(doc: Document, path: ReadonlyArray<string | number>): Node | undefined {
+  let node: Node | undefined = doc.contents ?? undefined;
+  for (const key of path) {
+    if (node && isAlias(node)) node = node.resolve(doc) ?? undefined;
+    if (isMap(node)) {
+      const pair = node.items.find((p) => (isScalar(p.key) ? String(p.key.value) : String(p.key)) === String(key));
+      if (!pair) return node;
+      node = (pair.value as Node | null) ?? (pair.key as Node);
+    } else if (isSeq(node) && typeof key === "number") {
+      const next = node.items[key] as Node | undefined;
+      if (!next) return node;
+      node = next;
+    } else {
+      return node;
+    }
+  }
+  return node;
+}

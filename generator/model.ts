@@ -1,0 +1,45 @@
+/**
+ * The validated model of one service (the IR between validation and emitters). Emitters read
+ * only this; they never look at raw YAML.
+ */
+import type { HttpMethod, PagingSpec, ServiceDescriptor } from "../runtime/descriptor.js";
+import type { LoadedSpec } from "./load.js";
+
+export interface ParameterModel {
+  name: string;
+  in: "path" | "query" | "header" | "cookie";
+  required: boolean;
+  deprecated: boolean;
+  description: string;
+}
+
+export interface OperationModel {
+  operationId: string;
+  method: HttpMethod;
+  path: string;
+  summary: string;
+  description: string;
+  tags: string[];
+  deprecated: boolean;
+  parameters: ParameterModel[];
+  hasBody: boolean;
+  bodyRequired: boolean;
+  /** The caller must pass an init object (required parameters or a required body). */
+  requiresInput: boolean;
+  idempotent: boolean;
+  limitClass: "read" | "write";
+  paging?: PagingSpec | undefined;
+  seed?: { name: string; differs?: string | undefined } | undefined;
+}
+
+export interface ServiceModel {
+  spec: LoadedSpec;
+  id: string;
+  title: string;
+  version: string;
+  description: string;
+  /** True when the spec declares `x-stepforge`; false when it was derived from a foreign spec. */
+  declared: boolean;
+  descriptor: ServiceDescriptor;
+  operations: OperationModel[];
+}

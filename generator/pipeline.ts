@@ -1,0 +1,168 @@
+/**
+ * The pipeline: load → validate → emit, for one spec or the project's specs, then write the files
+ * or compare them with what is on disk (`--check`). Output is byte-identical on a rerun: emitters
+ * are pure and files are written only when their content changes.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { emitClient, emitDescriptor, emitRootIndex, emitServiceIndex } from "./emit/client.js";
+import type { EmitContext, Emitter, GeneratedFile } from "./emit/file.js";
+import { emitReadme } from "./emit/readme.js";
+import { emitTypes } from "./emit/types.js";
+import { SpecError } from "./diagnostics.js";
+import { loadSpecFile } from "./load.js";
+import type { ServiceModel } from "./model.js";
+import { validateSpec } from "./validate.js";
+
+/** Every per-service emitter, in output order. A new artefact is a new entry here. */
+export const SERVICE_EMITTERS: Emitter[] = [emitTypes, emitDescriptor, emitClient, emitServiceIndex, emitReadme];
+
+export interface GenerateRequest {
+  specFiles: string[];
+  outDir: string;
+  /** The stepforge package root (holds runtime/ and package.json). */
+  projectRoot: string;
+  /** Service id for a foreign spec without x-stepforge. */
+  serviceId?: string;
+}
+
+export interface GenerateResult {
+  models: ServiceModel[];
+  files: GeneratedFile[];
+  /** Milliseconds per stage, summed over specs. */
+  timings: Record<"load" | "validate" | "emit", number>;
+}
+
+export function toPosix(path: string): string {
+  return path.split(sep).join("/");
+}
+
+function isInside(child: string, parent: string): boolean {
+  const rel = relative(parent, child);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+/** How generated code imports the runtime: relatively inside this package, by name elsewhere. */
+export function runtimeImportFor(outDir: string, serviceId: string, projectRoot: string): string {
+  if (!isInside(resolve(outDir), resolve(projectRoot))) return "stepforge/runtime";
+  const from = join(resolve(outDir), serviceId);
+  const rel = toPosix(relative(from, join(resolve(projectRoot), "runtime", "index.js")));
+  return rel.startsWith(".") ? rel : `./${rel}`;
+}
+
+export async function generate(request: GenerateRequest): Promise<GenerateResult> {
+  const timings = { load: 0, validate: 0, emit: 0 };
+  const models: ServiceModel[] = [];
+  const diagnostics = [];
+  for (const specFile of request.specFiles) {
+    let t = performance.now();
+    try {
+      const spec = loadSpecFile(specFile);
+      timings.load += performance.now() - t;
+      t = performance.now();
+      models.push(validateSpec(spec, request.serviceId ? { serviceId: request.serviceId } : {}));
+      timings.validate += performance.now() - t;
+    } catch (error) {
+      if (error instanceof SpecError) diagnostics.push(...error.diagnostics);
+      else throw error;
+    }
+  }
+  if (diagnostics.length > 0) throw new SpecError(diagnostics);
+  const ids = new Map<string, string>();
+  for (const model of models) {
+    const other = ids.get(model.id);
+    if (other) {
+      throw new SpecError([model.spec.diagnostic("SF141", ["x-stepforge", "id"], `service id "${model.id}" is also used by ${other}; each spec needs its own id`)]);
+    }
+    ids.set(model.id, model.spec.file);
+  }
+
+  const t = performance.now();
+  const files: GeneratedFile[] = [];
+  for (const model of models) {
+    const context: EmitContext = {
+      runtimeImport: runtimeImportFor(request.outDir, model.id, request.projectRoot),
+      specLabel: specLabel(model.spec.file, request.projectRoot),
+    };
+    for (const emit of SERVICE_EMITTERS) files.push(...(await emit(model, context)));
+  }
+  if (models.length > 0) {
+    const label = models.map((m) => specLabel(m.spec.file, request.projectRoot)).sort().join(", ");
+    files.push(emitRootIndex(models, { runtimeImport: "", specLabel: label }));
+  }
+  timings.emit += performance.now() - t;
+  return { models, files, timings };
+}
+
+export function specLabel(file: string, projectRoot: string): string {
+  const abs = resolve(file);
+  return toPosix(isInside(abs, resolve(projectRoot)) ? relative(resolve(projectRoot), abs) : relative(process.cwd(), abs));
+}
+
+export interface Drift {
+  /** Files whose content differs from what the specs generate. */
+  changed: string[];
+  /** Files the specs generate that are not on disk. */
+  missing: string[];
+  /** Generated files on disk that no spec generates any more. */
+  extra: string[];
+}
+
+/** Files on disk that carry the stepforge header (only those are ours to compare or remove). */
+function existingGenerated(outDir: string): string[] {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    if (!existsSync(dir)) return;
+    for (const name of readdirSync(dir).sort()) {
+      const abs = join(dir, name);
+      if (statSync(abs).isDirectory()) walk(abs);
+      else if (readFileSync(abs, "utf8").slice(0, 200).includes("Generated by stepforge")) found.push(toPosix(relative(outDir, abs)));
+    }
+  };
+  walk(outDir);
+  return found;
+}
+
+export function compare(outDir: string, files: GeneratedFile[], options: { wholeOutDir: boolean }): Drift {
+  const drift: Drift = { changed: [], missing: [], extra: [] };
+  for (const file of files) {
+    const abs = join(outDir, file.path);
+    if (!existsSync(abs)) drift.missing.push(file.path);
+    else if (readFileSync(abs, "utf8") !== file.content) drift.changed.push(file.path);
+  }
+  if (options.wholeOutDir) {
+    const expected = new Set(files.map((f) => f.path));
+    drift.extra = existingGenerated(outDir).filter((p) => !expected.has(p));
+  }
+  return drift;
+}
+
+/** Writes changed files only (so mtimes and watchers see real changes) and removes stale ones. */
+export function write(outDir: string, files: GeneratedFile[], options: { wholeOutDir: boolean }): Drift {
+  const drift = compare(outDir, files, options);
+  const toWrite = new Set([...drift.changed, ...drift.missing]);
+  for (const file of files) {
+    if (!toWrite.has(file.path)) continue;
+    const abs = join(outDir, file.path);
+    mkdirSync(dirname(abs), { recursive: true });
+    writeFileSync(abs, file.content);
+  }
+  for (const path of drift.extra) rmSync(join(outDir, path));
+  return drift;
+}
+
+/** The `exports` map of the package: the root, the runtime and one entry per service. */
+export function packageExports(models: ServiceModel[]): Record<string, { types: string; import: string }> {
+  const entry = (path: string) => ({ types: `./dist/${path}.d.ts`, import: `./dist/${path}.js` });
+  const exports: Record<string, { types: string; import: string }> = { ".": entry("generated/index"), "./runtime": entry("runtime/index") };
+  for (const id of models.map((m) => m.id).sort()) exports[`./${id}`] = entry(`generated/${id}/index`);
+  return exports;
+}
+
+/** package.json with its `exports` replaced; every other key kept in place. */
+export function packageJsonWithExports(text: string, models: ServiceModel[]): string {
+  const pkg = JSON.parse(text) as Record<string, unknown>;
+  pkg.exports = packageExports(models);
+  return `${JSON.stringify(pkg, null, 2)}\n`;
+}
+

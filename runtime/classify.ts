@@ -1,0 +1,134 @@
+/**
+ * Turns a service's answer into a typed error (or none), using only what the descriptor declares:
+ * HTTP statuses, service error codes, an error envelope inside successful responses, where the
+ * message and request id live, and Retry-After headers.
+ */
+import type { ErrorKind, ErrorRule, OperationDescriptor, ServiceDescriptor } from "./descriptor.js";
+import { createError, redact, type StepforgeError } from "./errors.js";
+
+const DEFAULT_STATUS_KINDS: Array<[number, number, ErrorKind, boolean]> = [
+  [400, 400, "validation", false],
+  [401, 401, "auth", false],
+  [403, 403, "permission", false],
+  [404, 404, "not_found", false],
+  [408, 408, "timeout", true],
+  [409, 409, "conflict", false],
+  [410, 422, "validation", false],
+  [429, 429, "rate_limited", true],
+  [423, 499, "validation", false],
+  [500, 501, "server", false],
+  [502, 504, "server", true],
+  [505, 599, "server", false],
+];
+
+/** The rule for an HTTP status: the spec's own, else the HTTP meaning. */
+export function ruleForStatus(descriptor: ServiceDescriptor, status: number): ErrorRule {
+  const declared = descriptor.errors.statuses[String(status)];
+  if (declared) return declared;
+  const match = DEFAULT_STATUS_KINDS.find(([lo, hi]) => status >= lo && status <= hi);
+  const [, , kind, retry] = match ?? [0, 0, "server" as ErrorKind, false];
+  return { kind, retry, reauth: false, description: `HTTP ${status}` };
+}
+
+/** Reads a header that holds seconds or an HTTP date; returns milliseconds from `now`. */
+export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}
+
+function firstString(value: unknown): string | undefined {
+  if (typeof value === "string" && value.length > 0) return value;
+  if (Array.isArray(value)) {
+    const parts = value.map((v) => (typeof v === "string" ? v : firstString((v as { message?: unknown })?.message))).filter(Boolean);
+    return parts.length ? parts.join("; ") : undefined;
+  }
+  return undefined;
+}
+
+function field(body: unknown, name: string): unknown {
+  return body && typeof body === "object" ? (body as Record<string, unknown>)[name] : undefined;
+}
+
+export interface ServiceFailure {
+  rule: ErrorRule;
+  status: number;
+  code?: string | undefined;
+  message: string;
+}
+
+/** Finds what went wrong in a response, if anything, without building the error yet. */
+export function findFailure(descriptor: ServiceDescriptor, response: Response, body: unknown): ServiceFailure | undefined {
+  const { errors } = descriptor;
+  if (!response.ok) {
+    const candidate = firstString(field(body, "code")) ?? firstString(field(body, "error"));
+    const codeRule = candidate !== undefined ? errors.codes[candidate] : undefined;
+    const message =
+      (typeof body === "string" && body.trim()) ||
+      errors.messageFields.map((f) => firstString(field(body, f))).find(Boolean) ||
+      `HTTP ${response.status}`;
+    return {
+      rule: codeRule ?? ruleForStatus(descriptor, response.status),
+      status: response.status,
+      code: codeRule ? candidate : undefined,
+      message,
+    };
+  }
+  const envelope = errors.envelope;
+  if (envelope && field(body, envelope.successField) === false) {
+    const list = field(body, envelope.errorsField);
+    const first = Array.isArray(list) ? (list[0] as Record<string, unknown> | undefined) : undefined;
+    const code = first?.[envelope.codeField] !== undefined ? String(first[envelope.codeField]) : undefined;
+    const message = typeof first?.[envelope.messageField] === "string" ? (first[envelope.messageField] as string) : "request failed";
+    const rule = (code !== undefined ? errors.codes[code] : undefined) ?? {
+      kind: "server" as const,
+      retry: false,
+      reauth: false,
+      description: "undeclared service error code",
+    };
+    return { rule, status: response.status, code, message };
+  }
+  return undefined;
+}
+
+export function requestIdOf(descriptor: ServiceDescriptor, response: Response, body: unknown): string | undefined {
+  for (const header of descriptor.errors.requestIdHeaders) {
+    const value = response.headers.get(header);
+    if (value) return value;
+  }
+  const fieldName = descriptor.errors.requestIdField;
+  const value = fieldName ? field(body, fieldName) : undefined;
+  return typeof value === "string" ? value : undefined;
+}
+
+export function retryAfterOf(descriptor: ServiceDescriptor, response: Response): number | undefined {
+  for (const header of descriptor.errors.retryAfterHeaders) {
+    const ms = parseRetryAfter(response.headers.get(header));
+    if (ms !== undefined) return ms;
+  }
+  return undefined;
+}
+
+export async function errorFromResponse(
+  descriptor: ServiceDescriptor,
+  op: OperationDescriptor,
+  response: Response,
+  body: unknown,
+  secrets: string[],
+): Promise<StepforgeError | undefined> {
+  const failure = findFailure(descriptor, response, body);
+  if (!failure) return undefined;
+  const what = failure.code ? `${failure.code} ` : "";
+  return createError(failure.rule.kind, redact(`${descriptor.title} ${op.operationId}: ${what}${failure.message}`, secrets), {
+    service: descriptor.id,
+    operation: op.operationId,
+    status: failure.status,
+    code: failure.code,
+    requestId: requestIdOf(descriptor, response, body),
+    retryable: failure.rule.retry,
+    retryAfterMs: retryAfterOf(descriptor, response),
+  });
+}

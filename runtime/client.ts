@@ -1,0 +1,471 @@
+/**
+ * The service client every generated module builds on: openapi-fetch for typed paths, parameters
+ * and bodies, with the runtime beneath it as the `fetch` it calls. Beneath openapi-fetch, each call
+ * runs a loop of attempts: wait for room under the declared limits, put the credentials on (fetching
+ * or refreshing an OAuth token when due), send with a per-attempt timeout, read the whole body,
+ * classify the answer with the descriptor's error rules, and retry, renew or throw a typed error.
+ * The request body is buffered once, so it can be sent again.
+ *
+ * Generated code passes the service descriptor; nothing here knows which service it talks to.
+ */
+import createClient from "openapi-fetch";
+import type { ParamsOption, RequestBodyOption } from "openapi-fetch";
+import type { SuccessResponseJSON } from "openapi-typescript-helpers";
+import type { OperationDescriptor, ServiceDescriptor } from "./descriptor.js";
+import { AbortedError, ConnectionError, createError, NetworkError, redact, redactUrl, StepforgeError, TimeoutError } from "./errors.js";
+import { fillTemplate } from "./template.js";
+import {
+  applyCredentialsTo,
+  type Connection,
+  credentialQueryNames,
+  fetchClientCredentialsToken,
+  managedFields,
+  parseExpiry,
+  refreshAuthorizationCode,
+  secretValues,
+  type TokenRequestContext,
+  tokenFields,
+} from "./auth.js";
+import { findFailure, requestIdOf, retryAfterOf } from "./classify.js";
+import { baseUrlFields, type ConnectionStore, validateConnection } from "./connections.js";
+import { emit, type Hooks } from "./hooks.js";
+import { effectiveLimits, hashOf, LimitRegistry, type LimitOverrides, type LimitScopes, QuotaRefusedError, type Ticket } from "./limits.js";
+import { iteratePages, type Page, type PagingOptions } from "./paging.js";
+import { backoffDelay, innerMessage, neverSent, resendSafe, resolveRetry, type RetryOptions } from "./retry.js";
+import { sleep } from "./time.js";
+import { TokenCache, type TokenEntry } from "./tokens.js";
+
+/**
+ * Budgets and tokens shared by every client that uses the same object: limits are counted per
+ * connection (or per declared credential field) across all of them, and one token serves them all.
+ * Clients share `defaultSharedState` unless given their own.
+ */
+export interface SharedState {
+  limits: LimitRegistry;
+  tokens: TokenCache;
+}
+
+export function createSharedState(): SharedState {
+  return { limits: new LimitRegistry(), tokens: new TokenCache() };
+}
+
+/** The process-wide registry clients use when none is passed. */
+export const defaultSharedState: SharedState = createSharedState();
+
+export interface ClientOptions {
+  /** The named connection whose credentials and limits this client uses. */
+  connection: Connection;
+  /**
+   * Overrides the base address the descriptor derives from the connection (mocks, proxies). The
+   * only way to reach an address the connection's field patterns would refuse, such as loopback.
+   * A token endpoint under the declared base address moves with it.
+   */
+  baseUrl?: string | undefined;
+  /** Overrides the OAuth token endpoint. */
+  tokenUrl?: string | undefined;
+  /** The fetch to send requests with; global fetch by default. */
+  fetch?: typeof fetch | undefined;
+  retry?: RetryOptions | undefined;
+  /** Cancels every call of this client (a call's own `init.signal` also works). */
+  signal?: AbortSignal | undefined;
+  /** Logging and metrics; silent when absent. */
+  hooks?: Hooks | undefined;
+  /** Shared limits and tokens (default: `defaultSharedState`). */
+  shared?: SharedState | undefined;
+  /** Limit numbers for this client, over the connection's own `limits` and the descriptor's. */
+  limits?: LimitOverrides | undefined;
+  /** Receives renewed authorization-code tokens (rotated refresh tokens) to store. */
+  onTokens?: ((connectionName: string, fields: Record<string, string>) => void | Promise<void>) | undefined;
+  /** Where rotated tokens are written back (`updateFields`), in addition to `onTokens`. */
+  store?: ConnectionStore | undefined;
+}
+
+/** What a generated operation function accepts: typed params and body, plus an abort signal. */
+export type OperationInit<Op> = ParamsOption<Op> & RequestBodyOption<Op> & { signal?: AbortSignal };
+
+/** What a generated operation function resolves to: the JSON body of its success response. */
+export type OperationData<Op> = Op extends Record<string | number, any> ? SuccessResponseJSON<Op> : never;
+
+export type { Page, PagingOptions };
+
+export interface ServiceClient {
+  readonly descriptor: ServiceDescriptor;
+  readonly baseUrl: string;
+  readonly connectionName: string;
+  /** Calls one operation by id; resolves to its success body or throws a StepforgeError. */
+  call(operationId: string, init?: object): Promise<unknown>;
+  /** The pages of a paged operation, following `x-stepforge-paging`. */
+  pages(operationId: string, init?: object, options?: PagingOptions): AsyncIterable<Page>;
+  /** The items of every page, one by one. */
+  items(operationId: string, init?: object, options?: PagingOptions): AsyncIterable<unknown>;
+}
+
+export function resolveBaseUrl(descriptor: ServiceDescriptor, connection: Connection, override?: string): string {
+  const raw = override ?? fillTemplate(descriptor.connection.baseUrl, connection.fields, `${descriptor.id} base address`);
+  return raw.replace(/\/+$/, "");
+}
+
+function requireHttps(descriptor: ServiceDescriptor, address: string, what: string, field: string | undefined): void {
+  let url: URL;
+  try {
+    url = new URL(address);
+  } catch {
+    throw new ConnectionError(`${descriptor.title}: the ${what} is not a valid address${field ? `; check the connection field "${field}"` : ""}`, {
+      service: descriptor.id,
+      operation: "",
+      field,
+    });
+  }
+  if (url.protocol !== "https:") {
+    throw new ConnectionError(
+      `${descriptor.title}: the ${what} ${redactUrl(address)} is not https; credentials are only sent over https (use the baseUrl option for a local mock)`,
+      { service: descriptor.id, operation: "", field },
+    );
+  }
+}
+
+/** The token endpoint for OAuth kinds; follows a base-address override when it lives under the base address. */
+export function resolveTokenUrl(descriptor: ServiceDescriptor, connection: Connection, baseOverride?: string, tokenOverride?: string): string | undefined {
+  const auth = descriptor.auth;
+  if (auth.kind !== "oauth2-client-credentials" && auth.kind !== "oauth2-authorization-code") return undefined;
+  if (tokenOverride) return tokenOverride;
+  const template = auth.tokenUrl;
+  const baseTemplate = descriptor.connection.baseUrl.replace(/\/+$/, "");
+  const base = baseOverride?.replace(/\/+$/, "");
+  if (base !== undefined && template.startsWith(baseTemplate)) return base + template.slice(baseTemplate.length);
+  const filled = fillTemplate(template, connection.fields, `${descriptor.id} token address`);
+  if (base !== undefined) {
+    try {
+      const declared = resolveBaseUrl(descriptor, connection);
+      if (filled.startsWith(declared)) return base + filled.slice(declared.length);
+    } catch {
+      /* the declared base needs fields the override made unnecessary */
+    }
+  }
+  return filled;
+}
+
+interface CallState {
+  op: OperationDescriptor;
+  signal: AbortSignal | undefined;
+  retries: number;
+  attempts: number;
+  waitedMs: number;
+  reauthed: boolean;
+  result: unknown;
+}
+
+function combineSignals(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
+  if (a && b) return AbortSignal.any([a, b]);
+  return a ?? b;
+}
+
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+function parseBody(bytes: ArrayBuffer, contentType: string | null): unknown {
+  if (bytes.byteLength === 0) return undefined;
+  const text = new TextDecoder().decode(bytes);
+  const trimmed = text.trim();
+  if (/json/i.test(contentType ?? "") || trimmed.startsWith("{") || trimmed.startsWith("[")) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
+
+export function createServiceClient(descriptor: ServiceDescriptor, options: ClientOptions): ServiceClient {
+  const { connection } = options;
+  validateConnection(descriptor, connection, { skipPatternFor: options.baseUrl ? baseUrlFields(descriptor) : [] });
+  const baseUrl = resolveBaseUrl(descriptor, connection, options.baseUrl);
+  if (!options.baseUrl) requireHttps(descriptor, baseUrl, "base address", baseUrlFields(descriptor)[0]);
+  const tokenUrl = resolveTokenUrl(descriptor, connection, options.baseUrl, options.tokenUrl);
+  if (tokenUrl && !options.baseUrl && !options.tokenUrl) requireHttps(descriptor, tokenUrl, "token address", undefined);
+
+  const auth = descriptor.auth;
+  const send = options.fetch ?? globalThis.fetch;
+  const retry = resolveRetry(options.retry);
+  const shared = options.shared ?? defaultSharedState;
+  const hooks = options.hooks;
+  const limits = effectiveLimits(descriptor, connection.limits, options.limits);
+  const secrets = new Set(secretValues(descriptor, connection));
+  const queryKeys = credentialQueryNames(descriptor);
+  const managed = new Set(managedFields(descriptor));
+
+  // Limits and tokens are kept per account: the connection name plus a digest of its credentials
+  // (rotating tokens excluded), and per value of each credential field for `per: field:` limits.
+  const identity = Object.entries(connection.fields)
+    .filter(([name]) => !managed.has(name))
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([name, value]) => `${name}=${value}`)
+    .join("\n");
+  const scopes: LimitScopes = {
+    connection: `${connection.name}#${hashOf(identity)}`,
+    fields: Object.fromEntries(Object.entries(connection.fields).map(([name, value]) => [name, hashOf(value)])),
+  };
+  const tokenKey =
+    auth.kind === "oauth2-client-credentials"
+      ? `${descriptor.id}|cc|${hashOf(`${connection.fields[auth.clientIdField] ?? ""}\n${tokenUrl}`)}`
+      : `${descriptor.id}|ac|${scopes.connection}`;
+  if (auth.kind === "oauth2-authorization-code") {
+    const accessToken = connection.fields[auth.accessTokenField];
+    if (accessToken) {
+      shared.tokens.seed(tokenKey, {
+        accessToken,
+        refreshToken: connection.fields[auth.refreshTokenField] || undefined,
+        expiresAt: auth.expiresAtField ? parseExpiry(connection.fields[auth.expiresAtField]) : undefined,
+      });
+    }
+  }
+
+  const base = { service: descriptor.id, connection: connection.name };
+  const showUrl = (url: string) => redactUrl(url, secrets, queryKeys);
+  const clean = (text: string) => redact(text, secrets);
+
+  async function persistTokens(entry: TokenEntry, oldRefreshToken: string | undefined, operation: string): Promise<void> {
+    const fields = tokenFields(descriptor, entry);
+    const rotated = oldRefreshToken !== undefined && entry.refreshToken !== oldRefreshToken;
+    if (rotated) emit(hooks, { type: "token", ...base, operation, action: "rotated" });
+    try {
+      await options.onTokens?.(connection.name, fields);
+      await options.store?.updateFields(descriptor.id, connection.name, fields);
+    } catch {
+      // The new tokens stay in the shared cache and keep working in this process; the hook tells
+      // the caller its store did not take them.
+      emit(hooks, { type: "token", ...base, operation, action: "failed" });
+    }
+  }
+
+  function renewToken(operation: string) {
+    return async (current: TokenEntry | undefined): Promise<TokenEntry> => {
+      const ctx: TokenRequestContext = { descriptor, connection, fetch: send, tokenUrl: tokenUrl!, timeoutMs: retry.timeoutMs, secrets, operation };
+      if (auth.kind === "oauth2-client-credentials") {
+        const entry = await fetchClientCredentialsToken(ctx);
+        emit(hooks, { type: "token", ...base, operation, action: "fetched", expiresAt: entry.expiresAt ? new Date(entry.expiresAt).toISOString() : undefined });
+        return entry;
+      }
+      const oldRefreshToken = current?.refreshToken ?? (auth.kind === "oauth2-authorization-code" ? connection.fields[auth.refreshTokenField] : undefined);
+      const entry = await refreshAuthorizationCode(ctx, current);
+      emit(hooks, { type: "token", ...base, operation, action: "refreshed", expiresAt: entry.expiresAt ? new Date(entry.expiresAt).toISOString() : undefined });
+      await persistTokens(entry, oldRefreshToken, operation);
+      return entry;
+    };
+  }
+
+  async function accessTokenFor(state: CallState): Promise<string | undefined> {
+    if (auth.kind !== "oauth2-client-credentials" && auth.kind !== "oauth2-authorization-code") return undefined;
+    const entry = await abortable(shared.tokens.get(tokenKey, auth.renewBeforeSeconds * 1000, renewToken(state.op.operationId)), state.signal);
+    secrets.add(entry.accessToken);
+    if (entry.refreshToken) secrets.add(entry.refreshToken);
+    return entry.accessToken;
+  }
+
+  function details(state: CallState) {
+    return { service: descriptor.id, operation: state.op.operationId, retries: state.retries };
+  }
+
+  function aborted(state: CallState): AbortedError {
+    return new AbortedError(`${descriptor.title} ${state.op.operationId}: cancelled by the caller`, details(state));
+  }
+
+  /** Waits before the next attempt; false when the wait would exceed the call's budget. */
+  async function pause(state: CallState, delayMs: number, reason: string, fromService: boolean): Promise<boolean> {
+    if (state.retries >= retry.attempts || state.waitedMs + delayMs > retry.maxTotalWaitMs) return false;
+    emit(hooks, { type: "retry", ...base, operation: state.op.operationId, attempt: state.attempts, delayMs, reason, retryAfter: fromService });
+    try {
+      await sleep(delayMs, state.signal);
+    } catch {
+      throw aborted(state);
+    }
+    state.waitedMs += delayMs;
+    state.retries++;
+    return true;
+  }
+
+  async function transport(request: Request, state: CallState): Promise<Response> {
+    const { op } = state;
+    const method = request.method;
+    const body = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
+    const planned = shared.limits.plan(descriptor.id, limits, op, scopes);
+    const onThrottle = (limit: string, waitMs: number) => emit(hooks, { type: "throttle", ...base, operation: op.operationId, limit, waitMs });
+
+    for (;;) {
+      if (state.signal?.aborted) throw aborted(state);
+      let ticket: Ticket;
+      try {
+        ticket = await shared.limits.acquire(planned, { signal: state.signal, onThrottle });
+      } catch (error) {
+        if (error instanceof QuotaRefusedError) {
+          throw createError("quota_exhausted", `${descriptor.title} ${op.operationId}: ${error.refusal.message}`, {
+            ...details(state),
+            code: error.refusal.limit.rejection.code,
+            status: error.refusal.limit.rejection.status,
+            retryable: false,
+            resetsAt: error.refusal.resetsAt.toISOString(),
+          });
+        }
+        throw aborted(state);
+      }
+
+      const attempt = state.attempts++;
+      const url = new URL(request.url);
+      const timeout = new AbortController();
+      const timer = setTimeout(() => timeout.abort(), retry.timeoutMs);
+      const signal = combineSignals(state.signal, timeout.signal)!;
+      let accessToken: string | undefined;
+      let response: Response | undefined;
+      let bytes: ArrayBuffer;
+      const started = Date.now();
+      try {
+        try {
+          accessToken = await accessTokenFor(state);
+        } catch (error) {
+          ticket.release({ sent: false });
+          if (state.signal?.aborted) throw aborted(state);
+          if (error instanceof StepforgeError) error.retries = state.retries;
+          throw error;
+        }
+        const headers = new Headers(request.headers);
+        applyCredentialsTo(descriptor, connection, url, headers, accessToken);
+        emit(hooks, { type: "request", ...base, operation: op.operationId, method, url: showUrl(url.toString()), attempt });
+        try {
+          response = await send(new Request(url, { method, headers, body, signal, redirect: "manual" }));
+          bytes = await response.arrayBuffer();
+        } catch (error) {
+          const sent = response !== undefined || !neverSent(error);
+          ticket.release({ sent, headers: response?.headers });
+          if (state.signal?.aborted) throw aborted(state);
+          const timedOut = timeout.signal.aborted;
+          const failure = timedOut
+            ? new TimeoutError("timeout", `${descriptor.title} ${op.operationId}: no complete answer within ${retry.timeoutMs} ms`, {
+                ...details(state),
+                retryable: true,
+              })
+            : new NetworkError("network", clean(`${descriptor.title} ${op.operationId}: could not reach ${showUrl(url.origin)}: ${innerMessage(error)}`), {
+                ...details(state),
+                retryable: true,
+              });
+          // A request that may have reached the server is resent only when the operation is idempotent.
+          const mayResend = !sent || op.idempotent;
+          if (mayResend && (await pause(state, backoffDelay(state.retries, retry), timedOut ? "timeout" : "network", false))) continue;
+          failure.retries = state.retries;
+          throw failure;
+        }
+      } finally {
+        clearTimeout(timer);
+      }
+
+      ticket.release({ sent: true, headers: response.headers });
+      const parsed = parseBody(bytes, response.headers.get("content-type"));
+      const failure = findFailure(descriptor, response, parsed);
+      const requestId = requestIdOf(descriptor, response, parsed);
+      emit(hooks, {
+        type: "response",
+        ...base,
+        operation: op.operationId,
+        method,
+        url: showUrl(url.toString()),
+        attempt,
+        status: response.status,
+        code: failure?.code,
+        ok: !failure,
+        durationMs: Date.now() - started,
+        requestId,
+      });
+      if (!failure) {
+        state.result = parsed;
+        return new Response(null, { status: 204 });
+      }
+
+      if (failure.rule.reauth && accessToken !== undefined && !state.reauthed) {
+        // Renew once (shared with every call that got the same answer for the same token) and repeat once.
+        state.reauthed = true;
+        if (shared.tokens.invalidate(tokenKey, accessToken)) {
+          emit(hooks, { type: "token", ...base, operation: op.operationId, action: "invalidated" });
+        }
+        emit(hooks, { type: "retry", ...base, operation: op.operationId, attempt, delayMs: 0, reason: "reauth", retryAfter: false });
+        continue;
+      }
+
+      const refusal = shared.limits.noteRejection(planned, response.status, failure.code);
+      const retryAfterMs = retryAfterOf(descriptor, response);
+      const what = failure.code ? `${failure.code} ` : "";
+      const error = createError(failure.rule.kind, clean(`${descriptor.title} ${op.operationId}: ${what}${failure.message}${refusal ? ` (${refusal.message})` : ""}`), {
+        ...details(state),
+        status: failure.status,
+        code: failure.code,
+        requestId,
+        retryable: failure.rule.retry,
+        retryAfterMs,
+        resetsAt: refusal?.resetsAt.toISOString(),
+      });
+      if (failure.rule.retry && !refusal && (op.idempotent || resendSafe(failure.rule, response.status))) {
+        const delay = retryAfterMs ?? backoffDelay(state.retries, retry);
+        const reason = failure.code ? `code ${failure.code}` : `status ${response.status}`;
+        if (await pause(state, delay, reason, retryAfterMs !== undefined)) continue;
+      }
+      error.retries = state.retries;
+      throw error;
+    }
+  }
+
+  const http = createClient<any>({ baseUrl });
+
+  async function call(operationId: string, init: object = {}): Promise<unknown> {
+    const op = operationOf(descriptor, operationId);
+    const { signal, ...rest } = init as { signal?: AbortSignal };
+    const state: CallState = {
+      op,
+      signal: combineSignals(options.signal, signal),
+      retries: 0,
+      attempts: 0,
+      waitedMs: 0,
+      reauthed: false,
+      result: undefined,
+    };
+    if (state.signal?.aborted) throw aborted(state);
+    await http.request(op.method.toLowerCase() as "get", op.path, {
+      ...(rest as object),
+      parseAs: "stream",
+      fetch: (request: Request) => transport(request, state),
+    } as never);
+    return state.result;
+  }
+
+  function pages(operationId: string, init: object = {}, pagingOptions: PagingOptions = {}): AsyncIterable<Page> {
+    const op = operationOf(descriptor, operationId);
+    if (!op.paging) throw new Error(`${descriptor.id}: operation "${operationId}" declares no paging (x-stepforge-paging); use call()`);
+    return iteratePages(descriptor.id, op, (pageInit) => call(operationId, pageInit), init as never, pagingOptions);
+  }
+
+  async function* items(operationId: string, init: object = {}, pagingOptions: PagingOptions = {}): AsyncGenerator<unknown, void, undefined> {
+    for await (const page of pages(operationId, init, pagingOptions)) yield* page.items;
+  }
+
+  return { descriptor, baseUrl, connectionName: connection.name, call, pages, items };
+}
+
+export function operationOf(descriptor: ServiceDescriptor, operationId: string): OperationDescriptor {
+  const op = descriptor.operations[operationId];
+  if (!op) throw new Error(`${descriptor.id} has no operation "${operationId}"`);
+  return op;
+}

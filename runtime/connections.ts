@@ -1,0 +1,268 @@
+/**
+ * Named connections (connected accounts) per service, validated against the descriptor's
+ * `connection.fields`, kept in memory or in a JSON file only its owner can read (mode 0600,
+ * written atomically: a crash leaves the old file or the new one, never half of either).
+ *
+ * Error messages name the connection, the field and the fix, and never the value of a secret field.
+ */
+import { randomUUID } from "node:crypto";
+import { chmod, mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import type { ServiceDescriptor } from "./descriptor.js";
+import { ConnectionError } from "./errors.js";
+import { type Connection, managedFields } from "./auth.js";
+import { effectiveLimits } from "./limits.js";
+import { templateFields } from "./template.js";
+
+const CONNECTION_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+export interface ValidateOptions {
+  /** Fields not checked against their pattern (the base-address fields when a base URL override is in force). */
+  skipPatternFor?: Iterable<string>;
+}
+
+/** Every problem with `connection`, as messages that name the field and the fix. */
+export function connectionProblems(descriptor: ServiceDescriptor, connection: Connection, options: ValidateOptions = {}): Array<{ field?: string; message: string }> {
+  const problems: Array<{ field?: string; message: string }> = [];
+  const who = `${descriptor.title} connection "${connection.name}"`;
+  if (typeof connection.name !== "string" || !CONNECTION_NAME.test(connection.name)) {
+    problems.push({ message: `${descriptor.title}: connection name must be 1-64 letters, digits, "_", "." or "-", starting with a letter or digit` });
+  }
+  const declared = descriptor.connection.fields;
+  const managed = new Set(managedFields(descriptor));
+  const skip = new Set(options.skipPatternFor ?? []);
+  const fields = connection.fields ?? {};
+  for (const [name, spec] of Object.entries(declared)) {
+    const value = fields[name];
+    if (value === undefined || value === "") {
+      if (spec.required && !managed.has(name)) {
+        problems.push({ field: name, message: `${who}: field "${name}" is missing (${spec.description}); add "${name}" to the connection` });
+      }
+      continue;
+    }
+    if (typeof value !== "string") {
+      problems.push({ field: name, message: `${who}: field "${name}" must be a string` });
+      continue;
+    }
+    if (spec.pattern && !skip.has(name) && !new RegExp(spec.pattern).test(value)) {
+      const shown = spec.secret ? "the value (not shown)" : `"${value}"`;
+      const example = spec.example && !spec.secret ? `, for example "${spec.example}"` : "";
+      problems.push({
+        field: name,
+        message: `${who}: field "${name}" is not valid: ${shown} does not match ${spec.pattern}; set it to ${spec.description.replace(/\.$/, "")}${example}`,
+      });
+    }
+  }
+  for (const name of Object.keys(fields)) {
+    if (!(name in declared) && !managed.has(name)) {
+      problems.push({
+        field: name,
+        message: `${who}: "${name}" is not a field of ${descriptor.title}; remove it (the fields are ${Object.keys(declared).join(", ")})`,
+      });
+    }
+  }
+  const auth = descriptor.auth;
+  if (auth.kind === "api-key" && connection.authMode !== undefined && !(connection.authMode in auth.modes)) {
+    problems.push({ message: `${who}: authMode "${connection.authMode}" is unknown; use one of ${Object.keys(auth.modes).join(", ")}` });
+  }
+  if (auth.kind === "oauth2-authorization-code" && !fields[auth.accessTokenField] && !fields[auth.refreshTokenField]) {
+    problems.push({
+      field: auth.refreshTokenField,
+      message: `${who}: has neither "${auth.accessTokenField}" nor "${auth.refreshTokenField}"; connect the account (authorize in the browser) and store its tokens`,
+    });
+  }
+  if (connection.limits) {
+    try {
+      effectiveLimits(descriptor, connection.limits);
+    } catch (error) {
+      problems.push({ message: `${who}: ${(error as Error).message}` });
+    }
+  }
+  return problems;
+}
+
+/** Throws a ConnectionError for the first problem (all of them listed in its message). */
+export function validateConnection(descriptor: ServiceDescriptor, connection: Connection, options: ValidateOptions = {}): void {
+  const problems = connectionProblems(descriptor, connection, options);
+  if (problems.length === 0) return;
+  const message = problems.length === 1 ? problems[0]!.message : problems.map((p) => p.message).join("; ");
+  throw new ConnectionError(message, { service: descriptor.id, operation: "", field: problems[0]!.field });
+}
+
+/** Fields that only shape the base address (skipped by pattern checks when the address is overridden). */
+export function baseUrlFields(descriptor: ServiceDescriptor): string[] {
+  return templateFields(descriptor.connection.baseUrl);
+}
+
+export interface ConnectionRef {
+  service: string;
+  name: string;
+}
+
+export interface ConnectionStore {
+  get(service: string, name: string): Promise<Connection | undefined>;
+  list(service?: string): Promise<ConnectionRef[]>;
+  /** Validates against the descriptor, then adds or replaces the connection. */
+  put(descriptor: ServiceDescriptor, connection: Connection): Promise<void>;
+  /** Merges fields into a stored connection (rotated tokens); no-op when it is not stored. */
+  updateFields(service: string, name: string, fields: Record<string, string>): Promise<void>;
+  remove(service: string, name: string): Promise<boolean>;
+}
+
+/** Loads a connection or explains which ones exist. */
+export async function requireConnection(store: ConnectionStore, descriptor: ServiceDescriptor, name: string): Promise<Connection> {
+  const connection = await store.get(descriptor.id, name);
+  if (connection) return connection;
+  const known = (await store.list(descriptor.id)).map((r) => r.name);
+  throw new ConnectionError(
+    `${descriptor.title} has no connection "${name}"; ${known.length ? `use one of ${known.join(", ")}` : "add one first"}`,
+    { service: descriptor.id, operation: "" },
+  );
+}
+
+type Data = Record<string, Record<string, Connection>>;
+
+function copy(connection: Connection): Connection {
+  return JSON.parse(JSON.stringify(connection)) as Connection;
+}
+
+abstract class BaseStore implements ConnectionStore {
+  private chain: Promise<unknown> = Promise.resolve();
+  protected abstract load(): Promise<Data>;
+  protected abstract save(data: Data): Promise<void>;
+
+  /** Runs read-modify-write steps one at a time. */
+  protected exclusive<T>(step: () => Promise<T>): Promise<T> {
+    const next = this.chain.then(step, step);
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  async get(service: string, name: string): Promise<Connection | undefined> {
+    const found = (await this.exclusive(() => this.load()))[service]?.[name];
+    return found ? copy(found) : undefined;
+  }
+
+  async list(service?: string): Promise<ConnectionRef[]> {
+    const data = await this.exclusive(() => this.load());
+    return Object.entries(data)
+      .filter(([s]) => service === undefined || s === service)
+      .flatMap(([s, byName]) => Object.keys(byName).sort().map((name) => ({ service: s, name })));
+  }
+
+  put(descriptor: ServiceDescriptor, connection: Connection): Promise<void> {
+    validateConnection(descriptor, connection);
+    return this.exclusive(async () => {
+      const data = await this.load();
+      (data[descriptor.id] ??= {})[connection.name] = copy(connection);
+      await this.save(data);
+    });
+  }
+
+  updateFields(service: string, name: string, fields: Record<string, string>): Promise<void> {
+    return this.exclusive(async () => {
+      const data = await this.load();
+      const found = data[service]?.[name];
+      if (!found) return;
+      found.fields = { ...found.fields, ...fields };
+      await this.save(data);
+    });
+  }
+
+  remove(service: string, name: string): Promise<boolean> {
+    return this.exclusive(async () => {
+      const data = await this.load();
+      if (!data[service]?.[name]) return false;
+      delete data[service][name];
+      if (Object.keys(data[service]).length === 0) delete data[service];
+      await this.save(data);
+      return true;
+    });
+  }
+}
+
+export class MemoryConnectionStore extends BaseStore {
+  private data: Data = {};
+  constructor(initial: Array<{ service: string; connection: Connection }> = []) {
+    super();
+    for (const { service, connection } of initial) (this.data[service] ??= {})[connection.name] = copy(connection);
+  }
+  protected async load(): Promise<Data> {
+    return JSON.parse(JSON.stringify(this.data)) as Data;
+  }
+  protected async save(data: Data): Promise<void> {
+    this.data = JSON.parse(JSON.stringify(data)) as Data;
+  }
+}
+
+/**
+ * Connections in a JSON file: `{ "version": 1, "connections": { service: { name: Connection } } }`.
+ * Written to a temporary file (mode 0600) in the same folder, flushed, then renamed over the old
+ * one. A file that others can read is refused until its mode is fixed. Writes from one process are
+ * serialised; two processes writing at once is last-writer-wins (no lock file).
+ */
+export class FileConnectionStore extends BaseStore {
+  constructor(readonly path: string) {
+    super();
+  }
+
+  protected async load(): Promise<Data> {
+    let text: string;
+    try {
+      if (process.platform !== "win32") {
+        const info = await stat(this.path);
+        if ((info.mode & 0o077) !== 0) {
+          throw new ConnectionError(
+            `connection file ${this.path} can be read by other users (mode ${(info.mode & 0o777).toString(8)}); run: chmod 600 ${this.path}`,
+            { service: "", operation: "" },
+          );
+        }
+      }
+      text = await readFile(this.path, "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
+      throw error;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // The parser's message quotes the file's text, which holds secrets: say only where.
+      throw new ConnectionError(`connection file ${this.path} is not valid JSON; fix it or move it away and add the connections again`, {
+        service: "",
+        operation: "",
+      });
+    }
+    const connections = (parsed as { connections?: unknown })?.connections;
+    if (!connections || typeof connections !== "object" || Array.isArray(connections)) {
+      throw new ConnectionError(`connection file ${this.path} has no "connections" object; expected { "version": 1, "connections": { "<service>": { "<name>": {...} } } }`, {
+        service: "",
+        operation: "",
+      });
+    }
+    return connections as Data;
+  }
+
+  protected async save(data: Data): Promise<void> {
+    const dir = dirname(this.path);
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const temp = join(dir, `.${basename(this.path)}.${process.pid}.${randomUUID()}.tmp`);
+    const handle = await open(temp, "wx", 0o600);
+    try {
+      await handle.writeFile(`${JSON.stringify({ version: 1, connections: data }, null, 2)}\n`, "utf8");
+      await handle.sync();
+    } catch (error) {
+      await handle.close();
+      await rm(temp, { force: true });
+      throw error;
+    }
+    await handle.close();
+    try {
+      await chmod(temp, 0o600);
+      await rename(temp, this.path);
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw error;
+    }
+  }
+}

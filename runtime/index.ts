@@ -1,0 +1,33 @@
+/**
+ * The public runtime: what generated modules import and what callers may use directly.
+ */
+export * from "./descriptor.js";
+export * from "./errors.js";
+export {
+  createServiceClient,
+  createSharedState,
+  defaultSharedState,
+  resolveBaseUrl,
+  resolveTokenUrl,
+  operationOf,
+} from "./client.js";
+export type { ClientOptions, OperationInit, OperationData, ServiceClient, SharedState, Page, PagingOptions } from "./client.js";
+export { authorizeUrl, secretValues, parseExpiry } from "./auth.js";
+export type { Connection } from "./auth.js";
+export {
+  connectionProblems,
+  validateConnection,
+  requireConnection,
+  MemoryConnectionStore,
+  FileConnectionStore,
+} from "./connections.js";
+export type { ConnectionStore, ConnectionRef } from "./connections.js";
+export { LimitRegistry, effectiveLimits } from "./limits.js";
+export type { LimitOverride, LimitOverrides } from "./limits.js";
+export { TokenCache } from "./tokens.js";
+export type { TokenEntry } from "./tokens.js";
+export type { Hooks, RuntimeEvent, RequestEvent, ResponseEvent, RetryEvent, ThrottleEvent, TokenEvent } from "./hooks.js";
+export type { RetryOptions } from "./retry.js";
+export { nextMidnight, dayIn } from "./time.js";
+export { valueAt } from "./paging.js";
+export { parseRetryAfter } from "./classify.js";

@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { SpecError } from "../../generator/diagnostics.js";
+import { loadSpecFile, loadSpecText } from "../../generator/load.js";
+
+function diagnosticsOf(fn: () => unknown) {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(SpecError);
+    return (error as SpecError).diagnostics;
+  }
+  throw new Error("expected a SpecError");
+}
+
+describe("load", () => {
+  it("locates nodes by path with 1-based line and column", () => {
+    const spec = loadSpecText("s.yaml", "openapi: 3.1.0\ninfo:\n  title: T\npaths:\n  /a:\n    get:\n      operationId: a\n");
+    expect(spec.locate(["info", "title"])).toEqual({ line: 3, column: 10 });
+    expect(spec.locate(["paths", "/a", "get", "operationId"])).toEqual({ line: 7, column: 20 });
+  });
+
+  it("points a missing key at its nearest existing parent", () => {
+    const spec = loadSpecText("s.yaml", "openapi: 3.1.0\ninfo:\n  title: T\n");
+    expect(spec.locate(["info", "version"]).line).toBe(3);
+  });
+
+  it("reports YAML syntax errors with their place", () => {
+    const [d] = diagnosticsOf(() => loadSpecText("bad.yaml", "openapi: 3.1.0\ninfo:\n  title: [unclosed\n"));
+    expect(d).toMatchObject({ code: "SF002", file: "bad.yaml" });
+    expect(d!.line).toBeGreaterThanOrEqual(3);
+  });
+
+  it("refuses a key written twice instead of keeping the last", () => {
+    const [d] = diagnosticsOf(() => loadSpecText("dup.yaml", "openapi: 3.1.0\ninfo:\n  title: A\n  title: B\n"));
+    expect(d).toMatchObject({ code: "SF002", line: 4 });
+  });
+
+  it("refuses a document that is not an object", () => {
+    expect(diagnosticsOf(() => loadSpecText("list.yaml", "- 1\n- 2\n"))[0]!.code).toBe("SF003");
+  });
+
+  it("says when the file cannot be read", () => {
+    const [d] = diagnosticsOf(() => loadSpecFile("/nonexistent/spec.yaml"));
+    expect(d).toMatchObject({ code: "SF001", message: expect.stringContaining("no such file") });
+  });
+});

@@ -1,0 +1,144 @@
+/**
+ * Test helpers: real HTTP servers on 127.0.0.1 (port 0) and descriptors built through the same zod
+ * schemas the generator uses.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { type HttpMethod, type OperationDescriptor, type PagingSpec, type ServiceDescriptor, ServiceExtensionSchema } from "../../runtime/index.js";
+
+export interface Seen {
+  method: string;
+  url: URL;
+  headers: IncomingMessage["headers"];
+  body: string;
+  at: number;
+}
+
+export type Handler = (req: Seen, res: ServerResponse, raw: IncomingMessage) => void | Promise<void>;
+
+export interface TestServer {
+  url: string;
+  port: number;
+  seen: Seen[];
+  close(): Promise<void>;
+}
+
+export async function startServer(handler: Handler): Promise<TestServer> {
+  const seen: Seen[] = [];
+  const sockets = new Set<Socket>();
+  const server = createServer((raw, res) => {
+    const chunks: Buffer[] = [];
+    raw.on("data", (c: Buffer) => chunks.push(c));
+    raw.on("end", () => {
+      const req: Seen = {
+        method: raw.method ?? "GET",
+        url: new URL(raw.url ?? "/", "http://127.0.0.1"),
+        headers: raw.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+        at: Date.now(),
+      };
+      seen.push(req);
+      Promise.resolve(handler(req, res, raw)).catch((error) => {
+        res.statusCode = 500;
+        res.end(String(error));
+      });
+    });
+  });
+  server.on("connection", (s: Socket) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    seen,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify(body));
+}
+
+export interface OpInput {
+  method: HttpMethod;
+  path: string;
+  idempotent?: boolean;
+  limitClass?: "read" | "write";
+  paging?: PagingSpec;
+}
+
+/** A descriptor from raw `x-stepforge` data (validated by the real schema) plus operations. */
+export function makeDescriptor(extension: unknown, operations: Record<string, OpInput>): ServiceDescriptor {
+  const parsed = ServiceExtensionSchema.parse(extension);
+  const ops: Record<string, OperationDescriptor> = {};
+  for (const [id, op] of Object.entries(operations)) {
+    const safe = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS"].includes(op.method);
+    ops[id] = {
+      operationId: id,
+      method: op.method,
+      path: op.path,
+      idempotent: op.idempotent ?? safe,
+      limitClass: op.limitClass ?? (op.method === "GET" || op.method === "HEAD" ? "read" : "write"),
+      ...(op.paging ? { paging: op.paging } : {}),
+    };
+  }
+  return { ...parsed, operations: ops };
+}
+
+/** An api-key service (key + token in the query, like Trello) with the given limits and error rules. */
+export function apiKeyService(extra: { limits?: unknown[]; errors?: Record<string, unknown> } = {}, operations?: Record<string, OpInput>): ServiceDescriptor {
+  return makeDescriptor(
+    {
+      id: "board",
+      title: "Board",
+      connection: {
+        baseUrl: "https://api.board.example",
+        fields: {
+          apiKey: { description: "API key", secret: true, pattern: "^[0-9a-zA-Z_]{8,}$" },
+          token: { description: "API token", secret: true },
+        },
+      },
+      auth: {
+        kind: "api-key",
+        modes: {
+          query: [
+            { in: "query", name: "key", value: "{apiKey}" },
+            { in: "query", name: "token", value: "{token}" },
+          ],
+          header: [{ in: "header", name: "Authorization", value: 'OAuth oauth_consumer_key="{apiKey}", oauth_token="{token}"' }],
+        },
+        defaultMode: "query",
+        authorize: {
+          url: "https://board.example/1/authorize",
+          query: { expiration: "never", name: "{appName}", scope: "read,write", response_type: "token", key: "{apiKey}" },
+        },
+      },
+      limits: extra.limits ?? [],
+      errors: { messageFields: ["message", "error"], ...(extra.errors ?? {}) },
+    },
+    operations ?? {
+      getThing: { method: "GET", path: "/1/things/{id}" },
+      listThings: { method: "GET", path: "/1/things" },
+      createThing: { method: "POST", path: "/1/things" },
+      putThing: { method: "PUT", path: "/1/things/{id}" },
+      getMember: { method: "GET", path: "/1/members/{id}" },
+    },
+  );
+}
+
+export const KEY = "KEYMARKER0123456789abcdef";
+export const TOKEN = "TOKENMARKER9876543210fedcba";
+
+export function apiKeyConnection(name = "main", fields: Record<string, string> = {}) {
+  return { name, fields: { apiKey: KEY, token: TOKEN, ...fields } };
+}
+
+export const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
