@@ -3,6 +3,7 @@
  * only this; they never look at raw YAML.
  */
 import type { HttpMethod, PagingSpec, ServiceDescriptor } from "../runtime/descriptor.js";
+import type { OperationTool, ServiceTools } from "../runtime/tools/model.js";
 import type { LoadedSpec } from "./load.js";
 
 export interface ParameterModel {
@@ -30,6 +31,8 @@ export interface OperationModel {
   limitClass: "read" | "write";
   paging?: PagingSpec | undefined;
   seed?: { name: string; differs?: string | undefined } | undefined;
+  /** `x-stepforge-tool`: how the operation's agent tool step differs from the default. */
+  tool?: OperationTool | undefined;
 }
 
 export interface ServiceModel {
@@ -42,4 +45,6 @@ export interface ServiceModel {
   declared: boolean;
   descriptor: ServiceDescriptor;
   operations: OperationModel[];
+  /** `x-stepforge.tools`: composite/legacy steps and the API Call step (kept out of the descriptor). */
+  tools?: ServiceTools | undefined;
 }

@@ -122,6 +122,7 @@ export function validateSpec(spec: LoadedSpec, options: ValidateOptions = {}): S
         limitClass: ext["x-stepforge-limit-class"] ?? (httpMethod === "GET" || httpMethod === "HEAD" ? "read" : "write"),
         paging,
         seed: seed ? { name: seed.name, differs: seed.differs } : undefined,
+        tool: ext["x-stepforge-tool"],
       });
     }
   }
@@ -142,6 +143,7 @@ export function validateSpec(spec: LoadedSpec, options: ValidateOptions = {}): S
       ...(op.paging ? { paging: op.paging } : {}),
     };
   }
+  const { tools, ...serviceExtension } = extension;
   return {
     spec,
     id: extension.id,
@@ -149,8 +151,9 @@ export function validateSpec(spec: LoadedSpec, options: ValidateOptions = {}): S
     version: typeof info?.version === "string" ? info.version : "",
     description: typeof info?.description === "string" ? info.description.trim() : "",
     declared,
-    descriptor: { ...extension, operations: descriptorOperations },
+    descriptor: { ...serviceExtension, operations: descriptorOperations },
     operations,
+    tools,
   };
 }
 

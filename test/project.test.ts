@@ -1,0 +1,78 @@
+/**
+ * Whole-project checks that CI relies on: the specs lint clean, generated/ is fresh, everything
+ * type-checks (including the type tests in test/types/), and the specs hold every seed endpoint.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { packageRoot } from "../generator/package-root.js";
+import { runCli } from "./helpers/cli.js";
+import { SEED_ENDPOINTS, SEED_SECTIONS } from "./fixtures/seed-endpoints.js";
+import { typecheck } from "./helpers/tsc.js";
+
+const root = packageRoot();
+const seedFile = join(root, "..", "shared", "seed", "000_2f5e8f1b598fe6f9.txt");
+
+describe("project", () => {
+  it("stepforge lint: the four specs have no errors", async () => {
+    const result = await runCli("lint");
+    expect(result.stdout).toContain("4 specs linted: 0 errors");
+    expect(result.code).toBe(0);
+  });
+
+  it("stepforge generate --check: generated/ and the exports map are fresh", async () => {
+    const result = await runCli("generate", "--check");
+    expect(result.stdout).toContain("generated code is fresh");
+    expect(result.code).toBe(0);
+  });
+
+  it("the built command runs (bin/stepforge.js → dist/)", () => {
+    const run = spawnSync(process.execPath, [join(root, "bin", "stepforge.js"), "generate", "--check"], { encoding: "utf8" });
+    expect(run.stderr).toBe("");
+    expect(run.stdout).toContain("generated code is fresh");
+    expect(run.status).toBe(0);
+  });
+
+  it("everything type-checks under strict settings, and the type tests hold", () => {
+    const result = typecheck(join(root, "tsconfig.json"));
+    expect(result.output).toBe("");
+    expect(result.ok).toBe(true);
+  });
+
+  it("package exports load one service without the others", () => {
+    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+    expect(Object.keys(pkg.exports).sort()).toEqual([".", "./contentsnare", "./marketo", "./runtime", "./trello", "./worldnews"]);
+    expect(pkg.exports["./trello"]).toEqual({ types: "./dist/generated/trello/index.d.ts", import: "./dist/generated/trello/index.js" });
+    const index = readFileSync(join(root, "generated", "trello", "index.ts"), "utf8");
+    expect(index).not.toMatch(/marketo|worldnews|contentsnare/);
+  });
+});
+
+describe("seed coverage", () => {
+  it.runIf(existsSync(seedFile))("the fixture lists exactly the seed's endpoint tables", () => {
+    const seed = readFileSync(seedFile, "utf8");
+    const endpoints = seed.slice(seed.indexOf("## Endpoints"), seed.indexOf("## Authentication"));
+    for (const [service, section] of Object.entries(SEED_SECTIONS)) {
+      const start = endpoints.indexOf(`### ${section}`);
+      const end = endpoints.indexOf("###", start + 4);
+      const rows = [...endpoints.slice(start, end === -1 ? undefined : end).matchAll(/^\| ([^|]+) \| (GET|POST|PUT|DELETE) (\S+) \|/gm)];
+      expect(rows.map((r) => [r[2], r[3], r[1]!.trim()])).toEqual(SEED_ENDPOINTS[service]);
+    }
+  });
+
+  it.each(Object.entries(SEED_ENDPOINTS))("specs/%s.yaml holds every seed endpoint with its method, path and seed name", (service, endpoints) => {
+    const doc = parse(readFileSync(join(root, "specs", `${service}.yaml`), "utf8"));
+    for (const [method, path, name] of endpoints) {
+      const op = doc.paths?.[path]?.[method.toLowerCase()];
+      expect(op, `${method} ${path}`).toBeDefined();
+      expect(op["x-stepforge-seed"]?.name?.toLowerCase(), `${method} ${path} seed name`).toBe(name.toLowerCase());
+      for (const code of Object.keys(op.responses)) {
+        const refName = String(op.responses[code].$ref ?? "").split("/").pop() ?? "";
+        const content = op.responses[code].content ?? doc.components?.responses?.[refName]?.content;
+        for (const media of Object.values<any>(content ?? {})) expect(media.example ?? media.examples, `${method} ${path} ${code} example`).toBeDefined();
+      }
+    }
+  });
+});
