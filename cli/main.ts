@@ -4,8 +4,13 @@
  * errors), 2 the command was called wrongly.
  */
 import { formatDiagnostic, SpecError } from "../generator/diagnostics.js";
+import { callCommand } from "./commands/call.js";
 import { generateCommand } from "./commands/generate.js";
 import { lintCommand } from "./commands/lint.js";
+import { triggersCommand } from "./commands/triggers.js";
+import { webhookCommand } from "./commands/webhook.js";
+import { toolsCommand } from "./commands/tools.js";
+import { mockCommand } from "./commands/mock.js";
 import { USAGE, UsageError } from "./usage.js";
 
 type Command = (argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream) => Promise<number>;
@@ -13,6 +18,11 @@ type Command = (argv: string[], out: NodeJS.WritableStream, err: NodeJS.Writable
 const COMMANDS: Record<string, Command> = {
   generate: generateCommand,
   lint: lintCommand,
+  triggers: triggersCommand,
+  webhook: webhookCommand,
+  tools: toolsCommand,
+  call: callCommand,
+  mock: mockCommand,
 };
 
 export async function main(argv: string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {

@@ -6,4 +6,10 @@ export class UsageError extends Error {
 export const USAGE = `usage:
   stepforge generate [--check] [--spec FILE --out DIR [--service ID]]
   stepforge lint [--spec FILE]...
+  stepforge triggers list [--json]
+  stepforge webhook serve --port N --secret S --callback-url URL [--board ID]... [--service S] [--host H]
+  stepforge tools list [--service S] [--json]
+  stepforge tools schema --format openai|anthropic|mcp [--service S]
+  stepforge call TOOL --input JSON [--connection NAME] [--connections FILE] [--base-url URL]
+  stepforge mock SERVICE|all [--port N] [--prism]
 `;

@@ -4,6 +4,7 @@
  */
 import type { HttpMethod, PagingSpec, ServiceDescriptor } from "../runtime/descriptor.js";
 import type { OperationTool, ServiceTools } from "../runtime/tools/model.js";
+import type { TriggersExtension } from "../runtime/triggers/model.js";
 import type { LoadedSpec } from "./load.js";
 
 export interface ParameterModel {
@@ -47,4 +48,6 @@ export interface ServiceModel {
   operations: OperationModel[];
   /** `x-stepforge.tools`: composite/legacy steps and the API Call step (kept out of the descriptor). */
   tools?: ServiceTools | undefined;
+  /** `x-stepforge-triggers`: how events arrive and the service's triggers. */
+  triggers?: TriggersExtension | undefined;
 }

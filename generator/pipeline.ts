@@ -5,9 +5,11 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { emitClient, emitDescriptor, emitRootIndex, emitServiceIndex } from "./emit/client.js";
+import { emitClient, emitDescriptor, emitRootIndex, emitServiceIndex, emitTriggers } from "./emit/client.js";
 import type { EmitContext, Emitter, GeneratedFile } from "./emit/file.js";
+import { emitMock } from "./emit/mock.js";
 import { emitReadme } from "./emit/readme.js";
+import { emitTools } from "./emit/tools.js";
 import { emitTypes } from "./emit/types.js";
 import { SpecError } from "./diagnostics.js";
 import { loadSpecFile } from "./load.js";
@@ -15,7 +17,7 @@ import type { ServiceModel } from "./model.js";
 import { validateSpec } from "./validate.js";
 
 /** Every per-service emitter, in output order. A new artefact is a new entry here. */
-export const SERVICE_EMITTERS: Emitter[] = [emitTypes, emitDescriptor, emitClient, emitServiceIndex, emitReadme];
+export const SERVICE_EMITTERS: Emitter[] = [emitTypes, emitDescriptor, emitClient, emitTools, emitTriggers, emitReadme, emitMock];
 
 export interface GenerateRequest {
   specFiles: string[];
@@ -29,8 +31,8 @@ export interface GenerateRequest {
 export interface GenerateResult {
   models: ServiceModel[];
   files: GeneratedFile[];
-  /** Milliseconds per stage, summed over specs. */
-  timings: Record<"load" | "validate" | "emit", number>;
+  /** Milliseconds per stage, summed over specs; `emitters` splits `emit` by emitter. */
+  timings: Record<"load" | "validate" | "emit", number> & { emitters: Record<string, number> };
 }
 
 export function toPosix(path: string): string {
@@ -51,7 +53,7 @@ export function runtimeImportFor(outDir: string, serviceId: string, projectRoot:
 }
 
 export async function generate(request: GenerateRequest): Promise<GenerateResult> {
-  const timings = { load: 0, validate: 0, emit: 0 };
+  const timings = { load: 0, validate: 0, emit: 0, emitters: {} as Record<string, number> };
   const models: ServiceModel[] = [];
   const diagnostics = [];
   for (const specFile of request.specFiles) {
@@ -84,7 +86,18 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
       runtimeImport: runtimeImportFor(request.outDir, model.id, request.projectRoot),
       specLabel: specLabel(model.spec.file, request.projectRoot),
     };
-    for (const emit of SERVICE_EMITTERS) files.push(...(await emit(model, context)));
+    const own: GeneratedFile[] = [];
+    for (const emit of SERVICE_EMITTERS) {
+      const started = performance.now();
+      own.push(...(await emit(model, context)));
+      timings.emitters[emit.name] = (timings.emitters[emit.name] ?? 0) + performance.now() - started;
+    }
+    // The index comes last: it re-exports every module the emitters wrote for this service.
+    const modules = own
+      .map((f) => f.path.slice(model.id.length + 1))
+      .filter((p) => p.endsWith(".ts") && p !== "types.ts" && !p.includes("/"))
+      .map((p) => p.replace(/\.ts$/, ""));
+    files.push(...own, emitServiceIndex(model, context, modules));
   }
   if (models.length > 0) {
     const label = models.map((m) => specLabel(m.spec.file, request.projectRoot)).sort().join(", ");

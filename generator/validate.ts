@@ -12,12 +12,14 @@ import {
   type ServiceExtension,
 } from "../runtime/descriptor.js";
 import { templateFields } from "../runtime/template.js";
+import { TriggersExtensionSchema, type TriggersExtension } from "../runtime/triggers/model.js";
 import { SpecError, type Diagnostic } from "./diagnostics.js";
 import type { LoadedSpec } from "./load.js";
 import type { OperationModel, ParameterModel, ServiceModel } from "./model.js";
 
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"] as const;
 const ROOT_EXTENSION = "x-stepforge";
+const TRIGGERS_EXTENSION = "x-stepforge-triggers";
 const OPERATION_EXTENSIONS = Object.keys(OperationExtensionsSchema.shape);
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 // Names a generated client class already uses, so an operation may not take them.
@@ -130,6 +132,8 @@ export function validateSpec(spec: LoadedSpec, options: ValidateOptions = {}): S
     report("SF104", ["paths"], "the spec has no operations; add at least one method under `paths`");
   }
 
+  const triggers = validateTriggers(doc[TRIGGERS_EXTENSION], new Set(operations.map((o) => o.operationId)), report);
+
   if (diagnostics.length > 0 || !extension) throw new SpecError(diagnostics);
 
   const descriptorOperations: Record<string, OperationDescriptor> = {};
@@ -154,7 +158,38 @@ export function validateSpec(spec: LoadedSpec, options: ValidateOptions = {}): S
     descriptor: { ...serviceExtension, operations: descriptorOperations },
     operations,
     tools,
+    ...(triggers ? { triggers } : {}),
   };
+}
+
+/** `x-stepforge-triggers`: its schema, and every operation it names must exist in this spec. */
+function validateTriggers(raw: unknown, operationIds: Set<string>, report: (code: string, path: Array<string | number>, message: string) => void): TriggersExtension | undefined {
+  if (raw === undefined) return undefined;
+  const parsed = TriggersExtensionSchema.safeParse(raw);
+  if (!parsed.success) {
+    reportZod(parsed.error, [TRIGGERS_EXTENSION], report);
+    return undefined;
+  }
+  const ext = parsed.data;
+  const need = (id: string, path: Array<string | number>) => {
+    if (!operationIds.has(id)) report("SF151", [TRIGGERS_EXTENSION, ...path], `operation "${id}" does not exist in this spec; name an operationId from paths`);
+  };
+  const reg = ext.delivery.register;
+  need(reg.create, ["delivery", "register", "create"]);
+  need(reg.list, ["delivery", "register", "list"]);
+  need(reg.remove, ["delivery", "register", "remove"]);
+  const names = new Set<string>();
+  ext.triggers.forEach((t, i) => {
+    if (names.has(t.name)) report("SF152", [TRIGGERS_EXTENSION, "triggers", i, "name"], `trigger "${t.name}" is declared twice`);
+    names.add(t.name);
+    if (t.kind !== "webhook") need(t.listOperation, ["triggers", i, "listOperation"]);
+    if (t.kind === "webhook") {
+      t.filters.forEach((f, j) => {
+        if (!(f.option in t.options)) report("SF153", [TRIGGERS_EXTENSION, "triggers", i, "filters", j, "option"], `filter option "${f.option}" is not declared under options of ${t.name}`);
+      });
+    }
+  });
+  return ext;
 }
 
 /** Cross-field rules zod cannot see: every name the extension refers to must exist. */
@@ -314,8 +349,8 @@ function checkRefs(spec: LoadedSpec, node: unknown, at: Array<string | number>, 
 /** An `x-stepforge…` key the schemas do not know is almost always a typo; say what was meant. */
 function checkUnknownExtensions(spec: LoadedSpec, doc: Json, report: (code: string, path: Array<string | number>, message: string) => void) {
   for (const key of Object.keys(doc)) {
-    if (key.startsWith("x-stepforge") && key !== ROOT_EXTENSION) {
-      report("SF108", [key], `unknown extension "${key}" at the root; the root takes only "${ROOT_EXTENSION}"`);
+    if (key.startsWith("x-stepforge") && key !== ROOT_EXTENSION && key !== TRIGGERS_EXTENSION) {
+      report("SF108", [key], `unknown extension "${key}" at the root; the root takes only "${ROOT_EXTENSION}" and "${TRIGGERS_EXTENSION}"`);
     }
   }
   for (const [path, rawItem] of Object.entries(asObject(doc.paths) ?? {})) {

@@ -257,6 +257,35 @@ export async function refreshAuthorizationCode(ctx: TokenRequestContext, current
   return { ...entry, refreshToken: entry.refreshToken ?? refreshToken };
 }
 
+/**
+ * OAuth 2.0 authorization code: trades the code the browser brought back for the first tokens.
+ * Returns the connection fields to store (access token, refresh token, expiry).
+ */
+export async function exchangeAuthorizationCode(
+  descriptor: ServiceDescriptor,
+  options: { connection: Connection; code: string; redirectUri: string; fetch?: typeof fetch; tokenUrl?: string; timeoutMs?: number },
+): Promise<Record<string, string>> {
+  const auth = descriptor.auth;
+  if (auth.kind !== "oauth2-authorization-code") throw new Error(`${descriptor.title} does not use the OAuth 2.0 authorization-code flow`);
+  const ctx: TokenRequestContext = {
+    descriptor,
+    connection: options.connection,
+    fetch: options.fetch ?? globalThis.fetch,
+    tokenUrl: options.tokenUrl ?? auth.tokenUrl,
+    timeoutMs: options.timeoutMs ?? 30_000,
+    secrets: new Set([...secretValues(descriptor, options.connection), options.code]),
+    operation: "authorize",
+  };
+  const params = {
+    grant_type: "authorization_code",
+    code: options.code,
+    redirect_uri: options.redirectUri,
+    client_id: required(ctx, auth.clientIdField),
+    client_secret: required(ctx, auth.clientSecretField),
+  };
+  return tokenFields(descriptor, await tokenRequest(ctx, params, "POST", auth.credentialsIn));
+}
+
 /** The connection fields an authorization-code token lives in, for the caller's store. */
 export function tokenFields(descriptor: ServiceDescriptor, entry: TokenEntry): Record<string, string> {
   const auth = descriptor.auth;

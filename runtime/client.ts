@@ -301,12 +301,19 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
     return true;
   }
 
+  // The limits each operation counts against, with their shared state (planned once per operation).
+  const plans = new Map<string, ReturnType<LimitRegistry["plan"]>>();
+
   async function transport(request: Request, state: CallState): Promise<Response> {
     const { op } = state;
     const method = request.method;
     const body = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
-    const planned = shared.limits.plan(descriptor.id, limits, op, scopes);
-    const onThrottle = (limit: string, waitMs: number) => emit(hooks, { type: "throttle", ...base, operation: op.operationId, limit, waitMs });
+    let planned = plans.get(op.operationId);
+    if (!planned) {
+      planned = shared.limits.plan(descriptor.id, limits, op, scopes);
+      plans.set(op.operationId, planned);
+    }
+    const onThrottle = hooks ? (limit: string, waitMs: number) => emit(hooks, { type: "throttle", ...base, operation: op.operationId, limit, waitMs }) : undefined;
 
     for (;;) {
       if (state.signal?.aborted) throw aborted(state);
@@ -346,7 +353,7 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
         }
         const headers = new Headers(request.headers);
         applyCredentialsTo(descriptor, connection, url, headers, accessToken);
-        emit(hooks, { type: "request", ...base, operation: op.operationId, method, url: showUrl(url.toString()), attempt });
+        if (hooks) emit(hooks, { type: "request", ...base, operation: op.operationId, method, url: showUrl(url.toString()), attempt });
         try {
           response = await send(new Request(url, { method, headers, body, signal, redirect: "manual" }));
           bytes = await response.arrayBuffer();
@@ -378,7 +385,7 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
       const parsed = parseBody(bytes, response.headers.get("content-type"));
       const failure = findFailure(descriptor, response, parsed);
       const requestId = requestIdOf(descriptor, response, parsed);
-      emit(hooks, {
+      if (hooks) emit(hooks, {
         type: "response",
         ...base,
         operation: op.operationId,
@@ -406,8 +413,8 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
         continue;
       }
 
-      const refusal = shared.limits.noteRejection(planned, response.status, failure.code);
       const retryAfterMs = retryAfterOf(descriptor, response);
+      const { refusal, waitMs: windowWaitMs } = shared.limits.noteRejection(planned, response.status, failure.code, retryAfterMs);
       const what = failure.code ? `${failure.code} ` : "";
       const error = createError(failure.rule.kind, clean(`${descriptor.title} ${op.operationId}: ${what}${failure.message}${refusal ? ` (${refusal.message})` : ""}`), {
         ...details(state),
@@ -419,7 +426,8 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
         resetsAt: refusal?.resetsAt.toISOString(),
       });
       if (failure.rule.retry && !refusal && (op.idempotent || resendSafe(failure.rule, response.status))) {
-        const delay = retryAfterMs ?? backoffDelay(state.retries, retry);
+        // A declared window the service says is full: wait it out (the limiter holds every other caller too).
+        const delay = retryAfterMs ?? windowWaitMs ?? backoffDelay(state.retries, retry);
         const reason = failure.code ? `code ${failure.code}` : `status ${response.status}`;
         if (await pause(state, delay, reason, retryAfterMs !== undefined)) continue;
       }

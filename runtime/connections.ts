@@ -65,12 +65,6 @@ export function connectionProblems(descriptor: ServiceDescriptor, connection: Co
   if (auth.kind === "api-key" && connection.authMode !== undefined && !(connection.authMode in auth.modes)) {
     problems.push({ message: `${who}: authMode "${connection.authMode}" is unknown; use one of ${Object.keys(auth.modes).join(", ")}` });
   }
-  if (auth.kind === "oauth2-authorization-code" && !fields[auth.accessTokenField] && !fields[auth.refreshTokenField]) {
-    problems.push({
-      field: auth.refreshTokenField,
-      message: `${who}: has neither "${auth.accessTokenField}" nor "${auth.refreshTokenField}"; connect the account (authorize in the browser) and store its tokens`,
-    });
-  }
   if (connection.limits) {
     try {
       effectiveLimits(descriptor, connection.limits);
@@ -150,7 +144,7 @@ abstract class BaseStore implements ConnectionStore {
       .flatMap(([s, byName]) => Object.keys(byName).sort().map((name) => ({ service: s, name })));
   }
 
-  put(descriptor: ServiceDescriptor, connection: Connection): Promise<void> {
+  async put(descriptor: ServiceDescriptor, connection: Connection): Promise<void> {
     validateConnection(descriptor, connection);
     return this.exclusive(async () => {
       const data = await this.load();

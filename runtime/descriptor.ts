@@ -8,6 +8,8 @@
  * silently ignored setting.
  */
 import { z } from "zod";
+import { MockOperationSchema, MockServiceSchema } from "./mock/model.js";
+import { OperationToolSchema, ServiceToolsSchema } from "./tools/model.js";
 
 const identifier = z.string().regex(/^[a-zA-Z][a-zA-Z0-9_]*$/, "must be an identifier (letters, digits, _)");
 
@@ -208,6 +210,10 @@ export const ServiceExtensionSchema = z
     auth: AuthSchema,
     limits: z.array(LimitSchema).default([]),
     errors: ErrorsSchema,
+    /** Agent tool steps beyond one per operation: composite/legacy steps and the API Call step (runtime/tools/model.ts). */
+    tools: ServiceToolsSchema.optional(),
+    /** How the behavioural mock behaves (runtime/mock/model.ts); optional. */
+    mock: MockServiceSchema.optional(),
   })
   .strict();
 
@@ -251,6 +257,10 @@ export const OperationExtensionsSchema = z
     /** Which limit class the call counts against. Defaults: GET/HEAD read, others write. */
     "x-stepforge-limit-class": z.enum(["read", "write"]).optional(),
     "x-stepforge-seed": SeedNoteSchema.optional(),
+    /** The agent tool step of this operation: name, wording, fixed values, hints, or skip (runtime/tools/model.ts). */
+    "x-stepforge-tool": OperationToolSchema.optional(),
+    /** What the behavioural mock does for this operation (runtime/mock/model.ts); optional. */
+    "x-stepforge-mock": MockOperationSchema.optional(),
   })
   .strict();
 

@@ -12,7 +12,7 @@ export {
   operationOf,
 } from "./client.js";
 export type { ClientOptions, OperationInit, OperationData, ServiceClient, SharedState, Page, PagingOptions } from "./client.js";
-export { authorizeUrl, secretValues, parseExpiry } from "./auth.js";
+export { authorizeUrl, exchangeAuthorizationCode, secretValues, parseExpiry } from "./auth.js";
 export type { Connection } from "./auth.js";
 export {
   connectionProblems,
@@ -31,3 +31,4 @@ export type { RetryOptions } from "./retry.js";
 export { nextMidnight, dayIn } from "./time.js";
 export { valueAt } from "./paging.js";
 export { parseRetryAfter } from "./classify.js";
+export type { TriggersExtension } from "./triggers/model.js";

@@ -76,6 +76,10 @@ type Entry = { t: number };
 interface WindowState {
   kind: "window";
   entries: Entry[];
+  /** The service said this window is full (someone else spent it): send nothing before this. */
+  blockedUntil: number;
+  /** Prune expired entries once the log is this long (keeps the per-call cost flat). */
+  pruneAt: number;
 }
 interface ConcurrencyState {
   kind: "concurrency";
@@ -184,23 +188,39 @@ export class LimitRegistry {
     });
   }
 
-  /** The service refused a call because of `spec` (its declared rejection matched): believe it. */
-  noteRejection(planned: PlannedLimit[], status: number, code: string | undefined): QuotaRefusal | undefined {
+  /**
+   * The service refused a call with a limit's declared rejection: believe it. A quota is then spent
+   * for the day (the refusal says until when); a window is full until Retry-After, or for one whole
+   * window when the service gave none, and every caller sharing it holds back (`waitMs`).
+   */
+  noteRejection(
+    planned: PlannedLimit[],
+    status: number,
+    code: string | undefined,
+    retryAfterMs: number | undefined,
+  ): { refusal?: QuotaRefusal; waitMs?: number } {
+    const now = Date.now();
+    let waitMs: number | undefined;
     for (const p of planned) {
       const r = p.spec.rejection;
       const matches = (r.code !== undefined && r.code === code) || (r.code === undefined && r.status === status);
       if (!matches) continue;
       if (p.state.kind === "daily-quota") {
         p.state.exhausted = true;
-        return refusalFor(p.spec, Date.now());
+        return { refusal: refusalFor(p.spec, now) };
       }
       if (p.state.kind === "header-quota") {
         p.state.remaining = 0;
         p.state.day = dayIn((p.spec as Extract<LimitSpec, { kind: "header-quota" }>).resetTimeZone);
-        return refusalFor(p.spec, Date.now());
+        return { refusal: refusalFor(p.spec, now) };
+      }
+      if (p.state.kind === "window" && p.spec.kind === "window") {
+        const wait = retryAfterMs ?? p.spec.windowSeconds * 1000;
+        p.state.blockedUntil = Math.max(p.state.blockedUntil, now + wait);
+        waitMs = Math.max(waitMs ?? 0, p.state.blockedUntil - now);
       }
     }
-    return undefined;
+    return waitMs === undefined ? {} : { waitMs };
   }
 
   /** For tests and introspection: how many requests a window currently counts, etc. */
@@ -285,7 +305,7 @@ export class LimitRegistry {
 function newState(spec: LimitSpec): State {
   switch (spec.kind) {
     case "window":
-      return { kind: "window", entries: [] };
+      return { kind: "window", entries: [], blockedUntil: 0, pruneAt: 64 };
     case "concurrency":
       return { kind: "concurrency", active: 0 };
     case "daily-quota":
@@ -331,9 +351,13 @@ function evaluate(planned: PlannedLimit[], now: number): Verdict {
     let w = 0;
     if (state.kind === "window" && spec.kind === "window") {
       const span = spec.windowSeconds * 1000;
-      state.entries = state.entries.filter((e) => e.t > now - span);
+      if (state.entries.length >= spec.requests || state.entries.length >= state.pruneAt) {
+        state.entries = state.entries.filter((e) => e.t > now - span);
+        state.pruneAt = Math.max(64, state.entries.length * 2);
+      }
       const excess = state.entries.length - spec.requests + 1;
-      if (excess > 0) {
+      if (state.blockedUntil > now) w = state.blockedUntil - now;
+      else if (excess > 0) {
         const done = state.entries.filter((e) => Number.isFinite(e.t)).map((e) => e.t).sort((a, b) => a - b);
         w = done.length >= excess ? done[excess - 1]! + span - now + 1 : Infinity;
       }

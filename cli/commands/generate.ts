@@ -54,7 +54,8 @@ export async function generateCommand(argv: string[], out: NodeJS.WritableStream
   out.write(`generated ${result.models.map((m) => `${m.id} (${m.operations.length} operations)`).join(", ")} into ${outDir}: ${touched} file${touched === 1 ? "" : "s"} changed, ${ms} ms\n`);
   if (values.timings) {
     const t = result.timings;
-    out.write(`  load ${t.load.toFixed(0)} ms · validate ${t.validate.toFixed(0)} ms · emit ${t.emit.toFixed(0)} ms\n`);
+    const split = Object.entries(t.emitters).map(([name, ms]) => `${name.replace(/^emit/, "").toLowerCase()} ${ms.toFixed(0)}`).join(", ");
+    out.write(`  load ${t.load.toFixed(0)} ms · validate ${t.validate.toFixed(0)} ms · emit ${t.emit.toFixed(0)} ms (${split})\n`);
   }
   return 0;
 }

@@ -166,6 +166,168 @@ export const descriptor: ServiceDescriptor = {
           }
         }
       },
+      "mock": {
+        "ports": {
+          "mock": 4113,
+          "prism": 4013
+        },
+        "credentials": {
+          "clientId": "mock-client-id",
+          "clientSecret": "mock-client-secret",
+          "accessToken": "mock-access-token",
+          "refreshToken": "mock-refresh-token"
+        },
+        "error": {
+          "contentType": "application/json",
+          "body": {
+            "errors": [
+              "{message}"
+            ]
+          }
+        },
+        "answers": {
+          "badRequest": {
+            "status": 422,
+            "message": "{detail}"
+          },
+          "invalidJson": {
+            "status": 400,
+            "message": "The request body is not valid JSON"
+          },
+          "noRoute": {
+            "status": 404,
+            "message": "Not found"
+          },
+          "notFound": {
+            "status": 404,
+            "message": "Record not found"
+          },
+          "unauthorized": {
+            "status": 401,
+            "message": "The access token is invalid"
+          },
+          "expiredToken": {
+            "status": 401,
+            "message": "The access token expired"
+          },
+          "server": {
+            "status": 500,
+            "message": "Internal server error"
+          },
+          "tokenRejected": {
+            "status": 400,
+            "message": "{detail}",
+            "template": {
+              "contentType": "application/json",
+              "body": {
+                "error": "invalid_grant",
+                "error_description": "{message}"
+              }
+            }
+          }
+        },
+        "limits": {
+          "reads": {
+            "message": "Rate limit exceeded. Try again later.",
+            "retryAfter": true
+          },
+          "writes": {
+            "message": "Rate limit exceeded. Try again later.",
+            "retryAfter": true
+          }
+        },
+        "token": {
+          "lifetimeSeconds": 7200,
+          "response": {
+            "access_token": "{accessToken}",
+            "token_type": "Bearer",
+            "expires_in": "{expiresIn}",
+            "refresh_token": "{refreshToken}",
+            "scope": "read_clients write_clients read_requests write_requests read_templates",
+            "created_at": "{nowSeconds}"
+          },
+          "reuseUntilExpiry": false,
+          "format": "{hex}"
+        },
+        "envelopes": {
+          "list": {
+            "results": "{items}",
+            "pagination": {
+              "offset": "{page.offset}",
+              "limit": "{page.limit}",
+              "total_count": "{page.total}"
+            }
+          }
+        },
+        "pageSize": 300,
+        "resources": {
+          "client": {
+            "idField": "id",
+            "id": {
+              "format": "prefixed",
+              "prefix": "acc_"
+            },
+            "seed": [
+              {
+                "operation": "getClient"
+              },
+              {
+                "operation": "listClients",
+                "items": "results"
+              }
+            ],
+            "defaults": {}
+          },
+          "request": {
+            "idField": "id",
+            "id": {
+              "format": "prefixed",
+              "prefix": "req_"
+            },
+            "seed": [
+              {
+                "operation": "getRequest"
+              },
+              {
+                "operation": "listRequests",
+                "items": "results"
+              }
+            ],
+            "defaults": {
+              "status": "published"
+            },
+            "updatedField": "updated_at"
+          },
+          "requestTemplate": {
+            "idField": "id",
+            "id": {
+              "format": "prefixed",
+              "prefix": "rtp_"
+            },
+            "seed": [
+              {
+                "operation": "listRequestTemplates",
+                "items": "results"
+              }
+            ],
+            "defaults": {}
+          },
+          "folder": {
+            "idField": "id",
+            "id": {
+              "format": "prefixed",
+              "prefix": "fol_"
+            },
+            "seed": [
+              {
+                "operation": "listFolders",
+                "items": "results"
+              }
+            ],
+            "defaults": {}
+          }
+        }
+      },
       "operations": {
         "getMe": {
           "operationId": "getMe",

@@ -361,6 +361,170 @@ export const descriptor: ServiceDescriptor = {
           }
         }
       },
+      "mock": {
+        "ports": {
+          "mock": 4111,
+          "prism": 4011
+        },
+        "credentials": {
+          "clientId": "5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61",
+          "clientSecret": "mock-client-secret-0123456789abcdef"
+        },
+        "error": {
+          "status": 200,
+          "contentType": "application/json",
+          "body": {
+            "requestId": "{requestId}",
+            "success": false,
+            "errors": [
+              {
+                "code": "{code}",
+                "message": "{message}"
+              }
+            ]
+          }
+        },
+        "answers": {
+          "badRequest": {
+            "code": "1003",
+            "message": "Invalid value for {field}: {detail}"
+          },
+          "invalidJson": {
+            "code": "609",
+            "message": "Invalid JSON"
+          },
+          "noRoute": {
+            "code": "610",
+            "message": "Requested resource not found"
+          },
+          "notFound": {
+            "code": "1013",
+            "message": "Object not found"
+          },
+          "unauthorized": {
+            "code": "601",
+            "message": "Access token invalid"
+          },
+          "expiredToken": {
+            "code": "602",
+            "message": "Access token expired"
+          },
+          "server": {
+            "status": 502,
+            "message": "Bad Gateway",
+            "template": {
+              "contentType": "text/html",
+              "body": "<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>"
+            }
+          },
+          "tokenRejected": {
+            "status": 401,
+            "message": "Bad client credentials",
+            "template": {
+              "contentType": "application/json",
+              "body": {
+                "error": "unauthorized",
+                "error_description": "{message}"
+              }
+            }
+          }
+        },
+        "limits": {
+          "rate": {
+            "message": "Max rate limit '{limit.requests}' exceeded with in '{limit.windowSeconds}' secs",
+            "retryAfter": false
+          },
+          "concurrent": {
+            "message": "Max concurrent limit '{limit.max}' exceeded",
+            "retryAfter": false
+          },
+          "daily": {
+            "message": "Max daily limit '{limit.requests}' exceeded",
+            "retryAfter": false
+          }
+        },
+        "token": {
+          "lifetimeSeconds": 3600,
+          "response": {
+            "access_token": "{accessToken}",
+            "token_type": "bearer",
+            "expires_in": "{expiresIn}",
+            "scope": "api-user@example.com"
+          },
+          "reuseUntilExpiry": true,
+          "format": "{uuid}:ab"
+        },
+        "envelopes": {
+          "record": {
+            "requestId": "{requestId}",
+            "success": true,
+            "result": [
+              "{record}"
+            ]
+          },
+          "list": {
+            "requestId": "{requestId}",
+            "success": true,
+            "result": "{items}",
+            "nextPageToken": "{page.nextToken}"
+          }
+        },
+        "pageSize": 300,
+        "resources": {
+          "lead": {
+            "idField": "id",
+            "id": {
+              "format": "integer",
+              "start": 500000
+            },
+            "seed": [
+              {
+                "operation": "getLeads",
+                "items": "result"
+              },
+              {
+                "operation": "getListMembers",
+                "items": "result"
+              }
+            ],
+            "defaults": {},
+            "createdField": "createdAt",
+            "updatedField": "updatedAt"
+          },
+          "staticList": {
+            "idField": "id",
+            "id": {
+              "format": "integer",
+              "start": 5000
+            },
+            "seed": [
+              {
+                "operation": "getLists",
+                "items": "result"
+              }
+            ],
+            "defaults": {}
+          },
+          "campaign": {
+            "idField": "id",
+            "id": {
+              "format": "integer",
+              "start": 9000
+            },
+            "seed": [
+              {
+                "operation": "getCampaigns",
+                "items": "result"
+              },
+              {
+                "operation": "getCampaign",
+                "items": "result"
+              }
+            ],
+            "defaults": {}
+          }
+        }
+      },
       "operations": {
         "getAccessToken": {
           "operationId": "getAccessToken",

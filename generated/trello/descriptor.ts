@@ -197,6 +197,253 @@ export const descriptor: ServiceDescriptor = {
           }
         }
       },
+      "mock": {
+        "ports": {
+          "mock": 4110,
+          "prism": 4010
+        },
+        "credentials": {
+          "apiKey": "0123456789abcdef0123456789abcdef",
+          "token": "ATTAmocktoken0123456789abcdef0123456789abcdef"
+        },
+        "actorId": "5b2f8c1e4d3a2b1c0f9e8d7a",
+        "error": {
+          "contentType": "text/plain; charset=utf-8",
+          "body": "{message}"
+        },
+        "answers": {
+          "badRequest": {
+            "status": 400,
+            "message": "invalid value for {field}"
+          },
+          "invalidJson": {
+            "status": 400,
+            "message": "invalid json"
+          },
+          "noRoute": {
+            "status": 404,
+            "message": "Cannot {method} {path}"
+          },
+          "notFound": {
+            "status": 404,
+            "message": "model not found"
+          },
+          "unauthorized": {
+            "status": 401,
+            "message": "invalid token"
+          },
+          "server": {
+            "status": 500,
+            "message": "Internal Server Error"
+          },
+          "webhookRejected": {
+            "status": 400,
+            "message": "URL ({callbackUrl}) did not return 200 status code, got {probeStatus}"
+          }
+        },
+        "limits": {
+          "perToken": {
+            "code": "API_TOKEN_LIMIT_EXCEEDED",
+            "message": "Rate limit exceeded",
+            "retryAfter": false,
+            "template": {
+              "contentType": "application/json",
+              "body": {
+                "error": "{code}",
+                "message": "{message}"
+              }
+            }
+          },
+          "perKey": {
+            "code": "API_KEY_LIMIT_EXCEEDED",
+            "message": "Rate limit exceeded",
+            "retryAfter": false,
+            "template": {
+              "contentType": "application/json",
+              "body": {
+                "error": "{code}",
+                "message": "{message}"
+              }
+            }
+          },
+          "members": {
+            "code": "MEMBER_LIMIT_EXCEEDED",
+            "message": "Rate limit exceeded",
+            "retryAfter": false,
+            "template": {
+              "contentType": "application/json",
+              "body": {
+                "error": "{code}",
+                "message": "{message}"
+              }
+            }
+          }
+        },
+        "envelopes": {},
+        "pageSize": 300,
+        "resources": {
+          "board": {
+            "idField": "id",
+            "id": {
+              "format": "hex24"
+            },
+            "seed": [
+              {
+                "operation": "getBoard"
+              },
+              {
+                "operation": "getMemberBoards"
+              }
+            ],
+            "defaults": {
+              "desc": "",
+              "closed": false
+            }
+          },
+          "list": {
+            "idField": "id",
+            "id": {
+              "format": "hex24"
+            },
+            "seed": [
+              {
+                "operation": "getList"
+              },
+              {
+                "operation": "getBoardLists"
+              }
+            ],
+            "defaults": {
+              "closed": false
+            }
+          },
+          "card": {
+            "idField": "id",
+            "id": {
+              "format": "hex24"
+            },
+            "seed": [
+              {
+                "operation": "getCard"
+              },
+              {
+                "operation": "getListCards"
+              },
+              {
+                "operation": "getBoardCards"
+              }
+            ],
+            "defaults": {
+              "name": "",
+              "desc": "",
+              "closed": false,
+              "idLabels": [],
+              "idMembers": [],
+              "idChecklists": []
+            },
+            "updatedField": "dateLastActivity"
+          },
+          "label": {
+            "idField": "id",
+            "id": {
+              "format": "hex24"
+            },
+            "seed": [
+              {
+                "operation": "getLabel"
+              },
+              {
+                "operation": "getBoardLabels"
+              }
+            ],
+            "defaults": {}
+          },
+          "checklist": {
+            "idField": "id",
+            "id": {
+              "format": "hex24"
+            },
+            "seed": [
+              {
+                "operation": "getChecklist"
+              }
+            ],
+            "defaults": {
+              "checkItems": []
+            }
+          },
+          "action": {
+            "idField": "id",
+            "id": {
+              "format": "hex24"
+            },
+            "seed": [
+              {
+                "operation": "getCardActions"
+              },
+              {
+                "operation": "getBoardActions"
+              }
+            ],
+            "defaults": {}
+          },
+          "webhook": {
+            "idField": "id",
+            "id": {
+              "format": "hex24"
+            },
+            "seed": [],
+            "defaults": {
+              "active": true,
+              "consecutiveFailures": 0,
+              "firstConsecutiveFailDate": null
+            }
+          }
+        },
+        "webhooks": {
+          "resource": "webhook",
+          "callbackField": "callbackURL",
+          "modelField": "idModel",
+          "activeField": "active",
+          "probeMethod": "HEAD",
+          "signature": {
+            "header": "X-Trello-Webhook",
+            "algorithm": "sha1",
+            "encoding": "base64",
+            "message": [
+              "body",
+              "callbackUrl"
+            ]
+          },
+          "matchFields": [
+            "id",
+            "idBoard",
+            "idList",
+            "idCard",
+            "data.card.id",
+            "data.board.id",
+            "data.list.id"
+          ],
+          "payload": {
+            "action": {
+              "id": "{newId}",
+              "idMemberCreator": "{actorId}",
+              "type": "{event}",
+              "date": "{now}",
+              "data": "{eventData}"
+            },
+            "model": "{model}",
+            "webhook": {
+              "id": "{webhook.id}",
+              "description": "{webhook.description}",
+              "idModel": "{webhook.idModel}",
+              "callbackURL": "{webhook.callbackURL}",
+              "active": "{webhook.active}"
+            }
+          },
+          "goneStatus": 410
+        }
+      },
       "operations": {
         "createCard": {
           "operationId": "createCard",

@@ -148,6 +148,90 @@ export const descriptor: ServiceDescriptor = {
           }
         }
       },
+      "mock": {
+        "ports": {
+          "mock": 4112,
+          "prism": 4012
+        },
+        "credentials": {
+          "apiKey": "mock-worldnews-api-key-0123456789"
+        },
+        "error": {
+          "contentType": "application/json",
+          "body": {
+            "status": "failure",
+            "code": "{status}",
+            "message": "{message}"
+          }
+        },
+        "answers": {
+          "badRequest": {
+            "status": 400,
+            "message": "{detail}"
+          },
+          "invalidJson": {
+            "status": 400,
+            "message": "Invalid request"
+          },
+          "noRoute": {
+            "status": 404,
+            "message": "Not found"
+          },
+          "notFound": {
+            "status": 404,
+            "message": "Not found"
+          },
+          "unauthorized": {
+            "status": 401,
+            "message": "Invalid API key."
+          },
+          "server": {
+            "status": 500,
+            "message": "Internal server error"
+          }
+        },
+        "limits": {
+          "perMinute": {
+            "message": "Too many requests. Slow down.",
+            "retryAfter": false
+          },
+          "concurrent": {
+            "message": "Too many concurrent requests.",
+            "retryAfter": false
+          },
+          "points": {
+            "message": "Your daily points limit has been reached. Upgrade your plan or wait until midnight UTC.",
+            "retryAfter": false
+          }
+        },
+        "quota": {
+          "points": 50,
+          "perCall": 1,
+          "perResult": 0.01
+        },
+        "envelopes": {},
+        "pageSize": 300,
+        "resources": {
+          "article": {
+            "idField": "id",
+            "id": {
+              "format": "integer",
+              "start": 300000000
+            },
+            "seed": [
+              {
+                "operation": "searchNews",
+                "items": "news"
+              },
+              {
+                "operation": "retrieveNews",
+                "items": "news"
+              }
+            ],
+            "defaults": {}
+          }
+        }
+      },
       "operations": {
         "searchNews": {
           "operationId": "searchNews",

@@ -63,14 +63,18 @@ export const emitClient: Emitter = (model, context) => {
   file.addImportDeclaration({ moduleSpecifier: "./descriptor.js", namedImports: ["descriptor"] });
   file.addImportDeclaration({ moduleSpecifier: "./types.js", isTypeOnly: true, namedImports: ["paths"] });
 
-  for (const op of model.operations) {
-    const opType = `paths[${JSON.stringify(op.path)}][${JSON.stringify(op.method.toLowerCase())}]`;
-    file.addTypeAliases([
-      { isExported: true, name: opTypeName(op, "Operation"), type: opType, docs: [`The ${op.operationId} operation as the spec describes it.`] },
-      { isExported: true, name: opTypeName(op, "Input"), type: `OperationInit<${opTypeName(op, "Operation")}>`, docs: [`What ${op.operationId} takes: parameters and body.`] },
-      { isExported: true, name: opTypeName(op, "Data"), type: `OperationData<${opTypeName(op, "Operation")}>`, docs: [`What ${op.operationId} returns on success.`] },
-    ]);
-  }
+  // One insertion for all aliases: ts-morph reparses the file after every insertion, so adding
+  // them per operation grows quadratically with the spec (minutes for GitHub's 1,200 operations).
+  file.addTypeAliases(
+    model.operations.flatMap((op) => {
+      const opType = `paths[${JSON.stringify(op.path)}][${JSON.stringify(op.method.toLowerCase())}]`;
+      return [
+        { isExported: true, name: opTypeName(op, "Operation"), type: opType, docs: [`The ${op.operationId} operation as the spec describes it.`] },
+        { isExported: true, name: opTypeName(op, "Input"), type: `OperationInit<${opTypeName(op, "Operation")}>`, docs: [`What ${op.operationId} takes: parameters and body.`] },
+        { isExported: true, name: opTypeName(op, "Data"), type: `OperationData<${opTypeName(op, "Operation")}>`, docs: [`What ${op.operationId} returns on success.`] },
+      ];
+    }),
+  );
 
   const methods: OptionalKind<MethodDeclarationStructure>[] = model.operations.map((op) => ({
     kind: StructureKind.Method,
@@ -107,15 +111,30 @@ export const emitClient: Emitter = (model, context) => {
   return [{ path: `${model.id}/client.ts`, content: finish(file, context) }];
 };
 
-export const emitServiceIndex: Emitter = (model, context) => {
+/**
+ * The service's index, built after the other emitters: it re-exports every module they wrote for
+ * the service (client, descriptor, tools, mock, triggers …), and the spec's types as types.
+ */
+export function emitServiceIndex(model: ServiceModel, context: EmitContext, modules: string[]): GeneratedFile {
   const file = newSourceFile(`${model.id}/index.ts`);
-  file.addStatements([
-    `/** ${model.title}: typed client, descriptor and types. Import from "stepforge/${model.id}". */`,
-  ]);
-  file.addExportDeclaration({ moduleSpecifier: "./client.js" });
-  file.addExportDeclaration({ moduleSpecifier: "./descriptor.js", namedExports: ["descriptor"] });
+  file.addStatements([`/** ${model.title}: everything generated from its spec. Import from "stepforge/${model.id}". */`]);
+  for (const module of modules) file.addExportDeclaration({ moduleSpecifier: `./${module}.js` });
   file.addExportDeclaration({ moduleSpecifier: "./types.js", isTypeOnly: true, namedExports: ["paths", "components"] });
-  return [{ path: `${model.id}/index.ts`, content: finish(file, context) }];
+  return { path: `${model.id}/index.ts`, content: finish(file, context) };
+}
+
+/** triggers.ts: the spec's x-stepforge-triggers, validated, for the receiver, router and pollers. */
+export const emitTriggers: Emitter = (model, context) => {
+  if (!model.triggers) return [];
+  const file = newSourceFile(`${model.id}/triggers.ts`);
+  file.addImportDeclaration({ moduleSpecifier: context.runtimeImport, namedImports: [{ name: "TriggersExtension" }], isTypeOnly: true });
+  file.addVariableStatement({
+    isExported: true,
+    declarationKind: VariableDeclarationKind.Const,
+    docs: [`${model.title} triggers: how events arrive (signature, refs, registration) and each trigger's rule and options.`],
+    declarations: [{ name: "triggers", type: "TriggersExtension", initializer: JSON.stringify(model.triggers, null, 2) }],
+  });
+  return [{ path: `${model.id}/triggers.ts`, content: finish(file, context) }];
 };
 
 /** The root index: every service as a namespace. Importing one service's module avoids this. */

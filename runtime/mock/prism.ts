@@ -19,6 +19,8 @@ export interface PrismOptions {
 export interface RunningPrism {
   url: string;
   port: number;
+  /** Process id of the Prism child (it is stopped by close(), and when this process exits). */
+  pid: number;
   close(): Promise<void>;
 }
 
@@ -55,6 +57,10 @@ export async function startPrism(options: PrismOptions): Promise<RunningPrism> {
   if (options.errors) args.push("--errors");
   args.push(options.specFile);
   const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"] });
+  // If this process ends without close() (a crash, process.exit), the child goes with it.
+  const onExit = () => child.kill("SIGKILL");
+  process.once("exit", onExit);
+  child.once("exit", () => process.removeListener("exit", onExit));
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);
@@ -63,7 +69,7 @@ export async function startPrism(options: PrismOptions): Promise<RunningPrism> {
   const deadline = Date.now() + (options.startTimeoutMs ?? 20_000);
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`Prism exited (${child.exitCode}) while starting ${options.specFile}: ${stderr.trim().split("\n").slice(-3).join(" ")}`);
-    if (await answers(url)) return { url, port: options.port, close: () => stop(child) };
+    if (await answers(url)) return { url, port: options.port, pid: child.pid!, close: () => stop(child) };
     await new Promise((r) => setTimeout(r, 100));
   }
   await stop(child);

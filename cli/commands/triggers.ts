@@ -1,0 +1,32 @@
+/** `stepforge triggers list [--json]`: every trigger the specs declare. */
+import { parseArgs } from "node:util";
+import { generatedServices } from "../services.js";
+
+export async function triggersCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub !== "list") {
+    const { UsageError } = await import("../usage.js");
+    throw new UsageError(`unknown triggers command ${JSON.stringify(sub ?? "")}; use: stepforge triggers list [--json]`);
+  }
+  const { values } = parseArgs({ args: rest, options: { json: { type: "boolean", default: false } }, strict: true, allowPositionals: false });
+  const rows = generatedServices().flatMap((service) =>
+    (service.triggers?.triggers ?? []).map((t) => ({
+      service: service.id,
+      name: t.name,
+      title: t.title,
+      instant: t.kind === "webhook",
+      kind: t.kind,
+      description: t.description,
+      options: t.options,
+      ...(t.kind !== "webhook" ? { intervalSeconds: t.intervalSeconds } : { watch: t.watch }),
+    })),
+  );
+  if (values.json) {
+    out.write(`${JSON.stringify(rows, null, 2)}\n`);
+    return 0;
+  }
+  const width = Math.max(...rows.map((r) => r.name.length));
+  for (const r of rows) out.write(`${r.name.padEnd(width)}  ${r.instant ? "instant" : "polling"}  ${r.title}\n`);
+  out.write(`${rows.length} triggers\n`);
+  return 0;
+}

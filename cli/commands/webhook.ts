@@ -1,0 +1,71 @@
+/**
+ * `stepforge webhook serve --port N --secret S --callback-url URL [--board ID]... [--service S] [--host H]`
+ *
+ * Receives signed deliveries, verifies them, routes them to the service's webhook triggers
+ * (limited to the given boards) and prints each event as one JSON line. Without --board, every
+ * board's events are printed. Listens on 127.0.0.1 unless --host says otherwise.
+ */
+import { createServer } from "node:http";
+import { parseArgs } from "node:util";
+import { createWebhookReceiver } from "../../runtime/triggers/receiver.js";
+import { ALL_BOARDS, createTriggerRouter } from "../../runtime/triggers/router.js";
+import { generatedServices } from "../services.js";
+import { UsageError } from "../usage.js";
+
+export async function webhookCommand(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub !== "serve") throw new UsageError(`unknown webhook command ${JSON.stringify(sub ?? "")}; use: stepforge webhook serve --port N --secret S --callback-url URL [--board ID]...`);
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      port: { type: "string" },
+      secret: { type: "string" },
+      "callback-url": { type: "string" },
+      board: { type: "string", multiple: true },
+      service: { type: "string" },
+      host: { type: "string", default: "127.0.0.1" },
+      connection: { type: "string", default: "default" },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError("--port N is required (0–65535)");
+  if (!values.secret) throw new UsageError("--secret S is required: deliveries are verified with the app secret, never skipped");
+  if (!values["callback-url"]) throw new UsageError("--callback-url URL is required: the URL exactly as registered (it is part of what is signed)");
+  const withTriggers = generatedServices().filter((s) => s.triggers && (!values.service || s.id === values.service));
+  if (withTriggers.length !== 1) {
+    throw new UsageError(values.service ? `service "${values.service}" declares no triggers` : `several services declare triggers; pick one with --service (${withTriggers.map((s) => s.id).join(", ")})`);
+  }
+  const extension = withTriggers[0]!.triggers!;
+  // Without --board, every board's events are printed.
+  const boards = values.board?.length ? values.board : [ALL_BOARDS];
+  const configs = extension.triggers
+    .filter((t) => t.kind === "webhook")
+    .map((t) => ({ trigger: t.name, connection: values.connection, boards: t.kind === "webhook" && t.watch === "member" ? [] : boards }));
+  const router = createTriggerRouter(extension, configs);
+  const receiver = createWebhookReceiver({
+    secret: values.secret,
+    callbackUrl: values["callback-url"],
+    delivery: extension.delivery,
+    onDelivery(payload) {
+      for (const event of router.route(payload)) out.write(`${JSON.stringify(event)}\n`);
+    },
+  });
+  const server = createServer(receiver.nodeHandler);
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 15_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, values.host, () => resolve());
+  });
+  const address = server.address();
+  const actualPort = typeof address === "object" && address ? address.port : port;
+  err.write(`stepforge webhook: listening on http://${values.host}:${actualPort} for ${withTriggers[0]!.id} deliveries signed for ${values["callback-url"]}\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => server.close(() => resolve());
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+  return 0;
+}

@@ -1,0 +1,64 @@
+/**
+ * Templates of the mock model: JSON values whose strings hold `{dotted.path}` placeholders, filled
+ * from a context object. A string that is exactly one placeholder takes the value itself; a value
+ * that resolves to undefined is left out of its object (or array).
+ */
+
+export type Context = Record<string, unknown>;
+
+const WHOLE = /^\{([A-Za-z_$][\w$.\-[\]]*)\}$/;
+const PART = /\{([A-Za-z_$][\w$.\-[\]]*)\}/g;
+
+/** The value at a dotted path (`a.b.0.c`); undefined when any step is missing. */
+export function getPath(root: unknown, path: string): unknown {
+  if (path === "" || path === ".") return root;
+  let node: unknown = root;
+  for (const key of path.split(".")) {
+    if (node === null || node === undefined) return undefined;
+    if (typeof node !== "object") return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
+
+/** Sets a dotted path, creating objects on the way. */
+export function setPath(root: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split(".");
+  let node: Record<string, unknown> = root;
+  for (const key of keys.slice(0, -1)) {
+    const next = node[key];
+    if (next === null || typeof next !== "object" || Array.isArray(next)) node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  }
+  node[keys.at(-1)!] = value;
+}
+
+export function render(template: unknown, context: Context): unknown {
+  if (typeof template === "string") {
+    const whole = WHOLE.exec(template);
+    if (whole) return getPath(context, whole[1]!);
+    return template.replace(PART, (_m, name: string) => {
+      const v = getPath(context, name);
+      return v === undefined || v === null ? "" : typeof v === "object" ? JSON.stringify(v) : String(v);
+    });
+  }
+  if (Array.isArray(template)) return template.map((t) => render(t, context)).filter((v) => v !== undefined);
+  if (template && typeof template === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, t] of Object.entries(template)) {
+      const key = render(k, context);
+      const v = render(t, context);
+      if (v !== undefined && typeof key === "string" && key !== "") out[key] = v;
+    }
+    return out;
+  }
+  return template;
+}
+
+/** A template string rendered to a string, or undefined when its only placeholder is missing. */
+export function renderString(template: string | undefined, context: Context): string | undefined {
+  if (template === undefined) return undefined;
+  const v = render(template, context);
+  if (v === undefined || v === null) return undefined;
+  return typeof v === "string" ? v : Array.isArray(v) ? v.join(",") : String(v);
+}

@@ -1,0 +1,112 @@
+/**
+ * Request validation of the behavioural mock: parameters and JSON bodies checked against the
+ * spec's schemas with Ajv (JSON Schema 2020-12, the dialect of OpenAPI 3.1). `$ref`s into
+ * `#/components/...` resolve against the spec's components, registered once per service.
+ */
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+import type { MockOperationSpec } from "./model.js";
+
+// ajv-formats is CommonJS; under NodeNext its default export is the module object.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
+
+const SPEC_ID = "stepforge-mock-spec.json";
+
+export interface Problem {
+  /** The parameter or body field at fault (`idList`, `input.0.email`). */
+  field: string;
+  detail: string;
+}
+
+export interface RequestParts {
+  path: Record<string, string>;
+  query: URLSearchParams;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+  hasBody: boolean;
+}
+
+function rewriteRefs(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(rewriteRefs);
+  if (node && typeof node === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(node)) {
+      if (k === "example" || k === "examples") continue;
+      out[k] = k === "$ref" && typeof v === "string" && v.startsWith("#/") ? `${SPEC_ID}${v}` : rewriteRefs(v);
+    }
+    return out;
+  }
+  return node;
+}
+
+function problemOf(errors: ErrorObject[] | null | undefined, base: string): Problem {
+  const e = errors?.[0];
+  if (!e) return { field: base, detail: "invalid" };
+  const extra = e.keyword === "required" ? String((e.params as { missingProperty?: string }).missingProperty ?? "") : "";
+  const path = [base, ...e.instancePath.split("/").filter(Boolean), extra].filter(Boolean).join(".");
+  return { field: path || base, detail: `${path || base} ${e.message ?? "is invalid"}` };
+}
+
+/** Query values as a schema expects them: arrays from repeats or commas, numbers and booleans from text. */
+function coerce(schema: unknown, values: string[], explode: boolean): unknown {
+  const s = (schema ?? {}) as { type?: unknown; items?: unknown };
+  const types = Array.isArray(s.type) ? s.type : [s.type];
+  if (types.includes("array")) {
+    const all = explode ? values : values.flatMap((v) => v.split(","));
+    return all.map((v) => coerce(s.items, [v], true));
+  }
+  const v = values.at(-1)!;
+  if ((types.includes("integer") || types.includes("number")) && v.trim() !== "" && !Number.isNaN(Number(v))) return Number(v);
+  if (types.includes("boolean") && (v === "true" || v === "false")) return v === "true";
+  return v;
+}
+
+export class RequestValidator {
+  private readonly ajv: Ajv2020;
+  private readonly cache = new Map<string, ValidateFunction>();
+
+  constructor(components: unknown) {
+    this.ajv = new Ajv2020({ strict: false, allErrors: false, logger: false, validateFormats: true });
+    addFormats(this.ajv);
+    // OpenAPI's numeric formats; ajv-formats knows int32/int64/float/double already in v3.
+    this.ajv.addSchema({ $id: SPEC_ID, components: rewriteRefs(components) as object });
+  }
+
+  private compile(key: string, schema: unknown): ValidateFunction {
+    let fn = this.cache.get(key);
+    if (!fn) {
+      fn = this.ajv.compile(rewriteRefs(schema) as object);
+      this.cache.set(key, fn);
+    }
+    return fn;
+  }
+
+  /** The first problem with the request, or undefined when it matches the spec. */
+  check(op: MockOperationSpec, parts: RequestParts): Problem | undefined {
+    for (const p of op.parameters) {
+      let raw: string[] = [];
+      if (p.in === "path") raw = parts.path[p.name] !== undefined ? [parts.path[p.name]!] : [];
+      else if (p.in === "query") raw = parts.query.getAll(p.name);
+      else if (p.in === "header") {
+        const h = parts.headers[p.name.toLowerCase()];
+        raw = h === undefined ? [] : Array.isArray(h) ? h : [h];
+      } else continue;
+      if (raw.length === 0) {
+        if (p.required) return { field: p.name, detail: `${p.name} is required` };
+        continue;
+      }
+      if (p.schema === undefined) continue;
+      const fn = this.compile(`${op.operationId}:${p.in}:${p.name}`, p.schema);
+      if (!fn(coerce(p.schema, raw, p.explode ?? true))) return problemOf(fn.errors, p.name);
+    }
+    if (op.body) {
+      if (!parts.hasBody) {
+        if (op.body.required) return { field: "body", detail: "a request body is required" };
+      } else if (op.body.schema !== undefined) {
+        const fn = this.compile(`${op.operationId}:body`, op.body.schema);
+        if (!fn(parts.body)) return problemOf(fn.errors, "");
+      }
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * Building tool definitions. Generated `tools.ts` files call `defineOperationTool` with the zod
+ * schemas and the handler the generator wrote from the spec, and `defineApiCallTool` with the API
+ * Call step the spec declares under `x-stepforge.tools.apiCall`.
+ */
+import { z } from "zod";
+import type { ServiceDescriptor } from "../descriptor.js";
+import type { ApiCallTool } from "./model.js";
+import { TOOL_NAME } from "./model.js";
+import type { ApiCallToolDefinition, OperationToolDefinition, ToolAnnotations } from "./types.js";
+import { credentialQueryNames } from "./raw.js";
+
+function checkName(name: string, service: string): void {
+  if (!TOOL_NAME.test(name) || !name.startsWith(`${service}_`)) {
+    throw new Error(`tool name "${name}" must match ${TOOL_NAME} and start with "${service}_"`);
+  }
+}
+
+export function defineOperationTool<I extends z.ZodObject>(
+  definition: Omit<OperationToolDefinition<z.infer<I>>, "kind" | "input"> & { input: I },
+): OperationToolDefinition<z.infer<I>> {
+  checkName(definition.name, definition.service);
+  return { kind: "operation", ...definition };
+}
+
+const scalar = z.union([z.string(), z.number(), z.boolean()]);
+
+/** Input schema of an API Call step, from the spec's declaration. */
+export function apiCallInput(descriptor: ServiceDescriptor, config: ApiCallTool): z.ZodObject {
+  const example = config.examples[0] ?? "/";
+  const credentialNames = credentialQueryNames(descriptor);
+  const shape: Record<string, z.ZodType> = {
+    method: z.enum(config.methods as [string, ...string[]]).describe(`HTTP method: ${config.methods.join(", ")}.`),
+    endpoint: z
+      .string()
+      .min(1)
+      .max(2048)
+      .describe(
+        `Path of the ${descriptor.title} endpoint under the connection's base address, starting with "/", e.g. ${config.examples.map((e) => `"${e}"`).join(", ") || `"${example}"`}. ` +
+          `Not a full URL, no "..", no query string${config.queryField ? ` (put query parameters in "${config.queryField}")` : ""}.`,
+      ),
+  };
+  if (config.queryField) {
+    shape[config.queryField] = z
+      .record(z.string(), z.union([scalar, z.array(scalar)]))
+      .optional()
+      .describe(
+        `Query parameters as an object of name → value (a list repeats the parameter), e.g. {"fields": "name,url"}.` +
+          (credentialNames.length ? ` Credentials (${credentialNames.join(", ")}) are added by the connection; do not send them.` : ""),
+      );
+  }
+  if (config.bodyField) {
+    shape[config.bodyField] = z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe("JSON request body as an object (for POST, PUT, PATCH and DELETE when the endpoint takes one). Not allowed with GET.");
+  }
+  return z.strictObject(shape);
+}
+
+export const apiCallOutput = z.looseObject({}).describe("The service's JSON answer: an object as returned, a list as { items: [...] }, anything else as { value }.");
+
+export function defineApiCallTool(descriptor: ServiceDescriptor, config: ApiCallTool): ApiCallToolDefinition {
+  const name = config.name ?? `${descriptor.id}_api_call`;
+  checkName(name, descriptor.id);
+  const annotations: ToolAnnotations = { readOnlyHint: false, destructiveHint: config.methods.includes("DELETE") || config.methods.includes("PUT"), idempotentHint: false, openWorldHint: true };
+  return {
+    kind: "api_call",
+    name,
+    service: descriptor.id,
+    title: config.title,
+    description: config.description,
+    annotations,
+    descriptor,
+    input: apiCallInput(descriptor, config),
+    output: apiCallOutput,
+    config,
+  };
+}
+
+/** An array query parameter sent as one delimited value (OpenAPI `explode: false`: `a,b,c`). */
+export function delimited(value: readonly unknown[] | undefined, separator: string): string | undefined {
+  return value === undefined ? undefined : value.map(String).join(separator);
+}

@@ -1,0 +1,122 @@
+/**
+ * Executing a tool step: validate the model's input, (for the API Call step) guard the endpoint,
+ * call the service through the runtime client of the caller's connection, and hand back a result
+ * object. Nothing here throws at the agent.
+ */
+import { createServiceClient, resolveBaseUrl } from "../client.js";
+import type { HttpMethod } from "../descriptor.js";
+import { checkEndpoint } from "./endpoint.js";
+import { fieldErrors, invalidInput, toolErrorFrom } from "./errors.js";
+import { credentialQueryNames, rawCall } from "./raw.js";
+import type { ApiCallToolDefinition, OperationToolDefinition, ToolContext, ToolDefinition, ToolFieldError, ToolResult } from "./types.js";
+
+type Json = Record<string, unknown>;
+
+function isPlainObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Strict-mode models (OpenAI `strict: true`) send `null` for every optional field they leave out.
+ * Null therefore means "not given": it is dropped from objects before validation. A field that
+ * must be null is still accepted, because validation falls back to the input as sent.
+ */
+export function dropNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(dropNulls);
+  if (!isPlainObject(value)) return value;
+  const out: Json = {};
+  for (const [key, child] of Object.entries(value)) if (child !== null) out[key] = dropNulls(child);
+  return out;
+}
+
+/** Validates the model's input; the parsed value or field-level errors. */
+export function validateInput(tool: ToolDefinition, input: unknown): { ok: true; value: Json } | { ok: false; fields: ToolFieldError[] } {
+  const known = Object.keys(tool.input.shape);
+  if (input === undefined || input === null) input = {};
+  if (!isPlainObject(input)) return { ok: false, fields: [{ path: "", message: `the input must be a JSON object with the fields ${known.join(", ")}` }] };
+  const stripped = tool.input.safeParse(dropNulls(input));
+  if (stripped.success) return { ok: true, value: stripped.data as Json };
+  const asSent = tool.input.safeParse(input);
+  if (asSent.success) return { ok: true, value: asSent.data as Json };
+  return { ok: false, fields: fieldErrors(stripped.error, known) };
+}
+
+/** The success body as an object: lists become `{ items }`, scalars `{ value }`, nothing `{}`. */
+export function wrapOutput(data: unknown, wrap: "none" | "items" | "value"): Json {
+  if (data === undefined || data === "") return {};
+  if (wrap === "items" || Array.isArray(data)) return { items: data };
+  if (wrap === "value" || !isPlainObject(data)) return { value: data };
+  return data;
+}
+
+async function runOperation(tool: OperationToolDefinition, input: Json, context: ToolContext): Promise<unknown> {
+  const { client: given, ...options } = context;
+  const client = given ?? createServiceClient(tool.descriptor, options);
+  return wrapOutput(await tool.handler(client, input), tool.outputWrap);
+}
+
+async function runApiCall(tool: ApiCallToolDefinition, input: Json, context: ToolContext): Promise<ToolResult> {
+  const { config, descriptor } = tool;
+  const fail = (fields: ToolFieldError[]): ToolResult => ({ ok: false, error: invalidInput(fields, tool.name, tool.service) });
+  let baseUrl: string;
+  try {
+    baseUrl = context.client?.baseUrl ?? resolveBaseUrl(descriptor, context.connection, context.baseUrl);
+  } catch (error) {
+    return { ok: false, error: toolErrorFrom(error, tool.name, tool.service) };
+  }
+  const checked = checkEndpoint(input.endpoint, baseUrl);
+  if (!checked.ok) {
+    return fail([{ path: "endpoint", message: `refused: ${checked.reason}. Give a path under the service's base address, e.g. ${config.examples[0] ?? "/"}` }]);
+  }
+  const method = input.method as HttpMethod;
+  const query = config.queryField ? (input[config.queryField] as Json | undefined) : undefined;
+  const body = config.bodyField ? input[config.bodyField] : undefined;
+  const problems: ToolFieldError[] = [];
+  if (query) {
+    const reserved = new Set(credentialQueryNames(descriptor).map((n) => n.toLowerCase()));
+    for (const key of Object.keys(query)) {
+      if (reserved.has(key.toLowerCase())) problems.push({ path: `${config.queryField}.${key}`, message: `"${key}" carries the connection's credentials and is added automatically; remove it` });
+      // eslint-disable-next-line no-control-regex
+      if (key.length === 0 || /[\u0000-\u001f\u007f]/.test(key)) problems.push({ path: `${config.queryField}.${key}`, message: "query parameter names must be non-empty printable text" });
+    }
+  }
+  if (body !== undefined && (method === "GET" || (method as string) === "HEAD")) {
+    problems.push({ path: config.bodyField!, message: `a ${method} request cannot have a body; use POST/PUT or move the values to ${config.queryField ?? "the endpoint"}` });
+  }
+  if (problems.length) return fail(problems);
+  try {
+    const data = await rawCall(descriptor, { ...context, baseUrl: context.baseUrl ?? context.client?.baseUrl }, { method, path: checked.path, query, body });
+    return { ok: true, data: wrapOutput(data, "none") };
+  } catch (error) {
+    return { ok: false, error: toolErrorFrom(error, tool.name, tool.service, [config.queryField ?? "", config.bodyField ?? "", "endpoint"].filter(Boolean)) };
+  }
+}
+
+/** Runs one step with the caller's context; always resolves to a result object. */
+export async function executeTool(tool: ToolDefinition, input: unknown, context: ToolContext): Promise<ToolResult> {
+  try {
+    const parsed = validateInput(tool, input);
+    if (!parsed.ok) return { ok: false, error: invalidInput(parsed.fields, tool.name, tool.service) };
+    if (tool.kind === "api_call") return await runApiCall(tool, parsed.value, context);
+    try {
+      return { ok: true, data: await runOperation(tool, parsed.value, context) };
+    } catch (error) {
+      return { ok: false, error: toolErrorFrom(error, tool.name, tool.service, Object.keys(tool.input.shape)) };
+    }
+  } catch (error) {
+    return { ok: false, error: toolErrorFrom(error, tool.name, tool.service) };
+  }
+}
+
+/** Finds a step by name in a catalogue and runs it; an unknown name is a result, not a throw. */
+export async function executeToolByName(tools: readonly ToolDefinition[], name: string, input: unknown, context: ToolContext | ((tool: ToolDefinition) => ToolContext)): Promise<ToolResult> {
+  const tool = tools.find((t) => t.name === name);
+  if (!tool) {
+    const close = tools.filter((t) => t.name.split("_")[0] === name.split("_")[0]).map((t) => t.name).slice(0, 20);
+    return {
+      ok: false,
+      error: { kind: "unknown_tool", message: `There is no step named "${name}".${close.length ? ` Steps of this service: ${close.join(", ")}.` : ""}`, retryable: false, fields: [] },
+    };
+  }
+  return executeTool(tool, input, typeof context === "function" ? context(tool) : context);
+}

@@ -1,0 +1,128 @@
+/**
+ * The spec extensions that shape agent tool steps, validated like every other `x-stepforge` key
+ * (`.strict()`: an unknown key is an error with file:line:col).
+ *
+ * - `x-stepforge-tool` on an operation: the name, title, wording and hints of the step generated
+ *   for that operation, values it always sends, fields it hides or renames, or `skip` when the
+ *   operation must not be a step (credential plumbing such as a token endpoint).
+ * - `x-stepforge.tools` at the root: extra steps built on an operation (composite or legacy steps,
+ *   e.g. "archive card" = update card with closed=true) and the service's API Call step.
+ *
+ * Field names here are the names of the step's flattened input: path and query parameters (kebab
+ * or bracketed names become snake_case: `source-countries` → `source_countries`, `q_by[]` → `q_by`)
+ * and body properties.
+ */
+import { z } from "zod";
+
+/** ^[a-z0-9_]{1,64}$: accepted by OpenAI, Anthropic and MCP alike. */
+export const TOOL_NAME = /^[a-z0-9_]{1,64}$/;
+const toolName = z.string().regex(TOOL_NAME, "tool names are 1-64 lower-case letters, digits or _ (e.g. trello_create_card)");
+const fieldName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, "a field name: letters, digits, _ (1-64, starting with a letter)");
+
+export const ToolHintsSchema = z
+  .object({
+    /** Only reads (default: GET/HEAD). */
+    readOnly: z.boolean().optional(),
+    /** May delete or overwrite data irreversibly (default: DELETE). */
+    destructive: z.boolean().optional(),
+    /** Repeating it with the same input has no further effect (default: the operation's idempotence). */
+    idempotent: z.boolean().optional(),
+    /** Talks to an outside system whose data can change (default: true). */
+    openWorld: z.boolean().optional(),
+  })
+  .strict();
+
+/** A model-facing field of a step that maps onto a field of the operation's flattened input. */
+export const ToolFieldSchema = z
+  .object({
+    /** The operation field it fills (default: the field of the same name). */
+    from: fieldName.optional(),
+    /** Replaces the description taken from the spec. */
+    description: z.string().min(1).optional(),
+    /** The model must give it, although the operation has it optional. */
+    required: z.boolean().optional(),
+    /**
+     * Accepted for compatibility with an older input shape and not sent (`from` is then unused).
+     * `schema` is its JSON Schema (default: a string).
+     */
+    ignored: z.boolean().optional(),
+    schema: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
+const StepShape = {
+  title: z.string().min(1).optional(),
+  /** What the step does and when to use it, written for a model (the operation's text follows). */
+  description: z.string().min(1).optional(),
+  /** Values the step always sends, by flattened field name; hidden from the model. */
+  fixed: z.record(fieldName, z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(),
+  /** Flattened fields hidden from the model (optional ones only). */
+  omit: z.array(fieldName).optional(),
+  /**
+   * Model-facing fields that differ from the operation's: renamed (`from`), re-described, made
+   * required, or legacy-only (`ignored`). Fields not listed keep the operation's name and text.
+   */
+  fields: z.record(fieldName, ToolFieldSchema).optional(),
+  /** Only the listed (model-facing) fields are offered; the rest are hidden. */
+  only: z.array(fieldName).optional(),
+  hints: ToolHintsSchema.optional(),
+  /** An older step kept for agents built against it; newer agents should use `replacedBy`. */
+  deprecated: z.boolean().optional(),
+  replacedBy: toolName.optional(),
+};
+
+/** `x-stepforge-tool` on an operation. */
+export const OperationToolSchema = z
+  .object({
+    /** Step name (default `<service>_<snake_case(operationId)>`); must start with the service id. */
+    name: toolName.optional(),
+    /** No step for this operation (say why in `reason`). */
+    skip: z.boolean().optional(),
+    reason: z.string().min(1).optional(),
+    ...StepShape,
+  })
+  .strict();
+
+/** A step of `x-stepforge.tools.steps`: built on one operation of the spec. */
+export const CompositeToolSchema = z
+  .object({
+    name: toolName,
+    operation: z.string().min(1),
+    ...StepShape,
+  })
+  .strict();
+
+export const API_CALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+
+/** The generic API Call step: any endpoint under the connection's base address. */
+export const ApiCallToolSchema = z
+  .object({
+    /** Default `<service>_api_call`. */
+    name: toolName.optional(),
+    title: z.string().min(1),
+    description: z.string().min(1),
+    methods: z.array(z.enum(API_CALL_METHODS)).min(1),
+    /** Name of the query-parameter field (`query_parameters`, or `params` for the news service); absent: none. */
+    queryField: fieldName.optional(),
+    /** Name of the request-body field; absent: the step sends no body. */
+    bodyField: fieldName.optional(),
+    /** Example endpoints for the description, e.g. `/1/members/me/boards`. */
+    examples: z.array(z.string().startsWith("/")).default([]),
+  })
+  .strict();
+
+/** `x-stepforge.tools` at the root. */
+export const ServiceToolsSchema = z
+  .object({
+    apiCall: ApiCallToolSchema.optional(),
+    steps: z.array(CompositeToolSchema).default([]),
+  })
+  .strict();
+
+export type ToolHints = z.infer<typeof ToolHintsSchema>;
+export type ToolField = z.infer<typeof ToolFieldSchema>;
+export type OperationTool = z.infer<typeof OperationToolSchema>;
+export type CompositeTool = z.infer<typeof CompositeToolSchema>;
+export type ApiCallTool = z.infer<typeof ApiCallToolSchema>;
+export type ServiceTools = z.infer<typeof ServiceToolsSchema>;
+export type ApiCallMethod = (typeof API_CALL_METHODS)[number];

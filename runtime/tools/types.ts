@@ -1,0 +1,86 @@
+/**
+ * What a tool step is (as generated code declares it) and what executing one returns.
+ *
+ * A step's result never throws at the agent: it is `{ ok: true, data }` or `{ ok: false, error }`
+ * where `error.kind` says who can fix it (the model: `invalid_input`; the caller: `connection`;
+ * nobody right now: `rate_limited`, `server`, ...), `retryable` whether the same call may work
+ * later, and `fields` which input fields were wrong.
+ */
+import type { z } from "zod";
+import type { ClientOptions, ServiceClient } from "../client.js";
+import type { ErrorKind, ServiceDescriptor } from "../descriptor.js";
+import type { ApiCallTool } from "./model.js";
+
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+interface ToolBase {
+  /** `^[a-z0-9_]{1,64}$`, starting with the service id. */
+  name: string;
+  service: string;
+  title: string;
+  /** For a model: what it does, when to use it. Field meanings live in the input schema. */
+  description: string;
+  annotations: ToolAnnotations;
+  descriptor: ServiceDescriptor;
+  /** Validates everything the model sends (unknown fields are refused). */
+  input: z.ZodObject;
+  /** What `data` holds on success (always an object; arrays come as `{ items }`). */
+  output: z.ZodType;
+  deprecated?: boolean | undefined;
+  replacedBy?: string | undefined;
+}
+
+/** A step bound to one operation of the spec. */
+export interface OperationToolDefinition<I = any> extends ToolBase {
+  kind: "operation";
+  operationId: string;
+  /** How the success body becomes an object: as is, `{ items: body }` (arrays) or `{ value: body }`. */
+  outputWrap: "none" | "items" | "value";
+  /** Calls the operation through the service client (auth, limits, retries). */
+  handler(client: ServiceClient, input: I): Promise<unknown>;
+}
+
+/** The generic API Call step. */
+export interface ApiCallToolDefinition extends ToolBase {
+  kind: "api_call";
+  config: ApiCallTool;
+}
+
+export type ToolDefinition = OperationToolDefinition | ApiCallToolDefinition;
+
+/** Where a step runs: the caller's connection and transport, never chosen by the model. */
+export interface ToolContext extends ClientOptions {
+  /** A client already built for `connection` (reused across calls); built from the options otherwise. */
+  client?: ServiceClient | undefined;
+}
+
+export type ToolErrorKind = ErrorKind | "invalid_input" | "connection" | "unknown_tool" | "internal";
+
+export interface ToolFieldError {
+  /** Dotted path in the step's input (`idList`, `input.0.email`); "" for the input as a whole. */
+  path: string;
+  message: string;
+}
+
+export interface ToolError {
+  kind: ToolErrorKind;
+  /** What happened and what to do about it, for the model. */
+  message: string;
+  /** The same call may succeed later (after `retryAfterMs` when given). */
+  retryable: boolean;
+  fields: ToolFieldError[];
+  service?: string | undefined;
+  tool?: string | undefined;
+  status?: number | undefined;
+  code?: string | undefined;
+  requestId?: string | undefined;
+  retryAfterMs?: number | undefined;
+  resetsAt?: string | undefined;
+}
+
+export type ToolResult<T = unknown> = { ok: true; data: T } | { ok: false; error: ToolError };

@@ -1,0 +1,364 @@
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  AuthError,
+  authorizeUrl,
+  ConnectionError,
+  createServiceClient,
+  createSharedState,
+  exchangeAuthorizationCode,
+  MemoryConnectionStore,
+  type RuntimeEvent,
+} from "../../runtime/index.js";
+import { apiKeyConnection, apiKeyService, delay, json, KEY, makeDescriptor, startServer, type TestServer, TOKEN } from "./helpers.js";
+
+const SECRET = "CLIENTSECRETMARKER-42";
+const ENDPOINT_PATTERN = "^https://[0-9]{3}-[A-Z]{3}-[0-9]{3}\\.mktorest\\.com$";
+
+function ccService(renewBeforeSeconds = 0) {
+  return makeDescriptor(
+    {
+      id: "mkto",
+      title: "Mkto",
+      connection: {
+        baseUrl: "{endpoint}",
+        fields: {
+          endpoint: { description: "REST endpoint, https://123-ABC-456.mktorest.com", secret: false, pattern: ENDPOINT_PATTERN, example: "https://123-ABC-456.mktorest.com" },
+          clientId: { description: "Client id", secret: false },
+          clientSecret: { description: "Client secret", secret: true },
+        },
+      },
+      auth: {
+        kind: "oauth2-client-credentials",
+        tokenUrl: "{endpoint}/identity/oauth/token",
+        tokenMethod: "GET",
+        clientIdField: "clientId",
+        clientSecretField: "clientSecret",
+        credentialsIn: "query",
+        renewBeforeSeconds,
+        send: { in: "header", name: "Authorization", value: "Bearer {accessToken}" },
+      },
+      errors: {
+        envelope: { successField: "success", errorsField: "errors", codeField: "code", messageField: "message" },
+        codes: {
+          "601": { kind: "auth", reauth: true, description: "Access token invalid" },
+          "602": { kind: "auth", reauth: true, description: "Access token expired" },
+        },
+      },
+    },
+    { getLeads: { method: "GET", path: "/rest/v1/leads.json" } },
+  );
+}
+
+const ccConnection = (clientId = "client-a") => ({
+  name: "prod",
+  fields: { endpoint: "https://123-ABC-456.mktorest.com", clientId, clientSecret: SECRET },
+});
+
+/** A Marketo-like server: token endpoint plus one envelope endpoint; `reject(token)` returns a code to fail with. */
+async function marketoLike(options: { expiresIn?: (n: number) => number; reject?: (token: string) => string | undefined } = {}) {
+  let tokens = 0;
+  const server = await startServer(async (req, res) => {
+    if (req.url.pathname === "/identity/oauth/token") {
+      tokens++;
+      expect(req.url.searchParams.get("grant_type")).toBe("client_credentials");
+      if (req.url.searchParams.get("client_secret") !== SECRET) return json(res, 401, { error: "unauthorized" });
+      await delay(20); // long enough for a storm to pile up behind it
+      return json(res, 200, { access_token: `tok-${tokens}`, token_type: "bearer", expires_in: options.expiresIn?.(tokens) ?? 3600, scope: "api@example.com" });
+    }
+    const token = String(req.headers.authorization ?? "").replace(/^Bearer /, "");
+    const code = options.reject?.(token);
+    if (code) return json(res, 200, { requestId: "r1", success: false, errors: [{ code, message: code === "601" ? "Access token invalid" : "Access token expired" }] });
+    return json(res, 200, { requestId: "r2", success: true, result: [{ id: 1, token }] });
+  });
+  return { server, tokenRequests: () => tokens, apiRequests: () => server.seen.filter((s) => s.url.pathname !== "/identity/oauth/token") };
+}
+
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+describe("oauth2 client credentials", () => {
+  it("renews an expired token once for a storm of 200 parallel calls", async () => {
+    const m = await marketoLike({ expiresIn: (n) => (n === 1 ? 1 : 3600) });
+    server = m.server;
+    const client = createServiceClient(ccService(0), { connection: ccConnection(), baseUrl: server.url, shared: createSharedState() });
+    await client.call("getLeads");
+    expect(m.tokenRequests()).toBe(1);
+    await delay(1100); // tok-1 has expired
+    const results = await Promise.all(Array.from({ length: 200 }, () => client.call("getLeads")));
+    expect(results).toHaveLength(200);
+    expect(m.tokenRequests()).toBe(2);
+    const used = m.apiRequests().slice(1).map((s) => s.headers.authorization);
+    expect(new Set(used)).toEqual(new Set(["Bearer tok-2"]));
+  });
+
+  it("renews once when 200 parallel calls are told 602 for the same token, and repeats each call", async () => {
+    let expired = false;
+    const m = await marketoLike({ reject: (t) => (expired && t === "tok-1" ? "602" : undefined) });
+    server = m.server;
+    const client = createServiceClient(ccService(0), { connection: ccConnection(), baseUrl: server.url, shared: createSharedState() });
+    await client.call("getLeads");
+    expired = true;
+    const results = (await Promise.all(Array.from({ length: 200 }, () => client.call("getLeads")))) as Array<{ result: Array<{ token: string }> }>;
+    expect(results.every((r) => r.result[0]!.token === "tok-2")).toBe(true);
+    expect(m.tokenRequests()).toBe(2);
+    expect(m.apiRequests()).toHaveLength(1 + 200 + 200);
+  });
+
+  it("renews and repeats only once on 601, then fails with an AuthError", async () => {
+    const m = await marketoLike({ reject: () => "601" });
+    server = m.server;
+    const client = createServiceClient(ccService(0), { connection: ccConnection(), baseUrl: server.url, shared: createSharedState() });
+    const error = await client.call("getLeads").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AuthError);
+    expect((error as AuthError).code).toBe("601");
+    expect(m.tokenRequests()).toBe(2);
+    expect(m.apiRequests()).toHaveLength(2);
+  });
+
+  it("caches the token per client id: clients sharing a registry share it, another client id gets its own", async () => {
+    const m = await marketoLike();
+    server = m.server;
+    const shared = createSharedState();
+    const a1 = createServiceClient(ccService(), { connection: ccConnection("client-a"), baseUrl: server.url, shared });
+    const a2 = createServiceClient(ccService(), { connection: { ...ccConnection("client-a"), name: "other" }, baseUrl: server.url, shared });
+    const b = createServiceClient(ccService(), { connection: ccConnection("client-b"), baseUrl: server.url, shared });
+    await Promise.all([a1.call("getLeads"), a2.call("getLeads"), a1.call("getLeads")]);
+    expect(m.tokenRequests()).toBe(1);
+    await b.call("getLeads");
+    expect(m.tokenRequests()).toBe(2);
+  });
+
+  it("renews renewBeforeSeconds ahead of expiry", async () => {
+    const m = await marketoLike({ expiresIn: () => 100 });
+    server = m.server;
+    // 100 s tokens renewed 300 s early: every call needs a new one.
+    const client = createServiceClient(ccService(300), { connection: ccConnection(), baseUrl: server.url, shared: createSharedState() });
+    await client.call("getLeads");
+    await client.call("getLeads");
+    expect(m.tokenRequests()).toBe(2);
+  });
+
+  it("refuses an endpoint that is not the service's before anything is sent", async () => {
+    const m = await marketoLike();
+    server = m.server;
+    for (const endpoint of [server.url, "https://evil.example.com", "https://123-ABC-456.mktorest.com.evil.example"]) {
+      let error: unknown;
+      try {
+        createServiceClient(ccService(), { connection: { ...ccConnection(), fields: { ...ccConnection().fields, endpoint } }, shared: createSharedState() });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(ConnectionError);
+      expect((error as ConnectionError).field).toBe("endpoint");
+      expect(String(error)).toContain('field "endpoint"');
+      expect(String(error)).toContain("https://123-ABC-456.mktorest.com");
+      expect(JSON.stringify(error)).not.toContain(SECRET);
+    }
+    expect(server.seen).toHaveLength(0);
+  });
+
+  it("reports a refused client secret as an AuthError without the secret", async () => {
+    const m = await marketoLike();
+    server = m.server;
+    const client = createServiceClient(ccService(), {
+      connection: { ...ccConnection(), fields: { ...ccConnection().fields, clientSecret: "WRONGSECRETMARKER" } },
+      baseUrl: server.url,
+      shared: createSharedState(),
+    });
+    const error = (await client.call("getLeads").catch((e: unknown) => e)) as AuthError;
+    expect(error).toBeInstanceOf(AuthError);
+    expect(error.status).toBe(401);
+    for (const text of [String(error), JSON.stringify(error), error.stack ?? ""]) expect(text).not.toContain("WRONGSECRETMARKER");
+    expect(m.apiRequests()).toHaveLength(0);
+  });
+});
+
+function acService() {
+  return makeDescriptor(
+    {
+      id: "snare",
+      title: "Snare",
+      connection: {
+        baseUrl: "https://api.snare.example",
+        fields: {
+          clientId: { description: "OAuth client id", secret: false },
+          clientSecret: { description: "OAuth client secret", secret: true },
+          accessToken: { description: "Access token", secret: true, required: false },
+          refreshToken: { description: "Refresh token", secret: true, required: false },
+          expiresAt: { description: "When the access token expires", secret: false, required: false },
+        },
+      },
+      auth: {
+        kind: "oauth2-authorization-code",
+        authorizeUrl: "https://api.snare.example/oauth/authorization",
+        tokenUrl: "https://api.snare.example/oauth/token",
+        clientIdField: "clientId",
+        clientSecretField: "clientSecret",
+        accessTokenField: "accessToken",
+        refreshTokenField: "refreshToken",
+        expiresAtField: "expiresAt",
+        credentialsIn: "json",
+        scopes: ["read_clients", "write_clients"],
+        renewBeforeSeconds: 300,
+        send: { in: "header", name: "Authorization", value: "Bearer {accessToken}" },
+      },
+      errors: { statuses: { "401": { kind: "auth", reauth: true, description: "token invalid or expired" } } },
+    },
+    { getMe: { method: "GET", path: "/partner_api/v1/me" } },
+  );
+}
+
+async function snareLike() {
+  const valid = new Set<string>();
+  const refreshValid = new Set<string>(["r-0"]);
+  let refreshes = 0;
+  const bodies: Array<Record<string, string>> = [];
+  const srv = await startServer((req, res) => {
+    if (req.url.pathname === "/oauth/token") {
+      const body = JSON.parse(req.body) as Record<string, string>;
+      bodies.push(body);
+      const granted = body.grant_type === "authorization_code" ? body.code === "CODE-1" : body.grant_type === "refresh_token" && refreshValid.has(body.refresh_token!);
+      if (!granted || body.client_secret !== SECRET) {
+        return json(res, 400, { error: "invalid_grant" });
+      }
+      refreshes++;
+      refreshValid.delete(body.refresh_token!); // rotation: the old refresh token stops working
+      refreshValid.add(`r-${refreshes}`);
+      valid.add(`a-${refreshes}`);
+      return json(res, 200, { access_token: `a-${refreshes}`, refresh_token: `r-${refreshes}`, expires_in: 7200, scope: "read_clients" });
+    }
+    const token = String(req.headers.authorization ?? "").replace(/^Bearer /, "");
+    if (!valid.has(token)) return json(res, 401, { errors: ["invalid token"] });
+    return json(res, 200, { full_name: "Ada", token });
+  });
+  return { server: srv, valid, bodies, refreshes: () => refreshes };
+}
+
+describe("oauth2 authorization code", () => {
+  const connection = (fields: Record<string, string>) => ({ name: "acme", fields: { clientId: "cid", clientSecret: SECRET, ...fields } });
+
+  it("refreshes before expiry and hands the rotated refresh token to onTokens and the store", async () => {
+    const s = await snareLike();
+    server = s.server;
+    const conn = connection({ accessToken: "a-0", refreshToken: "r-0", expiresAt: new Date(Date.now() + 60_000).toISOString() });
+    s.valid.add("a-0");
+    const store = new MemoryConnectionStore([{ service: "snare", connection: conn }]);
+    const handed: Array<[string, Record<string, string>]> = [];
+    const client = createServiceClient(acService(), {
+      connection: conn,
+      baseUrl: server.url,
+      shared: createSharedState(),
+      store,
+      onTokens: (name, fields) => {
+        handed.push([name, fields]);
+      },
+    });
+    const me = (await client.call("getMe")) as { token: string };
+    expect(me.token).toBe("a-1"); // refreshed first: a-0 was inside the 300 s renewal margin
+    expect(s.bodies).toEqual([{ grant_type: "refresh_token", refresh_token: "r-0", client_id: "cid", client_secret: SECRET }]);
+    expect(handed).toHaveLength(1);
+    expect(handed[0]![0]).toBe("acme");
+    expect(handed[0]![1]).toMatchObject({ accessToken: "a-1", refreshToken: "r-1" });
+    expect(Date.parse(handed[0]![1].expiresAt!)).toBeGreaterThan(Date.now() + 7000_000);
+    expect((await store.get("snare", "acme"))!.fields).toMatchObject({ accessToken: "a-1", refreshToken: "r-1", clientSecret: SECRET });
+  });
+
+  it("refreshes on 401, repeats the call, and uses the rotated refresh token next time", async () => {
+    const s = await snareLike();
+    server = s.server;
+    const events: RuntimeEvent[] = [];
+    const client = createServiceClient(acService(), {
+      connection: connection({ accessToken: "stale", refreshToken: "r-0", expiresAt: new Date(Date.now() + 3600_000).toISOString() }),
+      baseUrl: server.url,
+      shared: createSharedState(),
+      hooks: { onEvent: (e) => events.push(e) },
+    });
+    expect(((await client.call("getMe")) as { token: string }).token).toBe("a-1");
+    s.valid.delete("a-1"); // revoked server-side
+    expect(((await client.call("getMe")) as { token: string }).token).toBe("a-2");
+    expect(s.bodies.map((b) => b.refresh_token)).toEqual(["r-0", "r-1"]);
+    expect(events.filter((e) => e.type === "token" && e.action === "rotated")).toHaveLength(2);
+    expect(JSON.stringify(events)).not.toMatch(/a-1|a-2|r-0|r-1|stale|CLIENTSECRET/);
+  });
+
+  it("fails with an AuthError naming the fix when the refresh token is refused", async () => {
+    const s = await snareLike();
+    server = s.server;
+    const client = createServiceClient(acService(), { connection: connection({ refreshToken: "REVOKEDREFRESHMARKER" }), baseUrl: server.url, shared: createSharedState() });
+    const error = (await client.call("getMe").catch((e: unknown) => e)) as AuthError;
+    expect(error).toBeInstanceOf(AuthError);
+    expect(error.message).toContain("reconnect");
+    expect(JSON.stringify(error) + String(error) + error.stack).not.toContain("REVOKEDREFRESHMARKER");
+  });
+
+  it("a connection without tokens fails its calls with an AuthError naming the fix, sending nothing", async () => {
+    const s = await snareLike();
+    server = s.server;
+    const client = createServiceClient(acService(), { connection: connection({}), baseUrl: server.url, shared: createSharedState() });
+    const error = (await client.call("getMe").catch((e: unknown) => e)) as AuthError;
+    expect(error).toBeInstanceOf(AuthError);
+    expect(error.message).toContain('no "refreshToken"; connect the account again');
+    expect(server.seen).toHaveLength(0);
+  });
+
+  it("exchanges an authorization code for the first tokens", async () => {
+    const s = await snareLike();
+    server = s.server;
+    const fields = await exchangeAuthorizationCode(acService(), {
+      connection: connection({}),
+      code: "CODE-1",
+      redirectUri: "https://app.example/cb",
+      tokenUrl: `${server.url}/oauth/token`,
+    });
+    expect(fields).toMatchObject({ accessToken: "a-1", refreshToken: "r-1" });
+    expect(s.bodies[0]).toEqual({ grant_type: "authorization_code", code: "CODE-1", redirect_uri: "https://app.example/cb", client_id: "cid", client_secret: SECRET });
+  });
+});
+
+describe("api key", () => {
+  it("sends key and token in the query, or in a header for the header mode", async () => {
+    server = await startServer((req, res) => json(res, 200, { ok: true }));
+    const d = apiKeyService();
+    await createServiceClient(d, { connection: apiKeyConnection(), baseUrl: server.url, shared: createSharedState() }).call("getThing", { params: { path: { id: "c1" } } });
+    await createServiceClient(d, { connection: { ...apiKeyConnection(), authMode: "header" }, baseUrl: server.url, shared: createSharedState() }).call("getThing", {
+      params: { path: { id: "c1" } },
+    });
+    expect(server.seen[0]!.url.pathname).toBe("/1/things/c1");
+    expect(server.seen[0]!.url.searchParams.get("key")).toBe(KEY);
+    expect(server.seen[0]!.url.searchParams.get("token")).toBe(TOKEN);
+    expect(server.seen[1]!.url.search).toBe("");
+    expect(server.seen[1]!.headers.authorization).toBe(`OAuth oauth_consumer_key="${KEY}", oauth_token="${TOKEN}"`);
+  });
+
+  it("refuses a plain-http base address unless it is an explicit override", () => {
+    const d = apiKeyService();
+    const plain = { ...d, connection: { ...d.connection, baseUrl: "http://api.board.example" } };
+    expect(() => createServiceClient(plain, { connection: apiKeyConnection(), shared: createSharedState() })).toThrow(/not https/);
+  });
+});
+
+describe("authorizeUrl", () => {
+  it("builds the api-key authorize address from the descriptor", () => {
+    const url = authorizeUrl(apiKeyService(), { apiKey: "0123abcd", appName: "My App" });
+    expect(url).toBe("https://board.example/1/authorize?expiration=never&name=My+App&scope=read%2Cwrite&response_type=token&key=0123abcd");
+  });
+
+  it("names a missing value", () => {
+    expect(() => authorizeUrl(apiKeyService(), { apiKey: "0123abcd" })).toThrow(/"appName"/);
+  });
+
+  it("builds the authorization-code address with client id, redirect, scopes and state", () => {
+    const url = new URL(authorizeUrl(acService(), { clientId: "cid", redirectUri: "https://app.example/cb", state: "xyz" }));
+    expect(url.origin + url.pathname).toBe("https://api.snare.example/oauth/authorization");
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      client_id: "cid",
+      redirect_uri: "https://app.example/cb",
+      response_type: "code",
+      scope: "read_clients write_clients",
+      state: "xyz",
+    });
+  });
+});
