@@ -13,6 +13,8 @@ export interface ParameterModel {
   required: boolean;
   deprecated: boolean;
   description: string;
+  /** A query array sent as one comma-separated value (`explode: false`). */
+  commaSeparated: boolean;
 }
 
 export interface OperationModel {

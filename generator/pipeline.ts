@@ -94,6 +94,7 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
     }
     // The index comes last: it re-exports every module the emitters wrote for this service.
     const modules = own
+      .filter((f) => !f.ownEntry)
       .map((f) => f.path.slice(model.id.length + 1))
       .filter((p) => p.endsWith(".ts") && p !== "types.ts" && !p.includes("/"))
       .map((p) => p.replace(/\.ts$/, ""));
@@ -164,18 +165,31 @@ export function write(outDir: string, files: GeneratedFile[], options: { wholeOu
   return drift;
 }
 
-/** The `exports` map of the package: the root, the runtime and one entry per service. */
-export function packageExports(models: ServiceModel[]): Record<string, { types: string; import: string }> {
+/** Runtime modules with their own entry (`stepforge/runtime/<module>`). */
+export const RUNTIME_ENTRIES = ["mock", "tools", "triggers"] as const;
+
+/**
+ * The `exports` map of the package: the root, the runtime and its modules, one entry per service,
+ * and one per module a service keeps out of its index (`stepforge/trello/mock`).
+ */
+export function packageExports(models: ServiceModel[], files: GeneratedFile[]): Record<string, { types: string; import: string }> {
   const entry = (path: string) => ({ types: `./dist/${path}.d.ts`, import: `./dist/${path}.js` });
   const exports: Record<string, { types: string; import: string }> = { ".": entry("generated/index"), "./runtime": entry("runtime/index") };
-  for (const id of models.map((m) => m.id).sort()) exports[`./${id}`] = entry(`generated/${id}/index`);
+  for (const module of RUNTIME_ENTRIES) exports[`./runtime/${module}`] = entry(`runtime/${module}/index`);
+  for (const id of models.map((m) => m.id).sort()) {
+    exports[`./${id}`] = entry(`generated/${id}/index`);
+    for (const file of files.filter((f) => f.ownEntry && f.path.startsWith(`${id}/`)).sort((a, b) => a.path.localeCompare(b.path))) {
+      const module = file.path.replace(/\.ts$/, "");
+      exports[`./${module}`] = entry(`generated/${module}`);
+    }
+  }
   return exports;
 }
 
 /** package.json with its `exports` replaced; every other key kept in place. */
-export function packageJsonWithExports(text: string, models: ServiceModel[]): string {
+export function packageJsonWithExports(text: string, models: ServiceModel[], files: GeneratedFile[]): string {
   const pkg = JSON.parse(text) as Record<string, unknown>;
-  pkg.exports = packageExports(models);
+  pkg.exports = packageExports(models, files);
   return `${JSON.stringify(pkg, null, 2)}\n`;
 }
 

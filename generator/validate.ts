@@ -145,6 +145,7 @@ export function validateSpec(spec: LoadedSpec, options: ValidateOptions = {}): S
       idempotent: op.idempotent,
       limitClass: op.limitClass,
       ...(op.paging ? { paging: op.paging } : {}),
+      ...(op.parameters.some((p) => p.commaSeparated) ? { commaSeparated: op.parameters.filter((p) => p.commaSeparated).map((p) => p.name) } : {}),
     };
   }
   const { tools, ...serviceExtension } = extension;
@@ -280,6 +281,7 @@ function collectParameters(doc: Json, shared: unknown[], own: unknown[]): Parame
       required: p.required === true || p.in === "path",
       deprecated: p.deprecated === true,
       description: typeof p.description === "string" ? p.description.trim() : "",
+      commaSeparated: p.in === "query" && p.explode === false && (p.style === undefined || p.style === "form"),
     });
   }
   return [...byKey.values()];

@@ -8,7 +8,7 @@
  *
  * Generated code passes the service descriptor; nothing here knows which service it talks to.
  */
-import createClient from "openapi-fetch";
+import createClient, { createQuerySerializer, serializeArrayParam } from "openapi-fetch";
 import type { ParamsOption, RequestBodyOption } from "openapi-fetch";
 import type { SuccessResponseJSON } from "openapi-typescript-helpers";
 import type { OperationDescriptor, ServiceDescriptor } from "./descriptor.js";
@@ -193,8 +193,24 @@ function parseBody(bytes: ArrayBuffer, contentType: string | null): unknown {
   return text;
 }
 
+/**
+ * The connection with each field's declared `trimSuffix` (and trailing slashes on it) removed, so
+ * a value pasted as shown in the service's admin page works.
+ */
+export function normaliseConnection(descriptor: ServiceDescriptor, connection: Connection): Connection {
+  let fields = connection.fields;
+  for (const [name, spec] of Object.entries(descriptor.connection.fields)) {
+    const value = fields[name];
+    if (!spec.trimSuffix || typeof value !== "string") continue;
+    let trimmed = value.replace(/\/+$/, "");
+    if (trimmed.endsWith(spec.trimSuffix)) trimmed = trimmed.slice(0, -spec.trimSuffix.length).replace(/\/+$/, "");
+    if (trimmed !== value) fields = { ...fields, [name]: trimmed };
+  }
+  return fields === connection.fields ? connection : { ...connection, fields };
+}
+
 export function createServiceClient(descriptor: ServiceDescriptor, options: ClientOptions): ServiceClient {
-  const { connection } = options;
+  const connection = normaliseConnection(descriptor, options.connection);
   validateConnection(descriptor, connection, { skipPatternFor: options.baseUrl ? baseUrlFields(descriptor) : [] });
   const baseUrl = resolveBaseUrl(descriptor, connection, options.baseUrl);
   if (!options.baseUrl) requireHttps(descriptor, baseUrl, "base address", baseUrlFields(descriptor)[0]);
@@ -437,6 +453,7 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
   }
 
   const http = createClient<any>({ baseUrl });
+  const serializers = new Map<string, ((query: Record<string, unknown>) => string) | undefined>();
 
   async function call(operationId: string, init: object = {}): Promise<unknown> {
     const op = operationOf(descriptor, operationId);
@@ -451,8 +468,11 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
       result: undefined,
     };
     if (state.signal?.aborted) throw aborted(state);
+    if (!serializers.has(op.operationId)) serializers.set(op.operationId, querySerializerFor(op));
+    const querySerializer = serializers.get(op.operationId);
     await http.request(op.method.toLowerCase() as "get", op.path, {
       ...(rest as object),
+      ...(querySerializer ? { querySerializer } : {}),
       parseAs: "stream",
       fetch: (request: Request) => transport(request, state),
     } as never);
@@ -470,6 +490,26 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
   }
 
   return { descriptor, baseUrl, connectionName: connection.name, call, pages, items };
+}
+
+const defaultQuery = createQuerySerializer();
+
+/**
+ * openapi-fetch serialises every array the same way; this sends the operation's `explode: false`
+ * parameters as one comma-separated value (Marketo's filterValues=a,b) and the rest as usual.
+ */
+export function querySerializerFor(op: OperationDescriptor): ((query: Record<string, unknown>) => string) | undefined {
+  if (!op.commaSeparated?.length) return undefined;
+  const comma = new Set(op.commaSeparated);
+  return (query) => {
+    const parts: string[] = [];
+    for (const [name, value] of Object.entries(query ?? {})) {
+      if (value === undefined || value === null) continue;
+      const part = Array.isArray(value) && comma.has(name) ? serializeArrayParam(name, value, { style: "form", explode: false }) : defaultQuery({ [name]: value });
+      if (part) parts.push(part);
+    }
+    return parts.join("&");
+  };
 }
 
 export function operationOf(descriptor: ServiceDescriptor, operationId: string): OperationDescriptor {

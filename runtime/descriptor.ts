@@ -28,6 +28,8 @@ export const ConnectionFieldSchema = z
     secret: z.boolean(),
     required: z.boolean().default(true),
     pattern: z.string().optional().describe("regular expression the value must match"),
+    /** Removed from the end of the value before use (e.g. the "/rest" Marketo's admin page shows). */
+    trimSuffix: z.string().min(1).optional(),
     example: z.string().optional(),
   })
   .strict();
@@ -284,6 +286,8 @@ export interface OperationDescriptor {
   idempotent: boolean;
   limitClass: "read" | "write";
   paging?: PagingSpec;
+  /** Query parameters sent as one comma-separated value (OpenAPI `explode: false`), not repeated keys. */
+  commaSeparated?: string[];
 }
 
 /** The whole of what generated code hands the runtime for one service. */

@@ -4,6 +4,7 @@
 export * from "./descriptor.js";
 export * from "./errors.js";
 export {
+  normaliseConnection,
   createServiceClient,
   createSharedState,
   defaultSharedState,

@@ -31,7 +31,7 @@ export async function generateCommand(argv: string[], out: NodeJS.WritableStream
 
   // For the project's own specs the package exports map is generated output too.
   const pkgPath = join(root, "package.json");
-  const pkgFile = ownSpecs ? { path: pkgPath, content: packageJsonWithExports(readFileSync(pkgPath, "utf8"), result.models) } : undefined;
+  const pkgFile = ownSpecs ? { path: pkgPath, content: packageJsonWithExports(readFileSync(pkgPath, "utf8"), result.models, result.files) } : undefined;
 
   let drift: Drift;
   if (values.check) {

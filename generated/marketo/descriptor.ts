@@ -15,6 +15,7 @@ export const descriptor: ServiceDescriptor = {
             "secret": false,
             "required": true,
             "pattern": "^https://[0-9]{3}-[A-Za-z]{3}-[0-9]{3}\\.mktorest\\.com(/rest)?/?$",
+            "trimSuffix": "/rest",
             "example": "https://123-ABC-456.mktorest.com"
           },
           "clientId": {
@@ -545,7 +546,11 @@ export const descriptor: ServiceDescriptor = {
             "tokenField": "nextPageToken",
             "itemsField": "result",
             "sizeParam": "batchSize"
-          }
+          },
+          "commaSeparated": [
+            "filterValues",
+            "fields"
+          ]
         },
         "syncLeads": {
           "operationId": "syncLeads",
@@ -574,7 +579,12 @@ export const descriptor: ServiceDescriptor = {
             "itemsField": "result",
             "sizeParam": "batchSize",
             "moreField": "moreResult"
-          }
+          },
+          "commaSeparated": [
+            "activityTypeIds",
+            "assetIds",
+            "leadIds"
+          ]
         },
         "getLeadChanges": {
           "operationId": "getLeadChanges",
@@ -589,7 +599,11 @@ export const descriptor: ServiceDescriptor = {
             "itemsField": "result",
             "sizeParam": "batchSize",
             "moreField": "moreResult"
-          }
+          },
+          "commaSeparated": [
+            "fields",
+            "leadIds"
+          ]
         },
         "getActivityTypes": {
           "operationId": "getActivityTypes",
@@ -611,7 +625,11 @@ export const descriptor: ServiceDescriptor = {
             "itemsField": "result",
             "sizeParam": "batchSize",
             "moreField": "moreResult"
-          }
+          },
+          "commaSeparated": [
+            "assetIds",
+            "leadIds"
+          ]
         },
         "getEmailOpenedActivities": {
           "operationId": "getEmailOpenedActivities",
@@ -626,7 +644,11 @@ export const descriptor: ServiceDescriptor = {
             "itemsField": "result",
             "sizeParam": "batchSize",
             "moreField": "moreResult"
-          }
+          },
+          "commaSeparated": [
+            "assetIds",
+            "leadIds"
+          ]
         },
         "getCampaigns": {
           "operationId": "getCampaigns",
@@ -640,7 +662,13 @@ export const descriptor: ServiceDescriptor = {
             "tokenField": "nextPageToken",
             "itemsField": "result",
             "sizeParam": "batchSize"
-          }
+          },
+          "commaSeparated": [
+            "id",
+            "name",
+            "programName",
+            "workspaceName"
+          ]
         },
         "getCampaign": {
           "operationId": "getCampaign",
@@ -675,7 +703,10 @@ export const descriptor: ServiceDescriptor = {
             "limitParam": "maxReturn",
             "itemsField": "result",
             "maxLimit": 200
-          }
+          },
+          "commaSeparated": [
+            "filterValues"
+          ]
         },
         "getProgramStats": {
           "operationId": "getProgramStats",
@@ -724,7 +755,13 @@ export const descriptor: ServiceDescriptor = {
             "tokenField": "nextPageToken",
             "itemsField": "result",
             "sizeParam": "batchSize"
-          }
+          },
+          "commaSeparated": [
+            "id",
+            "name",
+            "programName",
+            "workspaceName"
+          ]
         },
         "getListMembers": {
           "operationId": "getListMembers",
@@ -738,7 +775,10 @@ export const descriptor: ServiceDescriptor = {
             "tokenField": "nextPageToken",
             "itemsField": "result",
             "sizeParam": "batchSize"
-          }
+          },
+          "commaSeparated": [
+            "fields"
+          ]
         },
         "addLeadsToList": {
           "operationId": "addLeadsToList",

@@ -6,5 +6,4 @@ export * from "./descriptor.js";
 export * from "./client.js";
 export * from "./tools.js";
 export * from "./triggers.js";
-export * from "./mock.js";
 export type { paths, components } from "./types.js";

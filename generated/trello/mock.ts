@@ -618,13 +618,22 @@ export const mockDefinition: MockDefinition = {
           "card": {
             "id": "{record.id}",
             "name": "{record.name}",
-            "idList": "{record.idList}"
+            "idList": "{record.idList}",
+            "closed": "{record.closed}",
+            "due": "{record.due}"
           },
           "list": {
             "id": "{record.idList}"
           },
           "board": {
             "id": "{record.idBoard}"
+          },
+          "old": "{changed}",
+          "listBefore": {
+            "id": "{changed.idList}"
+          },
+          "listAfter": {
+            "id": "{changedTo.idList}"
           }
         }
       }

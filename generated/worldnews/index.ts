@@ -5,5 +5,4 @@
 export * from "./descriptor.js";
 export * from "./client.js";
 export * from "./tools.js";
-export * from "./mock.js";
 export type { paths, components } from "./types.js";

@@ -8,6 +8,11 @@ export interface GeneratedFile {
   /** Path relative to the output folder, with forward slashes. */
   path: string;
   content: string;
+  /**
+   * A module with its own package entry (`stepforge/<service>/<module>`) instead of a place in the
+   * service index, because it pulls in what a client should not (the mock's server and validator).
+   */
+  ownEntry?: boolean;
 }
 
 export interface EmitContext {
@@ -15,6 +20,12 @@ export interface EmitContext {
   runtimeImport: string;
   /** The spec path as written in headers (relative to the project, forward slashes). */
   specLabel: string;
+}
+
+/** The import specifier of a runtime module ("" = the runtime root, "mock", "tools", …) from generated code. */
+export function runtimeModule(context: EmitContext, module = ""): string {
+  if (!module) return context.runtimeImport;
+  return context.runtimeImport.endsWith("/index.js") ? context.runtimeImport.replace(/index\.js$/, `${module}/index.js`) : `${context.runtimeImport}/${module}`;
 }
 
 export type Emitter = (model: ServiceModel, context: EmitContext) => GeneratedFile[] | Promise<GeneratedFile[]>;

@@ -8,7 +8,7 @@
  */
 import { MockOperationSchema, type MockOperationSpec, type MockService } from "../../runtime/mock/model.js";
 import type { ServiceModel } from "../model.js";
-import { codeHeader, pascal, type Emitter } from "./file.js";
+import { codeHeader, pascal, runtimeModule, type Emitter } from "./file.js";
 
 type Json = Record<string, unknown>;
 
@@ -111,9 +111,6 @@ function derivedMock(model: ServiceModel): MockService {
   } as MockService;
 }
 
-function mockImport(runtimeImport: string): string {
-  return runtimeImport.endsWith("/index.js") ? `${runtimeImport.slice(0, -"index.js".length)}mock/index.js` : `${runtimeImport}/mock`;
-}
 
 export const emitMock: Emitter = (model, context) => {
   const name = pascal(model.id);
@@ -121,8 +118,8 @@ export const emitMock: Emitter = (model, context) => {
   const components = lean(asObject((model.spec.data as Json).components) ?? {});
   const lines = [
     codeHeader(context.specLabel),
-    `import { startMockServer } from ${JSON.stringify(mockImport(context.runtimeImport))};`,
-    `import type { MockDefinition, MockOptions, RunningMock } from ${JSON.stringify(mockImport(context.runtimeImport))};`,
+    `import { startMockServer } from ${JSON.stringify(runtimeModule(context, "mock"))};`,
+    `import type { MockDefinition, MockOptions, RunningMock } from ${JSON.stringify(runtimeModule(context, "mock"))};`,
     `import { descriptor } from "./descriptor.js";`,
     "",
     `/** The behavioural mock of ${model.title}, from ${context.specLabel}: descriptor, mock model, operations and schemas. */`,
@@ -139,5 +136,5 @@ export const emitMock: Emitter = (model, context) => {
     "}",
     "",
   ];
-  return [{ path: `${model.id}/mock.ts`, content: lines.join("\n") }];
+  return [{ path: `${model.id}/mock.ts`, content: lines.join("\n"), ownEntry: true }];
 };

@@ -14,7 +14,7 @@ import { SpecError, type Diagnostic } from "../diagnostics.js";
 import type { OperationModel, ServiceModel } from "../model.js";
 import type { CompositeTool, OperationTool, ToolField } from "../../runtime/tools/model.js";
 import { TOOL_NAME } from "../../runtime/tools/model.js";
-import { codeHeader, pascal, type Emitter } from "./file.js";
+import { codeHeader, pascal, runtimeModule, type Emitter } from "./file.js";
 
 type Json = Record<string, unknown>;
 type Mode = "input" | "output";
@@ -40,6 +40,23 @@ export function fieldNameOf(wire: string): string {
     .replace(/[^A-Za-z0-9]+/g, "_")
     .replace(/^_+|_+$/g, "");
   return /^[A-Za-z]/.test(name) ? name : `f_${name}`;
+}
+
+/**
+ * `<service>_<snake_case(operationId)>`, cut to 64 characters (with a short digest so cut names
+ * stay distinct) and numbered when a name is already taken. Names written in the spec are never
+ * changed; only derived ones.
+ */
+export function derivedName(service: string, operationId: string, taken: (name: string) => boolean): string {
+  let name = `${service}_${snakeCase(operationId) || "operation"}`;
+  if (name.length > 64) {
+    let hash = 0;
+    for (const c of operationId) hash = (hash * 31 + c.charCodeAt(0)) >>> 0;
+    name = `${name.slice(0, 57).replace(/_+$/, "")}_${hash.toString(36).slice(0, 6)}`;
+  }
+  let candidate = name;
+  for (let i = 2; taken(candidate); i++) candidate = `${name.slice(0, 64 - String(i).length - 1)}_${i}`;
+  return candidate;
 }
 
 function camel(name: string): string {
@@ -380,10 +397,13 @@ export const emitTools: Emitter = (model, context) => {
   const steps: Step[] = [];
   const byId = new Map(model.operations.map((op) => [op.operationId, op]));
 
+  const declaredNames = new Set([...model.operations.flatMap((op) => (op.tool?.name ? [op.tool.name] : [])), ...(model.tools?.steps ?? []).map((s) => s.name), ...(model.tools?.apiCall ? [model.tools.apiCall.name ?? `${id}_api_call`] : [])]);
+  const derivedNames = new Set<string>();
   for (const op of model.operations) {
     const tool = op.tool ?? {};
     if ("skip" in tool && tool.skip) continue;
-    const name = ("name" in tool && tool.name) || `${id}_${snakeCase(op.operationId)}`;
+    const name = tool.name ?? derivedName(id, op.operationId, (n) => declaredNames.has(n) || derivedNames.has(n));
+    if (!tool.name) derivedNames.add(name);
     steps.push(stepOf(name, op, tool));
   }
   model.tools?.steps.forEach((composite, i) => {
@@ -569,7 +589,7 @@ export const emitTools: Emitter = (model, context) => {
 
   if (diagnostics.length) throw new SpecError(diagnostics);
 
-  const toolsImport = context.runtimeImport.endsWith("/index.js") ? context.runtimeImport.replace(/index\.js$/, "tools/index.js") : `${context.runtimeImport}/tools`;
+  const toolsImport = runtimeModule(context, "tools");
   const apiBlock = apiCall
     ? [`/** ${apiCall.title}: any endpoint under the connection's base address (${apiCall.methods.join(", ")}). */`, `export const ${camel(apiCallName!)} = defineApiCallTool(descriptor, ${JSON.stringify(apiCall)});`].join("\n")
     : undefined;
@@ -577,8 +597,7 @@ export const emitTools: Emitter = (model, context) => {
   const uses = (name: string) => writer.consts.some((c) => c.includes(name)) || blocks.some((b) => b.includes(name));
   const text = [
     codeHeader(context.specLabel),
-    `import { z } from "zod";`,
-    `import { ${apiBlock ? "defineApiCallTool, " : ""}defineOperationTool, ${uses("delimited(") ? "delimited, " : ""}type ToolDefinition } from ${q(toolsImport)};`,
+    `import { ${apiBlock ? "defineApiCallTool, " : ""}defineOperationTool, ${uses("delimited(") ? "delimited, " : ""}type ToolDefinition, z } from ${q(toolsImport)};`,
     `import { descriptor } from "./descriptor.js";`,
     "",
     ...(uses("DATE_TIME") ? ["/** ISO-8601 date-time: 2024-06-14T16:00:00Z, with optional seconds, fraction and offset. */", "const DATE_TIME = /^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d+)?)?(?:Z|[+-]\\d{2}:?\\d{2})?$/;", ""] : []),

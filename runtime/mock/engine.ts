@@ -730,7 +730,7 @@ export class MockEngine {
         applySet(record);
         if (spec.updatedField) record[spec.updatedField] = ctx.now;
         bump(this.counter.updates, resource);
-        if (m.event) this.fire(m.event, m.eventData, record, { ...ctx, old }, resource);
+        if (m.event) this.fire(m.event, m.eventData, record, { ...ctx, old, ...changes(old, record) }, resource);
         return recordReply(record);
       }
       case "delete": {
@@ -1046,4 +1046,16 @@ export async function startMockServer(definition: MockDefinition, options: MockO
         });
       })()),
   };
+}
+
+/** What an update changed: the previous (`changed`) and new (`changedTo`) values of each changed field. */
+function changes(before: Record<string, unknown>, after: Record<string, unknown>): { changed?: Record<string, unknown>; changedTo?: Record<string, unknown> } {
+  const changed: Record<string, unknown> = {};
+  const changedTo: Record<string, unknown> = {};
+  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    if (JSON.stringify(before[key]) === JSON.stringify(after[key])) continue;
+    changed[key] = before[key] ?? null;
+    changedTo[key] = after[key] ?? null;
+  }
+  return Object.keys(changed).length ? { changed, changedTo } : {};
 }

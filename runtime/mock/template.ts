@@ -45,12 +45,15 @@ export function render(template: unknown, context: Context): unknown {
   if (Array.isArray(template)) return template.map((t) => render(t, context)).filter((v) => v !== undefined);
   if (template && typeof template === "object") {
     const out: Record<string, unknown> = {};
-    for (const [k, t] of Object.entries(template)) {
+    const entries = Object.entries(template);
+    for (const [k, t] of entries) {
       const key = render(k, context);
       const v = render(t, context);
       if (v !== undefined && typeof key === "string" && key !== "") out[key] = v;
     }
-    return out;
+    // An object template none of whose values resolved is left out, so a template can describe
+    // parts that exist only sometimes (Trello's listBefore/listAfter only on a move).
+    return entries.length > 0 && Object.keys(out).length === 0 ? undefined : out;
   }
   return template;
 }

@@ -17,8 +17,20 @@ function describeExpected(issue: z.core.$ZodIssue): string {
   return "a valid value";
 }
 
-/** One message per issue, phrased as a fix. `known` lists the accepted top-level fields. */
-export function fieldErrors(error: z.ZodError, known: string[]): ToolFieldError[] {
+function valueAt(input: unknown, path: ReadonlyArray<PropertyKey>): unknown {
+  let node = input;
+  for (const key of path) {
+    if (node === null || typeof node !== "object") return undefined;
+    node = (node as Record<PropertyKey, unknown>)[key];
+  }
+  return node;
+}
+
+/**
+ * One message per issue, phrased as a fix. `known` lists the accepted top-level fields; `input`
+ * is what was validated (to tell a missing field from a wrong one).
+ */
+export function fieldErrors(error: z.ZodError, known: string[], input?: unknown): ToolFieldError[] {
   const out: ToolFieldError[] = [];
   for (const issue of error.issues) {
     const path = pathOf(issue.path);
@@ -32,7 +44,7 @@ export function fieldErrors(error: z.ZodError, known: string[]): ToolFieldError[
         break;
       }
       case "invalid_type": {
-        const received = (issue as { input?: unknown }).input;
+        const received = "input" in issue ? (issue as { input?: unknown }).input : valueAt(input, issue.path);
         if (received === undefined) out.push({ path, message: `required: give ${describeExpected(issue)}` });
         else out.push({ path, message: `must be ${issue.expected}, not ${received === null ? "null" : Array.isArray(received) ? "an array" : typeof received}` });
         break;

@@ -38,7 +38,7 @@ export function validateInput(tool: ToolDefinition, input: unknown): { ok: true;
   if (stripped.success) return { ok: true, value: stripped.data as Json };
   const asSent = tool.input.safeParse(input);
   if (asSent.success) return { ok: true, value: asSent.data as Json };
-  return { ok: false, fields: fieldErrors(stripped.error, known) };
+  return { ok: false, fields: fieldErrors(stripped.error, known, dropNulls(input)) };
 }
 
 /** The success body as an object: lists become `{ items }`, scalars `{ value }`, nothing `{}`. */

@@ -120,7 +120,7 @@ describe("foreign specs", () => {
         tsconfig,
         JSON.stringify({
           extends: resolve(root, "tsconfig.json"),
-          compilerOptions: { rootDir: "/", noEmit: true, baseUrl: root, paths: { "stepforge/runtime": ["runtime/index.ts"] }, typeRoots: [join(root, "node_modules", "@types")] },
+          compilerOptions: { rootDir: "/", noEmit: true, baseUrl: root, paths: { "stepforge/runtime": ["runtime/index.ts"], "stepforge/runtime/*": ["runtime/*/index.ts"] }, typeRoots: [join(root, "node_modules", "@types")] },
           include: [join(outside, "api") + "/**/*.ts"],
         }),
       );

@@ -18,8 +18,8 @@ describe("paging", () => {
     open.push(m);
     const marketo = new MarketoClient(clientOptions(marketoDescriptor, m.url, MARKETO));
     const input = Array.from({ length: 7 }, (_, i) => ({ email: `paged${i}@example.com`, company: "Paged Co" }));
-    await marketo.syncLeads({ body: { input } });
-    const query = { filterType: "company", filterValues: "Paged Co", batchSize: 3 };
+    await marketo.syncLeads({ body: { action: "createOrUpdate", lookupField: "email", input } });
+    const query = { filterType: "company", filterValues: ["Paged Co"], batchSize: 3 };
     const first = (await marketo.getLeads({ params: { query } })) as { result: unknown[]; nextPageToken?: string };
     expect(first.result).toHaveLength(3);
     expect(first.nextPageToken).toBeTypeOf("string");

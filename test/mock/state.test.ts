@@ -84,12 +84,12 @@ describe("marketo", () => {
     const m = await mock("marketo");
     const { descriptor } = await import("../../generated/marketo/descriptor.js");
     const marketo = new MarketoClient(clientOptions(descriptor, m.url, MARKETO));
-    const synced = (await marketo.syncLeads({ body: { input: [{ email: "new.lead@example.com", firstName: "New" }, { email: "amy.nguyen@example.com", lastName: "N." }] } })) as {
+    const synced = (await marketo.syncLeads({ body: { action: "createOrUpdate", lookupField: "email", input: [{ email: "new.lead@example.com", firstName: "New" }, { email: "amy.nguyen@example.com", lastName: "N." }] } })) as {
       result: Array<{ id: number; status: string }>;
     };
     expect(synced.result.map((r) => r.status)).toEqual(["created", "updated"]);
     const newId = synced.result[0]!.id;
-    const found = (await marketo.getLeads({ params: { query: { filterType: "email", filterValues: "new.lead@example.com" } } })) as { result: Array<{ id: number }> };
+    const found = (await marketo.getLeads({ params: { query: { filterType: "email", filterValues: ["new.lead@example.com"] } } })) as { result: Array<{ id: number }> };
     expect(found.result.map((l) => l.id)).toEqual([newId]);
 
     const added = (await marketo.addLeadsToList({ params: { path: { listId: 1082 } }, body: { input: [{ id: newId }, { id: 1 }] } })) as { result: unknown[] };
