@@ -4,6 +4,7 @@
  * errors), 2 the command was called wrongly.
  */
 import { formatDiagnostic, SpecError } from "../generator/diagnostics.js";
+import { authCommand } from "./commands/auth.js";
 import { callCommand } from "./commands/call.js";
 import { generateCommand } from "./commands/generate.js";
 import { lintCommand } from "./commands/lint.js";
@@ -23,6 +24,7 @@ const COMMANDS: Record<string, Command> = {
   tools: toolsCommand,
   call: callCommand,
   mock: mockCommand,
+  auth: authCommand,
 };
 
 export async function main(argv: string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {

@@ -12,4 +12,5 @@ export const USAGE = `usage:
   stepforge tools schema --format openai|anthropic|mcp [--service S]
   stepforge call TOOL --input JSON [--connection NAME] [--connections FILE] [--base-url URL]
   stepforge mock SERVICE|all [--port N] [--prism]
+  stepforge auth trello-url --key KEY --app-name NAME
 `;

@@ -46,7 +46,17 @@ export const descriptor: ServiceDescriptor = {
             }
           ]
         },
-        "defaultMode": "query"
+        "defaultMode": "query",
+        "authorize": {
+          "url": "https://trello.com/1/authorize",
+          "query": {
+            "expiration": "never",
+            "name": "{appName}",
+            "scope": "read,write",
+            "response_type": "token",
+            "key": "{apiKey}"
+          }
+        }
       },
       "limits": [
         {

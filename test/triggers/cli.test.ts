@@ -1,0 +1,76 @@
+/** The trigger and auth commands of the CLI, including `webhook serve` as a real process. */
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { triggers } from "../../generated/trello/triggers.js";
+import { packageRoot } from "../../generator/package-root.js";
+import { signPayload } from "../../runtime/triggers/receiver.js";
+import { runCli } from "../helpers/cli.js";
+import { BOARD, delivery, OTHER_BOARD } from "./fixtures.js";
+
+describe("stepforge auth trello-url", () => {
+  it("prints the authorize address with the seed's parameters", async () => {
+    const r = await runCli("auth", "trello-url", "--key", "0123456789abcdef0123456789abcdef", "--app-name", "My Agent");
+    expect(r.code).toBe(0);
+    const url = new URL(r.stdout.trim());
+    expect(`${url.origin}${url.pathname}`).toBe("https://trello.com/1/authorize");
+    expect(Object.fromEntries(url.searchParams)).toEqual({ expiration: "never", name: "My Agent", scope: "read,write", response_type: "token", key: "0123456789abcdef0123456789abcdef" });
+  });
+
+  it("a missing value is a usage error naming the flag", async () => {
+    const r = await runCli("auth", "trello-url", "--key", "k");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--app-name");
+  });
+});
+
+describe("stepforge triggers list", () => {
+  it("lists all 15 triggers, instant and polling", async () => {
+    const r = await runCli("triggers", "list", "--json");
+    const rows = JSON.parse(r.stdout) as Array<{ name: string; instant: boolean }>;
+    expect(rows).toHaveLength(15);
+    expect(rows.filter((t) => !t.instant).map((t) => t.name).sort()).toEqual(["trello_card_due_date_reminder", "trello_new_notification"]);
+    expect((await runCli("triggers", "list")).stdout).toContain("15 triggers");
+  });
+});
+
+describe("stepforge webhook serve", () => {
+  it("requires a secret: verification is never skipped", async () => {
+    const r = await runCli("webhook", "serve", "--port", "0", "--callback-url", "https://h.example.com/t");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--secret S is required");
+  });
+
+  it("verifies deliveries and prints one JSON line per event of the given boards", async () => {
+    const secret = "serve-secret-9d1e";
+    const callbackUrl = "https://hooks.example.com/trello";
+    const child = spawn(process.execPath, [join(packageRoot(), "bin", "stepforge.js"), "webhook", "serve", "--port", "0", "--secret", secret, "--callback-url", callbackUrl, "--board", BOARD], { stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stderr.on("data", (d: Buffer) => {
+          const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(d.toString());
+          if (m) resolve(m[1]!);
+        });
+        child.once("exit", (code) => reject(new Error(`exited ${code}`)));
+      });
+      let stdout = "";
+      child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+      const send = (payload: unknown, sign = true) => {
+        const body = JSON.stringify(payload);
+        return fetch(url, { method: "POST", body, headers: { "x-trello-webhook": sign ? signPayload(secret, triggers.delivery, body, callbackUrl) : "forged" } });
+      };
+      expect((await fetch(url, { method: "HEAD" })).status).toBe(200);
+      expect((await send(delivery("createCard", { card: { id: "c1", name: "x" }, list: { id: "l1" } }), false)).status).toBe(401);
+      expect((await send(delivery("createCard", { card: { id: "c2", name: "x" }, list: { id: "l1" } }, {}, OTHER_BOARD))).status).toBe(200);
+      expect((await send(delivery("createCard", { card: { id: "c3", name: "x" }, list: { id: "l1" } }))).status).toBe(200);
+      for (let i = 0; i < 100 && !stdout.includes("\n"); i++) await new Promise((r) => setTimeout(r, 20));
+      const lines = stdout.trim().split("\n").map((l) => JSON.parse(l) as { trigger: string; card: { id: string } });
+      // The forged one and the other board's are not printed; the good one fires New Card,
+      // New Board Activity and Custom Webhook Events.
+      expect(lines.every((l) => l.card.id === "c3")).toBe(true);
+      expect(lines.map((l) => l.trigger)).toContain("trello_new_card");
+    } finally {
+      child.kill("SIGTERM");
+    }
+  });
+});
