@@ -432,7 +432,8 @@ export const descriptor: ServiceDescriptor = {
             "idCard",
             "data.card.id",
             "data.board.id",
-            "data.list.id"
+            "data.list.id",
+            "idMemberCreator"
           ],
           "payload": {
             "action": {

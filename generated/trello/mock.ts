@@ -1318,6 +1318,59 @@ export const mockDefinition: MockDefinition = {
           "fileName": null,
           "limits": {}
         }
+      },
+      "mock": {
+        "action": "push",
+        "resource": "card",
+        "refs": {},
+        "from": "body",
+        "set": {},
+        "where": {},
+        "newestFirst": false,
+        "field": "attachments",
+        "value": {
+          "id": "{newId}",
+          "name": "{body.name}",
+          "url": "{body.url}",
+          "mimeType": "{body.mimeType}",
+          "date": "{now}",
+          "idMember": "{actorId}",
+          "isUpload": false,
+          "bytes": null,
+          "pos": 16384,
+          "previews": []
+        },
+        "statuses": {},
+        "respond": {
+          "id": "{newId}",
+          "name": "{body.name}",
+          "url": "{body.url}",
+          "mimeType": "{body.mimeType}",
+          "date": "{now}",
+          "idMember": "{actorId}",
+          "isUpload": false,
+          "bytes": null,
+          "pos": 16384,
+          "previews": []
+        },
+        "event": "addAttachmentToCard",
+        "eventData": {
+          "card": {
+            "id": "{record.id}",
+            "name": "{record.name}"
+          },
+          "board": {
+            "id": "{record.idBoard}"
+          },
+          "list": {
+            "id": "{record.idList}"
+          },
+          "attachment": {
+            "id": "{newId}",
+            "name": "{body.name}",
+            "url": "{body.url}"
+          }
+        }
       }
     },
     "createBoard": {
@@ -1498,10 +1551,19 @@ export const mockDefinition: MockDefinition = {
         "resource": "board",
         "refs": {},
         "from": "body",
-        "set": {},
+        "set": {
+          "idMemberCreator": "{actorId}"
+        },
         "where": {},
         "newestFirst": false,
-        "statuses": {}
+        "statuses": {},
+        "event": "createBoard",
+        "eventData": {
+          "board": {
+            "id": "{record.id}",
+            "name": "{record.name}"
+          }
+        }
       }
     },
     "getBoard": {

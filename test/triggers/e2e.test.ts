@@ -10,10 +10,10 @@ import { TrelloClient } from "../../generated/trello/client.js";
 import { triggers } from "../../generated/trello/triggers.js";
 import { startMock, type RunningMock } from "../../runtime/mock/index.js";
 import { ensureWebhook, removeWebhook, type CallFn } from "../../runtime/triggers/lifecycle.js";
-import { MemoryStateStore, pollDueDates } from "../../runtime/triggers/pollers.js";
+import { MemoryStateStore, pollDueDates, pollFeed } from "../../runtime/triggers/pollers.js";
 import { createWebhookReceiver } from "../../runtime/triggers/receiver.js";
 import { createTriggerRouter, type TriggerEvent } from "../../runtime/triggers/router.js";
-import type { DueDatePollSpec } from "../../runtime/triggers/model.js";
+import type { DueDatePollSpec, FeedPollSpec } from "../../runtime/triggers/model.js";
 import { BOARD, LIST, TRELLO } from "../mock/helpers.js";
 
 const SECRET = "trello-app-secret-e2e-4c1d";
@@ -100,6 +100,56 @@ describe("Trello triggers against the behavioural mock", () => {
     await trello.createCard({ body: { idList: LIST, name: "Forged?" } });
     await until(() => hook!.stats.rejectedSignature > 0, "a rejected delivery");
     expect(delivered).toEqual([]);
+  });
+
+  it("every instant trigger fires from the mock's own signed deliveries", async () => {
+    const mock = await startMock("trello", { webhookSecret: SECRET });
+    open.push(() => mock.close());
+    const trello = new TrelloClient({ connection: { name: "work", fields: TRELLO }, baseUrl: mock.url });
+    const call: CallFn = (id, init) => trello.core.call(id, init);
+    const instant = triggers.triggers.filter((t) => t.kind === "webhook");
+    const me = await trello.getMember({ params: { path: { id: "me" } } });
+    const router = createTriggerRouter(triggers, instant.map((t) => ({ trigger: t.name, connection: "work", boards: t.kind === "webhook" && t.watch === "member" ? [] : [BOARD] })));
+    const events: TriggerEvent[] = [];
+    let receiver: ReturnType<typeof createWebhookReceiver> | undefined;
+    const callbackUrl = await listen(createServer((req, res) => receiver!.nodeHandler(req, res)));
+    receiver = createWebhookReceiver({ secret: SECRET, callbackUrl, delivery: triggers.delivery, onDelivery: (p) => void events.push(...router.route(p)) });
+    // Board triggers watch the board; New Board watches the member, as Trello requires.
+    await ensureWebhook(triggers.delivery, call, { modelId: BOARD, callbackUrl, connectionFields: TRELLO });
+    await ensureWebhook(triggers.delivery, call, { modelId: me.id, callbackUrl, connectionFields: TRELLO });
+
+    const lists = await trello.getBoardLists({ params: { path: { id: BOARD } } });
+    const card = await trello.createCard({ body: { idList: LIST, name: "Everything" } });
+    await trello.updateCard({ params: { path: { id: card.id } }, body: { idList: lists.find((l) => l.id !== LIST)!.id } });
+    await trello.addCommentToCard({ params: { path: { id: card.id } }, body: { text: "hi" } });
+    await trello.addMemberToCard({ params: { path: { id: card.id } }, body: { value: me.id } });
+    const label = await trello.createLabel({ body: { idBoard: BOARD, name: "urgent", color: "red" } });
+    await trello.addLabelToCard({ params: { path: { id: card.id } }, body: { value: label.id } });
+    await trello.createChecklist({ body: { idCard: card.id, name: "Steps" } });
+    await trello.addAttachmentToCard({ params: { path: { id: card.id } }, body: { url: "https://example.com/spec.pdf", name: "spec.pdf" } });
+    await trello.createBoard({ body: { name: "Launch" } });
+    await trello.updateCard({ params: { path: { id: card.id } }, body: { closed: true } });
+
+    await until(() => instant.every((t) => events.some((e) => e.trigger === t.name)), `every instant trigger (missing ${instant.filter((t) => !events.some((e) => e.trigger === t.name)).map((t) => t.name).join(", ")})`);
+    expect(receiver.stats.rejectedSignature).toBe(0);
+    // Each delivery reaches a trigger once: no event id repeats within a trigger.
+    for (const t of instant) {
+      const ids = events.filter((e) => e.trigger === t.name).map((e) => e.eventId);
+      expect(new Set(ids).size, t.name).toBe(ids.length);
+    }
+  });
+
+  it("New Notification polls the account's notifications through the client without replaying them", async () => {
+    const mock = await startMock("trello");
+    open.push(() => mock.close());
+    const trello = new TrelloClient({ connection: { name: "work", fields: TRELLO }, baseUrl: mock.url });
+    const spec = triggers.triggers.find((t) => t.name === "trello_new_notification") as FeedPollSpec;
+    const list = (operationId: string, path: Record<string, string>) => trello.core.call(operationId, { params: { path } });
+    const store = new MemoryStateStore();
+    const config = { trigger: spec.name, connection: "work", boards: [], options: {} };
+    expect(await pollFeed(spec, config, list, store)).toEqual([]);
+    expect(store.get<{ lastId?: string }>(`${spec.name}:work:feed`)?.lastId).toMatch(/^[0-9a-f]{24}$/);
+    expect(await pollFeed(spec, config, list, store)).toEqual([]);
   });
 
   it("Card Due Date Reminder polls the board's cards through the client", async () => {
