@@ -4,27 +4,23 @@
  * errors), 2 the command was called wrongly.
  */
 import { formatDiagnostic, SpecError } from "../generator/diagnostics.js";
-import { authCommand } from "./commands/auth.js";
-import { callCommand } from "./commands/call.js";
-import { generateCommand } from "./commands/generate.js";
-import { lintCommand } from "./commands/lint.js";
-import { triggersCommand } from "./commands/triggers.js";
-import { webhookCommand } from "./commands/webhook.js";
-import { toolsCommand } from "./commands/tools.js";
-import { mockCommand } from "./commands/mock.js";
 import { USAGE, UsageError } from "./usage.js";
 
 type Command = (argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream) => Promise<number>;
 
-const COMMANDS: Record<string, Command> = {
-  generate: generateCommand,
-  lint: lintCommand,
-  triggers: triggersCommand,
-  webhook: webhookCommand,
-  tools: toolsCommand,
-  call: callCommand,
-  mock: mockCommand,
-  auth: authCommand,
+/**
+ * Commands load on demand: `generate` and `lint` must never import generated/, or a stale or
+ * broken generated file would stop the one command that repairs it.
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  generate: async () => (await import("./commands/generate.js")).generateCommand,
+  lint: async () => (await import("./commands/lint.js")).lintCommand,
+  triggers: async () => (await import("./commands/triggers.js")).triggersCommand,
+  webhook: async () => (await import("./commands/webhook.js")).webhookCommand,
+  tools: async () => (await import("./commands/tools.js")).toolsCommand,
+  call: async () => (await import("./commands/call.js")).callCommand,
+  mock: async () => (await import("./commands/mock.js")).mockCommand,
+  auth: async () => (await import("./commands/auth.js")).authCommand,
 };
 
 export async function main(argv: string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
@@ -33,12 +29,13 @@ export async function main(argv: string[], out: NodeJS.WritableStream = process.
     (name === undefined ? err : out).write(USAGE);
     return name === undefined ? 2 : 0;
   }
-  const command = COMMANDS[name];
-  if (!command) {
+  const load = COMMANDS[name];
+  if (!load) {
     err.write(`stepforge: unknown command "${name}"\n${USAGE}`);
     return 2;
   }
   try {
+    const command = await load();
     return await command(rest, out, err);
   } catch (error) {
     if (error instanceof SpecError) {

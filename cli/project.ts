@@ -3,8 +3,6 @@ import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { packageRoot } from "../generator/package-root.js";
 
-export { packageRoot as projectRoot };
-
 export function projectSpecs(root = packageRoot()): string[] {
   const dir = join(root, "specs");
   return readdirSync(dir)

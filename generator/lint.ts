@@ -3,9 +3,9 @@
  * the stepforge validation of the x-stepforge extensions, reported together as file:line:col.
  */
 import { execFile } from "node:child_process";
-import { createRequire } from "node:module";
-import { dirname, join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { promisify } from "node:util";
+import { packageBin } from "../runtime/package-bin.js";
 import { SpecError, type Diagnostic } from "./diagnostics.js";
 import { loadSpecFile } from "./load.js";
 import { validateSpec } from "./validate.js";
@@ -20,13 +20,7 @@ interface SpectralResult {
   range: { start: { line: number; character: number } };
 }
 
-function spectralBin(): string {
-  const require = createRequire(import.meta.url);
-  const pkgPath = require.resolve("@stoplight/spectral-cli/package.json");
-  const pkg = require(pkgPath) as { bin: string | Record<string, string> };
-  const bin = typeof pkg.bin === "string" ? pkg.bin : pkg.bin.spectral!;
-  return join(dirname(pkgPath), bin);
-}
+const spectralBin = () => packageBin("@stoplight/spectral-cli", "spectral");
 
 export async function runSpectral(specFiles: string[], rulesetFile: string): Promise<Diagnostic[]> {
   let stdout: string;

@@ -2,7 +2,7 @@
  * The validated model of one service (the IR between validation and emitters). Emitters read
  * only this; they never look at raw YAML.
  */
-import type { HttpMethod, PagingSpec, ServiceDescriptor } from "../runtime/descriptor.js";
+import type { DelimitedStyle, HttpMethod, PagingSpec, ServiceDescriptor } from "../runtime/descriptor.js";
 import type { OperationTool, ServiceTools } from "../runtime/tools/model.js";
 import type { TriggersExtension } from "../runtime/triggers/model.js";
 import type { LoadedSpec } from "./load.js";
@@ -13,8 +13,8 @@ export interface ParameterModel {
   required: boolean;
   deprecated: boolean;
   description: string;
-  /** A query array sent as one comma-separated value (`explode: false`). */
-  commaSeparated: boolean;
+  /** For a query array sent as one delimited value (`explode: false`): its style. */
+  delimitedStyle?: DelimitedStyle | undefined;
 }
 
 export interface OperationModel {

@@ -5,6 +5,7 @@
  */
 import type { z } from "zod";
 import {
+  type DelimitedStyle,
   OperationExtensionsSchema,
   ServiceExtensionSchema,
   type HttpMethod,
@@ -145,7 +146,7 @@ export function validateSpec(spec: LoadedSpec, options: ValidateOptions = {}): S
       idempotent: op.idempotent,
       limitClass: op.limitClass,
       ...(op.paging ? { paging: op.paging } : {}),
-      ...(op.parameters.some((p) => p.commaSeparated) ? { commaSeparated: op.parameters.filter((p) => p.commaSeparated).map((p) => p.name) } : {}),
+      ...(op.parameters.some((p) => p.delimitedStyle) ? { delimitedQuery: Object.fromEntries(op.parameters.filter((p) => p.delimitedStyle).map((p) => [p.name, p.delimitedStyle!])) } : {}),
     };
   }
   const { tools, ...serviceExtension } = extension;
@@ -270,6 +271,14 @@ function checkPathParameters(path: string, parameters: ParameterModel[], at: Arr
   }
 }
 
+/** OpenAPI query serialisation: `explode` defaults to true for form only; unexploded arrays are delimited. */
+function delimitedStyleOf(p: Json): DelimitedStyle | undefined {
+  if (p.in !== "query") return undefined;
+  const style = typeof p.style === "string" ? p.style : "form";
+  const explode = typeof p.explode === "boolean" ? p.explode : style === "form";
+  return !explode && (style === "form" || style === "spaceDelimited" || style === "pipeDelimited") ? style : undefined;
+}
+
 function collectParameters(doc: Json, shared: unknown[], own: unknown[]): ParameterModel[] {
   const byKey = new Map<string, ParameterModel>();
   for (const raw of [...shared, ...own]) {
@@ -281,7 +290,7 @@ function collectParameters(doc: Json, shared: unknown[], own: unknown[]): Parame
       required: p.required === true || p.in === "path",
       deprecated: p.deprecated === true,
       description: typeof p.description === "string" ? p.description.trim() : "",
-      commaSeparated: p.in === "query" && p.explode === false && (p.style === undefined || p.style === "form"),
+      delimitedStyle: delimitedStyleOf(p),
     });
   }
   return [...byKey.values()];

@@ -61,7 +61,7 @@ export function placementsFor(descriptor: ServiceDescriptor, connection: Connect
 export function credentialQueryNames(descriptor: ServiceDescriptor): string[] {
   const auth = descriptor.auth;
   const placements = auth.kind === "api-key" ? Object.values(auth.modes).flat() : auth.kind === "none" ? [] : [auth.send];
-  return placements.filter((p) => p.in === "query").map((p) => p.name);
+  return [...new Set(placements.filter((p) => p.in === "query").map((p) => p.name))];
 }
 
 /** Puts the connection's credentials (and `accessToken` for OAuth kinds) on `url` / `headers`. */

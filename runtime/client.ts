@@ -496,16 +496,17 @@ const defaultQuery = createQuerySerializer();
 
 /**
  * openapi-fetch serialises every array the same way; this sends the operation's `explode: false`
- * parameters as one comma-separated value (Marketo's filterValues=a,b) and the rest as usual.
+ * parameters as one delimited value (Marketo's filterValues=a,b) and the rest as usual.
  */
 export function querySerializerFor(op: OperationDescriptor): ((query: Record<string, unknown>) => string) | undefined {
-  if (!op.commaSeparated?.length) return undefined;
-  const comma = new Set(op.commaSeparated);
+  const delimited = op.delimitedQuery;
+  if (!delimited || Object.keys(delimited).length === 0) return undefined;
   return (query) => {
     const parts: string[] = [];
     for (const [name, value] of Object.entries(query ?? {})) {
       if (value === undefined || value === null) continue;
-      const part = Array.isArray(value) && comma.has(name) ? serializeArrayParam(name, value, { style: "form", explode: false }) : defaultQuery({ [name]: value });
+      const style = delimited[name];
+      const part = Array.isArray(value) && style ? serializeArrayParam(name, value, { style, explode: false }) : defaultQuery({ [name]: value });
       if (part) parts.push(part);
     }
     return parts.join("&");

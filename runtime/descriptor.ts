@@ -276,6 +276,8 @@ export type ErrorsSpec = z.infer<typeof ErrorsSchema>;
 export type PagingSpec = z.infer<typeof PagingSchema>;
 export type ServiceExtension = z.infer<typeof ServiceExtensionSchema>;
 
+export type DelimitedStyle = "form" | "spaceDelimited" | "pipeDelimited";
+
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS";
 
 /** What the runtime knows about one operation. */
@@ -286,8 +288,11 @@ export interface OperationDescriptor {
   idempotent: boolean;
   limitClass: "read" | "write";
   paging?: PagingSpec;
-  /** Query parameters sent as one comma-separated value (OpenAPI `explode: false`), not repeated keys. */
-  commaSeparated?: string[];
+  /**
+   * Array query parameters sent as one delimited value (OpenAPI `explode: false`), by their
+   * style: form `a,b`, spaceDelimited `a b`, pipeDelimited `a|b`; others repeat the key.
+   */
+  delimitedQuery?: Record<string, DelimitedStyle>;
 }
 
 /** The whole of what generated code hands the runtime for one service. */

@@ -11,6 +11,7 @@
  * token cursor resumes at the next page.
  */
 import type { OperationDescriptor, PagingSpec } from "./descriptor.js";
+import { getPath } from "./values.js";
 import { createError } from "./errors.js";
 
 export interface Page {
@@ -37,23 +38,13 @@ export interface PagingOptions {
 
 type Init = { params?: { query?: Record<string, unknown> } & Record<string, unknown> } & Record<string, unknown>;
 
-/** Reads `a.b.c` from a value; `.` is the value itself. */
-export function valueAt(value: unknown, path: string): unknown {
-  if (path === ".") return value;
-  let current = value;
-  for (const part of path.split(".")) {
-    if (!current || typeof current !== "object") return undefined;
-    current = (current as Record<string, unknown>)[part];
-  }
-  return current;
-}
 
 function withQuery(init: Init, query: Record<string, unknown>): Init {
   return { ...init, params: { ...(init.params ?? {}), query } };
 }
 
 function itemsOf(service: string, op: OperationDescriptor, paging: PagingSpec, data: unknown): unknown[] {
-  const items = valueAt(data, paging.itemsField);
+  const items = getPath(data, paging.itemsField);
   if (items === undefined || items === null) return [];
   if (!Array.isArray(items)) {
     throw createError("server", `${op.operationId}: the response field "${paging.itemsField}" is not a list, so it cannot be paged`, {
@@ -95,9 +86,9 @@ export async function* iteratePages(
       if (options.pageSize !== undefined && paging.sizeParam) query[paging.sizeParam] = options.pageSize;
       const data = await call(withQuery(init, query));
       const all = itemsOf(service, op, paging, data);
-      const rawNext = valueAt(data, paging.tokenField);
+      const rawNext = getPath(data, paging.tokenField);
       const nextToken = typeof rawNext === "string" && rawNext !== "" ? rawNext : typeof rawNext === "number" ? String(rawNext) : undefined;
-      let more = paging.moreField ? valueAt(data, paging.moreField) === true && nextToken !== undefined : nextToken !== undefined;
+      let more = paging.moreField ? getPath(data, paging.moreField) === true && nextToken !== undefined : nextToken !== undefined;
       if (more && nextToken === token && all.length === 0) more = false; // a service repeating itself would loop forever
       const items = all.slice(0, maxItems - seen);
       pages++;
@@ -115,7 +106,7 @@ export async function* iteratePages(
   for (;;) {
     const data = await call(withQuery(init, { ...baseQuery, [paging.offsetParam]: offset, [paging.limitParam]: limit }));
     const all = itemsOf(service, op, paging, data);
-    const totalRaw = paging.totalField ? valueAt(data, paging.totalField) : undefined;
+    const totalRaw = paging.totalField ? getPath(data, paging.totalField) : undefined;
     const total = typeof totalRaw === "number" ? totalRaw : typeof totalRaw === "string" && totalRaw !== "" ? Number(totalRaw) : undefined;
     const items = all.slice(0, maxItems - seen);
     const cut = items.length < all.length;

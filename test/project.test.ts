@@ -80,3 +80,31 @@ describe("seed coverage", () => {
     }
   });
 });
+
+describe("the commands that repair generated/ do not depend on it", () => {
+  /** Every project file a module imports statically, transitively. */
+  function importGraph(entry: string): Set<string> {
+    const seen = new Set<string>();
+    const visit = (file: string) => {
+      if (seen.has(file) || !existsSync(file)) return;
+      seen.add(file);
+      const text = readFileSync(file, "utf8");
+      for (const m of text.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"/gm)) {
+        visit(join(file, "..", m[1]!.replace(/\.js$/, ".ts")));
+      }
+    };
+    visit(entry);
+    return seen;
+  }
+
+  it.each(["generate", "lint"])("stepforge %s never imports generated code", (command) => {
+    const graph = [...importGraph(join(root, "cli", "commands", `${command}.ts`)), ...importGraph(join(root, "cli", "main.ts"))];
+    expect(graph.length).toBeGreaterThan(5);
+    expect(graph.filter((f) => f.includes(`${join(root, "generated")}/`))).toEqual([]);
+  });
+
+  it("the service-listing commands do (the graph walk sees generated imports)", () => {
+    const graph = [...importGraph(join(root, "cli", "commands", "triggers.ts"))];
+    expect(graph.some((f) => f.includes(`${join(root, "generated")}/`))).toBe(true);
+  });
+});

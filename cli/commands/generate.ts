@@ -9,7 +9,8 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { compare, generate, packageJsonWithExports, write, type Drift } from "../../generator/pipeline.js";
-import { projectRoot, projectSpecs } from "../project.js";
+import { packageRoot } from "../../generator/package-root.js";
+import { projectSpecs } from "../project.js";
 import { UsageError } from "../usage.js";
 
 export async function generateCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
@@ -22,7 +23,7 @@ export async function generateCommand(argv: string[], out: NodeJS.WritableStream
   if ((values.spec === undefined) !== (values.out === undefined)) throw new UsageError("--spec and --out go together: stepforge generate --spec FILE --out DIR");
   if (values.service !== undefined && values.spec === undefined) throw new UsageError("--service goes with --spec");
 
-  const root = projectRoot();
+  const root = packageRoot();
   const ownSpecs = values.spec === undefined;
   const specFiles = ownSpecs ? projectSpecs(root) : [resolve(values.spec!)];
   const outDir = ownSpecs ? join(root, "generated") : resolve(values.out!);

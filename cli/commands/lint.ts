@@ -3,11 +3,12 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { formatDiagnostic } from "../../generator/diagnostics.js";
 import { lintSpecs } from "../../generator/lint.js";
-import { projectRoot, projectSpecs } from "../project.js";
+import { packageRoot } from "../../generator/package-root.js";
+import { projectSpecs } from "../project.js";
 
 export async function lintCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { spec: { type: "string", multiple: true } }, strict: true, allowPositionals: false });
-  const root = projectRoot();
+  const root = packageRoot();
   const specs = values.spec?.length ? values.spec.map((s) => resolve(s)) : projectSpecs(root);
   const found = await lintSpecs(specs, join(root, ".spectral.yaml"));
   for (const d of found) out.write(`${formatDiagnostic(d)}\n`);

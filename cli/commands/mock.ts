@@ -13,7 +13,8 @@ import { parseArgs } from "node:util";
 import { loadSpecFile } from "../../generator/load.js";
 import { validateSpec } from "../../generator/validate.js";
 import { startMock, startPrism } from "../../runtime/mock/index.js";
-import { projectRoot, projectSpecs } from "../project.js";
+import { packageRoot } from "../../generator/package-root.js";
+import { projectSpecs } from "../project.js";
 import { UsageError } from "../usage.js";
 
 interface Target {
@@ -23,7 +24,7 @@ interface Target {
 }
 
 export function mockTargets(which: string, options: { prism: boolean; port?: number | undefined }): Target[] {
-  const all = projectSpecs(projectRoot())
+  const all = projectSpecs(packageRoot())
     .map((file) => ({ file, model: validateSpec(loadSpecFile(file)) }))
     .sort((a, b) => a.model.id.localeCompare(b.model.id));
   const chosen = which === "all" ? all : all.filter((s) => s.model.id === which);

@@ -547,10 +547,10 @@ export const descriptor: ServiceDescriptor = {
             "itemsField": "result",
             "sizeParam": "batchSize"
           },
-          "commaSeparated": [
-            "filterValues",
-            "fields"
-          ]
+          "delimitedQuery": {
+            "filterValues": "form",
+            "fields": "form"
+          }
         },
         "syncLeads": {
           "operationId": "syncLeads",
@@ -580,11 +580,11 @@ export const descriptor: ServiceDescriptor = {
             "sizeParam": "batchSize",
             "moreField": "moreResult"
           },
-          "commaSeparated": [
-            "activityTypeIds",
-            "assetIds",
-            "leadIds"
-          ]
+          "delimitedQuery": {
+            "activityTypeIds": "form",
+            "assetIds": "form",
+            "leadIds": "form"
+          }
         },
         "getLeadChanges": {
           "operationId": "getLeadChanges",
@@ -600,10 +600,10 @@ export const descriptor: ServiceDescriptor = {
             "sizeParam": "batchSize",
             "moreField": "moreResult"
           },
-          "commaSeparated": [
-            "fields",
-            "leadIds"
-          ]
+          "delimitedQuery": {
+            "fields": "form",
+            "leadIds": "form"
+          }
         },
         "getActivityTypes": {
           "operationId": "getActivityTypes",
@@ -626,10 +626,10 @@ export const descriptor: ServiceDescriptor = {
             "sizeParam": "batchSize",
             "moreField": "moreResult"
           },
-          "commaSeparated": [
-            "assetIds",
-            "leadIds"
-          ]
+          "delimitedQuery": {
+            "assetIds": "form",
+            "leadIds": "form"
+          }
         },
         "getEmailOpenedActivities": {
           "operationId": "getEmailOpenedActivities",
@@ -645,10 +645,10 @@ export const descriptor: ServiceDescriptor = {
             "sizeParam": "batchSize",
             "moreField": "moreResult"
           },
-          "commaSeparated": [
-            "assetIds",
-            "leadIds"
-          ]
+          "delimitedQuery": {
+            "assetIds": "form",
+            "leadIds": "form"
+          }
         },
         "getCampaigns": {
           "operationId": "getCampaigns",
@@ -663,12 +663,12 @@ export const descriptor: ServiceDescriptor = {
             "itemsField": "result",
             "sizeParam": "batchSize"
           },
-          "commaSeparated": [
-            "id",
-            "name",
-            "programName",
-            "workspaceName"
-          ]
+          "delimitedQuery": {
+            "id": "form",
+            "name": "form",
+            "programName": "form",
+            "workspaceName": "form"
+          }
         },
         "getCampaign": {
           "operationId": "getCampaign",
@@ -704,9 +704,9 @@ export const descriptor: ServiceDescriptor = {
             "itemsField": "result",
             "maxLimit": 200
           },
-          "commaSeparated": [
-            "filterValues"
-          ]
+          "delimitedQuery": {
+            "filterValues": "form"
+          }
         },
         "getProgramStats": {
           "operationId": "getProgramStats",
@@ -756,12 +756,12 @@ export const descriptor: ServiceDescriptor = {
             "itemsField": "result",
             "sizeParam": "batchSize"
           },
-          "commaSeparated": [
-            "id",
-            "name",
-            "programName",
-            "workspaceName"
-          ]
+          "delimitedQuery": {
+            "id": "form",
+            "name": "form",
+            "programName": "form",
+            "workspaceName": "form"
+          }
         },
         "getListMembers": {
           "operationId": "getListMembers",
@@ -776,9 +776,9 @@ export const descriptor: ServiceDescriptor = {
             "itemsField": "result",
             "sizeParam": "batchSize"
           },
-          "commaSeparated": [
-            "fields"
-          ]
+          "delimitedQuery": {
+            "fields": "form"
+          }
         },
         "addLeadsToList": {
           "operationId": "addLeadsToList",

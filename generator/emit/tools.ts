@@ -297,8 +297,6 @@ function optional(code: string): string {
 interface FlatField {
   /** Name in the flattened input. */
   name: string;
-  /** For an array query parameter sent as one value (`explode: false`): the separator. */
-  delimiter?: string | undefined;
   in: "path" | "query" | "body" | "bodyWhole";
   /** Name on the wire. */
   wire: string;
@@ -345,10 +343,8 @@ function flatFields(model: ServiceModel, writer: SchemaWriter, op: OperationMode
     for (const p of op.parameters.filter((x) => x.in === where)) {
       const rawParam = params.get(`${where}:${p.name}`) ?? {};
       const schema = rawParam.schema ?? { type: "string" };
-      const style = typeof rawParam.style === "string" ? rawParam.style : "form";
-      const explode = typeof rawParam.explode === "boolean" ? rawParam.explode : style === "form";
-      const delimiter = where === "query" && !explode && writer.kindOf(schema) === "array" ? ({ form: ",", spaceDelimited: " ", pipeDelimited: "|" } as Record<string, string>)[style] : undefined;
-      add({ name: fieldNameOf(p.name), in: where, wire: p.name, required: p.required, schema, description: paramDescription(rawParam, writer.resolve(schema)), delimiter }, where);
+      // Arrays stay arrays: the runtime serialises `explode: false` ones from the descriptor.
+      add({ name: fieldNameOf(p.name), in: where, wire: p.name, required: p.required, schema, description: paramDescription(rawParam, writer.resolve(schema)) }, where);
     }
   }
   const body = writer.resolve(raw.requestBody);
@@ -524,7 +520,7 @@ export const emitTools: Emitter = (model, context) => {
       const value = valueOf(f);
       if (value === undefined) continue;
       if (f.in === "path") pathParts.push(`${q(f.wire)}: ${value}`);
-      else if (f.in === "query") queryParts.push(`${q(f.wire)}: ${f.delimiter !== undefined && !(f.name in fixed) ? `delimited(${value}, ${q(f.delimiter)})` : value}`);
+      else if (f.in === "query") queryParts.push(`${q(f.wire)}: ${value}`);
       else if (f.in === "body") bodyParts.push(`${q(f.wire)}: ${value}`);
       else bodyWhole = value;
     }
@@ -597,7 +593,7 @@ export const emitTools: Emitter = (model, context) => {
   const uses = (name: string) => writer.consts.some((c) => c.includes(name)) || blocks.some((b) => b.includes(name));
   const text = [
     codeHeader(context.specLabel),
-    `import { ${apiBlock ? "defineApiCallTool, " : ""}defineOperationTool, ${uses("delimited(") ? "delimited, " : ""}type ToolDefinition, z } from ${q(toolsImport)};`,
+    `import { ${apiBlock ? "defineApiCallTool, " : ""}defineOperationTool, type ToolDefinition, z } from ${q(toolsImport)};`,
     `import { descriptor } from "./descriptor.js";`,
     "",
     ...(uses("DATE_TIME") ? ["/** ISO-8601 date-time: 2024-06-14T16:00:00Z, with optional seconds, fraction and offset. */", "const DATE_TIME = /^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d+)?)?(?:Z|[+-]\\d{2}:?\\d{2})?$/;", ""] : []),

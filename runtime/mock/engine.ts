@@ -5,7 +5,7 @@
  * requests, enforces auth and limits with the service's own answers, pages, injects seeded faults
  * and delivers signed webhooks. Nothing here knows which service it imitates.
  */
-import { createHmac } from "node:crypto";
+import { hmacOf } from "../hmac.js";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import type { LimitSpec, OperationDescriptor, ServiceDescriptor } from "../descriptor.js";
@@ -946,9 +946,7 @@ export class MockEngine {
     const wh = this.model.webhooks!;
     const callback = String(getPath(hook, callbackField));
     const secret = this.options.webhookSecret ?? "mock-webhook-secret";
-    const hmac = createHmac(wh.signature.algorithm, secret);
-    for (const part of wh.signature.message) hmac.update(part === "body" ? body : callback, "utf8");
-    const signature = hmac.digest(wh.signature.encoding);
+    const signature = hmacOf(wh.signature.algorithm, wh.signature.encoding, secret, wh.signature.message.map((part) => (part === "body" ? body : callback)));
     const task = (async () => {
       try {
         const r = await fetch(callback, {

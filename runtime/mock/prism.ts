@@ -4,8 +4,7 @@
  * only it) on close, so tests and the CLI leave no orphans.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { packageBin } from "../package-bin.js";
 
 export interface PrismOptions {
   specFile: string;
@@ -24,12 +23,7 @@ export interface RunningPrism {
   close(): Promise<void>;
 }
 
-function prismBin(): string {
-  const require = createRequire(import.meta.url);
-  const pkgPath = require.resolve("@stoplight/prism-cli/package.json");
-  const pkg = require(pkgPath) as { bin: string | Record<string, string> };
-  return join(dirname(pkgPath), typeof pkg.bin === "string" ? pkg.bin : pkg.bin.prism!);
-}
+const prismBin = () => packageBin("@stoplight/prism-cli", "prism");
 
 async function answers(url: string): Promise<boolean> {
   try {

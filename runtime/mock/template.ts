@@ -9,17 +9,8 @@ export type Context = Record<string, unknown>;
 const WHOLE = /^\{([A-Za-z_$][\w$.\-[\]]*)\}$/;
 const PART = /\{([A-Za-z_$][\w$.\-[\]]*)\}/g;
 
-/** The value at a dotted path (`a.b.0.c`); undefined when any step is missing. */
-export function getPath(root: unknown, path: string): unknown {
-  if (path === "" || path === ".") return root;
-  let node: unknown = root;
-  for (const key of path.split(".")) {
-    if (node === null || node === undefined) return undefined;
-    if (typeof node !== "object") return undefined;
-    node = (node as Record<string, unknown>)[key];
-  }
-  return node;
-}
+export { getPath } from "../values.js";
+import { getPath } from "../values.js";
 
 /** Sets a dotted path, creating objects on the way. */
 export function setPath(root: Record<string, unknown>, path: string, value: unknown): void {

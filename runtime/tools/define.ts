@@ -8,7 +8,7 @@ import type { ServiceDescriptor } from "../descriptor.js";
 import type { ApiCallTool } from "./model.js";
 import { TOOL_NAME } from "./model.js";
 import type { ApiCallToolDefinition, OperationToolDefinition, ToolAnnotations } from "./types.js";
-import { credentialQueryNames } from "./raw.js";
+import { credentialQueryNames } from "../auth.js";
 
 function checkName(name: string, service: string): void {
   if (!TOOL_NAME.test(name) || !name.startsWith(`${service}_`)) {
@@ -78,7 +78,3 @@ export function defineApiCallTool(descriptor: ServiceDescriptor, config: ApiCall
   };
 }
 
-/** An array query parameter sent as one delimited value (OpenAPI `explode: false`: `a,b,c`). */
-export function delimited(value: readonly unknown[] | undefined, separator: string): string | undefined {
-  return value === undefined ? undefined : value.map(String).join(separator);
-}

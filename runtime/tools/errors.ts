@@ -5,6 +5,7 @@
  * source; input echoes are limited to the model's own values).
  */
 import type { z } from "zod";
+import { getPath } from "../values.js";
 import { ConnectionError, StepforgeError } from "../errors.js";
 import type { ToolError, ToolFieldError } from "./types.js";
 
@@ -17,14 +18,6 @@ function describeExpected(issue: z.core.$ZodIssue): string {
   return "a valid value";
 }
 
-function valueAt(input: unknown, path: ReadonlyArray<PropertyKey>): unknown {
-  let node = input;
-  for (const key of path) {
-    if (node === null || typeof node !== "object") return undefined;
-    node = (node as Record<PropertyKey, unknown>)[key];
-  }
-  return node;
-}
 
 /**
  * One message per issue, phrased as a fix. `known` lists the accepted top-level fields; `input`
@@ -44,7 +37,7 @@ export function fieldErrors(error: z.ZodError, known: string[], input?: unknown)
         break;
       }
       case "invalid_type": {
-        const received = "input" in issue ? (issue as { input?: unknown }).input : valueAt(input, issue.path);
+        const received = "input" in issue ? (issue as { input?: unknown }).input : getPath(input, issue.path);
         if (received === undefined) out.push({ path, message: `required: give ${describeExpected(issue)}` });
         else out.push({ path, message: `must be ${issue.expected}, not ${received === null ? "null" : Array.isArray(received) ? "an array" : typeof received}` });
         break;

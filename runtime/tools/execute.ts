@@ -7,7 +7,8 @@ import { createServiceClient, resolveBaseUrl } from "../client.js";
 import type { HttpMethod } from "../descriptor.js";
 import { checkEndpoint } from "./endpoint.js";
 import { fieldErrors, invalidInput, toolErrorFrom } from "./errors.js";
-import { credentialQueryNames, rawCall } from "./raw.js";
+import { credentialQueryNames } from "../auth.js";
+import { rawCall } from "./raw.js";
 import type { ApiCallToolDefinition, OperationToolDefinition, ToolContext, ToolDefinition, ToolFieldError, ToolResult } from "./types.js";
 
 type Json = Record<string, unknown>;

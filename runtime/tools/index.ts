@@ -6,11 +6,12 @@
 export { z } from "zod";
 export * from "./types.js";
 export * from "./model.js";
-export { defineOperationTool, defineApiCallTool, apiCallInput, apiCallOutput, delimited } from "./define.js";
+export { defineOperationTool, defineApiCallTool, apiCallInput, apiCallOutput } from "./define.js";
 export { executeTool, executeToolByName, validateInput, dropNulls, wrapOutput } from "./execute.js";
 export { checkEndpoint } from "./endpoint.js";
 export type { EndpointAccepted, EndpointRefusal } from "./endpoint.js";
-export { rawCall, rawOperation, credentialQueryNames, API_CALL_OPERATION } from "./raw.js";
+export { rawCall, rawOperation, API_CALL_OPERATION } from "./raw.js";
+export { credentialQueryNames } from "../auth.js";
 export type { RawRequest } from "./raw.js";
 export { fieldErrors, invalidInput, toolErrorFrom } from "./errors.js";
 export {

@@ -19,12 +19,6 @@ export interface RawRequest {
 }
 
 /** Query names the service's credentials travel under (the model may not set them). */
-export function credentialQueryNames(descriptor: ServiceDescriptor): string[] {
-  const auth = descriptor.auth;
-  const placements = auth.kind === "api-key" ? Object.values(auth.modes).flat() : auth.kind === "none" ? [] : [auth.send];
-  return [...new Set(placements.filter((p) => p.in === "query").map((p) => p.name))];
-}
-
 export function rawOperation(method: HttpMethod, path: string): OperationDescriptor {
   const read = method === "GET" || method === "HEAD";
   return {
@@ -47,3 +41,4 @@ export async function rawCall(descriptor: ServiceDescriptor, options: ClientOpti
   if (request.body !== undefined) init.body = request.body;
   return client.call(API_CALL_OPERATION, init);
 }
+

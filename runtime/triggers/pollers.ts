@@ -10,7 +10,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { DueDatePollSpec, FeedPollSpec } from "./model.js";
-import type { TriggerConfig, TriggerEvent } from "./router.js";
+import { ref, type TriggerConfig, type TriggerEvent } from "./router.js";
 
 export interface StateStore {
   get<T>(key: string): T | undefined;
@@ -127,8 +127,8 @@ export async function pollFeed(spec: FeedPollSpec, config: TriggerConfig, list: 
     eventId: item[spec.idField] as string,
     type: typeof item.type === "string" ? item.type : "item",
     time: typeof item.date === "string" ? item.date : new Date(now).toISOString(),
-    board: refOf(item.board),
-    card: refOf(item.card),
+    board: ref(item.board),
+    card: ref(item.card),
     raw: item,
   }));
   const newSeen = [...fresh.map((i) => i[spec.idField] as string), ...state.seen].slice(0, 500);
@@ -136,10 +136,3 @@ export async function pollFeed(spec: FeedPollSpec, config: TriggerConfig, list: 
   return events;
 }
 
-function refOf(value: unknown) {
-  if (value && typeof value === "object" && typeof (value as { id?: unknown }).id === "string") {
-    const v = value as { id: string; name?: unknown };
-    return { id: v.id, name: typeof v.name === "string" ? v.name : undefined };
-  }
-  return undefined;
-}

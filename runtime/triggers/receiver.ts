@@ -8,8 +8,9 @@
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { hmacOf } from "../hmac.js";
 import type { Delivery } from "./model.js";
-import { getPath } from "./paths.js";
+import { getPath } from "../values.js";
 
 export interface WebhookRequest {
   method: string;
@@ -68,10 +69,7 @@ export class RecentIds {
 
 export function signPayload(secret: string, delivery: Pick<Delivery, "signature">, rawBody: Buffer | string, callbackUrl: string): string {
   const { signature } = delivery;
-  const hmac = createHmac(signature.algorithm, secret);
-  hmac.update(typeof rawBody === "string" ? Buffer.from(rawBody, "utf8") : rawBody);
-  if (signature.message === "body+callbackUrl") hmac.update(Buffer.from(callbackUrl, "utf8"));
-  return hmac.digest(signature.encoding);
+  return hmacOf(signature.algorithm, signature.encoding, secret, signature.message === "body+callbackUrl" ? [rawBody, callbackUrl] : [rawBody]);
 }
 
 /** Constant-time: both sides are HMAC'd again so the compare never depends on where they differ or their length. */

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import type { Delivery, TriggerSpec, TriggersExtension, WebhookTriggerSpec } from "./model.js";
-import { firstPath, getPath } from "./paths.js";
+import { firstPath, getPath } from "../values.js";
 
 export interface TriggerConfig {
   /** Trigger name, e.g. trello_card_moved. */
@@ -78,7 +78,8 @@ export function validateConfig(extension: TriggersExtension, config: unknown): T
   return parsed.data as TriggerConfig;
 }
 
-function ref(value: unknown): Ref | undefined {
+/** A reference from a payload value: an id string, or an object with an id (and a name). */
+export function ref(value: unknown): Ref | undefined {
   if (typeof value === "string") return { id: value };
   if (value && typeof value === "object" && typeof (value as { id?: unknown }).id === "string") {
     const v = value as { id: string; name?: unknown; fullName?: unknown };

@@ -1,19 +1,10 @@
 /** Auth as each real service does it: key+token, API key, expiring client-credentials tokens in HTTP 200, bearer tokens with refresh. */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MarketoClient } from "../../generated/marketo/client.js";
 import { descriptor as marketoDescriptor } from "../../generated/marketo/descriptor.js";
-import { startMock, type RunningMock } from "../../runtime/mock/index.js";
-import { call, CARD, clientOptions, CONTENTSNARE, manualClock, MARKETO, TRELLO, TRELLO_AUTH, WORLDNEWS } from "./helpers.js";
+import { call, CARD, clientOptions, CONTENTSNARE, manualClock, MARKETO, TRELLO, TRELLO_AUTH, WORLDNEWS, useMocks } from "./helpers.js";
 
-const open: RunningMock[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((m) => m.close()));
-});
-async function mock(service: string, options = {}) {
-  const m = await startMock(service, options);
-  open.push(m);
-  return m;
-}
+const mock = useMocks();
 
 describe("trello key + token", () => {
   it("accepts the query pair and the OAuth header, and refuses anything else with 401 text", async () => {

@@ -1,17 +1,9 @@
 /** Seeded fault injection: the same seed and requests give the same faults; each kind arrives in the service's shape. */
-import { afterEach, describe, expect, it } from "vitest";
-import { startMock, type FaultOptions, type RunningMock } from "../../runtime/mock/index.js";
-import { call, CARD, TRELLO_AUTH, WORLDNEWS } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { startMock, type FaultOptions } from "../../runtime/mock/index.js";
+import { call, CARD, TRELLO_AUTH, WORLDNEWS, useMocks } from "./helpers.js";
 
-const open: RunningMock[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((m) => m.close()));
-});
-async function mock(service: string, options = {}) {
-  const m = await startMock(service, options);
-  open.push(m);
-  return m;
-}
+const mock = useMocks();
 
 async function outcomes(faults: FaultOptions, n: number): Promise<string[]> {
   const m = await mock("trello", { faults });

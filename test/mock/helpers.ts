@@ -1,7 +1,9 @@
 /** Shared bits of the behavioural-mock tests: default credentials from the specs, and raw HTTP calls. */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { afterEach } from "vitest";
 import { createSharedState, type ClientOptions, type ServiceDescriptor } from "../../runtime/index.js";
+import { startMock, type MockOptions, type RunningMock } from "../../runtime/mock/index.js";
 
 export const TRELLO = { apiKey: "0123456789abcdef0123456789abcdef", token: "ATTAmocktoken0123456789abcdef0123456789abcdef" };
 export const TRELLO_AUTH = `key=${TRELLO.apiKey}&token=${TRELLO.token}`;
@@ -80,5 +82,18 @@ export async function receiver(headStatus = 200): Promise<{ url: string; calls: 
       while (calls.filter((c) => c.method === "POST").length < n) await new Promise<void>((r) => waiters.push(r));
     },
     close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+/** A `mock(service, options)` starter whose mocks are all closed after each test. */
+export function useMocks(): (service: string, options?: MockOptions) => Promise<RunningMock> {
+  const open: RunningMock[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((m) => m.close()));
+  });
+  return async (service, options = {}) => {
+    const m = await startMock(service, options);
+    open.push(m);
+    return m;
   };
 }

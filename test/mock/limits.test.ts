@@ -1,17 +1,9 @@
 /** Limits from the descriptor, answered as the real services answer them; windows shrunk by options. */
-import { afterEach, describe, expect, it } from "vitest";
-import { startMock, type RunningMock } from "../../runtime/mock/index.js";
-import { call, CARD, CONTENTSNARE, manualClock, MARKETO, TRELLO, TRELLO_AUTH, WORLDNEWS } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { startMock } from "../../runtime/mock/index.js";
+import { call, CARD, CONTENTSNARE, manualClock, MARKETO, TRELLO, TRELLO_AUTH, WORLDNEWS, useMocks } from "./helpers.js";
 
-const open: RunningMock[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((m) => m.close()));
-});
-async function mock(service: string, options = {}) {
-  const m = await startMock(service, options);
-  open.push(m);
-  return m;
-}
+const mock = useMocks();
 
 async function marketoToken(url: string): Promise<Record<string, string>> {
   const r = await call(url, `/identity/oauth/token?grant_type=client_credentials&client_id=${MARKETO.clientId}&client_secret=${MARKETO.clientSecret}`);

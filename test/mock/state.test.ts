@@ -1,21 +1,12 @@
 /** Behavioural mocks keep state: what is created can be read, listed, updated and deleted; seeds come from the spec's examples. */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { ContentsnareClient } from "../../generated/contentsnare/client.js";
 import { MarketoClient } from "../../generated/marketo/client.js";
 import { startTrelloMock } from "../../generated/trello/mock.js";
 import { TrelloClient } from "../../generated/trello/client.js";
-import { startMock, type RunningMock } from "../../runtime/mock/index.js";
-import { BOARD, call, CARD, clientOptions, CONTENTSNARE, LABEL, LIST, MARKETO, TRELLO, TRELLO_AUTH, WORLDNEWS } from "./helpers.js";
+import { BOARD, call, CARD, clientOptions, CONTENTSNARE, LABEL, LIST, MARKETO, TRELLO, TRELLO_AUTH, WORLDNEWS, useMocks } from "./helpers.js";
 
-const open: RunningMock[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((m) => m.close()));
-});
-async function mock(service: string, options = {}) {
-  const m = await startMock(service, options);
-  open.push(m);
-  return m;
-}
+const mock = useMocks();
 
 describe("trello", () => {
   it("serves the spec's example records out of the box", async () => {
@@ -29,7 +20,7 @@ describe("trello", () => {
 
   it("shows a card created in a list in that list's and board's cards, updates, moves and deletes it", async () => {
     const m = await startTrelloMock();
-    open.push(m);
+    onTestFinished(() => m.close());
     const { descriptor } = await import("../../generated/trello/descriptor.js");
     const trello = new TrelloClient(clientOptions(descriptor, m.url, TRELLO));
     const created = await trello.createCard({ body: { idList: LIST, name: "Ship the mock" } });
