@@ -4,7 +4,7 @@ export class UsageError extends Error {
 }
 
 export const USAGE = `usage:
-  stepforge generate [--check] [--spec FILE --out DIR [--service ID]]
+  stepforge generate [--check] [--no-cache] [--timings] [--spec FILE --out DIR [--service ID]]
   stepforge lint [--spec FILE]...
   stepforge triggers list [--json]
   stepforge webhook serve --port N --secret S --callback-url URL [--board ID]... [--service S] [--host H]

@@ -8,15 +8,26 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { compare, generate, packageJsonWithExports, write, type Drift } from "../../generator/pipeline.js";
+import { remember, unchangedSince, type CacheKey } from "../../generator/cache.js";
 import { packageRoot } from "../../generator/package-root.js";
 import { projectSpecs } from "../project.js";
 import { UsageError } from "../usage.js";
 
+function summary(services: readonly { id: string; operations: number }[]): string {
+  return services.map((s) => `${s.id} (${s.operations} operations)`).join(", ");
+}
+
 export async function generateCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { check: { type: "boolean", default: false }, spec: { type: "string" }, out: { type: "string" }, service: { type: "string" }, timings: { type: "boolean", default: false } },
+    options: {
+      check: { type: "boolean", default: false },
+      spec: { type: "string" },
+      out: { type: "string" },
+      service: { type: "string" },
+      timings: { type: "boolean", default: false },
+      "no-cache": { type: "boolean", default: false },
+    },
     strict: true,
     allowPositionals: false,
   });
@@ -28,13 +39,25 @@ export async function generateCommand(argv: string[], out: NodeJS.WritableStream
   const specFiles = ownSpecs ? projectSpecs(root) : [resolve(values.spec!)];
   const outDir = ownSpecs ? join(root, "generated") : resolve(values.out!);
   const started = performance.now();
+  const cacheKey: CacheKey = { specFiles, outDir, projectRoot: root, ...(values.service ? { serviceId: values.service } : {}) };
+  // --check always runs the whole pipeline: it is the proof, not a shortcut.
+  if (!values.check && !values.timings && !values["no-cache"]) {
+    const unchanged = unchangedSince(cacheKey);
+    if (unchanged) {
+      const ms = Math.round(performance.now() - started);
+      out.write(`generated ${summary(unchanged)} into ${outDir}: 0 files changed (inputs unchanged since the last run), ${ms} ms\n`);
+      return 0;
+    }
+  }
+  // The pipeline loads the TypeScript compiler, so it is imported only when it has work to do.
+  const { compare, generate, packageJsonWithExports, write } = await import("../../generator/pipeline.js");
   const result = await generate({ specFiles, outDir, projectRoot: root, ...(values.service ? { serviceId: values.service } : {}) });
 
   // For the project's own specs the package exports map is generated output too.
   const pkgPath = join(root, "package.json");
   const pkgFile = ownSpecs ? { path: pkgPath, content: packageJsonWithExports(readFileSync(pkgPath, "utf8"), result.models, result.files) } : undefined;
 
-  let drift: Drift;
+  let drift: ReturnType<typeof compare>;
   if (values.check) {
     drift = compare(outDir, result.files, { wholeOutDir: ownSpecs });
     if (pkgFile && readFileSync(pkgFile.path, "utf8") !== pkgFile.content) drift.changed.push("../package.json (exports)");
@@ -50,9 +73,10 @@ export async function generateCommand(argv: string[], out: NodeJS.WritableStream
 
   drift = write(outDir, result.files, { wholeOutDir: ownSpecs });
   if (pkgFile && (!existsSync(pkgFile.path) || readFileSync(pkgFile.path, "utf8") !== pkgFile.content)) writeFileSync(pkgFile.path, pkgFile.content);
+  remember(cacheKey, result.models.map((m) => ({ id: m.id, operations: m.operations.length })), pkgFile ? [pkgFile.path] : []);
   const touched = drift.changed.length + drift.missing.length + drift.extra.length;
   const ms = Math.round(performance.now() - started);
-  out.write(`generated ${result.models.map((m) => `${m.id} (${m.operations.length} operations)`).join(", ")} into ${outDir}: ${touched} file${touched === 1 ? "" : "s"} changed, ${ms} ms\n`);
+  out.write(`generated ${summary(result.models.map((m) => ({ id: m.id, operations: m.operations.length })))} into ${outDir}: ${touched} file${touched === 1 ? "" : "s"} changed, ${ms} ms\n`);
   if (values.timings) {
     const t = result.timings;
     const split = Object.entries(t.emitters).map(([name, ms]) => `${name.replace(/^emit/, "").toLowerCase()} ${ms.toFixed(0)}`).join(", ");

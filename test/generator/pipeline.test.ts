@@ -39,6 +39,39 @@ describe("generate", () => {
     expect(thrice.files).toEqual(twice.files);
   });
 
+  it("a no-change rerun skips the pipeline, and any change to the spec or the output runs it again", async () => {
+    const spec = writeSpec("cached", minimalSpec());
+    const out = join(work, "cached");
+    const cold = await runCli("generate", "--spec", spec, "--out", out);
+    expect(cold.stdout).not.toContain("inputs unchanged");
+    const client = join(out, "widgets", "client.ts");
+    const pristine = readFileSync(client, "utf8");
+
+    expect((await runCli("generate", "--spec", spec, "--out", out)).stdout).toContain("0 files changed (inputs unchanged since the last run)");
+
+    // A hand edit of the output: the fast path must notice and the full run must restore the file.
+    writeFileSync(client, pristine.replace("listWidgets(", "listWidgetz("));
+    const repaired = await runCli("generate", "--spec", spec, "--out", out);
+    expect(repaired.stdout).toContain("1 file changed");
+    expect(readFileSync(client, "utf8")).toBe(pristine);
+
+    // A file added by hand (a full run decides what to do with it), and then a deleted one.
+    writeFileSync(join(out, "widgets", "notes.md"), "mine\n");
+    expect((await runCli("generate", "--spec", spec, "--out", out)).stdout).not.toContain("inputs unchanged");
+    expect((await runCli("generate", "--spec", spec, "--out", out)).stdout).toContain("inputs unchanged");
+    rmSync(join(out, "widgets", "README.md"));
+    expect((await runCli("generate", "--spec", spec, "--out", out)).stdout).toContain("1 file changed");
+
+    // A changed spec regenerates; --check and --no-cache always run the whole pipeline.
+    const renamed = minimalSpec() as any;
+    renamed.paths["/widgets"].get.operationId = "listGadgets";
+    writeFileSync(spec, toYaml(renamed));
+    expect((await runCli("generate", "--spec", spec, "--out", out)).stdout).not.toContain("inputs unchanged");
+    expect(readFileSync(client, "utf8")).toContain("listGadgets(");
+    expect((await runCli("generate", "--spec", spec, "--out", out, "--no-cache")).stdout).not.toContain("inputs unchanged");
+    expect((await runCli("generate", "--check", "--spec", spec, "--out", out)).stdout).toContain("generated code is fresh");
+  });
+
   it("every file carries a header naming its spec", async () => {
     const spec = writeSpec("headers", minimalSpec());
     const result = await generate({ specFiles: [spec], outDir: join(work, "hdr"), projectRoot: root });

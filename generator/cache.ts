@@ -1,0 +1,127 @@
+/**
+ * The no-change fast path of `stepforge generate`.
+ *
+ * A full run loads the TypeScript compiler (ts-morph) and emits every file: about two seconds even
+ * when nothing changed. Most runs change nothing, so after each full run we record what went in (the
+ * spec files and the generator's own code) and a hash of every file that came out. The next run
+ * hashes the same inputs and the files on disk; when all of them match, the output is exactly what a
+ * full run would write, and the run stops there without importing the pipeline.
+ *
+ * The record lives in node_modules/.cache/stepforge (never committed, never read by `--check`, which
+ * always runs the whole pipeline). A record that cannot be read or written only costs a full run.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export interface CachedService {
+  id: string;
+  operations: number;
+}
+
+interface CacheRecord {
+  version: 1;
+  inputs: string;
+  services: CachedService[];
+  /** Output path (relative to outDir, posix) → sha256 of its content. */
+  files: Record<string, string>;
+  /** Extra files outside outDir that the run owns (the package.json exports map), by absolute path. */
+  outside: Record<string, string>;
+}
+
+export interface CacheKey {
+  specFiles: readonly string[];
+  outDir: string;
+  projectRoot: string;
+  serviceId?: string;
+}
+
+const sha256 = (data: string | Buffer): string => createHash("sha256").update(data).digest("hex");
+
+/** Every file below `dir`, sorted, as absolute paths. */
+function filesBelow(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const found: string[] = [];
+  const walk = (at: string) => {
+    for (const name of readdirSync(at).sort()) {
+      const abs = join(at, name);
+      if (statSync(abs).isDirectory()) walk(abs);
+      else found.push(abs);
+    }
+  };
+  walk(dir);
+  return found;
+}
+
+/**
+ * The generator's code: this directory and the runtime next to it (the runtime's descriptor schemas
+ * validate the extensions). Whichever form is running — dist/*.js or the .ts sources under tsx — is
+ * hashed, so a rebuilt generator never reuses an old record.
+ */
+function generatorCode(): string[] {
+  const here = dirname(fileURLToPath(import.meta.url));
+  return [...filesBelow(here), ...filesBelow(join(here, "..", "runtime"))];
+}
+
+function inputsHash(key: CacheKey): string {
+  const hash = createHash("sha256");
+  hash.update(JSON.stringify({ outDir: resolve(key.outDir), serviceId: key.serviceId ?? null, node: process.versions.node }));
+  for (const file of [...key.specFiles.map((f) => resolve(f)), ...generatorCode()]) {
+    hash.update(`\0${file}\0`);
+    hash.update(readFileSync(file));
+  }
+  return hash.digest("hex");
+}
+
+function recordPath(key: CacheKey): string {
+  return join(key.projectRoot, "node_modules", ".cache", "stepforge", `generate-${sha256(resolve(key.outDir)).slice(0, 16)}.json`);
+}
+
+const toPosix = (path: string): string => path.split(sep).join("/");
+
+/**
+ * The services of the last run when nothing it read or wrote has changed since; undefined means
+ * "run the pipeline". Any error (a missing record, a deleted spec, an unreadable file) is a miss.
+ */
+export function unchangedSince(key: CacheKey): CachedService[] | undefined {
+  try {
+    const record = JSON.parse(readFileSync(recordPath(key), "utf8")) as CacheRecord;
+    if (record.version !== 1 || record.inputs !== inputsHash(key)) return undefined;
+    const outDir = resolve(key.outDir);
+    const onDisk = filesBelow(outDir).map((abs) => toPosix(relative(outDir, abs)));
+    // A file added by hand is a miss too: a full run would report or remove it.
+    if (onDisk.length !== Object.keys(record.files).length) return undefined;
+    for (const path of onDisk) {
+      const expected = record.files[path];
+      if (expected === undefined || sha256(readFileSync(join(outDir, path))) !== expected) return undefined;
+    }
+    for (const [abs, expected] of Object.entries(record.outside)) {
+      if (sha256(readFileSync(abs)) !== expected) return undefined;
+    }
+    return record.services;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Records a finished full run: call after the output is written. Failing to record is not an error. */
+export function remember(key: CacheKey, services: CachedService[], outside: readonly string[] = []): void {
+  try {
+    const outDir = resolve(key.outDir);
+    const files: Record<string, string> = {};
+    for (const abs of filesBelow(outDir)) files[toPosix(relative(outDir, abs))] = sha256(readFileSync(abs));
+    const record: CacheRecord = {
+      version: 1,
+      inputs: inputsHash(key),
+      services,
+      files,
+      outside: Object.fromEntries(outside.map((abs) => [abs, sha256(readFileSync(abs))])),
+    };
+    const path = recordPath(key);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, JSON.stringify(record));
+  } catch {
+    // A read-only install or a full disk: the next run is simply a full one.
+  }
+}
