@@ -1,7 +1,23 @@
 /**
  * The public runtime: what generated modules import and what callers may use directly.
  */
-export * from "./descriptor.js";
+// Types only: the zod schemas behind them validate specs in the generator, and exporting them from
+// here would put zod (half a megabyte minified) into every bundle that imports a client.
+export type {
+  AuthSpec,
+  ConnectionField,
+  DelimitedStyle,
+  ErrorKind,
+  ErrorRule,
+  ErrorsSpec,
+  HttpMethod,
+  LimitSpec,
+  OperationDescriptor,
+  PagingSpec,
+  Placement,
+  ServiceDescriptor,
+  ServiceExtension,
+} from "./descriptor.js";
 export * from "./errors.js";
 export {
   normaliseConnection,

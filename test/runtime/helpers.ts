@@ -4,7 +4,8 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { type HttpMethod, type OperationDescriptor, type PagingSpec, type ServiceDescriptor, ServiceExtensionSchema } from "../../runtime/index.js";
+import { ServiceExtensionSchema } from "../../runtime/descriptor.js";
+import type { HttpMethod, OperationDescriptor, PagingSpec, ServiceDescriptor } from "../../runtime/index.js";
 
 export interface Seen {
   method: string;
