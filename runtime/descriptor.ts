@@ -7,7 +7,7 @@
  * Every object is `.strict()`: an unknown key is a mistake the author must hear about, not a
  * silently ignored setting.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { MockOperationSchema, MockServiceSchema } from "./mock/model.js";
 import { OperationToolSchema, ServiceToolsSchema } from "./tools/model.js";
 

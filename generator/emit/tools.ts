@@ -593,7 +593,8 @@ export const emitTools: Emitter = (model, context) => {
   const uses = (name: string) => writer.consts.some((c) => c.includes(name)) || blocks.some((b) => b.includes(name));
   const text = [
     codeHeader(context.specLabel),
-    `import { ${apiBlock ? "defineApiCallTool, " : ""}defineOperationTool, type ToolDefinition, z } from ${q(toolsImport)};`,
+    `import { ${apiBlock ? "defineApiCallTool, " : ""}defineOperationTool, type ToolDefinition } from ${q(toolsImport)};`,
+    `import * as z from ${q(runtimeModule(context, "zod"))};`,
     `import { descriptor } from "./descriptor.js";`,
     "",
     ...(uses("DATE_TIME") ? ["/** ISO-8601 date-time: 2024-06-14T16:00:00Z, with optional seconds, fraction and offset. */", "const DATE_TIME = /^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d+)?)?(?:Z|[+-]\\d{2}:?\\d{2})?$/;", ""] : []),

@@ -12,7 +12,7 @@
  *
  * Every object is `.strict()`, as in runtime/descriptor.ts.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 const template = z.unknown();
 const identifier = z.string().regex(/^[a-zA-Z][a-zA-Z0-9_]*$/, "must be an identifier (letters, digits, _)");

@@ -3,7 +3,7 @@
  * schemas and the handler the generator wrote from the spec, and `defineApiCallTool` with the API
  * Call step the spec declares under `x-stepforge.tools.apiCall`.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { ServiceDescriptor } from "../descriptor.js";
 import type { ApiCallTool } from "./model.js";
 import { TOOL_NAME } from "./model.js";

@@ -15,7 +15,7 @@
  * The rule checkers (`openaiStrictViolations`, `anthropicViolations`, `mcpViolations`) are real
  * functions so tests can run them on every export and on known-bad schemas.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { ToolDefinition } from "./types.js";
 
 type Json = Record<string, unknown>;

@@ -2,8 +2,6 @@
  * Agent tool steps: definitions (generated per service), execution with a result envelope, the API
  * Call endpoint guard, and JSON Schema exports for OpenAI, Anthropic and MCP.
  */
-/** The zod generated tool schemas are built with: the runtime's own copy, so descriptions reach the JSON Schema exports. */
-export { z } from "zod";
 export * from "./types.js";
 export * from "./model.js";
 export { defineOperationTool, defineApiCallTool, apiCallInput, apiCallOutput } from "./define.js";

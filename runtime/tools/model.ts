@@ -12,7 +12,7 @@
  * or bracketed names become snake_case: `source-countries` → `source_countries`, `q_by[]` → `q_by`)
  * and body properties.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 /** ^[a-z0-9_]{1,64}$: accepted by OpenAI, Anthropic and MCP alike. */
 export const TOOL_NAME = /^[a-z0-9_]{1,64}$/;

@@ -4,7 +4,7 @@
  * match rule, options and, for polling triggers, what to poll. The receiver, matcher and pollers
  * read only this; nothing in them names a service.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 /** A dotted path into a delivery, e.g. "action.data.card.id". */
 const DottedPath = z.string().regex(/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/, "a dotted path such as action.data.card.id");

@@ -2,7 +2,7 @@
  * From a verified delivery to trigger events: each configured trigger checks its match rule, its
  * boards and its option filters, and gets one normalised event per delivery it accepts.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { Delivery, TriggerSpec, TriggersExtension, WebhookTriggerSpec } from "./model.js";
 import { firstPath, getPath } from "../values.js";
 
