@@ -2,7 +2,7 @@
 SHELL := bash
 NODE_MODULES_STAMP := node_modules/.package-lock.json
 
-.PHONY: install build generate check lint typecheck test demo bench clean
+.PHONY: install build generate check lint typecheck test demo bench bench-quick clean
 
 # npm ci when the lock changed (or nothing is installed); it also builds dist/ (prepare script).
 $(NODE_MODULES_STAMP): package-lock.json package.json
@@ -37,10 +37,13 @@ demo: build
 test: build
 	npx vitest run
 
-# Benchmarks (side by side in one run; loopback only): runtime overhead and limiter, mock vs Prism.
+# Benchmarks, side by side with the alternatives (loopback only); writes bench/RESULTS.md.
+# `make bench-quick` runs fewer rounds and skips the largest specs, and leaves RESULTS.md alone.
 bench: build
-	npx tsx bench/runtime.ts
-	npx tsx bench/mock-vs-prism.ts
+	npx tsx bench/run-all.ts
+
+bench-quick: build
+	npx tsx bench/run-all.ts --quick
 
 clean:
 	rm -rf dist test/.tmp .test-results.json

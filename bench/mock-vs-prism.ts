@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startMock, startPrism } from "../runtime/mock/index.js";
 import { freePort } from "../test/contract/helpers.js";
+import { machineLine, table } from "./lib/report.js";
 
 const { values } = parseArgs({ options: { requests: { type: "string", default: "2000" }, concurrency: { type: "string", default: "8" } } });
 const total = Number(values.requests);
@@ -44,14 +45,11 @@ const prism = await startPrism({ specFile: join(import.meta.dirname, "..", "spec
 try {
   const m = await run(mock.url);
   const p = await run(prism.url);
-  const row = (name: string, r: { seconds: number; rps: number; failures: number }) =>
-    `| ${name.padEnd(22)} | ${String(total).padStart(8)} | ${r.seconds.toFixed(2).padStart(7)} | ${r.rps.toFixed(0).padStart(8)} | ${String(r.failures).padStart(8)} |`;
-  console.log(`getCard, ${total} requests per tool, ${concurrency} concurrent, 127.0.0.1, Node ${process.version}`);
-  console.log("| tool                   | requests | seconds |    req/s | failures |");
-  console.log("|------------------------|----------|---------|----------|----------|");
-  console.log(row("stepforge mock", m));
-  console.log(row("Prism 5.14 --errors", p));
-  console.log(`behavioural mock / Prism: ${(m.rps / p.rps).toFixed(2)}x`);
+  const row = (name: string, r: { seconds: number; rps: number; failures: number }) => [name, total, r.seconds.toFixed(2), r.rps.toFixed(0), r.failures, `${(r.rps / m.rps).toFixed(2)}×`];
+  console.log(`mock throughput — ${machineLine()}`);
+  console.log(`\ngetCard, ${total} requests per tool, ${concurrency} concurrent, 127.0.0.1`);
+  console.log(table(["server", "requests", "seconds", "req/s", "failures", "req/s vs stepforge mock"], [row("stepforge behavioural mock", m), row("Prism 5.14 --errors", p)]));
+  console.log(`\nbehavioural mock / Prism: ${(m.rps / p.rps).toFixed(2)}×`);
 } finally {
   await mock.close();
   await prism.close();

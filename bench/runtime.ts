@@ -17,11 +17,11 @@ import { descriptor as trelloDescriptor } from "../generated/trello/descriptor.j
 import type { paths as TrelloPaths } from "../generated/trello/types.js";
 import { createServiceClient, type ServiceDescriptor } from "../runtime/index.js";
 import { startMock } from "../runtime/mock/index.js";
+import { machineLine, median, table } from "./lib/report.js";
 
 const CARD = { id: "6123a9f0c4b5d6e7f8091a2b", name: "Bench", idList: "60d5ecb74e2a1b3c4d5e6f72", idBoard: "60d5ecb74e2a1b3c4d5e6f70" };
 const BODY = JSON.stringify(CARD);
 const AUTH = { apiKey: "0123456789abcdef0123456789abcdef", token: "ATTAmocktoken0123456789abcdef0123456789abcdef" };
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function time(label: string, n: number, fn: () => Promise<unknown>): Promise<{ label: string; usPerCall: number }> {
   for (let i = 0; i < 200; i++) await fn(); // warm-up
@@ -62,9 +62,8 @@ async function overhead(target: "in-process" | "loopback") {
   ];
   await close();
   const base = results[1]!.usPerCall;
-  console.log(`\nper-call cost, ${target} (${n} sequential GETs x 5 rounds, median µs/call)`);
-  console.log("| client | µs/call | vs openapi-fetch |\n|---|---:|---:|");
-  for (const r of results) console.log(`| ${r.label} | ${r.usPerCall.toFixed(1)} | ${(r.usPerCall / base).toFixed(2)}× |`);
+  console.log(`\nper-call cost, ${target} (${n} sequential GETs × 5 rounds, median µs/call)`);
+  console.log(table(["client", "µs/call", "vs openapi-fetch"], results.map((r) => [r.label, r.usPerCall.toFixed(1), `${(r.usPerCall / base).toFixed(2)}×`])));
 }
 
 /** Saturates one window limit of a service against its mock; both sides use the scaled limit. */
@@ -121,11 +120,15 @@ async function limiter() {
     await saturate("contentsnare", contentsnare, contentsnare.limits.find((l) => l.kind === "window" && l.applies === "read")!.id, "listClients", {}, snareFields, 5, 4),
   ];
   console.log("\nlimiter under a saturating load (16 concurrent callers, 4 s per service)");
-  console.log("| service | declared limit | calls in whole windows | achieved share | mock rejections | failed calls |\n|---|---|---:|---:|---:|---:|");
-  for (const r of runs) console.log(`| ${r.service} | ${r.limit} | ${r.calls} | ${(r.share * 100).toFixed(1)} % | ${r.rejected} | ${r.failed} |`);
+  console.log(
+    table(
+      ["service", "declared limit", "calls in whole windows", "achieved share", "mock rejections", "failed calls"],
+      runs.map((r) => [r.service, r.limit, r.calls, `${(r.share * 100).toFixed(1)} %`, r.rejected, r.failed]),
+    ),
+  );
 }
 
-console.log(`stepforge runtime benchmarks — ${new Date().toISOString()} — node ${process.version}, ${process.platform}/${process.arch}`);
+console.log(`stepforge runtime benchmarks — ${machineLine()}`);
 await overhead("in-process");
 await overhead("loopback");
 await limiter();
