@@ -43,8 +43,11 @@ export async function main(argv: string[], out: NodeJS.WritableStream = process.
       err.write(`stepforge ${name}: ${error.diagnostics.length} problem${error.diagnostics.length === 1 ? "" : "s"} in the spec; nothing was written\n`);
       return 1;
     }
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
-      err.write(`stepforge ${name}: ${(error as Error).message}\n${USAGE}`);
+    const code = (error as { code?: string }).code;
+    if (error instanceof UsageError || code?.startsWith("ERR_PARSE_ARGS")) {
+      // parseArgs quotes a stray argument, which may be a secret given without its flag (--secret).
+      const message = code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL" ? "unexpected argument without a --flag before it; this command takes only --flag value options" : (error as Error).message;
+      err.write(`stepforge ${name}: ${message}\n${USAGE}`);
       return 2;
     }
     err.write(`stepforge ${name}: ${(error as Error).message}\n`);

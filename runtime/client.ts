@@ -126,6 +126,25 @@ function requireHttps(descriptor: ServiceDescriptor, address: string, what: stri
   }
 }
 
+/**
+ * Refuses an address with user information (`http://user:password@host`): fetch cannot send it, and
+ * the error it would throw quotes the whole address, password and credential query included.
+ */
+function refuseUserInfo(descriptor: ServiceDescriptor, address: string, what: string, field: string | undefined): void {
+  let url: URL;
+  try {
+    url = new URL(address);
+  } catch {
+    return;
+  }
+  if (url.username || url.password) {
+    throw new ConnectionError(
+      `${descriptor.title}: the ${what} ${redactUrl(address)} contains user information (user:password@), which is never sent; remove it${field ? ` from the connection field "${field}"` : ""}`,
+      { service: descriptor.id, operation: "", field },
+    );
+  }
+}
+
 /** The token endpoint for OAuth kinds; follows a base-address override when it lives under the base address. */
 export function resolveTokenUrl(descriptor: ServiceDescriptor, connection: Connection, baseOverride?: string, tokenOverride?: string): string | undefined {
   const auth = descriptor.auth;
@@ -244,6 +263,8 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
   if (!options.baseUrl) requireHttps(descriptor, baseUrl, "base address", baseUrlFields(descriptor)[0]);
   const tokenUrl = resolveTokenUrl(descriptor, connection, options.baseUrl, options.tokenUrl);
   if (tokenUrl && !options.baseUrl && !options.tokenUrl) requireHttps(descriptor, tokenUrl, "token address", undefined);
+  refuseUserInfo(descriptor, baseUrl, "base address", options.baseUrl ? undefined : baseUrlFields(descriptor)[0]);
+  if (tokenUrl) refuseUserInfo(descriptor, tokenUrl, "token address", undefined);
 
   const auth = descriptor.auth;
   const send = options.fetch ?? globalThis.fetch;
@@ -268,7 +289,8 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
   };
   const tokenKey =
     auth.kind === "oauth2-client-credentials"
-      ? `${descriptor.id}|cc|${hashOf(`${connection.fields[auth.clientIdField] ?? ""}\n${tokenUrl}`)}`
+      ? // The secret is part of the key: a connection with the right client id but a wrong secret must not get another's token.
+        `${descriptor.id}|cc|${hashOf(`${connection.fields[auth.clientIdField] ?? ""}\n${connection.fields[auth.clientSecretField] ?? ""}\n${tokenUrl}`)}`
       : `${descriptor.id}|ac|${scopes.connection}`;
   if (auth.kind === "oauth2-authorization-code") {
     const accessToken = connection.fields[auth.accessTokenField];

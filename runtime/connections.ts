@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import { chmod, mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { ServiceDescriptor } from "./descriptor.js";
-import { ConnectionError } from "./errors.js";
+import { ConnectionError, redactUrl } from "./errors.js";
 import { type Connection, managedFields } from "./auth.js";
 import { effectiveLimits } from "./limits.js";
 import { templateFields } from "./template.js";
@@ -45,7 +45,7 @@ export function connectionProblems(descriptor: ServiceDescriptor, connection: Co
       continue;
     }
     if (spec.pattern && !skip.has(name) && !new RegExp(spec.pattern).test(value)) {
-      const shown = spec.secret ? "the value (not shown)" : `"${value}"`;
+      const shown = spec.secret ? "the value (not shown)" : `"${withoutUserInfo(value)}"`;
       const example = spec.example && !spec.secret ? `, for example "${spec.example}"` : "";
       problems.push({
         field: name,
@@ -73,6 +73,17 @@ export function connectionProblems(descriptor: ServiceDescriptor, connection: Co
     }
   }
   return problems;
+}
+
+/** A non-secret value fit for a message: an address loses its user information (`user:password@`). */
+function withoutUserInfo(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.username || url.password) return redactUrl(value);
+  } catch {
+    /* not an address */
+  }
+  return value;
 }
 
 /** Throws a ConnectionError for the first problem (all of them listed in its message). */

@@ -114,15 +114,26 @@ export function createError(kind: ErrorKind, message: string, details: ErrorDeta
 const REDACTED = "[redacted]";
 
 /**
- * Replaces every secret value (and its URL-encoded form) in `text`. Secrets shorter than 4
- * characters are skipped: redacting "a" would shred every message and such values protect nothing.
+ * Replaces every secret value in `text`, as is and in both URL encodings: `encodeURIComponent`
+ * and the query encoding every credential placed in a URL gets (URLSearchParams escapes `~ ! ' ( )`
+ * and spaces, which `encodeURIComponent` keeps). Secrets shorter than 4 characters are skipped:
+ * redacting "a" would shred every message and such values protect nothing. The user information of
+ * any address in the text (`https://user:password@host`) is dropped too.
  */
+/** A pattern for an encoded form that also matches its percent escapes in lower case (`%7e`): servers echo either. */
+function escapesInAnyCase(form: string): RegExp {
+  const source = form
+    .replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+    .replace(/%([0-9A-F])([0-9A-F])/g, (_, a: string, b: string) => `%[${a}${a.toLowerCase()}][${b}${b.toLowerCase()}]`);
+  return new RegExp(source, "g");
+}
+
 export function redact(text: string, secrets: Iterable<string>): string {
-  let out = text;
+  let out = text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@'"]*@/gi, "$1");
   for (const secret of secrets) {
     if (!secret || secret.length < 4) continue;
-    for (const form of new Set([secret, encodeURIComponent(secret)])) {
-      out = out.split(form).join(REDACTED);
+    for (const form of new Set([secret, encodeURIComponent(secret), new URLSearchParams([["", secret]]).toString().slice(1)])) {
+      out = form.includes("%") ? out.replace(escapesInAnyCase(form), REDACTED) : out.split(form).join(REDACTED);
     }
   }
   return out;

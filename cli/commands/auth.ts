@@ -20,7 +20,9 @@ export async function authCommand(argv: string[], out: NodeJS.WritableStream): P
   for (let i = 0; i < rest.length; i += 2) {
     const flag = rest[i]!;
     const value = rest[i + 1];
-    if (!flag.startsWith("--") || value === undefined || value.startsWith("--")) throw new UsageError(`expected --name value pairs, got ${JSON.stringify(flag)}`);
+    // A stray value is not repeated: it may be the API key given without --key.
+    if (!flag.startsWith("--")) throw new UsageError(`expected --name value pairs, got a value without a --name before it (argument ${i + 1})`);
+    if (value === undefined || value.startsWith("--")) throw new UsageError(`expected --name value pairs, got ${JSON.stringify(flag)} without a value`);
     const name = flag.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
     values[ALIASES[name] ?? name] = value;
   }
