@@ -28,6 +28,24 @@ export function loadSpecFile(file: string): LoadedSpec {
   return loadSpecText(file, text);
 }
 
+/** Deeper than any real OpenAPI document; every later stage walks the data recursively. */
+export const MAX_DEPTH = 256;
+
+/** True when `value` nests objects/arrays more than MAX_DEPTH levels (checked without recursion). */
+function tooDeep(value: unknown): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (depth > MAX_DEPTH) return true;
+    if (node && typeof node === "object") for (const child of Object.values(node)) if (child && typeof child === "object") stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+function tooDeepError(file: string): SpecError {
+  return new SpecError([{ code: "SF002", severity: "error", message: `the document nests deeper than ${MAX_DEPTH} levels; no OpenAPI document needs that`, file, line: 1, column: 1 }]);
+}
+
 export function loadSpecText(file: string, text: string): LoadedSpec {
   // JSON is YAML, but JSON.parse is ~20x faster on large specs; positions are then worked out
   // from a YAML parse only when a diagnostic needs one.
@@ -39,6 +57,7 @@ export function loadSpecText(file: string, text: string): LoadedSpec {
       data = undefined; // fall through: the YAML parser reports the error with its place
     }
     if (data && typeof data === "object" && !Array.isArray(data)) {
+      if (tooDeep(data)) throw tooDeepError(file);
       let positions: LoadedSpec | undefined;
       return loadedSpec(file, text, data as Record<string, unknown>, (path) => (positions ??= parseWithPositions(file, text)).locate(path));
     }
@@ -49,7 +68,13 @@ export function loadSpecText(file: string, text: string): LoadedSpec {
 function parseWithPositions(file: string, text: string): LoadedSpec {
   const lineCounter = new LineCounter();
   // uniqueKeys: a key written twice is a mistake, not "last one wins".
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  let doc: Document;
+  try {
+    doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  } catch (error) {
+    if (error instanceof RangeError) throw tooDeepError(file); // the parser recursed too deep
+    throw error;
+  }
   const problems = [...doc.errors];
   if (problems.length > 0) {
     throw new SpecError(
@@ -59,7 +84,15 @@ function parseWithPositions(file: string, text: string): LoadedSpec {
       }),
     );
   }
-  const data = doc.toJS({ maxAliasCount: 100 }) as unknown;
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    if (error instanceof RangeError) throw tooDeepError(file);
+    // yaml throws (a ReferenceError) on alias expansion that would blow up ("billion laughs").
+    throw new SpecError([{ code: "SF002", severity: "error", message: `not valid YAML: ${(error as Error).message.split("\n")[0]}`, file, line: 1, column: 1 }]);
+  }
+  if (tooDeep(data)) throw tooDeepError(file);
   if (!data || typeof data !== "object" || Array.isArray(data)) {
     throw new SpecError([{ code: "SF003", severity: "error", message: "the spec must be a YAML or JSON object (an OpenAPI document)", file, line: 1, column: 1 }]);
   }

@@ -14,7 +14,7 @@ import {
 } from "../runtime/descriptor.js";
 import { templateFields } from "../runtime/template.js";
 import { TriggersExtensionSchema, type TriggersExtension } from "../runtime/triggers/model.js";
-import { SpecError, type Diagnostic } from "./diagnostics.js";
+import { SpecError, toPointer, type Diagnostic } from "./diagnostics.js";
 import type { LoadedSpec } from "./load.js";
 import type { OperationModel, ParameterModel, ServiceModel } from "./model.js";
 
@@ -68,18 +68,31 @@ export function validateSpec(spec: LoadedSpec, options: ValidateOptions = {}): S
   } else {
     extension = deriveExtension(doc, options.serviceId, report);
   }
+  reportProtoKeys(doc[ROOT_EXTENSION], [ROOT_EXTENSION], report, diagnostics);
 
   const operations: OperationModel[] = [];
   const seenIds = new Map<string, string>();
   for (const [path, rawItem] of Object.entries(paths)) {
     const item = asObject(rawItem);
     if (!path.startsWith("/")) report("SF110", ["paths", path], `path "${path}" must start with "/"`);
-    if (!item) continue;
+    if (!item) {
+      report("SF116", ["paths", path], `path item "${path}" must be an object of operations (get, post, ...), not ${describeValue(rawItem)}`);
+      continue;
+    }
     const shared = asArray(item.parameters);
+    checkParameterList(doc, item.parameters, ["paths", path], report);
     for (const method of METHODS) {
       const op = asObject(item[method]);
-      if (!op) continue;
+      if (!op) {
+        if (item[method] !== undefined) report("SF116", ["paths", path, method], `operation ${method.toUpperCase()} ${path} must be an object, not ${describeValue(item[method])}`);
+        continue;
+      }
       const at = ["paths", path, method];
+      checkParameterList(doc, op.parameters, at, report);
+      if (op.operationId !== undefined && typeof op.operationId !== "string") {
+        report("SF111", [...at, "operationId"], `operationId must be a string, not ${describeValue(op.operationId)}; write it in lowerCamelCase`);
+        continue;
+      }
       // Public specs often use ids like "get-stations"; the method becomes getStations.
       const written = typeof op.operationId === "string" ? op.operationId : undefined;
       const operationId = written !== undefined ? identifierOf(written) : deriveOperationId(method, path);
@@ -97,6 +110,7 @@ export function validateSpec(spec: LoadedSpec, options: ValidateOptions = {}): S
 
       const parsedExt = OperationExtensionsSchema.safeParse(pickExtensions(op));
       if (!parsedExt.success) reportZod(parsedExt.error, at, report);
+      reportProtoKeys(pickExtensions(op), at, report, diagnostics);
       const ext = parsedExt.success ? parsedExt.data : {};
 
       const parameters = collectParameters(doc, shared, asArray(op.parameters));
@@ -134,6 +148,7 @@ export function validateSpec(spec: LoadedSpec, options: ValidateOptions = {}): S
   }
 
   const triggers = validateTriggers(doc[TRIGGERS_EXTENSION], new Set(operations.map((o) => o.operationId)), report);
+  reportProtoKeys(doc[TRIGGERS_EXTENSION], [TRIGGERS_EXTENSION], report, diagnostics);
 
   if (diagnostics.length > 0 || !extension) throw new SpecError(diagnostics);
 
@@ -279,11 +294,47 @@ function delimitedStyleOf(p: Json): DelimitedStyle | undefined {
   return !explode && (style === "form" || style === "spaceDelimited" || style === "pipeDelimited") ? style : undefined;
 }
 
+const PARAMETER_LOCATIONS = ["path", "query", "header", "cookie"];
+
+/**
+ * `parameters` must be a list of objects (or `$ref`s to them) with a string `name` and an `in` of
+ * path, query, header or cookie; anything else would be dropped or mis-sent without a word.
+ */
+function checkParameterList(doc: Json, list: unknown, at: Array<string | number>, report: (code: string, path: Array<string | number>, message: string) => void) {
+  if (list === undefined) return;
+  if (!Array.isArray(list)) {
+    report("SF115", [...at, "parameters"], `parameters must be a list, not ${describeValue(list)}`);
+    return;
+  }
+  list.forEach((raw, i) => {
+    const where = [...at, "parameters", i];
+    const resolved = resolveRef(doc, raw);
+    // A $ref that points at nothing is SF106/SF107 already.
+    if (resolved === undefined && typeof asObject(raw)?.$ref === "string") return;
+    const p = asObject(resolved);
+    if (!p) {
+      report("SF115", where, `a parameter must be an object with name and in, not ${describeValue(resolved)}`);
+      return;
+    }
+    if (typeof p.name !== "string" || p.name.length === 0) report("SF115", where, `parameter has no name; add name: <the parameter's name>`);
+    if (typeof p.in !== "string" || !PARAMETER_LOCATIONS.includes(p.in)) {
+      report("SF115", where, `parameter ${typeof p.name === "string" ? `"${p.name}" ` : ""}has in: ${JSON.stringify(p.in ?? null)}; it must be one of ${PARAMETER_LOCATIONS.join(", ")} (a body is a requestBody in OpenAPI 3)`);
+    }
+  });
+}
+
+function describeValue(value: unknown): string {
+  if (value === null || value === undefined) return "empty";
+  if (Array.isArray(value)) return "a list";
+  return typeof value === "object" ? "an object" : `a ${typeof value} (${JSON.stringify(value)?.slice(0, 40)})`;
+}
+
 function collectParameters(doc: Json, shared: unknown[], own: unknown[]): ParameterModel[] {
   const byKey = new Map<string, ParameterModel>();
   for (const raw of [...shared, ...own]) {
     const p = asObject(resolveRef(doc, raw));
-    if (!p || typeof p.name !== "string" || typeof p.in !== "string") continue;
+    // Malformed parameters are reported by checkParameterList.
+    if (!p || typeof p.name !== "string" || typeof p.in !== "string" || !PARAMETER_LOCATIONS.includes(p.in)) continue;
     byKey.set(`${p.in}:${p.name}`, {
       name: p.name,
       in: p.in as ParameterModel["in"],
@@ -396,6 +447,24 @@ function reportZod(error: z.ZodError, base: Array<string | number>, report: (cod
   }
 }
 
+/**
+ * zod drops a `__proto__` key of a map without a word; in an extension it is always a mistake.
+ * Reported where the schema did not already (a strict object names it as an unknown key).
+ */
+function reportProtoKeys(value: unknown, at: Array<string | number>, report: (code: string, path: Array<string | number>, message: string) => void, reported: Diagnostic[]) {
+  if (Array.isArray(value)) {
+    value.forEach((child, i) => reportProtoKeys(child, [...at, i], report, reported));
+    return;
+  }
+  const obj = asObject(value);
+  if (!obj) return;
+  for (const [key, child] of Object.entries(obj)) {
+    const path = [...at, key];
+    if (key !== "__proto__") reportProtoKeys(child, path, report, reported);
+    else if (!reported.some((d) => d.pointer === toPointer(path))) report("SF120", path, `${at.join(".")}: "__proto__" is not allowed as a key; remove it`);
+  }
+}
+
 function pickExtensions(op: Json): Json {
   return Object.fromEntries(Object.entries(op).filter(([k]) => OPERATION_EXTENSIONS.includes(k)));
 }
@@ -455,9 +524,16 @@ function editDistance(a: string, b: string): number {
 export function resolvePointer(doc: unknown, ref: string): unknown {
   let node: unknown = doc;
   for (const raw of ref.slice(2).split("/")) {
-    const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(raw);
+    } catch {
+      return undefined; // a malformed %-escape points at nothing
+    }
+    const key = decoded.replace(/~1/g, "/").replace(/~0/g, "~");
+    // Own keys only: "#/paths/constructor" must not find Object.prototype.constructor.
     const obj = asObject(node);
-    if (!obj || !(key in obj)) return undefined;
+    if (!obj || !Object.hasOwn(obj, key)) return undefined;
     node = obj[key];
   }
   return node;

@@ -8,7 +8,9 @@
  * - `.` / `..` segments and any `..`, in every percent-encoded form (`%2e%2e`, `%252e`, mixed case)
  *   after decoding repeatedly;
  * - backslashes, control characters, NUL, spaces and other characters outside RFC 3986 `pchar`
- *   (which also keeps out `{…}` templates, quotes and non-ASCII look-alikes), in raw or decoded form;
+ *   (which also keeps out `{…}` templates, quotes and non-ASCII look-alikes), in raw or decoded form
+ *   (decoded: non-ASCII characters whose Unicode compatibility form is path syntax, e.g. `%EF%BC%8E`
+ *   = full-width '．');
  * - userinfo (`@`), `?` and `#` (query parameters have their own field);
  * - malformed percent escapes and encoded slashes (`%2f`).
  *
@@ -56,6 +58,13 @@ function problemIn(form: string, raw: boolean): string | undefined {
   if (form.includes("..")) return "it contains '..' (moving up out of the base address is not allowed)";
   if (form.split("/").some((segment) => segment === ".")) return "it contains a '.' segment";
   if (/\s/.test(form)) return "it contains whitespace";
+  if (!raw) {
+    // Percent-encoded non-ASCII look-alikes (full-width '．' '／' '％', '‥', ...) that a server
+    // normalising Unicode (NFKC) would turn into path syntax.
+    for (const ch of form) {
+      if (ch.charCodeAt(0) > 0x7f && /[./\\%?#@]/.test(ch.normalize("NFKC"))) return "it contains a Unicode look-alike of '.', '/', '\\', '%', '?', '#' or '@'";
+    }
+  }
   if (!raw && form.includes("?")) return "it contains an encoded '?'";
   if (!raw && form.includes("#")) return "it contains an encoded '#'";
   return undefined;

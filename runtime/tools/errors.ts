@@ -42,9 +42,13 @@ export function fieldErrors(error: z.ZodError, known: string[], input?: unknown)
         else out.push({ path, message: `must be ${issue.expected}, not ${received === null ? "null" : Array.isArray(received) ? "an array" : typeof received}` });
         break;
       }
-      case "invalid_value":
-        out.push({ path, message: `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}` });
+      case "invalid_value": {
+        const values = issue.values.map((v) => JSON.stringify(v)).join(", ");
+        // A missing enum field is reported by zod as a wrong value; say it is required.
+        const missing = input !== undefined && getPath(input, issue.path) === undefined;
+        out.push({ path, message: missing ? `required: give one of ${values}` : `must be one of ${values}` });
         break;
+      }
       case "invalid_format":
         out.push({ path, message: formatMessage(issue) });
         break;

@@ -21,12 +21,32 @@ function isPlainObject(value: unknown): value is Json {
  * Strict-mode models (OpenAI `strict: true`) send `null` for every optional field they leave out.
  * Null therefore means "not given": it is dropped from objects before validation. A field that
  * must be null is still accepted, because validation falls back to the input as sent.
+ *
+ * Keys are copied as own properties: a `"__proto__"` key (JSON.parse makes it an own key) stays a
+ * key that validation refuses, instead of becoming the copy's prototype whose fields would then
+ * look given.
  */
 export function dropNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(dropNulls);
   if (!isPlainObject(value)) return value;
   const out: Json = {};
-  for (const [key, child] of Object.entries(value)) if (child !== null) out[key] = dropNulls(child);
+  for (const [key, child] of Object.entries(value)) {
+    if (child !== null) Object.defineProperty(out, key, { value: dropNulls(child), enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+/**
+ * Paths of `"__proto__"` keys below the top level (the top level is checked by the schema). Free-form
+ * maps (an API Call body, query parameters) would otherwise drop such a key without a word.
+ */
+function nestedProtoKeys(value: unknown, path: string[] = [], out: ToolFieldError[] = []): ToolFieldError[] {
+  if (path.length > 64 || typeof value !== "object" || value === null) return out;
+  for (const [key, child] of Object.entries(value)) {
+    const at = [...path, key];
+    if (key === "__proto__" && path.length > 0) out.push({ path: at.join("."), message: `"__proto__" is not allowed as a key; remove it` });
+    nestedProtoKeys(child, at, out);
+  }
   return out;
 }
 
@@ -35,11 +55,20 @@ export function validateInput(tool: ToolDefinition, input: unknown): { ok: true;
   const known = Object.keys(tool.input.shape);
   if (input === undefined || input === null) input = {};
   if (!isPlainObject(input)) return { ok: false, fields: [{ path: "", message: `the input must be a JSON object with the fields ${known.join(", ")}` }] };
+  const proto = nestedProtoKeys(input);
   const stripped = tool.input.safeParse(dropNulls(input));
-  if (stripped.success) return { ok: true, value: stripped.data as Json };
-  const asSent = tool.input.safeParse(input);
-  if (asSent.success) return { ok: true, value: asSent.data as Json };
-  return { ok: false, fields: fieldErrors(stripped.error, known, dropNulls(input)) };
+  if (stripped.success && proto.length === 0) return { ok: true, value: stripped.data as Json };
+  const asSent = stripped.success ? stripped : tool.input.safeParse(input);
+  if (asSent.success && proto.length === 0) return { ok: true, value: asSent.data as Json };
+  let fields = stripped.success ? [] : fieldErrors(stripped.error, known, dropNulls(input));
+  if (!stripped.success && !asSent.success) {
+    // A field both forms fail on is the one to fix: a null the schema accepts (dropped above) is not
+    // reported as missing when another field is what is wrong.
+    const failedAsSent = new Set(fieldErrors(asSent.error, known, input).map((f) => f.path));
+    const both = fields.filter((f) => failedAsSent.has(f.path));
+    if (both.length > 0) fields = both;
+  }
+  return { ok: false, fields: [...fields, ...proto.filter((p) => !fields.some((f) => f.path === p.path))] };
 }
 
 /** The success body as an object: lists become `{ items }`, scalars `{ value }`, nothing `{}`. */
