@@ -413,6 +413,9 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
         } catch (error) {
           ticket.release({ sent: false });
           if (state.signal?.aborted) throw aborted(state);
+          // A token endpoint that timed out, dropped the connection or answered 5xx is retried within
+          // the call's budget like the call itself; a refused secret (retryable false) is not.
+          if (error instanceof StepforgeError && error.retryable && (await pause(state, backoffDelay(state.retries, retry), `token ${error.kind}`, false))) continue;
           if (error instanceof StepforgeError) error.retries = state.retries;
           throw error;
         }
@@ -505,7 +508,9 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
     const { signal, ...rest } = init as { signal?: AbortSignal } & CallInit;
     const state: CallState = {
       op,
-      signal: combineSignals(options.signal, signal),
+      // Each call waits on its own signal: waits add abort listeners, and many calls listening on the
+      // client's one signal would trip Node's "possible EventTarget memory leak" warning.
+      signal: options.signal && !signal ? AbortSignal.any([options.signal]) : combineSignals(options.signal, signal),
       retries: 0,
       attempts: 0,
       waitedMs: 0,

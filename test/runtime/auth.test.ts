@@ -173,6 +173,59 @@ describe("oauth2 client credentials", () => {
     expect(error.status).toBe(401);
     for (const text of [String(error), JSON.stringify(error), error.stack ?? ""]) expect(text).not.toContain("WRONGSECRETMARKER");
     expect(m.apiRequests()).toHaveLength(0);
+    expect(m.tokenRequests()).toBe(1); // a refused secret is not worth asking again
+  });
+
+  it("retries a token endpoint that answers 503 or drops the connection, within the call's retry budget", async () => {
+    let tokenRequests = 0;
+    server = await startServer(async (req, res) => {
+      if (req.url.pathname === "/identity/oauth/token") {
+        tokenRequests++;
+        if (tokenRequests === 1) return json(res, 503, { error: "unavailable" });
+        if (tokenRequests === 2) return res.socket?.destroy();
+        return json(res, 200, { access_token: "tok-ok", token_type: "bearer", expires_in: 3600 });
+      }
+      return json(res, 200, { requestId: "r", success: true, result: [{ id: 1 }] });
+    });
+    const events: RuntimeEvent[] = [];
+    const client = createServiceClient(ccService(), {
+      connection: ccConnection(),
+      baseUrl: server.url,
+      shared: createSharedState(),
+      retry: { baseDelayMs: 1, random: () => 0.5 },
+      hooks: { onEvent: (e) => events.push(e) },
+    });
+    expect(await client.call("getLeads")).toMatchObject({ success: true });
+    expect(tokenRequests).toBe(3);
+    expect(events.filter((e) => e.type === "retry").map((e) => (e as { reason: string }).reason)).toEqual(["token server", "token network"]);
+
+    // With no retries allowed, the first failure is the answer.
+    tokenRequests = 0;
+    const strict = createServiceClient(ccService(), { connection: ccConnection("client-b"), baseUrl: server.url, shared: createSharedState(), retry: { attempts: 0 } });
+    await expect(strict.call("getLeads")).rejects.toMatchObject({ kind: "server", retries: 0 });
+  });
+
+  it("many calls waiting on one client-wide abort signal trigger no listener-leak warning", async () => {
+    server = await startServer(async (_req, res) => json(res, 200, { requestId: "r", success: true, result: [] }));
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on("warning", onWarning);
+    try {
+      const controller = new AbortController();
+      // A tight window makes most of the 40 calls wait in the limiter at the same time.
+      const window = { id: "perToken", kind: "window", requests: 5, windowSeconds: 0.1, per: "connection", description: "5 per 0.1 s", rejection: { status: 429 } };
+      const client = createServiceClient(apiKeyService({ limits: [window] }), {
+        connection: apiKeyConnection(),
+        baseUrl: server.url,
+        shared: createSharedState(),
+        signal: controller.signal,
+      });
+      await Promise.all(Array.from({ length: 40 }, (_, i) => client.call("getThing", { params: { path: { id: String(i) } } })));
+      await new Promise((r) => setImmediate(r));
+      expect(warnings).not.toContain("MaxListenersExceededWarning");
+    } finally {
+      process.off("warning", onWarning);
+    }
   });
 });
 
