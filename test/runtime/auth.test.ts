@@ -182,7 +182,10 @@ describe("oauth2 client credentials", () => {
       if (req.url.pathname === "/identity/oauth/token") {
         tokenRequests++;
         if (tokenRequests === 1) return json(res, 503, { error: "unavailable" });
-        if (tokenRequests === 2) return res.socket?.destroy();
+        if (tokenRequests === 2) {
+          res.socket?.destroy();
+          return;
+        }
         return json(res, 200, { access_token: "tok-ok", token_type: "bearer", expires_in: 3600 });
       }
       return json(res, 200, { requestId: "r", success: true, result: [{ id: 1 }] });
