@@ -7,7 +7,7 @@ export const USAGE = `usage:
   stepforge generate [--check] [--no-cache] [--timings] [--spec FILE --out DIR [--service ID]]
   stepforge lint [--spec FILE]...
   stepforge triggers list [--json]
-  stepforge webhook serve --port N --secret S --callback-url URL [--board ID]... [--service S] [--host H]
+  stepforge webhook serve --port N --secret S|$STEPFORGE_WEBHOOK_SECRET --callback-url URL [--board ID]... [--service S] [--host H]
   stepforge tools list [--service S] [--json]
   stepforge tools schema --format openai|anthropic|mcp [--service S]
   stepforge call TOOL --input JSON [--connection NAME] [--connections FILE] [--base-url URL]

@@ -1,5 +1,6 @@
 /**
  * `stepforge webhook serve --port N --secret S --callback-url URL [--board ID]... [--service S] [--host H]`
+ * (the secret may come from STEPFORGE_WEBHOOK_SECRET instead of --secret).
  *
  * Receives signed deliveries, verifies them, routes them to the service's webhook triggers
  * (limited to the given boards) and prints each event as one JSON line. Without --board, every
@@ -31,7 +32,9 @@ export async function webhookCommand(argv: string[], out: NodeJS.WritableStream,
   });
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError("--port N is required (0–65535)");
-  if (!values.secret) throw new UsageError("--secret S is required: deliveries are verified with the app secret, never skipped");
+  // The environment keeps the secret out of the process list, where --secret is visible to every local user.
+  const secret = values.secret ?? process.env.STEPFORGE_WEBHOOK_SECRET;
+  if (!secret) throw new UsageError("--secret S (or STEPFORGE_WEBHOOK_SECRET) is required: deliveries are verified with the app secret, never skipped");
   if (!values["callback-url"]) throw new UsageError("--callback-url URL is required: the URL exactly as registered (it is part of what is signed)");
   const withTriggers = generatedServices().filter((s) => s.triggers && (!values.service || s.id === values.service));
   if (withTriggers.length !== 1) {
@@ -45,7 +48,7 @@ export async function webhookCommand(argv: string[], out: NodeJS.WritableStream,
     .map((t) => ({ trigger: t.name, connection: values.connection, boards: t.kind === "webhook" && t.watch === "member" ? [] : boards }));
   const router = createTriggerRouter(extension, configs);
   const receiver = createWebhookReceiver({
-    secret: values.secret,
+    secret,
     callbackUrl: values["callback-url"],
     delivery: extension.delivery,
     onDelivery(payload) {

@@ -38,13 +38,17 @@ describe("stepforge webhook serve", () => {
   it("requires a secret: verification is never skipped", async () => {
     const r = await runCli("webhook", "serve", "--port", "0", "--callback-url", "https://h.example.com/t");
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("--secret S is required");
+    expect(r.stderr).toContain("--secret S (or STEPFORGE_WEBHOOK_SECRET) is required");
   });
 
   it("verifies deliveries and prints one JSON line per event of the given boards", async () => {
     const secret = "serve-secret-9d1e";
     const callbackUrl = "https://hooks.example.com/trello";
-    const child = spawn(process.execPath, [join(packageRoot(), "bin", "stepforge.js"), "webhook", "serve", "--port", "0", "--secret", secret, "--callback-url", callbackUrl, "--board", BOARD], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [join(packageRoot(), "bin", "stepforge.js"), "webhook", "serve", "--port", "0", "--callback-url", callbackUrl, "--board", BOARD], {
+      stdio: ["ignore", "pipe", "pipe"],
+      // From the environment, so the secret stays out of the process list.
+      env: { ...process.env, STEPFORGE_WEBHOOK_SECRET: secret },
+    });
     try {
       const url = await new Promise<string>((resolve, reject) => {
         child.stderr.on("data", (d: Buffer) => {
