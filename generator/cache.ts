@@ -4,14 +4,15 @@
  * A full run loads the TypeScript compiler (ts-morph) and emits every file: about two seconds even
  * when nothing changed. Most runs change nothing, so after each full run we record what went in (the
  * spec files and the generator's own code) and a hash of every file that came out. The next run
- * hashes the same inputs and the files on disk; when all of them match, the output is exactly what a
+ * hashes the same inputs (plus the templates and the installed versions of the generator's
+ * dependencies) and the files on disk; when all of them match, the output is exactly what a
  * full run would write, and the run stops there without importing the pipeline.
  *
  * The record lives in node_modules/.cache/stepforge (never committed, never read by `--check`, which
  * always runs the whole pipeline). A record that cannot be read or written only costs a full run.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -55,19 +56,40 @@ function filesBelow(dir: string): string[] {
 }
 
 /**
- * The generator's code: this directory and the runtime next to it (the runtime's descriptor schemas
- * validate the extensions). Whichever form is running — dist/*.js or the .ts sources under tsx — is
- * hashed, so a rebuilt generator never reuses an old record.
+ * The generator's code: this directory, the runtime next to it (the runtime's descriptor schemas
+ * validate the extensions) and the templates. Whichever form is running — dist/*.js or the .ts
+ * sources under tsx — is hashed, so a rebuilt generator never reuses an old record.
  */
-function generatorCode(): string[] {
+function generatorCode(projectRoot: string): string[] {
   const here = dirname(fileURLToPath(import.meta.url));
-  return [...filesBelow(here), ...filesBelow(join(here, "..", "runtime"))];
+  return [...filesBelow(here), ...filesBelow(join(here, "..", "runtime")), ...filesBelow(join(projectRoot, "templates"))];
 }
 
-function inputsHash(key: CacheKey): string {
+/**
+ * The installed version of every dependency the generator runs on (openapi-typescript, ts-morph,
+ * yaml, ...): an upgrade can change the output without touching a file hashed above.
+ */
+function dependencyVersions(projectRoot: string): string {
+  const pkg = JSON.parse(readFileSync(join(projectRoot, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
+  return Object.keys(pkg.dependencies ?? {})
+    .sort()
+    .map((name) => {
+      try {
+        return `${name}@${(JSON.parse(readFileSync(join(projectRoot, "node_modules", name, "package.json"), "utf8")) as { version?: string }).version}`;
+      } catch {
+        return `${name}@?`; // installed elsewhere (hoisted): its version is then not part of the key
+      }
+    })
+    .join(",");
+}
+
+/** Digest of everything a run reads: specs, generator code, templates, dependency versions. */
+export function inputsHash(key: CacheKey): string {
   const hash = createHash("sha256");
-  hash.update(JSON.stringify({ outDir: resolve(key.outDir), serviceId: key.serviceId ?? null, node: process.versions.node }));
-  for (const file of [...key.specFiles.map((f) => resolve(f)), ...generatorCode()]) {
+  hash.update(
+    JSON.stringify({ outDir: resolve(key.outDir), serviceId: key.serviceId ?? null, node: process.versions.node, deps: dependencyVersions(key.projectRoot) }),
+  );
+  for (const file of [...key.specFiles.map((f) => resolve(f)), ...generatorCode(key.projectRoot)]) {
     hash.update(`\0${file}\0`);
     hash.update(readFileSync(file));
   }
@@ -105,6 +127,17 @@ export function unchangedSince(key: CacheKey): CachedService[] | undefined {
   }
 }
 
+/** One record per output directory ever generated would pile up (temp dirs): keep the newest few. */
+const KEPT_RECORDS = 32;
+
+function pruneRecords(dir: string): void {
+  const records = readdirSync(dir)
+    .filter((name) => /^generate-[0-9a-f]+\.json$/.test(name))
+    .map((name) => ({ path: join(dir, name), mtime: statSync(join(dir, name)).mtimeMs }))
+    .sort((a, b) => b.mtime - a.mtime);
+  for (const old of records.slice(KEPT_RECORDS)) rmSync(old.path, { force: true });
+}
+
 /** Records a finished full run: call after the output is written. Failing to record is not an error. */
 export function remember(key: CacheKey, services: CachedService[], outside: readonly string[] = []): void {
   try {
@@ -121,6 +154,7 @@ export function remember(key: CacheKey, services: CachedService[], outside: read
     const path = recordPath(key);
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, JSON.stringify(record));
+    pruneRecords(dirname(path));
   } catch {
     // A read-only install or a full disk: the next run is simply a full one.
   }

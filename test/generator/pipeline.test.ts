@@ -171,3 +171,25 @@ describe("foreign specs", () => {
     expect(result.stderr).toContain("Swagger 2.0; convert the document to OpenAPI 3 first");
   });
 });
+
+describe("no-change cache key", () => {
+  it("changes with the templates and with the installed version of a generator dependency", async () => {
+    const { inputsHash } = await import("../../generator/cache.js");
+    const project = join(work, "cache-key");
+    mkdirSync(join(project, "templates"), { recursive: true });
+    mkdirSync(join(project, "node_modules", "yaml"), { recursive: true });
+    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "stepforge", dependencies: { yaml: "2.9.1" } }));
+    writeFileSync(join(project, "templates", "readme.hbs"), "# {{title}}\n");
+    writeFileSync(join(project, "node_modules", "yaml", "package.json"), JSON.stringify({ version: "2.9.1" }));
+    const spec = writeSpec("cache-key", minimalSpec());
+    const key = { specFiles: [spec], outDir: join(project, "out"), projectRoot: project };
+
+    const first = inputsHash(key);
+    expect(inputsHash(key)).toBe(first);
+    writeFileSync(join(project, "templates", "readme.hbs"), "# {{title}}!\n");
+    const afterTemplate = inputsHash(key);
+    expect(afterTemplate).not.toBe(first);
+    writeFileSync(join(project, "node_modules", "yaml", "package.json"), JSON.stringify({ version: "2.10.0" }));
+    expect(inputsHash(key)).not.toBe(afterTemplate);
+  });
+});

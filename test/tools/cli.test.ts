@@ -2,11 +2,13 @@
  * `stepforge tools list|schema` and `stepforge call` as a user runs them: one JSON document on
  * stdout, exit 0 on success, 1 on a tool error, 2 on a usage error.
  */
+import { spawn } from "node:child_process";
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ToolSchema } from "@modelcontextprotocol/sdk/types.js";
+import { packageRoot } from "../../generator/package-root.js";
 import { runCli } from "../helpers/cli.js";
 import { connections, json, loopback, text, type Loopback } from "./helpers.js";
 
@@ -101,5 +103,17 @@ describe("stepforge call", () => {
     expect(ambiguous.stderr).toMatch(/several trello connections \(home, work\)/);
     expect((await runCli("call", "trello_get_card", "--input", "{}", "--connection", "nobody", ...base)).code).toBe(2);
     expect((await runCli("call", "trello_get_card", "--input", "{}", "--connections", join(dir, "missing.json"))).code).toBe(2);
+  });
+});
+
+describe("the stepforge command in a pipe", () => {
+  it("ends quietly with exit 0 when the reader closes early (`stepforge tools list | head -1`)", async () => {
+    const child = spawn(process.execPath, [join(packageRoot(), "bin", "stepforge.js"), "tools", "list"], { stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.stdout.once("data", () => child.stdout.destroy()); // what head does after its first line
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    expect(stderr).not.toMatch(/EPIPE|Error/);
+    expect(code).toBe(0);
   });
 });
