@@ -79,28 +79,42 @@ export const fmtMiB = (m: number): string => (Number.isNaN(m) ? "n/a" : m.toFixe
 export type Sample = { ok: true; run: ChildRun; samples: number } | { ok: false; reason: string };
 
 /**
- * Like medianRun, for cases that may be slow or may fail: one warm-up, then at most `rounds`
- * measured runs and no more than about `budgetSeconds` of them, so a one-minute case is not run
- * four times. A case slower than the budget is reported from its warm-up alone (`samples: 1`).
- * A failure becomes a reason instead of an exception, so one tool failing on one spec does not
- * end the benchmark.
+ * Measures several cases side by side: one warm-up of each, then rounds that run every case once
+ * in turn, so load from elsewhere on the machine falls on all of them alike. Like medianRun, but
+ * for cases that may be slow or fail:
+ * - a case gets at most `rounds` measured runs and no more than about `budgetSeconds` of them, so a
+ *   one-minute case is not run four times; one slower than the budget is reported from its warm-up
+ *   alone (`samples: 1`);
+ * - a failure becomes a reason instead of an exception, so one tool failing on one spec does not
+ *   end the benchmark.
+ * Cases run in the order given within each round, so a case may rely on an earlier one's output.
  */
-export function sampleChild(
+export function sampleSideBySide(
+  measures: ReadonlyArray<() => ChildRun>,
   rounds: number,
-  measure: () => ChildRun,
   options: { budgetSeconds?: number; ok?: (run: ChildRun) => boolean } = {},
-): Sample {
+): Sample[] {
   const ok = options.ok ?? ((run: ChildRun) => run.status === 0);
-  const warm = measure();
-  if (!ok(warm)) return { ok: false, reason: failureReason(warm) };
-  const affordable = Math.floor((options.budgetSeconds ?? Number.POSITIVE_INFINITY) / warm.seconds);
-  const count = Math.min(rounds, affordable);
-  if (count === 0) return { ok: true, run: warm, samples: 1 };
-  const runs = Array.from({ length: count }, measure);
-  const failed = runs.find((run) => !ok(run));
-  if (failed) return { ok: false, reason: failureReason(failed) };
-  const run = { seconds: median(runs.map((r) => r.seconds)), peakMiB: median(runs.map((r) => r.peakMiB)), status: runs[0]!.status, stderr: "" };
-  return { ok: true, run, samples: count };
+  const budget = options.budgetSeconds ?? Number.POSITIVE_INFINITY;
+  const cases = measures.map((measure) => {
+    const warm = measure();
+    const failure = ok(warm) ? undefined : failureReason(warm);
+    return { measure, warm, failure, wanted: Math.min(rounds, Math.floor(budget / warm.seconds)), runs: [] as ChildRun[] };
+  });
+  for (let round = 0; round < rounds; round++) {
+    for (const c of cases) {
+      if (c.failure !== undefined || c.runs.length >= c.wanted) continue;
+      const run = c.measure();
+      if (ok(run)) c.runs.push(run);
+      else c.failure = failureReason(run);
+    }
+  }
+  return cases.map((c): Sample => {
+    if (c.failure !== undefined) return { ok: false, reason: c.failure };
+    if (c.runs.length === 0) return { ok: true, run: c.warm, samples: 1 };
+    const run = { seconds: median(c.runs.map((r) => r.seconds)), peakMiB: median(c.runs.map((r) => r.peakMiB)), status: c.runs[0]!.status, stderr: "" };
+    return { ok: true, run, samples: c.runs.length };
+  });
 }
 
 /** The last meaningful stderr line of a failed run, short enough for a table cell. */
