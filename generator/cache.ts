@@ -1,7 +1,7 @@
 /**
  * The no-change fast path of `stepforge generate`.
  *
- * A full run loads the TypeScript compiler (ts-morph) and emits every file: about two seconds even
+ * A full run loads the TypeScript compiler (for openapi-typescript) and emits every file: about two seconds even
  * when nothing changed. Most runs change nothing, so after each full run we record what went in (the
  * spec files and the generator's own code) and a hash of every file that came out. The next run
  * hashes the same inputs (plus the templates and the installed versions of the generator's
@@ -66,7 +66,7 @@ function generatorCode(projectRoot: string): string[] {
 }
 
 /**
- * The installed version of every dependency the generator runs on (openapi-typescript, ts-morph,
+ * The installed version of every dependency the generator runs on (openapi-typescript, handlebars,
  * yaml, ...): an upgrade can change the output without touching a file hashed above.
  */
 function dependencyVersions(projectRoot: string): string {
