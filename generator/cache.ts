@@ -12,9 +12,10 @@
  * always runs the whole pipeline). A record that cannot be read or written only costs a full run.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { filesBelow, toPosix } from "./files.js";
 
 export interface CachedService {
   id: string;
@@ -39,21 +40,6 @@ export interface CacheKey {
 }
 
 const sha256 = (data: string | Buffer): string => createHash("sha256").update(data).digest("hex");
-
-/** Every file below `dir`, sorted, as absolute paths. */
-function filesBelow(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  const found: string[] = [];
-  const walk = (at: string) => {
-    for (const name of readdirSync(at).sort()) {
-      const abs = join(at, name);
-      if (statSync(abs).isDirectory()) walk(abs);
-      else found.push(abs);
-    }
-  };
-  walk(dir);
-  return found;
-}
 
 /**
  * The generator's code: this directory, the runtime next to it (the runtime's descriptor schemas
@@ -99,8 +85,6 @@ export function inputsHash(key: CacheKey): string {
 function recordPath(key: CacheKey): string {
   return join(key.projectRoot, "node_modules", ".cache", "stepforge", `generate-${sha256(resolve(key.outDir)).slice(0, 16)}.json`);
 }
-
-const toPosix = (path: string): string => path.split(sep).join("/");
 
 /**
  * The services of the last run when nothing it read or wrote has changed since; undefined means

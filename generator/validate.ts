@@ -13,6 +13,7 @@ import {
   type ServiceExtension,
 } from "../runtime/descriptor.js";
 import { templateFields } from "../runtime/template.js";
+import { protoKeyPaths } from "../runtime/values.js";
 import { TriggersExtensionSchema, type TriggersExtension } from "../runtime/triggers/model.js";
 import { SpecError, toPointer, type Diagnostic } from "./diagnostics.js";
 import type { LoadedSpec } from "./load.js";
@@ -447,21 +448,11 @@ function reportZod(error: z.ZodError, base: Array<string | number>, report: (cod
   }
 }
 
-/**
- * zod drops a `__proto__` key of a map without a word; in an extension it is always a mistake.
- * Reported where the schema did not already (a strict object names it as an unknown key).
- */
+/** A `__proto__` key in an extension is always a mistake; reported where the schema did not already. */
 function reportProtoKeys(value: unknown, at: Array<string | number>, report: (code: string, path: Array<string | number>, message: string) => void, reported: Diagnostic[]) {
-  if (Array.isArray(value)) {
-    value.forEach((child, i) => reportProtoKeys(child, [...at, i], report, reported));
-    return;
-  }
-  const obj = asObject(value);
-  if (!obj) return;
-  for (const [key, child] of Object.entries(obj)) {
-    const path = [...at, key];
-    if (key !== "__proto__") reportProtoKeys(child, path, report, reported);
-    else if (!reported.some((d) => d.pointer === toPointer(path))) report("SF120", path, `${at.join(".")}: "__proto__" is not allowed as a key; remove it`);
+  for (const key of protoKeyPaths(value)) {
+    const path = [...at, ...key];
+    if (!reported.some((d) => d.pointer === toPointer(path))) report("SF120", path, `${path.slice(0, -1).join(".")}: "__proto__" is not allowed as a key; remove it`);
   }
 }
 

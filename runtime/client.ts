@@ -107,41 +107,26 @@ export function resolveBaseUrl(descriptor: ServiceDescriptor, connection: Connec
   return raw.replace(/\/+$/, "");
 }
 
-function requireHttps(descriptor: ServiceDescriptor, address: string, what: string, field: string | undefined): void {
-  let url: URL;
-  try {
-    url = new URL(address);
-  } catch {
-    throw new ConnectionError(`${descriptor.title}: the ${what} is not a valid address${field ? `; check the connection field "${field}"` : ""}`, {
-      service: descriptor.id,
-      operation: "",
-      field,
-    });
-  }
-  if (url.protocol !== "https:") {
-    throw new ConnectionError(
-      `${descriptor.title}: the ${what} ${redactUrl(address)} is not https; credentials are only sent over https (use the baseUrl option for a local mock)`,
-      { service: descriptor.id, operation: "", field },
-    );
-  }
-}
-
 /**
- * Refuses an address with user information (`http://user:password@host`): fetch cannot send it, and
- * the error it would throw quotes the whole address, password and credential query included.
+ * Checks an address before anything is sent to it: it must parse, carry no user information
+ * (`user:password@`: fetch cannot send it, and the error it would throw quotes the whole address,
+ * password and credential query included) and, unless it is an explicit override, use https.
  */
-function refuseUserInfo(descriptor: ServiceDescriptor, address: string, what: string, field: string | undefined): void {
+function checkAddress(descriptor: ServiceDescriptor, address: string, what: string, field: string | undefined, options: { https: boolean }): void {
+  const refuse = (problem: string) => new ConnectionError(`${descriptor.title}: the ${what} ${problem}`, { service: descriptor.id, operation: "", field });
   let url: URL;
   try {
     url = new URL(address);
   } catch {
-    return;
+    // An override that does not parse fails at the first request, with the address named.
+    if (!options.https) return;
+    throw refuse(`is not a valid address${field ? `; check the connection field "${field}"` : ""}`);
   }
   if (url.username || url.password) {
-    throw new ConnectionError(
-      `${descriptor.title}: the ${what} ${redactUrl(address)} contains user information (user:password@), which is never sent; remove it${field ? ` from the connection field "${field}"` : ""}`,
-      { service: descriptor.id, operation: "", field },
-    );
+    throw refuse(`${redactUrl(address)} contains user information (user:password@), which is never sent; remove it${field ? ` from the connection field "${field}"` : ""}`);
+  }
+  if (options.https && url.protocol !== "https:") {
+    throw refuse(`${redactUrl(address)} is not https; credentials are only sent over https (use the baseUrl option for a local mock)`);
   }
 }
 
@@ -260,11 +245,9 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
   const connection = normaliseConnection(descriptor, options.connection);
   validateConnection(descriptor, connection, { skipPatternFor: options.baseUrl ? baseUrlFields(descriptor) : [] });
   const baseUrl = resolveBaseUrl(descriptor, connection, options.baseUrl);
-  if (!options.baseUrl) requireHttps(descriptor, baseUrl, "base address", baseUrlFields(descriptor)[0]);
+  checkAddress(descriptor, baseUrl, "base address", options.baseUrl ? undefined : baseUrlFields(descriptor)[0], { https: !options.baseUrl });
   const tokenUrl = resolveTokenUrl(descriptor, connection, options.baseUrl, options.tokenUrl);
-  if (tokenUrl && !options.baseUrl && !options.tokenUrl) requireHttps(descriptor, tokenUrl, "token address", undefined);
-  refuseUserInfo(descriptor, baseUrl, "base address", options.baseUrl ? undefined : baseUrlFields(descriptor)[0]);
-  if (tokenUrl) refuseUserInfo(descriptor, tokenUrl, "token address", undefined);
+  if (tokenUrl) checkAddress(descriptor, tokenUrl, "token address", undefined, { https: !options.baseUrl && !options.tokenUrl });
 
   const auth = descriptor.auth;
   const send = options.fetch ?? globalThis.fetch;

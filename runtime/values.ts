@@ -21,3 +21,24 @@ export function firstPath(value: unknown, paths: readonly string[]): unknown {
   }
   return undefined;
 }
+
+/**
+ * The paths of every `"__proto__"` key in a JSON value (JSON.parse and YAML make it an own key).
+ * Validators built on zod drop such a key from records without a word, so the tool input check
+ * and the spec validator both look for it here. Walked without recursion: the value is untrusted
+ * and may nest deeply.
+ */
+export function protoKeyPaths(value: unknown): Array<Array<string | number>> {
+  const found: Array<Array<string | number>> = [];
+  const stack: Array<[unknown, Array<string | number>]> = [[value, []]];
+  while (stack.length > 0) {
+    const [node, path] = stack.pop()!;
+    if (node === null || typeof node !== "object") continue;
+    const entries: Array<[string | number, unknown]> = Array.isArray(node) ? node.map((child, i) => [i, child]) : Object.entries(node);
+    for (const [key, child] of entries) {
+      if (key === "__proto__") found.push([...path, key]);
+      stack.push([child, [...path, key]]);
+    }
+  }
+  return found.sort((a, b) => a.join("\0").localeCompare(b.join("\0")));
+}

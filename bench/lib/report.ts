@@ -62,16 +62,6 @@ export function runChild(command: string, args: readonly string[], options: { cw
   };
 }
 
-/** Runs `measure` `rounds` times (after one warm-up) and keeps the median of each figure. */
-export function medianRun(rounds: number, measure: () => ChildRun, label: string): ChildRun {
-  const warm = measure();
-  if (warm.status !== 0) throw new Error(`${label} failed (exit ${warm.status}):\n${warm.stderr.slice(-2000)}`);
-  const runs = Array.from({ length: rounds }, measure);
-  const failed = runs.find((r) => r.status !== 0);
-  if (failed) throw new Error(`${label} failed (exit ${failed.status}):\n${failed.stderr.slice(-2000)}`);
-  return { seconds: median(runs.map((r) => r.seconds)), peakMiB: median(runs.map((r) => r.peakMiB)), status: 0, stderr: "" };
-}
-
 export const fmtSeconds = (s: number): string => (s < 10 ? s.toFixed(2) : s.toFixed(1));
 export const fmtMiB = (m: number): string => (Number.isNaN(m) ? "n/a" : m.toFixed(0));
 

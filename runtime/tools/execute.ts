@@ -9,6 +9,7 @@ import { checkEndpoint } from "./endpoint.js";
 import { fieldErrors, invalidInput, toolErrorFrom } from "./errors.js";
 import { credentialQueryNames } from "../auth.js";
 import { rawCall } from "./raw.js";
+import { protoKeyPaths } from "../values.js";
 import type { ApiCallToolDefinition, OperationToolDefinition, ToolContext, ToolDefinition, ToolFieldError, ToolResult } from "./types.js";
 
 type Json = Record<string, unknown>;
@@ -36,26 +37,15 @@ export function dropNulls(value: unknown): unknown {
   return out;
 }
 
-/**
- * Paths of `"__proto__"` keys below the top level (the top level is checked by the schema). Free-form
- * maps (an API Call body, query parameters) would otherwise drop such a key without a word.
- */
-function nestedProtoKeys(value: unknown, path: string[] = [], out: ToolFieldError[] = []): ToolFieldError[] {
-  if (path.length > 64 || typeof value !== "object" || value === null) return out;
-  for (const [key, child] of Object.entries(value)) {
-    const at = [...path, key];
-    if (key === "__proto__" && path.length > 0) out.push({ path: at.join("."), message: `"__proto__" is not allowed as a key; remove it` });
-    nestedProtoKeys(child, at, out);
-  }
-  return out;
-}
-
-/** Validates the model's input; the parsed value or field-level errors. */
 export function validateInput(tool: ToolDefinition, input: unknown): { ok: true; value: Json } | { ok: false; fields: ToolFieldError[] } {
   const known = Object.keys(tool.input.shape);
   if (input === undefined || input === null) input = {};
   if (!isPlainObject(input)) return { ok: false, fields: [{ path: "", message: `the input must be a JSON object with the fields ${known.join(", ")}` }] };
-  const proto = nestedProtoKeys(input);
+  // Below the top level (the schema refuses unknown top-level keys): free-form maps such as an API
+  // Call body would otherwise drop the key without a word.
+  const proto: ToolFieldError[] = protoKeyPaths(input)
+    .filter((path) => path.length > 1)
+    .map((path) => ({ path: path.join("."), message: `"__proto__" is not allowed as a key; remove it` }));
   const stripped = tool.input.safeParse(dropNulls(input));
   if (stripped.success && proto.length === 0) return { ok: true, value: stripped.data as Json };
   const asSent = stripped.success ? stripped : tool.input.safeParse(input);

@@ -5,11 +5,11 @@
  * a closed port, and the CLI as a real process.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import { createServer, type IncomingMessage } from "node:http";
 import { join } from "node:path";
 import { inspect } from "node:util";
 import type { Hooks } from "../../runtime/index.js";
+import { type Listening, listenOnLoopback } from "../runtime/helpers.js";
 import { packageRoot } from "../../generator/package-root.js";
 
 export interface Captured {
@@ -125,31 +125,6 @@ export function captureProcessOutput(capture: Capture): () => void {
   };
 }
 
-interface Listening {
-  url: string;
-  port: number;
-  close(): Promise<void>;
-}
-
-async function listen(server: Server): Promise<Listening> {
-  const sockets = new Set<Socket>();
-  server.on("connection", (s: Socket) => {
-    sockets.add(s);
-    s.on("close", () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
-
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -197,7 +172,7 @@ export async function recordingProxy(target: string, issued: Array<{ kind: strin
       }
     })();
   });
-  return listen(server);
+  return listenOnLoopback(server);
 }
 
 /**
@@ -221,14 +196,14 @@ export async function echoServer(): Promise<Listening & { base(status: number, f
       }
     });
   });
-  const listening = await listen(server);
+  const listening = await listenOnLoopback(server);
   return { ...listening, base: (status, format) => `${listening.url}/${status}/${format}` };
 }
 
 /** A port nothing listens on (bound, then closed). */
 export async function closedPort(): Promise<number> {
   const server = createServer();
-  const { port, close } = await listen(server);
+  const { port, close } = await listenOnLoopback(server);
   await close();
   return port;
 }

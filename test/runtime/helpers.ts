@@ -2,7 +2,7 @@
  * Test helpers: real HTTP servers on 127.0.0.1 (port 0) and descriptors built through the same zod
  * schemas the generator uses.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { ServiceExtensionSchema } from "../../runtime/descriptor.js";
 import type { HttpMethod, OperationDescriptor, PagingSpec, ServiceDescriptor } from "../../runtime/index.js";
@@ -26,7 +26,6 @@ export interface TestServer {
 
 export async function startServer(handler: Handler): Promise<TestServer> {
   const seen: Seen[] = [];
-  const sockets = new Set<Socket>();
   const server = createServer((raw, res) => {
     const chunks: Buffer[] = [];
     raw.on("data", (c: Buffer) => chunks.push(c));
@@ -45,6 +44,19 @@ export async function startServer(handler: Handler): Promise<TestServer> {
       });
     });
   });
+  return { ...(await listenOnLoopback(server)), seen };
+}
+
+export interface Listening {
+  url: string;
+  port: number;
+  /** Stops listening and cuts open keep-alive connections, so close never waits on a client. */
+  close(): Promise<void>;
+}
+
+/** Starts `server` on a free 127.0.0.1 port. */
+export async function listenOnLoopback(server: Server): Promise<Listening> {
+  const sockets = new Set<Socket>();
   server.on("connection", (s: Socket) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
@@ -54,7 +66,6 @@ export async function startServer(handler: Handler): Promise<TestServer> {
   return {
     url: `http://127.0.0.1:${port}`,
     port,
-    seen,
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
