@@ -11,6 +11,7 @@ export const USAGE = `usage:
   stepforge tools list [--service S] [--json]
   stepforge tools schema --format openai|anthropic|mcp [--service S]
   stepforge call TOOL --input JSON [--connection NAME] [--connections FILE] [--base-url URL]
-  stepforge mock SERVICE|all [--port N] [--prism]
+  stepforge mock SERVICE|all [--port N] [--prism [--errors]] [--no-limits | --limits-scale X] [--faults error=R,drop=R,slow=R]
+                 [--latency MS[@RATE]] [--seed N] [--token-lifetime S] [--webhook-secret S] [--state FILE] [--dump-state FILE]
   stepforge auth trello-url --key KEY --app-name NAME
 `;

@@ -10,6 +10,11 @@ import { MarketoClient } from "../generated/marketo/index.js";
 import { TrelloClient, tools as trelloTools, triggers } from "../generated/trello/index.js";
 import { WorldnewsClient } from "../generated/worldnews/index.js";
 import { startMock, type RunningMock } from "../runtime/mock/index.js";
+// Each generated mock registers itself when imported, so startMock("<id>") finds it.
+import "../generated/contentsnare/mock.js";
+import "../generated/marketo/mock.js";
+import "../generated/trello/mock.js";
+import "../generated/worldnews/mock.js";
 import { executeToolByName } from "../runtime/tools/index.js";
 import { createTriggerRouter, createWebhookReceiver, ensureWebhook, type TriggerEvent } from "../runtime/triggers/index.js";
 

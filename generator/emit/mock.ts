@@ -89,6 +89,7 @@ function operationSpecs(model: ServiceModel): Record<string, MockOperationSpec> 
         status: Number(successCode),
         ...(successType ? { contentType: successType } : {}),
         ...(successType ? { example: exampleOf(asObject(successContent[successType]), doc) } : {}),
+        ...(successType && asObject(successContent[successType])?.schema !== undefined ? { schema: lean(asObject(successContent[successType])!.schema) } : {}),
       },
       ...(mockExt !== undefined ? { mock: MockOperationSchema.parse(mockExt) } : {}),
     };
@@ -118,17 +119,17 @@ export const emitMock: Emitter = (model, context) => {
   const components = lean(asObject((model.spec.data as Json).components) ?? {});
   const lines = [
     codeHeader(context.specLabel),
-    `import { startMockServer } from ${JSON.stringify(runtimeModule(context, "mock"))};`,
+    `import { registerMock, startMockServer } from ${JSON.stringify(runtimeModule(context, "mock"))};`,
     `import type { MockDefinition, MockOptions, RunningMock } from ${JSON.stringify(runtimeModule(context, "mock"))};`,
     `import { descriptor } from "./descriptor.js";`,
     "",
     `/** The behavioural mock of ${model.title}, from ${context.specLabel}: descriptor, mock model, operations and schemas. */`,
-    "export const mockDefinition: MockDefinition = {",
+    "export const mockDefinition: MockDefinition = registerMock({",
     "  descriptor,",
     mock ? "  mock: descriptor.mock!," : `  mock: ${JSON.stringify(derivedMock(model))},`,
     `  operations: ${JSON.stringify(operationSpecs(model), null, 2).replace(/\n/g, "\n  ")},`,
     `  components: ${JSON.stringify(components)},`,
-    "};",
+    "});",
     "",
     `/** Starts the ${model.title} mock on 127.0.0.1 (a free port unless \`options.port\`); \`close()\` stops it. */`,
     `export function start${name}Mock(options: MockOptions = {}): Promise<RunningMock> {`,

