@@ -37,6 +37,12 @@ export function tokenPathOf(descriptor: ServiceDescriptor): string | undefined {
 
 type Placement = { in: "query" | "header"; name: string; value: string };
 
+function read(from: CredentialSource, p: { in: string; name: string }): string | undefined {
+  if (p.in === "query") return from.query.get(p.name) ?? undefined;
+  const h = from.headers[p.name.toLowerCase()];
+  return Array.isArray(h) ? h[0] : h;
+}
+
 export class Auth {
   /** api-key services: per credential, per mode, the exact values each placement must carry. */
   private readonly keyModes: Array<{ index: number; placements: Placement[] }> = [];
@@ -72,18 +78,15 @@ export class Auth {
   check(from: CredentialSource): AuthResult {
     const auth = this.descriptor.auth;
     if (auth.kind === "none") return { ok: true, credential: this.credentials[0] ?? {}, index: 0 };
-    const read = (p: { in: string; name: string }): string | undefined => {
-      if (p.in === "query") return from.query.get(p.name) ?? undefined;
-      const h = from.headers[p.name.toLowerCase()];
-      return Array.isArray(h) ? h[0] : h;
-    };
     if (auth.kind === "api-key") {
       for (const mode of this.keyModes) {
-        if (mode.placements.every((p) => read(p) === p.value)) return { ok: true, credential: this.credentials[mode.index]!, index: mode.index };
+        let all = true;
+        for (const p of mode.placements) if (read(from, p) !== p.value) all = false;
+        if (all) return { ok: true, credential: this.credentials[mode.index]!, index: mode.index };
       }
       return { ok: false, situation: "unauthorized" };
     }
-    const sent = read(auth.send);
+    const sent = read(from, auth.send);
     const [before, after = ""] = auth.send.value.split("{accessToken}") as [string, string | undefined];
     if (!sent || !sent.startsWith(before) || !sent.endsWith(after)) return { ok: false, situation: "unauthorized" };
     const token = sent.slice(before.length, sent.length - after.length);

@@ -37,7 +37,21 @@ export interface MockRequest {
 /** What to do with a request: send a reply (maybe slowly), or drop the connection. */
 export type Outcome =
   | { drop: true }
-  | { drop?: false; reply: Reply; slowBody?: { delayMs: number; chunkBytes: number } | undefined; release?: (() => void) | undefined };
+  | { drop?: false; reply: Reply; slowBody?: { delayMs: number; chunkBytes: number } | undefined; ticket?: Ticket | undefined };
+
+/** A request past admission, on its way to an answer. */
+interface Call {
+  operation: Operation;
+  ctx: Context;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  headers: MockRequest["headers"];
+  body: unknown;
+  hasBody: boolean;
+  badJson: boolean;
+  fault: FaultDecision | undefined;
+  ticket: Ticket;
+}
 
 interface Operation {
   op: MockOperationSpec;
@@ -45,6 +59,8 @@ interface Operation {
   m: MockOperation;
   /** Creates a webhook registration (probe its callback first). */
   registersWebhook: boolean;
+  /** A template of the operation names `{example}` (the example is then cloned into the context). */
+  usesExample: boolean;
 }
 
 const EXAMPLE_ONLY: MockOperation = { action: "example", refs: {}, from: "body", set: {}, where: {}, newestFirst: false, statuses: {}, merge: "shallow", log: [] };
@@ -93,7 +109,8 @@ export class MockEngine {
       if (m.resource) this.store.spec(m.resource);
       for (const entry of m.log) this.store.spec(entry.resource);
       const registersWebhook = m.action === "create" && m.resource !== undefined && m.resource === model.webhooks?.resource && model.webhooks.probeMethod !== undefined;
-      this.router.add(op.method, op.path, { op, desc, m, registersWebhook }, (o) => o.op.operationId);
+      const usesExample = JSON.stringify(m).includes("{example");
+      this.router.add(op.method, op.path, { op, desc, m, registersWebhook, usesExample }, (o) => o.op.operationId);
     }
     this.faults = options.faults ? new FaultInjector(options.faults) : undefined;
     this.requestRandom = prng(options.idSeed ?? 1);
@@ -189,70 +206,88 @@ export class MockEngine {
     const ticket = this.admission.admit({ limitClass: operation.desc.limitClass, pathParams: match.params, path: pathname }, caller, ctx);
     if (ticket instanceof Reply) return { reply: ticket };
     this.counter.inFlight++;
-    const release = () => {
-      this.counter.inFlight--;
-      ticket.release();
-    };
-    Object.assign(ctx, { path: match.params, query: queryObject(query), body, route: pathname, credential: caller.credential });
+    ctx.path = match.params;
+    ctx.query = queryObject(query);
+    ctx.body = body;
+    ctx.route = pathname;
+    ctx.credential = caller.credential;
+    const call: Call = { operation, ctx, params: match.params, query, headers: req.headers, body, hasBody: req.body.length > 0, badJson, fault, ticket };
 
-    const finish = (): Outcome | Promise<Outcome> => {
-      if (fault?.errorStatus) {
-        this.counter.faults.errors++;
-        return { reply: this.answers.server(fault.errorStatus, ctx), release };
-      }
-      if (badJson) {
-        this.counter.validationFailures++;
-        return { reply: this.answers.of("invalidJson", ctx), release };
-      }
-      const problem = this.validator.check(operation.op, { path: match.params, query, headers: req.headers, body, hasBody: req.body.length > 0 });
-      if (problem) {
-        this.counter.validationFailures++;
-        return { reply: this.answers.of("badRequest", ctx, { field: problem.field, detail: problem.detail }), release };
-      }
-      const callback = operation.registersWebhook ? this.webhooks!.probeTarget(body) : undefined;
-      if (callback === undefined) return this.answer(operation, ctx, ticket, fault, release);
-      // The service calls the callback before it accepts the registration; only a 200 will do.
-      return this.webhooks!.probe(callback).then((status) => {
-        if (status !== 200) return { reply: this.answers.of("webhookRejected", ctx, { callbackUrl: callback, probeStatus: status || "no answer", field: this.model.webhooks!.callbackField }), release };
-        return this.answer(operation, ctx, ticket, fault, release);
-      });
-    };
-
-    const waits: Array<Promise<void> | void> = [];
+    let wait: Promise<unknown> | undefined;
     if (fault?.latencyMs) {
       this.counter.faults.delayed++;
-      waits.push(new Promise<void>((r) => setTimeout(r, fault.latencyMs)));
+      wait = new Promise<void>((r) => setTimeout(r, fault.latencyMs));
     }
-    if (this.options.beforeRespond) waits.push(this.options.beforeRespond({ operationId: operation.op.operationId, method, path: pathname }));
-    const pending = waits.filter((w): w is Promise<void> => w instanceof Promise);
-    if (pending.length === 0) return this.guard(finish, ctx, release);
-    return (async () => {
-      for (const w of pending) await w;
-      return this.guard(finish, ctx, release);
-    })();
+    if (this.options.beforeRespond) {
+      const hook = this.options.beforeRespond({ operationId: operation.op.operationId, method, path: pathname });
+      if (hook instanceof Promise) wait = wait ? Promise.all([wait, hook]) : hook;
+    }
+    if (!wait) return this.guarded(call);
+    return wait.then(() => this.guarded(call));
+  }
+
+  /** The request is answered (or its connection gone): give back what admission lent it. */
+  done(outcome: Outcome): void {
+    if (outcome.drop || !outcome.ticket) return;
+    const ticket = outcome.ticket;
+    outcome.ticket = undefined;
+    this.counter.inFlight--;
+    ticket.release();
   }
 
   /** A failure inside the mock answers 500 in the service's shape, never a dropped socket. */
-  private guard(step: () => Outcome | Promise<Outcome>, ctx: Context, release: () => void): Outcome | Promise<Outcome> {
-    const fail = (error: unknown): Outcome => ({ reply: this.answers.error({ ...(this.model.answers.server ?? { message: "internal error" }), status: 500 }, { ...ctx, detail: (error as Error).message }), release });
+  private guarded(call: Call): Outcome | Promise<Outcome> {
     try {
-      const out = step();
-      return out instanceof Promise ? out.catch(fail) : out;
+      const out = this.validated(call);
+      return out instanceof Promise ? out.catch((e: unknown) => this.failure(call, e)) : out;
     } catch (error) {
-      return fail(error);
+      return this.failure(call, error);
     }
   }
 
-  private answer(operation: Operation, ctx: Context, ticket: Ticket, fault: FaultDecision | undefined, release: () => void): Outcome {
+  private failure(call: Call, error: unknown): Outcome {
+    const reply = this.answers.error({ ...(this.model.answers.server ?? { message: "internal error" }), status: 500 }, { ...call.ctx, detail: (error as Error).message });
+    return { reply, ticket: call.ticket };
+  }
+
+  /** Injected 5xx, then the body and parameters against the spec, then the callback probe. */
+  private validated(call: Call): Outcome | Promise<Outcome> {
+    const { ctx, ticket } = call;
+    if (call.fault?.errorStatus) {
+      this.counter.faults.errors++;
+      return { reply: this.answers.server(call.fault.errorStatus, ctx), ticket };
+    }
+    if (call.badJson) {
+      this.counter.validationFailures++;
+      return { reply: this.answers.of("invalidJson", ctx), ticket };
+    }
+    const problem = this.validator.check(call.operation.op, { path: call.params, query: call.query, headers: call.headers, body: call.body, hasBody: call.hasBody });
+    if (problem) {
+      this.counter.validationFailures++;
+      return { reply: this.answers.of("badRequest", ctx, { field: problem.field, detail: problem.detail }), ticket };
+    }
+    const callback = call.operation.registersWebhook ? this.webhooks!.probeTarget(call.body) : undefined;
+    if (callback === undefined) return this.answer(call);
+    // The service calls the callback before it accepts the registration; only a 200 will do.
+    return this.webhooks!.probe(callback).then((status) => {
+      if (status === 200) return this.answer(call);
+      const extra = { callbackUrl: callback, probeStatus: status || "no answer", field: this.model.webhooks!.callbackField };
+      return { reply: this.answers.of("webhookRejected", ctx, extra), ticket };
+    });
+  }
+
+  /** Referenced records, then the action, then the quota charge. */
+  private answer(call: Call): Outcome {
+    const { operation, ctx, ticket } = call;
     const { op, desc, m } = operation;
     let example: unknown = null;
     const exampleOf = () => (example === null ? (example = successSample(op, this.definition.components, this.options.idSeed ?? 1)) : structuredClone(example));
-    Object.defineProperty(ctx, "example", { get: exampleOf, enumerable: true, configurable: true });
+    if (operation.usesExample) ctx.example = exampleOf();
     const refs: Rec = {};
     ctx.ref = refs;
     for (const [name, ref] of Object.entries(m.refs)) {
       const record = this.store.find(ref.resource, renderString(ref.id, ctx));
-      if (!record && ref.missing) return { reply: this.answers.of(ref.missing, ctx, { field: ref.field ?? name, detail: `${ref.field ?? name} not found` }), release };
+      if (!record && ref.missing) return { reply: this.answers.of(ref.missing, ctx, { field: ref.field ?? name, detail: `${ref.field ?? name} not found` }), ticket };
       refs[name] = record;
     }
     const act: Act = {
@@ -274,11 +309,11 @@ export class MockEngine {
     const reply = ACTIONS[m.action](act);
     if (ticket.quotas) this.admission.charge(ticket, reply, typeof ctx.resultCount === "number" ? ctx.resultCount : 0);
     let slowBody: { delayMs: number; chunkBytes: number } | undefined;
-    if (fault?.slowBody) {
+    if (call.fault?.slowBody) {
       this.counter.faults.slowBodies++;
-      slowBody = fault.slowBody;
+      slowBody = call.fault.slowBody;
     }
-    return { reply, slowBody, release };
+    return { reply, slowBody, ticket };
   }
 
   private tokenEndpoint(query: URLSearchParams, body: unknown, ctx: Context): Reply {

@@ -26,13 +26,14 @@ export class MockListenError extends Error {
   }
 }
 
-function send(res: ServerResponse, reply: Reply, slow?: { delayMs: number; chunkBytes: number }): void {
-  if (res.writableEnded || res.destroyed) return;
+/** Writes a reply; true when it is written, false while a slow body is still going out. */
+function send(res: ServerResponse, reply: Reply, slow?: { delayMs: number; chunkBytes: number }): boolean {
+  if (res.writableEnded || res.destroyed) return true;
   reply.headers["content-length"] = String(reply.body.length);
   res.writeHead(reply.status, reply.headers);
   if (!slow || reply.body.length === 0) {
     res.end(reply.body);
-    return;
+    return true;
   }
   void (async () => {
     for (let i = 0; i < reply.body.length; i += slow.chunkBytes) {
@@ -42,15 +43,7 @@ function send(res: ServerResponse, reply: Reply, slow?: { delayMs: number; chunk
     }
     res.end();
   })();
-}
-
-function deliver(req: IncomingMessage, res: ServerResponse, outcome: Outcome): void {
-  if (outcome.drop) {
-    req.socket.destroy();
-    return;
-  }
-  if (outcome.release) res.once("close", outcome.release);
-  send(res, outcome.reply, outcome.slowBody);
+  return false;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -64,6 +57,15 @@ export async function startMockServer(definition: MockDefinition, options: MockO
       res.writeHead(500, { "content-type": "text/plain" });
       res.end(`mock failure: ${(error as Error).message}`);
     }
+  };
+  const deliver = (req: IncomingMessage, res: ServerResponse, outcome: Outcome): void => {
+    if (outcome.drop) {
+      req.socket.destroy();
+      return;
+    }
+    // What admission lent the request goes back once the answer is out (or the client left).
+    if (send(res, outcome.reply, outcome.slowBody)) engine.done(outcome);
+    else res.once("close", () => engine.done(outcome));
   };
   const handle = (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
     try {
