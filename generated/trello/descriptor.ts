@@ -325,6 +325,11 @@ export const descriptor: ServiceDescriptor = {
         ],
         "defaults": {
           "closed": false
+        },
+        "position": {
+          "field": "pos",
+          "within": "idBoard",
+          "step": 16384
         }
       },
       "card": {
@@ -351,7 +356,12 @@ export const descriptor: ServiceDescriptor = {
           "idMembers": [],
           "idChecklists": []
         },
-        "updatedField": "dateLastActivity"
+        "updatedField": "dateLastActivity",
+        "position": {
+          "field": "pos",
+          "within": "idList",
+          "step": 16384
+        }
       },
       "label": {
         "idField": "id",
@@ -408,6 +418,18 @@ export const descriptor: ServiceDescriptor = {
           "consecutiveFailures": 0,
           "firstConsecutiveFailDate": null
         }
+      },
+      "notification": {
+        "idField": "id",
+        "id": {
+          "format": "hex24"
+        },
+        "seed": [
+          {
+            "operation": "getMemberNotifications"
+          }
+        ],
+        "defaults": {}
       }
     },
     "webhooks": {
@@ -449,10 +471,22 @@ export const descriptor: ServiceDescriptor = {
           "description": "{webhook.description}",
           "idModel": "{webhook.idModel}",
           "callbackURL": "{webhook.callbackURL}",
-          "active": "{webhook.active}"
+          "active": "{webhook.active}",
+          "consecutiveFailures": "{webhook.consecutiveFailures}",
+          "firstConsecutiveFailDate": "{webhook.firstConsecutiveFailDate}"
         }
       },
-      "goneStatus": 410
+      "goneStatus": 410,
+      "retry": {
+        "delaysSeconds": [
+          1,
+          2,
+          4
+        ],
+        "timeoutSeconds": 30,
+        "failuresField": "consecutiveFailures",
+        "firstFailureField": "firstConsecutiveFailDate"
+      }
     }
   },
   "operations": {

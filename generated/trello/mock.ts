@@ -1075,6 +1075,44 @@ export const mockDefinition: MockDefinition = registerMock({
         "schema": {
           "$ref": "#/components/schemas/CheckItem"
         }
+      },
+      "mock": {
+        "action": "updateItem",
+        "resource": "checklist",
+        "refs": {},
+        "from": "body",
+        "set": {},
+        "where": {
+          "idCard": "{path.id}"
+        },
+        "newestFirst": false,
+        "field": "checkItems",
+        "statuses": {},
+        "event": "updateCheckItemStateOnCard",
+        "eventData": {
+          "checkItem": {
+            "id": "{item.id}",
+            "name": "{item.name}",
+            "state": "{item.state}"
+          },
+          "checklist": {
+            "id": "{record.id}",
+            "name": "{record.name}"
+          },
+          "card": {
+            "id": "{record.idCard}"
+          },
+          "board": {
+            "id": "{record.idBoard}"
+          }
+        },
+        "merge": "shallow",
+        "position": {
+          "field": "pos",
+          "step": 16384
+        },
+        "itemId": "{path.idCheckItem}",
+        "log": []
       }
     },
     "addLabelToCard": {
@@ -2937,8 +2975,8 @@ export const mockDefinition: MockDefinition = registerMock({
           "name": "{body.name}",
           "state": "incomplete",
           "idChecklist": "{record.id}",
-          "pos": 16384,
-          "due": null
+          "pos": "{body.pos}",
+          "due": "{body.due}"
         },
         "statuses": {},
         "respond": "{value}",
@@ -2961,6 +2999,10 @@ export const mockDefinition: MockDefinition = registerMock({
           }
         },
         "merge": "shallow",
+        "position": {
+          "field": "pos",
+          "step": 16384
+        },
         "log": []
       }
     },
@@ -3437,6 +3479,33 @@ export const mockDefinition: MockDefinition = registerMock({
             "$ref": "#/components/schemas/Notification"
           }
         }
+      },
+      "mock": {
+        "action": "list",
+        "resource": "notification",
+        "refs": {},
+        "from": "body",
+        "set": {},
+        "where": {
+          "unread": "{query.read_filter}",
+          "type": "{query.filter}"
+        },
+        "newestFirst": true,
+        "whereMap": {
+          "unread": {
+            "unread": "true",
+            "read": "false",
+            "all": ""
+          },
+          "type": {
+            "all": ""
+          }
+        },
+        "newerThan": "{query.since}",
+        "olderThan": "{query.before}",
+        "statuses": {},
+        "merge": "shallow",
+        "log": []
       }
     },
     "createWebhook": {

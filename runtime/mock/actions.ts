@@ -257,9 +257,26 @@ const updateItem: Action = (a) => {
 /** The records matching the `where` filters (field `a|b` tries several, `~` contains). */
 export function filtered(a: Act, resource: string): Rec[] {
   const conditions = Object.entries(a.m.where)
-    .map(([field, t]) => [renderString(field, a.ctx) ?? field, splitValues(render(t, a.ctx)).map(String)] as const)
+    .map(([field, t]) => {
+      let values = splitValues(render(t, a.ctx)).map(String);
+      const map = a.m.whereMap?.[field];
+      if (map) values = values.map((v) => (Object.hasOwn(map, v) ? map[v]! : v)).filter((v) => v !== "");
+      return [renderString(field, a.ctx) ?? field, values] as const;
+    })
     .filter(([field, values]) => values.length > 0 && field !== "");
-  const items = a.store.all(resource, a.parent).filter((r) =>
+  let pool = a.store.all(resource, a.parent);
+  if (a.m.newerThan !== undefined || a.m.olderThan !== undefined) {
+    // Creation order is the table's insertion order, whatever order the list is shown in.
+    const order = [...a.store.table(resource).values()];
+    const at = (t: string | undefined) => (t === undefined ? -1 : order.indexOf(a.store.find(resource, renderString(t, a.ctx)) as Rec));
+    const after = at(a.m.newerThan);
+    const before = at(a.m.olderThan);
+    pool = pool.filter((r) => {
+      const i = order.indexOf(r);
+      return (after < 0 || i > after) && (before < 0 || i < before);
+    });
+  }
+  const items = pool.filter((r) =>
     conditions.every(([field, values]) => {
       const contains = field.startsWith("~");
       const fields = (contains ? field.slice(1) : field).split("|");

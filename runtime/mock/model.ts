@@ -244,6 +244,15 @@ export const MockOperationSchema = z
     /** List filters: field (dotted; `a|b` tries several, `~` prefix: contains, case-insensitive) → template. Undefined values filter nothing; commas mean "any of". */
     where: z.record(z.string().min(1), z.string()).default({}),
     newestFirst: z.boolean().default(false),
+    /**
+     * list: request values of a `where` filter translated to record values, per field
+     * (`{unread: {unread: "true", read: "false", all: ""}}`); a value mapped to "" filters nothing,
+     * one the map lacks is kept as it is.
+     */
+    whereMap: z.record(z.string().min(1), z.record(z.string(), z.string())).optional(),
+    /** list: only records created after (`newerThan`) / before (`olderThan`) the record this id template names. */
+    newerThan: z.string().min(1).optional(),
+    olderThan: z.string().min(1).optional(),
     /** push/pull: the array field and the value template. */
     field: z.string().min(1).optional(),
     value: template.optional(),
