@@ -471,6 +471,10 @@ export const descriptor: ServiceDescriptor = {
       }
     },
     "pageSize": 300,
+    "pageToken": {
+      "encoding": "base32",
+      "prefix": ""
+    },
     "resources": {
       "lead": {
         "idField": "id",
@@ -519,6 +523,75 @@ export const descriptor: ServiceDescriptor = {
           },
           {
             "operation": "getCampaign",
+            "items": "result"
+          }
+        ],
+        "defaults": {},
+        "updatedField": "updatedAt"
+      },
+      "activity": {
+        "idField": "id",
+        "id": {
+          "format": "integer",
+          "start": 906000000
+        },
+        "seed": [
+          {
+            "operation": "getLeadActivities",
+            "items": "result"
+          },
+          {
+            "operation": "getLeadChanges",
+            "items": "result"
+          },
+          {
+            "operation": "getEmailBouncedActivities",
+            "items": "result"
+          },
+          {
+            "operation": "getEmailOpenedActivities",
+            "items": "result"
+          }
+        ],
+        "defaults": {}
+      },
+      "activityType": {
+        "idField": "id",
+        "id": {
+          "format": "integer",
+          "start": 100000
+        },
+        "seed": [
+          {
+            "operation": "getActivityTypes",
+            "items": "result"
+          }
+        ],
+        "defaults": {}
+      },
+      "program": {
+        "idField": "id",
+        "id": {
+          "format": "integer",
+          "start": 2000
+        },
+        "seed": [
+          {
+            "operation": "getEmailPrograms",
+            "items": "result"
+          }
+        ],
+        "defaults": {}
+      },
+      "email": {
+        "idField": "id",
+        "id": {
+          "format": "integer",
+          "start": 5000
+        },
+        "seed": [
+          {
+            "operation": "getEmailByName",
             "items": "result"
           }
         ],

@@ -212,7 +212,40 @@ export const mockDefinition: MockDefinition = registerMock({
         },
         "statuses": {},
         "merge": "shallow",
-        "log": []
+        "log": [
+          {
+            "resource": "activity",
+            "record": {
+              "leadId": "{record.id}",
+              "activityDate": "{now}",
+              "activityTypeId": 12,
+              "primaryAttributeValueId": "{record.id}",
+              "primaryAttributeValue": "{record.email}",
+              "attributes": []
+            },
+            "when": [
+              "created"
+            ]
+          },
+          {
+            "resource": "activity",
+            "record": {
+              "leadId": "{record.id}",
+              "activityDate": "{now}",
+              "activityTypeId": 13,
+              "primaryAttributeValue": "{body.lookupField}",
+              "attributes": [
+                {
+                  "name": "Source",
+                  "value": "Web service API"
+                }
+              ]
+            },
+            "when": [
+              "updated"
+            ]
+          }
+        ]
       }
     },
     "getPagingToken": {
@@ -241,6 +274,25 @@ export const mockDefinition: MockDefinition = registerMock({
         "schema": {
           "$ref": "#/components/schemas/MarketoResponse"
         }
+      },
+      "mock": {
+        "action": "pageToken",
+        "resource": "activity",
+        "refs": {},
+        "from": "body",
+        "set": {},
+        "where": {},
+        "newestFirst": false,
+        "statuses": {},
+        "respond": {
+          "requestId": "{requestId}",
+          "success": true,
+          "nextPageToken": "{token}"
+        },
+        "merge": "shallow",
+        "sinceField": "activityDate",
+        "since": "{query.sinceDatetime}",
+        "log": []
       }
     },
     "getLeadActivities": {
@@ -385,6 +437,28 @@ export const mockDefinition: MockDefinition = registerMock({
         "schema": {
           "$ref": "#/components/schemas/ActivityResponse"
         }
+      },
+      "mock": {
+        "action": "list",
+        "resource": "activity",
+        "refs": {},
+        "from": "body",
+        "set": {},
+        "where": {
+          "activityTypeId": "{query.activityTypeIds}",
+          "leadId": "{query.leadIds}"
+        },
+        "newestFirst": false,
+        "statuses": {},
+        "respond": {
+          "requestId": "{requestId}",
+          "success": true,
+          "nextPageToken": "{page.nextToken}",
+          "moreResult": "{page.more}",
+          "result": "{items}"
+        },
+        "merge": "shallow",
+        "log": []
       }
     },
     "getLeadChanges": {
@@ -487,6 +561,28 @@ export const mockDefinition: MockDefinition = registerMock({
         "schema": {
           "$ref": "#/components/schemas/LeadChangeResponse"
         }
+      },
+      "mock": {
+        "action": "list",
+        "resource": "activity",
+        "refs": {},
+        "from": "body",
+        "set": {},
+        "where": {
+          "activityTypeId": "12,13",
+          "leadId": "{query.leadIds}"
+        },
+        "newestFirst": false,
+        "statuses": {},
+        "respond": {
+          "requestId": "{requestId}",
+          "success": true,
+          "nextPageToken": "{page.nextToken}",
+          "moreResult": "{page.more}",
+          "result": "{items}"
+        },
+        "merge": "shallow",
+        "log": []
       }
     },
     "getActivityTypes": {
@@ -568,6 +664,18 @@ export const mockDefinition: MockDefinition = registerMock({
         "schema": {
           "$ref": "#/components/schemas/ActivityTypeResponse"
         }
+      },
+      "mock": {
+        "action": "list",
+        "resource": "activityType",
+        "refs": {},
+        "from": "body",
+        "set": {},
+        "where": {},
+        "newestFirst": false,
+        "statuses": {},
+        "merge": "shallow",
+        "log": []
       }
     },
     "getEmailBouncedActivities": {
@@ -670,6 +778,29 @@ export const mockDefinition: MockDefinition = registerMock({
         "schema": {
           "$ref": "#/components/schemas/ActivityResponse"
         }
+      },
+      "mock": {
+        "action": "list",
+        "resource": "activity",
+        "refs": {},
+        "from": "body",
+        "set": {},
+        "where": {
+          "activityTypeId": "8,27",
+          "leadId": "{query.leadIds}",
+          "primaryAttributeValueId": "{query.assetIds}"
+        },
+        "newestFirst": false,
+        "statuses": {},
+        "respond": {
+          "requestId": "{requestId}",
+          "success": true,
+          "nextPageToken": "{page.nextToken}",
+          "moreResult": "{page.more}",
+          "result": "{items}"
+        },
+        "merge": "shallow",
+        "log": []
       }
     },
     "getEmailOpenedActivities": {
@@ -772,6 +903,29 @@ export const mockDefinition: MockDefinition = registerMock({
         "schema": {
           "$ref": "#/components/schemas/ActivityResponse"
         }
+      },
+      "mock": {
+        "action": "list",
+        "resource": "activity",
+        "refs": {},
+        "from": "body",
+        "set": {},
+        "where": {
+          "activityTypeId": "10",
+          "leadId": "{query.leadIds}",
+          "primaryAttributeValueId": "{query.assetIds}"
+        },
+        "newestFirst": false,
+        "statuses": {},
+        "respond": {
+          "requestId": "{requestId}",
+          "success": true,
+          "nextPageToken": "{page.nextToken}",
+          "moreResult": "{page.more}",
+          "result": "{items}"
+        },
+        "merge": "shallow",
+        "log": []
       }
     },
     "getCampaigns": {
@@ -998,6 +1152,48 @@ export const mockDefinition: MockDefinition = registerMock({
         "schema": {
           "$ref": "#/components/schemas/IdResultResponse"
         }
+      },
+      "mock": {
+        "action": "example",
+        "resource": "campaign",
+        "refs": {
+          "campaign": {
+            "resource": "campaign",
+            "id": "{path.id}",
+            "missing": "notFound",
+            "field": "campaignId"
+          }
+        },
+        "from": "body",
+        "set": {},
+        "where": {},
+        "newestFirst": false,
+        "inputs": "body.input.leads",
+        "statuses": {},
+        "respond": {
+          "requestId": "{requestId}",
+          "success": true,
+          "result": [
+            {
+              "id": "{ref.campaign.id}"
+            }
+          ]
+        },
+        "merge": "shallow",
+        "log": [
+          {
+            "resource": "activity",
+            "record": {
+              "leadId": "{input.id}",
+              "activityDate": "{now}",
+              "activityTypeId": 47,
+              "campaignId": "{ref.campaign.id}",
+              "primaryAttributeValueId": "{ref.campaign.id}",
+              "primaryAttributeValue": "{ref.campaign.name}",
+              "attributes": []
+            }
+          }
+        ]
       }
     },
     "scheduleCampaign": {
@@ -1038,6 +1234,31 @@ export const mockDefinition: MockDefinition = registerMock({
         "schema": {
           "$ref": "#/components/schemas/IdResultResponse"
         }
+      },
+      "mock": {
+        "action": "update",
+        "resource": "campaign",
+        "refs": {},
+        "from": "none",
+        "set": {
+          "scheduledAt": "{body.input.runAt}",
+          "scheduledBy": "api",
+          "runCloneToProgramName": "{body.input.cloneToProgramName}"
+        },
+        "where": {},
+        "newestFirst": false,
+        "statuses": {},
+        "respond": {
+          "requestId": "{requestId}",
+          "success": true,
+          "result": [
+            {
+              "id": "{record.id}"
+            }
+          ]
+        },
+        "merge": "shallow",
+        "log": []
       }
     },
     "getEmailPrograms": {
@@ -1158,6 +1379,33 @@ export const mockDefinition: MockDefinition = registerMock({
         "schema": {
           "$ref": "#/components/schemas/ProgramResponse"
         }
+      },
+      "mock": {
+        "action": "list",
+        "resource": "program",
+        "refs": {},
+        "from": "body",
+        "set": {},
+        "where": {
+          "type": "{query.type}",
+          "status": "{query.status}",
+          "{query.filterType}": "{query.filterValues}"
+        },
+        "newestFirst": false,
+        "statuses": {},
+        "respond": {
+          "success": true,
+          "errors": [],
+          "requestId": "{requestId}",
+          "warnings": [],
+          "result": "{items}"
+        },
+        "merge": "shallow",
+        "pageSize": {
+          "default": 20,
+          "max": 200
+        },
+        "log": []
       }
     },
     "getProgramStats": {
@@ -1194,6 +1442,38 @@ export const mockDefinition: MockDefinition = registerMock({
         "schema": {
           "$ref": "#/components/schemas/ProgramStatsResponse"
         }
+      },
+      "mock": {
+        "action": "example",
+        "refs": {
+          "program": {
+            "resource": "program",
+            "id": "{path.id}",
+            "missing": "notFound",
+            "field": "id"
+          }
+        },
+        "from": "body",
+        "set": {},
+        "where": {},
+        "newestFirst": false,
+        "statuses": {},
+        "respond": {
+          "success": true,
+          "errors": [],
+          "requestId": "{requestId}",
+          "warnings": [],
+          "result": [
+            {
+              "id": "{ref.program.id}",
+              "name": "{ref.program.name}",
+              "members": "{example.result.0.members}",
+              "successes": "{example.result.0.successes}"
+            }
+          ]
+        },
+        "merge": "shallow",
+        "log": []
       }
     },
     "getLandingPageStats": {
@@ -1294,6 +1574,24 @@ export const mockDefinition: MockDefinition = registerMock({
         "schema": {
           "$ref": "#/components/schemas/EmailContentResponse"
         }
+      },
+      "mock": {
+        "action": "example",
+        "refs": {
+          "email": {
+            "resource": "email",
+            "id": "{path.id}",
+            "missing": "notFound",
+            "field": "id"
+          }
+        },
+        "from": "body",
+        "set": {},
+        "where": {},
+        "newestFirst": false,
+        "statuses": {},
+        "merge": "shallow",
+        "log": []
       }
     },
     "getEmailByName": {
@@ -1384,6 +1682,28 @@ export const mockDefinition: MockDefinition = registerMock({
         "schema": {
           "$ref": "#/components/schemas/EmailResponse"
         }
+      },
+      "mock": {
+        "action": "list",
+        "resource": "email",
+        "refs": {},
+        "from": "body",
+        "set": {},
+        "where": {
+          "name": "{query.name}",
+          "status": "{query.status}"
+        },
+        "newestFirst": false,
+        "statuses": {},
+        "respond": {
+          "success": true,
+          "errors": [],
+          "requestId": "{requestId}",
+          "warnings": [],
+          "result": "{items}"
+        },
+        "merge": "shallow",
+        "log": []
       }
     },
     "approveEmailDraft": {
@@ -1417,6 +1737,32 @@ export const mockDefinition: MockDefinition = registerMock({
         "schema": {
           "$ref": "#/components/schemas/AssetIdResponse"
         }
+      },
+      "mock": {
+        "action": "update",
+        "resource": "email",
+        "refs": {},
+        "from": "none",
+        "set": {
+          "status": "approved",
+          "version": 2
+        },
+        "where": {},
+        "newestFirst": false,
+        "statuses": {},
+        "respond": {
+          "success": true,
+          "errors": [],
+          "requestId": "{requestId}",
+          "warnings": [],
+          "result": [
+            {
+              "id": "{record.id}"
+            }
+          ]
+        },
+        "merge": "shallow",
+        "log": []
       }
     },
     "getLists": {
@@ -1711,7 +2057,19 @@ export const mockDefinition: MockDefinition = registerMock({
           ]
         },
         "merge": "shallow",
-        "log": []
+        "log": [
+          {
+            "resource": "activity",
+            "record": {
+              "leadId": "{record.id}",
+              "activityDate": "{now}",
+              "activityTypeId": 24,
+              "primaryAttributeValueId": "{ref.list.id}",
+              "primaryAttributeValue": "{ref.list.name}",
+              "attributes": []
+            }
+          }
+        ]
       }
     },
     "removeLeadsFromList": {
@@ -1787,7 +2145,19 @@ export const mockDefinition: MockDefinition = registerMock({
           ]
         },
         "merge": "shallow",
-        "log": []
+        "log": [
+          {
+            "resource": "activity",
+            "record": {
+              "leadId": "{record.id}",
+              "activityDate": "{now}",
+              "activityTypeId": 25,
+              "primaryAttributeValueId": "{ref.list.id}",
+              "primaryAttributeValue": "{ref.list.name}",
+              "attributes": []
+            }
+          }
+        ]
       }
     },
     "checkListMembership": {

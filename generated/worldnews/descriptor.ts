@@ -226,6 +226,35 @@ export const descriptor: ServiceDescriptor = {
           {
             "operation": "retrieveNews",
             "items": "news"
+          },
+          {
+            "operation": "topNews",
+            "items": "top_news.0.news"
+          }
+        ],
+        "defaults": {}
+      },
+      "source": {
+        "idField": "url",
+        "id": {
+          "format": "uuid"
+        },
+        "seed": [
+          {
+            "operation": "searchNewsSources",
+            "items": "sources"
+          }
+        ],
+        "defaults": {}
+      },
+      "place": {
+        "idField": "city",
+        "id": {
+          "format": "uuid"
+        },
+        "seed": [
+          {
+            "operation": "getGeoCoordinates"
           }
         ],
         "defaults": {}

@@ -383,6 +383,31 @@ export const mockDefinition: MockDefinition = registerMock({
         "schema": {
           "$ref": "#/components/schemas/TopNewsResponse"
         }
+      },
+      "mock": {
+        "action": "list",
+        "resource": "article",
+        "refs": {},
+        "from": "body",
+        "set": {},
+        "where": {
+          "source_country": "{query.source-country}",
+          "language": "{query.language}",
+          "~publish_date": "{query.date}"
+        },
+        "newestFirst": false,
+        "statuses": {},
+        "respond": {
+          "top_news": [
+            {
+              "news": "{items}"
+            }
+          ],
+          "language": "{query.language}",
+          "country": "{query.source-country}"
+        },
+        "merge": "shallow",
+        "log": []
       }
     },
     "extractNews": {
@@ -439,6 +464,20 @@ export const mockDefinition: MockDefinition = registerMock({
         "schema": {
           "$ref": "#/components/schemas/ExtractedArticle"
         }
+      },
+      "mock": {
+        "action": "read",
+        "resource": "article",
+        "id": "{query.url}",
+        "refs": {},
+        "from": "body",
+        "set": {},
+        "where": {},
+        "newestFirst": false,
+        "key": "url",
+        "statuses": {},
+        "merge": "shallow",
+        "log": []
       }
     },
     "retrieveNews": {
@@ -544,6 +583,24 @@ export const mockDefinition: MockDefinition = registerMock({
         "schema": {
           "$ref": "#/components/schemas/SearchNewsSourcesResponse"
         }
+      },
+      "mock": {
+        "action": "list",
+        "resource": "source",
+        "refs": {},
+        "from": "body",
+        "set": {},
+        "where": {
+          "~name": "{query.name}"
+        },
+        "newestFirst": false,
+        "statuses": {},
+        "respond": {
+          "available": "{page.total}",
+          "sources": "{items}"
+        },
+        "merge": "shallow",
+        "log": []
       }
     },
     "getGeoCoordinates": {
@@ -573,6 +630,20 @@ export const mockDefinition: MockDefinition = registerMock({
         "schema": {
           "$ref": "#/components/schemas/GeoCoordinates"
         }
+      },
+      "mock": {
+        "action": "read",
+        "resource": "place",
+        "id": "{query.location}",
+        "refs": {},
+        "from": "body",
+        "set": {},
+        "where": {},
+        "newestFirst": false,
+        "key": "city",
+        "statuses": {},
+        "merge": "shallow",
+        "log": []
       }
     }
   },

@@ -78,8 +78,13 @@ function recordReply(a: Act, record: Rec | undefined, extra: Context = {}): Repl
   return jsonReply(a.status, render(template, { ...a.ctx, ...extra, record }), a.contentType);
 }
 
-function listReply(a: Act, all: Rec[], start?: number): Reply {
-  const result = a.pager.page(a.desc, a.m, all, (a.ctx.query ?? {}) as Rec, start);
+function listReply(a: Act, all: Rec[]): Reply {
+  let order: Map<Rec, number> | undefined;
+  const created = (r: Rec) => {
+    order ??= new Map([...a.store.table(a.m.resource!).values()].map((x, i) => [x, i]));
+    return order.get(r) ?? -1;
+  };
+  const result = a.pager.page(a.desc, a.m, all, (a.ctx.query ?? {}) as Rec, a.m.resource ? created : undefined);
   if ("badToken" in result) return a.answers.of("badRequest", a.ctx, { field: result.badToken, detail: `${result.badToken} is not a valid paging token` });
   a.ctx.resultCount = result.items.length;
   return jsonReply(a.status, render(a.m.respond ?? a.model.envelopes.list ?? "{items}", { ...a.ctx, items: result.items, page: result.page }), a.contentType);
@@ -300,9 +305,16 @@ const pageToken: Action = (a) => {
   const resource = resourceOf(a);
   const since = renderString(a.m.since, a.ctx);
   const field = a.m.sinceField ?? a.store.spec(resource).createdField ?? "createdAt";
-  const all = filtered(a, resource);
-  const at = since === undefined ? all.length : all.findIndex((r) => String(getPath(r, field) ?? "") >= since);
-  const token = a.pager.encode(at < 0 ? all.length : at, a.m);
+  const all = [...a.store.table(resource).values()];
+  const sinceMs = since === undefined ? Number.NaN : Date.parse(since);
+  const atOrAfter = (r: Rec) => {
+    const v = getPath(r, field);
+    const ms = Date.parse(String(v));
+    // Dates compare as instants (offsets differ); anything else as text.
+    return Number.isFinite(ms) && Number.isFinite(sinceMs) ? ms >= sinceMs : String(v ?? "") >= (since ?? "");
+  };
+  const at = since === undefined ? all.length : all.findIndex(atOrAfter);
+  const token = a.pager.encode(at < 0 ? all.length : at, a.m, "record");
   return jsonReply(a.status, render(a.m.respond ?? { nextPageToken: "{token}" }, { ...a.ctx, token }), a.contentType);
 };
 

@@ -43,23 +43,26 @@ function unbase32(text: string): Buffer | undefined {
   return Buffer.from(bytes);
 }
 
-/** The token of the page that starts at `offset`. */
-export function encodeToken(offset: number, format: MockPageToken = { encoding: "base64url", prefix: "" }): string {
-  const raw = Buffer.from(`o${offset}`);
+/**
+ * The token of the page that starts at `offset` in the list; with `at: "record"`, at the record
+ * that was the `offset`-th created (a "since" token, which stays valid whatever the list filters).
+ */
+export function encodeToken(offset: number, format: MockPageToken = { encoding: "base64url", prefix: "" }, at: "list" | "record" = "list"): string {
+  const raw = Buffer.from(`${at === "list" ? "o" : "r"}${offset}`);
   const body = format.encoding === "base32" ? base32(raw) : format.encoding === "hex" ? raw.toString("hex") : raw.toString("base64url");
   return format.prefix + body;
 }
 
-/** The offset a token stands for, or undefined when the mock did not write it. */
-export function decodeToken(token: string, format: MockPageToken = { encoding: "base64url", prefix: "" }): number | undefined {
+/** What a token stands for, or undefined when the mock did not write it. */
+export function decodeToken(token: string, format: MockPageToken = { encoding: "base64url", prefix: "" }): { at: "list" | "record"; n: number } | undefined {
   if (!token.startsWith(format.prefix)) return undefined;
   const body = token.slice(format.prefix.length);
   let raw: Buffer | undefined;
   if (format.encoding === "base32") raw = unbase32(body);
   else if (format.encoding === "hex") raw = /^(?:[0-9a-f]{2})+$/.test(body) ? Buffer.from(body, "hex") : undefined;
   else raw = /^[A-Za-z0-9_-]+$/.test(body) ? Buffer.from(body, "base64url") : undefined;
-  const m = raw ? /^o(\d{1,9})$/.exec(raw.toString("utf8")) : null;
-  return m ? Number(m[1]) : undefined;
+  const m = raw ? /^([or])(\d{1,9})$/.exec(raw.toString("utf8")) : null;
+  return m ? { at: m[1] === "o" ? "list" : "record", n: Number(m[2]) } : undefined;
 }
 
 export interface Page {
@@ -81,12 +84,13 @@ export class Pager {
     return op?.pageToken ?? this.model.pageToken ?? { encoding: "base64url", prefix: "" };
   }
 
-  encode(offset: number, op: MockOperation | undefined): string {
-    return encodeToken(offset, this.tokenFormat(op));
+  encode(offset: number, op: MockOperation | undefined, at: "list" | "record" = "list"): string {
+    return encodeToken(offset, this.tokenFormat(op), at);
   }
 
   /** One page of `all`, or the name of the parameter whose token is not one of the mock's. */
-  page(desc: OperationDescriptor, op: MockOperation | undefined, all: Rec[], query: Rec, start?: number): Page | { badToken: string } {
+  /** `created` gives a record's place in creation order (for tokens that point at a record). */
+  page(desc: OperationDescriptor, op: MockOperation | undefined, all: Rec[], query: Rec, created?: (r: Rec) => number): Page | { badToken: string } {
     const paging = desc.paging;
     const page: Rec = { total: all.length };
     if (paging?.style === "offset") {
@@ -100,11 +104,15 @@ export class Pager {
     if (paging?.style === "token") {
       const format = this.tokenFormat(op);
       const token = query[paging.tokenParam];
-      let from = start ?? 0;
-      if (start === undefined && token !== undefined && token !== "") {
+      let from = 0;
+      if (token !== undefined && token !== "") {
         const decoded = decodeToken(String(token), format);
         if (decoded === undefined) return { badToken: paging.tokenParam };
-        from = decoded;
+        if (decoded.at === "list") from = decoded.n;
+        else {
+          const i = created ? all.findIndex((r) => created(r) >= decoded.n) : -1;
+          from = i < 0 ? all.length : i;
+        }
       }
       const max = op?.pageSize?.max ?? Number.POSITIVE_INFINITY;
       const asked = int(paging.sizeParam ? query[paging.sizeParam] : undefined);
