@@ -269,11 +269,13 @@ export const descriptor: ServiceDescriptor = {
         },
         "seed": [
           {
-            "operation": "getClient"
+            "operation": "getClient",
+            "newestFirst": false
           },
           {
             "operation": "listClients",
-            "items": "results"
+            "items": "results",
+            "newestFirst": false
           }
         ],
         "defaults": {}
@@ -286,11 +288,13 @@ export const descriptor: ServiceDescriptor = {
         },
         "seed": [
           {
-            "operation": "getRequest"
+            "operation": "getRequest",
+            "newestFirst": false
           },
           {
             "operation": "listRequests",
-            "items": "results"
+            "items": "results",
+            "newestFirst": false
           }
         ],
         "defaults": {
@@ -307,7 +311,8 @@ export const descriptor: ServiceDescriptor = {
         "seed": [
           {
             "operation": "listRequestTemplates",
-            "items": "results"
+            "items": "results",
+            "newestFirst": false
           }
         ],
         "defaults": {}
@@ -321,7 +326,8 @@ export const descriptor: ServiceDescriptor = {
         "seed": [
           {
             "operation": "listFolders",
-            "items": "results"
+            "items": "results",
+            "newestFirst": false
           }
         ],
         "defaults": {}

@@ -485,11 +485,13 @@ export const descriptor: ServiceDescriptor = {
         "seed": [
           {
             "operation": "getLeads",
-            "items": "result"
+            "items": "result",
+            "newestFirst": false
           },
           {
             "operation": "getListMembers",
-            "items": "result"
+            "items": "result",
+            "newestFirst": false
           }
         ],
         "defaults": {},
@@ -505,7 +507,8 @@ export const descriptor: ServiceDescriptor = {
         "seed": [
           {
             "operation": "getLists",
-            "items": "result"
+            "items": "result",
+            "newestFirst": false
           }
         ],
         "defaults": {}
@@ -519,11 +522,13 @@ export const descriptor: ServiceDescriptor = {
         "seed": [
           {
             "operation": "getCampaigns",
-            "items": "result"
+            "items": "result",
+            "newestFirst": false
           },
           {
             "operation": "getCampaign",
-            "items": "result"
+            "items": "result",
+            "newestFirst": false
           }
         ],
         "defaults": {},
@@ -538,19 +543,23 @@ export const descriptor: ServiceDescriptor = {
         "seed": [
           {
             "operation": "getLeadActivities",
-            "items": "result"
+            "items": "result",
+            "newestFirst": false
           },
           {
             "operation": "getLeadChanges",
-            "items": "result"
+            "items": "result",
+            "newestFirst": false
           },
           {
             "operation": "getEmailBouncedActivities",
-            "items": "result"
+            "items": "result",
+            "newestFirst": false
           },
           {
             "operation": "getEmailOpenedActivities",
-            "items": "result"
+            "items": "result",
+            "newestFirst": false
           }
         ],
         "defaults": {}
@@ -564,7 +573,8 @@ export const descriptor: ServiceDescriptor = {
         "seed": [
           {
             "operation": "getActivityTypes",
-            "items": "result"
+            "items": "result",
+            "newestFirst": false
           }
         ],
         "defaults": {}
@@ -578,7 +588,8 @@ export const descriptor: ServiceDescriptor = {
         "seed": [
           {
             "operation": "getEmailPrograms",
-            "items": "result"
+            "items": "result",
+            "newestFirst": false
           }
         ],
         "defaults": {}
@@ -592,7 +603,8 @@ export const descriptor: ServiceDescriptor = {
         "seed": [
           {
             "operation": "getEmailByName",
-            "items": "result"
+            "items": "result",
+            "newestFirst": false
           }
         ],
         "defaults": {}

@@ -299,10 +299,12 @@ export const descriptor: ServiceDescriptor = {
         },
         "seed": [
           {
-            "operation": "getBoard"
+            "operation": "getBoard",
+            "newestFirst": false
           },
           {
-            "operation": "getMemberBoards"
+            "operation": "getMemberBoards",
+            "newestFirst": false
           }
         ],
         "defaults": {
@@ -317,10 +319,12 @@ export const descriptor: ServiceDescriptor = {
         },
         "seed": [
           {
-            "operation": "getList"
+            "operation": "getList",
+            "newestFirst": false
           },
           {
-            "operation": "getBoardLists"
+            "operation": "getBoardLists",
+            "newestFirst": false
           }
         ],
         "defaults": {
@@ -339,13 +343,16 @@ export const descriptor: ServiceDescriptor = {
         },
         "seed": [
           {
-            "operation": "getCard"
+            "operation": "getCard",
+            "newestFirst": false
           },
           {
-            "operation": "getListCards"
+            "operation": "getListCards",
+            "newestFirst": false
           },
           {
-            "operation": "getBoardCards"
+            "operation": "getBoardCards",
+            "newestFirst": false
           }
         ],
         "defaults": {
@@ -370,10 +377,12 @@ export const descriptor: ServiceDescriptor = {
         },
         "seed": [
           {
-            "operation": "getLabel"
+            "operation": "getLabel",
+            "newestFirst": false
           },
           {
-            "operation": "getBoardLabels"
+            "operation": "getBoardLabels",
+            "newestFirst": false
           }
         ],
         "defaults": {}
@@ -385,7 +394,8 @@ export const descriptor: ServiceDescriptor = {
         },
         "seed": [
           {
-            "operation": "getChecklist"
+            "operation": "getChecklist",
+            "newestFirst": false
           }
         ],
         "defaults": {
@@ -399,10 +409,12 @@ export const descriptor: ServiceDescriptor = {
         },
         "seed": [
           {
-            "operation": "getCardActions"
+            "operation": "getCardActions",
+            "newestFirst": false
           },
           {
-            "operation": "getBoardActions"
+            "operation": "getBoardActions",
+            "newestFirst": false
           }
         ],
         "defaults": {}
@@ -426,7 +438,8 @@ export const descriptor: ServiceDescriptor = {
         },
         "seed": [
           {
-            "operation": "getMemberNotifications"
+            "operation": "getMemberNotifications",
+            "newestFirst": true
           }
         ],
         "defaults": {}

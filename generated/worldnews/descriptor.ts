@@ -221,15 +221,18 @@ export const descriptor: ServiceDescriptor = {
         "seed": [
           {
             "operation": "searchNews",
-            "items": "news"
+            "items": "news",
+            "newestFirst": false
           },
           {
             "operation": "retrieveNews",
-            "items": "news"
+            "items": "news",
+            "newestFirst": false
           },
           {
             "operation": "topNews",
-            "items": "top_news.0.news"
+            "items": "top_news.0.news",
+            "newestFirst": false
           }
         ],
         "defaults": {}
@@ -242,7 +245,8 @@ export const descriptor: ServiceDescriptor = {
         "seed": [
           {
             "operation": "searchNewsSources",
-            "items": "sources"
+            "items": "sources",
+            "newestFirst": false
           }
         ],
         "defaults": {}
@@ -254,7 +258,8 @@ export const descriptor: ServiceDescriptor = {
         },
         "seed": [
           {
-            "operation": "getGeoCoordinates"
+            "operation": "getGeoCoordinates",
+            "newestFirst": false
           }
         ],
         "defaults": {}

@@ -80,11 +80,12 @@ function recordReply(a: Act, record: Rec | undefined, extra: Context = {}): Repl
 
 function listReply(a: Act, all: Rec[]): Reply {
   let order: Map<Rec, number> | undefined;
-  const created = (r: Rec) => {
-    order ??= new Map([...a.store.table(a.m.resource!).values()].map((x, i) => [x, i]));
-    return order.get(r) ?? -1;
+  const table = a.m.resource ? a.store.table(a.m.resource) : undefined;
+  const created = table && {
+    of: (r: Rec) => (order ??= new Map([...table.values()].map((x, i) => [x, i]))).get(r) ?? -1,
+    count: () => table.size,
   };
-  const result = a.pager.page(a.desc, a.m, all, (a.ctx.query ?? {}) as Rec, a.m.resource ? created : undefined);
+  const result = a.pager.page(a.desc, a.m, all, (a.ctx.query ?? {}) as Rec, created);
   if ("badToken" in result) return a.answers.of("badRequest", a.ctx, { field: result.badToken, detail: `${result.badToken} is not a valid paging token` });
   a.ctx.resultCount = result.items.length;
   return jsonReply(a.status, render(a.m.respond ?? a.model.envelopes.list ?? "{items}", { ...a.ctx, items: result.items, page: result.page }), a.contentType);

@@ -74,6 +74,8 @@ export const MockSeedSchema = z
     operation: z.string().min(1),
     /** Path of the records in the example body; absent means the body (an array or one record). */
     items: z.string().min(1).optional(),
+    /** The example lists newest first: records are created in reverse, oldest first. */
+    newestFirst: z.boolean().default(false),
   })
   .strict();
 

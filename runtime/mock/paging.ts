@@ -89,8 +89,12 @@ export class Pager {
   }
 
   /** One page of `all`, or the name of the parameter whose token is not one of the mock's. */
-  /** `created` gives a record's place in creation order (for tokens that point at a record). */
-  page(desc: OperationDescriptor, op: MockOperation | undefined, all: Rec[], query: Rec, created?: (r: Rec) => number): Page | { badToken: string } {
+  /**
+   * `created` gives a record's place in creation order and `count` how many were created: then
+   * next-page tokens point at a record, not at a place in this list, so a token stays right when
+   * the next call filters differently or records were added since (Marketo's activity tokens).
+   */
+  page(desc: OperationDescriptor, op: MockOperation | undefined, all: Rec[], query: Rec, created?: { of: (r: Rec) => number; count: () => number }): Page | { badToken: string } {
     const paging = desc.paging;
     const page: Rec = { total: all.length };
     if (paging?.style === "offset") {
@@ -110,7 +114,7 @@ export class Pager {
         if (decoded === undefined) return { badToken: paging.tokenParam };
         if (decoded.at === "list") from = decoded.n;
         else {
-          const i = created ? all.findIndex((r) => created(r) >= decoded.n) : -1;
+          const i = created ? all.findIndex((r) => created.of(r) >= decoded.n) : -1;
           from = i < 0 ? all.length : i;
         }
       }
@@ -120,7 +124,11 @@ export class Pager {
       const items = all.slice(from, from + size);
       const more = from + size < all.length;
       // A service that always answers a token (moreField) gets one for the end too: new records may come.
-      const next = more || paging.moreField ? encodeToken(Math.min(all.length, from + size), format) : undefined;
+      let next: string | undefined;
+      if (more || paging.moreField) {
+        if (created) next = encodeToken(more ? created.of(all[from + size]!) : created.count(), format, "record");
+        else next = encodeToken(Math.min(all.length, from + size), format);
+      }
       Object.assign(page, { offset: from, limit: size, count: items.length, more, nextToken: next });
       return { items, page };
     }

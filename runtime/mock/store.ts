@@ -133,7 +133,9 @@ export class Store {
         const op = operations[s.operation];
         if (!op) throw new Error(`${this.service} mock: resource "${name}" seeds from unknown operation "${s.operation}"`);
         const found = s.items ? getPath(op.success.example, s.items) : op.success.example;
-        for (const record of Array.isArray(found) ? found : found ? [found] : []) {
+        const records = Array.isArray(found) ? [...found] : found ? [found] : [];
+        if (s.newestFirst) records.reverse();
+        for (const record of records) {
           if (record && typeof record === "object" && !this.find(name, (record as Rec)[res.idField])) this.put(name, structuredClone(record as Rec));
         }
       }
