@@ -17,7 +17,7 @@
  * Default ports come from each spec's `x-stepforge.mock.ports`; a spec without them gets
  * 4120+i / 4020+i. With `--port N` and `all`, the services take N, N+1, … in name order.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import { formatDiagnostic, SpecError } from "../../generator/diagnostics.js";
@@ -41,22 +41,33 @@ interface Target {
 }
 
 /** Every spec of the project, each loaded on its own: one broken file does not hide the others. */
-function loadTargets(): Array<{ id: string; file: string; ports?: { mock: number; prism: number } | undefined; problem?: string }> {
-  return projectSpecs(packageRoot())
-    .map((file) => {
-      try {
-        const model = validateSpec(loadSpecFile(file));
-        return { id: model.id, file, ports: model.descriptor.mock?.ports };
-      } catch (error) {
-        const problem = error instanceof SpecError ? error.diagnostics.map(formatDiagnostic).join("\n") : (error as Error).message;
-        return { id: basename(file).replace(/\.(ya?ml|json)$/, ""), file, problem };
-      }
-    })
-    .sort((a, b) => a.id.localeCompare(b.id));
+type Loaded = { id: string; file: string; ports?: { mock: number; prism: number } | undefined; problem?: string };
+/** Specs already read in this process, by file, size and change time (tests start many mocks). */
+const loaded = new Map<string, { stamp: string; spec: Loaded }>();
+
+function loadTarget(file: string): Loaded {
+  const st = statSync(file);
+  const stamp = `${st.size}:${st.mtimeMs}`;
+  const hit = loaded.get(file);
+  if (hit?.stamp === stamp) return hit.spec;
+  let spec: Loaded;
+  try {
+    const model = validateSpec(loadSpecFile(file));
+    spec = { id: model.id, file, ports: model.descriptor.mock?.ports };
+  } catch (error) {
+    const problem = error instanceof SpecError ? error.diagnostics.map(formatDiagnostic).join("\n") : (error as Error).message;
+    spec = { id: basename(file).replace(/\.(ya?ml|json)$/, ""), file, problem };
+  }
+  loaded.set(file, { stamp, spec });
+  return spec;
 }
 
-export function mockTargets(which: string, options: { prism: boolean; port?: number | undefined }): Target[] {
-  const all = loadTargets();
+function loadTargets(specFiles: string[]): Loaded[] {
+  return specFiles.map(loadTarget).sort((a, b) => a.id.localeCompare(b.id));
+}
+
+export function mockTargets(which: string, options: { prism: boolean; port?: number | undefined }, specFiles = projectSpecs(packageRoot())): Target[] {
+  const all = loadTargets(specFiles);
   const chosen = which === "all" ? all : all.filter((s) => s.id === which);
   if (chosen.length === 0) throw new UsageError(`unknown service "${which}" (services: ${all.map((s) => s.id).join(", ")}, or all)`);
   return chosen.map((s, i) => {
@@ -108,7 +119,8 @@ function readState(file: string): Record<string, MockState> {
   return parsed as Record<string, MockState>;
 }
 
-export async function mockCommand(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream, until?: Promise<unknown>): Promise<number> {
+/** `until` and `specFiles` are for tests: stop without a signal, read other spec files than the project's. */
+export async function mockCommand(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream, until?: Promise<unknown>, specFiles?: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     options: {
@@ -151,7 +163,7 @@ export async function mockCommand(argv: string[], out: NodeJS.WritableStream, er
   if (secret !== undefined) options.webhookSecret = secret;
   const states = values.state !== undefined ? readState(values.state) : undefined;
 
-  const targets = mockTargets(positionals[0]!, { prism: values.prism, port });
+  const targets = mockTargets(positionals[0]!, { prism: values.prism, port }, specFiles);
   if (states) {
     const unknown = Object.keys(states).filter((id) => !targets.some((t) => t.id === id));
     if (unknown.length) throw new UsageError(`--state ${values.state}: "${unknown[0]}" is not a service started here (${targets.map((t) => t.id).join(", ")})`);
