@@ -1,9 +1,11 @@
 /**
  * The body of a success answer the spec gives no template for: the operation's example, or —
- * when the spec has none — a sample made from the response schema, deterministic per seed, so a
- * typed response is never answered with an empty body.
+ * when the spec has none — a sample made from the response schema (`sampleFromSchema`, seeded),
+ * so a typed response is never answered with an empty body. A sample is made once per operation
+ * and seed, then copied.
  */
 import type { MockOperationSpec } from "./model.js";
+import { pointerResolver, sampleFromSchema } from "./sample.js";
 
 const cache = new WeakMap<MockOperationSpec, { seed: number; value: unknown }>();
 
@@ -12,10 +14,9 @@ export function successSample(op: MockOperationSpec, components: unknown, seed: 
   if (op.success.example !== undefined) return structuredClone(op.success.example);
   if (op.success.schema === undefined) return undefined;
   let hit = cache.get(op);
-  if (!hit || hit.seed !== seed) cache.set(op, (hit = { seed, value: sample(op, components, seed) }));
+  if (!hit || hit.seed !== seed) {
+    const value = sampleFromSchema(op.success.schema, { seed: `${seed}:${op.operationId}`, resolve: pointerResolver({ components }) });
+    cache.set(op, (hit = { seed, value }));
+  }
   return structuredClone(hit.value);
-}
-
-function sample(_op: MockOperationSpec, _components: unknown, _seed: number): unknown {
-  return undefined;
 }

@@ -70,6 +70,21 @@ describe("a generated mock of a foreign spec", () => {
     expect([forged.status, forged.json.error.message]).toEqual([422, "Invalid request: offset is not a valid paging token"]);
   });
 
+  it("answers a typed response without an example with a sample valid against its schema, the same for the same seed", async () => {
+    const who = await call(m.url, "/v0/meta/whoami", { headers: auth });
+    expect(who.status).toBe(200);
+    expect(who.json.id).toMatch(/^usr[A-Za-z0-9]{14}$/);
+    expect(who.json.scopes.length).toBeGreaterThan(0);
+    for (const scope of who.json.scopes) expect(["data.records:read", "data.records:write"]).toContain(scope);
+    if (who.json.email !== undefined) expect(who.json.email).toMatch(/^[^@\s]+@[^@\s]+$/);
+    const again = await startMock("tables");
+    try {
+      expect((await call(again.url, "/v0/meta/whoami", { headers: auth })).text).toBe(who.text);
+    } finally {
+      await again.close();
+    }
+  });
+
   it("counts its limit per base, whoever calls", async () => {
     let now = Date.UTC(2026, 0, 1);
     const limited = await startMock("tables", { clock: () => now, credentials: [{ apiKey: "pat-mock-0123456789" }, { apiKey: "pat-other" }] });
