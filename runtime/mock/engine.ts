@@ -329,8 +329,8 @@ export class MockEngine {
 
   /** The control routes under `/__mock/` (counters, reset, records, state). */
   control(method: string, url: string): Reply | undefined {
+    if (!url.startsWith("/__mock/")) return undefined;
     const pathname = url.split("?")[0]!;
-    if (!pathname.startsWith("/__mock/")) return undefined;
     if (pathname === "/__mock/counters" && method === "GET") return jsonReply(200, this.counters());
     if (pathname === "/__mock/state" && method === "GET") return jsonReply(200, this.dumpState());
     if (pathname === "/__mock/reset" && method === "POST") {
