@@ -250,19 +250,6 @@ export const descriptor: ServiceDescriptor = {
           }
         ],
         "defaults": {}
-      },
-      "place": {
-        "idField": "city",
-        "id": {
-          "format": "uuid"
-        },
-        "seed": [
-          {
-            "operation": "getGeoCoordinates",
-            "newestFirst": false
-          }
-        ],
-        "defaults": {}
       }
     }
   },

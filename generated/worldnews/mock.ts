@@ -630,20 +630,6 @@ export const mockDefinition: MockDefinition = registerMock({
         "schema": {
           "$ref": "#/components/schemas/GeoCoordinates"
         }
-      },
-      "mock": {
-        "action": "read",
-        "resource": "place",
-        "id": "{query.location}",
-        "refs": {},
-        "from": "body",
-        "set": {},
-        "where": {},
-        "newestFirst": false,
-        "key": "city",
-        "statuses": {},
-        "merge": "shallow",
-        "log": []
       }
     }
   },

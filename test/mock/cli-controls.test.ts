@@ -131,6 +131,24 @@ describe("stepforge mock controls", () => {
   });
 });
 
+describe("secrets", () => {
+  it("never prints the webhook secret, in failures or in the dumped state", async () => {
+    const marker = "MARKER-webhook-secret-5f2c9a";
+    await expect(mockCommand(["trello", "--webhook-secret", marker, "--faults", "error=7"], new Capture(), new Capture())).rejects.toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining(marker) }),
+    );
+    const dump = join(work, "secret-dump.json");
+    const r = await run(["trello", "--port", "0", "--webhook-secret", marker, "--dump-state", dump]);
+    const hooks = await receiver();
+    onTestFinished(() => hooks.close());
+    await call(r.urls.trello!, `/1/webhooks?${TRELLO_AUTH}`, { method: "POST", json: { callbackURL: hooks.url, idModel: BOARD } });
+    await call(r.urls.trello!, `/1/cards?${TRELLO_AUTH}`, { method: "POST", json: { idList: LIST, name: "signed" } });
+    await hooks.next(1);
+    expect(await r.end()).toBe(0);
+    for (const text of [r.out.text, r.err.text, readFileSync(dump, "utf8"), ...hooks.calls.map((c) => c.body)]) expect(text).not.toContain(marker);
+  });
+});
+
 describe("fail fast", () => {
   it("stops every mock it started and exits 1 naming the port when one port is taken", async () => {
     let port = await freePort();

@@ -172,7 +172,7 @@ describe("marketo", () => {
 });
 
 describe("world news", () => {
-  it("answers top news, extraction, sources and places from its records", async () => {
+  it("answers top news, extraction and sources from its records", async () => {
     const m = await mock("worldnews");
     const headers = { "x-api-key": WORLDNEWS.apiKey };
     const top = await call(m.url, "/top-news?source-country=gb&language=en", { headers });
@@ -186,7 +186,5 @@ describe("world news", () => {
     expect((await call(m.url, `/extract-news?url=${encodeURIComponent("https://example.com/nothing")}`, { headers })).status).toBe(404);
     const sources = await call(m.url, "/search-news-sources?name=mundo", { headers });
     expect(sources.json).toEqual({ available: 1, sources: [expect.objectContaining({ name: "BBC Mundo" })] });
-    expect((await call(m.url, "/geo-coordinates?location=Tokyo", { headers })).json).toMatchObject({ city: "Tokyo" });
-    expect((await call(m.url, "/geo-coordinates?location=Atlantis", { headers })).status).toBe(404);
   });
 });
