@@ -6,7 +6,7 @@
  * only sends requests (node:http, keep-alive, one socket per worker), so the client's cost is the
  * same for all three.
  *
- *   npx tsx bench/mock-vs-prism.ts [--requests 4000] [--concurrency 8,32] [--rounds 3] [--before DIR]
+ *   npx tsx bench/mock-vs-prism.ts [--requests 6000] [--concurrency 8,32] [--rounds 3] [--before DIR]
  *
  * `--before DIR` adds a row for the mock of another built checkout (e.g. a worktree of an older
  * commit), measured in the same rounds.
@@ -34,7 +34,7 @@ const PATH = `/1/cards/${CARD}?${AUTH}`;
 
 const { values } = parseArgs({
   options: {
-    requests: { type: "string", default: "4000" },
+    requests: { type: "string", default: "6000" },
     concurrency: { type: "string", default: "8,32" },
     rounds: { type: "string", default: "3" },
     serve: { type: "string" },

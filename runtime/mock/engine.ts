@@ -326,21 +326,6 @@ export class MockEngine {
     if (result.issued) this.counter.tokensIssued++;
     return jsonReply(200, result.body);
   }
-
-  /** The control routes under `/__mock/` (counters, reset, records, state). */
-  control(method: string, url: string): Reply | undefined {
-    if (!url.startsWith("/__mock/")) return undefined;
-    const pathname = url.split("?")[0]!;
-    if (pathname === "/__mock/counters" && method === "GET") return jsonReply(200, this.counters());
-    if (pathname === "/__mock/state" && method === "GET") return jsonReply(200, this.dumpState());
-    if (pathname === "/__mock/reset" && method === "POST") {
-      this.reset();
-      return jsonReply(200, { reset: true });
-    }
-    const resource = /^\/__mock\/records\/([A-Za-z0-9_]+)$/.exec(pathname)?.[1];
-    if (resource && method === "GET" && this.model.resources[resource]) return jsonReply(200, this.records(resource));
-    return jsonReply(404, { error: "unknown mock control route", routes: ["GET /__mock/counters", "GET /__mock/state", "GET /__mock/records/<resource>", "POST /__mock/reset"] });
-  }
 }
 
 function queryObject(query: URLSearchParams): Rec {

@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { MockEngine, type Outcome } from "./engine.js";
-import type { MockDefinition, MockOptions, Reply, RunningMock } from "./types.js";
+import { jsonReply, type MockDefinition, type MockOptions, type Reply, type RunningMock } from "./types.js";
 
 export class MockListenError extends Error {
   override name = "MockListenError";
@@ -47,6 +47,22 @@ function send(res: ServerResponse, reply: Reply, slow?: { delayMs: number; chunk
 }
 
 const EMPTY = Buffer.alloc(0);
+const CONTROL_ROUTES = ["GET /__mock/counters", "GET /__mock/state", "GET /__mock/records/<resource>", "POST /__mock/reset"];
+
+/** The control routes under `/__mock/` (counters, state, records, reset), or undefined for a service route. */
+function control(engine: MockEngine, method: string, url: string): Reply | undefined {
+  if (!url.startsWith("/__mock/")) return undefined;
+  const pathname = url.split("?")[0]!;
+  if (pathname === "/__mock/counters" && method === "GET") return jsonReply(200, engine.counters());
+  if (pathname === "/__mock/state" && method === "GET") return jsonReply(200, engine.dumpState());
+  if (pathname === "/__mock/reset" && method === "POST") {
+    engine.reset();
+    return jsonReply(200, { reset: true });
+  }
+  const resource = /^\/__mock\/records\/([A-Za-z0-9_]+)$/.exec(pathname)?.[1];
+  if (resource && method === "GET" && engine.model.resources[resource]) return jsonReply(200, engine.records(resource));
+  return jsonReply(404, { error: "unknown mock control route", routes: CONTROL_ROUTES });
+}
 
 /** Starts the mock of one service on 127.0.0.1. */
 export async function startMockServer(definition: MockDefinition, options: MockOptions = {}): Promise<RunningMock> {
@@ -69,8 +85,8 @@ export async function startMockServer(definition: MockDefinition, options: MockO
   };
   const handle = (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
     try {
-      const control = engine.control(req.method ?? "GET", req.url ?? "/");
-      if (control) return send(res, control);
+      const controlled = control(engine, req.method ?? "GET", req.url ?? "/");
+      if (controlled) return void send(res, controlled);
       const outcome = engine.handle({ method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers, body });
       if (outcome instanceof Promise) outcome.then((o) => deliver(req, res, o), (e: unknown) => failed(res, e));
       else deliver(req, res, outcome);
