@@ -91,9 +91,15 @@ function listReply(a: Act, all: Rec[]): Reply {
   return jsonReply(a.status, render(a.m.respond ?? a.model.envelopes.list ?? "{items}", { ...a.ctx, items: result.items, page: result.page }), a.contentType);
 }
 
+const UNSAFE_KEYS = ["__proto__", "constructor", "prototype"];
+
 function requestFields(a: Act): Rec {
   const src = a.m.from === "none" ? {} : getPath(a.ctx, a.m.from);
-  return src && typeof src === "object" && !Array.isArray(src) ? structuredClone(src as Rec) : {};
+  if (!src || typeof src !== "object" || Array.isArray(src)) return {};
+  const fields = structuredClone(src as Rec);
+  // JSON.parse makes "__proto__" an own key; Object.assign would set the record's prototype with it.
+  for (const key of UNSAFE_KEYS) if (Object.hasOwn(fields, key)) delete fields[key];
+  return fields;
 }
 
 function applySet(a: Act, record: Rec): void {

@@ -88,6 +88,17 @@ describe("positions and merging", () => {
     expect(items.map((i) => i.id)).toEqual([3, 1, 2]);
   });
 
+  it("ignores a __proto__ key in a request body", async () => {
+    const engine = new MockEngine(registeredMock("trello")!, { noLimits: true });
+    const body = Buffer.from(`{"idList":"${LIST}","name":"x","__proto__":{"polluted":true}}`);
+    const out = engine.handle({ method: "POST", url: `/1/cards?${TRELLO_AUTH}`, headers: { "content-type": "application/json" }, body }) as Outcome;
+    if (out.drop) throw new Error("dropped");
+    const id = JSON.parse(out.reply.body.toString()).id as string;
+    const stored = engine.store.find("card", id)!;
+    expect(Object.getPrototypeOf(stored)).toBe(Object.prototype);
+    expect((stored as { polluted?: boolean }).polluted).toBeUndefined();
+  });
+
   it("merges nested objects field by field and never writes __proto__", () => {
     const target: Record<string, unknown> = { prefs: { color: "blue", size: "M" }, tags: ["a"] };
     deepMerge(target, JSON.parse('{"prefs":{"color":"red"},"tags":["b"],"__proto__":{"polluted":true}}'));
