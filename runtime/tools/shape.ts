@@ -21,7 +21,8 @@ const bytesOf = (value: unknown): number => Buffer.byteLength(JSON.stringify(val
 
 /**
  * The property of a step's result that holds its records: the first top-level property of its
- * output schema that is a list of objects (`items`, `result`, `news`, `data`), "items" first.
+ * output schema that is a list of objects (`items`, `result`, `news`, `data`), "items" first, an
+ * envelope's `errors` or `warnings` never; none when the result has an `id` of its own (one record).
  */
 export function recordsKeyOf(outputSchema: unknown): string | undefined {
   if (!isObject(outputSchema) || !isObject(outputSchema.properties)) return undefined;
@@ -32,8 +33,11 @@ export function recordsKeyOf(outputSchema: unknown): string | undefined {
     const listType = type === "array" || (Array.isArray(type) && type.includes("array"));
     return listType && isObject(p.items) && (p.items.type === "object" || isObject(p.items.properties) || Array.isArray(p.items.anyOf));
   };
-  if (isList(props.items)) return "items";
-  return Object.keys(props).find((k) => isList(props[k]));
+  // A result with its own id is one record (a card with its labels), not a page of records.
+  if ("id" in props) return undefined;
+  const lists = Object.keys(props).filter((k) => isList(props[k]));
+  // Envelope lists (errors, warnings) hold no records.
+  return lists.find((k) => k === "items") ?? lists.find((k) => !/^(errors?|warnings?)$/i.test(k));
 }
 
 /** Own value at a dotted path, mapping over lists on the way (`list.name` of each list item). */
