@@ -11,18 +11,14 @@ import { packageRoot } from "../../generator/package-root.js";
 
 export const BIN = join(packageRoot(), "bin", "stepforge.js");
 
-export interface ToolResultLike {
-  content?: unknown;
-  isError?: unknown;
-}
-
-/** The text blocks of a result. */
-export function texts(result: ToolResultLike): string[] {
-  return ((result.content as Array<{ type: string; text?: string }>) ?? []).filter((c) => c.type === "text").map((c) => c.text ?? "");
+/** The text blocks of a tools/call result. */
+export function texts(result: object): string[] {
+  const content = (result as { content?: Array<{ type: string; text?: string }> }).content ?? [];
+  return content.filter((c) => c.type === "text").map((c) => c.text ?? "");
 }
 
 /** The first text block parsed as JSON (a step's data, or its error object). */
-export function json<T = Record<string, unknown>>(result: ToolResultLike): T {
+export function json<T = Record<string, unknown>>(result: object): T {
   return JSON.parse(texts(result)[0]!) as T;
 }
 
