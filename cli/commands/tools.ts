@@ -1,6 +1,8 @@
 /**
  * `stepforge tools list [--service S] [--json]` and
  * `stepforge tools schema --format openai|anthropic|mcp|gemini [--service S]`.
+ * (`mcp` prints what `stepforge mcp` lists; `toMcp` in the runtime keeps the long form with output
+ * schemas for platforms that want them.)
  *
  * The catalogue is every generated service's `tools.ts` (found by folder, so a new spec needs no
  * change here). `schema` prints one JSON array ready for the provider's API; OpenAI tools that
@@ -13,6 +15,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { exportTools, toOpenAI, type ExportFormat, type ToolDefinition, type Toolset } from "../../runtime/tools/index.js";
 import type { ServiceCatalog } from "../../runtime/mcp/catalog.js";
+import { serveTool } from "../../runtime/mcp/listing.js";
 import { UsageError } from "../usage.js";
 
 /** Every generated service's steps and toolsets, in service order. */
@@ -83,6 +86,11 @@ export async function toolsCommand(argv: string[], out: NodeJS.WritableStream, e
     const format = values.format as ExportFormat | undefined;
     if (!format || !FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(", ")}`);
     const tools = selectService(await loadTools(), values.service);
+    if (format === "mcp") {
+      // Exactly what `stepforge mcp` lists: no output schemas, hints only where they differ from the defaults.
+      out.write(`${JSON.stringify(tools.map((t) => serveTool(t, []).listed), null, 2)}\n`);
+      return 0;
+    }
     const result = exportTools(tools, format);
     out.write(`${JSON.stringify(result.tools, null, 2)}\n`);
     for (const n of result.nonStrict) err.write(`note: ${n.name} is exported with ${format === "gemini" ? "parametersJsonSchema" : "strict: false"} (${n.reasons.join("; ")})\n`);
