@@ -6,6 +6,7 @@
  */
 import { startMock, type RunningMock } from "../mock/index.js";
 import type { SharedState } from "../client.js";
+import { baseUrlFields } from "../connections.js";
 import type { Account } from "./accounts.js";
 import type { ServiceCatalog } from "./catalog.js";
 
@@ -25,7 +26,10 @@ export async function startMockAccounts(catalogs: readonly ServiceCatalog[], sha
       if (!descriptor || !credentials) throw new Error(`${catalog.id} declares no mock credentials (x-stepforge.mock.credentials); --mock cannot run it`);
       const mock = await startMock(catalog.id);
       mocks.push(mock);
-      accounts.push([catalog.id, [{ name: "mock", context: { connection: { name: "mock", fields: { ...credentials } }, baseUrl: mock.url, ...(shared ? { shared } : {}) } }]]);
+      // A connection field that holds the service's address (Marketo's endpoint) points at the mock.
+      const fields: Record<string, string> = { ...credentials };
+      for (const name of baseUrlFields(descriptor)) fields[name] ??= mock.url;
+      accounts.push([catalog.id, [{ name: "mock", context: { connection: { name: "mock", fields }, baseUrl: mock.url, ...(shared ? { shared } : {}) } }]]);
     }
   } catch (error) {
     await Promise.allSettled(mocks.map((m) => m.close()));

@@ -41,6 +41,13 @@ describe("stepforge mcp --mock over stdio (default listing)", () => {
     const news = await c.client.callTool({ name: "worldnews_search_news", arguments: { text: "tesla", number: 2 } });
     expect(news.isError).toBeFalsy();
     expect(json(news)).toHaveProperty("news");
+    // The OAuth services through their mocks' credentials: Marketo's token fetch, Content Snare's bearer token.
+    const lists = await c.client.callTool({ name: "marketo_get_lists", arguments: {} });
+    expect(lists.isError).toBeFalsy();
+    expect(json(lists)).toMatchObject({ success: true });
+    const me = await c.client.callTool({ name: "contentsnare_get_me", arguments: {} });
+    expect(me.isError).toBeFalsy();
+    expect(json(me)).toHaveProperty("full_name");
   });
 
   it("reports bad input as an isError result naming the field and the fix", async () => {
