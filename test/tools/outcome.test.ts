@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createSharedState } from "../../runtime/index.js";
 import { startMock, type RunningMock } from "../../runtime/mock/index.js";
 import { executeTool, type ToolDefinition, type ToolResult } from "../../runtime/tools/index.js";
+import { tools as contentsnareTools } from "../../generated/contentsnare/tools.js";
 import { tools as marketoTools } from "../../generated/marketo/tools.js";
 import { tools as trelloTools } from "../../generated/trello/tools.js";
 import { LIST, MARKETO, TRELLO } from "../mock/helpers.js";
@@ -97,13 +98,26 @@ describe("a write whose answer was lost", () => {
   });
 
   it("every non-idempotent write that creates something declares a check naming a read-only step of its service", () => {
-    for (const tools of [trelloTools, marketoTools]) {
+    for (const tools of [trelloTools, marketoTools, contentsnareTools]) {
       for (const t of tools) {
         if (!t.check) continue;
         const read = step(tools, t.check.step);
         expect(read, t.name).toBeDefined();
         expect(read.annotations.readOnlyHint, `${t.name} → ${t.check.step}`).toBe(true);
         expect(t.annotations.idempotentHint, t.name).toBe(false);
+      }
+    }
+    // Every declared check fits both steps: its input fields are the read step's, its paths start at the write's fields.
+    for (const tools of [trelloTools, marketoTools, contentsnareTools]) {
+      for (const t of tools) {
+        if (!t.check) continue;
+        const read = step(tools, t.check.step);
+        const head = (path: string) => path.split(/[.[]/)[0]!;
+        for (const [field, from] of Object.entries(t.check.input)) {
+          expect(Object.keys(read.input.shape), `${t.name} check input ${field}`).toContain(field);
+          if (typeof from === "string") expect(Object.keys(t.input.shape), `${t.name} check input ${field} ← ${from}`).toContain(head(from));
+        }
+        for (const from of Object.values(t.check.match)) expect(Object.keys(t.input.shape), `${t.name} check match ← ${from}`).toContain(head(from));
       }
     }
     for (const name of ["trello_create_card", "trello_add_comment_to_card", "trello_create_board", "trello_create_list", "trello_create_label", "trello_add_checklist", "trello_create_checklist_item"]) {
