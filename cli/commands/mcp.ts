@@ -143,11 +143,18 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
   }
 
   const mcp = new StepforgeMcp({ catalogs, selection, accounts: new Accounts(accounts), dynamic: values.dynamic, resultBytes, version: VERSION });
-  const stopped = new Promise<void>((resolveStop) => {
-    process.once("SIGINT", () => resolveStop());
-    process.once("SIGTERM", () => resolveStop());
-    void until?.then(() => resolveStop());
-  });
+  // Runs until SIGINT/SIGTERM (or `until`, for tests), listening only once the server is up.
+  const stopSignal = () =>
+    new Promise<void>((resolveStop) => {
+      const stop = () => {
+        process.off("SIGINT", stop);
+        process.off("SIGTERM", stop);
+        resolveStop();
+      };
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+      void until?.then(stop);
+    });
   try {
     if (port !== undefined) {
       const token = process.env.STEPFORGE_MCP_TOKEN || undefined;
@@ -158,7 +165,7 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
         throw new UsageError((error as Error).message);
       }
       err.write(`stepforge mcp: ${mcp.served.length} steps of ${served.join(", ")}${values.dynamic ? " (dynamic)" : ""} on ${http.url}${token ? " (bearer token required)" : ""}\n`);
-      await stopped;
+      await stopSignal();
       await http.close();
     } else {
       const transport = new StdioServerTransport(process.stdin, out as Writable);
@@ -169,7 +176,7 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
       });
       await server.connect(transport);
       err.write(`stepforge mcp: ${mcp.served.length} steps of ${served.join(", ")}${values.dynamic ? " (dynamic)" : ""} on stdio\n`);
-      await Promise.race([closed, stopped]);
+      await Promise.race([closed, stopSignal()]);
       await server.close();
     }
   } finally {

@@ -110,10 +110,17 @@ describe("toolsets", () => {
     expect(() => selectTools(catalogs, { toolsets: ["cards;drop"] })).toThrow(/is not a toolset name/);
   });
 
-  it("stepforge mcp names the flag when a selection is wrong (exit 2)", async () => {
+  it("stepforge mcp names the flag when a selection or the command line is wrong (exit 2)", async () => {
     const result = await runCli("mcp", "--toolsets", "nope", "--budget");
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--toolsets "nope" matches no step/);
+    const beyond = await runCli("mcp", "--http", "0", "--host", "0.0.0.0", "--service", "worldnews");
+    expect(beyond.code).toBe(2);
+    expect(beyond.stderr).toMatch(/beyond loopback.*STEPFORGE_MCP_TOKEN/);
+    expect((await runCli("mcp", "--host", "127.0.0.1")).stderr).toMatch(/--host only applies with --http PORT/);
+    expect((await runCli("mcp", "--base-url", "trello")).stderr).toMatch(/--base-url takes SERVICE=URL/);
+    expect((await runCli("mcp", "--result-bytes", "10")).stderr).toMatch(/--result-bytes must be/);
+    expect((await runCli("mcp", "--mock", "--connections", "x.json")).stderr).toMatch(/--mock uses the mocks' own accounts/);
   });
 });
 
