@@ -107,6 +107,9 @@ export class MockEngine {
       if (!desc) throw new Error(`${descriptor.id} mock: operation ${op.operationId} is not in the descriptor`);
       const m = op.mock ?? EXAMPLE_ONLY;
       if (m.resource) this.store.spec(m.resource);
+      if (m.parent !== undefined && !(m.resource && this.store.spec(m.resource).parentField)) {
+        throw new Error(`${descriptor.id} mock: ${op.operationId} has \`parent\` but its resource ${m.resource ?? "(none)"} declares no \`parentField\``);
+      }
       for (const entry of m.log) this.store.spec(entry.resource);
       const registersWebhook = m.action === "create" && m.resource !== undefined && m.resource === model.webhooks?.resource && model.webhooks.probeMethod !== undefined;
       const usesExample = JSON.stringify(m).includes("{example");

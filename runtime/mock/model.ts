@@ -300,7 +300,31 @@ export const MockOperationSchema = z
       .array(z.object({ resource: identifier, record: template, when: z.array(z.string().min(1)).optional() }).strict())
       .default([]),
   })
-  .strict();
+  .strict()
+  .superRefine((op, ctx) => {
+    // A key the action does not read would do nothing: refuse it, naming the actions that read it.
+    const onlyFor: Array<[keyof typeof op, readonly string[]]> = [
+      ["pageSize", ["list", "linked"]],
+      ["pageToken", ["list", "linked", "pageToken"]],
+      ["whereMap", ["list", "updateItem", "pageToken"]],
+      ["newerThan", ["list", "pageToken"]],
+      ["olderThan", ["list", "pageToken"]],
+      ["itemId", ["updateItem"]],
+      ["position", ["push", "updateItem"]],
+      ["sinceField", ["pageToken"]],
+      ["since", ["pageToken"]],
+    ];
+    for (const [key, actions] of onlyFor) {
+      if (op[key] !== undefined && !actions.includes(op.action)) {
+        ctx.addIssue({ code: "custom", path: [key], message: `"${String(key)}" applies to the ${actions.join("/")} action${actions.length > 1 ? "s" : ""}, not ${op.action}` });
+      }
+    }
+    if (op.merge === "deep" && !["update", "updateItem"].includes(op.action)) ctx.addIssue({ code: "custom", path: ["merge"], message: `"merge" applies to the update/updateItem actions, not ${op.action}` });
+    if (op.action === "updateItem" && (op.itemId === undefined || op.field === undefined)) ctx.addIssue({ code: "custom", path: ["itemId"], message: "updateItem needs `field` (the array) and `itemId` (the element's id template)" });
+    for (const field of Object.keys(op.whereMap ?? {})) {
+      if (!(field in op.where)) ctx.addIssue({ code: "custom", path: ["whereMap", field], message: `whereMap.${field} maps a filter that \`where\` does not have` });
+    }
+  });
 
 export type MockErrorTemplate = z.infer<typeof MockErrorTemplateSchema>;
 export type MockAnswer = z.infer<typeof MockAnswerSchema>;

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { LimitSpec } from "../../runtime/descriptor.js";
 import { deepMerge, placeInArray } from "../../runtime/mock/actions.js";
 import { expandAlphabet, IdMaker } from "../../runtime/mock/ids.js";
-import { MockEngine, registeredMock, registeredMocks, registerMock, startMock, type MockDefinition, type Outcome } from "../../runtime/mock/index.js";
+import { MockEngine, MockOperationSchema, registeredMock, registeredMocks, registerMock, startMock, type MockDefinition, type Outcome } from "../../runtime/mock/index.js";
 import { decodeToken, encodeToken } from "../../runtime/mock/paging.js";
 import { Router } from "../../runtime/mock/router.js";
 import { Store } from "../../runtime/mock/store.js";
@@ -104,6 +104,24 @@ describe("positions and merging", () => {
     deepMerge(target, JSON.parse('{"prefs":{"color":"red"},"tags":["b"],"__proto__":{"polluted":true}}'));
     expect(target).toEqual({ prefs: { color: "red", size: "M" }, tags: ["b"] });
     expect(({} as { polluted?: boolean }).polluted).toBeUndefined();
+  });
+});
+
+describe("model", () => {
+  it("refuses mock keys the action would ignore, naming the key and the actions that read it", () => {
+    const issues = (op: unknown) => MockOperationSchema.safeParse(op).error?.issues.map((i) => `${i.path.join(".")}: ${i.message}`) ?? [];
+    expect(issues({ action: "read", resource: "card", pageSize: { default: 5, max: 10 } })).toEqual(['pageSize: "pageSize" applies to the list/linked actions, not read']);
+    expect(issues({ action: "create", resource: "card", merge: "deep" })).toEqual(['merge: "merge" applies to the update/updateItem actions, not create']);
+    expect(issues({ action: "list", resource: "n", whereMap: { unread: { all: "" } } })).toEqual(["whereMap.unread: whereMap.unread maps a filter that `where` does not have"]);
+    expect(issues({ action: "updateItem", resource: "checklist" })).toEqual(["itemId: updateItem needs `field` (the array) and `itemId` (the element's id template)"]);
+    expect(issues({ action: "list", resource: "card", pageSize: { default: 50, max: 10 } })).toEqual(["pageSize: pageSize.default must not exceed pageSize.max"]);
+    expect(issues({ action: "list", resource: "card", pageSize: { default: 5, max: 10 }, pageToken: { encoding: "base32", prefix: "itr" } })).toEqual([]);
+  });
+
+  it("refuses an operation with a parent on a resource that has no parentField", () => {
+    const base = registeredMock("trello")!;
+    const op = { ...base.operations.getCard!, mock: { ...base.operations.getCard!.mock!, parent: "{path.idBoard}" } };
+    expect(() => new MockEngine({ ...base, operations: { ...base.operations, getCard: op } })).toThrow(/getCard has `parent` but its resource card declares no `parentField`/);
   });
 });
 
