@@ -175,19 +175,7 @@ export class MockEngine {
     const now = this.now();
     const ctx: Context = { method, path: pathname, requestId: this.requestId(), now: now.iso, nowSeconds: Math.floor(now.ms / 1000), actorId: this.model.actorId };
 
-    let body: unknown;
-    let badJson = false;
-    if (req.body.length > 0) {
-      const type = String(req.headers["content-type"] ?? "");
-      if (type.includes("application/x-www-form-urlencoded")) body = Object.fromEntries(new URLSearchParams(req.body.toString("utf8")));
-      else {
-        try {
-          body = JSON.parse(req.body.toString("utf8"));
-        } catch {
-          badJson = true;
-        }
-      }
-    }
+    const { body, badJson } = parseBody(req);
 
     if (this.auth.tokenPath !== undefined && pathname === this.auth.tokenPath) return { reply: this.tokenEndpoint(query, body, ctx) };
 
@@ -328,6 +316,18 @@ export class MockEngine {
     }
     if (result.issued) this.counter.tokensIssued++;
     return jsonReply(200, result.body);
+  }
+}
+
+/** A JSON or form body; `badJson` when it is neither (answered after auth and limits, as services do). */
+function parseBody(req: MockRequest): { body: unknown; badJson: boolean } {
+  if (req.body.length === 0) return { body: undefined, badJson: false };
+  const text = req.body.toString("utf8");
+  if (String(req.headers["content-type"] ?? "").includes("application/x-www-form-urlencoded")) return { body: Object.fromEntries(new URLSearchParams(text)), badJson: false };
+  try {
+    return { body: JSON.parse(text), badJson: false };
+  } catch {
+    return { body: undefined, badJson: true };
   }
 }
 
