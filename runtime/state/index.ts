@@ -4,3 +4,5 @@
 export * from "./types.js";
 export { MemoryStateStore } from "./memory.js";
 export { hashed, stateKey } from "./keys.js";
+export { FileStateStore, type FileStateOptions } from "./file.js";
+export { withFileLock, FileLockTimeoutError } from "./file-lock.js";
