@@ -36,7 +36,7 @@ import { iteratePages, type Page, type PagingOptions } from "./paging.js";
 import { backoffDelay, innerMessage, neverSent, resendSafe, resolveRetry, type RetryOptions } from "./retry.js";
 import { sleep } from "./time.js";
 import { createStateStore, type StateConfig } from "./state/config.js";
-import type { StateStore } from "./state/types.js";
+import { type StateStore, StateUnavailableError } from "./state/types.js";
 import { type RenewalRetry, TokenCache, type TokenEntry } from "./tokens.js";
 
 /**
@@ -368,9 +368,9 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
     };
   }
 
-  /** Not expired (with a few seconds to spare for the request that will carry it). */
+  /** Not expired (with a moment to spare for the request that will carry it). */
   function stillValid(entry: TokenEntry): boolean {
-    return entry.expiresAt === undefined || entry.expiresAt > Date.now() + 5000;
+    return entry.expiresAt === undefined || entry.expiresAt > Date.now() + 250;
   }
 
   /**
@@ -590,7 +590,13 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
       querySerializer = querySerializerFor(op) ?? defaultQuery;
       serializers.set(op.operationId, querySerializer);
     }
-    return transport(prepareRequest(baseUrl, op, rest, querySerializer), state);
+    return transport(prepareRequest(baseUrl, op, rest, querySerializer), state).catch((error: unknown) => {
+      // Shared limits or tokens could not be consulted: nothing was sent, and the caller may try again.
+      if (error instanceof StateUnavailableError) {
+        throw new NetworkError("network", `${descriptor.title} ${operationId}: ${error.message}`, { ...details(state), code: error.code, retryable: true });
+      }
+      throw error;
+    });
   }
 
   function pages(operationId: string, init: object = {}, pagingOptions: PagingOptions = {}): AsyncIterable<Page> {

@@ -378,7 +378,7 @@ export class StateConnectionStore implements ConnectionStore {
       const grant = await this.state.lock(lockKey, this.lockTtlMs);
       if (!("token" in grant)) {
         await new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.min(pause, grant.heldUntil - this.state.clock.now()))));
-        pause = Math.min(pause * 2, 250);
+        pause = Math.min(pause * 2, 50);
         continue;
       }
       const keepAlive = setInterval(() => void this.state.renewLock(grant, this.lockTtlMs).catch(() => undefined), Math.max(1000, this.lockTtlMs / 3));

@@ -149,7 +149,7 @@ export class TokenCache {
       if (!("token" in grant)) {
         // Another process is renewing (or backing off after a failure): wait for it, then look again.
         const wait = Math.max(1, Math.min(pause, grant.heldUntil - this.store.clock.now()));
-        pause = Math.min(pause * 2, 250);
+        pause = Math.min(pause * 2, 50);
         await new Promise((resolve) => setTimeout(resolve, wait));
         continue;
       }
