@@ -397,7 +397,12 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
   function renewalRetry(state: CallState): RenewalRetry {
     return {
       attempts: retry.attempts,
-      delayMs: (n) => backoffDelay(n, retry),
+      // Equal jitter (half fixed, half random): one attempt speaks for every caller, so its waits
+      // should add up to a predictable span that rides out a short outage.
+      delayMs: (n) => {
+        const ceiling = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** n);
+        return Math.round(ceiling / 2 + (retry.random() * ceiling) / 2);
+      },
       retryable: (error) => error instanceof StepforgeError && error.retryable,
       onRetry: (error, n, delayMs) => {
         const kind = error instanceof StepforgeError ? error.kind : "error";
