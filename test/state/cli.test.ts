@@ -49,7 +49,7 @@ describe("stepforge call processes sharing a connections file", () => {
       try {
         const file = join(dir, `${id}.json`);
         writeConnections(file, { main: creds });
-        const env = shared === "no shared state" ? {} : { STEPFORGE_REDIS_URL: redis.url };
+        const env: Record<string, string> = shared === "no shared state" ? {} : { STEPFORGE_REDIS_URL: redis.url };
         const args = ["call", "contentsnare_get_me", "--input", "{}", "--connections", file, "--base-url", mock.url];
         const runs = await Promise.all([stepforge(args, env), stepforge(args, env)]);
         for (const run of runs) {
