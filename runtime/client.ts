@@ -32,11 +32,12 @@ import { findFailure, requestIdOf, retryAfterOf } from "./classify.js";
 import { baseUrlFields, type ConnectionStore, validateConnection } from "./connections.js";
 import { emit, type Hooks } from "./hooks.js";
 import { effectiveLimits, hashOf, LimitRegistry, type LimitOverrides, type LimitScopes, QuotaRefusedError, type Ticket } from "./limits.js";
+import { StateUnavailableError } from "./state/types.js";
 import { iteratePages, type Page, type PagingOptions } from "./paging.js";
 import { backoffDelay, innerMessage, neverSent, resendSafe, resolveRetry, type RetryOptions } from "./retry.js";
 import { sleep } from "./time.js";
 import { createStateStore, type StateConfig } from "./state/config.js";
-import { type StateStore, StateUnavailableError } from "./state/types.js";
+import type { StateStore } from "./state/types.js";
 import { type RenewalRetry, TokenCache, type TokenEntry } from "./tokens.js";
 
 /**
