@@ -32,12 +32,11 @@ import { findFailure, requestIdOf, retryAfterOf } from "./classify.js";
 import { baseUrlFields, type ConnectionStore, validateConnection } from "./connections.js";
 import { emit, type Hooks } from "./hooks.js";
 import { effectiveLimits, hashOf, LimitRegistry, type LimitOverrides, type LimitScopes, QuotaRefusedError, type Ticket } from "./limits.js";
-import { StateUnavailableError } from "./state/types.js";
 import { iteratePages, type Page, type PagingOptions } from "./paging.js";
 import { backoffDelay, innerMessage, neverSent, resendSafe, resolveRetry, type RetryOptions } from "./retry.js";
 import { sleep } from "./time.js";
 import { createStateStore, type StateConfig } from "./state/config.js";
-import type { StateStore } from "./state/types.js";
+import { isStateUnavailable, type StateStore } from "./state/types.js";
 import { type RenewalRetry, TokenCache, type TokenEntry } from "./tokens.js";
 
 /**
@@ -598,7 +597,7 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
     }
     return transport(prepareRequest(baseUrl, op, rest, querySerializer), state).catch((error: unknown) => {
       // Shared limits or tokens could not be consulted: nothing was sent, and the caller may try again.
-      if (error instanceof StateUnavailableError) {
+      if (isStateUnavailable(error)) {
         throw new NetworkError("network", `${descriptor.title} ${operationId}: ${error.message}`, { ...details(state), code: error.code, retryable: true });
       }
       throw error;
