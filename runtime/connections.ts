@@ -211,10 +211,11 @@ abstract class BaseStore implements ConnectionStore {
       const before = (await this.load())[service]?.[name];
       const outcome = await step(before ? copy(before) : undefined);
       if (outcome.fields && before) {
-        // Re-read: only this connection changes, from the file as it is now.
+        // Re-read: only this connection changes, from the file as it is now; and only if nobody
+        // changed it meanwhile (possible only if our lock was taken over): never overwrite newer tokens.
         const data = await this.load();
         const found = data[service]?.[name];
-        if (found) {
+        if (found && JSON.stringify(found.fields) === JSON.stringify(before.fields)) {
           found.fields = { ...found.fields, ...outcome.fields };
           await this.save(data);
         }
@@ -255,7 +256,8 @@ export class FileConnectionStore extends BaseStore {
   }
 
   protected override exclusive<T>(step: () => Promise<T>): Promise<T> {
-    return withFileLock(this.path, step, { timeoutMs: this.lockTimeoutMs }).catch((error: unknown) => {
+    // A lock is held across a token request, so it is taken over only after 30 s without a sign of life.
+    return withFileLock(this.path, step, { timeoutMs: this.lockTimeoutMs, staleMs: 30_000, tolerateTakeover: true }).catch((error: unknown) => {
       if ((error as Error).name === "FileLockTimeoutError") throw new ConnectionError((error as Error).message, { service: "", operation: "" });
       throw error;
     });
