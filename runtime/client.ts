@@ -368,9 +368,9 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
     };
   }
 
-  /** Not expired (with a moment to spare for the request that will carry it). */
+  /** Not expired, with a second to spare for the request that will carry it. */
   function stillValid(entry: TokenEntry): boolean {
-    return entry.expiresAt === undefined || entry.expiresAt > Date.now() + 250;
+    return entry.expiresAt === undefined || entry.expiresAt > Date.now() + 1000;
   }
 
   /**

@@ -6,7 +6,7 @@
  *
  * Rotation race, 50 trials each: two processes on one connection whose token expired; two
  * connections of one file renewed by two processes at once; long-running workers whose tokens keep
- * expiring. Every trial ends with both processes still working (a second round of calls succeeds)
+ * expiring (each renewed at least once during the run). Every trial ends with both processes still working (a second round of calls succeeds)
  * and every refresh token in the file still the live one. Then a 200-call token storm over four
  * processes asks for one token.
  */
@@ -71,7 +71,7 @@ export function describeMultiProcess(backend: Backend): void {
       const names = mode === "two" ? ["a", "b"] : ["a"];
       const creds = names.map((_, i) => csCredentials(id, i));
       for (const c of creds) secrets.push(c.clientSecret!, c.refreshToken!, c.accessToken!);
-      const mock = await startContentSnare(creds, mode === "long" ? { tokenLifetimeSeconds: 1 } : {});
+      const mock = await startContentSnare(creds, mode === "long" ? { tokenLifetimeSeconds: 2 } : {});
       try {
         writeConnections(file, Object.fromEntries(names.map((n, i) => [n, creds[i]!])));
         const base = { service: "contentsnare", file, baseUrl: mock.url, operation: "getMe" };
@@ -79,7 +79,7 @@ export function describeMultiProcess(backend: Backend): void {
           mode === "two"
             ? [{ ...base, connections: ["a"], calls: 4 }, { ...base, connections: ["b"], calls: 4 }]
             : mode === "long"
-              ? [0, 1].map(() => ({ ...base, connections: ["a"], durationMs: 1300, pauseMs: 40 }))
+              ? [0, 1].map(() => ({ ...base, connections: ["a"], durationMs: 2200, pauseMs: 40 }))
               : [0, 1].map(() => ({ ...base, connections: ["a"], calls: 4 }));
         const pair = [workers[0]!, workers[1]!];
         const results = await runTrial(pair, id, configs);
@@ -132,7 +132,7 @@ export function describeMultiProcess(backend: Backend): void {
       expectClean(await trials("two", 50, 25), 50);
     });
 
-    it("long-running workers whose 1 s tokens keep expiring: 50 trials, no dead process, no lost token", async () => {
+    it("long-running workers whose 2 s tokens keep expiring: 50 trials, no dead process, no lost token", async () => {
       const tally = await trials("long", 50, 25);
       expectClean(tally, 50);
       expect(tally.calls).toBeGreaterThan(50 * 2 * 5);
