@@ -3,7 +3,8 @@
  * `STEPFORGE_REDIS_URL` (every process on every machine that reaches that Redis shares state), then
  * `STEPFORGE_STATE_DIR` (every process on this machine sharing that folder), else memory (this
  * process only, as before). `STEPFORGE_STATE_FALLBACK=local` is the explicit opt-in to per-process
- * state while the shared store is unreachable (see fallback.ts).
+ * state while the shared store is unreachable (see fallback.ts); `STEPFORGE_STATE_WAIT_MS` bounds the
+ * wait for an unreachable Redis (default 5000).
  */
 import { withLocalFallback, type FallbackOptions } from "./fallback.js";
 import { FileStateStore } from "./file.js";
@@ -31,6 +32,7 @@ export interface StateConfig {
 export const REDIS_URL_ENV = "STEPFORGE_REDIS_URL";
 export const STATE_DIR_ENV = "STEPFORGE_STATE_DIR";
 export const STATE_FALLBACK_ENV = "STEPFORGE_STATE_FALLBACK";
+export const STATE_WAIT_ENV = "STEPFORGE_STATE_WAIT_MS";
 
 /** What the environment asks for, as a StateConfig (empty when it asks for nothing). */
 export function stateConfigFromEnv(env: NodeJS.ProcessEnv = process.env): StateConfig {
@@ -39,6 +41,12 @@ export function stateConfigFromEnv(env: NodeJS.ProcessEnv = process.env): StateC
   const dir = env[STATE_DIR_ENV]?.trim();
   if (url) config.redisUrl = url;
   else if (dir) config.stateDir = dir;
+  const wait = env[STATE_WAIT_ENV]?.trim();
+  if (wait) {
+    const ms = Number(wait);
+    if (!Number.isInteger(ms) || ms <= 0) throw new Error(`${STATE_WAIT_ENV}="${wait}" must be a whole number of milliseconds above 0 (the longest wait for an unreachable Redis)`);
+    config.unreachableAfterMs = ms;
+  }
   const fallback = env[STATE_FALLBACK_ENV]?.trim();
   if (fallback === "local") config.fallbackToLocal = true;
   else if (fallback) throw new Error(`${STATE_FALLBACK_ENV}="${fallback}" is not understood; set it to "local" (or unset it to fail when the shared state is unreachable)`);

@@ -227,13 +227,21 @@ export function setCounter(tx: Tx, key: string, value: number, resetAt: number):
   tx.write<CounterEntry>(C(key), { value, resetAt });
 }
 
+/** FNV-1a: spreads ids over buckets, so one delivery reads and writes a 64th of a busy window. */
+function bucketOf(id: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  return ((h >>> 0) % 64).toString(16).padStart(2, "0");
+}
+
 export function firstSeen(tx: Tx, key: string, id: string, windowMs: number, now: number): boolean {
-  const entry = tx.read<SeenEntry>(F(key)) ?? { ids: {} };
+  const bucket = F(`${key}#${bucketOf(id)}`);
+  const entry = tx.read<SeenEntry>(bucket) ?? { ids: {} };
   for (const [seen, until] of Object.entries(entry.ids)) if (until <= now) delete entry.ids[seen];
   const name = `#${id}`;
   const fresh = !Object.hasOwn(entry.ids, name);
   if (fresh) entry.ids[name] = now + windowMs;
-  tx.write(F(key), Object.keys(entry.ids).length ? entry : undefined);
+  tx.write(bucket, Object.keys(entry.ids).length ? entry : undefined);
   return fresh;
 }
 

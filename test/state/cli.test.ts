@@ -75,7 +75,7 @@ describe("stepforge call processes sharing a connections file", () => {
       const file = join(dir, "cli3.json");
       writeConnections(file, { main: creds });
       const url = `redis://:sekret-redis-pass@127.0.0.1:${down.port}`;
-      const run = await stepforge(["call", "contentsnare_get_me", "--input", "{}", "--connections", file, "--base-url", mock.url], { STEPFORGE_REDIS_URL: url });
+      const run = await stepforge(["call", "contentsnare_get_me", "--input", "{}", "--connections", file, "--base-url", mock.url], { STEPFORGE_REDIS_URL: url, STEPFORGE_STATE_WAIT_MS: "500" });
       expect(run.code).toBe(1);
       const result = JSON.parse(run.stdout) as { ok: boolean; error: { kind: string; code?: string; retryable: boolean; message: string } };
       expect(result.error).toMatchObject({ kind: "network", code: "state_unreachable", retryable: true });

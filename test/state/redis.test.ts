@@ -63,6 +63,7 @@ describe("createStateStore: the switch", () => {
     expect(createStateStore({ store: mine }, { STEPFORGE_REDIS_URL: redis.url })).toBe(mine);
     expect(() => createStateStore({}, { STEPFORGE_REDIS_URL: "http://x" })).toThrow(/redis:\/\//);
     expect(() => createStateStore({}, { STEPFORGE_STATE_FALLBACK: "yes" })).toThrow(/"local"/);
+    expect(() => createStateStore({}, { STEPFORGE_STATE_WAIT_MS: "soon" })).toThrow(/STEPFORGE_STATE_WAIT_MS/);
   });
 
   it("falls back to per-process state only when asked, and says so", async () => {
