@@ -333,8 +333,8 @@ export class FileConnectionStore extends BaseStore {
 export class StateConnectionStore implements ConnectionStore {
   constructor(
     readonly state: StateStore,
-    /** A rotation lock lapses this long after its holder stopped renewing it (default 60 s). */
-    readonly lockTtlMs = 60_000,
+    /** A rotation lock lapses this long after its holder stopped renewing it (default 15 s). */
+    readonly lockTtlMs = 15_000,
   ) {}
 
   private key(service: string, name: string): string {

@@ -44,7 +44,7 @@ export interface RenewalRetry {
 export interface TokenCacheOptions {
   /** Where renewals are coordinated and tokens shared (default: this process only). */
   store?: StateStore | undefined;
-  /** A renewal lock lapses this long after its holder stopped renewing it (default 60 s). */
+  /** A renewal lock lapses this long after its holder stopped renewing it (default 15 s: a dead holder blocks no one for longer). */
   lockTtlMs?: number | undefined;
 }
 
@@ -86,7 +86,7 @@ export class TokenCache {
   constructor(options: TokenCacheOptions | StateStore = {}) {
     const o: TokenCacheOptions = "admit" in options ? { store: options } : options;
     this.store = o.store ?? new MemoryStateStore();
-    this.lockTtlMs = o.lockTtlMs ?? 60_000;
+    this.lockTtlMs = o.lockTtlMs ?? 15_000;
   }
 
   peek(key: string): TokenEntry | undefined {
