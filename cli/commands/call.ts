@@ -17,6 +17,7 @@ import { parseArgs } from "node:util";
 import type { Connection } from "../../runtime/auth.js";
 import { closeDefaultSharedState } from "../../runtime/client.js";
 import { FileConnectionStore, type ConnectionStore } from "../../runtime/connections.js";
+import { checkStateEnv } from "../../runtime/state/config.js";
 import { executeTool, type ToolContext } from "../../runtime/tools/index.js";
 import { UsageError } from "../usage.js";
 import { loadTools } from "./tools.js";
@@ -84,6 +85,11 @@ export async function callCommand(argv: string[], out: NodeJS.WritableStream): P
     const prefix = name.split("_")[0];
     const close = tools.filter((t) => t.name.startsWith(`${prefix}_`)).map((t) => t.name);
     throw new UsageError(`unknown tool "${name}"${close.length ? `; ${prefix} has ${close.join(", ")}` : "; see stepforge tools list"}`);
+  }
+  try {
+    checkStateEnv();
+  } catch (error) {
+    throw new UsageError((error as Error).message);
   }
   const file = values.connections ?? process.env.STEPFORGE_CONNECTIONS;
   if (!file) throw new UsageError("no connections: give --connections FILE (or set STEPFORGE_CONNECTIONS)");

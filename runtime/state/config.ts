@@ -53,13 +53,23 @@ export function stateConfigFromEnv(env: NodeJS.ProcessEnv = process.env): StateC
   return config;
 }
 
+/** Throws an error naming the variable and the fix when the environment's state settings are wrong. */
+export function checkStateEnv(env: NodeJS.ProcessEnv = process.env): void {
+  const config = stateConfigFromEnv(env);
+  if (config.redisUrl) checkRedisUrl(config.redisUrl);
+}
+
+function checkRedisUrl(url: string): void {
+  if (!/^rediss?:\/\/[^/]/.test(url)) throw new Error(`the Redis address must look like redis://host:6379 or rediss://host:6380 (check ${REDIS_URL_ENV})`);
+}
+
 /** Builds the store a config asks for; with neither Redis nor a folder in it, asks the environment. */
 export function createStateStore(config: StateConfig = {}, env: NodeJS.ProcessEnv = process.env): StateStore {
   if (config.store) return config.store;
   const chosen = config.redisUrl || config.stateDir ? config : { ...stateConfigFromEnv(env), ...definedOnly(config) };
   let store: StateStore;
   if (chosen.redisUrl) {
-    if (!/^rediss?:\/\//.test(chosen.redisUrl)) throw new Error(`the Redis address must start with redis:// or rediss:// (check ${REDIS_URL_ENV})`);
+    checkRedisUrl(chosen.redisUrl);
     store = new RedisStateStore(chosen.redisUrl, { clock: chosen.clock, prefix: chosen.prefix, unreachableAfterMs: chosen.unreachableAfterMs, redis: chosen.redis });
   } else if (chosen.stateDir) {
     store = new FileStateStore(chosen.stateDir, { clock: chosen.clock });

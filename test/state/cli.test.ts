@@ -88,3 +88,20 @@ describe("stepforge call processes sharing a connections file", () => {
     }
   });
 });
+
+describe("stepforge call with a wrong state setting", () => {
+  it("is a usage error naming the variable, never echoing the address", async () => {
+    const { runCli } = await import("../helpers/cli.js");
+    const saved = process.env.STEPFORGE_REDIS_URL;
+    process.env.STEPFORGE_REDIS_URL = "http://user:sekret-pass@10.0.0.5:6379";
+    try {
+      const result = await runCli("call", "contentsnare_get_me", "--input", "{}", "--connections", join(dir, "none.json"));
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/STEPFORGE_REDIS_URL/);
+      expect(result.stdout + result.stderr).not.toContain("sekret-pass");
+    } finally {
+      if (saved === undefined) delete process.env.STEPFORGE_REDIS_URL;
+      else process.env.STEPFORGE_REDIS_URL = saved;
+    }
+  });
+});
