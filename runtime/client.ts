@@ -35,9 +35,9 @@ import { effectiveLimits, hashOf, LimitRegistry, type LimitOverrides, type Limit
 import { iteratePages, type Page, type PagingOptions } from "./paging.js";
 import { backoffDelay, innerMessage, neverSent, resendSafe, resolveRetry, type RetryOptions } from "./retry.js";
 import { sleep } from "./time.js";
-import { pathValueProblem } from "./path-values.js";
 import { createStateStore, type StateConfig } from "./state/config.js";
 import { isStateUnavailable, type StateStore } from "./state/types.js";
+import { pathValueProblem } from "./path-values.js";
 import { type RenewalRetry, TokenCache, type TokenEntry } from "./tokens.js";
 
 /** The error code of a path parameter refused before sending (`.`, `..`, empty). */
