@@ -31,7 +31,7 @@ import {
 import { findFailure, requestIdOf, retryAfterOf } from "./classify.js";
 import { baseUrlFields, type ConnectionStore, validateConnection } from "./connections.js";
 import { emit, type Hooks } from "./hooks.js";
-import { effectiveLimits, hashOf, LimitRegistry, type LimitOverrides, type LimitScopes, QuotaRefusedError, type Ticket } from "./limits.js";
+import { effectiveLimits, hashOf, LimitRegistry, type LimitOverrides, type LimitScopes, planKey, QuotaRefusedError, type Ticket } from "./limits.js";
 import { iteratePages, type Page, type PagingOptions } from "./paging.js";
 import { backoffDelay, innerMessage, neverSent, resendSafe, resolveRetry, type RetryOptions } from "./retry.js";
 import { sleep } from "./time.js";
@@ -173,6 +173,8 @@ interface PreparedRequest {
   url: string;
   headers: Headers;
   body: string | FormData | undefined;
+  /** The call's path parameters (per-board or per-workspace limits count by them). */
+  pathValues: Record<string, unknown> | undefined;
 }
 
 function prepareRequest(baseUrl: string, op: OperationDescriptor, init: CallInit, querySerializer: (query: Record<string, unknown>) => string): PreparedRequest {
@@ -184,7 +186,7 @@ function prepareRequest(baseUrl: string, op: OperationDescriptor, init: CallInit
   const body = init.body === undefined ? undefined : serializeBody(init.body, given);
   // Only a JSON body gets a content type; FormData brings its own with the boundary.
   const headers = body === undefined || body instanceof FormData ? given : mergeHeaders({ "Content-Type": "application/json" }, given);
-  return { method: op.method.toUpperCase(), url, headers, body };
+  return { method: op.method.toUpperCase(), url, headers, body, pathValues: params.path };
 }
 
 function combineSignals(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
@@ -350,16 +352,19 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
     return true;
   }
 
-  // The limits each operation counts against, with their shared state (planned once per operation).
+  // The limits each operation counts against, with their shared state (planned once per operation,
+  // or per path value when a limit counts per board/workspace or looks at the concrete path).
   const plans = new Map<string, ReturnType<LimitRegistry["plan"]>>();
 
   async function transport(request: PreparedRequest, state: CallState): Promise<unknown> {
     const { op } = state;
     const { method, body } = request;
-    let planned = plans.get(op.operationId);
+    const planId = op.operationId + planKey(limits, op, request.pathValues);
+    let planned = plans.get(planId);
     if (!planned) {
-      planned = shared.limits.plan(descriptor.id, limits, op, scopes);
-      plans.set(op.operationId, planned);
+      planned = shared.limits.plan(descriptor.id, limits, op, scopes, request.pathValues);
+      if (plans.size >= 4096) plans.clear(); // path-keyed plans: one per value seen, kept bounded
+      plans.set(planId, planned);
     }
     const onThrottle = hooks ? (limit: string, waitMs: number) => emit(hooks, { type: "throttle", ...base, operation: op.operationId, limit, waitMs }) : undefined;
 

@@ -45,7 +45,7 @@ export { TokenCache } from "./tokens.js";
 export type { TokenEntry } from "./tokens.js";
 export type { Hooks, RuntimeEvent, RequestEvent, ResponseEvent, RetryEvent, ThrottleEvent, TokenEvent } from "./hooks.js";
 export type { RetryOptions } from "./retry.js";
-export { nextMidnight, dayIn } from "./time.js";
+export { nextMidnight, dayIn, monthIn, nextMonthStart } from "./time.js";
 export { getPath, firstPath } from "./values.js";
 export { parseRetryAfter } from "./classify.js";
 export type { TriggersExtension } from "./triggers/model.js";
