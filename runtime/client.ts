@@ -31,7 +31,8 @@ import {
 import { findFailure, requestIdOf, retryAfterOf } from "./classify.js";
 import { baseUrlFields, type ConnectionStore, validateConnection } from "./connections.js";
 import { emit, type Hooks } from "./hooks.js";
-import { effectiveLimits, hashOf, LimitRegistry, type LimitOverrides, type LimitScopes, planKey, QuotaRefusedError, type Ticket } from "./limits.js";
+import { effectiveLimits, hashOf, type Limiter, LimitRegistry, type LimitOverrides, type LimitScopes, type PlannedLimit, planKey, QuotaRefusedError, type Ticket } from "./limits.js";
+import { StateUnavailableError } from "./state/types.js";
 import { iteratePages, type Page, type PagingOptions } from "./paging.js";
 import { backoffDelay, innerMessage, neverSent, resendSafe, resolveRetry, type RetryOptions } from "./retry.js";
 import { sleep } from "./time.js";
@@ -43,7 +44,8 @@ import { TokenCache, type TokenEntry } from "./tokens.js";
  * Clients share `defaultSharedState` unless given their own.
  */
 export interface SharedState {
-  limits: LimitRegistry;
+  /** In this process (`LimitRegistry`), or across processes (`SharedLimitRegistry` over a state store). */
+  limits: Limiter;
   tokens: TokenCache;
 }
 
@@ -354,7 +356,7 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
 
   // The limits each operation counts against, with their shared state (planned once per operation,
   // or per path value when a limit counts per board/workspace or looks at the concrete path).
-  const plans = new Map<string, ReturnType<LimitRegistry["plan"]>>();
+  const plans = new Map<string, PlannedLimit[]>();
 
   async function transport(request: PreparedRequest, state: CallState): Promise<unknown> {
     const { op } = state;
@@ -382,6 +384,10 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
             retryable: false,
             resetsAt: error.refusal.resetsAt.toISOString(),
           });
+        }
+        if (error instanceof StateUnavailableError) {
+          // Nothing was sent: the shared limits could not be consulted (a limit is never exceeded silently).
+          throw createError("network", `${descriptor.title} ${op.operationId}: ${error.message}`, { ...details(state), code: error.code, retryable: true });
         }
         throw aborted(state);
       }

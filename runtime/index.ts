@@ -40,7 +40,9 @@ export {
 } from "./connections.js";
 export type { ConnectionStore, ConnectionRef } from "./connections.js";
 export { LimitRegistry, effectiveLimits } from "./limits.js";
-export type { LimitOverride, LimitOverrides } from "./limits.js";
+export type { LimitOverride, LimitOverrides, Limiter } from "./limits.js";
+export { SharedLimitRegistry } from "./limits-shared.js";
+export type { SharedLimitOptions } from "./limits-shared.js";
 export { TokenCache } from "./tokens.js";
 export type { TokenEntry } from "./tokens.js";
 export type { Hooks, RuntimeEvent, RequestEvent, ResponseEvent, RetryEvent, ThrottleEvent, TokenEvent } from "./hooks.js";

@@ -148,6 +148,8 @@ type State = WindowState | ConcurrencyState | PeriodState | HeaderState;
 
 export interface PlannedLimit {
   spec: LimitSpec;
+  /** Names the budget: service, limit and scope (never a secret: credential values are hashed). */
+  key: string;
   state: State;
 }
 
@@ -187,7 +189,22 @@ type Verdict = { ok: true } | { ok: false; wait: number; blocking: State[]; limi
 
 const NOOP_TICKET: Ticket = { release() {} };
 
-export class LimitRegistry {
+/**
+ * What clients need from a limiter: this in-process registry, or one over the shared state layer
+ * (`SharedLimitRegistry`, runtime/limits-shared.ts) that many processes use together.
+ */
+export interface Limiter {
+  plan(service: string, limits: LimitSpec[], op: OperationDescriptor, scopes: LimitScopes, values?: PathValues): PlannedLimit[];
+  acquire(
+    planned: PlannedLimit[],
+    options?: { signal?: AbortSignal | undefined; onThrottle?: ((limit: string, waitMs: number) => void) | undefined },
+  ): Promise<Ticket>;
+  noteRejection(planned: PlannedLimit[], status: number, code: string | undefined, retryAfterMs: number | undefined): { refusal?: QuotaRefusal; waitMs?: number };
+  /** This process's view of its budgets, for tests and introspection. */
+  snapshot(): Array<{ key: string; kind: string; value: number }>;
+}
+
+export class LimitRegistry implements Limiter {
   private readonly states = new Map<string, State>();
   private readonly queue: Waiter[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -208,7 +225,7 @@ export class LimitRegistry {
         state = newState(spec);
         this.states.set(key, state);
       }
-      planned.push({ spec, state });
+      planned.push({ spec, key, state });
     }
     return planned;
   }
