@@ -18,9 +18,9 @@
  *
  * When the store cannot be reached (Redis down or slower than `operationTimeoutMs`) a limit is
  * never exceeded silently: calls wait up to `unreachableWaitMs`, then fail with
- * StateUnavailableError (the client turns it into a NetworkError with code `state_unreachable`),
- * unless `whenUnreachable: "per-process"` was chosen, which counts in this process alone until the
- * store answers again. A store that comes back empty (Redis restarted without its data) is noticed
+ * StateUnavailableError (the client turns it into a NetworkError with code `state_unreachable`).
+ * Counting per process instead is the explicit opt-in of the store itself (`fallbackToLocal`,
+ * `STEPFORGE_STATE_FALLBACK=local`: runtime/state/fallback.ts). A store that comes back empty (Redis restarted without its data) is noticed
  * by a marker record, and every window this process knows is held back for one window, since the
  * requests of the last window are no longer counted anywhere.
  */
@@ -43,8 +43,6 @@ import { type AdmissionItem, StateUnavailableError, type StateStore } from "./st
 import { nextMidnight } from "./time.js";
 
 export interface SharedLimitOptions {
-  /** What to do when the store cannot be reached: fail calls after the bounded wait (default), or count per process. */
-  whenUnreachable?: "fail" | "per-process" | undefined;
   /** How long a call waits for an unreachable store before failing (default 5 s). */
   unreachableWaitMs?: number | undefined;
   /** A store operation slower than this counts as unreachable (default 2 s). */
@@ -53,8 +51,6 @@ export interface SharedLimitOptions {
   leaseMs?: number | undefined;
   /** How often a waiter looks again for a lease another process may have freed (default 15 ms). */
   pollMs?: number | undefined;
-  /** The per-process registry used for the per-process fallback (default: a new one). */
-  local?: LimitRegistry | undefined;
 }
 
 interface Waiter {
@@ -77,8 +73,8 @@ const EPOCH_KEY = stateKey("limits", "epoch");
 const RENEW_FRACTION = 3;
 
 export class SharedLimitRegistry implements Limiter {
-  readonly local: LimitRegistry;
-  private readonly whenUnreachable: "fail" | "per-process";
+  /** Works out what a refusal means, and keeps this process's view for `snapshot`. */
+  private readonly local = new LimitRegistry();
   private readonly unreachableWaitMs: number;
   private readonly operationTimeoutMs: number;
   private readonly leaseMs: number;
@@ -96,15 +92,11 @@ export class SharedLimitRegistry implements Limiter {
   private epochCheckedAt = 0;
   /** The store failed since the last successful operation: check the marker before trusting it. */
   private suspect = false;
-  /** Per-process mode (opt-in) until this time; then the store is tried again. */
-  private fallbackUntil = 0;
 
   constructor(
     readonly store: StateStore,
     options: SharedLimitOptions = {},
   ) {
-    this.local = options.local ?? new LimitRegistry();
-    this.whenUnreachable = options.whenUnreachable ?? "fail";
     this.unreachableWaitMs = options.unreachableWaitMs ?? 5_000;
     this.operationTimeoutMs = options.operationTimeoutMs ?? 2_000;
     this.leaseMs = options.leaseMs ?? 15_000;
@@ -124,7 +116,6 @@ export class SharedLimitRegistry implements Limiter {
     options: { signal?: AbortSignal | undefined; onThrottle?: ((limit: string, waitMs: number) => void) | undefined } = {},
   ): Promise<Ticket> {
     if (planned.length === 0) return Promise.resolve({ release() {} });
-    if (Date.now() < this.fallbackUntil) return this.local.acquire(planned, options);
     if (options.signal?.aborted) return Promise.reject(options.signal.reason);
     return new Promise<Ticket>((resolve, reject) => {
       const waiter: Waiter = { planned, resolve, reject, signal: options.signal, onThrottle: options.onThrottle, throttled: new Set(), unreachableSince: 0 };
@@ -235,13 +226,6 @@ export class SharedLimitRegistry implements Limiter {
         return { done: true };
       }
       this.suspect = true;
-      if (this.whenUnreachable === "per-process") {
-        // Opt-in: count in this process alone for a while, then try the store again.
-        this.fallbackUntil = Date.now() + 1_000;
-        this.remove(waiter);
-        this.local.acquire(waiter.planned, { signal: waiter.signal, onThrottle: waiter.onThrottle }).then(waiter.resolve, waiter.reject);
-        return { done: true };
-      }
       waiter.unreachableSince ||= now;
       if (now - waiter.unreachableSince >= this.unreachableWaitMs) {
         this.remove(waiter);

@@ -6,7 +6,6 @@
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import lockfile from "proper-lockfile";
 
 export interface FileLockOptions {
   /** Give up waiting after this long (default 10 s). */
@@ -44,6 +43,8 @@ async function lockedStep<T>(path: string, step: () => Promise<T> | T, options: 
   const staleMs = Math.max(2000, options.staleMs ?? 5000);
   const deadline = Date.now() + timeoutMs;
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  // Loaded on first use, so a bundle that never locks a file does not carry the library.
+  const lockfile = (await import("proper-lockfile")).default;
   let compromised: Error | undefined;
   let release: () => Promise<void>;
   for (let pause = 1; ; pause = Math.min(pause * 2, 16)) {
