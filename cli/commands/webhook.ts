@@ -8,10 +8,11 @@
  * (limited to the given boards) and prints each event as one JSON line. Without --board, every
  * board's events are printed. Listens on 127.0.0.1 unless --host says otherwise. The caps and
  * timeouts are enforced as given (see runtime/triggers/receiver.ts); delivery ids are remembered
- * for the dedupe window in the shared state when one is configured, else in this process.
+ * for the dedupe window in the shared state (--state-dir, STEPFORGE_REDIS_URL or
+ * STEPFORGE_STATE_DIR), else in this process.
  */
 import { parseArgs } from "node:util";
-import { FileStateStore } from "../../runtime/state/file.js";
+import { createStateStore } from "../../runtime/state/config.js";
 import { createWebhookReceiver, createWebhookServer, RECEIVER_DEFAULTS } from "../../runtime/triggers/receiver.js";
 import { ALL_BOARDS, createTriggerRouter } from "../../runtime/triggers/router.js";
 import { generatedServices } from "../services.js";
@@ -58,7 +59,8 @@ export async function webhookCommand(argv: string[], out: NodeJS.WritableStream,
     .map((t) => ({ trigger: t.name, connection: values.connection, boards: t.kind === "webhook" && t.watch === "member" ? [] : boards }));
   const router = createTriggerRouter(extension, configs);
   const seconds = (flag: string, fallbackMs: number) => number(flag, values[flag as keyof typeof values] as string | undefined, fallbackMs / 1000) * 1000;
-  const state = values["state-dir"] ? new FileStateStore(values["state-dir"]) : undefined;
+  // The one switch: --state-dir, else STEPFORGE_REDIS_URL / STEPFORGE_STATE_DIR, else this process.
+  const state = createStateStore(values["state-dir"] ? { stateDir: values["state-dir"] } : {});
   const receiver = createWebhookReceiver({
     secret,
     callbackUrl: values["callback-url"],
@@ -85,8 +87,7 @@ export async function webhookCommand(argv: string[], out: NodeJS.WritableStream,
   await new Promise<void>((resolve) => {
     const stop = () =>
       server.close(() => {
-        if (state) void state.close().finally(resolve);
-        else resolve();
+        void state.close().finally(resolve);
       });
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
