@@ -63,6 +63,8 @@ interface Waiter {
   throttled: Set<string>;
   /** When the store first failed to answer for this waiter (0: it has not). */
   unreachableSince: number;
+  /** Resolved, rejected or aborted: skipped (and dropped) when it reaches the head of its line. */
+  settled: boolean;
 }
 
 type Step = { done: true } | { done: false; retryAt: number; blocking: string[] };
@@ -79,7 +81,12 @@ export class SharedLimitRegistry implements Limiter {
   private readonly operationTimeoutMs: number;
   private readonly leaseMs: number;
   private readonly pollMs: number;
-  private readonly queue: Waiter[] = [];
+  /**
+   * Waiters in line per plan (clients reuse one plan per operation, so a busy process has a few
+   * lines of many waiters): a pass asks the store once per line, never once per waiter.
+   */
+  private readonly lines = new Map<PlannedLimit[], Waiter[]>();
+  private waiting = 0;
   private pumping = false;
   private wakeUp: (() => void) | undefined;
   /** Something freed room while the loop was busy at the store: look again before sleeping. */
@@ -118,14 +125,17 @@ export class SharedLimitRegistry implements Limiter {
     if (planned.length === 0) return Promise.resolve({ release() {} });
     if (options.signal?.aborted) return Promise.reject(options.signal.reason);
     return new Promise<Ticket>((resolve, reject) => {
-      const waiter: Waiter = { planned, resolve, reject, signal: options.signal, onThrottle: options.onThrottle, throttled: new Set(), unreachableSince: 0 };
+      const waiter: Waiter = { planned, resolve, reject, signal: options.signal, onThrottle: options.onThrottle, throttled: new Set(), unreachableSince: 0, settled: false };
       if (options.signal) {
         waiter.onAbort = () => {
           if (this.remove(waiter)) reject(options.signal!.reason);
         };
         options.signal.addEventListener("abort", waiter.onAbort, { once: true });
       }
-      this.queue.push(waiter);
+      const line = this.lines.get(planned);
+      if (line) line.push(waiter);
+      else this.lines.set(planned, [waiter]);
+      this.waiting++;
       void this.pump();
     });
   }
@@ -156,12 +166,20 @@ export class SharedLimitRegistry implements Limiter {
     return this.local.snapshot();
   }
 
+  /** Takes a waiter out of line (it is dropped from its line's head later); false when it already was. */
   private remove(waiter: Waiter): boolean {
-    const i = this.queue.indexOf(waiter);
-    if (i < 0) return false;
-    this.queue.splice(i, 1);
+    if (waiter.settled) return false;
+    waiter.settled = true;
+    this.waiting--;
     if (waiter.onAbort) waiter.signal?.removeEventListener("abort", waiter.onAbort);
     return true;
+  }
+
+  /** The first waiter of a line still waiting (settled ones are dropped on the way). */
+  private head(planned: PlannedLimit[], line: Waiter[]): Waiter | undefined {
+    while (line.length > 0 && line[0]!.settled) line.shift();
+    if (line.length === 0) this.lines.delete(planned);
+    return line[0];
   }
 
   private wake(): void {
@@ -176,19 +194,24 @@ export class SharedLimitRegistry implements Limiter {
     if (this.pumping) return this.wake();
     this.pumping = true;
     try {
-      while (this.queue.length > 0) {
+      while (this.waiting > 0) {
         this.dirty = false;
         const blocked = new Set<string>();
         let soonest = Infinity;
-        for (const waiter of [...this.queue]) {
-          if (!this.queue.includes(waiter)) continue;
-          if (waiter.planned.some((p) => blocked.has(p.key))) continue;
-          const step = await this.step(waiter);
-          if (step.done) continue;
-          for (const key of step.blocking) blocked.add(key);
-          soonest = Math.min(soonest, step.retryAt);
+        for (const [planned, line] of [...this.lines]) {
+          if (planned.some((p) => blocked.has(p.key))) continue;
+          for (let waiter = this.head(planned, line); waiter; waiter = this.head(planned, line)) {
+            const step = await this.step(waiter);
+            if (step.done) continue;
+            for (const key of step.blocking) blocked.add(key);
+            soonest = Math.min(soonest, step.retryAt);
+            break;
+          }
         }
-        if (this.queue.length === 0) break;
+        if (this.waiting <= 0) {
+          this.lines.clear(); // only settled waiters are left in them
+          break;
+        }
         const wait = Math.max(0, soonest - Date.now());
         if (wait > 0 && !this.dirty) {
           await new Promise<void>((resolve) => {

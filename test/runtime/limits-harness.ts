@@ -74,17 +74,29 @@ export interface ScenarioOptions {
   onStart?: ((startAt: number) => void) | undefined;
 }
 
-function runWorker(plan: WorkerPlan): Promise<WorkerReport> {
+interface RunningWorker {
+  ready: Promise<void>;
+  start(at: number): void;
+  report: Promise<WorkerReport>;
+}
+
+function runWorker(plan: WorkerPlan): RunningWorker {
   const env: NodeJS.ProcessEnv = { ...process.env, STEPFORGE_LIMITS_PLAN: JSON.stringify(plan) };
   delete env.STEPFORGE_REDIS_URL;
   delete env.STEPFORGE_STATE_DIR;
   delete env.STEPFORGE_STATE_FALLBACK;
-  const child = spawn(process.execPath, ["--import", "tsx", WORKER], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", WORKER], { cwd: ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
   let out = "";
   let err = "";
-  child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+  let markReady!: () => void;
+  const ready = new Promise<void>((r) => (markReady = r));
+  child.stdout.on("data", (d: Buffer) => {
+    out += d.toString();
+    if (out.includes('{"ready":true}')) markReady();
+  });
   child.stderr.on("data", (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
-  return new Promise((resolve) => {
+  child.once("exit", () => markReady());
+  const report = new Promise<WorkerReport>((resolve) => {
     child.once("exit", (code) => {
       const line = out.trim().split("\n").pop() ?? "";
       try {
@@ -94,6 +106,7 @@ function runWorker(plan: WorkerPlan): Promise<WorkerReport> {
       }
     });
   });
+  return { ready, report, start: (at) => child.stdin.end(`${at}\n`) };
 }
 
 export async function runScenario(options: ScenarioOptions): Promise<ScenarioResult> {
@@ -114,15 +127,13 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
         }),
       );
     }
-    // Workers load (tsx) meanwhile; all start offering at one moment.
-    const startAt = Date.now() + 8_000;
-    options.onStart?.(startAt);
+    const account = `account-${options.backend}-${options.procs}-${Date.now()}`;
     const plan = (): WorkerPlan => ({
       backend: options.backend,
+      account,
       stateDir,
       redisUrl: options.redisUrl,
       unreachableAfterMs: options.unreachableAfterMs,
-      startAt,
       durationMs: options.durationMs,
       services: services.map((service) => ({
         id: service,
@@ -133,7 +144,13 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
           .map((m) => ({ operationId: m.operationId, init: m.init, perSecond: (3 * m.requests) / m.windowSeconds / options.procs })),
       })),
     });
-    const reports = await Promise.all(Array.from({ length: options.procs }, () => runWorker(plan())));
+    // Every worker loads first (tsx, clients); then all start offering at one moment.
+    const workers = Array.from({ length: options.procs }, () => runWorker(plan()));
+    await Promise.all(workers.map((w) => w.ready));
+    const startAt = Date.now() + 300;
+    options.onStart?.(startAt);
+    for (const w of workers) w.start(startAt);
+    const reports = await Promise.all(workers.map((w) => w.report));
     const end = startAt + options.durationMs;
     const uses = measured.map((m) => {
       const times = arrivals.get(m.name)!.sort((a, b) => a - b);

@@ -2,7 +2,8 @@
  * One worker process of the multi-process limiter tests (run under tsx by limits-harness.ts). It
  * reads its plan from the STEPFORGE_LIMITS_PLAN environment variable, builds generated clients of
  * the four services against their behavioural mocks, sharing state through the backend the plan
- * names (memory: this process alone, the old behaviour), offers calls at a fixed rate from `startAt`
+ * names (memory: this process alone, the old behaviour), prints {"ready":true}, reads the start
+ * time from its stdin (so slow starts do not skew a run), offers calls at a fixed rate from then
  * for `durationMs`, gives up the calls still waiting at the end, and prints one JSON line with
  * what happened: successes, and failures by kind and code.
  */
@@ -14,11 +15,12 @@ import { descriptor as worldnews } from "../../generated/worldnews/descriptor.js
 
 export interface WorkerPlan {
   backend: "memory" | "file" | "redis";
+  /** The connection's name: one per scenario, so scenarios sharing a Redis do not share budgets. */
+  account: string;
   stateDir?: string;
   redisUrl?: string;
   /** How long a call may wait for an unreachable store (the Redis outage test). */
   unreachableAfterMs?: number;
-  startAt: number;
   durationMs: number;
   services: Array<{
     id: string;
@@ -44,21 +46,33 @@ async function main(): Promise<void> {
   // The harness clears STEPFORGE_REDIS_URL / STEPFORGE_STATE_DIR, so `memory` is one process alone.
   const shared = createSharedState(plan.backend === "file" ? { stateDir: plan.stateDir } : plan.backend === "redis" ? { redisUrl: plan.redisUrl, unreachableAfterMs: plan.unreachableAfterMs } : {});
   const report: WorkerReport = { ok: 0, failed: {}, unreachableAt: [] };
-  const end = plan.startAt + plan.durationMs;
   const stop = new AbortController();
   const calls: Array<Promise<void>> = [];
-  for (const service of plan.services) {
-    const client = createServiceClient(descriptors[service.id]!, {
-      connection: { name: "account", fields: service.fields },
+  const clients = plan.services.map((service) =>
+    createServiceClient(descriptors[service.id]!, {
+      connection: { name: plan.account, fields: service.fields },
       baseUrl: service.url,
       shared,
       // Every refusal is counted by the mock; a retry would only hide it.
       retry: { attempts: 0, timeoutMs: 10_000 },
       signal: stop.signal,
+    }),
+  );
+  process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
+  const startAt = await new Promise<number>((resolve) => {
+    let text = "";
+    process.stdin.on("data", (d: Buffer) => {
+      text += d.toString();
+      if (text.includes("\n")) resolve(Number(text.trim()));
     });
+  });
+  process.stdin.pause();
+  const end = startAt + plan.durationMs;
+  for (const [i, service] of plan.services.entries()) {
+    const client = clients[i]!;
     for (const op of service.ops) {
       const every = 1000 / op.perSecond;
-      for (let at = plan.startAt; at < end; at += every) {
+      for (let at = startAt; at < end; at += every) {
         calls.push(
           (async () => {
             await new Promise((r) => setTimeout(r, Math.max(0, at - Date.now())));
@@ -70,7 +84,7 @@ async function main(): Promise<void> {
               const e = error as StepforgeError;
               const key = `${service.id}/${e instanceof StepforgeError ? e.kind : "crash"}/${e.code ?? e.status ?? ""}`;
               report.failed[key] = (report.failed[key] ?? 0) + 1;
-              if (e.code === "state_unreachable") report.unreachableAt.push(Math.floor((Date.now() - plan.startAt) / 1000));
+              if (e.code === "state_unreachable") report.unreachableAt.push(Math.floor((Date.now() - startAt) / 1000));
             }
           })(),
         );
