@@ -71,8 +71,10 @@ type Step = { done: true } | { done: false; retryAt: number; blocking: string[] 
 
 /** Where the marker that tells a live store from one that lost its data is kept. */
 const EPOCH_KEY = stateKey("limits", "epoch");
-/** A window's slot is held this much longer than its window while the request is in flight. */
+/** Leases are renewed this many times per lease period. */
 const RENEW_FRACTION = 3;
+/** A waiter on a full window looks again at least this often (the store's time may be pessimistic while requests are in flight). */
+const WINDOW_RECHECK_MS = 1_000;
 
 export class SharedLimitRegistry implements Limiter {
   /** Works out what a refusal means, and keeps this process's view for `snapshot`. */
@@ -107,7 +109,8 @@ export class SharedLimitRegistry implements Limiter {
     this.unreachableWaitMs = options.unreachableWaitMs ?? 5_000;
     this.operationTimeoutMs = options.operationTimeoutMs ?? 2_000;
     this.leaseMs = options.leaseMs ?? 15_000;
-    this.pollMs = options.pollMs ?? 15;
+    // A folder lock costs more per look than a Redis round trip: look less often there.
+    this.pollMs = options.pollMs ?? (store.backend === "file" ? 50 : 15);
   }
 
   plan(service: string, limits: LimitSpec[], op: OperationDescriptor, scopes: LimitScopes, values?: PathValues): PlannedLimit[] {
@@ -270,7 +273,7 @@ export class SharedLimitRegistry implements Limiter {
     }
     // A lease may be given back by another process any moment: look again soon. A window's slot
     // frees when the store says (sooner only if its request is still in flight).
-    const cap = p.spec.kind === "concurrency" ? this.pollMs : 250;
+    const cap = p.spec.kind === "concurrency" ? this.pollMs : WINDOW_RECHECK_MS;
     const retryAt = Math.min(admission.retryAt, now + cap);
     if (!waiter.throttled.has(p.spec.id)) {
       waiter.throttled.add(p.spec.id);
@@ -352,6 +355,8 @@ export class SharedLimitRegistry implements Limiter {
    * gone or replaced, every window this process knows is held back for one window.
    */
   private async checkEpoch(now: number): Promise<void> {
+    // Only a server can come back empty; a folder keeps its files.
+    if (this.store.backend !== "redis") return;
     if (!this.suspect && this.epoch !== undefined && now - this.epochCheckedAt < 1_000) return;
     const current = await this.timed(this.store.get<string>(EPOCH_KEY));
     let value = current?.value;
