@@ -61,8 +61,8 @@ interface Waiter {
   onAbort?: (() => void) | undefined;
   onThrottle?: ((limit: string, waitMs: number) => void) | undefined;
   throttled: Set<string>;
-  /** When the store first failed to answer for this waiter (0: it has not). */
-  unreachableSince: number;
+  /** When it joined the line. */
+  since: number;
   /** Resolved, rejected or aborted: skipped (and dropped) when it reaches the head of its line. */
   settled: boolean;
 }
@@ -101,6 +101,8 @@ export class SharedLimitRegistry implements Limiter {
   private epochCheckedAt = 0;
   /** The store failed since the last successful operation: check the marker before trusting it. */
   private suspect = false;
+  /** Since when the store has not answered (0: it answers). */
+  private downSince = 0;
 
   constructor(
     readonly store: StateStore,
@@ -128,7 +130,7 @@ export class SharedLimitRegistry implements Limiter {
     if (planned.length === 0) return Promise.resolve({ release() {} });
     if (options.signal?.aborted) return Promise.reject(options.signal.reason);
     return new Promise<Ticket>((resolve, reject) => {
-      const waiter: Waiter = { planned, resolve, reject, signal: options.signal, onThrottle: options.onThrottle, throttled: new Set(), unreachableSince: 0, settled: false };
+      const waiter: Waiter = { planned, resolve, reject, signal: options.signal, onThrottle: options.onThrottle, throttled: new Set(), since: Date.now(), settled: false };
       if (options.signal) {
         waiter.onAbort = () => {
           if (this.remove(waiter)) reject(options.signal!.reason);
@@ -244,7 +246,7 @@ export class SharedLimitRegistry implements Limiter {
       await this.checkEpoch(now);
       admission = await this.timed(this.store.admit(items, id));
       this.suspect = false;
-      waiter.unreachableSince = 0;
+      this.downSince = 0;
     } catch (error) {
       if (!(error instanceof StateUnavailableError)) {
         this.remove(waiter);
@@ -252,12 +254,14 @@ export class SharedLimitRegistry implements Limiter {
         return { done: true };
       }
       this.suspect = true;
-      waiter.unreachableSince ||= now;
-      if (now - waiter.unreachableSince >= this.unreachableWaitMs) {
-        this.remove(waiter);
-        waiter.reject(error);
-        return { done: true };
+      this.downSince ||= now;
+      // Every waiter that has waited out the bound while the store was down fails now, not one per bound.
+      for (const line of this.lines.values()) {
+        for (const w of line) {
+          if (!w.settled && now - Math.max(w.since, this.downSince) >= this.unreachableWaitMs && this.remove(w)) w.reject(error);
+        }
       }
+      if (waiter.settled) return { done: true };
       return { done: false, retryAt: now + Math.min(250, this.unreachableWaitMs / 10) * (0.5 + Math.random()), blocking: [] };
     }
     if (admission.ok) {
