@@ -38,7 +38,7 @@ import { iteratePages, type Page, type PagingOptions } from "./paging.js";
 import { backoffDelay, innerMessage, neverSent, resendSafe, resolveRetry, type RetryOptions } from "./retry.js";
 import { sleep } from "./time.js";
 import { createStateStore, type StateConfig } from "./state/config.js";
-import type { StateStore } from "./state/types.js";
+import { isStateUnavailable, type StateStore } from "./state/types.js";
 import { type RenewalRetry, TokenCache, type TokenEntry } from "./tokens.js";
 
 /**
@@ -375,9 +375,9 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
     };
   }
 
-  /** Not expired (with a few seconds to spare for the request that will carry it). */
+  /** Not expired, with a second to spare for the request that will carry it. */
   function stillValid(entry: TokenEntry): boolean {
-    return entry.expiresAt === undefined || entry.expiresAt > Date.now() + 5000;
+    return entry.expiresAt === undefined || entry.expiresAt > Date.now() + 1000;
   }
 
   /**
@@ -404,7 +404,12 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
   function renewalRetry(state: CallState): RenewalRetry {
     return {
       attempts: retry.attempts,
-      delayMs: (n) => backoffDelay(n, retry),
+      // Equal jitter (half fixed, half random): one attempt speaks for every caller, so its waits
+      // should add up to a predictable span that rides out a short outage.
+      delayMs: (n) => {
+        const ceiling = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** n);
+        return Math.round(ceiling / 2 + (retry.random() * ceiling) / 2);
+      },
       retryable: (error) => error instanceof StepforgeError && error.retryable,
       onRetry: (error, n, delayMs) => {
         const kind = error instanceof StepforgeError ? error.kind : "error";
@@ -604,7 +609,13 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
       querySerializer = querySerializerFor(op) ?? defaultQuery;
       serializers.set(op.operationId, querySerializer);
     }
-    return transport(prepareRequest(baseUrl, op, rest, querySerializer), state);
+    return transport(prepareRequest(baseUrl, op, rest, querySerializer), state).catch((error: unknown) => {
+      // Shared limits or tokens could not be consulted: nothing was sent, and the caller may try again.
+      if (isStateUnavailable(error)) {
+        throw new NetworkError("network", `${descriptor.title} ${operationId}: ${error.message}`, { ...details(state), code: error.code, retryable: true });
+      }
+      throw error;
+    });
   }
 
   function pages(operationId: string, init: object = {}, pagingOptions: PagingOptions = {}): AsyncIterable<Page> {

@@ -211,10 +211,11 @@ abstract class BaseStore implements ConnectionStore {
       const before = (await this.load())[service]?.[name];
       const outcome = await step(before ? copy(before) : undefined);
       if (outcome.fields && before) {
-        // Re-read: only this connection changes, from the file as it is now.
+        // Re-read: only this connection changes, from the file as it is now; and only if nobody
+        // changed it meanwhile (possible only if our lock was taken over): never overwrite newer tokens.
         const data = await this.load();
         const found = data[service]?.[name];
-        if (found) {
+        if (found && JSON.stringify(found.fields) === JSON.stringify(before.fields)) {
           found.fields = { ...found.fields, ...outcome.fields };
           await this.save(data);
         }
@@ -255,7 +256,8 @@ export class FileConnectionStore extends BaseStore {
   }
 
   protected override exclusive<T>(step: () => Promise<T>): Promise<T> {
-    return withFileLock(this.path, step, { timeoutMs: this.lockTimeoutMs }).catch((error: unknown) => {
+    // A lock is held across a token request, so it is taken over only after 30 s without a sign of life.
+    return withFileLock(this.path, step, { timeoutMs: this.lockTimeoutMs, staleMs: 30_000, tolerateTakeover: true }).catch((error: unknown) => {
       if ((error as Error).name === "FileLockTimeoutError") throw new ConnectionError((error as Error).message, { service: "", operation: "" });
       throw error;
     });
@@ -378,7 +380,7 @@ export class StateConnectionStore implements ConnectionStore {
       const grant = await this.state.lock(lockKey, this.lockTtlMs);
       if (!("token" in grant)) {
         await new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.min(pause, grant.heldUntil - this.state.clock.now()))));
-        pause = Math.min(pause * 2, 250);
+        pause = Math.min(pause * 2, 50);
         continue;
       }
       const keepAlive = setInterval(() => void this.state.renewLock(grant, this.lockTtlMs).catch(() => undefined), Math.max(1000, this.lockTtlMs / 3));

@@ -63,11 +63,18 @@ function dueAt(entry: TokenEntry): number {
   return entry.expiresAt ?? Infinity;
 }
 
-/** `entry` with its renewal time: the margin before expiry, or its expiry when it has less life than the margin. */
-export function scheduleRenewal(entry: TokenEntry, renewBeforeMs: number, now = Date.now()): TokenEntry {
+/**
+ * `entry` (just handed out) with its renewal time: `renewBeforeMs` before it expires. A token with
+ * less life than that is used until a moment before it expires (up to a second, so it does not
+ * lapse on its way), and a token the service handed back unchanged (`previous`) until it expires:
+ * asking again before then would only bring the same token back.
+ */
+export function scheduleRenewal(entry: TokenEntry, renewBeforeMs: number, previous?: TokenEntry, now = Date.now()): TokenEntry {
   if (entry.expiresAt === undefined) return { ...entry, renewAt: undefined };
   const early = entry.expiresAt - renewBeforeMs;
-  return { ...entry, renewAt: early > now ? early : entry.expiresAt };
+  if (early > now) return { ...entry, renewAt: early };
+  if (previous?.accessToken === entry.accessToken) return { ...entry, renewAt: entry.expiresAt };
+  return { ...entry, renewAt: entry.expiresAt - Math.min(1000, Math.max(0, entry.expiresAt - now) / 2) };
 }
 
 export class TokenCache {
@@ -149,7 +156,7 @@ export class TokenCache {
       if (!("token" in grant)) {
         // Another process is renewing (or backing off after a failure): wait for it, then look again.
         const wait = Math.max(1, Math.min(pause, grant.heldUntil - this.store.clock.now()));
-        pause = Math.min(pause * 2, 250);
+        pause = Math.min(pause * 2, 50);
         await new Promise((resolve) => setTimeout(resolve, wait));
         continue;
       }
@@ -182,7 +189,7 @@ export class TokenCache {
       let reread = false;
       for (let n = 0; ; n++) {
         try {
-          fresh = scheduleRenewal(await renew(current), renewBeforeMs);
+          fresh = scheduleRenewal(await renew(current), renewBeforeMs, current);
           break;
         } catch (error) {
           if (!retryable(error) && !reread) {
@@ -194,7 +201,7 @@ export class TokenCache {
             const other = again as TokenEntry | undefined;
             if (other?.refreshToken && other.refreshToken !== current?.refreshToken) {
               try {
-                fresh = scheduleRenewal(await renew(other), renewBeforeMs);
+                fresh = scheduleRenewal(await renew(other), renewBeforeMs, other);
                 break;
               } catch {
                 throw error;

@@ -15,6 +15,7 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { Connection } from "../../runtime/auth.js";
+import { closeDefaultSharedState } from "../../runtime/client.js";
 import { FileConnectionStore, type ConnectionStore } from "../../runtime/connections.js";
 import { executeTool, type ToolContext } from "../../runtime/tools/index.js";
 import { UsageError } from "../usage.js";
@@ -98,7 +99,8 @@ export async function callCommand(argv: string[], out: NodeJS.WritableStream): P
   }
   const { connection, store } = await resolveConnection(resolve(file), tool.service, values.connection);
   const context: ToolContext = { connection, ...(baseUrl ? { baseUrl } : {}), ...(store ? { store } : {}) };
-  const result = await executeTool(tool, input, context);
+  // Limits and tokens are shared with other processes when STEPFORGE_REDIS_URL or STEPFORGE_STATE_DIR is set.
+  const result = await executeTool(tool, input, context).finally(() => closeDefaultSharedState());
   out.write(`${JSON.stringify(result, null, 2)}\n`);
   return result.ok ? 0 : 1;
 }

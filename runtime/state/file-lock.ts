@@ -12,6 +12,11 @@ export interface FileLockOptions {
   timeoutMs?: number | undefined;
   /** A lock not refreshed for this long belongs to a dead process (default 5 s; proper-lockfile's minimum is 2 s). */
   staleMs?: number | undefined;
+  /**
+   * Keep the step's result even if another process took the lock over while it ran (the step's
+   * own writes must then check what they overwrite). Default: the step fails.
+   */
+  tolerateTakeover?: boolean | undefined;
 }
 
 export class FileLockTimeoutError extends Error {
@@ -67,7 +72,7 @@ async function lockedStep<T>(path: string, step: () => Promise<T> | T, options: 
   }
   try {
     const result = await step();
-    if (compromised) throw new Error(`the lock on ${path} was taken over while held (${compromised.message}); the step's result is not trusted`);
+    if (compromised && !options.tolerateTakeover) throw new Error(`the lock on ${path} was taken over while held (${compromised.message}); the step's result is not trusted`);
     return result;
   } finally {
     await release().catch(() => undefined);

@@ -98,8 +98,11 @@ export class RedisStateStore implements StateStore {
     redis.on("error", (error: Error) => {
       this.lastError = error.message.replace(/\/\/[^@/]*@/g, "//");
     });
-    // An idle connection does not keep the process alive (a pending command's timeout timer does).
-    redis.on("connect", () => (redis as unknown as { stream?: { unref?: () => void } }).stream?.unref?.());
+    // Neither an idle connection nor waiting to reconnect keeps the process alive (a pending
+    // command's timeout timer does). ioredis sets its reconnect timer right after this event.
+    const internals = redis as unknown as { stream?: { unref?: () => void }; reconnectTimeout?: { unref?: () => void } | null };
+    redis.on("connect", () => internals.stream?.unref?.());
+    redis.on("reconnecting", () => queueMicrotask(() => internals.reconnectTimeout?.unref?.()));
     for (const [name, script] of Object.entries(SCRIPTS)) {
       redis.defineCommand(name, { numberOfKeys: script.keys >= 0 ? script.keys : undefined, lua: script.lua });
     }

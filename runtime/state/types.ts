@@ -165,3 +165,8 @@ export class StateUnavailableError extends Error {
     this.name = "StateUnavailableError";
   }
 }
+
+/** Whether `error` is a StateUnavailableError (also across copies of this module). */
+export function isStateUnavailable(error: unknown): error is StateUnavailableError {
+  return error instanceof StateUnavailableError || (error instanceof Error && error.name === "StateUnavailableError");
+}

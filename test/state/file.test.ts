@@ -32,3 +32,28 @@ describe("FileStateStore", () => {
     }
   });
 });
+
+describe("the file lock", () => {
+  it("takes over a lock left by a dead process, and gives up on a live one after its bound with a typed error", async () => {
+    const { mkdirSync, utimesSync } = await import("node:fs");
+    const { withFileLock, FileLockTimeoutError, StateUnavailableError } = await import("../../runtime/state/index.js");
+    const root = mkdtempSync(join(tmpdir(), "sf-lock-"));
+    try {
+      const target = join(root, "connections.json");
+      // A lock whose holder stopped refreshing it a minute ago: a dead process.
+      mkdirSync(`${target}.lock`);
+      const old = new Date(Date.now() - 60_000);
+      utimesSync(`${target}.lock`, old, old);
+      expect(await withFileLock(target, () => "ran", { staleMs: 2000, timeoutMs: 5000 })).toBe("ran");
+
+      // A live holder (fresh lock): the waiter gives up after its bound.
+      mkdirSync(`${target}.lock`);
+      await expect(withFileLock(target, () => "ran", { staleMs: 60_000, timeoutMs: 200 })).rejects.toBeInstanceOf(FileLockTimeoutError);
+      const store = new FileStateStore(join(root, "state"), { lockTimeoutMs: 200 });
+      mkdirSync(join(root, "state", ".state.lock"), { recursive: true });
+      await expect(store.get("x")).rejects.toBeInstanceOf(StateUnavailableError);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

@@ -114,3 +114,20 @@ export async function refreshTokenIsLive(mock: RunningMock, fields: Record<strin
   await response.arrayBuffer();
   return response.ok;
 }
+
+export const MARKETO = { endpoint: "https://123-ABC-456.mktorest.com", clientId: "5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61", clientSecret: "mock-client-secret-0123456789abcdef" };
+
+/** A Marketo mock without limits, and how many token requests it received so far. */
+export async function startMarketo(options: MockOptions = {}): Promise<{ mock: RunningMock; tokenRequests: () => number }> {
+  const mock = await startMock("marketo", { credentials: MARKETO, limits: { rate: { disabled: true }, concurrent: { disabled: true }, daily: { disabled: true } }, ...options });
+  // The token endpoint is not an operation: every request that is not one went to it.
+  const tokenRequests = () => {
+    const c = mock.counters();
+    return c.requests - Object.values(c.byOperation).reduce((a, b) => a + b, 0);
+  };
+  return { mock, tokenRequests };
+}
+
+export function writeMarketoConnections(file: string): void {
+  writeFileSync(file, JSON.stringify({ version: 1, connections: { marketo: { m: { name: "m", fields: MARKETO } } } }), { mode: 0o600 });
+}
