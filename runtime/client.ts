@@ -33,7 +33,6 @@ import { baseUrlFields, type ConnectionStore, validateConnection } from "./conne
 import { emit, type Hooks } from "./hooks.js";
 import { effectiveLimits, hashOf, type Limiter, LimitRegistry, type LimitOverrides, type LimitScopes, type PlannedLimit, planKey, QuotaRefusedError, type Ticket } from "./limits.js";
 import { SharedLimitRegistry } from "./limits-shared.js";
-import { StateUnavailableError } from "./state/types.js";
 import { iteratePages, type Page, type PagingOptions } from "./paging.js";
 import { backoffDelay, innerMessage, neverSent, resendSafe, resolveRetry, type RetryOptions } from "./retry.js";
 import { sleep } from "./time.js";
@@ -479,10 +478,8 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
             resetsAt: error.refusal.resetsAt.toISOString(),
           });
         }
-        if (error instanceof StateUnavailableError) {
-          // Nothing was sent: the shared limits could not be consulted (a limit is never exceeded silently).
-          throw createError("network", `${descriptor.title} ${op.operationId}: ${error.message}`, { ...details(state), code: error.code, retryable: true });
-        }
+        // The shared limits could not be consulted: `call` turns it into a NetworkError (state_unreachable).
+        if (isStateUnavailable(error)) throw error;
         throw aborted(state);
       }
 
