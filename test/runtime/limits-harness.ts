@@ -6,7 +6,8 @@
  * (arrival times) and refused.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { Redis } from "ioredis";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -60,7 +61,12 @@ export interface ScenarioResult {
   startAt: number;
   /** Arrival times of the requests the mock admitted, per measured limit. */
   arrivals: Record<string, number[]>;
+  /** Every key name the shared store holds at the end (Redis keys, or the state folder's file names). */
+  stateKeys: string[];
 }
+
+/** Every credential value the workers used: none may appear in a key name. */
+export const SECRETS = [TRELLO.apiKey, TRELLO.token, MARKETO.clientSecret, MARKETO.clientId, WORLDNEWS.apiKey, CONTENTSNARE.accessToken, CONTENTSNARE.refreshToken, CONTENTSNARE.clientSecret];
 
 export interface ScenarioOptions {
   backend: "memory" | "file" | "redis";
@@ -162,7 +168,20 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     });
     const rejections: Record<string, number> = {};
     for (const [service, mock] of mocks) for (const [id, n] of Object.entries(mock.counters().rejections)) rejections[`${service} ${id}`] = n;
-    return { backend: options.backend, procs: options.procs, uses, rejections, reports, startAt, arrivals: Object.fromEntries(arrivals) };
+    let stateKeys: string[] = [];
+    if (stateDir) stateKeys = readdirSync(stateDir).map((name) => decodeURIComponent(name));
+    else if (options.backend === "redis" && options.redisUrl) {
+      const client = new Redis(options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+      try {
+        await client.connect();
+        stateKeys = await client.keys("*");
+      } catch {
+        stateKeys = []; // the outage test may end with Redis just restarted
+      } finally {
+        client.disconnect();
+      }
+    }
+    return { backend: options.backend, procs: options.procs, uses, rejections, reports, startAt, arrivals: Object.fromEntries(arrivals), stateKeys };
   } finally {
     await Promise.all([...mocks.values()].map((m) => m.close()));
     if (stateDir) rmSync(stateDir, { recursive: true, force: true });

@@ -13,7 +13,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRedis, type RunningRedis } from "../helpers/redis.js";
-import { describeResult, runScenario, type ScenarioResult } from "./limits-harness.js";
+import { describeResult, runScenario, type ScenarioResult, SECRETS } from "./limits-harness.js";
 
 // The longest declared window is World News's 60 s: one whole window of it, six of the 10 s ones.
 const DURATION_MS = 61_000;
@@ -35,6 +35,9 @@ function expectShared(result: ScenarioResult): void {
   }
   expect(result.rejections, `${result.backend} ${result.procs}`).toEqual({});
   for (const use of result.uses) expect(use.used, `${result.backend} ${result.procs}: ${use.name}`).toBeGreaterThanOrEqual(0.97);
+  // The budgets were in the store, under key names that carry no credential.
+  expect(result.stateKeys.some((k) => k.includes("limits:"))).toBe(true);
+  for (const key of result.stateKeys) for (const secret of SECRETS) expect(key).not.toContain(secret);
 }
 
 /** Redis killed mid-run and started again (empty); what the workers and the mock saw. */
