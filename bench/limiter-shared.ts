@@ -115,7 +115,7 @@ try {
           ...names.map((n) => {
             const use = r.uses.find((u) => u.name === n)!;
             const refused = r.rejections[n] ?? 0;
-            return `${refused} refused, ${(use.used * 100).toFixed(0)} % used`;
+            return `${refused} of ${r.sent[n] ?? 0} refused, ${(use.used * 100).toFixed(0)} % used`;
           }),
         ]),
       ),

@@ -57,6 +57,8 @@ export interface ScenarioResult {
   uses: LimitUse[];
   /** What the mocks refused, per service and limit id. */
   rejections: Record<string, number>;
+  /** Requests the mock received per measured limit (admitted or refused). */
+  sent: Record<string, number>;
   reports: WorkerReport[];
   startAt: number;
   /** Arrival times of the requests the mock admitted, per measured limit. */
@@ -166,6 +168,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       const admitted = times.filter((t) => t < t0 + windows * w).length;
       return { name: m.name, used: admitted / (windows * m.requests), admitted, windows };
     });
+    const sent = Object.fromEntries(measured.map((m) => [m.name, mocks.get(m.service)!.counters().byOperation[m.operationId] ?? 0]));
     const rejections: Record<string, number> = {};
     for (const [service, mock] of mocks) for (const [id, n] of Object.entries(mock.counters().rejections)) rejections[`${service} ${id}`] = n;
     let stateKeys: string[] = [];
@@ -181,7 +184,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
         client.disconnect();
       }
     }
-    return { backend: options.backend, procs: options.procs, uses, rejections, reports, startAt, arrivals: Object.fromEntries(arrivals), stateKeys };
+    return { backend: options.backend, procs: options.procs, uses, rejections, sent, reports, startAt, arrivals: Object.fromEntries(arrivals), stateKeys };
   } finally {
     await Promise.all([...mocks.values()].map((m) => m.close()));
     if (stateDir) rmSync(stateDir, { recursive: true, force: true });
