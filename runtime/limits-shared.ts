@@ -74,7 +74,7 @@ const EPOCH_KEY = stateKey("limits", "epoch");
 /** Leases are renewed this many times per lease period. */
 const RENEW_FRACTION = 3;
 /** A waiter on a full window looks again at least this often (the store's time may be pessimistic while requests are in flight). */
-const WINDOW_RECHECK_MS = 1_000;
+const WINDOW_RECHECK_MS = 250;
 
 export class SharedLimitRegistry implements Limiter {
   /** Works out what a refusal means, and keeps this process's view for `snapshot`. */

@@ -94,7 +94,7 @@ export const RECEIVER_DEFAULTS = {
 /** A delivery whose consumer failed may be let through again for this long (the service's retries). */
 const RETRY_GRACE_MS = 24 * 3600_000;
 /** How long a refused client may keep sending (dropped) while it reads the answer. */
-const CUT_GRACE_MS = 1000;
+const CUT_GRACE_MS = 3000;
 /** Seconds a busy receiver asks the service to wait. */
 const BUSY_RETRY_AFTER = "5";
 

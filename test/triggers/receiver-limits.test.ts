@@ -117,7 +117,10 @@ describe("webhook serve under 4,000 slow connections", () => {
       const statuses = await load.closed; // every connection closed by the receiver (caps or the 10 s body timeout)
       peak = Math.max(peak, rss(child.pid!));
       // Over the caps: answered 503 at once; the ones it let hold bytes: 408 when the body timeout came.
-      expect(statuses["503"]! + ready.connectErrors).toBeGreaterThanOrEqual(4000 - RECEIVER_DEFAULTS.maxConnections);
+      // ("none": a refused client still sending when the receiver closed got a reset before it read the
+      // answer; a client process starved of CPU does that more, so they are counted as refused, not as answers.)
+      expect(statuses["503"]! + (statuses.none ?? 0) + ready.connectErrors).toBeGreaterThanOrEqual(4000 - RECEIVER_DEFAULTS.maxConnections);
+      expect(statuses["503"]).toBeGreaterThan((4000 - RECEIVER_DEFAULTS.maxConnections) / 2);
       expect(statuses["408"]).toBeGreaterThan(0);
       expect(Object.keys(statuses).every((s) => ["503", "408", "none"].includes(s))).toBe(true);
       console.log(`receiver RSS: idle ${(idle / 2 ** 20).toFixed(0)} MB, peak ${(peak / 2 ** 20).toFixed(0)} MB under 4,000 slow connections; answers ${JSON.stringify(statuses)}`);
