@@ -13,6 +13,7 @@ import {
   type ServiceExtension,
 } from "../runtime/descriptor.js";
 import { templateFields } from "../runtime/template.js";
+import { checkTimeZone } from "../runtime/time.js";
 import { protoKeyPaths } from "../runtime/values.js";
 import { TriggersExtensionSchema, type TriggersExtension } from "../runtime/triggers/model.js";
 import { SpecError, toPointer, type Diagnostic } from "./diagnostics.js";
@@ -63,6 +64,7 @@ export function validateSpec(spec: LoadedSpec, options: ValidateOptions = {}): S
     if (parsed.success) {
       extension = parsed.data;
       checkServiceExtension(extension, report);
+      checkLimitVocabulary(extension, Object.keys(paths), report);
     } else {
       reportZod(parsed.error, [ROOT_EXTENSION], report);
     }
@@ -208,6 +210,31 @@ function validateTriggers(raw: unknown, operationIds: Set<string>, report: (code
     }
   });
   return ext;
+}
+
+/**
+ * Limit settings that would silently do nothing: a reset zone Intl does not know, a `per: path:`
+ * parameter no operation's path has, a penalty on a quota (refused until its reset anyway).
+ */
+function checkLimitVocabulary(ext: ServiceExtension, pathTemplates: string[], report: (code: string, path: Array<string | number>, message: string) => void) {
+  ext.limits.forEach((limit, i) => {
+    if ("resetTimeZone" in limit) {
+      try {
+        checkTimeZone(limit.resetTimeZone);
+      } catch (error) {
+        report("SF125", [ROOT_EXTENSION, "limits", i, "resetTimeZone"], `limit "${limit.id}": ${(error as Error).message}`);
+      }
+    }
+    if (limit.per.startsWith("path:")) {
+      const name = limit.per.slice("path:".length);
+      if (!pathTemplates.some((p) => p.includes(`{${name}}`))) {
+        report("SF126", [ROOT_EXTENSION, "limits", i, "per"], `limit "${limit.id}" counts per path parameter "${name}", but no operation's path has {${name}}; name a path parameter (for example path:idBoard) or use per: connection`);
+      }
+    }
+    if (limit.penaltySeconds !== undefined && limit.kind !== "window" && limit.kind !== "concurrency") {
+      report("SF127", [ROOT_EXTENSION, "limits", i, "penaltySeconds"], `limit "${limit.id}" (${limit.kind}) is refused until its reset anyway, so penaltySeconds would do nothing; remove it`);
+    }
+  });
 }
 
 /** Cross-field rules zod cannot see: every name the extension refers to must exist. */
