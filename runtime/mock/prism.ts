@@ -23,7 +23,7 @@ export interface RunningPrism {
   close(): Promise<void>;
 }
 
-const prismBin = () => packageBin("@stoplight/prism-cli", "prism");
+const prismBin = () => packageBin("@stoplight/prism-cli", "prism", "a Prism contract mock");
 
 async function answers(url: string): Promise<boolean> {
   try {
