@@ -7,7 +7,7 @@
 //     the checkout's devDependencies in its own clone first): builds when TypeScript is there and
 //     otherwise says why dist/ was not built, without failing the install of a fresh checkout.
 import { spawnSync } from "node:child_process";
-import { rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,8 +15,10 @@ import { fileURLToPath } from "node:url";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const clean = process.argv.includes("--clean");
 
-// `npm pack` runs prepack and then prepare: prepack has already built.
+// `npm pack` runs prepack and then prepare: prepack has already built. A packed copy (a tarball
+// install whose prepare script npm was allowed to run) has its build and no sources to compile.
 if (!clean && ["pack", "publish"].includes(process.env.npm_command ?? "")) process.exit(0);
+if (!existsSync(join(root, "tsconfig.build.json"))) process.exit(0);
 
 let tsc;
 try {

@@ -94,7 +94,6 @@ export async function generateCommand(argv: string[], out: NodeJS.WritableStream
 
   drift = write(outDir, result.files, { wholeOutDir: ownSpecs });
   if (pkgFile && (!existsSync(pkgFile.path) || readFileSync(pkgFile.path, "utf8") !== pkgFile.content)) writeFileSync(pkgFile.path, pkgFile.content);
-  if (values.package !== undefined) writePackageFiles(outDir, values.package, result.models.map((m) => m.id), result.files, root, out);
   remember(cacheKey, result.models.map((m) => ({ id: m.id, operations: m.operations.length })), pkgFile ? [pkgFile.path] : []);
   const touched = drift.changed.length + drift.missing.length + drift.extra.length;
   const ms = Math.round(performance.now() - started);
@@ -104,6 +103,7 @@ export async function generateCommand(argv: string[], out: NodeJS.WritableStream
     const split = Object.entries(t.emitters).map(([name, ms]) => `${name.replace(/^emit/, "").toLowerCase()} ${ms.toFixed(0)}`).join(", ");
     out.write(`  load ${t.load.toFixed(0)} ms · validate ${t.validate.toFixed(0)} ms · emit ${t.emit.toFixed(0)} ms (${split})\n`);
   }
+  if (values.package !== undefined) writePackageFiles(outDir, values.package, result.models.map((m) => m.id), result.files, root, out);
   if (ownSpecs) await reportDist(root, out);
   return 0;
 }
