@@ -52,13 +52,17 @@ export async function compileGenerated(root: string): Promise<DistSync> {
   const parsed = ts.getParsedCommandLineOfConfigFile(configFile, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
   if (!parsed) throw new Error(`cannot read ${configFile}`);
   const program = ts.createProgram({ rootNames: stale, options: parsed.options });
-  const problems: string[] = [];
-  for (const file of stale) {
+  const sources = stale.map((file) => {
     const source = program.getSourceFile(file);
     if (!source) throw new Error(`cannot compile ${relative(root, file)}: not part of the build`);
-    const result = program.emit(source);
-    for (const d of result.diagnostics) problems.push(ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+    return source;
+  });
+  // Code that does not compile is not emitted: dist/ keeps the last good build and the message says why.
+  const problems = sources.flatMap((source) => [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]);
+  if (problems.length === 0) for (const source of sources) problems.push(...program.emit(source).diagnostics);
+  if (problems.length > 0) {
+    const text = problems.slice(0, 3).map((d) => `${d.file ? `${toPosix(relative(root, d.file.fileName))}: ` : ""}${ts.flattenDiagnosticMessageText(d.messageText, " ")}`);
+    throw new Error(`compiling generated code into dist/ failed (${problems.length} problem${problems.length === 1 ? "" : "s"}): ${text.join("; ")}`);
   }
-  if (problems.length > 0) throw new Error(`compiling generated code into dist/ failed: ${problems.slice(0, 3).join("; ")}`);
   return { compiled: stale.map((f) => toPosix(relative(root, f))), removed: removed.map((f) => toPosix(relative(root, f))) };
 }
