@@ -38,6 +38,7 @@ const times: Record<string, number> = {};
 const figures: Record<string, unknown> = {};
 
 let tarball = "";
+let readmeSamples: string[] = [];
 /** The spec author's install runs while the application's checks use the CPU. */
 let authorInstalled: Promise<Run>;
 let packed: { size: number; unpackedSize: number; entryCount: number; files: { path: string }[] };
@@ -85,6 +86,11 @@ beforeAll(async () => {
   writeFileSync(join(app, "package.json"), manifest("consumer-app", { stepforge: `file:${tarball}` }, { typescript: own.devDependencies.typescript!, "@types/node": own.devDependencies["@types/node"]! }));
   const install = await timed("npm install (application)", () => run("npm", npmInstall, app, env));
   expect(install.code, install.stderr).toBe(0);
+
+  // The README's TypeScript samples, as the installed package ships them, join the program.
+  const readme = readFileSync(join(app, "node_modules", "stepforge", "README.md"), "utf8");
+  readmeSamples = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  readmeSamples.forEach((code, i) => writeFileSync(join(app, "src", `readme-${i + 1}.ts`), code));
 }, 300_000);
 
 function manifest(name: string, dependencies: Record<string, string>, devDependencies: Record<string, string>): string {
@@ -142,6 +148,16 @@ describe("an application that imports stepforge/trello", { timeout: 180_000 }, (
     expect(nodenext.code).toBe(0);
     expect(bundler.stdout + bundler.stderr).toBe("");
     expect(bundler.code).toBe(0);
+  });
+
+  it("the README's code samples compiled above, and those that need only the package run", async () => {
+    expect(readmeSamples.length).toBeGreaterThanOrEqual(4);
+    for (const [i, code] of readmeSamples.entries()) {
+      if (code.includes("startPrism")) continue; // Prism is the spec author's; its sample runs below
+      const result = await run(process.execPath, [join(app, "dist", `readme-${i + 1}.js`)], app, env);
+      expectClean(result, `README sample ${i + 1}`);
+      expect(result.code, `README sample ${i + 1}: ${result.stderr}`).toBe(0);
+    }
   });
 
   it("runs against the behavioural mocks: typed calls, a tool step, a typed error, paging", async () => {
