@@ -77,7 +77,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
       "Default ports come from each spec's x-stepforge.mock.ports; --port N with all gives N, N+1, ….",
       "  --prism   Prism contract mocks instead (needs the optional peer dependency @stoplight/prism-cli)",
       "  --errors  with --prism: a request or response that breaks the spec becomes a 422/500",
-      "The mock credentials and webhook secret of each service are in docs/mocks.md.",
+      "The credentials each mock accepts and its webhook secret are listed in the README.",
     ],
   },
   triggers: {
