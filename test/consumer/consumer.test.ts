@@ -216,6 +216,24 @@ describe("an application that imports stepforge/trello", { timeout: 180_000 }, (
   });
 });
 
+describe("a fresh checkout installed as a directory (no build, no compiler)", { timeout: 180_000 }, () => {
+  it("installs without running a compiler, and its bin says how to get a build instead of crashing", async () => {
+    const checkout = join(work, "checkout");
+    for (const path of ["bin", "cli", "generated", "generator", "runtime", "specs", "templates", "scripts/build-package.js", ".spectral.yaml", "package.json", "tsconfig.json", "tsconfig.build.json"]) {
+      cpSync(join(root, path), join(checkout, path), { recursive: true });
+    }
+    const project = join(work, "from-checkout");
+    mkdirSync(project);
+    writeFileSync(join(project, "package.json"), manifest("from-checkout", { stepforge: `file:${checkout}` }, {}));
+    const install = await timed("npm install <fresh checkout>", () => run("npm", [...npmInstall, "--foreground-scripts"], project, env));
+    expect(install.stderr).not.toContain("tsc: not found");
+    expect(install.code, install.stderr).toBe(0);
+    const bin = await run(join(project, "node_modules", ".bin", "stepforge"), ["--version"], project, env);
+    expect(bin.code).toBe(1);
+    expect(bin.stderr).toMatch(/^stepforge: this copy has no build \(dist\/ is missing\): in a checkout of stepforge run `npm ci && npm run build`; to use stepforge in another project install a packed tarball/);
+  });
+});
+
 describe("a spec author who adds the optional tools", { timeout: 180_000 }, () => {
   beforeAll(async () => {
     const install = await authorInstalled;
