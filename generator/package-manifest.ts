@@ -50,7 +50,15 @@ export function packageExports(serviceIds: readonly string[], files: readonly Ma
 }
 
 export function packageManifest(request: ManifestRequest): string {
-  const pkg = (request.existing ? JSON.parse(request.existing) : {}) as Record<string, unknown>;
+  let pkg: Record<string, unknown> = {};
+  if (request.existing !== undefined) {
+    try {
+      pkg = JSON.parse(request.existing) as Record<string, unknown>;
+    } catch {
+      pkg = undefined as never;
+    }
+    if (!pkg || typeof pkg !== "object" || Array.isArray(pkg)) throw new Error("the existing package.json in the output folder is not a JSON object; fix it or remove it, then run generate again");
+  }
   const defaults: Record<string, unknown> = {
     name: request.packageName,
     version: "0.1.0",

@@ -92,6 +92,8 @@ export async function generateCommand(argv: string[], out: NodeJS.WritableStream
     return 0;
   }
 
+  // Built before anything is written, so a package.json it cannot update stops the run cleanly.
+  const packageFiles = values.package === undefined ? undefined : packageFilesFor(outDir, values.package, result.models.map((m) => m.id), result.files, root);
   drift = write(outDir, result.files, { wholeOutDir: ownSpecs });
   if (pkgFile && (!existsSync(pkgFile.path) || readFileSync(pkgFile.path, "utf8") !== pkgFile.content)) writeFileSync(pkgFile.path, pkgFile.content);
   remember(cacheKey, result.models.map((m) => ({ id: m.id, operations: m.operations.length })), pkgFile ? [pkgFile.path] : []);
@@ -103,7 +105,10 @@ export async function generateCommand(argv: string[], out: NodeJS.WritableStream
     const split = Object.entries(t.emitters).map(([name, ms]) => `${name.replace(/^emit/, "").toLowerCase()} ${ms.toFixed(0)}`).join(", ");
     out.write(`  load ${t.load.toFixed(0)} ms · validate ${t.validate.toFixed(0)} ms · emit ${t.emit.toFixed(0)} ms (${split})\n`);
   }
-  if (values.package !== undefined) writePackageFiles(outDir, values.package, result.models.map((m) => m.id), result.files, root, out);
+  if (packageFiles) {
+    for (const file of packageFiles) if (file.content !== undefined) writeFileSync(file.path, file.content);
+    out.write(`package ${values.package}: ${packageFiles[0]!.path} (build it with \`npx tsc -p ${packageFiles[1]!.path}\`)\n`);
+  }
   if (ownSpecs) await reportDist(root, out);
   return 0;
 }
@@ -118,8 +123,11 @@ async function reportDist(root: string, out: NodeJS.WritableStream): Promise<voi
   out.write(`compiled ${sync.compiled.length} generated module${sync.compiled.length === 1 ? "" : "s"} into dist/${removed}, ${ms} ms\n`);
 }
 
-/** `--package NAME`: DIR/package.json (updated in place when it exists) and DIR/tsconfig.json (when absent). */
-function writePackageFiles(outDir: string, name: string, serviceIds: string[], files: { path: string; ownEntry?: boolean }[], root: string, out: NodeJS.WritableStream): void {
+/**
+ * `--package NAME`: DIR/package.json (updated in place when it exists) and DIR/tsconfig.json
+ * (written only when absent); `content` is undefined where nothing needs writing.
+ */
+function packageFilesFor(outDir: string, name: string, serviceIds: string[], files: { path: string; ownEntry?: boolean }[], root: string): Array<{ path: string; content?: string }> {
   const own = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string; devDependencies?: Record<string, string> };
   const manifestPath = join(outDir, "package.json");
   const existing = existsSync(manifestPath) ? readFileSync(manifestPath, "utf8") : undefined;
@@ -131,8 +139,9 @@ function writePackageFiles(outDir: string, name: string, serviceIds: string[], f
     typescriptVersion: own.devDependencies?.typescript ?? "5.9.3",
     ...(existing !== undefined ? { existing } : {}),
   });
-  if (manifest !== existing) writeFileSync(manifestPath, manifest);
   const tsconfigPath = join(outDir, "tsconfig.json");
-  if (!existsSync(tsconfigPath)) writeFileSync(tsconfigPath, packageTsconfig());
-  out.write(`package ${name}: ${manifestPath} (build it with \`npx tsc -p ${tsconfigPath}\`)\n`);
+  return [
+    { path: manifestPath, ...(manifest !== existing ? { content: manifest } : {}) },
+    { path: tsconfigPath, ...(existsSync(tsconfigPath) ? {} : { content: packageTsconfig() }) },
+  ];
 }

@@ -1,5 +1,5 @@
 /** `generate --spec FILE --out DIR --package NAME`: DIR becomes a package of its own. */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -57,6 +57,17 @@ describe("generate --package", () => {
     expect(packageNameProblem("@scope/ok-name.js")).toBeUndefined();
     expect(packageNameProblem("../escape")).toBeDefined();
     expect(packageNameProblem("x".repeat(215))).toBeDefined();
+  });
+
+  it("an existing package.json that is not a JSON object is an error that says what to do; nothing is overwritten", async () => {
+    const out = join(work, "broken");
+    mkdirSync(out);
+    writeFileSync(join(out, "package.json"), "{ not json");
+    const result = await runCli("generate", "--spec", petstore, "--out", out, "--package", "pets");
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe("stepforge generate: the existing package.json in the output folder is not a JSON object; fix it or remove it, then run generate again\n");
+    expect(readdirSync(out)).toEqual(["package.json"]);
+    expect(readFileSync(join(out, "package.json"), "utf8")).toBe("{ not json");
   });
 
   it("maps only the files it is given (no root entry without a root index)", () => {
