@@ -51,8 +51,8 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     ],
   },
   tools: {
-    summary: "list the agent tool steps, or export their schemas for OpenAI, Anthropic or MCP",
-    usage: ["stepforge tools list [--service S] [--json]", "stepforge tools schema --format openai|anthropic|mcp [--service S]"],
+    summary: "list the agent tool steps, or export their schemas for OpenAI, Anthropic, MCP or Gemini",
+    usage: ["stepforge tools list [--service S] [--json]", "stepforge tools schema --format openai|anthropic|mcp|gemini [--service S]"],
     details: [
       "schema prints one JSON array ready for the provider's API. OpenAI tools that cannot be strict",
       "are exported with strict: false and listed on stderr with the reason.",
@@ -78,6 +78,21 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
       "  --prism   Prism contract mocks instead (needs the optional peer dependency @stoplight/prism-cli)",
       "  --errors  with --prism: a request or response that breaks the spec becomes a 422/500",
       "The credentials each mock accepts and its webhook secret are listed in the README.",
+    ],
+  },
+  mcp: {
+    summary: "serve the tool steps to an MCP client over stdio or Streamable HTTP",
+    usage: [
+      "stepforge mcp [--service S]... [--toolsets T,...] [--read-only] [--dynamic] [--mock] [--connections FILE]",
+      "stepforge mcp ... [--base-url SERVICE=URL]... [--result-bytes N] [--http PORT [--host H]] [--budget]",
+    ],
+    details: [
+      "stdio by default (stdout carries the protocol; everything else goes to stderr).",
+      "  --http PORT       Streamable HTTP on 127.0.0.1 (--host H elsewhere: needs $STEPFORGE_MCP_TOKEN)",
+      "  --mock            run the steps against behavioural mocks started in this process",
+      "  --connections F   accounts (default: $STEPFORGE_CONNECTIONS)",
+      "  --budget          print what tools/list costs (bytes, about tokens) and exit",
+      "See docs/mcp.md for toolsets, dynamic mode and result sizes.",
     ],
   },
   triggers: {
@@ -119,7 +134,7 @@ export function overview(): string {
     "\n  stepforge help COMMAND      (or stepforge COMMAND --help) explains one command\n" +
     "  stepforge --version         prints the version\n\n" +
     "Exit codes: 0 success, 1 the command failed, 2 it was called wrongly.\n" +
-    "Environment: STEPFORGE_CONNECTIONS (connections file), STEPFORGE_WEBHOOK_SECRET.\n"
+    "Environment: STEPFORGE_CONNECTIONS (connections file), STEPFORGE_WEBHOOK_SECRET, STEPFORGE_MCP_TOKEN.\n"
   );
 }
 
