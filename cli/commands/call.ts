@@ -11,7 +11,9 @@
  */
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { closeDefaultSharedState } from "../../runtime/client.js";
 import { AccountsError, accountsFromFile, type Account } from "../../runtime/mcp/accounts.js";
+import { checkStateEnv } from "../../runtime/state/config.js";
 import { executeTool, type ToolContext } from "../../runtime/tools/index.js";
 import { UsageError } from "../usage.js";
 import { loadTools } from "./tools.js";
@@ -58,6 +60,11 @@ export async function callCommand(argv: string[], out: NodeJS.WritableStream): P
     const close = tools.filter((t) => t.name.startsWith(`${prefix}_`)).map((t) => t.name);
     throw new UsageError(`unknown tool "${name}"${close.length ? `; ${prefix} has ${close.join(", ")}` : "; see stepforge tools list"}`);
   }
+  try {
+    checkStateEnv();
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
   const file = values.connections ?? process.env.STEPFORGE_CONNECTIONS;
   if (!file) throw new UsageError("no connections: give --connections FILE (or set STEPFORGE_CONNECTIONS)");
   let baseUrl = values["base-url"];
@@ -72,7 +79,8 @@ export async function callCommand(argv: string[], out: NodeJS.WritableStream): P
   }
   const account = await resolveAccount(resolve(file), tool.service, values.connection);
   const context: ToolContext = { ...account.context, ...(baseUrl ? { baseUrl } : {}) };
-  const result = await executeTool(tool, input, context);
+  // Limits and tokens are shared with other processes when STEPFORGE_REDIS_URL or STEPFORGE_STATE_DIR is set.
+  const result = await executeTool(tool, input, context).finally(() => closeDefaultSharedState());
   out.write(`${JSON.stringify(result, null, 2)}\n`);
   return result.ok ? 0 : 1;
 }

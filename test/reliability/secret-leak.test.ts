@@ -481,8 +481,8 @@ describe("secret-leak scan: flows in process", () => {
     // Proactive renewal: the stored expiry is in the past.
     const expired = { ...renewed, fields: { ...renewed.fields, expiresAt: "2020-01-01T00:00:00Z" } };
     expect((await step("contentsnare proactive renewal", contentsnareApiCall, { method: "GET", endpoint: "/partner_api/v1/me" }, ctx("contentsnare proactive renewal", expired))).ok).toBe(true);
-    // The original refresh token was rotated away: renewal is refused.
-    const revoked = await step("contentsnare revoked refresh", contentsnareGetMe, {}, ctx("contentsnare revoked refresh", stale));
+    // The original refresh token was rotated away and no store holds a newer one: renewal is refused.
+    const revoked = await step("contentsnare revoked refresh", contentsnareGetMe, {}, ctx("contentsnare revoked refresh", stale, { store: undefined }));
     expect(revoked.ok === false && revoked.error.kind).toBe("auth");
     // The store failing to take rotated tokens (hook "failed"; its error quotes a secret and must stay swallowed).
     const failingStore = { ...store, get: store.get.bind(store), list: store.list.bind(store), put: store.put.bind(store), remove: store.remove.bind(store), updateFields: async () => Promise.reject(new Error(`disk full while writing ${M.contentsnareRefreshToken.value}`)) };
