@@ -134,7 +134,8 @@ export function overview(): string {
     "\n  stepforge help COMMAND      (or stepforge COMMAND --help) explains one command\n" +
     "  stepforge --version         prints the version\n\n" +
     "Exit codes: 0 success, 1 the command failed, 2 it was called wrongly.\n" +
-    "Environment: STEPFORGE_CONNECTIONS (connections file), STEPFORGE_WEBHOOK_SECRET, STEPFORGE_MCP_TOKEN.\n"
+    "Environment: STEPFORGE_CONNECTIONS (connections file), STEPFORGE_REDIS_URL (shared state),\n" +
+    "STEPFORGE_WEBHOOK_SECRET, STEPFORGE_MCP_TOKEN.\n"
   );
 }
 
