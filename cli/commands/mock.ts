@@ -199,7 +199,8 @@ export async function mockCommand(argv: string[], out: NodeJS.WritableStream, er
     const failures = started.filter((s): s is PromiseRejectedResult => s.status === "rejected");
     if (failures.length) {
       for (const f of failures) err.write(`stepforge mock: ${(f.reason as Error).message}\n`);
-      err.write(`stepforge mock: stopped ${running.length === 0 ? "nothing (nothing had started)" : `the ${running.length} server${running.length === 1 ? "" : "s"} already started`}\n`);
+      // Say what was stopped only when something had started; a lone failure speaks for itself.
+      if (running.length > 0) err.write(`stepforge mock: stopped the ${running.length} server${running.length === 1 ? "" : "s"} already started\n`);
       return 1;
     }
     for (const s of started) {

@@ -171,7 +171,7 @@ describe("an application that imports stepforge/trello", { timeout: 180_000 }, (
     expect(out.refused.fields.map((f: { path: string }) => f.path).sort()).toEqual(["idList", "name"]);
     expect(out.authError).toBe("auth");
     expect(out.pages).toBe(2);
-    expect(out.items).toBe(2);
+    expect(out.items).toBe(4);
   });
 
   it("the installed CLI: --version, --help, help COMMAND, and a behavioural mock", async () => {

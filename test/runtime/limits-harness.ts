@@ -11,6 +11,7 @@ import { Redis } from "ioredis";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import "../mock/register.js";
 import { startMock, type RunningMock } from "../../runtime/mock/index.js";
 import type { WorkerPlan, WorkerReport } from "./limits-worker.js";
 

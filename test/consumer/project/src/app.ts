@@ -41,11 +41,12 @@ try {
     if (error instanceof AuthError) authError = (error as StepforgeError).kind;
   }
 
-  // Paging: offset pages of World News search, one item a page (the mock holds two articles).
+  // Paging: offset pages of World News search, two items a page; the mock holds four matching
+  // articles, so the walk takes two full pages and stops by itself before maxPages.
   const news = new WorldnewsClient({ connection: { name: "consumer", fields: { apiKey: "mock-worldnews-api-key-0123456789" } }, baseUrl: newsMock.url });
   let pages = 0;
   let items = 0;
-  for await (const page of news.core.pages("searchNews", { params: { query: { text: "the", number: 1 } } }, { maxPages: 3 })) {
+  for await (const page of news.core.pages("searchNews", { params: { query: { text: "the", number: 2 } } }, { maxPages: 5 })) {
     pages += 1;
     items += page.items.length;
   }
