@@ -35,7 +35,11 @@ import { effectiveLimits, hashOf, LimitRegistry, type LimitOverrides, type Limit
 import { iteratePages, type Page, type PagingOptions } from "./paging.js";
 import { backoffDelay, innerMessage, neverSent, resendSafe, resolveRetry, type RetryOptions } from "./retry.js";
 import { sleep } from "./time.js";
+import { pathValueProblem } from "./path-values.js";
 import { TokenCache, type TokenEntry } from "./tokens.js";
+
+/** The error code of a path parameter refused before sending (`.`, `..`, empty). */
+export const UNSAFE_PATH_VALUE = "UNSAFE_PATH_VALUE";
 
 /**
  * Budgets and tokens shared by every client that uses the same object: limits are counted per
@@ -413,14 +417,18 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
           ticket.release({ sent, headers: response?.headers });
           if (state.signal?.aborted) throw aborted(state);
           const timedOut = timeout.signal.aborted;
+          // Sent and not idempotent: it may have been carried out, so the caller must not just repeat it.
+          const unknown = sent && !op.idempotent;
           const failure = timedOut
             ? new TimeoutError("timeout", `${descriptor.title} ${op.operationId}: no complete answer within ${retry.timeoutMs} ms`, {
                 ...details(state),
-                retryable: true,
+                retryable: !unknown,
+                outcomeUnknown: unknown,
               })
             : new NetworkError("network", clean(`${descriptor.title} ${op.operationId}: could not reach ${showUrl(url.origin)}: ${innerMessage(error)}`), {
                 ...details(state),
-                retryable: true,
+                retryable: !unknown,
+                outcomeUnknown: unknown,
               });
           // A request that may have reached the server is resent only when the operation is idempotent.
           const mayResend = !sent || op.idempotent;
@@ -464,12 +472,15 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
       const retryAfterMs = retryAfterOf(descriptor, response);
       const { refusal, waitMs: windowWaitMs } = shared.limits.noteRejection(planned, response.status, failure.code, retryAfterMs);
       const what = failure.code ? `${failure.code} ` : "";
+      // A 5xx that does not say the service did nothing leaves a non-idempotent write undecided.
+      const unknown = failure.rule.kind === "server" && !op.idempotent && !resendSafe(failure.rule, response.status);
       const error = createError(failure.rule.kind, clean(`${descriptor.title} ${op.operationId}: ${what}${failure.message}${refusal ? ` (${refusal.message})` : ""}`), {
         ...details(state),
         status: failure.status,
         code: failure.code,
         requestId,
-        retryable: failure.rule.retry,
+        retryable: failure.rule.retry && !unknown,
+        outcomeUnknown: unknown,
         retryAfterMs,
         resetsAt: refusal?.resetsAt.toISOString(),
       });
@@ -500,6 +511,18 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
       reauthed: false,
     };
     if (state.signal?.aborted) throw aborted(state);
+    // A value that would resolve to another address is refused before anything is sent.
+    for (const [, name] of op.path.matchAll(/\{([^}]+)\}/g)) {
+      const problem = pathValueProblem(rest.params?.path?.[name!]);
+      if (problem) {
+        throw createError("validation", `${descriptor.title} ${op.operationId}: path parameter "${name}" refused: ${problem}; give the id of the ${name === "id" ? "resource" : name} itself`, {
+          service: descriptor.id,
+          operation: op.operationId,
+          code: UNSAFE_PATH_VALUE,
+          retryable: false,
+        });
+      }
+    }
     let querySerializer = serializers.get(op.operationId);
     if (!querySerializer) {
       querySerializer = querySerializerFor(op) ?? defaultQuery;

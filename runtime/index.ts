@@ -27,7 +27,9 @@ export {
   resolveBaseUrl,
   resolveTokenUrl,
   operationOf,
+  UNSAFE_PATH_VALUE,
 } from "./client.js";
+export { pathValueProblem } from "./path-values.js";
 export type { ClientOptions, OperationInit, OperationData, ServiceClient, SharedState, Page, PagingOptions } from "./client.js";
 export { authorizeUrl, exchangeAuthorizationCode, secretValues, parseExpiry } from "./auth.js";
 export type { Connection } from "./auth.js";

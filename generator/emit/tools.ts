@@ -419,6 +419,13 @@ export const emitTools: Emitter = (model, context) => {
     if (seen.has(step)) report(["x-stepforge", "id"], `tool name "${step}" is used twice; give one of them another name with x-stepforge-tool.name`);
     seen.set(step, step);
   }
+  // issue 14: a step's `check` and every toolset name steps of this service.
+  const known = (name: string) => seen.has(name);
+  model.tools?.toolsets.forEach((set, i) => set.steps.forEach((name, j) => known(name) || report(["x-stepforge", "tools", "toolsets", i, "steps", j], `toolset "${set.name}" names step "${name}", which this spec does not have`)));
+  for (const { overrides, op, name } of steps) {
+    const at = "operation" in overrides ? ["x-stepforge", "tools", "steps", model.tools!.steps.indexOf(overrides as CompositeTool)] : ["paths", op.path, op.method.toLowerCase(), "x-stepforge-tool"];
+    if (overrides.check && !known(overrides.check.step)) report([...at, "check", "step"], `step "${name}" is checked with "${overrides.check.step}", which this spec does not have`);
+  }
 
   function stepOf(name: string, op: OperationModel, overrides: OperationTool | CompositeTool): Step {
     const title = overrides.title ?? op.seed?.name ?? op.summary;
@@ -568,6 +575,7 @@ export const emitTools: Emitter = (model, context) => {
       `  annotations: { readOnlyHint: ${readOnly}, destructiveHint: ${destructive}, idempotentHint: ${idempotent}, openWorldHint: ${openWorld} },`,
       ...(step.deprecated ? [`  deprecated: true,`] : []),
       ...(step.replacedBy ? [`  replacedBy: ${q(step.replacedBy)},`] : []),
+      ...(overrides.check ? [`  check: ${JSON.stringify(overrides.check)},`] : []),
       `  descriptor,`,
       `  input: z.strictObject({`,
       ...inputLines,
@@ -593,7 +601,7 @@ export const emitTools: Emitter = (model, context) => {
   const uses = (name: string) => writer.consts.some((c) => c.includes(name)) || blocks.some((b) => b.includes(name));
   const text = [
     codeHeader(context.specLabel),
-    `import { ${apiBlock ? "defineApiCallTool, " : ""}defineOperationTool, type ToolDefinition } from ${q(toolsImport)};`,
+    `import { ${apiBlock ? "defineApiCallTool, " : ""}defineOperationTool, type ToolDefinition, type Toolset } from ${q(toolsImport)};`,
     `import * as z from ${q(runtimeModule(context, "zod"))};`,
     `import { descriptor } from "./descriptor.js";`,
     "",
@@ -604,6 +612,9 @@ export const emitTools: Emitter = (model, context) => {
     ...(apiBlock ? [apiBlock, ""] : []),
     `/** Every tool step of ${model.title}, in spec order. */`,
     `export const tools: readonly ToolDefinition[] = [${names.join(", ")}];`,
+    "",
+    `/** Named groups of these steps (x-stepforge.tools.toolsets), for agents offered a few at a time. */`,
+    `export const toolsets: readonly Toolset[] = ${JSON.stringify(model.tools?.toolsets ?? [])};`,
     "",
   ].join("\n");
   return [{ path: `${id}/tools.ts`, content: text }];
