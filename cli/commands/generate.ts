@@ -9,6 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { remember, unchangedSince, type CacheKey } from "../../generator/cache.js";
+import { formatDiagnostic } from "../../generator/diagnostics.js";
 import { packageRoot } from "../../generator/package-root.js";
 import { projectSpecs } from "../project.js";
 import { UsageError } from "../usage.js";
@@ -27,12 +28,14 @@ export async function generateCommand(argv: string[], out: NodeJS.WritableStream
       service: { type: "string" },
       timings: { type: "boolean", default: false },
       "no-cache": { type: "boolean", default: false },
+      strict: { type: "boolean", default: false },
     },
     strict: true,
     allowPositionals: false,
   });
   if ((values.spec === undefined) !== (values.out === undefined)) throw new UsageError("--spec and --out go together: stepforge generate --spec FILE --out DIR");
   if (values.service !== undefined && values.spec === undefined) throw new UsageError("--service goes with --spec");
+  if (values.strict && values.spec === undefined) throw new UsageError("--strict goes with --spec (the project's specs are always strict)");
 
   const root = packageRoot();
   const ownSpecs = values.spec === undefined;
@@ -41,7 +44,7 @@ export async function generateCommand(argv: string[], out: NodeJS.WritableStream
   const started = performance.now();
   const cacheKey: CacheKey = { specFiles, outDir, projectRoot: root, ...(values.service ? { serviceId: values.service } : {}) };
   // --check always runs the whole pipeline: it is the proof, not a shortcut.
-  if (!values.check && !values.timings && !values["no-cache"]) {
+  if (!values.check && !values.timings && !values["no-cache"] && !values.strict) {
     const unchanged = unchangedSince(cacheKey);
     if (unchanged) {
       const ms = Math.round(performance.now() - started);
@@ -51,7 +54,9 @@ export async function generateCommand(argv: string[], out: NodeJS.WritableStream
   }
   // The pipeline loads the TypeScript compiler, so it is imported only when it has work to do.
   const { compare, generate, packageJsonWithExports, write } = await import("../../generator/pipeline.js");
-  const result = await generate({ specFiles, outDir, projectRoot: root, ...(values.service ? { serviceId: values.service } : {}) });
+  const result = await generate({ specFiles, outDir, projectRoot: root, strict: values.strict, ...(values.service ? { serviceId: values.service } : {}) });
+  // Repairs of a foreign spec and ignored keywords: each with its place, before the summary.
+  for (const warning of result.warnings) out.write(`${formatDiagnostic(warning)}\n`);
 
   // For the project's own specs the package exports map is generated output too.
   const pkgPath = join(root, "package.json");
@@ -61,7 +66,12 @@ export async function generateCommand(argv: string[], out: NodeJS.WritableStream
   if (values.check) {
     drift = compare(outDir, result.files, { wholeOutDir: ownSpecs });
     if (pkgFile && readFileSync(pkgFile.path, "utf8") !== pkgFile.content) drift.changed.push("../package.json (exports)");
-    const stale = [...drift.changed.map((p) => `changed  ${p}`), ...drift.missing.map((p) => `missing  ${p}`), ...drift.extra.map((p) => `extra    ${p}`)];
+    const stale = [
+      ...drift.changed.map((p) => `changed  ${p}`),
+      ...drift.missing.map((p) => `missing  ${p}`),
+      ...drift.extra.map((p) => `extra    ${p}`),
+      ...drift.stray.map((p) => `stray    ${p} (no spec generates it; remove it)`),
+    ];
     if (stale.length > 0) {
       out.write(`generated code is stale (${stale.length} file${stale.length === 1 ? "" : "s"}); run \`stepforge generate\` and commit:\n`);
       for (const line of stale) out.write(`  ${line}\n`);
@@ -80,7 +90,7 @@ export async function generateCommand(argv: string[], out: NodeJS.WritableStream
   if (values.timings) {
     const t = result.timings;
     const split = Object.entries(t.emitters).map(([name, ms]) => `${name.replace(/^emit/, "").toLowerCase()} ${ms.toFixed(0)}`).join(", ");
-    out.write(`  load ${t.load.toFixed(0)} ms · validate ${t.validate.toFixed(0)} ms · emit ${t.emit.toFixed(0)} ms (${split})\n`);
+    out.write(`  load ${t.load.toFixed(0)} ms · check ${t.check.toFixed(0)} ms · emit ${t.emit.toFixed(0)} ms (${split})\n`);
   }
   return 0;
 }

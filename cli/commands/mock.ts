@@ -11,7 +11,7 @@
  */
 import { parseArgs } from "node:util";
 import { loadSpecFile } from "../../generator/load.js";
-import { validateSpec } from "../../generator/validate.js";
+import { checkSpec } from "../../generator/check/index.js";
 import { startMock, startPrism } from "../../runtime/mock/index.js";
 import { packageRoot } from "../../generator/package-root.js";
 import { projectSpecs } from "../project.js";
@@ -25,12 +25,12 @@ interface Target {
 
 export function mockTargets(which: string, options: { prism: boolean; port?: number | undefined }): Target[] {
   const all = projectSpecs(packageRoot())
-    .map((file) => ({ file, model: validateSpec(loadSpecFile(file)) }))
+    .map((file) => ({ file, model: checkSpec(loadSpecFile(file)) }))
     .sort((a, b) => a.model.id.localeCompare(b.model.id));
   const chosen = which === "all" ? all : all.filter((s) => s.model.id === which);
   if (chosen.length === 0) throw new UsageError(`unknown service "${which}" (services: ${all.map((s) => s.model.id).join(", ")}, or all)`);
   return chosen.map((s, i) => {
-    const ports = s.model.descriptor.mock?.ports;
+    const ports = s.model.mock.ports;
     const fallback = (options.prism ? 4020 : 4120) + all.indexOf(s);
     const port = options.port !== undefined ? options.port + i : ((options.prism ? ports?.prism : ports?.mock) ?? fallback);
     return { id: s.model.id, specFile: s.file, port };

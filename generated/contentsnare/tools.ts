@@ -9,23 +9,177 @@ import { descriptor } from "./descriptor.js";
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 // Schemas of the spec's components, shared by the steps below.
-const OutMe = z.looseObject({ "full_name": z.string().describe("The user's full name."), "email": z.string().describe("The user's e-mail address (unconfirmed field).").optional() }).describe("The Content Snare user the access token belongs to.");
-const OutClientCompany = z.looseObject({ "id": z.string().describe("The company's id.").optional(), "name": z.string().describe("The company's name.") }).describe("A company a client belongs to.");
-const OutClient = z.looseObject({ "id": z.string().describe("The client's id, `acc_` followed by letters and digits."), "email": z.string().describe("The client's e-mail address."), "full_name": z.string().describe("The client's full name."), "first_name": z.string().nullable().describe("First name.").optional(), "last_name": z.string().nullable().describe("Last name.").optional(), "phone": z.string().nullable().describe("Phone number.").optional(), "company_name": z.string().nullable().describe("Name of the client's (first) company.").optional(), "client_companies": z.array(OutClientCompany).describe("Companies the client belongs to.").optional(), "language_code": z.string().nullable().describe("Language of the client's portal and e-mails (en, en-gb, es, fr, de, nl, pt-br, ...).").optional(), "avatar": z.string().nullable().describe("URL of the client's avatar image.").optional() }).describe("A client profile, someone requests are sent to.");
-const OutPagination = z.looseObject({ "offset": z.number().int().describe("Offset of the first item of this page."), "limit": z.number().int().describe("Page size used.").optional(), "total_count": z.number().int().describe("Total number of items (unconfirmed; may be absent).").optional() }).describe("Where a page sits in the list. A page shorter than `limit` is the last one.");
-const OutClientList = z.looseObject({ "results": z.array(OutClient).describe("The clients on this page."), "pagination": OutPagination }).describe("One page of clients.");
-const InLanguageCode = z.enum(["en","en-gb","es","fr","de","nl","pt-br"]).describe("Language of the client's portal and e-mails.");
-const InRequestStatus = z.union([z.enum(["draft","published","waiting","scheduled","completed","archived"]), z.string()]).describe("A request's status. Known values: `draft`, `published`, `waiting`, `scheduled`, `completed`, `archived` (`waiting` and `scheduled` are set by the service; their exact meaning is unconfirmed). Open: other values may appear.");
-const OutRequestStatus = z.union([z.enum(["draft","published","waiting","scheduled","completed","archived"]), z.string()]).describe("A request's status. Known values: `draft`, `published`, `waiting`, `scheduled`, `completed`, `archived` (`waiting` and `scheduled` are set by the service; their exact meaning is unconfirmed). Open: other values may appear.");
-const OutRequestClient = z.looseObject({ "id": z.string().describe("The client's id (`acc_...`)."), "email": z.string().describe("The client's e-mail address.").optional(), "full_name": z.string().describe("The client's full name.").optional(), "company_name": z.string().nullable().describe("The client's company.").optional(), "phone": z.string().nullable().describe("Phone number.").optional(), "avatar": z.string().nullable().describe("URL of the client's avatar image.").optional(), "url": z.string().nullable().describe("The link this client uses to fill in the request.").optional() }).describe("A client as shown inside a request.");
-const OutPage = z.looseObject({ "id": z.string().describe("The page's id, `pag_` followed by letters and digits."), "name": z.string().describe("The page's name."), "sorting_position": z.number().int().describe("Position of the page in the request, from 0.").optional(), "fields_count": z.number().int().describe("Number of fields on the page.").optional(), "done_fields_count": z.number().int().describe("Fields the client has completed.").optional(), "approved_fields_count": z.number().int().describe("Fields a reviewer has approved.").optional(), "redo_fields_count": z.number().int().describe("Fields a reviewer has sent back.").optional(), "is_done": z.boolean().describe("Every field of the page is completed.").optional(), "is_approved": z.boolean().describe("Every field of the page is approved.").optional(), "instruction_text": z.string().nullable().describe("Instructions shown on the page (HTML).").optional(), "show_instruction": z.boolean().describe("Whether the instructions are shown.").optional() }).describe("A page (tab) of a request, in summary.");
-const OutRequest = z.looseObject({ "id": z.string().describe("The request's id, `req_` followed by letters and digits."), "name": z.string().describe("The request's name."), "status": OutRequestStatus, "due": z.string().nullable().describe("Deadline. Sent as `yyyy-mm-dd`; returned as a date-time (webhooks send `due_date` as `yyyy-mm-dd` instead).").optional(), "updated_at": z.string().nullable().describe("When the request last changed (ISO 8601).").optional(), "url": z.string().nullable().describe("Link to the request in the Content Snare app.").optional(), "share_link": z.string().nullable().describe("Shareable link for clients, when sharing via link is enabled.").optional(), "folder_name": z.string().nullable().describe("Folder the request is filed in.").optional(), "request_template_name": z.string().nullable().describe("Template the request was built from.").optional(), "communications_template_name": z.string().nullable().describe("Communication (reminder) schedule in use.").optional(), "owner_id": z.string().nullable().describe("Id of the team member who owns the request.").optional(), "owner_name": z.string().nullable().describe("Name of the owner.").optional(), "owner_email": z.string().nullable().describe("E-mail of the owner (with `expand[]=owner_email`).").optional(), "author_name": z.string().nullable().describe("Name of the team member who created the request.").optional(), "primary_client_id": z.string().nullable().describe("Id (`acc_...`) of the primary client.").optional(), "clients": z.array(OutRequestClient).describe("Clients assigned to the request.").optional(), "client": OutRequestClient.optional(), "client_status": z.string().nullable().describe("The client's progress on the request (create responses and webhooks).").optional(), "completion_percentage": z.number().describe("Share of fields completed, 0 to 100.").optional(), "fields_count": z.number().int().describe("Number of fields in the request.").optional(), "done_fields_count": z.number().int().describe("Fields the client has completed.").optional(), "approved_fields_count": z.number().int().describe("Fields a reviewer has approved.").optional(), "redo_fields_count": z.number().int().describe("Fields a reviewer has sent back.").optional(), "comments_enabled": z.boolean().describe("Clients may comment on fields.").optional(), "has_comments": z.boolean().describe("The request has comments.").optional(), "passcode_enabled": z.boolean().describe("Clients need a passcode to open the request.").optional(), "share_via_link_enabled": z.boolean().describe("The request can be opened through its share link.").optional(), "instruction_text": z.string().nullable().describe("Instructions shown at the start of the request (HTML).").optional(), "show_instruction": z.boolean().describe("Whether the instructions are shown.").optional(), "language_code": z.string().nullable().describe("Language of the request.").optional(), "country_code": z.string().nullable().describe("Country of the request.").optional(), "board_column_id": z.string().nullable().describe("Kanban board column the request sits in.").optional(), "board_column_sorting_position": z.number().int().nullable().describe("Position within the board column.").optional(), "pages": z.array(OutPage).describe("The request's pages (getRequest and createRequest).").optional() }).describe("An information-collection request sent to one or more clients. Lists carry a subset of the fields (`expand[]` adds some); `getRequest` adds `pages`; `createRequest` also returns the single `client` it was created for and `client_status`.");
-const OutRequestList = z.looseObject({ "results": z.array(OutRequest).describe("The requests on this page."), "pagination": OutPagination }).describe("One page of requests.");
-const InClientAssignment = z.strictObject({ "account_id": z.string().describe("The client's id (`acc_...`)."), "client_company_id": z.string().describe("The company the client acts for on this request.").optional(), "primary": z.boolean().describe("This is the primary client (only one may be).").optional() }).describe("A client assigned to a request.");
-const OutRequestTemplate = z.looseObject({ "id": z.string().describe("The template's id (its prefix is not documented)."), "name": z.string().describe("The template's name."), "description": z.string().nullable().describe("What the template is for.").optional() }).describe("A reusable request structure. Fields beyond id, name and description are unconfirmed.");
-const OutRequestTemplateList = z.looseObject({ "results": z.array(OutRequestTemplate).describe("The templates on this page."), "pagination": OutPagination }).describe("One page of request templates.");
-const OutFolder = z.looseObject({ "id": z.string().describe("The folder's id (its prefix is not documented)."), "name": z.string().describe("The folder's name.") }).describe("A folder requests are filed in.");
-const OutFolderList = z.looseObject({ "results": z.array(OutFolder).describe("The folders on this page."), "pagination": OutPagination }).describe("One page of folders.");
+const OutMe = z.looseObject({
+  full_name: z.string().describe("The user's full name."),
+  email: z.string().describe("The user's e-mail address (unconfirmed field).").optional(),
+}).describe("The Content Snare user the access token belongs to.");
+
+const OutClientCompany = z.looseObject({
+  id: z.string().describe("The company's id.").optional(),
+  name: z.string().describe("The company's name."),
+}).describe("A company a client belongs to.");
+
+const OutClient = z.looseObject({
+  id: z.string().describe("The client's id, `acc_` followed by letters and digits."),
+  email: z.string().describe("The client's e-mail address."),
+  full_name: z.string().describe("The client's full name."),
+  first_name: z.string().nullable().describe("First name.").optional(),
+  last_name: z.string().nullable().describe("Last name.").optional(),
+  phone: z.string().nullable().describe("Phone number.").optional(),
+  company_name: z.string().nullable().describe("Name of the client's (first) company.").optional(),
+  client_companies: z.array(OutClientCompany).describe("Companies the client belongs to.").optional(),
+  language_code: z.string()
+    .nullable()
+    .describe("Language of the client's portal and e-mails (en, en-gb, es, fr, de, nl, pt-br, ...).")
+    .optional(),
+  avatar: z.string().nullable().describe("URL of the client's avatar image.").optional(),
+}).describe("A client profile, someone requests are sent to.");
+
+const OutPagination = z.looseObject({
+  offset: z.number().int().describe("Offset of the first item of this page."),
+  limit: z.number().int().describe("Page size used.").optional(),
+  total_count: z.number().int().describe("Total number of items (unconfirmed; may be absent).").optional(),
+}).describe("Where a page sits in the list. A page shorter than `limit` is the last one.");
+
+const OutClientList = z.looseObject({
+  results: z.array(OutClient).describe("The clients on this page."),
+  pagination: OutPagination,
+}).describe("One page of clients.");
+
+const InLanguageCode = z.enum(["en", "en-gb", "es", "fr", "de", "nl", "pt-br"])
+  .describe("Language of the client's portal and e-mails.");
+
+const InRequestStatus = z.union([
+  z.enum(["draft", "published", "waiting", "scheduled", "completed", "archived"]),
+  z.string(),
+])
+  .describe(
+    "A request's status. Known values: `draft`, `published`, `waiting`, `scheduled`, `completed`, `archived` (`waiting` and `scheduled` are set by the service; their exact meaning is unconfirmed). Open: other values may appear.",
+  );
+
+const OutRequestStatus = z.union([
+  z.enum(["draft", "published", "waiting", "scheduled", "completed", "archived"]),
+  z.string(),
+])
+  .describe(
+    "A request's status. Known values: `draft`, `published`, `waiting`, `scheduled`, `completed`, `archived` (`waiting` and `scheduled` are set by the service; their exact meaning is unconfirmed). Open: other values may appear.",
+  );
+
+const OutRequestClient = z.looseObject({
+  id: z.string().describe("The client's id (`acc_...`)."),
+  email: z.string().describe("The client's e-mail address.").optional(),
+  full_name: z.string().describe("The client's full name.").optional(),
+  company_name: z.string().nullable().describe("The client's company.").optional(),
+  phone: z.string().nullable().describe("Phone number.").optional(),
+  avatar: z.string().nullable().describe("URL of the client's avatar image.").optional(),
+  url: z.string().nullable().describe("The link this client uses to fill in the request.").optional(),
+}).describe("A client as shown inside a request.");
+
+const OutPage = z.looseObject({
+  id: z.string().describe("The page's id, `pag_` followed by letters and digits."),
+  name: z.string().describe("The page's name."),
+  sorting_position: z.number().int().describe("Position of the page in the request, from 0.").optional(),
+  fields_count: z.number().int().describe("Number of fields on the page.").optional(),
+  done_fields_count: z.number().int().describe("Fields the client has completed.").optional(),
+  approved_fields_count: z.number().int().describe("Fields a reviewer has approved.").optional(),
+  redo_fields_count: z.number().int().describe("Fields a reviewer has sent back.").optional(),
+  is_done: z.boolean().describe("Every field of the page is completed.").optional(),
+  is_approved: z.boolean().describe("Every field of the page is approved.").optional(),
+  instruction_text: z.string().nullable().describe("Instructions shown on the page (HTML).").optional(),
+  show_instruction: z.boolean().describe("Whether the instructions are shown.").optional(),
+}).describe("A page (tab) of a request, in summary.");
+
+const OutRequest = z.looseObject({
+  id: z.string().describe("The request's id, `req_` followed by letters and digits."),
+  name: z.string().describe("The request's name."),
+  status: OutRequestStatus,
+  due: z.string()
+    .nullable()
+    .describe(
+      "Deadline. Sent as `yyyy-mm-dd`; returned as a date-time (webhooks send `due_date` as `yyyy-mm-dd` instead).",
+    )
+    .optional(),
+  updated_at: z.string().nullable().describe("When the request last changed (ISO 8601).").optional(),
+  url: z.string().nullable().describe("Link to the request in the Content Snare app.").optional(),
+  share_link: z.string()
+    .nullable()
+    .describe("Shareable link for clients, when sharing via link is enabled.")
+    .optional(),
+  folder_name: z.string().nullable().describe("Folder the request is filed in.").optional(),
+  request_template_name: z.string().nullable().describe("Template the request was built from.").optional(),
+  communications_template_name: z.string()
+    .nullable()
+    .describe("Communication (reminder) schedule in use.")
+    .optional(),
+  owner_id: z.string().nullable().describe("Id of the team member who owns the request.").optional(),
+  owner_name: z.string().nullable().describe("Name of the owner.").optional(),
+  owner_email: z.string().nullable().describe("E-mail of the owner (with `expand[]=owner_email`).").optional(),
+  author_name: z.string().nullable().describe("Name of the team member who created the request.").optional(),
+  primary_client_id: z.string().nullable().describe("Id (`acc_...`) of the primary client.").optional(),
+  clients: z.array(OutRequestClient).describe("Clients assigned to the request.").optional(),
+  client: OutRequestClient.optional(),
+  client_status: z.string()
+    .nullable()
+    .describe("The client's progress on the request (create responses and webhooks).")
+    .optional(),
+  completion_percentage: z.number().describe("Share of fields completed, 0 to 100.").optional(),
+  fields_count: z.number().int().describe("Number of fields in the request.").optional(),
+  done_fields_count: z.number().int().describe("Fields the client has completed.").optional(),
+  approved_fields_count: z.number().int().describe("Fields a reviewer has approved.").optional(),
+  redo_fields_count: z.number().int().describe("Fields a reviewer has sent back.").optional(),
+  comments_enabled: z.boolean().describe("Clients may comment on fields.").optional(),
+  has_comments: z.boolean().describe("The request has comments.").optional(),
+  passcode_enabled: z.boolean().describe("Clients need a passcode to open the request.").optional(),
+  share_via_link_enabled: z.boolean().describe("The request can be opened through its share link.").optional(),
+  instruction_text: z.string()
+    .nullable()
+    .describe("Instructions shown at the start of the request (HTML).")
+    .optional(),
+  show_instruction: z.boolean().describe("Whether the instructions are shown.").optional(),
+  language_code: z.string().nullable().describe("Language of the request.").optional(),
+  country_code: z.string().nullable().describe("Country of the request.").optional(),
+  board_column_id: z.string().nullable().describe("Kanban board column the request sits in.").optional(),
+  board_column_sorting_position: z.number().int()
+    .nullable()
+    .describe("Position within the board column.")
+    .optional(),
+  pages: z.array(OutPage).describe("The request's pages (getRequest and createRequest).").optional(),
+})
+  .describe(
+    "An information-collection request sent to one or more clients. Lists carry a subset of the fields (`expand[]` adds some); `getRequest` adds `pages`; `createRequest` also returns the single `client` it was created for and `client_status`.",
+  );
+
+const OutRequestList = z.looseObject({
+  results: z.array(OutRequest).describe("The requests on this page."),
+  pagination: OutPagination,
+}).describe("One page of requests.");
+
+const InClientAssignment = z.strictObject({
+  account_id: z.string().describe("The client's id (`acc_...`)."),
+  client_company_id: z.string().describe("The company the client acts for on this request.").optional(),
+  primary: z.boolean().describe("This is the primary client (only one may be).").optional(),
+}).describe("A client assigned to a request.");
+
+const OutRequestTemplate = z.looseObject({
+  id: z.string().describe("The template's id (its prefix is not documented)."),
+  name: z.string().describe("The template's name."),
+  description: z.string().nullable().describe("What the template is for.").optional(),
+}).describe("A reusable request structure. Fields beyond id, name and description are unconfirmed.");
+
+const OutRequestTemplateList = z.looseObject({
+  results: z.array(OutRequestTemplate).describe("The templates on this page."),
+  pagination: OutPagination,
+}).describe("One page of request templates.");
+
+const OutFolder = z.looseObject({
+  id: z.string().describe("The folder's id (its prefix is not documented)."),
+  name: z.string().describe("The folder's name."),
+}).describe("A folder requests are filed in.");
+
+const OutFolderList = z.looseObject({
+  results: z.array(OutFolder).describe("The folders on this page."),
+  pagination: OutPagination,
+}).describe("One page of folders.");
 
 /** Get the current user: `GET /partner_api/v1/me`. */
 export const contentsnareGetMe = defineOperationTool({
@@ -52,17 +206,46 @@ export const contentsnareListClients = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "q": z.string().describe("Text to search for in the fields named by `q_by[]`. Example: whitfield.").optional(),
-    "q_by": z.array(z.string()).describe("Client fields that `q` is searched in, e.g. `email`, `full_name`. The service's default list is used when absent. Example: [\"email\",\"full_name\"].").optional(),
-    "sort_by": z.string().describe("The field to sort by (one field, e.g. `name` or `created_at`). Example: name.").optional(),
-    "sort_direction": z.enum(["asc","desc"]).describe("Sort direction.").optional(),
-    "limit": z.number().int().min(1).max(200).describe("Items per page, 1 to 200 (the service's default is 200). Example: 50.").optional(),
-    "offset": z.number().int().min(0).describe("Number of items to skip from the start of the list. Example: 0. Default: 0.").optional(),
-    "include_external": z.boolean().describe("Also list clients that came from external sources (integrations).").optional(),
+    q: z.string()
+      .describe("Text to search for in the fields named by `q_by[]`. Example: whitfield.")
+      .optional(),
+    q_by: z.array(z.string())
+      .describe(
+        "Client fields that `q` is searched in, e.g. `email`, `full_name`. The service's default list is used when absent. Example: [\"email\",\"full_name\"].",
+      )
+      .optional(),
+    sort_by: z.string()
+      .describe("The field to sort by (one field, e.g. `name` or `created_at`). Example: name.")
+      .optional(),
+    sort_direction: z.enum(["asc", "desc"]).describe("Sort direction.").optional(),
+    limit: z.number().int()
+      .min(1)
+      .max(200)
+      .describe("Items per page, 1 to 200 (the service's default is 200). Example: 50.")
+      .optional(),
+    offset: z.number().int()
+      .min(0)
+      .describe("Number of items to skip from the start of the list. Example: 0. Default: 0.")
+      .optional(),
+    include_external: z.boolean()
+      .describe("Also list clients that came from external sources (integrations).")
+      .optional(),
   }),
   output: OutClientList.describe("One page of clients."),
   outputWrap: "none",
-  handler: (client, input) => client.call("listClients", { params: { query: { "q": input["q"], "q_by[]": input["q_by"], "sort_by": input["sort_by"], "sort_direction": input["sort_direction"], "limit": input["limit"], "offset": input["offset"], "include_external": input["include_external"] } } }),
+  handler: (client, input) => client.call("listClients", {
+    params: {
+      query: {
+        q: input["q"],
+        "q_by[]": input["q_by"],
+        sort_by: input["sort_by"],
+        sort_direction: input["sort_direction"],
+        limit: input["limit"],
+        offset: input["offset"],
+        include_external: input["include_external"],
+      },
+    },
+  }),
 });
 
 /** Create client: `POST /partner_api/v1/clients`. */
@@ -75,17 +258,29 @@ export const contentsnareCreateClient = defineOperationTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "name": z.string().min(1).describe("The client's full name, e.g. Ada Lovelace."),
-    "email": z.email().describe("The client's e-mail address."),
-    "first_name": z.string().describe("First name.").optional(),
-    "last_name": z.string().describe("Last name.").optional(),
-    "phone": z.string().describe("Phone number.").optional(),
-    "language_code": InLanguageCode.optional(),
-    "client_companies": z.array(z.strictObject({ "name": z.string().describe("The company's name.") }).describe("A company, by name.")).describe("Companies the client belongs to (created if new).").optional(),
+    name: z.string().min(1).describe("The client's full name, e.g. Ada Lovelace."),
+    email: z.email().describe("The client's e-mail address."),
+    first_name: z.string().describe("First name.").optional(),
+    last_name: z.string().describe("Last name.").optional(),
+    phone: z.string().describe("Phone number.").optional(),
+    language_code: InLanguageCode.optional(),
+    client_companies: z.array(
+      z.strictObject({ name: z.string().describe("The company's name.") }).describe("A company, by name."),
+    ).describe("Companies the client belongs to (created if new).").optional(),
   }),
   output: OutClient.describe("The client was created; the body is the new client record."),
   outputWrap: "none",
-  handler: (client, input) => client.call("createClient", { body: { "full_name": input["name"], "email": input["email"], "first_name": input["first_name"], "last_name": input["last_name"], "phone": input["phone"], "language_code": input["language_code"], "client_companies": input["client_companies"] } }),
+  handler: (client, input) => client.call("createClient", {
+    body: {
+      full_name: input["name"],
+      email: input["email"],
+      first_name: input["first_name"],
+      last_name: input["last_name"],
+      phone: input["phone"],
+      language_code: input["language_code"],
+      client_companies: input["client_companies"],
+    },
+  }),
 });
 
 /** Get a client: `GET /partner_api/v1/clients/{id}`. */
@@ -98,11 +293,13 @@ export const contentsnareGetClient = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": z.string().regex(new RegExp("^acc_[A-Za-z0-9]+$")).describe("The client's id (`acc_` followed by letters and digits). Example: acc_8fJ2kL0q."),
+    id: z.string()
+      .regex(new RegExp("^acc_[A-Za-z0-9]+$"))
+      .describe("The client's id (`acc_` followed by letters and digits). Example: acc_8fJ2kL0q."),
   }),
   output: OutClient.describe("The client."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getClient", { params: { path: { "id": input["id"] } } }),
+  handler: (client, input) => client.call("getClient", { params: { path: { id: input["id"] } } }),
 });
 
 /** Update a client: `PUT /partner_api/v1/clients/{id}`. */
@@ -115,18 +312,33 @@ export const contentsnareUpdateClient = defineOperationTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": z.string().regex(new RegExp("^acc_[A-Za-z0-9]+$")).describe("The client's id (`acc_` followed by letters and digits). Example: acc_8fJ2kL0q."),
-    "full_name": z.string().min(1).describe("The client's full name.").optional(),
-    "email": z.email().describe("The client's e-mail address.").optional(),
-    "first_name": z.string().describe("First name.").optional(),
-    "last_name": z.string().describe("Last name.").optional(),
-    "phone": z.string().describe("Phone number.").optional(),
-    "language_code": InLanguageCode.optional(),
-    "client_companies": z.array(z.strictObject({ "name": z.string().describe("The company's name.") }).describe("A company, by name.")).describe("Companies the client belongs to.").optional(),
+    id: z.string()
+      .regex(new RegExp("^acc_[A-Za-z0-9]+$"))
+      .describe("The client's id (`acc_` followed by letters and digits). Example: acc_8fJ2kL0q."),
+    full_name: z.string().min(1).describe("The client's full name.").optional(),
+    email: z.email().describe("The client's e-mail address.").optional(),
+    first_name: z.string().describe("First name.").optional(),
+    last_name: z.string().describe("Last name.").optional(),
+    phone: z.string().describe("Phone number.").optional(),
+    language_code: InLanguageCode.optional(),
+    client_companies: z.array(
+      z.strictObject({ name: z.string().describe("The company's name.") }).describe("A company, by name."),
+    ).describe("Companies the client belongs to.").optional(),
   }),
   output: OutClient.describe("The updated client."),
   outputWrap: "none",
-  handler: (client, input) => client.call("updateClient", { params: { path: { "id": input["id"] } }, body: { "full_name": input["full_name"], "email": input["email"], "first_name": input["first_name"], "last_name": input["last_name"], "phone": input["phone"], "language_code": input["language_code"], "client_companies": input["client_companies"] } }),
+  handler: (client, input) => client.call("updateClient", {
+    params: { path: { id: input["id"] } },
+    body: {
+      full_name: input["full_name"],
+      email: input["email"],
+      first_name: input["first_name"],
+      last_name: input["last_name"],
+      phone: input["phone"],
+      language_code: input["language_code"],
+      client_companies: input["client_companies"],
+    },
+  }),
 });
 
 /** Delete a client: `DELETE /partner_api/v1/clients/{id}`. */
@@ -139,11 +351,13 @@ export const contentsnareDeleteClient = defineOperationTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": z.string().regex(new RegExp("^acc_[A-Za-z0-9]+$")).describe("The client's id (`acc_` followed by letters and digits). Example: acc_8fJ2kL0q."),
+    id: z.string()
+      .regex(new RegExp("^acc_[A-Za-z0-9]+$"))
+      .describe("The client's id (`acc_` followed by letters and digits). Example: acc_8fJ2kL0q."),
   }),
   output: z.looseObject({}).describe("The client was deleted. (No body.)"),
   outputWrap: "none",
-  handler: (client, input) => client.call("deleteClient", { params: { path: { "id": input["id"] } } }),
+  handler: (client, input) => client.call("deleteClient", { params: { path: { id: input["id"] } } }),
 });
 
 /** List requests: `GET /partner_api/v1/requests`. */
@@ -156,18 +370,52 @@ export const contentsnareListRequests = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "q": z.string().describe("Text to search for in the fields named by `q_by[]`. Example: whitfield.").optional(),
-    "q_by": z.array(z.string()).describe("Request fields that `q` is searched in, e.g. `name`, `clients.full_name`, `client_companies.name`. The service's default list is used when absent. Example: [\"name\",\"clients.full_name\"].").optional(),
-    "filter_by_statuses": z.array(InRequestStatus).describe("Only requests in these statuses (published, waiting, scheduled, draft, completed, archived).").optional(),
-    "sort_by": z.string().describe("The field to sort by (one field, e.g. `name` or `created_at`). Example: name.").optional(),
-    "sort_direction": z.enum(["asc","desc"]).describe("Sort direction.").optional(),
-    "limit": z.number().int().min(1).max(200).describe("Items per page, 1 to 200 (the service's default is 200). Example: 50.").optional(),
-    "offset": z.number().int().min(0).describe("Number of items to skip from the start of the list. Example: 0. Default: 0.").optional(),
-    "expand": z.array(z.enum(["request_template_name","owner_email","owner_name","clients"])).describe("Extra data to include in each request.").optional(),
+    q: z.string()
+      .describe("Text to search for in the fields named by `q_by[]`. Example: whitfield.")
+      .optional(),
+    q_by: z.array(z.string())
+      .describe(
+        "Request fields that `q` is searched in, e.g. `name`, `clients.full_name`, `client_companies.name`. The service's default list is used when absent. Example: [\"name\",\"clients.full_name\"].",
+      )
+      .optional(),
+    filter_by_statuses: z.array(InRequestStatus)
+      .describe(
+        "Only requests in these statuses (published, waiting, scheduled, draft, completed, archived).",
+      )
+      .optional(),
+    sort_by: z.string()
+      .describe("The field to sort by (one field, e.g. `name` or `created_at`). Example: name.")
+      .optional(),
+    sort_direction: z.enum(["asc", "desc"]).describe("Sort direction.").optional(),
+    limit: z.number().int()
+      .min(1)
+      .max(200)
+      .describe("Items per page, 1 to 200 (the service's default is 200). Example: 50.")
+      .optional(),
+    offset: z.number().int()
+      .min(0)
+      .describe("Number of items to skip from the start of the list. Example: 0. Default: 0.")
+      .optional(),
+    expand: z.array(z.enum(["request_template_name", "owner_email", "owner_name", "clients"]))
+      .describe("Extra data to include in each request.")
+      .optional(),
   }),
   output: OutRequestList.describe("One page of requests."),
   outputWrap: "none",
-  handler: (client, input) => client.call("listRequests", { params: { query: { "q": input["q"], "q_by[]": input["q_by"], "filter_by[statuses][]": input["filter_by_statuses"], "sort_by": input["sort_by"], "sort_direction": input["sort_direction"], "limit": input["limit"], "offset": input["offset"], "expand[]": input["expand"] } } }),
+  handler: (client, input) => client.call("listRequests", {
+    params: {
+      query: {
+        q: input["q"],
+        "q_by[]": input["q_by"],
+        "filter_by[statuses][]": input["filter_by_statuses"],
+        sort_by: input["sort_by"],
+        sort_direction: input["sort_direction"],
+        limit: input["limit"],
+        offset: input["offset"],
+        "expand[]": input["expand"],
+      },
+    },
+  }),
 });
 
 /** Create request: `POST /partner_api/v1/requests`. */
@@ -180,29 +428,76 @@ export const contentsnareCreateRequest = defineOperationTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "name": z.string().min(1).describe("The request's name."),
-    "client_email": z.email().describe("E-mail of the client to send the request to; a client with this address is created if none exists.").optional(),
-    "client_full_name": z.string().describe("Client's full name. Required when `client_email` is new; overwrites the name of an existing client.").optional(),
-    "client_phone": z.string().describe("Client's phone number.").optional(),
-    "company_name": z.string().describe("Client's company.").optional(),
-    "request_template_id": z.string().describe("Id of the template to build the request from.").optional(),
-    "request_template_name": z.string().describe("Name of the template to build the request from (instead of the id).").optional(),
-    "due": z.string().regex(DATE).meta({ format: "date" }).describe("Deadline, `yyyy-mm-dd`. The service defaults to 14 days from now.").optional(),
-    "status": z.enum(["draft","published"]).describe("`draft` (default) keeps the request unsent; `published` sends it to the client.").optional(),
-    "folder_id": z.string().describe("Id of the folder to file the request in.").optional(),
-    "folder_name": z.string().describe("Name of the folder (instead of the id).").optional(),
-    "owner_id": z.string().describe("Id of the team member who owns the request.").optional(),
-    "owner_email": z.email().describe("E-mail of the owning team member (instead of the id).").optional(),
-    "communication_template_id": z.string().describe("Id of the communication (reminder) schedule.").optional(),
-    "communication_template_name": z.string().describe("Name of the communication schedule (instead of the id).").optional(),
-    "comments_enabled": z.boolean().describe("Let clients comment on fields.").optional(),
-    "passcode_enabled": z.boolean().describe("Require a passcode to open the request.").optional(),
-    "share_via_link_enabled": z.boolean().describe("Allow opening the request through a share link.").optional(),
-    "client_id": z.string().describe("The seed's field. Id (`acc_...`) of an existing client. Not documented by the partner API for create; prefer `client_email`.").optional(),
+    name: z.string().min(1).describe("The request's name."),
+    client_email: z.email()
+      .describe(
+        "E-mail of the client to send the request to; a client with this address is created if none exists.",
+      )
+      .optional(),
+    client_full_name: z.string()
+      .describe(
+        "Client's full name. Required when `client_email` is new; overwrites the name of an existing client.",
+      )
+      .optional(),
+    client_phone: z.string().describe("Client's phone number.").optional(),
+    company_name: z.string().describe("Client's company.").optional(),
+    request_template_id: z.string().describe("Id of the template to build the request from.").optional(),
+    request_template_name: z.string()
+      .describe("Name of the template to build the request from (instead of the id).")
+      .optional(),
+    due: z.string()
+      .regex(DATE)
+      .meta({ format: "date" })
+      .describe("Deadline, `yyyy-mm-dd`. The service defaults to 14 days from now.")
+      .optional(),
+    status: z.enum(["draft", "published"])
+      .describe("`draft` (default) keeps the request unsent; `published` sends it to the client.")
+      .optional(),
+    folder_id: z.string().describe("Id of the folder to file the request in.").optional(),
+    folder_name: z.string().describe("Name of the folder (instead of the id).").optional(),
+    owner_id: z.string().describe("Id of the team member who owns the request.").optional(),
+    owner_email: z.email().describe("E-mail of the owning team member (instead of the id).").optional(),
+    communication_template_id: z.string().describe("Id of the communication (reminder) schedule.").optional(),
+    communication_template_name: z.string()
+      .describe("Name of the communication schedule (instead of the id).")
+      .optional(),
+    comments_enabled: z.boolean().describe("Let clients comment on fields.").optional(),
+    passcode_enabled: z.boolean().describe("Require a passcode to open the request.").optional(),
+    share_via_link_enabled: z.boolean().describe("Allow opening the request through a share link.").optional(),
+    client_id: z.string()
+      .describe(
+        "The seed's field. Id (`acc_...`) of an existing client. Not documented by the partner API for create; prefer `client_email`.",
+      )
+      .optional(),
   }),
-  output: OutRequest.describe("The request was created; the body is the new request, with the single `client` it was created for."),
+  output: OutRequest
+    .describe(
+      "The request was created; the body is the new request, with the single `client` it was created for.",
+    ),
   outputWrap: "none",
-  handler: (client, input) => client.call("createRequest", { body: { "name": input["name"], "client_email": input["client_email"], "client_full_name": input["client_full_name"], "client_phone": input["client_phone"], "company_name": input["company_name"], "request_template_id": input["request_template_id"], "request_template_name": input["request_template_name"], "due": input["due"], "status": input["status"], "folder_id": input["folder_id"], "folder_name": input["folder_name"], "owner_id": input["owner_id"], "owner_email": input["owner_email"], "communication_template_id": input["communication_template_id"], "communication_template_name": input["communication_template_name"], "comments_enabled": input["comments_enabled"], "passcode_enabled": input["passcode_enabled"], "share_via_link_enabled": input["share_via_link_enabled"], "client_id": input["client_id"] } }),
+  handler: (client, input) => client.call("createRequest", {
+    body: {
+      name: input["name"],
+      client_email: input["client_email"],
+      client_full_name: input["client_full_name"],
+      client_phone: input["client_phone"],
+      company_name: input["company_name"],
+      request_template_id: input["request_template_id"],
+      request_template_name: input["request_template_name"],
+      due: input["due"],
+      status: input["status"],
+      folder_id: input["folder_id"],
+      folder_name: input["folder_name"],
+      owner_id: input["owner_id"],
+      owner_email: input["owner_email"],
+      communication_template_id: input["communication_template_id"],
+      communication_template_name: input["communication_template_name"],
+      comments_enabled: input["comments_enabled"],
+      passcode_enabled: input["passcode_enabled"],
+      share_via_link_enabled: input["share_via_link_enabled"],
+      client_id: input["client_id"],
+    },
+  }),
 });
 
 /** Get a request: `GET /partner_api/v1/requests/{id}`. */
@@ -215,11 +510,13 @@ export const contentsnareGetRequest = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": z.string().regex(new RegExp("^req_[A-Za-z0-9]+$")).describe("The request's id (`req_` followed by letters and digits). Example: req_3Hk9sPq1."),
+    id: z.string()
+      .regex(new RegExp("^req_[A-Za-z0-9]+$"))
+      .describe("The request's id (`req_` followed by letters and digits). Example: req_3Hk9sPq1."),
   }),
   output: OutRequest.describe("The request."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getRequest", { params: { path: { "id": input["id"] } } }),
+  handler: (client, input) => client.call("getRequest", { params: { path: { id: input["id"] } } }),
 });
 
 /** Update a request: `PUT /partner_api/v1/requests/{id}`. */
@@ -232,26 +529,55 @@ export const contentsnareUpdateRequest = defineOperationTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": z.string().regex(new RegExp("^req_[A-Za-z0-9]+$")).describe("The request's id (`req_` followed by letters and digits). Example: req_3Hk9sPq1."),
-    "name": z.string().min(1).describe("The request's name.").optional(),
-    "due": z.string().regex(DATE).meta({ format: "date" }).describe("Deadline, `yyyy-mm-dd`.").optional(),
-    "status": z.enum(["draft","published","completed","archived"]).describe("New status.").optional(),
-    "folder_id": z.string().describe("Id of the folder to move the request to.").optional(),
-    "folder_name": z.string().describe("Name of the folder (instead of the id).").optional(),
-    "owner_id": z.string().describe("Id of the new owner.").optional(),
-    "owner_email": z.email().describe("E-mail of the new owner (instead of the id).").optional(),
-    "instruction_text": z.string().describe("Instructions shown at the start of the request (HTML).").optional(),
-    "show_instruction": z.boolean().describe("Show the instructions.").optional(),
-    "communication_template_id": z.string().nullable().describe("Id of the communication schedule; null removes the schedule.").optional(),
-    "communication_template_name": z.string().nullable().describe("Name of the communication schedule; null or \"None\" removes the schedule.").optional(),
-    "comments_enabled": z.boolean().describe("Let clients comment on fields.").optional(),
-    "passcode_enabled": z.boolean().describe("Require a passcode to open the request.").optional(),
-    "share_via_link_enabled": z.boolean().describe("Allow opening the request through a share link.").optional(),
-    "client_assignments_ids": z.array(InClientAssignment).describe("The clients assigned to the request (replaces the assignment).").optional(),
+    id: z.string()
+      .regex(new RegExp("^req_[A-Za-z0-9]+$"))
+      .describe("The request's id (`req_` followed by letters and digits). Example: req_3Hk9sPq1."),
+    name: z.string().min(1).describe("The request's name.").optional(),
+    due: z.string().regex(DATE).meta({ format: "date" }).describe("Deadline, `yyyy-mm-dd`.").optional(),
+    status: z.enum(["draft", "published", "completed", "archived"]).describe("New status.").optional(),
+    folder_id: z.string().describe("Id of the folder to move the request to.").optional(),
+    folder_name: z.string().describe("Name of the folder (instead of the id).").optional(),
+    owner_id: z.string().describe("Id of the new owner.").optional(),
+    owner_email: z.email().describe("E-mail of the new owner (instead of the id).").optional(),
+    instruction_text: z.string().describe("Instructions shown at the start of the request (HTML).").optional(),
+    show_instruction: z.boolean().describe("Show the instructions.").optional(),
+    communication_template_id: z.string()
+      .nullable()
+      .describe("Id of the communication schedule; null removes the schedule.")
+      .optional(),
+    communication_template_name: z.string()
+      .nullable()
+      .describe("Name of the communication schedule; null or \"None\" removes the schedule.")
+      .optional(),
+    comments_enabled: z.boolean().describe("Let clients comment on fields.").optional(),
+    passcode_enabled: z.boolean().describe("Require a passcode to open the request.").optional(),
+    share_via_link_enabled: z.boolean().describe("Allow opening the request through a share link.").optional(),
+    client_assignments_ids: z.array(InClientAssignment)
+      .describe("The clients assigned to the request (replaces the assignment).")
+      .optional(),
   }),
   output: OutRequest.describe("The updated request."),
   outputWrap: "none",
-  handler: (client, input) => client.call("updateRequest", { params: { path: { "id": input["id"] } }, body: { "name": input["name"], "due": input["due"], "status": input["status"], "folder_id": input["folder_id"], "folder_name": input["folder_name"], "owner_id": input["owner_id"], "owner_email": input["owner_email"], "instruction_text": input["instruction_text"], "show_instruction": input["show_instruction"], "communication_template_id": input["communication_template_id"], "communication_template_name": input["communication_template_name"], "comments_enabled": input["comments_enabled"], "passcode_enabled": input["passcode_enabled"], "share_via_link_enabled": input["share_via_link_enabled"], "client_assignments_ids": input["client_assignments_ids"] } }),
+  handler: (client, input) => client.call("updateRequest", {
+    params: { path: { id: input["id"] } },
+    body: {
+      name: input["name"],
+      due: input["due"],
+      status: input["status"],
+      folder_id: input["folder_id"],
+      folder_name: input["folder_name"],
+      owner_id: input["owner_id"],
+      owner_email: input["owner_email"],
+      instruction_text: input["instruction_text"],
+      show_instruction: input["show_instruction"],
+      communication_template_id: input["communication_template_id"],
+      communication_template_name: input["communication_template_name"],
+      comments_enabled: input["comments_enabled"],
+      passcode_enabled: input["passcode_enabled"],
+      share_via_link_enabled: input["share_via_link_enabled"],
+      client_assignments_ids: input["client_assignments_ids"],
+    },
+  }),
 });
 
 /** Delete a request: `DELETE /partner_api/v1/requests/{id}`. */
@@ -264,11 +590,13 @@ export const contentsnareDeleteRequest = defineOperationTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": z.string().regex(new RegExp("^req_[A-Za-z0-9]+$")).describe("The request's id (`req_` followed by letters and digits). Example: req_3Hk9sPq1."),
+    id: z.string()
+      .regex(new RegExp("^req_[A-Za-z0-9]+$"))
+      .describe("The request's id (`req_` followed by letters and digits). Example: req_3Hk9sPq1."),
   }),
   output: z.looseObject({}).describe("The request was deleted. (No body.)"),
   outputWrap: "none",
-  handler: (client, input) => client.call("deleteRequest", { params: { path: { "id": input["id"] } } }),
+  handler: (client, input) => client.call("deleteRequest", { params: { path: { id: input["id"] } } }),
 });
 
 /** List request templates: `GET /partner_api/v1/request_templates`. */
@@ -281,12 +609,21 @@ export const contentsnareListRequestTemplates = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "limit": z.number().int().min(1).max(200).describe("Items per page, 1 to 200 (the service's default is 200). Example: 50.").optional(),
-    "offset": z.number().int().min(0).describe("Number of items to skip from the start of the list. Example: 0. Default: 0.").optional(),
+    limit: z.number().int()
+      .min(1)
+      .max(200)
+      .describe("Items per page, 1 to 200 (the service's default is 200). Example: 50.")
+      .optional(),
+    offset: z.number().int()
+      .min(0)
+      .describe("Number of items to skip from the start of the list. Example: 0. Default: 0.")
+      .optional(),
   }),
   output: OutRequestTemplateList.describe("One page of request templates."),
   outputWrap: "none",
-  handler: (client, input) => client.call("listRequestTemplates", { params: { query: { "limit": input["limit"], "offset": input["offset"] } } }),
+  handler: (client, input) => client.call("listRequestTemplates", {
+    params: { query: { limit: input["limit"], offset: input["offset"] } },
+  }),
 });
 
 /** List folders: `GET /partner_api/v1/folders`. */
@@ -299,16 +636,49 @@ export const contentsnareListFolders = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "limit": z.number().int().min(1).max(200).describe("Items per page, 1 to 200 (the service's default is 200). Example: 50.").optional(),
-    "offset": z.number().int().min(0).describe("Number of items to skip from the start of the list. Example: 0. Default: 0.").optional(),
+    limit: z.number().int()
+      .min(1)
+      .max(200)
+      .describe("Items per page, 1 to 200 (the service's default is 200). Example: 50.")
+      .optional(),
+    offset: z.number().int()
+      .min(0)
+      .describe("Number of items to skip from the start of the list. Example: 0. Default: 0.")
+      .optional(),
   }),
   output: OutFolderList.describe("One page of folders."),
   outputWrap: "none",
-  handler: (client, input) => client.call("listFolders", { params: { query: { "limit": input["limit"], "offset": input["offset"] } } }),
+  handler: (client, input) => client.call("listFolders", {
+    params: { query: { limit: input["limit"], offset: input["offset"] } },
+  }),
 });
 
-/** Content Snare API Call: any endpoint under the connection's base address (GET, POST, PUT, PATCH, DELETE). */
-export const contentsnareApiCall = defineApiCallTool(descriptor, {"title":"Content Snare API Call","description":"Call any Content Snare partner API endpoint with the connection's OAuth token added automatically, e.g. to list requests, read a client or check a request's status. Give the method, the path under https://api.contentsnare.com (starting with /partner_api/v1), query parameters and a JSON body. Prefer a dedicated contentsnare_ step when one exists.","methods":["GET","POST","PUT","PATCH","DELETE"],"queryField":"query_parameters","bodyField":"body","examples":["/partner_api/v1/requests","/partner_api/v1/clients"]});
+/**
+ * Content Snare API Call: any endpoint under the connection's base address (GET, POST, PUT, PATCH, DELETE).
+ */
+export const contentsnareApiCall = defineApiCallTool(descriptor, {
+  title: "Content Snare API Call",
+  description: "Call any Content Snare partner API endpoint with the connection's OAuth token added automatically, e.g. to list requests, read a client or check a request's status. Give the method, the path under https://api.contentsnare.com (starting with /partner_api/v1), query parameters and a JSON body. Prefer a dedicated contentsnare_ step when one exists.",
+  methods: ["GET", "POST", "PUT", "PATCH", "DELETE"],
+  queryField: "query_parameters",
+  bodyField: "body",
+  examples: ["/partner_api/v1/requests", "/partner_api/v1/clients"],
+});
 
 /** Every tool step of Content Snare, in spec order. */
-export const tools: readonly ToolDefinition[] = [contentsnareGetMe, contentsnareListClients, contentsnareCreateClient, contentsnareGetClient, contentsnareUpdateClient, contentsnareDeleteClient, contentsnareListRequests, contentsnareCreateRequest, contentsnareGetRequest, contentsnareUpdateRequest, contentsnareDeleteRequest, contentsnareListRequestTemplates, contentsnareListFolders, contentsnareApiCall];
+export const tools: readonly ToolDefinition[] = [
+  contentsnareGetMe,
+  contentsnareListClients,
+  contentsnareCreateClient,
+  contentsnareGetClient,
+  contentsnareUpdateClient,
+  contentsnareDeleteClient,
+  contentsnareListRequests,
+  contentsnareCreateRequest,
+  contentsnareGetRequest,
+  contentsnareUpdateRequest,
+  contentsnareDeleteRequest,
+  contentsnareListRequestTemplates,
+  contentsnareListFolders,
+  contentsnareApiCall,
+];

@@ -9,47 +9,482 @@ import { descriptor } from "./descriptor.js";
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?$/;
 
 // Schemas of the spec's components, shared by the steps below.
-const OutMarketoError = z.looseObject({ "code": z.string().describe("Error code, a quoted integer (6xx, 7xx; some 1xxx)."), "message": z.string().describe("Plain-text reason.") }).describe("A response-level error; the call was not carried out.");
-const OutMarketoWarning = z.looseObject({ "code": z.number().int().describe("Warning code.").optional(), "message": z.string().describe("Warning text.").optional() }).describe("A warning object as Adobe's swagger defines it (code is an integer there).");
-const OutLead = z.looseObject({ "id": z.number().int().describe("Lead id."), "email": z.string().nullable().describe("Email address.").optional(), "firstName": z.string().nullable().describe("First name.").optional(), "lastName": z.string().nullable().describe("Last name.").optional(), "middleName": z.string().nullable().describe("Middle name.").optional(), "salutation": z.string().nullable().describe("Salutation.").optional(), "title": z.string().nullable().describe("Job title.").optional(), "company": z.string().nullable().describe("Company name.").optional(), "phone": z.string().nullable().describe("Phone number.").optional(), "mobilePhone": z.string().nullable().describe("Mobile phone number.").optional(), "address": z.string().nullable().describe("Street address.").optional(), "city": z.string().nullable().describe("City.").optional(), "state": z.string().nullable().describe("State or region.").optional(), "postalCode": z.string().nullable().describe("Postal code.").optional(), "country": z.string().nullable().describe("Country.").optional(), "website": z.string().nullable().describe("Website.").optional(), "leadSource": z.string().nullable().describe("Lead source.").optional(), "leadStatus": z.string().nullable().describe("Lead status.").optional(), "leadScore": z.number().int().nullable().describe("Lead score.").optional(), "unsubscribed": z.boolean().nullable().describe("Whether the lead unsubscribed from marketing email.").optional(), "unsubscribedReason": z.string().nullable().describe("Why the lead unsubscribed.").optional(), "emailInvalid": z.boolean().nullable().describe("Whether the email address is invalid (for example after a hard bounce).").optional(), "emailInvalidCause": z.string().nullable().describe("Why the email address is invalid.").optional(), "doNotCall": z.boolean().nullable().describe("Whether the lead must not be called.").optional(), "createdAt": z.string().meta({ format: "date-time" }).describe("When the lead was created (ISO 8601").optional(), "updatedAt": z.string().meta({ format: "date-time" }).describe("When the lead was last updated (ISO 8601").optional() }).describe("A lead (person). The fields present are those asked for with `fields` (default id, email, firstName, lastName, createdAt, updatedAt); custom fields appear under their REST API names, so the record is open. Empty fields are null.");
-const OutLeadResponse = z.looseObject({ "requestId": z.string().describe("Marketo's id of the request, for support cases."), "success": z.boolean().describe("false when the call failed as a whole; errors then says why."), "errors": z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(), "warnings": z.array(z.union([z.string(), OutMarketoWarning])).describe("Informational warnings; plain strings in practice, objects in Adobe's swagger.").optional(), "nextPageToken": z.string().describe("Token of the next page; absent on the last page (activity calls always return one).").optional(), "moreResult": z.boolean().describe("On activity calls, whether more pages follow.").optional(), "result": z.array(OutLead).describe("The leads.").optional() }).describe("Lead Database envelope holding leads.");
-const InLeadInput = z.looseObject({ "id": z.number().int().describe("Lead id (updateOnly with lookupField id).").optional(), "email": z.string().describe("Email address.").optional(), "firstName": z.string().describe("First name.").optional(), "lastName": z.string().describe("Last name.").optional(), "company": z.string().describe("Company name (set on create only).").optional(), "title": z.string().describe("Job title.").optional(), "phone": z.string().describe("Phone number.").optional(), "leadSource": z.string().describe("Lead source.").optional() }).describe("One lead to create or update: standard or custom fields under their REST API names. Include the lookup field (email by default); give `id` only with action updateOnly. Email must be ASCII.");
-const OutReason = z.looseObject({ "code": z.string().describe("Record-level code, a quoted integer 1xxx (1004 lead not found, 1005 lead already exists, ...)."), "message": z.string().describe("Plain-text reason.") }).describe("Why one record was skipped (record-level error).");
-const OutSyncLeadResult = z.looseObject({ "id": z.number().int().describe("Id of the lead created or updated; absent when skipped.").optional(), "status": z.enum(["created","updated","skipped"]).describe("What happened to the lead."), "reasons": z.array(OutReason).describe("Why the lead was skipped.").optional() }).describe("Outcome for one input lead of Sync Leads.");
-const OutSyncLeadResponse = z.looseObject({ "requestId": z.string().describe("Marketo's id of the request, for support cases."), "success": z.boolean().describe("false when the call failed as a whole; errors then says why."), "errors": z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(), "warnings": z.array(z.union([z.string(), OutMarketoWarning])).describe("Informational warnings; plain strings in practice, objects in Adobe's swagger.").optional(), "nextPageToken": z.string().describe("Token of the next page; absent on the last page (activity calls always return one).").optional(), "moreResult": z.boolean().describe("On activity calls, whether more pages follow.").optional(), "result": z.array(OutSyncLeadResult).describe("Results in the order of the input.").optional() }).describe("Lead Database envelope holding one sync result per input lead.");
-const OutMarketoResponse = z.looseObject({ "requestId": z.string().describe("Marketo's id of the request, for support cases."), "success": z.boolean().describe("false when the call failed as a whole; errors then says why."), "errors": z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(), "warnings": z.array(z.union([z.string(), OutMarketoWarning])).describe("Informational warnings; plain strings in practice, objects in Adobe's swagger.").optional(), "nextPageToken": z.string().describe("Token of the next page; absent on the last page (activity calls always return one).").optional(), "moreResult": z.boolean().describe("On activity calls, whether more pages follow.").optional() }).describe("Envelope of every Lead Database (/rest/v1) response. A failed call has success false and errors; a successful one has result (in the derived *Response schemas) and, on lists, nextPageToken. The activity paging-token call answers with this envelope alone.");
-const OutActivityAttribute = z.looseObject({ "name": z.string().describe("Attribute display name."), "apiName": z.string().describe("Attribute API name (custom activities).").optional(), "value": z.unknown().describe("Attribute value: string, number, boolean or null.").optional() }).describe("A secondary attribute of an activity.");
-const OutActivity = z.looseObject({ "id": z.number().int().describe("Activity id; may be missing or repeated on instances moved to the Activity Service.").optional(), "marketoGUID": z.string().describe("Unique id of the activity (replaces id as the key).").optional(), "leadId": z.number().int().describe("The lead's id."), "activityDate": z.string().meta({ format: "date-time" }).describe("When the activity happened (ISO 8601)."), "activityTypeId": z.number().int().describe("Activity type (see getActivityTypes)."), "campaignId": z.number().int().describe("Smart campaign that caused the activity.").optional(), "primaryAttributeValueId": z.number().int().describe("Id of the primary attribute").optional(), "primaryAttributeValue": z.string().describe("Value of the primary attribute").optional(), "attributes": z.array(OutActivityAttribute).describe("Secondary attributes.").optional() }).describe("One activity of a lead.");
-const OutActivityResponse = z.looseObject({ "requestId": z.string().describe("Marketo's id of the request, for support cases."), "success": z.boolean().describe("false when the call failed as a whole; errors then says why."), "errors": z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(), "warnings": z.array(z.union([z.string(), OutMarketoWarning])).describe("Informational warnings; plain strings in practice, objects in Adobe's swagger.").optional(), "nextPageToken": z.string().describe("Token of the next page; absent on the last page (activity calls always return one).").optional(), "moreResult": z.boolean().describe("On activity calls, whether more pages follow.").optional(), "result": z.array(OutActivity).describe("The activities.").optional() }).describe("Lead Database envelope holding activities.");
-const OutLeadChangeField = z.looseObject({ "id": z.number().int().describe("Field id.").optional(), "name": z.string().describe("Field REST API name."), "newValue": z.string().nullable().describe("Value after the change.").optional(), "oldValue": z.string().nullable().describe("Value before the change.").optional() }).describe("One field changed by a lead change.");
-const OutLeadChange = z.looseObject({ "id": z.number().int().describe("Activity id; may be missing or repeated on instances moved to the Activity Service.").optional(), "marketoGUID": z.string().describe("Unique id of the activity (replaces id as the key).").optional(), "leadId": z.number().int().describe("The lead's id."), "activityDate": z.string().meta({ format: "date-time" }).describe("When the activity happened (ISO 8601)."), "activityTypeId": z.number().int().describe("Activity type (see getActivityTypes)."), "campaignId": z.number().int().describe("Smart campaign that caused the activity.").optional(), "primaryAttributeValueId": z.number().int().describe("Id of the primary attribute").optional(), "primaryAttributeValue": z.string().describe("Value of the primary attribute").optional(), "attributes": z.array(OutActivityAttribute).describe("Secondary attributes.").optional(), "fields": z.array(OutLeadChangeField).describe("The changed fields.").optional() }).describe("A Data Value Change (13) or New Lead (12) activity with the changed fields.");
-const OutLeadChangeResponse = z.looseObject({ "requestId": z.string().describe("Marketo's id of the request, for support cases."), "success": z.boolean().describe("false when the call failed as a whole; errors then says why."), "errors": z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(), "warnings": z.array(z.union([z.string(), OutMarketoWarning])).describe("Informational warnings; plain strings in practice, objects in Adobe's swagger.").optional(), "nextPageToken": z.string().describe("Token of the next page; absent on the last page (activity calls always return one).").optional(), "moreResult": z.boolean().describe("On activity calls, whether more pages follow.").optional(), "result": z.array(OutLeadChange).describe("The lead changes.").optional() }).describe("Lead Database envelope holding lead changes.");
-const OutActivityTypeAttribute = z.looseObject({ "name": z.string().describe("Attribute display name."), "apiName": z.string().describe("Attribute API name.").optional(), "dataType": z.string().describe("Data type") }).describe("An attribute of an activity type.");
-const OutActivityType = z.looseObject({ "id": z.number().int().describe("Activity type id."), "name": z.string().describe("Display name."), "description": z.string().describe("Description.").optional(), "apiName": z.string().describe("API name (custom activity types).").optional(), "primaryAttribute": OutActivityTypeAttribute.optional(), "attributes": z.array(OutActivityTypeAttribute).describe("Secondary attributes.").optional() }).describe("An activity type of the instance.");
-const OutActivityTypeResponse = z.looseObject({ "requestId": z.string().describe("Marketo's id of the request, for support cases."), "success": z.boolean().describe("false when the call failed as a whole; errors then says why."), "errors": z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(), "warnings": z.array(z.union([z.string(), OutMarketoWarning])).describe("Informational warnings; plain strings in practice, objects in Adobe's swagger.").optional(), "nextPageToken": z.string().describe("Token of the next page; absent on the last page (activity calls always return one).").optional(), "moreResult": z.boolean().describe("On activity calls, whether more pages follow.").optional(), "result": z.array(OutActivityType).describe("The activity types.").optional() }).describe("Lead Database envelope holding activity types.");
-const OutCampaign = z.looseObject({ "id": z.number().int().describe("Campaign id."), "name": z.string().describe("Campaign name."), "description": z.string().nullable().describe("Description.").optional(), "type": z.enum(["batch","trigger"]).describe("Batch or trigger campaign."), "programName": z.string().describe("Name of the parent program.").optional(), "programId": z.number().int().describe("Id of the parent program.").optional(), "workspaceName": z.string().describe("Workspace.").optional(), "createdAt": z.string().meta({ format: "date-time" }).describe("When it was created."), "updatedAt": z.string().meta({ format: "date-time" }).describe("When it was last updated."), "active": z.boolean().describe("Whether a trigger campaign is active.").optional() }).describe("A smart campaign (Lead Database model).");
-const OutCampaignResponse = z.looseObject({ "requestId": z.string().describe("Marketo's id of the request, for support cases."), "success": z.boolean().describe("false when the call failed as a whole; errors then says why."), "errors": z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(), "warnings": z.array(z.union([z.string(), OutMarketoWarning])).describe("Informational warnings; plain strings in practice, objects in Adobe's swagger.").optional(), "nextPageToken": z.string().describe("Token of the next page; absent on the last page (activity calls always return one).").optional(), "moreResult": z.boolean().describe("On activity calls, whether more pages follow.").optional(), "result": z.array(OutCampaign).describe("The campaigns.").optional() }).describe("Lead Database envelope holding smart campaigns.");
-const InCampaignToken = z.strictObject({ "name": z.string().describe("Token name with its braces, e.g. {{my.Subject Line}}."), "value": z.string().describe("Value for this run.") }).describe("A My Token override for one run.");
-const OutIdResult = z.looseObject({ "id": z.number().int().describe("Object id.") }).describe("The id of the object acted on.");
-const OutIdResultResponse = z.looseObject({ "requestId": z.string().describe("Marketo's id of the request, for support cases."), "success": z.boolean().describe("false when the call failed as a whole; errors then says why."), "errors": z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(), "warnings": z.array(z.union([z.string(), OutMarketoWarning])).describe("Informational warnings; plain strings in practice, objects in Adobe's swagger.").optional(), "nextPageToken": z.string().describe("Token of the next page; absent on the last page (activity calls always return one).").optional(), "moreResult": z.boolean().describe("On activity calls, whether more pages follow.").optional(), "result": z.array(OutIdResult).describe("One item with the id.").optional() }).describe("Lead Database envelope holding the id of the object acted on.");
-const OutAssetFolder = z.looseObject({ "id": z.number().int().describe("Folder or program id (swagger form).").optional(), "value": z.number().int().describe("Folder or program id (form real answers use).").optional(), "type": z.enum(["Folder","Program"]).describe("Whether the container is a folder or a program.").optional(), "folderName": z.string().describe("Name of the folder or program.").optional() }).describe("Folder or program holding an asset. Adobe's swagger says {id, type}; real answers carry {type, value, folderName}. Both are accepted.");
-const OutProgram = z.looseObject({ "id": z.number().int().describe("Program id."), "name": z.string().describe("Program name."), "description": z.string().nullable().describe("Description.").optional(), "type": z.string().describe("Program type, e.g. Default, Event, Webinar, Engagement, Email.").optional(), "channel": z.string().describe("Channel, e.g. Email Send, Webinar.").optional(), "status": z.string().describe("locked, unlocked, on, off, or empty for default programs.").optional(), "workspace": z.string().describe("Workspace.").optional(), "url": z.string().describe("Address of the program in the Marketo UI.").optional(), "folder": OutAssetFolder.optional(), "createdAt": z.string().describe("When it was created."), "updatedAt": z.string().describe("When it was last updated."), "sfdcId": z.string().nullable().describe("Linked Salesforce campaign id.").optional(), "sfdcName": z.string().nullable().describe("Linked Salesforce campaign name.").optional() }).describe("A program (Asset API). Timestamps may look like 2024-04-22T11:03:18Z+0000; parse leniently.");
-const OutProgramResponse = z.looseObject({ "requestId": z.string().describe("Marketo's id of the request, for support cases."), "success": z.boolean().describe("false when the call failed as a whole; errors then says why."), "errors": z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(), "warnings": z.array(z.string()).describe("Informational warnings, e.g. \"No assets found for the given search criteria.\".").optional(), "result": z.array(OutProgram).describe("The programs; absent when none is found.").optional() }).describe("Asset envelope holding programs.");
-const OutProgramStats = z.looseObject({ "id": z.number().int().describe("Program id."), "name": z.string().describe("Program name.").optional() }).describe("Statistics of a program, as the seed's stats endpoint would answer. No public source defines this record, so only the id is typed and the rest is open.");
-const OutProgramStatsResponse = z.looseObject({ "requestId": z.string().describe("Marketo's id of the request, for support cases."), "success": z.boolean().describe("false when the call failed as a whole; errors then says why."), "errors": z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(), "warnings": z.array(z.string()).describe("Informational warnings, e.g. \"No assets found for the given search criteria.\".").optional(), "result": z.array(OutProgramStats).describe("The statistics record.").optional() }).describe("Asset envelope holding program statistics (seed endpoint, see getProgramStats).");
-const OutLandingPageStats = z.looseObject({ "id": z.number().int().describe("Landing page id."), "name": z.string().describe("Landing page name.").optional() }).describe("Statistics of a landing page, as the seed's stats endpoint would answer. No public source defines this record, so only the id is typed and the rest is open.");
-const OutLandingPageStatsResponse = z.looseObject({ "requestId": z.string().describe("Marketo's id of the request, for support cases."), "success": z.boolean().describe("false when the call failed as a whole; errors then says why."), "errors": z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(), "warnings": z.array(z.string()).describe("Informational warnings, e.g. \"No assets found for the given search criteria.\".").optional(), "result": z.array(OutLandingPageStats).describe("The statistics record.").optional() }).describe("Asset envelope holding landing page statistics (seed endpoint, see getLandingPageStats).");
-const OutEmailContentValue = z.looseObject({ "type": z.string().describe("HTML or Text."), "value": z.string().describe("The content.") }).describe("One rendering of a content section.");
-const OutEmailContentSection = z.looseObject({ "htmlId": z.string().describe("HTML id of the section."), "contentType": z.string().describe("Section type, e.g. Text, DynamicContent, Snippet."), "value": z.union([z.array(OutEmailContentValue), z.string(), z.number().int()]).describe("The HTML and text renderings, or a scalar (for example the dynamic content id).").optional(), "index": z.number().int().describe("Position of the section.").optional(), "isLocked": z.boolean().describe("Whether the section is locked.").optional(), "parentHtmlId": z.string().nullable().describe("HTML id of the enclosing section.").optional() }).describe("An editable section of an email.");
-const OutEmailContentResponse = z.looseObject({ "requestId": z.string().describe("Marketo's id of the request, for support cases."), "success": z.boolean().describe("false when the call failed as a whole; errors then says why."), "errors": z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(), "warnings": z.array(z.string()).describe("Informational warnings, e.g. \"No assets found for the given search criteria.\".").optional(), "result": z.array(OutEmailContentSection).describe("The content sections.").optional() }).describe("Asset envelope holding the content sections of an email.");
-const OutEmailTextField = z.looseObject({ "type": z.string().describe("How the value is given, e.g. Text or DynamicContent.").optional(), "value": z.string().nullable().describe("The value.").optional() }).describe("A settable email header field.");
-const OutEmail = z.looseObject({ "id": z.number().int().describe("Email id."), "name": z.string().describe("Email name."), "description": z.string().nullable().describe("Description.").optional(), "createdAt": z.string().describe("When it was created.").optional(), "updatedAt": z.string().describe("When it was last updated.").optional(), "url": z.string().describe("Address of the email in the Marketo UI.").optional(), "subject": z.union([OutEmailTextField, z.null()]).describe("Subject line.").optional(), "fromName": z.union([OutEmailTextField, z.null()]).describe("From name.").optional(), "fromEmail": z.union([OutEmailTextField, z.null()]).describe("From address.").optional(), "replyEmail": z.union([OutEmailTextField, z.null()]).describe("Reply-to address.").optional(), "folder": OutAssetFolder.optional(), "operational": z.boolean().describe("Operational email (sent to unsubscribed leads too).").optional(), "textOnly": z.boolean().describe("Text-only email.").optional(), "publishToMSI": z.boolean().describe("Published to Marketo Sales Insight.").optional(), "webView": z.boolean().describe("Web view enabled.").optional(), "autoCopyToText": z.boolean().describe("Text version copied from the HTML.").optional(), "isOpenTrackingDisabled": z.boolean().describe("Open tracking disabled.").optional(), "status": z.union([z.string(), z.boolean()]).describe("approved or draft (one documented example shows false).").optional(), "template": z.number().int().nullable().describe("Id of the email template.").optional(), "version": z.number().int().describe("Email editor version").optional(), "preHeader": z.string().nullable().describe("Preheader text.").optional(), "workspace": z.string().describe("Workspace.").optional() }).describe("An email asset. Timestamps may look like 2024-01-08T18:27:55Z+0000; parse leniently.");
-const OutEmailResponse = z.looseObject({ "requestId": z.string().describe("Marketo's id of the request, for support cases."), "success": z.boolean().describe("false when the call failed as a whole; errors then says why."), "errors": z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(), "warnings": z.array(z.string()).describe("Informational warnings, e.g. \"No assets found for the given search criteria.\".").optional(), "result": z.array(OutEmail).describe("The emails; absent when none is found.").optional() }).describe("Asset envelope holding emails.");
-const OutAssetIdResponse = z.looseObject({ "requestId": z.string().describe("Marketo's id of the request, for support cases."), "success": z.boolean().describe("false when the call failed as a whole; errors then says why."), "errors": z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(), "warnings": z.array(z.string()).describe("Informational warnings, e.g. \"No assets found for the given search criteria.\".").optional(), "result": z.array(OutIdResult).describe("One item with the id.").optional() }).describe("Asset envelope holding the id of the asset acted on.");
-const OutStaticList = z.looseObject({ "id": z.number().int().describe("List id."), "name": z.string().describe("List name."), "description": z.string().nullable().describe("Description.").optional(), "programName": z.string().describe("Name of the parent program.").optional(), "workspaceName": z.string().describe("Workspace.").optional(), "createdAt": z.string().meta({ format: "date-time" }).describe("When it was created."), "updatedAt": z.string().meta({ format: "date-time" }).describe("When it was last updated.") }).describe("A static list.");
-const OutStaticListResponse = z.looseObject({ "requestId": z.string().describe("Marketo's id of the request, for support cases."), "success": z.boolean().describe("false when the call failed as a whole; errors then says why."), "errors": z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(), "warnings": z.array(z.union([z.string(), OutMarketoWarning])).describe("Informational warnings; plain strings in practice, objects in Adobe's swagger.").optional(), "nextPageToken": z.string().describe("Token of the next page; absent on the last page (activity calls always return one).").optional(), "moreResult": z.boolean().describe("On activity calls, whether more pages follow.").optional(), "result": z.array(OutStaticList).describe("The static lists.").optional() }).describe("Lead Database envelope holding static lists.");
-const OutListMembershipResult = z.looseObject({ "id": z.number().int().describe("Lead id."), "status": z.enum(["added","removed","skipped","memberof","notmemberof"]).describe("added or removed (add, remove), memberof or notmemberof (ismember), skipped (with reasons)."), "reasons": z.array(OutReason).describe("Why the lead was skipped.").optional() }).describe("Outcome for one lead id of a list membership call.");
-const OutListMembershipResponse = z.looseObject({ "requestId": z.string().describe("Marketo's id of the request, for support cases."), "success": z.boolean().describe("false when the call failed as a whole; errors then says why."), "errors": z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(), "warnings": z.array(z.union([z.string(), OutMarketoWarning])).describe("Informational warnings; plain strings in practice, objects in Adobe's swagger.").optional(), "nextPageToken": z.string().describe("Token of the next page; absent on the last page (activity calls always return one).").optional(), "moreResult": z.boolean().describe("On activity calls, whether more pages follow.").optional(), "result": z.array(OutListMembershipResult).describe("Results in the order of the input ids.").optional() }).describe("Lead Database envelope holding one membership result per lead id.");
+const OutMarketoError = z.looseObject({
+  code: z.string().describe("Error code, a quoted integer (6xx, 7xx; some 1xxx)."),
+  message: z.string().describe("Plain-text reason."),
+}).describe("A response-level error; the call was not carried out.");
+
+const OutMarketoWarning = z.looseObject({
+  code: z.number().int().describe("Warning code.").optional(),
+  message: z.string().describe("Warning text.").optional(),
+}).describe("A warning object as Adobe's swagger defines it (code is an integer there).");
+
+const OutLead = z.looseObject({
+  id: z.number().int().describe("Lead id."),
+  email: z.string().nullable().describe("Email address.").optional(),
+  firstName: z.string().nullable().describe("First name.").optional(),
+  lastName: z.string().nullable().describe("Last name.").optional(),
+  middleName: z.string().nullable().describe("Middle name.").optional(),
+  salutation: z.string().nullable().describe("Salutation.").optional(),
+  title: z.string().nullable().describe("Job title.").optional(),
+  company: z.string().nullable().describe("Company name.").optional(),
+  phone: z.string().nullable().describe("Phone number.").optional(),
+  mobilePhone: z.string().nullable().describe("Mobile phone number.").optional(),
+  address: z.string().nullable().describe("Street address.").optional(),
+  city: z.string().nullable().describe("City.").optional(),
+  state: z.string().nullable().describe("State or region.").optional(),
+  postalCode: z.string().nullable().describe("Postal code.").optional(),
+  country: z.string().nullable().describe("Country.").optional(),
+  website: z.string().nullable().describe("Website.").optional(),
+  leadSource: z.string().nullable().describe("Lead source.").optional(),
+  leadStatus: z.string().nullable().describe("Lead status.").optional(),
+  leadScore: z.number().int().nullable().describe("Lead score.").optional(),
+  unsubscribed: z.boolean()
+    .nullable()
+    .describe("Whether the lead unsubscribed from marketing email.")
+    .optional(),
+  unsubscribedReason: z.string().nullable().describe("Why the lead unsubscribed.").optional(),
+  emailInvalid: z.boolean()
+    .nullable()
+    .describe("Whether the email address is invalid (for example after a hard bounce).")
+    .optional(),
+  emailInvalidCause: z.string().nullable().describe("Why the email address is invalid.").optional(),
+  doNotCall: z.boolean().nullable().describe("Whether the lead must not be called.").optional(),
+  createdAt: z.string()
+    .meta({ format: "date-time" })
+    .describe("When the lead was created (ISO 8601, UTC).")
+    .optional(),
+  updatedAt: z.string()
+    .meta({ format: "date-time" })
+    .describe("When the lead was last updated (ISO 8601, UTC).")
+    .optional(),
+})
+  .describe(
+    "A lead (person). The fields present are those asked for with `fields` (default id, email, firstName, lastName, createdAt, updatedAt); custom fields appear under their REST API names, so the record is open. Empty fields are null.",
+  );
+
+const OutLeadResponse = z.looseObject({
+  requestId: z.string().describe("Marketo's id of the request, for support cases."),
+  success: z.boolean().describe("false when the call failed as a whole; errors then says why."),
+  errors: z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(),
+  warnings: z.array(z.union([z.string(), OutMarketoWarning]))
+    .describe("Informational warnings; plain strings in practice, objects in Adobe's swagger.")
+    .optional(),
+  nextPageToken: z.string()
+    .describe("Token of the next page; absent on the last page (activity calls always return one).")
+    .optional(),
+  moreResult: z.boolean().describe("On activity calls, whether more pages follow.").optional(),
+  result: z.array(OutLead).describe("The leads.").optional(),
+}).describe("Lead Database envelope holding leads.");
+
+const InLeadInput = z.looseObject({
+  id: z.number().int().describe("Lead id (updateOnly with lookupField id).").optional(),
+  email: z.string().describe("Email address.").optional(),
+  firstName: z.string().describe("First name.").optional(),
+  lastName: z.string().describe("Last name.").optional(),
+  company: z.string().describe("Company name (set on create only).").optional(),
+  title: z.string().describe("Job title.").optional(),
+  phone: z.string().describe("Phone number.").optional(),
+  leadSource: z.string().describe("Lead source.").optional(),
+})
+  .describe(
+    "One lead to create or update: standard or custom fields under their REST API names. Include the lookup field (email by default); give `id` only with action updateOnly. Email must be ASCII.",
+  );
+
+const OutReason = z.looseObject({
+  code: z.string()
+    .describe(
+      "Record-level code, a quoted integer 1xxx (1004 lead not found, 1005 lead already exists, ...).",
+    ),
+  message: z.string().describe("Plain-text reason."),
+}).describe("Why one record was skipped (record-level error).");
+
+const OutSyncLeadResult = z.looseObject({
+  id: z.number().int().describe("Id of the lead created or updated; absent when skipped.").optional(),
+  status: z.enum(["created", "updated", "skipped"]).describe("What happened to the lead."),
+  reasons: z.array(OutReason).describe("Why the lead was skipped.").optional(),
+}).describe("Outcome for one input lead of Sync Leads.");
+
+const OutSyncLeadResponse = z.looseObject({
+  requestId: z.string().describe("Marketo's id of the request, for support cases."),
+  success: z.boolean().describe("false when the call failed as a whole; errors then says why."),
+  errors: z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(),
+  warnings: z.array(z.union([z.string(), OutMarketoWarning]))
+    .describe("Informational warnings; plain strings in practice, objects in Adobe's swagger.")
+    .optional(),
+  nextPageToken: z.string()
+    .describe("Token of the next page; absent on the last page (activity calls always return one).")
+    .optional(),
+  moreResult: z.boolean().describe("On activity calls, whether more pages follow.").optional(),
+  result: z.array(OutSyncLeadResult).describe("Results in the order of the input.").optional(),
+}).describe("Lead Database envelope holding one sync result per input lead.");
+
+const OutMarketoResponse = z.looseObject({
+  requestId: z.string().describe("Marketo's id of the request, for support cases."),
+  success: z.boolean().describe("false when the call failed as a whole; errors then says why."),
+  errors: z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(),
+  warnings: z.array(z.union([z.string(), OutMarketoWarning]))
+    .describe("Informational warnings; plain strings in practice, objects in Adobe's swagger.")
+    .optional(),
+  nextPageToken: z.string()
+    .describe("Token of the next page; absent on the last page (activity calls always return one).")
+    .optional(),
+  moreResult: z.boolean().describe("On activity calls, whether more pages follow.").optional(),
+})
+  .describe(
+    "Envelope of every Lead Database (/rest/v1) response. A failed call has success false and errors; a successful one has result (in the derived *Response schemas) and, on lists, nextPageToken. The activity paging-token call answers with this envelope alone.",
+  );
+
+const OutActivityAttribute = z.looseObject({
+  name: z.string().describe("Attribute display name."),
+  apiName: z.string().describe("Attribute API name (custom activities).").optional(),
+  value: z.unknown().describe("Attribute value: string, number, boolean or null.").optional(),
+}).describe("A secondary attribute of an activity.");
+
+const OutActivity = z.looseObject({
+  id: z.number().int()
+    .describe("Activity id; may be missing or repeated on instances moved to the Activity Service.")
+    .optional(),
+  marketoGUID: z.string().describe("Unique id of the activity (replaces id as the key).").optional(),
+  leadId: z.number().int().describe("The lead's id."),
+  activityDate: z.string().meta({ format: "date-time" }).describe("When the activity happened (ISO 8601)."),
+  activityTypeId: z.number().int().describe("Activity type (see getActivityTypes)."),
+  campaignId: z.number().int().describe("Smart campaign that caused the activity.").optional(),
+  primaryAttributeValueId: z.number().int()
+    .describe("Id of the primary attribute, e.g. the email asset id.")
+    .optional(),
+  primaryAttributeValue: z.string()
+    .describe("Value of the primary attribute, e.g. the email's program-qualified name.")
+    .optional(),
+  attributes: z.array(OutActivityAttribute).describe("Secondary attributes.").optional(),
+}).describe("One activity of a lead.");
+
+const OutActivityResponse = z.looseObject({
+  requestId: z.string().describe("Marketo's id of the request, for support cases."),
+  success: z.boolean().describe("false when the call failed as a whole; errors then says why."),
+  errors: z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(),
+  warnings: z.array(z.union([z.string(), OutMarketoWarning]))
+    .describe("Informational warnings; plain strings in practice, objects in Adobe's swagger.")
+    .optional(),
+  nextPageToken: z.string()
+    .describe("Token of the next page; absent on the last page (activity calls always return one).")
+    .optional(),
+  moreResult: z.boolean().describe("On activity calls, whether more pages follow.").optional(),
+  result: z.array(OutActivity).describe("The activities.").optional(),
+}).describe("Lead Database envelope holding activities.");
+
+const OutLeadChangeField = z.looseObject({
+  id: z.number().int().describe("Field id.").optional(),
+  name: z.string().describe("Field REST API name."),
+  newValue: z.string().nullable().describe("Value after the change.").optional(),
+  oldValue: z.string().nullable().describe("Value before the change.").optional(),
+}).describe("One field changed by a lead change.");
+
+const OutLeadChange = z.looseObject({
+  id: z.number().int()
+    .describe("Activity id; may be missing or repeated on instances moved to the Activity Service.")
+    .optional(),
+  marketoGUID: z.string().describe("Unique id of the activity (replaces id as the key).").optional(),
+  leadId: z.number().int().describe("The lead's id."),
+  activityDate: z.string().meta({ format: "date-time" }).describe("When the activity happened (ISO 8601)."),
+  activityTypeId: z.number().int().describe("Activity type (see getActivityTypes)."),
+  campaignId: z.number().int().describe("Smart campaign that caused the activity.").optional(),
+  primaryAttributeValueId: z.number().int()
+    .describe("Id of the primary attribute, e.g. the email asset id.")
+    .optional(),
+  primaryAttributeValue: z.string()
+    .describe("Value of the primary attribute, e.g. the email's program-qualified name.")
+    .optional(),
+  attributes: z.array(OutActivityAttribute).describe("Secondary attributes.").optional(),
+  fields: z.array(OutLeadChangeField).describe("The changed fields.").optional(),
+}).describe("A Data Value Change (13) or New Lead (12) activity with the changed fields.");
+
+const OutLeadChangeResponse = z.looseObject({
+  requestId: z.string().describe("Marketo's id of the request, for support cases."),
+  success: z.boolean().describe("false when the call failed as a whole; errors then says why."),
+  errors: z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(),
+  warnings: z.array(z.union([z.string(), OutMarketoWarning]))
+    .describe("Informational warnings; plain strings in practice, objects in Adobe's swagger.")
+    .optional(),
+  nextPageToken: z.string()
+    .describe("Token of the next page; absent on the last page (activity calls always return one).")
+    .optional(),
+  moreResult: z.boolean().describe("On activity calls, whether more pages follow.").optional(),
+  result: z.array(OutLeadChange).describe("The lead changes.").optional(),
+}).describe("Lead Database envelope holding lead changes.");
+
+const OutActivityTypeAttribute = z.looseObject({
+  name: z.string().describe("Attribute display name."),
+  apiName: z.string().describe("Attribute API name.").optional(),
+  dataType: z.string().describe("Data type, e.g. string, integer, boolean, email."),
+}).describe("An attribute of an activity type.");
+
+const OutActivityType = z.looseObject({
+  id: z.number().int().describe("Activity type id."),
+  name: z.string().describe("Display name."),
+  description: z.string().describe("Description.").optional(),
+  apiName: z.string().describe("API name (custom activity types).").optional(),
+  primaryAttribute: OutActivityTypeAttribute.optional(),
+  attributes: z.array(OutActivityTypeAttribute).describe("Secondary attributes.").optional(),
+}).describe("An activity type of the instance.");
+
+const OutActivityTypeResponse = z.looseObject({
+  requestId: z.string().describe("Marketo's id of the request, for support cases."),
+  success: z.boolean().describe("false when the call failed as a whole; errors then says why."),
+  errors: z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(),
+  warnings: z.array(z.union([z.string(), OutMarketoWarning]))
+    .describe("Informational warnings; plain strings in practice, objects in Adobe's swagger.")
+    .optional(),
+  nextPageToken: z.string()
+    .describe("Token of the next page; absent on the last page (activity calls always return one).")
+    .optional(),
+  moreResult: z.boolean().describe("On activity calls, whether more pages follow.").optional(),
+  result: z.array(OutActivityType).describe("The activity types.").optional(),
+}).describe("Lead Database envelope holding activity types.");
+
+const OutCampaign = z.looseObject({
+  id: z.number().int().describe("Campaign id."),
+  name: z.string().describe("Campaign name."),
+  description: z.string().nullable().describe("Description.").optional(),
+  type: z.enum(["batch", "trigger"]).describe("Batch or trigger campaign."),
+  programName: z.string().describe("Name of the parent program.").optional(),
+  programId: z.number().int().describe("Id of the parent program.").optional(),
+  workspaceName: z.string().describe("Workspace.").optional(),
+  createdAt: z.string().meta({ format: "date-time" }).describe("When it was created."),
+  updatedAt: z.string().meta({ format: "date-time" }).describe("When it was last updated."),
+  active: z.boolean().describe("Whether a trigger campaign is active.").optional(),
+}).describe("A smart campaign (Lead Database model).");
+
+const OutCampaignResponse = z.looseObject({
+  requestId: z.string().describe("Marketo's id of the request, for support cases."),
+  success: z.boolean().describe("false when the call failed as a whole; errors then says why."),
+  errors: z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(),
+  warnings: z.array(z.union([z.string(), OutMarketoWarning]))
+    .describe("Informational warnings; plain strings in practice, objects in Adobe's swagger.")
+    .optional(),
+  nextPageToken: z.string()
+    .describe("Token of the next page; absent on the last page (activity calls always return one).")
+    .optional(),
+  moreResult: z.boolean().describe("On activity calls, whether more pages follow.").optional(),
+  result: z.array(OutCampaign).describe("The campaigns.").optional(),
+}).describe("Lead Database envelope holding smart campaigns.");
+
+const InCampaignToken = z.strictObject({
+  name: z.string().describe("Token name with its braces, e.g. {{my.Subject Line}}."),
+  value: z.string().describe("Value for this run."),
+}).describe("A My Token override for one run.");
+
+const OutIdResult = z.looseObject({ id: z.number().int().describe("Object id.") })
+  .describe("The id of the object acted on.");
+
+const OutIdResultResponse = z.looseObject({
+  requestId: z.string().describe("Marketo's id of the request, for support cases."),
+  success: z.boolean().describe("false when the call failed as a whole; errors then says why."),
+  errors: z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(),
+  warnings: z.array(z.union([z.string(), OutMarketoWarning]))
+    .describe("Informational warnings; plain strings in practice, objects in Adobe's swagger.")
+    .optional(),
+  nextPageToken: z.string()
+    .describe("Token of the next page; absent on the last page (activity calls always return one).")
+    .optional(),
+  moreResult: z.boolean().describe("On activity calls, whether more pages follow.").optional(),
+  result: z.array(OutIdResult).describe("One item with the id.").optional(),
+}).describe("Lead Database envelope holding the id of the object acted on.");
+
+const OutAssetFolder = z.looseObject({
+  id: z.number().int().describe("Folder or program id (swagger form).").optional(),
+  value: z.number().int().describe("Folder or program id (form real answers use).").optional(),
+  type: z.enum(["Folder", "Program"]).describe("Whether the container is a folder or a program.").optional(),
+  folderName: z.string().describe("Name of the folder or program.").optional(),
+})
+  .describe(
+    "Folder or program holding an asset. Adobe's swagger says {id, type}; real answers carry {type, value, folderName}. Both are accepted.",
+  );
+
+const OutProgram = z.looseObject({
+  id: z.number().int().describe("Program id."),
+  name: z.string().describe("Program name."),
+  description: z.string().nullable().describe("Description.").optional(),
+  type: z.string().describe("Program type, e.g. Default, Event, Webinar, Engagement, Email.").optional(),
+  channel: z.string().describe("Channel, e.g. Email Send, Webinar.").optional(),
+  status: z.string().describe("locked, unlocked, on, off, or empty for default programs.").optional(),
+  workspace: z.string().describe("Workspace.").optional(),
+  url: z.string().describe("Address of the program in the Marketo UI.").optional(),
+  folder: OutAssetFolder.optional(),
+  createdAt: z.string().describe("When it was created."),
+  updatedAt: z.string().describe("When it was last updated."),
+  sfdcId: z.string().nullable().describe("Linked Salesforce campaign id.").optional(),
+  sfdcName: z.string().nullable().describe("Linked Salesforce campaign name.").optional(),
+}).describe("A program (Asset API). Timestamps may look like 2024-04-22T11:03:18Z+0000; parse leniently.");
+
+const OutProgramResponse = z.looseObject({
+  requestId: z.string().describe("Marketo's id of the request, for support cases."),
+  success: z.boolean().describe("false when the call failed as a whole; errors then says why."),
+  errors: z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(),
+  warnings: z.array(z.string())
+    .describe("Informational warnings, e.g. \"No assets found for the given search criteria.\".")
+    .optional(),
+  result: z.array(OutProgram).describe("The programs; absent when none is found.").optional(),
+}).describe("Asset envelope holding programs.");
+
+const OutProgramStats = z.looseObject({
+  id: z.number().int().describe("Program id."),
+  name: z.string().describe("Program name.").optional(),
+})
+  .describe(
+    "Statistics of a program, as the seed's stats endpoint would answer. No public source defines this record, so only the id is typed and the rest is open.",
+  );
+
+const OutProgramStatsResponse = z.looseObject({
+  requestId: z.string().describe("Marketo's id of the request, for support cases."),
+  success: z.boolean().describe("false when the call failed as a whole; errors then says why."),
+  errors: z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(),
+  warnings: z.array(z.string())
+    .describe("Informational warnings, e.g. \"No assets found for the given search criteria.\".")
+    .optional(),
+  result: z.array(OutProgramStats).describe("The statistics record.").optional(),
+}).describe("Asset envelope holding program statistics (seed endpoint, see getProgramStats).");
+
+const OutLandingPageStats = z.looseObject({
+  id: z.number().int().describe("Landing page id."),
+  name: z.string().describe("Landing page name.").optional(),
+})
+  .describe(
+    "Statistics of a landing page, as the seed's stats endpoint would answer. No public source defines this record, so only the id is typed and the rest is open.",
+  );
+
+const OutLandingPageStatsResponse = z.looseObject({
+  requestId: z.string().describe("Marketo's id of the request, for support cases."),
+  success: z.boolean().describe("false when the call failed as a whole; errors then says why."),
+  errors: z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(),
+  warnings: z.array(z.string())
+    .describe("Informational warnings, e.g. \"No assets found for the given search criteria.\".")
+    .optional(),
+  result: z.array(OutLandingPageStats).describe("The statistics record.").optional(),
+}).describe("Asset envelope holding landing page statistics (seed endpoint, see getLandingPageStats).");
+
+const OutEmailContentValue = z.looseObject({
+  type: z.string().describe("HTML or Text."),
+  value: z.string().describe("The content."),
+}).describe("One rendering of a content section.");
+
+const OutEmailContentSection = z.looseObject({
+  htmlId: z.string().describe("HTML id of the section."),
+  contentType: z.string().describe("Section type, e.g. Text, DynamicContent, Snippet."),
+  value: z.union([z.array(OutEmailContentValue), z.string(), z.number().int()])
+    .describe("The HTML and text renderings, or a scalar (for example the dynamic content id).")
+    .optional(),
+  index: z.number().int().describe("Position of the section.").optional(),
+  isLocked: z.boolean().describe("Whether the section is locked.").optional(),
+  parentHtmlId: z.string().nullable().describe("HTML id of the enclosing section.").optional(),
+}).describe("An editable section of an email.");
+
+const OutEmailContentResponse = z.looseObject({
+  requestId: z.string().describe("Marketo's id of the request, for support cases."),
+  success: z.boolean().describe("false when the call failed as a whole; errors then says why."),
+  errors: z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(),
+  warnings: z.array(z.string())
+    .describe("Informational warnings, e.g. \"No assets found for the given search criteria.\".")
+    .optional(),
+  result: z.array(OutEmailContentSection).describe("The content sections.").optional(),
+}).describe("Asset envelope holding the content sections of an email.");
+
+const OutEmailTextField = z.looseObject({
+  type: z.string().describe("How the value is given, e.g. Text or DynamicContent.").optional(),
+  value: z.string().nullable().describe("The value.").optional(),
+}).describe("A settable email header field.");
+
+const OutEmail = z.looseObject({
+  id: z.number().int().describe("Email id."),
+  name: z.string().describe("Email name."),
+  description: z.string().nullable().describe("Description.").optional(),
+  createdAt: z.string().describe("When it was created.").optional(),
+  updatedAt: z.string().describe("When it was last updated.").optional(),
+  url: z.string().describe("Address of the email in the Marketo UI.").optional(),
+  subject: z.union([OutEmailTextField, z.null()]).describe("Subject line.").optional(),
+  fromName: z.union([OutEmailTextField, z.null()]).describe("From name.").optional(),
+  fromEmail: z.union([OutEmailTextField, z.null()]).describe("From address.").optional(),
+  replyEmail: z.union([OutEmailTextField, z.null()]).describe("Reply-to address.").optional(),
+  folder: OutAssetFolder.optional(),
+  operational: z.boolean().describe("Operational email (sent to unsubscribed leads too).").optional(),
+  textOnly: z.boolean().describe("Text-only email.").optional(),
+  publishToMSI: z.boolean().describe("Published to Marketo Sales Insight.").optional(),
+  webView: z.boolean().describe("Web view enabled.").optional(),
+  autoCopyToText: z.boolean().describe("Text version copied from the HTML.").optional(),
+  isOpenTrackingDisabled: z.boolean().describe("Open tracking disabled.").optional(),
+  status: z.union([z.string(), z.boolean()])
+    .describe("approved or draft (one documented example shows false).")
+    .optional(),
+  template: z.number().int().nullable().describe("Id of the email template.").optional(),
+  version: z.number().int().describe("Email editor version, 1 or 2.").optional(),
+  preHeader: z.string().nullable().describe("Preheader text.").optional(),
+  workspace: z.string().describe("Workspace.").optional(),
+}).describe("An email asset. Timestamps may look like 2024-01-08T18:27:55Z+0000; parse leniently.");
+
+const OutEmailResponse = z.looseObject({
+  requestId: z.string().describe("Marketo's id of the request, for support cases."),
+  success: z.boolean().describe("false when the call failed as a whole; errors then says why."),
+  errors: z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(),
+  warnings: z.array(z.string())
+    .describe("Informational warnings, e.g. \"No assets found for the given search criteria.\".")
+    .optional(),
+  result: z.array(OutEmail).describe("The emails; absent when none is found.").optional(),
+}).describe("Asset envelope holding emails.");
+
+const OutAssetIdResponse = z.looseObject({
+  requestId: z.string().describe("Marketo's id of the request, for support cases."),
+  success: z.boolean().describe("false when the call failed as a whole; errors then says why."),
+  errors: z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(),
+  warnings: z.array(z.string())
+    .describe("Informational warnings, e.g. \"No assets found for the given search criteria.\".")
+    .optional(),
+  result: z.array(OutIdResult).describe("One item with the id.").optional(),
+}).describe("Asset envelope holding the id of the asset acted on.");
+
+const OutStaticList = z.looseObject({
+  id: z.number().int().describe("List id."),
+  name: z.string().describe("List name."),
+  description: z.string().nullable().describe("Description.").optional(),
+  programName: z.string().describe("Name of the parent program.").optional(),
+  workspaceName: z.string().describe("Workspace.").optional(),
+  createdAt: z.string().meta({ format: "date-time" }).describe("When it was created."),
+  updatedAt: z.string().meta({ format: "date-time" }).describe("When it was last updated."),
+}).describe("A static list.");
+
+const OutStaticListResponse = z.looseObject({
+  requestId: z.string().describe("Marketo's id of the request, for support cases."),
+  success: z.boolean().describe("false when the call failed as a whole; errors then says why."),
+  errors: z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(),
+  warnings: z.array(z.union([z.string(), OutMarketoWarning]))
+    .describe("Informational warnings; plain strings in practice, objects in Adobe's swagger.")
+    .optional(),
+  nextPageToken: z.string()
+    .describe("Token of the next page; absent on the last page (activity calls always return one).")
+    .optional(),
+  moreResult: z.boolean().describe("On activity calls, whether more pages follow.").optional(),
+  result: z.array(OutStaticList).describe("The static lists.").optional(),
+}).describe("Lead Database envelope holding static lists.");
+
+const OutListMembershipResult = z.looseObject({
+  id: z.number().int().describe("Lead id."),
+  status: z.enum(["added", "removed", "skipped", "memberof", "notmemberof"])
+    .describe("added or removed (add, remove), memberof or notmemberof (ismember), skipped (with reasons)."),
+  reasons: z.array(OutReason).describe("Why the lead was skipped.").optional(),
+}).describe("Outcome for one lead id of a list membership call.");
+
+const OutListMembershipResponse = z.looseObject({
+  requestId: z.string().describe("Marketo's id of the request, for support cases."),
+  success: z.boolean().describe("false when the call failed as a whole; errors then says why."),
+  errors: z.array(OutMarketoError).describe("Response-level errors (only when success is false).").optional(),
+  warnings: z.array(z.union([z.string(), OutMarketoWarning]))
+    .describe("Informational warnings; plain strings in practice, objects in Adobe's swagger.")
+    .optional(),
+  nextPageToken: z.string()
+    .describe("Token of the next page; absent on the last page (activity calls always return one).")
+    .optional(),
+  moreResult: z.boolean().describe("On activity calls, whether more pages follow.").optional(),
+  result: z.array(OutListMembershipResult).describe("Results in the order of the input ids.").optional(),
+}).describe("Lead Database envelope holding one membership result per lead id.");
 
 /** Get leads: `GET /rest/v1/leads.json`. */
 export const marketoGetLeads = defineOperationTool({
@@ -61,15 +496,43 @@ export const marketoGetLeads = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "filterType": z.string().describe("Lead field to filter on: `id`, `email`, `cookies`, `facebookId`, `leadPartitionId`, `linkedInId`, `sfdcAccountId`, `sfdcContactId`, `sfdcLeadId`, `sfdcLeadOwnerId`, `sfdcOpptyId`, `twitterId`, or a custom string, email or integer field that is searchable (see leads/describe2.json). Example: email."),
-    "filterValues": z.array(z.string()).min(1).max(300).describe("Values to match, comma-separated, at most 300. More than 1000 matching leads fails with 1003."),
-    "fields": z.array(z.string()).describe("Lead fields to return (REST API names), comma-separated. Default id, email, firstName, lastName, createdAt, updatedAt.").optional(),
-    "batchSize": z.number().int().min(1).max(300).describe("Records per page, at most 300 (also the default). Default: 300.").optional(),
-    "nextPageToken": z.string().describe("The nextPageToken of the previous page; leave out for the first page.").optional(),
+    filterType: z.string()
+      .describe(
+        "Lead field to filter on: `id`, `email`, `cookies`, `facebookId`, `leadPartitionId`, `linkedInId`, `sfdcAccountId`, `sfdcContactId`, `sfdcLeadId`, `sfdcLeadOwnerId`, `sfdcOpptyId`, `twitterId`, or a custom string, email or integer field that is searchable (see leads/describe2.json). Example: email.",
+      ),
+    filterValues: z.array(z.string())
+      .min(1)
+      .max(300)
+      .describe(
+        "Values to match, comma-separated, at most 300. More than 1000 matching leads fails with 1003.",
+      ),
+    fields: z.array(z.string())
+      .describe(
+        "Lead fields to return (REST API names), comma-separated. Default id, email, firstName, lastName, createdAt, updatedAt.",
+      )
+      .optional(),
+    batchSize: z.number().int()
+      .min(1)
+      .max(300)
+      .describe("Records per page, at most 300 (also the default). Default: 300.")
+      .optional(),
+    nextPageToken: z.string()
+      .describe("The nextPageToken of the previous page; leave out for the first page.")
+      .optional(),
   }),
   output: OutLeadResponse.describe("Matching leads, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getLeads", { params: { query: { "filterType": input["filterType"], "filterValues": input["filterValues"], "fields": input["fields"], "batchSize": input["batchSize"], "nextPageToken": input["nextPageToken"] } } }),
+  handler: (client, input) => client.call("getLeads", {
+    params: {
+      query: {
+        filterType: input["filterType"],
+        filterValues: input["filterValues"],
+        fields: input["fields"],
+        batchSize: input["batchSize"],
+        nextPageToken: input["nextPageToken"],
+      },
+    },
+  }),
 });
 
 /** Create or update leads: `POST /rest/v1/leads.json`. */
@@ -82,15 +545,31 @@ export const marketoSyncLeads = defineOperationTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "action": z.enum(["createOnly","updateOnly","createOrUpdate","createDuplicate"]).describe("What to do with each lead. Default: createOrUpdate.").optional(),
-    "lookupField": z.string().describe("Field that identifies an existing lead (createOrUpdate, updateOnly). Default: email.").optional(),
-    "partitionName": z.string().describe("Lead partition to create leads in (createOnly, createOrUpdate).").optional(),
-    "asyncProcessing": z.boolean().describe("Return at once and process the leads in the background.").optional(),
-    "input": z.array(InLeadInput).min(1).max(300).describe("The leads, at most 300."),
+    action: z.enum(["createOnly", "updateOnly", "createOrUpdate", "createDuplicate"])
+      .describe("What to do with each lead. Default: createOrUpdate.")
+      .optional(),
+    lookupField: z.string()
+      .describe("Field that identifies an existing lead (createOrUpdate, updateOnly). Default: email.")
+      .optional(),
+    partitionName: z.string()
+      .describe("Lead partition to create leads in (createOnly, createOrUpdate).")
+      .optional(),
+    asyncProcessing: z.boolean()
+      .describe("Return at once and process the leads in the background.")
+      .optional(),
+    input: z.array(InLeadInput).min(1).max(300).describe("The leads, at most 300."),
   }),
   output: OutSyncLeadResponse.describe("One result per input lead, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("syncLeads", { body: { "action": input["action"], "lookupField": input["lookupField"], "partitionName": input["partitionName"], "asyncProcessing": input["asyncProcessing"], "input": input["input"] } }),
+  handler: (client, input) => client.call("syncLeads", {
+    body: {
+      action: input["action"],
+      lookupField: input["lookupField"],
+      partitionName: input["partitionName"],
+      asyncProcessing: input["asyncProcessing"],
+      input: input["input"],
+    },
+  }),
 });
 
 /** Get an activity paging token: `GET /rest/v1/activities/pagingtoken.json`. */
@@ -103,11 +582,18 @@ export const marketoGetPagingToken = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "sinceDatetime": z.string().regex(DATE_TIME).meta({ format: "date-time" }).describe("Earliest activity date to read from, ISO 8601; give a time zone (e.g. 2024-05-01T00:00:00Z)."),
+    sinceDatetime: z.string()
+      .regex(DATE_TIME)
+      .meta({ format: "date-time" })
+      .describe(
+        "Earliest activity date to read from, ISO 8601; give a time zone (e.g. 2024-05-01T00:00:00Z).",
+      ),
   }),
   output: OutMarketoResponse.describe("The paging token, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getPagingToken", { params: { query: { "sinceDatetime": input["sinceDatetime"] } } }),
+  handler: (client, input) => client.call("getPagingToken", {
+    params: { query: { sinceDatetime: input["sinceDatetime"] } },
+  }),
 });
 
 /** Get lead activities: `GET /rest/v1/activities.json`. */
@@ -120,16 +606,44 @@ export const marketoGetLeadActivities = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "nextPageToken": z.string().describe("Where to read from, from getPagingToken or from the previous page's nextPageToken."),
-    "activityTypeIds": z.array(z.number().int()).min(1).max(10).describe("Activity type ids, comma-separated, at most 10."),
-    "assetIds": z.array(z.number().int()).describe("Primary asset ids to filter on (for example email ids); only with a single activity type.").optional(),
-    "listId": z.number().int().describe("Only activities of members of this static list (lists of 10,000 or more leads are to fail with 1003 from late 2026).").optional(),
-    "leadIds": z.array(z.number().int()).max(30).describe("Only activities of these leads, comma-separated, at most 30.").optional(),
-    "batchSize": z.number().int().min(1).max(300).describe("Records per page, at most 300 (also the default). Default: 300.").optional(),
+    nextPageToken: z.string()
+      .describe("Where to read from, from getPagingToken or from the previous page's nextPageToken."),
+    activityTypeIds: z.array(z.number().int())
+      .min(1)
+      .max(10)
+      .describe("Activity type ids, comma-separated, at most 10."),
+    assetIds: z.array(z.number().int())
+      .describe("Primary asset ids to filter on (for example email ids); only with a single activity type.")
+      .optional(),
+    listId: z.number().int()
+      .describe(
+        "Only activities of members of this static list (lists of 10,000 or more leads are to fail with 1003 from late 2026).",
+      )
+      .optional(),
+    leadIds: z.array(z.number().int())
+      .max(30)
+      .describe("Only activities of these leads, comma-separated, at most 30.")
+      .optional(),
+    batchSize: z.number().int()
+      .min(1)
+      .max(300)
+      .describe("Records per page, at most 300 (also the default). Default: 300.")
+      .optional(),
   }),
   output: OutActivityResponse.describe("A page of activities, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getLeadActivities", { params: { query: { "nextPageToken": input["nextPageToken"], "activityTypeIds": input["activityTypeIds"], "assetIds": input["assetIds"], "listId": input["listId"], "leadIds": input["leadIds"], "batchSize": input["batchSize"] } } }),
+  handler: (client, input) => client.call("getLeadActivities", {
+    params: {
+      query: {
+        nextPageToken: input["nextPageToken"],
+        activityTypeIds: input["activityTypeIds"],
+        assetIds: input["assetIds"],
+        listId: input["listId"],
+        leadIds: input["leadIds"],
+        batchSize: input["batchSize"],
+      },
+    },
+  }),
 });
 
 /** Get lead changes: `GET /rest/v1/activities/leadchanges.json`. */
@@ -142,15 +656,39 @@ export const marketoGetLeadChanges = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "nextPageToken": z.string().describe("Where to read from, from getPagingToken or from the previous page's nextPageToken."),
-    "fields": z.array(z.string()).min(1).describe("Lead fields whose changes to return (REST API names), comma-separated."),
-    "listId": z.number().int().describe("Only activities of members of this static list (lists of 10,000 or more leads are to fail with 1003 from late 2026).").optional(),
-    "leadIds": z.array(z.number().int()).max(30).describe("Only activities of these leads, comma-separated, at most 30.").optional(),
-    "batchSize": z.number().int().min(1).max(300).describe("Records per page, at most 300 (also the default). Default: 300.").optional(),
+    nextPageToken: z.string()
+      .describe("Where to read from, from getPagingToken or from the previous page's nextPageToken."),
+    fields: z.array(z.string())
+      .min(1)
+      .describe("Lead fields whose changes to return (REST API names), comma-separated."),
+    listId: z.number().int()
+      .describe(
+        "Only activities of members of this static list (lists of 10,000 or more leads are to fail with 1003 from late 2026).",
+      )
+      .optional(),
+    leadIds: z.array(z.number().int())
+      .max(30)
+      .describe("Only activities of these leads, comma-separated, at most 30.")
+      .optional(),
+    batchSize: z.number().int()
+      .min(1)
+      .max(300)
+      .describe("Records per page, at most 300 (also the default). Default: 300.")
+      .optional(),
   }),
   output: OutLeadChangeResponse.describe("A page of lead changes, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getLeadChanges", { params: { query: { "nextPageToken": input["nextPageToken"], "fields": input["fields"], "listId": input["listId"], "leadIds": input["leadIds"], "batchSize": input["batchSize"] } } }),
+  handler: (client, input) => client.call("getLeadChanges", {
+    params: {
+      query: {
+        nextPageToken: input["nextPageToken"],
+        fields: input["fields"],
+        listId: input["listId"],
+        leadIds: input["leadIds"],
+        batchSize: input["batchSize"],
+      },
+    },
+  }),
 });
 
 /** Get activity types: `GET /rest/v1/activities/types.json`. */
@@ -178,15 +716,39 @@ export const marketoGetEmailBouncedActivities = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "nextPageToken": z.string().describe("Where to read from, from getPagingToken or from the previous page's nextPageToken."),
-    "assetIds": z.array(z.number().int()).describe("Only activities of these email assets, comma-separated.").optional(),
-    "listId": z.number().int().describe("Only activities of members of this static list (lists of 10,000 or more leads are to fail with 1003 from late 2026).").optional(),
-    "leadIds": z.array(z.number().int()).max(30).describe("Only activities of these leads, comma-separated, at most 30.").optional(),
-    "batchSize": z.number().int().min(1).max(300).describe("Records per page, at most 300 (also the default). Default: 300.").optional(),
+    nextPageToken: z.string()
+      .describe("Where to read from, from getPagingToken or from the previous page's nextPageToken."),
+    assetIds: z.array(z.number().int())
+      .describe("Only activities of these email assets, comma-separated.")
+      .optional(),
+    listId: z.number().int()
+      .describe(
+        "Only activities of members of this static list (lists of 10,000 or more leads are to fail with 1003 from late 2026).",
+      )
+      .optional(),
+    leadIds: z.array(z.number().int())
+      .max(30)
+      .describe("Only activities of these leads, comma-separated, at most 30.")
+      .optional(),
+    batchSize: z.number().int()
+      .min(1)
+      .max(300)
+      .describe("Records per page, at most 300 (also the default). Default: 300.")
+      .optional(),
   }),
   output: OutActivityResponse.describe("A page of bounce activities, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getEmailBouncedActivities", { params: { query: { "nextPageToken": input["nextPageToken"], "assetIds": input["assetIds"], "listId": input["listId"], "leadIds": input["leadIds"], "batchSize": input["batchSize"] } } }),
+  handler: (client, input) => client.call("getEmailBouncedActivities", {
+    params: {
+      query: {
+        nextPageToken: input["nextPageToken"],
+        assetIds: input["assetIds"],
+        listId: input["listId"],
+        leadIds: input["leadIds"],
+        batchSize: input["batchSize"],
+      },
+    },
+  }),
 });
 
 /** Get email opened activities: `GET /rest/v1/activities/emailopened.json`. */
@@ -199,15 +761,39 @@ export const marketoGetEmailOpenedActivities = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "nextPageToken": z.string().describe("Where to read from, from getPagingToken or from the previous page's nextPageToken."),
-    "assetIds": z.array(z.number().int()).describe("Only activities of these email assets, comma-separated.").optional(),
-    "listId": z.number().int().describe("Only activities of members of this static list (lists of 10,000 or more leads are to fail with 1003 from late 2026).").optional(),
-    "leadIds": z.array(z.number().int()).max(30).describe("Only activities of these leads, comma-separated, at most 30.").optional(),
-    "batchSize": z.number().int().min(1).max(300).describe("Records per page, at most 300 (also the default). Default: 300.").optional(),
+    nextPageToken: z.string()
+      .describe("Where to read from, from getPagingToken or from the previous page's nextPageToken."),
+    assetIds: z.array(z.number().int())
+      .describe("Only activities of these email assets, comma-separated.")
+      .optional(),
+    listId: z.number().int()
+      .describe(
+        "Only activities of members of this static list (lists of 10,000 or more leads are to fail with 1003 from late 2026).",
+      )
+      .optional(),
+    leadIds: z.array(z.number().int())
+      .max(30)
+      .describe("Only activities of these leads, comma-separated, at most 30.")
+      .optional(),
+    batchSize: z.number().int()
+      .min(1)
+      .max(300)
+      .describe("Records per page, at most 300 (also the default). Default: 300.")
+      .optional(),
   }),
   output: OutActivityResponse.describe("A page of email open activities, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getEmailOpenedActivities", { params: { query: { "nextPageToken": input["nextPageToken"], "assetIds": input["assetIds"], "listId": input["listId"], "leadIds": input["leadIds"], "batchSize": input["batchSize"] } } }),
+  handler: (client, input) => client.call("getEmailOpenedActivities", {
+    params: {
+      query: {
+        nextPageToken: input["nextPageToken"],
+        assetIds: input["assetIds"],
+        listId: input["listId"],
+        leadIds: input["leadIds"],
+        batchSize: input["batchSize"],
+      },
+    },
+  }),
 });
 
 /** Get campaigns: `GET /rest/v1/campaigns.json`. */
@@ -220,17 +806,43 @@ export const marketoGetCampaigns = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": z.array(z.number().int()).describe("Campaign ids to return, comma-separated.").optional(),
-    "name": z.array(z.string()).describe("Campaign names to return, comma-separated.").optional(),
-    "programName": z.array(z.string()).describe("Names of the programs whose campaigns to return, comma-separated.").optional(),
-    "workspaceName": z.array(z.string()).describe("Names of the workspaces whose campaigns to return, comma-separated.").optional(),
-    "isTriggerable": z.boolean().describe("true returns only active trigger campaigns with a \"Campaign is Requested, Source Web Service API\" trigger.").optional(),
-    "batchSize": z.number().int().min(1).max(300).describe("Records per page, at most 300 (also the default). Default: 300.").optional(),
-    "nextPageToken": z.string().describe("The nextPageToken of the previous page; leave out for the first page.").optional(),
+    id: z.array(z.number().int()).describe("Campaign ids to return, comma-separated.").optional(),
+    name: z.array(z.string()).describe("Campaign names to return, comma-separated.").optional(),
+    programName: z.array(z.string())
+      .describe("Names of the programs whose campaigns to return, comma-separated.")
+      .optional(),
+    workspaceName: z.array(z.string())
+      .describe("Names of the workspaces whose campaigns to return, comma-separated.")
+      .optional(),
+    isTriggerable: z.boolean()
+      .describe(
+        "true returns only active trigger campaigns with a \"Campaign is Requested, Source Web Service API\" trigger.",
+      )
+      .optional(),
+    batchSize: z.number().int()
+      .min(1)
+      .max(300)
+      .describe("Records per page, at most 300 (also the default). Default: 300.")
+      .optional(),
+    nextPageToken: z.string()
+      .describe("The nextPageToken of the previous page; leave out for the first page.")
+      .optional(),
   }),
   output: OutCampaignResponse.describe("A page of campaigns, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getCampaigns", { params: { query: { "id": input["id"], "name": input["name"], "programName": input["programName"], "workspaceName": input["workspaceName"], "isTriggerable": input["isTriggerable"], "batchSize": input["batchSize"], "nextPageToken": input["nextPageToken"] } } }),
+  handler: (client, input) => client.call("getCampaigns", {
+    params: {
+      query: {
+        id: input["id"],
+        name: input["name"],
+        programName: input["programName"],
+        workspaceName: input["workspaceName"],
+        isTriggerable: input["isTriggerable"],
+        batchSize: input["batchSize"],
+        nextPageToken: input["nextPageToken"],
+      },
+    },
+  }),
 });
 
 /** Get campaign: `GET /rest/v1/campaigns/{id}.json`. */
@@ -242,12 +854,10 @@ export const marketoGetCampaign = defineOperationTool({
   description: "Get campaign. Returns one smart campaign in `result[0]`. An unknown id fails with 1013. Returns: the campaign, or a Marketo error envelope.",
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
-  input: z.strictObject({
-    "id": z.number().int().describe("Smart campaign id."),
-  }),
+  input: z.strictObject({ id: z.number().int().describe("Smart campaign id.") }),
   output: OutCampaignResponse.describe("The campaign, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getCampaign", { params: { path: { "id": input["id"] } } }),
+  handler: (client, input) => client.call("getCampaign", { params: { path: { id: input["id"] } } }),
 });
 
 /** Trigger campaign: `POST /rest/v1/campaigns/{id}/trigger.json`. */
@@ -260,12 +870,21 @@ export const marketoTriggerCampaign = defineOperationTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": z.number().int().describe("Smart campaign id."),
-    "input": z.strictObject({ "leads": z.array(z.strictObject({ "id": z.number().int().describe("Lead id.") }).describe("A lead by id.")).min(1).max(100).describe("The leads, at most 100."), "tokens": z.array(InCampaignToken).max(100).describe("My Token overrides, at most 100.").optional() }).describe("Leads to run the campaign for and token overrides."),
+    id: z.number().int().describe("Smart campaign id."),
+    input: z.strictObject({
+      leads: z.array(z.strictObject({ id: z.number().int().describe("Lead id.") }).describe("A lead by id."))
+        .min(1)
+        .max(100)
+        .describe("The leads, at most 100."),
+      tokens: z.array(InCampaignToken).max(100).describe("My Token overrides, at most 100.").optional(),
+    }).describe("Leads to run the campaign for and token overrides."),
   }),
   output: OutIdResultResponse.describe("The campaign id, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("triggerCampaign", { params: { path: { "id": input["id"] } }, body: { "input": input["input"] } }),
+  handler: (client, input) => client.call("triggerCampaign", {
+    params: { path: { id: input["id"] } },
+    body: { input: input["input"] },
+  }),
 });
 
 /** Schedule campaign: `POST /rest/v1/campaigns/{id}/schedule.json`. */
@@ -278,12 +897,25 @@ export const marketoScheduleCampaign = defineOperationTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": z.number().int().describe("Smart campaign id."),
-    "input": z.strictObject({ "runAt": z.string().regex(DATE_TIME).meta({ format: "date-time" }).describe("When to run; five minutes from now when left out, at most two years ahead.").optional(), "cloneToProgramName": z.string().describe("Run on a clone of the parent program with this name (at most 20 such calls a day).").optional(), "tokens": z.array(InCampaignToken).describe("My Token overrides.").optional() }).describe("When and how to run.").optional(),
+    id: z.number().int().describe("Smart campaign id."),
+    input: z.strictObject({
+      runAt: z.string()
+        .regex(DATE_TIME)
+        .meta({ format: "date-time" })
+        .describe("When to run; five minutes from now when left out, at most two years ahead.")
+        .optional(),
+      cloneToProgramName: z.string()
+        .describe("Run on a clone of the parent program with this name (at most 20 such calls a day).")
+        .optional(),
+      tokens: z.array(InCampaignToken).describe("My Token overrides.").optional(),
+    }).describe("When and how to run.").optional(),
   }),
   output: OutIdResultResponse.describe("The campaign id, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("scheduleCampaign", { params: { path: { "id": input["id"] } }, body: { "input": input["input"] } }),
+  handler: (client, input) => client.call("scheduleCampaign", {
+    params: { path: { id: input["id"] } },
+    body: { input: input["input"] },
+  }),
 });
 
 /** Get email programs: `GET /rest/asset/v1/programs.json`. */
@@ -296,18 +928,57 @@ export const marketoGetEmailPrograms = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "type": z.string().describe("Seed filter on the program type (`email` for email programs); not a documented parameter of the public endpoint. Example: email.").optional(),
-    "maxReturn": z.number().int().min(1).max(200).describe("Records per page, at most 200. Default: 20.").optional(),
-    "offset": z.number().int().min(0).describe("Number of records to skip. Default: 0.").optional(),
-    "filterType": z.enum(["id","programId","folderId","workspace"]).describe("Field to filter on; needs filterValues.").optional(),
-    "filterValues": z.array(z.string()).describe("Values for filterType, comma-separated (the parameter name is referred to but not defined in Adobe's swagger).").optional(),
-    "earliestUpdatedAt": z.string().regex(DATE_TIME).meta({ format: "date-time" }).describe("Only programs created or updated at or after this time (ISO 8601).").optional(),
-    "latestUpdatedAt": z.string().regex(DATE_TIME).meta({ format: "date-time" }).describe("Only programs created or updated at or before this time (ISO 8601).").optional(),
-    "status": z.string().describe("Program status; `unlocked` for email programs, `on` or `off` for engagement programs. Example: unlocked.").optional(),
+    type: z.string()
+      .describe(
+        "Seed filter on the program type (`email` for email programs); not a documented parameter of the public endpoint. Example: email.",
+      )
+      .optional(),
+    maxReturn: z.number().int()
+      .min(1)
+      .max(200)
+      .describe("Records per page, at most 200. Default: 20.")
+      .optional(),
+    offset: z.number().int().min(0).describe("Number of records to skip. Default: 0.").optional(),
+    filterType: z.enum(["id", "programId", "folderId", "workspace"])
+      .describe("Field to filter on; needs filterValues.")
+      .optional(),
+    filterValues: z.array(z.string())
+      .describe(
+        "Values for filterType, comma-separated (the parameter name is referred to but not defined in Adobe's swagger).",
+      )
+      .optional(),
+    earliestUpdatedAt: z.string()
+      .regex(DATE_TIME)
+      .meta({ format: "date-time" })
+      .describe("Only programs created or updated at or after this time (ISO 8601).")
+      .optional(),
+    latestUpdatedAt: z.string()
+      .regex(DATE_TIME)
+      .meta({ format: "date-time" })
+      .describe("Only programs created or updated at or before this time (ISO 8601).")
+      .optional(),
+    status: z.string()
+      .describe(
+        "Program status; `unlocked` for email programs, `on` or `off` for engagement programs. Example: unlocked.",
+      )
+      .optional(),
   }),
   output: OutProgramResponse.describe("A page of programs, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getEmailPrograms", { params: { query: { "type": input["type"], "maxReturn": input["maxReturn"], "offset": input["offset"], "filterType": input["filterType"], "filterValues": input["filterValues"], "earliestUpdatedAt": input["earliestUpdatedAt"], "latestUpdatedAt": input["latestUpdatedAt"], "status": input["status"] } } }),
+  handler: (client, input) => client.call("getEmailPrograms", {
+    params: {
+      query: {
+        type: input["type"],
+        maxReturn: input["maxReturn"],
+        offset: input["offset"],
+        filterType: input["filterType"],
+        filterValues: input["filterValues"],
+        earliestUpdatedAt: input["earliestUpdatedAt"],
+        latestUpdatedAt: input["latestUpdatedAt"],
+        status: input["status"],
+      },
+    },
+  }),
 });
 
 /** Get program stats: `GET /rest/asset/v1/program/{id}/stats.json`. */
@@ -319,12 +990,10 @@ export const marketoGetProgramStats = defineOperationTool({
   description: "Get program stats. Seed operation with no public counterpart: the Asset API has no program statistics endpoint (a real instance answers 610 \"Requested resource not found\"). Program performance is put together from program members (`GET /rest/v1/programs/{programId}/members.json` or a bulk program-member export) and from activities. Kept as the seed names it; the stats record is open because no source defines its fields. Returns: the program's statistics, or a Marketo error envelope.",
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
-  input: z.strictObject({
-    "id": z.number().int().describe("Program id."),
-  }),
+  input: z.strictObject({ id: z.number().int().describe("Program id.") }),
   output: OutProgramStatsResponse.describe("The program's statistics, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getProgramStats", { params: { path: { "id": input["id"] } } }),
+  handler: (client, input) => client.call("getProgramStats", { params: { path: { id: input["id"] } } }),
 });
 
 /** Get landing page stats: `GET /rest/asset/v1/landingPage/{id}/stats.json`. */
@@ -336,12 +1005,10 @@ export const marketoGetLandingPageStats = defineOperationTool({
   description: "Get landing page stats. Seed operation with no public counterpart: the Asset API offers landing page metadata, content and approval but no statistics (a real instance answers 610 \"Requested resource not found\"). Page visits and form fills are read as activities (types 1 Visit Webpage and 2 Fill Out Form) through getLeadActivities. Kept as the seed names it; the stats record is open because no source defines its fields. Returns: the landing page's statistics, or a Marketo error envelope.",
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
-  input: z.strictObject({
-    "id": z.number().int().describe("Landing page id."),
-  }),
+  input: z.strictObject({ id: z.number().int().describe("Landing page id.") }),
   output: OutLandingPageStatsResponse.describe("The landing page's statistics, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getLandingPageStats", { params: { path: { "id": input["id"] } } }),
+  handler: (client, input) => client.call("getLandingPageStats", { params: { path: { id: input["id"] } } }),
 });
 
 /** Get email content: `GET /rest/asset/v1/email/{id}/content.json`. */
@@ -354,12 +1021,18 @@ export const marketoGetEmailContent = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": z.number().int().describe("Email asset id."),
-    "status": z.enum(["approved","draft"]).describe("Which version to read, approved or draft; by default the approved one if there is one, else the draft.").optional(),
+    id: z.number().int().describe("Email asset id."),
+    status: z.enum(["approved", "draft"])
+      .describe(
+        "Which version to read, approved or draft; by default the approved one if there is one, else the draft.",
+      )
+      .optional(),
   }),
   output: OutEmailContentResponse.describe("The content sections, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getEmailContent", { params: { path: { "id": input["id"] }, query: { "status": input["status"] } } }),
+  handler: (client, input) => client.call("getEmailContent", {
+    params: { path: { id: input["id"] }, query: { status: input["status"] } },
+  }),
 });
 
 /** Get email by name: `GET /rest/asset/v1/email/byName.json`. */
@@ -372,13 +1045,23 @@ export const marketoGetEmailByName = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "name": z.string().describe("Name of the email."),
-    "status": z.enum(["approved","draft"]).describe("Which version to read, approved or draft; by default the approved one if there is one, else the draft.").optional(),
-    "folder": z.string().describe("Folder or program to look in, as JSON text: {\"id\":1056,\"type\":\"Folder\"} (type Folder or Program). Example: {\"id\":1288,\"type\":\"Program\"}.").optional(),
+    name: z.string().describe("Name of the email."),
+    status: z.enum(["approved", "draft"])
+      .describe(
+        "Which version to read, approved or draft; by default the approved one if there is one, else the draft.",
+      )
+      .optional(),
+    folder: z.string()
+      .describe(
+        "Folder or program to look in, as JSON text: {\"id\":1056,\"type\":\"Folder\"} (type Folder or Program). Example: {\"id\":1288,\"type\":\"Program\"}.",
+      )
+      .optional(),
   }),
   output: OutEmailResponse.describe("The email, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getEmailByName", { params: { query: { "name": input["name"], "status": input["status"], "folder": input["folder"] } } }),
+  handler: (client, input) => client.call("getEmailByName", {
+    params: { query: { name: input["name"], status: input["status"], folder: input["folder"] } },
+  }),
 });
 
 /** Approve email draft: `POST /rest/asset/v1/email/{id}/approveDraft.json`. */
@@ -390,12 +1073,10 @@ export const marketoApproveEmailDraft = defineOperationTool({
   description: "Approve email draft. Approves the email's draft, which replaces the approved version. From name, from email, reply-to and subject must be filled in. With no draft (already approved) the call fails with 709. Needs the Approve Assets permission. Takes no body. Returns: the email id, or a Marketo error envelope.",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   descriptor,
-  input: z.strictObject({
-    "id": z.number().int().describe("Email asset id."),
-  }),
+  input: z.strictObject({ id: z.number().int().describe("Email asset id.") }),
   output: OutAssetIdResponse.describe("The email id, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("approveEmailDraft", { params: { path: { "id": input["id"] } } }),
+  handler: (client, input) => client.call("approveEmailDraft", { params: { path: { id: input["id"] } } }),
 });
 
 /** Get lists: `GET /rest/v1/lists.json`. */
@@ -408,16 +1089,37 @@ export const marketoGetLists = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": z.array(z.number().int()).describe("Static list ids to return, comma-separated.").optional(),
-    "name": z.array(z.string()).describe("Static list names to return, comma-separated.").optional(),
-    "programName": z.array(z.string()).describe("Names of the programs whose lists to return, comma-separated.").optional(),
-    "workspaceName": z.array(z.string()).describe("Names of the workspaces whose lists to return, comma-separated.").optional(),
-    "batchSize": z.number().int().min(1).max(300).describe("Records per page, at most 300 (also the default). Default: 300.").optional(),
-    "nextPageToken": z.string().describe("The nextPageToken of the previous page; leave out for the first page.").optional(),
+    id: z.array(z.number().int()).describe("Static list ids to return, comma-separated.").optional(),
+    name: z.array(z.string()).describe("Static list names to return, comma-separated.").optional(),
+    programName: z.array(z.string())
+      .describe("Names of the programs whose lists to return, comma-separated.")
+      .optional(),
+    workspaceName: z.array(z.string())
+      .describe("Names of the workspaces whose lists to return, comma-separated.")
+      .optional(),
+    batchSize: z.number().int()
+      .min(1)
+      .max(300)
+      .describe("Records per page, at most 300 (also the default). Default: 300.")
+      .optional(),
+    nextPageToken: z.string()
+      .describe("The nextPageToken of the previous page; leave out for the first page.")
+      .optional(),
   }),
   output: OutStaticListResponse.describe("A page of static lists, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getLists", { params: { query: { "id": input["id"], "name": input["name"], "programName": input["programName"], "workspaceName": input["workspaceName"], "batchSize": input["batchSize"], "nextPageToken": input["nextPageToken"] } } }),
+  handler: (client, input) => client.call("getLists", {
+    params: {
+      query: {
+        id: input["id"],
+        name: input["name"],
+        programName: input["programName"],
+        workspaceName: input["workspaceName"],
+        batchSize: input["batchSize"],
+        nextPageToken: input["nextPageToken"],
+      },
+    },
+  }),
 });
 
 /** Check list membership: `GET /rest/v1/lists/{listId}/leads.json`. */
@@ -430,14 +1132,29 @@ export const marketoGetListMembers = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "listId": z.number().int().describe("Static list id."),
-    "fields": z.array(z.string()).describe("Lead fields to return (REST API names), comma-separated. Default id, email, firstName, lastName, createdAt, updatedAt.").optional(),
-    "batchSize": z.number().int().min(1).max(300).describe("Records per page, at most 300 (also the default). Default: 300.").optional(),
-    "nextPageToken": z.string().describe("The nextPageToken of the previous page; leave out for the first page.").optional(),
+    listId: z.number().int().describe("Static list id."),
+    fields: z.array(z.string())
+      .describe(
+        "Lead fields to return (REST API names), comma-separated. Default id, email, firstName, lastName, createdAt, updatedAt.",
+      )
+      .optional(),
+    batchSize: z.number().int()
+      .min(1)
+      .max(300)
+      .describe("Records per page, at most 300 (also the default). Default: 300.")
+      .optional(),
+    nextPageToken: z.string()
+      .describe("The nextPageToken of the previous page; leave out for the first page.")
+      .optional(),
   }),
   output: OutLeadResponse.describe("A page of member leads, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getListMembers", { params: { path: { "listId": input["listId"] }, query: { "fields": input["fields"], "batchSize": input["batchSize"], "nextPageToken": input["nextPageToken"] } } }),
+  handler: (client, input) => client.call("getListMembers", {
+    params: {
+      path: { listId: input["listId"] },
+      query: { fields: input["fields"], batchSize: input["batchSize"], nextPageToken: input["nextPageToken"] },
+    },
+  }),
 });
 
 /** Add leads to list: `POST /rest/v1/lists/{listId}/leads.json`. */
@@ -450,12 +1167,18 @@ export const marketoAddLeadsToList = defineOperationTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "listId": z.number().int().describe("Static list id."),
-    "input": z.array(z.strictObject({ "id": z.number().int().describe("Lead id.") }).describe("A lead by id.")).min(1).max(300).describe("The leads, at most 300."),
+    listId: z.number().int().describe("Static list id."),
+    input: z.array(z.strictObject({ id: z.number().int().describe("Lead id.") }).describe("A lead by id."))
+      .min(1)
+      .max(300)
+      .describe("The leads, at most 300."),
   }),
   output: OutListMembershipResponse.describe("One result per lead id, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("addLeadsToList", { params: { path: { "listId": input["listId"] } }, body: { "input": input["input"] } }),
+  handler: (client, input) => client.call("addLeadsToList", {
+    params: { path: { listId: input["listId"] } },
+    body: { input: input["input"] },
+  }),
 });
 
 /** Remove leads from list: `DELETE /rest/v1/lists/{listId}/leads.json`. */
@@ -468,12 +1191,18 @@ export const marketoRemoveLeadsFromList = defineOperationTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "listId": z.number().int().describe("Static list id."),
-    "input": z.array(z.strictObject({ "id": z.number().int().describe("Lead id.") }).describe("A lead by id.")).min(1).max(300).describe("The leads, at most 300."),
+    listId: z.number().int().describe("Static list id."),
+    input: z.array(z.strictObject({ id: z.number().int().describe("Lead id.") }).describe("A lead by id."))
+      .min(1)
+      .max(300)
+      .describe("The leads, at most 300."),
   }),
   output: OutListMembershipResponse.describe("One result per lead id, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("removeLeadsFromList", { params: { path: { "listId": input["listId"] } }, body: { "input": input["input"] } }),
+  handler: (client, input) => client.call("removeLeadsFromList", {
+    params: { path: { listId: input["listId"] } },
+    body: { input: input["input"] },
+  }),
 });
 
 /** Check whether leads are in a list: `GET /rest/v1/lists/{listId}/leads/ismember.json`. */
@@ -486,16 +1215,53 @@ export const marketoCheckListMembership = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "listId": z.number().int().describe("Static list id."),
-    "id": z.array(z.number().int()).min(1).max(300).describe("Lead ids to check, as repeated id parameters, at most 300."),
+    listId: z.number().int().describe("Static list id."),
+    id: z.array(z.number().int())
+      .min(1)
+      .max(300)
+      .describe("Lead ids to check, as repeated id parameters, at most 300."),
   }),
   output: OutListMembershipResponse.describe("One result per lead id, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("checkListMembership", { params: { path: { "listId": input["listId"] }, query: { "id": input["id"] } } }),
+  handler: (client, input) => client.call("checkListMembership", {
+    params: { path: { listId: input["listId"] }, query: { id: input["id"] } },
+  }),
 });
 
 /** Marketo API Call: any endpoint under the connection's base address (GET, POST, DELETE). */
-export const marketoApiCall = defineApiCallTool(descriptor, {"title":"Marketo API Call","description":"Call any Marketo REST endpoint of the connected instance with a fresh access token added automatically. Marketo reports most failures inside an HTTP 200 body (success:false); this step turns them into errors. Give the method, the path under the instance's REST endpoint (starting with /rest/v1 or /rest/asset/v1), query parameters and a JSON body. Prefer a dedicated marketo_ step when one exists.","methods":["GET","POST","DELETE"],"queryField":"query_parameters","bodyField":"body","examples":["/rest/v1/leads.json","/rest/v1/lists/1001/leads.json","/rest/asset/v1/programs.json"]});
+export const marketoApiCall = defineApiCallTool(descriptor, {
+  title: "Marketo API Call",
+  description: "Call any Marketo REST endpoint of the connected instance with a fresh access token added automatically. Marketo reports most failures inside an HTTP 200 body (success:false); this step turns them into errors. Give the method, the path under the instance's REST endpoint (starting with /rest/v1 or /rest/asset/v1), query parameters and a JSON body. Prefer a dedicated marketo_ step when one exists.",
+  methods: ["GET", "POST", "DELETE"],
+  queryField: "query_parameters",
+  bodyField: "body",
+  examples: ["/rest/v1/leads.json", "/rest/v1/lists/1001/leads.json", "/rest/asset/v1/programs.json"],
+});
 
 /** Every tool step of Marketo Engage, in spec order. */
-export const tools: readonly ToolDefinition[] = [marketoGetLeads, marketoSyncLeads, marketoGetPagingToken, marketoGetLeadActivities, marketoGetLeadChanges, marketoGetActivityTypes, marketoGetEmailBouncedActivities, marketoGetEmailOpenedActivities, marketoGetCampaigns, marketoGetCampaign, marketoTriggerCampaign, marketoScheduleCampaign, marketoGetEmailPrograms, marketoGetProgramStats, marketoGetLandingPageStats, marketoGetEmailContent, marketoGetEmailByName, marketoApproveEmailDraft, marketoGetLists, marketoGetListMembers, marketoAddLeadsToList, marketoRemoveLeadsFromList, marketoCheckListMembership, marketoApiCall];
+export const tools: readonly ToolDefinition[] = [
+  marketoGetLeads,
+  marketoSyncLeads,
+  marketoGetPagingToken,
+  marketoGetLeadActivities,
+  marketoGetLeadChanges,
+  marketoGetActivityTypes,
+  marketoGetEmailBouncedActivities,
+  marketoGetEmailOpenedActivities,
+  marketoGetCampaigns,
+  marketoGetCampaign,
+  marketoTriggerCampaign,
+  marketoScheduleCampaign,
+  marketoGetEmailPrograms,
+  marketoGetProgramStats,
+  marketoGetLandingPageStats,
+  marketoGetEmailContent,
+  marketoGetEmailByName,
+  marketoApproveEmailDraft,
+  marketoGetLists,
+  marketoGetListMembers,
+  marketoAddLeadsToList,
+  marketoRemoveLeadsFromList,
+  marketoCheckListMembership,
+  marketoApiCall,
+];

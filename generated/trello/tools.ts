@@ -9,24 +9,571 @@ import { descriptor } from "./descriptor.js";
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?$/;
 
 // Schemas of the spec's components, shared by the steps below.
-const InTrelloId = z.string().regex(new RegExp("^[0-9a-fA-F]{24}$")).describe("A Trello object id, 24 hexadecimal characters. Example: 6123a9f0c4b5d6e7f8091a2b.");
-const InPosition = z.union([z.enum(["top","bottom"]).describe("First or last place."), z.number().min(0).describe("Exact position; lower comes first.")]).describe("Position in its container; `top`, `bottom`, or a positive number (Trello spaces siblings 16384 apart).");
+const InTrelloId = z.string()
+  .regex(new RegExp("^[0-9a-fA-F]{24}$"))
+  .describe("A Trello object id, 24 hexadecimal characters. Example: 6123a9f0c4b5d6e7f8091a2b.");
+
+const InPosition = z.union([
+  z.enum(["top", "bottom"]).describe("First or last place."),
+  z.number().min(0).describe("Exact position; lower comes first."),
+])
+  .describe(
+    "Position in its container; `top`, `bottom`, or a positive number (Trello spaces siblings 16384 apart).",
+  );
+
 const OutTrelloId = z.string().describe("A Trello object id, 24 hexadecimal characters.");
-const OutLabelColor = z.enum(["yellow","purple","blue","red","green","orange","black","sky","pink","lime","yellow_light","purple_light","blue_light","red_light","green_light","orange_light","black_light","sky_light","pink_light","lime_light","yellow_dark","purple_dark","blue_dark","red_dark","green_dark","orange_dark","black_dark","sky_dark","pink_dark","lime_dark"]).nullable().describe("Label color. Null means no color (the label is not shown on the card front). The ten base colors are documented; the `_light` / `_dark` variants appear in responses, and whether writes accept them is not documented.");
-const OutLabel = z.looseObject({ "id": OutTrelloId.describe("Label id."), "idBoard": OutTrelloId.describe("Board the label is defined on.").optional(), "idOrganization": z.string().nullable().describe("Workspace of the board.").optional(), "name": z.string().nullable().describe("Label name (may be empty).").optional(), "nodeId": z.string().describe("Atlassian resource identifier of the label.").optional(), "color": OutLabelColor.optional(), "uses": z.number().int().describe("Number of cards carrying the label.").optional(), "limits": z.record(z.string(), z.unknown()).describe("Object limits.").optional() }).describe("A label defined on a board.");
-const OutAttachment = z.looseObject({ "id": OutTrelloId.describe("Attachment id."), "name": z.string().describe("Display name.").optional(), "url": z.string().meta({ format: "uri" }).describe("Address of the file or link.").optional(), "mimeType": z.string().nullable().describe("MIME type.").optional(), "bytes": z.number().int().nullable().describe("Size of an uploaded file; null for links.").optional(), "date": z.string().meta({ format: "date-time" }).describe("When it was attached.").optional(), "edgeColor": z.string().nullable().describe("Dominant edge color of an image (hex).").optional(), "idMember": OutTrelloId.describe("Member who attached it.").optional(), "isUpload": z.boolean().describe("Uploaded file (true) or link (false).").optional(), "previews": z.array(z.record(z.string(), z.unknown()).describe("One preview.")).describe("Image previews.").optional(), "pos": z.number().describe("Position among the card's attachments.").optional(), "fileName": z.string().nullable().describe("File name of an upload.").optional(), "limits": z.record(z.string(), z.unknown()).describe("Object limits.").optional() }).describe("A file or link attached to a card.");
-const OutCheckItem = z.looseObject({ "id": OutTrelloId.describe("Check item id."), "idChecklist": OutTrelloId.describe("Checklist of the item.").optional(), "name": z.string().describe("Text of the item.").optional(), "nameData": z.record(z.string(), z.unknown()).nullable().describe("Metadata of the text.").optional(), "state": z.enum(["complete","incomplete"]).describe("Whether the item is ticked.").optional(), "pos": z.number().describe("Position in the checklist.").optional(), "due": z.string().meta({ format: "date-time" }).nullable().describe("Due date of the item.").optional(), "dueReminder": z.number().int().nullable().describe("Minutes before due to remind, -1 or null for none.").optional(), "idMember": z.string().nullable().describe("Member assigned to the item.").optional(), "type": z.string().nullable().describe("Item kind, null for a normal item.").optional(), "limits": z.record(z.string(), z.unknown()).describe("Object limits.").optional() }).describe("One item of a checklist.");
-const OutChecklist = z.looseObject({ "id": OutTrelloId.describe("Checklist id."), "name": z.string().describe("Checklist name.").optional(), "idBoard": OutTrelloId.describe("Board of the card.").optional(), "idCard": OutTrelloId.describe("Card the checklist is on.").optional(), "pos": z.number().describe("Position on the card.").optional(), "checkItems": z.array(OutCheckItem).describe("The items (with `checkItems=all`, the default).").optional(), "limits": z.record(z.string(), z.unknown()).describe("Object limits of the checklist.").optional() }).describe("A checklist on a card.");
-const OutMember = z.looseObject({ "id": OutTrelloId.describe("Member id."), "username": z.string().describe("Username (usable in place of the id).").optional(), "fullName": z.string().describe("Display name.").optional(), "initials": z.string().describe("Initials.").optional(), "avatarHash": z.string().nullable().describe("Avatar image hash.").optional(), "avatarUrl": z.string().nullable().describe("Avatar image base address (append `/50.png`, `/170.png`, ...).").optional(), "activityBlocked": z.boolean().describe("Whether the member's activity is blocked.").optional(), "idMemberReferrer": z.string().nullable().describe("Member who referred this member.").optional(), "nonPublic": z.record(z.string(), z.unknown()).describe("Profile data visible only to members of the same Workspace.").optional(), "nonPublicAvailable": z.boolean().describe("Whether non-public data is present.").optional(), "bio": z.string().describe("Profile text.").optional(), "confirmed": z.boolean().describe("Whether the email address is confirmed.").optional(), "memberType": z.string().describe("`normal` or `ghost` (invited, never signed up).").optional(), "url": z.string().meta({ format: "uri" }).describe("Profile address.").optional(), "email": z.string().nullable().describe("Email address (needs the `account` scope).").optional(), "status": z.string().describe("Presence status.").optional(), "idBoards": z.array(OutTrelloId).describe("Boards the member belongs to.").optional(), "idOrganizations": z.array(OutTrelloId).describe("Workspaces the member belongs to.").optional(), "loginTypes": z.array(z.string()).nullable().describe("Ways the member signs in.").optional(), "products": z.array(z.number().int()).describe("Paid product codes.").optional(), "prefs": z.record(z.string(), z.unknown()).describe("Member preferences (locale, timezone, ...).").optional(), "limits": z.record(z.string(), z.unknown()).describe("Object limits of the member.").optional() }).describe("A Trello account. Which fields are present depends on `fields`; nested members carry a short form.");
-const OutAction = z.looseObject({ "id": OutTrelloId.describe("Action id."), "idMemberCreator": OutTrelloId.describe("Member who caused the action.").optional(), "type": z.string().describe("Action type, e.g. createCard, updateCard, deleteCard, commentCard, addMemberToCard, removeMemberFromCard, createLabel, addLabelToCard, removeLabelFromCard, addChecklistToCard, createCheckItem, updateCheckItemStateOnCard, addAttachmentToCard, createList, updateList, createBoard, updateBoard, moveCardToBoard, moveCardFromBoard, copyCard, convertToCardFromCheckItem.").optional(), "date": z.string().meta({ format: "date-time" }).describe("When it happened.").optional(), "data": z.looseObject({ "card": z.looseObject({ "id": OutTrelloId.optional(), "name": z.string().describe("Card title.").optional(), "idShort": z.number().int().describe("Card number.").optional(), "shortLink": z.string().describe("Card shortLink.").optional() }).describe("The card (id, name, idShort, shortLink, and changed fields on updateCard).").optional(), "board": z.looseObject({ "id": OutTrelloId.optional(), "name": z.string().describe("Board name.").optional(), "shortLink": z.string().describe("Board shortLink.").optional() }).describe("The board.").optional(), "list": z.looseObject({ "id": OutTrelloId.optional(), "name": z.string().describe("List name.").optional() }).describe("The list.").optional(), "listBefore": z.looseObject({ "id": OutTrelloId.optional(), "name": z.string().describe("List name.").optional() }).describe("List the card left (card moved).").optional(), "listAfter": z.looseObject({ "id": OutTrelloId.optional(), "name": z.string().describe("List name.").optional() }).describe("List the card entered (card moved).").optional(), "old": z.record(z.string(), z.unknown()).describe("Previous values of the fields that changed (updateCard, updateList, ...).").optional(), "text": z.string().describe("Comment text (commentCard) or label name (addLabelToCard).").optional(), "textData": z.record(z.string(), z.unknown()).describe("Metadata of the comment text.").optional(), "value": z.string().nullable().describe("Label color (addLabelToCard).").optional(), "label": z.looseObject({ "id": OutTrelloId.optional(), "name": z.string().nullable().describe("Label name.").optional(), "color": z.string().nullable().describe("Label color.").optional() }).describe("The label (createLabel, addLabelToCard).").optional(), "checklist": z.looseObject({ "id": OutTrelloId.optional(), "name": z.string().describe("Checklist name.").optional() }).describe("The checklist (addChecklistToCard, check item actions).").optional(), "checkItem": z.looseObject({ "id": OutTrelloId.optional(), "name": z.string().describe("Item text.").optional(), "state": z.enum(["complete","incomplete"]).describe("Item state.").optional() }).describe("The check item (createCheckItem, updateCheckItemStateOnCard).").optional(), "attachment": z.looseObject({ "id": OutTrelloId.optional(), "name": z.string().describe("Attachment name.").optional(), "url": z.string().describe("Attachment address.").optional() }).describe("The attachment (addAttachmentToCard).").optional(), "idMember": OutTrelloId.describe("Member added to or removed from the card.").optional(), "boardSource": z.record(z.string(), z.unknown()).describe("Board a card came from (moveCardToBoard).").optional(), "boardTarget": z.record(z.string(), z.unknown()).describe("Board a card went to (moveCardFromBoard).").optional(), "cardSource": z.record(z.string(), z.unknown()).describe("Card that was copied (copyCard).").optional() }).describe("Short references to the objects involved, plus type-specific keys.").optional(), "display": z.looseObject({ "translationKey": z.string().describe("UI message key, e.g. `action_create_card`, `action_move_card_from_list_to_list`, `action_archived_card`, `action_comment_on_card`.").optional(), "entities": z.record(z.string(), z.looseObject({ "type": z.string().describe("Entity kind: card, list, member, comment, translatable, ...").optional(), "id": z.string().describe("Id of the object").optional(), "text": z.string().describe("Text shown for it.").optional() }).describe("One entity (type, id, text, ...).")).describe("Objects named in the rendered message, keyed by role.").optional() }).describe("How the web UI renders the action.").optional(), "memberCreator": OutMember.describe("Member who caused the action (unless `memberCreator=false`).").optional(), "member": OutMember.describe("Member added or removed (addMemberToCard, removeMemberFromCard).").optional(), "appCreator": z.record(z.string(), z.unknown()).nullable().describe("Power-Up or app that caused the action, if any.").optional(), "limits": z.record(z.string(), z.unknown()).describe("Reaction limits of the action.").optional() }).describe("Something that happened (card created, moved, commented, ...). Webhooks deliver these; `type` says what happened and `data` holds short references to the objects involved.");
-const OutTrelloList = z.looseObject({ "id": OutTrelloId.describe("List id."), "name": z.string().describe("List name.").optional(), "closed": z.boolean().describe("Whether the list is archived.").optional(), "idBoard": OutTrelloId.describe("Board of the list.").optional(), "pos": z.number().describe("Position on the board.").optional(), "subscribed": z.boolean().describe("Whether the token's member watches the list.").optional(), "softLimit": z.union([z.number().int(), z.string()]).nullable().describe("Soft card-count limit of the list.").optional(), "color": z.string().nullable().describe("List color.").optional(), "type": z.string().nullable().describe("Special list kind, null for a normal list.").optional(), "datasource": z.looseObject({ "filter": z.boolean().describe("Whether a filter is applied.").optional() }).describe("Data source settings of the list.").optional(), "limits": z.record(z.string(), z.unknown()).describe("Object limits of the list.").optional(), "cards": z.array(z.looseObject({}).describe("A nested Card (recursive; its fields are not listed again).")).describe("The list's cards (getBoardLists with `cards=`).").optional() }).describe("A list (column) on a board. Which fields are present depends on `fields`.");
-const OutBoard = z.looseObject({ "id": OutTrelloId.describe("Board id."), "name": z.string().describe("Board name.").optional(), "desc": z.string().describe("Board description.").optional(), "descData": z.record(z.string(), z.unknown()).nullable().describe("Metadata of the description.").optional(), "closed": z.boolean().describe("Whether the board is closed (archived).").optional(), "idMemberCreator": z.string().nullable().describe("Member who created the board.").optional(), "idOrganization": z.string().nullable().describe("Workspace of the board.").optional(), "idEnterprise": z.string().nullable().describe("Enterprise of the board.").optional(), "pinned": z.boolean().describe("Whether the board is pinned.").optional(), "starred": z.boolean().describe("Whether the token's member starred the board.").optional(), "url": z.string().meta({ format: "uri" }).describe("Web address, `https://trello.com/b/<shortLink>/<slug>`.").optional(), "shortUrl": z.string().meta({ format: "uri" }).describe("Short web address.").optional(), "shortLink": z.string().describe("8-character short id.").optional(), "subscribed": z.boolean().describe("Whether the token's member watches the board.").optional(), "dateLastActivity": z.string().meta({ format: "date-time" }).nullable().describe("Time of the last action on the board.").optional(), "dateLastView": z.string().meta({ format: "date-time" }).nullable().describe("When the token's member last viewed the board.").optional(), "labelNames": z.record(z.string(), z.string()).describe("Names of the board's default labels, keyed by color.").optional(), "prefs": z.looseObject({ "permissionLevel": z.string().describe("Visibility: org, private, public, enterprise.").optional(), "hideVotes": z.boolean().describe("Hide who voted.").optional(), "voting": z.string().describe("Who can vote.").optional(), "comments": z.string().describe("Who can comment.").optional(), "invitations": z.string().describe("Who can invite.").optional(), "selfJoin": z.boolean().describe("Workspace members can join.").optional(), "cardCovers": z.boolean().describe("Show card covers.").optional(), "isTemplate": z.boolean().describe("Board is a template.").optional(), "cardAging": z.string().describe("Card aging style: regular or pirate.").optional(), "calendarFeedEnabled": z.boolean().describe("Calendar feed on.").optional(), "background": z.string().describe("Background color name or id.").optional(), "backgroundImage": z.string().nullable().describe("Background image address.").optional(), "backgroundImageScaled": z.array(z.looseObject({ "width": z.number().int().describe("Width in pixels.").optional(), "height": z.number().int().describe("Height in pixels.").optional(), "url": z.string().meta({ format: "uri" }).describe("Image address.").optional() }).describe("One scaled image.")).nullable().describe("Scaled background images.").optional(), "backgroundTile": z.boolean().describe("Tile the background.").optional(), "backgroundBrightness": z.string().describe("light or dark.").optional(), "backgroundColor": z.string().nullable().describe("Background color (hex).").optional(), "backgroundBottomColor": z.string().nullable().describe("Bottom background color (hex).").optional(), "backgroundTopColor": z.string().nullable().describe("Top background color (hex).").optional(), "canBePublic": z.boolean().describe("May be made public.").optional(), "canBeEnterprise": z.boolean().describe("May be made enterprise-visible.").optional(), "canBeOrg": z.boolean().describe("May be made Workspace-visible.").optional(), "canBePrivate": z.boolean().describe("May be made private.").optional(), "canInvite": z.boolean().describe("The token's member may invite.").optional() }).describe("Board settings.").optional(), "memberships": z.array(z.looseObject({ "id": OutTrelloId.optional(), "idMember": OutTrelloId.optional(), "memberType": z.string().describe("admin, normal or observer.").optional(), "unconfirmed": z.boolean().describe("Invitation not accepted yet.").optional(), "deactivated": z.boolean().describe("Membership deactivated.").optional() }).describe("One membership.")).describe("Memberships of the board.").optional(), "limits": z.record(z.string(), z.unknown()).describe("Object limits of the board, e.g. `{cards: {openPerBoard: {status, disableAt, warnAt}}}`.").optional(), "creationMethod": z.string().nullable().describe("How the board was created.").optional(), "enterpriseOwned": z.boolean().describe("Whether an enterprise owns the board.").optional(), "ixUpdate": z.union([z.string(), z.number().int()]).describe("Update counter.").optional(), "templateGallery": z.string().nullable().describe("Template gallery category.").optional(), "lists": z.array(OutTrelloList).describe("The board's lists (with `lists=`).").optional(), "cards": z.array(z.looseObject({}).describe("A nested Card (recursive; its fields are not listed again).")).describe("The board's cards (with `cards=`).").optional(), "labels": z.array(OutLabel).describe("The board's labels (with `labels=all`).").optional(), "members": z.array(OutMember).describe("The board's members (with `members=`).").optional(), "checklists": z.array(OutChecklist).describe("The board's checklists (with `checklists=all`).").optional(), "actions": z.array(OutAction).describe("The board's actions (with `actions=<types>`).").optional(), "organization": z.record(z.string(), z.unknown()).describe("The board's Workspace (getMemberBoards with `organization=true`).").optional() }).describe("A board. Which fields are present depends on `fields`; only `id` is always there.");
-const OutCard = z.looseObject({ "id": OutTrelloId.describe("Card id."), "name": z.string().describe("Card title.").optional(), "desc": z.string().describe("Description (Markdown).").optional(), "descData": z.record(z.string(), z.unknown()).nullable().describe("Metadata of the description (custom emoji).").optional(), "idList": OutTrelloId.describe("List the card is in.").optional(), "idBoard": OutTrelloId.describe("Board the card is on.").optional(), "idLabels": z.array(OutTrelloId).describe("Ids of the labels on the card.").optional(), "labels": z.array(OutLabel).describe("The labels on the card.").optional(), "idMembers": z.array(OutTrelloId).describe("Ids of the members assigned to the card.").optional(), "idMembersVoted": z.array(OutTrelloId).describe("Ids of the members who voted for the card.").optional(), "idChecklists": z.array(OutTrelloId).describe("Ids of the card's checklists.").optional(), "idShort": z.number().int().describe("Card number on its board (appears in the url).").optional(), "idAttachmentCover": z.string().nullable().describe("Attachment used as cover.").optional(), "pos": z.number().describe("Position in the list.").optional(), "due": z.string().meta({ format: "date-time" }).nullable().describe("Due date.").optional(), "dueComplete": z.boolean().describe("Whether the due date is marked complete.").optional(), "dueReminder": z.number().int().nullable().describe("Minutes before the due date to remind (e.g. 1440), -1 or null for none.").optional(), "start": z.string().meta({ format: "date-time" }).nullable().describe("Start date.").optional(), "closed": z.boolean().describe("Whether the card is archived.").optional(), "url": z.string().meta({ format: "uri" }).describe("Full web address, `https://trello.com/c/<shortLink>/<idShort>-<slug>`.").optional(), "shortUrl": z.string().meta({ format: "uri" }).describe("Short web address, `https://trello.com/c/<shortLink>`.").optional(), "shortLink": z.string().describe("8-character short id, usable in place of the id.").optional(), "dateLastActivity": z.string().meta({ format: "date-time" }).describe("Time of the last action on the card.").optional(), "subscribed": z.boolean().describe("Whether the token's member watches the card.").optional(), "manualCoverAttachment": z.boolean().describe("Whether the cover was chosen by hand.").optional(), "isTemplate": z.boolean().describe("Whether the card is a template.").optional(), "cardRole": z.string().nullable().describe("Special card kind (`separator`, `board`, `mirror`, `link`) or null for a normal card.").optional(), "email": z.string().nullable().describe("Email address that adds comments to the card.").optional(), "pinned": z.boolean().describe("Whether the card is pinned.").optional(), "checkItemStates": z.array(z.looseObject({ "idCheckItem": OutTrelloId.optional(), "state": z.enum(["complete","incomplete"]).describe("Item state.").optional() }).describe("One check item state.")).nullable().describe("States of the check items on the card.").optional(), "address": z.string().nullable().describe("Map address.").optional(), "locationName": z.string().nullable().describe("Map location name.").optional(), "coordinates": z.union([z.string(), z.record(z.string(), z.unknown())]).nullable().describe("Map coordinates (`latitude,longitude` string or an object with latitude and longitude).").optional(), "creationMethod": z.string().nullable().describe("How the card was created.").optional(), "badges": z.looseObject({ "attachmentsByType": z.looseObject({ "trello": z.looseObject({ "board": z.number().int().describe("Links to boards.").optional(), "card": z.number().int().describe("Links to cards.").optional() }).describe("Attachments that are Trello links.").optional() }).describe("Trello-card/board attachment counts.").optional(), "externalSource": z.string().nullable().describe("External source of the card.").optional(), "location": z.boolean().describe("Whether the card has a location.").optional(), "votes": z.number().int().describe("Number of votes.").optional(), "viewingMemberVoted": z.boolean().describe("Whether the token's member voted.").optional(), "subscribed": z.boolean().describe("Whether the token's member watches the card.").optional(), "fogbugz": z.string().describe("FogBugz case (legacy).").optional(), "checkItems": z.number().int().describe("Number of check items.").optional(), "checkItemsChecked": z.number().int().describe("Number of ticked check items.").optional(), "checkItemsEarliestDue": z.string().meta({ format: "date-time" }).nullable().describe("Earliest due date of an open check item.").optional(), "comments": z.number().int().describe("Number of comments.").optional(), "attachments": z.number().int().describe("Number of attachments.").optional(), "description": z.boolean().describe("Whether the card has a description.").optional(), "due": z.string().meta({ format: "date-time" }).nullable().describe("Due date.").optional(), "dueComplete": z.boolean().describe("Whether the due date is complete.").optional(), "start": z.string().meta({ format: "date-time" }).nullable().describe("Start date.").optional(), "lastUpdatedByAi": z.boolean().describe("Whether Atlassian Intelligence last changed the card.").optional() }).describe("Summary counts shown on the card front.").optional(), "cover": z.looseObject({ "idAttachment": z.string().nullable().describe("Attachment used as cover.").optional(), "color": z.string().nullable().describe("Cover color name.").optional(), "idUploadedBackground": z.union([z.string(), z.boolean()]).nullable().describe("Uploaded background used as cover.").optional(), "size": z.enum(["normal","full"]).describe("Cover size.").optional(), "brightness": z.enum(["light","dark"]).describe("Text brightness on the cover.").optional(), "idPlugin": z.string().nullable().describe("Power-Up that set the cover.").optional() }).describe("Card cover.").optional(), "limits": z.record(z.string(), z.unknown()).describe("Object limits of the card (attachments, checklists, stickers per card).").optional(), "attachments": z.array(OutAttachment).describe("The card's attachments (with `attachments=true`).").optional(), "stickers": z.array(z.record(z.string(), z.unknown()).describe("A sticker.")).describe("The card's stickers.").optional(), "checklists": z.array(OutChecklist).describe("The card's checklists (with `checklists=all`).").optional(), "members": z.array(OutMember).describe("The card's members (with `members=true`).").optional(), "actions": z.array(OutAction).describe("The card's actions (with `actions=<types>`).").optional(), "board": OutBoard.describe("The card's board (with `board=true`).").optional(), "list": OutTrelloList.describe("The card's list (with `list=true`).").optional(), "customFieldItems": z.array(z.record(z.string(), z.unknown()).describe("One custom field value.")).describe("Custom field values (with `customFieldItems=true`).").optional() }).describe("A card. Which fields are present depends on the `fields` query parameter (only `id` is always there); nested resources appear only when asked for.");
-const InIdOrShortLink = z.string().regex(new RegExp("^(?:[0-9a-fA-F]{24}|[0-9A-Za-z]{8})$")).describe("A Trello object id (24 hex characters) or the 8-character shortLink from the object's web address. Example: 6123a9f0c4b5d6e7f8091a2b or AbCd1234.");
-const OutEmptyValue = z.looseObject({ "_value": z.null().describe("Always null.").optional() }).describe("Body Trello returns for some removals.");
-const InLabelColor = z.enum(["yellow","purple","blue","red","green","orange","black","sky","pink","lime","yellow_light","purple_light","blue_light","red_light","green_light","orange_light","black_light","sky_light","pink_light","lime_light","yellow_dark","purple_dark","blue_dark","red_dark","green_dark","orange_dark","black_dark","sky_dark","pink_dark","lime_dark"]).nullable().describe("Label color. Null means no color (the label is not shown on the card front). The ten base colors are documented; the `_light` / `_dark` variants appear in responses, and whether writes accept them is not documented.");
-const OutNotification = z.looseObject({ "id": OutTrelloId.describe("Notification id (increasing over time; used as the polling cursor)."), "unread": z.boolean().describe("Whether it is unread.").optional(), "type": z.string().describe("Notification type, e.g. addedToCard, addedAttachmentToCard, addedMemberToCard, addedToBoard, cardDueSoon, changeCard, closeBoard, commentCard, createdCard, mentionedOnCard, removedFromCard, updateCheckItemStateOnCard, invitedToBoard, makeAdminOfBoard. New types appear over time.").optional(), "date": z.string().meta({ format: "date-time" }).describe("When it was created.").optional(), "dateRead": z.string().meta({ format: "date-time" }).nullable().describe("When it was read.").optional(), "data": z.looseObject({ "text": z.string().describe("Comment text (commentCard, mentionedOnCard).").optional(), "card": z.looseObject({ "id": OutTrelloId.optional(), "name": z.string().describe("Card title.").optional(), "idShort": z.number().int().describe("Card number.").optional(), "shortLink": z.string().describe("Card shortLink.").optional() }).describe("The card (id, name, idShort, shortLink, sometimes due).").optional(), "board": z.looseObject({ "id": OutTrelloId.optional(), "name": z.string().describe("Board name.").optional(), "shortLink": z.string().describe("Board shortLink.").optional() }).describe("The board (id, name, shortLink).").optional(), "list": z.looseObject({ "id": OutTrelloId.optional(), "name": z.string().describe("List name.").optional() }).describe("The list (id, name).").optional() }).describe("Short references to the card, board, list and text involved.").optional(), "idMemberCreator": z.string().nullable().describe("Member who caused it (null for system notifications such as cardDueSoon).").optional(), "idAction": z.string().nullable().describe("Action behind it.").optional(), "card": z.record(z.string(), z.unknown()).describe("The card involved (when requested).").optional(), "board": z.record(z.string(), z.unknown()).describe("The board involved (when requested).").optional(), "reactions": z.array(z.record(z.string(), z.unknown()).describe("One reaction.")).describe("Reactions.").optional(), "memberCreator": OutMember.describe("Member who caused it (with `memberCreator=true`).").optional() }).describe("A notification to a member.");
-const OutWebhook = z.looseObject({ "id": OutTrelloId.describe("Webhook id."), "description": z.string().describe("Free text.").optional(), "idModel": OutTrelloId.describe("Watched model."), "callbackURL": z.string().meta({ format: "uri" }).describe("Address the actions are POSTed to."), "active": z.boolean().describe("Whether it fires."), "consecutiveFailures": z.number().int().describe("Deliveries failed in a row.").optional(), "firstConsecutiveFailDate": z.string().meta({ format: "date-time" }).nullable().describe("When the current failure run began.").optional() }).describe("A webhook of a token.");
+
+const OutLabelColor = z.enum([
+  "yellow",
+  "purple",
+  "blue",
+  "red",
+  "green",
+  "orange",
+  "black",
+  "sky",
+  "pink",
+  "lime",
+  "yellow_light",
+  "purple_light",
+  "blue_light",
+  "red_light",
+  "green_light",
+  "orange_light",
+  "black_light",
+  "sky_light",
+  "pink_light",
+  "lime_light",
+  "yellow_dark",
+  "purple_dark",
+  "blue_dark",
+  "red_dark",
+  "green_dark",
+  "orange_dark",
+  "black_dark",
+  "sky_dark",
+  "pink_dark",
+  "lime_dark",
+])
+  .nullable()
+  .describe(
+    "Label color. Null means no color (the label is not shown on the card front). The ten base colors are documented; the `_light` / `_dark` variants appear in responses, and whether writes accept them is not documented.",
+  );
+
+const OutLabel = z.looseObject({
+  id: OutTrelloId.describe("Label id."),
+  idBoard: OutTrelloId.describe("Board the label is defined on.").optional(),
+  idOrganization: z.string().nullable().describe("Workspace of the board.").optional(),
+  name: z.string().nullable().describe("Label name (may be empty).").optional(),
+  nodeId: z.string().describe("Atlassian resource identifier of the label.").optional(),
+  color: OutLabelColor.optional(),
+  uses: z.number().int().describe("Number of cards carrying the label.").optional(),
+  limits: z.record(z.string(), z.unknown()).describe("Object limits.").optional(),
+}).describe("A label defined on a board.");
+
+const OutAttachment = z.looseObject({
+  id: OutTrelloId.describe("Attachment id."),
+  name: z.string().describe("Display name.").optional(),
+  url: z.string().meta({ format: "uri" }).describe("Address of the file or link.").optional(),
+  mimeType: z.string().nullable().describe("MIME type.").optional(),
+  bytes: z.number().int().nullable().describe("Size of an uploaded file; null for links.").optional(),
+  date: z.string().meta({ format: "date-time" }).describe("When it was attached.").optional(),
+  edgeColor: z.string().nullable().describe("Dominant edge color of an image (hex).").optional(),
+  idMember: OutTrelloId.describe("Member who attached it.").optional(),
+  isUpload: z.boolean().describe("Uploaded file (true) or link (false).").optional(),
+  previews: z.array(z.record(z.string(), z.unknown()).describe("One preview."))
+    .describe("Image previews.")
+    .optional(),
+  pos: z.number().describe("Position among the card's attachments.").optional(),
+  fileName: z.string().nullable().describe("File name of an upload.").optional(),
+  limits: z.record(z.string(), z.unknown()).describe("Object limits.").optional(),
+}).describe("A file or link attached to a card.");
+
+const OutCheckItem = z.looseObject({
+  id: OutTrelloId.describe("Check item id."),
+  idChecklist: OutTrelloId.describe("Checklist of the item.").optional(),
+  name: z.string().describe("Text of the item.").optional(),
+  nameData: z.record(z.string(), z.unknown()).nullable().describe("Metadata of the text.").optional(),
+  state: z.enum(["complete", "incomplete"]).describe("Whether the item is ticked.").optional(),
+  pos: z.number().describe("Position in the checklist.").optional(),
+  due: z.string().meta({ format: "date-time" }).nullable().describe("Due date of the item.").optional(),
+  dueReminder: z.number().int()
+    .nullable()
+    .describe("Minutes before due to remind, -1 or null for none.")
+    .optional(),
+  idMember: z.string().nullable().describe("Member assigned to the item.").optional(),
+  type: z.string().nullable().describe("Item kind, null for a normal item.").optional(),
+  limits: z.record(z.string(), z.unknown()).describe("Object limits.").optional(),
+}).describe("One item of a checklist.");
+
+const OutChecklist = z.looseObject({
+  id: OutTrelloId.describe("Checklist id."),
+  name: z.string().describe("Checklist name.").optional(),
+  idBoard: OutTrelloId.describe("Board of the card.").optional(),
+  idCard: OutTrelloId.describe("Card the checklist is on.").optional(),
+  pos: z.number().describe("Position on the card.").optional(),
+  checkItems: z.array(OutCheckItem).describe("The items (with `checkItems=all`, the default).").optional(),
+  limits: z.record(z.string(), z.unknown()).describe("Object limits of the checklist.").optional(),
+}).describe("A checklist on a card.");
+
+const OutMember = z.looseObject({
+  id: OutTrelloId.describe("Member id."),
+  username: z.string().describe("Username (usable in place of the id).").optional(),
+  fullName: z.string().describe("Display name.").optional(),
+  initials: z.string().describe("Initials.").optional(),
+  avatarHash: z.string().nullable().describe("Avatar image hash.").optional(),
+  avatarUrl: z.string()
+    .nullable()
+    .describe("Avatar image base address (append `/50.png`, `/170.png`, ...).")
+    .optional(),
+  activityBlocked: z.boolean().describe("Whether the member's activity is blocked.").optional(),
+  idMemberReferrer: z.string().nullable().describe("Member who referred this member.").optional(),
+  nonPublic: z.record(z.string(), z.unknown())
+    .describe("Profile data visible only to members of the same Workspace.")
+    .optional(),
+  nonPublicAvailable: z.boolean().describe("Whether non-public data is present.").optional(),
+  bio: z.string().describe("Profile text.").optional(),
+  confirmed: z.boolean().describe("Whether the email address is confirmed.").optional(),
+  memberType: z.string().describe("`normal` or `ghost` (invited, never signed up).").optional(),
+  url: z.string().meta({ format: "uri" }).describe("Profile address.").optional(),
+  email: z.string().nullable().describe("Email address (needs the `account` scope).").optional(),
+  status: z.string().describe("Presence status.").optional(),
+  idBoards: z.array(OutTrelloId).describe("Boards the member belongs to.").optional(),
+  idOrganizations: z.array(OutTrelloId).describe("Workspaces the member belongs to.").optional(),
+  loginTypes: z.array(z.string()).nullable().describe("Ways the member signs in.").optional(),
+  products: z.array(z.number().int()).describe("Paid product codes.").optional(),
+  prefs: z.record(z.string(), z.unknown()).describe("Member preferences (locale, timezone, ...).").optional(),
+  limits: z.record(z.string(), z.unknown()).describe("Object limits of the member.").optional(),
+})
+  .describe(
+    "A Trello account. Which fields are present depends on `fields`; nested members carry a short form.",
+  );
+
+const OutAction = z.looseObject({
+  id: OutTrelloId.describe("Action id."),
+  idMemberCreator: OutTrelloId.describe("Member who caused the action.").optional(),
+  type: z.string()
+    .describe(
+      "Action type, e.g. createCard, updateCard, deleteCard, commentCard, addMemberToCard, removeMemberFromCard, createLabel, addLabelToCard, removeLabelFromCard, addChecklistToCard, createCheckItem, updateCheckItemStateOnCard, addAttachmentToCard, createList, updateList, createBoard, updateBoard, moveCardToBoard, moveCardFromBoard, copyCard, convertToCardFromCheckItem.",
+    )
+    .optional(),
+  date: z.string().meta({ format: "date-time" }).describe("When it happened.").optional(),
+  data: z.looseObject({
+    card: z.looseObject({
+      id: OutTrelloId.optional(),
+      name: z.string().describe("Card title.").optional(),
+      idShort: z.number().int().describe("Card number.").optional(),
+      shortLink: z.string().describe("Card shortLink.").optional(),
+    }).describe("The card (id, name, idShort, shortLink, and changed fields on updateCard).").optional(),
+    board: z.looseObject({
+      id: OutTrelloId.optional(),
+      name: z.string().describe("Board name.").optional(),
+      shortLink: z.string().describe("Board shortLink.").optional(),
+    }).describe("The board.").optional(),
+    list: z.looseObject({ id: OutTrelloId.optional(), name: z.string().describe("List name.").optional() })
+      .describe("The list.")
+      .optional(),
+    listBefore: z.looseObject({
+      id: OutTrelloId.optional(),
+      name: z.string().describe("List name.").optional(),
+    }).describe("List the card left (card moved).").optional(),
+    listAfter: z.looseObject({
+      id: OutTrelloId.optional(),
+      name: z.string().describe("List name.").optional(),
+    }).describe("List the card entered (card moved).").optional(),
+    old: z.record(z.string(), z.unknown())
+      .describe("Previous values of the fields that changed (updateCard, updateList, ...).")
+      .optional(),
+    text: z.string().describe("Comment text (commentCard) or label name (addLabelToCard).").optional(),
+    textData: z.record(z.string(), z.unknown()).describe("Metadata of the comment text.").optional(),
+    value: z.string().nullable().describe("Label color (addLabelToCard).").optional(),
+    label: z.looseObject({
+      id: OutTrelloId.optional(),
+      name: z.string().nullable().describe("Label name.").optional(),
+      color: z.string().nullable().describe("Label color.").optional(),
+    }).describe("The label (createLabel, addLabelToCard).").optional(),
+    checklist: z.looseObject({
+      id: OutTrelloId.optional(),
+      name: z.string().describe("Checklist name.").optional(),
+    }).describe("The checklist (addChecklistToCard, check item actions).").optional(),
+    checkItem: z.looseObject({
+      id: OutTrelloId.optional(),
+      name: z.string().describe("Item text.").optional(),
+      state: z.enum(["complete", "incomplete"]).describe("Item state.").optional(),
+    }).describe("The check item (createCheckItem, updateCheckItemStateOnCard).").optional(),
+    attachment: z.looseObject({
+      id: OutTrelloId.optional(),
+      name: z.string().describe("Attachment name.").optional(),
+      url: z.string().describe("Attachment address.").optional(),
+    }).describe("The attachment (addAttachmentToCard).").optional(),
+    idMember: OutTrelloId.describe("Member added to or removed from the card.").optional(),
+    boardSource: z.record(z.string(), z.unknown())
+      .describe("Board a card came from (moveCardToBoard).")
+      .optional(),
+    boardTarget: z.record(z.string(), z.unknown())
+      .describe("Board a card went to (moveCardFromBoard).")
+      .optional(),
+    cardSource: z.record(z.string(), z.unknown()).describe("Card that was copied (copyCard).").optional(),
+  }).describe("Short references to the objects involved, plus type-specific keys.").optional(),
+  display: z.looseObject({
+    translationKey: z.string()
+      .describe(
+        "UI message key, e.g. `action_create_card`, `action_move_card_from_list_to_list`, `action_archived_card`, `action_comment_on_card`.",
+      )
+      .optional(),
+    entities: z.record(
+      z.string(),
+      z.looseObject({
+        type: z.string().describe("Entity kind: card, list, member, comment, translatable, ...").optional(),
+        id: z.string().describe("Id of the object, when it has one.").optional(),
+        text: z.string().describe("Text shown for it.").optional(),
+      }).describe("One entity (type, id, text, ...)."),
+    ).describe("Objects named in the rendered message, keyed by role.").optional(),
+  }).describe("How the web UI renders the action.").optional(),
+  memberCreator: OutMember.describe("Member who caused the action (unless `memberCreator=false`).").optional(),
+  member: OutMember.describe("Member added or removed (addMemberToCard, removeMemberFromCard).").optional(),
+  appCreator: z.record(z.string(), z.unknown())
+    .nullable()
+    .describe("Power-Up or app that caused the action, if any.")
+    .optional(),
+  limits: z.record(z.string(), z.unknown()).describe("Reaction limits of the action.").optional(),
+})
+  .describe(
+    "Something that happened (card created, moved, commented, ...). Webhooks deliver these; `type` says what happened and `data` holds short references to the objects involved.",
+  );
+
+const OutTrelloList = z.looseObject({
+  id: OutTrelloId.describe("List id."),
+  name: z.string().describe("List name.").optional(),
+  closed: z.boolean().describe("Whether the list is archived.").optional(),
+  idBoard: OutTrelloId.describe("Board of the list.").optional(),
+  pos: z.number().describe("Position on the board.").optional(),
+  subscribed: z.boolean().describe("Whether the token's member watches the list.").optional(),
+  softLimit: z.union([z.number().int(), z.string()])
+    .nullable()
+    .describe("Soft card-count limit of the list.")
+    .optional(),
+  color: z.string().nullable().describe("List color.").optional(),
+  type: z.string().nullable().describe("Special list kind, null for a normal list.").optional(),
+  datasource: z.looseObject({ filter: z.boolean().describe("Whether a filter is applied.").optional() })
+    .describe("Data source settings of the list.")
+    .optional(),
+  limits: z.record(z.string(), z.unknown()).describe("Object limits of the list.").optional(),
+  cards: z.array(z.looseObject({}).describe("A nested Card (recursive; its fields are not listed again)."))
+    .describe("The list's cards (getBoardLists with `cards=`).")
+    .optional(),
+}).describe("A list (column) on a board. Which fields are present depends on `fields`.");
+
+const OutBoard = z.looseObject({
+  id: OutTrelloId.describe("Board id."),
+  name: z.string().describe("Board name.").optional(),
+  desc: z.string().describe("Board description.").optional(),
+  descData: z.record(z.string(), z.unknown()).nullable().describe("Metadata of the description.").optional(),
+  closed: z.boolean().describe("Whether the board is closed (archived).").optional(),
+  idMemberCreator: z.string().nullable().describe("Member who created the board.").optional(),
+  idOrganization: z.string().nullable().describe("Workspace of the board.").optional(),
+  idEnterprise: z.string().nullable().describe("Enterprise of the board.").optional(),
+  pinned: z.boolean().describe("Whether the board is pinned.").optional(),
+  starred: z.boolean().describe("Whether the token's member starred the board.").optional(),
+  url: z.string()
+    .meta({ format: "uri" })
+    .describe("Web address, `https://trello.com/b/<shortLink>/<slug>`.")
+    .optional(),
+  shortUrl: z.string().meta({ format: "uri" }).describe("Short web address.").optional(),
+  shortLink: z.string().describe("8-character short id.").optional(),
+  subscribed: z.boolean().describe("Whether the token's member watches the board.").optional(),
+  dateLastActivity: z.string()
+    .meta({ format: "date-time" })
+    .nullable()
+    .describe("Time of the last action on the board.")
+    .optional(),
+  dateLastView: z.string()
+    .meta({ format: "date-time" })
+    .nullable()
+    .describe("When the token's member last viewed the board.")
+    .optional(),
+  labelNames: z.record(z.string(), z.string())
+    .describe("Names of the board's default labels, keyed by color.")
+    .optional(),
+  prefs: z.looseObject({
+    permissionLevel: z.string().describe("Visibility: org, private, public, enterprise.").optional(),
+    hideVotes: z.boolean().describe("Hide who voted.").optional(),
+    voting: z.string().describe("Who can vote.").optional(),
+    comments: z.string().describe("Who can comment.").optional(),
+    invitations: z.string().describe("Who can invite.").optional(),
+    selfJoin: z.boolean().describe("Workspace members can join.").optional(),
+    cardCovers: z.boolean().describe("Show card covers.").optional(),
+    isTemplate: z.boolean().describe("Board is a template.").optional(),
+    cardAging: z.string().describe("Card aging style: regular or pirate.").optional(),
+    calendarFeedEnabled: z.boolean().describe("Calendar feed on.").optional(),
+    background: z.string().describe("Background color name or id.").optional(),
+    backgroundImage: z.string().nullable().describe("Background image address.").optional(),
+    backgroundImageScaled: z.array(
+      z.looseObject({
+        width: z.number().int().describe("Width in pixels.").optional(),
+        height: z.number().int().describe("Height in pixels.").optional(),
+        url: z.string().meta({ format: "uri" }).describe("Image address.").optional(),
+      }).describe("One scaled image."),
+    ).nullable().describe("Scaled background images.").optional(),
+    backgroundTile: z.boolean().describe("Tile the background.").optional(),
+    backgroundBrightness: z.string().describe("light or dark.").optional(),
+    backgroundColor: z.string().nullable().describe("Background color (hex).").optional(),
+    backgroundBottomColor: z.string().nullable().describe("Bottom background color (hex).").optional(),
+    backgroundTopColor: z.string().nullable().describe("Top background color (hex).").optional(),
+    canBePublic: z.boolean().describe("May be made public.").optional(),
+    canBeEnterprise: z.boolean().describe("May be made enterprise-visible.").optional(),
+    canBeOrg: z.boolean().describe("May be made Workspace-visible.").optional(),
+    canBePrivate: z.boolean().describe("May be made private.").optional(),
+    canInvite: z.boolean().describe("The token's member may invite.").optional(),
+  }).describe("Board settings.").optional(),
+  memberships: z.array(
+    z.looseObject({
+      id: OutTrelloId.optional(),
+      idMember: OutTrelloId.optional(),
+      memberType: z.string().describe("admin, normal or observer.").optional(),
+      unconfirmed: z.boolean().describe("Invitation not accepted yet.").optional(),
+      deactivated: z.boolean().describe("Membership deactivated.").optional(),
+    }).describe("One membership."),
+  ).describe("Memberships of the board.").optional(),
+  limits: z.record(z.string(), z.unknown())
+    .describe("Object limits of the board, e.g. `{cards: {openPerBoard: {status, disableAt, warnAt}}}`.")
+    .optional(),
+  creationMethod: z.string().nullable().describe("How the board was created.").optional(),
+  enterpriseOwned: z.boolean().describe("Whether an enterprise owns the board.").optional(),
+  ixUpdate: z.union([z.string(), z.number().int()]).describe("Update counter.").optional(),
+  templateGallery: z.string().nullable().describe("Template gallery category.").optional(),
+  lists: z.array(OutTrelloList).describe("The board's lists (with `lists=`).").optional(),
+  cards: z.array(z.looseObject({}).describe("A nested Card (recursive; its fields are not listed again)."))
+    .describe("The board's cards (with `cards=`).")
+    .optional(),
+  labels: z.array(OutLabel).describe("The board's labels (with `labels=all`).").optional(),
+  members: z.array(OutMember).describe("The board's members (with `members=`).").optional(),
+  checklists: z.array(OutChecklist).describe("The board's checklists (with `checklists=all`).").optional(),
+  actions: z.array(OutAction).describe("The board's actions (with `actions=<types>`).").optional(),
+  organization: z.record(z.string(), z.unknown())
+    .describe("The board's Workspace (getMemberBoards with `organization=true`).")
+    .optional(),
+}).describe("A board. Which fields are present depends on `fields`; only `id` is always there.");
+
+const OutCard = z.looseObject({
+  id: OutTrelloId.describe("Card id."),
+  name: z.string().describe("Card title.").optional(),
+  desc: z.string().describe("Description (Markdown).").optional(),
+  descData: z.record(z.string(), z.unknown())
+    .nullable()
+    .describe("Metadata of the description (custom emoji).")
+    .optional(),
+  idList: OutTrelloId.describe("List the card is in.").optional(),
+  idBoard: OutTrelloId.describe("Board the card is on.").optional(),
+  idLabels: z.array(OutTrelloId).describe("Ids of the labels on the card.").optional(),
+  labels: z.array(OutLabel).describe("The labels on the card.").optional(),
+  idMembers: z.array(OutTrelloId).describe("Ids of the members assigned to the card.").optional(),
+  idMembersVoted: z.array(OutTrelloId).describe("Ids of the members who voted for the card.").optional(),
+  idChecklists: z.array(OutTrelloId).describe("Ids of the card's checklists.").optional(),
+  idShort: z.number().int().describe("Card number on its board (appears in the url).").optional(),
+  idAttachmentCover: z.string().nullable().describe("Attachment used as cover.").optional(),
+  pos: z.number().describe("Position in the list.").optional(),
+  due: z.string().meta({ format: "date-time" }).nullable().describe("Due date.").optional(),
+  dueComplete: z.boolean().describe("Whether the due date is marked complete.").optional(),
+  dueReminder: z.number().int()
+    .nullable()
+    .describe("Minutes before the due date to remind (e.g. 1440), -1 or null for none.")
+    .optional(),
+  start: z.string().meta({ format: "date-time" }).nullable().describe("Start date.").optional(),
+  closed: z.boolean().describe("Whether the card is archived.").optional(),
+  url: z.string()
+    .meta({ format: "uri" })
+    .describe("Full web address, `https://trello.com/c/<shortLink>/<idShort>-<slug>`.")
+    .optional(),
+  shortUrl: z.string()
+    .meta({ format: "uri" })
+    .describe("Short web address, `https://trello.com/c/<shortLink>`.")
+    .optional(),
+  shortLink: z.string().describe("8-character short id, usable in place of the id.").optional(),
+  dateLastActivity: z.string()
+    .meta({ format: "date-time" })
+    .describe("Time of the last action on the card.")
+    .optional(),
+  subscribed: z.boolean().describe("Whether the token's member watches the card.").optional(),
+  manualCoverAttachment: z.boolean().describe("Whether the cover was chosen by hand.").optional(),
+  isTemplate: z.boolean().describe("Whether the card is a template.").optional(),
+  cardRole: z.string()
+    .nullable()
+    .describe("Special card kind (`separator`, `board`, `mirror`, `link`) or null for a normal card.")
+    .optional(),
+  email: z.string().nullable().describe("Email address that adds comments to the card.").optional(),
+  pinned: z.boolean().describe("Whether the card is pinned.").optional(),
+  checkItemStates: z.array(
+    z.looseObject({
+      idCheckItem: OutTrelloId.optional(),
+      state: z.enum(["complete", "incomplete"]).describe("Item state.").optional(),
+    }).describe("One check item state."),
+  ).nullable().describe("States of the check items on the card.").optional(),
+  address: z.string().nullable().describe("Map address.").optional(),
+  locationName: z.string().nullable().describe("Map location name.").optional(),
+  coordinates: z.union([z.string(), z.record(z.string(), z.unknown())])
+    .nullable()
+    .describe("Map coordinates (`latitude,longitude` string or an object with latitude and longitude).")
+    .optional(),
+  creationMethod: z.string().nullable().describe("How the card was created.").optional(),
+  badges: z.looseObject({
+    attachmentsByType: z.looseObject({
+      trello: z.looseObject({
+        board: z.number().int().describe("Links to boards.").optional(),
+        card: z.number().int().describe("Links to cards.").optional(),
+      }).describe("Attachments that are Trello links.").optional(),
+    }).describe("Trello-card/board attachment counts.").optional(),
+    externalSource: z.string().nullable().describe("External source of the card.").optional(),
+    location: z.boolean().describe("Whether the card has a location.").optional(),
+    votes: z.number().int().describe("Number of votes.").optional(),
+    viewingMemberVoted: z.boolean().describe("Whether the token's member voted.").optional(),
+    subscribed: z.boolean().describe("Whether the token's member watches the card.").optional(),
+    fogbugz: z.string().describe("FogBugz case (legacy).").optional(),
+    checkItems: z.number().int().describe("Number of check items.").optional(),
+    checkItemsChecked: z.number().int().describe("Number of ticked check items.").optional(),
+    checkItemsEarliestDue: z.string()
+      .meta({ format: "date-time" })
+      .nullable()
+      .describe("Earliest due date of an open check item.")
+      .optional(),
+    comments: z.number().int().describe("Number of comments.").optional(),
+    attachments: z.number().int().describe("Number of attachments.").optional(),
+    description: z.boolean().describe("Whether the card has a description.").optional(),
+    due: z.string().meta({ format: "date-time" }).nullable().describe("Due date.").optional(),
+    dueComplete: z.boolean().describe("Whether the due date is complete.").optional(),
+    start: z.string().meta({ format: "date-time" }).nullable().describe("Start date.").optional(),
+    lastUpdatedByAi: z.boolean().describe("Whether Atlassian Intelligence last changed the card.").optional(),
+  }).describe("Summary counts shown on the card front.").optional(),
+  cover: z.looseObject({
+    idAttachment: z.string().nullable().describe("Attachment used as cover.").optional(),
+    color: z.string().nullable().describe("Cover color name.").optional(),
+    idUploadedBackground: z.union([z.string(), z.boolean()])
+      .nullable()
+      .describe("Uploaded background used as cover.")
+      .optional(),
+    size: z.enum(["normal", "full"]).describe("Cover size.").optional(),
+    brightness: z.enum(["light", "dark"]).describe("Text brightness on the cover.").optional(),
+    idPlugin: z.string().nullable().describe("Power-Up that set the cover.").optional(),
+  }).describe("Card cover.").optional(),
+  limits: z.record(z.string(), z.unknown())
+    .describe("Object limits of the card (attachments, checklists, stickers per card).")
+    .optional(),
+  attachments: z.array(OutAttachment).describe("The card's attachments (with `attachments=true`).").optional(),
+  stickers: z.array(z.record(z.string(), z.unknown()).describe("A sticker."))
+    .describe("The card's stickers.")
+    .optional(),
+  checklists: z.array(OutChecklist).describe("The card's checklists (with `checklists=all`).").optional(),
+  members: z.array(OutMember).describe("The card's members (with `members=true`).").optional(),
+  actions: z.array(OutAction).describe("The card's actions (with `actions=<types>`).").optional(),
+  board: OutBoard.describe("The card's board (with `board=true`).").optional(),
+  list: OutTrelloList.describe("The card's list (with `list=true`).").optional(),
+  customFieldItems: z.array(z.record(z.string(), z.unknown()).describe("One custom field value."))
+    .describe("Custom field values (with `customFieldItems=true`).")
+    .optional(),
+})
+  .describe(
+    "A card. Which fields are present depends on the `fields` query parameter (only `id` is always there); nested resources appear only when asked for.",
+  );
+
+const InIdOrShortLink = z.string()
+  .regex(new RegExp("^(?:[0-9a-fA-F]{24}|[0-9A-Za-z]{8})$"))
+  .describe(
+    "A Trello object id (24 hex characters) or the 8-character shortLink from the object's web address. Example: 6123a9f0c4b5d6e7f8091a2b or AbCd1234.",
+  );
+
+const OutEmptyValue = z.looseObject({ _value: z.null().describe("Always null.").optional() })
+  .describe("Body Trello returns for some removals.");
+
+const InLabelColor = z.enum([
+  "yellow",
+  "purple",
+  "blue",
+  "red",
+  "green",
+  "orange",
+  "black",
+  "sky",
+  "pink",
+  "lime",
+  "yellow_light",
+  "purple_light",
+  "blue_light",
+  "red_light",
+  "green_light",
+  "orange_light",
+  "black_light",
+  "sky_light",
+  "pink_light",
+  "lime_light",
+  "yellow_dark",
+  "purple_dark",
+  "blue_dark",
+  "red_dark",
+  "green_dark",
+  "orange_dark",
+  "black_dark",
+  "sky_dark",
+  "pink_dark",
+  "lime_dark",
+])
+  .nullable()
+  .describe(
+    "Label color. Null means no color (the label is not shown on the card front). The ten base colors are documented; the `_light` / `_dark` variants appear in responses, and whether writes accept them is not documented.",
+  );
+
+const OutNotification = z.looseObject({
+  id: OutTrelloId.describe("Notification id (increasing over time; used as the polling cursor)."),
+  unread: z.boolean().describe("Whether it is unread.").optional(),
+  type: z.string()
+    .describe(
+      "Notification type, e.g. addedToCard, addedAttachmentToCard, addedMemberToCard, addedToBoard, cardDueSoon, changeCard, closeBoard, commentCard, createdCard, mentionedOnCard, removedFromCard, updateCheckItemStateOnCard, invitedToBoard, makeAdminOfBoard. New types appear over time.",
+    )
+    .optional(),
+  date: z.string().meta({ format: "date-time" }).describe("When it was created.").optional(),
+  dateRead: z.string().meta({ format: "date-time" }).nullable().describe("When it was read.").optional(),
+  data: z.looseObject({
+    text: z.string().describe("Comment text (commentCard, mentionedOnCard).").optional(),
+    card: z.looseObject({
+      id: OutTrelloId.optional(),
+      name: z.string().describe("Card title.").optional(),
+      idShort: z.number().int().describe("Card number.").optional(),
+      shortLink: z.string().describe("Card shortLink.").optional(),
+    }).describe("The card (id, name, idShort, shortLink, sometimes due).").optional(),
+    board: z.looseObject({
+      id: OutTrelloId.optional(),
+      name: z.string().describe("Board name.").optional(),
+      shortLink: z.string().describe("Board shortLink.").optional(),
+    }).describe("The board (id, name, shortLink).").optional(),
+    list: z.looseObject({ id: OutTrelloId.optional(), name: z.string().describe("List name.").optional() })
+      .describe("The list (id, name).")
+      .optional(),
+  }).describe("Short references to the card, board, list and text involved.").optional(),
+  idMemberCreator: z.string()
+    .nullable()
+    .describe("Member who caused it (null for system notifications such as cardDueSoon).")
+    .optional(),
+  idAction: z.string().nullable().describe("Action behind it.").optional(),
+  card: z.record(z.string(), z.unknown()).describe("The card involved (when requested).").optional(),
+  board: z.record(z.string(), z.unknown()).describe("The board involved (when requested).").optional(),
+  reactions: z.array(z.record(z.string(), z.unknown()).describe("One reaction."))
+    .describe("Reactions.")
+    .optional(),
+  memberCreator: OutMember.describe("Member who caused it (with `memberCreator=true`).").optional(),
+}).describe("A notification to a member.");
+
+const OutWebhook = z.looseObject({
+  id: OutTrelloId.describe("Webhook id."),
+  description: z.string().describe("Free text.").optional(),
+  idModel: OutTrelloId.describe("Watched model."),
+  callbackURL: z.string().meta({ format: "uri" }).describe("Address the actions are POSTed to."),
+  active: z.boolean().describe("Whether it fires."),
+  consecutiveFailures: z.number().int().describe("Deliveries failed in a row.").optional(),
+  firstConsecutiveFailDate: z.string()
+    .meta({ format: "date-time" })
+    .nullable()
+    .describe("When the current failure run began.")
+    .optional(),
+}).describe("A webhook of a token.");
 
 /** Create card: `POST /1/cards`. */
 export const trelloCreateCard = defineOperationTool({
@@ -38,25 +585,64 @@ export const trelloCreateCard = defineOperationTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "idList": InTrelloId.describe("The list the card is created in."),
-    "name": z.string().max(16384).describe("Card title.").optional(),
-    "desc": z.string().max(16384).describe("Card description (Markdown).").optional(),
-    "pos": InPosition.optional(),
-    "due": z.string().regex(DATE_TIME).meta({ format: "date-time" }).nullable().describe("Due date, ISO-8601.").optional(),
-    "start": z.string().regex(DATE_TIME).meta({ format: "date-time" }).nullable().describe("Start date, ISO-8601.").optional(),
-    "dueComplete": z.boolean().describe("Whether the due date is marked complete.").optional(),
-    "idMembers": z.array(InTrelloId).describe("Members assigned to the card.").optional(),
-    "idLabels": z.array(InTrelloId).describe("Labels (of the card's board) applied to the card.").optional(),
-    "urlSource": z.string().meta({ format: "uri" }).regex(new RegExp("^https?://")).describe("A URL (http:// or https://) attached to the card on creation.").optional(),
-    "idCardSource": InTrelloId.describe("Card to copy into the new card.").optional(),
-    "keepFromSource": z.string().describe("With idCardSource: `all` or a comma-separated list of attachments, checklists, comments, customFields, due, start, labels, members, stickers. Default: all.").optional(),
-    "address": z.string().describe("Map address of the card.").optional(),
-    "locationName": z.string().describe("Map location name.").optional(),
-    "coordinates": z.string().regex(new RegExp("^-?[0-9.]+,-?[0-9.]+$")).describe("Map coordinates as `latitude,longitude`.").optional(),
+    idList: InTrelloId.describe("The list the card is created in."),
+    name: z.string().max(16384).describe("Card title.").optional(),
+    desc: z.string().max(16384).describe("Card description (Markdown).").optional(),
+    pos: InPosition.optional(),
+    due: z.string()
+      .regex(DATE_TIME)
+      .meta({ format: "date-time" })
+      .nullable()
+      .describe("Due date, ISO-8601.")
+      .optional(),
+    start: z.string()
+      .regex(DATE_TIME)
+      .meta({ format: "date-time" })
+      .nullable()
+      .describe("Start date, ISO-8601.")
+      .optional(),
+    dueComplete: z.boolean().describe("Whether the due date is marked complete.").optional(),
+    idMembers: z.array(InTrelloId).describe("Members assigned to the card.").optional(),
+    idLabels: z.array(InTrelloId).describe("Labels (of the card's board) applied to the card.").optional(),
+    urlSource: z.string()
+      .meta({ format: "uri" })
+      .regex(new RegExp("^https?://"))
+      .describe("A URL (http:// or https://) attached to the card on creation.")
+      .optional(),
+    idCardSource: InTrelloId.describe("Card to copy into the new card.").optional(),
+    keepFromSource: z.string()
+      .describe(
+        "With idCardSource: `all` or a comma-separated list of attachments, checklists, comments, customFields, due, start, labels, members, stickers. Default: all.",
+      )
+      .optional(),
+    address: z.string().describe("Map address of the card.").optional(),
+    locationName: z.string().describe("Map location name.").optional(),
+    coordinates: z.string()
+      .regex(new RegExp("^-?[0-9.]+,-?[0-9.]+$"))
+      .describe("Map coordinates as `latitude,longitude`.")
+      .optional(),
   }),
   output: OutCard.describe("The created card."),
   outputWrap: "none",
-  handler: (client, input) => client.call("createCard", { body: { "idList": input["idList"], "name": input["name"], "desc": input["desc"], "pos": input["pos"], "due": input["due"], "start": input["start"], "dueComplete": input["dueComplete"], "idMembers": input["idMembers"], "idLabels": input["idLabels"], "urlSource": input["urlSource"], "idCardSource": input["idCardSource"], "keepFromSource": input["keepFromSource"], "address": input["address"], "locationName": input["locationName"], "coordinates": input["coordinates"] } }),
+  handler: (client, input) => client.call("createCard", {
+    body: {
+      idList: input["idList"],
+      name: input["name"],
+      desc: input["desc"],
+      pos: input["pos"],
+      due: input["due"],
+      start: input["start"],
+      dueComplete: input["dueComplete"],
+      idMembers: input["idMembers"],
+      idLabels: input["idLabels"],
+      urlSource: input["urlSource"],
+      idCardSource: input["idCardSource"],
+      keepFromSource: input["keepFromSource"],
+      address: input["address"],
+      locationName: input["locationName"],
+      coordinates: input["coordinates"],
+    },
+  }),
 });
 
 /** Get card: `GET /1/cards/{id}`. */
@@ -69,19 +655,47 @@ export const trelloGetCard = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": InIdOrShortLink.describe("Id of the card (24 hex characters) or its 8-character shortLink."),
-    "fields": z.string().describe("`all` or a comma-separated list of card fields (e.g. `name,desc,due,idList`). Default: all.").optional(),
-    "actions": z.string().describe("Action types to nest as `actions`, comma-separated (e.g. `commentCard`); omitted means none.").optional(),
-    "attachments": z.enum(["true","false","cover"]).describe("Nest the card's attachments (`true`), none (`false`), or only the cover (`cover`). Default: false.").optional(),
-    "members": z.boolean().describe("Nest the card's members as `members`. Default: false.").optional(),
-    "checklists": z.enum(["all","none"]).describe("Nest the card's checklists (`all`) or not (`none`). Default: none.").optional(),
-    "board": z.boolean().describe("Nest the card's board as `board`. Default: false.").optional(),
-    "list": z.boolean().describe("Nest the card's list as `list`. Default: false.").optional(),
-    "customFieldItems": z.boolean().describe("Nest the card's custom field values as `customFieldItems`. Default: false.").optional(),
+    id: InIdOrShortLink.describe("Id of the card (24 hex characters) or its 8-character shortLink."),
+    fields: z.string()
+      .describe("`all` or a comma-separated list of card fields (e.g. `name,desc,due,idList`). Default: all.")
+      .optional(),
+    actions: z.string()
+      .describe(
+        "Action types to nest as `actions`, comma-separated (e.g. `commentCard`); omitted means none.",
+      )
+      .optional(),
+    attachments: z.enum(["true", "false", "cover"])
+      .describe(
+        "Nest the card's attachments (`true`), none (`false`), or only the cover (`cover`). Default: false.",
+      )
+      .optional(),
+    members: z.boolean().describe("Nest the card's members as `members`. Default: false.").optional(),
+    checklists: z.enum(["all", "none"])
+      .describe("Nest the card's checklists (`all`) or not (`none`). Default: none.")
+      .optional(),
+    board: z.boolean().describe("Nest the card's board as `board`. Default: false.").optional(),
+    list: z.boolean().describe("Nest the card's list as `list`. Default: false.").optional(),
+    customFieldItems: z.boolean()
+      .describe("Nest the card's custom field values as `customFieldItems`. Default: false.")
+      .optional(),
   }),
   output: OutCard.describe("The card."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getCard", { params: { path: { "id": input["id"] }, query: { "fields": input["fields"], "actions": input["actions"], "attachments": input["attachments"], "members": input["members"], "checklists": input["checklists"], "board": input["board"], "list": input["list"], "customFieldItems": input["customFieldItems"] } } }),
+  handler: (client, input) => client.call("getCard", {
+    params: {
+      path: { id: input["id"] },
+      query: {
+        fields: input["fields"],
+        actions: input["actions"],
+        attachments: input["attachments"],
+        members: input["members"],
+        checklists: input["checklists"],
+        board: input["board"],
+        list: input["list"],
+        customFieldItems: input["customFieldItems"],
+      },
+    },
+  }),
 });
 
 /** Update card: `PUT /1/cards/{id}`. */
@@ -94,28 +708,71 @@ export const trelloUpdateCard = defineOperationTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": InIdOrShortLink.describe("Id of the card (24 hex characters) or its 8-character shortLink."),
-    "name": z.string().max(16384).describe("New title.").optional(),
-    "desc": z.string().max(16384).describe("New description (Markdown).").optional(),
-    "closed": z.boolean().describe("`true` archives the card, `false` unarchives it.").optional(),
-    "idList": InTrelloId.describe("Move the card to this list.").optional(),
-    "idBoard": InTrelloId.describe("Move the card to this board (send idList of that board too).").optional(),
-    "pos": InPosition.optional(),
-    "due": z.string().regex(DATE_TIME).meta({ format: "date-time" }).nullable().describe("Due date, or null to clear it.").optional(),
-    "start": z.string().regex(DATE_TIME).meta({ format: "date-time" }).nullable().describe("Start date, or null to clear it.").optional(),
-    "dueComplete": z.boolean().describe("Mark the due date complete or not.").optional(),
-    "idMembers": z.array(InTrelloId).describe("Replaces the card's members.").optional(),
-    "idLabels": z.array(InTrelloId).describe("Replaces the card's labels.").optional(),
-    "idAttachmentCover": z.string().regex(new RegExp("^[0-9a-fA-F]{24}$")).nullable().describe("Image attachment to use as the cover, or null for none.").optional(),
-    "subscribed": z.boolean().describe("Whether the token's member watches the card.").optional(),
-    "address": z.string().describe("Map address.").optional(),
-    "locationName": z.string().describe("Map location name.").optional(),
-    "coordinates": z.string().regex(new RegExp("^-?[0-9.]+,-?[0-9.]+$")).describe("Map coordinates as `latitude,longitude`.").optional(),
-    "cover": z.strictObject({ "color": z.string().nullable().describe("Cover color (a label color name) or null.").optional(), "idAttachment": z.string().nullable().describe("Attachment used as cover.").optional(), "size": z.enum(["normal","full"]).describe("Cover size.").optional(), "brightness": z.enum(["light","dark"]).describe("Text brightness on a full cover.").optional() }).describe("Card cover settings.").optional(),
+    id: InIdOrShortLink.describe("Id of the card (24 hex characters) or its 8-character shortLink."),
+    name: z.string().max(16384).describe("New title.").optional(),
+    desc: z.string().max(16384).describe("New description (Markdown).").optional(),
+    closed: z.boolean().describe("`true` archives the card, `false` unarchives it.").optional(),
+    idList: InTrelloId.describe("Move the card to this list.").optional(),
+    idBoard: InTrelloId.describe("Move the card to this board (send idList of that board too).").optional(),
+    pos: InPosition.optional(),
+    due: z.string()
+      .regex(DATE_TIME)
+      .meta({ format: "date-time" })
+      .nullable()
+      .describe("Due date, or null to clear it.")
+      .optional(),
+    start: z.string()
+      .regex(DATE_TIME)
+      .meta({ format: "date-time" })
+      .nullable()
+      .describe("Start date, or null to clear it.")
+      .optional(),
+    dueComplete: z.boolean().describe("Mark the due date complete or not.").optional(),
+    idMembers: z.array(InTrelloId).describe("Replaces the card's members.").optional(),
+    idLabels: z.array(InTrelloId).describe("Replaces the card's labels.").optional(),
+    idAttachmentCover: z.string()
+      .regex(new RegExp("^[0-9a-fA-F]{24}$"))
+      .nullable()
+      .describe("Image attachment to use as the cover, or null for none.")
+      .optional(),
+    subscribed: z.boolean().describe("Whether the token's member watches the card.").optional(),
+    address: z.string().describe("Map address.").optional(),
+    locationName: z.string().describe("Map location name.").optional(),
+    coordinates: z.string()
+      .regex(new RegExp("^-?[0-9.]+,-?[0-9.]+$"))
+      .describe("Map coordinates as `latitude,longitude`.")
+      .optional(),
+    cover: z.strictObject({
+      color: z.string().nullable().describe("Cover color (a label color name) or null.").optional(),
+      idAttachment: z.string().nullable().describe("Attachment used as cover.").optional(),
+      size: z.enum(["normal", "full"]).describe("Cover size.").optional(),
+      brightness: z.enum(["light", "dark"]).describe("Text brightness on a full cover.").optional(),
+    }).describe("Card cover settings.").optional(),
   }),
   output: OutCard.describe("The card after the change."),
   outputWrap: "none",
-  handler: (client, input) => client.call("updateCard", { params: { path: { "id": input["id"] } }, body: { "name": input["name"], "desc": input["desc"], "closed": input["closed"], "idList": input["idList"], "idBoard": input["idBoard"], "pos": input["pos"], "due": input["due"], "start": input["start"], "dueComplete": input["dueComplete"], "idMembers": input["idMembers"], "idLabels": input["idLabels"], "idAttachmentCover": input["idAttachmentCover"], "subscribed": input["subscribed"], "address": input["address"], "locationName": input["locationName"], "coordinates": input["coordinates"], "cover": input["cover"] } }),
+  handler: (client, input) => client.call("updateCard", {
+    params: { path: { id: input["id"] } },
+    body: {
+      name: input["name"],
+      desc: input["desc"],
+      closed: input["closed"],
+      idList: input["idList"],
+      idBoard: input["idBoard"],
+      pos: input["pos"],
+      due: input["due"],
+      start: input["start"],
+      dueComplete: input["dueComplete"],
+      idMembers: input["idMembers"],
+      idLabels: input["idLabels"],
+      idAttachmentCover: input["idAttachmentCover"],
+      subscribed: input["subscribed"],
+      address: input["address"],
+      locationName: input["locationName"],
+      coordinates: input["coordinates"],
+      cover: input["cover"],
+    },
+  }),
 });
 
 /** Delete card: `DELETE /1/cards/{id}`. */
@@ -128,11 +785,13 @@ export const trelloDeleteCard = defineOperationTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": InIdOrShortLink.describe("Id of the card (24 hex characters) or its 8-character shortLink."),
+    id: InIdOrShortLink.describe("Id of the card (24 hex characters) or its 8-character shortLink."),
   }),
-  output: z.looseObject({ "limits": z.record(z.string(), z.unknown()).describe("Always empty here.").optional() }).describe("The card was deleted. Trello answers with an (empty) `limits` object."),
+  output: z.looseObject({
+    limits: z.record(z.string(), z.unknown()).describe("Always empty here.").optional(),
+  }).describe("The card was deleted. Trello answers with an (empty) `limits` object."),
   outputWrap: "none",
-  handler: (client, input) => client.call("deleteCard", { params: { path: { "id": input["id"] } } }),
+  handler: (client, input) => client.call("deleteCard", { params: { path: { id: input["id"] } } }),
 });
 
 /** Add comment to card: `POST /1/cards/{id}/actions/comments`. */
@@ -145,12 +804,18 @@ export const trelloAddCommentToCard = defineOperationTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": InIdOrShortLink.describe("Id of the card (24 hex characters) or its 8-character shortLink."),
-    "text": z.string().min(1).max(16384).describe("Comment text (Markdown; `@username` mentions notify members)."),
+    id: InIdOrShortLink.describe("Id of the card (24 hex characters) or its 8-character shortLink."),
+    text: z.string()
+      .min(1)
+      .max(16384)
+      .describe("Comment text (Markdown; `@username` mentions notify members)."),
   }),
   output: OutAction.describe("The created comment action."),
   outputWrap: "none",
-  handler: (client, input) => client.call("addCommentToCard", { params: { path: { "id": input["id"] } }, body: { "text": input["text"] } }),
+  handler: (client, input) => client.call("addCommentToCard", {
+    params: { path: { id: input["id"] } },
+    body: { text: input["text"] },
+  }),
 });
 
 /** List actions on a card: `GET /1/cards/{id}/actions`. */
@@ -163,13 +828,23 @@ export const trelloGetCardActions = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": InIdOrShortLink.describe("Id of the card (24 hex characters) or its 8-character shortLink."),
-    "filter": z.string().describe("Comma-separated action types to return (e.g. `commentCard`, `updateCard:idList`). Default: commentCard,updateCard:idList.").optional(),
-    "page": z.number().int().min(0).max(100).describe("Page of 50 actions to return, starting at 0. Default: 0.").optional(),
+    id: InIdOrShortLink.describe("Id of the card (24 hex characters) or its 8-character shortLink."),
+    filter: z.string()
+      .describe(
+        "Comma-separated action types to return (e.g. `commentCard`, `updateCard:idList`). Default: commentCard,updateCard:idList.",
+      )
+      .optional(),
+    page: z.number().int()
+      .min(0)
+      .max(100)
+      .describe("Page of 50 actions to return, starting at 0. Default: 0.")
+      .optional(),
   }),
   output: z.looseObject({ items: z.array(OutAction).describe("The card's actions.") }),
   outputWrap: "items",
-  handler: (client, input) => client.call("getCardActions", { params: { path: { "id": input["id"] }, query: { "filter": input["filter"], "page": input["page"] } } }),
+  handler: (client, input) => client.call("getCardActions", {
+    params: { path: { id: input["id"] }, query: { filter: input["filter"], page: input["page"] } },
+  }),
 });
 
 /** Update checklist item: `PUT /1/cards/{id}/checkItem/{idCheckItem}`. */
@@ -182,19 +857,43 @@ export const trelloUpdateCheckItem = defineOperationTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": InIdOrShortLink.describe("Id of the card (24 hex characters) or its 8-character shortLink."),
-    "idCheckItem": InTrelloId.describe("Id of the check item."),
-    "name": z.string().min(1).max(16384).describe("New text of the item.").optional(),
-    "state": z.enum(["complete","incomplete"]).describe("Ticked (`complete`) or not.").optional(),
-    "idChecklist": InTrelloId.describe("Move the item to this checklist (of the same card).").optional(),
-    "pos": InPosition.optional(),
-    "due": z.string().regex(DATE_TIME).meta({ format: "date-time" }).nullable().describe("Due date of the item, or null.").optional(),
-    "dueReminder": z.number().int().min(-1).nullable().describe("Minutes before the due date to remind, -1 or null for none.").optional(),
-    "idMember": z.string().regex(new RegExp("^[0-9a-fA-F]{24}$")).nullable().describe("Member assigned to the item, or null.").optional(),
+    id: InIdOrShortLink.describe("Id of the card (24 hex characters) or its 8-character shortLink."),
+    idCheckItem: InTrelloId.describe("Id of the check item."),
+    name: z.string().min(1).max(16384).describe("New text of the item.").optional(),
+    state: z.enum(["complete", "incomplete"]).describe("Ticked (`complete`) or not.").optional(),
+    idChecklist: InTrelloId.describe("Move the item to this checklist (of the same card).").optional(),
+    pos: InPosition.optional(),
+    due: z.string()
+      .regex(DATE_TIME)
+      .meta({ format: "date-time" })
+      .nullable()
+      .describe("Due date of the item, or null.")
+      .optional(),
+    dueReminder: z.number().int()
+      .min(-1)
+      .nullable()
+      .describe("Minutes before the due date to remind, -1 or null for none.")
+      .optional(),
+    idMember: z.string()
+      .regex(new RegExp("^[0-9a-fA-F]{24}$"))
+      .nullable()
+      .describe("Member assigned to the item, or null.")
+      .optional(),
   }),
   output: OutCheckItem.describe("The check item after the change."),
   outputWrap: "none",
-  handler: (client, input) => client.call("updateCheckItem", { params: { path: { "id": input["id"], "idCheckItem": input["idCheckItem"] } }, body: { "name": input["name"], "state": input["state"], "idChecklist": input["idChecklist"], "pos": input["pos"], "due": input["due"], "dueReminder": input["dueReminder"], "idMember": input["idMember"] } }),
+  handler: (client, input) => client.call("updateCheckItem", {
+    params: { path: { id: input["id"], idCheckItem: input["idCheckItem"] } },
+    body: {
+      name: input["name"],
+      state: input["state"],
+      idChecklist: input["idChecklist"],
+      pos: input["pos"],
+      due: input["due"],
+      dueReminder: input["dueReminder"],
+      idMember: input["idMember"],
+    },
+  }),
 });
 
 /** Add label to card: `POST /1/cards/{id}/idLabels`. */
@@ -207,12 +906,17 @@ export const trelloAddLabelToCard = defineOperationTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": InIdOrShortLink.describe("Id of the card (24 hex characters) or its 8-character shortLink."),
-    "value": InTrelloId.describe("Id of a label on the card's board."),
+    id: InIdOrShortLink.describe("Id of the card (24 hex characters) or its 8-character shortLink."),
+    value: InTrelloId.describe("Id of a label on the card's board."),
   }),
-  output: z.looseObject({ items: z.array(OutTrelloId).describe("The ids of the card's labels after the change.") }),
+  output: z.looseObject({
+    items: z.array(OutTrelloId).describe("The ids of the card's labels after the change."),
+  }),
   outputWrap: "items",
-  handler: (client, input) => client.call("addLabelToCard", { params: { path: { "id": input["id"] } }, body: { "value": input["value"] } }),
+  handler: (client, input) => client.call("addLabelToCard", {
+    params: { path: { id: input["id"] } },
+    body: { value: input["value"] },
+  }),
 });
 
 /** Remove label from card: `DELETE /1/cards/{id}/idLabels/{idLabel}`. */
@@ -225,12 +929,15 @@ export const trelloRemoveLabelFromCard = defineOperationTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": InIdOrShortLink.describe("Id of the card (24 hex characters) or its 8-character shortLink."),
-    "idLabel": InTrelloId.describe("Id of the label to take off the card (the label itself stays on the board)."),
+    id: InIdOrShortLink.describe("Id of the card (24 hex characters) or its 8-character shortLink."),
+    idLabel: InTrelloId
+      .describe("Id of the label to take off the card (the label itself stays on the board)."),
   }),
   output: OutEmptyValue.describe("The label was removed."),
   outputWrap: "none",
-  handler: (client, input) => client.call("removeLabelFromCard", { params: { path: { "id": input["id"], "idLabel": input["idLabel"] } } }),
+  handler: (client, input) => client.call("removeLabelFromCard", {
+    params: { path: { id: input["id"], idLabel: input["idLabel"] } },
+  }),
 });
 
 /** Add a member to a card: `POST /1/cards/{id}/idMembers`. */
@@ -243,12 +950,15 @@ export const trelloAddMemberToCard = defineOperationTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": InIdOrShortLink.describe("Id of the card (24 hex characters) or its 8-character shortLink."),
-    "value": InTrelloId.describe("Id of a member of the card's board."),
+    id: InIdOrShortLink.describe("Id of the card (24 hex characters) or its 8-character shortLink."),
+    value: InTrelloId.describe("Id of a member of the card's board."),
   }),
   output: z.looseObject({ items: z.array(OutMember).describe("The card's members after the change.") }),
   outputWrap: "items",
-  handler: (client, input) => client.call("addMemberToCard", { params: { path: { "id": input["id"] } }, body: { "value": input["value"] } }),
+  handler: (client, input) => client.call("addMemberToCard", {
+    params: { path: { id: input["id"] } },
+    body: { value: input["value"] },
+  }),
 });
 
 /** Attach a link to a card: `POST /1/cards/{id}/attachments`. */
@@ -261,15 +971,26 @@ export const trelloAddAttachmentToCard = defineOperationTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": InIdOrShortLink.describe("Id of the card (24 hex characters) or its 8-character shortLink."),
-    "url": z.string().meta({ format: "uri" }).regex(new RegExp("^https?://")).describe("The address to attach (http:// or https://)."),
-    "name": z.string().max(256).describe("Display name of the attachment (defaults to the URL).").optional(),
-    "mimeType": z.string().max(256).describe("MIME type of what the URL points to, e.g. `application/pdf`.").optional(),
-    "setCover": z.boolean().describe("Use the attachment (an image) as the card cover. Default: false.").optional(),
+    id: InIdOrShortLink.describe("Id of the card (24 hex characters) or its 8-character shortLink."),
+    url: z.string()
+      .meta({ format: "uri" })
+      .regex(new RegExp("^https?://"))
+      .describe("The address to attach (http:// or https://)."),
+    name: z.string().max(256).describe("Display name of the attachment (defaults to the URL).").optional(),
+    mimeType: z.string()
+      .max(256)
+      .describe("MIME type of what the URL points to, e.g. `application/pdf`.")
+      .optional(),
+    setCover: z.boolean()
+      .describe("Use the attachment (an image) as the card cover. Default: false.")
+      .optional(),
   }),
   output: OutAttachment.describe("The new attachment."),
   outputWrap: "none",
-  handler: (client, input) => client.call("addAttachmentToCard", { params: { path: { "id": input["id"] } }, body: { "url": input["url"], "name": input["name"], "mimeType": input["mimeType"], "setCover": input["setCover"] } }),
+  handler: (client, input) => client.call("addAttachmentToCard", {
+    params: { path: { id: input["id"] } },
+    body: { url: input["url"], name: input["name"], mimeType: input["mimeType"], setCover: input["setCover"] },
+  }),
 });
 
 /** Create board: `POST /1/boards`. */
@@ -282,26 +1003,63 @@ export const trelloCreateBoard = defineOperationTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "name": z.string().min(1).max(16384).describe("Board name."),
-    "desc": z.string().max(16384).describe("Board description.").optional(),
-    "idOrganization": z.string().describe("Id or name of the Workspace the board belongs to.").optional(),
-    "defaultLabels": z.boolean().describe("Create the default labels. Default: true.").optional(),
-    "defaultLists": z.boolean().describe("Create the lists To Do, Doing, Done. Default: true.").optional(),
-    "idBoardSource": InTrelloId.describe("Board to copy.").optional(),
-    "keepFromSource": z.enum(["cards","none"]).describe("With idBoardSource, whether to copy the cards. Default: none.").optional(),
-    "powerUps": z.enum(["all","calendar","cardAging","recap","voting"]).describe("Power-Up to enable.").optional(),
-    "prefs_permissionLevel": z.enum(["org","private","public"]).describe("Who can see the board. Default: private.").optional(),
-    "prefs_voting": z.enum(["disabled","members","observers","org","public"]).describe("Who can vote on cards. Default: disabled.").optional(),
-    "prefs_comments": z.enum(["disabled","members","observers","org","public"]).describe("Who can comment on cards. Default: members.").optional(),
-    "prefs_invitations": z.enum(["members","admins"]).describe("Who can invite people. Default: members.").optional(),
-    "prefs_selfJoin": z.boolean().describe("Whether Workspace members may join the board themselves. Default: true.").optional(),
-    "prefs_cardCovers": z.boolean().describe("Show card covers. Default: true.").optional(),
-    "prefs_background": z.string().describe("Background color name (blue, orange, green, red, purple, pink, lime, sky, grey) or a custom background id. Default: blue.").optional(),
-    "prefs_cardAging": z.enum(["pirate","regular"]).describe("Card aging style. Default: regular.").optional(),
+    name: z.string().min(1).max(16384).describe("Board name."),
+    desc: z.string().max(16384).describe("Board description.").optional(),
+    idOrganization: z.string().describe("Id or name of the Workspace the board belongs to.").optional(),
+    defaultLabels: z.boolean().describe("Create the default labels. Default: true.").optional(),
+    defaultLists: z.boolean().describe("Create the lists To Do, Doing, Done. Default: true.").optional(),
+    idBoardSource: InTrelloId.describe("Board to copy.").optional(),
+    keepFromSource: z.enum(["cards", "none"])
+      .describe("With idBoardSource, whether to copy the cards. Default: none.")
+      .optional(),
+    powerUps: z.enum(["all", "calendar", "cardAging", "recap", "voting"])
+      .describe("Power-Up to enable.")
+      .optional(),
+    prefs_permissionLevel: z.enum(["org", "private", "public"])
+      .describe("Who can see the board. Default: private.")
+      .optional(),
+    prefs_voting: z.enum(["disabled", "members", "observers", "org", "public"])
+      .describe("Who can vote on cards. Default: disabled.")
+      .optional(),
+    prefs_comments: z.enum(["disabled", "members", "observers", "org", "public"])
+      .describe("Who can comment on cards. Default: members.")
+      .optional(),
+    prefs_invitations: z.enum(["members", "admins"])
+      .describe("Who can invite people. Default: members.")
+      .optional(),
+    prefs_selfJoin: z.boolean()
+      .describe("Whether Workspace members may join the board themselves. Default: true.")
+      .optional(),
+    prefs_cardCovers: z.boolean().describe("Show card covers. Default: true.").optional(),
+    prefs_background: z.string()
+      .describe(
+        "Background color name (blue, orange, green, red, purple, pink, lime, sky, grey) or a custom background id. Default: blue.",
+      )
+      .optional(),
+    prefs_cardAging: z.enum(["pirate", "regular"]).describe("Card aging style. Default: regular.").optional(),
   }),
   output: OutBoard.describe("The new board."),
   outputWrap: "none",
-  handler: (client, input) => client.call("createBoard", { body: { "name": input["name"], "desc": input["desc"], "idOrganization": input["idOrganization"], "defaultLabels": input["defaultLabels"], "defaultLists": input["defaultLists"], "idBoardSource": input["idBoardSource"], "keepFromSource": input["keepFromSource"], "powerUps": input["powerUps"], "prefs_permissionLevel": input["prefs_permissionLevel"], "prefs_voting": input["prefs_voting"], "prefs_comments": input["prefs_comments"], "prefs_invitations": input["prefs_invitations"], "prefs_selfJoin": input["prefs_selfJoin"], "prefs_cardCovers": input["prefs_cardCovers"], "prefs_background": input["prefs_background"], "prefs_cardAging": input["prefs_cardAging"] } }),
+  handler: (client, input) => client.call("createBoard", {
+    body: {
+      name: input["name"],
+      desc: input["desc"],
+      idOrganization: input["idOrganization"],
+      defaultLabels: input["defaultLabels"],
+      defaultLists: input["defaultLists"],
+      idBoardSource: input["idBoardSource"],
+      keepFromSource: input["keepFromSource"],
+      powerUps: input["powerUps"],
+      prefs_permissionLevel: input["prefs_permissionLevel"],
+      prefs_voting: input["prefs_voting"],
+      prefs_comments: input["prefs_comments"],
+      prefs_invitations: input["prefs_invitations"],
+      prefs_selfJoin: input["prefs_selfJoin"],
+      prefs_cardCovers: input["prefs_cardCovers"],
+      prefs_background: input["prefs_background"],
+      prefs_cardAging: input["prefs_cardAging"],
+    },
+  }),
 });
 
 /** Get board: `GET /1/boards/{id}`. */
@@ -314,18 +1072,45 @@ export const trelloGetBoard = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": InIdOrShortLink.describe("Id of the board (24 hex characters) or its 8-character shortLink."),
-    "fields": z.string().describe("`all` or a comma-separated list of board fields. Default: name,desc,descData,closed,idOrganization,pinned,url,shortUrl,prefs,labelNames.").optional(),
-    "lists": z.enum(["all","closed","none","open"]).describe("Nest the board's lists as `lists`. Default: none.").optional(),
-    "cards": z.enum(["all","closed","none","open","visible"]).describe("Nest the board's cards as `cards`. Default: none.").optional(),
-    "labels": z.enum(["all","none"]).describe("Nest the board's labels as `labels`. Default: none.").optional(),
-    "members": z.enum(["admins","all","none","normal","owners"]).describe("Nest the board's members as `members`. Default: none.").optional(),
-    "checklists": z.enum(["all","none"]).describe("Nest the board's checklists as `checklists`. Default: none.").optional(),
-    "actions": z.string().describe("Comma-separated action types to nest as `actions`; omitted means none.").optional(),
+    id: InIdOrShortLink.describe("Id of the board (24 hex characters) or its 8-character shortLink."),
+    fields: z.string()
+      .describe(
+        "`all` or a comma-separated list of board fields. Default: name,desc,descData,closed,idOrganization,pinned,url,shortUrl,prefs,labelNames.",
+      )
+      .optional(),
+    lists: z.enum(["all", "closed", "none", "open"])
+      .describe("Nest the board's lists as `lists`. Default: none.")
+      .optional(),
+    cards: z.enum(["all", "closed", "none", "open", "visible"])
+      .describe("Nest the board's cards as `cards`. Default: none.")
+      .optional(),
+    labels: z.enum(["all", "none"]).describe("Nest the board's labels as `labels`. Default: none.").optional(),
+    members: z.enum(["admins", "all", "none", "normal", "owners"])
+      .describe("Nest the board's members as `members`. Default: none.")
+      .optional(),
+    checklists: z.enum(["all", "none"])
+      .describe("Nest the board's checklists as `checklists`. Default: none.")
+      .optional(),
+    actions: z.string()
+      .describe("Comma-separated action types to nest as `actions`; omitted means none.")
+      .optional(),
   }),
   output: OutBoard.describe("The board."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getBoard", { params: { path: { "id": input["id"] }, query: { "fields": input["fields"], "lists": input["lists"], "cards": input["cards"], "labels": input["labels"], "members": input["members"], "checklists": input["checklists"], "actions": input["actions"] } } }),
+  handler: (client, input) => client.call("getBoard", {
+    params: {
+      path: { id: input["id"] },
+      query: {
+        fields: input["fields"],
+        lists: input["lists"],
+        cards: input["cards"],
+        labels: input["labels"],
+        members: input["members"],
+        checklists: input["checklists"],
+        actions: input["actions"],
+      },
+    },
+  }),
 });
 
 /** Get board lists: `GET /1/boards/{id}/lists`. */
@@ -338,15 +1123,31 @@ export const trelloGetBoardLists = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": InIdOrShortLink.describe("Id of the board (24 hex characters) or its 8-character shortLink."),
-    "filter": z.enum(["all","closed","none","open"]).describe("Which lists to return. Default: open.").optional(),
-    "cards": z.enum(["all","closed","none","open"]).describe("Nest each list's cards as `cards`. Default: none.").optional(),
-    "card_fields": z.string().describe("`all` or a comma-separated list of card fields for nested cards. Default: all.").optional(),
-    "fields": z.string().describe("`all` or a comma-separated list of list fields. Default: all.").optional(),
+    id: InIdOrShortLink.describe("Id of the board (24 hex characters) or its 8-character shortLink."),
+    filter: z.enum(["all", "closed", "none", "open"])
+      .describe("Which lists to return. Default: open.")
+      .optional(),
+    cards: z.enum(["all", "closed", "none", "open"])
+      .describe("Nest each list's cards as `cards`. Default: none.")
+      .optional(),
+    card_fields: z.string()
+      .describe("`all` or a comma-separated list of card fields for nested cards. Default: all.")
+      .optional(),
+    fields: z.string().describe("`all` or a comma-separated list of list fields. Default: all.").optional(),
   }),
   output: z.looseObject({ items: z.array(OutTrelloList).describe("The lists.") }),
   outputWrap: "items",
-  handler: (client, input) => client.call("getBoardLists", { params: { path: { "id": input["id"] }, query: { "filter": input["filter"], "cards": input["cards"], "card_fields": input["card_fields"], "fields": input["fields"] } } }),
+  handler: (client, input) => client.call("getBoardLists", {
+    params: {
+      path: { id: input["id"] },
+      query: {
+        filter: input["filter"],
+        cards: input["cards"],
+        card_fields: input["card_fields"],
+        fields: input["fields"],
+      },
+    },
+  }),
 });
 
 /** Get board cards: `GET /1/boards/{id}/cards`. */
@@ -359,13 +1160,21 @@ export const trelloGetBoardCards = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": InIdOrShortLink.describe("Id of the board (24 hex characters) or its 8-character shortLink."),
-    "filter": z.enum(["all","closed","none","open","visible"]).describe("Which cards to return. Default: visible.").optional(),
-    "fields": z.string().describe("`all` or a comma-separated list of card fields (e.g. `name,due,dueComplete,idList`). Default: all.").optional(),
+    id: InIdOrShortLink.describe("Id of the board (24 hex characters) or its 8-character shortLink."),
+    filter: z.enum(["all", "closed", "none", "open", "visible"])
+      .describe("Which cards to return. Default: visible.")
+      .optional(),
+    fields: z.string()
+      .describe(
+        "`all` or a comma-separated list of card fields (e.g. `name,due,dueComplete,idList`). Default: all.",
+      )
+      .optional(),
   }),
   output: z.looseObject({ items: z.array(OutCard).describe("The cards.") }),
   outputWrap: "items",
-  handler: (client, input) => client.call("getBoardCards", { params: { path: { "id": input["id"] }, query: { "filter": input["filter"], "fields": input["fields"] } } }),
+  handler: (client, input) => client.call("getBoardCards", {
+    params: { path: { id: input["id"] }, query: { filter: input["filter"], fields: input["fields"] } },
+  }),
 });
 
 /** List the labels on a board: `GET /1/boards/{id}/labels`. */
@@ -378,13 +1187,19 @@ export const trelloGetBoardLabels = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": InIdOrShortLink.describe("Id of the board (24 hex characters) or its 8-character shortLink."),
-    "fields": z.string().describe("`all` or a comma-separated list of label fields. Default: all.").optional(),
-    "limit": z.number().int().min(0).max(1000).describe("Maximum number of labels to return. Default: 50.").optional(),
+    id: InIdOrShortLink.describe("Id of the board (24 hex characters) or its 8-character shortLink."),
+    fields: z.string().describe("`all` or a comma-separated list of label fields. Default: all.").optional(),
+    limit: z.number().int()
+      .min(0)
+      .max(1000)
+      .describe("Maximum number of labels to return. Default: 50.")
+      .optional(),
   }),
   output: z.looseObject({ items: z.array(OutLabel).describe("The labels.") }),
   outputWrap: "items",
-  handler: (client, input) => client.call("getBoardLabels", { params: { path: { "id": input["id"] }, query: { "fields": input["fields"], "limit": input["limit"] } } }),
+  handler: (client, input) => client.call("getBoardLabels", {
+    params: { path: { id: input["id"] }, query: { fields: input["fields"], limit: input["limit"] } },
+  }),
 });
 
 /** List actions on a board: `GET /1/boards/{id}/actions`. */
@@ -397,18 +1212,43 @@ export const trelloGetBoardActions = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": InIdOrShortLink.describe("Id of the board (24 hex characters) or its 8-character shortLink."),
-    "filter": z.string().describe("Comma-separated action types (e.g. `createCard,updateCard,commentCard`), or `all`. Default: all.").optional(),
-    "fields": z.string().describe("`all` or a comma-separated list of action fields. Default: all.").optional(),
-    "limit": z.number().int().min(0).max(1000).describe("Number of actions to return. Default: 50.").optional(),
-    "page": z.number().int().min(0).max(100).describe("Page of `limit` actions, starting at 0. Default: 0.").optional(),
-    "before": z.string().describe("Only actions before this date (ISO-8601) or action id.").optional(),
-    "since": z.string().describe("Only actions since this date (ISO-8601) or action id, or `lastView`.").optional(),
-    "memberCreator": z.boolean().describe("Include the `memberCreator` object on each action. Default: true.").optional(),
+    id: InIdOrShortLink.describe("Id of the board (24 hex characters) or its 8-character shortLink."),
+    filter: z.string()
+      .describe(
+        "Comma-separated action types (e.g. `createCard,updateCard,commentCard`), or `all`. Default: all.",
+      )
+      .optional(),
+    fields: z.string().describe("`all` or a comma-separated list of action fields. Default: all.").optional(),
+    limit: z.number().int().min(0).max(1000).describe("Number of actions to return. Default: 50.").optional(),
+    page: z.number().int()
+      .min(0)
+      .max(100)
+      .describe("Page of `limit` actions, starting at 0. Default: 0.")
+      .optional(),
+    before: z.string().describe("Only actions before this date (ISO-8601) or action id.").optional(),
+    since: z.string()
+      .describe("Only actions since this date (ISO-8601) or action id, or `lastView`.")
+      .optional(),
+    memberCreator: z.boolean()
+      .describe("Include the `memberCreator` object on each action. Default: true.")
+      .optional(),
   }),
   output: z.looseObject({ items: z.array(OutAction).describe("The actions.") }),
   outputWrap: "items",
-  handler: (client, input) => client.call("getBoardActions", { params: { path: { "id": input["id"] }, query: { "filter": input["filter"], "fields": input["fields"], "limit": input["limit"], "page": input["page"], "before": input["before"], "since": input["since"], "memberCreator": input["memberCreator"] } } }),
+  handler: (client, input) => client.call("getBoardActions", {
+    params: {
+      path: { id: input["id"] },
+      query: {
+        filter: input["filter"],
+        fields: input["fields"],
+        limit: input["limit"],
+        page: input["page"],
+        before: input["before"],
+        since: input["since"],
+        memberCreator: input["memberCreator"],
+      },
+    },
+  }),
 });
 
 /** Create list: `POST /1/lists`. */
@@ -421,14 +1261,21 @@ export const trelloCreateList = defineOperationTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "name": z.string().min(1).max(16384).describe("List name."),
-    "idBoard": InTrelloId.describe("Board the list is created on."),
-    "idListSource": InTrelloId.describe("List to copy into the new list.").optional(),
-    "pos": InPosition.optional(),
+    name: z.string().min(1).max(16384).describe("List name."),
+    idBoard: InTrelloId.describe("Board the list is created on."),
+    idListSource: InTrelloId.describe("List to copy into the new list.").optional(),
+    pos: InPosition.optional(),
   }),
   output: OutTrelloList.describe("The new list."),
   outputWrap: "none",
-  handler: (client, input) => client.call("createList", { body: { "name": input["name"], "idBoard": input["idBoard"], "idListSource": input["idListSource"], "pos": input["pos"] } }),
+  handler: (client, input) => client.call("createList", {
+    body: {
+      name: input["name"],
+      idBoard: input["idBoard"],
+      idListSource: input["idListSource"],
+      pos: input["pos"],
+    },
+  }),
 });
 
 /** Get list: `GET /1/lists/{id}`. */
@@ -441,12 +1288,16 @@ export const trelloGetList = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": InTrelloId.describe("Id of the list."),
-    "fields": z.string().describe("`all` or a comma-separated list of list fields. Default: name,closed,idBoard,pos.").optional(),
+    id: InTrelloId.describe("Id of the list."),
+    fields: z.string()
+      .describe("`all` or a comma-separated list of list fields. Default: name,closed,idBoard,pos.")
+      .optional(),
   }),
   output: OutTrelloList.describe("The list."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getList", { params: { path: { "id": input["id"] }, query: { "fields": input["fields"] } } }),
+  handler: (client, input) => client.call("getList", {
+    params: { path: { id: input["id"] }, query: { fields: input["fields"] } },
+  }),
 });
 
 /** Update list: `PUT /1/lists/{id}`. */
@@ -459,16 +1310,25 @@ export const trelloUpdateList = defineOperationTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": InTrelloId.describe("Id of the list."),
-    "name": z.string().min(1).max(16384).describe("New name.").optional(),
-    "closed": z.boolean().describe("`true` archives the list.").optional(),
-    "idBoard": InTrelloId.describe("Move the list to this board.").optional(),
-    "pos": InPosition.optional(),
-    "subscribed": z.boolean().describe("Whether the token's member watches the list.").optional(),
+    id: InTrelloId.describe("Id of the list."),
+    name: z.string().min(1).max(16384).describe("New name.").optional(),
+    closed: z.boolean().describe("`true` archives the list.").optional(),
+    idBoard: InTrelloId.describe("Move the list to this board.").optional(),
+    pos: InPosition.optional(),
+    subscribed: z.boolean().describe("Whether the token's member watches the list.").optional(),
   }),
   output: OutTrelloList.describe("The list after the change."),
   outputWrap: "none",
-  handler: (client, input) => client.call("updateList", { params: { path: { "id": input["id"] } }, body: { "name": input["name"], "closed": input["closed"], "idBoard": input["idBoard"], "pos": input["pos"], "subscribed": input["subscribed"] } }),
+  handler: (client, input) => client.call("updateList", {
+    params: { path: { id: input["id"] } },
+    body: {
+      name: input["name"],
+      closed: input["closed"],
+      idBoard: input["idBoard"],
+      pos: input["pos"],
+      subscribed: input["subscribed"],
+    },
+  }),
 });
 
 /** Get list cards: `GET /1/lists/{id}/cards`. */
@@ -481,13 +1341,17 @@ export const trelloGetListCards = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": InTrelloId.describe("Id of the list."),
-    "filter": z.enum(["all","closed","none","open"]).describe("Which cards to return. Default: open.").optional(),
-    "fields": z.string().describe("`all` or a comma-separated list of card fields. Default: all.").optional(),
+    id: InTrelloId.describe("Id of the list."),
+    filter: z.enum(["all", "closed", "none", "open"])
+      .describe("Which cards to return. Default: open.")
+      .optional(),
+    fields: z.string().describe("`all` or a comma-separated list of card fields. Default: all.").optional(),
   }),
   output: z.looseObject({ items: z.array(OutCard).describe("The cards.") }),
   outputWrap: "items",
-  handler: (client, input) => client.call("getListCards", { params: { path: { "id": input["id"] }, query: { "filter": input["filter"], "fields": input["fields"] } } }),
+  handler: (client, input) => client.call("getListCards", {
+    params: { path: { id: input["id"] }, query: { filter: input["filter"], fields: input["fields"] } },
+  }),
 });
 
 /** Add checklist: `POST /1/checklists`. */
@@ -500,14 +1364,25 @@ export const trelloAddChecklist = defineOperationTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "idCard": InTrelloId.describe("Card the checklist is added to."),
-    "name": z.string().min(1).max(16384).describe("Checklist name (Trello uses \"Checklist\" when omitted).").optional(),
-    "pos": InPosition.optional(),
-    "idChecklistSource": InTrelloId.describe("Checklist to copy into the new one.").optional(),
+    idCard: InTrelloId.describe("Card the checklist is added to."),
+    name: z.string()
+      .min(1)
+      .max(16384)
+      .describe("Checklist name (Trello uses \"Checklist\" when omitted).")
+      .optional(),
+    pos: InPosition.optional(),
+    idChecklistSource: InTrelloId.describe("Checklist to copy into the new one.").optional(),
   }),
   output: OutChecklist.describe("The new checklist."),
   outputWrap: "none",
-  handler: (client, input) => client.call("createChecklist", { body: { "idCard": input["idCard"], "name": input["name"], "pos": input["pos"], "idChecklistSource": input["idChecklistSource"] } }),
+  handler: (client, input) => client.call("createChecklist", {
+    body: {
+      idCard: input["idCard"],
+      name: input["name"],
+      pos: input["pos"],
+      idChecklistSource: input["idChecklistSource"],
+    },
+  }),
 });
 
 /** Get checklist: `GET /1/checklists/{id}`. */
@@ -520,14 +1395,33 @@ export const trelloGetChecklist = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": InTrelloId.describe("Id of the checklist."),
-    "fields": z.string().describe("`all` or a comma-separated list of checklist fields (idBoard, idCard, name, pos). Default: all.").optional(),
-    "checkItems": z.enum(["all","none"]).describe("Nest the check items (`all`) or not (`none`). Default: all.").optional(),
-    "checkItem_fields": z.string().describe("`all` or a comma-separated list of check item fields. Default: name,nameData,pos,state,due,dueReminder,idMember.").optional(),
+    id: InTrelloId.describe("Id of the checklist."),
+    fields: z.string()
+      .describe(
+        "`all` or a comma-separated list of checklist fields (idBoard, idCard, name, pos). Default: all.",
+      )
+      .optional(),
+    checkItems: z.enum(["all", "none"])
+      .describe("Nest the check items (`all`) or not (`none`). Default: all.")
+      .optional(),
+    checkItem_fields: z.string()
+      .describe(
+        "`all` or a comma-separated list of check item fields. Default: name,nameData,pos,state,due,dueReminder,idMember.",
+      )
+      .optional(),
   }),
   output: OutChecklist.describe("The checklist."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getChecklist", { params: { path: { "id": input["id"] }, query: { "fields": input["fields"], "checkItems": input["checkItems"], "checkItem_fields": input["checkItem_fields"] } } }),
+  handler: (client, input) => client.call("getChecklist", {
+    params: {
+      path: { id: input["id"] },
+      query: {
+        fields: input["fields"],
+        checkItems: input["checkItems"],
+        checkItem_fields: input["checkItem_fields"],
+      },
+    },
+  }),
 });
 
 /** Create a checklist item: `POST /1/checklists/{id}/checkItems`. */
@@ -540,17 +1434,36 @@ export const trelloCreateChecklistItem = defineOperationTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": InTrelloId.describe("Id of the checklist."),
-    "name": z.string().min(1).max(16384).describe("Text of the item."),
-    "pos": InPosition.optional(),
-    "checked": z.boolean().describe("Create the item already ticked. Default: false.").optional(),
-    "due": z.string().regex(DATE_TIME).meta({ format: "date-time" }).nullable().describe("Due date of the item.").optional(),
-    "dueReminder": z.number().int().min(-1).nullable().describe("Minutes before the due date to remind, -1 or null for none.").optional(),
-    "idMember": InTrelloId.describe("Member assigned to the item.").optional(),
+    id: InTrelloId.describe("Id of the checklist."),
+    name: z.string().min(1).max(16384).describe("Text of the item."),
+    pos: InPosition.optional(),
+    checked: z.boolean().describe("Create the item already ticked. Default: false.").optional(),
+    due: z.string()
+      .regex(DATE_TIME)
+      .meta({ format: "date-time" })
+      .nullable()
+      .describe("Due date of the item.")
+      .optional(),
+    dueReminder: z.number().int()
+      .min(-1)
+      .nullable()
+      .describe("Minutes before the due date to remind, -1 or null for none.")
+      .optional(),
+    idMember: InTrelloId.describe("Member assigned to the item.").optional(),
   }),
   output: OutCheckItem.describe("The new check item."),
   outputWrap: "none",
-  handler: (client, input) => client.call("createChecklistItem", { params: { path: { "id": input["id"] } }, body: { "name": input["name"], "pos": input["pos"], "checked": input["checked"], "due": input["due"], "dueReminder": input["dueReminder"], "idMember": input["idMember"] } }),
+  handler: (client, input) => client.call("createChecklistItem", {
+    params: { path: { id: input["id"] } },
+    body: {
+      name: input["name"],
+      pos: input["pos"],
+      checked: input["checked"],
+      due: input["due"],
+      dueReminder: input["dueReminder"],
+      idMember: input["idMember"],
+    },
+  }),
 });
 
 /** Create label: `POST /1/labels`. */
@@ -563,13 +1476,15 @@ export const trelloCreateLabel = defineOperationTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "name": z.string().max(16384).describe("Label name (may be empty)."),
-    "color": InLabelColor,
-    "idBoard": InTrelloId.describe("Board the label is defined on."),
+    name: z.string().max(16384).describe("Label name (may be empty)."),
+    color: InLabelColor,
+    idBoard: InTrelloId.describe("Board the label is defined on."),
   }),
   output: OutLabel.describe("The new label."),
   outputWrap: "none",
-  handler: (client, input) => client.call("createLabel", { body: { "name": input["name"], "color": input["color"], "idBoard": input["idBoard"] } }),
+  handler: (client, input) => client.call("createLabel", {
+    body: { name: input["name"], color: input["color"], idBoard: input["idBoard"] },
+  }),
 });
 
 /** Get label: `GET /1/labels/{id}`. */
@@ -582,12 +1497,14 @@ export const trelloGetLabel = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": InTrelloId.describe("Id of the label."),
-    "fields": z.string().describe("`all` or a comma-separated list of label fields. Default: all.").optional(),
+    id: InTrelloId.describe("Id of the label."),
+    fields: z.string().describe("`all` or a comma-separated list of label fields. Default: all.").optional(),
   }),
   output: OutLabel.describe("The label."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getLabel", { params: { path: { "id": input["id"] }, query: { "fields": input["fields"] } } }),
+  handler: (client, input) => client.call("getLabel", {
+    params: { path: { id: input["id"] }, query: { fields: input["fields"] } },
+  }),
 });
 
 /** Get a member: `GET /1/members/{id}`. */
@@ -600,12 +1517,20 @@ export const trelloGetMember = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": z.string().min(1).describe("Id or username of the member, or `me` for the token's own member. Example: me."),
-    "fields": z.string().describe("`all` or a comma-separated list of member fields (email needs the `account` scope). Default: all.").optional(),
+    id: z.string()
+      .min(1)
+      .describe("Id or username of the member, or `me` for the token's own member. Example: me."),
+    fields: z.string()
+      .describe(
+        "`all` or a comma-separated list of member fields (email needs the `account` scope). Default: all.",
+      )
+      .optional(),
   }),
   output: OutMember.describe("The member."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getMember", { params: { path: { "id": input["id"] }, query: { "fields": input["fields"] } } }),
+  handler: (client, input) => client.call("getMember", {
+    params: { path: { id: input["id"] }, query: { fields: input["fields"] } },
+  }),
 });
 
 /** Get boards: `GET /1/members/{id}/boards`. */
@@ -618,14 +1543,32 @@ export const trelloGetBoards = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "filter": z.enum(["all","closed","members","open","organization","public","starred"]).describe("Which boards to return. Default: all.").optional(),
-    "fields": z.string().describe("`all` or a comma-separated list of board fields (e.g. `name,url,closed`). Default: all.").optional(),
-    "lists": z.enum(["all","closed","none","open"]).describe("Nest each board's lists as `lists`. Default: none.").optional(),
-    "organization": z.boolean().describe("Nest each board's Workspace as `organization`. Default: false.").optional(),
+    filter: z.enum(["all", "closed", "members", "open", "organization", "public", "starred"])
+      .describe("Which boards to return. Default: all.")
+      .optional(),
+    fields: z.string()
+      .describe("`all` or a comma-separated list of board fields (e.g. `name,url,closed`). Default: all.")
+      .optional(),
+    lists: z.enum(["all", "closed", "none", "open"])
+      .describe("Nest each board's lists as `lists`. Default: none.")
+      .optional(),
+    organization: z.boolean()
+      .describe("Nest each board's Workspace as `organization`. Default: false.")
+      .optional(),
   }),
   output: z.looseObject({ items: z.array(OutBoard).describe("The boards.") }),
   outputWrap: "items",
-  handler: (client, input) => client.call("getMemberBoards", { params: { path: { "id": "me" }, query: { "filter": input["filter"], "fields": input["fields"], "lists": input["lists"], "organization": input["organization"] } } }),
+  handler: (client, input) => client.call("getMemberBoards", {
+    params: {
+      path: { id: "me" },
+      query: {
+        filter: input["filter"],
+        fields: input["fields"],
+        lists: input["lists"],
+        organization: input["organization"],
+      },
+    },
+  }),
 });
 
 /** List a member's notifications: `GET /1/members/{id}/notifications`. */
@@ -638,19 +1581,51 @@ export const trelloGetMemberNotifications = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": z.string().min(1).describe("Id or username of the member, or `me` for the token's own member. Example: me."),
-    "read_filter": z.enum(["all","read","unread"]).describe("Read state to return. Default: all.").optional(),
-    "filter": z.string().describe("`all` or comma-separated notification types, e.g. `commentCard,mentionedOnCard,cardDueSoon` (see Notification.type). Default: all.").optional(),
-    "limit": z.number().int().min(1).max(1000).describe("Number of notifications per page. Default: 50.").optional(),
-    "page": z.number().int().min(0).max(100).describe("Page of `limit` notifications, starting at 0. Default: 0.").optional(),
-    "before": InTrelloId.describe("Only notifications older than this notification id.").optional(),
-    "since": InTrelloId.describe("Only notifications newer than this notification id.").optional(),
-    "fields": z.string().describe("`all` or a comma-separated list of notification fields. Default: all.").optional(),
-    "memberCreator": z.boolean().describe("Include the `memberCreator` object on each notification. Default: true.").optional(),
+    id: z.string()
+      .min(1)
+      .describe("Id or username of the member, or `me` for the token's own member. Example: me."),
+    read_filter: z.enum(["all", "read", "unread"]).describe("Read state to return. Default: all.").optional(),
+    filter: z.string()
+      .describe(
+        "`all` or comma-separated notification types, e.g. `commentCard,mentionedOnCard,cardDueSoon` (see Notification.type). Default: all.",
+      )
+      .optional(),
+    limit: z.number().int()
+      .min(1)
+      .max(1000)
+      .describe("Number of notifications per page. Default: 50.")
+      .optional(),
+    page: z.number().int()
+      .min(0)
+      .max(100)
+      .describe("Page of `limit` notifications, starting at 0. Default: 0.")
+      .optional(),
+    before: InTrelloId.describe("Only notifications older than this notification id.").optional(),
+    since: InTrelloId.describe("Only notifications newer than this notification id.").optional(),
+    fields: z.string()
+      .describe("`all` or a comma-separated list of notification fields. Default: all.")
+      .optional(),
+    memberCreator: z.boolean()
+      .describe("Include the `memberCreator` object on each notification. Default: true.")
+      .optional(),
   }),
   output: z.looseObject({ items: z.array(OutNotification).describe("The notifications.") }),
   outputWrap: "items",
-  handler: (client, input) => client.call("getMemberNotifications", { params: { path: { "id": input["id"] }, query: { "read_filter": input["read_filter"], "filter": input["filter"], "limit": input["limit"], "page": input["page"], "before": input["before"], "since": input["since"], "fields": input["fields"], "memberCreator": input["memberCreator"] } } }),
+  handler: (client, input) => client.call("getMemberNotifications", {
+    params: {
+      path: { id: input["id"] },
+      query: {
+        read_filter: input["read_filter"],
+        filter: input["filter"],
+        limit: input["limit"],
+        page: input["page"],
+        before: input["before"],
+        since: input["since"],
+        fields: input["fields"],
+        memberCreator: input["memberCreator"],
+      },
+    },
+  }),
 });
 
 /** Create a webhook: `POST /1/webhooks`. */
@@ -663,14 +1638,26 @@ export const trelloCreateWebhook = defineOperationTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "callbackURL": z.string().meta({ format: "uri" }).regex(new RegExp("^https?://")).describe("Address that receives the POSTs and must answer HEAD with 200. Kept exactly as given: it is part of the signed message."),
-    "idModel": InTrelloId.describe("The model to watch (board, list, card, member, ...)."),
-    "description": z.string().max(16384).describe("Free text shown when listing webhooks.").optional(),
-    "active": z.boolean().describe("Whether the webhook fires. Default: true.").optional(),
+    callbackURL: z.string()
+      .meta({ format: "uri" })
+      .regex(new RegExp("^https?://"))
+      .describe(
+        "Address that receives the POSTs and must answer HEAD with 200. Kept exactly as given: it is part of the signed message.",
+      ),
+    idModel: InTrelloId.describe("The model to watch (board, list, card, member, ...)."),
+    description: z.string().max(16384).describe("Free text shown when listing webhooks.").optional(),
+    active: z.boolean().describe("Whether the webhook fires. Default: true.").optional(),
   }),
   output: OutWebhook.describe("The new webhook."),
   outputWrap: "none",
-  handler: (client, input) => client.call("createWebhook", { body: { "callbackURL": input["callbackURL"], "idModel": input["idModel"], "description": input["description"], "active": input["active"] } }),
+  handler: (client, input) => client.call("createWebhook", {
+    body: {
+      callbackURL: input["callbackURL"],
+      idModel: input["idModel"],
+      description: input["description"],
+      active: input["active"],
+    },
+  }),
 });
 
 /** Get a webhook: `GET /1/webhooks/{id}`. */
@@ -682,12 +1669,10 @@ export const trelloGetWebhook = defineOperationTool({
   description: "Get a webhook. Returns one webhook of the token, with its failure counters. Returns: the webhook.",
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
-  input: z.strictObject({
-    "id": InTrelloId.describe("Id of the webhook."),
-  }),
+  input: z.strictObject({ id: InTrelloId.describe("Id of the webhook.") }),
   output: OutWebhook.describe("The webhook."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getWebhook", { params: { path: { "id": input["id"] } } }),
+  handler: (client, input) => client.call("getWebhook", { params: { path: { id: input["id"] } } }),
 });
 
 /** Delete a webhook: `DELETE /1/webhooks/{id}`. */
@@ -699,12 +1684,10 @@ export const trelloDeleteWebhook = defineOperationTool({
   description: "Delete a webhook. Deletes a webhook. Treat 404 as success when disabling a trigger: Trello also deletes webhooks itself (callback answered 410, or the token was revoked). Returns: the webhook was deleted.",
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   descriptor,
-  input: z.strictObject({
-    "id": InTrelloId.describe("Id of the webhook."),
-  }),
+  input: z.strictObject({ id: InTrelloId.describe("Id of the webhook.") }),
   output: OutEmptyValue.describe("The webhook was deleted."),
   outputWrap: "none",
-  handler: (client, input) => client.call("deleteWebhook", { params: { path: { "id": input["id"] } } }),
+  handler: (client, input) => client.call("deleteWebhook", { params: { path: { id: input["id"] } } }),
 });
 
 /** Archive card: `PUT /1/cards/{id}`. */
@@ -717,11 +1700,14 @@ export const trelloArchiveCard = defineOperationTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "id": InIdOrShortLink.describe("Id of the card (24 hex characters) or its 8-character shortLink."),
+    id: InIdOrShortLink.describe("Id of the card (24 hex characters) or its 8-character shortLink."),
   }),
   output: OutCard.describe("The card after the change."),
   outputWrap: "none",
-  handler: (client, input) => client.call("updateCard", { params: { path: { "id": input["id"] } }, body: { "closed": true } }),
+  handler: (client, input) => client.call("updateCard", {
+    params: { path: { id: input["id"] } },
+    body: { closed: true },
+  }),
 });
 
 /** Add comment (legacy): `POST /1/cards/{id}/actions/comments` (deprecated). */
@@ -736,17 +1722,75 @@ export const trelloAddComment = defineOperationTool({
   replacedBy: "trello_add_comment_to_card",
   descriptor,
   input: z.strictObject({
-    "idCard": InIdOrShortLink.describe("Id (24 hex characters) or 8-character shortLink of the card to comment on. Example: 6123a9f0c4b5d6e7f8091a2b."),
-    "comment": z.string().min(1).max(16384).describe("Text of the comment (Markdown, at most 16384 characters)."),
-    "board": z.string().describe("Board of the card, as the legacy step took it; not needed (not sent).").optional(),
+    idCard: InIdOrShortLink
+      .describe(
+        "Id (24 hex characters) or 8-character shortLink of the card to comment on. Example: 6123a9f0c4b5d6e7f8091a2b.",
+      ),
+    comment: z.string()
+      .min(1)
+      .max(16384)
+      .describe("Text of the comment (Markdown, at most 16384 characters)."),
+    board: z.string()
+      .describe("Board of the card, as the legacy step took it; not needed (not sent).")
+      .optional(),
   }),
   output: OutAction.describe("The created comment action."),
   outputWrap: "none",
-  handler: (client, input) => client.call("addCommentToCard", { params: { path: { "id": input["idCard"] } }, body: { "text": input["comment"] } }),
+  handler: (client, input) => client.call("addCommentToCard", {
+    params: { path: { id: input["idCard"] } },
+    body: { text: input["comment"] },
+  }),
 });
 
 /** Trello API Call: any endpoint under the connection's base address (GET, POST, PUT, DELETE). */
-export const trelloApiCall = defineApiCallTool(descriptor, {"title":"Trello API Call","description":"Call any Trello REST endpoint that no other trello_ step covers, with the connection's key and token added automatically (and the same rate limiting and retries as every other step). Give the method, the path under https://api.trello.com including the /1 version prefix, and query parameters or a JSON body. Prefer a dedicated trello_ step when one exists.","methods":["GET","POST","PUT","DELETE"],"queryField":"query_parameters","bodyField":"body","examples":["/1/members/me/boards","/1/boards/60d5ecb74e2a1b3c4d5e6f70/lists","/1/cards/6123a9f0c4b5d6e7f8091a2b"]});
+export const trelloApiCall = defineApiCallTool(descriptor, {
+  title: "Trello API Call",
+  description: "Call any Trello REST endpoint that no other trello_ step covers, with the connection's key and token added automatically (and the same rate limiting and retries as every other step). Give the method, the path under https://api.trello.com including the /1 version prefix, and query parameters or a JSON body. Prefer a dedicated trello_ step when one exists.",
+  methods: ["GET", "POST", "PUT", "DELETE"],
+  queryField: "query_parameters",
+  bodyField: "body",
+  examples: [
+    "/1/members/me/boards",
+    "/1/boards/60d5ecb74e2a1b3c4d5e6f70/lists",
+    "/1/cards/6123a9f0c4b5d6e7f8091a2b",
+  ],
+});
 
 /** Every tool step of Trello, in spec order. */
-export const tools: readonly ToolDefinition[] = [trelloCreateCard, trelloGetCard, trelloUpdateCard, trelloDeleteCard, trelloAddCommentToCard, trelloGetCardActions, trelloUpdateCheckItem, trelloAddLabelToCard, trelloRemoveLabelFromCard, trelloAddMemberToCard, trelloAddAttachmentToCard, trelloCreateBoard, trelloGetBoard, trelloGetBoardLists, trelloGetBoardCards, trelloGetBoardLabels, trelloGetBoardActions, trelloCreateList, trelloGetList, trelloUpdateList, trelloGetListCards, trelloAddChecklist, trelloGetChecklist, trelloCreateChecklistItem, trelloCreateLabel, trelloGetLabel, trelloGetMember, trelloGetBoards, trelloGetMemberNotifications, trelloCreateWebhook, trelloGetWebhook, trelloDeleteWebhook, trelloArchiveCard, trelloAddComment, trelloApiCall];
+export const tools: readonly ToolDefinition[] = [
+  trelloCreateCard,
+  trelloGetCard,
+  trelloUpdateCard,
+  trelloDeleteCard,
+  trelloAddCommentToCard,
+  trelloGetCardActions,
+  trelloUpdateCheckItem,
+  trelloAddLabelToCard,
+  trelloRemoveLabelFromCard,
+  trelloAddMemberToCard,
+  trelloAddAttachmentToCard,
+  trelloCreateBoard,
+  trelloGetBoard,
+  trelloGetBoardLists,
+  trelloGetBoardCards,
+  trelloGetBoardLabels,
+  trelloGetBoardActions,
+  trelloCreateList,
+  trelloGetList,
+  trelloUpdateList,
+  trelloGetListCards,
+  trelloAddChecklist,
+  trelloGetChecklist,
+  trelloCreateChecklistItem,
+  trelloCreateLabel,
+  trelloGetLabel,
+  trelloGetMember,
+  trelloGetBoards,
+  trelloGetMemberNotifications,
+  trelloCreateWebhook,
+  trelloGetWebhook,
+  trelloDeleteWebhook,
+  trelloArchiveCard,
+  trelloAddComment,
+  trelloApiCall,
+];

@@ -6,17 +6,117 @@ import * as z from "../../runtime/zod/index.js";
 import { descriptor } from "./descriptor.js";
 
 // Schemas of the spec's components, shared by the steps below.
-const OutArticle = z.looseObject({ "id": z.number().int().describe("The service's article id (use it with retrieveNews)."), "title": z.string().nullable().describe("Headline."), "text": z.string().nullable().describe("Full article text.").optional(), "summary": z.string().nullable().describe("Short summary of the article.").optional(), "url": z.string().nullable().describe("Web address of the article."), "image": z.string().nullable().describe("Address of the article's main image.").optional(), "video": z.string().nullable().describe("Address of the article's main video.").optional(), "publish_date": z.string().nullable().describe("Publish time, \"YYYY-MM-DD HH:MM:SS\" (time zone not documented, likely UTC).").optional(), "author": z.string().nullable().describe("Single author. The v2.2.0 schema no longer lists it on search items (it does on top-news items); payloads may still carry it.").optional(), "authors": z.array(z.string()).nullable().describe("Authors of the article.").optional(), "language": z.string().nullable().describe("ISO 639-1 language code.").optional(), "source_country": z.string().nullable().describe("ISO 3166 country code of the source.").optional(), "sentiment": z.number().nullable().describe("Sentiment in [-1, 1], -1 most negative, 1 most positive.").optional(), "category": z.string().nullable().describe("Category (politics, sports, business, technology, …).").optional() }).describe("A news article as search-news, retrieve-news and top-news return it. Every string may be null. top-news items carry only id, title, text, summary, url, image, publish_date, author and authors (only id, title and url with `headlines-only`); retrieve-news items have no `video`.");
-const OutSearchNewsResponse = z.looseObject({ "offset": z.number().int().describe("Results skipped before this page."), "number": z.number().int().describe("Results requested for this page."), "available": z.number().int().describe("Total number of matching articles."), "news": z.array(OutArticle).describe("The articles of this page.") }).describe("One page of search results.");
-const OutTopNewsCluster = z.looseObject({ "news": z.array(OutArticle).describe("The articles of the story.") }).describe("Articles from different sources about the same story.");
-const OutTopNewsResponse = z.looseObject({ "top_news": z.array(OutTopNewsCluster).describe("Story clusters, ranked by how many sources report them."), "language": z.string().describe("Language code of the request.").optional(), "country": z.string().describe("Country code of the request.").optional() }).describe("Top stories of one country and language, most widely reported first.");
-const OutArticleImage = z.looseObject({ "width": z.number().int().nullable().describe("Width in pixels.").optional(), "height": z.number().int().nullable().describe("Height in pixels.").optional(), "title": z.string().nullable().describe("Caption or title of the image.").optional(), "url": z.string().describe("Address of the image.").optional() }).describe("An image found in an extracted article.");
-const OutArticleVideo = z.looseObject({ "title": z.string().nullable().describe("Title of the video.").optional(), "url": z.string().describe("Address of the video.").optional(), "summary": z.string().nullable().describe("Short description of the video.").optional(), "duration": z.number().int().nullable().describe("Length in seconds.").optional(), "thumbnail": z.string().nullable().describe("Address of a still image of the video.").optional() }).describe("A video found in an extracted article.");
-const OutExtractedArticle = z.looseObject({ "title": z.string().nullable().describe("Headline.").optional(), "text": z.string().nullable().describe("Full article text.").optional(), "url": z.string().nullable().describe("Web address of the article.").optional(), "image": z.string().nullable().describe("Address of the main image.").optional(), "images": z.array(OutArticleImage).describe("All images found in the article.").optional(), "video": z.string().nullable().describe("Address of the main video.").optional(), "videos": z.array(OutArticleVideo).describe("All videos found in the article.").optional(), "publish_date": z.string().nullable().describe("Publish time, \"YYYY-MM-DD HH:MM:SS\".").optional(), "author": z.string().nullable().describe("Single author.").optional(), "authors": z.array(z.string()).nullable().describe("Authors of the article.").optional(), "language": z.string().nullable().describe("ISO 639-1 language code.").optional(), "source_country": z.string().nullable().describe("ISO 3166 country code of the source. Named by the seed; not in the public schema (unconfirmed).").optional(), "sentiment": z.number().nullable().describe("Sentiment in [-1, 1] (with `analyze`). Named by the seed; not in the public schema (unconfirmed).").optional() }).describe("An article extracted from a web address by extract-news. The seed names source country and sentiment among the returned fields; the public schema (v2.2.0) omits them, so `source_country` and `sentiment` are optional and unconfirmed.");
-const OutRetrieveNewsResponse = z.looseObject({ "news": z.array(OutArticle).describe("The articles found (ids that are not found are left out).") }).describe("Articles retrieved by id.");
-const OutNewsSource = z.looseObject({ "name": z.string().describe("Name of the source."), "url": z.string().describe("Home-page address of the source (the form `news-sources` takes)."), "language": z.string().nullable().describe("ISO 639-1 language code of the source.").optional() }).describe("A news source the service monitors.");
-const OutSearchNewsSourcesResponse = z.looseObject({ "available": z.number().int().describe("Number of matching sources."), "sources": z.array(OutNewsSource).describe("The matching sources.") }).describe("News sources matching a name.");
-const OutGeoCoordinates = z.looseObject({ "latitude": z.number().describe("Latitude in degrees."), "longitude": z.number().describe("Longitude in degrees."), "city": z.string().nullable().describe("City of the place, when known.").optional() }).describe("Coordinates of a place name.");
+const OutArticle = z.looseObject({
+  id: z.number().int().describe("The service's article id (use it with retrieveNews)."),
+  title: z.string().nullable().describe("Headline."),
+  text: z.string().nullable().describe("Full article text.").optional(),
+  summary: z.string().nullable().describe("Short summary of the article.").optional(),
+  url: z.string().nullable().describe("Web address of the article."),
+  image: z.string().nullable().describe("Address of the article's main image.").optional(),
+  video: z.string().nullable().describe("Address of the article's main video.").optional(),
+  publish_date: z.string()
+    .nullable()
+    .describe("Publish time, \"YYYY-MM-DD HH:MM:SS\" (time zone not documented, likely UTC).")
+    .optional(),
+  author: z.string()
+    .nullable()
+    .describe(
+      "Single author. The v2.2.0 schema no longer lists it on search items (it does on top-news items); payloads may still carry it.",
+    )
+    .optional(),
+  authors: z.array(z.string()).nullable().describe("Authors of the article.").optional(),
+  language: z.string().nullable().describe("ISO 639-1 language code.").optional(),
+  source_country: z.string().nullable().describe("ISO 3166 country code of the source.").optional(),
+  sentiment: z.number()
+    .nullable()
+    .describe("Sentiment in [-1, 1], -1 most negative, 1 most positive.")
+    .optional(),
+  category: z.string().nullable().describe("Category (politics, sports, business, technology, …).").optional(),
+})
+  .describe(
+    "A news article as search-news, retrieve-news and top-news return it. Every string may be null. top-news items carry only id, title, text, summary, url, image, publish_date, author and authors (only id, title and url with `headlines-only`); retrieve-news items have no `video`.",
+  );
+
+const OutSearchNewsResponse = z.looseObject({
+  offset: z.number().int().describe("Results skipped before this page."),
+  number: z.number().int().describe("Results requested for this page."),
+  available: z.number().int().describe("Total number of matching articles."),
+  news: z.array(OutArticle).describe("The articles of this page."),
+}).describe("One page of search results.");
+
+const OutTopNewsCluster = z.looseObject({ news: z.array(OutArticle).describe("The articles of the story.") })
+  .describe("Articles from different sources about the same story.");
+
+const OutTopNewsResponse = z.looseObject({
+  top_news: z.array(OutTopNewsCluster).describe("Story clusters, ranked by how many sources report them."),
+  language: z.string().describe("Language code of the request.").optional(),
+  country: z.string().describe("Country code of the request.").optional(),
+}).describe("Top stories of one country and language, most widely reported first.");
+
+const OutArticleImage = z.looseObject({
+  width: z.number().int().nullable().describe("Width in pixels.").optional(),
+  height: z.number().int().nullable().describe("Height in pixels.").optional(),
+  title: z.string().nullable().describe("Caption or title of the image.").optional(),
+  url: z.string().describe("Address of the image.").optional(),
+}).describe("An image found in an extracted article.");
+
+const OutArticleVideo = z.looseObject({
+  title: z.string().nullable().describe("Title of the video.").optional(),
+  url: z.string().describe("Address of the video.").optional(),
+  summary: z.string().nullable().describe("Short description of the video.").optional(),
+  duration: z.number().int().nullable().describe("Length in seconds.").optional(),
+  thumbnail: z.string().nullable().describe("Address of a still image of the video.").optional(),
+}).describe("A video found in an extracted article.");
+
+const OutExtractedArticle = z.looseObject({
+  title: z.string().nullable().describe("Headline.").optional(),
+  text: z.string().nullable().describe("Full article text.").optional(),
+  url: z.string().nullable().describe("Web address of the article.").optional(),
+  image: z.string().nullable().describe("Address of the main image.").optional(),
+  images: z.array(OutArticleImage).describe("All images found in the article.").optional(),
+  video: z.string().nullable().describe("Address of the main video.").optional(),
+  videos: z.array(OutArticleVideo).describe("All videos found in the article.").optional(),
+  publish_date: z.string().nullable().describe("Publish time, \"YYYY-MM-DD HH:MM:SS\".").optional(),
+  author: z.string().nullable().describe("Single author.").optional(),
+  authors: z.array(z.string()).nullable().describe("Authors of the article.").optional(),
+  language: z.string().nullable().describe("ISO 639-1 language code.").optional(),
+  source_country: z.string()
+    .nullable()
+    .describe(
+      "ISO 3166 country code of the source. Named by the seed; not in the public schema (unconfirmed).",
+    )
+    .optional(),
+  sentiment: z.number()
+    .nullable()
+    .describe(
+      "Sentiment in [-1, 1] (with `analyze`). Named by the seed; not in the public schema (unconfirmed).",
+    )
+    .optional(),
+})
+  .describe(
+    "An article extracted from a web address by extract-news. The seed names source country and sentiment among the returned fields; the public schema (v2.2.0) omits them, so `source_country` and `sentiment` are optional and unconfirmed.",
+  );
+
+const OutRetrieveNewsResponse = z.looseObject({
+  news: z.array(OutArticle).describe("The articles found (ids that are not found are left out)."),
+}).describe("Articles retrieved by id.");
+
+const OutNewsSource = z.looseObject({
+  name: z.string().describe("Name of the source."),
+  url: z.string().describe("Home-page address of the source (the form `news-sources` takes)."),
+  language: z.string().nullable().describe("ISO 639-1 language code of the source.").optional(),
+}).describe("A news source the service monitors.");
+
+const OutSearchNewsSourcesResponse = z.looseObject({
+  available: z.number().int().describe("Number of matching sources."),
+  sources: z.array(OutNewsSource).describe("The matching sources."),
+}).describe("News sources matching a name.");
+
+const OutGeoCoordinates = z.looseObject({
+  latitude: z.number().describe("Latitude in degrees."),
+  longitude: z.number().describe("Longitude in degrees."),
+  city: z.string().nullable().describe("City of the place, when known.").optional(),
+}).describe("Coordinates of a place name.");
 
 /** Search news: `GET /search-news`. */
 export const worldnewsSearchNews = defineOperationTool({
@@ -28,29 +128,149 @@ export const worldnewsSearchNews = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "text": z.string().min(3).max(100).describe("Full-text query, at least 3 characters. All terms must match by default; an uppercase `OR` between terms matches any of them (for example `tesla OR rivian`). Example: electric vehicles.").optional(),
-    "text_match_indexes": z.enum(["title","content","title,content"]).describe("Where `text` must match: `title`, `content`, or `title,content` (the default when omitted searches both). Added in API 2.1.0. Example: title.").optional(),
-    "language": z.string().regex(new RegExp("^[A-Za-z]{2}$")).max(2).describe("ISO 639-1 language code of the articles, for example `en`. Omitting it returns articles in all languages. Example: en.").optional(),
-    "source_country": z.string().regex(new RegExp("^[A-Za-z]{2}$")).max(2).describe("ISO 3166 country code of the news source, one country only (for example `us`). This is the current (API 2.0+) name; it replaces the seed's `source-countries`. Example: us.").optional(),
-    "source_countries": z.string().regex(new RegExp("^[A-Za-z]{2}(,[A-Za-z]{2})*$")).describe("Seed name, pre-2.0 form: comma-separated ISO 3166 country codes of the news sources (for example `gb,us`). The public API renamed it to `source-country` (one code) in 2.0.0; whether the server still honours this name is not known. Prefer `source-country`. Example: gb,us.").optional(),
-    "sentiment": z.enum(["positive","negative","neutral"]).describe("Seed filter: article sentiment as positive, negative or neutral. The public API has no such filter (sentiment is a number in [-1, 1] on each article) and may ignore or reject it; use `min-sentiment` / `max-sentiment` instead, roughly `min-sentiment` above 0 for positive, `max-sentiment` below 0 for negative and a narrow band around 0 for neutral (the service documents no thresholds). Example: positive.").optional(),
-    "min_sentiment": z.number().min(-1).max(1).describe("Only articles whose sentiment is at least this value, in [-1, 1] (-1 most negative, 1 most positive). Example: 0.2.").optional(),
-    "max_sentiment": z.number().min(-1).max(1).describe("Only articles whose sentiment is at most this value, in [-1, 1]. Example: 1.").optional(),
-    "earliest_publish_date": z.string().regex(new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}( [0-9]{2}:[0-9]{2}:[0-9]{2})?$")).max(19).describe("Only articles published at or after this time, \"YYYY-MM-DD HH:MM:SS\" as the API documents it (for example `2024-10-01 00:00:00`). The seed gives it as YYYY-MM-DD, so a bare date is accepted by this spec too; whether the server accepts it is not confirmed. Note the name: `publish`, not `published`. Example: 2024-10-01 00:00:00.").optional(),
-    "latest_publish_date": z.string().regex(new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}( [0-9]{2}:[0-9]{2}:[0-9]{2})?$")).max(19).describe("Only articles published at or before this time, \"YYYY-MM-DD HH:MM:SS\" (a bare YYYY-MM-DD, as in the seed, is accepted by this spec; server support not confirmed). Example: 2024-10-31 23:59:59.").optional(),
-    "news_sources": z.string().max(10000).describe("Comma-separated source home-page URLs, for example `https://www.bbc.co.uk,https://www.reuters.com`. Example: https://www.bbc.co.uk.").optional(),
-    "authors": z.string().max(300).describe("Comma-separated author names; only articles by these authors. Example: Jane Smith.").optional(),
-    "categories": z.string().max(300).describe("Comma-separated categories: politics, sports, business, technology, entertainment, health, science, lifestyle, travel, culture, education, environment, other. The service warns that this filter may miss news, especially outside English. Example: business,technology.").optional(),
-    "entities": z.string().max(10000).describe("Named entities the articles must mention, comma-separated as TYPE:Name (ORG, PER, LOC, …), for example `ORG:Tesla,PER:Elon Musk`. Example: ORG:Tesla.").optional(),
-    "location_filter": z.string().regex(new RegExp("^-?[0-9]+(\\.[0-9]+)?, ?-?[0-9]+(\\.[0-9]+)?, ?[0-9]+(\\.[0-9]+)?$")).describe("Only news about places within a radius: \"latitude,longitude,radiusKm\" with a radius of 1 to 100 km (for example `51.050407,13.737262,20`). getGeoCoordinates turns a place name into the latitude and longitude. Example: 51.050407,13.737262,20.").optional(),
-    "sort": z.enum(["publish-time"]).describe("Sort criterion; only `publish-time` is documented. Without it results come in relevance order. Example: publish-time.").optional(),
-    "sort_direction": z.enum(["ASC","DESC"]).describe("Sort direction for `sort`, `ASC` or `DESC` (older vendor examples show lowercase `desc`). Example: DESC.").optional(),
-    "offset": z.number().int().min(0).max(10000).describe("Number of results to skip, 0 to 10000 (the vendor's schema says 10000, its prose says 100000; this spec uses the schema value). Example: 0.").optional(),
-    "number": z.number().int().min(1).max(100).describe("Number of results to return, 1 to 100 (the default is not documented; 10 in vendor examples). Example: 10.").optional(),
+    text: z.string()
+      .min(3)
+      .max(100)
+      .describe(
+        "Full-text query, at least 3 characters. All terms must match by default; an uppercase `OR` between terms matches any of them (for example `tesla OR rivian`). Example: electric vehicles.",
+      )
+      .optional(),
+    text_match_indexes: z.enum(["title", "content", "title,content"])
+      .describe(
+        "Where `text` must match: `title`, `content`, or `title,content` (the default when omitted searches both). Added in API 2.1.0. Example: title.",
+      )
+      .optional(),
+    language: z.string()
+      .regex(new RegExp("^[A-Za-z]{2}$"))
+      .max(2)
+      .describe(
+        "ISO 639-1 language code of the articles, for example `en`. Omitting it returns articles in all languages. Example: en.",
+      )
+      .optional(),
+    source_country: z.string()
+      .regex(new RegExp("^[A-Za-z]{2}$"))
+      .max(2)
+      .describe(
+        "ISO 3166 country code of the news source, one country only (for example `us`). This is the current (API 2.0+) name; it replaces the seed's `source-countries`. Example: us.",
+      )
+      .optional(),
+    source_countries: z.string()
+      .regex(new RegExp("^[A-Za-z]{2}(,[A-Za-z]{2})*$"))
+      .describe(
+        "Seed name, pre-2.0 form: comma-separated ISO 3166 country codes of the news sources (for example `gb,us`). The public API renamed it to `source-country` (one code) in 2.0.0; whether the server still honours this name is not known. Prefer `source-country`. Example: gb,us.",
+      )
+      .optional(),
+    sentiment: z.enum(["positive", "negative", "neutral"])
+      .describe(
+        "Seed filter: article sentiment as positive, negative or neutral. The public API has no such filter (sentiment is a number in [-1, 1] on each article) and may ignore or reject it; use `min-sentiment` / `max-sentiment` instead, roughly `min-sentiment` above 0 for positive, `max-sentiment` below 0 for negative and a narrow band around 0 for neutral (the service documents no thresholds). Example: positive.",
+      )
+      .optional(),
+    min_sentiment: z.number()
+      .min(-1)
+      .max(1)
+      .describe(
+        "Only articles whose sentiment is at least this value, in [-1, 1] (-1 most negative, 1 most positive). Example: 0.2.",
+      )
+      .optional(),
+    max_sentiment: z.number()
+      .min(-1)
+      .max(1)
+      .describe("Only articles whose sentiment is at most this value, in [-1, 1]. Example: 1.")
+      .optional(),
+    earliest_publish_date: z.string()
+      .regex(new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}( [0-9]{2}:[0-9]{2}:[0-9]{2})?$"))
+      .max(19)
+      .describe(
+        "Only articles published at or after this time, \"YYYY-MM-DD HH:MM:SS\" as the API documents it (for example `2024-10-01 00:00:00`). The seed gives it as YYYY-MM-DD, so a bare date is accepted by this spec too; whether the server accepts it is not confirmed. Note the name: `publish`, not `published`. Example: 2024-10-01 00:00:00.",
+      )
+      .optional(),
+    latest_publish_date: z.string()
+      .regex(new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}( [0-9]{2}:[0-9]{2}:[0-9]{2})?$"))
+      .max(19)
+      .describe(
+        "Only articles published at or before this time, \"YYYY-MM-DD HH:MM:SS\" (a bare YYYY-MM-DD, as in the seed, is accepted by this spec; server support not confirmed). Example: 2024-10-31 23:59:59.",
+      )
+      .optional(),
+    news_sources: z.string()
+      .max(10000)
+      .describe(
+        "Comma-separated source home-page URLs, for example `https://www.bbc.co.uk,https://www.reuters.com`. Example: https://www.bbc.co.uk.",
+      )
+      .optional(),
+    authors: z.string()
+      .max(300)
+      .describe("Comma-separated author names; only articles by these authors. Example: Jane Smith.")
+      .optional(),
+    categories: z.string()
+      .max(300)
+      .describe(
+        "Comma-separated categories: politics, sports, business, technology, entertainment, health, science, lifestyle, travel, culture, education, environment, other. The service warns that this filter may miss news, especially outside English. Example: business,technology.",
+      )
+      .optional(),
+    entities: z.string()
+      .max(10000)
+      .describe(
+        "Named entities the articles must mention, comma-separated as TYPE:Name (ORG, PER, LOC, …), for example `ORG:Tesla,PER:Elon Musk`. Example: ORG:Tesla.",
+      )
+      .optional(),
+    location_filter: z.string()
+      .regex(new RegExp("^-?[0-9]+(\\.[0-9]+)?, ?-?[0-9]+(\\.[0-9]+)?, ?[0-9]+(\\.[0-9]+)?$"))
+      .describe(
+        "Only news about places within a radius: \"latitude,longitude,radiusKm\" with a radius of 1 to 100 km (for example `51.050407,13.737262,20`). getGeoCoordinates turns a place name into the latitude and longitude. Example: 51.050407,13.737262,20.",
+      )
+      .optional(),
+    sort: z.enum(["publish-time"])
+      .describe(
+        "Sort criterion; only `publish-time` is documented. Without it results come in relevance order. Example: publish-time.",
+      )
+      .optional(),
+    sort_direction: z.enum(["ASC", "DESC"])
+      .describe(
+        "Sort direction for `sort`, `ASC` or `DESC` (older vendor examples show lowercase `desc`). Example: DESC.",
+      )
+      .optional(),
+    offset: z.number().int()
+      .min(0)
+      .max(10000)
+      .describe(
+        "Number of results to skip, 0 to 10000 (the vendor's schema says 10000, its prose says 100000; this spec uses the schema value). Example: 0.",
+      )
+      .optional(),
+    number: z.number().int()
+      .min(1)
+      .max(100)
+      .describe(
+        "Number of results to return, 1 to 100 (the default is not documented; 10 in vendor examples). Example: 10.",
+      )
+      .optional(),
   }),
   output: OutSearchNewsResponse.describe("A page of matching articles."),
   outputWrap: "none",
-  handler: (client, input) => client.call("searchNews", { params: { query: { "text": input["text"], "text-match-indexes": input["text_match_indexes"], "language": input["language"], "source-country": input["source_country"], "source-countries": input["source_countries"], "sentiment": input["sentiment"], "min-sentiment": input["min_sentiment"], "max-sentiment": input["max_sentiment"], "earliest-publish-date": input["earliest_publish_date"], "latest-publish-date": input["latest_publish_date"], "news-sources": input["news_sources"], "authors": input["authors"], "categories": input["categories"], "entities": input["entities"], "location-filter": input["location_filter"], "sort": input["sort"], "sort-direction": input["sort_direction"], "offset": input["offset"], "number": input["number"] } } }),
+  handler: (client, input) => client.call("searchNews", {
+    params: {
+      query: {
+        text: input["text"],
+        "text-match-indexes": input["text_match_indexes"],
+        language: input["language"],
+        "source-country": input["source_country"],
+        "source-countries": input["source_countries"],
+        sentiment: input["sentiment"],
+        "min-sentiment": input["min_sentiment"],
+        "max-sentiment": input["max_sentiment"],
+        "earliest-publish-date": input["earliest_publish_date"],
+        "latest-publish-date": input["latest_publish_date"],
+        "news-sources": input["news_sources"],
+        authors: input["authors"],
+        categories: input["categories"],
+        entities: input["entities"],
+        "location-filter": input["location_filter"],
+        sort: input["sort"],
+        "sort-direction": input["sort_direction"],
+        offset: input["offset"],
+        number: input["number"],
+      },
+    },
+  }),
 });
 
 /** Top news: `GET /top-news`. */
@@ -63,14 +283,37 @@ export const worldnewsTopNews = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "source_country": z.string().regex(new RegExp("^[A-Za-z]{2}$")).max(2).describe("ISO 3166 country code of the news sources, for example `us`. Example: us."),
-    "language": z.string().regex(new RegExp("^[A-Za-z]{2}$")).max(2).describe("ISO 639-1 language code; must be a language of `source-country`, for example `en`. Example: en."),
-    "date": z.string().meta({ format: "date" }).regex(new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}$")).describe("Day of the top news, YYYY-MM-DD (default today). Example: 2024-10-24.").optional(),
-    "headlines_only": z.boolean().describe("Return only id, title and url of each article (smaller and cheaper). Example: false.").optional(),
+    source_country: z.string()
+      .regex(new RegExp("^[A-Za-z]{2}$"))
+      .max(2)
+      .describe("ISO 3166 country code of the news sources, for example `us`. Example: us."),
+    language: z.string()
+      .regex(new RegExp("^[A-Za-z]{2}$"))
+      .max(2)
+      .describe(
+        "ISO 639-1 language code; must be a language of `source-country`, for example `en`. Example: en.",
+      ),
+    date: z.string()
+      .meta({ format: "date" })
+      .regex(new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}$"))
+      .describe("Day of the top news, YYYY-MM-DD (default today). Example: 2024-10-24.")
+      .optional(),
+    headlines_only: z.boolean()
+      .describe("Return only id, title and url of each article (smaller and cheaper). Example: false.")
+      .optional(),
   }),
   output: OutTopNewsResponse.describe("Clusters of top stories."),
   outputWrap: "none",
-  handler: (client, input) => client.call("topNews", { params: { query: { "source-country": input["source_country"], "language": input["language"], "date": input["date"], "headlines-only": input["headlines_only"] } } }),
+  handler: (client, input) => client.call("topNews", {
+    params: {
+      query: {
+        "source-country": input["source_country"],
+        language: input["language"],
+        date: input["date"],
+        "headlines-only": input["headlines_only"],
+      },
+    },
+  }),
 });
 
 /** Extract news: `GET /extract-news`. */
@@ -83,12 +326,22 @@ export const worldnewsExtractNews = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "url": z.url().max(1000).describe("Web address of the news article to extract. Example: https://www.bbc.co.uk/news/science-environment-68720452."),
-    "analyze": z.boolean().describe("Also run entity and sentiment analysis on the article (the seed says sentiment analysis). Example: true.").optional(),
+    url: z.url()
+      .max(1000)
+      .describe(
+        "Web address of the news article to extract. Example: https://www.bbc.co.uk/news/science-environment-68720452.",
+      ),
+    analyze: z.boolean()
+      .describe(
+        "Also run entity and sentiment analysis on the article (the seed says sentiment analysis). Example: true.",
+      )
+      .optional(),
   }),
   output: OutExtractedArticle.describe("The extracted article."),
   outputWrap: "none",
-  handler: (client, input) => client.call("extractNews", { params: { query: { "url": input["url"], "analyze": input["analyze"] } } }),
+  handler: (client, input) => client.call("extractNews", {
+    params: { query: { url: input["url"], analyze: input["analyze"] } },
+  }),
 });
 
 /** Retrieve news by id: `GET /retrieve-news`. */
@@ -101,11 +354,16 @@ export const worldnewsRetrieveNews = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "ids": z.string().regex(new RegExp("^[0-9]+( ?, ?[0-9]+)*$")).max(10000).describe("Comma-separated article ids, for example `261548632,261551907`. Example: 261548632,261551907."),
+    ids: z.string()
+      .regex(new RegExp("^[0-9]+( ?, ?[0-9]+)*$"))
+      .max(10000)
+      .describe(
+        "Comma-separated article ids, for example `261548632,261551907`. Example: 261548632,261551907.",
+      ),
   }),
   output: OutRetrieveNewsResponse.describe("The articles found for the ids."),
   outputWrap: "none",
-  handler: (client, input) => client.call("retrieveNews", { params: { query: { "ids": input["ids"] } } }),
+  handler: (client, input) => client.call("retrieveNews", { params: { query: { ids: input["ids"] } } }),
 });
 
 /** Search news sources: `GET /search-news-sources`. */
@@ -118,11 +376,13 @@ export const worldnewsSearchNewsSources = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "name": z.string().min(1).describe("Full or partial source name, for example `bbc`. Example: bbc."),
+    name: z.string().min(1).describe("Full or partial source name, for example `bbc`. Example: bbc."),
   }),
   output: OutSearchNewsSourcesResponse.describe("Matching news sources."),
   outputWrap: "none",
-  handler: (client, input) => client.call("searchNewsSources", { params: { query: { "name": input["name"] } } }),
+  handler: (client, input) => client.call("searchNewsSources", {
+    params: { query: { name: input["name"] } },
+  }),
 });
 
 /** Get geo coordinates: `GET /geo-coordinates`. */
@@ -135,15 +395,34 @@ export const worldnewsGetGeoCoordinates = defineOperationTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: z.strictObject({
-    "location": z.string().min(1).max(1000).describe("Place name, as specific as possible, for example `Tokyo, Japan`. Example: Tokyo, Japan."),
+    location: z.string()
+      .min(1)
+      .max(1000)
+      .describe("Place name, as specific as possible, for example `Tokyo, Japan`. Example: Tokyo, Japan."),
   }),
   output: OutGeoCoordinates.describe("Coordinates of the place."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getGeoCoordinates", { params: { query: { "location": input["location"] } } }),
+  handler: (client, input) => client.call("getGeoCoordinates", {
+    params: { query: { location: input["location"] } },
+  }),
 });
 
 /** World News API Call: any endpoint under the connection's base address (GET, POST). */
-export const worldnewsApiCall = defineApiCallTool(descriptor, {"title":"World News API Call","description":"Call any World News API endpoint with the connection's API key added automatically. Give the method, the path (e.g. /search-news) and the query parameters in params, with the service's kebab-case names (e.g. {\"text\": \"AI\", \"source-countries\": \"us\"}). Each call costs API points. Prefer a dedicated worldnews_ step when one exists.","methods":["GET","POST"],"queryField":"params","examples":["/search-news","/top-news","/retrieve-news"]});
+export const worldnewsApiCall = defineApiCallTool(descriptor, {
+  title: "World News API Call",
+  description: "Call any World News API endpoint with the connection's API key added automatically. Give the method, the path (e.g. /search-news) and the query parameters in params, with the service's kebab-case names (e.g. {\"text\": \"AI\", \"source-countries\": \"us\"}). Each call costs API points. Prefer a dedicated worldnews_ step when one exists.",
+  methods: ["GET", "POST"],
+  queryField: "params",
+  examples: ["/search-news", "/top-news", "/retrieve-news"],
+});
 
 /** Every tool step of World News API, in spec order. */
-export const tools: readonly ToolDefinition[] = [worldnewsSearchNews, worldnewsTopNews, worldnewsExtractNews, worldnewsRetrieveNews, worldnewsSearchNewsSources, worldnewsGetGeoCoordinates, worldnewsApiCall];
+export const tools: readonly ToolDefinition[] = [
+  worldnewsSearchNews,
+  worldnewsTopNews,
+  worldnewsExtractNews,
+  worldnewsRetrieveNews,
+  worldnewsSearchNewsSources,
+  worldnewsGetGeoCoordinates,
+  worldnewsApiCall,
+];

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { SpecError, type Diagnostic } from "../../generator/diagnostics.js";
 import { loadSpecText } from "../../generator/load.js";
-import { identifierOf, validateSpec } from "../../generator/validate.js";
+import { checkSpec as validateSpec } from "../../generator/check/index.js";
+import { toIdentifier as identifierOf } from "../../generator/names.js";
 import { minimalSpec, toYaml } from "../helpers/spec.js";
 
 function validate(doc: unknown) {
@@ -48,15 +49,14 @@ describe("validate: the model", () => {
     expect(model.descriptor.operations.createWidget).toMatchObject({ idempotent: true, limitClass: "read" });
   });
 
-  it("turns operationIds like get-stations into method names and derives missing ones", () => {
+  it("turns operationIds like get-stations into method names; a missing one is an error in a strict spec", () => {
     expect(identifierOf("get-stations")).toBe("getStations");
     expect(identifierOf("List pets")).toBe("listPets");
     expect(identifierOf("List_Pets")).toBe("List_Pets");
-    const model = validate(mutated((d) => {
-      d.paths["/widgets"].get.operationId = "list-widgets";
-      delete d.paths["/widgets/{id}"].get.operationId;
-    }));
-    expect(model.operations.map((o) => o.operationId)).toEqual(["listWidgets", "createWidget", "getWidgetsId"]);
+    const model = validate(mutated((d) => (d.paths["/widgets"].get.operationId = "list-widgets")));
+    expect(model.operations.map((o) => o.operationId)).toEqual(["listWidgets", "createWidget", "getWidget"]);
+    const [p] = problems(mutated((d) => delete d.paths["/widgets/{id}"].get.operationId));
+    expect(p).toMatchObject({ code: "SF117", severity: "error", pointer: "/paths/~1widgets~1{id}/get" });
   });
 });
 
