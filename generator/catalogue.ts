@@ -16,7 +16,7 @@ export const CATALOGUE = {
   SF107: { stage: "check", summary: "Internal `$ref` points at nothing." },
   SF108: { stage: "check", summary: "Unknown `x-stepforge…` key at the root." },
   SF109: { stage: "check", summary: "Unknown `x-stepforge…` key on an operation (with the closest known name)." },
-  SF110: { stage: "check", summary: "A path that does not start with `/`." },
+  SF110: { stage: "check", summary: "A path that does not start with `/`, or holds a `%` that starts no %-escape (write `%25`)." },
   SF111: { stage: "check", summary: "An operationId that makes no usable method name (not a string, not an identifier, a reserved word, `then`, `constructor`, …). Lenient: renamed, with a warning." },
   SF112: { stage: "check", summary: "Two operations with the same operationId (after normalising `get-x` → `getX`). Lenient: the later one is numbered, with a warning." },
   SF113: { stage: "check", summary: "A `{param}` in the path with no `in: path` parameter. Lenient: a required string parameter is added, with a warning." },

@@ -44,6 +44,7 @@ export function checkOperations(context: CheckContext, types: TypesDocument): Op
   for (const [path, rawItem] of Object.entries(paths)) {
     const item = asObject(rawItem);
     if (!path.startsWith("/")) context.report("SF110", ["paths", path], `path "${path}" must start with "/"`);
+    if (/%(?![0-9A-Fa-f]{2})/.test(path)) context.report("SF110", ["paths", path], `path "${path}" has a "%" that starts no %-escape; write a literal % as %25`);
     if (!item) {
       context.report("SF116", ["paths", path], `path item "${path}" must be an object of operations (get, post, ...), not ${describeValue(rawItem)}`);
       continue;
