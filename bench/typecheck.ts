@@ -3,7 +3,10 @@
  * four project specs, against the same over @hey-api/openapi-ts 0.95 output (types + zod + SDK +
  * its bundled fetch client) and openapi-typescript 7.13 output (types only) for the same specs.
  *
- *   npx tsx bench/typecheck.ts [--rounds 3] [--quick]
+ *   npx tsx bench/typecheck.ts [--rounds 3] [--quick] [--spec FILE]...
+ *
+ * --spec adds a table per foreign spec (the official Trello spec, say): stepforge's output of it
+ * (`generate --spec`, lenient) beside HeyAPI's, each with the runtime or client it imports.
  *
  * Every project gets a tsconfig under bench/.cache/typecheck that extends the repository's, so all
  * are checked with the same compiler options (strict, noUncheckedIndexedAccess, NodeNext,
@@ -23,7 +26,7 @@ import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { fmtMiB, fmtSeconds, machineLine, ratio, runChild, sampleSideBySide, table, treeSize, type Sample, type TreeSize } from "./lib/report.js";
 
-const { values } = parseArgs({ options: { rounds: { type: "string", default: "3" }, quick: { type: "boolean", default: false } } });
+const { values } = parseArgs({ options: { rounds: { type: "string", default: "3" }, quick: { type: "boolean", default: false }, spec: { type: "string", multiple: true } } });
 const ROUNDS = values.quick ? 1 : Number(values.rounds);
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`--rounds must be a positive integer, got ${values.rounds}`);
 
@@ -160,8 +163,25 @@ function measure(list: Project[]): Result[] {
 // ---------------------------------------------------------------------------------------------
 // Report
 
-function printTable(results: Result[]): void {
-  const base = results.find((r) => r.project.name === "stepforge")!;
+/** stepforge and HeyAPI output of one foreign spec, as two projects. */
+function foreignProjects(spec: string): Project[] {
+  const name = spec.split("/").pop()!.replace(/\.(json|ya?ml)$/, "");
+  const dir = join(WORK, `foreign-${name}`);
+  rmSync(dir, { recursive: true, force: true });
+  const sf = join(dir, "stepforge");
+  const hey = join(dir, "heyapi");
+  run(NODE, [join(ROOT, "bin", "stepforge.js"), "generate", "--no-cache", "--spec", resolve(spec), "--out", sf, "--service", "foreign"]);
+  const bin = join(ROOT, "node_modules", "@hey-api", "openapi-ts", "bin", "run.js");
+  run(NODE, [bin, "-i", resolve(spec), "-o", hey, "-c", "@hey-api/client-fetch", "-p", "@hey-api/typescript", "zod", "@hey-api/sdk", "--no-log-file", "-s"]);
+  const rel = (abs: string) => relative(ROOT, abs);
+  return [
+    { name: `stepforge (${name})`, what: `generate --spec ${name}: all artefacts + the runtime`, tsconfig: tsconfig(`foreign-${name}-sf`, { include: [rel(sf)] }), output: sf },
+    { name: `HeyAPI (${name})`, what: "types + zod + SDK + bundled fetch client", tsconfig: tsconfig(`foreign-${name}-hey`, { include: [rel(hey)] }), output: hey },
+  ];
+}
+
+function printTable(results: Result[], title = "the four project specs"): void {
+  const base = results.find((r) => r.project.name.startsWith("stepforge") && r.project.name !== "stepforge runtime")!;
   const figure = (r: Result, pick: (s: { seconds: number; peakMiB: number }) => number) => (r.sample.ok ? pick(r.sample.run) : Number.NaN);
   const vs = (r: Result, pick: (s: { seconds: number; peakMiB: number }) => number) => {
     const value = figure(r, pick);
@@ -187,7 +207,7 @@ function printTable(results: Result[]): void {
       r.project.what,
     ];
   });
-  console.log("\n### Type-check: `tsc --noEmit` over the generated code of the four project specs\n");
+  console.log(`\n### Type-check: \`tsc --noEmit\` over the generated code of ${title}\n`);
   console.log(
     table(["project", "runs", "seconds", "peak MiB", "tsc errors", "program files", "types", "checking share", "generated files", "lines", "KiB", "time / stepforge", "memory / stepforge", "what is checked"], rows),
   );
@@ -203,6 +223,7 @@ function main(): void {
   console.log(`\ngenerated/: ${fresh.stdout.split("\n")[0] || fresh.stderr.trim().split("\n")[0]}`);
   console.error("type-check projects:");
   printTable(measure(projects()));
+  for (const spec of values.spec ?? []) printTable(measure(foreignProjects(spec)), spec.split("/").pop()!);
 }
 
 main();

@@ -19,7 +19,7 @@ import { moduleText, pascal, runtimeModule, type Emitter } from "./file.js";
 type Mode = "input" | "output";
 
 /** Names tools.ts imports or declares itself. */
-const MODULE_NAMES = ["z", "descriptor", "defineOperationTool", "defineApiCallTool", "ToolDefinition", "tools", "DATE", "DATE_TIME"];
+const MODULE_NAMES = ["z", "s", "descriptor", "defineOperationTool", "defineApiCallTool", "ToolDefinition", "tools", "DATE", "DATE_TIME"];
 
 const describe = (code: Code, text: string | undefined): Code => (text ? chain(code, "describe", str(text.trim().replace(/\s+/g, " "))) : code);
 const optional = (code: Code): Code => chain(code, "optional");
@@ -63,7 +63,7 @@ class SchemaWriter {
     const known = this.done.get(key_);
     if (known) return known;
     const shortName = ref.split("/").pop()!;
-    if (this.busy.has(key_)) return print(describe(call("z.looseObject", obj([])), `A nested ${shortName} (recursive; its fields are not listed again).`));
+    if (this.busy.has(key_)) return print(describe(call("s.looseObject", obj([])), `A nested ${shortName} (recursive; its fields are not listed again).`));
     this.busy.add(key_);
     const schema = this.refs.deref({ $ref: ref });
     const notes = this.notes(schema, mode);
@@ -79,14 +79,14 @@ class SchemaWriter {
   /** zod code for a resolved schema, without its description. */
   private inline(raw: Json, mode: Mode): Code {
     const schema = flattenAllOf(this.refs, raw);
-    if (Array.isArray(schema.allOf)) return schema.allOf.map((m) => this.code(m, mode)).reduce((a, b) => call("z.intersection", a, b));
+    if (Array.isArray(schema.allOf)) return schema.allOf.map((m) => this.code(m, mode)).reduce((a, b) => call("s.intersection", a, b));
     const union = Array.isArray(schema.oneOf) ? schema.oneOf : Array.isArray(schema.anyOf) ? schema.anyOf : undefined;
     if (union && union.length > 0) {
       const parts = union.map((m) => this.code(m, mode));
-      const u = parts.length === 1 ? parts[0]! : call("z.union", arr(parts));
+      const u = parts.length === 1 ? parts[0]! : call("s.union", arr(parts));
       return Array.isArray(schema.type) && schema.type.includes("null") ? chain(u, "nullable") : u;
     }
-    if (schema.const !== undefined) return call("z.literal", literal(schema.const));
+    if (schema.const !== undefined) return call("s.literal", literal(schema.const));
     let types = Array.isArray(schema.type) ? schema.type.filter((t): t is string => typeof t === "string") : typeof schema.type === "string" ? [schema.type] : [];
     if (types.length === 0 && isObject(schema.properties)) types = ["object"];
     if (types.length === 0 && Array.isArray(schema.enum)) types = [...new Set(schema.enum.map((v) => (v === null ? "null" : typeof v)))];
@@ -96,12 +96,12 @@ class SchemaWriter {
     if (Array.isArray(schema.enum) && schema.enum.length > 0) {
       const values = schema.enum.filter((v) => v !== null);
       if (values.length === 0) return "z.null()";
-      out = values.every((v) => typeof v === "string") ? call("z.enum", literal(values)) : values.length === 1 ? call("z.literal", literal(values[0])) : call("z.union", arr(values.map((v) => call("z.literal", literal(v)))));
+      out = values.every((v) => typeof v === "string") ? call("s.enum", literal(values)) : values.length === 1 ? call("s.literal", literal(values[0])) : call("s.union", arr(values.map((v) => call("s.literal", literal(v)))));
       if (schema.enum.includes(null)) return chain(out, "nullable");
     } else if (rest.length === 0) {
       return types.includes("null") ? "z.null()" : "z.unknown()";
     } else if (rest.length > 1) {
-      out = call("z.union", arr(rest.map((t) => this.inline({ ...schema, type: t, description: undefined }, mode))));
+      out = call("s.union", arr(rest.map((t) => this.inline({ ...schema, type: t, description: undefined }, mode))));
     } else {
       out = this.typed(rest[0]!, schema, mode);
     }
@@ -139,7 +139,7 @@ class SchemaWriter {
       case "boolean":
         return "z.boolean()";
       case "array": {
-        const out = call("z.array", schema.items === undefined ? "z.unknown()" : this.code(schema.items, mode));
+        const out = call("s.array", schema.items === undefined ? "z.unknown()" : this.code(schema.items, mode));
         return num(schema.maxItems, "max", num(schema.minItems, "min", out));
       }
       case "object":
@@ -166,9 +166,9 @@ class SchemaWriter {
       entries.push([key(name), required.has(name) ? code : optional(code)]);
     }
     const ap = schema.additionalProperties;
-    if (entries.length === 0 && (ap === undefined || ap === true || isObject(ap))) return call("z.record", "z.string()", isObject(ap) ? this.code(ap, mode) : "z.unknown()");
-    if (isObject(ap)) return chain(call("z.object", obj(entries)), "catchall", this.code(ap, mode));
-    return call(mode === "output" || ap === true ? "z.looseObject" : "z.strictObject", obj(entries));
+    if (entries.length === 0 && (ap === undefined || ap === true || isObject(ap))) return call("s.record", "z.string()", isObject(ap) ? this.code(ap, mode) : "z.unknown()");
+    if (isObject(ap)) return chain(call("s.object", obj(entries)), "catchall", this.code(ap, mode));
+    return call(mode === "output" || ap === true ? "s.looseObject" : "s.strictObject", obj(entries));
   }
 }
 
@@ -191,16 +191,16 @@ function handler(step: ToolStepModel): Code {
 }
 
 function stepStatement(step: ToolStepModel, name: string, writer: SchemaWriter, serviceId: string): string {
-  const input = call("z.strictObject", obj(step.fields.map((f) => {
+  const input = call("s.strictObject", obj(step.fields.map((f) => {
     const code = writer.code(f.schema, "input", f.description);
     return [key(f.name), f.required ? code : optional(code)];
   })));
   let output: Code;
   if (step.output.schema === undefined) {
-    output = describe(call("z.looseObject", obj([])), step.output.description ? `${sentence(step.output.description)} (No body.)` : "No body.");
+    output = describe(call("s.looseObject", obj([])), step.output.description ? `${sentence(step.output.description)} (No body.)` : "No body.");
   } else {
     const code = writer.code(step.output.schema, "output", step.output.description || undefined);
-    output = step.output.wrap === "none" ? code : call("z.looseObject", obj([[step.output.wrap, code]]));
+    output = step.output.wrap === "none" ? code : call("s.looseObject", obj([[step.output.wrap, code]]));
   }
   const a = step.annotations;
   const definition = obj([
@@ -236,7 +236,7 @@ export const emitTools: Emitter = (model, context) => {
     : undefined;
   const all = [...stepNames, ...(apiName ? [apiName] : [])];
   const body = [
-    `import { ${apiBlock ? "defineApiCallTool, " : ""}defineOperationTool, type ToolDefinition } from ${str(runtimeModule(context, "tools"))};`,
+    `import { ${apiBlock ? "defineApiCallTool, " : ""}defineOperationTool, s, type ToolDefinition } from ${str(runtimeModule(context, "tools"))};`,
     `import * as z from ${str(runtimeModule(context, "zod"))};`,
     `import { descriptor } from "./descriptor.js";`,
     "",

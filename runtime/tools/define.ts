@@ -16,9 +16,15 @@ function checkName(name: string, service: string): void {
   }
 }
 
-export function defineOperationTool<I extends z.ZodObject>(
-  definition: Omit<OperationToolDefinition<z.infer<I>>, "kind" | "input"> & { input: I },
-): OperationToolDefinition<z.infer<I>> {
+/**
+ * A step's input as its handler sees it. Generated steps do not ask the compiler to infer it from
+ * the zod schema (`z.infer` over every step's schema was most of the type-check cost of tools.ts);
+ * the schema validates at run time and the handler only forwards fields to the untyped `call`.
+ * A hand-written step may name its input type: `defineOperationTool<MyInput>({ … })`.
+ */
+export type ToolInput = Readonly<Record<string, unknown>>;
+
+export function defineOperationTool<I extends object = ToolInput>(definition: Omit<OperationToolDefinition<I>, "kind">): OperationToolDefinition<I> {
   checkName(definition.name, definition.service);
   return { kind: "operation", ...definition };
 }

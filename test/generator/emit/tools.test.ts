@@ -21,7 +21,7 @@ async function inputOf(schema: unknown, fixed?: Record<string, unknown>, foreign
 describe("emitTools", () => {
   it("strings: format, pattern, lengths; an invalid pattern is left out instead of throwing at import", async () => {
     expect(await inputOf({ type: "object", properties: { a: { type: "string", format: "date" }, b: { type: "string", pattern: "^x+$", minLength: 1 }, c: { type: "string", format: "email" } } })).toMatchInlineSnapshot(`
-      "  input: z.strictObject({
+      "  input: s.strictObject({
           a: z.string().regex(DATE).meta({ format: "date" }).optional(),
           b: z.string().regex(new RegExp("^x+$")).min(1).optional(),
           c: z.email().optional(),
@@ -34,17 +34,17 @@ describe("emitTools", () => {
 
   it("numbers, enums, nullable unions and defaults (written for the model, optional in the input)", async () => {
     expect(await inputOf({ type: "object", required: ["n"], properties: { n: { type: "integer", minimum: 1, maximum: 10 }, mode: { enum: ["a", "b", null], default: "a" }, v: { type: ["string", "number", "null"] } } })).toMatchInlineSnapshot(`
-      "  input: z.strictObject({
+      "  input: s.strictObject({
           n: z.number().int().min(1).max(10),
-          mode: z.enum(["a", "b"]).nullable().optional(),
-          v: z.union([z.string(), z.number()]).nullable().optional(),
+          mode: s.enum(["a", "b"]).nullable().optional(),
+          v: s.union([z.string(), z.number()]).nullable().optional(),
         }),"
     `);
   });
 
   it("a body property named constructor is a field like any other (it used to vanish), beside a fixed one", async () => {
     const text = await inputOf({ type: "object", properties: { constructor: { type: "string" }, other: { type: "string" } } }, { other: "x" });
-    expect(text).toMatchInlineSnapshot(`"  input: z.strictObject({ constructor: z.string().optional() }),"`);
+    expect(text).toMatchInlineSnapshot(`"  input: s.strictObject({ constructor: z.string().optional() }),"`);
   });
 
   it("the handler maps input fields and fixed values onto the wire", async () => {
@@ -63,7 +63,7 @@ describe("emitTools", () => {
         description: "Get a widget. Returns: ok.",
         annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
         descriptor,
-        input: z.strictObject({ widget: z.string().describe("The widget."), q_by: z.array(z.string()).optional() }),
+        input: s.strictObject({ widget: z.string().describe("The widget."), q_by: s.array(z.string()).optional() }),
         output: OutWidget.describe("ok"),
         outputWrap: "none",
         handler: (client, input) => client.call("getWidget", {
