@@ -123,6 +123,17 @@ describe("validate: errors name the place and the fix", () => {
     expect(problems({ openapi: "3.1.0", info: { title: "x", version: "1" } })[0]!.code).toBe("SF103");
   });
 
+  it("tool-step problems (SF301) come from the check stage that lint and generate share", () => {
+    const list = problems(mutated((d) => (d.paths["/widgets"].post["x-stepforge-tool"] = { fixed: { nope: 1 }, omit: ["name"] })));
+    expect(list.map((p) => `${p.code} ${p.pointer}`)).toEqual(["SF301 /paths/~1widgets/post/x-stepforge-tool/fixed/nope", "SF301 /paths/~1widgets/post/x-stepforge-tool/omit"]);
+  });
+
+  it("unknown schema keywords are errors in a strict spec, pointing at the key", () => {
+    const [p] = problems(mutated((d) => (d.components.schemas.Widget.properties.id["when it has one."] = null)));
+    expect(p).toMatchObject({ code: "SF161", severity: "error", pointer: "/components/schemas/Widget/properties/id/when it has one." });
+    expect(p!.message).toContain("YAML flow mapping");
+  });
+
   it("external references are refused until bundled", () => {
     const [p] = problems(mutated((d) => (d.paths["/widgets"].post.requestBody.content["application/json"].schema = { $ref: "other.yaml#/X" })));
     expect(p).toMatchObject({ code: "SF106" });
