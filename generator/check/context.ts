@@ -19,8 +19,8 @@ export interface CheckContext {
    */
   strict: boolean;
   report: Report;
-  /** A defect with a safe repair: an error when strict, else a warning saying what was done. */
-  repair: (code: DiagnosticCode, path: Path, problem: string, repaired: string) => void;
+  /** A defect with a safe repair: an error saying how to fix it when strict, else a warning saying what was done. */
+  repair: (code: DiagnosticCode, path: Path, problem: string, fix: string, repaired: string) => void;
   diagnostics: Diagnostic[];
 }
 

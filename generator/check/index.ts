@@ -40,8 +40,8 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
     strict,
     diagnostics,
     report: (code, path, message, severity = "error") => void diagnostics.push(spec.diagnostic(code, path, message, severity)),
-    repair: (code, path, problem, repaired) =>
-      void diagnostics.push(strict ? spec.diagnostic(code, path, `${problem}${declared ? "" : " (refused: --strict)"}`) : spec.diagnostic(code, path, `${problem}; ${repaired}`, "warning")),
+    repair: (code, path, problem, fix, repaired) =>
+      void diagnostics.push(strict ? spec.diagnostic(code, path, `${problem}; ${fix}${declared ? "" : " (refused: --strict)"}`) : spec.diagnostic(code, path, `${problem}; ${repaired}`, "warning")),
   };
   const fail = () => new SpecError(diagnostics);
   const errors = () => diagnostics.some((d) => d.severity === "error");

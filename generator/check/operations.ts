@@ -76,19 +76,19 @@ function operationIdOf(context: CheckContext, names: NameTable, op: Json, method
   const written = op.operationId as string | undefined;
   // Public specs often use ids like "get-stations"; the method becomes getStations (a spelling, not a defect).
   const wanted = written !== undefined ? toIdentifier(written) : deriveOperationId(method, path);
-  if (written === undefined) context.repair("SF117", at, `${where} has no operationId`, `named it "${wanted}"`);
-  else if (!/^[A-Za-z_$]/.test(written.trim())) context.repair("SF111", [...at, "operationId"], `operationId "${written}" does not make a method name`, `named it "${wanted}"`);
+  if (written === undefined) context.repair("SF117", at, `${where} has no operationId`, "add one in lowerCamelCase", `named it "${wanted}"`);
+  else if (!/^[A-Za-z_$]/.test(written.trim())) context.repair("SF111", [...at, "operationId"], `operationId "${written}" does not make a method name`, "rename it in lowerCamelCase", `named it "${wanted}"`);
   const holder = names.ownerOf(wanted);
   const claim = names.claim(wanted, `${where} ("${wanted}")`);
   if (claim.name !== wanted) {
     const shown = written ?? wanted;
     const fix = `named this one "${claim.name}"`;
     if (holder === undefined || holder.startsWith("the generated code")) {
-      context.repair("SF111", [...at, "operationId"], `operationId "${shown}" is a name the client cannot use (${claim.changed})`, fix);
+      context.repair("SF111", [...at, "operationId"], `operationId "${shown}" is a name the client cannot use (${claim.changed})`, "rename it", fix);
     } else if (holder.endsWith(`("${wanted}")`)) {
-      context.repair("SF112", [...at, "operationId"], `operationId "${shown}" is also used by ${holder}; every operation needs its own`, fix);
+      context.repair("SF112", [...at, "operationId"], `operationId "${shown}" is also used by ${holder}; every operation needs its own`, "rename one", fix);
     } else {
-      context.repair("SF118", [...at, "operationId"], `operationId "${shown}" differs only in case from ${holder}; both would make one type name`, fix);
+      context.repair("SF118", [...at, "operationId"], `operationId "${shown}" differs only in case from ${holder}; both would make one type name`, "rename one", fix);
     }
   }
   if (claim.name !== written) {
@@ -217,7 +217,7 @@ function checkPathParameters(context: CheckContext, types: TypesDocument, raw: R
   const declared = parameters.filter((p) => p.in === "path").map((p) => p.name);
   for (const name of inTemplate) {
     if (declared.includes(name)) continue;
-    context.repair("SF113", at, `path parameter "{${name}}" is not declared (add a parameter with in: path, name: ${name}, required: true)`, `added it as a required string`);
+    context.repair("SF113", at, `path parameter "{${name}}" is not declared`, `add a parameter with in: path, name: ${name}, required: true`, `added it as a required string`);
     parameters.push({ name, in: "path", required: true, deprecated: false, description: "", schema: { type: "string" }, style: "simple", explode: false });
     types.patch((copy) => {
       const target = asObject(asObject(asObject(copy.paths)?.[path])?.[method]);
