@@ -6,6 +6,7 @@
 import * as z from "zod";
 import type { ServiceDescriptor } from "../descriptor.js";
 import type { ApiCallTool } from "./model.js";
+import type { Schema } from "./schema.js";
 import { TOOL_NAME } from "./model.js";
 import type { ApiCallToolDefinition, OperationToolDefinition, ToolAnnotations } from "./types.js";
 import { credentialQueryNames } from "../auth.js";
@@ -24,9 +25,13 @@ function checkName(name: string, service: string): void {
  */
 export type ToolInput = Readonly<Record<string, unknown>>;
 
-export function defineOperationTool<I extends object = ToolInput>(definition: Omit<OperationToolDefinition<I>, "kind">): OperationToolDefinition<I> {
+/** What a generated step passes: its schemas as `Schema` (runtime/tools/schema.ts), zod schemas at run time. */
+export type OperationToolSpec<I> = Omit<OperationToolDefinition<I>, "kind" | "input" | "output"> & { input: Schema | z.ZodObject; output: Schema | z.ZodType };
+
+export function defineOperationTool<I extends object = ToolInput>(definition: OperationToolSpec<I>): OperationToolDefinition<I> {
   checkName(definition.name, definition.service);
-  return { kind: "operation", ...definition };
+  // The builders of runtime/tools/schema.ts return zod schemas typed narrowly; these are they.
+  return { kind: "operation", ...definition, input: definition.input as z.ZodObject, output: definition.output as z.ZodType };
 }
 
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
