@@ -5,6 +5,7 @@
  */
 import type { ErrorKind, ErrorRule, OperationDescriptor, ServiceDescriptor } from "./descriptor.js";
 import { createError, redact, type StepforgeError } from "./errors.js";
+import { getPath } from "./values.js";
 
 const DEFAULT_STATUS_KINDS: Array<[number, number, ErrorKind, boolean]> = [
   [400, 400, "validation", false],
@@ -53,6 +54,15 @@ function field(body: unknown, name: string): unknown {
   return body && typeof body === "object" ? (body as Record<string, unknown>)[name] : undefined;
 }
 
+/**
+ * A declared body field: a top-level key of that exact name, else a dotted path into nested
+ * objects (`error.message`, `meta.requestId`). Own properties only (runtime/values.ts).
+ */
+function declaredField(body: unknown, name: string): unknown {
+  if (body && typeof body === "object" && Object.prototype.hasOwnProperty.call(body, name)) return (body as Record<string, unknown>)[name];
+  return name.includes(".") ? getPath(body, name) : undefined;
+}
+
 export interface ServiceFailure {
   rule: ErrorRule;
   status: number;
@@ -68,7 +78,7 @@ export function findFailure(descriptor: ServiceDescriptor, response: Response, b
     const codeRule = candidate !== undefined ? errors.codes[candidate] : undefined;
     const message =
       (typeof body === "string" && body.trim()) ||
-      errors.messageFields.map((f) => firstString(field(body, f))).find(Boolean) ||
+      errors.messageFields.map((f) => firstString(declaredField(body, f))).find(Boolean) ||
       `HTTP ${response.status}`;
     return {
       rule: codeRule ?? ruleForStatus(descriptor, response.status),
@@ -100,8 +110,8 @@ export function requestIdOf(descriptor: ServiceDescriptor, response: Response, b
     if (value) return value;
   }
   const fieldName = descriptor.errors.requestIdField;
-  const value = fieldName ? field(body, fieldName) : undefined;
-  return typeof value === "string" ? value : undefined;
+  const value = fieldName ? declaredField(body, fieldName) : undefined;
+  return typeof value === "string" ? value : typeof value === "number" ? String(value) : undefined;
 }
 
 export function retryAfterOf(descriptor: ServiceDescriptor, response: Response): number | undefined {

@@ -193,9 +193,14 @@ export const ErrorsSchema = z
       })
       .strict()
       .optional(),
-    /** Where a human-readable message sits in a JSON error body; plain-text bodies are used whole. */
+    /**
+     * Where a human-readable message sits in a JSON error body, first match wins: a top-level key,
+     * or a dotted path into nested objects (`error.message`). Plain-text bodies are used whole.
+     */
     messageFields: z.array(z.string().min(1)).default(["message", "error"]),
+    /** Response headers carrying the service's request id (first present wins). */
     requestIdHeaders: z.array(z.string().min(1)).default([]),
+    /** Body field (key or dotted path, as in messageFields) carrying the request id when no header does. */
     requestIdField: z.string().min(1).optional(),
     retryAfterHeaders: z.array(z.string().min(1)).default(["retry-after"]),
     codes: z.record(z.string().regex(/^[0-9A-Za-z_]+$/), ErrorRuleSchema).default({}),

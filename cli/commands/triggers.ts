@@ -17,6 +17,8 @@ export async function triggersCommand(argv: string[], out: NodeJS.WritableStream
       instant: t.kind === "webhook",
       kind: t.kind,
       description: t.description,
+      // the seed document's name for it, so a reader can match the two lists
+      ...(t.seedName ? { seedName: t.seedName } : {}),
       options: t.options,
       ...(t.kind !== "webhook" ? { intervalSeconds: t.intervalSeconds } : { watch: t.watch }),
     })),
@@ -26,7 +28,7 @@ export async function triggersCommand(argv: string[], out: NodeJS.WritableStream
     return 0;
   }
   const width = Math.max(...rows.map((r) => r.name.length));
-  for (const r of rows) out.write(`${r.name.padEnd(width)}  ${r.instant ? "instant" : "polling"}  ${r.title}\n`);
+  for (const r of rows) out.write(`${r.name.padEnd(width)}  ${r.instant ? "instant" : "polling"}  ${r.title}${r.seedName && r.seedName !== r.title ? ` (seed: ${r.seedName})` : ""}\n`);
   out.write(`${rows.length} triggers\n`);
   return 0;
 }

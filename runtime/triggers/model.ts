@@ -70,9 +70,18 @@ export const TriggerOptionSchema = z
     description: z.string().min(1),
     required: z.boolean().default(false),
     values: z.array(z.string().min(1)).optional(),
+    /** Used when a configuration leaves the option out: a number for `number`, a list for the list types. */
     default: z.union([z.number(), z.array(z.string())]).optional(),
   })
-  .strict();
+  .strict()
+  .refine((o) => o.default === undefined || (o.type === "number") === (typeof o.default === "number"), {
+    message: "`default` must be a number for a number option and a list of strings for a list option",
+    path: ["default"],
+  })
+  .refine((o) => o.type !== "enum-list" || !Array.isArray(o.default) || o.default.every((v) => o.values?.includes(v)), {
+    message: "every `default` value of an enum-list option must be one of its `values`",
+    path: ["default"],
+  });
 
 const TriggerBase = {
   name: z.string().regex(/^[a-z0-9_]{1,64}$/),

@@ -50,7 +50,8 @@ export function configSchema(trigger: TriggerSpec) {
     if (option.type === "number") schema = z.number().nonnegative();
     else if (option.type === "enum-list" && option.values) schema = z.array(z.enum(option.values as [string, ...string[]]));
     else schema = z.array(z.string().min(1));
-    options[name] = option.required ? schema : schema.optional();
+    // An option's declared default fills a configuration that leaves it out.
+    options[name] = option.required ? schema : option.default !== undefined ? schema.default(option.default as never) : schema.optional();
   }
   const needsBoards = trigger.kind !== "poll-feed" && !(trigger.kind === "webhook" && trigger.watch === "member");
   return z
@@ -58,7 +59,8 @@ export function configSchema(trigger: TriggerSpec) {
       trigger: z.literal(trigger.name),
       connection: z.string().min(1),
       boards: needsBoards ? z.array(z.string().min(1)).min(1, "configure at least one board: a trigger fires only for its boards") : z.array(z.string()).default([]),
-      options: z.object(options).strict().default({}),
+      // prefault: an absent options object is parsed too, so option defaults apply
+      options: z.object(options).strict().prefault({}),
     })
     .strict();
 }

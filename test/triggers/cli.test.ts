@@ -31,6 +31,9 @@ describe("stepforge triggers list", () => {
     expect(rows).toHaveLength(15);
     expect(rows.filter((t) => !t.instant).map((t) => t.name).sort()).toEqual(["trello_card_due_date_reminder", "trello_new_notification"]);
     expect((await runCli("triggers", "list")).stdout).toContain("15 triggers");
+    // seedName: the seed document's name beside ours
+    const newCard = (rows as Array<{ name: string; seedName?: string }>).find((t) => t.name === "trello_new_card");
+    expect(newCard?.seedName).toBe("New Card");
   });
 });
 

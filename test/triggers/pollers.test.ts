@@ -83,6 +83,21 @@ describe("New Notification (polling)", () => {
     expect(calls[0]).toEqual({ id: "me" });
   });
 
+  it("asks only for items newer than the last one seen when the spec names a sinceParam", async () => {
+    const queries: Array<Record<string, string> | undefined> = [];
+    const list: ListFn = async (_op, _path, query) => {
+      queries.push(query);
+      return [note("s2"), note("s1")];
+    };
+    const store = new MemoryStateStore();
+    await pollFeed({ ...feed, sinceParam: "since" }, config, list, store);
+    await pollFeed({ ...feed, sinceParam: "since" }, config, list, store);
+    expect(queries).toEqual([undefined, { since: "s2" }]);
+    await pollFeed(feed, { ...config, connection: "other" }, list, new MemoryStateStore());
+    await pollFeed(feed, { ...config, connection: "other" }, list, store);
+    expect(queries.slice(2)).toEqual([undefined, undefined]);
+  });
+
   it("its position survives a restart", async () => {
     const path = join(dir, "feed.json");
     let items = [note("a2"), note("a1")];

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { triggers } from "../../generated/trello/triggers.js";
 import { createWebhookReceiver, signPayload } from "../../runtime/triggers/receiver.js";
+import { TriggersExtensionSchema } from "../../runtime/triggers/model.js";
 import { createTriggerRouter, TriggerConfigError, validateConfig, type TriggerEvent } from "../../runtime/triggers/router.js";
 import { BOARD, card, CARD, delivery, LIST_A, LIST_B, OTHER_BOARD } from "./fixtures.js";
 
@@ -88,5 +89,18 @@ describe("trigger routing", () => {
     expect(() => validateConfig(triggers, { trigger: "trello_new_board_activity", connection: "w", boards: [BOARD], options: { activityTypes: ["createCrad"] } })).toThrow(TriggerConfigError);
     expect(() => validateConfig(triggers, { trigger: "trello_card_moved", connection: "w", boards: [BOARD], options: { colour: 1 } })).toThrow(/options/);
     expect(() => createTriggerRouter(triggers, [config("trello_new_notification", {}, [])])).toThrow(/polling trigger/);
+  });
+
+  it("fills an option the configuration leaves out with its declared default, and refuses a default of the wrong type", () => {
+    const due = validateConfig(triggers, { trigger: "trello_card_due_date_reminder", connection: "w", boards: [BOARD] });
+    expect(due.options).toEqual({ minutesBefore: 60 });
+    expect(validateConfig(triggers, { trigger: "trello_card_due_date_reminder", connection: "w", boards: [BOARD], options: { minutesBefore: 5 } }).options).toEqual({ minutesBefore: 5 });
+    const option = (o: Record<string, unknown>) => TriggersExtensionSchema.shape.triggers.element.safeParse({ ...triggers.triggers.find((t) => t.name === "trello_card_moved"), options: { lists: { description: "d", ...o } } });
+    const listed = option({ type: "string-list", default: ["6000000000000000000000b1"] });
+    expect(listed.success).toBe(true);
+    const moved = { ...triggers, triggers: [listed.data!] };
+    expect(validateConfig(moved, config("trello_card_moved")).options).toEqual({ lists: ["6000000000000000000000b1"] });
+    expect(option({ type: "string-list", default: 5 }).error?.issues[0]).toMatchObject({ path: ["options", "lists", "default"], message: expect.stringMatching(/a list of strings for a list option/) });
+    expect(option({ type: "enum-list", values: ["a", "b"], default: ["c"] }).error?.issues[0]?.message).toMatch(/must be one of its `values`/);
   });
 });
