@@ -167,7 +167,7 @@ class SchemaWriter {
     }
     const ap = schema.additionalProperties;
     if (entries.length === 0 && (ap === undefined || ap === true || isObject(ap))) return call("s.record", "z.string()", isObject(ap) ? this.code(ap, mode) : "z.unknown()");
-    if (isObject(ap)) return chain(call("s.object", obj(entries)), "catchall", this.code(ap, mode));
+    if (isObject(ap)) return call("s.catchall", obj(entries), this.code(ap, mode));
     return call(mode === "output" || ap === true ? "s.looseObject" : "s.strictObject", obj(entries));
   }
 }
