@@ -4,7 +4,7 @@ export class UsageError extends Error {
 }
 
 export const USAGE = `usage:
-  stepforge generate [--check] [--no-cache] [--timings] [--spec FILE --out DIR [--service ID]]
+  stepforge generate [--check] [--no-cache] [--timings] [--spec FILE --out DIR [--service ID] [--strict]]
   stepforge lint [--spec FILE]...
   stepforge triggers list [--json]
   stepforge webhook serve --port N --secret S|$STEPFORGE_WEBHOOK_SECRET --callback-url URL [--board ID]... [--service S] [--host H]

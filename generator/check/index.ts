@@ -18,7 +18,7 @@ import type { CheckContext, Path } from "./context.js";
 import { deriveExtension, derivedMock } from "./derive.js";
 import { checkServiceExtension, checkTriggers, checkUnknownExtensions, ROOT_EXTENSION } from "./extension.js";
 import { checkOperations, typesDocument } from "./operations.js";
-import { checkSchemaKeywords } from "./schemas.js";
+import { bareDiscriminatorNames, checkSchemaKeywords } from "./schemas.js";
 import { checkToolSteps } from "./tools.js";
 
 export interface CheckOptions {
@@ -54,7 +54,9 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
   }
   const info = asObject(doc.info);
   if (!info || typeof info.title !== "string") context.report("SF102", ["info"], "info.title is required: it names the service in generated code and docs");
-  if (!asObject(doc.paths)) {
+  // OpenAPI 3.1 makes paths optional (a document may describe only webhooks or components).
+  const pathsOptional = version.startsWith("3.1") && (asObject(doc.webhooks) !== undefined || asObject(doc.components) !== undefined);
+  if (!asObject(doc.paths) && !(pathsOptional && doc.paths === undefined)) {
     context.report("SF103", ["paths"], "the spec has no `paths` object; add the operations to generate a client for");
     throw fail();
   }
@@ -65,8 +67,19 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
   const extension = declared ? checkServiceExtension(context) : deriveExtension(context, options.serviceId);
 
   const types = typesDocument(doc);
+  for (const { path, ref } of bareDiscriminatorNames(doc)) {
+    types.patch((copy) => {
+      let node: unknown = copy;
+      for (const key of path.slice(0, -1)) node = (node as Record<string | number, unknown>)[key];
+      (node as Record<string, unknown>)[path.at(-1) as string] = ref;
+    });
+  }
   const operations = checkOperations(context, types);
-  if (operations.length === 0 && !errors()) context.report("SF104", ["paths"], "the spec has no operations; add at least one method under `paths`");
+  if (operations.length === 0 && !errors()) {
+    const message = "the spec has no operations; add at least one method under `paths`";
+    if (strict) context.report("SF104", ["paths"], message);
+    else context.report("SF104", ["paths"], `${message} (generating types and an empty client)`, "warning");
+  }
   const triggers = checkTriggers(context, new Set(operations.map((o) => o.operationId)));
 
   // Tool steps are checked here, not while printing, so lint and generate agree (SF301).

@@ -5,7 +5,7 @@
  * makes a key `when it has one.` and cuts the description), which no other tool reports.
  * A `pattern` must compile as a JavaScript regular expression: tool inputs check it with one.
  */
-import { asObject, isObject } from "../refs.js";
+import { asObject, isObject, type Json } from "../refs.js";
 import type { CheckContext, Path } from "./context.js";
 
 /** Keywords whose value is one schema. */
@@ -72,4 +72,25 @@ export function compiles(pattern: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Discriminator mappings may name a schema (`Option One: OptionOne`) instead of referencing it;
+ * openapi-typescript only follows references. The paths of such values, with the reference each
+ * stands for, so the document it types can carry references (a spelling, not a defect).
+ */
+export function bareDiscriminatorNames(doc: Json): Array<{ path: Path; ref: string }> {
+  const schemas = asObject(asObject(doc.components)?.schemas) ?? {};
+  const found: Array<{ path: Path; ref: string }> = [];
+  const walk = (node: unknown, at: Path) => {
+    if (Array.isArray(node)) return node.forEach((child, i) => walk(child, [...at, i]));
+    if (!isObject(node)) return;
+    const mapping = asObject(asObject(node.discriminator)?.mapping);
+    for (const [key, value] of Object.entries(mapping ?? {})) {
+      if (typeof value === "string" && !value.includes("/") && Object.hasOwn(schemas, value)) found.push({ path: [...at, "discriminator", "mapping", key], ref: `#/components/schemas/${value.replace(/~/g, "~0")}` });
+    }
+    for (const [key, child] of Object.entries(node)) if (key !== "example" && key !== "examples") walk(child, [...at, key]);
+  };
+  walk(doc, []);
+  return found;
 }

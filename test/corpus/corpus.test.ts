@@ -55,10 +55,6 @@ function githubSpec(): string {
 
 /** Known failures of today's generator, by oas-examples file. */
 const EXAMPLE_FAILURES: Record<string, Pick<Case, "generateFails" | "typecheckFails">> = {
-  "3.0/json/discriminators.json": {
-    generateFails: "SF201: openapi-typescript cannot resolve discriminator mapping values that are schema names, not $refs (`mapping: { Option One: ... }`)",
-  },
-  "3.1/json/webhooks.json": { generateFails: "SF103: a 3.1 document with only `webhooks` and no `paths` is refused" },
   "3.0/json/circular-paths.json": {
     typecheckFails: "TS2339 in types.ts: a $ref into another path's requestBody (`#/paths/~1anything/post/requestBody`) is typed by openapi-typescript as the operation, not the body",
   },
