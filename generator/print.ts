@@ -112,9 +112,21 @@ export function literal(value: unknown): Code {
   return String(value);
 }
 
+/** One-line forms already worked out: `print` asks for them at every level of a tree. */
+const flatCache = new WeakMap<Exclude<Code, string>, string>();
+
 /** One-line form of a tree (may be long; `print` decides whether to use it). */
 export function flat(code: Code): string {
   if (typeof code === "string") return code;
+  let text = flatCache.get(code);
+  if (text === undefined) {
+    text = flatUncached(code);
+    flatCache.set(code, text);
+  }
+  return text;
+}
+
+function flatUncached(code: Exclude<Code, string>): string {
   switch (code.kind) {
     case "call":
       return `${code.callee}(${code.args.map(flat).join(", ")})`;

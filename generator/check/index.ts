@@ -18,7 +18,7 @@ import type { CheckContext, Path } from "./context.js";
 import { deriveExtension, derivedMock } from "./derive.js";
 import { checkServiceExtension, checkTriggers, checkUnknownExtensions, ROOT_EXTENSION } from "./extension.js";
 import { checkOperations, typesDocument } from "./operations.js";
-import { bareDiscriminatorNames, checkSchemaKeywords } from "./schemas.js";
+import { bareDiscriminatorNames, checkSchemaKeywords, refsIntoPaths } from "./schemas.js";
 import { checkToolSteps } from "./tools.js";
 
 export interface CheckOptions {
@@ -67,13 +67,15 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
   const extension = declared ? checkServiceExtension(context) : deriveExtension(context, options.serviceId);
 
   const types = typesDocument(doc);
-  for (const { path, ref } of bareDiscriminatorNames(doc)) {
+  // Spellings openapi-typescript does not follow, rewritten in the document it types (same meaning).
+  const replace = (path: Path, value: unknown) =>
     types.patch((copy) => {
       let node: unknown = copy;
       for (const key of path.slice(0, -1)) node = (node as Record<string | number, unknown>)[key];
-      (node as Record<string, unknown>)[path.at(-1) as string] = ref;
+      (node as Record<string | number, unknown>)[path.at(-1)!] = value;
     });
-  }
+  for (const { path, ref } of bareDiscriminatorNames(doc)) replace(path, ref);
+  for (const { path, target } of refsIntoPaths(doc, (ref) => context.refs.target({ $ref: ref }))) replace(path, structuredClone(target));
   const operations = checkOperations(context, types);
   if (operations.length === 0 && !errors()) {
     const message = "the spec has no operations; add at least one method under `paths`";

@@ -94,3 +94,24 @@ export function bareDiscriminatorNames(doc: Json): Array<{ path: Path; ref: stri
   walk(doc, []);
   return found;
 }
+
+/**
+ * `$ref`s into `#/paths/…` (a schema reused from another operation): openapi-typescript types them
+ * as the operation, not the schema. The paths of such references and their targets, so the
+ * document it types can carry a copy of the target instead (same meaning).
+ */
+export function refsIntoPaths(doc: Json, resolve: (ref: string) => unknown): Array<{ path: Path; target: unknown }> {
+  const found: Array<{ path: Path; target: unknown }> = [];
+  const walk = (node: unknown, at: Path) => {
+    if (Array.isArray(node)) return node.forEach((child, i) => walk(child, [...at, i]));
+    if (!isObject(node)) return;
+    if (typeof node.$ref === "string" && node.$ref.startsWith("#/paths/")) {
+      const target = resolve(node.$ref);
+      if (target !== undefined) found.push({ path: at, target });
+      return;
+    }
+    for (const [key, child] of Object.entries(node)) if (key !== "example" && key !== "examples") walk(child, [...at, key]);
+  };
+  walk(doc, []);
+  return found;
+}

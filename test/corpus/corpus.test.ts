@@ -55,9 +55,6 @@ function githubSpec(): string {
 
 /** Known failures of today's generator, by oas-examples file. */
 const EXAMPLE_FAILURES: Record<string, Pick<Case, "generateFails" | "typecheckFails">> = {
-  "3.0/json/circular-paths.json": {
-    typecheckFails: "TS2339 in types.ts: a $ref into another path's requestBody (`#/paths/~1anything/post/requestBody`) is typed by openapi-typescript as the operation, not the body",
-  },
 };
 
 function exampleCases(): Case[] {
