@@ -20,6 +20,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   tools: async () => (await import("./commands/tools.js")).toolsCommand,
   call: async () => (await import("./commands/call.js")).callCommand,
   mock: async () => (await import("./commands/mock.js")).mockCommand,
+  mcp: async () => (await import("./commands/mcp.js")).mcpCommand,
   auth: async () => (await import("./commands/auth.js")).authCommand,
 };
 

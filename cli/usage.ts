@@ -9,8 +9,9 @@ export const USAGE = `usage:
   stepforge triggers list [--json]
   stepforge webhook serve --port N --secret S|$STEPFORGE_WEBHOOK_SECRET --callback-url URL [--board ID]... [--service S] [--host H]
   stepforge tools list [--service S] [--json]
-  stepforge tools schema --format openai|anthropic|mcp [--service S]
+  stepforge tools schema --format openai|anthropic|mcp|gemini [--service S]
   stepforge call TOOL --input JSON [--connection NAME] [--connections FILE] [--base-url URL]
   stepforge mock SERVICE|all [--port N] [--prism]
+  stepforge mcp [--service S]... [--toolsets T,...] [--read-only] [--dynamic] [--mock] [--connections FILE] [--base-url SERVICE=URL]... [--result-bytes N] [--http PORT [--host H]] [--budget]
   stepforge auth trello-url --key KEY --app-name NAME
 `;

@@ -9,7 +9,7 @@
  */
 import type { DelimitedStyle, HttpMethod, PagingSpec, ServiceDescriptor } from "../runtime/descriptor.js";
 import type { MockOperationSpec, MockService } from "../runtime/mock/model.js";
-import type { ApiCallTool } from "../runtime/tools/model.js";
+import type { ApiCallTool, ToolCheck, Toolset } from "../runtime/tools/model.js";
 import type { ToolAnnotations } from "../runtime/tools/types.js";
 import type { TriggersExtension } from "../runtime/triggers/model.js";
 import type { Diagnostic } from "./diagnostics.js";
@@ -80,6 +80,8 @@ export interface ToolStepModel {
   annotations: ToolAnnotations;
   deprecated?: boolean | undefined;
   replacedBy?: string | undefined;
+  /** For a non-idempotent write: the read step that shows whether it was applied (`x-stepforge-tool.check`). */
+  check?: ToolCheck | undefined;
   /** The model-facing input fields, in order. */
   fields: ToolFieldModel[];
   /** How the input becomes a call: wire name → source, per place; `bodyWhole` when the body is not an object of fields. */
@@ -132,6 +134,8 @@ export interface ServiceModel {
   /** Every agent tool step, in spec order (operation steps, then `x-stepforge.tools.steps`). */
   toolSteps: ToolStepModel[];
   apiCall?: { name: string; config: ApiCallTool } | undefined;
+  /** Named groups of the steps (`x-stepforge.tools.toolsets`), every name checked. */
+  toolsets: Toolset[];
   /** How the behavioural mock behaves (`x-stepforge.mock`, or a derived one for a foreign spec). */
   mock: MockService;
   /** `components` of the document: the schemas `$ref`s in the model point at. */

@@ -35,24 +35,60 @@ import { effectiveLimits, hashOf, LimitRegistry, type LimitOverrides, type Limit
 import { iteratePages, type Page, type PagingOptions } from "./paging.js";
 import { backoffDelay, innerMessage, neverSent, resendSafe, resolveRetry, type RetryOptions } from "./retry.js";
 import { sleep } from "./time.js";
-import { TokenCache, type TokenEntry } from "./tokens.js";
+import { createStateStore, type StateConfig } from "./state/config.js";
+import { isStateUnavailable, type StateStore } from "./state/types.js";
+import { pathValueProblem } from "./path-values.js";
+import { type RenewalRetry, TokenCache, type TokenEntry } from "./tokens.js";
+
+/** The error code of a path parameter refused before sending (`.`, `..`, empty). */
+export const UNSAFE_PATH_VALUE = "UNSAFE_PATH_VALUE";
 
 /**
  * Budgets and tokens shared by every client that uses the same object: limits are counted per
  * connection (or per declared credential field) across all of them, and one token serves them all.
- * Clients share `defaultSharedState` unless given their own.
+ * Through `store` they are shared with other processes too: a folder (this machine) or Redis
+ * (every machine). Clients share `defaultSharedState` unless given their own.
  */
 export interface SharedState {
+  /** Where state shared with other processes lives (memory: this process only). */
+  store: StateStore;
   limits: LimitRegistry;
   tokens: TokenCache;
 }
 
-export function createSharedState(): SharedState {
-  return { limits: new LimitRegistry(), tokens: new TokenCache() };
+/**
+ * New shared state. The store is the one `config` names (`store`, `redisUrl`, `stateDir`); with
+ * none named, `STEPFORGE_REDIS_URL` or `STEPFORGE_STATE_DIR` from the environment; else memory.
+ */
+export function createSharedState(config: StateConfig = {}): SharedState {
+  const store = createStateStore(config);
+  return { store, limits: new LimitRegistry(), tokens: new TokenCache({ store }) };
 }
 
-/** The process-wide registry clients use when none is passed. */
-export const defaultSharedState: SharedState = createSharedState();
+let processState: SharedState | undefined;
+
+/**
+ * The process-wide state clients use when none is passed, built on first use (so the environment
+ * is read when the first client needs it, not when this module is imported).
+ */
+export const defaultSharedState: SharedState = {
+  get store() {
+    return (processState ??= createSharedState()).store;
+  },
+  get limits() {
+    return (processState ??= createSharedState()).limits;
+  },
+  get tokens() {
+    return (processState ??= createSharedState()).tokens;
+  },
+};
+
+/** Closes the process-wide state's store (a Redis connection), if one was opened; the next use opens a new one. */
+export async function closeDefaultSharedState(): Promise<void> {
+  const state = processState;
+  processState = undefined;
+  await state?.store.close();
+}
 
 export interface ClientOptions {
   /** The named connection whose credentials and limits this client uses. */
@@ -275,28 +311,29 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
       ? // The secret is part of the key: a connection with the right client id but a wrong secret must not get another's token.
         `${descriptor.id}|cc|${hashOf(`${connection.fields[auth.clientIdField] ?? ""}\n${connection.fields[auth.clientSecretField] ?? ""}\n${tokenUrl}`)}`
       : `${descriptor.id}|ac|${scopes.connection}`;
-  if (auth.kind === "oauth2-authorization-code") {
-    const accessToken = connection.fields[auth.accessTokenField];
-    if (accessToken) {
-      shared.tokens.seed(tokenKey, {
-        accessToken,
-        refreshToken: connection.fields[auth.refreshTokenField] || undefined,
-        expiresAt: auth.expiresAtField ? parseExpiry(connection.fields[auth.expiresAtField]) : undefined,
-      });
-    }
-  }
+  const renewBeforeMs = auth.kind === "oauth2-client-credentials" || auth.kind === "oauth2-authorization-code" ? auth.renewBeforeSeconds * 1000 : 0;
+  /** The token an authorization-code connection holds (as given, or as stored). */
+  const storedEntry = (c: Connection | undefined): TokenEntry | undefined => {
+    if (auth.kind !== "oauth2-authorization-code" || !c) return undefined;
+    const accessToken = c.fields[auth.accessTokenField];
+    const refreshToken = c.fields[auth.refreshTokenField] || undefined;
+    if (!accessToken && !refreshToken) return undefined;
+    return { accessToken: accessToken ?? "", refreshToken, expiresAt: auth.expiresAtField ? parseExpiry(c.fields[auth.expiresAtField]) : undefined };
+  };
+  const seeded = storedEntry(connection);
+  if (seeded?.accessToken) shared.tokens.seed(tokenKey, seeded, renewBeforeMs);
 
   const base = { service: descriptor.id, connection: connection.name };
   const showUrl = (url: string) => redactUrl(url, secrets, queryKeys);
   const clean = (text: string) => redact(text, secrets);
 
-  async function persistTokens(entry: TokenEntry, oldRefreshToken: string | undefined, operation: string): Promise<void> {
+  async function persistTokens(entry: TokenEntry, oldRefreshToken: string | undefined, operation: string, stored: boolean): Promise<void> {
     const fields = tokenFields(descriptor, entry);
     const rotated = oldRefreshToken !== undefined && entry.refreshToken !== oldRefreshToken;
     if (rotated) emit(hooks, { type: "token", ...base, operation, action: "rotated" });
     try {
       await options.onTokens?.(connection.name, fields);
-      await options.store?.updateFields(descriptor.id, connection.name, fields);
+      if (!stored) await options.store?.updateFields(descriptor.id, connection.name, fields);
     } catch {
       // The new tokens stay in the shared cache and keep working in this process; the hook tells
       // the caller its store did not take them.
@@ -312,17 +349,75 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
         emit(hooks, { type: "token", ...base, operation, action: "fetched", expiresAt: entry.expiresAt ? new Date(entry.expiresAt).toISOString() : undefined });
         return entry;
       }
+      const store = options.store;
+      if (store?.rotate) {
+        // Renew under the store's lock (other processes wait), from the freshest stored tokens.
+        const outcome = await store.rotate(descriptor.id, connection.name, async (stored) => {
+          const latest = storedEntry(stored);
+          if (latest?.accessToken && latest.accessToken !== current?.accessToken && stillValid(latest)) {
+            // Another process already renewed: use its token, send nothing.
+            return { result: { entry: latest, refreshed: false, from: current?.refreshToken } };
+          }
+          const from = latest ?? current;
+          const entry = await refreshOnce(ctx, from, operation);
+          return { fields: tokenFields(descriptor, entry), result: { entry, refreshed: true, from: from?.refreshToken } };
+        });
+        if (outcome.refreshed) await persistTokens(outcome.entry, outcome.from, operation, true);
+        return outcome.entry;
+      }
       const oldRefreshToken = current?.refreshToken ?? (auth.kind === "oauth2-authorization-code" ? connection.fields[auth.refreshTokenField] : undefined);
-      const entry = await refreshAuthorizationCode(ctx, current);
-      emit(hooks, { type: "token", ...base, operation, action: "refreshed", expiresAt: entry.expiresAt ? new Date(entry.expiresAt).toISOString() : undefined });
-      await persistTokens(entry, oldRefreshToken, operation);
+      const entry = await refreshOnce(ctx, current, operation);
+      await persistTokens(entry, oldRefreshToken, operation, false);
       return entry;
+    };
+  }
+
+  /** Not expired, with a second to spare for the request that will carry it. */
+  function stillValid(entry: TokenEntry): boolean {
+    return entry.expiresAt === undefined || entry.expiresAt > Date.now() + 1000;
+  }
+
+  /**
+   * One refresh. When the service refuses the refresh token (invalid_grant), the store is read once
+   * more before the connection is declared dead: another worker may have rotated it a moment ago.
+   */
+  async function refreshOnce(ctx: TokenRequestContext, from: TokenEntry | undefined, operation: string): Promise<TokenEntry> {
+    try {
+      const entry = await refreshAuthorizationCode(ctx, from);
+      emit(hooks, { type: "token", ...base, operation, action: "refreshed", expiresAt: entry.expiresAt ? new Date(entry.expiresAt).toISOString() : undefined });
+      return entry;
+    } catch (error) {
+      if (!(error instanceof StepforgeError) || error.kind !== "auth" || !options.store) throw error;
+      const latest = storedEntry(await options.store.get(descriptor.id, connection.name).catch(() => undefined));
+      if (!latest || latest.refreshToken === from?.refreshToken) throw error;
+      if (latest.accessToken && latest.accessToken !== from?.accessToken && stillValid(latest)) return latest;
+      const entry = await refreshAuthorizationCode(ctx, latest);
+      emit(hooks, { type: "token", ...base, operation, action: "refreshed", expiresAt: entry.expiresAt ? new Date(entry.expiresAt).toISOString() : undefined });
+      return entry;
+    }
+  }
+
+  /** One shared attempt at the token endpoint: retried with backoff by whoever renews, waited for by everyone else. */
+  function renewalRetry(state: CallState): RenewalRetry {
+    return {
+      attempts: retry.attempts,
+      // Equal jitter (half fixed, half random): one attempt speaks for every caller, so its waits
+      // should add up to a predictable span that rides out a short outage.
+      delayMs: (n) => {
+        const ceiling = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** n);
+        return Math.round(ceiling / 2 + (retry.random() * ceiling) / 2);
+      },
+      retryable: (error) => error instanceof StepforgeError && error.retryable,
+      onRetry: (error, n, delayMs) => {
+        const kind = error instanceof StepforgeError ? error.kind : "error";
+        emit(hooks, { type: "retry", ...base, operation: state.op.operationId, attempt: n, delayMs, reason: `token ${kind}`, retryAfter: false });
+      },
     };
   }
 
   async function accessTokenFor(state: CallState): Promise<string | undefined> {
     if (auth.kind !== "oauth2-client-credentials" && auth.kind !== "oauth2-authorization-code") return undefined;
-    const entry = await abortable(shared.tokens.get(tokenKey, auth.renewBeforeSeconds * 1000, renewToken(state.op.operationId)), state.signal);
+    const entry = await abortable(shared.tokens.get(tokenKey, renewBeforeMs, renewToken(state.op.operationId), renewalRetry(state)), state.signal);
     secrets.add(entry.accessToken);
     if (entry.refreshToken) secrets.add(entry.refreshToken);
     return entry.accessToken;
@@ -396,9 +491,8 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
         } catch (error) {
           ticket.release({ sent: false });
           if (state.signal?.aborted) throw aborted(state);
-          // A token endpoint that timed out, dropped the connection or answered 5xx is retried within
-          // the call's budget like the call itself; a refused secret (retryable false) is not.
-          if (error instanceof StepforgeError && error.retryable && (await pause(state, backoffDelay(state.retries, retry), `token ${error.kind}`, false))) continue;
+          // A token endpoint that timed out, dropped the connection or answered 5xx was already
+          // retried with backoff by the one shared renewal; its final failure is this call's answer.
           if (error instanceof StepforgeError) error.retries = state.retries;
           throw error;
         }
@@ -413,14 +507,18 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
           ticket.release({ sent, headers: response?.headers });
           if (state.signal?.aborted) throw aborted(state);
           const timedOut = timeout.signal.aborted;
+          // Sent and not idempotent: it may have been carried out, so the caller must not just repeat it.
+          const unknown = sent && !op.idempotent;
           const failure = timedOut
             ? new TimeoutError("timeout", `${descriptor.title} ${op.operationId}: no complete answer within ${retry.timeoutMs} ms`, {
                 ...details(state),
-                retryable: true,
+                retryable: !unknown,
+                outcomeUnknown: unknown,
               })
             : new NetworkError("network", clean(`${descriptor.title} ${op.operationId}: could not reach ${showUrl(url.origin)}: ${innerMessage(error)}`), {
                 ...details(state),
-                retryable: true,
+                retryable: !unknown,
+                outcomeUnknown: unknown,
               });
           // A request that may have reached the server is resent only when the operation is idempotent.
           const mayResend = !sent || op.idempotent;
@@ -464,12 +562,15 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
       const retryAfterMs = retryAfterOf(descriptor, response);
       const { refusal, waitMs: windowWaitMs } = shared.limits.noteRejection(planned, response.status, failure.code, retryAfterMs);
       const what = failure.code ? `${failure.code} ` : "";
+      // A 5xx that does not say the service did nothing leaves a non-idempotent write undecided.
+      const unknown = failure.rule.kind === "server" && !op.idempotent && !resendSafe(failure.rule, response.status);
       const error = createError(failure.rule.kind, clean(`${descriptor.title} ${op.operationId}: ${what}${failure.message}${refusal ? ` (${refusal.message})` : ""}`), {
         ...details(state),
         status: failure.status,
         code: failure.code,
         requestId,
-        retryable: failure.rule.retry,
+        retryable: failure.rule.retry && !unknown,
+        outcomeUnknown: unknown,
         retryAfterMs,
         resetsAt: refusal?.resetsAt.toISOString(),
       });
@@ -500,12 +601,30 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
       reauthed: false,
     };
     if (state.signal?.aborted) throw aborted(state);
+    // A value that would resolve to another address is refused before anything is sent.
+    for (const [, name] of op.path.matchAll(/\{([^}]+)\}/g)) {
+      const problem = pathValueProblem(rest.params?.path?.[name!]);
+      if (problem) {
+        throw createError("validation", `${descriptor.title} ${op.operationId}: path parameter "${name}" refused: ${problem}; give the id of the ${name === "id" ? "resource" : name} itself`, {
+          service: descriptor.id,
+          operation: op.operationId,
+          code: UNSAFE_PATH_VALUE,
+          retryable: false,
+        });
+      }
+    }
     let querySerializer = serializers.get(op.operationId);
     if (!querySerializer) {
       querySerializer = querySerializerFor(op) ?? defaultQuery;
       serializers.set(op.operationId, querySerializer);
     }
-    return transport(prepareRequest(baseUrl, op, rest, querySerializer), state);
+    return transport(prepareRequest(baseUrl, op, rest, querySerializer), state).catch((error: unknown) => {
+      // Shared limits or tokens could not be consulted: nothing was sent, and the caller may try again.
+      if (isStateUnavailable(error)) {
+        throw new NetworkError("network", `${descriptor.title} ${operationId}: ${error.message}`, { ...details(state), code: error.code, retryable: true });
+      }
+      throw error;
+    });
   }
 
   function pages(operationId: string, init: object = {}, pagingOptions: PagingOptions = {}): AsyncIterable<Page> {

@@ -1,11 +1,19 @@
 /**
  * Named connections (connected accounts) per service, validated against the descriptor's
- * `connection.fields`, kept in memory or in a JSON file only its owner can read (mode 0600,
- * written atomically: a crash leaves the old file or the new one, never half of either).
+ * `connection.fields`, kept in memory, in a JSON file only its owner can read (mode 0600, written
+ * atomically: a crash leaves the old file or the new one, never half of either), or as records of
+ * a shared state store (Redis: every machine sees the same connections).
+ *
+ * Many processes may share one store. Every change is made to one connection, under a lock that
+ * spans processes (the file's lock file, or a lock in the state store), on a fresh read: a process
+ * never writes other connections back from an earlier copy. `rotate` renews an OAuth connection's
+ * tokens while holding that lock, so two processes never spend the same refresh token.
  *
  * Error messages name the connection, the field and the fix, and never the value of a secret field.
  */
 import { randomUUID } from "node:crypto";
+import { withFileLock } from "./state/file-lock.js";
+import type { StateStore } from "./state/types.js";
 import { chmod, mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { ServiceDescriptor } from "./descriptor.js";
@@ -112,6 +120,18 @@ export interface ConnectionStore {
   /** Merges fields into a stored connection (rotated tokens); no-op when it is not stored. */
   updateFields(service: string, name: string, fields: Record<string, string>): Promise<void>;
   remove(service: string, name: string): Promise<boolean>;
+  /**
+   * Runs `step` with the freshest stored copy of one connection while no other process (sharing
+   * the store) can rotate or change it; merges the fields `step` returns into the stored connection.
+   * Stores without it are updated with `updateFields` after the fact (no protection across processes).
+   */
+  rotate?<T>(service: string, name: string, step: (stored: Connection | undefined) => Promise<RotationStep<T>>): Promise<T>;
+}
+
+/** What a rotation step decided: fields to merge into the stored connection (none: leave it), and its result. */
+export interface RotationStep<T> {
+  fields?: Record<string, string> | undefined;
+  result: T;
 }
 
 /** Loads a connection or explains which ones exist. */
@@ -136,20 +156,21 @@ abstract class BaseStore implements ConnectionStore {
   protected abstract load(): Promise<Data>;
   protected abstract save(data: Data): Promise<void>;
 
-  /** Runs read-modify-write steps one at a time. */
+  /** Runs read-modify-write steps one at a time (subclasses widen this to other processes). */
   protected exclusive<T>(step: () => Promise<T>): Promise<T> {
     const next = this.chain.then(step, step);
     this.chain = next.catch(() => undefined);
     return next;
   }
 
+  // Reads take no lock: every write replaces the whole file at once, so a read sees one version.
   async get(service: string, name: string): Promise<Connection | undefined> {
-    const found = (await this.exclusive(() => this.load()))[service]?.[name];
+    const found = (await this.load())[service]?.[name];
     return found ? copy(found) : undefined;
   }
 
   async list(service?: string): Promise<ConnectionRef[]> {
-    const data = await this.exclusive(() => this.load());
+    const data = await this.load();
     return Object.entries(data)
       .filter(([s]) => service === undefined || s === service)
       .flatMap(([s, byName]) => Object.keys(byName).sort().map((name) => ({ service: s, name })));
@@ -184,6 +205,24 @@ abstract class BaseStore implements ConnectionStore {
       return true;
     });
   }
+
+  rotate<T>(service: string, name: string, step: (stored: Connection | undefined) => Promise<RotationStep<T>>): Promise<T> {
+    return this.exclusive(async () => {
+      const before = (await this.load())[service]?.[name];
+      const outcome = await step(before ? copy(before) : undefined);
+      if (outcome.fields && before) {
+        // Re-read: only this connection changes, from the file as it is now; and only if nobody
+        // changed it meanwhile (possible only if our lock was taken over): never overwrite newer tokens.
+        const data = await this.load();
+        const found = data[service]?.[name];
+        if (found && JSON.stringify(found.fields) === JSON.stringify(before.fields)) {
+          found.fields = { ...found.fields, ...outcome.fields };
+          await this.save(data);
+        }
+      }
+      return outcome.result;
+    });
+  }
 }
 
 export class MemoryConnectionStore extends BaseStore {
@@ -203,12 +242,25 @@ export class MemoryConnectionStore extends BaseStore {
 /**
  * Connections in a JSON file: `{ "version": 1, "connections": { service: { name: Connection } } }`.
  * Written to a temporary file (mode 0600) in the same folder, flushed, then renamed over the old
- * one. A file that others can read is refused until its mode is fixed. Writes from one process are
- * serialised; two processes writing at once is last-writer-wins (no lock file).
+ * one. A file that others can read is refused until its mode is fixed. Every change holds the
+ * file's lock (`<file>.lock`, see state/file-lock.ts) from its read to its rename, so processes
+ * sharing the file change one connection at a time and never write back a stale copy of another.
  */
 export class FileConnectionStore extends BaseStore {
-  constructor(readonly path: string) {
+  constructor(
+    readonly path: string,
+    /** Longest wait for another process's change or token renewal (default 2 min: a renewal may wait on a slow token endpoint). */
+    readonly lockTimeoutMs = 120_000,
+  ) {
     super();
+  }
+
+  protected override exclusive<T>(step: () => Promise<T>): Promise<T> {
+    // A lock is held across a token request, so it is taken over only after 30 s without a sign of life.
+    return withFileLock(this.path, step, { timeoutMs: this.lockTimeoutMs, staleMs: 30_000, tolerateTakeover: true }).catch((error: unknown) => {
+      if ((error as Error).name === "FileLockTimeoutError") throw new ConnectionError((error as Error).message, { service: "", operation: "" });
+      throw error;
+    });
   }
 
   protected async load(): Promise<Data> {
@@ -268,6 +320,88 @@ export class FileConnectionStore extends BaseStore {
     } catch (error) {
       await rm(temp, { force: true });
       throw error;
+    }
+  }
+}
+
+/**
+ * Connections as records of a state store (`connection:<service>:<name>`), so every process on
+ * every machine sharing the store (Redis) sees one set of connections. Each change is a
+ * compare-and-swap on the record's version; `rotate` holds a lock in the store (with a fencing
+ * token) across the token request, and writes only while that lock is still its own.
+ */
+export class StateConnectionStore implements ConnectionStore {
+  constructor(
+    readonly state: StateStore,
+    /** A rotation lock lapses this long after its holder stopped renewing it (default 15 s). */
+    readonly lockTtlMs = 15_000,
+  ) {}
+
+  private key(service: string, name: string): string {
+    return `connection:${encodeURIComponent(service)}:${encodeURIComponent(name)}`;
+  }
+
+  async get(service: string, name: string): Promise<Connection | undefined> {
+    return (await this.state.get<Connection>(this.key(service, name)))?.value;
+  }
+
+  async list(service?: string): Promise<ConnectionRef[]> {
+    const prefix = service === undefined ? "connection:" : `connection:${encodeURIComponent(service)}:`;
+    return (await this.state.keys(prefix)).map((key) => {
+      const [, s, n] = key.split(":");
+      return { service: decodeURIComponent(s!), name: decodeURIComponent(n!) };
+    });
+  }
+
+  async put(descriptor: ServiceDescriptor, connection: Connection): Promise<void> {
+    validateConnection(descriptor, connection);
+    await this.state.set(this.key(descriptor.id, connection.name), copy(connection));
+  }
+
+  async updateFields(service: string, name: string, fields: Record<string, string>): Promise<void> {
+    const key = this.key(service, name);
+    for (;;) {
+      const found = await this.state.get<Connection>(key);
+      if (!found) return;
+      const next = { ...found.value, fields: { ...found.value.fields, ...fields } };
+      if ((await this.state.set(key, next, { ifVersion: found.version })).ok) return;
+    }
+  }
+
+  async remove(service: string, name: string): Promise<boolean> {
+    return this.state.delete(this.key(service, name));
+  }
+
+  async rotate<T>(service: string, name: string, step: (stored: Connection | undefined) => Promise<RotationStep<T>>): Promise<T> {
+    const key = this.key(service, name);
+    const lockKey = `connection-rotation:${encodeURIComponent(service)}:${encodeURIComponent(name)}`;
+    let pause = 10;
+    for (;;) {
+      const grant = await this.state.lock(lockKey, this.lockTtlMs);
+      if (!("token" in grant)) {
+        await new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.min(pause, grant.heldUntil - this.state.clock.now()))));
+        pause = Math.min(pause * 2, 50);
+        continue;
+      }
+      const keepAlive = setInterval(() => void this.state.renewLock(grant, this.lockTtlMs).catch(() => undefined), Math.max(1000, this.lockTtlMs / 3));
+      keepAlive.unref?.();
+      try {
+        const before = await this.state.get<Connection>(key);
+        const outcome = await step(before ? copy(before.value) : undefined);
+        if (outcome.fields && before) {
+          const next = { ...before.value, fields: { ...before.value.fields, ...outcome.fields } };
+          // Fenced: a holder whose lock lapsed mid-renewal does not overwrite what the next holder wrote.
+          const written = await this.state.set(key, next, { fence: { lock: lockKey, token: grant.token } });
+          if (!written.ok) {
+            // Lost the lock: still the newest tokens unless the record moved on since our read.
+            await this.state.set(key, next, { ifVersion: before.version });
+          }
+        }
+        return outcome.result;
+      } finally {
+        clearInterval(keepAlive);
+        await this.state.unlock(grant).catch(() => undefined);
+      }
     }
   }
 }

@@ -21,6 +21,12 @@ export interface ErrorDetails {
   retryAfterMs?: number | undefined;
   /** For quota errors: when the quota resets (ISO 8601). */
   resetsAt?: string | undefined;
+  /**
+   * A request that is not idempotent was sent and its answer was lost or was a failure that does
+   * not say the service did nothing (timeout, dropped connection, 500/502/504): it may have been
+   * carried out. Such an error is not retryable; check whether it was applied first.
+   */
+  outcomeUnknown?: boolean | undefined;
 }
 
 export class StepforgeError extends Error {
@@ -34,6 +40,7 @@ export class StepforgeError extends Error {
   readonly retryable: boolean;
   readonly retryAfterMs: number | undefined;
   readonly resetsAt: string | undefined;
+  readonly outcomeUnknown: boolean;
 
   constructor(kind: ErrorKind, message: string, details: ErrorDetails) {
     super(message);
@@ -48,6 +55,7 @@ export class StepforgeError extends Error {
     this.retryable = details.retryable ?? false;
     this.retryAfterMs = details.retryAfterMs;
     this.resetsAt = details.resetsAt;
+    this.outcomeUnknown = details.outcomeUnknown ?? false;
   }
 
   toJSON() {
@@ -64,6 +72,7 @@ export class StepforgeError extends Error {
       retryable: this.retryable,
       retryAfterMs: this.retryAfterMs,
       resetsAt: this.resetsAt,
+      outcomeUnknown: this.outcomeUnknown,
     };
   }
 }

@@ -24,10 +24,13 @@ export {
   createServiceClient,
   createSharedState,
   defaultSharedState,
+  closeDefaultSharedState,
   resolveBaseUrl,
   resolveTokenUrl,
   operationOf,
+  UNSAFE_PATH_VALUE,
 } from "./client.js";
+export { pathValueProblem } from "./path-values.js";
 export type { ClientOptions, OperationInit, OperationData, ServiceClient, SharedState, Page, PagingOptions } from "./client.js";
 export { authorizeUrl, exchangeAuthorizationCode, secretValues, parseExpiry } from "./auth.js";
 export type { Connection } from "./auth.js";
@@ -37,12 +40,40 @@ export {
   requireConnection,
   MemoryConnectionStore,
   FileConnectionStore,
+  StateConnectionStore,
 } from "./connections.js";
-export type { ConnectionStore, ConnectionRef } from "./connections.js";
+export type { ConnectionStore, ConnectionRef, RotationStep } from "./connections.js";
 export { LimitRegistry, effectiveLimits } from "./limits.js";
 export type { LimitOverride, LimitOverrides } from "./limits.js";
 export { TokenCache } from "./tokens.js";
-export type { TokenEntry } from "./tokens.js";
+export type { TokenEntry, TokenCacheOptions, RenewalRetry } from "./tokens.js";
+export {
+  createStateStore,
+  FakeClock,
+  FileStateStore,
+  MemoryStateStore,
+  RedisStateStore,
+  StateUnavailableError,
+  systemClock,
+  withLocalFallback,
+  hashed,
+  stateKey,
+} from "./state/index.js";
+export type {
+  Admission,
+  AdmissionItem,
+  Clock,
+  CounterValue,
+  Fence,
+  LockBusy,
+  LockGrant,
+  SetOptions,
+  SetResult,
+  StateBackend,
+  StateConfig,
+  StateStore,
+  StoredRecord,
+} from "./state/index.js";
 export type { Hooks, RuntimeEvent, RequestEvent, ResponseEvent, RetryEvent, ThrottleEvent, TokenEvent } from "./hooks.js";
 export type { RetryOptions } from "./retry.js";
 export { nextMidnight, dayIn } from "./time.js";

@@ -29,15 +29,29 @@ export function firstPath(value: unknown, paths: readonly string[]): unknown {
  * and may nest deeply.
  */
 export function protoKeyPaths(value: unknown): Array<Array<string | number>> {
+  // Each node keeps a link to its parent instead of a copy of its path, so the walk is linear in
+  // the value's size however deep it nests; a path is spelled out only for a key that is found.
+  interface Visit {
+    node: unknown;
+    key: string | number;
+    parent: Visit | undefined;
+  }
+  const spell = (visit: Visit): Array<string | number> => {
+    const path: Array<string | number> = [];
+    for (let v: Visit | undefined = visit; v?.parent; v = v.parent) path.push(v.key);
+    return path.reverse();
+  };
   const found: Array<Array<string | number>> = [];
-  const stack: Array<[unknown, Array<string | number>]> = [[value, []]];
+  const stack: Visit[] = [{ node: value, key: "", parent: undefined }];
   while (stack.length > 0) {
-    const [node, path] = stack.pop()!;
+    const visit = stack.pop()!;
+    const node = visit.node;
     if (node === null || typeof node !== "object") continue;
     const entries: Array<[string | number, unknown]> = Array.isArray(node) ? node.map((child, i) => [i, child]) : Object.entries(node);
     for (const [key, child] of entries) {
-      if (key === "__proto__") found.push([...path, key]);
-      stack.push([child, [...path, key]]);
+      const next: Visit = { node: child, key, parent: visit };
+      if (key === "__proto__") found.push(spell(next));
+      stack.push(next);
     }
   }
   return found.sort((a, b) => a.join("\0").localeCompare(b.join("\0")));

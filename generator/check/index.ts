@@ -120,6 +120,7 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
     operations,
     toolSteps: tools.steps,
     apiCall: tools.apiCall,
+    toolsets: tools.toolsets,
     mock: mock ?? derivedMock(extension),
     components: asObject(doc.components) ?? {},
     refs: context.refs,

@@ -96,6 +96,7 @@ function flatFields(context: CheckContext, op: OperationModel): FlatField[] {
 export interface ToolSteps {
   steps: ToolStepModel[];
   apiCall?: { name: string; config: NonNullable<ServiceTools["apiCall"]> } | undefined;
+  toolsets: ServiceTools["toolsets"];
 }
 
 export function checkToolSteps(context: CheckContext, id: string, operations: OperationModel[], tools: ServiceTools | undefined, overrides: Map<string, OperationTool>): ToolSteps {
@@ -104,7 +105,7 @@ export function checkToolSteps(context: CheckContext, id: string, operations: Op
   const apiCallName = tools?.apiCall ? (tools.apiCall.name ?? `${id}_api_call`) : undefined;
   const declared = new Set([...[...overrides.values()].flatMap((t) => (t.name ? [t.name] : [])), ...(tools?.steps ?? []).map((s) => s.name), ...(apiCallName ? [apiCallName] : [])]);
   const derived = new Set<string>();
-  const steps: ToolStepModel[] = [];
+  const steps: Array<ToolStepModel & { at: Path }> = [];
   for (const op of operations) {
     const tool = overrides.get(op.operationId) ?? {};
     if (tool.skip) continue;
@@ -126,10 +127,18 @@ export function checkToolSteps(context: CheckContext, id: string, operations: Op
     if (seen.has(name)) report(["x-stepforge", "id"], `tool name "${name}" is used twice; give one of them another name with x-stepforge-tool.name`);
     seen.add(name);
   }
-  return { steps, ...(tools?.apiCall ? { apiCall: { name: apiCallName!, config: tools.apiCall } } : {}) };
+  // A step's `check` and every toolset name steps of this service.
+  const toolsets = tools?.toolsets ?? [];
+  toolsets.forEach((set, i) =>
+    set.steps.forEach((name, j) => seen.has(name) || report(["x-stepforge", "tools", "toolsets", i, "steps", j], `toolset "${set.name}" names step "${name}", which this spec does not have`)),
+  );
+  for (const step of steps) {
+    if (step.check && !seen.has(step.check.step)) report([...step.at, "check", "step"], `step "${step.name}" is checked with "${step.check.step}", which this spec does not have`);
+  }
+  return { steps: steps.map(({ at: _at, ...step }) => step), toolsets, ...(tools?.apiCall ? { apiCall: { name: apiCallName!, config: tools.apiCall } } : {}) };
 }
 
-function stepOf(context: CheckContext, report: (path: Path, message: string) => void, name: string, op: OperationModel, overrides: OperationTool | CompositeTool, at: Path): ToolStepModel | undefined {
+function stepOf(context: CheckContext, report: (path: Path, message: string) => void, name: string, op: OperationModel, overrides: OperationTool | CompositeTool, at: Path): (ToolStepModel & { at: Path }) | undefined {
   const before = context.diagnostics.length;
   const flat = flatFields(context, op);
   const byName = new Map(flat.map((f) => [f.name, f]));
@@ -205,6 +214,8 @@ function stepOf(context: CheckContext, report: (path: Path, message: string) => 
     },
     deprecated: overrides.deprecated,
     replacedBy: overrides.replacedBy,
+    ...(overrides.check ? { check: overrides.check } : {}),
+    at,
     fields: offered.map(({ source: _source, ...field }) => field),
     wire,
     output: {

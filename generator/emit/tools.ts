@@ -19,7 +19,7 @@ import { moduleText, pascal, runtimeModule, type Emitter } from "./file.js";
 type Mode = "input" | "output";
 
 /** Names tools.ts imports or declares itself. */
-const MODULE_NAMES = ["z", "s", "descriptor", "defineOperationTool", "defineApiCallTool", "ToolDefinition", "tools", "DATE", "DATE_TIME"];
+const MODULE_NAMES = ["z", "s", "descriptor", "defineOperationTool", "defineApiCallTool", "ToolDefinition", "Toolset", "tools", "toolsets", "DATE", "DATE_TIME"];
 
 const describe = (code: Code, text: string | undefined): Code => (text ? chain(code, "describe", str(text.trim().replace(/\s+/g, " "))) : code);
 const optional = (code: Code): Code => chain(code, "optional");
@@ -212,6 +212,7 @@ function stepStatement(step: ToolStepModel, name: string, writer: SchemaWriter, 
     ["annotations", `{ readOnlyHint: ${a.readOnlyHint}, destructiveHint: ${a.destructiveHint}, idempotentHint: ${a.idempotentHint}, openWorldHint: ${a.openWorldHint} }`],
     ...(step.deprecated ? ([["deprecated", "true"]] as Array<[string, Code]>) : []),
     ...(step.replacedBy ? ([["replacedBy", str(step.replacedBy)]] as Array<[string, Code]>) : []),
+    ...(step.check ? ([["check", literal(step.check)]] as Array<[string, Code]>) : []),
     ["descriptor"],
     ["input", input],
     ["output", output],
@@ -236,7 +237,7 @@ export const emitTools: Emitter = (model, context) => {
     : undefined;
   const all = [...stepNames, ...(apiName ? [apiName] : [])];
   const body = [
-    `import { ${apiBlock ? "defineApiCallTool, " : ""}defineOperationTool, s, type ToolDefinition } from ${str(runtimeModule(context, "tools"))};`,
+    `import { ${apiBlock ? "defineApiCallTool, " : ""}defineOperationTool, s, type ToolDefinition, type Toolset } from ${str(runtimeModule(context, "tools"))};`,
     `import * as z from ${str(runtimeModule(context, "zod"))};`,
     `import { descriptor } from "./descriptor.js";`,
     "",
@@ -249,6 +250,9 @@ export const emitTools: Emitter = (model, context) => {
     ...(apiBlock ? [apiBlock, ""] : []),
     jsdoc(`Every tool step of ${model.title}, in spec order.`),
     constStatement("tools", arr(all), { exported: true, type: "readonly ToolDefinition[]" }),
+    "",
+    jsdoc("Named groups of these steps (x-stepforge.tools.toolsets), for agents offered a few at a time."),
+    constStatement("toolsets", literal(model.toolsets), { exported: true, type: "readonly Toolset[]" }),
   ];
   return [{ path: `${model.id}/tools.ts`, content: moduleText(context.specLabel, body) }];
 };

@@ -7,7 +7,10 @@
 import type { z } from "zod";
 import { getPath } from "../values.js";
 import { ConnectionError, StepforgeError } from "../errors.js";
-import type { ToolError, ToolFieldError } from "./types.js";
+import { UNSAFE_PATH_VALUE } from "../client.js";
+import { pathValueProblem } from "../path-values.js";
+import type { ToolCheck } from "./model.js";
+import type { ToolCheckAdvice, ToolDefinition, ToolError, ToolFieldError } from "./types.js";
 
 function pathOf(path: ReadonlyArray<PropertyKey>): string {
   return path.map((p) => (typeof p === "symbol" ? String(p) : String(p))).join(".");
@@ -101,8 +104,68 @@ const NEXT_STEP: Record<string, string> = {
   server: "The service failed; the call may be repeated later.",
 };
 
+/**
+ * The values at `path` in a step's input: `a.b.0.c` reads one value; `a[].c` maps over the list
+ * at `a` (a list comes back). Own properties only (getPath).
+ */
+export function valuesAt(input: unknown, path: string): unknown {
+  const [head, ...rest] = path.split("[]");
+  const base = getPath(input, head!.replace(/\.$/, ""));
+  if (rest.length === 0) return base;
+  if (!Array.isArray(base)) return undefined;
+  const tail = rest.join("[]").replace(/^\./, "");
+  const out = base.map((item) => (tail ? valuesAt(item, tail) : item)).flat();
+  return out.filter((v) => v !== undefined);
+}
+
+/** The declared check of a write, filled in with what this call sent. */
+export function checkAdvice(check: ToolCheck, input: unknown): ToolCheckAdvice {
+  const fill = (spec: Record<string, string | { value: unknown }>) =>
+    Object.fromEntries(Object.entries(spec).map(([field, from]) => [field, typeof from === "string" ? valuesAt(input, from) : from.value]));
+  return { step: check.step, input: fill(check.input), match: fill(check.match) };
+}
+
+function unknownOutcomeAdvice(tool: string, check: ToolCheckAdvice | undefined): string {
+  const head = `The request was sent, but no usable answer came back, so it may or may not have been applied. Do not call ${tool} again yet: `;
+  if (!check) return `${head}first read the records it would have changed with a read step of this service, and call ${tool} again only if the change is not there.`;
+  const match = Object.entries(check.match)
+    .map(([field, value]) => `${field} ${Array.isArray(value) ? `one of ${JSON.stringify(value)}` : `= ${JSON.stringify(value)}`}`)
+    .join(" and ");
+  return `${head}first call ${check.step} with ${JSON.stringify(check.input)} and look for a record with ${match}. Call ${tool} again only if there is none.`;
+}
+
+/** What the step knows beyond its name: the definition (for its `check`) and the validated input. */
+export interface ErrorSource {
+  definition?: ToolDefinition | undefined;
+  input?: unknown;
+}
+
 /** A thrown error (from the client, the limits, the connection check) as a ToolError. */
-export function toolErrorFrom(error: unknown, tool: string, service: string, inputFields: string[] = []): ToolError {
+export function toolErrorFrom(error: unknown, tool: string, service: string, inputFields: string[] = [], source: ErrorSource = {}): ToolError {
+  if (error instanceof StepforgeError && error.code === UNSAFE_PATH_VALUE) {
+    // The client names the path parameter; the model knows its own field, which holds the value.
+    const input = source.input && typeof source.input === "object" ? (source.input as Record<string, unknown>) : {};
+    const culprits = Object.entries(input).filter(([, v]) => (typeof v === "string" || typeof v === "number") && pathValueProblem(v) !== undefined);
+    const reason = error.message.replace(/^[^:]*: /, "");
+    const fields = culprits.length ? culprits.map(([f, v]) => ({ path: f, message: `refused: ${pathValueProblem(v)}; give a real id or name` })) : [{ path: "", message: reason }];
+    return invalidInput(fields, tool, service);
+  }
+  if (error instanceof StepforgeError && error.outcomeUnknown) {
+    const check = source.definition?.check ? checkAdvice(source.definition.check, source.input) : undefined;
+    return {
+      kind: error.kind,
+      message: `${error.message}. ${unknownOutcomeAdvice(tool, check)}`,
+      retryable: false,
+      outcome: "unknown",
+      ...(check ? { check } : {}),
+      fields: [],
+      service,
+      tool,
+      status: error.status,
+      code: error.code,
+      requestId: error.requestId,
+    };
+  }
   if (error instanceof ConnectionError) {
     return {
       kind: "connection",

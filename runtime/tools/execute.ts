@@ -10,6 +10,7 @@ import { fieldErrors, invalidInput, toolErrorFrom } from "./errors.js";
 import { credentialQueryNames } from "../auth.js";
 import { rawCall } from "./raw.js";
 import { protoKeyPaths } from "../values.js";
+import { inputLimitProblem, type InputLimits } from "./input-limits.js";
 import type { ApiCallToolDefinition, OperationToolDefinition, ToolContext, ToolDefinition, ToolFieldError, ToolResult } from "./types.js";
 
 type Json = Record<string, unknown>;
@@ -37,10 +38,13 @@ export function dropNulls(value: unknown): unknown {
   return out;
 }
 
-export function validateInput(tool: ToolDefinition, input: unknown): { ok: true; value: Json } | { ok: false; fields: ToolFieldError[] } {
+export function validateInput(tool: ToolDefinition, input: unknown, limits?: InputLimits): { ok: true; value: Json } | { ok: false; fields: ToolFieldError[] } {
   const known = Object.keys(tool.input.shape);
   if (input === undefined || input === null) input = {};
   if (!isPlainObject(input)) return { ok: false, fields: [{ path: "", message: `the input must be a JSON object with the fields ${known.join(", ")}` }] };
+  // First, in one linear pass: nothing below (validation, null dropping) meets an unbounded value.
+  const tooBig = inputLimitProblem(input, limits);
+  if (tooBig) return { ok: false, fields: [tooBig] };
   // Below the top level (the schema refuses unknown top-level keys): free-form maps such as an API
   // Call body would otherwise drop the key without a word.
   const proto: ToolFieldError[] = protoKeyPaths(input)
@@ -70,7 +74,7 @@ export function wrapOutput(data: unknown, wrap: "none" | "items" | "value"): Jso
 }
 
 async function runOperation(tool: OperationToolDefinition, input: Json, context: ToolContext): Promise<unknown> {
-  const { client: given, ...options } = context;
+  const { client: given, inputLimits: _limits, ...options } = context;
   const client = given ?? createServiceClient(tool.descriptor, options);
   return wrapOutput(await tool.handler(client, input), tool.outputWrap);
 }
@@ -108,20 +112,20 @@ async function runApiCall(tool: ApiCallToolDefinition, input: Json, context: Too
     const data = await rawCall(descriptor, { ...context, baseUrl: context.baseUrl ?? context.client?.baseUrl }, { method, path: checked.path, query, body });
     return { ok: true, data: wrapOutput(data, "none") };
   } catch (error) {
-    return { ok: false, error: toolErrorFrom(error, tool.name, tool.service, [config.queryField ?? "", config.bodyField ?? "", "endpoint"].filter(Boolean)) };
+    return { ok: false, error: toolErrorFrom(error, tool.name, tool.service, [config.queryField ?? "", config.bodyField ?? "", "endpoint"].filter(Boolean), { definition: tool, input }) };
   }
 }
 
 /** Runs one step with the caller's context; always resolves to a result object. */
 export async function executeTool(tool: ToolDefinition, input: unknown, context: ToolContext): Promise<ToolResult> {
   try {
-    const parsed = validateInput(tool, input);
+    const parsed = validateInput(tool, input, context.inputLimits);
     if (!parsed.ok) return { ok: false, error: invalidInput(parsed.fields, tool.name, tool.service) };
     if (tool.kind === "api_call") return await runApiCall(tool, parsed.value, context);
     try {
       return { ok: true, data: await runOperation(tool, parsed.value, context) };
     } catch (error) {
-      return { ok: false, error: toolErrorFrom(error, tool.name, tool.service, Object.keys(tool.input.shape)) };
+      return { ok: false, error: toolErrorFrom(error, tool.name, tool.service, Object.keys(tool.input.shape), { definition: tool, input: parsed.value }) };
     }
   } catch (error) {
     return { ok: false, error: toolErrorFrom(error, tool.name, tool.service) };

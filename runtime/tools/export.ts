@@ -17,6 +17,7 @@
  */
 import * as z from "zod";
 import type { ToolDefinition } from "./types.js";
+import { toGemini, type GeminiTool } from "./gemini.js";
 
 type Json = Record<string, unknown>;
 export type JsonSchema = Json;
@@ -283,7 +284,7 @@ export function mcpViolations(tool: unknown): RuleViolation[] {
 
 // ------------------------------------------------------------------ exports
 
-export type ExportFormat = "openai" | "anthropic" | "mcp";
+export type ExportFormat = "openai" | "anthropic" | "mcp" | "gemini";
 
 export interface OpenAITool {
   type: "function";
@@ -305,7 +306,8 @@ export interface McpTool {
   annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
 }
 
-function fullDescription(tool: ToolDefinition): string {
+/** The description a model sees: the step's text, and what replaces it when it is deprecated. */
+export function fullDescription(tool: ToolDefinition): string {
   const deprecated = tool.deprecated ? ` Deprecated${tool.replacedBy ? `: use ${tool.replacedBy} instead` : ""}.` : "";
   return `${tool.description}${deprecated}`.trim();
 }
@@ -366,8 +368,8 @@ export function toMcp(tool: ToolDefinition): McpTool {
 }
 
 export interface ExportResult {
-  tools: Array<OpenAITool | AnthropicTool | McpTool>;
-  /** Tools exported with `strict: false` (OpenAI only) and why. */
+  tools: Array<OpenAITool | AnthropicTool | McpTool | GeminiTool>;
+  /** Tools exported with `strict: false` (OpenAI), or with `parametersJsonSchema` (Gemini), and why. */
   nonStrict: Array<{ name: string; reasons: string[] }>;
 }
 
@@ -376,6 +378,11 @@ export function exportTools(tools: readonly ToolDefinition[], format: ExportForm
   const out = tools.map((tool) => {
     if (format === "anthropic") return toAnthropic(tool);
     if (format === "mcp") return toMcp(tool);
+    if (format === "gemini") {
+      const { tool: exported, freeForm } = toGemini(tool);
+      if (freeForm.length) nonStrict.push({ name: tool.name, reasons: freeForm.map((p) => `${p} is a free-form object (any keys); exported as parametersJsonSchema`) });
+      return exported;
+    }
     const { tool: exported, reasons } = toOpenAI(tool);
     if (!exported.function.strict) nonStrict.push({ name: tool.name, reasons });
     return exported;

@@ -1,6 +1,6 @@
 /**
  * Agent tool steps: definitions (generated per service), execution with a result envelope, the API
- * Call endpoint guard, and JSON Schema exports for OpenAI, Anthropic and MCP.
+ * Call endpoint guard, result shaping, and JSON Schema exports for OpenAI, Anthropic, MCP and Gemini.
  */
 export * from "./types.js";
 export * from "./model.js";
@@ -28,5 +28,13 @@ export {
   pruneDepth,
   OUTPUT_SCHEMA_LEVELS,
   exportTools,
+  fullDescription,
 } from "./export.js";
+export { toGemini, geminiSchema, geminiViolations, GEMINI_NAME } from "./gemini.js";
+export type { GeminiTool } from "./gemini.js";
+export { shapeResult, selectFields, recordsKeyOf } from "./shape.js";
+export type { Shaped, ShapeOptions } from "./shape.js";
+export { inputLimitProblem, DEFAULT_INPUT_LIMITS } from "./input-limits.js";
+export type { InputLimits } from "./input-limits.js";
+export { checkAdvice, valuesAt } from "./errors.js";
 export type { ExportFormat, ExportResult, OpenAITool, AnthropicTool, McpTool, RuleViolation, StrictResult, JsonSchema } from "./export.js";

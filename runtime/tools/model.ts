@@ -50,6 +50,28 @@ export const ToolFieldSchema = z
   })
   .strict();
 
+/**
+ * A value taken from the write step's input: a dotted path (`idList`, `input.0.email`); `[]` after
+ * a segment maps over a list (`input[].email` → every email sent).
+ */
+const inputPath = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*(\[\])?(\.([A-Za-z_][A-Za-z0-9_]*|[0-9]+)(\[\])?)*$/, "a path into the step's input: field names and list indexes joined by '.', '[]' to take every item (e.g. input[].email)");
+
+const checkScalar = z.union([z.string(), z.number(), z.boolean()]);
+
+/** `check` of a step: how to find out whether a write whose answer was lost was applied. */
+export const CheckSchema = z
+  .object({
+    /** The read step to run (a step of the same service). */
+    step: toolName,
+    /** Its input: field → a path into the write's input, or `{ value }` for a constant. */
+    input: z.record(fieldName, z.union([inputPath, z.object({ value: z.union([checkScalar, z.array(checkScalar)]) }).strict()])).default({}),
+    /** A record in its result is the write's when each of these record fields equals (or is one of) the write's value at the path. */
+    match: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_.]*$/, "a record field (dotted for nested fields)"), inputPath),
+  })
+  .strict();
+
 const StepShape = {
   title: z.string().min(1).optional(),
   /** What the step does and when to use it, written for a model (the operation's text follows). */
@@ -66,6 +88,12 @@ const StepShape = {
   /** Only the listed (model-facing) fields are offered; the rest are hidden. */
   only: z.array(fieldName).optional(),
   hints: ToolHintsSchema.optional(),
+  /**
+   * For a write that is not idempotent: the read step that shows whether it was applied, used when
+   * its answer was lost after sending (timeout, dropped connection). The agent is told to run it
+   * before calling the write again, so a lost answer never turns into a duplicate.
+   */
+  check: CheckSchema.optional(),
   /** An older step kept for agents built against it; newer agents should use `replacedBy`. */
   deprecated: z.boolean().optional(),
   replacedBy: toolName.optional(),
@@ -111,11 +139,27 @@ export const ApiCallToolSchema = z
   })
   .strict();
 
+/**
+ * A named group of a service's steps (`cards`, `boards`, `news`), so an agent can be offered ten
+ * steps instead of eighty (`stepforge mcp --toolsets cards,boards`, `cards:read` for its read-only
+ * steps). A step may be in several toolsets.
+ */
+export const ToolsetSchema = z
+  .object({
+    name: z.string().regex(/^[a-z][a-z0-9_]{0,31}$/, "a toolset name: lower-case letters, digits and _ (e.g. cards)"),
+    /** One sentence for a model and a user choosing toolsets. */
+    description: z.string().min(1),
+    /** Step names (as generated or named in x-stepforge-tool). */
+    steps: z.array(toolName).min(1),
+  })
+  .strict();
+
 /** `x-stepforge.tools` at the root. */
 export const ServiceToolsSchema = z
   .object({
     apiCall: ApiCallToolSchema.optional(),
     steps: z.array(CompositeToolSchema).default([]),
+    toolsets: z.array(ToolsetSchema).default([]),
   })
   .strict();
 
@@ -125,4 +169,6 @@ export type OperationTool = z.infer<typeof OperationToolSchema>;
 export type CompositeTool = z.infer<typeof CompositeToolSchema>;
 export type ApiCallTool = z.infer<typeof ApiCallToolSchema>;
 export type ServiceTools = z.infer<typeof ServiceToolsSchema>;
+export type Toolset = z.infer<typeof ToolsetSchema>;
+export type ToolCheck = z.infer<typeof CheckSchema>;
 export type ApiCallMethod = (typeof API_CALL_METHODS)[number];

@@ -9,7 +9,8 @@
 import type { z } from "zod";
 import type { ClientOptions, ServiceClient } from "../client.js";
 import type { ErrorKind, ServiceDescriptor } from "../descriptor.js";
-import type { ApiCallTool } from "./model.js";
+import type { ApiCallTool, ToolCheck } from "./model.js";
+import type { InputLimits } from "./input-limits.js";
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -33,6 +34,8 @@ interface ToolBase {
   output: z.ZodType;
   deprecated?: boolean | undefined;
   replacedBy?: string | undefined;
+  /** For a non-idempotent write: the read step that shows whether it was applied (x-stepforge-tool.check). */
+  check?: ToolCheck | undefined;
 }
 
 /** A step bound to one operation of the spec. */
@@ -57,6 +60,8 @@ export type ToolDefinition = OperationToolDefinition | ApiCallToolDefinition;
 export interface ToolContext extends ClientOptions {
   /** A client already built for `connection` (reused across calls); built from the options otherwise. */
   client?: ServiceClient | undefined;
+  /** Caps on the model's input (default 1 MiB, 32 levels). */
+  inputLimits?: InputLimits | undefined;
 }
 
 export type ToolErrorKind = ErrorKind | "invalid_input" | "connection" | "unknown_tool" | "internal";
@@ -81,6 +86,20 @@ export interface ToolError {
   requestId?: string | undefined;
   retryAfterMs?: number | undefined;
   resetsAt?: string | undefined;
+  /**
+   * "unknown": a write that is not idempotent was sent and its answer was lost (timeout, dropped
+   * connection), so it may or may not have been applied. Such an error is never `retryable`.
+   */
+  outcome?: "unknown" | undefined;
+  /** How to find out whether it was applied: run `step` with `input`; the write's record is one whose fields equal `match`. */
+  check?: ToolCheckAdvice | undefined;
+}
+
+export interface ToolCheckAdvice {
+  step: string;
+  input: Record<string, unknown>;
+  /** Record field → the value this write sent (a list: any of them). */
+  match: Record<string, unknown>;
 }
 
 export type ToolResult<T = unknown> = { ok: true; data: T } | { ok: false; error: ToolError };

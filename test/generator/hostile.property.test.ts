@@ -159,7 +159,7 @@ describe("hostile text in a spec never becomes code", () => {
           expect(new Set(shape.names).size, `${file.path}: ${shape.names.join(", ")}`).toBe(shape.names.length);
           const base = file.path.split("/").pop();
           if (base === "client.ts") expect(shape.exported).toHaveLength(model.operations.length * 3 + 2);
-          if (base === "tools.ts") expect(shape.exported).toHaveLength(model.toolSteps.length + (model.apiCall ? 1 : 0) + 1);
+          if (base === "tools.ts") expect(shape.exported).toHaveLength(model.toolSteps.length + (model.apiCall ? 1 : 0) + 2);
           if (base === "descriptor.ts") expect(shape.exported).toEqual(["descriptor"]);
           if (base === "mock.ts") expect(shape.exported).toEqual(["mockDefinition", "startHostileMock"]);
         }

@@ -69,6 +69,8 @@ export function createMarkers() {
     contentsnareAuthorizationCode: textMarker("contentsnare.authorizationCode"),
     /** A password in the user information of a hostile base address (`http://user:PASS@host`). */
     userinfoPassword: textMarker("baseUrl.userinfoPassword"),
+    /** The bearer token of `stepforge mcp --http` (STEPFORGE_MCP_TOKEN). */
+    mcpBearerToken: textMarker("mcp.bearerToken"),
   } satisfies Record<string, Marker>;
 }
 

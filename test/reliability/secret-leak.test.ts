@@ -34,6 +34,9 @@ import { triggers as trelloTriggers } from "../../generated/trello/triggers.js";
 import { descriptor as worldnewsDescriptor } from "../../generated/worldnews/descriptor.js";
 import { worldnewsApiCall, worldnewsSearchNews, worldnewsTopNews } from "../../generated/worldnews/tools.js";
 import { packageRoot } from "../../generator/package-root.js";
+import { Accounts, serveMcpHttp, StepforgeMcp } from "../../runtime/mcp/index.js";
+import { loadCatalogs } from "../../cli/commands/tools.js";
+import { httpClient } from "../mcp/helpers.js";
 import {
   type ClientOptions,
   type Connection,
@@ -278,6 +281,42 @@ describe("secret-leak scan: flows in process", () => {
     expectNoLeaks();
   });
 
+  it("the MCP server: listings, results and isError results over HTTP, two accounts (one revoked), a lost write's check, a refused client", async () => {
+    const { url } = await mockWithProxy("trello", { credentials: trelloCredentials, faults: { seed: 5, slowBody: { rate: 1, delayMs: 40, chunkBytes: 16 }, operations: ["createCard"] } });
+    const catalogs = (await loadCatalogs()).filter((c) => c.id === "trello");
+    const account = (name: string, fields: Record<string, string>) => ({ name, context: { ...options(`mcp ${name}`, trelloDescriptor, fields, url), retry: { ...fastRetry, timeoutMs: 300 } } });
+    const accounts = new Accounts([["trello", [account("work", trelloCredentials), account("old", { ...trelloCredentials, token: M.trelloRevokedToken.value })]]]);
+    const token = M.mcpBearerToken.value;
+    for (const dynamic of [false, true]) {
+      const mcp = new StepforgeMcp({ catalogs, accounts, dynamic, resultBytes: 3000 });
+      const http = await opened(serveMcpHttp(() => mcp.createServer(), { port: 0, token }));
+      const c = await httpClient(http.url, token);
+      try {
+        capture.add(`mcp list dynamic=${dynamic}`, await c.client.listTools());
+        const call = async (name: string, args: Record<string, unknown>) => {
+          const [tool, input] = dynamic ? ["call_step", { name, input: args }] : [name, args];
+          const r = await c.client.callTool({ name: tool, arguments: input });
+          capture.add(`mcp ${name} dynamic=${dynamic}`, r);
+          return r;
+        };
+        expect((await call("trello_get_board_cards", { id: BOARD, connection: "work" })).isError).toBeFalsy();
+        expect((await call("trello_get_board", { id: BOARD, connection: "old" })).isError).toBe(true);
+        expect((await call("trello_create_card", { idList: LIST, name: "lost answer", connection: "work" })).isError).toBe(true);
+        expect((await call("trello_get_card", { id: 5, token: M.trelloToken.value, connection: "work" })).isError).toBe(true);
+        expect((await call("trello_get_member", { id: "..", connection: "work" })).isError).toBe(true);
+        expect((await call("trello_api_call", { method: "GET", endpoint: `/1/x/../${M.trelloToken.value}`, connection: "work" })).isError).toBe(true);
+        if (dynamic) capture.add("mcp describe", await c.client.callTool({ name: "describe_step", arguments: { name: "trello_create_card" } }));
+      } finally {
+        await c.close();
+      }
+      // A client with a wrong token is refused; the answer carries neither token.
+      const refused = await fetch(http.url, { method: "POST", headers: { authorization: `Bearer ${M.trelloToken.value}`, "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" });
+      capture.add("mcp refused client", `${refused.status} ${await refused.text()} ${JSON.stringify([...refused.headers])}`);
+      expect(refused.status).toBe(401);
+    }
+    expectNoLeaks();
+  });
+
   it("Trello: 5xx until retries run out, dropped connections, timeouts, a closed port", async () => {
     const failing = await mockWithProxy("trello", { credentials: trelloCredentials, faults: { error: { rate: 1, statuses: [500, 502, 503] } } });
     const dropping = await mockWithProxy("trello", { credentials: trelloCredentials, faults: { drop: { rate: 1 } } });
@@ -442,8 +481,8 @@ describe("secret-leak scan: flows in process", () => {
     // Proactive renewal: the stored expiry is in the past.
     const expired = { ...renewed, fields: { ...renewed.fields, expiresAt: "2020-01-01T00:00:00Z" } };
     expect((await step("contentsnare proactive renewal", contentsnareApiCall, { method: "GET", endpoint: "/partner_api/v1/me" }, ctx("contentsnare proactive renewal", expired))).ok).toBe(true);
-    // The original refresh token was rotated away: renewal is refused.
-    const revoked = await step("contentsnare revoked refresh", contentsnareGetMe, {}, ctx("contentsnare revoked refresh", stale));
+    // The original refresh token was rotated away and no store holds a newer one: renewal is refused.
+    const revoked = await step("contentsnare revoked refresh", contentsnareGetMe, {}, ctx("contentsnare revoked refresh", stale, { store: undefined }));
     expect(revoked.ok === false && revoked.error.kind).toBe("auth");
     // The store failing to take rotated tokens (hook "failed"; its error quotes a secret and must stay swallowed).
     const failingStore = { ...store, get: store.get.bind(store), list: store.list.bind(store), put: store.put.bind(store), remove: store.remove.bind(store), updateFields: async () => Promise.reject(new Error(`disk full while writing ${M.contentsnareRefreshToken.value}`)) };

@@ -15,6 +15,11 @@ import { startMock, type RunningMock } from "../../runtime/mock/index.js";
 import { executeTool } from "../../runtime/tools/index.js";
 import { LIST } from "../mock/helpers.js";
 import {
+  agentFaults,
+  agentPlan,
+  duplicateRecords,
+  runAgentCreate,
+  type AgentOutcome,
   attemptBudget,
   auditCreates,
   CONNECTIONS,
@@ -42,6 +47,8 @@ import {
 /** Calls per service (3,000 in all, plus the neighbours' bursts) and calls in flight per service (16 in all). */
 const CALLS: Record<Service, number> = { trello: 900, marketo: 800, worldnews: 600, contentsnare: 700 };
 const IN_FLIGHT = 4;
+/** Creates per service in the agent soak. */
+const AGENT_CREATES: Record<Service, number> = { trello: 240, marketo: 160, worldnews: 0, contentsnare: 200 };
 /** The share of every plan run before the heap baseline is taken. */
 const WARM_UP = 0.1;
 const SEED = 20_240_607;
@@ -252,6 +259,48 @@ describe("fault soak", () => {
     const heapReleased = await settledHeap();
     if (process.env.SOAK_REPORT) console.log(`heap growth since the warm-up: ${mb(heapAfter.bytes - heapBefore.bytes)} MB with the outcomes held, ${mb(heapReleased.bytes - heapBefore.bytes)} MB once released`);
     if (heapReleased.collected) expect(heapReleased.bytes - heapBefore.bytes).toBeLessThan(HEAP_GROWTH_LIMIT.released);
+  });
+
+  it("an agent that follows each result's advice (retry when retryable, check when the outcome is unknown) makes no duplicate", { timeout: 90_000 }, async () => {
+    const mocks = {} as Record<Service, RunningMock>;
+    for (const [i, service] of SERVICES.entries()) {
+      if (CREATED[service].length === 0) continue;
+      const m = await startMock(service, { faults: agentFaults(SEED + 100 + i), limits: SOAK_LIMITS[service].mock });
+      open.push(m);
+      mocks[service] = m;
+    }
+    const rt: Runtime = { mocks, shared: createSharedState(), retry: (s) => soakRetry(SEED + 7 + SERVICES.indexOf(s)), limits: (s) => SOAK_LIMITS[s].client };
+    const creating = SERVICES.filter((s) => CREATED[s].length > 0);
+    const outcomes: AgentOutcome[] = [];
+    await Promise.all(
+      creating.map(async (s, i) => {
+        const plan = agentPlan(s, AGENT_CREATES[s], SEED * 17 + i);
+        let next = 0;
+        const worker = async () => {
+          while (next < plan.length) outcomes.push(await runAgentCreate(plan[next++]!, rt));
+        };
+        await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+      }),
+    );
+    const duplicates = Object.fromEntries(creating.map((s) => [s, duplicateRecords(s, mocks[s])]));
+    const report = {
+      creates: outcomes.length,
+      ends: tally(outcomes, (o) => o.end),
+      createCalls: outcomes.reduce((n, o) => n + o.creates, 0),
+      checks: outcomes.reduce((n, o) => n + o.checks, 0),
+      foundByCheck: outcomes.filter((o) => o.end === "found").length,
+      recreatedAfterCheck: outcomes.filter((o) => o.checks > 0 && o.creates > 1).length,
+      gaveUp: tally(outcomes.filter((o) => o.end === "gave_up"), (o) => o.lastError),
+      duplicates,
+    };
+    if (process.env.SOAK_REPORT) console.log(JSON.stringify(report, null, 1));
+    // The faults made answers go missing after the mocks applied the create, the agent checked,
+    // and found records it would otherwise have made twice.
+    expect(report.checks).toBeGreaterThan(0);
+    expect(report.foundByCheck).toBeGreaterThan(0);
+    expect(duplicates).toEqual(Object.fromEntries(creating.map((s) => [s, 0])));
+    // Nearly every create ended with its record made exactly once.
+    expect((report.ends.created ?? 0) + report.foundByCheck).toBeGreaterThan(outcomes.length * 0.9);
   });
 
   it("the duplicate-write audit flags a create applied twice and a refused create that was applied", async () => {

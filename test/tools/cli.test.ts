@@ -53,6 +53,9 @@ describe("stepforge tools", () => {
     expect(mcp.code).toBe(0);
     const tools = JSON.parse(mcp.stdout) as unknown[];
     for (const t of tools) expect(ToolSchema.safeParse(t).success).toBe(true);
+    // The same as `stepforge mcp` lists: compact, no output schemas.
+    expect(tools.some((t) => "outputSchema" in (t as object))).toBe(false);
+    expect(Buffer.byteLength(JSON.stringify(tools))).toBeLessThan(50_000);
     const openai = await runCli("tools", "schema", "--format", "openai", "--service", "trello");
     expect(JSON.parse(openai.stdout)[0]).toMatchObject({ type: "function", function: { name: "trello_create_card", strict: true } });
     expect(openai.stderr).toMatch(/trello_api_call is exported with strict: false/);

@@ -1,0 +1,186 @@
+/**
+ * `stepforge mcp [--service S]... [--toolsets T,…] [--read-only] [--dynamic] [--mock]
+ *                [--connections FILE] [--base-url SERVICE=URL]... [--result-bytes N]
+ *                [--http PORT [--host H]] [--budget]`
+ *
+ * Serves the tool steps to an MCP client over stdio (default) or Streamable HTTP (`--http PORT`,
+ * on 127.0.0.1 unless `--host` says otherwise; beyond loopback the bearer token in
+ * $STEPFORGE_MCP_TOKEN is required, and it is checked on loopback too when set). Accounts come
+ * from the connections file (`--connections` or $STEPFORGE_CONNECTIONS), or with `--mock` from the
+ * services' behavioural mocks started in this process. `--budget` prints what `tools/list` costs
+ * (bytes and about tokens, per service, default and dynamic) and exits.
+ *
+ * stdout carries the protocol in stdio mode; everything else goes to stderr.
+ */
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import type { Writable } from "node:stream";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { createSharedState } from "../../runtime/client.js";
+import { Accounts, AccountsError, accountsFromFile, type Account } from "../../runtime/mcp/accounts.js";
+import { SelectionError, type Selection, type ServiceCatalog } from "../../runtime/mcp/catalog.js";
+import { serveMcpHttp } from "../../runtime/mcp/http.js";
+import { startMockAccounts } from "../../runtime/mcp/mock-accounts.js";
+import { StepforgeMcp } from "../../runtime/mcp/server.js";
+import { UsageError } from "../usage.js";
+import { loadCatalogs } from "./tools.js";
+
+const VERSION = "0.1.0";
+
+/** About four bytes of JSON per token (the figure the issue and most tokenizers' averages use). */
+export const bytesToTokens = (bytes: number): number => Math.round(bytes / 4);
+
+/** Bytes of the `tools/list` answer a server built with these options gives. */
+export function listingBytes(catalogs: ServiceCatalog[], selection: Selection, dynamic: boolean): number {
+  const mcp = new StepforgeMcp({ catalogs, selection, accounts: new Accounts([]), dynamic });
+  return Buffer.byteLength(JSON.stringify({ tools: mcp.listTools() }));
+}
+
+function budgetReport(catalogs: ServiceCatalog[], selection: Selection): string {
+  const services = selection.services?.length ? selection.services : catalogs.map((c) => c.id);
+  const rows: string[][] = [["service", "steps", "default bytes", "~tokens", "dynamic bytes", "~tokens"]];
+  const row = (label: string, sel: Selection) => {
+    const steps = new StepforgeMcp({ catalogs, selection: sel, accounts: new Accounts([]) }).served.length;
+    const d = listingBytes(catalogs, sel, false);
+    const y = listingBytes(catalogs, sel, true);
+    rows.push([label, String(steps), String(d), String(bytesToTokens(d)), String(y), String(bytesToTokens(y))]);
+  };
+  for (const s of services) row(s, { ...selection, services: [s] });
+  if (services.length > 1) row("all", selection);
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ")).join("\n") + "\n";
+}
+
+function parseBaseUrls(values: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const value of values) {
+    const match = /^([a-z][a-z0-9]*)=(.+)$/.exec(value);
+    if (!match) throw new UsageError(`--base-url takes SERVICE=URL (e.g. trello=http://127.0.0.1:4110), got "${value}"`);
+    try {
+      const u = new URL(match[2]!);
+      if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error("scheme");
+    } catch {
+      throw new UsageError(`--base-url ${match[1]}= must be an http(s) address, e.g. http://127.0.0.1:4110`);
+    }
+    out[match[1]!] = match[2]!.replace(/\/+$/, "");
+  }
+  return out;
+}
+
+export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream, until?: Promise<unknown>): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      service: { type: "string", multiple: true },
+      toolsets: { type: "string" },
+      "read-only": { type: "boolean", default: false },
+      dynamic: { type: "boolean", default: false },
+      mock: { type: "boolean", default: false },
+      connections: { type: "string" },
+      "base-url": { type: "string", multiple: true },
+      "result-bytes": { type: "string" },
+      http: { type: "string" },
+      host: { type: "string" },
+      budget: { type: "boolean", default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  const catalogs = await loadCatalogs();
+  const selection: Selection = {
+    services: values.service,
+    toolsets: values.toolsets?.split(",").map((t) => t.trim()).filter(Boolean),
+    readOnly: values["read-only"],
+  };
+  let resultBytes: number | undefined;
+  if (values["result-bytes"] !== undefined) {
+    resultBytes = Number(values["result-bytes"]);
+    if (!Number.isInteger(resultBytes) || resultBytes < 2000) throw new UsageError(`--result-bytes must be a whole number of bytes, at least 2000, got "${values["result-bytes"]}"`);
+  }
+  let port: number | undefined;
+  if (values.http !== undefined) {
+    port = Number(values.http);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--http must be a port number (0-65535), got "${values.http}"`);
+  } else if (values.host !== undefined) {
+    throw new UsageError("--host only applies with --http PORT");
+  }
+  if (values.mock && (values.connections || values["base-url"])) throw new UsageError("--mock uses the mocks' own accounts; leave out --connections and --base-url");
+
+  let served: string[];
+  try {
+    served = [...new Set(new StepforgeMcp({ catalogs, selection, accounts: new Accounts([]) }).served.map((s) => s.definition.service))];
+    if (values.budget) {
+      out.write(budgetReport(catalogs, selection));
+      return 0;
+    }
+  } catch (error) {
+    if (error instanceof SelectionError) throw new UsageError(error.message);
+    throw error;
+  }
+
+  const shared = createSharedState();
+  let accounts: Array<[string, Account[]]> = [];
+  let closeMocks = async () => {};
+  if (values.mock) {
+    const mocks = await startMockAccounts(catalogs.filter((c) => served.includes(c.id)), shared);
+    accounts = mocks.accounts;
+    closeMocks = mocks.close;
+    for (const m of mocks.mocks) err.write(`stepforge mcp: ${m.service} mock on ${m.url}\n`);
+  } else {
+    const file = values.connections ?? process.env.STEPFORGE_CONNECTIONS;
+    const baseUrls = parseBaseUrls(values["base-url"] ?? []);
+    for (const s of Object.keys(baseUrls)) if (!served.includes(s)) throw new UsageError(`--base-url names "${s}", which is not served (services: ${served.join(", ")})`);
+    if (file) {
+      try {
+        accounts = await accountsFromFile(resolve(file), served, { shared, baseUrls });
+      } catch (error) {
+        if (error instanceof AccountsError) throw new UsageError(error.message);
+        throw error;
+      }
+    }
+    const missing = served.filter((s) => !accounts.some(([id, list]) => id === s && list.length > 0));
+    if (missing.length) err.write(`stepforge mcp: no account for ${missing.join(", ")}${file ? ` in ${file}` : " (no connections file: give --connections FILE or set STEPFORGE_CONNECTIONS, or use --mock)"}; their steps are listed but calls fail until one is added\n`);
+  }
+
+  const mcp = new StepforgeMcp({ catalogs, selection, accounts: new Accounts(accounts), dynamic: values.dynamic, resultBytes, version: VERSION });
+  // Runs until SIGINT/SIGTERM (or `until`, for tests), listening only once the server is up.
+  const stopSignal = () =>
+    new Promise<void>((resolveStop) => {
+      const stop = () => {
+        process.off("SIGINT", stop);
+        process.off("SIGTERM", stop);
+        resolveStop();
+      };
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+      void until?.then(stop);
+    });
+  try {
+    if (port !== undefined) {
+      const token = process.env.STEPFORGE_MCP_TOKEN || undefined;
+      let http;
+      try {
+        http = await serveMcpHttp(() => mcp.createServer(), { port, host: values.host, token });
+      } catch (error) {
+        throw new UsageError((error as Error).message);
+      }
+      err.write(`stepforge mcp: ${mcp.served.length} steps of ${served.join(", ")}${values.dynamic ? " (dynamic)" : ""} on ${http.url}${token ? " (bearer token required)" : ""}\n`);
+      await stopSignal();
+      await http.close();
+    } else {
+      const transport = new StdioServerTransport(process.stdin, out as Writable);
+      const server = mcp.createServer();
+      const closed = new Promise<void>((r) => {
+        server.onclose = () => r();
+        process.stdin.once("end", () => r());
+      });
+      await server.connect(transport);
+      err.write(`stepforge mcp: ${mcp.served.length} steps of ${served.join(", ")}${values.dynamic ? " (dynamic)" : ""} on stdio\n`);
+      await Promise.race([closed, stopSignal()]);
+      await server.close();
+    }
+  } finally {
+    await closeMocks();
+  }
+  return 0;
+}

@@ -1,0 +1,116 @@
+/**
+ * The accounts a server calls the services with: per service, one or more named connections, each
+ * with the context its calls run in (credentials, base address, the process's shared limits and
+ * tokens). With several accounts for a service every step of it takes a `connection` field, and a
+ * call names the account; the model never sees credentials, only the names.
+ *
+ * Connections come from a connections file (`--connections FILE` or $STEPFORGE_CONNECTIONS), in
+ * either form `stepforge call` reads:
+ * - the runtime's store: `{ "version": 1, "connections": { "<service>": { "<name>": { "name", "fields" } } } }`
+ *   (mode 0600; rotated OAuth tokens are written back);
+ * - a plain map: `{ "<name>": { "service": "trello", "fields": { … }, "authMode"?: …, "limits"?: … } }`.
+ */
+import { readFile } from "node:fs/promises";
+import type { Connection } from "../auth.js";
+import { FileConnectionStore } from "../connections.js";
+import type { SharedState } from "../client.js";
+import type { ToolContext, ToolError } from "../tools/types.js";
+
+export interface Account {
+  name: string;
+  context: ToolContext;
+}
+
+/** A connections file that cannot be used; the message says what to fix and never quotes the file. */
+export class AccountsError extends Error {
+  override name = "AccountsError";
+}
+
+export class Accounts {
+  private readonly byService: Map<string, Account[]>;
+
+  constructor(entries: Iterable<[string, Account[]]>) {
+    this.byService = new Map([...entries].map(([service, list]) => [service, [...list].sort((a, b) => a.name.localeCompare(b.name))]));
+  }
+
+  names(service: string): string[] {
+    return (this.byService.get(service) ?? []).map((a) => a.name);
+  }
+
+  services(): string[] {
+    return [...this.byService.keys()];
+  }
+
+  /** The account a call names (`connection`), or a tool error that names the field and the choices. */
+  resolve(service: string, requested: unknown, tool: string): { ok: true; account: Account } | { ok: false; error: ToolError } {
+    const list = this.byService.get(service) ?? [];
+    const fail = (message: string, field = "connection"): { ok: false; error: ToolError } => ({
+      ok: false,
+      error: { kind: requested === undefined && list.length === 0 ? "connection" : "invalid_input", message, retryable: false, fields: list.length ? [{ path: field, message }] : [], service, tool },
+    });
+    if (list.length === 0) {
+      return fail(`No ${service} account is configured on this server, so ${tool} cannot run. This is a problem of the server's setup, not of the input: add a ${service} connection to the connections file (or start the server with --mock).`, "");
+    }
+    if (requested === undefined || requested === null) {
+      if (list.length === 1) return { ok: true, account: list[0]! };
+      return fail(`required: this server has several ${service} accounts; set "connection" to one of ${list.map((a) => JSON.stringify(a.name)).join(", ")}.`);
+    }
+    const found = list.find((a) => a.name === requested);
+    if (found) return { ok: true, account: found };
+    return fail(`${JSON.stringify(requested)} is not a ${service} account of this server; set "connection" to one of ${list.map((a) => JSON.stringify(a.name)).join(", ")}.`);
+  }
+}
+
+export interface FileAccountsOptions {
+  /** Shared limits and tokens for every call of the process. */
+  shared?: SharedState | undefined;
+  /** Per service: send to this address instead of the service's (a proxy, a local mock). */
+  baseUrls?: Record<string, string> | undefined;
+}
+
+function contextFor(service: string, connection: Connection, options: FileAccountsOptions, store?: FileConnectionStore): ToolContext {
+  const baseUrl = options.baseUrls?.[service];
+  return { connection, ...(baseUrl ? { baseUrl } : {}), ...(options.shared ? { shared: options.shared } : {}), ...(store ? { store } : {}) };
+}
+
+/** Every connection of `services` in a connections file, as accounts. */
+export async function accountsFromFile(file: string, services: readonly string[], options: FileAccountsOptions = {}): Promise<Array<[string, Account[]]>> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    throw new AccountsError(`cannot read the connections file ${file}: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // The parser's message would quote the file, which holds secrets.
+    throw new AccountsError(`the connections file ${file} is not valid JSON`);
+  }
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new AccountsError(`the connections file ${file} must hold a JSON object`);
+  const out: Array<[string, Account[]]> = [];
+  if ("connections" in parsed) {
+    const store = new FileConnectionStore(file);
+    for (const service of services) {
+      const accounts: Account[] = [];
+      for (const ref of await store.list(service)) {
+        const connection = await store.get(service, ref.name);
+        if (connection) accounts.push({ name: ref.name, context: contextFor(service, connection, options, store) });
+      }
+      out.push([service, accounts]);
+    }
+    return out;
+  }
+  for (const service of services) {
+    const accounts: Account[] = [];
+    for (const [name, raw] of Object.entries(parsed as Record<string, unknown>)) {
+      const entry = raw as { service?: unknown; fields?: Record<string, string>; authMode?: string; limits?: Connection["limits"] } | null;
+      if (entry?.service !== service) continue;
+      const connection: Connection = { name, fields: entry.fields ?? {}, ...(entry.authMode ? { authMode: entry.authMode } : {}), ...(entry.limits ? { limits: entry.limits } : {}) };
+      accounts.push({ name, context: contextFor(service, connection, options) });
+    }
+    out.push([service, accounts]);
+  }
+  return out;
+}

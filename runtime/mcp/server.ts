@@ -1,0 +1,288 @@
+/**
+ * The MCP server over the tool steps, on the official SDK's low-level `Server` (the listing is
+ * built here from the steps' JSON Schemas, so its size is under our control).
+ *
+ * Two ways to offer the steps:
+ * - default: every selected step is a tool (name, title, description, input schema, hints);
+ * - dynamic (`--dynamic`): four meta-tools, a few kilobytes whatever the number of steps:
+ *   `search_steps`, `describe_step`, `call_step`, and `continue_result`.
+ *
+ * Every call runs through `executeTool` (validation, the runtime client with its auth, limits and
+ * retries) with the account the call names. Failures are tool results with `isError: true` whose
+ * text is the step's error object (kind, message naming the field and the fix, retryable, and for
+ * a write whose answer was lost: outcome "unknown" and the check to run). Results over the byte
+ * budget are cut at a record boundary, with a note and a cursor for `continue_result`.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { executeTool } from "../tools/execute.js";
+import { shapeResult } from "../tools/shape.js";
+import type { ToolError } from "../tools/types.js";
+import type { Accounts } from "./accounts.js";
+import { selectTools, toolsetsOf, type Selection, type ServiceCatalog } from "./catalog.js";
+import { CursorStore } from "./cursors.js";
+import { CONNECTION_FIELD, outputShape, RESULT_FIELDS_FIELD, serveTool, type ListedTool, type ServedTool } from "./listing.js";
+
+type Json = Record<string, unknown>;
+
+export interface StepforgeMcpOptions {
+  catalogs: readonly ServiceCatalog[];
+  selection?: Selection | undefined;
+  accounts: Accounts;
+  /** Offer the meta-tools instead of one tool per step. */
+  dynamic?: boolean | undefined;
+  /** Budget of one result's JSON in bytes (default 40,000, about 10k tokens). */
+  resultBytes?: number | undefined;
+  cursors?: CursorStore | undefined;
+  version?: string | undefined;
+}
+
+export const DEFAULT_RESULT_BYTES = 40_000;
+export const CONTINUE_TOOL = "continue_result";
+
+const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function errorResult(error: ToolError): CallToolResult {
+  return { isError: true, content: [{ type: "text", text: JSON.stringify(error) }] };
+}
+
+function inputError(tool: string, field: string, message: string): CallToolResult {
+  return errorResult({ kind: "invalid_input", message: `The input for ${tool} is not valid — ${field || "(input)"}: ${message}. Correct it and call again.`, retryable: false, fields: [{ path: field, message }], tool });
+}
+
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+function continueTool(): ListedTool {
+  return {
+    name: CONTINUE_TOOL,
+    title: "Continue a cut result",
+    description: "Get the next records of a result that was cut to fit the context; pass the cursor its note gave.",
+    inputSchema: { type: "object", properties: { cursor: { type: "string", description: "The cursor from the note of the cut result." } }, required: ["cursor"], additionalProperties: false },
+    annotations: READ_ONLY,
+  };
+}
+
+/** First sentence of a description, at most 160 characters. */
+function summary(text: string): string {
+  const first = /^.*?[.!?](?=\s|$)/.exec(text)?.[0] ?? text;
+  return first.length > 160 ? `${first.slice(0, 157)}...` : first;
+}
+
+export class StepforgeMcp {
+  readonly served: ServedTool[];
+  private readonly byName: Map<string, ServedTool>;
+  private readonly options: StepforgeMcpOptions;
+  private readonly cursors: CursorStore;
+  private readonly resultBytes: number;
+  private readonly listing: ListedTool[];
+
+  constructor(options: StepforgeMcpOptions) {
+    this.options = options;
+    this.cursors = options.cursors ?? new CursorStore();
+    this.resultBytes = options.resultBytes ?? DEFAULT_RESULT_BYTES;
+    this.served = selectTools(options.catalogs, options.selection).map((t) => serveTool(t, options.accounts.names(t.service)));
+    this.byName = new Map(this.served.map((s) => [s.definition.name, s]));
+    this.listing = options.dynamic ? this.metaTools() : [...this.served.map((s) => s.listed), continueTool()];
+  }
+
+  /** What `tools/list` answers. */
+  listTools(): ListedTool[] {
+    return this.listing;
+  }
+
+  /** One `tools/call`; never throws. */
+  async callTool(name: string, args: unknown): Promise<CallToolResult> {
+    try {
+      if (name === CONTINUE_TOOL) return this.continueResult(args);
+      if (this.options.dynamic) {
+        if (name === "search_steps") return this.searchSteps(args);
+        if (name === "describe_step") return this.describeStep(args);
+        if (name === "call_step") {
+          const a = isObject(args) ? args : {};
+          if (typeof a.name !== "string") return inputError(name, "name", "required: the step's name, from search_steps");
+          if (a.input !== undefined && !isObject(a.input)) return inputError(name, "input", "must be an object with the step's fields (see describe_step)");
+          return this.callStep(a.name, a.input ?? {});
+        }
+      }
+      return this.callStep(name, args);
+    } catch (error) {
+      return errorResult({ kind: "internal", message: `The call failed unexpectedly: ${(error as Error).message}`, retryable: false, fields: [], tool: name });
+    }
+  }
+
+  /** A new SDK server answering from this catalogue (one per transport or HTTP request). */
+  createServer(): Server {
+    const server = new Server(
+      { name: "stepforge", version: this.options.version ?? "0.0.0" },
+      {
+        capabilities: { tools: {} },
+        instructions: this.options.dynamic
+          ? "Steps act on the connected services. Find one with search_steps, read its input with describe_step, run it with call_step. A write whose result says outcome \"unknown\" may have been applied: run its check before trying again."
+          : "Each tool is a step on a connected service. A write whose result says outcome \"unknown\" may have been applied: run its check before trying again. Cut results give a cursor for continue_result.",
+      },
+    );
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: this.listing as never }));
+    server.setRequestHandler(CallToolRequestSchema, async (request) => this.callTool(request.params.name, request.params.arguments ?? {}));
+    return server;
+  }
+
+  private unknownStep(name: string): CallToolResult {
+    const prefix = name.split("_")[0];
+    const close = this.served.filter((s) => s.definition.name.startsWith(`${prefix}_`)).map((s) => s.definition.name).slice(0, 30);
+    const hint = this.options.dynamic ? " Find steps with search_steps." : close.length ? ` Steps of ${prefix}: ${close.join(", ")}.` : ` The tools are listed by tools/list.`;
+    return errorResult({ kind: "unknown_tool", message: `There is no step named "${name}" on this server.${hint}`, retryable: false, fields: [{ path: "name", message: "unknown step" }], tool: name });
+  }
+
+  private async callStep(name: string, args: unknown): Promise<CallToolResult> {
+    const served = this.byName.get(name);
+    if (!served) return this.unknownStep(name);
+    const tool = served.definition;
+    const input: Json = isObject(args) ? { ...args } : {};
+    if (!isObject(args) && args !== undefined && args !== null) return inputError(name, "", `the input must be a JSON object with the fields ${Object.keys(served.listed.inputSchema.properties as Json).join(", ")}`);
+    const requested = input[CONNECTION_FIELD];
+    delete input[CONNECTION_FIELD];
+    let fields: string[] | undefined;
+    if (served.recordsKey) {
+      const raw = input[RESULT_FIELDS_FIELD];
+      delete input[RESULT_FIELDS_FIELD];
+      if (raw !== undefined && raw !== null) {
+        if (!Array.isArray(raw) || raw.some((f) => typeof f !== "string" || f.length === 0 || f.length > 200) || raw.length > 100) {
+          return inputError(name, RESULT_FIELDS_FIELD, 'must be a list of field names such as ["id","name"]');
+        }
+        fields = raw as string[];
+      }
+    }
+    const account = this.options.accounts.resolve(tool.service, requested, name);
+    if (!account.ok) return errorResult(account.error);
+    const result = await executeTool(tool, input, account.account.context);
+    if (!result.ok) return errorResult(result.error);
+    return this.shaped(name, result.data, served.recordsKey, fields, 0);
+  }
+
+  /** The result as text, cut to the budget, with a note and a cursor when records were left out. */
+  private shaped(tool: string, data: unknown, recordsKey: string | undefined, fields: string[] | undefined, offset: number, total?: number): CallToolResult {
+    const shaped = shapeResult(data, { maxBytes: this.resultBytes, recordsKey, fields });
+    const content: CallToolResult["content"] = [{ type: "text", text: JSON.stringify(shaped.data) }];
+    const notes: string[] = [];
+    if (shaped.unknownFields?.length) notes.push(`No record has the field${shaped.unknownFields.length > 1 ? "s" : ""} ${shaped.unknownFields.map((f) => JSON.stringify(f)).join(", ")} named in result_fields.`);
+    if (shaped.cut) {
+      const all = total ?? shaped.cut.total;
+      const from = offset + 1;
+      const to = offset + shaped.cut.returned;
+      const cursor = this.cursors.put({ tool, path: shaped.cut.path, records: shaped.cut.rest, offset: to, total: all }, shaped.fullBytes - shaped.bytes);
+      const narrower = recordsKey && !fields ? `, or call ${tool} again with result_fields (e.g. ["id","name"]) for smaller records` : "";
+      notes.push(
+        `Result cut to stay under ${this.resultBytes} bytes: "${shaped.cut.path.join(".")}" holds records ${from}-${to} of ${all}. For the next records call ${CONTINUE_TOOL} with {"cursor":"${cursor}"}${narrower}.`,
+      );
+    } else if (shaped.stringsCut) {
+      notes.push(`Result shortened to stay under ${this.resultBytes} bytes: long texts end in "…[cut]". Ask for fewer or smaller records to see them whole.`);
+    }
+    if (notes.length) content.push({ type: "text", text: notes.join(" ") });
+    return { content };
+  }
+
+  private continueResult(args: unknown): CallToolResult {
+    const cursor = isObject(args) ? args.cursor : undefined;
+    if (typeof cursor !== "string" || cursor.length === 0) return inputError(CONTINUE_TOOL, "cursor", "required: the cursor from a cut result's note");
+    const pending = this.cursors.take(cursor);
+    if (!pending) return inputError(CONTINUE_TOOL, "cursor", "unknown or expired (a cursor works once, for 15 minutes); call the step again");
+    const key = pending.path[pending.path.length - 1] ?? "items";
+    return this.shaped(pending.tool, { [key]: pending.records }, key, undefined, pending.offset, pending.total);
+  }
+
+  // ------------------------------------------------------------ dynamic mode
+
+  private metaTools(): ListedTool[] {
+    const services = [...new Set(this.served.map((s) => s.definition.service))];
+    return [
+      {
+        name: "search_steps",
+        title: "Search steps",
+        description: `Find steps that act on ${services.join(", ")} for a task. Returns names and one-line summaries; read a step's input with describe_step, run it with call_step.`,
+        inputSchema: {
+          type: "object",
+          properties: {
+            query: { type: "string", description: 'Words for the task, e.g. "create card" or "news about tesla"; "" lists every step.' },
+            service: { type: "string", enum: services },
+            limit: { type: "integer", minimum: 1, maximum: 100, description: "At most this many steps (default 10)." },
+          },
+          required: ["query"],
+          additionalProperties: false,
+        },
+        annotations: READ_ONLY,
+      },
+      {
+        name: "describe_step",
+        title: "Describe a step",
+        description: "A step's full description, input schema (for call_step), result shape and hints.",
+        inputSchema: { type: "object", properties: { name: { type: "string", description: "Step name from search_steps." } }, required: ["name"], additionalProperties: false },
+        annotations: READ_ONLY,
+      },
+      {
+        name: "call_step",
+        title: "Run a step",
+        description: "Run a step with its input (fields as describe_step lists them). Errors name the field to fix.",
+        inputSchema: {
+          type: "object",
+          properties: { name: { type: "string", description: "Step name." }, input: { type: "object", description: "The step's input fields.", additionalProperties: true } },
+          required: ["name", "input"],
+          additionalProperties: false,
+        },
+        annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+      },
+      continueTool(),
+    ];
+  }
+
+  private searchSteps(args: unknown): CallToolResult {
+    const a = isObject(args) ? args : {};
+    if (typeof a.query !== "string") return inputError("search_steps", "query", 'required: words for the task, or "" for every step');
+    if (a.service !== undefined && typeof a.service !== "string") return inputError("search_steps", "service", "must be a service id");
+    const limit = a.limit === undefined ? 10 : Number(a.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) return inputError("search_steps", "limit", "must be a whole number from 1 to 100");
+    const stem = (w: string) => w.replace(/(ies|es|s)$/, (m) => (m === "ies" ? "y" : ""));
+    const words = a.query.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 1).map(stem);
+    const scored = this.served
+      .filter((s) => a.service === undefined || s.definition.service === a.service)
+      .map((s) => {
+        const t = s.definition;
+        const head = `${t.name.replace(/_/g, " ")} ${t.title}`.toLowerCase();
+        const sets = toolsetsOf(this.options.catalogs, t).join(" ");
+        const body = t.description.toLowerCase();
+        let score = words.length === 0 ? 1 : 0;
+        for (const w of words) score += (head.includes(w) ? 3 : 0) + (sets.includes(w) ? 2 : 0) + (body.includes(w) ? 1 : 0);
+        if (t.deprecated) score -= 0.5;
+        return { s, score };
+      })
+      .filter((x) => x.score > 0)
+      .sort((x, y) => y.score - x.score);
+    const steps = scored.slice(0, limit).map(({ s }) => ({
+      name: s.definition.name,
+      title: s.definition.title,
+      summary: summary(s.definition.description),
+      readOnly: s.definition.annotations.readOnlyHint,
+      ...(s.definition.deprecated ? { deprecated: true } : {}),
+    }));
+    return { content: [{ type: "text", text: JSON.stringify({ steps, matched: scored.length, ...(scored.length > limit ? { note: `${scored.length - limit} more; raise limit or narrow the query` } : {}) }) }] };
+  }
+
+  private describeStep(args: unknown): CallToolResult {
+    const name = isObject(args) ? args.name : undefined;
+    if (typeof name !== "string") return inputError("describe_step", "name", "required: a step name from search_steps");
+    const served = this.byName.get(name);
+    if (!served) return this.unknownStep(name);
+    const t = served.definition;
+    const body = {
+      name: t.name,
+      title: t.title,
+      description: served.listed.description,
+      service: t.service,
+      toolsets: toolsetsOf(this.options.catalogs, t),
+      annotations: served.listed.annotations,
+      inputSchema: served.listed.inputSchema,
+      result: outputShape(t),
+      ...(t.check ? { checkAfterLostAnswer: t.check.step } : {}),
+    };
+    return { content: [{ type: "text", text: JSON.stringify(body) }] };
+  }
+}
