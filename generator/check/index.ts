@@ -55,7 +55,7 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
   const info = asObject(doc.info);
   if (!info || typeof info.title !== "string") context.report("SF102", ["info"], "info.title is required: it names the service in generated code and docs");
   // OpenAPI 3.1 makes paths optional (a document may describe only webhooks or components).
-  const pathsOptional = version.startsWith("3.1") && (asObject(doc.webhooks) !== undefined || asObject(doc.components) !== undefined);
+  const pathsOptional = !strict && version.startsWith("3.1") && (asObject(doc.webhooks) !== undefined || asObject(doc.components) !== undefined);
   if (!asObject(doc.paths) && !(pathsOptional && doc.paths === undefined)) {
     context.report("SF103", ["paths"], "the spec has no `paths` object; add the operations to generate a client for");
     throw fail();

@@ -15,16 +15,23 @@ export { startPrism } from "./prism.js";
 export type { PrismOptions, RunningPrism } from "./prism.js";
 
 /**
- * Starts the behavioural mock of a service: by id (`"trello"`, one of this package's generated
- * services) or from a generated `mockDefinition` (any spec, including your own).
+ * The generated mock definition of one of this package's services (descriptor, mock model with its
+ * credentials, operations, schemas): generated/<id>/mock.js beside dist/runtime, or mock.ts from
+ * source (tsx, vitest).
  */
-export async function startMock(service: string | MockDefinition, options: MockOptions = {}): Promise<RunningMock> {
-  if (typeof service !== "string") return startMockServer(service, options);
+export async function loadMockDefinition(service: string): Promise<MockDefinition> {
   if (!/^[a-z][a-z0-9]{1,30}$/.test(service)) throw new Error(`startMock: "${service}" is not a service id`);
-  // Compiled: generated/<id>/mock.js beside dist/runtime; from source (tsx, vitest): mock.ts.
   const file = ["js", "ts"].map((ext) => new URL(`../../generated/${service}/mock.${ext}`, import.meta.url)).find((u) => existsSync(u));
   if (!file) throw new Error(`startMock: no generated mock for "${service}"; run \`stepforge generate\`, or pass the service's mockDefinition`);
   const module = (await import(file.href)) as { mockDefinition?: MockDefinition };
   if (!module.mockDefinition) throw new Error(`startMock: generated/${service}/mock.js exports no mockDefinition`);
-  return startMockServer(module.mockDefinition, options);
+  return module.mockDefinition;
+}
+
+/**
+ * Starts the behavioural mock of a service: by id (`"trello"`, one of this package's generated
+ * services) or from a generated `mockDefinition` (any spec, including your own).
+ */
+export async function startMock(service: string | MockDefinition, options: MockOptions = {}): Promise<RunningMock> {
+  return startMockServer(typeof service === "string" ? await loadMockDefinition(service) : service, options);
 }

@@ -73,6 +73,9 @@ describe("emitTools", () => {
 
       /** Every tool step of Widgets, in spec order. */
       export const tools: readonly ToolDefinition[] = [widgetsListWidgets, widgetsCreateWidget, widgetsGetWidget];
+
+      /** Named groups of these steps (x-stepforge.tools.toolsets), for agents offered a few at a time. */
+      export const toolsets: readonly Toolset[] = [];
       "
     `);
   });
