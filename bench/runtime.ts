@@ -17,6 +17,11 @@ import { descriptor as trelloDescriptor } from "../generated/trello/descriptor.j
 import type { paths as TrelloPaths } from "../generated/trello/types.js";
 import { createServiceClient, type ServiceDescriptor } from "../runtime/index.js";
 import { startMock } from "../runtime/mock/index.js";
+// Each generated mock registers itself when imported, so startMock("<id>") finds it.
+import "../generated/contentsnare/mock.js";
+import "../generated/marketo/mock.js";
+import "../generated/trello/mock.js";
+import "../generated/worldnews/mock.js";
 import { machineLine, median, table } from "./lib/report.js";
 
 const CARD = { id: "6123a9f0c4b5d6e7f8091a2b", name: "Bench", idList: "60d5ecb74e2a1b3c4d5e6f72", idBoard: "60d5ecb74e2a1b3c4d5e6f70" };

@@ -120,8 +120,17 @@ const LimitBase = {
   description: z.string().min(1),
   /** Which requests count: all, or only reads (GET/HEAD) or writes (everything else). */
   applies: z.enum(["all", "read", "write"]).default("all"),
-  /** What the limit is counted per: the whole connection, or one credential field shared by connections. */
-  per: z.union([z.literal("connection"), z.string().regex(/^field:[a-zA-Z][a-zA-Z0-9_]*$/)]).default("connection"),
+  /**
+   * What the limit is counted per: the whole connection, one credential field shared by
+   * connections (`field:apiKey`), or one path parameter's value shared by every connection of
+   * the service (`path:idBoard`: per board, workspace or base). A `path:` limit applies only to
+   * operations whose path template has that parameter.
+   */
+  per: z.union([z.literal("connection"), z.string().regex(/^field:[a-zA-Z][a-zA-Z0-9_]*$/), z.string().regex(/^path:[a-zA-Z][a-zA-Z0-9_]*$/)]).default("connection"),
+  /** Requests whose path starts with one of these neither count nor wait (routes the limit does not cover). */
+  excludePathPrefixes: z.array(z.string().startsWith("/")).optional(),
+  /** After the service refuses a request under this limit, it refuses every request under the same key for this long. */
+  penaltySeconds: z.number().positive().optional(),
   /** Only requests whose path starts with this count (a route with its own budget). */
   pathPrefix: z.string().startsWith("/").optional(),
   rejection: RejectionSchema,
@@ -149,6 +158,8 @@ export const LimitSchema = z.discriminatedUnion("kind", [
       resetTimeZone: z.string().min(1),
     })
     .strict(),
+  z.object({ kind: z.literal("monthly-quota"), ...LimitBase, requests: z.number().int().positive(),
+    resetTimeZone: z.string().min(1).describe("IANA zone whose midnight on the 1st resets the quota") }).strict(),
 ]);
 
 export const ErrorKindSchema = z.enum([

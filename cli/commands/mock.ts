@@ -1,62 +1,180 @@
 /**
- * `stepforge mock SERVICE|all [--port N] [--prism]`
+ * `stepforge mock SERVICE|all [options]`
  *
  * Starts the behavioural mock (default) or a Prism contract mock of one service or of every
  * service, on 127.0.0.1, prints one line per server (`<service> <kind> <url>`), and runs until
  * SIGINT or SIGTERM, then stops every server and child process it started.
  *
- * Default ports come from each spec's `x-stepforge.mock.ports` (trello 4110 / Prism 4010, marketo
- * 4111 / 4011, worldnews 4112 / 4012, contentsnare 4113 / 4013); a spec without them gets
+ * Everything `startMock` takes can be set here (see MOCK_USAGE): limits off or scaled, seeded
+ * faults and latency, token lifetime, the webhook secret, a state file to start from and one to
+ * dump the state into at the end.
+ *
+ * Fail fast: when one mock cannot listen, every server already started is stopped and the command
+ * exits 1 naming the port. A spec that does not load stops only its own service's mock: `mock
+ * worldnews` does not read the Trello spec's errors, and `mock all` starts the others and says
+ * which one it left out.
+ *
+ * Default ports come from each spec's `x-stepforge.mock.ports`; a spec without them gets
  * 4120+i / 4020+i. With `--port N` and `all`, the services take N, N+1, … in name order.
  */
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { basename } from "node:path";
 import { parseArgs } from "node:util";
+import { formatDiagnostic, SpecError } from "../../generator/diagnostics.js";
 import { loadSpecFile } from "../../generator/load.js";
-import { checkSpec } from "../../generator/check/index.js";
-import { startMock, startPrism } from "../../runtime/mock/index.js";
 import { packageRoot } from "../../generator/package-root.js";
+import { checkSpec } from "../../generator/check/index.js";
+import type { FaultOptions } from "../../runtime/mock/faults.js";
+import { loadMock, startMockServer, startPrism, type MockOptions, type MockState, type RunningMock } from "../../runtime/mock/index.js";
 import { projectSpecs } from "../project.js";
 import { UsageError } from "../usage.js";
+
+export const MOCK_USAGE =
+  "stepforge mock SERVICE|all [--port N] [--prism [--errors]] [--no-limits | --limits-scale X] [--faults error=R,drop=R,slow=R] [--latency MS[@RATE]] [--seed N] [--token-lifetime SECONDS] [--webhook-secret S|$STEPFORGE_WEBHOOK_SECRET] [--state FILE] [--dump-state FILE]";
 
 interface Target {
   id: string;
   specFile: string;
   port: number;
+  /** Why the spec did not load (the service is then not started). */
+  problem?: string;
 }
 
-export function mockTargets(which: string, options: { prism: boolean; port?: number | undefined }): Target[] {
-  const all = projectSpecs(packageRoot())
-    .map((file) => ({ file, model: checkSpec(loadSpecFile(file)) }))
-    .sort((a, b) => a.model.id.localeCompare(b.model.id));
-  const chosen = which === "all" ? all : all.filter((s) => s.model.id === which);
-  if (chosen.length === 0) throw new UsageError(`unknown service "${which}" (services: ${all.map((s) => s.model.id).join(", ")}, or all)`);
+/** Every spec of the project, each loaded on its own: one broken file does not hide the others. */
+type Loaded = { id: string; file: string; ports?: { mock: number; prism: number } | undefined; problem?: string };
+/** Specs already read in this process, by file, size and change time (tests start many mocks). */
+const loaded = new Map<string, { stamp: string; spec: Loaded }>();
+
+function loadTarget(file: string): Loaded {
+  const st = statSync(file);
+  const stamp = `${st.size}:${st.mtimeMs}`;
+  const hit = loaded.get(file);
+  if (hit?.stamp === stamp) return hit.spec;
+  let spec: Loaded;
+  try {
+    const model = checkSpec(loadSpecFile(file));
+    spec = { id: model.id, file, ports: model.mock.ports };
+  } catch (error) {
+    const problem = error instanceof SpecError ? error.diagnostics.map(formatDiagnostic).join("\n") : (error as Error).message;
+    spec = { id: basename(file).replace(/\.(ya?ml|json)$/, ""), file, problem };
+  }
+  loaded.set(file, { stamp, spec });
+  return spec;
+}
+
+function loadTargets(specFiles: string[]): Loaded[] {
+  return specFiles.map(loadTarget).sort((a, b) => a.id.localeCompare(b.id));
+}
+
+export function mockTargets(which: string, options: { prism: boolean; port?: number | undefined }, specFiles = projectSpecs(packageRoot())): Target[] {
+  const all = loadTargets(specFiles);
+  const chosen = which === "all" ? all : all.filter((s) => s.id === which);
+  if (chosen.length === 0) throw new UsageError(`unknown service "${which}" (services: ${all.map((s) => s.id).join(", ")}, or all)`);
   return chosen.map((s, i) => {
-    const ports = s.model.mock.ports;
     const fallback = (options.prism ? 4020 : 4120) + all.indexOf(s);
-    const port = options.port !== undefined ? options.port + i : ((options.prism ? ports?.prism : ports?.mock) ?? fallback);
-    return { id: s.model.id, specFile: s.file, port };
+    const port = options.port !== undefined ? options.port + i : ((options.prism ? s.ports?.prism : s.ports?.mock) ?? fallback);
+    return { id: s.id, specFile: s.file, port, ...(s.problem ? { problem: s.problem } : {}) };
   });
 }
 
-export async function mockCommand(argv: string[], out: NodeJS.WritableStream, _err: NodeJS.WritableStream, until?: Promise<unknown>): Promise<number> {
+function number(flag: string, raw: string | undefined, check: (n: number) => boolean, what: string): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (raw.trim() === "" || !Number.isFinite(n) || !check(n)) throw new UsageError(`${flag} must be ${what}, got "${raw}"`);
+  return n;
+}
+
+const rate = (flag: string, raw: string): number => number(flag, raw, (n) => n >= 0 && n <= 1, "a rate between 0 and 1")!;
+
+/** `error=0.1,drop=0.05,slow=0.1` (slow bodies pause 5 ms per 16 bytes). */
+export function parseFaults(raw: string): Omit<FaultOptions, "seed" | "latency"> {
+  const out: Omit<FaultOptions, "seed" | "latency"> = {};
+  for (const part of raw.split(",").filter(Boolean)) {
+    const [name, value] = part.split("=", 2) as [string, string | undefined];
+    if (value === undefined) throw new UsageError(`--faults takes name=rate pairs (error, drop, slow), got "${part}"`);
+    if (name === "error") out.error = { rate: rate("--faults error", value) };
+    else if (name === "drop") out.drop = { rate: rate("--faults drop", value) };
+    else if (name === "slow") out.slowBody = { rate: rate("--faults slow", value), delayMs: 5 };
+    else throw new UsageError(`--faults: unknown fault "${name}"; use error, drop or slow (latency has its own --latency MS[@RATE])`);
+  }
+  return out;
+}
+
+/** `50` (every request) or `50@0.2` (a fifth of them). */
+export function parseLatency(raw: string): { ms: number; rate: number } {
+  const [ms, r] = raw.split("@", 2) as [string, string | undefined];
+  return { ms: number("--latency", ms, (n) => n >= 0 && n <= 600_000, "milliseconds (0-600000), optionally @RATE")!, rate: r === undefined ? 1 : rate("--latency rate", r) };
+}
+
+/** The state file: `{"<service>": {"records": {"<resource>": [...]}, "relations": {...}}}`. */
+function readState(file: string): Record<string, MockState> {
+  if (!existsSync(file)) throw new UsageError(`--state ${file}: no such file`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new UsageError(`--state ${file}: not JSON (${(error as Error).message})`);
+  }
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new UsageError(`--state ${file}: expected {"<service>": {"records": {"<resource>": [ … ]}}}`);
+  return parsed as Record<string, MockState>;
+}
+
+/** `until` and `specFiles` are for tests: stop without a signal, read other spec files than the project's. */
+export async function mockCommand(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream, until?: Promise<unknown>, specFiles?: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { port: { type: "string" }, prism: { type: "boolean", default: false }, errors: { type: "boolean", default: false } },
+    options: {
+      port: { type: "string" },
+      prism: { type: "boolean", default: false },
+      errors: { type: "boolean", default: false },
+      "no-limits": { type: "boolean", default: false },
+      "limits-scale": { type: "string" },
+      faults: { type: "string" },
+      latency: { type: "string" },
+      seed: { type: "string" },
+      "token-lifetime": { type: "string" },
+      "webhook-secret": { type: "string" },
+      state: { type: "string" },
+      "dump-state": { type: "string" },
+    },
     strict: true,
     allowPositionals: true,
   });
-  if (positionals.length !== 1) throw new UsageError("name one service, or all: stepforge mock SERVICE|all [--port N] [--prism]");
-  let port: number | undefined;
-  if (values.port !== undefined) {
-    port = Number(values.port);
-    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UsageError(`--port must be a port number (1-65535), got "${values.port}"`);
+  if (positionals.length !== 1) throw new UsageError(`name one service, or all: ${MOCK_USAGE}`);
+  const port = number("--port", values.port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535, "a port number (0-65535)");
+  if (values["no-limits"] && values["limits-scale"] !== undefined) throw new UsageError("--no-limits and --limits-scale contradict each other; give one");
+  const behaviourFlags = ["no-limits", "limits-scale", "faults", "latency", "seed", "token-lifetime", "webhook-secret", "state", "dump-state"] as const;
+  const given = behaviourFlags.filter((f) => values[f] !== undefined && values[f] !== false);
+  if (values.prism && given.length) throw new UsageError(`--${given[0]} sets the behavioural mock; Prism takes only --port and --errors`);
+
+  const seed = number("--seed", values.seed, (n) => Number.isInteger(n) && n >= 0, "a whole number");
+  const options: MockOptions = {};
+  if (values["no-limits"]) options.noLimits = true;
+  const scale = number("--limits-scale", values["limits-scale"], (n) => n > 0, "a positive number (10: ten times the budgets)");
+  if (scale !== undefined) options.limitScale = scale;
+  if (values.faults !== undefined || values.latency !== undefined) {
+    options.faults = { ...(values.faults !== undefined ? parseFaults(values.faults) : {}), ...(values.latency !== undefined ? { latency: parseLatency(values.latency) } : {}), seed: seed ?? 1 };
   }
-  const targets = mockTargets(positionals[0]!, { prism: values.prism, port });
+  if (seed !== undefined) options.idSeed = seed;
+  const lifetime = number("--token-lifetime", values["token-lifetime"], (n) => Number.isInteger(n) && n > 0, "whole seconds above 0");
+  if (lifetime !== undefined) options.tokenLifetimeSeconds = lifetime;
+  // The environment keeps the secret out of the process list.
+  const secret = values["webhook-secret"] ?? process.env.STEPFORGE_WEBHOOK_SECRET;
+  if (secret !== undefined) options.webhookSecret = secret;
+  const states = values.state !== undefined ? readState(values.state) : undefined;
+
+  const targets = mockTargets(positionals[0]!, { prism: values.prism, port }, specFiles);
+  if (states) {
+    const unknown = Object.keys(states).filter((id) => !targets.some((t) => t.id === id));
+    if (unknown.length) throw new UsageError(`--state ${values.state}: "${unknown[0]}" is not a service started here (${targets.map((t) => t.id).join(", ")})`);
+  }
+  const broken = targets.filter((t) => t.problem !== undefined);
+  for (const t of broken) err.write(`${t.problem}\nstepforge mock: ${t.id} not started: its spec (${t.specFile}) has errors; fix them and run \`stepforge generate\`\n`);
+  const startable = targets.filter((t) => t.problem === undefined);
+  if (startable.length === 0) return 1;
+
   const running: Array<{ close(): Promise<void> }> = [];
-  let stopping = false;
-  const stopAll = async () => {
-    stopping = true;
-    await Promise.allSettled(running.map((r) => r.close()));
-  };
+  const mocks: Array<{ id: string; mock: RunningMock }> = [];
   // A signal during start-up must still stop what has started.
   let signalled!: () => void;
   const signal = new Promise<void>((resolve) => (signalled = resolve));
@@ -64,23 +182,54 @@ export async function mockCommand(argv: string[], out: NodeJS.WritableStream, _e
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   try {
-    const started = await Promise.all(
-      targets.map(async (t) => {
-        const server = values.prism ? await startPrism({ specFile: t.specFile, port: t.port, errors: values.errors }) : await startMock(t.id, { port: t.port });
-        running.push(server);
-        return { t, server };
+    const started = await Promise.allSettled(
+      startable.map(async (t) => {
+        if (values.prism) {
+          const prism = await startPrism({ specFile: t.specFile, port: t.port, errors: values.errors });
+          running.push(prism);
+          return { t, server: prism as { url: string; pid?: number } };
+        }
+        const definition = await loadMock(generatedMock(t.id));
+        const mock = await startMockServer(definition, { ...options, port: t.port, ...(states?.[t.id] ? { state: states[t.id] } : {}) });
+        running.push(mock);
+        mocks.push({ id: t.id, mock });
+        return { t, server: mock as { url: string; pid?: number } };
       }),
     );
-    for (const { t, server } of started) {
-      const pid = "pid" in server ? ` (pid ${server.pid})` : "";
-      out.write(`${t.id} ${values.prism ? "prism" : "mock"} ${server.url}${pid}\n`);
+    const failures = started.filter((s): s is PromiseRejectedResult => s.status === "rejected");
+    if (failures.length) {
+      for (const f of failures) err.write(`stepforge mock: ${(f.reason as Error).message}\n`);
+      err.write(`stepforge mock: stopped ${running.length === 0 ? "nothing (nothing had started)" : `the ${running.length} server${running.length === 1 ? "" : "s"} already started`}\n`);
+      return 1;
     }
-    out.write(`${started.length} mock${started.length === 1 ? "" : "s"} running on 127.0.0.1; Ctrl-C stops ${started.length === 1 ? "it" : "them"}\n`);
+    for (const s of started) {
+      const { t, server } = (s as PromiseFulfilledResult<{ t: Target; server: { url: string; pid?: number } }>).value;
+      out.write(`${t.id} ${values.prism ? "prism" : "mock"} ${server.url}${server.pid !== undefined ? ` (pid ${server.pid})` : ""}\n`);
+    }
+    const n = started.length;
+    out.write(`${n} mock${n === 1 ? "" : "s"} running on 127.0.0.1; Ctrl-C stops ${n === 1 ? "it" : "them"}${broken.length ? ` (not started: ${broken.map((b) => b.id).join(", ")})` : ""}\n`);
     await Promise.race([signal, ...(until ? [until] : [])]);
-    return 0;
+    if (values["dump-state"] !== undefined) {
+      const dump = Object.fromEntries(mocks.map(({ id, mock }) => [id, mock.dumpState()]));
+      writeFileSync(values["dump-state"], `${JSON.stringify(dump, null, 2)}\n`);
+      out.write(`state of ${mocks.map((m) => m.id).join(", ")} written to ${values["dump-state"]}\n`);
+    }
+    return broken.length ? 1 : 0;
   } finally {
     process.removeListener("SIGINT", onSignal);
     process.removeListener("SIGTERM", onSignal);
-    if (!stopping) await stopAll();
+    await Promise.allSettled(running.map((r) => r.close()));
   }
+}
+
+/** Imports this package's generated mocks of these services; each registers itself for `startMock(id)`. */
+export async function registerGeneratedMocks(ids: readonly string[]): Promise<void> {
+  for (const id of ids) await loadMock(generatedMock(id));
+}
+
+/** The generated mock of a service of this package (compiled beside dist/cli, or the source under tsx). */
+function generatedMock(id: string): URL {
+  const file = ["js", "ts"].map((ext) => new URL(`../../generated/${id}/mock.${ext}`, import.meta.url)).find((u) => existsSync(u));
+  if (!file) throw new Error(`${id} mock: no generated mock; run \`stepforge generate\``);
+  return file;
 }

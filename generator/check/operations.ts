@@ -300,6 +300,8 @@ function mockSpec(op: Omit<OperationModel, "mock">, ext: unknown): MockOperation
     success: {
       status: op.success.status,
       ...(op.success.mediaType ? { contentType: op.success.mediaType, example: op.success.example } : {}),
+      // Without an example the mock answers a sample generated from the schema (runtime/mock/sample.ts).
+      ...(op.success.mediaType && op.success.schema !== undefined ? { schema: lean(op.success.schema) } : {}),
     },
     ...(ext !== undefined ? { mock: MockOperationSchema.parse(ext) } : {}),
   } as MockOperationSpec;

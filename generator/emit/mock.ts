@@ -2,10 +2,11 @@
  * mock.ts of a service: the behavioural mock's definition (descriptor, the mock model — service
  * behaviour from `x-stepforge.mock` or a derived one — and per operation the parameters, body
  * schema and success example it validates and answers with) and a `start<Service>Mock(options)`
- * function. The engine is runtime/mock; this file only carries data, all of it from the model.
+ * function. Importing it registers the service with the mock registry. The engine is runtime/mock;
+ * this file only carries data, all of it from the model.
  */
 import { lean } from "../check/operations.js";
-import { constStatement, jsdoc, literal, obj, str } from "../print.js";
+import { call, constStatement, jsdoc, literal, obj, str } from "../print.js";
 import { moduleText, pascal, runtimeModule, type Emitter } from "./file.js";
 
 export const emitMock: Emitter = (model, context) => {
@@ -18,12 +19,13 @@ export const emitMock: Emitter = (model, context) => {
     ["components", literal(lean(model.components))],
   ]);
   const body = [
-    `import { startMockServer } from ${mock};`,
+    `import { registerMock, startMockServer } from ${mock};`,
     `import type { MockDefinition, MockOptions, RunningMock } from ${mock};`,
     `import { descriptor } from "./descriptor.js";`,
     "",
     jsdoc(`The behavioural mock of ${model.title}, from ${context.specLabel}: descriptor, mock model, operations and schemas.`),
-    constStatement("mockDefinition", definition, { exported: true, type: "MockDefinition" }),
+    // Importing the module registers the service, so `startMock("<id>")` finds it by name.
+    constStatement("mockDefinition", call("registerMock", definition), { exported: true, type: "MockDefinition" }),
     "",
     jsdoc(`Starts the ${model.title} mock on 127.0.0.1 (a free port unless \`options.port\`); \`close()\` stops it.`),
     `export function ${name}(options: MockOptions = {}): Promise<RunningMock> {`,

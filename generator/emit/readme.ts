@@ -26,6 +26,8 @@ function budget(limit: LimitSpec): string {
       return `${limit.requests} / day (resets midnight ${limit.resetTimeZone})`;
     case "header-quota":
       return `from \`${limit.remainingHeader}\` (resets midnight ${limit.resetTimeZone})`;
+    case "monthly-quota":
+      return `${limit.requests} / month (resets midnight on the 1st, ${limit.resetTimeZone})`;
   }
 }
 

@@ -74,20 +74,31 @@ export const MockSeedSchema = z
     operation: z.string().min(1),
     /** Path of the records in the example body; absent means the body (an array or one record). */
     items: z.string().min(1).optional(),
+    /** The example lists newest first: records are created in reverse, oldest first. */
+    newestFirst: z.boolean().default(false),
   })
   .strict();
 
 export const MockResourceSchema = z
   .object({
     idField: z.string().min(1).default("id"),
-    /** How new ids look: 24 hex characters (Trello), integers counting up, a uuid, or prefix + hex. */
+    /**
+     * How new ids look: 24 hex characters (Trello), integers counting up, a uuid, prefix + 16 hex
+     * (`prefixed`), or prefix + `length` characters drawn from `alphabet` (`random`: Airtable's
+     * `rec` + 14 alphanumerics is `{format: random, prefix: rec, alphabet: "A-Za-z0-9", length: 14}`).
+     */
     id: z
       .object({
-        format: z.enum(["hex24", "integer", "uuid", "prefixed"]),
+        format: z.enum(["hex24", "integer", "uuid", "prefixed", "random"]),
         prefix: z.string().optional(),
         start: z.number().int().optional(),
+        /** Characters of `random` ids: literal characters and `a-z` style ranges. */
+        alphabet: z.string().min(1).optional(),
+        length: z.number().int().min(1).max(256).optional(),
       })
       .strict()
+      .refine((id) => id.format !== "random" || (id.alphabet !== undefined && id.length !== undefined), "a random id format needs `alphabet` and `length`")
+      .refine((id) => id.format === "random" || (id.alphabet === undefined && id.length === undefined), "`alphabet` and `length` apply to the random id format only")
       .default({ format: "uuid" }),
     seed: z.array(MockSeedSchema).default([]),
     /** Template of fields every new record starts with (request fields override them). */
@@ -95,6 +106,20 @@ export const MockResourceSchema = z
     /** Field set to the time on create / on every update. */
     createdField: z.string().min(1).optional(),
     updatedField: z.string().min(1).optional(),
+    /**
+     * Records live under a parent (a board, a base): this field holds the parent's id. An operation
+     * with `parent` sees only that parent's records, and its creates are put under it.
+     */
+    parentField: z.string().min(1).optional(),
+    /**
+     * Records are ordered by a numeric position field (Trello's `pos`): lists come back sorted by
+     * it; a write of `top` puts the record before its siblings (half the smallest), `bottom` or
+     * nothing after them (largest + `step`). Siblings share the `within` field (cards: `idList`).
+     */
+    position: z
+      .object({ field: z.string().min(1), within: z.string().min(1).optional(), step: z.number().positive().default(16384) })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -135,8 +160,36 @@ export const MockWebhooksSchema = z
     payload: template,
     /** A callback answering this status makes the service delete the webhook (Trello: 410). */
     goneStatus: z.number().int().optional(),
+    /**
+     * A delivery that fails (no 2xx, or no answer within `timeoutSeconds`) is sent again after
+     * each of `delaysSeconds`; every failed delivery adds one to the webhook's `failuresField` and
+     * sets `firstFailureField` at the first failure of a run; a delivered one resets both.
+     */
+    retry: z
+      .object({
+        delaysSeconds: z.array(z.number().nonnegative()).default([]),
+        timeoutSeconds: z.number().positive().default(30),
+        failuresField: z.string().min(1).optional(),
+        firstFailureField: z.string().min(1).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
+
+/** How a token-paged list writes its opaque page tokens: the encoding of the position, behind a prefix. */
+export const MockPageTokenSchema = z
+  .object({
+    encoding: z.enum(["base64url", "base32", "hex"]).default("base64url"),
+    prefix: z.string().default(""),
+  })
+  .strict();
+
+/** Page size of one operation's lists: used when the call gives none, and the most it may ask for. */
+export const MockPageSizeSchema = z
+  .object({ default: z.number().int().positive(), max: z.number().int().positive() })
+  .strict()
+  .refine((p) => p.default <= p.max, "pageSize.default must not exceed pageSize.max");
 
 export const MockServiceSchema = z
   .object({
@@ -160,6 +213,8 @@ export const MockServiceSchema = z
     envelopes: z.object({ record: template.optional(), list: template.optional() }).strict().default({}),
     /** Page size when a token-paged call does not give one. */
     pageSize: z.number().int().positive().default(300),
+    /** How token-paged lists write their tokens (default base64url, no prefix). */
+    pageToken: MockPageTokenSchema.optional(),
     resources: z.record(identifier, MockResourceSchema).default({}),
     webhooks: MockWebhooksSchema.optional(),
   })
@@ -178,7 +233,7 @@ export const MockRefSchema = z
 
 export const MockOperationSchema = z
   .object({
-    action: z.enum(["example", "create", "read", "update", "delete", "list", "push", "pull", "upsert", "link", "unlink", "linked", "isLinked"]),
+    action: z.enum(["example", "create", "read", "update", "delete", "list", "push", "pull", "updateItem", "upsert", "link", "unlink", "linked", "isLinked", "pageToken"]),
     resource: identifier.optional(),
     /** Template naming the record (read, update, delete, push, pull); default `{path.id}`. */
     id: z.string().min(1).optional(),
@@ -191,6 +246,15 @@ export const MockOperationSchema = z
     /** List filters: field (dotted; `a|b` tries several, `~` prefix: contains, case-insensitive) → template. Undefined values filter nothing; commas mean "any of". */
     where: z.record(z.string().min(1), z.string()).default({}),
     newestFirst: z.boolean().default(false),
+    /**
+     * list: request values of a `where` filter translated to record values, per field
+     * (`{unread: {unread: "true", read: "false", all: ""}}`); a value mapped to "" filters nothing,
+     * one the map lacks is kept as it is.
+     */
+    whereMap: z.record(z.string().min(1), z.record(z.string(), z.string())).optional(),
+    /** list: only records created after (`newerThan`) / before (`olderThan`) the record this id template names. */
+    newerThan: z.string().min(1).optional(),
+    olderThan: z.string().min(1).optional(),
     /** push/pull: the array field and the value template. */
     field: z.string().min(1).optional(),
     value: template.optional(),
@@ -212,8 +276,55 @@ export const MockOperationSchema = z
     /** Webhook event fired when the call changes state; `eventData` is its data template. */
     event: z.string().min(1).optional(),
     eventData: template.optional(),
+    /** update: `shallow` replaces top-level fields; `deep` merges nested objects field by field (a PATCH of `prefs.color` keeps the other prefs). */
+    merge: z.enum(["shallow", "deep"]).default("shallow"),
+    /** Template of the parent id the call works under (`{path.baseId}`); needs the resource's `parentField`. */
+    parent: z.string().min(1).optional(),
+    /** list: page size of this operation, over the service's `pageSize` and the paging's `maxLimit`. */
+    pageSize: MockPageSizeSchema.optional(),
+    /** list: how this operation's page tokens look, over the service's `pageToken`. */
+    pageToken: MockPageTokenSchema.optional(),
+    /** push/updateItem: array elements ordered by a position field (`top`, `bottom`, a number). */
+    position: z.object({ field: z.string().min(1), step: z.number().positive().default(16384) }).strict().optional(),
+    /** updateItem: template of the id of the array element to change (matched against its `id`). */
+    itemId: z.string().min(1).optional(),
+    /** pageToken: the field compared with `since` (the token points at the first record at or after it). */
+    sinceField: z.string().min(1).optional(),
+    since: z.string().min(1).optional(),
+    /**
+     * Records the call also writes to another resource, one per record it touched (an activity log,
+     * notifications): `{record}`, `{status}` (upsert/link outcome), `{input}`, `{now}` are filled.
+     * `when` limits it to some outcomes (`created`, `updated`, `added`…).
+     */
+    log: z
+      .array(z.object({ resource: identifier, record: template, when: z.array(z.string().min(1)).optional() }).strict())
+      .default([]),
   })
-  .strict();
+  .strict()
+  .superRefine((op, ctx) => {
+    // A key the action does not read would do nothing: refuse it, naming the actions that read it.
+    const onlyFor: Array<[keyof typeof op, readonly string[]]> = [
+      ["pageSize", ["list", "linked"]],
+      ["pageToken", ["list", "linked", "pageToken"]],
+      ["whereMap", ["list", "updateItem", "pageToken"]],
+      ["newerThan", ["list", "pageToken"]],
+      ["olderThan", ["list", "pageToken"]],
+      ["itemId", ["updateItem"]],
+      ["position", ["push", "updateItem"]],
+      ["sinceField", ["pageToken"]],
+      ["since", ["pageToken"]],
+    ];
+    for (const [key, actions] of onlyFor) {
+      if (op[key] !== undefined && !actions.includes(op.action)) {
+        ctx.addIssue({ code: "custom", path: [key], message: `"${String(key)}" applies to the ${actions.join("/")} action${actions.length > 1 ? "s" : ""}, not ${op.action}` });
+      }
+    }
+    if (op.merge === "deep" && !["update", "updateItem"].includes(op.action)) ctx.addIssue({ code: "custom", path: ["merge"], message: `"merge" applies to the update/updateItem actions, not ${op.action}` });
+    if (op.action === "updateItem" && (op.itemId === undefined || op.field === undefined)) ctx.addIssue({ code: "custom", path: ["itemId"], message: "updateItem needs `field` (the array) and `itemId` (the element's id template)" });
+    for (const field of Object.keys(op.whereMap ?? {})) {
+      if (!(field in op.where)) ctx.addIssue({ code: "custom", path: ["whereMap", field], message: `whereMap.${field} maps a filter that \`where\` does not have` });
+    }
+  });
 
 export type MockErrorTemplate = z.infer<typeof MockErrorTemplateSchema>;
 export type MockAnswer = z.infer<typeof MockAnswerSchema>;
@@ -221,6 +332,7 @@ export type MockService = z.infer<typeof MockServiceSchema>;
 export type MockResource = z.infer<typeof MockResourceSchema>;
 export type MockOperation = z.infer<typeof MockOperationSchema>;
 export type MockWebhooks = z.infer<typeof MockWebhooksSchema>;
+export type MockPageToken = z.infer<typeof MockPageTokenSchema>;
 
 /** What the generator hands the engine about one operation, besides the descriptor. */
 export interface MockOperationSpec {
@@ -229,6 +341,6 @@ export interface MockOperationSpec {
   path: string;
   parameters: Array<{ name: string; in: "path" | "query" | "header" | "cookie"; required: boolean; schema?: unknown; explode?: boolean }>;
   body?: { required: boolean; contentTypes: string[]; schema?: unknown } | undefined;
-  success: { status: number; contentType?: string | undefined; example?: unknown };
+  success: { status: number; contentType?: string | undefined; example?: unknown; schema?: unknown };
   mock?: MockOperation | undefined;
 }

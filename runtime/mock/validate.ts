@@ -81,22 +81,33 @@ export class RequestValidator {
     return fn;
   }
 
+  /** Each operation's parameter checks, compiled once. */
+  private readonly plans = new WeakMap<MockOperationSpec, Array<{ p: MockOperationSpec["parameters"][number]; fn: ValidateFunction | undefined }>>();
+
+  private plan(op: MockOperationSpec): Array<{ p: MockOperationSpec["parameters"][number]; fn: ValidateFunction | undefined }> {
+    let plan = this.plans.get(op);
+    if (!plan) {
+      plan = op.parameters.filter((p) => p.in !== "cookie").map((p) => ({ p, fn: p.schema === undefined ? undefined : this.compile(`${op.operationId}:${p.in}:${p.name}`, p.schema) }));
+      this.plans.set(op, plan);
+    }
+    return plan;
+  }
+
   /** The first problem with the request, or undefined when it matches the spec. */
   check(op: MockOperationSpec, parts: RequestParts): Problem | undefined {
-    for (const p of op.parameters) {
+    for (const { p, fn } of this.plan(op)) {
       let raw: string[] = [];
       if (p.in === "path") raw = parts.path[p.name] !== undefined ? [parts.path[p.name]!] : [];
       else if (p.in === "query") raw = parts.query.getAll(p.name);
-      else if (p.in === "header") {
+      else {
         const h = parts.headers[p.name.toLowerCase()];
         raw = h === undefined ? [] : Array.isArray(h) ? h : [h];
-      } else continue;
+      }
       if (raw.length === 0) {
         if (p.required) return { field: p.name, detail: `${p.name} is required` };
         continue;
       }
-      if (p.schema === undefined) continue;
-      const fn = this.compile(`${op.operationId}:${p.in}:${p.name}`, p.schema);
+      if (!fn) continue;
       if (!fn(coerce(p.schema, raw, p.explode ?? true))) return problemOf(fn.errors, p.name);
     }
     if (op.body) {

@@ -36,13 +36,15 @@ const SERVICES: Array<{ id: string; make: (options: ClientOptions) => unknown; f
 
 const prisms = new Map<string, RunningPrism>();
 
+// Four Prisms start at once (each takes seconds); on a busy machine that takes far longer than the
+// 20 s a single start is given by default, so the start and the hook get room.
 beforeAll(async () => {
   await Promise.all(
     SERVICES.map(async (s) => {
-      prisms.set(s.id, await startPrism({ specFile: join(root, "specs", `${s.id}.yaml`), port: await freePort(), errors: true }));
+      prisms.set(s.id, await startPrism({ specFile: join(root, "specs", `${s.id}.yaml`), port: await freePort(), errors: true, startTimeoutMs: 150_000 }));
     }),
   );
-});
+}, 180_000);
 
 afterAll(async () => {
   await Promise.all([...prisms.values()].map((p) => p.close()));

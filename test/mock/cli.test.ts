@@ -1,5 +1,7 @@
 /** Both kinds of mock start from the command line and stop cleanly on SIGTERM / SIGINT, leaving no child behind. */
 import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { freePort } from "../contract/helpers.js";
@@ -69,6 +71,22 @@ describe("stepforge mock", () => {
     child.kill("SIGINT");
     expect(await exited(child)).toBe(0);
     expect(alive(Number(match![2]))).toBe(false);
+  });
+
+  it("exits 1 naming the port when it is taken, as a real process", async () => {
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, "127.0.0.1", () => r()));
+    const port = (blocker.address() as AddressInfo).port;
+    try {
+      const child = spawn(process.execPath, ["--import", "tsx", join(root, "scripts", "dev.ts"), "mock", "worldnews", "--port", String(port)], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+      children.push(child);
+      let err = "";
+      child.stderr!.on("data", (c: Buffer) => (err += c.toString()));
+      expect(await exited(child)).toBe(1);
+      expect(err).toContain(`worldnews mock: port ${port} on 127.0.0.1 is already in use`);
+    } finally {
+      await new Promise<void>((r) => blocker.close(() => r()));
+    }
   });
 
   it("refuses an unknown service with exit code 2", async () => {

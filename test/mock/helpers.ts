@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach } from "vitest";
 import { createSharedState, type ClientOptions, type ServiceDescriptor } from "../../runtime/index.js";
 import { startMock, type MockOptions, type RunningMock } from "../../runtime/mock/index.js";
+import "./register.js";
 
 export const TRELLO = { apiKey: "0123456789abcdef0123456789abcdef", token: "ATTAmocktoken0123456789abcdef0123456789abcdef" };
 export const TRELLO_AUTH = `key=${TRELLO.apiKey}&token=${TRELLO.token}`;

@@ -99,6 +99,6 @@ describe("world news", () => {
   });
 
   it("refuses an unknown limit id in the options", async () => {
-    await expect(startMock("worldnews", { limits: { perHour: { requests: 1 } } })).rejects.toThrow(/no limit "perHour"/);
+    await expect(startMock("worldnews", { limits: { perHour: { requests: 1 } } })).rejects.toThrow(/limit override "perHour" names no declared limit; use one of perMinute/);
   });
 });

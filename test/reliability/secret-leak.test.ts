@@ -49,6 +49,7 @@ import {
   type ServiceDescriptor,
 } from "../../runtime/index.js";
 import { startMock, type MockOptions, type RunningMock } from "../../runtime/mock/index.js";
+import "../mock/register.js";
 import { executeTool, type ToolContext, type ToolDefinition, type ToolResult } from "../../runtime/tools/index.js";
 import { ensureWebhook, removeWebhook } from "../../runtime/triggers/lifecycle.js";
 import { createWebhookReceiver, signPayload } from "../../runtime/triggers/receiver.js";

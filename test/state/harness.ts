@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { startMock, type MockOptions, type RunningMock } from "../../runtime/mock/index.js";
+import "../mock/register.js";
 
 const WORKER = fileURLToPath(new URL("./fixtures/token-worker.ts", import.meta.url));
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
