@@ -4,8 +4,9 @@
  * 1. The four project specs: `stepforge generate` (cold, no-change rerun, --check) against
  *    openapi-typescript 7.13 (types only) and @hey-api/openapi-ts 0.95 (types + zod + SDK).
  * 2. The no-change rerun of each tool.
- * 3. Scaling: synthetic specs of 10, 100 and 1,000 operations (bench/fixtures/synthetic-spec.ts)
- *    and GitHub's REST API description (@octokit/openapi from the npm registry, ~1,200 operations).
+ * 3. Scaling: synthetic specs of 10, 100 and 1,000 operations (bench/fixtures/synthetic-spec.ts),
+ *    Atlassian's official Trello spec (test/corpus/specs/trello-openapi.json, 255 operations) and
+ *    GitHub's REST API description (@octokit/openapi from the npm registry, ~1,200 operations).
  *
  *   npx tsx bench/generate.ts [--rounds 3] [--quick]
  *
@@ -42,6 +43,7 @@ const NODE = process.execPath;
 const SERVICES = ["contentsnare", "marketo", "trello", "worldnews"] as const;
 const GITHUB_PACKAGE = "@octokit/openapi@23.0.2";
 const GITHUB_FILE = "generated/api.github.com.json";
+const TRELLO_OFFICIAL = join(ROOT, "test", "corpus", "specs", "trello-openapi.json");
 
 const STEPFORGE_BIN = join(ROOT, "bin", "stepforge.js");
 const OATS_BIN = join(ROOT, "node_modules", "openapi-typescript", "bin", "cli.js");
@@ -265,6 +267,9 @@ function main(): void {
 
   const skipped: string[] = [];
   const specs: SpecCase[] = (QUICK ? [10, 100] : [10, 100, 1000]).map(syntheticCase);
+  // Atlassian's official Trello spec (test/corpus/specs/, one-line JSON): beside HeyAPI on a spec
+  // nobody here wrote. While stepforge refuses it (SF112/SF113), its rows show the refusal.
+  specs.push({ name: "Trello official (OpenAPI 3.0, one-line JSON)", slug: "trello-official", file: TRELLO_OFFICIAL, operations: countOperations(TRELLO_OFFICIAL) });
   if (QUICK) skipped.push("1,000-operation and GitHub cases (--quick).");
   else {
     const github = githubCase();

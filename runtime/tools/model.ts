@@ -106,10 +106,13 @@ export const OperationToolSchema = z
     name: toolName.optional(),
     /** No step for this operation (say why in `reason`). */
     skip: z.boolean().optional(),
+    /** Why the operation is skipped: required with `skip: true`, refused without it. */
     reason: z.string().min(1).optional(),
     ...StepShape,
   })
-  .strict();
+  .strict()
+  .refine((t) => t.skip !== true || t.reason !== undefined, { message: "say why the operation has no step: add `reason`", path: ["reason"] })
+  .refine((t) => t.reason === undefined || t.skip === true, { message: "`reason` explains a skipped operation; add `skip: true` or remove `reason`", path: ["reason"] });
 
 /** A step of `x-stepforge.tools.steps`: built on one operation of the spec. */
 export const CompositeToolSchema = z

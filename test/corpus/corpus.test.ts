@@ -7,18 +7,21 @@
  * - GitHub's REST API description (`@octokit/openapi`, 1,223 operations), fetched from the npm
  *   registry with `npm pack` on first use and kept in node_modules/.cache.
  * - Every OpenAPI 3.0 / 3.1 JSON document of `@readme/oas-examples` (a devDependency).
- * - The World News API's public spec, a fixture in test/corpus/specs/ (not published on npm), and
- *   the official Trello spec when it is placed there (see the README there).
+ * - The World News API's public spec and Atlassian's official Trello spec (255 operations),
+ *   fixtures in test/corpus/specs/ (neither is published on npm; provenance in the README there).
  *
  * Cost: generation runs in-process (one module load for all); the single tsc program is most of
  * the time (GitHub's output alone is ~13 MB of TypeScript).
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { setPriority } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { pointerResolver, sampleFromSchema } from "../../runtime/mock/sample.js";
 import { runCli, type CliResult } from "../helpers/cli.js";
 import { typecheck } from "../helpers/tsc.js";
+import { DocumentValidator, successSchemas } from "../mock/sample-helpers.js";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
 // Inside the package, so generated code imports the runtime by relative path and tsc resolves it.
@@ -70,58 +73,89 @@ function exampleCases(): Case[] {
 }
 
 const WORLDNEWS_SPEC = join(ROOT, "test", "corpus", "specs", "world-news-api-openapi-3.json");
-/** Not on npm and not committed yet (see test/corpus/specs/README.md); taken when present. */
+/** Atlassian's own Trello spec, not on npm (provenance in test/corpus/specs/README.md). */
 const TRELLO_SPEC = join(ROOT, "test", "corpus", "specs", "trello-openapi.json");
 
 const CASES: Case[] = [
   { name: "github-rest", file: githubSpec },
   { name: "worldnews-public", file: () => WORLDNEWS_SPEC },
-  ...(existsSync(TRELLO_SPEC)
-    ? [{ name: "trello-official", file: () => TRELLO_SPEC, generateFails: "SF113 undeclared path parameter {idCard} and SF112 duplicate operationId (issue 12: repair leniently)" }]
-    : []),
+  {
+    name: "trello-official",
+    file: () => TRELLO_SPEC,
+    generateFails: "SF113 undeclared path parameter {idCard} at 1:114779 and SF112 duplicate operationId put-members-id-notificationChannelSettings-channel-blockedKeys (twice); issue 12: repair leniently",
+  },
   ...exampleCases(),
 ];
 
 const generated = new Map<string, CliResult>();
 let tscOutput = "";
 
-beforeAll(async () => {
-  rmSync(WORK, { recursive: true, force: true });
-  mkdirSync(WORK, { recursive: true });
-  for (const c of CASES) generated.set(c.name, await runCli("generate", "--spec", c.file(), "--out", join(WORK, c.name)));
-  const tsconfig = join(WORK, "tsconfig.json");
-  writeFileSync(tsconfig, JSON.stringify({ extends: relative(WORK, join(ROOT, "tsconfig.json")), compilerOptions: { rootDir: relative(WORK, ROOT), noEmit: true }, include: ["**/*.ts"], exclude: [] }));
-  tscOutput = typecheck(tsconfig).output;
-}, 600_000);
-
-/** tsc's errors in one case's output directory. */
-function errorsOf(name: string): string[] {
-  const prefix = `${relative(ROOT, join(WORK, name))}/`;
-  return tscOutput.split("\n").filter((line) => line.startsWith(prefix) && / error TS\d+/.test(line));
+// This file is most of the suite's CPU (in-process generation of ~13 MB of TypeScript, one large
+// tsc); at a lower priority it yields the cores to files running beside it whose servers must
+// start within a bounded wait (Prism). tsc, spawned from here, inherits the priority.
+try {
+  setPriority(10);
+} catch {
+  // not permitted here: run at the normal priority
 }
 
-describe("corpus: generate --spec FILE --out DIR", () => {
-  for (const c of CASES) {
-    const check = () => {
-      const result = generated.get(c.name)!;
-      expect(result.stderr.split("\n").filter((l) => / error /.test(l))).toEqual([]);
-      expect(result.code).toBe(0);
-    };
-    if (c.generateFails) it.fails(`${c.name} generates (fails today: ${c.generateFails})`, check);
-    else it(`${c.name} generates`, check);
+describe("corpus: generated outputs", () => {
+  beforeAll(async () => {
+    rmSync(WORK, { recursive: true, force: true });
+    mkdirSync(WORK, { recursive: true });
+    for (const c of CASES) generated.set(c.name, await runCli("generate", "--spec", c.file(), "--out", join(WORK, c.name)));
+    const tsconfig = join(WORK, "tsconfig.json");
+    writeFileSync(tsconfig, JSON.stringify({ extends: relative(WORK, join(ROOT, "tsconfig.json")), compilerOptions: { rootDir: relative(WORK, ROOT), noEmit: true }, include: ["**/*.ts"], exclude: [] }));
+    tscOutput = typecheck(tsconfig).output;
+  }, 600_000);
+
+  /** tsc's errors in one case's output directory. */
+  function errorsOf(name: string): string[] {
+    const prefix = `${relative(ROOT, join(WORK, name))}/`;
+    return tscOutput.split("\n").filter((line) => line.startsWith(prefix) && / error TS\d+/.test(line));
   }
+
+  describe("corpus: generate --spec FILE --out DIR", () => {
+    for (const c of CASES) {
+      const check = () => {
+        const result = generated.get(c.name)!;
+        expect(result.stderr.split("\n").filter((l) => / error /.test(l))).toEqual([]);
+        expect(result.code).toBe(0);
+      };
+      if (c.generateFails) it.fails(`${c.name} generates (fails today: ${c.generateFails})`, check);
+      else it(`${c.name} generates`, check);
+    }
+  });
+
+  describe("corpus: the outputs type-check under strict", () => {
+    it("ran tsc over every output that was generated", () => {
+      expect(CASES.filter((c) => !c.generateFails).every((c) => existsSync(join(WORK, c.name)))).toBe(true);
+      // every line tsc printed belongs to a case's output (nothing from the runtime itself)
+      const foreign = tscOutput.split("\n").filter((l) => / error TS\d+/.test(l) && !CASES.some((c) => l.startsWith(`${relative(ROOT, join(WORK, c.name))}/`)));
+      expect(foreign).toEqual([]);
+    });
+    for (const c of CASES.filter((x) => !x.generateFails)) {
+      const check = () => expect(errorsOf(c.name)).toEqual([]);
+      if (c.typecheckFails) it.fails(`${c.name} type-checks (fails today: ${c.typecheckFails})`, check);
+      else it(`${c.name} type-checks`, check);
+    }
+  });
 });
 
-describe("corpus: the outputs type-check under strict", () => {
-  it("ran tsc over every output that was generated", () => {
-    expect(CASES.filter((c) => !c.generateFails).every((c) => existsSync(join(WORK, c.name)))).toBe(true);
-    // every line tsc printed belongs to a case's output (nothing from the runtime itself)
-    const foreign = tscOutput.split("\n").filter((l) => / error TS\d+/.test(l) && !CASES.some((c) => l.startsWith(`${relative(ROOT, join(WORK, c.name))}/`)));
-    expect(foreign).toEqual([]);
-  });
-  for (const c of CASES.filter((x) => !x.generateFails)) {
-    const check = () => expect(errorsOf(c.name)).toEqual([]);
-    if (c.typecheckFails) it.fails(`${c.name} type-checks (fails today: ${c.typecheckFails})`, check);
-    else it(`${c.name} type-checks`, check);
-  }
+describe("corpus: mock data from GitHub's schemas", () => {
+  it("samples every 4th JSON success response of the GitHub spec validly (Ajv 2020-12 with formats)", () => {
+    const spec = JSON.parse(readFileSync(githubSpec(), "utf8")) as Record<string, unknown>;
+    const validator = new DocumentValidator(spec);
+    const resolve = pointerResolver(spec);
+    const responses = successSchemas(spec);
+    expect(responses.length).toBeGreaterThan(900);
+    const invalid: string[] = [];
+    // every 4th keeps Ajv's compile time (most of this test's cost) in the budget; all 954 pass too
+    for (const { where, schema } of responses.filter((_, i) => i % 4 === 0)) {
+      const value = sampleFromSchema(schema, { seed: where, resolve });
+      const validate = validator.compile(schema);
+      if (!validate(value)) invalid.push(`${where}: ${JSON.stringify(validate.errors?.[0])}`);
+    }
+    expect(invalid).toEqual([]);
+  }, 300_000);
 });
