@@ -72,14 +72,14 @@ describe("emitMock", () => {
     });
     const [file] = await emitMock(model, context);
     expect(body(file!.content)).toMatchInlineSnapshot(`
-      "import { startMockServer } from "stepforge/runtime/mock";
+      "import { registerMock, startMockServer } from "stepforge/runtime/mock";
       import type { MockDefinition, MockOptions, RunningMock } from "stepforge/runtime/mock";
       import { descriptor } from "./descriptor.js";
 
       /**
        * The behavioural mock of Widgets, from specs/widgets.yaml: descriptor, mock model, operations and schemas.
        */
-      export const mockDefinition: MockDefinition = {
+      export const mockDefinition: MockDefinition = registerMock({
         descriptor,
         mock: {
           credentials: { apiKey: "mock-apiKey" },
@@ -96,7 +96,12 @@ describe("emitMock", () => {
             method: "GET",
             path: "/widgets/{id}",
             parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
-            success: { status: 200, contentType: "application/json", example: { id: "w1", name: "a" } },
+            success: {
+              status: 200,
+              contentType: "application/json",
+              example: { id: "w1", name: "a" },
+              schema: { $ref: "#/components/schemas/Widget" },
+            },
           },
         },
         components: {
@@ -108,7 +113,7 @@ describe("emitMock", () => {
             },
           },
         },
-      };
+      });
 
       /** Starts the Widgets mock on 127.0.0.1 (a free port unless \`options.port\`); \`close()\` stops it. */
       export function startWidgetsMock(options: MockOptions = {}): Promise<RunningMock> {
