@@ -4,16 +4,18 @@ NODE_MODULES_STAMP := node_modules/.package-lock.json
 
 .PHONY: install build generate check lint typecheck test demo bench bench-quick clean
 
-# npm ci when the lock changed (or nothing is installed); it also builds dist/ (prepare script).
+# npm ci when the lock changed (or nothing is installed). --ignore-scripts: the `build` target
+# compiles dist/ once (the prepare script would build it a second time).
 $(NODE_MODULES_STAMP): package-lock.json package.json
-	npm ci --no-audit --no-fund
+	npm ci --no-audit --no-fund --ignore-scripts
 
 install: $(NODE_MODULES_STAMP)
 
 build: install
 	npm run --silent build
 
-# Regenerate generated/ from specs/ (writes only files whose content changes).
+# Regenerate generated/ from specs/ (writes only files whose content changes) and compile what
+# changed into dist/, so the CLI and the package entries see it at once.
 generate: build
 	node bin/stepforge.js generate
 

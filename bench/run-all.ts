@@ -26,6 +26,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: "generate", file: "generate.ts", title: "Generation: stepforge vs openapi-typescript vs HeyAPI", quick: true },
   { name: "typecheck", file: "typecheck.ts", title: "Type-check cost of the generated code", quick: true },
   { name: "runtime", file: "runtime.ts", title: "Runtime: per-call overhead and the limiter", quick: false },
+  { name: "limiter-shared", file: "limiter-shared.ts", title: "Shared limiter: per-call overhead on each store, wait under load, many processes before and after", quick: true },
   { name: "mock", file: "mock-vs-prism.ts", title: "Mocks: behavioural mock vs Prism", quick: false },
   { name: "bundle", file: "bundle.ts", title: "Package weight", quick: false },
 ];

@@ -3,14 +3,19 @@
  * maps failures to exit codes: 0 success, 1 the command failed (bad spec, stale output, lint
  * errors), 2 the command was called wrongly.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { formatDiagnostic, SpecError } from "../generator/diagnostics.js";
-import { USAGE, UsageError } from "./usage.js";
+import { packageRoot } from "../generator/package-root.js";
+import { COMMAND_HELP, commandHelp, overview, usage, usageOf, UsageError } from "./usage.js";
 
 type Command = (argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream) => Promise<number>;
 
 /**
  * Commands load on demand: `generate` and `lint` must never import generated/, or a stale or
  * broken generated file would stop the one command that repairs it.
+ * A new command is one loader here plus one entry in COMMAND_HELP (cli/usage.ts) for its help;
+ * test/cli/help.test.ts fails when the two lists differ.
  */
 const COMMANDS: Record<string, () => Promise<Command>> = {
   generate: async () => (await import("./commands/generate.js")).generateCommand,
@@ -24,16 +29,50 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   auth: async () => (await import("./commands/auth.js")).authCommand,
 };
 
+export const COMMAND_NAMES = (): string[] => Object.keys(COMMANDS);
+
+const isHelpFlag = (arg: string) => arg === "--help" || arg === "-h";
+
+function version(): string {
+  return (JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string }).version;
+}
+
 export async function main(argv: string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === "help" || name === "--help" || name === "-h") {
-    (name === undefined ? err : out).write(USAGE);
-    return name === undefined ? 2 : 0;
+  if (name === undefined) {
+    err.write(overview());
+    return 2;
+  }
+  if (isHelpFlag(name)) {
+    out.write(overview());
+    return 0;
+  }
+  if (name === "--version" || name === "-v") {
+    out.write(`${version()}\n`);
+    return 0;
+  }
+  if (name === "help") {
+    if (rest.length === 0) {
+      out.write(overview());
+      return 0;
+    }
+    const text = commandHelp(rest[0]!);
+    if (text === undefined || rest.length > 1) {
+      err.write(`stepforge help: ${text === undefined ? `unknown command "${rest[0]}"` : "name one command"}\n${usage()}`);
+      return 2;
+    }
+    out.write(text);
+    return 0;
   }
   const load = COMMANDS[name];
   if (!load) {
-    err.write(`stepforge: unknown command "${name}"\n${USAGE}`);
+    err.write(`stepforge: unknown command "${name}" (stepforge --help lists the commands)\n${usage()}`);
     return 2;
+  }
+  // `stepforge COMMAND --help` (anywhere among its arguments, e.g. `tools list --help`).
+  if (rest.some(isHelpFlag) && COMMAND_HELP[name]) {
+    out.write(commandHelp(name)!);
+    return 0;
   }
   try {
     const command = await load();
@@ -48,7 +87,7 @@ export async function main(argv: string[], out: NodeJS.WritableStream = process.
     if (error instanceof UsageError || code?.startsWith("ERR_PARSE_ARGS")) {
       // parseArgs quotes a stray argument, which may be a secret given without its flag (--secret).
       const message = code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL" ? "unexpected argument without a --flag before it; this command takes only --flag value options" : (error as Error).message;
-      err.write(`stepforge ${name}: ${message}\n${USAGE}`);
+      err.write(`stepforge ${name}: ${message}\n${usageOf(name)}`);
       return 2;
     }
     err.write(`stepforge ${name}: ${(error as Error).message}\n`);

@@ -56,8 +56,9 @@ function generatorCode(projectRoot: string): string[] {
  * yaml, ...): an upgrade can change the output without touching a file hashed above.
  */
 function dependencyVersions(projectRoot: string): string {
-  const pkg = JSON.parse(readFileSync(join(projectRoot, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
-  return Object.keys(pkg.dependencies ?? {})
+  const pkg = JSON.parse(readFileSync(join(projectRoot, "package.json"), "utf8")) as { dependencies?: Record<string, string>; peerDependencies?: Record<string, string> };
+  // The generator's own tools (openapi-typescript, handlebars) are optional peer dependencies.
+  return [...new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})])]
     .sort()
     .map((name) => {
       try {

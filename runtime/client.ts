@@ -31,7 +31,8 @@ import {
 import { findFailure, requestIdOf, retryAfterOf } from "./classify.js";
 import { baseUrlFields, type ConnectionStore, validateConnection } from "./connections.js";
 import { emit, type Hooks } from "./hooks.js";
-import { effectiveLimits, hashOf, LimitRegistry, type LimitOverrides, type LimitScopes, QuotaRefusedError, type Ticket } from "./limits.js";
+import { effectiveLimits, hashOf, type Limiter, LimitRegistry, type LimitOverrides, type LimitScopes, type PlannedLimit, planKey, QuotaRefusedError, type Ticket } from "./limits.js";
+import { SharedLimitRegistry } from "./limits-shared.js";
 import { iteratePages, type Page, type PagingOptions } from "./paging.js";
 import { backoffDelay, innerMessage, neverSent, resendSafe, resolveRetry, type RetryOptions } from "./retry.js";
 import { sleep } from "./time.js";
@@ -52,7 +53,8 @@ export const UNSAFE_PATH_VALUE = "UNSAFE_PATH_VALUE";
 export interface SharedState {
   /** Where state shared with other processes lives (memory: this process only). */
   store: StateStore;
-  limits: LimitRegistry;
+  /** In this process (`LimitRegistry`), or across processes (`SharedLimitRegistry` over the store). */
+  limits: Limiter;
   tokens: TokenCache;
 }
 
@@ -62,7 +64,9 @@ export interface SharedState {
  */
 export function createSharedState(config: StateConfig = {}): SharedState {
   const store = createStateStore(config);
-  return { store, limits: new LimitRegistry(), tokens: new TokenCache({ store }) };
+  // One process: the in-process limiter (nothing to share, no store round trips per call).
+  const limits = store.backend === "memory" ? new LimitRegistry() : new SharedLimitRegistry(store);
+  return { store, limits, tokens: new TokenCache({ store }) };
 }
 
 let processState: SharedState | undefined;
@@ -209,6 +213,8 @@ interface PreparedRequest {
   url: string;
   headers: Headers;
   body: string | FormData | undefined;
+  /** The call's path parameters (per-board or per-workspace limits count by them). */
+  pathValues: Record<string, unknown> | undefined;
 }
 
 function prepareRequest(baseUrl: string, op: OperationDescriptor, init: CallInit, querySerializer: (query: Record<string, unknown>) => string): PreparedRequest {
@@ -220,7 +226,7 @@ function prepareRequest(baseUrl: string, op: OperationDescriptor, init: CallInit
   const body = init.body === undefined ? undefined : serializeBody(init.body, given);
   // Only a JSON body gets a content type; FormData brings its own with the boundary.
   const headers = body === undefined || body instanceof FormData ? given : mergeHeaders({ "Content-Type": "application/json" }, given);
-  return { method: op.method.toUpperCase(), url, headers, body };
+  return { method: op.method.toUpperCase(), url, headers, body, pathValues: params.path };
 }
 
 function combineSignals(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
@@ -445,16 +451,19 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
     return true;
   }
 
-  // The limits each operation counts against, with their shared state (planned once per operation).
-  const plans = new Map<string, ReturnType<LimitRegistry["plan"]>>();
+  // The limits each operation counts against, with their shared state (planned once per operation,
+  // or per path value when a limit counts per board/workspace or looks at the concrete path).
+  const plans = new Map<string, PlannedLimit[]>();
 
   async function transport(request: PreparedRequest, state: CallState): Promise<unknown> {
     const { op } = state;
     const { method, body } = request;
-    let planned = plans.get(op.operationId);
+    const planId = op.operationId + planKey(limits, op, request.pathValues);
+    let planned = plans.get(planId);
     if (!planned) {
-      planned = shared.limits.plan(descriptor.id, limits, op, scopes);
-      plans.set(op.operationId, planned);
+      planned = shared.limits.plan(descriptor.id, limits, op, scopes, request.pathValues);
+      if (plans.size >= 4096) plans.clear(); // path-keyed plans: one per value seen, kept bounded
+      plans.set(planId, planned);
     }
     const onThrottle = hooks ? (limit: string, waitMs: number) => emit(hooks, { type: "throttle", ...base, operation: op.operationId, limit, waitMs }) : undefined;
 
@@ -473,6 +482,8 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
             resetsAt: error.refusal.resetsAt.toISOString(),
           });
         }
+        // The shared limits could not be consulted: `call` turns it into a NetworkError (state_unreachable).
+        if (isStateUnavailable(error)) throw error;
         throw aborted(state);
       }
 

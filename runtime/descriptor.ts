@@ -147,6 +147,8 @@ export const LimitSchema = z.discriminatedUnion("kind", [
       resetTimeZone: z.string().min(1).describe("IANA zone whose midnight resets the quota"),
     })
     .strict(),
+  z.object({ kind: z.literal("monthly-quota"), ...LimitBase, requests: z.number().int().positive(),
+    resetTimeZone: z.string().min(1).describe("IANA zone whose midnight on the 1st resets the quota") }).strict(),
   z
     .object({
       kind: z.literal("header-quota"),
@@ -158,8 +160,6 @@ export const LimitSchema = z.discriminatedUnion("kind", [
       resetTimeZone: z.string().min(1),
     })
     .strict(),
-  z.object({ kind: z.literal("monthly-quota"), ...LimitBase, requests: z.number().int().positive(),
-    resetTimeZone: z.string().min(1).describe("IANA zone whose midnight on the 1st resets the quota") }).strict(),
 ]);
 
 export const ErrorKindSchema = z.enum([

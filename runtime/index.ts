@@ -44,7 +44,9 @@ export {
 } from "./connections.js";
 export type { ConnectionStore, ConnectionRef, RotationStep } from "./connections.js";
 export { LimitRegistry, effectiveLimits } from "./limits.js";
-export type { LimitOverride, LimitOverrides } from "./limits.js";
+export type { LimitOverride, LimitOverrides, Limiter } from "./limits.js";
+export { SharedLimitRegistry } from "./limits-shared.js";
+export type { SharedLimitOptions } from "./limits-shared.js";
 export { TokenCache } from "./tokens.js";
 export type { TokenEntry, TokenCacheOptions, RenewalRetry } from "./tokens.js";
 export {
@@ -76,7 +78,7 @@ export type {
 } from "./state/index.js";
 export type { Hooks, RuntimeEvent, RequestEvent, ResponseEvent, RetryEvent, ThrottleEvent, TokenEvent } from "./hooks.js";
 export type { RetryOptions } from "./retry.js";
-export { nextMidnight, dayIn } from "./time.js";
+export { nextMidnight, dayIn, monthIn, nextMonthStart } from "./time.js";
 export { getPath, firstPath } from "./values.js";
 export { parseRetryAfter } from "./classify.js";
 export type { TriggersExtension } from "./triggers/model.js";

@@ -6,20 +6,22 @@
  *   after its response arrived (the server counted it somewhere in between, so this never lets
  *   through a request the server's own sliding or fixed window would refuse).
  * - `concurrency`: requests in flight.
- * - `daily-quota`: requests per calendar day in the service's zone; past it, calls fail at once with
- *   a QuotaExhaustedError naming the reset time.
+ * - `daily-quota` / `monthly-quota`: requests per calendar day (month) in the service's zone; past
+ *   it, calls fail at once with a QuotaExhaustedError naming the reset time.
  * - `header-quota`: what the service reports is left (response headers); a call that would take
  *   it below zero fails at once, before it is sent.
  *
- * State lives in a LimitRegistry, keyed by limit id and scope (the connection, or the value of a
- * declared credential field such as Trello's API key, hashed), so every client sharing the registry
- * shares budgets as the service counts them. Waiters are served first come, first served per
+ * State lives in a LimitRegistry, keyed by limit id and scope (the connection, the value of a
+ * declared credential field such as Trello's API key, or the value of a path parameter such as a
+ * board or workspace id, hashed), so every client sharing the registry shares budgets as the
+ * service counts them. A limit with `penaltySeconds` holds every caller of its key back for that
+ * long after the service refused one; `excludePathPrefixes` exempts routes the limit does not cover. Waiters are served first come, first served per
  * limiting state; one waiter blocked on a full window does not hold back a waiter of another
  * connection.
  */
 import { createHash } from "node:crypto";
 import type { LimitSpec, OperationDescriptor, ServiceDescriptor } from "./descriptor.js";
-import { dayIn, nextMidnight } from "./time.js";
+import { dayIn, monthIn, nextMidnight, nextMonthStart } from "./time.js";
 
 /** Per-connection changes to declared limits: a paid plan's numbers, or shrunk windows in tests. */
 export interface LimitOverride {
@@ -67,6 +69,47 @@ export interface LimitScopes {
   fields: Record<string, string>;
 }
 
+/** One call's path parameter values (the `params.path` of a call), for `per: path:` limits and path prefixes. */
+export type PathValues = Record<string, unknown> | undefined;
+
+/** The call's concrete path: the operation's template with the given values filled in. */
+export function concretePath(op: OperationDescriptor, values: PathValues): string {
+  if (!values) return op.path;
+  return op.path.replace(/\{([^}]+)\}/g, (whole, name: string) => {
+    const value = values[name];
+    return value === undefined || value === null ? whole : encodeURIComponent(String(value));
+  });
+}
+
+/** Whether a limit counts a call to `op` at `path` (its class, prefix and exclusions). */
+export function limitCovers(spec: LimitSpec, op: OperationDescriptor, path: string): boolean {
+  if (spec.applies !== "all" && spec.applies !== op.limitClass) return false;
+  if (spec.pathPrefix && !path.startsWith(spec.pathPrefix)) return false;
+  if (spec.excludePathPrefixes?.some((prefix) => path.startsWith(prefix))) return false;
+  if (spec.per.startsWith("path:") && !op.path.includes(`{${spec.per.slice(5)}}`)) return false;
+  return true;
+}
+
+/**
+ * The part of a call that decides which limit states it uses, beyond the operation itself: the
+ * values of the path parameters a `path:` limit or a path prefix looks at. Callers cache plans by
+ * `operationId + planKey(...)`; an empty key means one plan serves every call of the operation.
+ */
+export function planKey(limits: LimitSpec[], op: OperationDescriptor, values: PathValues): string {
+  if (!values || !op.path.includes("{")) return "";
+  const byPath = limits.some((l) => l.per.startsWith("path:") || l.pathPrefix !== undefined || l.excludePathPrefixes !== undefined);
+  return byPath ? `|${concretePath(op, values)}` : "";
+}
+
+/** The scope a limit counts a call under: the connection, a credential field's value or a path value (hashed). */
+export function scopeOf(spec: LimitSpec, scopes: LimitScopes, values: PathValues): string {
+  if (spec.per === "connection") return `c:${scopes.connection}`;
+  if (spec.per.startsWith("field:")) return `f:${scopes.fields[spec.per.slice(6)] ?? scopes.connection}`;
+  const value = values?.[spec.per.slice(5)];
+  // A path limit with no value (a caller that left it out) is counted per connection, never skipped.
+  return value === undefined || value === null ? `c:${scopes.connection}` : `p:${hashOf(String(value))}`;
+}
+
 export function hashOf(value: string): string {
   return createHash("sha256").update(value).digest("hex").slice(0, 16);
 }
@@ -84,10 +127,13 @@ interface WindowState {
 interface ConcurrencyState {
   kind: "concurrency";
   active: number;
+  /** A penalty period after the service refused a call: send nothing before this. */
+  blockedUntil: number;
 }
-interface DailyState {
-  kind: "daily-quota";
-  day: string;
+/** A daily or monthly quota: `period` is the calendar day or month it counts. */
+interface PeriodState {
+  kind: "daily-quota" | "monthly-quota";
+  period: string;
   count: number;
   exhausted: boolean;
 }
@@ -98,10 +144,12 @@ interface HeaderState {
   reserved: number;
   cost: number;
 }
-type State = WindowState | ConcurrencyState | DailyState | HeaderState;
+type State = WindowState | ConcurrencyState | PeriodState | HeaderState;
 
 export interface PlannedLimit {
   spec: LimitSpec;
+  /** Names the budget: service, limit and scope (never a secret: credential values are hashed). */
+  key: string;
   state: State;
 }
 
@@ -141,26 +189,43 @@ type Verdict = { ok: true } | { ok: false; wait: number; blocking: State[]; limi
 
 const NOOP_TICKET: Ticket = { release() {} };
 
-export class LimitRegistry {
+/**
+ * What clients need from a limiter: this in-process registry, or one over the shared state layer
+ * (`SharedLimitRegistry`, runtime/limits-shared.ts) that many processes use together.
+ */
+export interface Limiter {
+  plan(service: string, limits: LimitSpec[], op: OperationDescriptor, scopes: LimitScopes, values?: PathValues): PlannedLimit[];
+  acquire(
+    planned: PlannedLimit[],
+    options?: { signal?: AbortSignal | undefined; onThrottle?: ((limit: string, waitMs: number) => void) | undefined },
+  ): Promise<Ticket>;
+  noteRejection(planned: PlannedLimit[], status: number, code: string | undefined, retryAfterMs: number | undefined): { refusal?: QuotaRefusal; waitMs?: number };
+  /** This process's view of its budgets, for tests and introspection. */
+  snapshot(): Array<{ key: string; kind: string; value: number }>;
+}
+
+export class LimitRegistry implements Limiter {
   private readonly states = new Map<string, State>();
   private readonly queue: Waiter[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
   private timerAt = Infinity;
 
-  /** The limits that apply to one call of `op`, with their shared state. */
-  plan(service: string, limits: LimitSpec[], op: OperationDescriptor, scopes: LimitScopes): PlannedLimit[] {
+  /**
+   * The limits that apply to one call of `op`, with their shared state. `values` are the call's
+   * path parameters (needed for `per: path:` limits and path prefixes; see `planKey`).
+   */
+  plan(service: string, limits: LimitSpec[], op: OperationDescriptor, scopes: LimitScopes, values?: PathValues): PlannedLimit[] {
     const planned: PlannedLimit[] = [];
+    const path = concretePath(op, values);
     for (const spec of limits) {
-      if (spec.applies !== "all" && spec.applies !== op.limitClass) continue;
-      if (spec.pathPrefix && !op.path.startsWith(spec.pathPrefix)) continue;
-      const scope = spec.per === "connection" ? `c:${scopes.connection}` : `f:${scopes.fields[spec.per.slice(6)] ?? scopes.connection}`;
-      const key = `${service}|${spec.id}|${spec.per}|${scope}`;
+      if (!limitCovers(spec, op, path)) continue;
+      const key = `${service}|${spec.id}|${spec.per}|${scopeOf(spec, scopes, values)}`;
       let state = this.states.get(key);
       if (!state || state.kind !== spec.kind) {
         state = newState(spec);
         this.states.set(key, state);
       }
-      planned.push({ spec, state });
+      planned.push({ spec, key, state });
     }
     return planned;
   }
@@ -190,8 +255,9 @@ export class LimitRegistry {
 
   /**
    * The service refused a call with a limit's declared rejection: believe it. A quota is then spent
-   * for the day (the refusal says until when); a window is full until Retry-After, or for one whole
-   * window when the service gave none, and every caller sharing it holds back (`waitMs`).
+   * for the day or month (the refusal says until when); a window is full until Retry-After, or for
+   * one whole window when the service gave none, and every caller sharing it holds back (`waitMs`).
+   * A limit with `penaltySeconds` holds its key back at least that long (window or concurrency).
    */
   noteRejection(
     planned: PlannedLimit[],
@@ -205,7 +271,7 @@ export class LimitRegistry {
       const r = p.spec.rejection;
       const matches = (r.code !== undefined && r.code === code) || (r.code === undefined && r.status === status);
       if (!matches) continue;
-      if (p.state.kind === "daily-quota") {
+      if (p.state.kind === "daily-quota" || p.state.kind === "monthly-quota") {
         p.state.exhausted = true;
         return { refusal: refusalFor(p.spec, now) };
       }
@@ -214,9 +280,13 @@ export class LimitRegistry {
         p.state.day = dayIn((p.spec as Extract<LimitSpec, { kind: "header-quota" }>).resetTimeZone);
         return { refusal: refusalFor(p.spec, now) };
       }
+      const penaltyMs = (p.spec.penaltySeconds ?? 0) * 1000;
       if (p.state.kind === "window" && p.spec.kind === "window") {
-        const wait = retryAfterMs ?? p.spec.windowSeconds * 1000;
+        const wait = Math.max(retryAfterMs ?? p.spec.windowSeconds * 1000, penaltyMs);
         p.state.blockedUntil = Math.max(p.state.blockedUntil, now + wait);
+        waitMs = Math.max(waitMs ?? 0, p.state.blockedUntil - now);
+      } else if (p.state.kind === "concurrency" && penaltyMs > 0) {
+        p.state.blockedUntil = Math.max(p.state.blockedUntil, now + Math.max(retryAfterMs ?? 0, penaltyMs));
         waitMs = Math.max(waitMs ?? 0, p.state.blockedUntil - now);
       }
     }
@@ -232,6 +302,7 @@ export class LimitRegistry {
         case "concurrency":
           return { key, kind: s.kind, value: s.active };
         case "daily-quota":
+        case "monthly-quota":
           return { key, kind: s.kind, value: s.count };
         case "header-quota":
           return { key, kind: s.kind, value: s.remaining ?? Number.NaN };
@@ -307,37 +378,46 @@ function newState(spec: LimitSpec): State {
     case "window":
       return { kind: "window", entries: [], blockedUntil: 0, pruneAt: 64 };
     case "concurrency":
-      return { kind: "concurrency", active: 0 };
+      return { kind: "concurrency", active: 0, blockedUntil: 0 };
     case "daily-quota":
-      return { kind: "daily-quota", day: "", count: 0, exhausted: false };
+    case "monthly-quota":
+      return { kind: spec.kind, period: "", count: 0, exhausted: false };
     case "header-quota":
       return { kind: "header-quota", day: "", remaining: undefined, reserved: 0, cost: 1 };
-    case "monthly-quota":
-      // Placeholder until the client limiter counts months (helper issue-13b); the service still refuses.
-      return { kind: "concurrency", active: 0 };
   }
 }
 
-function refusalFor(spec: LimitSpec, now: number): QuotaRefusal {
-  const zone = spec.kind === "daily-quota" || spec.kind === "header-quota" ? spec.resetTimeZone : "UTC";
-  const resetsAt = nextMidnight(zone, now);
+/** The calendar period a quota counts (day or month in its zone) and when the next one starts. */
+export function quotaPeriod(spec: LimitSpec, now: number): { period: string; resetsAt: Date } {
+  const zone = "resetTimeZone" in spec ? spec.resetTimeZone : "UTC";
+  return spec.kind === "monthly-quota"
+    ? { period: monthIn(zone, now), resetsAt: nextMonthStart(zone, now) }
+    : { period: dayIn(zone, now), resetsAt: nextMidnight(zone, now) };
+}
+
+export function refusalFor(spec: LimitSpec, now: number): QuotaRefusal {
+  const zone = "resetTimeZone" in spec ? spec.resetTimeZone : "UTC";
+  const { resetsAt } = quotaPeriod(spec, now);
   const what =
     spec.kind === "daily-quota"
       ? `the daily quota of ${spec.requests} requests ("${spec.id}") is used up`
-      : `the quota reported by the service ("${spec.id}") is used up`;
+      : spec.kind === "monthly-quota"
+        ? `the monthly quota of ${spec.requests} requests ("${spec.id}") is used up`
+        : `the quota reported by the service ("${spec.id}") is used up`;
+  const when = spec.kind === "monthly-quota" ? `midnight on the 1st, ${zone}` : `midnight ${zone}`;
   return {
     limit: spec,
     resetsAt,
-    message: `${what}; it resets at ${resetsAt.toISOString()} (midnight ${zone})`,
+    message: `${what}; it resets at ${resetsAt.toISOString()} (${when})`,
   };
 }
 
 function evaluate(planned: PlannedLimit[], now: number): Verdict {
   // Quotas first: a call that cannot be made today fails now instead of waiting for a window.
   for (const { spec, state } of planned) {
-    if (state.kind === "daily-quota" && spec.kind === "daily-quota") {
-      const day = dayIn(spec.resetTimeZone, now);
-      if (state.day !== day) Object.assign(state, { day, count: 0, exhausted: false });
+    if ((state.kind === "daily-quota" || state.kind === "monthly-quota") && (spec.kind === "daily-quota" || spec.kind === "monthly-quota")) {
+      const { period } = quotaPeriod(spec, now);
+      if (state.period !== period) Object.assign(state, { period, count: 0, exhausted: false });
       if (state.exhausted || state.count >= spec.requests) return { ok: false, refusal: refusalFor(spec, now) };
     } else if (state.kind === "header-quota" && spec.kind === "header-quota") {
       const day = dayIn(spec.resetTimeZone, now);
@@ -365,7 +445,8 @@ function evaluate(planned: PlannedLimit[], now: number): Verdict {
         w = done.length >= excess ? done[excess - 1]! + span - now + 1 : Infinity;
       }
     } else if (state.kind === "concurrency" && spec.kind === "concurrency") {
-      if (state.active >= spec.max) w = Infinity;
+      if (state.blockedUntil > now) w = state.blockedUntil - now;
+      else if (state.active >= spec.max) w = Infinity;
     }
     if (w > 0) {
       blocking.push(state);
@@ -401,6 +482,7 @@ function commit(planned: PlannedLimit[], pump: () => void): Ticket {
         });
         break;
       case "daily-quota":
+      case "monthly-quota":
         state.count++;
         releases.push(({ sent }) => {
           if (!sent) state.count = Math.max(0, state.count - 1);

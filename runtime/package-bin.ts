@@ -1,12 +1,72 @@
-/** The script behind an installed package's bin (run with this Node, no shell, no npx). */
-import { createRequire } from "node:module";
+/**
+ * Finding the tools stepforge runs but does not depend on. Spectral (`lint`), Prism (`mock
+ * --prism`) and the generator's openapi-typescript and Handlebars (`generate`) are optional peer
+ * dependencies: an application that only imports `stepforge/trello` does not install them. When a
+ * command needs one that is missing, it says so in one sentence with the exact command to add it,
+ * instead of failing inside Node's module loader.
+ */
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
-export function packageBin(packageName: string, binName: string): string {
-  const require = createRequire(import.meta.url);
-  const pkgPath = require.resolve(`${packageName}/package.json`);
-  const pkg = require(pkgPath) as { bin: string | Record<string, string> };
-  const bin = typeof pkg.bin === "string" ? pkg.bin : pkg.bin[binName];
-  if (!bin) throw new Error(`${packageName} has no bin "${binName}"`);
-  return join(dirname(pkgPath), bin);
+/** A tool a command needs is not installed; the message names it and the command that adds it. */
+export class MissingPackageError extends Error {
+  override name = "MissingPackageError";
+  constructor(
+    readonly feature: string,
+    readonly packages: readonly string[],
+  ) {
+    const list = packages.length === 1 ? packages[0]! : `${packages.slice(0, -1).join(", ")} and ${packages.at(-1)!}`;
+    const specs = packages.map((p) => `${p}@${suggestedVersion(p)}`).join(" ");
+    super(`${feature} needs ${list}, which ${packages.length === 1 ? "is" : "are"} not installed; add ${packages.length === 1 ? "it" : "them"} to your project: npm install -D ${specs}`);
+  }
+}
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/** stepforge's own package.json (this file sits in runtime/ or dist/runtime/). */
+function ownManifest(): { devDependencies?: Record<string, string>; peerDependencies?: Record<string, string> } {
+  for (let dir = here; ; dir = dirname(dir)) {
+    const file = join(dir, "package.json");
+    if (existsSync(file)) {
+      const pkg = JSON.parse(readFileSync(file, "utf8")) as { name?: string; devDependencies?: Record<string, string>; peerDependencies?: Record<string, string> };
+      if (pkg.name === "stepforge") return pkg;
+    }
+    if (dirname(dir) === dir) return {};
+  }
+}
+
+/** The version this package is tested with (its pinned devDependency), else its peer range. */
+function suggestedVersion(name: string): string {
+  const pkg = ownManifest();
+  return pkg.devDependencies?.[name] ?? pkg.peerDependencies?.[name] ?? "latest";
+}
+
+/**
+ * The directory of an installed package as Node would find it from here: `node_modules/<name>`
+ * in this directory or any parent. Looked up by path rather than `require.resolve`, which fails on
+ * packages whose `exports` hide package.json or offer no `require` condition.
+ */
+export function installedPackageDir(name: string): string | undefined {
+  for (let dir = here; ; dir = dirname(dir)) {
+    const candidate = join(dir, "node_modules", name);
+    if (existsSync(join(candidate, "package.json"))) return candidate;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/** Throws one MissingPackageError naming every package `feature` needs that is not installed. */
+export function requirePackages(feature: string, names: readonly string[]): void {
+  const missing = names.filter((n) => installedPackageDir(n) === undefined);
+  if (missing.length > 0) throw new MissingPackageError(feature, missing);
+}
+
+/** The script behind an installed package's bin (run with this Node, no shell, no npx). */
+export function packageBin(packageName: string, binName: string, feature = `running ${binName}`): string {
+  const dir = installedPackageDir(packageName);
+  if (!dir) throw new MissingPackageError(feature, [packageName]);
+  const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { bin?: string | Record<string, string> };
+  const bin = typeof pkg.bin === "string" ? pkg.bin : pkg.bin?.[binName];
+  if (!bin) throw new Error(`${packageName} has no bin "${binName}"; reinstall it: npm install -D ${packageName}@${suggestedVersion(packageName)}`);
+  return join(dir, bin);
 }

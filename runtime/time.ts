@@ -94,6 +94,7 @@ export function monthIn(timeZone: string, at = Date.now()): string {
 /** The instant of the next midnight on the 1st of a month in `timeZone` after `at` (daylight-saving aware). */
 export function nextMonthStart(timeZone: string, at = Date.now()): Date {
   const w = wallClock(at, timeZone);
+  // Date.UTC rolls month 13 over into January of the next year.
   const guess = Date.UTC(w.year, w.month, 1, 0, 0, 0);
   let instant = guess - offsetAt(guess, timeZone);
   instant = guess - offsetAt(instant, timeZone);

@@ -4,10 +4,13 @@ import { parseArgs } from "node:util";
 import { formatDiagnostic } from "../../generator/diagnostics.js";
 import { lintSpecs } from "../../generator/lint.js";
 import { packageRoot } from "../../generator/package-root.js";
+import { requirePackages } from "../../runtime/package-bin.js";
 import { projectSpecs } from "../project.js";
 
 export async function lintCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { spec: { type: "string", multiple: true } }, strict: true, allowPositionals: false });
+  // Spectral is an optional peer dependency: say how to add it before doing any work.
+  requirePackages("linting with Spectral", ["@stoplight/spectral-cli"]);
   const root = packageRoot();
   const specs = values.spec?.length ? values.spec.map((s) => resolve(s)) : projectSpecs(root);
   const found = await lintSpecs(specs, join(root, ".spectral.yaml"));

@@ -4,6 +4,7 @@
  */
 import { ServiceExtensionSchema, type ServiceExtension } from "../../runtime/descriptor.js";
 import { templateFields } from "../../runtime/template.js";
+import { checkTimeZone } from "../../runtime/time.js";
 import { TriggersExtensionSchema, type TriggersExtension } from "../../runtime/triggers/model.js";
 import { asObject } from "../refs.js";
 import { closest, reportProtoKeys, reportZod, type CheckContext, type Path, type Report } from "./context.js";
@@ -21,7 +22,33 @@ export function checkServiceExtension(context: CheckContext): ServiceExtension |
     return undefined;
   }
   checkReferences(parsed.data, context.report);
+  checkLimitVocabulary(parsed.data, Object.keys(asObject(context.doc.paths) ?? {}), context.report);
   return parsed.data;
+}
+
+/**
+ * Limit settings that would silently do nothing: a reset zone Intl does not know, a `per: path:`
+ * parameter no operation's path has, a penalty on a quota (refused until its reset anyway).
+ */
+function checkLimitVocabulary(ext: ServiceExtension, pathTemplates: string[], report: Report): void {
+  ext.limits.forEach((limit, i) => {
+    if ("resetTimeZone" in limit) {
+      try {
+        checkTimeZone(limit.resetTimeZone);
+      } catch (error) {
+        report("SF125", [ROOT_EXTENSION, "limits", i, "resetTimeZone"], `limit "${limit.id}": ${(error as Error).message}`);
+      }
+    }
+    if (limit.per.startsWith("path:")) {
+      const name = limit.per.slice("path:".length);
+      if (!pathTemplates.some((p) => p.includes(`{${name}}`))) {
+        report("SF126", [ROOT_EXTENSION, "limits", i, "per"], `limit "${limit.id}" counts per path parameter "${name}", but no operation's path has {${name}}; name a path parameter (for example path:idBoard) or use per: connection`);
+      }
+    }
+    if (limit.penaltySeconds !== undefined && limit.kind !== "window" && limit.kind !== "concurrency") {
+      report("SF127", [ROOT_EXTENSION, "limits", i, "penaltySeconds"], `limit "${limit.id}" (${limit.kind}) is refused until its reset anyway, so penaltySeconds would do nothing; remove it`);
+    }
+  });
 }
 
 function checkReferences(ext: ServiceExtension, report: Report): void {

@@ -24,10 +24,10 @@ function budget(limit: LimitSpec): string {
       return `${limit.max} in flight`;
     case "daily-quota":
       return `${limit.requests} / day (resets midnight ${limit.resetTimeZone})`;
-    case "header-quota":
-      return `from \`${limit.remainingHeader}\` (resets midnight ${limit.resetTimeZone})`;
     case "monthly-quota":
       return `${limit.requests} / month (resets midnight on the 1st, ${limit.resetTimeZone})`;
+    case "header-quota":
+      return `from \`${limit.remainingHeader}\` (resets midnight ${limit.resetTimeZone})`;
   }
 }
 

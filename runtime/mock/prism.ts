@@ -11,7 +11,10 @@ export interface PrismOptions {
   port: number;
   /** Prism's --errors: a request or response that violates the spec becomes a 422/500. */
   errors?: boolean;
-  /** Milliseconds to wait for the first answer. */
+  /**
+   * Milliseconds to wait for the first answer. Default 60 s: several Prisms starting at once on a
+   * busy 2-core machine took over 20 s; a healthy start returns as soon as Prism answers.
+   */
   startTimeoutMs?: number;
 }
 
@@ -23,7 +26,7 @@ export interface RunningPrism {
   close(): Promise<void>;
 }
 
-const prismBin = () => packageBin("@stoplight/prism-cli", "prism");
+const prismBin = () => packageBin("@stoplight/prism-cli", "prism", "a Prism contract mock");
 
 async function answers(url: string): Promise<boolean> {
   try {
@@ -60,12 +63,13 @@ export async function startPrism(options: PrismOptions): Promise<RunningPrism> {
     stderr = (stderr + chunk.toString()).slice(-4000);
   });
   const url = `http://127.0.0.1:${options.port}`;
-  const deadline = Date.now() + (options.startTimeoutMs ?? 20_000);
+  const startTimeoutMs = options.startTimeoutMs ?? 60_000;
+  const deadline = Date.now() + startTimeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`Prism exited (${child.exitCode}) while starting ${options.specFile}: ${stderr.trim().split("\n").slice(-3).join(" ")}`);
     if (await answers(url)) return { url, port: options.port, pid: child.pid!, close: () => stop(child) };
     await new Promise((r) => setTimeout(r, 100));
   }
   await stop(child);
-  throw new Error(`Prism did not answer on ${url} within ${options.startTimeoutMs ?? 20_000} ms`);
+  throw new Error(`Prism did not answer on ${url} within ${startTimeoutMs} ms`);
 }

@@ -1,10 +1,10 @@
 /** Triggers: declared in a spec's `x-stepforge-triggers`, received, matched, polled and registered here. */
 export * from "./model.js";
-export { createWebhookReceiver, signPayload, RecentIds, ReceiverConfigError } from "./receiver.js";
-export type { ReceiverOptions, ReceiverStats, WebhookRequest, WebhookResponse } from "./receiver.js";
+export { createWebhookReceiver, createWebhookServer, signPayload, ReceiverConfigError, RECEIVER_DEFAULTS } from "./receiver.js";
+export type { ReceiverOptions, ReceiverStats, WebhookReceiver, WebhookRequest, WebhookResponse, WebhookServerOptions } from "./receiver.js";
 export { ALL_BOARDS, createTriggerRouter, validateConfig, configSchema, matches, normalise, TriggerConfigError } from "./router.js";
 export type { TriggerConfig, TriggerEvent, Ref } from "./router.js";
-export { pollDueDates, pollFeed, FileStateStore, MemoryStateStore } from "./pollers.js";
-export type { StateStore, ListFn } from "./pollers.js";
+export { pollDueDates, pollFeed, releasePollLease } from "./pollers.js";
+export type { ListFn, PollOptions } from "./pollers.js";
 export { ensureWebhook, removeWebhook } from "./lifecycle.js";
 export type { CallFn, Registration } from "./lifecycle.js";

@@ -1,56 +1,69 @@
 /**
- * Polling triggers, with state that survives a restart (a JSON file written atomically, owner-only).
+ * Polling triggers, with their position (cursor) in the state layer, so it survives a restart and
+ * is shared by every worker on the same state (a folder, or Redis).
  *
  * - Due-date reminders fire once per (item, due date) when the reminder time (due − lead) has come;
  *   a changed due date fires again; items marked done or archived (the spec's `skipWhen`) do not;
  *   items already past due when the trigger was enabled do not.
  * - Feeds (notifications) fire once per item, newest-first lists walked back to the last item seen;
  *   the first poll only records where the feed stands, so history is not replayed.
+ *
+ * One worker polls a trigger's boards at a time: a poll first takes (or renews) the trigger's
+ * lease, a lock with expiry in the state layer; a worker that does not get it skips the poll and
+ * returns no events. The cursor is written only with the lease's fencing token, so a worker that
+ * lost its lease while polling (it stalled past the lease) cannot overwrite a newer cursor, and
+ * its events are dropped (the lease holder delivers them). A worker that dies frees the lease when
+ * it expires (`leaseMs`, default 60 s: longer than a poll interval, so the holder keeps it).
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { hashed, stateKey } from "../state/keys.js";
+import type { LockGrant, StateStore } from "../state/types.js";
 import type { DueDatePollSpec, FeedPollSpec } from "./model.js";
 import { ref, type TriggerConfig, type TriggerEvent } from "./router.js";
 
-export interface StateStore {
-  get<T>(key: string): T | undefined;
-  set(key: string, value: unknown): void;
+export interface PollOptions {
+  /** "Now" for due-date arithmetic (default: the store's clock). */
+  now?: number | undefined;
+  /** How long the lease lasts after each poll (default 60 s). */
+  leaseMs?: number | undefined;
 }
 
-export class MemoryStateStore implements StateStore {
-  private readonly data = new Map<string, unknown>();
-  get<T>(key: string) {
-    return this.data.get(key) as T | undefined;
+const DEFAULT_LEASE_MS = 60_000;
+
+/** The leases this process holds, by lease key (so the next poll renews instead of competing). */
+const held = new WeakMap<StateStore, Map<string, LockGrant>>();
+
+/** Takes or renews the lease of one trigger configuration; undefined when another worker holds it. */
+async function lease(store: StateStore, key: string, leaseMs: number): Promise<LockGrant | undefined> {
+  let mine = held.get(store);
+  if (!mine) held.set(store, (mine = new Map()));
+  const previous = mine.get(key);
+  const renewed = previous ? await store.renewLock(previous, leaseMs) : undefined;
+  const grant = renewed ?? (await store.lock(key, leaseMs));
+  if ("token" in grant) {
+    mine.set(key, grant);
+    return grant;
   }
-  set(key: string, value: unknown) {
-    this.data.set(key, structuredClone(value));
-  }
+  mine.delete(key);
+  return undefined;
 }
 
-/** One JSON file; every set rewrites it via a temporary file and rename, mode 0600. */
-export class FileStateStore implements StateStore {
-  private data: Record<string, unknown>;
-  constructor(private readonly path: string) {
-    this.data = existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>) : {};
-  }
-  get<T>(key: string) {
-    return this.data[key] as T | undefined;
-  }
-  set(key: string, value: unknown) {
-    this.data[key] = value;
-    mkdirSync(dirname(this.path), { recursive: true });
-    const tmp = `${this.path}.${process.pid}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify(this.data, null, 2)}\n`, { mode: 0o600 });
-    renameSync(tmp, this.path);
-  }
+/** Gives a trigger's lease up (a worker stopping a trigger lets another take it at once). */
+export async function releasePollLease(store: StateStore, config: TriggerConfig): Promise<void> {
+  const key = keysOf(config, "").lease;
+  const grant = held.get(store)?.get(key);
+  if (!grant) return;
+  held.get(store)!.delete(key);
+  await store.unlock(grant);
+}
+
+function keysOf(config: TriggerConfig, suffix: string) {
+  // Connection names and board ids are not secrets, but a key stays short and plain: hash them.
+  const scope = hashed(`${config.connection}\n${[...config.boards].sort().join(",")}`);
+  return { cursor: stateKey("trigger", config.trigger, scope, suffix), lease: stateKey("trigger-lease", config.trigger, scope) };
 }
 
 /** Lists a resource: the caller binds it to a client call (auth, limits and retries included). */
 export type ListFn = (operationId: string, pathParams: Record<string, string>, query?: Record<string, string>) => Promise<unknown>;
-
-function stateKey(config: TriggerConfig, suffix: string) {
-  return `${config.trigger}:${config.connection}:${suffix}`;
-}
 
 function asItems(data: unknown): Record<string, unknown>[] {
   return Array.isArray(data) ? (data.filter((d) => d && typeof d === "object") as Record<string, unknown>[]) : [];
@@ -61,10 +74,17 @@ export interface DueState {
   fired: string[];
 }
 
-/** One poll of a due-date trigger; returns the events to deliver (already recorded as fired). */
-export async function pollDueDates(spec: DueDatePollSpec, config: TriggerConfig, list: ListFn, store: StateStore, now = Date.now()): Promise<TriggerEvent[]> {
-  const key = stateKey(config, "due");
-  const state: DueState = store.get<DueState>(key) ?? { enabledAt: now, fired: [] };
+/**
+ * One poll of a due-date trigger; returns the events to deliver (already recorded as fired), or
+ * none when another worker holds the trigger's lease.
+ */
+export async function pollDueDates(spec: DueDatePollSpec, config: TriggerConfig, list: ListFn, store: StateStore, options: PollOptions = {}): Promise<TriggerEvent[]> {
+  const now = options.now ?? store.clock.now();
+  const keys = keysOf(config, "due");
+  const grant = await lease(store, keys.lease, options.leaseMs ?? DEFAULT_LEASE_MS);
+  if (!grant) return [];
+  const record = await store.get<DueState>(keys.cursor);
+  const state: DueState = record?.value ?? { enabledAt: now, fired: [] };
   const leadMs = Number(config.options?.minutesBefore ?? (spec.options.minutesBefore?.default as number | undefined) ?? 60) * 60_000;
   const fired = new Set(state.fired);
   const events: TriggerEvent[] = [];
@@ -93,8 +113,8 @@ export async function pollDueDates(spec: DueDatePollSpec, config: TriggerConfig,
     }
   }
   // Keep the record bounded: the newest marks are the ones that can repeat.
-  store.set(key, { enabledAt: state.enabledAt, fired: [...fired].slice(-5000) } satisfies DueState);
-  return events;
+  const written = await store.set(keys.cursor, { enabledAt: state.enabledAt, fired: [...fired].slice(-5000) } satisfies DueState, { fence: { lock: keys.lease, token: grant.token } });
+  return written.ok ? events : [];
 }
 
 export interface FeedState {
@@ -102,15 +122,22 @@ export interface FeedState {
   seen: string[];
 }
 
-/** One poll of a feed trigger (newest first). The first poll records the position and fires nothing. */
-export async function pollFeed(spec: FeedPollSpec, config: TriggerConfig, list: ListFn, store: StateStore, now = Date.now()): Promise<TriggerEvent[]> {
-  const key = stateKey(config, "feed");
-  const state = store.get<FeedState>(key);
+/**
+ * One poll of a feed trigger (newest first). The first poll records the position and fires
+ * nothing; none when another worker holds the trigger's lease.
+ */
+export async function pollFeed(spec: FeedPollSpec, config: TriggerConfig, list: ListFn, store: StateStore, options: PollOptions = {}): Promise<TriggerEvent[]> {
+  const now = options.now ?? store.clock.now();
+  const keys = keysOf(config, "feed");
+  const grant = await lease(store, keys.lease, options.leaseMs ?? DEFAULT_LEASE_MS);
+  if (!grant) return [];
+  const fence = { fence: { lock: keys.lease, token: grant.token } };
+  const state = (await store.get<FeedState>(keys.cursor))?.value;
   const query = spec.sinceParam && state?.lastId ? { [spec.sinceParam]: state.lastId } : undefined;
   const items = asItems(await list(spec.listOperation, spec.pathParams, query));
   const ids = items.map((i) => i[spec.idField]).filter((id): id is string => typeof id === "string");
   if (!state) {
-    store.set(key, { lastId: ids[0], seen: ids.slice(0, 500) } satisfies FeedState);
+    await store.set(keys.cursor, { lastId: ids[0], seen: ids.slice(0, 500) } satisfies FeedState, fence);
     return [];
   }
   const seen = new Set(state.seen);
@@ -132,7 +159,7 @@ export async function pollFeed(spec: FeedPollSpec, config: TriggerConfig, list: 
     raw: item,
   }));
   const newSeen = [...fresh.map((i) => i[spec.idField] as string), ...state.seen].slice(0, 500);
-  store.set(key, { lastId: ids[0] ?? state.lastId, seen: newSeen } satisfies FeedState);
-  return events;
+  const written = await store.set(keys.cursor, { lastId: ids[0] ?? state.lastId, seen: newSeen } satisfies FeedState, fence);
+  return written.ok ? events : [];
 }
 

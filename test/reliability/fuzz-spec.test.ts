@@ -1,5 +1,5 @@
 /**
- * Property-based fuzzing of the spec loader and validator (generator/load.ts → generator/validate.ts,
+ * Property-based fuzzing of the spec loader and validator (generator/load.ts → generator/check/,
  * what `stepforge generate --spec` runs), starting from the four real specs.
  *
  * Each mutation kind says whether the mutated spec MUST be refused, and with which codes:

@@ -10,7 +10,8 @@ import { TrelloClient } from "../../generated/trello/client.js";
 import { triggers } from "../../generated/trello/triggers.js";
 import { startMock, type RunningMock } from "../../runtime/mock/index.js";
 import { ensureWebhook, removeWebhook, type CallFn } from "../../runtime/triggers/lifecycle.js";
-import { MemoryStateStore, pollDueDates, pollFeed } from "../../runtime/triggers/pollers.js";
+import { MemoryStateStore } from "../../runtime/state/memory.js";
+import { pollDueDates, pollFeed } from "../../runtime/triggers/pollers.js";
 import { createWebhookReceiver } from "../../runtime/triggers/receiver.js";
 import { createTriggerRouter, type TriggerEvent } from "../../runtime/triggers/router.js";
 import type { DueDatePollSpec, FeedPollSpec } from "../../runtime/triggers/model.js";
@@ -148,7 +149,8 @@ describe("Trello triggers against the behavioural mock", () => {
     const store = new MemoryStateStore();
     const config = { trigger: spec.name, connection: "work", boards: [], options: {} };
     expect(await pollFeed(spec, config, list, store)).toEqual([]);
-    expect(store.get<{ lastId?: string }>(`${spec.name}:work:feed`)?.lastId).toMatch(/^[0-9a-f]{24}$/);
+    const [cursor] = await store.keys("trigger:");
+    expect((await store.get<{ lastId?: string }>(cursor!))?.value.lastId).toMatch(/^[0-9a-f]{24}$/);
     expect(await pollFeed(spec, config, list, store)).toEqual([]);
   });
 
@@ -163,8 +165,8 @@ describe("Trello triggers against the behavioural mock", () => {
     const list = (operationId: string, path: Record<string, string>) => trello.core.call(operationId, { params: { path } });
     const config = { trigger: spec.name, connection: "work", boards: [BOARD], options: { minutesBefore: 60 } };
     const store = new MemoryStateStore();
-    const fired = await pollDueDates(spec, config, list, store, now);
+    const fired = await pollDueDates(spec, config, list, store, { now: now });
     expect(fired.map((e) => e.card?.id)).toEqual([soon.id]);
-    expect(await pollDueDates(spec, config, list, store, now + 60_000)).toEqual([]);
+    expect(await pollDueDates(spec, config, list, store, { now: now + 60_000 })).toEqual([]);
   });
 });

@@ -4,7 +4,10 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { triggers } from "../../generated/trello/triggers.js";
 import type { DueDatePollSpec, FeedPollSpec } from "../../runtime/triggers/model.js";
-import { FileStateStore, MemoryStateStore, pollDueDates, pollFeed, type ListFn } from "../../runtime/triggers/pollers.js";
+import { FileStateStore } from "../../runtime/state/file.js";
+import { MemoryStateStore } from "../../runtime/state/memory.js";
+import { FakeClock } from "../../runtime/state/types.js";
+import { pollDueDates, pollFeed, releasePollLease, type ListFn } from "../../runtime/triggers/pollers.js";
 import { BOARD } from "./fixtures.js";
 
 const due = triggers.triggers.find((t) => t.name === "trello_card_due_date_reminder") as DueDatePollSpec;
@@ -31,10 +34,10 @@ describe("Card Due Date Reminder (polling)", () => {
   it("fires once per card and due date when the reminder time comes, via the spec's list operation", async () => {
     const b = board([{ id: "c1", name: "Report", due: new Date(T0 + 3 * HOUR).toISOString(), dueComplete: false, closed: false }]);
     const store = new MemoryStateStore();
-    expect(await pollDueDates(due, config, b.list, store, T0)).toEqual([]); // 3 h away, lead 1 h
-    const fired = await pollDueDates(due, config, b.list, store, T0 + 2 * HOUR + 1);
+    expect(await pollDueDates(due, config, b.list, store, { now: T0 })).toEqual([]); // 3 h away, lead 1 h
+    const fired = await pollDueDates(due, config, b.list, store, { now: T0 + 2 * HOUR + 1 });
     expect(fired.map((e) => [e.trigger, e.card?.id, e.board?.id])).toEqual([[due.name, "c1", BOARD]]);
-    expect(await pollDueDates(due, config, b.list, store, T0 + 2.5 * HOUR)).toEqual([]); // once only
+    expect(await pollDueDates(due, config, b.list, store, { now: T0 + 2.5 * HOUR })).toEqual([]); // once only
     expect(b.calls[0]).toEqual(["getBoardCards", { id: BOARD }]);
   });
 
@@ -47,18 +50,23 @@ describe("Card Due Date Reminder (polling)", () => {
       { id: "nodue", due: null },
     ]);
     const store = new MemoryStateStore();
-    expect((await pollDueDates(due, config, b.list, store, T0)).map((e) => e.card?.id)).toEqual(["c1"]);
+    expect((await pollDueDates(due, config, b.list, store, { now: T0 })).map((e) => e.card?.id)).toEqual(["c1"]);
     b.cards[0]!.due = new Date(T0 + 50 * 60_000).toISOString();
-    expect((await pollDueDates(due, config, b.list, store, T0 + 60_000)).map((e) => e.card?.id)).toEqual(["c1"]);
-    expect(await pollDueDates(due, config, b.list, store, T0 + 120_000)).toEqual([]);
+    expect((await pollDueDates(due, config, b.list, store, { now: T0 + 60_000 })).map((e) => e.card?.id)).toEqual(["c1"]);
+    expect(await pollDueDates(due, config, b.list, store, { now: T0 + 120_000 })).toEqual([]);
   });
 
   it("what has fired survives a restart (file store, owner-only)", async () => {
     const path = join(dir, "due.json");
     const b = board([{ id: "c1", due: new Date(T0 + 30 * 60_000).toISOString() }]);
-    expect(await pollDueDates(due, config, b.list, new FileStateStore(path), T0)).toHaveLength(1);
-    expect(statSync(path).mode & 0o777).toBe(0o600);
-    expect(await pollDueDates(due, config, b.list, new FileStateStore(path), T0 + 60_000)).toEqual([]);
+    const before = new FileStateStore(path);
+    expect(await pollDueDates(due, config, b.list, before, { now: T0 })).toHaveLength(1);
+    expect(statSync(path).mode & 0o777).toBe(0o700);
+    await releasePollLease(before, config); // a clean stop hands the trigger on at once
+    const after = new FileStateStore(path);
+    const asked = b.calls.length;
+    expect(await pollDueDates(due, config, b.list, after, { now: T0 + 60_000 })).toEqual([]);
+    expect(b.calls.length).toBe(asked + 1); // it did poll (it was not skipped), and nothing fired twice
   });
 });
 
@@ -102,9 +110,76 @@ describe("New Notification (polling)", () => {
     const path = join(dir, "feed.json");
     let items = [note("a2"), note("a1")];
     const list: ListFn = async () => items;
-    await pollFeed(feed, config, list, new FileStateStore(path));
+    const first = new FileStateStore(path);
+    await pollFeed(feed, config, list, first);
+    await releasePollLease(first, config);
     items = [note("a3"), ...items];
-    expect((await pollFeed(feed, config, list, new FileStateStore(path))).map((e) => e.eventId)).toEqual(["a3"]);
-    expect(await pollFeed(feed, config, list, new FileStateStore(path))).toEqual([]);
+    const second = new FileStateStore(path);
+    expect((await pollFeed(feed, config, list, second)).map((e) => e.eventId)).toEqual(["a3"]);
+    expect(await pollFeed(feed, config, list, second)).toEqual([]);
+  });
+});
+
+describe("one worker polls a trigger's boards at a time (a lease in the state layer)", () => {
+  const config = { trigger: feed.name, connection: "work", boards: [], options: {} };
+  const note = (id: string) => ({ id, type: "commentCard", date: "2026-11-21T09:00:00.000Z", card: { id: "c1" }, board: { id: BOARD } });
+
+  it("two workers on one state folder: the lease holder polls, the other skips; each event fires once; a dead holder's lease passes on", async () => {
+    const path = mkdtempSync(join(tmpdir(), "stepforge-lease-"));
+    const clock = new FakeClock(T0);
+    const a = new FileStateStore(path, { clock });
+    const b = new FileStateStore(path, { clock });
+    let items = [note("n1")];
+    const polled: string[] = [];
+    const lister = (who: string): ListFn => async () => {
+      polled.push(who);
+      return items;
+    };
+    const fired: string[] = [];
+    const round = async () => {
+      const [ea, eb] = await Promise.all([pollFeed(feed, config, lister("a"), a, { leaseMs: 60_000 }), pollFeed(feed, config, lister("b"), b, { leaseMs: 60_000 })]);
+      fired.push(...ea.map((e) => e.eventId), ...eb.map((e) => e.eventId));
+    };
+    await round(); // the first poll records the position
+    for (let i = 2; i <= 6; i++) {
+      items = [note(`n${i}`), ...items];
+      clock.advance(10_000);
+      await round();
+    }
+    expect(fired).toEqual(["n2", "n3", "n4", "n5", "n6"]);
+    expect(new Set(polled).size).toBe(1); // only one of them ever asked the service
+    const holder = polled[0]!;
+    // The holder dies (stops polling). Its lease lapses; the other takes over from the cursor, no replay.
+    const survivor = holder === "a" ? b : a;
+    items = [note("n7"), ...items];
+    clock.advance(30_000);
+    expect(await pollFeed(feed, config, lister("survivor"), survivor)).toEqual([]); // still leased
+    clock.advance(31_000);
+    expect((await pollFeed(feed, config, lister("survivor"), survivor)).map((e) => e.eventId)).toEqual(["n7"]);
+    rmSync(path, { recursive: true, force: true });
+  });
+
+  it("a worker that lost its lease mid-poll cannot write an older cursor over a newer one", async () => {
+    const clock = new FakeClock(T0);
+    const store = new MemoryStateStore(clock);
+    let items = [note("m1")];
+    await pollFeed(feed, config, async () => items, store, { leaseMs: 1_000 });
+    items = [note("m2"), ...items];
+    // The poll stalls past its lease; meanwhile another worker (same store) takes the lease and moves on.
+    let resume!: () => void;
+    let listing!: () => void;
+    const listed = new Promise<void>((r) => (listing = r));
+    const stalled = pollFeed(feed, config, async () => {
+      listing();
+      await new Promise<void>((r) => (resume = r));
+      return items;
+    }, store, { leaseMs: 1_000 });
+    await listed;
+    clock.advance(2_000);
+    await releasePollLease(store, config); // forget our grant, as another process would not have it
+    const taken = await pollFeed(feed, config, async () => items, store, { leaseMs: 60_000 });
+    expect(taken.map((e) => e.eventId)).toEqual(["m2"]);
+    resume();
+    expect(await stalled).toEqual([]); // its write was refused by the fence: no duplicate m2
   });
 });

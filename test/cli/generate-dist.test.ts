@@ -1,0 +1,109 @@
+/**
+ * One command regenerates everything: after `stepforge generate`, the CLI and the package entries
+ * (which run from dist/) see the new output, with no `npm run build` in between.
+ */
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { compileGenerated, staleGeneratedModules } from "../../cli/compile-generated.js";
+import { packageRoot } from "../../generator/package-root.js";
+
+const root = packageRoot();
+const work = mkdtempSync(join(tmpdir(), "stepforge-dist-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe("compileGenerated", () => {
+  const project = join(work, "unit");
+  const source = join(project, "generated", "svc", "a.ts");
+  const compiled = join(project, "dist", "generated", "svc", "a.js");
+  mkdirSync(join(project, "generated", "svc"), { recursive: true });
+  writeFileSync(
+    join(project, "tsconfig.build.json"),
+    JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", declaration: true, rootDir: ".", outDir: "dist", types: [] }, include: ["generated"] }),
+  );
+
+  it("compiles a module whose JavaScript is missing, then nothing while it is in step", async () => {
+    writeFileSync(source, "export const answer: number = 1;\n");
+    expect(await compileGenerated(project)).toEqual({ compiled: ["generated/svc/a.ts"], removed: [] });
+    expect(readFileSync(compiled, "utf8")).toContain("answer = 1");
+    expect(existsSync(compiled.replace(/\.js$/, ".d.ts"))).toBe(true);
+    expect(staleGeneratedModules(project)).toEqual([]);
+    expect(await compileGenerated(project)).toEqual({ compiled: [], removed: [] });
+  });
+
+  it("recompiles a module whose source is newer than its JavaScript", async () => {
+    writeFileSync(source, "export const answer: number = 2;\n");
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(source, later, later);
+    expect((await compileGenerated(project)).compiled).toEqual(["generated/svc/a.ts"]);
+    expect(readFileSync(compiled, "utf8")).toContain("answer = 2");
+  });
+
+  it("removes the compiled files of a module that is no longer generated", async () => {
+    rmSync(source);
+    const result = await compileGenerated(project);
+    expect(result.compiled).toEqual([]);
+    expect(result.removed.sort()).toEqual(["dist/generated/svc/a.d.ts", "dist/generated/svc/a.js"]);
+    expect(existsSync(compiled)).toBe(false);
+  });
+
+  it("names the compiler's complaint, and emits nothing, when the generated code does not compile", async () => {
+    writeFileSync(source, "export const broken: number = 'text';\n");
+    await expect(compileGenerated(project)).rejects.toThrow(/compiling generated code into dist\/ failed \(1 problem\): generated\/svc\/a\.ts: Type 'string' is not assignable to type 'number'/);
+    expect(existsSync(compiled)).toBe(false);
+  });
+});
+
+describe("stepforge generate in a checkout", () => {
+  it("after a new operation in specs/trello.yaml, tools list and the package entry see it at once", () => {
+    // A copy of the checkout (timestamps kept, so only what generate changes is newer than dist/).
+    const checkout = join(work, "checkout");
+    for (const path of ["bin", "cli", "dist", "generated", "generator", "runtime", "specs", "templates", "package.json", "tsconfig.json", "tsconfig.build.json", ".spectral.yaml"]) {
+      cpSync(join(root, path), join(checkout, path), { recursive: true, preserveTimestamps: true });
+    }
+    symlinkSync(join(root, "node_modules"), join(checkout, "node_modules"), "dir");
+    const specPath = join(checkout, "specs", "trello.yaml");
+    const operation = [
+      "  /1/boards/{id}/memberships:",
+      "    parameters:",
+      '      - $ref: "#/components/parameters/BoardIdPath"',
+      "    get:",
+      "      operationId: getBoardMemberships",
+      "      summary: List the memberships of a board",
+      "      description: Returns who belongs to the board.",
+      "      tags: [boards]",
+      "      x-stepforge-tool:",
+      "        description: List who belongs to a Trello board.",
+      "      responses:",
+      '        "200":',
+      "          description: The memberships.",
+      "          content:",
+      "            application/json:",
+      "              schema: { type: array, items: { type: object } }",
+      "              example: []",
+      "",
+    ].join("\n");
+    const spec = readFileSync(specPath, "utf8");
+    expect(spec).toContain("  /1/boards/{id}/labels:\n");
+    writeFileSync(specPath, spec.replace("  /1/boards/{id}/labels:\n", `${operation}  /1/boards/{id}/labels:\n`));
+
+    const cli = (...args: string[]) => spawnSync(process.execPath, [join(checkout, "bin", "stepforge.js"), ...args], { cwd: checkout, encoding: "utf8" });
+    const generate = cli("generate");
+    expect(generate.stderr).toBe("");
+    expect(generate.status).toBe(0);
+    expect(generate.stdout).toMatch(/compiled \d+ generated modules? into dist\//);
+
+    const tools = cli("tools", "list", "--service", "trello");
+    expect(tools.stdout).toContain("trello_get_board_memberships");
+    const entry = spawnSync(process.execPath, ["--input-type=module", "-e", `const m = await import(${JSON.stringify(join(checkout, "dist", "generated", "trello", "index.js"))}); console.log(typeof m.TrelloClient.prototype.getBoardMemberships)`], {
+      encoding: "utf8",
+    });
+    expect(entry.stdout.trim()).toBe("function");
+
+    // Nothing left to compile on the next run.
+    const again = cli("generate");
+    expect(again.stdout).not.toContain("compiled");
+  });
+});

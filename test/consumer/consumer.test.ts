@@ -1,0 +1,285 @@
+/**
+ * stepforge as another project sees it: the project is packed (`npm pack`, which builds in
+ * prepack), the tarball is installed into a temporary project outside the repository with its
+ * own `npm install` (registry only; nothing from the repository's node_modules), and that project
+ *
+ * - compiles a program under strict NodeNext and under moduleResolution bundler and runs it
+ *   against the behavioural mocks (typed calls, a tool step, a typed error, paging);
+ * - runs the installed CLI: --version, --help, the behavioural mock, and one-sentence messages for
+ *   the optional tools (Spectral, Prism, the generator's openapi-typescript and Handlebars);
+ * - then, as a spec author, adds those tools and runs lint, generate --spec on a foreign spec
+ *   with --package, compiles that output there, and starts a Prism mock.
+ *
+ * publint and @arethetypeswrong/cli check the tarball. Figures (tarball, install sizes, stage
+ * times) are printed at the end. The npm cache is npm's own (already filled by the repository's
+ * `npm ci` in CI), and --prefer-offline spares revalidation; the project is packed once per run.
+ */
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { packageRoot } from "../../generator/package-root.js";
+import { BROKEN, freePort, installSize, outsideEnv, run, runToFile, startUntil, stop, type Run } from "./helpers.js";
+
+const root = packageRoot();
+const own = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string; devDependencies: Record<string, string> };
+const env = outsideEnv(root);
+const work = mkdtempSync(join(tmpdir(), "stepforge-consumer-"));
+const app = join(work, "app");
+const author = join(work, "author");
+const stepforge = join(app, "node_modules", ".bin", "stepforge");
+const tsc = join(app, "node_modules", "typescript", "bin", "tsc");
+const authorStepforge = join(author, "node_modules", ".bin", "stepforge");
+// openapi-typescript's peer dependency: npm installs it for the spec author.
+const authorTsc = join(author, "node_modules", "typescript", "bin", "tsc");
+const npmInstall = ["install", "--prefer-offline", "--no-audit", "--no-fund"];
+const times: Record<string, number> = {};
+const figures: Record<string, unknown> = {};
+
+let tarball = "";
+let readmeSamples: string[] = [];
+/** The spec author's install runs while the application's checks use the CPU. */
+let authorInstalled: Promise<Run>;
+let packed: { size: number; unpackedSize: number; entryCount: number; files: { path: string }[] };
+
+async function timed<T>(stage: string, work: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await work();
+  } finally {
+    times[stage] = Math.round((performance.now() - started) / 100) / 10;
+  }
+}
+
+function expectClean(result: Run, label: string): void {
+  expect(`${result.stdout}\n${result.stderr}`, label).not.toMatch(BROKEN);
+}
+
+/** The package's inputs copied beside the repository, so packing (which rebuilds dist/) never races other suites reading the repository's dist/. */
+function stage(): string {
+  const dir = join(work, "stepforge");
+  for (const path of ["bin", "cli", "generated", "generator", "runtime", "specs", "templates", "docs", "scripts/build-package.js", ".spectral.yaml", "package.json", "LICENSE", "README.md", "tsconfig.json", "tsconfig.build.json"]) {
+    cpSync(join(root, path), join(dir, path), { recursive: true });
+  }
+  // prepack's compiler; npm pack never packs node_modules.
+  symlinkSync(join(root, "node_modules"), join(dir, "node_modules"), "dir");
+  return dir;
+}
+
+beforeAll(async () => {
+  const staged = stage();
+  const pack = await timed("npm pack (prepack build)", () => run("npm", ["pack", "--json", "--pack-destination", work], staged, env));
+  expect(pack.code, pack.stderr).toBe(0);
+  [packed] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf("[")));
+  tarball = join(work, (packed as unknown as { filename: string }).filename);
+
+  // A spec author: stepforge plus the optional tools for lint, mock --prism and generate.
+  mkdirSync(author);
+  const tools = Object.fromEntries(["@stoplight/spectral-cli", "@stoplight/prism-cli", "openapi-typescript", "handlebars"].map((p) => [p, own.devDependencies[p]!]));
+  writeFileSync(join(author, "package.json"), manifest("consumer-author", { stepforge: `file:${tarball}` }, tools));
+  authorInstalled = timed("npm install (spec author, in parallel)", () => run("npm", npmInstall, author, env));
+
+  // An application: stepforge, and TypeScript to compile the program.
+  mkdirSync(app);
+  cpSync(join(root, "test", "consumer", "project"), app, { recursive: true });
+  writeFileSync(join(app, "package.json"), manifest("consumer-app", { stepforge: `file:${tarball}` }, { typescript: own.devDependencies.typescript!, "@types/node": own.devDependencies["@types/node"]! }));
+  const install = await timed("npm install (application)", () => run("npm", npmInstall, app, env));
+  expect(install.code, install.stderr).toBe(0);
+
+  // The README's TypeScript samples, as the installed package ships them, join the program.
+  const readme = readFileSync(join(app, "node_modules", "stepforge", "README.md"), "utf8");
+  readmeSamples = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  readmeSamples.forEach((code, i) => writeFileSync(join(app, "src", `readme-${i + 1}.ts`), code));
+}, 300_000);
+
+function manifest(name: string, dependencies: Record<string, string>, devDependencies: Record<string, string>): string {
+  return `${JSON.stringify({ name, version: "1.0.0", private: true, type: "module", dependencies, devDependencies }, null, 2)}\n`;
+}
+
+afterAll(async () => {
+  await authorInstalled?.catch(() => undefined);
+  console.log(`consumer figures: ${JSON.stringify(figures)}\nconsumer stage times (s): ${JSON.stringify(times)}`);
+  await rm(work, { recursive: true, force: true });
+}, 180_000);
+
+describe("the packed tarball", { timeout: 180_000 }, () => {
+  it("carries the build, the bin and what generate, lint and the mocks read; not tests, benchmarks or CI", () => {
+    const files = packed.files.map((f) => f.path);
+    figures.tarball = { kB: Math.round(packed.size / 1024), unpackedKB: Math.round(packed.unpackedSize / 1024), files: packed.entryCount };
+    for (const needed of ["bin/stepforge.js", "dist/cli/main.js", "dist/generated/trello/index.js", "dist/generated/trello/index.d.ts", "dist/generated/trello/mock.js", "dist/runtime/index.d.ts", "specs/trello.yaml", "templates/service-readme.md.hbs", ".spectral.yaml", "LICENSE", "README.md", "package.json"]) {
+      expect(files, needed).toContain(needed);
+    }
+    expect(files.filter((f) => /^(test|bench|\.ci|scripts\/(?!build-package\.js)|generated\/)|^Makefile$|\.map$|^tsconfig/.test(f))).toEqual([]);
+  });
+
+  it("publint finds nothing to report", async () => {
+    const result = await run(join(root, "node_modules", ".bin", "publint"), ["run", tarball], work, env);
+    figures.publint = result.stdout.trim().split("\n").at(-1);
+    expect(result.stdout).toContain("All good!");
+    expect(result.code).toBe(0);
+  });
+
+  it("@arethetypeswrong/cli: only what an ESM-only package must (no CommonJS require, no node10 resolution)", async () => {
+    const attw = join(root, "node_modules", ".bin", "attw");
+    const json = await runToFile(attw, [tarball, "--format", "json"], work, env, join(work, "attw.json"));
+    const problems = (JSON.parse(json.stdout) as { analysis: { problems: { kind: string; resolutionKind?: string; entrypoint?: string }[] } }).analysis.problems;
+    const kinds = [...new Set(problems.map((p) => `${p.kind} (${p.resolutionKind})`))].sort();
+    figures.attw = kinds;
+    // What `attw --profile esm-only` ignores; anything else fails.
+    expect(kinds.filter((k) => !/^(NoResolution \(node10\)|CJSResolvesToESM \(node16-cjs\))$/.test(k))).toEqual([]);
+    expect(problems.length).toBeGreaterThan(0);
+  });
+});
+
+describe("an application that imports stepforge/trello", { timeout: 180_000 }, () => {
+  it("installs the runtime's dependencies only: no Prism, Spectral, generator or compiler", async () => {
+    const size = await installSize(app, env, true);
+    figures.applicationInstall = { packages: size.packages, mb: size.mb };
+    expect(size.names).toContain("stepforge");
+    expect(size.names.filter((n) => /^(@stoplight|openapi-typescript$|handlebars$|typescript$|@redocly)/.test(n))).toEqual([]);
+  });
+
+  it("compiles under strict NodeNext (no skipLibCheck) and under moduleResolution bundler", async () => {
+    const [nodenext, bundler] = await timed("tsc NodeNext + bundler (parallel)", () =>
+      Promise.all([run(process.execPath, [tsc, "-p", "tsconfig.json"], app, env), run(process.execPath, [tsc, "-p", "tsconfig.bundler.json"], app, env)]),
+    );
+    expect(nodenext.stdout + nodenext.stderr).toBe("");
+    expect(nodenext.code).toBe(0);
+    expect(bundler.stdout + bundler.stderr).toBe("");
+    expect(bundler.code).toBe(0);
+  });
+
+  it("the README's code samples compiled above, and those that need only the package run", async () => {
+    expect(readmeSamples.length).toBeGreaterThanOrEqual(4);
+    for (const [i, code] of readmeSamples.entries()) {
+      if (code.includes("startPrism")) continue; // needs Prism, the spec author's tool: compiled, not run here
+      const result = await run(process.execPath, [join(app, "dist", `readme-${i + 1}.js`)], app, env);
+      expectClean(result, `README sample ${i + 1}`);
+      expect(result.code, `README sample ${i + 1}: ${result.stderr}`).toBe(0);
+    }
+  });
+
+  it("runs against the behavioural mocks: typed calls, a tool step, a typed error, paging", async () => {
+    const result = await run(process.execPath, [join(app, "dist", "app.js")], app, env);
+    expectClean(result, "app");
+    expect(result.code, result.stderr).toBe(0);
+    const out = JSON.parse(result.stdout);
+    expect(out.card.name).toBe("Installed from a tarball");
+    expect(out.tool).toEqual({ ok: true, idList: out.tool.done, done: out.tool.done });
+    expect(out.refused.kind).toBe("invalid_input");
+    expect(out.refused.fields.map((f: { path: string }) => f.path).sort()).toEqual(["idList", "name"]);
+    expect(out.authError).toBe("auth");
+    expect(out.pages).toBe(2);
+    expect(out.items).toBe(2);
+  });
+
+  it("the installed CLI: --version, --help, help COMMAND, and a behavioural mock", async () => {
+    const version = await run(stepforge, ["--version"], app, env);
+    expect(version).toEqual({ code: 0, stdout: `${own.version}\n`, stderr: "" });
+    const help = await run(stepforge, ["--help"], app, env);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("generate");
+    const mockHelp = await run(stepforge, ["mock", "--help"], app, env);
+    expect(mockHelp.code).toBe(0);
+    expect(mockHelp.stdout).toContain("stepforge mock SERVICE|all");
+
+    const port = await freePort();
+    const { child } = await startUntil(stepforge, ["mock", "trello", "--port", String(port)], app, env, `trello mock http://127.0.0.1:${port}`, 30_000);
+    try {
+      const answer = await fetch(`http://127.0.0.1:${port}/1/members/me/boards?key=0123456789abcdef0123456789abcdef&token=ATTAmocktoken0123456789abcdef0123456789abcdef`);
+      expect(answer.status).toBe(200);
+    } finally {
+      expect(await stop(child)).toBe(0);
+    }
+  });
+
+  it("lint, mock --prism and generate name the missing package and the exact command, in one sentence, exit 1", async () => {
+    const spec = join(app, "train-travel.json");
+    cpSync(join(root, "node_modules", "@readme", "oas-examples", "3.1", "json", "train-travel.json"), spec);
+    const cases: Array<[string[], RegExp]> = [
+      [["lint"], /^stepforge lint: linting with Spectral needs @stoplight\/spectral-cli, which is not installed; add it to your project: npm install -D @stoplight\/spectral-cli@\d+\.\d+\.\d+\n$/],
+      [["mock", "trello", "--prism", "--port", "1"], /^stepforge mock: a Prism contract mock needs @stoplight\/prism-cli, which is not installed; add it to your project: npm install -D @stoplight\/prism-cli@\d+\.\d+\.\d+\n$/],
+      [["generate", "--spec", spec, "--out", "gen"], /^stepforge generate: code generation needs openapi-typescript and handlebars, which are not installed; add them to your project: npm install -D openapi-typescript@\S+ handlebars@\S+\n$/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await run(stepforge, args, app, env);
+      expect(result.stderr, args.join(" ")).toMatch(message);
+      expect(result.code).toBe(1);
+      expectClean(result, args.join(" "));
+    }
+    expect(existsSync(join(app, "gen"))).toBe(false);
+    // Regenerating stepforge's own integrations is a checkout's job, not an installed copy's.
+    const own = await run(stepforge, ["generate"], app, env);
+    expect(own.code).toBe(2);
+    expect(own.stderr).toContain("stepforge generate --spec FILE --out DIR");
+  });
+});
+
+describe("a fresh checkout installed as a directory (no build, no compiler)", { timeout: 180_000 }, () => {
+  it("installs without running a compiler, and its bin says how to get a build instead of crashing", async () => {
+    const checkout = join(work, "checkout");
+    for (const path of ["bin", "cli", "generated", "generator", "runtime", "specs", "templates", "scripts/build-package.js", ".spectral.yaml", "package.json", "tsconfig.json", "tsconfig.build.json"]) {
+      cpSync(join(root, path), join(checkout, path), { recursive: true });
+    }
+    const project = join(work, "from-checkout");
+    mkdirSync(project);
+    writeFileSync(join(project, "package.json"), manifest("from-checkout", { stepforge: `file:${checkout}` }, {}));
+    const install = await timed("npm install <fresh checkout>", () => run("npm", [...npmInstall, "--foreground-scripts"], project, env));
+    expect(install.stderr).not.toContain("tsc: not found");
+    expect(install.code, install.stderr).toBe(0);
+    const bin = await run(join(project, "node_modules", ".bin", "stepforge"), ["--version"], project, env);
+    expect(bin.code).toBe(1);
+    expect(bin.stderr).toMatch(/^stepforge: this copy has no build \(dist\/ is missing\): in a checkout of stepforge run `npm ci && npm run build`; to use stepforge in another project install a packed tarball/);
+  });
+});
+
+describe("a spec author who adds the optional tools", { timeout: 180_000 }, () => {
+  beforeAll(async () => {
+    const install = await authorInstalled;
+    expect(install.code, install.stderr).toBe(0);
+    const size = await installSize(author, env, false);
+    figures.specAuthorInstall = { packages: size.packages, mb: size.mb, note: "stepforge + Spectral, Prism, openapi-typescript (with its peer TypeScript), Handlebars" };
+    cpSync(join(root, "node_modules", "@readme", "oas-examples", "3.1", "json", "train-travel.json"), join(author, "train-travel.json"));
+  }, 300_000);
+
+  it("lints a foreign spec with Spectral and the shipped ruleset", async () => {
+    const foreign = await timed("lint", () => run(authorStepforge, ["lint", "--spec", "train-travel.json"], author, env));
+    expectClean(foreign, "lint foreign");
+    // The stepforge ruleset wants tags and summaries the train-travel spec has; an unknown
+    // extension-free spec still gets Spectral's findings as file:line:col.
+    expect(foreign.stdout).toMatch(/^train-travel\.json:\d+:\d+ (error|warning) /m);
+    expect(foreign.stdout).toMatch(/1 spec linted: \d+ errors?, \d+ warnings?\n$/);
+  });
+
+  it("generate --spec on a foreign spec with --package: compiles there, imports the installed runtime, passes publint", async () => {
+    const gen = await timed("generate --spec --package", () => run(authorStepforge, ["generate", "--spec", "train-travel.json", "--out", "gen", "--package", "@acme/train-travel"], author, env));
+    expectClean(gen, "generate");
+    expect(gen.code, gen.stderr).toBe(0);
+    const client = readFileSync(join(author, "gen", "traintravelapi", "client.ts"), "utf8");
+    expect(client).toContain('from "stepforge/runtime"');
+    const manifest = JSON.parse(readFileSync(join(author, "gen", "package.json"), "utf8"));
+    expect(manifest.dependencies).toEqual({ stepforge: `^${own.version}` });
+    expect(manifest.exports["./traintravelapi"]).toEqual({ types: "./dist/traintravelapi/index.d.ts", import: "./dist/traintravelapi/index.js" });
+
+    const build = await timed("tsc generated package", () => run(process.execPath, [authorTsc, "-p", join("gen", "tsconfig.json")], author, env));
+    expect(build.stdout + build.stderr).toBe("");
+    expect(build.code).toBe(0);
+    const load = await run(process.execPath, ["--input-type=module", "-e", 'const m = await import("./gen/dist/index.js"); console.log(Object.keys(m).join(","), typeof m.traintravelapi.TraintravelapiClient)'], author, env);
+    expectClean(load, "load generated package");
+    expect(load.stdout.trim()).toBe("traintravelapi function");
+    const lint = await run(join(root, "node_modules", ".bin", "publint"), ["run", join(author, "gen"), "--pack", "false"], app, env);
+    expect(lint.stdout).toContain("All good!");
+  });
+
+  it("starts a Prism contract mock from the installed copy", async () => {
+    const port = await freePort();
+    const { child } = await timed("mock --prism start", () => startUntil(authorStepforge, ["mock", "worldnews", "--prism", "--port", String(port)], author, env, `worldnews prism http://127.0.0.1:${port}`, 60_000));
+    try {
+      const answer = await fetch(`http://127.0.0.1:${port}/search-news?text=electric&api-key=mock-worldnews-api-key-0123456789`);
+      expect(answer.status).toBe(200);
+    } finally {
+      expect(await stop(child)).toBe(0);
+    }
+  });
+});
