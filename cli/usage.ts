@@ -75,8 +75,8 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     summary: "start behavioural mocks (or Prism contract mocks) of the services on 127.0.0.1",
     usage: [
       "stepforge mock SERVICE|all [--port N] [--prism [--errors]]",
-      "stepforge mock SERVICE|all [--no-limits | --limits-scale X] [--faults error=R,drop=R,slow=R] [--latency MS[@RATE]]",
-      "                           [--seed N] [--token-lifetime S] [--webhook-secret S] [--state FILE] [--dump-state FILE]",
+      "stepforge mock SERVICE|all [--no-limits | --limits-scale X] [--faults error=R,drop=R,slow=R] [--latency MS[@RATE]] [--seed N]",
+      "stepforge mock SERVICE|all [--token-lifetime S] [--webhook-secret S] [--state FILE] [--dump-state FILE]",
     ],
     details: [
       "Prints one line per server (<service> <kind> <url>) and runs until Ctrl-C.",
@@ -120,7 +120,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     usage: [
       "stepforge webhook serve --port N --secret S --callback-url URL [--board ID]... [--service S] [--host H]",
       "stepforge webhook serve ... [--max-connections N] [--max-buffered-bytes N] [--headers-timeout S] [--body-timeout S]",
-      "                            [--dedupe-window S] [--state-dir DIR]",
+      "stepforge webhook serve ... [--dedupe-window S] [--state-dir DIR]",
     ],
     details: [
       "The secret may come from STEPFORGE_WEBHOOK_SECRET instead of --secret.",
