@@ -3,7 +3,10 @@
  * four project specs, against the same over @hey-api/openapi-ts 0.95 output (types + zod + SDK +
  * its bundled fetch client) and openapi-typescript 7.13 output (types only) for the same specs.
  *
- *   npx tsx bench/typecheck.ts [--rounds 3] [--quick]
+ *   npx tsx bench/typecheck.ts [--rounds 3] [--quick] [--spec FILE]...
+ *
+ * --spec adds a table per foreign spec (the official Trello spec, say): stepforge's output of it
+ * (`generate --spec`, lenient) beside HeyAPI's, each with the runtime or client it imports.
  *
  * Every project gets a tsconfig under bench/.cache/typecheck that extends the repository's, so all
  * are checked with the same compiler options (strict, noUncheckedIndexedAccess, NodeNext,
@@ -18,12 +21,12 @@
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { loadavg } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { fmtMiB, fmtSeconds, machineLine, ratio, runChild, sampleSideBySide, table, treeSize, type Sample, type TreeSize } from "./lib/report.js";
 
-const { values } = parseArgs({ options: { rounds: { type: "string", default: "3" }, quick: { type: "boolean", default: false } } });
+const { values } = parseArgs({ options: { rounds: { type: "string", default: "3" }, quick: { type: "boolean", default: false }, spec: { type: "string", multiple: true } } });
 const ROUNDS = values.quick ? 1 : Number(values.rounds);
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`--rounds must be a positive integer, got ${values.rounds}`);
 
@@ -82,6 +85,34 @@ function tsconfig(name: string, scope: { files?: string[]; include?: string[] })
   return file;
 }
 
+/**
+ * What a consumer compiles: stepforge output generated outside the package (so it imports
+ * `stepforge/runtime`), checked against the runtime's published declarations (dist/, built by
+ * `npm run build`; skipLibCheck as in the repository's settings) — the generated code is checked,
+ * the runtime is not, as for HeyAPI's output and its bundled client.
+ */
+function consumerProject(name: string, specs: string[], extra: string[] = []): { tsconfig: string; output: string } {
+  const out = join(tmpdir(), "stepforge-bench-typecheck", name);
+  rmSync(out, { recursive: true, force: true });
+  for (const spec of specs) run(NODE, [join(ROOT, "bin", "stepforge.js"), "generate", "--no-cache", "--spec", resolve(spec), "--out", out, ...extra]);
+  const dir = join(WORK, name);
+  mkdirSync(dir, { recursive: true });
+  const dist = (path: string) => join(ROOT, "dist", "runtime", path);
+  const config = {
+    extends: relative(dir, join(ROOT, "tsconfig.json")),
+    compilerOptions: {
+      noEmit: true,
+      rootDir: "/",
+      paths: { "stepforge/runtime": [dist("index.d.ts")], "stepforge/runtime/*": [dist("*/index.d.ts")] },
+      typeRoots: [join(ROOT, "node_modules", "@types")],
+    },
+    include: [`${out}/**/*.ts`],
+  };
+  const file = join(dir, "tsconfig.json");
+  writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
+  return { tsconfig: file, output: out };
+}
+
 function run(command: string, args: string[]): void {
   const result = spawnSync(command, args, { cwd: ROOT, encoding: "utf8" });
   if (result.status !== 0) throw new Error(`${[command, ...args].join(" ")} failed (exit ${result.status}):\n${result.stderr.slice(-2000)}`);
@@ -121,6 +152,7 @@ function projects(): Project[] {
       tsconfig: tsconfig("runtime", { files: ["runtime/index.ts", "runtime/mock/index.ts", "runtime/tools/index.ts"] }),
     },
     { name: "stepforge", what: "generated/ (4 services, all artefacts) + the runtime it imports", tsconfig: tsconfig("stepforge", { include: ["generated"] }), output: join(ROOT, "generated") },
+    { name: "stepforge, as a consumer", what: "the same output generated outside the package, against the runtime's .d.ts (what a user's tsc checks)", ...consumerProject("consumer", SERVICES.map(specFile)) },
     { name: "HeyAPI", what: "types + zod + SDK + bundled fetch client, 4 services", tsconfig: tsconfig("heyapi", { include: [rel(hey)] }), output: hey },
     { name: "openapi-typescript", what: "types only, 4 services (no client)", tsconfig: tsconfig("oats", { include: [rel(oats)] }), output: oats },
   ];
@@ -160,8 +192,24 @@ function measure(list: Project[]): Result[] {
 // ---------------------------------------------------------------------------------------------
 // Report
 
-function printTable(results: Result[]): void {
-  const base = results.find((r) => r.project.name === "stepforge")!;
+/** stepforge and HeyAPI output of one foreign spec, as two projects. */
+function foreignProjects(spec: string): Project[] {
+  const name = spec.split("/").pop()!.replace(/\.(json|ya?ml)$/, "");
+  const dir = join(WORK, `foreign-${name}`);
+  rmSync(dir, { recursive: true, force: true });
+  const hey = join(dir, "heyapi");
+  const sf = consumerProject(`foreign-${name}-sf`, [spec], ["--service", "foreign"]);
+  const bin = join(ROOT, "node_modules", "@hey-api", "openapi-ts", "bin", "run.js");
+  run(NODE, [bin, "-i", resolve(spec), "-o", hey, "-c", "@hey-api/client-fetch", "-p", "@hey-api/typescript", "zod", "@hey-api/sdk", "--no-log-file", "-s"]);
+  const rel = (abs: string) => relative(ROOT, abs);
+  return [
+    { name: `stepforge (${name})`, what: `generate --spec ${name}: all artefacts, against the runtime's .d.ts`, ...sf },
+    { name: `HeyAPI (${name})`, what: "types + zod + SDK + bundled fetch client", tsconfig: tsconfig(`foreign-${name}-hey`, { include: [rel(hey)] }), output: hey },
+  ];
+}
+
+function printTable(results: Result[], title = "the four project specs"): void {
+  const base = results.find((r) => r.project.name === "stepforge" || r.project.name.startsWith("stepforge ("))!;
   const figure = (r: Result, pick: (s: { seconds: number; peakMiB: number }) => number) => (r.sample.ok ? pick(r.sample.run) : Number.NaN);
   const vs = (r: Result, pick: (s: { seconds: number; peakMiB: number }) => number) => {
     const value = figure(r, pick);
@@ -187,7 +235,7 @@ function printTable(results: Result[]): void {
       r.project.what,
     ];
   });
-  console.log("\n### Type-check: `tsc --noEmit` over the generated code of the four project specs\n");
+  console.log(`\n### Type-check: \`tsc --noEmit\` over the generated code of ${title}\n`);
   console.log(
     table(["project", "runs", "seconds", "peak MiB", "tsc errors", "program files", "types", "checking share", "generated files", "lines", "KiB", "time / stepforge", "memory / stepforge", "what is checked"], rows),
   );
@@ -203,6 +251,7 @@ function main(): void {
   console.log(`\ngenerated/: ${fresh.stdout.split("\n")[0] || fresh.stderr.trim().split("\n")[0]}`);
   console.error("type-check projects:");
   printTable(measure(projects()));
+  for (const spec of values.spec ?? []) printTable(measure(foreignProjects(spec)), spec.split("/").pop()!);
 }
 
 main();

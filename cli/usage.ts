@@ -24,7 +24,7 @@ export interface CommandHelp {
 export const COMMAND_HELP: Record<string, CommandHelp> = {
   generate: {
     summary: "generate typed clients, tool steps, triggers and mocks from OpenAPI specs",
-    usage: ["stepforge generate [--check] [--no-cache] [--timings]", "stepforge generate --spec FILE --out DIR [--service ID] [--package NAME]"],
+    usage: ["stepforge generate [--check] [--no-cache] [--timings]", "stepforge generate --spec FILE --out DIR [--service ID] [--package NAME] [--strict]"],
     details: [
       "Without --spec: regenerates generated/ from this package's specs/ (only changed files are",
       "written), keeps the package exports map in step and compiles the changed modules into dist/,",
@@ -35,6 +35,8 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
       "  --spec FILE     any OpenAPI 3.0/3.1 document (x-stepforge extensions optional)",
       "  --out DIR       where its code goes; it imports the runtime from the installed stepforge",
       "  --service ID    service id for a spec without x-stepforge.id",
+      "  --strict        refuse what a spec without x-stepforge would have repaired (duplicate or",
+      "                  missing operationIds, undeclared path parameters); repairs are warnings otherwise",
       "  --package NAME  also write DIR/package.json (exports per module, stepforge as a dependency)",
       "                  and DIR/tsconfig.json, so DIR can be built and published as its own package",
       "A broken spec fails with file:line:col diagnostics and nothing is written.",

@@ -2,11 +2,13 @@
  * Diagnostics: every problem the pipeline finds, with a stable code, the place in the spec
  * (file:line:col) and a message that says what to change.
  */
+import type { DiagnosticCode } from "./catalogue.js";
+
 export type Severity = "error" | "warning";
 
 export interface Diagnostic {
-  /** Stable code, e.g. SF102; documented in docs/diagnostics.md. */
-  code: string;
+  /** Stable code from the catalogue (catalogue.ts), e.g. SF102; documented in docs/diagnostics.md. Spectral's rule names in `lint`. */
+  code: DiagnosticCode | (string & {});
   severity: Severity;
   message: string;
   file: string;
@@ -16,8 +18,10 @@ export interface Diagnostic {
   pointer?: string;
 }
 
+/** `file:line:col severity CODE message (at /json/pointer)`: the pointer finds the place in one-line JSON too. */
 export function formatDiagnostic(d: Diagnostic): string {
-  return `${d.file}:${d.line}:${d.column} ${d.severity} ${d.code} ${d.message}`;
+  const at = d.pointer !== undefined && d.pointer !== "/" ? ` (at ${d.pointer})` : "";
+  return `${d.file}:${d.line}:${d.column} ${d.severity} ${d.code} ${d.message}${at}`;
 }
 
 /** Thrown when a stage cannot go on; carries every diagnostic found so far. */

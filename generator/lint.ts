@@ -1,6 +1,6 @@
 /**
  * `stepforge lint`: the project's Spectral ruleset (.spectral.yaml: OpenAPI rules plus ours) and
- * the stepforge validation of the x-stepforge extensions, reported together as file:line:col.
+ * the stepforge check stage (the one generate runs), reported together as file:line:col.
  */
 import { execFile } from "node:child_process";
 import { resolve } from "node:path";
@@ -8,7 +8,7 @@ import { promisify } from "node:util";
 import { packageBin } from "../runtime/package-bin.js";
 import { SpecError, type Diagnostic } from "./diagnostics.js";
 import { loadSpecFile } from "./load.js";
-import { validateSpec } from "./validate.js";
+import { checkSpec } from "./check/index.js";
 
 const run = promisify(execFile);
 
@@ -56,7 +56,8 @@ export async function lintSpecs(specFiles: string[], rulesetFile: string): Promi
   const found: Diagnostic[] = [];
   for (const file of specFiles) {
     try {
-      validateSpec(loadSpecFile(file));
+      // The same check stage generate runs (tool steps included), so both agree; warnings too.
+      found.push(...checkSpec(loadSpecFile(file)).warnings);
     } catch (error) {
       if (error instanceof SpecError) found.push(...error.diagnostics);
       else throw error;

@@ -1,20 +1,99 @@
 /**
- * The validated model of one service (the IR between validation and emitters). Emitters read
- * only this; they never look at raw YAML.
+ * The normalised model of one service: what the check stage (check/) builds and every emitter
+ * reads. Emitters never look at the document: parameters, bodies and success responses are
+ * resolved here (one `$ref` resolver, one merge rule, one success rule), each tool step is worked
+ * out down to its wire mapping, and each operation carries what its mock validates and answers.
+ *
+ * Schemas stay JSON Schema nodes (they may hold `$ref`s to components, which `refs` resolves), so
+ * the types, tools and mock emitters each render them in their own language.
  */
 import type { DelimitedStyle, HttpMethod, PagingSpec, ServiceDescriptor } from "../runtime/descriptor.js";
-import type { OperationTool, ServiceTools } from "../runtime/tools/model.js";
+import type { MockOperationSpec, MockService } from "../runtime/mock/model.js";
+import type { ApiCallTool, ToolCheck, Toolset } from "../runtime/tools/model.js";
+import type { ToolAnnotations } from "../runtime/tools/types.js";
 import type { TriggersExtension } from "../runtime/triggers/model.js";
+import type { Diagnostic } from "./diagnostics.js";
 import type { LoadedSpec } from "./load.js";
+import type { Json, RefResolver } from "./refs.js";
 
 export interface ParameterModel {
+  /** The name on the wire. */
   name: string;
   in: "path" | "query" | "header" | "cookie";
   required: boolean;
   deprecated: boolean;
   description: string;
+  /** JSON Schema of the value (a string when the spec gives none). */
+  schema: unknown;
+  style: string;
+  explode: boolean;
   /** For a query array sent as one delimited value (`explode: false`): its style. */
   delimitedStyle?: DelimitedStyle | undefined;
+  /** Set when the spec writes explode: false or a style other than form: whether the mock reads the value exploded. */
+  explodeWritten?: boolean | undefined;
+  example?: unknown;
+}
+
+export interface BodyModel {
+  required: boolean;
+  description: string;
+  /** Every media type the operation accepts, in spec order. */
+  contentTypes: string[];
+  /** The JSON media type the client sends, and its schema, when there is one. */
+  mediaType?: string | undefined;
+  schema?: unknown;
+}
+
+export interface SuccessModel {
+  /** The lowest 2xx status the spec declares (200 when it declares none). */
+  status: number;
+  description: string;
+  /** The first media type of the response, its JSON one when it has several. */
+  mediaType?: string | undefined;
+  schema?: unknown;
+  /** The media type's `example`, or the value of its first `examples` entry. */
+  example?: unknown;
+}
+
+/** Where a wire value of a tool step comes from: a field of the step's input, or a fixed value. */
+export type WireSource = { from: "input"; field: string } | { from: "fixed"; value: string | number | boolean | null };
+
+export interface ToolFieldModel {
+  /** The model-facing name in the step's input. */
+  name: string;
+  required: boolean;
+  /** Replaces the schema's own description when given. */
+  description?: string | undefined;
+  schema: unknown;
+  /** Accepted for compatibility and never sent. */
+  ignored: boolean;
+}
+
+export interface ToolStepModel {
+  name: string;
+  title: string;
+  /** For a model: what it does, when to use it, what it returns. */
+  description: string;
+  operationId: string;
+  method: HttpMethod;
+  path: string;
+  annotations: ToolAnnotations;
+  deprecated?: boolean | undefined;
+  replacedBy?: string | undefined;
+  /** For a non-idempotent write: the read step that shows whether it was applied (`x-stepforge-tool.check`). */
+  check?: ToolCheck | undefined;
+  /** The model-facing input fields, in order. */
+  fields: ToolFieldModel[];
+  /** How the input becomes a call: wire name → source, per place; `bodyWhole` when the body is not an object of fields. */
+  wire: {
+    path: Array<[string, WireSource]>;
+    query: Array<[string, WireSource]>;
+    body: Array<[string, WireSource]>;
+    bodyWhole?: WireSource | undefined;
+    /** The operation takes a body of fields (sent even when none is given). */
+    bodyObject: boolean;
+  };
+  output: { schema?: unknown; description: string; wrap: "none" | "items" | "value" };
 }
 
 export interface OperationModel {
@@ -25,17 +104,20 @@ export interface OperationModel {
   description: string;
   tags: string[];
   deprecated: boolean;
+  /** Path-item and operation parameters merged (the operation's win), `$ref`s resolved. */
   parameters: ParameterModel[];
+  body?: BodyModel | undefined;
   hasBody: boolean;
   bodyRequired: boolean;
+  success: SuccessModel;
   /** The caller must pass an init object (required parameters or a required body). */
   requiresInput: boolean;
   idempotent: boolean;
   limitClass: "read" | "write";
   paging?: PagingSpec | undefined;
   seed?: { name: string; differs?: string | undefined } | undefined;
-  /** `x-stepforge-tool`: how the operation's agent tool step differs from the default. */
-  tool?: OperationTool | undefined;
+  /** What the behavioural mock validates and answers for this operation. */
+  mock: MockOperationSpec;
 }
 
 export interface ServiceModel {
@@ -46,10 +128,23 @@ export interface ServiceModel {
   description: string;
   /** True when the spec declares `x-stepforge`; false when it was derived from a foreign spec. */
   declared: boolean;
+  /** What the client ships: auth, limits, errors, operations (the mock section is not in it). */
   descriptor: ServiceDescriptor;
   operations: OperationModel[];
-  /** `x-stepforge.tools`: composite/legacy steps and the API Call step (kept out of the descriptor). */
-  tools?: ServiceTools | undefined;
+  /** Every agent tool step, in spec order (operation steps, then `x-stepforge.tools.steps`). */
+  toolSteps: ToolStepModel[];
+  apiCall?: { name: string; config: ApiCallTool } | undefined;
+  /** Named groups of the steps (`x-stepforge.tools.toolsets`), every name checked. */
+  toolsets: Toolset[];
+  /** How the behavioural mock behaves (`x-stepforge.mock`, or a derived one for a foreign spec). */
+  mock: MockService;
+  /** `components` of the document: the schemas `$ref`s in the model point at. */
+  components: Json;
+  refs: RefResolver;
+  /** The document openapi-typescript types: the spec, or a copy carrying the check stage's repairs. */
+  typesDocument: Json;
   /** `x-stepforge-triggers`: how events arrive and the service's triggers. */
   triggers?: TriggersExtension | undefined;
+  /** Warnings of the check stage (repairs of a foreign spec, ignored keywords), in document order. */
+  warnings: Diagnostic[];
 }

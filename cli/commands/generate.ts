@@ -13,6 +13,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { remember, unchangedSince, type CacheKey } from "../../generator/cache.js";
+import { formatDiagnostic } from "../../generator/diagnostics.js";
 import { packageManifest, packageNameProblem, packageTsconfig } from "../../generator/package-manifest.js";
 import { packageRoot } from "../../generator/package-root.js";
 import { requirePackages } from "../../runtime/package-bin.js";
@@ -34,6 +35,7 @@ export async function generateCommand(argv: string[], out: NodeJS.WritableStream
       service: { type: "string" },
       timings: { type: "boolean", default: false },
       "no-cache": { type: "boolean", default: false },
+      strict: { type: "boolean", default: false },
       package: { type: "string" },
     },
     strict: true,
@@ -41,6 +43,7 @@ export async function generateCommand(argv: string[], out: NodeJS.WritableStream
   });
   if ((values.spec === undefined) !== (values.out === undefined)) throw new UsageError("--spec and --out go together: stepforge generate --spec FILE --out DIR");
   if (values.service !== undefined && values.spec === undefined) throw new UsageError("--service goes with --spec");
+  if (values.strict && values.spec === undefined) throw new UsageError("--strict goes with --spec (the project's specs are always strict)");
   if (values.package !== undefined && values.spec === undefined) throw new UsageError("--package goes with --spec FILE --out DIR");
   const nameProblem = values.package === undefined ? undefined : packageNameProblem(values.package);
   if (nameProblem) throw new UsageError(`--package "${values.package}": a package name ${nameProblem}`);
@@ -57,8 +60,8 @@ export async function generateCommand(argv: string[], out: NodeJS.WritableStream
   const started = performance.now();
   const cacheKey: CacheKey = { specFiles, outDir, projectRoot: root, ...(values.service ? { serviceId: values.service } : {}) };
   // --check always runs the whole pipeline: it is the proof, not a shortcut. --package needs the
-  // list of generated modules, which only a run of the pipeline gives.
-  if (!values.check && !values.timings && !values["no-cache"] && values.package === undefined) {
+  // list of generated modules, which only a run of the pipeline gives; --strict must see the repairs.
+  if (!values.check && !values.timings && !values["no-cache"] && !values.strict && values.package === undefined) {
     const unchanged = unchangedSince(cacheKey);
     if (unchanged) {
       const ms = Math.round(performance.now() - started);
@@ -72,7 +75,9 @@ export async function generateCommand(argv: string[], out: NodeJS.WritableStream
   requirePackages("code generation", ["openapi-typescript", "handlebars"]);
   // The pipeline loads the TypeScript compiler, so it is imported only when it has work to do.
   const { compare, generate, packageJsonWithExports, write } = await import("../../generator/pipeline.js");
-  const result = await generate({ specFiles, outDir, projectRoot: root, ...(values.service ? { serviceId: values.service } : {}) });
+  const result = await generate({ specFiles, outDir, projectRoot: root, strict: values.strict, ...(values.service ? { serviceId: values.service } : {}) });
+  // Repairs of a foreign spec and ignored keywords: each with its place, before the summary.
+  for (const warning of result.warnings) out.write(`${formatDiagnostic(warning)}\n`);
 
   // For the project's own specs the package exports map is generated output too.
   const pkgPath = join(root, "package.json");
@@ -82,7 +87,12 @@ export async function generateCommand(argv: string[], out: NodeJS.WritableStream
   if (values.check) {
     drift = compare(outDir, result.files, { wholeOutDir: ownSpecs });
     if (pkgFile && readFileSync(pkgFile.path, "utf8") !== pkgFile.content) drift.changed.push("../package.json (exports)");
-    const stale = [...drift.changed.map((p) => `changed  ${p}`), ...drift.missing.map((p) => `missing  ${p}`), ...drift.extra.map((p) => `extra    ${p}`)];
+    const stale = [
+      ...drift.changed.map((p) => `changed  ${p}`),
+      ...drift.missing.map((p) => `missing  ${p}`),
+      ...drift.extra.map((p) => `extra    ${p}`),
+      ...drift.stray.map((p) => `stray    ${p} (no spec generates it; remove it)`),
+    ];
     if (stale.length > 0) {
       out.write(`generated code is stale (${stale.length} file${stale.length === 1 ? "" : "s"}); run \`stepforge generate\` and commit:\n`);
       for (const line of stale) out.write(`  ${line}\n`);
@@ -103,7 +113,7 @@ export async function generateCommand(argv: string[], out: NodeJS.WritableStream
   if (values.timings) {
     const t = result.timings;
     const split = Object.entries(t.emitters).map(([name, ms]) => `${name.replace(/^emit/, "").toLowerCase()} ${ms.toFixed(0)}`).join(", ");
-    out.write(`  load ${t.load.toFixed(0)} ms · validate ${t.validate.toFixed(0)} ms · emit ${t.emit.toFixed(0)} ms (${split})\n`);
+    out.write(`  load ${t.load.toFixed(0)} ms · check ${t.check.toFixed(0)} ms · emit ${t.emit.toFixed(0)} ms (${split})\n`);
   }
   if (packageFiles) {
     for (const file of packageFiles) if (file.content !== undefined) writeFileSync(file.path, file.content);

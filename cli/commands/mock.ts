@@ -23,7 +23,7 @@ import { parseArgs } from "node:util";
 import { formatDiagnostic, SpecError } from "../../generator/diagnostics.js";
 import { loadSpecFile } from "../../generator/load.js";
 import { packageRoot } from "../../generator/package-root.js";
-import { validateSpec } from "../../generator/validate.js";
+import { checkSpec } from "../../generator/check/index.js";
 import type { FaultOptions } from "../../runtime/mock/faults.js";
 import { loadMock, startMockServer, startPrism, type MockOptions, type MockState, type RunningMock } from "../../runtime/mock/index.js";
 import { projectSpecs } from "../project.js";
@@ -52,8 +52,8 @@ function loadTarget(file: string): Loaded {
   if (hit?.stamp === stamp) return hit.spec;
   let spec: Loaded;
   try {
-    const model = validateSpec(loadSpecFile(file));
-    spec = { id: model.id, file, ports: model.descriptor.mock?.ports };
+    const model = checkSpec(loadSpecFile(file));
+    spec = { id: model.id, file, ports: model.mock.ports };
   } catch (error) {
     const problem = error instanceof SpecError ? error.diagnostics.map(formatDiagnostic).join("\n") : (error as Error).message;
     spec = { id: basename(file).replace(/\.(ya?ml|json)$/, ""), file, problem };

@@ -97,219 +97,219 @@ export type ExchangeTokenData = OperationData<ExchangeTokenOperation>;
  * Calls resolve to the success body or throw a StepforgeError subclass (auth, rate_limited, …).
  */
 export class ContentsnareClient {
-    /** The untyped service client underneath (descriptor, base address, call by id). */
-    public readonly core: ServiceClient;
+  /** The untyped service client underneath (descriptor, base address, call by id). */
+  public readonly core: ServiceClient;
 
-    constructor(options: ClientOptions) {
-        this.core = createServiceClient(descriptor, options);
-    }
+  constructor(options: ClientOptions) {
+    this.core = createServiceClient(descriptor, options);
+  }
 
-    /**
-     * Get the current user
-     *
-     * `GET /partner_api/v1/me`
-     *
-     * Returns the Content Snare user the access token belongs to. Useful to check that a
-     * connection works. Any valid token may call it. Only `full_name` is confirmed in the
-     * response; other fields (such as `email`) are unconfirmed.
-     */
-    getMe(init: GetMeInput = {}): Promise<GetMeData> {
-        return this.core.call("getMe", init) as Promise<GetMeData>;
-    }
+  /**
+   * Get the current user
+   *
+   * `GET /partner_api/v1/me`
+   *
+   * Returns the Content Snare user the access token belongs to. Useful to check that a
+   * connection works. Any valid token may call it. Only `full_name` is confirmed in the
+   * response; other fields (such as `email`) are unconfirmed.
+   */
+  getMe(init: GetMeInput = {}): Promise<GetMeData> {
+    return this.core.call("getMe", init) as Promise<GetMeData>;
+  }
 
-    /**
-     * List clients
-     *
-     * `GET /partner_api/v1/clients`
-     *
-     * Lists the account's active clients, a page at a time (`limit` and `offset`). Search with
-     * `q` and the fields named in `q_by[]` (for example `q_by[]=email` to find a client by
-     * e-mail address). Scope `read_clients`.
-     */
-    listClients(init: ListClientsInput = {}): Promise<ListClientsData> {
-        return this.core.call("listClients", init) as Promise<ListClientsData>;
-    }
+  /**
+   * List clients
+   *
+   * `GET /partner_api/v1/clients`
+   *
+   * Lists the account's active clients, a page at a time (`limit` and `offset`). Search with
+   * `q` and the fields named in `q_by[]` (for example `q_by[]=email` to find a client by
+   * e-mail address). Scope `read_clients`.
+   */
+  listClients(init: ListClientsInput = {}): Promise<ListClientsData> {
+    return this.core.call("listClients", init) as Promise<ListClientsData>;
+  }
 
-    /**
-     * Create a client
-     *
-     * `POST /partner_api/v1/clients`
-     *
-     * Creates a client profile (seed step "Create Client"). Scope `write_clients`.
-     *
-     * `email` is required, and so is a name: give `full_name` (the partner API's field) or
-     * `name` (the seed's field, an alias of `full_name`). The partner API documents only
-     * `full_name`; whether it accepts `name` is unconfirmed, so a caller that holds only `name`
-     * should send it as `full_name`. The other profile details (first and last name, phone,
-     * language, companies) are optional. Not safe to resend after a timeout: a second call may
-     * create a second client; look the client up with `listClients` (`q_by[]=email`) first.
-     *
-     * Seed: "Create Client". The seed's body is `name` + `email`. The partner API requires `full_name` + `email` and also takes first_name, last_name, phone, language_code and client_companies[{name}]. Both are accepted here: `name` is kept as an alias of `full_name`; one of the two must be given. The response shape and status (201) are not in the seed; they follow the partner API (the created client record).
-     */
-    createClient(init: CreateClientInput): Promise<CreateClientData> {
-        return this.core.call("createClient", init) as Promise<CreateClientData>;
-    }
+  /**
+   * Create a client
+   *
+   * `POST /partner_api/v1/clients`
+   *
+   * Creates a client profile (seed step "Create Client"). Scope `write_clients`.
+   *
+   * `email` is required, and so is a name: give `full_name` (the partner API's field) or
+   * `name` (the seed's field, an alias of `full_name`). The partner API documents only
+   * `full_name`; whether it accepts `name` is unconfirmed, so a caller that holds only `name`
+   * should send it as `full_name`. The other profile details (first and last name, phone,
+   * language, companies) are optional. Not safe to resend after a timeout: a second call may
+   * create a second client; look the client up with `listClients` (`q_by[]=email`) first.
+   *
+   * Seed: "Create Client". The seed's body is `name` + `email`. The partner API requires `full_name` + `email` and also takes first_name, last_name, phone, language_code and client_companies[{name}]. Both are accepted here: `name` is kept as an alias of `full_name`; one of the two must be given. The response shape and status (201) are not in the seed; they follow the partner API (the created client record).
+   */
+  createClient(init: CreateClientInput): Promise<CreateClientData> {
+    return this.core.call("createClient", init) as Promise<CreateClientData>;
+  }
 
-    /**
-     * Get a client
-     *
-     * `GET /partner_api/v1/clients/{id}`
-     *
-     * Returns one client's details. Scope `read_clients`.
-     */
-    getClient(init: GetClientInput): Promise<GetClientData> {
-        return this.core.call("getClient", init) as Promise<GetClientData>;
-    }
+  /**
+   * Get a client
+   *
+   * `GET /partner_api/v1/clients/{id}`
+   *
+   * Returns one client's details. Scope `read_clients`.
+   */
+  getClient(init: GetClientInput): Promise<GetClientData> {
+    return this.core.call("getClient", init) as Promise<GetClientData>;
+  }
 
-    /**
-     * Update a client
-     *
-     * `PUT /partner_api/v1/clients/{id}`
-     *
-     * Changes a client's profile. Takes the same fields as `createClient`, all optional; fields
-     * left out keep their value. Scope `write_clients`.
-     */
-    updateClient(init: UpdateClientInput): Promise<UpdateClientData> {
-        return this.core.call("updateClient", init) as Promise<UpdateClientData>;
-    }
+  /**
+   * Update a client
+   *
+   * `PUT /partner_api/v1/clients/{id}`
+   *
+   * Changes a client's profile. Takes the same fields as `createClient`, all optional; fields
+   * left out keep their value. Scope `write_clients`.
+   */
+  updateClient(init: UpdateClientInput): Promise<UpdateClientData> {
+    return this.core.call("updateClient", init) as Promise<UpdateClientData>;
+  }
 
-    /**
-     * Delete a client
-     *
-     * `DELETE /partner_api/v1/clients/{id}`
-     *
-     * Deletes a client. Answers 204 with no body (as third-party clients observe; unconfirmed
-     * by official docs). Scope `write_clients`.
-     */
-    deleteClient(init: DeleteClientInput): Promise<DeleteClientData> {
-        return this.core.call("deleteClient", init) as Promise<DeleteClientData>;
-    }
+  /**
+   * Delete a client
+   *
+   * `DELETE /partner_api/v1/clients/{id}`
+   *
+   * Deletes a client. Answers 204 with no body (as third-party clients observe; unconfirmed
+   * by official docs). Scope `write_clients`.
+   */
+  deleteClient(init: DeleteClientInput): Promise<DeleteClientData> {
+    return this.core.call("deleteClient", init) as Promise<DeleteClientData>;
+  }
 
-    /**
-     * List requests
-     *
-     * `GET /partner_api/v1/requests`
-     *
-     * Lists requests, a page at a time (`limit` and `offset`). Filter by status with
-     * `filter_by[statuses][]` (this is how request status is checked in bulk), search with `q`
-     * and `q_by[]`, and ask for extra data with `expand[]`. Scope `read_requests`.
-     */
-    listRequests(init: ListRequestsInput = {}): Promise<ListRequestsData> {
-        return this.core.call("listRequests", init) as Promise<ListRequestsData>;
-    }
+  /**
+   * List requests
+   *
+   * `GET /partner_api/v1/requests`
+   *
+   * Lists requests, a page at a time (`limit` and `offset`). Filter by status with
+   * `filter_by[statuses][]` (this is how request status is checked in bulk), search with `q`
+   * and `q_by[]`, and ask for extra data with `expand[]`. Scope `read_requests`.
+   */
+  listRequests(init: ListRequestsInput = {}): Promise<ListRequestsData> {
+    return this.core.call("listRequests", init) as Promise<ListRequestsData>;
+  }
 
-    /**
-     * Create a request
-     *
-     * `POST /partner_api/v1/requests`
-     *
-     * Creates a request from a template and sends it to a client (seed step "Create Request").
-     * Scope `write_requests`; also `write_clients` when `client_email` names a client that does
-     * not exist yet (the service then creates it, and `client_full_name` is required).
-     *
-     * The partner API's fields: `name` (required), `client_email` (+ `client_full_name`,
-     * `client_phone`, `company_name`), `request_template_id` or `request_template_name`, `due`
-     * (yyyy-mm-dd; the service defaults to 14 days ahead), `status` (`draft`, the default, or
-     * `published`), `folder_id` or `folder_name`, `owner_id` or `owner_email`,
-     * `communication_template_id` or `communication_template_name`, and the switches
-     * `comments_enabled`, `passcode_enabled`, `share_via_link_enabled`.
-     *
-     * The seed's fields are accepted too: `client_id`, `template_id` (alias of
-     * `request_template_id`) and `due_date` (alias of `due`). The partner API documents none of
-     * the three; prefer the partner API's names. Not safe to resend after a timeout: a second call
-     * creates a second request.
-     *
-     * Seed: "Create Request". The seed's body is client_id, template_id, name, due_date (YYYY-MM-DD). The partner API names the client by `client_email` (creating it if new, with `client_full_name`), the template by `request_template_id` or `request_template_name`, and the deadline `due` (yyyy-mm-dd); it also takes status (draft|published), folder, owner, communication template and sharing switches. Both sets are accepted here; the seed's `template_id` and `due_date` are aliases of `request_template_id` and `due`, and `client_id` (an `acc_` id) has no documented partner-API counterpart on create (clients are assigned by id only through updateRequest's client_assignments_ids).
-     */
-    createRequest(init: CreateRequestInput): Promise<CreateRequestData> {
-        return this.core.call("createRequest", init) as Promise<CreateRequestData>;
-    }
+  /**
+   * Create a request
+   *
+   * `POST /partner_api/v1/requests`
+   *
+   * Creates a request from a template and sends it to a client (seed step "Create Request").
+   * Scope `write_requests`; also `write_clients` when `client_email` names a client that does
+   * not exist yet (the service then creates it, and `client_full_name` is required).
+   *
+   * The partner API's fields: `name` (required), `client_email` (+ `client_full_name`,
+   * `client_phone`, `company_name`), `request_template_id` or `request_template_name`, `due`
+   * (yyyy-mm-dd; the service defaults to 14 days ahead), `status` (`draft`, the default, or
+   * `published`), `folder_id` or `folder_name`, `owner_id` or `owner_email`,
+   * `communication_template_id` or `communication_template_name`, and the switches
+   * `comments_enabled`, `passcode_enabled`, `share_via_link_enabled`.
+   *
+   * The seed's fields are accepted too: `client_id`, `template_id` (alias of
+   * `request_template_id`) and `due_date` (alias of `due`). The partner API documents none of
+   * the three; prefer the partner API's names. Not safe to resend after a timeout: a second call
+   * creates a second request.
+   *
+   * Seed: "Create Request". The seed's body is client_id, template_id, name, due_date (YYYY-MM-DD). The partner API names the client by `client_email` (creating it if new, with `client_full_name`), the template by `request_template_id` or `request_template_name`, and the deadline `due` (yyyy-mm-dd); it also takes status (draft|published), folder, owner, communication template and sharing switches. Both sets are accepted here; the seed's `template_id` and `due_date` are aliases of `request_template_id` and `due`, and `client_id` (an `acc_` id) has no documented partner-API counterpart on create (clients are assigned by id only through updateRequest's client_assignments_ids).
+   */
+  createRequest(init: CreateRequestInput): Promise<CreateRequestData> {
+    return this.core.call("createRequest", init) as Promise<CreateRequestData>;
+  }
 
-    /**
-     * Get a request
-     *
-     * `GET /partner_api/v1/requests/{id}`
-     *
-     * Returns one request with its pages, progress counters and clients. Its `status` is the
-     * request's status (there is no separate status endpoint). Scope `read_requests`.
-     */
-    getRequest(init: GetRequestInput): Promise<GetRequestData> {
-        return this.core.call("getRequest", init) as Promise<GetRequestData>;
-    }
+  /**
+   * Get a request
+   *
+   * `GET /partner_api/v1/requests/{id}`
+   *
+   * Returns one request with its pages, progress counters and clients. Its `status` is the
+   * request's status (there is no separate status endpoint). Scope `read_requests`.
+   */
+  getRequest(init: GetRequestInput): Promise<GetRequestData> {
+    return this.core.call("getRequest", init) as Promise<GetRequestData>;
+  }
 
-    /**
-     * Update a request
-     *
-     * `PUT /partner_api/v1/requests/{id}`
-     *
-     * Changes a request: name, deadline, status (`draft`, `published`, `completed`,
-     * `archived`; this is how a request's status is changed), folder, owner, instructions,
-     * communication schedule (null removes it), sharing switches and client assignments. Fields
-     * left out keep their value. Scope `write_requests`.
-     */
-    updateRequest(init: UpdateRequestInput): Promise<UpdateRequestData> {
-        return this.core.call("updateRequest", init) as Promise<UpdateRequestData>;
-    }
+  /**
+   * Update a request
+   *
+   * `PUT /partner_api/v1/requests/{id}`
+   *
+   * Changes a request: name, deadline, status (`draft`, `published`, `completed`,
+   * `archived`; this is how a request's status is changed), folder, owner, instructions,
+   * communication schedule (null removes it), sharing switches and client assignments. Fields
+   * left out keep their value. Scope `write_requests`.
+   */
+  updateRequest(init: UpdateRequestInput): Promise<UpdateRequestData> {
+    return this.core.call("updateRequest", init) as Promise<UpdateRequestData>;
+  }
 
-    /**
-     * Delete a request
-     *
-     * `DELETE /partner_api/v1/requests/{id}`
-     *
-     * Deletes a request. Answers 204 with no body (as third-party clients observe; unconfirmed
-     * by official docs). Scope `write_requests`.
-     */
-    deleteRequest(init: DeleteRequestInput): Promise<DeleteRequestData> {
-        return this.core.call("deleteRequest", init) as Promise<DeleteRequestData>;
-    }
+  /**
+   * Delete a request
+   *
+   * `DELETE /partner_api/v1/requests/{id}`
+   *
+   * Deletes a request. Answers 204 with no body (as third-party clients observe; unconfirmed
+   * by official docs). Scope `write_requests`.
+   */
+  deleteRequest(init: DeleteRequestInput): Promise<DeleteRequestData> {
+    return this.core.call("deleteRequest", init) as Promise<DeleteRequestData>;
+  }
 
-    /**
-     * List request templates
-     *
-     * `GET /partner_api/v1/request_templates`
-     *
-     * Lists the account's request templates, a page at a time. Their `id` or `name` goes into
-     * `createRequest` (`request_template_id` / `request_template_name`). No filters are known.
-     * Scope `read_templates`.
-     */
-    listRequestTemplates(init: ListRequestTemplatesInput = {}): Promise<ListRequestTemplatesData> {
-        return this.core.call("listRequestTemplates", init) as Promise<ListRequestTemplatesData>;
-    }
+  /**
+   * List request templates
+   *
+   * `GET /partner_api/v1/request_templates`
+   *
+   * Lists the account's request templates, a page at a time. Their `id` or `name` goes into
+   * `createRequest` (`request_template_id` / `request_template_name`). No filters are known.
+   * Scope `read_templates`.
+   */
+  listRequestTemplates(init: ListRequestTemplatesInput = {}): Promise<ListRequestTemplatesData> {
+    return this.core.call("listRequestTemplates", init) as Promise<ListRequestTemplatesData>;
+  }
 
-    /**
-     * List folders
-     *
-     * `GET /partner_api/v1/folders`
-     *
-     * Lists the folders requests are filed in, a page at a time. Their `id` or `name` goes into
-     * `createRequest` / `updateRequest` (`folder_id` / `folder_name`). Scope `read_requests`.
-     */
-    listFolders(init: ListFoldersInput = {}): Promise<ListFoldersData> {
-        return this.core.call("listFolders", init) as Promise<ListFoldersData>;
-    }
+  /**
+   * List folders
+   *
+   * `GET /partner_api/v1/folders`
+   *
+   * Lists the folders requests are filed in, a page at a time. Their `id` or `name` goes into
+   * `createRequest` / `updateRequest` (`folder_id` / `folder_name`). Scope `read_requests`.
+   */
+  listFolders(init: ListFoldersInput = {}): Promise<ListFoldersData> {
+    return this.core.call("listFolders", init) as Promise<ListFoldersData>;
+  }
 
-    /**
-     * Exchange an authorization code or refresh token for tokens
-     *
-     * `POST /oauth/token`
-     *
-     * The OAuth 2.0 token endpoint (outside `/partner_api/v1`, no bearer token). With
-     * `grant_type=authorization_code` it exchanges the code from
-     * `https://api.contentsnare.com/oauth/authorization` (plus the same `redirect_uri`) for an
-     * access and a refresh token; with `grant_type=refresh_token` it renews them. `client_id`
-     * and `client_secret` travel in the JSON body (form encoding probably works too;
-     * unconfirmed). Every refresh returns a new refresh token, which must replace the old one.
-     * Access tokens live about 2 hours (`expires_in`). Errors follow RFC 6749
-     * (`{"error": ..., "error_description": ...}`), not the partner API's `errors` array; the
-     * status for `invalid_grant` (400 or 401) is unconfirmed, so both are declared. Not safe to
-     * resend: a used code or rotated refresh token is rejected.
-     */
-    exchangeToken(init: ExchangeTokenInput): Promise<ExchangeTokenData> {
-        return this.core.call("exchangeToken", init) as Promise<ExchangeTokenData>;
-    }
+  /**
+   * Exchange an authorization code or refresh token for tokens
+   *
+   * `POST /oauth/token`
+   *
+   * The OAuth 2.0 token endpoint (outside `/partner_api/v1`, no bearer token). With
+   * `grant_type=authorization_code` it exchanges the code from
+   * `https://api.contentsnare.com/oauth/authorization` (plus the same `redirect_uri`) for an
+   * access and a refresh token; with `grant_type=refresh_token` it renews them. `client_id`
+   * and `client_secret` travel in the JSON body (form encoding probably works too;
+   * unconfirmed). Every refresh returns a new refresh token, which must replace the old one.
+   * Access tokens live about 2 hours (`expires_in`). Errors follow RFC 6749
+   * (`{"error": ..., "error_description": ...}`), not the partner API's `errors` array; the
+   * status for `invalid_grant` (400 or 401) is unconfirmed, so both are declared. Not safe to
+   * resend: a used code or rotated refresh token is rejected.
+   */
+  exchangeToken(init: ExchangeTokenInput): Promise<ExchangeTokenData> {
+    return this.core.call("exchangeToken", init) as Promise<ExchangeTokenData>;
+  }
 }
 
 /** Creates a ContentsnareClient for one named connection. */
 export function createContentsnareClient(options: ClientOptions): ContentsnareClient {
-    return new ContentsnareClient(options);
+  return new ContentsnareClient(options);
 }

@@ -3,463 +3,268 @@
 
 import type { ServiceDescriptor } from "../../runtime/index.js";
 
-/** Everything the runtime needs to know about Content Snare: auth, limits, error meanings and operations, from the spec's x-stepforge extensions. */
+/**
+ * Everything the runtime needs to know about Content Snare: auth, limits, error meanings and operations, from the spec's x-stepforge extensions.
+ */
 export const descriptor: ServiceDescriptor = {
-  "id": "contentsnare",
-  "title": "Content Snare",
-  "connection": {
-    "baseUrl": "https://api.contentsnare.com",
-    "fields": {
-      "clientId": {
-        "description": "Client id of the OAuth application registered under Settings > API in Content Snare.",
-        "secret": false,
-        "required": true
+  id: "contentsnare",
+  title: "Content Snare",
+  connection: {
+    baseUrl: "https://api.contentsnare.com",
+    fields: {
+      clientId: {
+        description: "Client id of the OAuth application registered under Settings > API in Content Snare.",
+        secret: false,
+        required: true,
       },
-      "clientSecret": {
-        "description": "Client secret of that OAuth application.",
-        "secret": true,
-        "required": true
+      clientSecret: { description: "Client secret of that OAuth application.", secret: true, required: true },
+      accessToken: {
+        description: "The current access token (lives about 2 hours; renewed with the refresh token).",
+        secret: true,
+        required: true,
       },
-      "accessToken": {
-        "description": "The current access token (lives about 2 hours; renewed with the refresh token).",
-        "secret": true,
-        "required": true
+      refreshToken: {
+        description: "The current refresh token. Rotates on every refresh; store the new one each time.",
+        secret: true,
+        required: true,
       },
-      "refreshToken": {
-        "description": "The current refresh token. Rotates on every refresh; store the new one each time.",
-        "secret": true,
-        "required": true
+      expiresAt: {
+        description: "When the access token expires, as an ISO 8601 date-time in UTC (e.g. 2026-07-02T06:12:45Z). Absent means unknown; the token is then renewed on the first 401.",
+        secret: false,
+        required: false,
+        pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2})$",
+        example: "2026-07-02T06:12:45Z",
       },
-      "expiresAt": {
-        "description": "When the access token expires, as an ISO 8601 date-time in UTC (e.g. 2026-07-02T06:12:45Z). Absent means unknown; the token is then renewed on the first 401.",
-        "secret": false,
-        "required": false,
-        "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2})$",
-        "example": "2026-07-02T06:12:45Z"
-      }
-    }
+    },
   },
-  "auth": {
-    "kind": "oauth2-authorization-code",
-    "authorizeUrl": "https://api.contentsnare.com/oauth/authorization",
-    "tokenUrl": "https://api.contentsnare.com/oauth/token",
-    "clientIdField": "clientId",
-    "clientSecretField": "clientSecret",
-    "accessTokenField": "accessToken",
-    "refreshTokenField": "refreshToken",
-    "expiresAtField": "expiresAt",
-    "credentialsIn": "json",
-    "scopes": [
-      "read_clients",
-      "write_clients",
-      "read_requests",
-      "write_requests",
-      "read_templates"
-    ],
-    "renewBeforeSeconds": 300,
-    "rotatesRefreshToken": true,
-    "send": {
-      "in": "header",
-      "name": "Authorization",
-      "value": "Bearer {accessToken}"
-    }
+  auth: {
+    kind: "oauth2-authorization-code",
+    authorizeUrl: "https://api.contentsnare.com/oauth/authorization",
+    tokenUrl: "https://api.contentsnare.com/oauth/token",
+    clientIdField: "clientId",
+    clientSecretField: "clientSecret",
+    accessTokenField: "accessToken",
+    refreshTokenField: "refreshToken",
+    expiresAtField: "expiresAt",
+    credentialsIn: "json",
+    scopes: ["read_clients", "write_clients", "read_requests", "write_requests", "read_templates"],
+    renewBeforeSeconds: 300,
+    rotatesRefreshToken: true,
+    send: { in: "header", name: "Authorization", value: "Bearer {accessToken}" },
   },
-  "limits": [
+  limits: [
     {
-      "kind": "window",
-      "id": "reads",
-      "description": "50 read requests per 10 seconds; above that HTTP 429 with Retry-After.",
-      "applies": "read",
-      "per": "connection",
-      "pathPrefix": "/partner_api/v1/",
-      "rejection": {
-        "status": 429
-      },
-      "requests": 50,
-      "windowSeconds": 10
+      kind: "window",
+      id: "reads",
+      description: "50 read requests per 10 seconds; above that HTTP 429 with Retry-After.",
+      applies: "read",
+      per: "connection",
+      pathPrefix: "/partner_api/v1/",
+      rejection: { status: 429 },
+      requests: 50,
+      windowSeconds: 10,
     },
     {
-      "kind": "window",
-      "id": "writes",
-      "description": "20 write requests per 10 seconds; above that HTTP 429 with Retry-After.",
-      "applies": "write",
-      "per": "connection",
-      "pathPrefix": "/partner_api/v1/",
-      "rejection": {
-        "status": 429
-      },
-      "requests": 20,
-      "windowSeconds": 10
-    }
+      kind: "window",
+      id: "writes",
+      description: "20 write requests per 10 seconds; above that HTTP 429 with Retry-After.",
+      applies: "write",
+      per: "connection",
+      pathPrefix: "/partner_api/v1/",
+      rejection: { status: 429 },
+      requests: 20,
+      windowSeconds: 10,
+    },
   ],
-  "errors": {
-    "messageFields": [
-      "errors",
-      "message",
-      "error"
-    ],
-    "requestIdHeaders": [],
-    "retryAfterHeaders": [
-      "retry-after"
-    ],
-    "codes": {},
-    "statuses": {
+  errors: {
+    messageFields: ["errors", "message", "error"],
+    requestIdHeaders: [],
+    retryAfterHeaders: ["retry-after"],
+    codes: {},
+    statuses: {
       "400": {
-        "kind": "validation",
-        "retry": false,
-        "reauth": false,
-        "description": "The request is malformed. Do not retry unchanged."
+        kind: "validation",
+        retry: false,
+        reauth: false,
+        description: "The request is malformed. Do not retry unchanged.",
       },
       "401": {
-        "kind": "auth",
-        "retry": false,
-        "reauth": true,
-        "description": "The access token is invalid or expired: refresh the tokens and repeat the call once."
+        kind: "auth",
+        retry: false,
+        reauth: true,
+        description: "The access token is invalid or expired: refresh the tokens and repeat the call once.",
       },
       "403": {
-        "kind": "permission",
-        "retry": false,
-        "reauth": false,
-        "description": "The token lacks the needed scope, or the user's role does not allow the action."
+        kind: "permission",
+        retry: false,
+        reauth: false,
+        description: "The token lacks the needed scope, or the user's role does not allow the action.",
       },
       "404": {
-        "kind": "not_found",
-        "retry": false,
-        "reauth": false,
-        "description": "No such record in this account."
+        kind: "not_found",
+        retry: false,
+        reauth: false,
+        description: "No such record in this account.",
       },
       "422": {
-        "kind": "validation",
-        "retry": false,
-        "reauth": false,
-        "description": "The data is invalid (missing or malformed fields). Do not retry unchanged."
+        kind: "validation",
+        retry: false,
+        reauth: false,
+        description: "The data is invalid (missing or malformed fields). Do not retry unchanged.",
       },
       "429": {
-        "kind": "rate_limited",
-        "retry": true,
-        "reauth": false,
-        "description": "Over 50 reads or 20 writes per 10 seconds: wait Retry-After seconds and retry."
+        kind: "rate_limited",
+        retry: true,
+        reauth: false,
+        description: "Over 50 reads or 20 writes per 10 seconds: wait Retry-After seconds and retry.",
       },
       "500": {
-        "kind": "server",
-        "retry": false,
-        "reauth": false,
-        "description": "Content Snare failed to handle the request."
+        kind: "server",
+        retry: false,
+        reauth: false,
+        description: "Content Snare failed to handle the request.",
       },
-      "502": {
-        "kind": "server",
-        "retry": true,
-        "reauth": false,
-        "description": "Bad gateway; retry with backoff."
-      },
+      "502": { kind: "server", retry: true, reauth: false, description: "Bad gateway; retry with backoff." },
       "503": {
-        "kind": "server",
-        "retry": true,
-        "reauth": false,
-        "description": "Service unavailable; retry with backoff."
+        kind: "server",
+        retry: true,
+        reauth: false,
+        description: "Service unavailable; retry with backoff.",
       },
       "504": {
-        "kind": "server",
-        "retry": true,
-        "reauth": false,
-        "description": "Gateway timeout; retry with backoff."
-      }
-    }
+        kind: "server",
+        retry: true,
+        reauth: false,
+        description: "Gateway timeout; retry with backoff.",
+      },
+    },
   },
-  "mock": {
-    "ports": {
-      "mock": 4113,
-      "prism": 4013
+  operations: {
+    getMe: {
+      operationId: "getMe",
+      method: "GET",
+      path: "/partner_api/v1/me",
+      idempotent: true,
+      limitClass: "read",
     },
-    "credentials": {
-      "clientId": "mock-client-id",
-      "clientSecret": "mock-client-secret",
-      "accessToken": "mock-access-token",
-      "refreshToken": "mock-refresh-token"
+    listClients: {
+      operationId: "listClients",
+      method: "GET",
+      path: "/partner_api/v1/clients",
+      idempotent: true,
+      limitClass: "read",
+      paging: {
+        style: "offset",
+        offsetParam: "offset",
+        limitParam: "limit",
+        itemsField: "results",
+        maxLimit: 200,
+      },
     },
-    "error": {
-      "contentType": "application/json",
-      "body": {
-        "errors": [
-          "{message}"
-        ]
-      }
+    createClient: {
+      operationId: "createClient",
+      method: "POST",
+      path: "/partner_api/v1/clients",
+      idempotent: false,
+      limitClass: "write",
     },
-    "answers": {
-      "badRequest": {
-        "status": 422,
-        "message": "{detail}"
-      },
-      "invalidJson": {
-        "status": 400,
-        "message": "The request body is not valid JSON"
-      },
-      "noRoute": {
-        "status": 404,
-        "message": "Not found"
-      },
-      "notFound": {
-        "status": 404,
-        "message": "Record not found"
-      },
-      "unauthorized": {
-        "status": 401,
-        "message": "The access token is invalid"
-      },
-      "expiredToken": {
-        "status": 401,
-        "message": "The access token expired"
-      },
-      "server": {
-        "status": 500,
-        "message": "Internal server error"
-      },
-      "tokenRejected": {
-        "status": 400,
-        "message": "{detail}",
-        "template": {
-          "contentType": "application/json",
-          "body": {
-            "error": "invalid_grant",
-            "error_description": "{message}"
-          }
-        }
-      }
+    getClient: {
+      operationId: "getClient",
+      method: "GET",
+      path: "/partner_api/v1/clients/{id}",
+      idempotent: true,
+      limitClass: "read",
     },
-    "limits": {
-      "reads": {
-        "message": "Rate limit exceeded. Try again later.",
-        "retryAfter": true
-      },
-      "writes": {
-        "message": "Rate limit exceeded. Try again later.",
-        "retryAfter": true
-      }
+    updateClient: {
+      operationId: "updateClient",
+      method: "PUT",
+      path: "/partner_api/v1/clients/{id}",
+      idempotent: true,
+      limitClass: "write",
     },
-    "token": {
-      "lifetimeSeconds": 7200,
-      "response": {
-        "access_token": "{accessToken}",
-        "token_type": "Bearer",
-        "expires_in": "{expiresIn}",
-        "refresh_token": "{refreshToken}",
-        "scope": "read_clients write_clients read_requests write_requests read_templates",
-        "created_at": "{nowSeconds}"
-      },
-      "reuseUntilExpiry": false,
-      "format": "{hex}"
+    deleteClient: {
+      operationId: "deleteClient",
+      method: "DELETE",
+      path: "/partner_api/v1/clients/{id}",
+      idempotent: true,
+      limitClass: "write",
     },
-    "envelopes": {
-      "list": {
-        "results": "{items}",
-        "pagination": {
-          "offset": "{page.offset}",
-          "limit": "{page.limit}",
-          "total_count": "{page.total}"
-        }
-      }
+    listRequests: {
+      operationId: "listRequests",
+      method: "GET",
+      path: "/partner_api/v1/requests",
+      idempotent: true,
+      limitClass: "read",
+      paging: {
+        style: "offset",
+        offsetParam: "offset",
+        limitParam: "limit",
+        itemsField: "results",
+        maxLimit: 200,
+      },
     },
-    "pageSize": 300,
-    "resources": {
-      "client": {
-        "idField": "id",
-        "id": {
-          "format": "prefixed",
-          "prefix": "acc_"
-        },
-        "seed": [
-          {
-            "operation": "getClient",
-            "newestFirst": false
-          },
-          {
-            "operation": "listClients",
-            "items": "results",
-            "newestFirst": false
-          }
-        ],
-        "defaults": {}
+    createRequest: {
+      operationId: "createRequest",
+      method: "POST",
+      path: "/partner_api/v1/requests",
+      idempotent: false,
+      limitClass: "write",
+    },
+    getRequest: {
+      operationId: "getRequest",
+      method: "GET",
+      path: "/partner_api/v1/requests/{id}",
+      idempotent: true,
+      limitClass: "read",
+    },
+    updateRequest: {
+      operationId: "updateRequest",
+      method: "PUT",
+      path: "/partner_api/v1/requests/{id}",
+      idempotent: true,
+      limitClass: "write",
+    },
+    deleteRequest: {
+      operationId: "deleteRequest",
+      method: "DELETE",
+      path: "/partner_api/v1/requests/{id}",
+      idempotent: true,
+      limitClass: "write",
+    },
+    listRequestTemplates: {
+      operationId: "listRequestTemplates",
+      method: "GET",
+      path: "/partner_api/v1/request_templates",
+      idempotent: true,
+      limitClass: "read",
+      paging: {
+        style: "offset",
+        offsetParam: "offset",
+        limitParam: "limit",
+        itemsField: "results",
+        maxLimit: 200,
       },
-      "request": {
-        "idField": "id",
-        "id": {
-          "format": "prefixed",
-          "prefix": "req_"
-        },
-        "seed": [
-          {
-            "operation": "getRequest",
-            "newestFirst": false
-          },
-          {
-            "operation": "listRequests",
-            "items": "results",
-            "newestFirst": false
-          }
-        ],
-        "defaults": {
-          "status": "published"
-        },
-        "updatedField": "updated_at"
+    },
+    listFolders: {
+      operationId: "listFolders",
+      method: "GET",
+      path: "/partner_api/v1/folders",
+      idempotent: true,
+      limitClass: "read",
+      paging: {
+        style: "offset",
+        offsetParam: "offset",
+        limitParam: "limit",
+        itemsField: "results",
+        maxLimit: 200,
       },
-      "requestTemplate": {
-        "idField": "id",
-        "id": {
-          "format": "prefixed",
-          "prefix": "rtp_"
-        },
-        "seed": [
-          {
-            "operation": "listRequestTemplates",
-            "items": "results",
-            "newestFirst": false
-          }
-        ],
-        "defaults": {}
-      },
-      "folder": {
-        "idField": "id",
-        "id": {
-          "format": "prefixed",
-          "prefix": "fol_"
-        },
-        "seed": [
-          {
-            "operation": "listFolders",
-            "items": "results",
-            "newestFirst": false
-          }
-        ],
-        "defaults": {}
-      }
-    }
+    },
+    exchangeToken: {
+      operationId: "exchangeToken",
+      method: "POST",
+      path: "/oauth/token",
+      idempotent: false,
+      limitClass: "write",
+    },
   },
-  "operations": {
-    "getMe": {
-      "operationId": "getMe",
-      "method": "GET",
-      "path": "/partner_api/v1/me",
-      "idempotent": true,
-      "limitClass": "read"
-    },
-    "listClients": {
-      "operationId": "listClients",
-      "method": "GET",
-      "path": "/partner_api/v1/clients",
-      "idempotent": true,
-      "limitClass": "read",
-      "paging": {
-        "style": "offset",
-        "offsetParam": "offset",
-        "limitParam": "limit",
-        "itemsField": "results",
-        "maxLimit": 200
-      }
-    },
-    "createClient": {
-      "operationId": "createClient",
-      "method": "POST",
-      "path": "/partner_api/v1/clients",
-      "idempotent": false,
-      "limitClass": "write"
-    },
-    "getClient": {
-      "operationId": "getClient",
-      "method": "GET",
-      "path": "/partner_api/v1/clients/{id}",
-      "idempotent": true,
-      "limitClass": "read"
-    },
-    "updateClient": {
-      "operationId": "updateClient",
-      "method": "PUT",
-      "path": "/partner_api/v1/clients/{id}",
-      "idempotent": true,
-      "limitClass": "write"
-    },
-    "deleteClient": {
-      "operationId": "deleteClient",
-      "method": "DELETE",
-      "path": "/partner_api/v1/clients/{id}",
-      "idempotent": true,
-      "limitClass": "write"
-    },
-    "listRequests": {
-      "operationId": "listRequests",
-      "method": "GET",
-      "path": "/partner_api/v1/requests",
-      "idempotent": true,
-      "limitClass": "read",
-      "paging": {
-        "style": "offset",
-        "offsetParam": "offset",
-        "limitParam": "limit",
-        "itemsField": "results",
-        "maxLimit": 200
-      }
-    },
-    "createRequest": {
-      "operationId": "createRequest",
-      "method": "POST",
-      "path": "/partner_api/v1/requests",
-      "idempotent": false,
-      "limitClass": "write"
-    },
-    "getRequest": {
-      "operationId": "getRequest",
-      "method": "GET",
-      "path": "/partner_api/v1/requests/{id}",
-      "idempotent": true,
-      "limitClass": "read"
-    },
-    "updateRequest": {
-      "operationId": "updateRequest",
-      "method": "PUT",
-      "path": "/partner_api/v1/requests/{id}",
-      "idempotent": true,
-      "limitClass": "write"
-    },
-    "deleteRequest": {
-      "operationId": "deleteRequest",
-      "method": "DELETE",
-      "path": "/partner_api/v1/requests/{id}",
-      "idempotent": true,
-      "limitClass": "write"
-    },
-    "listRequestTemplates": {
-      "operationId": "listRequestTemplates",
-      "method": "GET",
-      "path": "/partner_api/v1/request_templates",
-      "idempotent": true,
-      "limitClass": "read",
-      "paging": {
-        "style": "offset",
-        "offsetParam": "offset",
-        "limitParam": "limit",
-        "itemsField": "results",
-        "maxLimit": 200
-      }
-    },
-    "listFolders": {
-      "operationId": "listFolders",
-      "method": "GET",
-      "path": "/partner_api/v1/folders",
-      "idempotent": true,
-      "limitClass": "read",
-      "paging": {
-        "style": "offset",
-        "offsetParam": "offset",
-        "limitParam": "limit",
-        "itemsField": "results",
-        "maxLimit": 200
-      }
-    },
-    "exchangeToken": {
-      "operationId": "exchangeToken",
-      "method": "POST",
-      "path": "/oauth/token",
-      "idempotent": false,
-      "limitClass": "write"
-    }
-  }
 };

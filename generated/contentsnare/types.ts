@@ -2,1711 +2,1711 @@
 // Change the spec, the generator or the runtime, then run `stepforge generate`.
 
 export interface paths {
-    "/partner_api/v1/me": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get the current user
-         * @description Returns the Content Snare user the access token belongs to. Useful to check that a
-         *     connection works. Any valid token may call it. Only `full_name` is confirmed in the
-         *     response; other fields (such as `email`) are unconfirmed.
-         */
-        get: operations["getMe"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/partner_api/v1/clients": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List clients
-         * @description Lists the account's active clients, a page at a time (`limit` and `offset`). Search with
-         *     `q` and the fields named in `q_by[]` (for example `q_by[]=email` to find a client by
-         *     e-mail address). Scope `read_clients`.
-         */
-        get: operations["listClients"];
-        put?: never;
-        /**
-         * Create a client
-         * @description Creates a client profile (seed step "Create Client"). Scope `write_clients`.
-         *
-         *     `email` is required, and so is a name: give `full_name` (the partner API's field) or
-         *     `name` (the seed's field, an alias of `full_name`). The partner API documents only
-         *     `full_name`; whether it accepts `name` is unconfirmed, so a caller that holds only `name`
-         *     should send it as `full_name`. The other profile details (first and last name, phone,
-         *     language, companies) are optional. Not safe to resend after a timeout: a second call may
-         *     create a second client; look the client up with `listClients` (`q_by[]=email`) first.
-         */
-        post: operations["createClient"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/partner_api/v1/clients/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The client's id (`acc_` followed by letters and digits).
-                 * @example acc_8fJ2kL0q
-                 */
-                id: components["parameters"]["ClientId"];
-            };
-            cookie?: never;
-        };
-        /**
-         * Get a client
-         * @description Returns one client's details. Scope `read_clients`.
-         */
-        get: operations["getClient"];
-        /**
-         * Update a client
-         * @description Changes a client's profile. Takes the same fields as `createClient`, all optional; fields
-         *     left out keep their value. Scope `write_clients`.
-         */
-        put: operations["updateClient"];
-        post?: never;
-        /**
-         * Delete a client
-         * @description Deletes a client. Answers 204 with no body (as third-party clients observe; unconfirmed
-         *     by official docs). Scope `write_clients`.
-         */
-        delete: operations["deleteClient"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/partner_api/v1/requests": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List requests
-         * @description Lists requests, a page at a time (`limit` and `offset`). Filter by status with
-         *     `filter_by[statuses][]` (this is how request status is checked in bulk), search with `q`
-         *     and `q_by[]`, and ask for extra data with `expand[]`. Scope `read_requests`.
-         */
-        get: operations["listRequests"];
-        put?: never;
-        /**
-         * Create a request
-         * @description Creates a request from a template and sends it to a client (seed step "Create Request").
-         *     Scope `write_requests`; also `write_clients` when `client_email` names a client that does
-         *     not exist yet (the service then creates it, and `client_full_name` is required).
-         *
-         *     The partner API's fields: `name` (required), `client_email` (+ `client_full_name`,
-         *     `client_phone`, `company_name`), `request_template_id` or `request_template_name`, `due`
-         *     (yyyy-mm-dd; the service defaults to 14 days ahead), `status` (`draft`, the default, or
-         *     `published`), `folder_id` or `folder_name`, `owner_id` or `owner_email`,
-         *     `communication_template_id` or `communication_template_name`, and the switches
-         *     `comments_enabled`, `passcode_enabled`, `share_via_link_enabled`.
-         *
-         *     The seed's fields are accepted too: `client_id`, `template_id` (alias of
-         *     `request_template_id`) and `due_date` (alias of `due`). The partner API documents none of
-         *     the three; prefer the partner API's names. Not safe to resend after a timeout: a second call
-         *     creates a second request.
-         */
-        post: operations["createRequest"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/partner_api/v1/requests/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The request's id (`req_` followed by letters and digits).
-                 * @example req_3Hk9sPq1
-                 */
-                id: components["parameters"]["RequestId"];
-            };
-            cookie?: never;
-        };
-        /**
-         * Get a request
-         * @description Returns one request with its pages, progress counters and clients. Its `status` is the
-         *     request's status (there is no separate status endpoint). Scope `read_requests`.
-         */
-        get: operations["getRequest"];
-        /**
-         * Update a request
-         * @description Changes a request: name, deadline, status (`draft`, `published`, `completed`,
-         *     `archived`; this is how a request's status is changed), folder, owner, instructions,
-         *     communication schedule (null removes it), sharing switches and client assignments. Fields
-         *     left out keep their value. Scope `write_requests`.
-         */
-        put: operations["updateRequest"];
-        post?: never;
-        /**
-         * Delete a request
-         * @description Deletes a request. Answers 204 with no body (as third-party clients observe; unconfirmed
-         *     by official docs). Scope `write_requests`.
-         */
-        delete: operations["deleteRequest"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/partner_api/v1/request_templates": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List request templates
-         * @description Lists the account's request templates, a page at a time. Their `id` or `name` goes into
-         *     `createRequest` (`request_template_id` / `request_template_name`). No filters are known.
-         *     Scope `read_templates`.
-         */
-        get: operations["listRequestTemplates"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/partner_api/v1/folders": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List folders
-         * @description Lists the folders requests are filed in, a page at a time. Their `id` or `name` goes into
-         *     `createRequest` / `updateRequest` (`folder_id` / `folder_name`). Scope `read_requests`.
-         */
-        get: operations["listFolders"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/oauth/token": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Exchange an authorization code or refresh token for tokens
-         * @description The OAuth 2.0 token endpoint (outside `/partner_api/v1`, no bearer token). With
-         *     `grant_type=authorization_code` it exchanges the code from
-         *     `https://api.contentsnare.com/oauth/authorization` (plus the same `redirect_uri`) for an
-         *     access and a refresh token; with `grant_type=refresh_token` it renews them. `client_id`
-         *     and `client_secret` travel in the JSON body (form encoding probably works too;
-         *     unconfirmed). Every refresh returns a new refresh token, which must replace the old one.
-         *     Access tokens live about 2 hours (`expires_in`). Errors follow RFC 6749
-         *     (`{"error": ..., "error_description": ...}`), not the partner API's `errors` array; the
-         *     status for `invalid_grant` (400 or 401) is unconfirmed, so both are declared. Not safe to
-         *     resend: a used code or rotated refresh token is rejected.
-         */
-        post: operations["exchangeToken"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-}
-export type webhooks = Record<string, never>;
-export interface components {
-    schemas: {
-        /** @description The partner API's error body. Inferred from third-party clients; no official sample was found. */
-        ErrorBody: {
-            /** @description Human-readable error messages. */
-            errors: string[];
-        };
-        /** @description An RFC 6749 token-endpoint error. */
-        OAuthError: {
-            /** @description The OAuth error code (`invalid_grant`, `invalid_client`, `invalid_request`, `unsupported_grant_type`, ...). */
-            error: string;
-            /** @description Human-readable explanation. */
-            error_description?: string;
-        };
-        /** @description Where a page sits in the list. A page shorter than `limit` is the last one. */
-        Pagination: {
-            /** @description Offset of the first item of this page. */
-            offset: number;
-            /** @description Page size used. */
-            limit?: number;
-            /** @description Total number of items (unconfirmed; may be absent). */
-            total_count?: number;
-        };
-        /**
-         * @description Language of the client's portal and e-mails.
-         * @enum {string}
-         */
-        LanguageCode: "en" | "en-gb" | "es" | "fr" | "de" | "nl" | "pt-br";
-        /** @description The Content Snare user the access token belongs to. */
-        Me: {
-            /** @description The user's full name. */
-            full_name: string;
-            /** @description The user's e-mail address (unconfirmed field). */
-            email?: string;
-        };
-        /** @description A company a client belongs to. */
-        ClientCompany: {
-            /** @description The company's id. */
-            id?: string;
-            /** @description The company's name. */
-            name: string;
-        };
-        /** @description A client profile, someone requests are sent to. */
-        Client: {
-            /**
-             * @description The client's id, `acc_` followed by letters and digits.
-             * @example acc_8fJ2kL0q
-             */
-            id: string;
-            /** @description The client's e-mail address. */
-            email: string;
-            /** @description The client's full name. */
-            full_name: string;
-            /** @description First name. */
-            first_name?: string | null;
-            /** @description Last name. */
-            last_name?: string | null;
-            /** @description Phone number. */
-            phone?: string | null;
-            /** @description Name of the client's (first) company. */
-            company_name?: string | null;
-            /** @description Companies the client belongs to. */
-            client_companies?: components["schemas"]["ClientCompany"][];
-            /** @description Language of the client's portal and e-mails (en, en-gb, es, fr, de, nl, pt-br, ...). */
-            language_code?: string | null;
-            /** @description URL of the client's avatar image. */
-            avatar?: string | null;
-        };
-        /**
-         * @description A new client. `email` is required, and one of `full_name` (the partner API's field) or
-         *     `name` (the seed's alias of it) must be given.
-         */
-        CreateClientInput: {
-            /** @description The client's full name. Required by the partner API unless `name` is given. */
-            full_name?: string;
-            /** @description The seed's name for `full_name`; give one of the two. Prefer `full_name` (the partner API documents only that). */
-            name?: string;
-            /**
-             * Format: email
-             * @description The client's e-mail address.
-             */
-            email: string;
-            /** @description First name. */
-            first_name?: string;
-            /** @description Last name. */
-            last_name?: string;
-            /** @description Phone number. */
-            phone?: string;
-            language_code?: components["schemas"]["LanguageCode"];
-            /** @description Companies the client belongs to (created if new). */
-            client_companies?: {
-                /** @description The company's name. */
-                name: string;
-            }[];
-        };
-        /** @description Changes to a client; every field is optional and fields left out keep their value. */
-        UpdateClientInput: {
-            /** @description The client's full name. */
-            full_name?: string;
-            /**
-             * Format: email
-             * @description The client's e-mail address.
-             */
-            email?: string;
-            /** @description First name. */
-            first_name?: string;
-            /** @description Last name. */
-            last_name?: string;
-            /** @description Phone number. */
-            phone?: string;
-            language_code?: components["schemas"]["LanguageCode"];
-            /** @description Companies the client belongs to. */
-            client_companies?: {
-                /** @description The company's name. */
-                name: string;
-            }[];
-        };
-        /** @description One page of clients. */
-        ClientList: {
-            /** @description The clients on this page. */
-            results: components["schemas"]["Client"][];
-            pagination: components["schemas"]["Pagination"];
-        };
-        /**
-         * @description A request's status. Known values: `draft`, `published`, `waiting`, `scheduled`,
-         *     `completed`, `archived` (`waiting` and `scheduled` are set by the service; their exact
-         *     meaning is unconfirmed). Open: other values may appear.
-         */
-        RequestStatus: ("draft" | "published" | "waiting" | "scheduled" | "completed" | "archived") | string;
-        /** @description A client as shown inside a request. */
-        RequestClient: {
-            /** @description The client's id (`acc_...`). */
-            id: string;
-            /** @description The client's e-mail address. */
-            email?: string;
-            /** @description The client's full name. */
-            full_name?: string;
-            /** @description The client's company. */
-            company_name?: string | null;
-            /** @description Phone number. */
-            phone?: string | null;
-            /** @description URL of the client's avatar image. */
-            avatar?: string | null;
-            /** @description The link this client uses to fill in the request. */
-            url?: string | null;
-        };
-        /** @description A page (tab) of a request, in summary. */
-        Page: {
-            /** @description The page's id, `pag_` followed by letters and digits. */
-            id: string;
-            /** @description The page's name. */
-            name: string;
-            /** @description Position of the page in the request, from 0. */
-            sorting_position?: number;
-            /** @description Number of fields on the page. */
-            fields_count?: number;
-            /** @description Fields the client has completed. */
-            done_fields_count?: number;
-            /** @description Fields a reviewer has approved. */
-            approved_fields_count?: number;
-            /** @description Fields a reviewer has sent back. */
-            redo_fields_count?: number;
-            /** @description Every field of the page is completed. */
-            is_done?: boolean;
-            /** @description Every field of the page is approved. */
-            is_approved?: boolean;
-            /** @description Instructions shown on the page (HTML). */
-            instruction_text?: string | null;
-            /** @description Whether the instructions are shown. */
-            show_instruction?: boolean;
-        };
-        /**
-         * @description An information-collection request sent to one or more clients. Lists carry a subset of
-         *     the fields (`expand[]` adds some); `getRequest` adds `pages`; `createRequest` also returns
-         *     the single `client` it was created for and `client_status`.
-         */
-        Request: {
-            /**
-             * @description The request's id, `req_` followed by letters and digits.
-             * @example req_3Hk9sPq1
-             */
-            id: string;
-            /** @description The request's name. */
-            name: string;
-            status: components["schemas"]["RequestStatus"];
-            /** @description Deadline. Sent as `yyyy-mm-dd`; returned as a date-time (webhooks send `due_date` as `yyyy-mm-dd` instead). */
-            due?: string | null;
-            /** @description When the request last changed (ISO 8601). */
-            updated_at?: string | null;
-            /** @description Link to the request in the Content Snare app. */
-            url?: string | null;
-            /** @description Shareable link for clients, when sharing via link is enabled. */
-            share_link?: string | null;
-            /** @description Folder the request is filed in. */
-            folder_name?: string | null;
-            /** @description Template the request was built from. */
-            request_template_name?: string | null;
-            /** @description Communication (reminder) schedule in use. */
-            communications_template_name?: string | null;
-            /** @description Id of the team member who owns the request. */
-            owner_id?: string | null;
-            /** @description Name of the owner. */
-            owner_name?: string | null;
-            /** @description E-mail of the owner (with `expand[]=owner_email`). */
-            owner_email?: string | null;
-            /** @description Name of the team member who created the request. */
-            author_name?: string | null;
-            /** @description Id (`acc_...`) of the primary client. */
-            primary_client_id?: string | null;
-            /** @description Clients assigned to the request. */
-            clients?: components["schemas"]["RequestClient"][];
-            client?: components["schemas"]["RequestClient"];
-            /** @description The client's progress on the request (create responses and webhooks). */
-            client_status?: string | null;
-            /** @description Share of fields completed, 0 to 100. */
-            completion_percentage?: number;
-            /** @description Number of fields in the request. */
-            fields_count?: number;
-            /** @description Fields the client has completed. */
-            done_fields_count?: number;
-            /** @description Fields a reviewer has approved. */
-            approved_fields_count?: number;
-            /** @description Fields a reviewer has sent back. */
-            redo_fields_count?: number;
-            /** @description Clients may comment on fields. */
-            comments_enabled?: boolean;
-            /** @description The request has comments. */
-            has_comments?: boolean;
-            /** @description Clients need a passcode to open the request. */
-            passcode_enabled?: boolean;
-            /** @description The request can be opened through its share link. */
-            share_via_link_enabled?: boolean;
-            /** @description Instructions shown at the start of the request (HTML). */
-            instruction_text?: string | null;
-            /** @description Whether the instructions are shown. */
-            show_instruction?: boolean;
-            /** @description Language of the request. */
-            language_code?: string | null;
-            /** @description Country of the request. */
-            country_code?: string | null;
-            /** @description Kanban board column the request sits in. */
-            board_column_id?: string | null;
-            /** @description Position within the board column. */
-            board_column_sorting_position?: number | null;
-            /** @description The request's pages (getRequest and createRequest). */
-            pages?: components["schemas"]["Page"][];
-        };
-        /**
-         * @description A new request. `name` is required. Name the template by `request_template_id` or
-         *     `request_template_name` (or the seed's `template_id`), and the client by `client_email`
-         *     (or the seed's `client_id`).
-         */
-        CreateRequestInput: {
-            /** @description The request's name. */
-            name: string;
-            /**
-             * Format: email
-             * @description E-mail of the client to send the request to; a client with this address is created if none exists.
-             */
-            client_email?: string;
-            /** @description Client's full name. Required when `client_email` is new; overwrites the name of an existing client. */
-            client_full_name?: string;
-            /** @description Client's phone number. */
-            client_phone?: string;
-            /** @description Client's company. */
-            company_name?: string;
-            /** @description Id of the template to build the request from. */
-            request_template_id?: string;
-            /** @description Name of the template to build the request from (instead of the id). */
-            request_template_name?: string;
-            /**
-             * Format: date
-             * @description Deadline, `yyyy-mm-dd`. The service defaults to 14 days from now.
-             */
-            due?: string;
-            /**
-             * @description `draft` (default) keeps the request unsent; `published` sends it to the client.
-             * @enum {string}
-             */
-            status?: "draft" | "published";
-            /** @description Id of the folder to file the request in. */
-            folder_id?: string;
-            /** @description Name of the folder (instead of the id). */
-            folder_name?: string;
-            /** @description Id of the team member who owns the request. */
-            owner_id?: string;
-            /**
-             * Format: email
-             * @description E-mail of the owning team member (instead of the id).
-             */
-            owner_email?: string;
-            /** @description Id of the communication (reminder) schedule. */
-            communication_template_id?: string;
-            /** @description Name of the communication schedule (instead of the id). */
-            communication_template_name?: string;
-            /** @description Let clients comment on fields. */
-            comments_enabled?: boolean;
-            /** @description Require a passcode to open the request. */
-            passcode_enabled?: boolean;
-            /** @description Allow opening the request through a share link. */
-            share_via_link_enabled?: boolean;
-            /** @description The seed's field. Id (`acc_...`) of an existing client. Not documented by the partner API for create; prefer `client_email`. */
-            client_id?: string;
-            /** @description The seed's name for `request_template_id`. */
-            template_id?: string;
-            /**
-             * Format: date
-             * @description The seed's name for `due` (YYYY-MM-DD).
-             */
-            due_date?: string;
-        };
-        /** @description A client assigned to a request. */
-        ClientAssignment: {
-            /** @description The client's id (`acc_...`). */
-            account_id: string;
-            /** @description The company the client acts for on this request. */
-            client_company_id?: string;
-            /** @description This is the primary client (only one may be). */
-            primary?: boolean;
-        };
-        /** @description Changes to a request; every field is optional and fields left out keep their value. */
-        UpdateRequestInput: {
-            /** @description The request's name. */
-            name?: string;
-            /**
-             * Format: date
-             * @description Deadline, `yyyy-mm-dd`.
-             */
-            due?: string;
-            /**
-             * @description New status.
-             * @enum {string}
-             */
-            status?: "draft" | "published" | "completed" | "archived";
-            /** @description Id of the folder to move the request to. */
-            folder_id?: string;
-            /** @description Name of the folder (instead of the id). */
-            folder_name?: string;
-            /** @description Id of the new owner. */
-            owner_id?: string;
-            /**
-             * Format: email
-             * @description E-mail of the new owner (instead of the id).
-             */
-            owner_email?: string;
-            /** @description Instructions shown at the start of the request (HTML). */
-            instruction_text?: string;
-            /** @description Show the instructions. */
-            show_instruction?: boolean;
-            /** @description Id of the communication schedule; null removes the schedule. */
-            communication_template_id?: string | null;
-            /** @description Name of the communication schedule; null or "None" removes the schedule. */
-            communication_template_name?: string | null;
-            /** @description Let clients comment on fields. */
-            comments_enabled?: boolean;
-            /** @description Require a passcode to open the request. */
-            passcode_enabled?: boolean;
-            /** @description Allow opening the request through a share link. */
-            share_via_link_enabled?: boolean;
-            /** @description The clients assigned to the request (replaces the assignment). */
-            client_assignments_ids?: components["schemas"]["ClientAssignment"][];
-        };
-        /** @description One page of requests. */
-        RequestList: {
-            /** @description The requests on this page. */
-            results: components["schemas"]["Request"][];
-            pagination: components["schemas"]["Pagination"];
-        };
-        /** @description A reusable request structure. Fields beyond id, name and description are unconfirmed. */
-        RequestTemplate: {
-            /** @description The template's id (its prefix is not documented). */
-            id: string;
-            /** @description The template's name. */
-            name: string;
-            /** @description What the template is for. */
-            description?: string | null;
-        };
-        /** @description One page of request templates. */
-        RequestTemplateList: {
-            /** @description The templates on this page. */
-            results: components["schemas"]["RequestTemplate"][];
-            pagination: components["schemas"]["Pagination"];
-        };
-        /** @description A folder requests are filed in. */
-        Folder: {
-            /** @description The folder's id (its prefix is not documented). */
-            id: string;
-            /** @description The folder's name. */
-            name: string;
-        };
-        /** @description One page of folders. */
-        FolderList: {
-            /** @description The folders on this page. */
-            results: components["schemas"]["Folder"][];
-            pagination: components["schemas"]["Pagination"];
-        };
-        /**
-         * @description A token request. For `authorization_code` give `code` and `redirect_uri`; for
-         *     `refresh_token` give `refresh_token`. `client_id` and `client_secret` always.
-         */
-        TokenRequest: {
-            /**
-             * @description The grant being used.
-             * @enum {string}
-             */
-            grant_type: "authorization_code" | "refresh_token";
-            /** @description The authorization code from the redirect (authorization_code grant). */
-            code?: string;
-            /**
-             * Format: uri
-             * @description The redirect URI used in the authorization request (authorization_code grant).
-             */
-            redirect_uri?: string;
-            /** @description The current refresh token (refresh_token grant). */
-            refresh_token?: string;
-            /** @description The OAuth application's client id. */
-            client_id: string;
-            /** @description The OAuth application's client secret. */
-            client_secret: string;
-        };
-        /** @description Tokens issued by the token endpoint. */
-        TokenResponse: {
-            /** @description The bearer token for partner API calls. */
-            access_token: string;
-            /** @description Token type, `Bearer` (likely; unconfirmed). */
-            token_type?: string;
-            /** @description Seconds until the access token expires (about 7200). */
-            expires_in: number;
-            /** @description A new refresh token; it replaces the previous one. */
-            refresh_token: string;
-            /** @description Granted scopes, space-separated. */
-            scope?: string;
-            /** @description When the token was issued, Unix seconds (unconfirmed). */
-            created_at?: number;
-        };
-    };
-    responses: {
-        /** @description The access token is missing, invalid, revoked or expired. Refresh the tokens and repeat the call once. */
-        Unauthorized: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "errors": [
-                 *         "The access token is invalid or has expired"
-                 *       ]
-                 *     }
-                 */
-                "application/json": components["schemas"]["ErrorBody"];
-            };
-        };
-        /** @description The token lacks the scope the operation needs, or the user's role does not allow it. */
-        Forbidden: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "errors": [
-                 *         "You are not authorized to perform this action"
-                 *       ]
-                 *     }
-                 */
-                "application/json": components["schemas"]["ErrorBody"];
-            };
-        };
-        /** @description No such record in this account (or no such route). */
-        NotFound: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "errors": [
-                 *         "Record not found"
-                 *       ]
-                 *     }
-                 */
-                "application/json": components["schemas"]["ErrorBody"];
-            };
-        };
-        /** @description The request was understood but its data is invalid (missing or malformed fields). Do not retry unchanged. */
-        UnprocessableEntity: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "errors": [
-                 *         "Email can't be blank",
-                 *         "Full name can't be blank"
-                 *       ]
-                 *     }
-                 */
-                "application/json": components["schemas"]["ErrorBody"];
-            };
-        };
-        /** @description Too many requests (more than 50 reads or 20 writes in 10 seconds). Wait `Retry-After` seconds and retry. */
-        RateLimited: {
-            headers: {
-                /**
-                 * @description Seconds to wait before retrying (assumed seconds, not an HTTP date; unconfirmed).
-                 * @example 10
-                 */
-                "Retry-After"?: number;
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "errors": [
-                 *         "Rate limit exceeded. Try again in 10 seconds."
-                 *       ]
-                 *     }
-                 */
-                "application/json": components["schemas"]["ErrorBody"];
-            };
-        };
-    };
+  "/partner_api/v1/me": {
     parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get the current user
+     * @description Returns the Content Snare user the access token belongs to. Useful to check that a
+     *     connection works. Any valid token may call it. Only `full_name` is confirmed in the
+     *     response; other fields (such as `email`) are unconfirmed.
+     */
+    get: operations["getMe"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/partner_api/v1/clients": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List clients
+     * @description Lists the account's active clients, a page at a time (`limit` and `offset`). Search with
+     *     `q` and the fields named in `q_by[]` (for example `q_by[]=email` to find a client by
+     *     e-mail address). Scope `read_clients`.
+     */
+    get: operations["listClients"];
+    put?: never;
+    /**
+     * Create a client
+     * @description Creates a client profile (seed step "Create Client"). Scope `write_clients`.
+     *
+     *     `email` is required, and so is a name: give `full_name` (the partner API's field) or
+     *     `name` (the seed's field, an alias of `full_name`). The partner API documents only
+     *     `full_name`; whether it accepts `name` is unconfirmed, so a caller that holds only `name`
+     *     should send it as `full_name`. The other profile details (first and last name, phone,
+     *     language, companies) are optional. Not safe to resend after a timeout: a second call may
+     *     create a second client; look the client up with `listClients` (`q_by[]=email`) first.
+     */
+    post: operations["createClient"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/partner_api/v1/clients/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
         /**
          * @description The client's id (`acc_` followed by letters and digits).
          * @example acc_8fJ2kL0q
          */
-        ClientId: string;
+        id: components["parameters"]["ClientId"];
+      };
+      cookie?: never;
+    };
+    /**
+     * Get a client
+     * @description Returns one client's details. Scope `read_clients`.
+     */
+    get: operations["getClient"];
+    /**
+     * Update a client
+     * @description Changes a client's profile. Takes the same fields as `createClient`, all optional; fields
+     *     left out keep their value. Scope `write_clients`.
+     */
+    put: operations["updateClient"];
+    post?: never;
+    /**
+     * Delete a client
+     * @description Deletes a client. Answers 204 with no body (as third-party clients observe; unconfirmed
+     *     by official docs). Scope `write_clients`.
+     */
+    delete: operations["deleteClient"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/partner_api/v1/requests": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List requests
+     * @description Lists requests, a page at a time (`limit` and `offset`). Filter by status with
+     *     `filter_by[statuses][]` (this is how request status is checked in bulk), search with `q`
+     *     and `q_by[]`, and ask for extra data with `expand[]`. Scope `read_requests`.
+     */
+    get: operations["listRequests"];
+    put?: never;
+    /**
+     * Create a request
+     * @description Creates a request from a template and sends it to a client (seed step "Create Request").
+     *     Scope `write_requests`; also `write_clients` when `client_email` names a client that does
+     *     not exist yet (the service then creates it, and `client_full_name` is required).
+     *
+     *     The partner API's fields: `name` (required), `client_email` (+ `client_full_name`,
+     *     `client_phone`, `company_name`), `request_template_id` or `request_template_name`, `due`
+     *     (yyyy-mm-dd; the service defaults to 14 days ahead), `status` (`draft`, the default, or
+     *     `published`), `folder_id` or `folder_name`, `owner_id` or `owner_email`,
+     *     `communication_template_id` or `communication_template_name`, and the switches
+     *     `comments_enabled`, `passcode_enabled`, `share_via_link_enabled`.
+     *
+     *     The seed's fields are accepted too: `client_id`, `template_id` (alias of
+     *     `request_template_id`) and `due_date` (alias of `due`). The partner API documents none of
+     *     the three; prefer the partner API's names. Not safe to resend after a timeout: a second call
+     *     creates a second request.
+     */
+    post: operations["createRequest"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/partner_api/v1/requests/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
         /**
          * @description The request's id (`req_` followed by letters and digits).
          * @example req_3Hk9sPq1
          */
-        RequestId: string;
+        id: components["parameters"]["RequestId"];
+      };
+      cookie?: never;
+    };
+    /**
+     * Get a request
+     * @description Returns one request with its pages, progress counters and clients. Its `status` is the
+     *     request's status (there is no separate status endpoint). Scope `read_requests`.
+     */
+    get: operations["getRequest"];
+    /**
+     * Update a request
+     * @description Changes a request: name, deadline, status (`draft`, `published`, `completed`,
+     *     `archived`; this is how a request's status is changed), folder, owner, instructions,
+     *     communication schedule (null removes it), sharing switches and client assignments. Fields
+     *     left out keep their value. Scope `write_requests`.
+     */
+    put: operations["updateRequest"];
+    post?: never;
+    /**
+     * Delete a request
+     * @description Deletes a request. Answers 204 with no body (as third-party clients observe; unconfirmed
+     *     by official docs). Scope `write_requests`.
+     */
+    delete: operations["deleteRequest"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/partner_api/v1/request_templates": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List request templates
+     * @description Lists the account's request templates, a page at a time. Their `id` or `name` goes into
+     *     `createRequest` (`request_template_id` / `request_template_name`). No filters are known.
+     *     Scope `read_templates`.
+     */
+    get: operations["listRequestTemplates"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/partner_api/v1/folders": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List folders
+     * @description Lists the folders requests are filed in, a page at a time. Their `id` or `name` goes into
+     *     `createRequest` / `updateRequest` (`folder_id` / `folder_name`). Scope `read_requests`.
+     */
+    get: operations["listFolders"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/oauth/token": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Exchange an authorization code or refresh token for tokens
+     * @description The OAuth 2.0 token endpoint (outside `/partner_api/v1`, no bearer token). With
+     *     `grant_type=authorization_code` it exchanges the code from
+     *     `https://api.contentsnare.com/oauth/authorization` (plus the same `redirect_uri`) for an
+     *     access and a refresh token; with `grant_type=refresh_token` it renews them. `client_id`
+     *     and `client_secret` travel in the JSON body (form encoding probably works too;
+     *     unconfirmed). Every refresh returns a new refresh token, which must replace the old one.
+     *     Access tokens live about 2 hours (`expires_in`). Errors follow RFC 6749
+     *     (`{"error": ..., "error_description": ...}`), not the partner API's `errors` array; the
+     *     status for `invalid_grant` (400 or 401) is unconfirmed, so both are declared. Not safe to
+     *     resend: a used code or rotated refresh token is rejected.
+     */
+    post: operations["exchangeToken"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+  schemas: {
+    /** @description The partner API's error body. Inferred from third-party clients; no official sample was found. */
+    ErrorBody: {
+      /** @description Human-readable error messages. */
+      errors: string[];
+    };
+    /** @description An RFC 6749 token-endpoint error. */
+    OAuthError: {
+      /** @description The OAuth error code (`invalid_grant`, `invalid_client`, `invalid_request`, `unsupported_grant_type`, ...). */
+      error: string;
+      /** @description Human-readable explanation. */
+      error_description?: string;
+    };
+    /** @description Where a page sits in the list. A page shorter than `limit` is the last one. */
+    Pagination: {
+      /** @description Offset of the first item of this page. */
+      offset: number;
+      /** @description Page size used. */
+      limit?: number;
+      /** @description Total number of items (unconfirmed; may be absent). */
+      total_count?: number;
+    };
+    /**
+     * @description Language of the client's portal and e-mails.
+     * @enum {string}
+     */
+    LanguageCode: "en" | "en-gb" | "es" | "fr" | "de" | "nl" | "pt-br";
+    /** @description The Content Snare user the access token belongs to. */
+    Me: {
+      /** @description The user's full name. */
+      full_name: string;
+      /** @description The user's e-mail address (unconfirmed field). */
+      email?: string;
+    };
+    /** @description A company a client belongs to. */
+    ClientCompany: {
+      /** @description The company's id. */
+      id?: string;
+      /** @description The company's name. */
+      name: string;
+    };
+    /** @description A client profile, someone requests are sent to. */
+    Client: {
+      /**
+       * @description The client's id, `acc_` followed by letters and digits.
+       * @example acc_8fJ2kL0q
+       */
+      id: string;
+      /** @description The client's e-mail address. */
+      email: string;
+      /** @description The client's full name. */
+      full_name: string;
+      /** @description First name. */
+      first_name?: string | null;
+      /** @description Last name. */
+      last_name?: string | null;
+      /** @description Phone number. */
+      phone?: string | null;
+      /** @description Name of the client's (first) company. */
+      company_name?: string | null;
+      /** @description Companies the client belongs to. */
+      client_companies?: components["schemas"]["ClientCompany"][];
+      /** @description Language of the client's portal and e-mails (en, en-gb, es, fr, de, nl, pt-br, ...). */
+      language_code?: string | null;
+      /** @description URL of the client's avatar image. */
+      avatar?: string | null;
+    };
+    /**
+     * @description A new client. `email` is required, and one of `full_name` (the partner API's field) or
+     *     `name` (the seed's alias of it) must be given.
+     */
+    CreateClientInput: {
+      /** @description The client's full name. Required by the partner API unless `name` is given. */
+      full_name?: string;
+      /** @description The seed's name for `full_name`; give one of the two. Prefer `full_name` (the partner API documents only that). */
+      name?: string;
+      /**
+       * Format: email
+       * @description The client's e-mail address.
+       */
+      email: string;
+      /** @description First name. */
+      first_name?: string;
+      /** @description Last name. */
+      last_name?: string;
+      /** @description Phone number. */
+      phone?: string;
+      language_code?: components["schemas"]["LanguageCode"];
+      /** @description Companies the client belongs to (created if new). */
+      client_companies?: {
+        /** @description The company's name. */
+        name: string;
+      }[];
+    };
+    /** @description Changes to a client; every field is optional and fields left out keep their value. */
+    UpdateClientInput: {
+      /** @description The client's full name. */
+      full_name?: string;
+      /**
+       * Format: email
+       * @description The client's e-mail address.
+       */
+      email?: string;
+      /** @description First name. */
+      first_name?: string;
+      /** @description Last name. */
+      last_name?: string;
+      /** @description Phone number. */
+      phone?: string;
+      language_code?: components["schemas"]["LanguageCode"];
+      /** @description Companies the client belongs to. */
+      client_companies?: {
+        /** @description The company's name. */
+        name: string;
+      }[];
+    };
+    /** @description One page of clients. */
+    ClientList: {
+      /** @description The clients on this page. */
+      results: components["schemas"]["Client"][];
+      pagination: components["schemas"]["Pagination"];
+    };
+    /**
+     * @description A request's status. Known values: `draft`, `published`, `waiting`, `scheduled`,
+     *     `completed`, `archived` (`waiting` and `scheduled` are set by the service; their exact
+     *     meaning is unconfirmed). Open: other values may appear.
+     */
+    RequestStatus: ("draft" | "published" | "waiting" | "scheduled" | "completed" | "archived") | string;
+    /** @description A client as shown inside a request. */
+    RequestClient: {
+      /** @description The client's id (`acc_...`). */
+      id: string;
+      /** @description The client's e-mail address. */
+      email?: string;
+      /** @description The client's full name. */
+      full_name?: string;
+      /** @description The client's company. */
+      company_name?: string | null;
+      /** @description Phone number. */
+      phone?: string | null;
+      /** @description URL of the client's avatar image. */
+      avatar?: string | null;
+      /** @description The link this client uses to fill in the request. */
+      url?: string | null;
+    };
+    /** @description A page (tab) of a request, in summary. */
+    Page: {
+      /** @description The page's id, `pag_` followed by letters and digits. */
+      id: string;
+      /** @description The page's name. */
+      name: string;
+      /** @description Position of the page in the request, from 0. */
+      sorting_position?: number;
+      /** @description Number of fields on the page. */
+      fields_count?: number;
+      /** @description Fields the client has completed. */
+      done_fields_count?: number;
+      /** @description Fields a reviewer has approved. */
+      approved_fields_count?: number;
+      /** @description Fields a reviewer has sent back. */
+      redo_fields_count?: number;
+      /** @description Every field of the page is completed. */
+      is_done?: boolean;
+      /** @description Every field of the page is approved. */
+      is_approved?: boolean;
+      /** @description Instructions shown on the page (HTML). */
+      instruction_text?: string | null;
+      /** @description Whether the instructions are shown. */
+      show_instruction?: boolean;
+    };
+    /**
+     * @description An information-collection request sent to one or more clients. Lists carry a subset of
+     *     the fields (`expand[]` adds some); `getRequest` adds `pages`; `createRequest` also returns
+     *     the single `client` it was created for and `client_status`.
+     */
+    Request: {
+      /**
+       * @description The request's id, `req_` followed by letters and digits.
+       * @example req_3Hk9sPq1
+       */
+      id: string;
+      /** @description The request's name. */
+      name: string;
+      status: components["schemas"]["RequestStatus"];
+      /** @description Deadline. Sent as `yyyy-mm-dd`; returned as a date-time (webhooks send `due_date` as `yyyy-mm-dd` instead). */
+      due?: string | null;
+      /** @description When the request last changed (ISO 8601). */
+      updated_at?: string | null;
+      /** @description Link to the request in the Content Snare app. */
+      url?: string | null;
+      /** @description Shareable link for clients, when sharing via link is enabled. */
+      share_link?: string | null;
+      /** @description Folder the request is filed in. */
+      folder_name?: string | null;
+      /** @description Template the request was built from. */
+      request_template_name?: string | null;
+      /** @description Communication (reminder) schedule in use. */
+      communications_template_name?: string | null;
+      /** @description Id of the team member who owns the request. */
+      owner_id?: string | null;
+      /** @description Name of the owner. */
+      owner_name?: string | null;
+      /** @description E-mail of the owner (with `expand[]=owner_email`). */
+      owner_email?: string | null;
+      /** @description Name of the team member who created the request. */
+      author_name?: string | null;
+      /** @description Id (`acc_...`) of the primary client. */
+      primary_client_id?: string | null;
+      /** @description Clients assigned to the request. */
+      clients?: components["schemas"]["RequestClient"][];
+      client?: components["schemas"]["RequestClient"];
+      /** @description The client's progress on the request (create responses and webhooks). */
+      client_status?: string | null;
+      /** @description Share of fields completed, 0 to 100. */
+      completion_percentage?: number;
+      /** @description Number of fields in the request. */
+      fields_count?: number;
+      /** @description Fields the client has completed. */
+      done_fields_count?: number;
+      /** @description Fields a reviewer has approved. */
+      approved_fields_count?: number;
+      /** @description Fields a reviewer has sent back. */
+      redo_fields_count?: number;
+      /** @description Clients may comment on fields. */
+      comments_enabled?: boolean;
+      /** @description The request has comments. */
+      has_comments?: boolean;
+      /** @description Clients need a passcode to open the request. */
+      passcode_enabled?: boolean;
+      /** @description The request can be opened through its share link. */
+      share_via_link_enabled?: boolean;
+      /** @description Instructions shown at the start of the request (HTML). */
+      instruction_text?: string | null;
+      /** @description Whether the instructions are shown. */
+      show_instruction?: boolean;
+      /** @description Language of the request. */
+      language_code?: string | null;
+      /** @description Country of the request. */
+      country_code?: string | null;
+      /** @description Kanban board column the request sits in. */
+      board_column_id?: string | null;
+      /** @description Position within the board column. */
+      board_column_sorting_position?: number | null;
+      /** @description The request's pages (getRequest and createRequest). */
+      pages?: components["schemas"]["Page"][];
+    };
+    /**
+     * @description A new request. `name` is required. Name the template by `request_template_id` or
+     *     `request_template_name` (or the seed's `template_id`), and the client by `client_email`
+     *     (or the seed's `client_id`).
+     */
+    CreateRequestInput: {
+      /** @description The request's name. */
+      name: string;
+      /**
+       * Format: email
+       * @description E-mail of the client to send the request to; a client with this address is created if none exists.
+       */
+      client_email?: string;
+      /** @description Client's full name. Required when `client_email` is new; overwrites the name of an existing client. */
+      client_full_name?: string;
+      /** @description Client's phone number. */
+      client_phone?: string;
+      /** @description Client's company. */
+      company_name?: string;
+      /** @description Id of the template to build the request from. */
+      request_template_id?: string;
+      /** @description Name of the template to build the request from (instead of the id). */
+      request_template_name?: string;
+      /**
+       * Format: date
+       * @description Deadline, `yyyy-mm-dd`. The service defaults to 14 days from now.
+       */
+      due?: string;
+      /**
+       * @description `draft` (default) keeps the request unsent; `published` sends it to the client.
+       * @enum {string}
+       */
+      status?: "draft" | "published";
+      /** @description Id of the folder to file the request in. */
+      folder_id?: string;
+      /** @description Name of the folder (instead of the id). */
+      folder_name?: string;
+      /** @description Id of the team member who owns the request. */
+      owner_id?: string;
+      /**
+       * Format: email
+       * @description E-mail of the owning team member (instead of the id).
+       */
+      owner_email?: string;
+      /** @description Id of the communication (reminder) schedule. */
+      communication_template_id?: string;
+      /** @description Name of the communication schedule (instead of the id). */
+      communication_template_name?: string;
+      /** @description Let clients comment on fields. */
+      comments_enabled?: boolean;
+      /** @description Require a passcode to open the request. */
+      passcode_enabled?: boolean;
+      /** @description Allow opening the request through a share link. */
+      share_via_link_enabled?: boolean;
+      /** @description The seed's field. Id (`acc_...`) of an existing client. Not documented by the partner API for create; prefer `client_email`. */
+      client_id?: string;
+      /** @description The seed's name for `request_template_id`. */
+      template_id?: string;
+      /**
+       * Format: date
+       * @description The seed's name for `due` (YYYY-MM-DD).
+       */
+      due_date?: string;
+    };
+    /** @description A client assigned to a request. */
+    ClientAssignment: {
+      /** @description The client's id (`acc_...`). */
+      account_id: string;
+      /** @description The company the client acts for on this request. */
+      client_company_id?: string;
+      /** @description This is the primary client (only one may be). */
+      primary?: boolean;
+    };
+    /** @description Changes to a request; every field is optional and fields left out keep their value. */
+    UpdateRequestInput: {
+      /** @description The request's name. */
+      name?: string;
+      /**
+       * Format: date
+       * @description Deadline, `yyyy-mm-dd`.
+       */
+      due?: string;
+      /**
+       * @description New status.
+       * @enum {string}
+       */
+      status?: "draft" | "published" | "completed" | "archived";
+      /** @description Id of the folder to move the request to. */
+      folder_id?: string;
+      /** @description Name of the folder (instead of the id). */
+      folder_name?: string;
+      /** @description Id of the new owner. */
+      owner_id?: string;
+      /**
+       * Format: email
+       * @description E-mail of the new owner (instead of the id).
+       */
+      owner_email?: string;
+      /** @description Instructions shown at the start of the request (HTML). */
+      instruction_text?: string;
+      /** @description Show the instructions. */
+      show_instruction?: boolean;
+      /** @description Id of the communication schedule; null removes the schedule. */
+      communication_template_id?: string | null;
+      /** @description Name of the communication schedule; null or "None" removes the schedule. */
+      communication_template_name?: string | null;
+      /** @description Let clients comment on fields. */
+      comments_enabled?: boolean;
+      /** @description Require a passcode to open the request. */
+      passcode_enabled?: boolean;
+      /** @description Allow opening the request through a share link. */
+      share_via_link_enabled?: boolean;
+      /** @description The clients assigned to the request (replaces the assignment). */
+      client_assignments_ids?: components["schemas"]["ClientAssignment"][];
+    };
+    /** @description One page of requests. */
+    RequestList: {
+      /** @description The requests on this page. */
+      results: components["schemas"]["Request"][];
+      pagination: components["schemas"]["Pagination"];
+    };
+    /** @description A reusable request structure. Fields beyond id, name and description are unconfirmed. */
+    RequestTemplate: {
+      /** @description The template's id (its prefix is not documented). */
+      id: string;
+      /** @description The template's name. */
+      name: string;
+      /** @description What the template is for. */
+      description?: string | null;
+    };
+    /** @description One page of request templates. */
+    RequestTemplateList: {
+      /** @description The templates on this page. */
+      results: components["schemas"]["RequestTemplate"][];
+      pagination: components["schemas"]["Pagination"];
+    };
+    /** @description A folder requests are filed in. */
+    Folder: {
+      /** @description The folder's id (its prefix is not documented). */
+      id: string;
+      /** @description The folder's name. */
+      name: string;
+    };
+    /** @description One page of folders. */
+    FolderList: {
+      /** @description The folders on this page. */
+      results: components["schemas"]["Folder"][];
+      pagination: components["schemas"]["Pagination"];
+    };
+    /**
+     * @description A token request. For `authorization_code` give `code` and `redirect_uri`; for
+     *     `refresh_token` give `refresh_token`. `client_id` and `client_secret` always.
+     */
+    TokenRequest: {
+      /**
+       * @description The grant being used.
+       * @enum {string}
+       */
+      grant_type: "authorization_code" | "refresh_token";
+      /** @description The authorization code from the redirect (authorization_code grant). */
+      code?: string;
+      /**
+       * Format: uri
+       * @description The redirect URI used in the authorization request (authorization_code grant).
+       */
+      redirect_uri?: string;
+      /** @description The current refresh token (refresh_token grant). */
+      refresh_token?: string;
+      /** @description The OAuth application's client id. */
+      client_id: string;
+      /** @description The OAuth application's client secret. */
+      client_secret: string;
+    };
+    /** @description Tokens issued by the token endpoint. */
+    TokenResponse: {
+      /** @description The bearer token for partner API calls. */
+      access_token: string;
+      /** @description Token type, `Bearer` (likely; unconfirmed). */
+      token_type?: string;
+      /** @description Seconds until the access token expires (about 7200). */
+      expires_in: number;
+      /** @description A new refresh token; it replaces the previous one. */
+      refresh_token: string;
+      /** @description Granted scopes, space-separated. */
+      scope?: string;
+      /** @description When the token was issued, Unix seconds (unconfirmed). */
+      created_at?: number;
+    };
+  };
+  responses: {
+    /** @description The access token is missing, invalid, revoked or expired. Refresh the tokens and repeat the call once. */
+    Unauthorized: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        /**
+         * @example {
+         *       "errors": [
+         *         "The access token is invalid or has expired"
+         *       ]
+         *     }
+         */
+        "application/json": components["schemas"]["ErrorBody"];
+      };
+    };
+    /** @description The token lacks the scope the operation needs, or the user's role does not allow it. */
+    Forbidden: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        /**
+         * @example {
+         *       "errors": [
+         *         "You are not authorized to perform this action"
+         *       ]
+         *     }
+         */
+        "application/json": components["schemas"]["ErrorBody"];
+      };
+    };
+    /** @description No such record in this account (or no such route). */
+    NotFound: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        /**
+         * @example {
+         *       "errors": [
+         *         "Record not found"
+         *       ]
+         *     }
+         */
+        "application/json": components["schemas"]["ErrorBody"];
+      };
+    };
+    /** @description The request was understood but its data is invalid (missing or malformed fields). Do not retry unchanged. */
+    UnprocessableEntity: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        /**
+         * @example {
+         *       "errors": [
+         *         "Email can't be blank",
+         *         "Full name can't be blank"
+         *       ]
+         *     }
+         */
+        "application/json": components["schemas"]["ErrorBody"];
+      };
+    };
+    /** @description Too many requests (more than 50 reads or 20 writes in 10 seconds). Wait `Retry-After` seconds and retry. */
+    RateLimited: {
+      headers: {
+        /**
+         * @description Seconds to wait before retrying (assumed seconds, not an HTTP date; unconfirmed).
+         * @example 10
+         */
+        "Retry-After"?: number;
+        [name: string]: unknown;
+      };
+      content: {
+        /**
+         * @example {
+         *       "errors": [
+         *         "Rate limit exceeded. Try again in 10 seconds."
+         *       ]
+         *     }
+         */
+        "application/json": components["schemas"]["ErrorBody"];
+      };
+    };
+  };
+  parameters: {
+    /**
+     * @description The client's id (`acc_` followed by letters and digits).
+     * @example acc_8fJ2kL0q
+     */
+    ClientId: string;
+    /**
+     * @description The request's id (`req_` followed by letters and digits).
+     * @example req_3Hk9sPq1
+     */
+    RequestId: string;
+    /**
+     * @description Text to search for in the fields named by `q_by[]`.
+     * @example whitfield
+     */
+    Q: string;
+    /**
+     * @description The field to sort by (one field, e.g. `name` or `created_at`).
+     * @example name
+     */
+    SortBy: string;
+    /** @description Sort direction. */
+    SortDirection: "asc" | "desc";
+    /**
+     * @description Items per page, 1 to 200 (the service's default is 200).
+     * @example 50
+     */
+    Limit: number;
+    /**
+     * @description Number of items to skip from the start of the list.
+     * @example 0
+     */
+    Offset: number;
+  };
+  requestBodies: never;
+  headers: never;
+  pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+  getMe: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The current user. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "full_name": "Priya Raman",
+           *       "email": "priya@northwindaccounting.com"
+           *     }
+           */
+          "application/json": components["schemas"]["Me"];
+        };
+      };
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      422: components["responses"]["UnprocessableEntity"];
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  listClients: {
+    parameters: {
+      query?: {
         /**
          * @description Text to search for in the fields named by `q_by[]`.
          * @example whitfield
          */
-        Q: string;
+        q?: components["parameters"]["Q"];
+        /** @description Client fields that `q` is searched in, e.g. `email`, `full_name`. The service's default list is used when absent. */
+        "q_by[]"?: string[];
         /**
          * @description The field to sort by (one field, e.g. `name` or `created_at`).
          * @example name
          */
-        SortBy: string;
+        sort_by?: components["parameters"]["SortBy"];
         /** @description Sort direction. */
-        SortDirection: "asc" | "desc";
+        sort_direction?: components["parameters"]["SortDirection"];
         /**
          * @description Items per page, 1 to 200 (the service's default is 200).
          * @example 50
          */
-        Limit: number;
+        limit?: components["parameters"]["Limit"];
         /**
          * @description Number of items to skip from the start of the list.
          * @example 0
          */
-        Offset: number;
+        offset?: components["parameters"]["Offset"];
+        /** @description Also list clients that came from external sources (integrations). */
+        include_external?: boolean;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    requestBodies: never;
-    headers: never;
-    pathItems: never;
-}
-export type $defs = Record<string, never>;
-export interface operations {
-    getMe: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description One page of clients. */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description The current user. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "full_name": "Priya Raman",
-                     *       "email": "priya@northwindaccounting.com"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Me"];
-                };
-            };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
-            429: components["responses"]["RateLimited"];
+        content: {
+          /**
+           * @example {
+           *       "results": [
+           *         {
+           *           "id": "acc_8fJ2kL0q",
+           *           "email": "dana.whitfield@harbourlane.co",
+           *           "full_name": "Dana Whitfield",
+           *           "first_name": "Dana",
+           *           "last_name": "Whitfield",
+           *           "phone": "+61 400 123 456",
+           *           "company_name": "Harbour Lane Co",
+           *           "client_companies": [
+           *             {
+           *               "id": "cco_4Tg7Vb2n",
+           *               "name": "Harbour Lane Co"
+           *             }
+           *           ],
+           *           "language_code": "en",
+           *           "avatar": "https://www.gravatar.com/avatar/93942e96f5acd83e2e047ad8fe03114d?s=100&d=robohash"
+           *         },
+           *         {
+           *           "id": "acc_Zq81mWc3",
+           *           "email": "luis.ortega@ortegabuild.es",
+           *           "full_name": "Luis Ortega",
+           *           "first_name": "Luis",
+           *           "last_name": "Ortega",
+           *           "phone": null,
+           *           "company_name": null,
+           *           "client_companies": [],
+           *           "language_code": "es",
+           *           "avatar": "https://www.gravatar.com/avatar/0b7d1c5e0f4a2d7cf1d84a9a5c0e6f21?s=100&d=robohash"
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "offset": 0,
+           *         "limit": 20
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["ClientList"];
         };
+      };
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      422: components["responses"]["UnprocessableEntity"];
+      429: components["responses"]["RateLimited"];
     };
-    listClients: {
-        parameters: {
-            query?: {
-                /**
-                 * @description Text to search for in the fields named by `q_by[]`.
-                 * @example whitfield
-                 */
-                q?: components["parameters"]["Q"];
-                /** @description Client fields that `q` is searched in, e.g. `email`, `full_name`. The service's default list is used when absent. */
-                "q_by[]"?: string[];
-                /**
-                 * @description The field to sort by (one field, e.g. `name` or `created_at`).
-                 * @example name
-                 */
-                sort_by?: components["parameters"]["SortBy"];
-                /** @description Sort direction. */
-                sort_direction?: components["parameters"]["SortDirection"];
-                /**
-                 * @description Items per page, 1 to 200 (the service's default is 200).
-                 * @example 50
-                 */
-                limit?: components["parameters"]["Limit"];
-                /**
-                 * @description Number of items to skip from the start of the list.
-                 * @example 0
-                 */
-                offset?: components["parameters"]["Offset"];
-                /** @description Also list clients that came from external sources (integrations). */
-                include_external?: boolean;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description One page of clients. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "results": [
-                     *         {
-                     *           "id": "acc_8fJ2kL0q",
-                     *           "email": "dana.whitfield@harbourlane.co",
-                     *           "full_name": "Dana Whitfield",
-                     *           "first_name": "Dana",
-                     *           "last_name": "Whitfield",
-                     *           "phone": "+61 400 123 456",
-                     *           "company_name": "Harbour Lane Co",
-                     *           "client_companies": [
-                     *             {
-                     *               "id": "cco_4Tg7Vb2n",
-                     *               "name": "Harbour Lane Co"
-                     *             }
-                     *           ],
-                     *           "language_code": "en",
-                     *           "avatar": "https://www.gravatar.com/avatar/93942e96f5acd83e2e047ad8fe03114d?s=100&d=robohash"
-                     *         },
-                     *         {
-                     *           "id": "acc_Zq81mWc3",
-                     *           "email": "luis.ortega@ortegabuild.es",
-                     *           "full_name": "Luis Ortega",
-                     *           "first_name": "Luis",
-                     *           "last_name": "Ortega",
-                     *           "phone": null,
-                     *           "company_name": null,
-                     *           "client_companies": [],
-                     *           "language_code": "es",
-                     *           "avatar": "https://www.gravatar.com/avatar/0b7d1c5e0f4a2d7cf1d84a9a5c0e6f21?s=100&d=robohash"
-                     *         }
-                     *       ],
-                     *       "pagination": {
-                     *         "offset": 0,
-                     *         "limit": 20
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ClientList"];
-                };
-            };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
-            429: components["responses"]["RateLimited"];
-        };
+  };
+  createClient: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    createClient: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateClientInput"];
-            };
-        };
-        responses: {
-            /** @description The client was created; the body is the new client record. */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "acc_8fJ2kL0q",
-                     *       "email": "dana.whitfield@harbourlane.co",
-                     *       "full_name": "Dana Whitfield",
-                     *       "first_name": "Dana",
-                     *       "last_name": "Whitfield",
-                     *       "phone": "+61 400 123 456",
-                     *       "company_name": "Harbour Lane Co",
-                     *       "client_companies": [
-                     *         {
-                     *           "id": "cco_4Tg7Vb2n",
-                     *           "name": "Harbour Lane Co"
-                     *         }
-                     *       ],
-                     *       "language_code": "en-gb",
-                     *       "avatar": "https://www.gravatar.com/avatar/93942e96f5acd83e2e047ad8fe03114d?s=100&d=robohash"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Client"];
-                };
-            };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
-            429: components["responses"]["RateLimited"];
-        };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["CreateClientInput"];
+      };
     };
-    getClient: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The client's id (`acc_` followed by letters and digits).
-                 * @example acc_8fJ2kL0q
-                 */
-                id: components["parameters"]["ClientId"];
-            };
-            cookie?: never;
+    responses: {
+      /** @description The client was created; the body is the new client record. */
+      201: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description The client. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "acc_8fJ2kL0q",
-                     *       "email": "dana.whitfield@harbourlane.co",
-                     *       "full_name": "Dana Whitfield",
-                     *       "first_name": "Dana",
-                     *       "last_name": "Whitfield",
-                     *       "phone": "+61 400 123 456",
-                     *       "company_name": "Harbour Lane Co",
-                     *       "client_companies": [
-                     *         {
-                     *           "id": "cco_4Tg7Vb2n",
-                     *           "name": "Harbour Lane Co"
-                     *         }
-                     *       ],
-                     *       "language_code": "en-gb",
-                     *       "avatar": "https://www.gravatar.com/avatar/93942e96f5acd83e2e047ad8fe03114d?s=100&d=robohash"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Client"];
-                };
-            };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
-            429: components["responses"]["RateLimited"];
+        content: {
+          /**
+           * @example {
+           *       "id": "acc_8fJ2kL0q",
+           *       "email": "dana.whitfield@harbourlane.co",
+           *       "full_name": "Dana Whitfield",
+           *       "first_name": "Dana",
+           *       "last_name": "Whitfield",
+           *       "phone": "+61 400 123 456",
+           *       "company_name": "Harbour Lane Co",
+           *       "client_companies": [
+           *         {
+           *           "id": "cco_4Tg7Vb2n",
+           *           "name": "Harbour Lane Co"
+           *         }
+           *       ],
+           *       "language_code": "en-gb",
+           *       "avatar": "https://www.gravatar.com/avatar/93942e96f5acd83e2e047ad8fe03114d?s=100&d=robohash"
+           *     }
+           */
+          "application/json": components["schemas"]["Client"];
         };
+      };
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      422: components["responses"]["UnprocessableEntity"];
+      429: components["responses"]["RateLimited"];
     };
-    updateClient: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The client's id (`acc_` followed by letters and digits).
-                 * @example acc_8fJ2kL0q
-                 */
-                id: components["parameters"]["ClientId"];
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "phone": "+61 400 987 654",
-                 *       "language_code": "en"
-                 *     }
-                 */
-                "application/json": components["schemas"]["UpdateClientInput"];
-            };
-        };
-        responses: {
-            /** @description The updated client. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "acc_8fJ2kL0q",
-                     *       "email": "dana.whitfield@harbourlane.co",
-                     *       "full_name": "Dana Whitfield",
-                     *       "first_name": "Dana",
-                     *       "last_name": "Whitfield",
-                     *       "phone": "+61 400 987 654",
-                     *       "company_name": "Harbour Lane Co",
-                     *       "client_companies": [
-                     *         {
-                     *           "id": "cco_4Tg7Vb2n",
-                     *           "name": "Harbour Lane Co"
-                     *         }
-                     *       ],
-                     *       "language_code": "en",
-                     *       "avatar": "https://www.gravatar.com/avatar/93942e96f5acd83e2e047ad8fe03114d?s=100&d=robohash"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Client"];
-                };
-            };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
-            429: components["responses"]["RateLimited"];
-        };
+  };
+  getClient: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The client's id (`acc_` followed by letters and digits).
+         * @example acc_8fJ2kL0q
+         */
+        id: components["parameters"]["ClientId"];
+      };
+      cookie?: never;
     };
-    deleteClient: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The client's id (`acc_` followed by letters and digits).
-                 * @example acc_8fJ2kL0q
-                 */
-                id: components["parameters"]["ClientId"];
-            };
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description The client. */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description The client was deleted. */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
-            429: components["responses"]["RateLimited"];
+        content: {
+          /**
+           * @example {
+           *       "id": "acc_8fJ2kL0q",
+           *       "email": "dana.whitfield@harbourlane.co",
+           *       "full_name": "Dana Whitfield",
+           *       "first_name": "Dana",
+           *       "last_name": "Whitfield",
+           *       "phone": "+61 400 123 456",
+           *       "company_name": "Harbour Lane Co",
+           *       "client_companies": [
+           *         {
+           *           "id": "cco_4Tg7Vb2n",
+           *           "name": "Harbour Lane Co"
+           *         }
+           *       ],
+           *       "language_code": "en-gb",
+           *       "avatar": "https://www.gravatar.com/avatar/93942e96f5acd83e2e047ad8fe03114d?s=100&d=robohash"
+           *     }
+           */
+          "application/json": components["schemas"]["Client"];
         };
+      };
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      422: components["responses"]["UnprocessableEntity"];
+      429: components["responses"]["RateLimited"];
     };
-    listRequests: {
-        parameters: {
-            query?: {
-                /**
-                 * @description Text to search for in the fields named by `q_by[]`.
-                 * @example whitfield
-                 */
-                q?: components["parameters"]["Q"];
-                /** @description Request fields that `q` is searched in, e.g. `name`, `clients.full_name`, `client_companies.name`. The service's default list is used when absent. */
-                "q_by[]"?: string[];
-                /** @description Only requests in these statuses (published, waiting, scheduled, draft, completed, archived). */
-                "filter_by[statuses][]"?: components["schemas"]["RequestStatus"][];
-                /**
-                 * @description The field to sort by (one field, e.g. `name` or `created_at`).
-                 * @example name
-                 */
-                sort_by?: components["parameters"]["SortBy"];
-                /** @description Sort direction. */
-                sort_direction?: components["parameters"]["SortDirection"];
-                /**
-                 * @description Items per page, 1 to 200 (the service's default is 200).
-                 * @example 50
-                 */
-                limit?: components["parameters"]["Limit"];
-                /**
-                 * @description Number of items to skip from the start of the list.
-                 * @example 0
-                 */
-                offset?: components["parameters"]["Offset"];
-                /** @description Extra data to include in each request. */
-                "expand[]"?: ("request_template_name" | "owner_email" | "owner_name" | "clients")[];
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description One page of requests. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "results": [
-                     *         {
-                     *           "id": "req_3Hk9sPq1",
-                     *           "name": "2025-26 Tax Return Documents",
-                     *           "status": "published",
-                     *           "due": "2026-07-31T00:00:00.000Z",
-                     *           "updated_at": "2026-07-02T04:12:45.000Z",
-                     *           "url": "https://app.contentsnare.com/requests/req_3Hk9sPq1",
-                     *           "share_link": "https://app.contentsnare.com/requests/req_3Hk9sPq1/share/4f9c2a7e",
-                     *           "folder_name": "Tax Clients",
-                     *           "request_template_name": "Individual Tax Return",
-                     *           "owner_id": "usr_7Lp2Qw9x",
-                     *           "owner_name": "Priya Raman",
-                     *           "primary_client_id": "acc_8fJ2kL0q",
-                     *           "clients": [
-                     *             {
-                     *               "id": "acc_8fJ2kL0q",
-                     *               "email": "dana.whitfield@harbourlane.co",
-                     *               "full_name": "Dana Whitfield",
-                     *               "company_name": "Harbour Lane Co",
-                     *               "phone": "+61 400 123 456",
-                     *               "avatar": "https://www.gravatar.com/avatar/93942e96f5acd83e2e047ad8fe03114d?s=100&d=robohash",
-                     *               "url": "https://app.contentsnare.com/requests/req_3Hk9sPq1?client=acc_8fJ2kL0q"
-                     *             }
-                     *           ],
-                     *           "completion_percentage": 40,
-                     *           "fields_count": 15,
-                     *           "done_fields_count": 6,
-                     *           "approved_fields_count": 4,
-                     *           "redo_fields_count": 1
-                     *         },
-                     *         {
-                     *           "id": "req_9Wd2xTb7",
-                     *           "name": "Website Content Collection",
-                     *           "status": "draft",
-                     *           "due": "2026-08-15T00:00:00.000Z",
-                     *           "updated_at": "2026-07-01T22:05:10.000Z",
-                     *           "url": "https://app.contentsnare.com/requests/req_9Wd2xTb7",
-                     *           "share_link": null,
-                     *           "folder_name": "Default Folder",
-                     *           "request_template_name": "Website Content",
-                     *           "owner_id": "usr_7Lp2Qw9x",
-                     *           "owner_name": "Priya Raman",
-                     *           "primary_client_id": "acc_Zq81mWc3",
-                     *           "clients": [],
-                     *           "completion_percentage": 0,
-                     *           "fields_count": 22,
-                     *           "done_fields_count": 0,
-                     *           "approved_fields_count": 0,
-                     *           "redo_fields_count": 0
-                     *         }
-                     *       ],
-                     *       "pagination": {
-                     *         "offset": 0,
-                     *         "limit": 20
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["RequestList"];
-                };
-            };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
-            429: components["responses"]["RateLimited"];
-        };
+  };
+  updateClient: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The client's id (`acc_` followed by letters and digits).
+         * @example acc_8fJ2kL0q
+         */
+        id: components["parameters"]["ClientId"];
+      };
+      cookie?: never;
     };
-    createRequest: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateRequestInput"];
-            };
-        };
-        responses: {
-            /** @description The request was created; the body is the new request, with the single `client` it was created for. */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "req_3Hk9sPq1",
-                     *       "name": "2025-26 Tax Return Documents",
-                     *       "status": "published",
-                     *       "due": "2026-07-31T00:00:00.000Z",
-                     *       "updated_at": "2026-07-02T04:12:45.000Z",
-                     *       "url": "https://app.contentsnare.com/requests/req_3Hk9sPq1",
-                     *       "share_link": "https://app.contentsnare.com/requests/req_3Hk9sPq1/share/4f9c2a7e",
-                     *       "folder_name": "Tax Clients",
-                     *       "request_template_name": "Individual Tax Return",
-                     *       "communications_template_name": "Default",
-                     *       "owner_id": "usr_7Lp2Qw9x",
-                     *       "owner_name": "Priya Raman",
-                     *       "author_name": "Priya Raman",
-                     *       "primary_client_id": "acc_8fJ2kL0q",
-                     *       "client": {
-                     *         "id": "acc_8fJ2kL0q",
-                     *         "email": "dana.whitfield@harbourlane.co",
-                     *         "full_name": "Dana Whitfield",
-                     *         "company_name": "Harbour Lane Co",
-                     *         "phone": null,
-                     *         "avatar": "https://www.gravatar.com/avatar/93942e96f5acd83e2e047ad8fe03114d?s=100&d=robohash"
-                     *       },
-                     *       "client_status": "not_viewed",
-                     *       "clients": [
-                     *         {
-                     *           "id": "acc_8fJ2kL0q",
-                     *           "email": "dana.whitfield@harbourlane.co",
-                     *           "full_name": "Dana Whitfield",
-                     *           "company_name": "Harbour Lane Co",
-                     *           "phone": null,
-                     *           "avatar": "https://www.gravatar.com/avatar/93942e96f5acd83e2e047ad8fe03114d?s=100&d=robohash",
-                     *           "url": "https://app.contentsnare.com/requests/req_3Hk9sPq1?client=acc_8fJ2kL0q"
-                     *         }
-                     *       ],
-                     *       "completion_percentage": 0,
-                     *       "fields_count": 15,
-                     *       "done_fields_count": 0,
-                     *       "approved_fields_count": 0,
-                     *       "redo_fields_count": 0,
-                     *       "comments_enabled": true,
-                     *       "has_comments": false,
-                     *       "passcode_enabled": false,
-                     *       "share_via_link_enabled": true,
-                     *       "language_code": "en",
-                     *       "pages": [
-                     *         {
-                     *           "id": "pag_k5vqbXLt",
-                     *           "name": "Income",
-                     *           "sorting_position": 0,
-                     *           "fields_count": 9,
-                     *           "done_fields_count": 0,
-                     *           "approved_fields_count": 0,
-                     *           "redo_fields_count": 0,
-                     *           "is_done": false,
-                     *           "is_approved": false,
-                     *           "instruction_text": null,
-                     *           "show_instruction": false
-                     *         },
-                     *         {
-                     *           "id": "pag_2Rm8YcNd",
-                     *           "name": "Deductions",
-                     *           "sorting_position": 1,
-                     *           "fields_count": 6,
-                     *           "done_fields_count": 0,
-                     *           "approved_fields_count": 0,
-                     *           "redo_fields_count": 0,
-                     *           "is_done": false,
-                     *           "is_approved": false,
-                     *           "instruction_text": "<p>Receipts over $300 only.</p>",
-                     *           "show_instruction": true
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Request"];
-                };
-            };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
-            429: components["responses"]["RateLimited"];
-        };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "phone": "+61 400 987 654",
+         *       "language_code": "en"
+         *     }
+         */
+        "application/json": components["schemas"]["UpdateClientInput"];
+      };
     };
-    getRequest: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The request's id (`req_` followed by letters and digits).
-                 * @example req_3Hk9sPq1
-                 */
-                id: components["parameters"]["RequestId"];
-            };
-            cookie?: never;
+    responses: {
+      /** @description The updated client. */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description The request. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "req_3Hk9sPq1",
-                     *       "name": "2025-26 Tax Return Documents",
-                     *       "status": "published",
-                     *       "due": "2026-07-31T00:00:00.000Z",
-                     *       "updated_at": "2026-07-09T01:40:02.000Z",
-                     *       "url": "https://app.contentsnare.com/requests/req_3Hk9sPq1",
-                     *       "share_link": "https://app.contentsnare.com/requests/req_3Hk9sPq1/share/4f9c2a7e",
-                     *       "folder_name": "Tax Clients",
-                     *       "request_template_name": "Individual Tax Return",
-                     *       "communications_template_name": "Default",
-                     *       "owner_id": "usr_7Lp2Qw9x",
-                     *       "owner_name": "Priya Raman",
-                     *       "author_name": "Priya Raman",
-                     *       "primary_client_id": "acc_8fJ2kL0q",
-                     *       "clients": [
-                     *         {
-                     *           "id": "acc_8fJ2kL0q",
-                     *           "email": "dana.whitfield@harbourlane.co",
-                     *           "full_name": "Dana Whitfield",
-                     *           "company_name": "Harbour Lane Co",
-                     *           "phone": "+61 400 123 456",
-                     *           "avatar": "https://www.gravatar.com/avatar/93942e96f5acd83e2e047ad8fe03114d?s=100&d=robohash",
-                     *           "url": "https://app.contentsnare.com/requests/req_3Hk9sPq1?client=acc_8fJ2kL0q"
-                     *         }
-                     *       ],
-                     *       "completion_percentage": 40,
-                     *       "fields_count": 15,
-                     *       "done_fields_count": 6,
-                     *       "approved_fields_count": 4,
-                     *       "redo_fields_count": 1,
-                     *       "comments_enabled": true,
-                     *       "has_comments": true,
-                     *       "passcode_enabled": false,
-                     *       "share_via_link_enabled": true,
-                     *       "instruction_text": "<p>Please upload everything by the end of July.</p>",
-                     *       "show_instruction": true,
-                     *       "language_code": "en",
-                     *       "country_code": "AU",
-                     *       "board_column_id": null,
-                     *       "board_column_sorting_position": null,
-                     *       "pages": [
-                     *         {
-                     *           "id": "pag_k5vqbXLt",
-                     *           "name": "Income",
-                     *           "sorting_position": 0,
-                     *           "fields_count": 9,
-                     *           "done_fields_count": 6,
-                     *           "approved_fields_count": 4,
-                     *           "redo_fields_count": 1,
-                     *           "is_done": false,
-                     *           "is_approved": false,
-                     *           "instruction_text": null,
-                     *           "show_instruction": false
-                     *         },
-                     *         {
-                     *           "id": "pag_2Rm8YcNd",
-                     *           "name": "Deductions",
-                     *           "sorting_position": 1,
-                     *           "fields_count": 6,
-                     *           "done_fields_count": 0,
-                     *           "approved_fields_count": 0,
-                     *           "redo_fields_count": 0,
-                     *           "is_done": false,
-                     *           "is_approved": false,
-                     *           "instruction_text": "<p>Receipts over $300 only.</p>",
-                     *           "show_instruction": true
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Request"];
-                };
-            };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
-            429: components["responses"]["RateLimited"];
+        content: {
+          /**
+           * @example {
+           *       "id": "acc_8fJ2kL0q",
+           *       "email": "dana.whitfield@harbourlane.co",
+           *       "full_name": "Dana Whitfield",
+           *       "first_name": "Dana",
+           *       "last_name": "Whitfield",
+           *       "phone": "+61 400 987 654",
+           *       "company_name": "Harbour Lane Co",
+           *       "client_companies": [
+           *         {
+           *           "id": "cco_4Tg7Vb2n",
+           *           "name": "Harbour Lane Co"
+           *         }
+           *       ],
+           *       "language_code": "en",
+           *       "avatar": "https://www.gravatar.com/avatar/93942e96f5acd83e2e047ad8fe03114d?s=100&d=robohash"
+           *     }
+           */
+          "application/json": components["schemas"]["Client"];
         };
+      };
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      422: components["responses"]["UnprocessableEntity"];
+      429: components["responses"]["RateLimited"];
     };
-    updateRequest: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The request's id (`req_` followed by letters and digits).
-                 * @example req_3Hk9sPq1
-                 */
-                id: components["parameters"]["RequestId"];
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "status": "completed",
-                 *       "due": "2026-08-07",
-                 *       "communication_template_id": null
-                 *     }
-                 */
-                "application/json": components["schemas"]["UpdateRequestInput"];
-            };
-        };
-        responses: {
-            /** @description The updated request. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "req_3Hk9sPq1",
-                     *       "name": "2025-26 Tax Return Documents",
-                     *       "status": "completed",
-                     *       "due": "2026-08-07T00:00:00.000Z",
-                     *       "updated_at": "2026-07-10T03:22:19.000Z",
-                     *       "url": "https://app.contentsnare.com/requests/req_3Hk9sPq1",
-                     *       "share_link": "https://app.contentsnare.com/requests/req_3Hk9sPq1/share/4f9c2a7e",
-                     *       "folder_name": "Tax Clients",
-                     *       "request_template_name": "Individual Tax Return",
-                     *       "communications_template_name": null,
-                     *       "owner_id": "usr_7Lp2Qw9x",
-                     *       "owner_name": "Priya Raman",
-                     *       "primary_client_id": "acc_8fJ2kL0q",
-                     *       "completion_percentage": 100,
-                     *       "fields_count": 15,
-                     *       "done_fields_count": 15,
-                     *       "approved_fields_count": 15,
-                     *       "redo_fields_count": 0
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Request"];
-                };
-            };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
-            429: components["responses"]["RateLimited"];
-        };
+  };
+  deleteClient: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The client's id (`acc_` followed by letters and digits).
+         * @example acc_8fJ2kL0q
+         */
+        id: components["parameters"]["ClientId"];
+      };
+      cookie?: never;
     };
-    deleteRequest: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The request's id (`req_` followed by letters and digits).
-                 * @example req_3Hk9sPq1
-                 */
-                id: components["parameters"]["RequestId"];
-            };
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description The client was deleted. */
+      204: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description The request was deleted. */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
-            429: components["responses"]["RateLimited"];
-        };
+        content?: never;
+      };
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      422: components["responses"]["UnprocessableEntity"];
+      429: components["responses"]["RateLimited"];
     };
-    listRequestTemplates: {
-        parameters: {
-            query?: {
-                /**
-                 * @description Items per page, 1 to 200 (the service's default is 200).
-                 * @example 50
-                 */
-                limit?: components["parameters"]["Limit"];
-                /**
-                 * @description Number of items to skip from the start of the list.
-                 * @example 0
-                 */
-                offset?: components["parameters"]["Offset"];
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description One page of request templates. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "results": [
-                     *         {
-                     *           "id": "rtp_5Nw2QxR8",
-                     *           "name": "Individual Tax Return",
-                     *           "description": "Income statements, deductions and ID for a personal tax return."
-                     *         },
-                     *         {
-                     *           "id": "rtp_Hc31LmZ0",
-                     *           "name": "Website Content",
-                     *           "description": null
-                     *         }
-                     *       ],
-                     *       "pagination": {
-                     *         "offset": 0,
-                     *         "limit": 20
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["RequestTemplateList"];
-                };
-            };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
-            429: components["responses"]["RateLimited"];
-        };
+  };
+  listRequests: {
+    parameters: {
+      query?: {
+        /**
+         * @description Text to search for in the fields named by `q_by[]`.
+         * @example whitfield
+         */
+        q?: components["parameters"]["Q"];
+        /** @description Request fields that `q` is searched in, e.g. `name`, `clients.full_name`, `client_companies.name`. The service's default list is used when absent. */
+        "q_by[]"?: string[];
+        /** @description Only requests in these statuses (published, waiting, scheduled, draft, completed, archived). */
+        "filter_by[statuses][]"?: components["schemas"]["RequestStatus"][];
+        /**
+         * @description The field to sort by (one field, e.g. `name` or `created_at`).
+         * @example name
+         */
+        sort_by?: components["parameters"]["SortBy"];
+        /** @description Sort direction. */
+        sort_direction?: components["parameters"]["SortDirection"];
+        /**
+         * @description Items per page, 1 to 200 (the service's default is 200).
+         * @example 50
+         */
+        limit?: components["parameters"]["Limit"];
+        /**
+         * @description Number of items to skip from the start of the list.
+         * @example 0
+         */
+        offset?: components["parameters"]["Offset"];
+        /** @description Extra data to include in each request. */
+        "expand[]"?: ("request_template_name" | "owner_email" | "owner_name" | "clients")[];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    listFolders: {
-        parameters: {
-            query?: {
-                /**
-                 * @description Items per page, 1 to 200 (the service's default is 200).
-                 * @example 50
-                 */
-                limit?: components["parameters"]["Limit"];
-                /**
-                 * @description Number of items to skip from the start of the list.
-                 * @example 0
-                 */
-                offset?: components["parameters"]["Offset"];
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description One page of requests. */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description One page of folders. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "results": [
-                     *         {
-                     *           "id": "fol_Qm2x7Rz1",
-                     *           "name": "Default Folder"
-                     *         },
-                     *         {
-                     *           "id": "fol_Bv6pK3sE",
-                     *           "name": "Tax Clients"
-                     *         }
-                     *       ],
-                     *       "pagination": {
-                     *         "offset": 0,
-                     *         "limit": 20
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["FolderList"];
-                };
-            };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
-            429: components["responses"]["RateLimited"];
+        content: {
+          /**
+           * @example {
+           *       "results": [
+           *         {
+           *           "id": "req_3Hk9sPq1",
+           *           "name": "2025-26 Tax Return Documents",
+           *           "status": "published",
+           *           "due": "2026-07-31T00:00:00.000Z",
+           *           "updated_at": "2026-07-02T04:12:45.000Z",
+           *           "url": "https://app.contentsnare.com/requests/req_3Hk9sPq1",
+           *           "share_link": "https://app.contentsnare.com/requests/req_3Hk9sPq1/share/4f9c2a7e",
+           *           "folder_name": "Tax Clients",
+           *           "request_template_name": "Individual Tax Return",
+           *           "owner_id": "usr_7Lp2Qw9x",
+           *           "owner_name": "Priya Raman",
+           *           "primary_client_id": "acc_8fJ2kL0q",
+           *           "clients": [
+           *             {
+           *               "id": "acc_8fJ2kL0q",
+           *               "email": "dana.whitfield@harbourlane.co",
+           *               "full_name": "Dana Whitfield",
+           *               "company_name": "Harbour Lane Co",
+           *               "phone": "+61 400 123 456",
+           *               "avatar": "https://www.gravatar.com/avatar/93942e96f5acd83e2e047ad8fe03114d?s=100&d=robohash",
+           *               "url": "https://app.contentsnare.com/requests/req_3Hk9sPq1?client=acc_8fJ2kL0q"
+           *             }
+           *           ],
+           *           "completion_percentage": 40,
+           *           "fields_count": 15,
+           *           "done_fields_count": 6,
+           *           "approved_fields_count": 4,
+           *           "redo_fields_count": 1
+           *         },
+           *         {
+           *           "id": "req_9Wd2xTb7",
+           *           "name": "Website Content Collection",
+           *           "status": "draft",
+           *           "due": "2026-08-15T00:00:00.000Z",
+           *           "updated_at": "2026-07-01T22:05:10.000Z",
+           *           "url": "https://app.contentsnare.com/requests/req_9Wd2xTb7",
+           *           "share_link": null,
+           *           "folder_name": "Default Folder",
+           *           "request_template_name": "Website Content",
+           *           "owner_id": "usr_7Lp2Qw9x",
+           *           "owner_name": "Priya Raman",
+           *           "primary_client_id": "acc_Zq81mWc3",
+           *           "clients": [],
+           *           "completion_percentage": 0,
+           *           "fields_count": 22,
+           *           "done_fields_count": 0,
+           *           "approved_fields_count": 0,
+           *           "redo_fields_count": 0
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "offset": 0,
+           *         "limit": 20
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["RequestList"];
         };
+      };
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      422: components["responses"]["UnprocessableEntity"];
+      429: components["responses"]["RateLimited"];
     };
-    exchangeToken: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["TokenRequest"];
-            };
-        };
-        responses: {
-            /** @description New tokens. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "access_token": "7d1f0c9e4b2a8f6d3c5e1b7a9f0d2c8e",
-                     *       "token_type": "Bearer",
-                     *       "expires_in": 7200,
-                     *       "refresh_token": "b3e9d1c7a5f2e8d4c0b6a2f9e1d7c3a5",
-                     *       "scope": "read_clients write_clients read_requests write_requests read_templates",
-                     *       "created_at": 1783036800
-                     *     }
-                     */
-                    "application/json": components["schemas"]["TokenResponse"];
-                };
-            };
-            /** @description The token request is malformed or names an unsupported grant type. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "invalid_request",
-                     *       "error_description": "Missing required parameter grant_type."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["OAuthError"];
-                };
-            };
-            /** @description The code, refresh token or client credentials are invalid, expired, revoked or already used. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "invalid_grant",
-                     *       "error_description": "The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["OAuthError"];
-                };
-            };
-            429: components["responses"]["RateLimited"];
-        };
+  };
+  createRequest: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["CreateRequestInput"];
+      };
+    };
+    responses: {
+      /** @description The request was created; the body is the new request, with the single `client` it was created for. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "req_3Hk9sPq1",
+           *       "name": "2025-26 Tax Return Documents",
+           *       "status": "published",
+           *       "due": "2026-07-31T00:00:00.000Z",
+           *       "updated_at": "2026-07-02T04:12:45.000Z",
+           *       "url": "https://app.contentsnare.com/requests/req_3Hk9sPq1",
+           *       "share_link": "https://app.contentsnare.com/requests/req_3Hk9sPq1/share/4f9c2a7e",
+           *       "folder_name": "Tax Clients",
+           *       "request_template_name": "Individual Tax Return",
+           *       "communications_template_name": "Default",
+           *       "owner_id": "usr_7Lp2Qw9x",
+           *       "owner_name": "Priya Raman",
+           *       "author_name": "Priya Raman",
+           *       "primary_client_id": "acc_8fJ2kL0q",
+           *       "client": {
+           *         "id": "acc_8fJ2kL0q",
+           *         "email": "dana.whitfield@harbourlane.co",
+           *         "full_name": "Dana Whitfield",
+           *         "company_name": "Harbour Lane Co",
+           *         "phone": null,
+           *         "avatar": "https://www.gravatar.com/avatar/93942e96f5acd83e2e047ad8fe03114d?s=100&d=robohash"
+           *       },
+           *       "client_status": "not_viewed",
+           *       "clients": [
+           *         {
+           *           "id": "acc_8fJ2kL0q",
+           *           "email": "dana.whitfield@harbourlane.co",
+           *           "full_name": "Dana Whitfield",
+           *           "company_name": "Harbour Lane Co",
+           *           "phone": null,
+           *           "avatar": "https://www.gravatar.com/avatar/93942e96f5acd83e2e047ad8fe03114d?s=100&d=robohash",
+           *           "url": "https://app.contentsnare.com/requests/req_3Hk9sPq1?client=acc_8fJ2kL0q"
+           *         }
+           *       ],
+           *       "completion_percentage": 0,
+           *       "fields_count": 15,
+           *       "done_fields_count": 0,
+           *       "approved_fields_count": 0,
+           *       "redo_fields_count": 0,
+           *       "comments_enabled": true,
+           *       "has_comments": false,
+           *       "passcode_enabled": false,
+           *       "share_via_link_enabled": true,
+           *       "language_code": "en",
+           *       "pages": [
+           *         {
+           *           "id": "pag_k5vqbXLt",
+           *           "name": "Income",
+           *           "sorting_position": 0,
+           *           "fields_count": 9,
+           *           "done_fields_count": 0,
+           *           "approved_fields_count": 0,
+           *           "redo_fields_count": 0,
+           *           "is_done": false,
+           *           "is_approved": false,
+           *           "instruction_text": null,
+           *           "show_instruction": false
+           *         },
+           *         {
+           *           "id": "pag_2Rm8YcNd",
+           *           "name": "Deductions",
+           *           "sorting_position": 1,
+           *           "fields_count": 6,
+           *           "done_fields_count": 0,
+           *           "approved_fields_count": 0,
+           *           "redo_fields_count": 0,
+           *           "is_done": false,
+           *           "is_approved": false,
+           *           "instruction_text": "<p>Receipts over $300 only.</p>",
+           *           "show_instruction": true
+           *         }
+           *       ]
+           *     }
+           */
+          "application/json": components["schemas"]["Request"];
+        };
+      };
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      422: components["responses"]["UnprocessableEntity"];
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  getRequest: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The request's id (`req_` followed by letters and digits).
+         * @example req_3Hk9sPq1
+         */
+        id: components["parameters"]["RequestId"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "req_3Hk9sPq1",
+           *       "name": "2025-26 Tax Return Documents",
+           *       "status": "published",
+           *       "due": "2026-07-31T00:00:00.000Z",
+           *       "updated_at": "2026-07-09T01:40:02.000Z",
+           *       "url": "https://app.contentsnare.com/requests/req_3Hk9sPq1",
+           *       "share_link": "https://app.contentsnare.com/requests/req_3Hk9sPq1/share/4f9c2a7e",
+           *       "folder_name": "Tax Clients",
+           *       "request_template_name": "Individual Tax Return",
+           *       "communications_template_name": "Default",
+           *       "owner_id": "usr_7Lp2Qw9x",
+           *       "owner_name": "Priya Raman",
+           *       "author_name": "Priya Raman",
+           *       "primary_client_id": "acc_8fJ2kL0q",
+           *       "clients": [
+           *         {
+           *           "id": "acc_8fJ2kL0q",
+           *           "email": "dana.whitfield@harbourlane.co",
+           *           "full_name": "Dana Whitfield",
+           *           "company_name": "Harbour Lane Co",
+           *           "phone": "+61 400 123 456",
+           *           "avatar": "https://www.gravatar.com/avatar/93942e96f5acd83e2e047ad8fe03114d?s=100&d=robohash",
+           *           "url": "https://app.contentsnare.com/requests/req_3Hk9sPq1?client=acc_8fJ2kL0q"
+           *         }
+           *       ],
+           *       "completion_percentage": 40,
+           *       "fields_count": 15,
+           *       "done_fields_count": 6,
+           *       "approved_fields_count": 4,
+           *       "redo_fields_count": 1,
+           *       "comments_enabled": true,
+           *       "has_comments": true,
+           *       "passcode_enabled": false,
+           *       "share_via_link_enabled": true,
+           *       "instruction_text": "<p>Please upload everything by the end of July.</p>",
+           *       "show_instruction": true,
+           *       "language_code": "en",
+           *       "country_code": "AU",
+           *       "board_column_id": null,
+           *       "board_column_sorting_position": null,
+           *       "pages": [
+           *         {
+           *           "id": "pag_k5vqbXLt",
+           *           "name": "Income",
+           *           "sorting_position": 0,
+           *           "fields_count": 9,
+           *           "done_fields_count": 6,
+           *           "approved_fields_count": 4,
+           *           "redo_fields_count": 1,
+           *           "is_done": false,
+           *           "is_approved": false,
+           *           "instruction_text": null,
+           *           "show_instruction": false
+           *         },
+           *         {
+           *           "id": "pag_2Rm8YcNd",
+           *           "name": "Deductions",
+           *           "sorting_position": 1,
+           *           "fields_count": 6,
+           *           "done_fields_count": 0,
+           *           "approved_fields_count": 0,
+           *           "redo_fields_count": 0,
+           *           "is_done": false,
+           *           "is_approved": false,
+           *           "instruction_text": "<p>Receipts over $300 only.</p>",
+           *           "show_instruction": true
+           *         }
+           *       ]
+           *     }
+           */
+          "application/json": components["schemas"]["Request"];
+        };
+      };
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      422: components["responses"]["UnprocessableEntity"];
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  updateRequest: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The request's id (`req_` followed by letters and digits).
+         * @example req_3Hk9sPq1
+         */
+        id: components["parameters"]["RequestId"];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "status": "completed",
+         *       "due": "2026-08-07",
+         *       "communication_template_id": null
+         *     }
+         */
+        "application/json": components["schemas"]["UpdateRequestInput"];
+      };
+    };
+    responses: {
+      /** @description The updated request. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "req_3Hk9sPq1",
+           *       "name": "2025-26 Tax Return Documents",
+           *       "status": "completed",
+           *       "due": "2026-08-07T00:00:00.000Z",
+           *       "updated_at": "2026-07-10T03:22:19.000Z",
+           *       "url": "https://app.contentsnare.com/requests/req_3Hk9sPq1",
+           *       "share_link": "https://app.contentsnare.com/requests/req_3Hk9sPq1/share/4f9c2a7e",
+           *       "folder_name": "Tax Clients",
+           *       "request_template_name": "Individual Tax Return",
+           *       "communications_template_name": null,
+           *       "owner_id": "usr_7Lp2Qw9x",
+           *       "owner_name": "Priya Raman",
+           *       "primary_client_id": "acc_8fJ2kL0q",
+           *       "completion_percentage": 100,
+           *       "fields_count": 15,
+           *       "done_fields_count": 15,
+           *       "approved_fields_count": 15,
+           *       "redo_fields_count": 0
+           *     }
+           */
+          "application/json": components["schemas"]["Request"];
+        };
+      };
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      422: components["responses"]["UnprocessableEntity"];
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  deleteRequest: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The request's id (`req_` followed by letters and digits).
+         * @example req_3Hk9sPq1
+         */
+        id: components["parameters"]["RequestId"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request was deleted. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      422: components["responses"]["UnprocessableEntity"];
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  listRequestTemplates: {
+    parameters: {
+      query?: {
+        /**
+         * @description Items per page, 1 to 200 (the service's default is 200).
+         * @example 50
+         */
+        limit?: components["parameters"]["Limit"];
+        /**
+         * @description Number of items to skip from the start of the list.
+         * @example 0
+         */
+        offset?: components["parameters"]["Offset"];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page of request templates. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "results": [
+           *         {
+           *           "id": "rtp_5Nw2QxR8",
+           *           "name": "Individual Tax Return",
+           *           "description": "Income statements, deductions and ID for a personal tax return."
+           *         },
+           *         {
+           *           "id": "rtp_Hc31LmZ0",
+           *           "name": "Website Content",
+           *           "description": null
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "offset": 0,
+           *         "limit": 20
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["RequestTemplateList"];
+        };
+      };
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      422: components["responses"]["UnprocessableEntity"];
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  listFolders: {
+    parameters: {
+      query?: {
+        /**
+         * @description Items per page, 1 to 200 (the service's default is 200).
+         * @example 50
+         */
+        limit?: components["parameters"]["Limit"];
+        /**
+         * @description Number of items to skip from the start of the list.
+         * @example 0
+         */
+        offset?: components["parameters"]["Offset"];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page of folders. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "results": [
+           *         {
+           *           "id": "fol_Qm2x7Rz1",
+           *           "name": "Default Folder"
+           *         },
+           *         {
+           *           "id": "fol_Bv6pK3sE",
+           *           "name": "Tax Clients"
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "offset": 0,
+           *         "limit": 20
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["FolderList"];
+        };
+      };
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      422: components["responses"]["UnprocessableEntity"];
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  exchangeToken: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["TokenRequest"];
+      };
+    };
+    responses: {
+      /** @description New tokens. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "access_token": "7d1f0c9e4b2a8f6d3c5e1b7a9f0d2c8e",
+           *       "token_type": "Bearer",
+           *       "expires_in": 7200,
+           *       "refresh_token": "b3e9d1c7a5f2e8d4c0b6a2f9e1d7c3a5",
+           *       "scope": "read_clients write_clients read_requests write_requests read_templates",
+           *       "created_at": 1783036800
+           *     }
+           */
+          "application/json": components["schemas"]["TokenResponse"];
+        };
+      };
+      /** @description The token request is malformed or names an unsupported grant type. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "invalid_request",
+           *       "error_description": "Missing required parameter grant_type."
+           *     }
+           */
+          "application/json": components["schemas"]["OAuthError"];
+        };
+      };
+      /** @description The code, refresh token or client credentials are invalid, expired, revoked or already used. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "invalid_grant",
+           *       "error_description": "The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client."
+           *     }
+           */
+          "application/json": components["schemas"]["OAuthError"];
+        };
+      };
+      429: components["responses"]["RateLimited"];
+    };
+  };
 }

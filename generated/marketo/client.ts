@@ -157,291 +157,291 @@ export type CheckListMembershipData = OperationData<CheckListMembershipOperation
  * Calls resolve to the success body or throw a StepforgeError subclass (auth, rate_limited, …).
  */
 export class MarketoClient {
-    /** The untyped service client underneath (descriptor, base address, call by id). */
-    public readonly core: ServiceClient;
+  /** The untyped service client underneath (descriptor, base address, call by id). */
+  public readonly core: ServiceClient;
 
-    constructor(options: ClientOptions) {
-        this.core = createServiceClient(descriptor, options);
-    }
+  constructor(options: ClientOptions) {
+    this.core = createServiceClient(descriptor, options);
+  }
 
-    /**
-     * Get an access token
-     *
-     * `GET /identity/oauth/token`
-     *
-     * Exchanges the client id and client secret of a LaunchPoint custom service for an access token (OAuth 2.0 client credentials; Adobe documents the credentials as query parameters). A new token lives 3600 s; asking again before it expires returns the same token with its remaining lifetime. Calls to this endpoint do not count against the rate limit or the daily quota. Bad credentials give HTTP 401.
-     */
-    getAccessToken(init: GetAccessTokenInput): Promise<GetAccessTokenData> {
-        return this.core.call("getAccessToken", init) as Promise<GetAccessTokenData>;
-    }
+  /**
+   * Get an access token
+   *
+   * `GET /identity/oauth/token`
+   *
+   * Exchanges the client id and client secret of a LaunchPoint custom service for an access token (OAuth 2.0 client credentials; Adobe documents the credentials as query parameters). A new token lives 3600 s; asking again before it expires returns the same token with its remaining lifetime. Calls to this endpoint do not count against the rate limit or the daily quota. Bad credentials give HTTP 401.
+   */
+  getAccessToken(init: GetAccessTokenInput): Promise<GetAccessTokenData> {
+    return this.core.call("getAccessToken", init) as Promise<GetAccessTokenData>;
+  }
 
-    /**
-     * Get leads by filter
-     *
-     * `GET /rest/v1/leads.json`
-     *
-     * Returns the leads whose `filterType` field matches one of `filterValues` (Get Leads by Filter Type). With no match the call succeeds with an empty `result`. Without `fields` each lead has id, email, firstName, lastName, createdAt and updatedAt. Pages of up to 300 with `nextPageToken`. A URI over 8 KB gives HTTP 414 (Marketo's workaround, a POST with `_method=GET` and a form body, is not modelled because POST on this path is Sync Leads).
-     */
-    getLeads(init: GetLeadsInput): Promise<GetLeadsData> {
-        return this.core.call("getLeads", init) as Promise<GetLeadsData>;
-    }
+  /**
+   * Get leads by filter
+   *
+   * `GET /rest/v1/leads.json`
+   *
+   * Returns the leads whose `filterType` field matches one of `filterValues` (Get Leads by Filter Type). With no match the call succeeds with an empty `result`. Without `fields` each lead has id, email, firstName, lastName, createdAt and updatedAt. Pages of up to 300 with `nextPageToken`. A URI over 8 KB gives HTTP 414 (Marketo's workaround, a POST with `_method=GET` and a form body, is not modelled because POST on this path is Sync Leads).
+   */
+  getLeads(init: GetLeadsInput): Promise<GetLeadsData> {
+    return this.core.call("getLeads", init) as Promise<GetLeadsData>;
+  }
 
-    /**
-     * Create or update leads
-     *
-     * `POST /rest/v1/leads.json`
-     *
-     * Creates or updates up to 300 leads (Sync Leads). `action` chooses createOrUpdate (default), createOnly, updateOnly or createDuplicate; `lookupField` (default email) is the deduplication key. Each `result` item lines up with the `input` item at the same index and says `created`, `updated` or `skipped` (with `reasons`). Company fields cannot be changed here. Two upserts of the same key close together can create duplicates.
-     */
-    syncLeads(init: SyncLeadsInput): Promise<SyncLeadsData> {
-        return this.core.call("syncLeads", init) as Promise<SyncLeadsData>;
-    }
+  /**
+   * Create or update leads
+   *
+   * `POST /rest/v1/leads.json`
+   *
+   * Creates or updates up to 300 leads (Sync Leads). `action` chooses createOrUpdate (default), createOnly, updateOnly or createDuplicate; `lookupField` (default email) is the deduplication key. Each `result` item lines up with the `input` item at the same index and says `created`, `updated` or `skipped` (with `reasons`). Company fields cannot be changed here. Two upserts of the same key close together can create duplicates.
+   */
+  syncLeads(init: SyncLeadsInput): Promise<SyncLeadsData> {
+    return this.core.call("syncLeads", init) as Promise<SyncLeadsData>;
+  }
 
-    /**
-     * Get an activity paging token
-     *
-     * `GET /rest/v1/activities/pagingtoken.json`
-     *
-     * Returns a `nextPageToken` that starts the activity and lead-change feeds at `sinceDatetime`. The answer has no `result`.
-     */
-    getPagingToken(init: GetPagingTokenInput): Promise<GetPagingTokenData> {
-        return this.core.call("getPagingToken", init) as Promise<GetPagingTokenData>;
-    }
+  /**
+   * Get an activity paging token
+   *
+   * `GET /rest/v1/activities/pagingtoken.json`
+   *
+   * Returns a `nextPageToken` that starts the activity and lead-change feeds at `sinceDatetime`. The answer has no `result`.
+   */
+  getPagingToken(init: GetPagingTokenInput): Promise<GetPagingTokenData> {
+    return this.core.call("getPagingToken", init) as Promise<GetPagingTokenData>;
+  }
 
-    /**
-     * Get lead activities
-     *
-     * `GET /rest/v1/activities.json`
-     *
-     * Returns activities of up to 10 types from the point `nextPageToken` marks (from getPagingToken, or from the previous page). The answer always carries a new `nextPageToken`; keep reading while `moreResult` is true and keep the last token to poll later. A page can hold fewer than `batchSize` items while `moreResult` is true. This is the real way to read email activity: 6 Send Email, 7 Email Delivered, 8 Email Bounced, 9 Unsubscribe Email, 10 Open Email, 11 Click Email, 27 Email Bounced Soft (usual standard ids; confirm with getActivityTypes).
-     */
-    getLeadActivities(init: GetLeadActivitiesInput): Promise<GetLeadActivitiesData> {
-        return this.core.call("getLeadActivities", init) as Promise<GetLeadActivitiesData>;
-    }
+  /**
+   * Get lead activities
+   *
+   * `GET /rest/v1/activities.json`
+   *
+   * Returns activities of up to 10 types from the point `nextPageToken` marks (from getPagingToken, or from the previous page). The answer always carries a new `nextPageToken`; keep reading while `moreResult` is true and keep the last token to poll later. A page can hold fewer than `batchSize` items while `moreResult` is true. This is the real way to read email activity: 6 Send Email, 7 Email Delivered, 8 Email Bounced, 9 Unsubscribe Email, 10 Open Email, 11 Click Email, 27 Email Bounced Soft (usual standard ids; confirm with getActivityTypes).
+   */
+  getLeadActivities(init: GetLeadActivitiesInput): Promise<GetLeadActivitiesData> {
+    return this.core.call("getLeadActivities", init) as Promise<GetLeadActivitiesData>;
+  }
 
-    /**
-     * Get lead changes
-     *
-     * `GET /rest/v1/activities/leadchanges.json`
-     *
-     * Returns Data Value Change (type 13) and New Lead (type 12) activities from the point `nextPageToken` marks, each with the changed `fields`. Works like getLeadActivities: a new token is always returned, read on while `moreResult` is true.
-     */
-    getLeadChanges(init: GetLeadChangesInput): Promise<GetLeadChangesData> {
-        return this.core.call("getLeadChanges", init) as Promise<GetLeadChangesData>;
-    }
+  /**
+   * Get lead changes
+   *
+   * `GET /rest/v1/activities/leadchanges.json`
+   *
+   * Returns Data Value Change (type 13) and New Lead (type 12) activities from the point `nextPageToken` marks, each with the changed `fields`. Works like getLeadActivities: a new token is always returned, read on while `moreResult` is true.
+   */
+  getLeadChanges(init: GetLeadChangesInput): Promise<GetLeadChangesData> {
+    return this.core.call("getLeadChanges", init) as Promise<GetLeadChangesData>;
+  }
 
-    /**
-     * Get activity types
-     *
-     * `GET /rest/v1/activities/types.json`
-     *
-     * Lists the instance's activity types with their primary attribute and attributes; use it to confirm the ids of email activity types.
-     */
-    getActivityTypes(init: GetActivityTypesInput = {}): Promise<GetActivityTypesData> {
-        return this.core.call("getActivityTypes", init) as Promise<GetActivityTypesData>;
-    }
+  /**
+   * Get activity types
+   *
+   * `GET /rest/v1/activities/types.json`
+   *
+   * Lists the instance's activity types with their primary attribute and attributes; use it to confirm the ids of email activity types.
+   */
+  getActivityTypes(init: GetActivityTypesInput = {}): Promise<GetActivityTypesData> {
+    return this.core.call("getActivityTypes", init) as Promise<GetActivityTypesData>;
+  }
 
-    /**
-     * Get email bounced activities
-     *
-     * `GET /rest/v1/activities/emailbounced.json`
-     *
-     * Seed operation with no public counterpart: Marketo has no emailbounced endpoint (a real instance answers 610 "Requested resource not found"). The real way is getLeadActivities (`/rest/v1/activities.json`) with `activityTypeIds=8,27` (Email Bounced, Email Bounced Soft). Kept as the seed names it, modelled on the activities feed: the same token, list, lead and asset filters and the same paging with `nextPageToken` and `moreResult`.
-     *
-     * Seed: "Get email bounced activities". The public API has no /rest/v1/activities/emailbounced.json; the real way is GET /rest/v1/activities.json with activityTypeIds 8 and 27 (getLeadActivities). The seed gives no query parameters; they are modelled on activities.json. Kept as the seed names it.
-     */
-    getEmailBouncedActivities(init: GetEmailBouncedActivitiesInput): Promise<GetEmailBouncedActivitiesData> {
-        return this.core.call("getEmailBouncedActivities", init) as Promise<GetEmailBouncedActivitiesData>;
-    }
+  /**
+   * Get email bounced activities
+   *
+   * `GET /rest/v1/activities/emailbounced.json`
+   *
+   * Seed operation with no public counterpart: Marketo has no emailbounced endpoint (a real instance answers 610 "Requested resource not found"). The real way is getLeadActivities (`/rest/v1/activities.json`) with `activityTypeIds=8,27` (Email Bounced, Email Bounced Soft). Kept as the seed names it, modelled on the activities feed: the same token, list, lead and asset filters and the same paging with `nextPageToken` and `moreResult`.
+   *
+   * Seed: "Get email bounced activities". The public API has no /rest/v1/activities/emailbounced.json; the real way is GET /rest/v1/activities.json with activityTypeIds 8 and 27 (getLeadActivities). The seed gives no query parameters; they are modelled on activities.json. Kept as the seed names it.
+   */
+  getEmailBouncedActivities(init: GetEmailBouncedActivitiesInput): Promise<GetEmailBouncedActivitiesData> {
+    return this.core.call("getEmailBouncedActivities", init) as Promise<GetEmailBouncedActivitiesData>;
+  }
 
-    /**
-     * Get email opened activities
-     *
-     * `GET /rest/v1/activities/emailopened.json`
-     *
-     * Seed operation with no public counterpart: Marketo has no emailopened endpoint (a real instance answers 610 "Requested resource not found"). The real way is getLeadActivities (`/rest/v1/activities.json`) with `activityTypeIds=10` (Open Email). Kept as the seed names it, modelled on the activities feed: the same token, list, lead and asset filters and the same paging with `nextPageToken` and `moreResult`.
-     *
-     * Seed: "Get email opened activities". The public API has no /rest/v1/activities/emailopened.json; the real way is GET /rest/v1/activities.json with activityTypeIds 10 (getLeadActivities). The seed gives no query parameters; they are modelled on activities.json. Kept as the seed names it.
-     */
-    getEmailOpenedActivities(init: GetEmailOpenedActivitiesInput): Promise<GetEmailOpenedActivitiesData> {
-        return this.core.call("getEmailOpenedActivities", init) as Promise<GetEmailOpenedActivitiesData>;
-    }
+  /**
+   * Get email opened activities
+   *
+   * `GET /rest/v1/activities/emailopened.json`
+   *
+   * Seed operation with no public counterpart: Marketo has no emailopened endpoint (a real instance answers 610 "Requested resource not found"). The real way is getLeadActivities (`/rest/v1/activities.json`) with `activityTypeIds=10` (Open Email). Kept as the seed names it, modelled on the activities feed: the same token, list, lead and asset filters and the same paging with `nextPageToken` and `moreResult`.
+   *
+   * Seed: "Get email opened activities". The public API has no /rest/v1/activities/emailopened.json; the real way is GET /rest/v1/activities.json with activityTypeIds 10 (getLeadActivities). The seed gives no query parameters; they are modelled on activities.json. Kept as the seed names it.
+   */
+  getEmailOpenedActivities(init: GetEmailOpenedActivitiesInput): Promise<GetEmailOpenedActivitiesData> {
+    return this.core.call("getEmailOpenedActivities", init) as Promise<GetEmailOpenedActivitiesData>;
+  }
 
-    /**
-     * Get campaigns
-     *
-     * `GET /rest/v1/campaigns.json`
-     *
-     * Lists smart campaigns, optionally filtered by id, name, program or workspace, or to those a web service call can trigger (`isTriggerable`). Pages of up to 300 with `nextPageToken`. Adobe marks this Lead Database endpoint as superseded by the Asset API's `/rest/asset/v1/smartCampaigns.json`; it still works.
-     */
-    getCampaigns(init: GetCampaignsInput = {}): Promise<GetCampaignsData> {
-        return this.core.call("getCampaigns", init) as Promise<GetCampaignsData>;
-    }
+  /**
+   * Get campaigns
+   *
+   * `GET /rest/v1/campaigns.json`
+   *
+   * Lists smart campaigns, optionally filtered by id, name, program or workspace, or to those a web service call can trigger (`isTriggerable`). Pages of up to 300 with `nextPageToken`. Adobe marks this Lead Database endpoint as superseded by the Asset API's `/rest/asset/v1/smartCampaigns.json`; it still works.
+   */
+  getCampaigns(init: GetCampaignsInput = {}): Promise<GetCampaignsData> {
+    return this.core.call("getCampaigns", init) as Promise<GetCampaignsData>;
+  }
 
-    /**
-     * Get campaign
-     *
-     * `GET /rest/v1/campaigns/{id}.json`
-     *
-     * Returns one smart campaign in `result[0]`. An unknown id fails with 1013.
-     */
-    getCampaign(init: GetCampaignInput): Promise<GetCampaignData> {
-        return this.core.call("getCampaign", init) as Promise<GetCampaignData>;
-    }
+  /**
+   * Get campaign
+   *
+   * `GET /rest/v1/campaigns/{id}.json`
+   *
+   * Returns one smart campaign in `result[0]`. An unknown id fails with 1013.
+   */
+  getCampaign(init: GetCampaignInput): Promise<GetCampaignData> {
+    return this.core.call("getCampaign", init) as Promise<GetCampaignData>;
+  }
 
-    /**
-     * Trigger campaign
-     *
-     * `POST /rest/v1/campaigns/{id}/trigger.json`
-     *
-     * Runs an active trigger campaign for up to 100 leads (Request Campaign), optionally overriding up to 100 My Tokens. The campaign needs a "Campaign is Requested, Source Web Service API" trigger; a batch campaign fails with 1003. Needs the Execute Campaign permission. Not safe to resend: each call runs the campaign flow again.
-     */
-    triggerCampaign(init: TriggerCampaignInput): Promise<TriggerCampaignData> {
-        return this.core.call("triggerCampaign", init) as Promise<TriggerCampaignData>;
-    }
+  /**
+   * Trigger campaign
+   *
+   * `POST /rest/v1/campaigns/{id}/trigger.json`
+   *
+   * Runs an active trigger campaign for up to 100 leads (Request Campaign), optionally overriding up to 100 My Tokens. The campaign needs a "Campaign is Requested, Source Web Service API" trigger; a batch campaign fails with 1003. Needs the Execute Campaign permission. Not safe to resend: each call runs the campaign flow again.
+   */
+  triggerCampaign(init: TriggerCampaignInput): Promise<TriggerCampaignData> {
+    return this.core.call("triggerCampaign", init) as Promise<TriggerCampaignData>;
+  }
 
-    /**
-     * Schedule campaign
-     *
-     * `POST /rest/v1/campaigns/{id}/schedule.json`
-     *
-     * Schedules a batch campaign to run at `runAt` (five minutes from now when left out, at most two years ahead), optionally with My Token overrides or on a clone of its program (`cloneToProgramName`, capped at 20 calls a day). Not safe to resend.
-     */
-    scheduleCampaign(init: ScheduleCampaignInput): Promise<ScheduleCampaignData> {
-        return this.core.call("scheduleCampaign", init) as Promise<ScheduleCampaignData>;
-    }
+  /**
+   * Schedule campaign
+   *
+   * `POST /rest/v1/campaigns/{id}/schedule.json`
+   *
+   * Schedules a batch campaign to run at `runAt` (five minutes from now when left out, at most two years ahead), optionally with My Token overrides or on a clone of its program (`cloneToProgramName`, capped at 20 calls a day). Not safe to resend.
+   */
+  scheduleCampaign(init: ScheduleCampaignInput): Promise<ScheduleCampaignData> {
+    return this.core.call("scheduleCampaign", init) as Promise<ScheduleCampaignData>;
+  }
 
-    /**
-     * Get email programs
-     *
-     * `GET /rest/asset/v1/programs.json`
-     *
-     * Browses programs (Asset API), `maxReturn` at a time (default 20, at most 200) from `offset`. The seed filters with `type=email`; the public Browse Programs endpoint defines no `type` parameter (the program type comes back per record, e.g. "Email"), its filters are `filterType`/`filterValues`, `earliestUpdatedAt`/`latestUpdatedAt` and `status`. Both are declared; filter on the record's `type` to be sure. Past the last program the call succeeds with the warning "No assets found for the given search criteria." and no `result`.
-     *
-     * Seed: "Get email programs". The seed filters with query `type=email`; the public GET /rest/asset/v1/programs.json (Browse Programs) has no `type` parameter (whether Marketo ignores it is not documented). Its real filters are filterType (id, programId, folderId, workspace) with filterValues, earliestUpdatedAt/latestUpdatedAt and status. Kept the seed parameter and added the real ones.
-     */
-    getEmailPrograms(init: GetEmailProgramsInput = {}): Promise<GetEmailProgramsData> {
-        return this.core.call("getEmailPrograms", init) as Promise<GetEmailProgramsData>;
-    }
+  /**
+   * Get email programs
+   *
+   * `GET /rest/asset/v1/programs.json`
+   *
+   * Browses programs (Asset API), `maxReturn` at a time (default 20, at most 200) from `offset`. The seed filters with `type=email`; the public Browse Programs endpoint defines no `type` parameter (the program type comes back per record, e.g. "Email"), its filters are `filterType`/`filterValues`, `earliestUpdatedAt`/`latestUpdatedAt` and `status`. Both are declared; filter on the record's `type` to be sure. Past the last program the call succeeds with the warning "No assets found for the given search criteria." and no `result`.
+   *
+   * Seed: "Get email programs". The seed filters with query `type=email`; the public GET /rest/asset/v1/programs.json (Browse Programs) has no `type` parameter (whether Marketo ignores it is not documented). Its real filters are filterType (id, programId, folderId, workspace) with filterValues, earliestUpdatedAt/latestUpdatedAt and status. Kept the seed parameter and added the real ones.
+   */
+  getEmailPrograms(init: GetEmailProgramsInput = {}): Promise<GetEmailProgramsData> {
+    return this.core.call("getEmailPrograms", init) as Promise<GetEmailProgramsData>;
+  }
 
-    /**
-     * Get program stats
-     *
-     * `GET /rest/asset/v1/program/{id}/stats.json`
-     *
-     * Seed operation with no public counterpart: the Asset API has no program statistics endpoint (a real instance answers 610 "Requested resource not found"). Program performance is put together from program members (`GET /rest/v1/programs/{programId}/members.json` or a bulk program-member export) and from activities. Kept as the seed names it; the stats record is open because no source defines its fields.
-     *
-     * Seed: "Get program stats". No statistics endpoint exists for programs in the public API (the only stats paths are API usage ones under /rest/v1/stats). The real way is program members and activities. Kept as the seed names it, with an open record.
-     */
-    getProgramStats(init: GetProgramStatsInput): Promise<GetProgramStatsData> {
-        return this.core.call("getProgramStats", init) as Promise<GetProgramStatsData>;
-    }
+  /**
+   * Get program stats
+   *
+   * `GET /rest/asset/v1/program/{id}/stats.json`
+   *
+   * Seed operation with no public counterpart: the Asset API has no program statistics endpoint (a real instance answers 610 "Requested resource not found"). Program performance is put together from program members (`GET /rest/v1/programs/{programId}/members.json` or a bulk program-member export) and from activities. Kept as the seed names it; the stats record is open because no source defines its fields.
+   *
+   * Seed: "Get program stats". No statistics endpoint exists for programs in the public API (the only stats paths are API usage ones under /rest/v1/stats). The real way is program members and activities. Kept as the seed names it, with an open record.
+   */
+  getProgramStats(init: GetProgramStatsInput): Promise<GetProgramStatsData> {
+    return this.core.call("getProgramStats", init) as Promise<GetProgramStatsData>;
+  }
 
-    /**
-     * Get landing page stats
-     *
-     * `GET /rest/asset/v1/landingPage/{id}/stats.json`
-     *
-     * Seed operation with no public counterpart: the Asset API offers landing page metadata, content and approval but no statistics (a real instance answers 610 "Requested resource not found"). Page visits and form fills are read as activities (types 1 Visit Webpage and 2 Fill Out Form) through getLeadActivities. Kept as the seed names it; the stats record is open because no source defines its fields.
-     *
-     * Seed: "Get landing page stats". No statistics endpoint exists for landing pages in the public API. The real way is the activities feed (Visit Webpage 1, Fill Out Form 2). Kept as the seed names it, with an open record.
-     */
-    getLandingPageStats(init: GetLandingPageStatsInput): Promise<GetLandingPageStatsData> {
-        return this.core.call("getLandingPageStats", init) as Promise<GetLandingPageStatsData>;
-    }
+  /**
+   * Get landing page stats
+   *
+   * `GET /rest/asset/v1/landingPage/{id}/stats.json`
+   *
+   * Seed operation with no public counterpart: the Asset API offers landing page metadata, content and approval but no statistics (a real instance answers 610 "Requested resource not found"). Page visits and form fills are read as activities (types 1 Visit Webpage and 2 Fill Out Form) through getLeadActivities. Kept as the seed names it; the stats record is open because no source defines its fields.
+   *
+   * Seed: "Get landing page stats". No statistics endpoint exists for landing pages in the public API. The real way is the activities feed (Visit Webpage 1, Fill Out Form 2). Kept as the seed names it, with an open record.
+   */
+  getLandingPageStats(init: GetLandingPageStatsInput): Promise<GetLandingPageStatsData> {
+    return this.core.call("getLandingPageStats", init) as Promise<GetLandingPageStatsData>;
+  }
 
-    /**
-     * Get email content
-     *
-     * `GET /rest/asset/v1/email/{id}/content.json`
-     *
-     * Returns the editable sections of an email (rich text, text, snippet or dynamic content). An email using Predictive Content fails with 709.
-     */
-    getEmailContent(init: GetEmailContentInput): Promise<GetEmailContentData> {
-        return this.core.call("getEmailContent", init) as Promise<GetEmailContentData>;
-    }
+  /**
+   * Get email content
+   *
+   * `GET /rest/asset/v1/email/{id}/content.json`
+   *
+   * Returns the editable sections of an email (rich text, text, snippet or dynamic content). An email using Predictive Content fails with 709.
+   */
+  getEmailContent(init: GetEmailContentInput): Promise<GetEmailContentData> {
+    return this.core.call("getEmailContent", init) as Promise<GetEmailContentData>;
+  }
 
-    /**
-     * Get email by name
-     *
-     * `GET /rest/asset/v1/email/byName.json`
-     *
-     * Returns the email with this name, optionally in one folder or program. When none matches the call succeeds with the warning "No assets found for the given search criteria." and no `result`; emails of A/B-test email programs are never found this way.
-     */
-    getEmailByName(init: GetEmailByNameInput): Promise<GetEmailByNameData> {
-        return this.core.call("getEmailByName", init) as Promise<GetEmailByNameData>;
-    }
+  /**
+   * Get email by name
+   *
+   * `GET /rest/asset/v1/email/byName.json`
+   *
+   * Returns the email with this name, optionally in one folder or program. When none matches the call succeeds with the warning "No assets found for the given search criteria." and no `result`; emails of A/B-test email programs are never found this way.
+   */
+  getEmailByName(init: GetEmailByNameInput): Promise<GetEmailByNameData> {
+    return this.core.call("getEmailByName", init) as Promise<GetEmailByNameData>;
+  }
 
-    /**
-     * Approve email draft
-     *
-     * `POST /rest/asset/v1/email/{id}/approveDraft.json`
-     *
-     * Approves the email's draft, which replaces the approved version. From name, from email, reply-to and subject must be filled in. With no draft (already approved) the call fails with 709. Needs the Approve Assets permission. Takes no body.
-     */
-    approveEmailDraft(init: ApproveEmailDraftInput): Promise<ApproveEmailDraftData> {
-        return this.core.call("approveEmailDraft", init) as Promise<ApproveEmailDraftData>;
-    }
+  /**
+   * Approve email draft
+   *
+   * `POST /rest/asset/v1/email/{id}/approveDraft.json`
+   *
+   * Approves the email's draft, which replaces the approved version. From name, from email, reply-to and subject must be filled in. With no draft (already approved) the call fails with 709. Needs the Approve Assets permission. Takes no body.
+   */
+  approveEmailDraft(init: ApproveEmailDraftInput): Promise<ApproveEmailDraftData> {
+    return this.core.call("approveEmailDraft", init) as Promise<ApproveEmailDraftData>;
+  }
 
-    /**
-     * Get lists
-     *
-     * `GET /rest/v1/lists.json`
-     *
-     * Lists static lists, optionally filtered by id, name, program or workspace. Pages of up to 300 with `nextPageToken`.
-     */
-    getLists(init: GetListsInput = {}): Promise<GetListsData> {
-        return this.core.call("getLists", init) as Promise<GetListsData>;
-    }
+  /**
+   * Get lists
+   *
+   * `GET /rest/v1/lists.json`
+   *
+   * Lists static lists, optionally filtered by id, name, program or workspace. Pages of up to 300 with `nextPageToken`.
+   */
+  getLists(init: GetListsInput = {}): Promise<GetListsData> {
+    return this.core.call("getLists", init) as Promise<GetListsData>;
+  }
 
-    /**
-     * Get leads in a list
-     *
-     * `GET /rest/v1/lists/{listId}/leads.json`
-     *
-     * Returns the leads that are members of the static list (Get Leads By List Id), pages of up to 300 with `nextPageToken`. The seed calls this "Check list membership"; to test whether given leads are members use checkListMembership (`/leads/ismember.json`).
-     *
-     * Seed: "Check list membership". The seed names GET /rest/v1/lists/{listId}/leads.json "Check list membership"; in the public API it returns the list's members (Get Leads By List Id). The real membership check is GET /rest/v1/lists/{listId}/leads/ismember.json (checkListMembership), added beside it.
-     */
-    getListMembers(init: GetListMembersInput): Promise<GetListMembersData> {
-        return this.core.call("getListMembers", init) as Promise<GetListMembersData>;
-    }
+  /**
+   * Get leads in a list
+   *
+   * `GET /rest/v1/lists/{listId}/leads.json`
+   *
+   * Returns the leads that are members of the static list (Get Leads By List Id), pages of up to 300 with `nextPageToken`. The seed calls this "Check list membership"; to test whether given leads are members use checkListMembership (`/leads/ismember.json`).
+   *
+   * Seed: "Check list membership". The seed names GET /rest/v1/lists/{listId}/leads.json "Check list membership"; in the public API it returns the list's members (Get Leads By List Id). The real membership check is GET /rest/v1/lists/{listId}/leads/ismember.json (checkListMembership), added beside it.
+   */
+  getListMembers(init: GetListMembersInput): Promise<GetListMembersData> {
+    return this.core.call("getListMembers", init) as Promise<GetListMembersData>;
+  }
 
-    /**
-     * Add leads to list
-     *
-     * `POST /rest/v1/lists/{listId}/leads.json`
-     *
-     * Adds up to 300 leads, by id, to the static list. Each `result` item says `added`, or `skipped` with reasons (1004 lead not found). Adding a member again does no harm, so a resend is safe. Marketo also takes the ids as repeated `id` query parameters; the JSON body is modelled.
-     */
-    addLeadsToList(init: AddLeadsToListInput): Promise<AddLeadsToListData> {
-        return this.core.call("addLeadsToList", init) as Promise<AddLeadsToListData>;
-    }
+  /**
+   * Add leads to list
+   *
+   * `POST /rest/v1/lists/{listId}/leads.json`
+   *
+   * Adds up to 300 leads, by id, to the static list. Each `result` item says `added`, or `skipped` with reasons (1004 lead not found). Adding a member again does no harm, so a resend is safe. Marketo also takes the ids as repeated `id` query parameters; the JSON body is modelled.
+   */
+  addLeadsToList(init: AddLeadsToListInput): Promise<AddLeadsToListData> {
+    return this.core.call("addLeadsToList", init) as Promise<AddLeadsToListData>;
+  }
 
-    /**
-     * Remove leads from list
-     *
-     * `DELETE /rest/v1/lists/{listId}/leads.json`
-     *
-     * Removes up to 300 leads, by id, from the static list. Each `result` item says `removed`, or `skipped` with reasons. The ids travel in a JSON body with the DELETE (Marketo also takes them as repeated `id` query parameters, the form Adobe's docs show).
-     */
-    removeLeadsFromList(init: RemoveLeadsFromListInput): Promise<RemoveLeadsFromListData> {
-        return this.core.call("removeLeadsFromList", init) as Promise<RemoveLeadsFromListData>;
-    }
+  /**
+   * Remove leads from list
+   *
+   * `DELETE /rest/v1/lists/{listId}/leads.json`
+   *
+   * Removes up to 300 leads, by id, from the static list. Each `result` item says `removed`, or `skipped` with reasons. The ids travel in a JSON body with the DELETE (Marketo also takes them as repeated `id` query parameters, the form Adobe's docs show).
+   */
+  removeLeadsFromList(init: RemoveLeadsFromListInput): Promise<RemoveLeadsFromListData> {
+    return this.core.call("removeLeadsFromList", init) as Promise<RemoveLeadsFromListData>;
+  }
 
-    /**
-     * Check whether leads are in a list
-     *
-     * `GET /rest/v1/lists/{listId}/leads/ismember.json`
-     *
-     * Tells for each of up to 300 lead ids whether it is a member of the static list: `memberof`, `notmemberof`, or `skipped` with reasons (1004 lead not found).
-     */
-    checkListMembership(init: CheckListMembershipInput): Promise<CheckListMembershipData> {
-        return this.core.call("checkListMembership", init) as Promise<CheckListMembershipData>;
-    }
+  /**
+   * Check whether leads are in a list
+   *
+   * `GET /rest/v1/lists/{listId}/leads/ismember.json`
+   *
+   * Tells for each of up to 300 lead ids whether it is a member of the static list: `memberof`, `notmemberof`, or `skipped` with reasons (1004 lead not found).
+   */
+  checkListMembership(init: CheckListMembershipInput): Promise<CheckListMembershipData> {
+    return this.core.call("checkListMembership", init) as Promise<CheckListMembershipData>;
+  }
 }
 
 /** Creates a MarketoClient for one named connection. */
 export function createMarketoClient(options: ClientOptions): MarketoClient {
-    return new MarketoClient(options);
+  return new MarketoClient(options);
 }

@@ -3,888 +3,560 @@
 
 import type { ServiceDescriptor } from "../../runtime/index.js";
 
-/** Everything the runtime needs to know about Marketo Engage: auth, limits, error meanings and operations, from the spec's x-stepforge extensions. */
+/**
+ * Everything the runtime needs to know about Marketo Engage: auth, limits, error meanings and operations, from the spec's x-stepforge extensions.
+ */
 export const descriptor: ServiceDescriptor = {
-  "id": "marketo",
-  "title": "Marketo Engage",
-  "connection": {
-    "baseUrl": "{endpoint}",
-    "fields": {
-      "endpoint": {
-        "description": "REST API Endpoint of the instance (Admin > Integration > Web Services), e.g. https://123-ABC-456.mktorest.com; a trailing /rest as Marketo shows it is accepted.",
-        "secret": false,
-        "required": true,
-        "pattern": "^https://[0-9]{3}-[A-Za-z]{3}-[0-9]{3}\\.mktorest\\.com(/rest)?/?$",
-        "trimSuffix": "/rest",
-        "example": "https://123-ABC-456.mktorest.com"
+  id: "marketo",
+  title: "Marketo Engage",
+  connection: {
+    baseUrl: "{endpoint}",
+    fields: {
+      endpoint: {
+        description: "REST API Endpoint of the instance (Admin > Integration > Web Services), e.g. https://123-ABC-456.mktorest.com; a trailing /rest as Marketo shows it is accepted.",
+        secret: false,
+        required: true,
+        pattern: "^https://[0-9]{3}-[A-Za-z]{3}-[0-9]{3}\\.mktorest\\.com(/rest)?/?$",
+        trimSuffix: "/rest",
+        example: "https://123-ABC-456.mktorest.com",
       },
-      "clientId": {
-        "description": "Client ID of the LaunchPoint custom service (Admin > Integration > LaunchPoint > View Details).",
-        "secret": false,
-        "required": true,
-        "example": "5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61"
+      clientId: {
+        description: "Client ID of the LaunchPoint custom service (Admin > Integration > LaunchPoint > View Details).",
+        secret: false,
+        required: true,
+        example: "5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61",
       },
-      "clientSecret": {
-        "description": "Client Secret of the same LaunchPoint custom service.",
-        "secret": true,
-        "required": true
-      }
-    }
+      clientSecret: {
+        description: "Client Secret of the same LaunchPoint custom service.",
+        secret: true,
+        required: true,
+      },
+    },
   },
-  "auth": {
-    "kind": "oauth2-client-credentials",
-    "tokenUrl": "{endpoint}/identity/oauth/token",
-    "tokenMethod": "GET",
-    "clientIdField": "clientId",
-    "clientSecretField": "clientSecret",
-    "credentialsIn": "query",
-    "renewBeforeSeconds": 300,
-    "send": {
-      "in": "header",
-      "name": "Authorization",
-      "value": "Bearer {accessToken}"
-    }
+  auth: {
+    kind: "oauth2-client-credentials",
+    tokenUrl: "{endpoint}/identity/oauth/token",
+    tokenMethod: "GET",
+    clientIdField: "clientId",
+    clientSecretField: "clientSecret",
+    credentialsIn: "query",
+    renewBeforeSeconds: 300,
+    send: { in: "header", name: "Authorization", value: "Bearer {accessToken}" },
   },
-  "limits": [
+  limits: [
     {
-      "kind": "window",
-      "id": "rate",
-      "description": "100 calls per 20 seconds per instance, shared by every integration of the instance (Adobe advises one integration to stay at or below 50); over it the call fails with 606. Identity calls and calls failing with 601, 602, 604, 605, 608 or 611 do not count.",
-      "applies": "all",
-      "per": "field:endpoint",
-      "rejection": {
-        "code": "606"
-      },
-      "requests": 100,
-      "windowSeconds": 20
+      kind: "window",
+      id: "rate",
+      description: "100 calls per 20 seconds per instance, shared by every integration of the instance (Adobe advises one integration to stay at or below 50); over it the call fails with 606. Identity calls and calls failing with 601, 602, 604, 605, 608 or 611 do not count.",
+      applies: "all",
+      per: "field:endpoint",
+      rejection: { code: "606" },
+      requests: 100,
+      windowSeconds: 20,
     },
     {
-      "kind": "concurrency",
-      "id": "concurrent",
-      "description": "At most 10 calls in flight per instance, shared by every integration (Adobe advises 5 per integration); an 11th fails with 615.",
-      "applies": "all",
-      "per": "field:endpoint",
-      "rejection": {
-        "code": "615"
-      },
-      "max": 10
+      kind: "concurrency",
+      id: "concurrent",
+      description: "At most 10 calls in flight per instance, shared by every integration (Adobe advises 5 per integration); an 11th fails with 615.",
+      applies: "all",
+      per: "field:endpoint",
+      rejection: { code: "615" },
+      max: 10,
     },
     {
-      "kind": "daily-quota",
-      "id": "daily",
-      "description": "Daily call quota of the subscription, most often 50,000 (at least 10,000, more by contract; Admin > Web Services shows it); resets at midnight US Central time. Over it calls fail with 607.",
-      "applies": "all",
-      "per": "field:endpoint",
-      "rejection": {
-        "code": "607"
-      },
-      "requests": 50000,
-      "resetTimeZone": "America/Chicago"
-    }
+      kind: "daily-quota",
+      id: "daily",
+      description: "Daily call quota of the subscription, most often 50,000 (at least 10,000, more by contract; Admin > Web Services shows it); resets at midnight US Central time. Over it calls fail with 607.",
+      applies: "all",
+      per: "field:endpoint",
+      rejection: { code: "607" },
+      requests: 50000,
+      resetTimeZone: "America/Chicago",
+    },
   ],
-  "errors": {
-    "envelope": {
-      "successField": "success",
-      "errorsField": "errors",
-      "codeField": "code",
-      "messageField": "message"
-    },
-    "messageFields": [
-      "message",
-      "error_description",
-      "error"
-    ],
-    "requestIdHeaders": [],
-    "requestIdField": "requestId",
-    "retryAfterHeaders": [
-      "retry-after"
-    ],
-    "codes": {
+  errors: {
+    envelope: { successField: "success", errorsField: "errors", codeField: "code", messageField: "message" },
+    messageFields: ["message", "error_description", "error"],
+    requestIdHeaders: [],
+    requestIdField: "requestId",
+    retryAfterHeaders: ["retry-after"],
+    codes: {
       "601": {
-        "kind": "auth",
-        "retry": false,
-        "reauth": true,
-        "description": "Access token invalid: get a new token and repeat the call once."
+        kind: "auth",
+        retry: false,
+        reauth: true,
+        description: "Access token invalid: get a new token and repeat the call once.",
       },
       "602": {
-        "kind": "auth",
-        "retry": false,
-        "reauth": true,
-        "description": "Access token expired: get a new token and repeat the call once."
+        kind: "auth",
+        retry: false,
+        reauth: true,
+        description: "Access token expired: get a new token and repeat the call once.",
       },
       "603": {
-        "kind": "permission",
-        "retry": false,
-        "reauth": false,
-        "description": "Access denied: the API-only user's role lacks the permission, or an IP allowlist blocks the caller."
+        kind: "permission",
+        retry: false,
+        reauth: false,
+        description: "Access denied: the API-only user's role lacks the permission, or an IP allowlist blocks the caller.",
       },
       "604": {
-        "kind": "timeout",
-        "retry": true,
-        "reauth": false,
-        "description": "Request timed out (database contention or a caller-set timeout); retry with backoff."
+        kind: "timeout",
+        retry: true,
+        reauth: false,
+        description: "Request timed out (database contention or a caller-set timeout); retry with backoff.",
       },
       "605": {
-        "kind": "validation",
-        "retry": false,
-        "reauth": false,
-        "description": "HTTP method not supported by this endpoint."
+        kind: "validation",
+        retry: false,
+        reauth: false,
+        description: "HTTP method not supported by this endpoint.",
       },
       "606": {
-        "kind": "rate_limited",
-        "retry": true,
-        "reauth": false,
-        "description": "Rate limit exceeded (more than 100 calls in 20 s on the instance); back off about 20 s."
+        kind: "rate_limited",
+        retry: true,
+        reauth: false,
+        description: "Rate limit exceeded (more than 100 calls in 20 s on the instance); back off about 20 s.",
       },
       "607": {
-        "kind": "quota_exhausted",
-        "retry": false,
-        "reauth": false,
-        "description": "Daily quota reached; no calls succeed until midnight US Central time."
+        kind: "quota_exhausted",
+        retry: false,
+        reauth: false,
+        description: "Daily quota reached; no calls succeed until midnight US Central time.",
       },
       "608": {
-        "kind": "server",
-        "retry": true,
-        "reauth": false,
-        "description": "API temporarily unavailable; retry with backoff."
+        kind: "server",
+        retry: true,
+        reauth: false,
+        description: "API temporarily unavailable; retry with backoff.",
       },
       "609": {
-        "kind": "validation",
-        "retry": false,
-        "reauth": false,
-        "description": "The request body is not valid JSON."
+        kind: "validation",
+        retry: false,
+        reauth: false,
+        description: "The request body is not valid JSON.",
       },
       "610": {
-        "kind": "not_found",
-        "retry": false,
-        "reauth": false,
-        "description": "Requested resource not found: the path matches no REST resource."
+        kind: "not_found",
+        retry: false,
+        reauth: false,
+        description: "Requested resource not found: the path matches no REST resource.",
       },
       "611": {
-        "kind": "server",
-        "retry": true,
-        "reauth": false,
-        "description": "System error (unhandled exception); retry a limited number of times."
+        kind: "server",
+        retry: true,
+        reauth: false,
+        description: "System error (unhandled exception); retry a limited number of times.",
       },
       "612": {
-        "kind": "validation",
-        "retry": false,
-        "reauth": false,
-        "description": "Invalid Content-Type; send application/json."
+        kind: "validation",
+        retry: false,
+        reauth: false,
+        description: "Invalid Content-Type; send application/json.",
       },
-      "613": {
-        "kind": "validation",
-        "retry": false,
-        "reauth": false,
-        "description": "Invalid multipart request."
-      },
+      "613": { kind: "validation", retry: false, reauth: false, description: "Invalid multipart request." },
       "614": {
-        "kind": "server",
-        "retry": true,
-        "reauth": false,
-        "description": "Invalid subscription: the destination cannot be found or reached, usually for a short time."
+        kind: "server",
+        retry: true,
+        reauth: false,
+        description: "Invalid subscription: the destination cannot be found or reached, usually for a short time.",
       },
       "615": {
-        "kind": "rate_limited",
-        "retry": true,
-        "reauth": false,
-        "description": "Concurrent access limit reached (10 calls in flight on the instance); retry with backoff."
+        kind: "rate_limited",
+        retry: true,
+        reauth: false,
+        description: "Concurrent access limit reached (10 calls in flight on the instance); retry with backoff.",
       },
       "616": {
-        "kind": "permission",
-        "retry": false,
-        "reauth": false,
-        "description": "Invalid subscription type for this API (custom object metadata)."
+        kind: "permission",
+        retry: false,
+        reauth: false,
+        description: "Invalid subscription type for this API (custom object metadata).",
       },
-      "701": {
-        "kind": "validation",
-        "retry": false,
-        "reauth": false,
-        "description": "A required field is blank."
-      },
+      "701": { kind: "validation", retry: false, reauth: false, description: "A required field is blank." },
       "702": {
-        "kind": "not_found",
-        "retry": false,
-        "reauth": false,
-        "description": "No data found for the search; usually to be read as an empty result."
+        kind: "not_found",
+        retry: false,
+        reauth: false,
+        description: "No data found for the search; usually to be read as an empty result.",
       },
       "703": {
-        "kind": "permission",
-        "retry": false,
-        "reauth": false,
-        "description": "The feature is not enabled for the subscription."
+        kind: "permission",
+        retry: false,
+        reauth: false,
+        description: "The feature is not enabled for the subscription.",
       },
       "704": {
-        "kind": "validation",
-        "retry": false,
-        "reauth": false,
-        "description": "Invalid date format (or an invalid dynamic content id)."
+        kind: "validation",
+        retry: false,
+        reauth: false,
+        description: "Invalid date format (or an invalid dynamic content id).",
       },
       "709": {
-        "kind": "validation",
-        "retry": false,
-        "reauth": false,
-        "description": "Business rule violation, e.g. approving an asset that has no draft."
+        kind: "validation",
+        retry: false,
+        reauth: false,
+        description: "Business rule violation, e.g. approving an asset that has no draft.",
       },
-      "710": {
-        "kind": "validation",
-        "retry": false,
-        "reauth": false,
-        "description": "Parent folder not found."
-      },
-      "711": {
-        "kind": "validation",
-        "retry": false,
-        "reauth": false,
-        "description": "Incompatible folder type."
-      },
+      "710": { kind: "validation", retry: false, reauth: false, description: "Parent folder not found." },
+      "711": { kind: "validation", retry: false, reauth: false, description: "Incompatible folder type." },
       "712": {
-        "kind": "validation",
-        "retry": false,
-        "reauth": false,
-        "description": "Merge to person account is invalid (merge in the CRM instead)."
+        kind: "validation",
+        retry: false,
+        reauth: false,
+        description: "Merge to person account is invalid (merge in the CRM instead).",
       },
       "713": {
-        "kind": "server",
-        "retry": true,
-        "reauth": false,
-        "description": "Transient error: a system resource was briefly unavailable; wait, then retry."
+        kind: "server",
+        retry: true,
+        reauth: false,
+        description: "Transient error: a system resource was briefly unavailable; wait, then retry.",
       },
       "714": {
-        "kind": "validation",
-        "retry": false,
-        "reauth": false,
-        "description": "Unable to find the default record type (merge leads)."
+        kind: "validation",
+        retry: false,
+        reauth: false,
+        description: "Unable to find the default record type (merge leads).",
       },
       "718": {
-        "kind": "not_found",
-        "retry": false,
-        "reauth": false,
-        "description": "ExternalSalesPersonID not found."
+        kind: "not_found",
+        retry: false,
+        reauth: false,
+        description: "ExternalSalesPersonID not found.",
       },
       "719": {
-        "kind": "server",
-        "retry": true,
-        "reauth": false,
-        "description": "Lock wait timeout; retry after a wait."
+        kind: "server",
+        retry: true,
+        reauth: false,
+        description: "Lock wait timeout; retry after a wait.",
       },
       "1001": {
-        "kind": "validation",
-        "retry": false,
-        "reauth": false,
-        "description": "Invalid value: type mismatch of a parameter."
+        kind: "validation",
+        retry: false,
+        reauth: false,
+        description: "Invalid value: type mismatch of a parameter.",
       },
       "1002": {
-        "kind": "validation",
-        "retry": false,
-        "reauth": false,
-        "description": "Missing value for a required parameter."
+        kind: "validation",
+        retry: false,
+        reauth: false,
+        description: "Missing value for a required parameter.",
       },
       "1003": {
-        "kind": "validation",
-        "retry": false,
-        "reauth": false,
-        "description": "Invalid data (also too many matching leads for a filter, or a request to a non-triggerable campaign)."
+        kind: "validation",
+        retry: false,
+        reauth: false,
+        description: "Invalid data (also too many matching leads for a filter, or a request to a non-triggerable campaign).",
       },
-      "1004": {
-        "kind": "not_found",
-        "retry": false,
-        "reauth": false,
-        "description": "Lead not found."
-      },
-      "1006": {
-        "kind": "validation",
-        "retry": false,
-        "reauth": false,
-        "description": "Field not found."
-      },
+      "1004": { kind: "not_found", retry: false, reauth: false, description: "Lead not found." },
+      "1006": { kind: "validation", retry: false, reauth: false, description: "Field not found." },
       "1011": {
-        "kind": "validation",
-        "retry": false,
-        "reauth": false,
-        "description": "Field not supported as a filter or lookup field."
+        kind: "validation",
+        retry: false,
+        reauth: false,
+        description: "Field not supported as a filter or lookup field.",
       },
       "1013": {
-        "kind": "not_found",
-        "retry": false,
-        "reauth": false,
-        "description": "Object (list or campaign) not found."
+        kind: "not_found",
+        retry: false,
+        reauth: false,
+        description: "Object (list or campaign) not found.",
       },
       "1042": {
-        "kind": "validation",
-        "retry": false,
-        "reauth": false,
-        "description": "Invalid runAt date (more than 2 years ahead)."
-      }
+        kind: "validation",
+        retry: false,
+        reauth: false,
+        description: "Invalid runAt date (more than 2 years ahead).",
+      },
     },
-    "statuses": {
+    statuses: {
       "401": {
-        "kind": "auth",
-        "retry": false,
-        "reauth": false,
-        "description": "The Identity endpoint refused the client id or client secret."
+        kind: "auth",
+        retry: false,
+        reauth: false,
+        description: "The Identity endpoint refused the client id or client secret.",
       },
       "413": {
-        "kind": "validation",
-        "retry": false,
-        "reauth": false,
-        "description": "Request body over 1 MB; split the records over several calls."
+        kind: "validation",
+        retry: false,
+        reauth: false,
+        description: "Request body over 1 MB; split the records over several calls.",
       },
       "414": {
-        "kind": "validation",
-        "retry": false,
-        "reauth": false,
-        "description": "Request URI over 8 KB; send fewer filter values per call."
+        kind: "validation",
+        retry: false,
+        reauth: false,
+        description: "Request URI over 8 KB; send fewer filter values per call.",
       },
       "500": {
-        "kind": "server",
-        "retry": false,
-        "reauth": false,
-        "description": "Internal server error (Marketo also answers it to some malformed URLs)."
+        kind: "server",
+        retry: false,
+        reauth: false,
+        description: "Internal server error (Marketo also answers it to some malformed URLs).",
       },
       "502": {
-        "kind": "server",
-        "retry": true,
-        "reauth": false,
-        "description": "Bad gateway, usually a timeout behind the gateway; retry with exponential backoff."
+        kind: "server",
+        retry: true,
+        reauth: false,
+        description: "Bad gateway, usually a timeout behind the gateway; retry with exponential backoff.",
       },
       "503": {
-        "kind": "server",
-        "retry": true,
-        "reauth": false,
-        "description": "Service unavailable; retry with backoff."
+        kind: "server",
+        retry: true,
+        reauth: false,
+        description: "Service unavailable; retry with backoff.",
       },
       "504": {
-        "kind": "server",
-        "retry": true,
-        "reauth": false,
-        "description": "Gateway timeout; retry with backoff."
-      }
-    }
+        kind: "server",
+        retry: true,
+        reauth: false,
+        description: "Gateway timeout; retry with backoff.",
+      },
+    },
   },
-  "mock": {
-    "ports": {
-      "mock": 4111,
-      "prism": 4011
+  operations: {
+    getAccessToken: {
+      operationId: "getAccessToken",
+      method: "GET",
+      path: "/identity/oauth/token",
+      idempotent: true,
+      limitClass: "read",
     },
-    "credentials": {
-      "clientId": "5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61",
-      "clientSecret": "mock-client-secret-0123456789abcdef"
+    getLeads: {
+      operationId: "getLeads",
+      method: "GET",
+      path: "/rest/v1/leads.json",
+      idempotent: true,
+      limitClass: "read",
+      paging: {
+        style: "token",
+        tokenParam: "nextPageToken",
+        tokenField: "nextPageToken",
+        itemsField: "result",
+        sizeParam: "batchSize",
+      },
+      delimitedQuery: { filterValues: "form", fields: "form" },
     },
-    "error": {
-      "status": 200,
-      "contentType": "application/json",
-      "body": {
-        "requestId": "{requestId}",
-        "success": false,
-        "errors": [
-          {
-            "code": "{code}",
-            "message": "{message}"
-          }
-        ]
-      }
+    syncLeads: {
+      operationId: "syncLeads",
+      method: "POST",
+      path: "/rest/v1/leads.json",
+      idempotent: false,
+      limitClass: "write",
     },
-    "answers": {
-      "badRequest": {
-        "code": "1003",
-        "message": "Invalid value for {field}: {detail}"
-      },
-      "invalidJson": {
-        "code": "609",
-        "message": "Invalid JSON"
-      },
-      "noRoute": {
-        "code": "610",
-        "message": "Requested resource not found"
-      },
-      "notFound": {
-        "code": "1013",
-        "message": "Object not found"
-      },
-      "unauthorized": {
-        "code": "601",
-        "message": "Access token invalid"
-      },
-      "expiredToken": {
-        "code": "602",
-        "message": "Access token expired"
-      },
-      "server": {
-        "status": 502,
-        "message": "Bad Gateway",
-        "template": {
-          "contentType": "text/html",
-          "body": "<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>"
-        }
-      },
-      "tokenRejected": {
-        "status": 401,
-        "message": "Bad client credentials",
-        "template": {
-          "contentType": "application/json",
-          "body": {
-            "error": "unauthorized",
-            "error_description": "{message}"
-          }
-        }
-      }
+    getPagingToken: {
+      operationId: "getPagingToken",
+      method: "GET",
+      path: "/rest/v1/activities/pagingtoken.json",
+      idempotent: true,
+      limitClass: "read",
     },
-    "limits": {
-      "rate": {
-        "message": "Max rate limit '{limit.requests}' exceeded with in '{limit.windowSeconds}' secs",
-        "retryAfter": false
+    getLeadActivities: {
+      operationId: "getLeadActivities",
+      method: "GET",
+      path: "/rest/v1/activities.json",
+      idempotent: true,
+      limitClass: "read",
+      paging: {
+        style: "token",
+        tokenParam: "nextPageToken",
+        tokenField: "nextPageToken",
+        itemsField: "result",
+        sizeParam: "batchSize",
+        moreField: "moreResult",
       },
-      "concurrent": {
-        "message": "Max concurrent limit '{limit.max}' exceeded",
-        "retryAfter": false
-      },
-      "daily": {
-        "message": "Max daily limit '{limit.requests}' exceeded",
-        "retryAfter": false
-      }
+      delimitedQuery: { activityTypeIds: "form", assetIds: "form", leadIds: "form" },
     },
-    "token": {
-      "lifetimeSeconds": 3600,
-      "response": {
-        "access_token": "{accessToken}",
-        "token_type": "bearer",
-        "expires_in": "{expiresIn}",
-        "scope": "api-user@example.com"
+    getLeadChanges: {
+      operationId: "getLeadChanges",
+      method: "GET",
+      path: "/rest/v1/activities/leadchanges.json",
+      idempotent: true,
+      limitClass: "read",
+      paging: {
+        style: "token",
+        tokenParam: "nextPageToken",
+        tokenField: "nextPageToken",
+        itemsField: "result",
+        sizeParam: "batchSize",
+        moreField: "moreResult",
       },
-      "reuseUntilExpiry": true,
-      "format": "{uuid}:ab"
+      delimitedQuery: { fields: "form", leadIds: "form" },
     },
-    "envelopes": {
-      "record": {
-        "requestId": "{requestId}",
-        "success": true,
-        "result": [
-          "{record}"
-        ]
-      },
-      "list": {
-        "requestId": "{requestId}",
-        "success": true,
-        "result": "{items}",
-        "nextPageToken": "{page.nextToken}"
-      }
+    getActivityTypes: {
+      operationId: "getActivityTypes",
+      method: "GET",
+      path: "/rest/v1/activities/types.json",
+      idempotent: true,
+      limitClass: "read",
     },
-    "pageSize": 300,
-    "pageToken": {
-      "encoding": "base32",
-      "prefix": ""
+    getEmailBouncedActivities: {
+      operationId: "getEmailBouncedActivities",
+      method: "GET",
+      path: "/rest/v1/activities/emailbounced.json",
+      idempotent: true,
+      limitClass: "read",
+      paging: {
+        style: "token",
+        tokenParam: "nextPageToken",
+        tokenField: "nextPageToken",
+        itemsField: "result",
+        sizeParam: "batchSize",
+        moreField: "moreResult",
+      },
+      delimitedQuery: { assetIds: "form", leadIds: "form" },
     },
-    "resources": {
-      "lead": {
-        "idField": "id",
-        "id": {
-          "format": "integer",
-          "start": 500000
-        },
-        "seed": [
-          {
-            "operation": "getLeads",
-            "items": "result",
-            "newestFirst": false
-          },
-          {
-            "operation": "getListMembers",
-            "items": "result",
-            "newestFirst": false
-          }
-        ],
-        "defaults": {},
-        "createdField": "createdAt",
-        "updatedField": "updatedAt"
+    getEmailOpenedActivities: {
+      operationId: "getEmailOpenedActivities",
+      method: "GET",
+      path: "/rest/v1/activities/emailopened.json",
+      idempotent: true,
+      limitClass: "read",
+      paging: {
+        style: "token",
+        tokenParam: "nextPageToken",
+        tokenField: "nextPageToken",
+        itemsField: "result",
+        sizeParam: "batchSize",
+        moreField: "moreResult",
       },
-      "staticList": {
-        "idField": "id",
-        "id": {
-          "format": "integer",
-          "start": 5000
-        },
-        "seed": [
-          {
-            "operation": "getLists",
-            "items": "result",
-            "newestFirst": false
-          }
-        ],
-        "defaults": {}
+      delimitedQuery: { assetIds: "form", leadIds: "form" },
+    },
+    getCampaigns: {
+      operationId: "getCampaigns",
+      method: "GET",
+      path: "/rest/v1/campaigns.json",
+      idempotent: true,
+      limitClass: "read",
+      paging: {
+        style: "token",
+        tokenParam: "nextPageToken",
+        tokenField: "nextPageToken",
+        itemsField: "result",
+        sizeParam: "batchSize",
       },
-      "campaign": {
-        "idField": "id",
-        "id": {
-          "format": "integer",
-          "start": 9000
-        },
-        "seed": [
-          {
-            "operation": "getCampaigns",
-            "items": "result",
-            "newestFirst": false
-          },
-          {
-            "operation": "getCampaign",
-            "items": "result",
-            "newestFirst": false
-          }
-        ],
-        "defaults": {},
-        "updatedField": "updatedAt"
+      delimitedQuery: { id: "form", name: "form", programName: "form", workspaceName: "form" },
+    },
+    getCampaign: {
+      operationId: "getCampaign",
+      method: "GET",
+      path: "/rest/v1/campaigns/{id}.json",
+      idempotent: true,
+      limitClass: "read",
+    },
+    triggerCampaign: {
+      operationId: "triggerCampaign",
+      method: "POST",
+      path: "/rest/v1/campaigns/{id}/trigger.json",
+      idempotent: false,
+      limitClass: "write",
+    },
+    scheduleCampaign: {
+      operationId: "scheduleCampaign",
+      method: "POST",
+      path: "/rest/v1/campaigns/{id}/schedule.json",
+      idempotent: false,
+      limitClass: "write",
+    },
+    getEmailPrograms: {
+      operationId: "getEmailPrograms",
+      method: "GET",
+      path: "/rest/asset/v1/programs.json",
+      idempotent: true,
+      limitClass: "read",
+      paging: {
+        style: "offset",
+        offsetParam: "offset",
+        limitParam: "maxReturn",
+        itemsField: "result",
+        maxLimit: 200,
       },
-      "activity": {
-        "idField": "id",
-        "id": {
-          "format": "integer",
-          "start": 906000000
-        },
-        "seed": [
-          {
-            "operation": "getLeadActivities",
-            "items": "result",
-            "newestFirst": false
-          },
-          {
-            "operation": "getLeadChanges",
-            "items": "result",
-            "newestFirst": false
-          },
-          {
-            "operation": "getEmailBouncedActivities",
-            "items": "result",
-            "newestFirst": false
-          },
-          {
-            "operation": "getEmailOpenedActivities",
-            "items": "result",
-            "newestFirst": false
-          }
-        ],
-        "defaults": {}
+      delimitedQuery: { filterValues: "form" },
+    },
+    getProgramStats: {
+      operationId: "getProgramStats",
+      method: "GET",
+      path: "/rest/asset/v1/program/{id}/stats.json",
+      idempotent: true,
+      limitClass: "read",
+    },
+    getLandingPageStats: {
+      operationId: "getLandingPageStats",
+      method: "GET",
+      path: "/rest/asset/v1/landingPage/{id}/stats.json",
+      idempotent: true,
+      limitClass: "read",
+    },
+    getEmailContent: {
+      operationId: "getEmailContent",
+      method: "GET",
+      path: "/rest/asset/v1/email/{id}/content.json",
+      idempotent: true,
+      limitClass: "read",
+    },
+    getEmailByName: {
+      operationId: "getEmailByName",
+      method: "GET",
+      path: "/rest/asset/v1/email/byName.json",
+      idempotent: true,
+      limitClass: "read",
+    },
+    approveEmailDraft: {
+      operationId: "approveEmailDraft",
+      method: "POST",
+      path: "/rest/asset/v1/email/{id}/approveDraft.json",
+      idempotent: false,
+      limitClass: "write",
+    },
+    getLists: {
+      operationId: "getLists",
+      method: "GET",
+      path: "/rest/v1/lists.json",
+      idempotent: true,
+      limitClass: "read",
+      paging: {
+        style: "token",
+        tokenParam: "nextPageToken",
+        tokenField: "nextPageToken",
+        itemsField: "result",
+        sizeParam: "batchSize",
       },
-      "activityType": {
-        "idField": "id",
-        "id": {
-          "format": "integer",
-          "start": 100000
-        },
-        "seed": [
-          {
-            "operation": "getActivityTypes",
-            "items": "result",
-            "newestFirst": false
-          }
-        ],
-        "defaults": {}
+      delimitedQuery: { id: "form", name: "form", programName: "form", workspaceName: "form" },
+    },
+    getListMembers: {
+      operationId: "getListMembers",
+      method: "GET",
+      path: "/rest/v1/lists/{listId}/leads.json",
+      idempotent: true,
+      limitClass: "read",
+      paging: {
+        style: "token",
+        tokenParam: "nextPageToken",
+        tokenField: "nextPageToken",
+        itemsField: "result",
+        sizeParam: "batchSize",
       },
-      "program": {
-        "idField": "id",
-        "id": {
-          "format": "integer",
-          "start": 2000
-        },
-        "seed": [
-          {
-            "operation": "getEmailPrograms",
-            "items": "result",
-            "newestFirst": false
-          }
-        ],
-        "defaults": {}
-      },
-      "email": {
-        "idField": "id",
-        "id": {
-          "format": "integer",
-          "start": 5000
-        },
-        "seed": [
-          {
-            "operation": "getEmailByName",
-            "items": "result",
-            "newestFirst": false
-          }
-        ],
-        "defaults": {}
-      }
-    }
+      delimitedQuery: { fields: "form" },
+    },
+    addLeadsToList: {
+      operationId: "addLeadsToList",
+      method: "POST",
+      path: "/rest/v1/lists/{listId}/leads.json",
+      idempotent: true,
+      limitClass: "write",
+    },
+    removeLeadsFromList: {
+      operationId: "removeLeadsFromList",
+      method: "DELETE",
+      path: "/rest/v1/lists/{listId}/leads.json",
+      idempotent: true,
+      limitClass: "write",
+    },
+    checkListMembership: {
+      operationId: "checkListMembership",
+      method: "GET",
+      path: "/rest/v1/lists/{listId}/leads/ismember.json",
+      idempotent: true,
+      limitClass: "read",
+    },
   },
-  "operations": {
-    "getAccessToken": {
-      "operationId": "getAccessToken",
-      "method": "GET",
-      "path": "/identity/oauth/token",
-      "idempotent": true,
-      "limitClass": "read"
-    },
-    "getLeads": {
-      "operationId": "getLeads",
-      "method": "GET",
-      "path": "/rest/v1/leads.json",
-      "idempotent": true,
-      "limitClass": "read",
-      "paging": {
-        "style": "token",
-        "tokenParam": "nextPageToken",
-        "tokenField": "nextPageToken",
-        "itemsField": "result",
-        "sizeParam": "batchSize"
-      },
-      "delimitedQuery": {
-        "filterValues": "form",
-        "fields": "form"
-      }
-    },
-    "syncLeads": {
-      "operationId": "syncLeads",
-      "method": "POST",
-      "path": "/rest/v1/leads.json",
-      "idempotent": false,
-      "limitClass": "write"
-    },
-    "getPagingToken": {
-      "operationId": "getPagingToken",
-      "method": "GET",
-      "path": "/rest/v1/activities/pagingtoken.json",
-      "idempotent": true,
-      "limitClass": "read"
-    },
-    "getLeadActivities": {
-      "operationId": "getLeadActivities",
-      "method": "GET",
-      "path": "/rest/v1/activities.json",
-      "idempotent": true,
-      "limitClass": "read",
-      "paging": {
-        "style": "token",
-        "tokenParam": "nextPageToken",
-        "tokenField": "nextPageToken",
-        "itemsField": "result",
-        "sizeParam": "batchSize",
-        "moreField": "moreResult"
-      },
-      "delimitedQuery": {
-        "activityTypeIds": "form",
-        "assetIds": "form",
-        "leadIds": "form"
-      }
-    },
-    "getLeadChanges": {
-      "operationId": "getLeadChanges",
-      "method": "GET",
-      "path": "/rest/v1/activities/leadchanges.json",
-      "idempotent": true,
-      "limitClass": "read",
-      "paging": {
-        "style": "token",
-        "tokenParam": "nextPageToken",
-        "tokenField": "nextPageToken",
-        "itemsField": "result",
-        "sizeParam": "batchSize",
-        "moreField": "moreResult"
-      },
-      "delimitedQuery": {
-        "fields": "form",
-        "leadIds": "form"
-      }
-    },
-    "getActivityTypes": {
-      "operationId": "getActivityTypes",
-      "method": "GET",
-      "path": "/rest/v1/activities/types.json",
-      "idempotent": true,
-      "limitClass": "read"
-    },
-    "getEmailBouncedActivities": {
-      "operationId": "getEmailBouncedActivities",
-      "method": "GET",
-      "path": "/rest/v1/activities/emailbounced.json",
-      "idempotent": true,
-      "limitClass": "read",
-      "paging": {
-        "style": "token",
-        "tokenParam": "nextPageToken",
-        "tokenField": "nextPageToken",
-        "itemsField": "result",
-        "sizeParam": "batchSize",
-        "moreField": "moreResult"
-      },
-      "delimitedQuery": {
-        "assetIds": "form",
-        "leadIds": "form"
-      }
-    },
-    "getEmailOpenedActivities": {
-      "operationId": "getEmailOpenedActivities",
-      "method": "GET",
-      "path": "/rest/v1/activities/emailopened.json",
-      "idempotent": true,
-      "limitClass": "read",
-      "paging": {
-        "style": "token",
-        "tokenParam": "nextPageToken",
-        "tokenField": "nextPageToken",
-        "itemsField": "result",
-        "sizeParam": "batchSize",
-        "moreField": "moreResult"
-      },
-      "delimitedQuery": {
-        "assetIds": "form",
-        "leadIds": "form"
-      }
-    },
-    "getCampaigns": {
-      "operationId": "getCampaigns",
-      "method": "GET",
-      "path": "/rest/v1/campaigns.json",
-      "idempotent": true,
-      "limitClass": "read",
-      "paging": {
-        "style": "token",
-        "tokenParam": "nextPageToken",
-        "tokenField": "nextPageToken",
-        "itemsField": "result",
-        "sizeParam": "batchSize"
-      },
-      "delimitedQuery": {
-        "id": "form",
-        "name": "form",
-        "programName": "form",
-        "workspaceName": "form"
-      }
-    },
-    "getCampaign": {
-      "operationId": "getCampaign",
-      "method": "GET",
-      "path": "/rest/v1/campaigns/{id}.json",
-      "idempotent": true,
-      "limitClass": "read"
-    },
-    "triggerCampaign": {
-      "operationId": "triggerCampaign",
-      "method": "POST",
-      "path": "/rest/v1/campaigns/{id}/trigger.json",
-      "idempotent": false,
-      "limitClass": "write"
-    },
-    "scheduleCampaign": {
-      "operationId": "scheduleCampaign",
-      "method": "POST",
-      "path": "/rest/v1/campaigns/{id}/schedule.json",
-      "idempotent": false,
-      "limitClass": "write"
-    },
-    "getEmailPrograms": {
-      "operationId": "getEmailPrograms",
-      "method": "GET",
-      "path": "/rest/asset/v1/programs.json",
-      "idempotent": true,
-      "limitClass": "read",
-      "paging": {
-        "style": "offset",
-        "offsetParam": "offset",
-        "limitParam": "maxReturn",
-        "itemsField": "result",
-        "maxLimit": 200
-      },
-      "delimitedQuery": {
-        "filterValues": "form"
-      }
-    },
-    "getProgramStats": {
-      "operationId": "getProgramStats",
-      "method": "GET",
-      "path": "/rest/asset/v1/program/{id}/stats.json",
-      "idempotent": true,
-      "limitClass": "read"
-    },
-    "getLandingPageStats": {
-      "operationId": "getLandingPageStats",
-      "method": "GET",
-      "path": "/rest/asset/v1/landingPage/{id}/stats.json",
-      "idempotent": true,
-      "limitClass": "read"
-    },
-    "getEmailContent": {
-      "operationId": "getEmailContent",
-      "method": "GET",
-      "path": "/rest/asset/v1/email/{id}/content.json",
-      "idempotent": true,
-      "limitClass": "read"
-    },
-    "getEmailByName": {
-      "operationId": "getEmailByName",
-      "method": "GET",
-      "path": "/rest/asset/v1/email/byName.json",
-      "idempotent": true,
-      "limitClass": "read"
-    },
-    "approveEmailDraft": {
-      "operationId": "approveEmailDraft",
-      "method": "POST",
-      "path": "/rest/asset/v1/email/{id}/approveDraft.json",
-      "idempotent": false,
-      "limitClass": "write"
-    },
-    "getLists": {
-      "operationId": "getLists",
-      "method": "GET",
-      "path": "/rest/v1/lists.json",
-      "idempotent": true,
-      "limitClass": "read",
-      "paging": {
-        "style": "token",
-        "tokenParam": "nextPageToken",
-        "tokenField": "nextPageToken",
-        "itemsField": "result",
-        "sizeParam": "batchSize"
-      },
-      "delimitedQuery": {
-        "id": "form",
-        "name": "form",
-        "programName": "form",
-        "workspaceName": "form"
-      }
-    },
-    "getListMembers": {
-      "operationId": "getListMembers",
-      "method": "GET",
-      "path": "/rest/v1/lists/{listId}/leads.json",
-      "idempotent": true,
-      "limitClass": "read",
-      "paging": {
-        "style": "token",
-        "tokenParam": "nextPageToken",
-        "tokenField": "nextPageToken",
-        "itemsField": "result",
-        "sizeParam": "batchSize"
-      },
-      "delimitedQuery": {
-        "fields": "form"
-      }
-    },
-    "addLeadsToList": {
-      "operationId": "addLeadsToList",
-      "method": "POST",
-      "path": "/rest/v1/lists/{listId}/leads.json",
-      "idempotent": true,
-      "limitClass": "write"
-    },
-    "removeLeadsFromList": {
-      "operationId": "removeLeadsFromList",
-      "method": "DELETE",
-      "path": "/rest/v1/lists/{listId}/leads.json",
-      "idempotent": true,
-      "limitClass": "write"
-    },
-    "checkListMembership": {
-      "operationId": "checkListMembership",
-      "method": "GET",
-      "path": "/rest/v1/lists/{listId}/leads/ismember.json",
-      "idempotent": true,
-      "limitClass": "read"
-    }
-  }
 };

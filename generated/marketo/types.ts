@@ -2,1896 +2,1896 @@
 // Change the spec, the generator or the runtime, then run `stepforge generate`.
 
 export interface paths {
-    "/identity/oauth/token": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get an access token
-         * @description Exchanges the client id and client secret of a LaunchPoint custom service for an access token (OAuth 2.0 client credentials; Adobe documents the credentials as query parameters). A new token lives 3600 s; asking again before it expires returns the same token with its remaining lifetime. Calls to this endpoint do not count against the rate limit or the daily quota. Bad credentials give HTTP 401.
-         */
-        get: operations["getAccessToken"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+  "/identity/oauth/token": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/rest/v1/leads.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get leads by filter
-         * @description Returns the leads whose `filterType` field matches one of `filterValues` (Get Leads by Filter Type). With no match the call succeeds with an empty `result`. Without `fields` each lead has id, email, firstName, lastName, createdAt and updatedAt. Pages of up to 300 with `nextPageToken`. A URI over 8 KB gives HTTP 414 (Marketo's workaround, a POST with `_method=GET` and a form body, is not modelled because POST on this path is Sync Leads).
-         */
-        get: operations["getLeads"];
-        put?: never;
-        /**
-         * Create or update leads
-         * @description Creates or updates up to 300 leads (Sync Leads). `action` chooses createOrUpdate (default), createOnly, updateOnly or createDuplicate; `lookupField` (default email) is the deduplication key. Each `result` item lines up with the `input` item at the same index and says `created`, `updated` or `skipped` (with `reasons`). Company fields cannot be changed here. Two upserts of the same key close together can create duplicates.
-         */
-        post: operations["syncLeads"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get an access token
+     * @description Exchanges the client id and client secret of a LaunchPoint custom service for an access token (OAuth 2.0 client credentials; Adobe documents the credentials as query parameters). A new token lives 3600 s; asking again before it expires returns the same token with its remaining lifetime. Calls to this endpoint do not count against the rate limit or the daily quota. Bad credentials give HTTP 401.
+     */
+    get: operations["getAccessToken"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/rest/v1/leads.json": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/rest/v1/activities/pagingtoken.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get an activity paging token
-         * @description Returns a `nextPageToken` that starts the activity and lead-change feeds at `sinceDatetime`. The answer has no `result`.
-         */
-        get: operations["getPagingToken"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get leads by filter
+     * @description Returns the leads whose `filterType` field matches one of `filterValues` (Get Leads by Filter Type). With no match the call succeeds with an empty `result`. Without `fields` each lead has id, email, firstName, lastName, createdAt and updatedAt. Pages of up to 300 with `nextPageToken`. A URI over 8 KB gives HTTP 414 (Marketo's workaround, a POST with `_method=GET` and a form body, is not modelled because POST on this path is Sync Leads).
+     */
+    get: operations["getLeads"];
+    put?: never;
+    /**
+     * Create or update leads
+     * @description Creates or updates up to 300 leads (Sync Leads). `action` chooses createOrUpdate (default), createOnly, updateOnly or createDuplicate; `lookupField` (default email) is the deduplication key. Each `result` item lines up with the `input` item at the same index and says `created`, `updated` or `skipped` (with `reasons`). Company fields cannot be changed here. Two upserts of the same key close together can create duplicates.
+     */
+    post: operations["syncLeads"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/rest/v1/activities/pagingtoken.json": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/rest/v1/activities.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get lead activities
-         * @description Returns activities of up to 10 types from the point `nextPageToken` marks (from getPagingToken, or from the previous page). The answer always carries a new `nextPageToken`; keep reading while `moreResult` is true and keep the last token to poll later. A page can hold fewer than `batchSize` items while `moreResult` is true. This is the real way to read email activity: 6 Send Email, 7 Email Delivered, 8 Email Bounced, 9 Unsubscribe Email, 10 Open Email, 11 Click Email, 27 Email Bounced Soft (usual standard ids; confirm with getActivityTypes).
-         */
-        get: operations["getLeadActivities"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get an activity paging token
+     * @description Returns a `nextPageToken` that starts the activity and lead-change feeds at `sinceDatetime`. The answer has no `result`.
+     */
+    get: operations["getPagingToken"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/rest/v1/activities.json": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/rest/v1/activities/leadchanges.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get lead changes
-         * @description Returns Data Value Change (type 13) and New Lead (type 12) activities from the point `nextPageToken` marks, each with the changed `fields`. Works like getLeadActivities: a new token is always returned, read on while `moreResult` is true.
-         */
-        get: operations["getLeadChanges"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get lead activities
+     * @description Returns activities of up to 10 types from the point `nextPageToken` marks (from getPagingToken, or from the previous page). The answer always carries a new `nextPageToken`; keep reading while `moreResult` is true and keep the last token to poll later. A page can hold fewer than `batchSize` items while `moreResult` is true. This is the real way to read email activity: 6 Send Email, 7 Email Delivered, 8 Email Bounced, 9 Unsubscribe Email, 10 Open Email, 11 Click Email, 27 Email Bounced Soft (usual standard ids; confirm with getActivityTypes).
+     */
+    get: operations["getLeadActivities"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/rest/v1/activities/leadchanges.json": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/rest/v1/activities/types.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get activity types
-         * @description Lists the instance's activity types with their primary attribute and attributes; use it to confirm the ids of email activity types.
-         */
-        get: operations["getActivityTypes"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get lead changes
+     * @description Returns Data Value Change (type 13) and New Lead (type 12) activities from the point `nextPageToken` marks, each with the changed `fields`. Works like getLeadActivities: a new token is always returned, read on while `moreResult` is true.
+     */
+    get: operations["getLeadChanges"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/rest/v1/activities/types.json": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/rest/v1/activities/emailbounced.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get email bounced activities
-         * @description Seed operation with no public counterpart: Marketo has no emailbounced endpoint (a real instance answers 610 "Requested resource not found"). The real way is getLeadActivities (`/rest/v1/activities.json`) with `activityTypeIds=8,27` (Email Bounced, Email Bounced Soft). Kept as the seed names it, modelled on the activities feed: the same token, list, lead and asset filters and the same paging with `nextPageToken` and `moreResult`.
-         */
-        get: operations["getEmailBouncedActivities"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get activity types
+     * @description Lists the instance's activity types with their primary attribute and attributes; use it to confirm the ids of email activity types.
+     */
+    get: operations["getActivityTypes"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/rest/v1/activities/emailbounced.json": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/rest/v1/activities/emailopened.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get email opened activities
-         * @description Seed operation with no public counterpart: Marketo has no emailopened endpoint (a real instance answers 610 "Requested resource not found"). The real way is getLeadActivities (`/rest/v1/activities.json`) with `activityTypeIds=10` (Open Email). Kept as the seed names it, modelled on the activities feed: the same token, list, lead and asset filters and the same paging with `nextPageToken` and `moreResult`.
-         */
-        get: operations["getEmailOpenedActivities"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get email bounced activities
+     * @description Seed operation with no public counterpart: Marketo has no emailbounced endpoint (a real instance answers 610 "Requested resource not found"). The real way is getLeadActivities (`/rest/v1/activities.json`) with `activityTypeIds=8,27` (Email Bounced, Email Bounced Soft). Kept as the seed names it, modelled on the activities feed: the same token, list, lead and asset filters and the same paging with `nextPageToken` and `moreResult`.
+     */
+    get: operations["getEmailBouncedActivities"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/rest/v1/activities/emailopened.json": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/rest/v1/campaigns.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get campaigns
-         * @description Lists smart campaigns, optionally filtered by id, name, program or workspace, or to those a web service call can trigger (`isTriggerable`). Pages of up to 300 with `nextPageToken`. Adobe marks this Lead Database endpoint as superseded by the Asset API's `/rest/asset/v1/smartCampaigns.json`; it still works.
-         */
-        get: operations["getCampaigns"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get email opened activities
+     * @description Seed operation with no public counterpart: Marketo has no emailopened endpoint (a real instance answers 610 "Requested resource not found"). The real way is getLeadActivities (`/rest/v1/activities.json`) with `activityTypeIds=10` (Open Email). Kept as the seed names it, modelled on the activities feed: the same token, list, lead and asset filters and the same paging with `nextPageToken` and `moreResult`.
+     */
+    get: operations["getEmailOpenedActivities"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/rest/v1/campaigns.json": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/rest/v1/campaigns/{id}.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get campaign
-         * @description Returns one smart campaign in `result[0]`. An unknown id fails with 1013.
-         */
-        get: operations["getCampaign"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get campaigns
+     * @description Lists smart campaigns, optionally filtered by id, name, program or workspace, or to those a web service call can trigger (`isTriggerable`). Pages of up to 300 with `nextPageToken`. Adobe marks this Lead Database endpoint as superseded by the Asset API's `/rest/asset/v1/smartCampaigns.json`; it still works.
+     */
+    get: operations["getCampaigns"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/rest/v1/campaigns/{id}.json": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/rest/v1/campaigns/{id}/trigger.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Trigger campaign
-         * @description Runs an active trigger campaign for up to 100 leads (Request Campaign), optionally overriding up to 100 My Tokens. The campaign needs a "Campaign is Requested, Source Web Service API" trigger; a batch campaign fails with 1003. Needs the Execute Campaign permission. Not safe to resend: each call runs the campaign flow again.
-         */
-        post: operations["triggerCampaign"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get campaign
+     * @description Returns one smart campaign in `result[0]`. An unknown id fails with 1013.
+     */
+    get: operations["getCampaign"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/rest/v1/campaigns/{id}/trigger.json": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/rest/v1/campaigns/{id}/schedule.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Schedule campaign
-         * @description Schedules a batch campaign to run at `runAt` (five minutes from now when left out, at most two years ahead), optionally with My Token overrides or on a clone of its program (`cloneToProgramName`, capped at 20 calls a day). Not safe to resend.
-         */
-        post: operations["scheduleCampaign"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * Trigger campaign
+     * @description Runs an active trigger campaign for up to 100 leads (Request Campaign), optionally overriding up to 100 My Tokens. The campaign needs a "Campaign is Requested, Source Web Service API" trigger; a batch campaign fails with 1003. Needs the Execute Campaign permission. Not safe to resend: each call runs the campaign flow again.
+     */
+    post: operations["triggerCampaign"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/rest/v1/campaigns/{id}/schedule.json": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/rest/asset/v1/programs.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get email programs
-         * @description Browses programs (Asset API), `maxReturn` at a time (default 20, at most 200) from `offset`. The seed filters with `type=email`; the public Browse Programs endpoint defines no `type` parameter (the program type comes back per record, e.g. "Email"), its filters are `filterType`/`filterValues`, `earliestUpdatedAt`/`latestUpdatedAt` and `status`. Both are declared; filter on the record's `type` to be sure. Past the last program the call succeeds with the warning "No assets found for the given search criteria." and no `result`.
-         */
-        get: operations["getEmailPrograms"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * Schedule campaign
+     * @description Schedules a batch campaign to run at `runAt` (five minutes from now when left out, at most two years ahead), optionally with My Token overrides or on a clone of its program (`cloneToProgramName`, capped at 20 calls a day). Not safe to resend.
+     */
+    post: operations["scheduleCampaign"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/rest/asset/v1/programs.json": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/rest/asset/v1/program/{id}/stats.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get program stats
-         * @description Seed operation with no public counterpart: the Asset API has no program statistics endpoint (a real instance answers 610 "Requested resource not found"). Program performance is put together from program members (`GET /rest/v1/programs/{programId}/members.json` or a bulk program-member export) and from activities. Kept as the seed names it; the stats record is open because no source defines its fields.
-         */
-        get: operations["getProgramStats"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get email programs
+     * @description Browses programs (Asset API), `maxReturn` at a time (default 20, at most 200) from `offset`. The seed filters with `type=email`; the public Browse Programs endpoint defines no `type` parameter (the program type comes back per record, e.g. "Email"), its filters are `filterType`/`filterValues`, `earliestUpdatedAt`/`latestUpdatedAt` and `status`. Both are declared; filter on the record's `type` to be sure. Past the last program the call succeeds with the warning "No assets found for the given search criteria." and no `result`.
+     */
+    get: operations["getEmailPrograms"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/rest/asset/v1/program/{id}/stats.json": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/rest/asset/v1/landingPage/{id}/stats.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get landing page stats
-         * @description Seed operation with no public counterpart: the Asset API offers landing page metadata, content and approval but no statistics (a real instance answers 610 "Requested resource not found"). Page visits and form fills are read as activities (types 1 Visit Webpage and 2 Fill Out Form) through getLeadActivities. Kept as the seed names it; the stats record is open because no source defines its fields.
-         */
-        get: operations["getLandingPageStats"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get program stats
+     * @description Seed operation with no public counterpart: the Asset API has no program statistics endpoint (a real instance answers 610 "Requested resource not found"). Program performance is put together from program members (`GET /rest/v1/programs/{programId}/members.json` or a bulk program-member export) and from activities. Kept as the seed names it; the stats record is open because no source defines its fields.
+     */
+    get: operations["getProgramStats"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/rest/asset/v1/landingPage/{id}/stats.json": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/rest/asset/v1/email/{id}/content.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get email content
-         * @description Returns the editable sections of an email (rich text, text, snippet or dynamic content). An email using Predictive Content fails with 709.
-         */
-        get: operations["getEmailContent"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get landing page stats
+     * @description Seed operation with no public counterpart: the Asset API offers landing page metadata, content and approval but no statistics (a real instance answers 610 "Requested resource not found"). Page visits and form fills are read as activities (types 1 Visit Webpage and 2 Fill Out Form) through getLeadActivities. Kept as the seed names it; the stats record is open because no source defines its fields.
+     */
+    get: operations["getLandingPageStats"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/rest/asset/v1/email/{id}/content.json": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/rest/asset/v1/email/byName.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get email by name
-         * @description Returns the email with this name, optionally in one folder or program. When none matches the call succeeds with the warning "No assets found for the given search criteria." and no `result`; emails of A/B-test email programs are never found this way.
-         */
-        get: operations["getEmailByName"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get email content
+     * @description Returns the editable sections of an email (rich text, text, snippet or dynamic content). An email using Predictive Content fails with 709.
+     */
+    get: operations["getEmailContent"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/rest/asset/v1/email/byName.json": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/rest/asset/v1/email/{id}/approveDraft.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Approve email draft
-         * @description Approves the email's draft, which replaces the approved version. From name, from email, reply-to and subject must be filled in. With no draft (already approved) the call fails with 709. Needs the Approve Assets permission. Takes no body.
-         */
-        post: operations["approveEmailDraft"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get email by name
+     * @description Returns the email with this name, optionally in one folder or program. When none matches the call succeeds with the warning "No assets found for the given search criteria." and no `result`; emails of A/B-test email programs are never found this way.
+     */
+    get: operations["getEmailByName"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/rest/asset/v1/email/{id}/approveDraft.json": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/rest/v1/lists.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get lists
-         * @description Lists static lists, optionally filtered by id, name, program or workspace. Pages of up to 300 with `nextPageToken`.
-         */
-        get: operations["getLists"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * Approve email draft
+     * @description Approves the email's draft, which replaces the approved version. From name, from email, reply-to and subject must be filled in. With no draft (already approved) the call fails with 709. Needs the Approve Assets permission. Takes no body.
+     */
+    post: operations["approveEmailDraft"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/rest/v1/lists.json": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/rest/v1/lists/{listId}/leads.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Static list id. */
-                listId: components["parameters"]["ListId"];
-            };
-            cookie?: never;
-        };
-        /**
-         * Get leads in a list
-         * @description Returns the leads that are members of the static list (Get Leads By List Id), pages of up to 300 with `nextPageToken`. The seed calls this "Check list membership"; to test whether given leads are members use checkListMembership (`/leads/ismember.json`).
-         */
-        get: operations["getListMembers"];
-        put?: never;
-        /**
-         * Add leads to list
-         * @description Adds up to 300 leads, by id, to the static list. Each `result` item says `added`, or `skipped` with reasons (1004 lead not found). Adding a member again does no harm, so a resend is safe. Marketo also takes the ids as repeated `id` query parameters; the JSON body is modelled.
-         */
-        post: operations["addLeadsToList"];
-        /**
-         * Remove leads from list
-         * @description Removes up to 300 leads, by id, from the static list. Each `result` item says `removed`, or `skipped` with reasons. The ids travel in a JSON body with the DELETE (Marketo also takes them as repeated `id` query parameters, the form Adobe's docs show).
-         */
-        delete: operations["removeLeadsFromList"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get lists
+     * @description Lists static lists, optionally filtered by id, name, program or workspace. Pages of up to 300 with `nextPageToken`.
+     */
+    get: operations["getLists"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/rest/v1/lists/{listId}/leads.json": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Static list id. */
+        listId: components["parameters"]["ListId"];
+      };
+      cookie?: never;
     };
-    "/rest/v1/lists/{listId}/leads/ismember.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Check whether leads are in a list
-         * @description Tells for each of up to 300 lead ids whether it is a member of the static list: `memberof`, `notmemberof`, or `skipped` with reasons (1004 lead not found).
-         */
-        get: operations["checkListMembership"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get leads in a list
+     * @description Returns the leads that are members of the static list (Get Leads By List Id), pages of up to 300 with `nextPageToken`. The seed calls this "Check list membership"; to test whether given leads are members use checkListMembership (`/leads/ismember.json`).
+     */
+    get: operations["getListMembers"];
+    put?: never;
+    /**
+     * Add leads to list
+     * @description Adds up to 300 leads, by id, to the static list. Each `result` item says `added`, or `skipped` with reasons (1004 lead not found). Adding a member again does no harm, so a resend is safe. Marketo also takes the ids as repeated `id` query parameters; the JSON body is modelled.
+     */
+    post: operations["addLeadsToList"];
+    /**
+     * Remove leads from list
+     * @description Removes up to 300 leads, by id, from the static list. Each `result` item says `removed`, or `skipped` with reasons. The ids travel in a JSON body with the DELETE (Marketo also takes them as repeated `id` query parameters, the form Adobe's docs show).
+     */
+    delete: operations["removeLeadsFromList"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/rest/v1/lists/{listId}/leads/ismember.json": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
+    /**
+     * Check whether leads are in a list
+     * @description Tells for each of up to 300 lead ids whether it is a member of the static list: `memberof`, `notmemberof`, or `skipped` with reasons (1004 lead not found).
+     */
+    get: operations["checkListMembership"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: {
-        /** @description A response-level error; the call was not carried out. */
-        MarketoError: {
-            /**
-             * @description Error code, a quoted integer (6xx, 7xx; some 1xxx).
-             * @example 602
-             */
-            code: string;
-            /** @description Plain-text reason. */
-            message: string;
-        };
-        /** @description A warning object as Adobe's swagger defines it (code is an integer there). */
-        MarketoWarning: {
-            /** @description Warning code. */
-            code?: number;
-            /** @description Warning text. */
-            message?: string;
-        };
-        /** @description Why one record was skipped (record-level error). */
-        Reason: {
-            /**
-             * @description Record-level code, a quoted integer 1xxx (1004 lead not found, 1005 lead already exists, ...).
-             * @example 1004
-             */
-            code: string;
-            /** @description Plain-text reason. */
-            message: string;
-        };
-        /** @description Envelope of every Lead Database (/rest/v1) response. A failed call has success false and errors; a successful one has result (in the derived *Response schemas) and, on lists, nextPageToken. The activity paging-token call answers with this envelope alone. */
-        MarketoResponse: {
-            /**
-             * @description Marketo's id of the request, for support cases.
-             * @example e42b#14272d07d78
-             */
-            requestId: string;
-            /** @description false when the call failed as a whole; errors then says why. */
-            success: boolean;
-            /** @description Response-level errors (only when success is false). */
-            errors?: components["schemas"]["MarketoError"][];
-            /** @description Informational warnings; plain strings in practice, objects in Adobe's swagger. */
-            warnings?: (string | components["schemas"]["MarketoWarning"])[];
-            /** @description Token of the next page; absent on the last page (activity calls always return one). */
-            nextPageToken?: string;
-            /** @description On activity calls, whether more pages follow. */
-            moreResult?: boolean;
-        };
-        /** @description Lead Database envelope holding leads. */
-        LeadResponse: components["schemas"]["MarketoResponse"] & {
-            /** @description The leads. */
-            result?: components["schemas"]["Lead"][];
-        };
-        /** @description Lead Database envelope holding one sync result per input lead. */
-        SyncLeadResponse: components["schemas"]["MarketoResponse"] & {
-            /** @description Results in the order of the input. */
-            result?: components["schemas"]["SyncLeadResult"][];
-        };
-        /** @description Lead Database envelope holding activities. */
-        ActivityResponse: components["schemas"]["MarketoResponse"] & {
-            /** @description The activities. */
-            result?: components["schemas"]["Activity"][];
-        };
-        /** @description Lead Database envelope holding lead changes. */
-        LeadChangeResponse: components["schemas"]["MarketoResponse"] & {
-            /** @description The lead changes. */
-            result?: components["schemas"]["LeadChange"][];
-        };
-        /** @description Lead Database envelope holding activity types. */
-        ActivityTypeResponse: components["schemas"]["MarketoResponse"] & {
-            /** @description The activity types. */
-            result?: components["schemas"]["ActivityType"][];
-        };
-        /** @description Lead Database envelope holding smart campaigns. */
-        CampaignResponse: components["schemas"]["MarketoResponse"] & {
-            /** @description The campaigns. */
-            result?: components["schemas"]["Campaign"][];
-        };
-        /** @description Lead Database envelope holding the id of the object acted on. */
-        IdResultResponse: components["schemas"]["MarketoResponse"] & {
-            /** @description One item with the id. */
-            result?: components["schemas"]["IdResult"][];
-        };
-        /** @description Lead Database envelope holding static lists. */
-        StaticListResponse: components["schemas"]["MarketoResponse"] & {
-            /** @description The static lists. */
-            result?: components["schemas"]["StaticList"][];
-        };
-        /** @description Lead Database envelope holding one membership result per lead id. */
-        ListMembershipResponse: components["schemas"]["MarketoResponse"] & {
-            /** @description Results in the order of the input ids. */
-            result?: components["schemas"]["ListMembershipResult"][];
-        };
-        /** @description Envelope of every Asset API (/rest/asset/v1) response: like the Lead Database one, but warnings are plain strings and there is no paging token (assets page with offset). */
-        AssetResponse: {
-            /**
-             * @description Marketo's id of the request, for support cases.
-             * @example 1b5e#18f2b61a8c4
-             */
-            requestId: string;
-            /** @description false when the call failed as a whole; errors then says why. */
-            success: boolean;
-            /** @description Response-level errors (only when success is false). */
-            errors?: components["schemas"]["MarketoError"][];
-            /** @description Informational warnings, e.g. "No assets found for the given search criteria.". */
-            warnings?: string[];
-        };
-        /** @description Asset envelope holding programs. */
-        ProgramResponse: components["schemas"]["AssetResponse"] & {
-            /** @description The programs; absent when none is found. */
-            result?: components["schemas"]["Program"][];
-        };
-        /** @description Asset envelope holding emails. */
-        EmailResponse: components["schemas"]["AssetResponse"] & {
-            /** @description The emails; absent when none is found. */
-            result?: components["schemas"]["Email"][];
-        };
-        /** @description Asset envelope holding the content sections of an email. */
-        EmailContentResponse: components["schemas"]["AssetResponse"] & {
-            /** @description The content sections. */
-            result?: components["schemas"]["EmailContentSection"][];
-        };
-        /** @description Asset envelope holding the id of the asset acted on. */
-        AssetIdResponse: components["schemas"]["AssetResponse"] & {
-            /** @description One item with the id. */
-            result?: components["schemas"]["IdResult"][];
-        };
-        /** @description Asset envelope holding program statistics (seed endpoint, see getProgramStats). */
-        ProgramStatsResponse: components["schemas"]["AssetResponse"] & {
-            /** @description The statistics record. */
-            result?: components["schemas"]["ProgramStats"][];
-        };
-        /** @description Asset envelope holding landing page statistics (seed endpoint, see getLandingPageStats). */
-        LandingPageStatsResponse: components["schemas"]["AssetResponse"] & {
-            /** @description The statistics record. */
-            result?: components["schemas"]["LandingPageStats"][];
-        };
-        /** @description An access token from the Identity service. */
-        AccessToken: {
-            /** @description The token to send as Authorization Bearer (a UUID with a pod suffix). */
-            access_token: string;
-            /**
-             * @description Always bearer.
-             * @enum {string}
-             */
-            token_type: "bearer";
-            /** @description Seconds the token has left (3600 when new). */
-            expires_in: number;
-            /** @description The API-only user that owns the custom service. */
-            scope: string;
-        };
-        /** @description OAuth 2.0 error body of the Identity service. */
-        IdentityError: {
-            /** @description OAuth error code, e.g. invalid_client. */
-            error?: string;
-            /** @description Plain-text reason. */
-            error_description?: string;
-        };
-        /** @description A lead (person). The fields present are those asked for with `fields` (default id, email, firstName, lastName, createdAt, updatedAt); custom fields appear under their REST API names, so the record is open. Empty fields are null. */
-        Lead: {
-            /** @description Lead id. */
-            id: number;
-            /** @description Email address. */
-            email?: string | null;
-            /** @description First name. */
-            firstName?: string | null;
-            /** @description Last name. */
-            lastName?: string | null;
-            /** @description Middle name. */
-            middleName?: string | null;
-            /** @description Salutation. */
-            salutation?: string | null;
-            /** @description Job title. */
-            title?: string | null;
-            /** @description Company name. */
-            company?: string | null;
-            /** @description Phone number. */
-            phone?: string | null;
-            /** @description Mobile phone number. */
-            mobilePhone?: string | null;
-            /** @description Street address. */
-            address?: string | null;
-            /** @description City. */
-            city?: string | null;
-            /** @description State or region. */
-            state?: string | null;
-            /** @description Postal code. */
-            postalCode?: string | null;
-            /** @description Country. */
-            country?: string | null;
-            /** @description Website. */
-            website?: string | null;
-            /** @description Lead source. */
-            leadSource?: string | null;
-            /** @description Lead status. */
-            leadStatus?: string | null;
-            /** @description Lead score. */
-            leadScore?: number | null;
-            /** @description Whether the lead unsubscribed from marketing email. */
-            unsubscribed?: boolean | null;
-            /** @description Why the lead unsubscribed. */
-            unsubscribedReason?: string | null;
-            /** @description Whether the email address is invalid (for example after a hard bounce). */
-            emailInvalid?: boolean | null;
-            /** @description Why the email address is invalid. */
-            emailInvalidCause?: string | null;
-            /** @description Whether the lead must not be called. */
-            doNotCall?: boolean | null;
-            /**
-             * Format: date-time
-             * @description When the lead was created (ISO 8601
-             */
-            createdAt?: string;
-            /**
-             * Format: date-time
-             * @description When the lead was last updated (ISO 8601
-             */
-            updatedAt?: string;
-        } & {
-            [key: string]: unknown;
-        };
-        /** @description One lead to create or update: standard or custom fields under their REST API names. Include the lookup field (email by default); give `id` only with action updateOnly. Email must be ASCII. */
-        LeadInput: {
-            /** @description Lead id (updateOnly with lookupField id). */
-            id?: number;
-            /** @description Email address. */
-            email?: string;
-            /** @description First name. */
-            firstName?: string;
-            /** @description Last name. */
-            lastName?: string;
-            /** @description Company name (set on create only). */
-            company?: string;
-            /** @description Job title. */
-            title?: string;
-            /** @description Phone number. */
-            phone?: string;
-            /** @description Lead source. */
-            leadSource?: string;
-        } & {
-            [key: string]: unknown;
-        };
-        /** @description Body of Sync Leads. */
-        SyncLeadRequest: {
-            /**
-             * @description What to do with each lead.
-             * @default createOrUpdate
-             * @enum {string}
-             */
-            action: "createOnly" | "updateOnly" | "createOrUpdate" | "createDuplicate";
-            /**
-             * @description Field that identifies an existing lead (createOrUpdate, updateOnly).
-             * @default email
-             */
-            lookupField: string;
-            /** @description Lead partition to create leads in (createOnly, createOrUpdate). */
-            partitionName?: string;
-            /** @description Return at once and process the leads in the background. */
-            asyncProcessing?: boolean;
-            /** @description The leads, at most 300. */
-            input: components["schemas"]["LeadInput"][];
-        };
-        /** @description Outcome for one input lead of Sync Leads. */
-        SyncLeadResult: {
-            /** @description Id of the lead created or updated; absent when skipped. */
-            id?: number;
-            /**
-             * @description What happened to the lead.
-             * @enum {string}
-             */
-            status: "created" | "updated" | "skipped";
-            /** @description Why the lead was skipped. */
-            reasons?: components["schemas"]["Reason"][];
-        };
-        /** @description A secondary attribute of an activity. */
-        ActivityAttribute: {
-            /** @description Attribute display name. */
-            name: string;
-            /** @description Attribute API name (custom activities). */
-            apiName?: string;
-            /** @description Attribute value: string, number, boolean or null. */
-            value?: unknown;
-        };
-        /** @description One activity of a lead. */
-        Activity: {
-            /** @description Activity id; may be missing or repeated on instances moved to the Activity Service. */
-            id?: number;
-            /** @description Unique id of the activity (replaces id as the key). */
-            marketoGUID?: string;
-            /** @description The lead's id. */
-            leadId: number;
-            /**
-             * Format: date-time
-             * @description When the activity happened (ISO 8601).
-             */
-            activityDate: string;
-            /** @description Activity type (see getActivityTypes). */
-            activityTypeId: number;
-            /** @description Smart campaign that caused the activity. */
-            campaignId?: number;
-            /** @description Id of the primary attribute */
-            primaryAttributeValueId?: number;
-            /** @description Value of the primary attribute */
-            primaryAttributeValue?: string;
-            /** @description Secondary attributes. */
-            attributes?: components["schemas"]["ActivityAttribute"][];
-        };
-        /** @description One field changed by a lead change. */
-        LeadChangeField: {
-            /** @description Field id. */
-            id?: number;
-            /** @description Field REST API name. */
-            name: string;
-            /** @description Value after the change. */
-            newValue?: string | null;
-            /** @description Value before the change. */
-            oldValue?: string | null;
-        };
-        /** @description A Data Value Change (13) or New Lead (12) activity with the changed fields. */
-        LeadChange: components["schemas"]["Activity"] & {
-            /** @description The changed fields. */
-            fields?: components["schemas"]["LeadChangeField"][];
-        };
-        /** @description An attribute of an activity type. */
-        ActivityTypeAttribute: {
-            /** @description Attribute display name. */
-            name: string;
-            /** @description Attribute API name. */
-            apiName?: string;
-            /** @description Data type */
-            dataType: string;
-        };
-        /** @description An activity type of the instance. */
-        ActivityType: {
-            /** @description Activity type id. */
-            id: number;
-            /** @description Display name. */
-            name: string;
-            /** @description Description. */
-            description?: string;
-            /** @description API name (custom activity types). */
-            apiName?: string;
-            primaryAttribute?: components["schemas"]["ActivityTypeAttribute"];
-            /** @description Secondary attributes. */
-            attributes?: components["schemas"]["ActivityTypeAttribute"][];
-        };
-        /** @description A smart campaign (Lead Database model). */
-        Campaign: {
-            /** @description Campaign id. */
-            id: number;
-            /** @description Campaign name. */
-            name: string;
-            /** @description Description. */
-            description?: string | null;
-            /**
-             * @description Batch or trigger campaign.
-             * @enum {string}
-             */
-            type: "batch" | "trigger";
-            /** @description Name of the parent program. */
-            programName?: string;
-            /** @description Id of the parent program. */
-            programId?: number;
-            /** @description Workspace. */
-            workspaceName?: string;
-            /**
-             * Format: date-time
-             * @description When it was created.
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @description When it was last updated.
-             */
-            updatedAt: string;
-            /** @description Whether a trigger campaign is active. */
-            active?: boolean;
-        };
-        /** @description A My Token override for one run. */
-        CampaignToken: {
-            /** @description Token name with its braces, e.g. {{my.Subject Line}}. */
-            name: string;
-            /** @description Value for this run. */
-            value: string;
-        };
-        /** @description Body of Request Campaign. */
-        TriggerCampaignRequest: {
-            /** @description Leads to run the campaign for and token overrides. */
-            input: {
-                /** @description The leads, at most 100. */
-                leads: {
-                    /** @description Lead id. */
-                    id: number;
-                }[];
-                /** @description My Token overrides, at most 100. */
-                tokens?: components["schemas"]["CampaignToken"][];
-            };
-        };
-        /** @description Body of Schedule Campaign; everything is optional. */
-        ScheduleCampaignRequest: {
-            /** @description When and how to run. */
-            input?: {
-                /**
-                 * Format: date-time
-                 * @description When to run; five minutes from now when left out, at most two years ahead.
-                 */
-                runAt?: string;
-                /** @description Run on a clone of the parent program with this name (at most 20 such calls a day). */
-                cloneToProgramName?: string;
-                /** @description My Token overrides. */
-                tokens?: components["schemas"]["CampaignToken"][];
-            };
-        };
-        /** @description The id of the object acted on. */
-        IdResult: {
-            /** @description Object id. */
-            id: number;
-        };
-        /** @description Folder or program holding an asset. Adobe's swagger says {id, type}; real answers carry {type, value, folderName}. Both are accepted. */
-        AssetFolder: {
-            /** @description Folder or program id (swagger form). */
-            id?: number;
-            /** @description Folder or program id (form real answers use). */
-            value?: number;
-            /**
-             * @description Whether the container is a folder or a program.
-             * @enum {string}
-             */
-            type?: "Folder" | "Program";
-            /** @description Name of the folder or program. */
-            folderName?: string;
-        };
-        /** @description A program (Asset API). Timestamps may look like 2024-04-22T11:03:18Z+0000; parse leniently. */
-        Program: {
-            /** @description Program id. */
-            id: number;
-            /** @description Program name. */
-            name: string;
-            /** @description Description. */
-            description?: string | null;
-            /** @description Program type, e.g. Default, Event, Webinar, Engagement, Email. */
-            type?: string;
-            /** @description Channel, e.g. Email Send, Webinar. */
-            channel?: string;
-            /** @description locked, unlocked, on, off, or empty for default programs. */
-            status?: string;
-            /** @description Workspace. */
-            workspace?: string;
-            /** @description Address of the program in the Marketo UI. */
-            url?: string;
-            folder?: components["schemas"]["AssetFolder"];
-            /** @description When it was created. */
-            createdAt: string;
-            /** @description When it was last updated. */
-            updatedAt: string;
-            /** @description Linked Salesforce campaign id. */
-            sfdcId?: string | null;
-            /** @description Linked Salesforce campaign name. */
-            sfdcName?: string | null;
-        };
-        /** @description A settable email header field. */
-        EmailTextField: {
-            /** @description How the value is given, e.g. Text or DynamicContent. */
-            type?: string;
-            /** @description The value. */
-            value?: string | null;
-        };
-        /** @description An email asset. Timestamps may look like 2024-01-08T18:27:55Z+0000; parse leniently. */
-        Email: {
-            /** @description Email id. */
-            id: number;
-            /** @description Email name. */
-            name: string;
-            /** @description Description. */
-            description?: string | null;
-            /** @description When it was created. */
-            createdAt?: string;
-            /** @description When it was last updated. */
-            updatedAt?: string;
-            /** @description Address of the email in the Marketo UI. */
-            url?: string;
-            /** @description Subject line. */
-            subject?: components["schemas"]["EmailTextField"] | null;
-            /** @description From name. */
-            fromName?: components["schemas"]["EmailTextField"] | null;
-            /** @description From address. */
-            fromEmail?: components["schemas"]["EmailTextField"] | null;
-            /** @description Reply-to address. */
-            replyEmail?: components["schemas"]["EmailTextField"] | null;
-            folder?: components["schemas"]["AssetFolder"];
-            /** @description Operational email (sent to unsubscribed leads too). */
-            operational?: boolean;
-            /** @description Text-only email. */
-            textOnly?: boolean;
-            /** @description Published to Marketo Sales Insight. */
-            publishToMSI?: boolean;
-            /** @description Web view enabled. */
-            webView?: boolean;
-            /** @description Text version copied from the HTML. */
-            autoCopyToText?: boolean;
-            /** @description Open tracking disabled. */
-            isOpenTrackingDisabled?: boolean;
-            /** @description approved or draft (one documented example shows false). */
-            status?: string | boolean;
-            /** @description Id of the email template. */
-            template?: number | null;
-            /** @description Email editor version */
-            version?: number;
-            /** @description Preheader text. */
-            preHeader?: string | null;
-            /** @description Workspace. */
-            workspace?: string;
-        };
-        /** @description One rendering of a content section. */
-        EmailContentValue: {
-            /** @description HTML or Text. */
-            type: string;
-            /** @description The content. */
-            value: string;
-        };
-        /** @description An editable section of an email. */
-        EmailContentSection: {
-            /** @description HTML id of the section. */
-            htmlId: string;
-            /** @description Section type, e.g. Text, DynamicContent, Snippet. */
-            contentType: string;
-            /** @description The HTML and text renderings, or a scalar (for example the dynamic content id). */
-            value?: components["schemas"]["EmailContentValue"][] | string | number;
-            /** @description Position of the section. */
-            index?: number;
-            /** @description Whether the section is locked. */
-            isLocked?: boolean;
-            /** @description HTML id of the enclosing section. */
-            parentHtmlId?: string | null;
-        };
-        /** @description Statistics of a program, as the seed's stats endpoint would answer. No public source defines this record, so only the id is typed and the rest is open. */
-        ProgramStats: {
-            /** @description Program id. */
-            id: number;
-            /** @description Program name. */
-            name?: string;
-        } & {
-            [key: string]: unknown;
-        };
-        /** @description Statistics of a landing page, as the seed's stats endpoint would answer. No public source defines this record, so only the id is typed and the rest is open. */
-        LandingPageStats: {
-            /** @description Landing page id. */
-            id: number;
-            /** @description Landing page name. */
-            name?: string;
-        } & {
-            [key: string]: unknown;
-        };
-        /** @description A static list. */
-        StaticList: {
-            /** @description List id. */
-            id: number;
-            /** @description List name. */
-            name: string;
-            /** @description Description. */
-            description?: string | null;
-            /** @description Name of the parent program. */
-            programName?: string;
-            /** @description Workspace. */
-            workspaceName?: string;
-            /**
-             * Format: date-time
-             * @description When it was created.
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @description When it was last updated.
-             */
-            updatedAt: string;
-        };
-        /** @description Lead ids to add to or remove from a static list. */
-        ListLeadIdsRequest: {
-            /** @description The leads, at most 300. */
-            input: {
-                /** @description Lead id. */
-                id: number;
-            }[];
-        };
-        /** @description Outcome for one lead id of a list membership call. */
-        ListMembershipResult: {
-            /** @description Lead id. */
-            id: number;
-            /**
-             * @description added or removed (add, remove), memberof or notmemberof (ismember), skipped (with reasons).
-             * @enum {string}
-             */
-            status: "added" | "removed" | "skipped" | "memberof" | "notmemberof";
-            /** @description Why the lead was skipped. */
-            reasons?: components["schemas"]["Reason"][];
-        };
+  schemas: {
+    /** @description A response-level error; the call was not carried out. */
+    MarketoError: {
+      /**
+       * @description Error code, a quoted integer (6xx, 7xx; some 1xxx).
+       * @example 602
+       */
+      code: string;
+      /** @description Plain-text reason. */
+      message: string;
     };
-    responses: {
-        /** @description The client id or client secret is wrong. Adobe documents the status, not the body; the body shown is the OAuth 2.0 error form the Identity service is expected to answer with. */
-        IdentityUnauthorized: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "error": "invalid_client",
-                 *       "error_description": "Bad client credentials"
-                 *     }
-                 */
-                "application/json": components["schemas"]["IdentityError"];
-            };
-        };
-        /** @description Request body over 1 MB (HTTP 413 Request Entity Too Large). Send fewer records per call. */
-        PayloadTooLarge: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /** @example <html><head><title>413 Request Entity Too Large</title></head><body><h1>Request Entity Too Large</h1></body></html> */
-                "text/html": string;
-            };
-        };
-        /** @description Request URI over 8 KB (HTTP 414 Request-URI Too Long). Send fewer filter values per call (or, as Marketo advises, POST the query as a form body with _method=GET). */
-        UriTooLong: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /** @example <html><head><title>414 Request-URI Too Large</title></head><body><h1>Request-URI Too Large</h1></body></html> */
-                "text/html": string;
-            };
-        };
-        /** @description Bad gateway, usually a timeout behind Marketo's gateway (HTTP 502). Retry with exponential backoff. */
-        BadGateway: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /** @example <html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html> */
-                "text/html": string;
-            };
-        };
+    /** @description A warning object as Adobe's swagger defines it (code is an integer there). */
+    MarketoWarning: {
+      /** @description Warning code. */
+      code?: number;
+      /** @description Warning text. */
+      message?: string;
     };
-    parameters: {
-        /** @description The nextPageToken of the previous page; leave out for the first page. */
-        NextPageToken: string;
-        /** @description Where to read from, from getPagingToken or from the previous page's nextPageToken. */
-        ActivityNextPageToken: string;
-        /** @description Records per page, at most 300 (also the default). */
-        BatchSize: number;
-        /** @description Only activities of these leads, comma-separated, at most 30. */
-        LeadIds: number[];
-        /** @description Only activities of members of this static list (lists of 10,000 or more leads are to fail with 1003 from late 2026). */
-        ActivityListId: number;
-        /** @description Only activities of these email assets, comma-separated. */
-        EmailAssetIds: number[];
-        /** @description Smart campaign id. */
-        CampaignId: number;
-        /** @description Email asset id. */
-        EmailId: number;
-        /** @description Static list id. */
-        ListId: number;
-        /** @description Which version to read, approved or draft; by default the approved one if there is one, else the draft. */
-        AssetStatus: "approved" | "draft";
-        /** @description Records per page, at most 200. */
-        MaxReturn: number;
-        /** @description Number of records to skip. */
-        Offset: number;
+    /** @description Why one record was skipped (record-level error). */
+    Reason: {
+      /**
+       * @description Record-level code, a quoted integer 1xxx (1004 lead not found, 1005 lead already exists, ...).
+       * @example 1004
+       */
+      code: string;
+      /** @description Plain-text reason. */
+      message: string;
     };
-    requestBodies: never;
-    headers: never;
-    pathItems: never;
+    /** @description Envelope of every Lead Database (/rest/v1) response. A failed call has success false and errors; a successful one has result (in the derived *Response schemas) and, on lists, nextPageToken. The activity paging-token call answers with this envelope alone. */
+    MarketoResponse: {
+      /**
+       * @description Marketo's id of the request, for support cases.
+       * @example e42b#14272d07d78
+       */
+      requestId: string;
+      /** @description false when the call failed as a whole; errors then says why. */
+      success: boolean;
+      /** @description Response-level errors (only when success is false). */
+      errors?: components["schemas"]["MarketoError"][];
+      /** @description Informational warnings; plain strings in practice, objects in Adobe's swagger. */
+      warnings?: (string | components["schemas"]["MarketoWarning"])[];
+      /** @description Token of the next page; absent on the last page (activity calls always return one). */
+      nextPageToken?: string;
+      /** @description On activity calls, whether more pages follow. */
+      moreResult?: boolean;
+    };
+    /** @description Lead Database envelope holding leads. */
+    LeadResponse: components["schemas"]["MarketoResponse"] & {
+      /** @description The leads. */
+      result?: components["schemas"]["Lead"][];
+    };
+    /** @description Lead Database envelope holding one sync result per input lead. */
+    SyncLeadResponse: components["schemas"]["MarketoResponse"] & {
+      /** @description Results in the order of the input. */
+      result?: components["schemas"]["SyncLeadResult"][];
+    };
+    /** @description Lead Database envelope holding activities. */
+    ActivityResponse: components["schemas"]["MarketoResponse"] & {
+      /** @description The activities. */
+      result?: components["schemas"]["Activity"][];
+    };
+    /** @description Lead Database envelope holding lead changes. */
+    LeadChangeResponse: components["schemas"]["MarketoResponse"] & {
+      /** @description The lead changes. */
+      result?: components["schemas"]["LeadChange"][];
+    };
+    /** @description Lead Database envelope holding activity types. */
+    ActivityTypeResponse: components["schemas"]["MarketoResponse"] & {
+      /** @description The activity types. */
+      result?: components["schemas"]["ActivityType"][];
+    };
+    /** @description Lead Database envelope holding smart campaigns. */
+    CampaignResponse: components["schemas"]["MarketoResponse"] & {
+      /** @description The campaigns. */
+      result?: components["schemas"]["Campaign"][];
+    };
+    /** @description Lead Database envelope holding the id of the object acted on. */
+    IdResultResponse: components["schemas"]["MarketoResponse"] & {
+      /** @description One item with the id. */
+      result?: components["schemas"]["IdResult"][];
+    };
+    /** @description Lead Database envelope holding static lists. */
+    StaticListResponse: components["schemas"]["MarketoResponse"] & {
+      /** @description The static lists. */
+      result?: components["schemas"]["StaticList"][];
+    };
+    /** @description Lead Database envelope holding one membership result per lead id. */
+    ListMembershipResponse: components["schemas"]["MarketoResponse"] & {
+      /** @description Results in the order of the input ids. */
+      result?: components["schemas"]["ListMembershipResult"][];
+    };
+    /** @description Envelope of every Asset API (/rest/asset/v1) response: like the Lead Database one, but warnings are plain strings and there is no paging token (assets page with offset). */
+    AssetResponse: {
+      /**
+       * @description Marketo's id of the request, for support cases.
+       * @example 1b5e#18f2b61a8c4
+       */
+      requestId: string;
+      /** @description false when the call failed as a whole; errors then says why. */
+      success: boolean;
+      /** @description Response-level errors (only when success is false). */
+      errors?: components["schemas"]["MarketoError"][];
+      /** @description Informational warnings, e.g. "No assets found for the given search criteria.". */
+      warnings?: string[];
+    };
+    /** @description Asset envelope holding programs. */
+    ProgramResponse: components["schemas"]["AssetResponse"] & {
+      /** @description The programs; absent when none is found. */
+      result?: components["schemas"]["Program"][];
+    };
+    /** @description Asset envelope holding emails. */
+    EmailResponse: components["schemas"]["AssetResponse"] & {
+      /** @description The emails; absent when none is found. */
+      result?: components["schemas"]["Email"][];
+    };
+    /** @description Asset envelope holding the content sections of an email. */
+    EmailContentResponse: components["schemas"]["AssetResponse"] & {
+      /** @description The content sections. */
+      result?: components["schemas"]["EmailContentSection"][];
+    };
+    /** @description Asset envelope holding the id of the asset acted on. */
+    AssetIdResponse: components["schemas"]["AssetResponse"] & {
+      /** @description One item with the id. */
+      result?: components["schemas"]["IdResult"][];
+    };
+    /** @description Asset envelope holding program statistics (seed endpoint, see getProgramStats). */
+    ProgramStatsResponse: components["schemas"]["AssetResponse"] & {
+      /** @description The statistics record. */
+      result?: components["schemas"]["ProgramStats"][];
+    };
+    /** @description Asset envelope holding landing page statistics (seed endpoint, see getLandingPageStats). */
+    LandingPageStatsResponse: components["schemas"]["AssetResponse"] & {
+      /** @description The statistics record. */
+      result?: components["schemas"]["LandingPageStats"][];
+    };
+    /** @description An access token from the Identity service. */
+    AccessToken: {
+      /** @description The token to send as Authorization Bearer (a UUID with a pod suffix). */
+      access_token: string;
+      /**
+       * @description Always bearer.
+       * @enum {string}
+       */
+      token_type: "bearer";
+      /** @description Seconds the token has left (3600 when new). */
+      expires_in: number;
+      /** @description The API-only user that owns the custom service. */
+      scope: string;
+    };
+    /** @description OAuth 2.0 error body of the Identity service. */
+    IdentityError: {
+      /** @description OAuth error code, e.g. invalid_client. */
+      error?: string;
+      /** @description Plain-text reason. */
+      error_description?: string;
+    };
+    /** @description A lead (person). The fields present are those asked for with `fields` (default id, email, firstName, lastName, createdAt, updatedAt); custom fields appear under their REST API names, so the record is open. Empty fields are null. */
+    Lead: {
+      /** @description Lead id. */
+      id: number;
+      /** @description Email address. */
+      email?: string | null;
+      /** @description First name. */
+      firstName?: string | null;
+      /** @description Last name. */
+      lastName?: string | null;
+      /** @description Middle name. */
+      middleName?: string | null;
+      /** @description Salutation. */
+      salutation?: string | null;
+      /** @description Job title. */
+      title?: string | null;
+      /** @description Company name. */
+      company?: string | null;
+      /** @description Phone number. */
+      phone?: string | null;
+      /** @description Mobile phone number. */
+      mobilePhone?: string | null;
+      /** @description Street address. */
+      address?: string | null;
+      /** @description City. */
+      city?: string | null;
+      /** @description State or region. */
+      state?: string | null;
+      /** @description Postal code. */
+      postalCode?: string | null;
+      /** @description Country. */
+      country?: string | null;
+      /** @description Website. */
+      website?: string | null;
+      /** @description Lead source. */
+      leadSource?: string | null;
+      /** @description Lead status. */
+      leadStatus?: string | null;
+      /** @description Lead score. */
+      leadScore?: number | null;
+      /** @description Whether the lead unsubscribed from marketing email. */
+      unsubscribed?: boolean | null;
+      /** @description Why the lead unsubscribed. */
+      unsubscribedReason?: string | null;
+      /** @description Whether the email address is invalid (for example after a hard bounce). */
+      emailInvalid?: boolean | null;
+      /** @description Why the email address is invalid. */
+      emailInvalidCause?: string | null;
+      /** @description Whether the lead must not be called. */
+      doNotCall?: boolean | null;
+      /**
+       * Format: date-time
+       * @description When the lead was created (ISO 8601, UTC).
+       */
+      createdAt?: string;
+      /**
+       * Format: date-time
+       * @description When the lead was last updated (ISO 8601, UTC).
+       */
+      updatedAt?: string;
+    } & {
+      [key: string]: unknown;
+    };
+    /** @description One lead to create or update: standard or custom fields under their REST API names. Include the lookup field (email by default); give `id` only with action updateOnly. Email must be ASCII. */
+    LeadInput: {
+      /** @description Lead id (updateOnly with lookupField id). */
+      id?: number;
+      /** @description Email address. */
+      email?: string;
+      /** @description First name. */
+      firstName?: string;
+      /** @description Last name. */
+      lastName?: string;
+      /** @description Company name (set on create only). */
+      company?: string;
+      /** @description Job title. */
+      title?: string;
+      /** @description Phone number. */
+      phone?: string;
+      /** @description Lead source. */
+      leadSource?: string;
+    } & {
+      [key: string]: unknown;
+    };
+    /** @description Body of Sync Leads. */
+    SyncLeadRequest: {
+      /**
+       * @description What to do with each lead.
+       * @default createOrUpdate
+       * @enum {string}
+       */
+      action?: "createOnly" | "updateOnly" | "createOrUpdate" | "createDuplicate";
+      /**
+       * @description Field that identifies an existing lead (createOrUpdate, updateOnly).
+       * @default email
+       */
+      lookupField?: string;
+      /** @description Lead partition to create leads in (createOnly, createOrUpdate). */
+      partitionName?: string;
+      /** @description Return at once and process the leads in the background. */
+      asyncProcessing?: boolean;
+      /** @description The leads, at most 300. */
+      input: components["schemas"]["LeadInput"][];
+    };
+    /** @description Outcome for one input lead of Sync Leads. */
+    SyncLeadResult: {
+      /** @description Id of the lead created or updated; absent when skipped. */
+      id?: number;
+      /**
+       * @description What happened to the lead.
+       * @enum {string}
+       */
+      status: "created" | "updated" | "skipped";
+      /** @description Why the lead was skipped. */
+      reasons?: components["schemas"]["Reason"][];
+    };
+    /** @description A secondary attribute of an activity. */
+    ActivityAttribute: {
+      /** @description Attribute display name. */
+      name: string;
+      /** @description Attribute API name (custom activities). */
+      apiName?: string;
+      /** @description Attribute value: string, number, boolean or null. */
+      value?: unknown;
+    };
+    /** @description One activity of a lead. */
+    Activity: {
+      /** @description Activity id; may be missing or repeated on instances moved to the Activity Service. */
+      id?: number;
+      /** @description Unique id of the activity (replaces id as the key). */
+      marketoGUID?: string;
+      /** @description The lead's id. */
+      leadId: number;
+      /**
+       * Format: date-time
+       * @description When the activity happened (ISO 8601).
+       */
+      activityDate: string;
+      /** @description Activity type (see getActivityTypes). */
+      activityTypeId: number;
+      /** @description Smart campaign that caused the activity. */
+      campaignId?: number;
+      /** @description Id of the primary attribute, e.g. the email asset id. */
+      primaryAttributeValueId?: number;
+      /** @description Value of the primary attribute, e.g. the email's program-qualified name. */
+      primaryAttributeValue?: string;
+      /** @description Secondary attributes. */
+      attributes?: components["schemas"]["ActivityAttribute"][];
+    };
+    /** @description One field changed by a lead change. */
+    LeadChangeField: {
+      /** @description Field id. */
+      id?: number;
+      /** @description Field REST API name. */
+      name: string;
+      /** @description Value after the change. */
+      newValue?: string | null;
+      /** @description Value before the change. */
+      oldValue?: string | null;
+    };
+    /** @description A Data Value Change (13) or New Lead (12) activity with the changed fields. */
+    LeadChange: components["schemas"]["Activity"] & {
+      /** @description The changed fields. */
+      fields?: components["schemas"]["LeadChangeField"][];
+    };
+    /** @description An attribute of an activity type. */
+    ActivityTypeAttribute: {
+      /** @description Attribute display name. */
+      name: string;
+      /** @description Attribute API name. */
+      apiName?: string;
+      /** @description Data type, e.g. string, integer, boolean, email. */
+      dataType: string;
+    };
+    /** @description An activity type of the instance. */
+    ActivityType: {
+      /** @description Activity type id. */
+      id: number;
+      /** @description Display name. */
+      name: string;
+      /** @description Description. */
+      description?: string;
+      /** @description API name (custom activity types). */
+      apiName?: string;
+      primaryAttribute?: components["schemas"]["ActivityTypeAttribute"];
+      /** @description Secondary attributes. */
+      attributes?: components["schemas"]["ActivityTypeAttribute"][];
+    };
+    /** @description A smart campaign (Lead Database model). */
+    Campaign: {
+      /** @description Campaign id. */
+      id: number;
+      /** @description Campaign name. */
+      name: string;
+      /** @description Description. */
+      description?: string | null;
+      /**
+       * @description Batch or trigger campaign.
+       * @enum {string}
+       */
+      type: "batch" | "trigger";
+      /** @description Name of the parent program. */
+      programName?: string;
+      /** @description Id of the parent program. */
+      programId?: number;
+      /** @description Workspace. */
+      workspaceName?: string;
+      /**
+       * Format: date-time
+       * @description When it was created.
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description When it was last updated.
+       */
+      updatedAt: string;
+      /** @description Whether a trigger campaign is active. */
+      active?: boolean;
+    };
+    /** @description A My Token override for one run. */
+    CampaignToken: {
+      /** @description Token name with its braces, e.g. {{my.Subject Line}}. */
+      name: string;
+      /** @description Value for this run. */
+      value: string;
+    };
+    /** @description Body of Request Campaign. */
+    TriggerCampaignRequest: {
+      /** @description Leads to run the campaign for and token overrides. */
+      input: {
+        /** @description The leads, at most 100. */
+        leads: {
+          /** @description Lead id. */
+          id: number;
+        }[];
+        /** @description My Token overrides, at most 100. */
+        tokens?: components["schemas"]["CampaignToken"][];
+      };
+    };
+    /** @description Body of Schedule Campaign; everything is optional. */
+    ScheduleCampaignRequest: {
+      /** @description When and how to run. */
+      input?: {
+        /**
+         * Format: date-time
+         * @description When to run; five minutes from now when left out, at most two years ahead.
+         */
+        runAt?: string;
+        /** @description Run on a clone of the parent program with this name (at most 20 such calls a day). */
+        cloneToProgramName?: string;
+        /** @description My Token overrides. */
+        tokens?: components["schemas"]["CampaignToken"][];
+      };
+    };
+    /** @description The id of the object acted on. */
+    IdResult: {
+      /** @description Object id. */
+      id: number;
+    };
+    /** @description Folder or program holding an asset. Adobe's swagger says {id, type}; real answers carry {type, value, folderName}. Both are accepted. */
+    AssetFolder: {
+      /** @description Folder or program id (swagger form). */
+      id?: number;
+      /** @description Folder or program id (form real answers use). */
+      value?: number;
+      /**
+       * @description Whether the container is a folder or a program.
+       * @enum {string}
+       */
+      type?: "Folder" | "Program";
+      /** @description Name of the folder or program. */
+      folderName?: string;
+    };
+    /** @description A program (Asset API). Timestamps may look like 2024-04-22T11:03:18Z+0000; parse leniently. */
+    Program: {
+      /** @description Program id. */
+      id: number;
+      /** @description Program name. */
+      name: string;
+      /** @description Description. */
+      description?: string | null;
+      /** @description Program type, e.g. Default, Event, Webinar, Engagement, Email. */
+      type?: string;
+      /** @description Channel, e.g. Email Send, Webinar. */
+      channel?: string;
+      /** @description locked, unlocked, on, off, or empty for default programs. */
+      status?: string;
+      /** @description Workspace. */
+      workspace?: string;
+      /** @description Address of the program in the Marketo UI. */
+      url?: string;
+      folder?: components["schemas"]["AssetFolder"];
+      /** @description When it was created. */
+      createdAt: string;
+      /** @description When it was last updated. */
+      updatedAt: string;
+      /** @description Linked Salesforce campaign id. */
+      sfdcId?: string | null;
+      /** @description Linked Salesforce campaign name. */
+      sfdcName?: string | null;
+    };
+    /** @description A settable email header field. */
+    EmailTextField: {
+      /** @description How the value is given, e.g. Text or DynamicContent. */
+      type?: string;
+      /** @description The value. */
+      value?: string | null;
+    };
+    /** @description An email asset. Timestamps may look like 2024-01-08T18:27:55Z+0000; parse leniently. */
+    Email: {
+      /** @description Email id. */
+      id: number;
+      /** @description Email name. */
+      name: string;
+      /** @description Description. */
+      description?: string | null;
+      /** @description When it was created. */
+      createdAt?: string;
+      /** @description When it was last updated. */
+      updatedAt?: string;
+      /** @description Address of the email in the Marketo UI. */
+      url?: string;
+      /** @description Subject line. */
+      subject?: components["schemas"]["EmailTextField"] | null;
+      /** @description From name. */
+      fromName?: components["schemas"]["EmailTextField"] | null;
+      /** @description From address. */
+      fromEmail?: components["schemas"]["EmailTextField"] | null;
+      /** @description Reply-to address. */
+      replyEmail?: components["schemas"]["EmailTextField"] | null;
+      folder?: components["schemas"]["AssetFolder"];
+      /** @description Operational email (sent to unsubscribed leads too). */
+      operational?: boolean;
+      /** @description Text-only email. */
+      textOnly?: boolean;
+      /** @description Published to Marketo Sales Insight. */
+      publishToMSI?: boolean;
+      /** @description Web view enabled. */
+      webView?: boolean;
+      /** @description Text version copied from the HTML. */
+      autoCopyToText?: boolean;
+      /** @description Open tracking disabled. */
+      isOpenTrackingDisabled?: boolean;
+      /** @description approved or draft (one documented example shows false). */
+      status?: string | boolean;
+      /** @description Id of the email template. */
+      template?: number | null;
+      /** @description Email editor version, 1 or 2. */
+      version?: number;
+      /** @description Preheader text. */
+      preHeader?: string | null;
+      /** @description Workspace. */
+      workspace?: string;
+    };
+    /** @description One rendering of a content section. */
+    EmailContentValue: {
+      /** @description HTML or Text. */
+      type: string;
+      /** @description The content. */
+      value: string;
+    };
+    /** @description An editable section of an email. */
+    EmailContentSection: {
+      /** @description HTML id of the section. */
+      htmlId: string;
+      /** @description Section type, e.g. Text, DynamicContent, Snippet. */
+      contentType: string;
+      /** @description The HTML and text renderings, or a scalar (for example the dynamic content id). */
+      value?: components["schemas"]["EmailContentValue"][] | string | number;
+      /** @description Position of the section. */
+      index?: number;
+      /** @description Whether the section is locked. */
+      isLocked?: boolean;
+      /** @description HTML id of the enclosing section. */
+      parentHtmlId?: string | null;
+    };
+    /** @description Statistics of a program, as the seed's stats endpoint would answer. No public source defines this record, so only the id is typed and the rest is open. */
+    ProgramStats: {
+      /** @description Program id. */
+      id: number;
+      /** @description Program name. */
+      name?: string;
+    } & {
+      [key: string]: unknown;
+    };
+    /** @description Statistics of a landing page, as the seed's stats endpoint would answer. No public source defines this record, so only the id is typed and the rest is open. */
+    LandingPageStats: {
+      /** @description Landing page id. */
+      id: number;
+      /** @description Landing page name. */
+      name?: string;
+    } & {
+      [key: string]: unknown;
+    };
+    /** @description A static list. */
+    StaticList: {
+      /** @description List id. */
+      id: number;
+      /** @description List name. */
+      name: string;
+      /** @description Description. */
+      description?: string | null;
+      /** @description Name of the parent program. */
+      programName?: string;
+      /** @description Workspace. */
+      workspaceName?: string;
+      /**
+       * Format: date-time
+       * @description When it was created.
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description When it was last updated.
+       */
+      updatedAt: string;
+    };
+    /** @description Lead ids to add to or remove from a static list. */
+    ListLeadIdsRequest: {
+      /** @description The leads, at most 300. */
+      input: {
+        /** @description Lead id. */
+        id: number;
+      }[];
+    };
+    /** @description Outcome for one lead id of a list membership call. */
+    ListMembershipResult: {
+      /** @description Lead id. */
+      id: number;
+      /**
+       * @description added or removed (add, remove), memberof or notmemberof (ismember), skipped (with reasons).
+       * @enum {string}
+       */
+      status: "added" | "removed" | "skipped" | "memberof" | "notmemberof";
+      /** @description Why the lead was skipped. */
+      reasons?: components["schemas"]["Reason"][];
+    };
+  };
+  responses: {
+    /** @description The client id or client secret is wrong. Adobe documents the status, not the body; the body shown is the OAuth 2.0 error form the Identity service is expected to answer with. */
+    IdentityUnauthorized: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        /**
+         * @example {
+         *       "error": "invalid_client",
+         *       "error_description": "Bad client credentials"
+         *     }
+         */
+        "application/json": components["schemas"]["IdentityError"];
+      };
+    };
+    /** @description Request body over 1 MB (HTTP 413 Request Entity Too Large). Send fewer records per call. */
+    PayloadTooLarge: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        /** @example <html><head><title>413 Request Entity Too Large</title></head><body><h1>Request Entity Too Large</h1></body></html> */
+        "text/html": string;
+      };
+    };
+    /** @description Request URI over 8 KB (HTTP 414 Request-URI Too Long). Send fewer filter values per call (or, as Marketo advises, POST the query as a form body with _method=GET). */
+    UriTooLong: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        /** @example <html><head><title>414 Request-URI Too Large</title></head><body><h1>Request-URI Too Large</h1></body></html> */
+        "text/html": string;
+      };
+    };
+    /** @description Bad gateway, usually a timeout behind Marketo's gateway (HTTP 502). Retry with exponential backoff. */
+    BadGateway: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        /** @example <html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html> */
+        "text/html": string;
+      };
+    };
+  };
+  parameters: {
+    /** @description The nextPageToken of the previous page; leave out for the first page. */
+    NextPageToken: string;
+    /** @description Where to read from, from getPagingToken or from the previous page's nextPageToken. */
+    ActivityNextPageToken: string;
+    /** @description Records per page, at most 300 (also the default). */
+    BatchSize: number;
+    /** @description Only activities of these leads, comma-separated, at most 30. */
+    LeadIds: number[];
+    /** @description Only activities of members of this static list (lists of 10,000 or more leads are to fail with 1003 from late 2026). */
+    ActivityListId: number;
+    /** @description Only activities of these email assets, comma-separated. */
+    EmailAssetIds: number[];
+    /** @description Smart campaign id. */
+    CampaignId: number;
+    /** @description Email asset id. */
+    EmailId: number;
+    /** @description Static list id. */
+    ListId: number;
+    /** @description Which version to read, approved or draft; by default the approved one if there is one, else the draft. */
+    AssetStatus: "approved" | "draft";
+    /** @description Records per page, at most 200. */
+    MaxReturn: number;
+    /** @description Number of records to skip. */
+    Offset: number;
+  };
+  requestBodies: never;
+  headers: never;
+  pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    getAccessToken: {
-        parameters: {
-            query: {
-                /** @description Always client_credentials. */
-                grant_type: "client_credentials";
-                /** @description Client ID of the custom service. */
-                client_id: string;
-                /** @description Client Secret of the custom service. */
-                client_secret: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The access token. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AccessToken"];
-                };
-            };
-            401: components["responses"]["IdentityUnauthorized"];
-            502: components["responses"]["BadGateway"];
-        };
+  getAccessToken: {
+    parameters: {
+      query: {
+        /** @description Always client_credentials. */
+        grant_type: "client_credentials";
+        /** @description Client ID of the custom service. */
+        client_id: string;
+        /** @description Client Secret of the custom service. */
+        client_secret: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    getLeads: {
-        parameters: {
-            query: {
-                /** @description Lead field to filter on: `id`, `email`, `cookies`, `facebookId`, `leadPartitionId`, `linkedInId`, `sfdcAccountId`, `sfdcContactId`, `sfdcLeadId`, `sfdcLeadOwnerId`, `sfdcOpptyId`, `twitterId`, or a custom string, email or integer field that is searchable (see leads/describe2.json). */
-                filterType: string;
-                /** @description Values to match, comma-separated, at most 300. More than 1000 matching leads fails with 1003. */
-                filterValues: string[];
-                /** @description Lead fields to return (REST API names), comma-separated. Default id, email, firstName, lastName, createdAt, updatedAt. */
-                fields?: string[];
-                /** @description Records per page, at most 300 (also the default). */
-                batchSize?: components["parameters"]["BatchSize"];
-                /** @description The nextPageToken of the previous page; leave out for the first page. */
-                nextPageToken?: components["parameters"]["NextPageToken"];
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description The access token. */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description Matching leads, or a Marketo error envelope. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["LeadResponse"];
-                };
-            };
-            414: components["responses"]["UriTooLong"];
-            502: components["responses"]["BadGateway"];
+        content: {
+          "application/json": components["schemas"]["AccessToken"];
         };
+      };
+      401: components["responses"]["IdentityUnauthorized"];
+      502: components["responses"]["BadGateway"];
     };
-    syncLeads: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "action": "createOrUpdate",
-                 *       "lookupField": "email",
-                 *       "input": [
-                 *         {
-                 *           "email": "amy.nguyen@example.com",
-                 *           "firstName": "Amy",
-                 *           "lastName": "Nguyen",
-                 *           "company": "Northwind Traders"
-                 *         },
-                 *         {
-                 *           "email": "li.wei@example.com",
-                 *           "firstName": "Li",
-                 *           "lastName": "Wei",
-                 *           "leadSource": "Webinar"
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/json": components["schemas"]["SyncLeadRequest"];
-            };
-        };
-        responses: {
-            /** @description One result per input lead, or a Marketo error envelope. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SyncLeadResponse"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            502: components["responses"]["BadGateway"];
-        };
+  };
+  getLeads: {
+    parameters: {
+      query: {
+        /** @description Lead field to filter on: `id`, `email`, `cookies`, `facebookId`, `leadPartitionId`, `linkedInId`, `sfdcAccountId`, `sfdcContactId`, `sfdcLeadId`, `sfdcLeadOwnerId`, `sfdcOpptyId`, `twitterId`, or a custom string, email or integer field that is searchable (see leads/describe2.json). */
+        filterType: string;
+        /** @description Values to match, comma-separated, at most 300. More than 1000 matching leads fails with 1003. */
+        filterValues: string[];
+        /** @description Lead fields to return (REST API names), comma-separated. Default id, email, firstName, lastName, createdAt, updatedAt. */
+        fields?: string[];
+        /** @description Records per page, at most 300 (also the default). */
+        batchSize?: components["parameters"]["BatchSize"];
+        /** @description The nextPageToken of the previous page; leave out for the first page. */
+        nextPageToken?: components["parameters"]["NextPageToken"];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    getPagingToken: {
-        parameters: {
-            query: {
-                /** @description Earliest activity date to read from, ISO 8601; give a time zone (e.g. 2024-05-01T00:00:00Z). */
-                sinceDatetime: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description Matching leads, or a Marketo error envelope. */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description The paging token, or a Marketo error envelope. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MarketoResponse"];
-                };
-            };
-            502: components["responses"]["BadGateway"];
+        content: {
+          "application/json": components["schemas"]["LeadResponse"];
         };
+      };
+      414: components["responses"]["UriTooLong"];
+      502: components["responses"]["BadGateway"];
     };
-    getLeadActivities: {
-        parameters: {
-            query: {
-                /** @description Where to read from, from getPagingToken or from the previous page's nextPageToken. */
-                nextPageToken: components["parameters"]["ActivityNextPageToken"];
-                /** @description Activity type ids, comma-separated, at most 10. */
-                activityTypeIds: number[];
-                /** @description Primary asset ids to filter on (for example email ids); only with a single activity type. */
-                assetIds?: number[];
-                /** @description Only activities of members of this static list (lists of 10,000 or more leads are to fail with 1003 from late 2026). */
-                listId?: components["parameters"]["ActivityListId"];
-                /** @description Only activities of these leads, comma-separated, at most 30. */
-                leadIds?: components["parameters"]["LeadIds"];
-                /** @description Records per page, at most 300 (also the default). */
-                batchSize?: components["parameters"]["BatchSize"];
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of activities, or a Marketo error envelope. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ActivityResponse"];
-                };
-            };
-            414: components["responses"]["UriTooLong"];
-            502: components["responses"]["BadGateway"];
-        };
+  };
+  syncLeads: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    getLeadChanges: {
-        parameters: {
-            query: {
-                /** @description Where to read from, from getPagingToken or from the previous page's nextPageToken. */
-                nextPageToken: components["parameters"]["ActivityNextPageToken"];
-                /** @description Lead fields whose changes to return (REST API names), comma-separated. */
-                fields: string[];
-                /** @description Only activities of members of this static list (lists of 10,000 or more leads are to fail with 1003 from late 2026). */
-                listId?: components["parameters"]["ActivityListId"];
-                /** @description Only activities of these leads, comma-separated, at most 30. */
-                leadIds?: components["parameters"]["LeadIds"];
-                /** @description Records per page, at most 300 (also the default). */
-                batchSize?: components["parameters"]["BatchSize"];
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of lead changes, or a Marketo error envelope. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["LeadChangeResponse"];
-                };
-            };
-            414: components["responses"]["UriTooLong"];
-            502: components["responses"]["BadGateway"];
-        };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "action": "createOrUpdate",
+         *       "lookupField": "email",
+         *       "input": [
+         *         {
+         *           "email": "amy.nguyen@example.com",
+         *           "firstName": "Amy",
+         *           "lastName": "Nguyen",
+         *           "company": "Northwind Traders"
+         *         },
+         *         {
+         *           "email": "li.wei@example.com",
+         *           "firstName": "Li",
+         *           "lastName": "Wei",
+         *           "leadSource": "Webinar"
+         *         }
+         *       ]
+         *     }
+         */
+        "application/json": components["schemas"]["SyncLeadRequest"];
+      };
     };
-    getActivityTypes: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
+    responses: {
+      /** @description One result per input lead, or a Marketo error envelope. */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description The activity types, or a Marketo error envelope. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ActivityTypeResponse"];
-                };
-            };
-            502: components["responses"]["BadGateway"];
+        content: {
+          "application/json": components["schemas"]["SyncLeadResponse"];
         };
+      };
+      413: components["responses"]["PayloadTooLarge"];
+      502: components["responses"]["BadGateway"];
     };
-    getEmailBouncedActivities: {
-        parameters: {
-            query: {
-                /** @description Where to read from, from getPagingToken or from the previous page's nextPageToken. */
-                nextPageToken: components["parameters"]["ActivityNextPageToken"];
-                /** @description Only activities of these email assets, comma-separated. */
-                assetIds?: components["parameters"]["EmailAssetIds"];
-                /** @description Only activities of members of this static list (lists of 10,000 or more leads are to fail with 1003 from late 2026). */
-                listId?: components["parameters"]["ActivityListId"];
-                /** @description Only activities of these leads, comma-separated, at most 30. */
-                leadIds?: components["parameters"]["LeadIds"];
-                /** @description Records per page, at most 300 (also the default). */
-                batchSize?: components["parameters"]["BatchSize"];
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of bounce activities, or a Marketo error envelope. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ActivityResponse"];
-                };
-            };
-            414: components["responses"]["UriTooLong"];
-            502: components["responses"]["BadGateway"];
-        };
+  };
+  getPagingToken: {
+    parameters: {
+      query: {
+        /** @description Earliest activity date to read from, ISO 8601; give a time zone (e.g. 2024-05-01T00:00:00Z). */
+        sinceDatetime: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    getEmailOpenedActivities: {
-        parameters: {
-            query: {
-                /** @description Where to read from, from getPagingToken or from the previous page's nextPageToken. */
-                nextPageToken: components["parameters"]["ActivityNextPageToken"];
-                /** @description Only activities of these email assets, comma-separated. */
-                assetIds?: components["parameters"]["EmailAssetIds"];
-                /** @description Only activities of members of this static list (lists of 10,000 or more leads are to fail with 1003 from late 2026). */
-                listId?: components["parameters"]["ActivityListId"];
-                /** @description Only activities of these leads, comma-separated, at most 30. */
-                leadIds?: components["parameters"]["LeadIds"];
-                /** @description Records per page, at most 300 (also the default). */
-                batchSize?: components["parameters"]["BatchSize"];
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description The paging token, or a Marketo error envelope. */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description A page of email open activities, or a Marketo error envelope. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ActivityResponse"];
-                };
-            };
-            414: components["responses"]["UriTooLong"];
-            502: components["responses"]["BadGateway"];
+        content: {
+          "application/json": components["schemas"]["MarketoResponse"];
         };
+      };
+      502: components["responses"]["BadGateway"];
     };
-    getCampaigns: {
-        parameters: {
-            query?: {
-                /** @description Campaign ids to return, comma-separated. */
-                id?: number[];
-                /** @description Campaign names to return, comma-separated. */
-                name?: string[];
-                /** @description Names of the programs whose campaigns to return, comma-separated. */
-                programName?: string[];
-                /** @description Names of the workspaces whose campaigns to return, comma-separated. */
-                workspaceName?: string[];
-                /** @description true returns only active trigger campaigns with a "Campaign is Requested, Source Web Service API" trigger. */
-                isTriggerable?: boolean;
-                /** @description Records per page, at most 300 (also the default). */
-                batchSize?: components["parameters"]["BatchSize"];
-                /** @description The nextPageToken of the previous page; leave out for the first page. */
-                nextPageToken?: components["parameters"]["NextPageToken"];
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of campaigns, or a Marketo error envelope. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CampaignResponse"];
-                };
-            };
-            414: components["responses"]["UriTooLong"];
-            502: components["responses"]["BadGateway"];
-        };
+  };
+  getLeadActivities: {
+    parameters: {
+      query: {
+        /** @description Where to read from, from getPagingToken or from the previous page's nextPageToken. */
+        nextPageToken: components["parameters"]["ActivityNextPageToken"];
+        /** @description Activity type ids, comma-separated, at most 10. */
+        activityTypeIds: number[];
+        /** @description Primary asset ids to filter on (for example email ids); only with a single activity type. */
+        assetIds?: number[];
+        /** @description Only activities of members of this static list (lists of 10,000 or more leads are to fail with 1003 from late 2026). */
+        listId?: components["parameters"]["ActivityListId"];
+        /** @description Only activities of these leads, comma-separated, at most 30. */
+        leadIds?: components["parameters"]["LeadIds"];
+        /** @description Records per page, at most 300 (also the default). */
+        batchSize?: components["parameters"]["BatchSize"];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    getCampaign: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Smart campaign id. */
-                id: components["parameters"]["CampaignId"];
-            };
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description A page of activities, or a Marketo error envelope. */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description The campaign, or a Marketo error envelope. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CampaignResponse"];
-                };
-            };
-            502: components["responses"]["BadGateway"];
+        content: {
+          "application/json": components["schemas"]["ActivityResponse"];
         };
+      };
+      414: components["responses"]["UriTooLong"];
+      502: components["responses"]["BadGateway"];
     };
-    triggerCampaign: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Smart campaign id. */
-                id: components["parameters"]["CampaignId"];
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "input": {
-                 *         "leads": [
-                 *           {
-                 *             "id": 318581
-                 *           },
-                 *           {
-                 *             "id": 412907
-                 *           }
-                 *         ],
-                 *         "tokens": [
-                 *           {
-                 *             "name": "{{my.Webinar Date}}",
-                 *             "value": "June 12, 2024"
-                 *           }
-                 *         ]
-                 *       }
-                 *     }
-                 */
-                "application/json": components["schemas"]["TriggerCampaignRequest"];
-            };
-        };
-        responses: {
-            /** @description The campaign id, or a Marketo error envelope. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["IdResultResponse"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            502: components["responses"]["BadGateway"];
-        };
+  };
+  getLeadChanges: {
+    parameters: {
+      query: {
+        /** @description Where to read from, from getPagingToken or from the previous page's nextPageToken. */
+        nextPageToken: components["parameters"]["ActivityNextPageToken"];
+        /** @description Lead fields whose changes to return (REST API names), comma-separated. */
+        fields: string[];
+        /** @description Only activities of members of this static list (lists of 10,000 or more leads are to fail with 1003 from late 2026). */
+        listId?: components["parameters"]["ActivityListId"];
+        /** @description Only activities of these leads, comma-separated, at most 30. */
+        leadIds?: components["parameters"]["LeadIds"];
+        /** @description Records per page, at most 300 (also the default). */
+        batchSize?: components["parameters"]["BatchSize"];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    scheduleCampaign: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Smart campaign id. */
-                id: components["parameters"]["CampaignId"];
-            };
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description A page of lead changes, or a Marketo error envelope. */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: {
-            content: {
-                /**
-                 * @example {
-                 *       "input": {
-                 *         "runAt": "2024-06-03T15:00:00-05:00",
-                 *         "tokens": [
-                 *           {
-                 *             "name": "{{my.Subject Line}}",
-                 *             "value": "Your June update"
-                 *           }
-                 *         ]
-                 *       }
-                 *     }
-                 */
-                "application/json": components["schemas"]["ScheduleCampaignRequest"];
-            };
+        content: {
+          "application/json": components["schemas"]["LeadChangeResponse"];
         };
-        responses: {
-            /** @description The campaign id, or a Marketo error envelope. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["IdResultResponse"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            502: components["responses"]["BadGateway"];
-        };
+      };
+      414: components["responses"]["UriTooLong"];
+      502: components["responses"]["BadGateway"];
     };
-    getEmailPrograms: {
-        parameters: {
-            query?: {
-                /** @description Seed filter on the program type (`email` for email programs); not a documented parameter of the public endpoint. */
-                type?: string;
-                /** @description Records per page, at most 200. */
-                maxReturn?: components["parameters"]["MaxReturn"];
-                /** @description Number of records to skip. */
-                offset?: components["parameters"]["Offset"];
-                /** @description Field to filter on; needs filterValues. */
-                filterType?: "id" | "programId" | "folderId" | "workspace";
-                /** @description Values for filterType, comma-separated (the parameter name is referred to but not defined in Adobe's swagger). */
-                filterValues?: string[];
-                /** @description Only programs created or updated at or after this time (ISO 8601). */
-                earliestUpdatedAt?: string;
-                /** @description Only programs created or updated at or before this time (ISO 8601). */
-                latestUpdatedAt?: string;
-                /** @description Program status; `unlocked` for email programs, `on` or `off` for engagement programs. */
-                status?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of programs, or a Marketo error envelope. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProgramResponse"];
-                };
-            };
-            414: components["responses"]["UriTooLong"];
-            502: components["responses"]["BadGateway"];
-        };
+  };
+  getActivityTypes: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    getProgramStats: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Program id. */
-                id: number;
-            };
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description The activity types, or a Marketo error envelope. */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description The program's statistics, or a Marketo error envelope. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProgramStatsResponse"];
-                };
-            };
-            502: components["responses"]["BadGateway"];
+        content: {
+          "application/json": components["schemas"]["ActivityTypeResponse"];
         };
+      };
+      502: components["responses"]["BadGateway"];
     };
-    getLandingPageStats: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Landing page id. */
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The landing page's statistics, or a Marketo error envelope. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["LandingPageStatsResponse"];
-                };
-            };
-            502: components["responses"]["BadGateway"];
-        };
+  };
+  getEmailBouncedActivities: {
+    parameters: {
+      query: {
+        /** @description Where to read from, from getPagingToken or from the previous page's nextPageToken. */
+        nextPageToken: components["parameters"]["ActivityNextPageToken"];
+        /** @description Only activities of these email assets, comma-separated. */
+        assetIds?: components["parameters"]["EmailAssetIds"];
+        /** @description Only activities of members of this static list (lists of 10,000 or more leads are to fail with 1003 from late 2026). */
+        listId?: components["parameters"]["ActivityListId"];
+        /** @description Only activities of these leads, comma-separated, at most 30. */
+        leadIds?: components["parameters"]["LeadIds"];
+        /** @description Records per page, at most 300 (also the default). */
+        batchSize?: components["parameters"]["BatchSize"];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    getEmailContent: {
-        parameters: {
-            query?: {
-                /** @description Which version to read, approved or draft; by default the approved one if there is one, else the draft. */
-                status?: components["parameters"]["AssetStatus"];
-            };
-            header?: never;
-            path: {
-                /** @description Email asset id. */
-                id: components["parameters"]["EmailId"];
-            };
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description A page of bounce activities, or a Marketo error envelope. */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description The content sections, or a Marketo error envelope. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EmailContentResponse"];
-                };
-            };
-            502: components["responses"]["BadGateway"];
+        content: {
+          "application/json": components["schemas"]["ActivityResponse"];
         };
+      };
+      414: components["responses"]["UriTooLong"];
+      502: components["responses"]["BadGateway"];
     };
-    getEmailByName: {
-        parameters: {
-            query: {
-                /** @description Name of the email. */
-                name: string;
-                /** @description Which version to read, approved or draft; by default the approved one if there is one, else the draft. */
-                status?: components["parameters"]["AssetStatus"];
-                /** @description Folder or program to look in, as JSON text: {"id":1056,"type":"Folder"} (type Folder or Program). */
-                folder?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The email, or a Marketo error envelope. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EmailResponse"];
-                };
-            };
-            414: components["responses"]["UriTooLong"];
-            502: components["responses"]["BadGateway"];
-        };
+  };
+  getEmailOpenedActivities: {
+    parameters: {
+      query: {
+        /** @description Where to read from, from getPagingToken or from the previous page's nextPageToken. */
+        nextPageToken: components["parameters"]["ActivityNextPageToken"];
+        /** @description Only activities of these email assets, comma-separated. */
+        assetIds?: components["parameters"]["EmailAssetIds"];
+        /** @description Only activities of members of this static list (lists of 10,000 or more leads are to fail with 1003 from late 2026). */
+        listId?: components["parameters"]["ActivityListId"];
+        /** @description Only activities of these leads, comma-separated, at most 30. */
+        leadIds?: components["parameters"]["LeadIds"];
+        /** @description Records per page, at most 300 (also the default). */
+        batchSize?: components["parameters"]["BatchSize"];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    approveEmailDraft: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Email asset id. */
-                id: components["parameters"]["EmailId"];
-            };
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description A page of email open activities, or a Marketo error envelope. */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description The email id, or a Marketo error envelope. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AssetIdResponse"];
-                };
-            };
-            502: components["responses"]["BadGateway"];
+        content: {
+          "application/json": components["schemas"]["ActivityResponse"];
         };
+      };
+      414: components["responses"]["UriTooLong"];
+      502: components["responses"]["BadGateway"];
     };
-    getLists: {
-        parameters: {
-            query?: {
-                /** @description Static list ids to return, comma-separated. */
-                id?: number[];
-                /** @description Static list names to return, comma-separated. */
-                name?: string[];
-                /** @description Names of the programs whose lists to return, comma-separated. */
-                programName?: string[];
-                /** @description Names of the workspaces whose lists to return, comma-separated. */
-                workspaceName?: string[];
-                /** @description Records per page, at most 300 (also the default). */
-                batchSize?: components["parameters"]["BatchSize"];
-                /** @description The nextPageToken of the previous page; leave out for the first page. */
-                nextPageToken?: components["parameters"]["NextPageToken"];
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of static lists, or a Marketo error envelope. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["StaticListResponse"];
-                };
-            };
-            414: components["responses"]["UriTooLong"];
-            502: components["responses"]["BadGateway"];
-        };
+  };
+  getCampaigns: {
+    parameters: {
+      query?: {
+        /** @description Campaign ids to return, comma-separated. */
+        id?: number[];
+        /** @description Campaign names to return, comma-separated. */
+        name?: string[];
+        /** @description Names of the programs whose campaigns to return, comma-separated. */
+        programName?: string[];
+        /** @description Names of the workspaces whose campaigns to return, comma-separated. */
+        workspaceName?: string[];
+        /** @description true returns only active trigger campaigns with a "Campaign is Requested, Source Web Service API" trigger. */
+        isTriggerable?: boolean;
+        /** @description Records per page, at most 300 (also the default). */
+        batchSize?: components["parameters"]["BatchSize"];
+        /** @description The nextPageToken of the previous page; leave out for the first page. */
+        nextPageToken?: components["parameters"]["NextPageToken"];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    getListMembers: {
-        parameters: {
-            query?: {
-                /** @description Lead fields to return (REST API names), comma-separated. Default id, email, firstName, lastName, createdAt, updatedAt. */
-                fields?: string[];
-                /** @description Records per page, at most 300 (also the default). */
-                batchSize?: components["parameters"]["BatchSize"];
-                /** @description The nextPageToken of the previous page; leave out for the first page. */
-                nextPageToken?: components["parameters"]["NextPageToken"];
-            };
-            header?: never;
-            path: {
-                /** @description Static list id. */
-                listId: components["parameters"]["ListId"];
-            };
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description A page of campaigns, or a Marketo error envelope. */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description A page of member leads, or a Marketo error envelope. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["LeadResponse"];
-                };
-            };
-            414: components["responses"]["UriTooLong"];
-            502: components["responses"]["BadGateway"];
+        content: {
+          "application/json": components["schemas"]["CampaignResponse"];
         };
+      };
+      414: components["responses"]["UriTooLong"];
+      502: components["responses"]["BadGateway"];
     };
-    addLeadsToList: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Static list id. */
-                listId: components["parameters"]["ListId"];
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "input": [
-                 *         {
-                 *           "id": 318581
-                 *         },
-                 *         {
-                 *           "id": 412907
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/json": components["schemas"]["ListLeadIdsRequest"];
-            };
-        };
-        responses: {
-            /** @description One result per lead id, or a Marketo error envelope. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ListMembershipResponse"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            502: components["responses"]["BadGateway"];
-        };
+  };
+  getCampaign: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Smart campaign id. */
+        id: components["parameters"]["CampaignId"];
+      };
+      cookie?: never;
     };
-    removeLeadsFromList: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Static list id. */
-                listId: components["parameters"]["ListId"];
-            };
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description The campaign, or a Marketo error envelope. */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "input": [
-                 *         {
-                 *           "id": 318581
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/json": components["schemas"]["ListLeadIdsRequest"];
-            };
+        content: {
+          "application/json": components["schemas"]["CampaignResponse"];
         };
-        responses: {
-            /** @description One result per lead id, or a Marketo error envelope. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ListMembershipResponse"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            502: components["responses"]["BadGateway"];
-        };
+      };
+      502: components["responses"]["BadGateway"];
     };
-    checkListMembership: {
-        parameters: {
-            query: {
-                /** @description Lead ids to check, as repeated id parameters, at most 300. */
-                id: number[];
-            };
-            header?: never;
-            path: {
-                /** @description Static list id. */
-                listId: components["parameters"]["ListId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description One result per lead id, or a Marketo error envelope. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ListMembershipResponse"];
-                };
-            };
-            414: components["responses"]["UriTooLong"];
-            502: components["responses"]["BadGateway"];
-        };
+  };
+  triggerCampaign: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Smart campaign id. */
+        id: components["parameters"]["CampaignId"];
+      };
+      cookie?: never;
     };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "input": {
+         *         "leads": [
+         *           {
+         *             "id": 318581
+         *           },
+         *           {
+         *             "id": 412907
+         *           }
+         *         ],
+         *         "tokens": [
+         *           {
+         *             "name": "{{my.Webinar Date}}",
+         *             "value": "June 12, 2024"
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        "application/json": components["schemas"]["TriggerCampaignRequest"];
+      };
+    };
+    responses: {
+      /** @description The campaign id, or a Marketo error envelope. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["IdResultResponse"];
+        };
+      };
+      413: components["responses"]["PayloadTooLarge"];
+      502: components["responses"]["BadGateway"];
+    };
+  };
+  scheduleCampaign: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Smart campaign id. */
+        id: components["parameters"]["CampaignId"];
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /**
+         * @example {
+         *       "input": {
+         *         "runAt": "2024-06-03T15:00:00-05:00",
+         *         "tokens": [
+         *           {
+         *             "name": "{{my.Subject Line}}",
+         *             "value": "Your June update"
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        "application/json": components["schemas"]["ScheduleCampaignRequest"];
+      };
+    };
+    responses: {
+      /** @description The campaign id, or a Marketo error envelope. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["IdResultResponse"];
+        };
+      };
+      413: components["responses"]["PayloadTooLarge"];
+      502: components["responses"]["BadGateway"];
+    };
+  };
+  getEmailPrograms: {
+    parameters: {
+      query?: {
+        /** @description Seed filter on the program type (`email` for email programs); not a documented parameter of the public endpoint. */
+        type?: string;
+        /** @description Records per page, at most 200. */
+        maxReturn?: components["parameters"]["MaxReturn"];
+        /** @description Number of records to skip. */
+        offset?: components["parameters"]["Offset"];
+        /** @description Field to filter on; needs filterValues. */
+        filterType?: "id" | "programId" | "folderId" | "workspace";
+        /** @description Values for filterType, comma-separated (the parameter name is referred to but not defined in Adobe's swagger). */
+        filterValues?: string[];
+        /** @description Only programs created or updated at or after this time (ISO 8601). */
+        earliestUpdatedAt?: string;
+        /** @description Only programs created or updated at or before this time (ISO 8601). */
+        latestUpdatedAt?: string;
+        /** @description Program status; `unlocked` for email programs, `on` or `off` for engagement programs. */
+        status?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of programs, or a Marketo error envelope. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ProgramResponse"];
+        };
+      };
+      414: components["responses"]["UriTooLong"];
+      502: components["responses"]["BadGateway"];
+    };
+  };
+  getProgramStats: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Program id. */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The program's statistics, or a Marketo error envelope. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ProgramStatsResponse"];
+        };
+      };
+      502: components["responses"]["BadGateway"];
+    };
+  };
+  getLandingPageStats: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Landing page id. */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The landing page's statistics, or a Marketo error envelope. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["LandingPageStatsResponse"];
+        };
+      };
+      502: components["responses"]["BadGateway"];
+    };
+  };
+  getEmailContent: {
+    parameters: {
+      query?: {
+        /** @description Which version to read, approved or draft; by default the approved one if there is one, else the draft. */
+        status?: components["parameters"]["AssetStatus"];
+      };
+      header?: never;
+      path: {
+        /** @description Email asset id. */
+        id: components["parameters"]["EmailId"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The content sections, or a Marketo error envelope. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["EmailContentResponse"];
+        };
+      };
+      502: components["responses"]["BadGateway"];
+    };
+  };
+  getEmailByName: {
+    parameters: {
+      query: {
+        /** @description Name of the email. */
+        name: string;
+        /** @description Which version to read, approved or draft; by default the approved one if there is one, else the draft. */
+        status?: components["parameters"]["AssetStatus"];
+        /** @description Folder or program to look in, as JSON text: {"id":1056,"type":"Folder"} (type Folder or Program). */
+        folder?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The email, or a Marketo error envelope. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["EmailResponse"];
+        };
+      };
+      414: components["responses"]["UriTooLong"];
+      502: components["responses"]["BadGateway"];
+    };
+  };
+  approveEmailDraft: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Email asset id. */
+        id: components["parameters"]["EmailId"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The email id, or a Marketo error envelope. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AssetIdResponse"];
+        };
+      };
+      502: components["responses"]["BadGateway"];
+    };
+  };
+  getLists: {
+    parameters: {
+      query?: {
+        /** @description Static list ids to return, comma-separated. */
+        id?: number[];
+        /** @description Static list names to return, comma-separated. */
+        name?: string[];
+        /** @description Names of the programs whose lists to return, comma-separated. */
+        programName?: string[];
+        /** @description Names of the workspaces whose lists to return, comma-separated. */
+        workspaceName?: string[];
+        /** @description Records per page, at most 300 (also the default). */
+        batchSize?: components["parameters"]["BatchSize"];
+        /** @description The nextPageToken of the previous page; leave out for the first page. */
+        nextPageToken?: components["parameters"]["NextPageToken"];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of static lists, or a Marketo error envelope. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["StaticListResponse"];
+        };
+      };
+      414: components["responses"]["UriTooLong"];
+      502: components["responses"]["BadGateway"];
+    };
+  };
+  getListMembers: {
+    parameters: {
+      query?: {
+        /** @description Lead fields to return (REST API names), comma-separated. Default id, email, firstName, lastName, createdAt, updatedAt. */
+        fields?: string[];
+        /** @description Records per page, at most 300 (also the default). */
+        batchSize?: components["parameters"]["BatchSize"];
+        /** @description The nextPageToken of the previous page; leave out for the first page. */
+        nextPageToken?: components["parameters"]["NextPageToken"];
+      };
+      header?: never;
+      path: {
+        /** @description Static list id. */
+        listId: components["parameters"]["ListId"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of member leads, or a Marketo error envelope. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["LeadResponse"];
+        };
+      };
+      414: components["responses"]["UriTooLong"];
+      502: components["responses"]["BadGateway"];
+    };
+  };
+  addLeadsToList: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Static list id. */
+        listId: components["parameters"]["ListId"];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "input": [
+         *         {
+         *           "id": 318581
+         *         },
+         *         {
+         *           "id": 412907
+         *         }
+         *       ]
+         *     }
+         */
+        "application/json": components["schemas"]["ListLeadIdsRequest"];
+      };
+    };
+    responses: {
+      /** @description One result per lead id, or a Marketo error envelope. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ListMembershipResponse"];
+        };
+      };
+      413: components["responses"]["PayloadTooLarge"];
+      502: components["responses"]["BadGateway"];
+    };
+  };
+  removeLeadsFromList: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Static list id. */
+        listId: components["parameters"]["ListId"];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "input": [
+         *         {
+         *           "id": 318581
+         *         }
+         *       ]
+         *     }
+         */
+        "application/json": components["schemas"]["ListLeadIdsRequest"];
+      };
+    };
+    responses: {
+      /** @description One result per lead id, or a Marketo error envelope. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ListMembershipResponse"];
+        };
+      };
+      413: components["responses"]["PayloadTooLarge"];
+      502: components["responses"]["BadGateway"];
+    };
+  };
+  checkListMembership: {
+    parameters: {
+      query: {
+        /** @description Lead ids to check, as repeated id parameters, at most 300. */
+        id: number[];
+      };
+      header?: never;
+      path: {
+        /** @description Static list id. */
+        listId: components["parameters"]["ListId"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One result per lead id, or a Marketo error envelope. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ListMembershipResponse"];
+        };
+      };
+      414: components["responses"]["UriTooLong"];
+      502: components["responses"]["BadGateway"];
+    };
+  };
 }

@@ -211,412 +211,412 @@ export type GetTokenWebhooksData = OperationData<GetTokenWebhooksOperation>;
  * Calls resolve to the success body or throw a StepforgeError subclass (auth, rate_limited, …).
  */
 export class TrelloClient {
-    /** The untyped service client underneath (descriptor, base address, call by id). */
-    public readonly core: ServiceClient;
+  /** The untyped service client underneath (descriptor, base address, call by id). */
+  public readonly core: ServiceClient;
 
-    constructor(options: ClientOptions) {
-        this.core = createServiceClient(descriptor, options);
-    }
+  constructor(options: ClientOptions) {
+    this.core = createServiceClient(descriptor, options);
+  }
 
-    /**
-     * Create a card
-     *
-     * `POST /1/cards`
-     *
-     * Creates a card in a list (the "Create Card" tool step). `idList` is required; `pos` defaults to `bottom`. Trello documents these fields as query parameters and also accepts them as a JSON body, which is the form used here.
-     *
-     * Seed: "Create card". Trello's reference declares idList, name, desc, pos, due, idLabels (and more) as query parameters, with idLabels/idMembers comma-separated; the seed sends them as a body. Modelled as a JSON body with idLabels/idMembers as arrays, which Trello accepts.
-     */
-    createCard(init: CreateCardInput): Promise<CreateCardData> {
-        return this.core.call("createCard", init) as Promise<CreateCardData>;
-    }
+  /**
+   * Create a card
+   *
+   * `POST /1/cards`
+   *
+   * Creates a card in a list (the "Create Card" tool step). `idList` is required; `pos` defaults to `bottom`. Trello documents these fields as query parameters and also accepts them as a JSON body, which is the form used here.
+   *
+   * Seed: "Create card". Trello's reference declares idList, name, desc, pos, due, idLabels (and more) as query parameters, with idLabels/idMembers comma-separated; the seed sends them as a body. Modelled as a JSON body with idLabels/idMembers as arrays, which Trello accepts.
+   */
+  createCard(init: CreateCardInput): Promise<CreateCardData> {
+    return this.core.call("createCard", init) as Promise<CreateCardData>;
+  }
 
-    /**
-     * Get a card
-     *
-     * `GET /1/cards/{id}`
-     *
-     * Returns one card (the "Get Card" tool step). Nested resources (attachments, checklists, members, board, list, actions) are added only when asked for with query parameters.
-     *
-     * Seed: "Get card". The seed lists no parameters; the real endpoint takes optional query parameters (fields and nested resources) and also accepts the card's shortLink in place of its id.
-     */
-    getCard(init: GetCardInput): Promise<GetCardData> {
-        return this.core.call("getCard", init) as Promise<GetCardData>;
-    }
+  /**
+   * Get a card
+   *
+   * `GET /1/cards/{id}`
+   *
+   * Returns one card (the "Get Card" tool step). Nested resources (attachments, checklists, members, board, list, actions) are added only when asked for with query parameters.
+   *
+   * Seed: "Get card". The seed lists no parameters; the real endpoint takes optional query parameters (fields and nested resources) and also accepts the card's shortLink in place of its id.
+   */
+  getCard(init: GetCardInput): Promise<GetCardData> {
+    return this.core.call("getCard", init) as Promise<GetCardData>;
+  }
 
-    /**
-     * Update a card
-     *
-     * `PUT /1/cards/{id}`
-     *
-     * Changes fields of a card (the "Update Card" tool step). Setting `idList` moves the card; `closed: true` archives it (the "Archive Card" tool step); `due: null` clears the due date. Only the fields sent are changed.
-     *
-     * Seed: "Update card". The seed gives no body fields. Trello documents them as query parameters; modelled as a JSON body (name, desc, closed, idList, idBoard, pos, due, start, dueComplete, idMembers, idLabels, ...), which Trello accepts.
-     */
-    updateCard(init: UpdateCardInput): Promise<UpdateCardData> {
-        return this.core.call("updateCard", init) as Promise<UpdateCardData>;
-    }
+  /**
+   * Update a card
+   *
+   * `PUT /1/cards/{id}`
+   *
+   * Changes fields of a card (the "Update Card" tool step). Setting `idList` moves the card; `closed: true` archives it (the "Archive Card" tool step); `due: null` clears the due date. Only the fields sent are changed.
+   *
+   * Seed: "Update card". The seed gives no body fields. Trello documents them as query parameters; modelled as a JSON body (name, desc, closed, idList, idBoard, pos, due, start, dueComplete, idMembers, idLabels, ...), which Trello accepts.
+   */
+  updateCard(init: UpdateCardInput): Promise<UpdateCardData> {
+    return this.core.call("updateCard", init) as Promise<UpdateCardData>;
+  }
 
-    /**
-     * Delete a card
-     *
-     * `DELETE /1/cards/{id}`
-     *
-     * Deletes a card permanently; it cannot be restored. To archive a card instead (the "Archive Card" tool step), use updateCard with `closed: true`.
-     *
-     * Seed: "Delete card". Deletion is permanent. The seed's Archive Card step is not this endpoint: it is PUT /1/cards/{id} with closed=true (updateCard).
-     */
-    deleteCard(init: DeleteCardInput): Promise<DeleteCardData> {
-        return this.core.call("deleteCard", init) as Promise<DeleteCardData>;
-    }
+  /**
+   * Delete a card
+   *
+   * `DELETE /1/cards/{id}`
+   *
+   * Deletes a card permanently; it cannot be restored. To archive a card instead (the "Archive Card" tool step), use updateCard with `closed: true`.
+   *
+   * Seed: "Delete card". Deletion is permanent. The seed's Archive Card step is not this endpoint: it is PUT /1/cards/{id} with closed=true (updateCard).
+   */
+  deleteCard(init: DeleteCardInput): Promise<DeleteCardData> {
+    return this.core.call("deleteCard", init) as Promise<DeleteCardData>;
+  }
 
-    /**
-     * Add a comment to a card
-     *
-     * `POST /1/cards/{id}/actions/comments`
-     *
-     * Adds a comment to a card (the "Add Comment to Card" step and the legacy "Add Comment" action). Returns the created `commentCard` action. Needs comment permission on the board.
-     *
-     * Seed: "Add comment". Trello documents `text` as a query parameter; modelled as a JSON body. The response is the new Action (type commentCard), not a card.
-     */
-    addCommentToCard(init: AddCommentToCardInput): Promise<AddCommentToCardData> {
-        return this.core.call("addCommentToCard", init) as Promise<AddCommentToCardData>;
-    }
+  /**
+   * Add a comment to a card
+   *
+   * `POST /1/cards/{id}/actions/comments`
+   *
+   * Adds a comment to a card (the "Add Comment to Card" step and the legacy "Add Comment" action). Returns the created `commentCard` action. Needs comment permission on the board.
+   *
+   * Seed: "Add comment". Trello documents `text` as a query parameter; modelled as a JSON body. The response is the new Action (type commentCard), not a card.
+   */
+  addCommentToCard(init: AddCommentToCardInput): Promise<AddCommentToCardData> {
+    return this.core.call("addCommentToCard", init) as Promise<AddCommentToCardData>;
+  }
 
-    /**
-     * List actions on a card
-     *
-     * `GET /1/cards/{id}/actions`
-     *
-     * Lists the actions (history) of a card, newest first. With `filter=commentCard` it lists the card's comments.
-     */
-    getCardActions(init: GetCardActionsInput): Promise<GetCardActionsData> {
-        return this.core.call("getCardActions", init) as Promise<GetCardActionsData>;
-    }
+  /**
+   * List actions on a card
+   *
+   * `GET /1/cards/{id}/actions`
+   *
+   * Lists the actions (history) of a card, newest first. With `filter=commentCard` it lists the card's comments.
+   */
+  getCardActions(init: GetCardActionsInput): Promise<GetCardActionsData> {
+    return this.core.call("getCardActions", init) as Promise<GetCardActionsData>;
+  }
 
-    /**
-     * Update a check item on a card
-     *
-     * `PUT /1/cards/{id}/checkItem/{idCheckItem}`
-     *
-     * Changes a check item of one of the card's checklists: tick it (`state: complete`), rename it, move it (`pos`, or `idChecklist` for another checklist of the card), or set its due date and member. The path goes through the card, not the checklist, and uses the singular `checkItem`.
-     *
-     * Seed: "Update checklist item". Atlassian's reference names the card segment {idCard}; it is the same card id (or shortLink), kept as {id} as in the seed. Fields are documented as query parameters and modelled as a JSON body.
-     */
-    updateCheckItem(init: UpdateCheckItemInput): Promise<UpdateCheckItemData> {
-        return this.core.call("updateCheckItem", init) as Promise<UpdateCheckItemData>;
-    }
+  /**
+   * Update a check item on a card
+   *
+   * `PUT /1/cards/{id}/checkItem/{idCheckItem}`
+   *
+   * Changes a check item of one of the card's checklists: tick it (`state: complete`), rename it, move it (`pos`, or `idChecklist` for another checklist of the card), or set its due date and member. The path goes through the card, not the checklist, and uses the singular `checkItem`.
+   *
+   * Seed: "Update checklist item". Atlassian's reference names the card segment {idCard}; it is the same card id (or shortLink), kept as {id} as in the seed. Fields are documented as query parameters and modelled as a JSON body.
+   */
+  updateCheckItem(init: UpdateCheckItemInput): Promise<UpdateCheckItemData> {
+    return this.core.call("updateCheckItem", init) as Promise<UpdateCheckItemData>;
+  }
 
-    /**
-     * Add a label to a card
-     *
-     * `POST /1/cards/{id}/idLabels`
-     *
-     * Applies an existing label of the card's board to the card (`value` = label id). To create a label first, use createLabel. Answers 400 if the label is already on the card.
-     *
-     * Seed: "Add label to card". Trello documents `value` as a query parameter; modelled as a JSON body. The answer is the card's label ids, not a label.
-     */
-    addLabelToCard(init: AddLabelToCardInput): Promise<AddLabelToCardData> {
-        return this.core.call("addLabelToCard", init) as Promise<AddLabelToCardData>;
-    }
+  /**
+   * Add a label to a card
+   *
+   * `POST /1/cards/{id}/idLabels`
+   *
+   * Applies an existing label of the card's board to the card (`value` = label id). To create a label first, use createLabel. Answers 400 if the label is already on the card.
+   *
+   * Seed: "Add label to card". Trello documents `value` as a query parameter; modelled as a JSON body. The answer is the card's label ids, not a label.
+   */
+  addLabelToCard(init: AddLabelToCardInput): Promise<AddLabelToCardData> {
+    return this.core.call("addLabelToCard", init) as Promise<AddLabelToCardData>;
+  }
 
-    /**
-     * Remove a label from a card
-     *
-     * `DELETE /1/cards/{id}/idLabels/{idLabel}`
-     *
-     * Takes a label off a card. The label remains defined on the board.
-     */
-    removeLabelFromCard(init: RemoveLabelFromCardInput): Promise<RemoveLabelFromCardData> {
-        return this.core.call("removeLabelFromCard", init) as Promise<RemoveLabelFromCardData>;
-    }
+  /**
+   * Remove a label from a card
+   *
+   * `DELETE /1/cards/{id}/idLabels/{idLabel}`
+   *
+   * Takes a label off a card. The label remains defined on the board.
+   */
+  removeLabelFromCard(init: RemoveLabelFromCardInput): Promise<RemoveLabelFromCardData> {
+    return this.core.call("removeLabelFromCard", init) as Promise<RemoveLabelFromCardData>;
+  }
 
-    /**
-     * Add a member to a card
-     *
-     * `POST /1/cards/{id}/idMembers`
-     *
-     * Assigns a board member to the card (`value` = member id). Produces an `addMemberToCard` action (the "New Member on Card" trigger).
-     */
-    addMemberToCard(init: AddMemberToCardInput): Promise<AddMemberToCardData> {
-        return this.core.call("addMemberToCard", init) as Promise<AddMemberToCardData>;
-    }
+  /**
+   * Add a member to a card
+   *
+   * `POST /1/cards/{id}/idMembers`
+   *
+   * Assigns a board member to the card (`value` = member id). Produces an `addMemberToCard` action (the "New Member on Card" trigger).
+   */
+  addMemberToCard(init: AddMemberToCardInput): Promise<AddMemberToCardData> {
+    return this.core.call("addMemberToCard", init) as Promise<AddMemberToCardData>;
+  }
 
-    /**
-     * Attach a link to a card
-     *
-     * `POST /1/cards/{id}/attachments`
-     *
-     * Attaches a URL to a card. (File uploads use the same path with `multipart/form-data` and a `file` part; they are not modelled here.) A card holds at most 100 attachments; the 101st answers 422. Produces an `addAttachmentToCard` action (the "New Attachment" trigger).
-     */
-    addAttachmentToCard(init: AddAttachmentToCardInput): Promise<AddAttachmentToCardData> {
-        return this.core.call("addAttachmentToCard", init) as Promise<AddAttachmentToCardData>;
-    }
+  /**
+   * Attach a link to a card
+   *
+   * `POST /1/cards/{id}/attachments`
+   *
+   * Attaches a URL to a card. (File uploads use the same path with `multipart/form-data` and a `file` part; they are not modelled here.) A card holds at most 100 attachments; the 101st answers 422. Produces an `addAttachmentToCard` action (the "New Attachment" trigger).
+   */
+  addAttachmentToCard(init: AddAttachmentToCardInput): Promise<AddAttachmentToCardData> {
+    return this.core.call("addAttachmentToCard", init) as Promise<AddAttachmentToCardData>;
+  }
 
-    /**
-     * Create a board
-     *
-     * `POST /1/boards`
-     *
-     * Creates a board. By default it gets the six default labels and the lists To Do, Doing and Done (`defaultLists`, ignored when copying with `idBoardSource`). Produces a `createBoard` action on the member (the "New Board" trigger).
-     *
-     * Seed: "Create board". The seed gives no body fields. Trello documents them as query parameters (name required, prefs_* flattened names); modelled as a JSON body with the same names.
-     */
-    createBoard(init: CreateBoardInput): Promise<CreateBoardData> {
-        return this.core.call("createBoard", init) as Promise<CreateBoardData>;
-    }
+  /**
+   * Create a board
+   *
+   * `POST /1/boards`
+   *
+   * Creates a board. By default it gets the six default labels and the lists To Do, Doing and Done (`defaultLists`, ignored when copying with `idBoardSource`). Produces a `createBoard` action on the member (the "New Board" trigger).
+   *
+   * Seed: "Create board". The seed gives no body fields. Trello documents them as query parameters (name required, prefs_* flattened names); modelled as a JSON body with the same names.
+   */
+  createBoard(init: CreateBoardInput): Promise<CreateBoardData> {
+    return this.core.call("createBoard", init) as Promise<CreateBoardData>;
+  }
 
-    /**
-     * Get a board
-     *
-     * `GET /1/boards/{id}`
-     *
-     * Returns one board. Nested lists, cards, labels, members, checklists and actions are added only when asked for with the query parameters of the same names.
-     *
-     * Seed: "Get board". The seed lists no parameters; the real endpoint takes optional query parameters (fields and nested resources). Atlassian's spec declares JSON {code, message} bodies for 401/404 here, but the service answers plain text like everywhere else.
-     */
-    getBoard(init: GetBoardInput): Promise<GetBoardData> {
-        return this.core.call("getBoard", init) as Promise<GetBoardData>;
-    }
+  /**
+   * Get a board
+   *
+   * `GET /1/boards/{id}`
+   *
+   * Returns one board. Nested lists, cards, labels, members, checklists and actions are added only when asked for with the query parameters of the same names.
+   *
+   * Seed: "Get board". The seed lists no parameters; the real endpoint takes optional query parameters (fields and nested resources). Atlassian's spec declares JSON {code, message} bodies for 401/404 here, but the service answers plain text like everywhere else.
+   */
+  getBoard(init: GetBoardInput): Promise<GetBoardData> {
+    return this.core.call("getBoard", init) as Promise<GetBoardData>;
+  }
 
-    /**
-     * List the lists on a board
-     *
-     * `GET /1/boards/{id}/lists`
-     *
-     * Returns the board's lists in board order (by `pos`); open lists by default.
-     *
-     * Seed: "Get board lists". The seed lists no parameters; the real endpoint takes the optional filters filter, cards, card_fields and fields.
-     */
-    getBoardLists(init: GetBoardListsInput): Promise<GetBoardListsData> {
-        return this.core.call("getBoardLists", init) as Promise<GetBoardListsData>;
-    }
+  /**
+   * List the lists on a board
+   *
+   * `GET /1/boards/{id}/lists`
+   *
+   * Returns the board's lists in board order (by `pos`); open lists by default.
+   *
+   * Seed: "Get board lists". The seed lists no parameters; the real endpoint takes the optional filters filter, cards, card_fields and fields.
+   */
+  getBoardLists(init: GetBoardListsInput): Promise<GetBoardListsData> {
+    return this.core.call("getBoardLists", init) as Promise<GetBoardListsData>;
+  }
 
-    /**
-     * List the cards on a board
-     *
-     * `GET /1/boards/{id}/cards`
-     *
-     * Returns the board's cards (visible, i.e. open cards in open lists, by default). The "Card Due Date Reminder" trigger polls this endpoint and schedules one event per card at `due` minus the configured lead time.
-     *
-     * Seed: "Get board cards". The seed and Atlassian's current reference list no parameters; the older reference documents `filter` and `fields`, and a path form /1/boards/{id}/cards/{filter} exists. Both query parameters are declared here as optional.
-     */
-    getBoardCards(init: GetBoardCardsInput): Promise<GetBoardCardsData> {
-        return this.core.call("getBoardCards", init) as Promise<GetBoardCardsData>;
-    }
+  /**
+   * List the cards on a board
+   *
+   * `GET /1/boards/{id}/cards`
+   *
+   * Returns the board's cards (visible, i.e. open cards in open lists, by default). The "Card Due Date Reminder" trigger polls this endpoint and schedules one event per card at `due` minus the configured lead time.
+   *
+   * Seed: "Get board cards". The seed and Atlassian's current reference list no parameters; the older reference documents `filter` and `fields`, and a path form /1/boards/{id}/cards/{filter} exists. Both query parameters are declared here as optional.
+   */
+  getBoardCards(init: GetBoardCardsInput): Promise<GetBoardCardsData> {
+    return this.core.call("getBoardCards", init) as Promise<GetBoardCardsData>;
+  }
 
-    /**
-     * List the labels on a board
-     *
-     * `GET /1/boards/{id}/labels`
-     *
-     * Returns the labels defined on the board (their ids are what addLabelToCard and createCard's idLabels take).
-     */
-    getBoardLabels(init: GetBoardLabelsInput): Promise<GetBoardLabelsData> {
-        return this.core.call("getBoardLabels", init) as Promise<GetBoardLabelsData>;
-    }
+  /**
+   * List the labels on a board
+   *
+   * `GET /1/boards/{id}/labels`
+   *
+   * Returns the labels defined on the board (their ids are what addLabelToCard and createCard's idLabels take).
+   */
+  getBoardLabels(init: GetBoardLabelsInput): Promise<GetBoardLabelsData> {
+    return this.core.call("getBoardLabels", init) as Promise<GetBoardLabelsData>;
+  }
 
-    /**
-     * List actions on a board
-     *
-     * `GET /1/boards/{id}/actions`
-     *
-     * Lists the board's actions, newest first: the same records webhooks deliver, so it is how a trigger shows recent sample events or catches up after downtime. Page with `before` (the oldest id or date seen) or `page`.
-     */
-    getBoardActions(init: GetBoardActionsInput): Promise<GetBoardActionsData> {
-        return this.core.call("getBoardActions", init) as Promise<GetBoardActionsData>;
-    }
+  /**
+   * List actions on a board
+   *
+   * `GET /1/boards/{id}/actions`
+   *
+   * Lists the board's actions, newest first: the same records webhooks deliver, so it is how a trigger shows recent sample events or catches up after downtime. Page with `before` (the oldest id or date seen) or `page`.
+   */
+  getBoardActions(init: GetBoardActionsInput): Promise<GetBoardActionsData> {
+    return this.core.call("getBoardActions", init) as Promise<GetBoardActionsData>;
+  }
 
-    /**
-     * Create a list
-     *
-     * `POST /1/lists`
-     *
-     * Creates a list on a board (the "Create List" tool step). `name` and `idBoard` are required.
-     *
-     * Seed: "Create list". The seed gives no body fields. Trello documents name, idBoard (both required), idListSource and pos as query parameters; modelled as a JSON body.
-     */
-    createList(init: CreateListInput): Promise<CreateListData> {
-        return this.core.call("createList", init) as Promise<CreateListData>;
-    }
+  /**
+   * Create a list
+   *
+   * `POST /1/lists`
+   *
+   * Creates a list on a board (the "Create List" tool step). `name` and `idBoard` are required.
+   *
+   * Seed: "Create list". The seed gives no body fields. Trello documents name, idBoard (both required), idListSource and pos as query parameters; modelled as a JSON body.
+   */
+  createList(init: CreateListInput): Promise<CreateListData> {
+    return this.core.call("createList", init) as Promise<CreateListData>;
+  }
 
-    /**
-     * Get a list
-     *
-     * `GET /1/lists/{id}`
-     *
-     * Returns one list.
-     */
-    getList(init: GetListInput): Promise<GetListData> {
-        return this.core.call("getList", init) as Promise<GetListData>;
-    }
+  /**
+   * Get a list
+   *
+   * `GET /1/lists/{id}`
+   *
+   * Returns one list.
+   */
+  getList(init: GetListInput): Promise<GetListData> {
+    return this.core.call("getList", init) as Promise<GetListData>;
+  }
 
-    /**
-     * Update a list
-     *
-     * `PUT /1/lists/{id}`
-     *
-     * Renames, moves, archives (`closed: true`) or (un)subscribes a list. Only the fields sent are changed.
-     *
-     * Seed: "Update list". The seed gives no body fields. Trello documents name, closed, idBoard, pos, subscribed as query parameters; modelled as a JSON body.
-     */
-    updateList(init: UpdateListInput): Promise<UpdateListData> {
-        return this.core.call("updateList", init) as Promise<UpdateListData>;
-    }
+  /**
+   * Update a list
+   *
+   * `PUT /1/lists/{id}`
+   *
+   * Renames, moves, archives (`closed: true`) or (un)subscribes a list. Only the fields sent are changed.
+   *
+   * Seed: "Update list". The seed gives no body fields. Trello documents name, closed, idBoard, pos, subscribed as query parameters; modelled as a JSON body.
+   */
+  updateList(init: UpdateListInput): Promise<UpdateListData> {
+    return this.core.call("updateList", init) as Promise<UpdateListData>;
+  }
 
-    /**
-     * List the cards in a list
-     *
-     * `GET /1/lists/{id}/cards`
-     *
-     * Returns the cards in a list, in list order (the "Get List Cards" tool step).
-     *
-     * Seed: "Get list cards". The seed and Atlassian's current reference list no parameters; the older reference documents `filter` and `fields`, declared here as optional.
-     */
-    getListCards(init: GetListCardsInput): Promise<GetListCardsData> {
-        return this.core.call("getListCards", init) as Promise<GetListCardsData>;
-    }
+  /**
+   * List the cards in a list
+   *
+   * `GET /1/lists/{id}/cards`
+   *
+   * Returns the cards in a list, in list order (the "Get List Cards" tool step).
+   *
+   * Seed: "Get list cards". The seed and Atlassian's current reference list no parameters; the older reference documents `filter` and `fields`, declared here as optional.
+   */
+  getListCards(init: GetListCardsInput): Promise<GetListCardsData> {
+    return this.core.call("getListCards", init) as Promise<GetListCardsData>;
+  }
 
-    /**
-     * Create a checklist on a card
-     *
-     * `POST /1/checklists`
-     *
-     * Adds a checklist to a card (the "Add Checklist" tool step). Produces an `addChecklistToCard` action (the "New Checklist" trigger).
-     *
-     * Seed: "Create checklist". The seed gives no body fields. Trello documents idCard (required), name, pos and idChecklistSource as query parameters; modelled as a JSON body.
-     */
-    createChecklist(init: CreateChecklistInput): Promise<CreateChecklistData> {
-        return this.core.call("createChecklist", init) as Promise<CreateChecklistData>;
-    }
+  /**
+   * Create a checklist on a card
+   *
+   * `POST /1/checklists`
+   *
+   * Adds a checklist to a card (the "Add Checklist" tool step). Produces an `addChecklistToCard` action (the "New Checklist" trigger).
+   *
+   * Seed: "Create checklist". The seed gives no body fields. Trello documents idCard (required), name, pos and idChecklistSource as query parameters; modelled as a JSON body.
+   */
+  createChecklist(init: CreateChecklistInput): Promise<CreateChecklistData> {
+    return this.core.call("createChecklist", init) as Promise<CreateChecklistData>;
+  }
 
-    /**
-     * Get a checklist
-     *
-     * `GET /1/checklists/{id}`
-     *
-     * Returns one checklist with its check items.
-     */
-    getChecklist(init: GetChecklistInput): Promise<GetChecklistData> {
-        return this.core.call("getChecklist", init) as Promise<GetChecklistData>;
-    }
+  /**
+   * Get a checklist
+   *
+   * `GET /1/checklists/{id}`
+   *
+   * Returns one checklist with its check items.
+   */
+  getChecklist(init: GetChecklistInput): Promise<GetChecklistData> {
+    return this.core.call("getChecklist", init) as Promise<GetChecklistData>;
+  }
 
-    /**
-     * Add an item to a checklist
-     *
-     * `POST /1/checklists/{id}/checkItems`
-     *
-     * Adds a check item to an existing checklist (the "Create a Checklist Item" tool step).
-     *
-     * Seed: "Add checklist item". The seed gives no body fields. Trello documents name (required), pos, checked, due, dueReminder and idMember as query parameters; modelled as a JSON body.
-     */
-    createChecklistItem(init: CreateChecklistItemInput): Promise<CreateChecklistItemData> {
-        return this.core.call("createChecklistItem", init) as Promise<CreateChecklistItemData>;
-    }
+  /**
+   * Add an item to a checklist
+   *
+   * `POST /1/checklists/{id}/checkItems`
+   *
+   * Adds a check item to an existing checklist (the "Create a Checklist Item" tool step).
+   *
+   * Seed: "Add checklist item". The seed gives no body fields. Trello documents name (required), pos, checked, due, dueReminder and idMember as query parameters; modelled as a JSON body.
+   */
+  createChecklistItem(init: CreateChecklistItemInput): Promise<CreateChecklistItemData> {
+    return this.core.call("createChecklistItem", init) as Promise<CreateChecklistItemData>;
+  }
 
-    /**
-     * Create a label on a board
-     *
-     * `POST /1/labels`
-     *
-     * Defines a new label on a board (it is not applied to any card; use addLabelToCard). Produces a `createLabel` action (the "New Label Created" trigger).
-     *
-     * Seed: "Create label". The seed gives no body fields. Trello documents name, color and idBoard (all three required; color may be null) as query parameters; modelled as a JSON body.
-     */
-    createLabel(init: CreateLabelInput): Promise<CreateLabelData> {
-        return this.core.call("createLabel", init) as Promise<CreateLabelData>;
-    }
+  /**
+   * Create a label on a board
+   *
+   * `POST /1/labels`
+   *
+   * Defines a new label on a board (it is not applied to any card; use addLabelToCard). Produces a `createLabel` action (the "New Label Created" trigger).
+   *
+   * Seed: "Create label". The seed gives no body fields. Trello documents name, color and idBoard (all three required; color may be null) as query parameters; modelled as a JSON body.
+   */
+  createLabel(init: CreateLabelInput): Promise<CreateLabelData> {
+    return this.core.call("createLabel", init) as Promise<CreateLabelData>;
+  }
 
-    /**
-     * Get a label
-     *
-     * `GET /1/labels/{id}`
-     *
-     * Returns one label.
-     */
-    getLabel(init: GetLabelInput): Promise<GetLabelData> {
-        return this.core.call("getLabel", init) as Promise<GetLabelData>;
-    }
+  /**
+   * Get a label
+   *
+   * `GET /1/labels/{id}`
+   *
+   * Returns one label.
+   */
+  getLabel(init: GetLabelInput): Promise<GetLabelData> {
+    return this.core.call("getLabel", init) as Promise<GetLabelData>;
+  }
 
-    /**
-     * Get a member
-     *
-     * `GET /1/members/{id}`
-     *
-     * Returns a member; `me` is the token's own member (used to test a token and to find the id a member-level webhook watches, e.g. for the "New Board" trigger). Counts against the /1/members/ limit (100 requests / 900 s).
-     */
-    getMember(init: GetMemberInput): Promise<GetMemberData> {
-        return this.core.call("getMember", init) as Promise<GetMemberData>;
-    }
+  /**
+   * Get a member
+   *
+   * `GET /1/members/{id}`
+   *
+   * Returns a member; `me` is the token's own member (used to test a token and to find the id a member-level webhook watches, e.g. for the "New Board" trigger). Counts against the /1/members/ limit (100 requests / 900 s).
+   */
+  getMember(init: GetMemberInput): Promise<GetMemberData> {
+    return this.core.call("getMember", init) as Promise<GetMemberData>;
+  }
 
-    /**
-     * List a member's boards
-     *
-     * `GET /1/members/{id}/boards`
-     *
-     * Lists the boards a member can see (the "Get Boards" tool step, with `id` = `me`).
-     */
-    getMemberBoards(init: GetMemberBoardsInput): Promise<GetMemberBoardsData> {
-        return this.core.call("getMemberBoards", init) as Promise<GetMemberBoardsData>;
-    }
+  /**
+   * List a member's boards
+   *
+   * `GET /1/members/{id}/boards`
+   *
+   * Lists the boards a member can see (the "Get Boards" tool step, with `id` = `me`).
+   */
+  getMemberBoards(init: GetMemberBoardsInput): Promise<GetMemberBoardsData> {
+    return this.core.call("getMemberBoards", init) as Promise<GetMemberBoardsData>;
+  }
 
-    /**
-     * List a member's notifications
-     *
-     * `GET /1/members/{id}/notifications`
-     *
-     * Lists a member's notifications, newest first (a token can only read its own member's, so `id` is normally `me`). The polling "New Notification" trigger calls this with `since` = the newest notification id it has seen and dedupes on notification id.
-     */
-    getMemberNotifications(init: GetMemberNotificationsInput): Promise<GetMemberNotificationsData> {
-        return this.core.call("getMemberNotifications", init) as Promise<GetMemberNotificationsData>;
-    }
+  /**
+   * List a member's notifications
+   *
+   * `GET /1/members/{id}/notifications`
+   *
+   * Lists a member's notifications, newest first (a token can only read its own member's, so `id` is normally `me`). The polling "New Notification" trigger calls this with `since` = the newest notification id it has seen and dedupes on notification id.
+   */
+  getMemberNotifications(init: GetMemberNotificationsInput): Promise<GetMemberNotificationsData> {
+    return this.core.call("getMemberNotifications", init) as Promise<GetMemberNotificationsData>;
+  }
 
-    /**
-     * Create a webhook
-     *
-     * `POST /1/webhooks`
-     *
-     * Registers a webhook for the token: every action on `idModel` (a board, list, card or member) is POSTed to `callbackURL`. Trello first sends a HEAD to the callback and creates the webhook only if it answers 200. A second webhook with the same callback, model and token is refused with 400, so list the token's webhooks first (getTokenWebhooks) and reuse a match.
-     */
-    createWebhook(init: CreateWebhookInput): Promise<CreateWebhookData> {
-        return this.core.call("createWebhook", init) as Promise<CreateWebhookData>;
-    }
+  /**
+   * Create a webhook
+   *
+   * `POST /1/webhooks`
+   *
+   * Registers a webhook for the token: every action on `idModel` (a board, list, card or member) is POSTed to `callbackURL`. Trello first sends a HEAD to the callback and creates the webhook only if it answers 200. A second webhook with the same callback, model and token is refused with 400, so list the token's webhooks first (getTokenWebhooks) and reuse a match.
+   */
+  createWebhook(init: CreateWebhookInput): Promise<CreateWebhookData> {
+    return this.core.call("createWebhook", init) as Promise<CreateWebhookData>;
+  }
 
-    /**
-     * Get a webhook
-     *
-     * `GET /1/webhooks/{id}`
-     *
-     * Returns one webhook of the token, with its failure counters.
-     */
-    getWebhook(init: GetWebhookInput): Promise<GetWebhookData> {
-        return this.core.call("getWebhook", init) as Promise<GetWebhookData>;
-    }
+  /**
+   * Get a webhook
+   *
+   * `GET /1/webhooks/{id}`
+   *
+   * Returns one webhook of the token, with its failure counters.
+   */
+  getWebhook(init: GetWebhookInput): Promise<GetWebhookData> {
+    return this.core.call("getWebhook", init) as Promise<GetWebhookData>;
+  }
 
-    /**
-     * Delete a webhook
-     *
-     * `DELETE /1/webhooks/{id}`
-     *
-     * Deletes a webhook. Treat 404 as success when disabling a trigger: Trello also deletes webhooks itself (callback answered 410, or the token was revoked).
-     */
-    deleteWebhook(init: DeleteWebhookInput): Promise<DeleteWebhookData> {
-        return this.core.call("deleteWebhook", init) as Promise<DeleteWebhookData>;
-    }
+  /**
+   * Delete a webhook
+   *
+   * `DELETE /1/webhooks/{id}`
+   *
+   * Deletes a webhook. Treat 404 as success when disabling a trigger: Trello also deletes webhooks itself (callback answered 410, or the token was revoked).
+   */
+  deleteWebhook(init: DeleteWebhookInput): Promise<DeleteWebhookData> {
+    return this.core.call("deleteWebhook", init) as Promise<DeleteWebhookData>;
+  }
 
-    /**
-     * List a token's webhooks
-     *
-     * `GET /1/tokens/{token}/webhooks`
-     *
-     * Lists the webhooks that belong to a token. Used when a trigger is enabled to find an existing webhook with the same idModel and callbackURL instead of creating a duplicate.
-     */
-    getTokenWebhooks(init: GetTokenWebhooksInput): Promise<GetTokenWebhooksData> {
-        return this.core.call("getTokenWebhooks", init) as Promise<GetTokenWebhooksData>;
-    }
+  /**
+   * List a token's webhooks
+   *
+   * `GET /1/tokens/{token}/webhooks`
+   *
+   * Lists the webhooks that belong to a token. Used when a trigger is enabled to find an existing webhook with the same idModel and callbackURL instead of creating a duplicate.
+   */
+  getTokenWebhooks(init: GetTokenWebhooksInput): Promise<GetTokenWebhooksData> {
+    return this.core.call("getTokenWebhooks", init) as Promise<GetTokenWebhooksData>;
+  }
 }
 
 /** Creates a TrelloClient for one named connection. */
 export function createTrelloClient(options: ClientOptions): TrelloClient {
-    return new TrelloClient(options);
+  return new TrelloClient(options);
 }

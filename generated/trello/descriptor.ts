@@ -3,736 +3,404 @@
 
 import type { ServiceDescriptor } from "../../runtime/index.js";
 
-/** Everything the runtime needs to know about Trello: auth, limits, error meanings and operations, from the spec's x-stepforge extensions. */
+/**
+ * Everything the runtime needs to know about Trello: auth, limits, error meanings and operations, from the spec's x-stepforge extensions.
+ */
 export const descriptor: ServiceDescriptor = {
-  "id": "trello",
-  "title": "Trello",
-  "connection": {
-    "baseUrl": "https://api.trello.com",
-    "fields": {
-      "apiKey": {
-        "description": "API key of the Power-Up / application (https://trello.com/power-ups/admin, API Key tab): 32 hexadecimal characters. Not the OAuth secret, which only signs webhooks.",
-        "secret": true,
-        "required": true,
-        "pattern": "^[0-9a-fA-F]{32}$"
+  id: "trello",
+  title: "Trello",
+  connection: {
+    baseUrl: "https://api.trello.com",
+    fields: {
+      apiKey: {
+        description: "API key of the Power-Up / application (https://trello.com/power-ups/admin, API Key tab): 32 hexadecimal characters. Not the OAuth secret, which only signs webhooks.",
+        secret: true,
+        required: true,
+        pattern: "^[0-9a-fA-F]{32}$",
       },
-      "token": {
-        "description": "User token granted at https://trello.com/1/authorize (response_type=token, scope=read,write, expiration=never). Older tokens are 64 hexadecimal characters; newer ones start with ATTA and are longer, so the format is not checked.",
-        "secret": true,
-        "required": true
-      }
-    }
+      token: {
+        description: "User token granted at https://trello.com/1/authorize (response_type=token, scope=read,write, expiration=never). Older tokens are 64 hexadecimal characters; newer ones start with ATTA and are longer, so the format is not checked.",
+        secret: true,
+        required: true,
+      },
+    },
   },
-  "auth": {
-    "kind": "api-key",
-    "modes": {
-      "query": [
-        {
-          "in": "query",
-          "name": "key",
-          "value": "{apiKey}"
-        },
-        {
-          "in": "query",
-          "name": "token",
-          "value": "{token}"
-        }
+  auth: {
+    kind: "api-key",
+    modes: {
+      query: [
+        { in: "query", name: "key", value: "{apiKey}" },
+        { in: "query", name: "token", value: "{token}" },
       ],
-      "oauth": [
+      oauth: [
         {
-          "in": "header",
-          "name": "Authorization",
-          "value": "OAuth oauth_consumer_key=\"{apiKey}\", oauth_token=\"{token}\""
-        }
-      ]
+          in: "header",
+          name: "Authorization",
+          value: "OAuth oauth_consumer_key=\"{apiKey}\", oauth_token=\"{token}\"",
+        },
+      ],
     },
-    "defaultMode": "query",
-    "authorize": {
-      "url": "https://trello.com/1/authorize",
-      "query": {
-        "expiration": "never",
-        "name": "{appName}",
-        "scope": "read,write",
-        "response_type": "token",
-        "key": "{apiKey}"
-      }
-    }
+    defaultMode: "query",
+    authorize: {
+      url: "https://trello.com/1/authorize",
+      query: {
+        expiration: "never",
+        name: "{appName}",
+        scope: "read,write",
+        response_type: "token",
+        key: "{apiKey}",
+      },
+    },
   },
-  "limits": [
+  limits: [
     {
-      "kind": "window",
-      "id": "perToken",
-      "description": "100 requests per 10 seconds per token (API_TOKEN_LIMIT_EXCEEDED).",
-      "applies": "all",
-      "per": "connection",
-      "rejection": {
-        "status": 429
-      },
-      "requests": 100,
-      "windowSeconds": 10
+      kind: "window",
+      id: "perToken",
+      description: "100 requests per 10 seconds per token (API_TOKEN_LIMIT_EXCEEDED).",
+      applies: "all",
+      per: "connection",
+      rejection: { status: 429 },
+      requests: 100,
+      windowSeconds: 10,
     },
     {
-      "kind": "window",
-      "id": "perKey",
-      "description": "300 requests per 10 seconds per API key, shared by every token of that key (API_KEY_LIMIT_EXCEEDED). More than 200 429s in a window block the key for the rest of it.",
-      "applies": "all",
-      "per": "field:apiKey",
-      "rejection": {
-        "status": 429
-      },
-      "requests": 300,
-      "windowSeconds": 10
+      kind: "window",
+      id: "perKey",
+      description: "300 requests per 10 seconds per API key, shared by every token of that key (API_KEY_LIMIT_EXCEEDED). More than 200 429s in a window block the key for the rest of it.",
+      applies: "all",
+      per: "field:apiKey",
+      rejection: { status: 429 },
+      requests: 300,
+      windowSeconds: 10,
     },
     {
-      "kind": "window",
-      "id": "members",
-      "description": "100 requests per 900 seconds on /1/members/ (MEMBER_LIMIT_EXCEEDED). Atlassian's 2019 text says nested routes such as /1/members/me/boards do not count; the prefix counts them anyway, which errs on the safe side.",
-      "applies": "all",
-      "per": "connection",
-      "pathPrefix": "/1/members/",
-      "rejection": {
-        "status": 429
-      },
-      "requests": 100,
-      "windowSeconds": 900
-    }
+      kind: "window",
+      id: "members",
+      description: "100 requests per 900 seconds on /1/members/ (MEMBER_LIMIT_EXCEEDED). Atlassian's 2019 text says nested routes such as /1/members/me/boards do not count; the prefix counts them anyway, which errs on the safe side.",
+      applies: "all",
+      per: "connection",
+      pathPrefix: "/1/members/",
+      rejection: { status: 429 },
+      requests: 100,
+      windowSeconds: 900,
+    },
   ],
-  "errors": {
-    "messageFields": [
-      "message",
-      "error"
-    ],
-    "requestIdHeaders": [],
-    "retryAfterHeaders": [
-      "retry-after"
-    ],
-    "codes": {
-      "API_TOKEN_LIMIT_EXCEEDED": {
-        "kind": "rate_limited",
-        "retry": true,
-        "reauth": false,
-        "description": "The token made more than 100 requests in 10 seconds."
+  errors: {
+    messageFields: ["message", "error"],
+    requestIdHeaders: [],
+    retryAfterHeaders: ["retry-after"],
+    codes: {
+      API_TOKEN_LIMIT_EXCEEDED: {
+        kind: "rate_limited",
+        retry: true,
+        reauth: false,
+        description: "The token made more than 100 requests in 10 seconds.",
       },
-      "API_KEY_LIMIT_EXCEEDED": {
-        "kind": "rate_limited",
-        "retry": true,
-        "reauth": false,
-        "description": "The API key (all of its tokens together) made more than 300 requests in 10 seconds."
+      API_KEY_LIMIT_EXCEEDED: {
+        kind: "rate_limited",
+        retry: true,
+        reauth: false,
+        description: "The API key (all of its tokens together) made more than 300 requests in 10 seconds.",
       },
-      "MEMBER_LIMIT_EXCEEDED": {
-        "kind": "rate_limited",
-        "retry": true,
-        "reauth": false,
-        "description": "More than 100 requests to /1/members/ in 900 seconds."
+      MEMBER_LIMIT_EXCEEDED: {
+        kind: "rate_limited",
+        retry: true,
+        reauth: false,
+        description: "More than 100 requests to /1/members/ in 900 seconds.",
       },
-      "API_TOKEN_DB_LIMIT_EXCEEDED": {
-        "kind": "rate_limited",
-        "retry": true,
-        "reauth": false,
-        "description": "The token used too much database time; back off and ask for smaller responses."
+      API_TOKEN_DB_LIMIT_EXCEEDED: {
+        kind: "rate_limited",
+        retry: true,
+        reauth: false,
+        description: "The token used too much database time; back off and ask for smaller responses.",
       },
-      "UNKNOWN_EXTENSION_LIMIT_EXCEEDED": {
-        "kind": "rate_limited",
-        "retry": true,
-        "reauth": false,
-        "description": "Rate limit for callers that send no x-trello-user-agent-extension header (seen from browser extensions)."
-      }
+      UNKNOWN_EXTENSION_LIMIT_EXCEEDED: {
+        kind: "rate_limited",
+        retry: true,
+        reauth: false,
+        description: "Rate limit for callers that send no x-trello-user-agent-extension header (seen from browser extensions).",
+      },
     },
-    "statuses": {
+    statuses: {
       "400": {
-        "kind": "validation",
-        "retry": false,
-        "reauth": false,
-        "description": "Missing or invalid field, e.g. `invalid id` or `invalid value for idList`."
+        kind: "validation",
+        retry: false,
+        reauth: false,
+        description: "Missing or invalid field, e.g. `invalid id` or `invalid value for idList`.",
       },
       "401": {
-        "kind": "auth",
-        "retry": false,
-        "reauth": false,
-        "description": "Bad or missing key/token, or the token lacks the permission (`invalid token`, `unauthorized permission requested`)."
+        kind: "auth",
+        retry: false,
+        reauth: false,
+        description: "Bad or missing key/token, or the token lacks the permission (`invalid token`, `unauthorized permission requested`).",
       },
       "403": {
-        "kind": "permission",
-        "retry": false,
-        "reauth": false,
-        "description": "Not allowed in this case, e.g. a board or card object limit was reached."
+        kind: "permission",
+        retry: false,
+        reauth: false,
+        description: "Not allowed in this case, e.g. a board or card object limit was reached.",
       },
       "404": {
-        "kind": "not_found",
-        "retry": false,
-        "reauth": false,
-        "description": "No such route, or the model was not found or is not visible to the token."
+        kind: "not_found",
+        retry: false,
+        reauth: false,
+        description: "No such route, or the model was not found or is not visible to the token.",
       },
       "409": {
-        "kind": "conflict",
-        "retry": false,
-        "reauth": false,
-        "description": "The request conflicts with the current state of the model."
+        kind: "conflict",
+        retry: false,
+        reauth: false,
+        description: "The request conflicts with the current state of the model.",
       },
       "422": {
-        "kind": "validation",
-        "retry": false,
-        "reauth": false,
-        "description": "Unprocessable, e.g. the card already has 100 attachments."
+        kind: "validation",
+        retry: false,
+        reauth: false,
+        description: "Unprocessable, e.g. the card already has 100 attachments.",
       },
       "429": {
-        "kind": "rate_limited",
-        "retry": true,
-        "reauth": false,
-        "description": "A rate limit was exceeded; the JSON body's `error` names which one."
+        kind: "rate_limited",
+        retry: true,
+        reauth: false,
+        description: "A rate limit was exceeded; the JSON body's `error` names which one.",
       },
-      "500": {
-        "kind": "server",
-        "retry": false,
-        "reauth": false,
-        "description": "Trello internal error."
-      },
-      "502": {
-        "kind": "server",
-        "retry": true,
-        "reauth": false,
-        "description": "Bad gateway; transient."
-      },
-      "503": {
-        "kind": "server",
-        "retry": true,
-        "reauth": false,
-        "description": "Service unavailable; transient."
-      },
-      "504": {
-        "kind": "server",
-        "retry": true,
-        "reauth": false,
-        "description": "Gateway timeout; transient."
-      }
-    }
+      "500": { kind: "server", retry: false, reauth: false, description: "Trello internal error." },
+      "502": { kind: "server", retry: true, reauth: false, description: "Bad gateway; transient." },
+      "503": { kind: "server", retry: true, reauth: false, description: "Service unavailable; transient." },
+      "504": { kind: "server", retry: true, reauth: false, description: "Gateway timeout; transient." },
+    },
   },
-  "mock": {
-    "ports": {
-      "mock": 4110,
-      "prism": 4010
+  operations: {
+    createCard: {
+      operationId: "createCard",
+      method: "POST",
+      path: "/1/cards",
+      idempotent: false,
+      limitClass: "write",
     },
-    "credentials": {
-      "apiKey": "0123456789abcdef0123456789abcdef",
-      "token": "ATTAmocktoken0123456789abcdef0123456789abcdef"
+    getCard: {
+      operationId: "getCard",
+      method: "GET",
+      path: "/1/cards/{id}",
+      idempotent: true,
+      limitClass: "read",
     },
-    "actorId": "5b2f8c1e4d3a2b1c0f9e8d7a",
-    "error": {
-      "contentType": "text/plain; charset=utf-8",
-      "body": "{message}"
+    updateCard: {
+      operationId: "updateCard",
+      method: "PUT",
+      path: "/1/cards/{id}",
+      idempotent: true,
+      limitClass: "write",
     },
-    "answers": {
-      "badRequest": {
-        "status": 400,
-        "message": "invalid value for {field}"
-      },
-      "invalidJson": {
-        "status": 400,
-        "message": "invalid json"
-      },
-      "noRoute": {
-        "status": 404,
-        "message": "Cannot {method} {path}"
-      },
-      "notFound": {
-        "status": 404,
-        "message": "model not found"
-      },
-      "unauthorized": {
-        "status": 401,
-        "message": "invalid token"
-      },
-      "server": {
-        "status": 500,
-        "message": "Internal Server Error"
-      },
-      "webhookRejected": {
-        "status": 400,
-        "message": "URL ({callbackUrl}) did not return 200 status code, got {probeStatus}"
-      }
+    deleteCard: {
+      operationId: "deleteCard",
+      method: "DELETE",
+      path: "/1/cards/{id}",
+      idempotent: true,
+      limitClass: "write",
     },
-    "limits": {
-      "perToken": {
-        "code": "API_TOKEN_LIMIT_EXCEEDED",
-        "message": "Rate limit exceeded",
-        "retryAfter": false,
-        "template": {
-          "contentType": "application/json",
-          "body": {
-            "error": "{code}",
-            "message": "{message}"
-          }
-        }
-      },
-      "perKey": {
-        "code": "API_KEY_LIMIT_EXCEEDED",
-        "message": "Rate limit exceeded",
-        "retryAfter": false,
-        "template": {
-          "contentType": "application/json",
-          "body": {
-            "error": "{code}",
-            "message": "{message}"
-          }
-        }
-      },
-      "members": {
-        "code": "MEMBER_LIMIT_EXCEEDED",
-        "message": "Rate limit exceeded",
-        "retryAfter": false,
-        "template": {
-          "contentType": "application/json",
-          "body": {
-            "error": "{code}",
-            "message": "{message}"
-          }
-        }
-      }
+    addCommentToCard: {
+      operationId: "addCommentToCard",
+      method: "POST",
+      path: "/1/cards/{id}/actions/comments",
+      idempotent: false,
+      limitClass: "write",
     },
-    "envelopes": {},
-    "pageSize": 300,
-    "resources": {
-      "board": {
-        "idField": "id",
-        "id": {
-          "format": "hex24"
-        },
-        "seed": [
-          {
-            "operation": "getBoard",
-            "newestFirst": false
-          },
-          {
-            "operation": "getMemberBoards",
-            "newestFirst": false
-          }
-        ],
-        "defaults": {
-          "desc": "",
-          "closed": false
-        }
-      },
-      "list": {
-        "idField": "id",
-        "id": {
-          "format": "hex24"
-        },
-        "seed": [
-          {
-            "operation": "getList",
-            "newestFirst": false
-          },
-          {
-            "operation": "getBoardLists",
-            "newestFirst": false
-          }
-        ],
-        "defaults": {
-          "closed": false
-        },
-        "position": {
-          "field": "pos",
-          "within": "idBoard",
-          "step": 16384
-        }
-      },
-      "card": {
-        "idField": "id",
-        "id": {
-          "format": "hex24"
-        },
-        "seed": [
-          {
-            "operation": "getCard",
-            "newestFirst": false
-          },
-          {
-            "operation": "getListCards",
-            "newestFirst": false
-          },
-          {
-            "operation": "getBoardCards",
-            "newestFirst": false
-          }
-        ],
-        "defaults": {
-          "name": "",
-          "desc": "",
-          "closed": false,
-          "idLabels": [],
-          "idMembers": [],
-          "idChecklists": []
-        },
-        "updatedField": "dateLastActivity",
-        "position": {
-          "field": "pos",
-          "within": "idList",
-          "step": 16384
-        }
-      },
-      "label": {
-        "idField": "id",
-        "id": {
-          "format": "hex24"
-        },
-        "seed": [
-          {
-            "operation": "getLabel",
-            "newestFirst": false
-          },
-          {
-            "operation": "getBoardLabels",
-            "newestFirst": false
-          }
-        ],
-        "defaults": {}
-      },
-      "checklist": {
-        "idField": "id",
-        "id": {
-          "format": "hex24"
-        },
-        "seed": [
-          {
-            "operation": "getChecklist",
-            "newestFirst": false
-          }
-        ],
-        "defaults": {
-          "checkItems": []
-        }
-      },
-      "action": {
-        "idField": "id",
-        "id": {
-          "format": "hex24"
-        },
-        "seed": [
-          {
-            "operation": "getCardActions",
-            "newestFirst": false
-          },
-          {
-            "operation": "getBoardActions",
-            "newestFirst": false
-          }
-        ],
-        "defaults": {}
-      },
-      "webhook": {
-        "idField": "id",
-        "id": {
-          "format": "hex24"
-        },
-        "seed": [],
-        "defaults": {
-          "active": true,
-          "consecutiveFailures": 0,
-          "firstConsecutiveFailDate": null
-        }
-      },
-      "notification": {
-        "idField": "id",
-        "id": {
-          "format": "hex24"
-        },
-        "seed": [
-          {
-            "operation": "getMemberNotifications",
-            "newestFirst": true
-          }
-        ],
-        "defaults": {}
-      }
+    getCardActions: {
+      operationId: "getCardActions",
+      method: "GET",
+      path: "/1/cards/{id}/actions",
+      idempotent: true,
+      limitClass: "read",
     },
-    "webhooks": {
-      "resource": "webhook",
-      "callbackField": "callbackURL",
-      "modelField": "idModel",
-      "activeField": "active",
-      "probeMethod": "HEAD",
-      "signature": {
-        "header": "X-Trello-Webhook",
-        "algorithm": "sha1",
-        "encoding": "base64",
-        "message": [
-          "body",
-          "callbackUrl"
-        ]
-      },
-      "matchFields": [
-        "id",
-        "idBoard",
-        "idList",
-        "idCard",
-        "data.card.id",
-        "data.board.id",
-        "data.list.id",
-        "idMemberCreator"
-      ],
-      "payload": {
-        "action": {
-          "id": "{newId}",
-          "idMemberCreator": "{actorId}",
-          "type": "{event}",
-          "date": "{now}",
-          "data": "{eventData}"
-        },
-        "model": "{model}",
-        "webhook": {
-          "id": "{webhook.id}",
-          "description": "{webhook.description}",
-          "idModel": "{webhook.idModel}",
-          "callbackURL": "{webhook.callbackURL}",
-          "active": "{webhook.active}",
-          "consecutiveFailures": "{webhook.consecutiveFailures}",
-          "firstConsecutiveFailDate": "{webhook.firstConsecutiveFailDate}"
-        }
-      },
-      "goneStatus": 410,
-      "retry": {
-        "delaysSeconds": [
-          1,
-          2,
-          4
-        ],
-        "timeoutSeconds": 30,
-        "failuresField": "consecutiveFailures",
-        "firstFailureField": "firstConsecutiveFailDate"
-      }
-    }
+    updateCheckItem: {
+      operationId: "updateCheckItem",
+      method: "PUT",
+      path: "/1/cards/{id}/checkItem/{idCheckItem}",
+      idempotent: true,
+      limitClass: "write",
+    },
+    addLabelToCard: {
+      operationId: "addLabelToCard",
+      method: "POST",
+      path: "/1/cards/{id}/idLabels",
+      idempotent: false,
+      limitClass: "write",
+    },
+    removeLabelFromCard: {
+      operationId: "removeLabelFromCard",
+      method: "DELETE",
+      path: "/1/cards/{id}/idLabels/{idLabel}",
+      idempotent: true,
+      limitClass: "write",
+    },
+    addMemberToCard: {
+      operationId: "addMemberToCard",
+      method: "POST",
+      path: "/1/cards/{id}/idMembers",
+      idempotent: false,
+      limitClass: "write",
+    },
+    addAttachmentToCard: {
+      operationId: "addAttachmentToCard",
+      method: "POST",
+      path: "/1/cards/{id}/attachments",
+      idempotent: false,
+      limitClass: "write",
+    },
+    createBoard: {
+      operationId: "createBoard",
+      method: "POST",
+      path: "/1/boards",
+      idempotent: false,
+      limitClass: "write",
+    },
+    getBoard: {
+      operationId: "getBoard",
+      method: "GET",
+      path: "/1/boards/{id}",
+      idempotent: true,
+      limitClass: "read",
+    },
+    getBoardLists: {
+      operationId: "getBoardLists",
+      method: "GET",
+      path: "/1/boards/{id}/lists",
+      idempotent: true,
+      limitClass: "read",
+    },
+    getBoardCards: {
+      operationId: "getBoardCards",
+      method: "GET",
+      path: "/1/boards/{id}/cards",
+      idempotent: true,
+      limitClass: "read",
+    },
+    getBoardLabels: {
+      operationId: "getBoardLabels",
+      method: "GET",
+      path: "/1/boards/{id}/labels",
+      idempotent: true,
+      limitClass: "read",
+    },
+    getBoardActions: {
+      operationId: "getBoardActions",
+      method: "GET",
+      path: "/1/boards/{id}/actions",
+      idempotent: true,
+      limitClass: "read",
+    },
+    createList: {
+      operationId: "createList",
+      method: "POST",
+      path: "/1/lists",
+      idempotent: false,
+      limitClass: "write",
+    },
+    getList: {
+      operationId: "getList",
+      method: "GET",
+      path: "/1/lists/{id}",
+      idempotent: true,
+      limitClass: "read",
+    },
+    updateList: {
+      operationId: "updateList",
+      method: "PUT",
+      path: "/1/lists/{id}",
+      idempotent: true,
+      limitClass: "write",
+    },
+    getListCards: {
+      operationId: "getListCards",
+      method: "GET",
+      path: "/1/lists/{id}/cards",
+      idempotent: true,
+      limitClass: "read",
+    },
+    createChecklist: {
+      operationId: "createChecklist",
+      method: "POST",
+      path: "/1/checklists",
+      idempotent: false,
+      limitClass: "write",
+    },
+    getChecklist: {
+      operationId: "getChecklist",
+      method: "GET",
+      path: "/1/checklists/{id}",
+      idempotent: true,
+      limitClass: "read",
+    },
+    createChecklistItem: {
+      operationId: "createChecklistItem",
+      method: "POST",
+      path: "/1/checklists/{id}/checkItems",
+      idempotent: false,
+      limitClass: "write",
+    },
+    createLabel: {
+      operationId: "createLabel",
+      method: "POST",
+      path: "/1/labels",
+      idempotent: false,
+      limitClass: "write",
+    },
+    getLabel: {
+      operationId: "getLabel",
+      method: "GET",
+      path: "/1/labels/{id}",
+      idempotent: true,
+      limitClass: "read",
+    },
+    getMember: {
+      operationId: "getMember",
+      method: "GET",
+      path: "/1/members/{id}",
+      idempotent: true,
+      limitClass: "read",
+    },
+    getMemberBoards: {
+      operationId: "getMemberBoards",
+      method: "GET",
+      path: "/1/members/{id}/boards",
+      idempotent: true,
+      limitClass: "read",
+    },
+    getMemberNotifications: {
+      operationId: "getMemberNotifications",
+      method: "GET",
+      path: "/1/members/{id}/notifications",
+      idempotent: true,
+      limitClass: "read",
+    },
+    createWebhook: {
+      operationId: "createWebhook",
+      method: "POST",
+      path: "/1/webhooks",
+      idempotent: false,
+      limitClass: "write",
+    },
+    getWebhook: {
+      operationId: "getWebhook",
+      method: "GET",
+      path: "/1/webhooks/{id}",
+      idempotent: true,
+      limitClass: "read",
+    },
+    deleteWebhook: {
+      operationId: "deleteWebhook",
+      method: "DELETE",
+      path: "/1/webhooks/{id}",
+      idempotent: true,
+      limitClass: "write",
+    },
+    getTokenWebhooks: {
+      operationId: "getTokenWebhooks",
+      method: "GET",
+      path: "/1/tokens/{token}/webhooks",
+      idempotent: true,
+      limitClass: "read",
+    },
   },
-  "operations": {
-    "createCard": {
-      "operationId": "createCard",
-      "method": "POST",
-      "path": "/1/cards",
-      "idempotent": false,
-      "limitClass": "write"
-    },
-    "getCard": {
-      "operationId": "getCard",
-      "method": "GET",
-      "path": "/1/cards/{id}",
-      "idempotent": true,
-      "limitClass": "read"
-    },
-    "updateCard": {
-      "operationId": "updateCard",
-      "method": "PUT",
-      "path": "/1/cards/{id}",
-      "idempotent": true,
-      "limitClass": "write"
-    },
-    "deleteCard": {
-      "operationId": "deleteCard",
-      "method": "DELETE",
-      "path": "/1/cards/{id}",
-      "idempotent": true,
-      "limitClass": "write"
-    },
-    "addCommentToCard": {
-      "operationId": "addCommentToCard",
-      "method": "POST",
-      "path": "/1/cards/{id}/actions/comments",
-      "idempotent": false,
-      "limitClass": "write"
-    },
-    "getCardActions": {
-      "operationId": "getCardActions",
-      "method": "GET",
-      "path": "/1/cards/{id}/actions",
-      "idempotent": true,
-      "limitClass": "read"
-    },
-    "updateCheckItem": {
-      "operationId": "updateCheckItem",
-      "method": "PUT",
-      "path": "/1/cards/{id}/checkItem/{idCheckItem}",
-      "idempotent": true,
-      "limitClass": "write"
-    },
-    "addLabelToCard": {
-      "operationId": "addLabelToCard",
-      "method": "POST",
-      "path": "/1/cards/{id}/idLabels",
-      "idempotent": false,
-      "limitClass": "write"
-    },
-    "removeLabelFromCard": {
-      "operationId": "removeLabelFromCard",
-      "method": "DELETE",
-      "path": "/1/cards/{id}/idLabels/{idLabel}",
-      "idempotent": true,
-      "limitClass": "write"
-    },
-    "addMemberToCard": {
-      "operationId": "addMemberToCard",
-      "method": "POST",
-      "path": "/1/cards/{id}/idMembers",
-      "idempotent": false,
-      "limitClass": "write"
-    },
-    "addAttachmentToCard": {
-      "operationId": "addAttachmentToCard",
-      "method": "POST",
-      "path": "/1/cards/{id}/attachments",
-      "idempotent": false,
-      "limitClass": "write"
-    },
-    "createBoard": {
-      "operationId": "createBoard",
-      "method": "POST",
-      "path": "/1/boards",
-      "idempotent": false,
-      "limitClass": "write"
-    },
-    "getBoard": {
-      "operationId": "getBoard",
-      "method": "GET",
-      "path": "/1/boards/{id}",
-      "idempotent": true,
-      "limitClass": "read"
-    },
-    "getBoardLists": {
-      "operationId": "getBoardLists",
-      "method": "GET",
-      "path": "/1/boards/{id}/lists",
-      "idempotent": true,
-      "limitClass": "read"
-    },
-    "getBoardCards": {
-      "operationId": "getBoardCards",
-      "method": "GET",
-      "path": "/1/boards/{id}/cards",
-      "idempotent": true,
-      "limitClass": "read"
-    },
-    "getBoardLabels": {
-      "operationId": "getBoardLabels",
-      "method": "GET",
-      "path": "/1/boards/{id}/labels",
-      "idempotent": true,
-      "limitClass": "read"
-    },
-    "getBoardActions": {
-      "operationId": "getBoardActions",
-      "method": "GET",
-      "path": "/1/boards/{id}/actions",
-      "idempotent": true,
-      "limitClass": "read"
-    },
-    "createList": {
-      "operationId": "createList",
-      "method": "POST",
-      "path": "/1/lists",
-      "idempotent": false,
-      "limitClass": "write"
-    },
-    "getList": {
-      "operationId": "getList",
-      "method": "GET",
-      "path": "/1/lists/{id}",
-      "idempotent": true,
-      "limitClass": "read"
-    },
-    "updateList": {
-      "operationId": "updateList",
-      "method": "PUT",
-      "path": "/1/lists/{id}",
-      "idempotent": true,
-      "limitClass": "write"
-    },
-    "getListCards": {
-      "operationId": "getListCards",
-      "method": "GET",
-      "path": "/1/lists/{id}/cards",
-      "idempotent": true,
-      "limitClass": "read"
-    },
-    "createChecklist": {
-      "operationId": "createChecklist",
-      "method": "POST",
-      "path": "/1/checklists",
-      "idempotent": false,
-      "limitClass": "write"
-    },
-    "getChecklist": {
-      "operationId": "getChecklist",
-      "method": "GET",
-      "path": "/1/checklists/{id}",
-      "idempotent": true,
-      "limitClass": "read"
-    },
-    "createChecklistItem": {
-      "operationId": "createChecklistItem",
-      "method": "POST",
-      "path": "/1/checklists/{id}/checkItems",
-      "idempotent": false,
-      "limitClass": "write"
-    },
-    "createLabel": {
-      "operationId": "createLabel",
-      "method": "POST",
-      "path": "/1/labels",
-      "idempotent": false,
-      "limitClass": "write"
-    },
-    "getLabel": {
-      "operationId": "getLabel",
-      "method": "GET",
-      "path": "/1/labels/{id}",
-      "idempotent": true,
-      "limitClass": "read"
-    },
-    "getMember": {
-      "operationId": "getMember",
-      "method": "GET",
-      "path": "/1/members/{id}",
-      "idempotent": true,
-      "limitClass": "read"
-    },
-    "getMemberBoards": {
-      "operationId": "getMemberBoards",
-      "method": "GET",
-      "path": "/1/members/{id}/boards",
-      "idempotent": true,
-      "limitClass": "read"
-    },
-    "getMemberNotifications": {
-      "operationId": "getMemberNotifications",
-      "method": "GET",
-      "path": "/1/members/{id}/notifications",
-      "idempotent": true,
-      "limitClass": "read"
-    },
-    "createWebhook": {
-      "operationId": "createWebhook",
-      "method": "POST",
-      "path": "/1/webhooks",
-      "idempotent": false,
-      "limitClass": "write"
-    },
-    "getWebhook": {
-      "operationId": "getWebhook",
-      "method": "GET",
-      "path": "/1/webhooks/{id}",
-      "idempotent": true,
-      "limitClass": "read"
-    },
-    "deleteWebhook": {
-      "operationId": "deleteWebhook",
-      "method": "DELETE",
-      "path": "/1/webhooks/{id}",
-      "idempotent": true,
-      "limitClass": "write"
-    },
-    "getTokenWebhooks": {
-      "operationId": "getTokenWebhooks",
-      "method": "GET",
-      "path": "/1/tokens/{token}/webhooks",
-      "idempotent": true,
-      "limitClass": "read"
-    }
-  }
 };

@@ -5,334 +5,205 @@ import type { TriggersExtension } from "../../runtime/index.js";
 
 /** Trello triggers: how events arrive (signature, refs, registration) and each trigger's rule and options. */
 export const triggers: TriggersExtension = {
-  "delivery": {
-    "signature": {
-      "header": "X-Trello-Webhook",
-      "algorithm": "sha1",
-      "encoding": "base64",
-      "message": "body+callbackUrl"
+  delivery: {
+    signature: {
+      header: "X-Trello-Webhook",
+      algorithm: "sha1",
+      encoding: "base64",
+      message: "body+callbackUrl",
     },
-    "probeMethod": "HEAD",
-    "eventIdPath": "action.id",
-    "eventTypePath": "action.type",
-    "timePath": "action.date",
-    "refs": {
-      "board": [
-        "action.data.board"
-      ],
-      "list": [
-        "action.data.list",
-        "action.data.listAfter"
-      ],
-      "card": [
-        "action.data.card"
-      ],
-      "member": [
-        "action.member",
-        "action.memberCreator"
-      ]
+    probeMethod: "HEAD",
+    eventIdPath: "action.id",
+    eventTypePath: "action.type",
+    timePath: "action.date",
+    refs: {
+      board: ["action.data.board"],
+      list: ["action.data.list", "action.data.listAfter"],
+      card: ["action.data.card"],
+      member: ["action.member", "action.memberCreator"],
     },
-    "register": {
-      "create": "createWebhook",
-      "list": "getTokenWebhooks",
-      "remove": "deleteWebhook",
-      "modelField": "idModel",
-      "callbackField": "callbackURL",
-      "idField": "id",
-      "listPathParam": {
-        "name": "token",
-        "connectionField": "token"
-      }
-    }
+    register: {
+      create: "createWebhook",
+      list: "getTokenWebhooks",
+      remove: "deleteWebhook",
+      modelField: "idModel",
+      callbackField: "callbackURL",
+      idField: "id",
+      listPathParam: { name: "token", connectionField: "token" },
+    },
   },
-  "triggers": [
+  triggers: [
     {
-      "name": "trello_new_card",
-      "title": "New Card",
-      "description": "A card is created on one of the configured boards (also copies, cards converted from check items and cards moved in from another board).",
-      "seedName": "New Card",
-      "options": {
-        "lists": {
-          "type": "string-list",
-          "description": "Only cards created in these lists (list ids).",
-          "required": false
-        }
+      name: "trello_new_card",
+      title: "New Card",
+      description: "A card is created on one of the configured boards (also copies, cards converted from check items and cards moved in from another board).",
+      seedName: "New Card",
+      options: {
+        lists: {
+          type: "string-list",
+          description: "Only cards created in these lists (list ids).",
+          required: false,
+        },
       },
-      "kind": "webhook",
-      "watch": "boards",
-      "match": [
+      kind: "webhook",
+      watch: "boards",
+      match: [
         {
-          "path": "action.type",
-          "in": [
-            "createCard",
-            "copyCard",
-            "convertToCardFromCheckItem",
-            "moveCardToBoard"
-          ]
-        }
+          path: "action.type",
+          in: ["createCard", "copyCard", "convertToCardFromCheckItem", "moveCardToBoard"],
+        },
       ],
-      "filters": [
-        {
-          "option": "lists",
-          "paths": [
-            "action.data.list.id"
-          ]
-        }
-      ]
+      filters: [{ option: "lists", paths: ["action.data.list.id"] }],
     },
     {
-      "name": "trello_card_updated",
-      "title": "Card Updated",
-      "description": "Any property of a card changes (name, description, due date, position, archive state, a move between lists).",
-      "seedName": "Card Updated",
-      "options": {
-        "lists": {
-          "type": "string-list",
-          "description": "Only cards in (or moving into or out of) these lists.",
-          "required": false
+      name: "trello_card_updated",
+      title: "Card Updated",
+      description: "Any property of a card changes (name, description, due date, position, archive state, a move between lists).",
+      seedName: "Card Updated",
+      options: {
+        lists: {
+          type: "string-list",
+          description: "Only cards in (or moving into or out of) these lists.",
+          required: false,
         },
-        "cards": {
-          "type": "string-list",
-          "description": "Only these cards (card ids).",
-          "required": false
-        }
+        cards: { type: "string-list", description: "Only these cards (card ids).", required: false },
       },
-      "kind": "webhook",
-      "watch": "boards",
-      "match": [
+      kind: "webhook",
+      watch: "boards",
+      match: [{ path: "action.type", in: ["updateCard"] }],
+      filters: [
         {
-          "path": "action.type",
-          "in": [
-            "updateCard"
-          ]
-        }
-      ],
-      "filters": [
-        {
-          "option": "lists",
-          "paths": [
-            "action.data.list.id",
-            "action.data.listAfter.id",
-            "action.data.listBefore.id"
-          ]
+          option: "lists",
+          paths: ["action.data.list.id", "action.data.listAfter.id", "action.data.listBefore.id"],
         },
-        {
-          "option": "cards",
-          "paths": [
-            "action.data.card.id"
-          ]
-        }
-      ]
+        { option: "cards", paths: ["action.data.card.id"] },
+      ],
     },
     {
-      "name": "trello_card_moved",
-      "title": "Card Moved",
-      "description": "A card moves from one list to another (keyed on the move itself, not on Trello's display text).",
-      "seedName": "Card Moved",
-      "options": {
-        "lists": {
-          "type": "string-list",
-          "description": "Only moves into or out of these lists.",
-          "required": false
-        }
+      name: "trello_card_moved",
+      title: "Card Moved",
+      description: "A card moves from one list to another (keyed on the move itself, not on Trello's display text).",
+      seedName: "Card Moved",
+      options: {
+        lists: { type: "string-list", description: "Only moves into or out of these lists.", required: false },
       },
-      "kind": "webhook",
-      "watch": "boards",
-      "match": [
-        {
-          "path": "action.type",
-          "in": [
-            "updateCard"
-          ]
-        },
-        {
-          "path": "action.data.listAfter",
-          "exists": true
-        }
-      ],
-      "filters": [
-        {
-          "option": "lists",
-          "paths": [
-            "action.data.listAfter.id",
-            "action.data.listBefore.id"
-          ]
-        }
-      ]
+      kind: "webhook",
+      watch: "boards",
+      match: [{ path: "action.type", in: ["updateCard"] }, { path: "action.data.listAfter", exists: true }],
+      filters: [{ option: "lists", paths: ["action.data.listAfter.id", "action.data.listBefore.id"] }],
     },
     {
-      "name": "trello_card_archived",
-      "title": "Card Archived",
-      "description": "A card is archived (closed).",
-      "seedName": "Card Archived",
-      "options": {},
-      "kind": "webhook",
-      "watch": "boards",
-      "match": [
-        {
-          "path": "action.type",
-          "in": [
-            "updateCard"
-          ]
-        },
-        {
-          "path": "action.data.card.closed",
-          "in": [
-            true
-          ]
-        },
-        {
-          "path": "action.data.old.closed",
-          "in": [
-            false
-          ]
-        }
+      name: "trello_card_archived",
+      title: "Card Archived",
+      description: "A card is archived (closed).",
+      seedName: "Card Archived",
+      options: {},
+      kind: "webhook",
+      watch: "boards",
+      match: [
+        { path: "action.type", in: ["updateCard"] },
+        { path: "action.data.card.closed", in: [true] },
+        { path: "action.data.old.closed", in: [false] },
       ],
-      "filters": []
+      filters: [],
     },
     {
-      "name": "trello_card_due_date_reminder",
-      "title": "Card Due Date Reminder",
-      "description": "A configurable time before a card's due date (polled, not instant). Fires once per card and due date; a changed due date fires again; completed or archived cards do not.",
-      "seedName": "Card Due Date Reminder",
-      "options": {
-        "minutesBefore": {
-          "type": "number",
-          "description": "Minutes before the due date to fire",
-          "required": false,
-          "default": 60
-        }
+      name: "trello_card_due_date_reminder",
+      title: "Card Due Date Reminder",
+      description: "A configurable time before a card's due date (polled, not instant). Fires once per card and due date; a changed due date fires again; completed or archived cards do not.",
+      seedName: "Card Due Date Reminder",
+      options: {
+        minutesBefore: {
+          type: "number",
+          description: "Minutes before the due date to fire",
+          required: false,
+          default: 60,
+        },
       },
-      "kind": "poll-due",
-      "listOperation": "getBoardCards",
-      "idField": "id",
-      "dueField": "due",
-      "skipWhen": [
-        "dueComplete",
-        "closed"
-      ],
-      "intervalSeconds": 300
+      kind: "poll-due",
+      listOperation: "getBoardCards",
+      idField: "id",
+      dueField: "due",
+      skipWhen: ["dueComplete", "closed"],
+      intervalSeconds: 300,
     },
     {
-      "name": "trello_new_comment_added_to_card",
-      "title": "New Comment Added to Card",
-      "description": "A comment is added to any card on the configured boards.",
-      "seedName": "New Comment Added to Card",
-      "options": {},
-      "kind": "webhook",
-      "watch": "boards",
-      "match": [
-        {
-          "path": "action.type",
-          "in": [
-            "commentCard"
-          ]
-        }
-      ],
-      "filters": []
+      name: "trello_new_comment_added_to_card",
+      title: "New Comment Added to Card",
+      description: "A comment is added to any card on the configured boards.",
+      seedName: "New Comment Added to Card",
+      options: {},
+      kind: "webhook",
+      watch: "boards",
+      match: [{ path: "action.type", in: ["commentCard"] }],
+      filters: [],
     },
     {
-      "name": "trello_new_member_on_card",
-      "title": "New Member on Card",
-      "description": "A member is added to a card.",
-      "seedName": "New Member on Card",
-      "options": {},
-      "kind": "webhook",
-      "watch": "boards",
-      "match": [
-        {
-          "path": "action.type",
-          "in": [
-            "addMemberToCard"
-          ]
-        }
-      ],
-      "filters": []
+      name: "trello_new_member_on_card",
+      title: "New Member on Card",
+      description: "A member is added to a card.",
+      seedName: "New Member on Card",
+      options: {},
+      kind: "webhook",
+      watch: "boards",
+      match: [{ path: "action.type", in: ["addMemberToCard"] }],
+      filters: [],
     },
     {
-      "name": "trello_new_label_created",
-      "title": "New Label Created",
-      "description": "A label is created on a configured board.",
-      "seedName": "New Label Created",
-      "options": {},
-      "kind": "webhook",
-      "watch": "boards",
-      "match": [
-        {
-          "path": "action.type",
-          "in": [
-            "createLabel"
-          ]
-        }
-      ],
-      "filters": []
+      name: "trello_new_label_created",
+      title: "New Label Created",
+      description: "A label is created on a configured board.",
+      seedName: "New Label Created",
+      options: {},
+      kind: "webhook",
+      watch: "boards",
+      match: [{ path: "action.type", in: ["createLabel"] }],
+      filters: [],
     },
     {
-      "name": "trello_new_label_added_to_card",
-      "title": "New Label Added To Card",
-      "description": "A label is applied to a card.",
-      "seedName": "New Label Added To Card",
-      "options": {},
-      "kind": "webhook",
-      "watch": "boards",
-      "match": [
-        {
-          "path": "action.type",
-          "in": [
-            "addLabelToCard"
-          ]
-        }
-      ],
-      "filters": []
+      name: "trello_new_label_added_to_card",
+      title: "New Label Added To Card",
+      description: "A label is applied to a card.",
+      seedName: "New Label Added To Card",
+      options: {},
+      kind: "webhook",
+      watch: "boards",
+      match: [{ path: "action.type", in: ["addLabelToCard"] }],
+      filters: [],
     },
     {
-      "name": "trello_new_checklist",
-      "title": "New Checklist",
-      "description": "A checklist is added to a card on a configured board.",
-      "seedName": "New Checklist",
-      "options": {},
-      "kind": "webhook",
-      "watch": "boards",
-      "match": [
-        {
-          "path": "action.type",
-          "in": [
-            "addChecklistToCard"
-          ]
-        }
-      ],
-      "filters": []
+      name: "trello_new_checklist",
+      title: "New Checklist",
+      description: "A checklist is added to a card on a configured board.",
+      seedName: "New Checklist",
+      options: {},
+      kind: "webhook",
+      watch: "boards",
+      match: [{ path: "action.type", in: ["addChecklistToCard"] }],
+      filters: [],
     },
     {
-      "name": "trello_new_board",
-      "title": "New Board",
-      "description": "A board is created in the account's workspaces (the webhook watches the member, not a board).",
-      "seedName": "New Board",
-      "options": {},
-      "kind": "webhook",
-      "watch": "member",
-      "match": [
-        {
-          "path": "action.type",
-          "in": [
-            "createBoard",
-            "copyBoard"
-          ]
-        }
-      ],
-      "filters": []
+      name: "trello_new_board",
+      title: "New Board",
+      description: "A board is created in the account's workspaces (the webhook watches the member, not a board).",
+      seedName: "New Board",
+      options: {},
+      kind: "webhook",
+      watch: "member",
+      match: [{ path: "action.type", in: ["createBoard", "copyBoard"] }],
+      filters: [],
     },
     {
-      "name": "trello_new_board_activity",
-      "title": "New Board Activity",
-      "description": "Any activity on a configured board; optionally only the selected activity types.",
-      "seedName": "New Board Activity",
-      "options": {
-        "activityTypes": {
-          "type": "enum-list",
-          "description": "Only these Trello action types (empty means all).",
-          "required": false,
-          "values": [
+      name: "trello_new_board_activity",
+      title: "New Board Activity",
+      description: "Any activity on a configured board; optionally only the selected activity types.",
+      seedName: "New Board Activity",
+      options: {
+        activityTypes: {
+          type: "enum-list",
+          description: "Only these Trello action types (empty means all).",
+          required: false,
+          values: [
             "addAttachmentToCard",
             "addChecklistToCard",
             "addLabelToCard",
@@ -367,65 +238,49 @@ export const triggers: TriggersExtension = {
             "updateComment",
             "updateCustomFieldItem",
             "updateLabel",
-            "updateList"
-          ]
-        }
+            "updateList",
+          ],
+        },
       },
-      "kind": "webhook",
-      "watch": "boards",
-      "match": [],
-      "filters": [
-        {
-          "option": "activityTypes",
-          "paths": [
-            "action.type"
-          ]
-        }
-      ]
+      kind: "webhook",
+      watch: "boards",
+      match: [],
+      filters: [{ option: "activityTypes", paths: ["action.type"] }],
     },
     {
-      "name": "trello_new_notification",
-      "title": "New Notification",
-      "description": "The account receives a notification (polled, not instant). Fires once per notification; enabling it does not replay earlier ones.",
-      "seedName": "New Notification",
-      "options": {},
-      "kind": "poll-feed",
-      "listOperation": "getMemberNotifications",
-      "pathParams": {
-        "id": "me"
-      },
-      "idField": "id",
-      "intervalSeconds": 60
+      name: "trello_new_notification",
+      title: "New Notification",
+      description: "The account receives a notification (polled, not instant). Fires once per notification; enabling it does not replay earlier ones.",
+      seedName: "New Notification",
+      options: {},
+      kind: "poll-feed",
+      listOperation: "getMemberNotifications",
+      pathParams: { id: "me" },
+      idField: "id",
+      intervalSeconds: 60,
     },
     {
-      "name": "trello_new_attachment",
-      "title": "New Attachment",
-      "description": "A file or link is attached to a card on a configured board.",
-      "seedName": "New Attachment",
-      "options": {},
-      "kind": "webhook",
-      "watch": "boards",
-      "match": [
-        {
-          "path": "action.type",
-          "in": [
-            "addAttachmentToCard"
-          ]
-        }
-      ],
-      "filters": []
+      name: "trello_new_attachment",
+      title: "New Attachment",
+      description: "A file or link is attached to a card on a configured board.",
+      seedName: "New Attachment",
+      options: {},
+      kind: "webhook",
+      watch: "boards",
+      match: [{ path: "action.type", in: ["addAttachmentToCard"] }],
+      filters: [],
     },
     {
-      "name": "trello_custom_webhook_events",
-      "title": "Custom Webhook Events",
-      "description": "Events that match every filter given: boards, event types (create, update, delete and the rest), lists and cards.",
-      "seedName": "Custom Webhook Events",
-      "options": {
-        "eventTypes": {
-          "type": "enum-list",
-          "description": "Only these Trello action types (empty means all).",
-          "required": false,
-          "values": [
+      name: "trello_custom_webhook_events",
+      title: "Custom Webhook Events",
+      description: "Events that match every filter given: boards, event types (create, update, delete and the rest), lists and cards.",
+      seedName: "Custom Webhook Events",
+      options: {
+        eventTypes: {
+          type: "enum-list",
+          description: "Only these Trello action types (empty means all).",
+          required: false,
+          values: [
             "addAttachmentToCard",
             "addChecklistToCard",
             "addLabelToCard",
@@ -460,45 +315,23 @@ export const triggers: TriggersExtension = {
             "updateComment",
             "updateCustomFieldItem",
             "updateLabel",
-            "updateList"
-          ]
+            "updateList",
+          ],
         },
-        "lists": {
-          "type": "string-list",
-          "description": "Only events on these lists.",
-          "required": false
-        },
-        "cards": {
-          "type": "string-list",
-          "description": "Only events on these cards.",
-          "required": false
-        }
+        lists: { type: "string-list", description: "Only events on these lists.", required: false },
+        cards: { type: "string-list", description: "Only events on these cards.", required: false },
       },
-      "kind": "webhook",
-      "watch": "boards",
-      "match": [],
-      "filters": [
+      kind: "webhook",
+      watch: "boards",
+      match: [],
+      filters: [
+        { option: "eventTypes", paths: ["action.type"] },
         {
-          "option": "eventTypes",
-          "paths": [
-            "action.type"
-          ]
+          option: "lists",
+          paths: ["action.data.list.id", "action.data.listAfter.id", "action.data.listBefore.id"],
         },
-        {
-          "option": "lists",
-          "paths": [
-            "action.data.list.id",
-            "action.data.listAfter.id",
-            "action.data.listBefore.id"
-          ]
-        },
-        {
-          "option": "cards",
-          "paths": [
-            "action.data.card.id"
-          ]
-        }
-      ]
-    }
-  ]
+        { option: "cards", paths: ["action.data.card.id"] },
+      ],
+    },
+  ],
 };

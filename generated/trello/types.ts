@@ -2,4353 +2,4353 @@
 // Change the spec, the generator or the runtime, then run `stepforge generate`.
 
 export interface paths {
-    "/1/cards": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create a card
-         * @description Creates a card in a list (the "Create Card" tool step). `idList` is required; `pos` defaults to `bottom`. Trello documents these fields as query parameters and also accepts them as a JSON body, which is the form used here.
-         */
-        post: operations["createCard"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+  "/1/cards": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/1/cards/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
-                id: components["parameters"]["CardIdPath"];
-            };
-            cookie?: never;
-        };
-        /**
-         * Get a card
-         * @description Returns one card (the "Get Card" tool step). Nested resources (attachments, checklists, members, board, list, actions) are added only when asked for with query parameters.
-         */
-        get: operations["getCard"];
-        /**
-         * Update a card
-         * @description Changes fields of a card (the "Update Card" tool step). Setting `idList` moves the card; `closed: true` archives it (the "Archive Card" tool step); `due: null` clears the due date. Only the fields sent are changed.
-         */
-        put: operations["updateCard"];
-        post?: never;
-        /**
-         * Delete a card
-         * @description Deletes a card permanently; it cannot be restored. To archive a card instead (the "Archive Card" tool step), use updateCard with `closed: true`.
-         */
-        delete: operations["deleteCard"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * Create a card
+     * @description Creates a card in a list (the "Create Card" tool step). `idList` is required; `pos` defaults to `bottom`. Trello documents these fields as query parameters and also accepts them as a JSON body, which is the form used here.
+     */
+    post: operations["createCard"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/1/cards/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
+        id: components["parameters"]["CardIdPath"];
+      };
+      cookie?: never;
     };
-    "/1/cards/{id}/actions/comments": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
-                id: components["parameters"]["CardIdPath"];
-            };
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Add a comment to a card
-         * @description Adds a comment to a card (the "Add Comment to Card" step and the legacy "Add Comment" action). Returns the created `commentCard` action. Needs comment permission on the board.
-         */
-        post: operations["addCommentToCard"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get a card
+     * @description Returns one card (the "Get Card" tool step). Nested resources (attachments, checklists, members, board, list, actions) are added only when asked for with query parameters.
+     */
+    get: operations["getCard"];
+    /**
+     * Update a card
+     * @description Changes fields of a card (the "Update Card" tool step). Setting `idList` moves the card; `closed: true` archives it (the "Archive Card" tool step); `due: null` clears the due date. Only the fields sent are changed.
+     */
+    put: operations["updateCard"];
+    post?: never;
+    /**
+     * Delete a card
+     * @description Deletes a card permanently; it cannot be restored. To archive a card instead (the "Archive Card" tool step), use updateCard with `closed: true`.
+     */
+    delete: operations["deleteCard"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/1/cards/{id}/actions/comments": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
+        id: components["parameters"]["CardIdPath"];
+      };
+      cookie?: never;
     };
-    "/1/cards/{id}/actions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
-                id: components["parameters"]["CardIdPath"];
-            };
-            cookie?: never;
-        };
-        /**
-         * List actions on a card
-         * @description Lists the actions (history) of a card, newest first. With `filter=commentCard` it lists the card's comments.
-         */
-        get: operations["getCardActions"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * Add a comment to a card
+     * @description Adds a comment to a card (the "Add Comment to Card" step and the legacy "Add Comment" action). Returns the created `commentCard` action. Needs comment permission on the board.
+     */
+    post: operations["addCommentToCard"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/1/cards/{id}/actions": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
+        id: components["parameters"]["CardIdPath"];
+      };
+      cookie?: never;
     };
-    "/1/cards/{id}/checkItem/{idCheckItem}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
-                id: components["parameters"]["CardIdPath"];
-                /** @description Id of the check item. */
-                idCheckItem: components["schemas"]["TrelloId"];
-            };
-            cookie?: never;
-        };
-        get?: never;
-        /**
-         * Update a check item on a card
-         * @description Changes a check item of one of the card's checklists: tick it (`state: complete`), rename it, move it (`pos`, or `idChecklist` for another checklist of the card), or set its due date and member. The path goes through the card, not the checklist, and uses the singular `checkItem`.
-         */
-        put: operations["updateCheckItem"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * List actions on a card
+     * @description Lists the actions (history) of a card, newest first. With `filter=commentCard` it lists the card's comments.
+     */
+    get: operations["getCardActions"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/1/cards/{id}/checkItem/{idCheckItem}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
+        id: components["parameters"]["CardIdPath"];
+        /** @description Id of the check item. */
+        idCheckItem: components["schemas"]["TrelloId"];
+      };
+      cookie?: never;
     };
-    "/1/cards/{id}/idLabels": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
-                id: components["parameters"]["CardIdPath"];
-            };
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Add a label to a card
-         * @description Applies an existing label of the card's board to the card (`value` = label id). To create a label first, use createLabel. Answers 400 if the label is already on the card.
-         */
-        post: operations["addLabelToCard"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    /**
+     * Update a check item on a card
+     * @description Changes a check item of one of the card's checklists: tick it (`state: complete`), rename it, move it (`pos`, or `idChecklist` for another checklist of the card), or set its due date and member. The path goes through the card, not the checklist, and uses the singular `checkItem`.
+     */
+    put: operations["updateCheckItem"];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/1/cards/{id}/idLabels": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
+        id: components["parameters"]["CardIdPath"];
+      };
+      cookie?: never;
     };
-    "/1/cards/{id}/idLabels/{idLabel}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
-                id: components["parameters"]["CardIdPath"];
-                /** @description Id of the label to take off the card (the label itself stays on the board). */
-                idLabel: components["schemas"]["TrelloId"];
-            };
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Remove a label from a card
-         * @description Takes a label off a card. The label remains defined on the board.
-         */
-        delete: operations["removeLabelFromCard"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * Add a label to a card
+     * @description Applies an existing label of the card's board to the card (`value` = label id). To create a label first, use createLabel. Answers 400 if the label is already on the card.
+     */
+    post: operations["addLabelToCard"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/1/cards/{id}/idLabels/{idLabel}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
+        id: components["parameters"]["CardIdPath"];
+        /** @description Id of the label to take off the card (the label itself stays on the board). */
+        idLabel: components["schemas"]["TrelloId"];
+      };
+      cookie?: never;
     };
-    "/1/cards/{id}/idMembers": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
-                id: components["parameters"]["CardIdPath"];
-            };
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Add a member to a card
-         * @description Assigns a board member to the card (`value` = member id). Produces an `addMemberToCard` action (the "New Member on Card" trigger).
-         */
-        post: operations["addMemberToCard"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Remove a label from a card
+     * @description Takes a label off a card. The label remains defined on the board.
+     */
+    delete: operations["removeLabelFromCard"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/1/cards/{id}/idMembers": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
+        id: components["parameters"]["CardIdPath"];
+      };
+      cookie?: never;
     };
-    "/1/cards/{id}/attachments": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
-                id: components["parameters"]["CardIdPath"];
-            };
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Attach a link to a card
-         * @description Attaches a URL to a card. (File uploads use the same path with `multipart/form-data` and a `file` part; they are not modelled here.) A card holds at most 100 attachments; the 101st answers 422. Produces an `addAttachmentToCard` action (the "New Attachment" trigger).
-         */
-        post: operations["addAttachmentToCard"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * Add a member to a card
+     * @description Assigns a board member to the card (`value` = member id). Produces an `addMemberToCard` action (the "New Member on Card" trigger).
+     */
+    post: operations["addMemberToCard"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/1/cards/{id}/attachments": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
+        id: components["parameters"]["CardIdPath"];
+      };
+      cookie?: never;
     };
-    "/1/boards": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create a board
-         * @description Creates a board. By default it gets the six default labels and the lists To Do, Doing and Done (`defaultLists`, ignored when copying with `idBoardSource`). Produces a `createBoard` action on the member (the "New Board" trigger).
-         */
-        post: operations["createBoard"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * Attach a link to a card
+     * @description Attaches a URL to a card. (File uploads use the same path with `multipart/form-data` and a `file` part; they are not modelled here.) A card holds at most 100 attachments; the 101st answers 422. Produces an `addAttachmentToCard` action (the "New Attachment" trigger).
+     */
+    post: operations["addAttachmentToCard"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/1/boards": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/1/boards/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id of the board (24 hex characters) or its 8-character shortLink. */
-                id: components["parameters"]["BoardIdPath"];
-            };
-            cookie?: never;
-        };
-        /**
-         * Get a board
-         * @description Returns one board. Nested lists, cards, labels, members, checklists and actions are added only when asked for with the query parameters of the same names.
-         */
-        get: operations["getBoard"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * Create a board
+     * @description Creates a board. By default it gets the six default labels and the lists To Do, Doing and Done (`defaultLists`, ignored when copying with `idBoardSource`). Produces a `createBoard` action on the member (the "New Board" trigger).
+     */
+    post: operations["createBoard"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/1/boards/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the board (24 hex characters) or its 8-character shortLink. */
+        id: components["parameters"]["BoardIdPath"];
+      };
+      cookie?: never;
     };
-    "/1/boards/{id}/lists": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id of the board (24 hex characters) or its 8-character shortLink. */
-                id: components["parameters"]["BoardIdPath"];
-            };
-            cookie?: never;
-        };
-        /**
-         * List the lists on a board
-         * @description Returns the board's lists in board order (by `pos`); open lists by default.
-         */
-        get: operations["getBoardLists"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get a board
+     * @description Returns one board. Nested lists, cards, labels, members, checklists and actions are added only when asked for with the query parameters of the same names.
+     */
+    get: operations["getBoard"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/1/boards/{id}/lists": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the board (24 hex characters) or its 8-character shortLink. */
+        id: components["parameters"]["BoardIdPath"];
+      };
+      cookie?: never;
     };
-    "/1/boards/{id}/cards": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id of the board (24 hex characters) or its 8-character shortLink. */
-                id: components["parameters"]["BoardIdPath"];
-            };
-            cookie?: never;
-        };
-        /**
-         * List the cards on a board
-         * @description Returns the board's cards (visible, i.e. open cards in open lists, by default). The "Card Due Date Reminder" trigger polls this endpoint and schedules one event per card at `due` minus the configured lead time.
-         */
-        get: operations["getBoardCards"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * List the lists on a board
+     * @description Returns the board's lists in board order (by `pos`); open lists by default.
+     */
+    get: operations["getBoardLists"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/1/boards/{id}/cards": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the board (24 hex characters) or its 8-character shortLink. */
+        id: components["parameters"]["BoardIdPath"];
+      };
+      cookie?: never;
     };
-    "/1/boards/{id}/labels": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id of the board (24 hex characters) or its 8-character shortLink. */
-                id: components["parameters"]["BoardIdPath"];
-            };
-            cookie?: never;
-        };
-        /**
-         * List the labels on a board
-         * @description Returns the labels defined on the board (their ids are what addLabelToCard and createCard's idLabels take).
-         */
-        get: operations["getBoardLabels"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * List the cards on a board
+     * @description Returns the board's cards (visible, i.e. open cards in open lists, by default). The "Card Due Date Reminder" trigger polls this endpoint and schedules one event per card at `due` minus the configured lead time.
+     */
+    get: operations["getBoardCards"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/1/boards/{id}/labels": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the board (24 hex characters) or its 8-character shortLink. */
+        id: components["parameters"]["BoardIdPath"];
+      };
+      cookie?: never;
     };
-    "/1/boards/{id}/actions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id of the board (24 hex characters) or its 8-character shortLink. */
-                id: components["parameters"]["BoardIdPath"];
-            };
-            cookie?: never;
-        };
-        /**
-         * List actions on a board
-         * @description Lists the board's actions, newest first: the same records webhooks deliver, so it is how a trigger shows recent sample events or catches up after downtime. Page with `before` (the oldest id or date seen) or `page`.
-         */
-        get: operations["getBoardActions"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * List the labels on a board
+     * @description Returns the labels defined on the board (their ids are what addLabelToCard and createCard's idLabels take).
+     */
+    get: operations["getBoardLabels"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/1/boards/{id}/actions": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the board (24 hex characters) or its 8-character shortLink. */
+        id: components["parameters"]["BoardIdPath"];
+      };
+      cookie?: never;
     };
-    "/1/lists": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create a list
-         * @description Creates a list on a board (the "Create List" tool step). `name` and `idBoard` are required.
-         */
-        post: operations["createList"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * List actions on a board
+     * @description Lists the board's actions, newest first: the same records webhooks deliver, so it is how a trigger shows recent sample events or catches up after downtime. Page with `before` (the oldest id or date seen) or `page`.
+     */
+    get: operations["getBoardActions"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/1/lists": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/1/lists/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id of the list. */
-                id: components["parameters"]["ListIdPath"];
-            };
-            cookie?: never;
-        };
-        /**
-         * Get a list
-         * @description Returns one list.
-         */
-        get: operations["getList"];
-        /**
-         * Update a list
-         * @description Renames, moves, archives (`closed: true`) or (un)subscribes a list. Only the fields sent are changed.
-         */
-        put: operations["updateList"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * Create a list
+     * @description Creates a list on a board (the "Create List" tool step). `name` and `idBoard` are required.
+     */
+    post: operations["createList"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/1/lists/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the list. */
+        id: components["parameters"]["ListIdPath"];
+      };
+      cookie?: never;
     };
-    "/1/lists/{id}/cards": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id of the list. */
-                id: components["parameters"]["ListIdPath"];
-            };
-            cookie?: never;
-        };
-        /**
-         * List the cards in a list
-         * @description Returns the cards in a list, in list order (the "Get List Cards" tool step).
-         */
-        get: operations["getListCards"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get a list
+     * @description Returns one list.
+     */
+    get: operations["getList"];
+    /**
+     * Update a list
+     * @description Renames, moves, archives (`closed: true`) or (un)subscribes a list. Only the fields sent are changed.
+     */
+    put: operations["updateList"];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/1/lists/{id}/cards": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the list. */
+        id: components["parameters"]["ListIdPath"];
+      };
+      cookie?: never;
     };
-    "/1/checklists": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create a checklist on a card
-         * @description Adds a checklist to a card (the "Add Checklist" tool step). Produces an `addChecklistToCard` action (the "New Checklist" trigger).
-         */
-        post: operations["createChecklist"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * List the cards in a list
+     * @description Returns the cards in a list, in list order (the "Get List Cards" tool step).
+     */
+    get: operations["getListCards"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/1/checklists": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/1/checklists/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id of the checklist. */
-                id: components["parameters"]["ChecklistIdPath"];
-            };
-            cookie?: never;
-        };
-        /**
-         * Get a checklist
-         * @description Returns one checklist with its check items.
-         */
-        get: operations["getChecklist"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * Create a checklist on a card
+     * @description Adds a checklist to a card (the "Add Checklist" tool step). Produces an `addChecklistToCard` action (the "New Checklist" trigger).
+     */
+    post: operations["createChecklist"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/1/checklists/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the checklist. */
+        id: components["parameters"]["ChecklistIdPath"];
+      };
+      cookie?: never;
     };
-    "/1/checklists/{id}/checkItems": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id of the checklist. */
-                id: components["parameters"]["ChecklistIdPath"];
-            };
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Add an item to a checklist
-         * @description Adds a check item to an existing checklist (the "Create a Checklist Item" tool step).
-         */
-        post: operations["createChecklistItem"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get a checklist
+     * @description Returns one checklist with its check items.
+     */
+    get: operations["getChecklist"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/1/checklists/{id}/checkItems": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the checklist. */
+        id: components["parameters"]["ChecklistIdPath"];
+      };
+      cookie?: never;
     };
-    "/1/labels": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create a label on a board
-         * @description Defines a new label on a board (it is not applied to any card; use addLabelToCard). Produces a `createLabel` action (the "New Label Created" trigger).
-         */
-        post: operations["createLabel"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * Add an item to a checklist
+     * @description Adds a check item to an existing checklist (the "Create a Checklist Item" tool step).
+     */
+    post: operations["createChecklistItem"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/1/labels": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/1/labels/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id of the label. */
-                id: components["parameters"]["LabelIdPath"];
-            };
-            cookie?: never;
-        };
-        /**
-         * Get a label
-         * @description Returns one label.
-         */
-        get: operations["getLabel"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * Create a label on a board
+     * @description Defines a new label on a board (it is not applied to any card; use addLabelToCard). Produces a `createLabel` action (the "New Label Created" trigger).
+     */
+    post: operations["createLabel"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/1/labels/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the label. */
+        id: components["parameters"]["LabelIdPath"];
+      };
+      cookie?: never;
     };
-    "/1/members/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id or username of the member, or `me` for the token's own member. */
-                id: components["parameters"]["MemberIdPath"];
-            };
-            cookie?: never;
-        };
-        /**
-         * Get a member
-         * @description Returns a member; `me` is the token's own member (used to test a token and to find the id a member-level webhook watches, e.g. for the "New Board" trigger). Counts against the /1/members/ limit (100 requests / 900 s).
-         */
-        get: operations["getMember"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get a label
+     * @description Returns one label.
+     */
+    get: operations["getLabel"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/1/members/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id or username of the member, or `me` for the token's own member. */
+        id: components["parameters"]["MemberIdPath"];
+      };
+      cookie?: never;
     };
-    "/1/members/{id}/boards": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id or username of the member, or `me` for the token's own member. */
-                id: components["parameters"]["MemberIdPath"];
-            };
-            cookie?: never;
-        };
-        /**
-         * List a member's boards
-         * @description Lists the boards a member can see (the "Get Boards" tool step, with `id` = `me`).
-         */
-        get: operations["getMemberBoards"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get a member
+     * @description Returns a member; `me` is the token's own member (used to test a token and to find the id a member-level webhook watches, e.g. for the "New Board" trigger). Counts against the /1/members/ limit (100 requests / 900 s).
+     */
+    get: operations["getMember"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/1/members/{id}/boards": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id or username of the member, or `me` for the token's own member. */
+        id: components["parameters"]["MemberIdPath"];
+      };
+      cookie?: never;
     };
-    "/1/members/{id}/notifications": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id or username of the member, or `me` for the token's own member. */
-                id: components["parameters"]["MemberIdPath"];
-            };
-            cookie?: never;
-        };
-        /**
-         * List a member's notifications
-         * @description Lists a member's notifications, newest first (a token can only read its own member's, so `id` is normally `me`). The polling "New Notification" trigger calls this with `since` = the newest notification id it has seen and dedupes on notification id.
-         */
-        get: operations["getMemberNotifications"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * List a member's boards
+     * @description Lists the boards a member can see (the "Get Boards" tool step, with `id` = `me`).
+     */
+    get: operations["getMemberBoards"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/1/members/{id}/notifications": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id or username of the member, or `me` for the token's own member. */
+        id: components["parameters"]["MemberIdPath"];
+      };
+      cookie?: never;
     };
-    "/1/webhooks": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create a webhook
-         * @description Registers a webhook for the token: every action on `idModel` (a board, list, card or member) is POSTed to `callbackURL`. Trello first sends a HEAD to the callback and creates the webhook only if it answers 200. A second webhook with the same callback, model and token is refused with 400, so list the token's webhooks first (getTokenWebhooks) and reuse a match.
-         */
-        post: operations["createWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * List a member's notifications
+     * @description Lists a member's notifications, newest first (a token can only read its own member's, so `id` is normally `me`). The polling "New Notification" trigger calls this with `since` = the newest notification id it has seen and dedupes on notification id.
+     */
+    get: operations["getMemberNotifications"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/1/webhooks": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/1/webhooks/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id of the webhook. */
-                id: components["parameters"]["WebhookIdPath"];
-            };
-            cookie?: never;
-        };
-        /**
-         * Get a webhook
-         * @description Returns one webhook of the token, with its failure counters.
-         */
-        get: operations["getWebhook"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete a webhook
-         * @description Deletes a webhook. Treat 404 as success when disabling a trigger: Trello also deletes webhooks itself (callback answered 410, or the token was revoked).
-         */
-        delete: operations["deleteWebhook"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * Create a webhook
+     * @description Registers a webhook for the token: every action on `idModel` (a board, list, card or member) is POSTed to `callbackURL`. Trello first sends a HEAD to the callback and creates the webhook only if it answers 200. A second webhook with the same callback, model and token is refused with 400, so list the token's webhooks first (getTokenWebhooks) and reuse a match.
+     */
+    post: operations["createWebhook"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/1/webhooks/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the webhook. */
+        id: components["parameters"]["WebhookIdPath"];
+      };
+      cookie?: never;
     };
-    "/1/tokens/{token}/webhooks": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The token whose webhooks to list (the connection's own token). */
-                token: string;
-            };
-            cookie?: never;
-        };
-        /**
-         * List a token's webhooks
-         * @description Lists the webhooks that belong to a token. Used when a trigger is enabled to find an existing webhook with the same idModel and callbackURL instead of creating a duplicate.
-         */
-        get: operations["getTokenWebhooks"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get a webhook
+     * @description Returns one webhook of the token, with its failure counters.
+     */
+    get: operations["getWebhook"];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a webhook
+     * @description Deletes a webhook. Treat 404 as success when disabling a trigger: Trello also deletes webhooks itself (callback answered 410, or the token was revoked).
+     */
+    delete: operations["deleteWebhook"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/1/tokens/{token}/webhooks": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The token whose webhooks to list (the connection's own token). */
+        token: string;
+      };
+      cookie?: never;
     };
+    /**
+     * List a token's webhooks
+     * @description Lists the webhooks that belong to a token. Used when a trigger is enabled to find an existing webhook with the same idModel and callbackURL instead of creating a duplicate.
+     */
+    get: operations["getTokenWebhooks"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface webhooks {
-    trelloAction: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Trello delivers an action to a webhook callback
-         * @description Trello POSTs one JSON document per action on the watched model to the webhook's
-         *     `callbackURL`. There is no per-type subscription: consumers filter on `action.type`
-         *     (and, for some triggers, `action.display.translationKey`). Mapping used by the triggers:
-         *
-         *     | Trigger | Match |
-         *     |---|---|
-         *     | New Card | `type == createCard` (also `copyCard`, `convertToCardFromCheckItem`, `moveCardToBoard`) |
-         *     | Card Updated | `type == updateCard` |
-         *     | Card Moved | `type == updateCard` and `data.listAfter` present (`translationKey == action_move_card_from_list_to_list`); cross-board moves arrive as `moveCardToBoard` / `moveCardFromBoard` |
-         *     | Card Archived | `type == updateCard`, `data.card.closed == true`, `data.old.closed == false` (`action_archived_card`) |
-         *     | New Comment Added to Card | `type == commentCard` |
-         *     | New Member on Card | `type == addMemberToCard` |
-         *     | New Label Created | `type == createLabel` |
-         *     | New Label Added To Card | `type == addLabelToCard` |
-         *     | New Checklist | `type == addChecklistToCard` |
-         *     | New Board | `type == createBoard`, webhook on the member (`idModel` = id of `me`) |
-         *     | New Board Activity | any type |
-         *     | New Attachment | `type == addAttachmentToCard` |
-         *     | Custom Webhook Events | `type` in the chosen set, optional list/card filters |
-         *
-         *     Card Due Date Reminder (polls getBoardCards) and New Notification (polls
-         *     getMemberNotifications) are not webhook-based.
-         *
-         *     Signature: `X-Trello-Webhook` is base64(HMAC-SHA1(key = the application's OAuth secret,
-         *     message = raw request body followed directly by the callbackURL exactly as registered)).
-         *     Compare in constant time. The HEAD probe Trello sends when the webhook is created carries
-         *     no signature and must get 200.
-         *
-         *     Answer 2xx within 30 seconds, or Trello retries the delivery (3 times, per the 2017
-         *     docs). Answer 410 Gone to make Trello delete the webhook.
-         */
-        post: operations["trelloActionDelivery"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+  trelloAction: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
+    get?: never;
+    put?: never;
+    /**
+     * Trello delivers an action to a webhook callback
+     * @description Trello POSTs one JSON document per action on the watched model to the webhook's
+     *     `callbackURL`. There is no per-type subscription: consumers filter on `action.type`
+     *     (and, for some triggers, `action.display.translationKey`). Mapping used by the triggers:
+     *
+     *     | Trigger | Match |
+     *     |---|---|
+     *     | New Card | `type == createCard` (also `copyCard`, `convertToCardFromCheckItem`, `moveCardToBoard`) |
+     *     | Card Updated | `type == updateCard` |
+     *     | Card Moved | `type == updateCard` and `data.listAfter` present (`translationKey == action_move_card_from_list_to_list`); cross-board moves arrive as `moveCardToBoard` / `moveCardFromBoard` |
+     *     | Card Archived | `type == updateCard`, `data.card.closed == true`, `data.old.closed == false` (`action_archived_card`) |
+     *     | New Comment Added to Card | `type == commentCard` |
+     *     | New Member on Card | `type == addMemberToCard` |
+     *     | New Label Created | `type == createLabel` |
+     *     | New Label Added To Card | `type == addLabelToCard` |
+     *     | New Checklist | `type == addChecklistToCard` |
+     *     | New Board | `type == createBoard`, webhook on the member (`idModel` = id of `me`) |
+     *     | New Board Activity | any type |
+     *     | New Attachment | `type == addAttachmentToCard` |
+     *     | Custom Webhook Events | `type` in the chosen set, optional list/card filters |
+     *
+     *     Card Due Date Reminder (polls getBoardCards) and New Notification (polls
+     *     getMemberNotifications) are not webhook-based.
+     *
+     *     Signature: `X-Trello-Webhook` is base64(HMAC-SHA1(key = the application's OAuth secret,
+     *     message = raw request body followed directly by the callbackURL exactly as registered)).
+     *     Compare in constant time. The HEAD probe Trello sends when the webhook is created carries
+     *     no signature and must get 200.
+     *
+     *     Answer 2xx within 30 seconds, or Trello retries the delivery (3 times, per the 2017
+     *     docs). Answer 410 Gone to make Trello delete the webhook.
+     */
+    post: operations["trelloActionDelivery"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface components {
-    schemas: {
+  schemas: {
+    /**
+     * @description A Trello object id, 24 hexadecimal characters.
+     * @example 6123a9f0c4b5d6e7f8091a2b
+     */
+    TrelloId: string;
+    /**
+     * @description A Trello object id (24 hex characters) or the 8-character shortLink from the object's web address.
+     * @example 6123a9f0c4b5d6e7f8091a2b
+     * @example AbCd1234
+     */
+    IdOrShortLink: string;
+    /** @description Position in its container; `top`, `bottom`, or a positive number (Trello spaces siblings 16384 apart). */
+    Position: ("top" | "bottom") | number;
+    /**
+     * @description Label color. Null means no color (the label is not shown on the card front). The ten base colors are documented; the `_light` / `_dark` variants appear in responses, and whether writes accept them is not documented.
+     * @enum {string|null}
+     */
+    LabelColor: "yellow" | "purple" | "blue" | "red" | "green" | "orange" | "black" | "sky" | "pink" | "lime" | "yellow_light" | "purple_light" | "blue_light" | "red_light" | "green_light" | "orange_light" | "black_light" | "sky_light" | "pink_light" | "lime_light" | "yellow_dark" | "purple_dark" | "blue_dark" | "red_dark" | "green_dark" | "orange_dark" | "black_dark" | "sky_dark" | "pink_dark" | "lime_dark" | null;
+    /** @description A card. Which fields are present depends on the `fields` query parameter (only `id` is always there); nested resources appear only when asked for. */
+    Card: {
+      /** @description Card id. */
+      id: components["schemas"]["TrelloId"];
+      /** @description Card title. */
+      name?: string;
+      /** @description Description (Markdown). */
+      desc?: string;
+      /** @description Metadata of the description (custom emoji). */
+      descData?: {
+        [key: string]: unknown;
+      } | null;
+      /** @description List the card is in. */
+      idList?: components["schemas"]["TrelloId"];
+      /** @description Board the card is on. */
+      idBoard?: components["schemas"]["TrelloId"];
+      /** @description Ids of the labels on the card. */
+      idLabels?: components["schemas"]["TrelloId"][];
+      /** @description The labels on the card. */
+      labels?: components["schemas"]["Label"][];
+      /** @description Ids of the members assigned to the card. */
+      idMembers?: components["schemas"]["TrelloId"][];
+      /** @description Ids of the members who voted for the card. */
+      idMembersVoted?: components["schemas"]["TrelloId"][];
+      /** @description Ids of the card's checklists. */
+      idChecklists?: components["schemas"]["TrelloId"][];
+      /** @description Card number on its board (appears in the url). */
+      idShort?: number;
+      /** @description Attachment used as cover. */
+      idAttachmentCover?: string | null;
+      /** @description Position in the list. */
+      pos?: number;
+      /**
+       * Format: date-time
+       * @description Due date.
+       */
+      due?: string | null;
+      /** @description Whether the due date is marked complete. */
+      dueComplete?: boolean;
+      /** @description Minutes before the due date to remind (e.g. 1440), -1 or null for none. */
+      dueReminder?: number | null;
+      /**
+       * Format: date-time
+       * @description Start date.
+       */
+      start?: string | null;
+      /** @description Whether the card is archived. */
+      closed?: boolean;
+      /**
+       * Format: uri
+       * @description Full web address, `https://trello.com/c/<shortLink>/<idShort>-<slug>`.
+       */
+      url?: string;
+      /**
+       * Format: uri
+       * @description Short web address, `https://trello.com/c/<shortLink>`.
+       */
+      shortUrl?: string;
+      /** @description 8-character short id, usable in place of the id. */
+      shortLink?: string;
+      /**
+       * Format: date-time
+       * @description Time of the last action on the card.
+       */
+      dateLastActivity?: string;
+      /** @description Whether the token's member watches the card. */
+      subscribed?: boolean;
+      /** @description Whether the cover was chosen by hand. */
+      manualCoverAttachment?: boolean;
+      /** @description Whether the card is a template. */
+      isTemplate?: boolean;
+      /** @description Special card kind (`separator`, `board`, `mirror`, `link`) or null for a normal card. */
+      cardRole?: string | null;
+      /** @description Email address that adds comments to the card. */
+      email?: string | null;
+      /** @description Whether the card is pinned. */
+      pinned?: boolean;
+      /** @description States of the check items on the card. */
+      checkItemStates?: {
+        idCheckItem?: components["schemas"]["TrelloId"];
         /**
-         * @description A Trello object id, 24 hexadecimal characters.
-         * @example 6123a9f0c4b5d6e7f8091a2b
+         * @description Item state.
+         * @enum {string}
          */
-        TrelloId: string;
+        state?: "complete" | "incomplete";
+      }[] | null;
+      /** @description Map address. */
+      address?: string | null;
+      /** @description Map location name. */
+      locationName?: string | null;
+      /** @description Map coordinates (`latitude,longitude` string or an object with latitude and longitude). */
+      coordinates?: string | {
+        [key: string]: unknown;
+      } | null;
+      /** @description How the card was created. */
+      creationMethod?: string | null;
+      /** @description Summary counts shown on the card front. */
+      badges?: {
+        /** @description Trello-card/board attachment counts. */
+        attachmentsByType?: {
+          /** @description Attachments that are Trello links. */
+          trello?: {
+            /** @description Links to boards. */
+            board?: number;
+            /** @description Links to cards. */
+            card?: number;
+          };
+        };
+        /** @description External source of the card. */
+        externalSource?: string | null;
+        /** @description Whether the card has a location. */
+        location?: boolean;
+        /** @description Number of votes. */
+        votes?: number;
+        /** @description Whether the token's member voted. */
+        viewingMemberVoted?: boolean;
+        /** @description Whether the token's member watches the card. */
+        subscribed?: boolean;
+        /** @description FogBugz case (legacy). */
+        fogbugz?: string;
+        /** @description Number of check items. */
+        checkItems?: number;
+        /** @description Number of ticked check items. */
+        checkItemsChecked?: number;
         /**
-         * @description A Trello object id (24 hex characters) or the 8-character shortLink from the object's web address.
-         * @example 6123a9f0c4b5d6e7f8091a2b
-         * @example AbCd1234
+         * Format: date-time
+         * @description Earliest due date of an open check item.
          */
-        IdOrShortLink: string;
-        /** @description Position in its container; `top`, `bottom`, or a positive number (Trello spaces siblings 16384 apart). */
-        Position: ("top" | "bottom") | number;
+        checkItemsEarliestDue?: string | null;
+        /** @description Number of comments. */
+        comments?: number;
+        /** @description Number of attachments. */
+        attachments?: number;
+        /** @description Whether the card has a description. */
+        description?: boolean;
         /**
-         * @description Label color. Null means no color (the label is not shown on the card front). The ten base colors are documented; the `_light` / `_dark` variants appear in responses, and whether writes accept them is not documented.
-         * @enum {string|null}
+         * Format: date-time
+         * @description Due date.
          */
-        LabelColor: "yellow" | "purple" | "blue" | "red" | "green" | "orange" | "black" | "sky" | "pink" | "lime" | "yellow_light" | "purple_light" | "blue_light" | "red_light" | "green_light" | "orange_light" | "black_light" | "sky_light" | "pink_light" | "lime_light" | "yellow_dark" | "purple_dark" | "blue_dark" | "red_dark" | "green_dark" | "orange_dark" | "black_dark" | "sky_dark" | "pink_dark" | "lime_dark" | null;
-        /** @description A card. Which fields are present depends on the `fields` query parameter (only `id` is always there); nested resources appear only when asked for. */
-        Card: {
-            /** @description Card id. */
-            id: components["schemas"]["TrelloId"];
-            /** @description Card title. */
-            name?: string;
-            /** @description Description (Markdown). */
-            desc?: string;
-            /** @description Metadata of the description (custom emoji). */
-            descData?: {
-                [key: string]: unknown;
-            } | null;
-            /** @description List the card is in. */
-            idList?: components["schemas"]["TrelloId"];
-            /** @description Board the card is on. */
-            idBoard?: components["schemas"]["TrelloId"];
-            /** @description Ids of the labels on the card. */
-            idLabels?: components["schemas"]["TrelloId"][];
-            /** @description The labels on the card. */
-            labels?: components["schemas"]["Label"][];
-            /** @description Ids of the members assigned to the card. */
-            idMembers?: components["schemas"]["TrelloId"][];
-            /** @description Ids of the members who voted for the card. */
-            idMembersVoted?: components["schemas"]["TrelloId"][];
-            /** @description Ids of the card's checklists. */
-            idChecklists?: components["schemas"]["TrelloId"][];
-            /** @description Card number on its board (appears in the url). */
-            idShort?: number;
-            /** @description Attachment used as cover. */
-            idAttachmentCover?: string | null;
-            /** @description Position in the list. */
-            pos?: number;
-            /**
-             * Format: date-time
-             * @description Due date.
-             */
-            due?: string | null;
-            /** @description Whether the due date is marked complete. */
-            dueComplete?: boolean;
-            /** @description Minutes before the due date to remind (e.g. 1440), -1 or null for none. */
-            dueReminder?: number | null;
-            /**
-             * Format: date-time
-             * @description Start date.
-             */
-            start?: string | null;
-            /** @description Whether the card is archived. */
-            closed?: boolean;
-            /**
-             * Format: uri
-             * @description Full web address, `https://trello.com/c/<shortLink>/<idShort>-<slug>`.
-             */
-            url?: string;
-            /**
-             * Format: uri
-             * @description Short web address, `https://trello.com/c/<shortLink>`.
-             */
-            shortUrl?: string;
-            /** @description 8-character short id, usable in place of the id. */
-            shortLink?: string;
-            /**
-             * Format: date-time
-             * @description Time of the last action on the card.
-             */
-            dateLastActivity?: string;
-            /** @description Whether the token's member watches the card. */
-            subscribed?: boolean;
-            /** @description Whether the cover was chosen by hand. */
-            manualCoverAttachment?: boolean;
-            /** @description Whether the card is a template. */
-            isTemplate?: boolean;
-            /** @description Special card kind (`separator`, `board`, `mirror`, `link`) or null for a normal card. */
-            cardRole?: string | null;
-            /** @description Email address that adds comments to the card. */
-            email?: string | null;
-            /** @description Whether the card is pinned. */
-            pinned?: boolean;
-            /** @description States of the check items on the card. */
-            checkItemStates?: {
-                idCheckItem?: components["schemas"]["TrelloId"];
-                /**
-                 * @description Item state.
-                 * @enum {string}
-                 */
-                state?: "complete" | "incomplete";
-            }[] | null;
-            /** @description Map address. */
-            address?: string | null;
-            /** @description Map location name. */
-            locationName?: string | null;
-            /** @description Map coordinates (`latitude,longitude` string or an object with latitude and longitude). */
-            coordinates?: string | {
-                [key: string]: unknown;
-            } | null;
-            /** @description How the card was created. */
-            creationMethod?: string | null;
-            /** @description Summary counts shown on the card front. */
-            badges?: {
-                /** @description Trello-card/board attachment counts. */
-                attachmentsByType?: {
-                    /** @description Attachments that are Trello links. */
-                    trello?: {
-                        /** @description Links to boards. */
-                        board?: number;
-                        /** @description Links to cards. */
-                        card?: number;
-                    };
-                };
-                /** @description External source of the card. */
-                externalSource?: string | null;
-                /** @description Whether the card has a location. */
-                location?: boolean;
-                /** @description Number of votes. */
-                votes?: number;
-                /** @description Whether the token's member voted. */
-                viewingMemberVoted?: boolean;
-                /** @description Whether the token's member watches the card. */
-                subscribed?: boolean;
-                /** @description FogBugz case (legacy). */
-                fogbugz?: string;
-                /** @description Number of check items. */
-                checkItems?: number;
-                /** @description Number of ticked check items. */
-                checkItemsChecked?: number;
-                /**
-                 * Format: date-time
-                 * @description Earliest due date of an open check item.
-                 */
-                checkItemsEarliestDue?: string | null;
-                /** @description Number of comments. */
-                comments?: number;
-                /** @description Number of attachments. */
-                attachments?: number;
-                /** @description Whether the card has a description. */
-                description?: boolean;
-                /**
-                 * Format: date-time
-                 * @description Due date.
-                 */
-                due?: string | null;
-                /** @description Whether the due date is complete. */
-                dueComplete?: boolean;
-                /**
-                 * Format: date-time
-                 * @description Start date.
-                 */
-                start?: string | null;
-                /** @description Whether Atlassian Intelligence last changed the card. */
-                lastUpdatedByAi?: boolean;
-            };
-            /** @description Card cover. */
-            cover?: {
-                /** @description Attachment used as cover. */
-                idAttachment?: string | null;
-                /** @description Cover color name. */
-                color?: string | null;
-                /** @description Uploaded background used as cover. */
-                idUploadedBackground?: string | boolean | null;
-                /**
-                 * @description Cover size.
-                 * @enum {string}
-                 */
-                size?: "normal" | "full";
-                /**
-                 * @description Text brightness on the cover.
-                 * @enum {string}
-                 */
-                brightness?: "light" | "dark";
-                /** @description Power-Up that set the cover. */
-                idPlugin?: string | null;
-            };
-            /** @description Object limits of the card (attachments, checklists, stickers per card). */
-            limits?: {
-                [key: string]: unknown;
-            };
-            /** @description The card's attachments (with `attachments=true`). */
-            attachments?: components["schemas"]["Attachment"][];
-            /** @description The card's stickers. */
-            stickers?: {
-                [key: string]: unknown;
-            }[];
-            /** @description The card's checklists (with `checklists=all`). */
-            checklists?: components["schemas"]["Checklist"][];
-            /** @description The card's members (with `members=true`). */
-            members?: components["schemas"]["Member"][];
-            /** @description The card's actions (with `actions=<types>`). */
-            actions?: components["schemas"]["Action"][];
-            /** @description The card's board (with `board=true`). */
-            board?: components["schemas"]["Board"];
-            /** @description The card's list (with `list=true`). */
-            list?: components["schemas"]["TrelloList"];
-            /** @description Custom field values (with `customFieldItems=true`). */
-            customFieldItems?: {
-                [key: string]: unknown;
-            }[];
+        due?: string | null;
+        /** @description Whether the due date is complete. */
+        dueComplete?: boolean;
+        /**
+         * Format: date-time
+         * @description Start date.
+         */
+        start?: string | null;
+        /** @description Whether Atlassian Intelligence last changed the card. */
+        lastUpdatedByAi?: boolean;
+      };
+      /** @description Card cover. */
+      cover?: {
+        /** @description Attachment used as cover. */
+        idAttachment?: string | null;
+        /** @description Cover color name. */
+        color?: string | null;
+        /** @description Uploaded background used as cover. */
+        idUploadedBackground?: string | boolean | null;
+        /**
+         * @description Cover size.
+         * @enum {string}
+         */
+        size?: "normal" | "full";
+        /**
+         * @description Text brightness on the cover.
+         * @enum {string}
+         */
+        brightness?: "light" | "dark";
+        /** @description Power-Up that set the cover. */
+        idPlugin?: string | null;
+      };
+      /** @description Object limits of the card (attachments, checklists, stickers per card). */
+      limits?: {
+        [key: string]: unknown;
+      };
+      /** @description The card's attachments (with `attachments=true`). */
+      attachments?: components["schemas"]["Attachment"][];
+      /** @description The card's stickers. */
+      stickers?: {
+        [key: string]: unknown;
+      }[];
+      /** @description The card's checklists (with `checklists=all`). */
+      checklists?: components["schemas"]["Checklist"][];
+      /** @description The card's members (with `members=true`). */
+      members?: components["schemas"]["Member"][];
+      /** @description The card's actions (with `actions=<types>`). */
+      actions?: components["schemas"]["Action"][];
+      /** @description The card's board (with `board=true`). */
+      board?: components["schemas"]["Board"];
+      /** @description The card's list (with `list=true`). */
+      list?: components["schemas"]["TrelloList"];
+      /** @description Custom field values (with `customFieldItems=true`). */
+      customFieldItems?: {
+        [key: string]: unknown;
+      }[];
+    };
+    /** @description A board. Which fields are present depends on `fields`; only `id` is always there. */
+    Board: {
+      /** @description Board id. */
+      id: components["schemas"]["TrelloId"];
+      /** @description Board name. */
+      name?: string;
+      /** @description Board description. */
+      desc?: string;
+      /** @description Metadata of the description. */
+      descData?: {
+        [key: string]: unknown;
+      } | null;
+      /** @description Whether the board is closed (archived). */
+      closed?: boolean;
+      /** @description Member who created the board. */
+      idMemberCreator?: string | null;
+      /** @description Workspace of the board. */
+      idOrganization?: string | null;
+      /** @description Enterprise of the board. */
+      idEnterprise?: string | null;
+      /** @description Whether the board is pinned. */
+      pinned?: boolean;
+      /** @description Whether the token's member starred the board. */
+      starred?: boolean;
+      /**
+       * Format: uri
+       * @description Web address, `https://trello.com/b/<shortLink>/<slug>`.
+       */
+      url?: string;
+      /**
+       * Format: uri
+       * @description Short web address.
+       */
+      shortUrl?: string;
+      /** @description 8-character short id. */
+      shortLink?: string;
+      /** @description Whether the token's member watches the board. */
+      subscribed?: boolean;
+      /**
+       * Format: date-time
+       * @description Time of the last action on the board.
+       */
+      dateLastActivity?: string | null;
+      /**
+       * Format: date-time
+       * @description When the token's member last viewed the board.
+       */
+      dateLastView?: string | null;
+      /** @description Names of the board's default labels, keyed by color. */
+      labelNames?: {
+        [key: string]: string;
+      };
+      /** @description Board settings. */
+      prefs?: {
+        /** @description Visibility: org, private, public, enterprise. */
+        permissionLevel?: string;
+        /** @description Hide who voted. */
+        hideVotes?: boolean;
+        /** @description Who can vote. */
+        voting?: string;
+        /** @description Who can comment. */
+        comments?: string;
+        /** @description Who can invite. */
+        invitations?: string;
+        /** @description Workspace members can join. */
+        selfJoin?: boolean;
+        /** @description Show card covers. */
+        cardCovers?: boolean;
+        /** @description Board is a template. */
+        isTemplate?: boolean;
+        /** @description Card aging style: regular or pirate. */
+        cardAging?: string;
+        /** @description Calendar feed on. */
+        calendarFeedEnabled?: boolean;
+        /** @description Background color name or id. */
+        background?: string;
+        /** @description Background image address. */
+        backgroundImage?: string | null;
+        /** @description Scaled background images. */
+        backgroundImageScaled?: {
+          /** @description Width in pixels. */
+          width?: number;
+          /** @description Height in pixels. */
+          height?: number;
+          /**
+           * Format: uri
+           * @description Image address.
+           */
+          url?: string;
+        }[] | null;
+        /** @description Tile the background. */
+        backgroundTile?: boolean;
+        /** @description light or dark. */
+        backgroundBrightness?: string;
+        /** @description Background color (hex). */
+        backgroundColor?: string | null;
+        /** @description Bottom background color (hex). */
+        backgroundBottomColor?: string | null;
+        /** @description Top background color (hex). */
+        backgroundTopColor?: string | null;
+        /** @description May be made public. */
+        canBePublic?: boolean;
+        /** @description May be made enterprise-visible. */
+        canBeEnterprise?: boolean;
+        /** @description May be made Workspace-visible. */
+        canBeOrg?: boolean;
+        /** @description May be made private. */
+        canBePrivate?: boolean;
+        /** @description The token's member may invite. */
+        canInvite?: boolean;
+      };
+      /** @description Memberships of the board. */
+      memberships?: {
+        id?: components["schemas"]["TrelloId"];
+        idMember?: components["schemas"]["TrelloId"];
+        /** @description admin, normal or observer. */
+        memberType?: string;
+        /** @description Invitation not accepted yet. */
+        unconfirmed?: boolean;
+        /** @description Membership deactivated. */
+        deactivated?: boolean;
+      }[];
+      /** @description Object limits of the board, e.g. `{cards: {openPerBoard: {status, disableAt, warnAt}}}`. */
+      limits?: {
+        [key: string]: unknown;
+      };
+      /** @description How the board was created. */
+      creationMethod?: string | null;
+      /** @description Whether an enterprise owns the board. */
+      enterpriseOwned?: boolean;
+      /** @description Update counter. */
+      ixUpdate?: string | number;
+      /** @description Template gallery category. */
+      templateGallery?: string | null;
+      /** @description The board's lists (with `lists=`). */
+      lists?: components["schemas"]["TrelloList"][];
+      /** @description The board's cards (with `cards=`). */
+      cards?: components["schemas"]["Card"][];
+      /** @description The board's labels (with `labels=all`). */
+      labels?: components["schemas"]["Label"][];
+      /** @description The board's members (with `members=`). */
+      members?: components["schemas"]["Member"][];
+      /** @description The board's checklists (with `checklists=all`). */
+      checklists?: components["schemas"]["Checklist"][];
+      /** @description The board's actions (with `actions=<types>`). */
+      actions?: components["schemas"]["Action"][];
+      /** @description The board's Workspace (getMemberBoards with `organization=true`). */
+      organization?: {
+        [key: string]: unknown;
+      };
+    };
+    /** @description A list (column) on a board. Which fields are present depends on `fields`. */
+    TrelloList: {
+      /** @description List id. */
+      id: components["schemas"]["TrelloId"];
+      /** @description List name. */
+      name?: string;
+      /** @description Whether the list is archived. */
+      closed?: boolean;
+      /** @description Board of the list. */
+      idBoard?: components["schemas"]["TrelloId"];
+      /** @description Position on the board. */
+      pos?: number;
+      /** @description Whether the token's member watches the list. */
+      subscribed?: boolean;
+      /** @description Soft card-count limit of the list. */
+      softLimit?: number | string | null;
+      /** @description List color. */
+      color?: string | null;
+      /** @description Special list kind, null for a normal list. */
+      type?: string | null;
+      /** @description Data source settings of the list. */
+      datasource?: {
+        /** @description Whether a filter is applied. */
+        filter?: boolean;
+      };
+      /** @description Object limits of the list. */
+      limits?: {
+        [key: string]: unknown;
+      };
+      /** @description The list's cards (getBoardLists with `cards=`). */
+      cards?: components["schemas"]["Card"][];
+    };
+    /** @description A checklist on a card. */
+    Checklist: {
+      /** @description Checklist id. */
+      id: components["schemas"]["TrelloId"];
+      /** @description Checklist name. */
+      name?: string;
+      /** @description Board of the card. */
+      idBoard?: components["schemas"]["TrelloId"];
+      /** @description Card the checklist is on. */
+      idCard?: components["schemas"]["TrelloId"];
+      /** @description Position on the card. */
+      pos?: number;
+      /** @description The items (with `checkItems=all`, the default). */
+      checkItems?: components["schemas"]["CheckItem"][];
+      /** @description Object limits of the checklist. */
+      limits?: {
+        [key: string]: unknown;
+      };
+    };
+    /** @description One item of a checklist. */
+    CheckItem: {
+      /** @description Check item id. */
+      id: components["schemas"]["TrelloId"];
+      /** @description Checklist of the item. */
+      idChecklist?: components["schemas"]["TrelloId"];
+      /** @description Text of the item. */
+      name?: string;
+      /** @description Metadata of the text. */
+      nameData?: {
+        [key: string]: unknown;
+      } | null;
+      /**
+       * @description Whether the item is ticked.
+       * @enum {string}
+       */
+      state?: "complete" | "incomplete";
+      /** @description Position in the checklist. */
+      pos?: number;
+      /**
+       * Format: date-time
+       * @description Due date of the item.
+       */
+      due?: string | null;
+      /** @description Minutes before due to remind, -1 or null for none. */
+      dueReminder?: number | null;
+      /** @description Member assigned to the item. */
+      idMember?: string | null;
+      /** @description Item kind, null for a normal item. */
+      type?: string | null;
+      /** @description Object limits. */
+      limits?: {
+        [key: string]: unknown;
+      };
+    };
+    /** @description A label defined on a board. */
+    Label: {
+      /** @description Label id. */
+      id: components["schemas"]["TrelloId"];
+      /** @description Board the label is defined on. */
+      idBoard?: components["schemas"]["TrelloId"];
+      /** @description Workspace of the board. */
+      idOrganization?: string | null;
+      /** @description Label name (may be empty). */
+      name?: string | null;
+      /** @description Atlassian resource identifier of the label. */
+      nodeId?: string;
+      color?: components["schemas"]["LabelColor"];
+      /** @description Number of cards carrying the label. */
+      uses?: number;
+      /** @description Object limits. */
+      limits?: {
+        [key: string]: unknown;
+      };
+    };
+    /** @description Something that happened (card created, moved, commented, ...). Webhooks deliver these; `type` says what happened and `data` holds short references to the objects involved. */
+    Action: {
+      /** @description Action id. */
+      id: components["schemas"]["TrelloId"];
+      /** @description Member who caused the action. */
+      idMemberCreator?: components["schemas"]["TrelloId"];
+      /** @description Action type, e.g. createCard, updateCard, deleteCard, commentCard, addMemberToCard, removeMemberFromCard, createLabel, addLabelToCard, removeLabelFromCard, addChecklistToCard, createCheckItem, updateCheckItemStateOnCard, addAttachmentToCard, createList, updateList, createBoard, updateBoard, moveCardToBoard, moveCardFromBoard, copyCard, convertToCardFromCheckItem. */
+      type?: string;
+      /**
+       * Format: date-time
+       * @description When it happened.
+       */
+      date?: string;
+      /** @description Short references to the objects involved, plus type-specific keys. */
+      data?: {
+        /** @description The card (id, name, idShort, shortLink, and changed fields on updateCard). */
+        card?: {
+          id?: components["schemas"]["TrelloId"];
+          /** @description Card title. */
+          name?: string;
+          /** @description Card number. */
+          idShort?: number;
+          /** @description Card shortLink. */
+          shortLink?: string;
         };
-        /** @description A board. Which fields are present depends on `fields`; only `id` is always there. */
-        Board: {
-            /** @description Board id. */
-            id: components["schemas"]["TrelloId"];
-            /** @description Board name. */
-            name?: string;
-            /** @description Board description. */
-            desc?: string;
-            /** @description Metadata of the description. */
-            descData?: {
-                [key: string]: unknown;
-            } | null;
-            /** @description Whether the board is closed (archived). */
-            closed?: boolean;
-            /** @description Member who created the board. */
-            idMemberCreator?: string | null;
-            /** @description Workspace of the board. */
-            idOrganization?: string | null;
-            /** @description Enterprise of the board. */
-            idEnterprise?: string | null;
-            /** @description Whether the board is pinned. */
-            pinned?: boolean;
-            /** @description Whether the token's member starred the board. */
-            starred?: boolean;
-            /**
-             * Format: uri
-             * @description Web address, `https://trello.com/b/<shortLink>/<slug>`.
-             */
-            url?: string;
-            /**
-             * Format: uri
-             * @description Short web address.
-             */
-            shortUrl?: string;
-            /** @description 8-character short id. */
-            shortLink?: string;
-            /** @description Whether the token's member watches the board. */
-            subscribed?: boolean;
-            /**
-             * Format: date-time
-             * @description Time of the last action on the board.
-             */
-            dateLastActivity?: string | null;
-            /**
-             * Format: date-time
-             * @description When the token's member last viewed the board.
-             */
-            dateLastView?: string | null;
-            /** @description Names of the board's default labels, keyed by color. */
-            labelNames?: {
-                [key: string]: string;
-            };
-            /** @description Board settings. */
-            prefs?: {
-                /** @description Visibility: org, private, public, enterprise. */
-                permissionLevel?: string;
-                /** @description Hide who voted. */
-                hideVotes?: boolean;
-                /** @description Who can vote. */
-                voting?: string;
-                /** @description Who can comment. */
-                comments?: string;
-                /** @description Who can invite. */
-                invitations?: string;
-                /** @description Workspace members can join. */
-                selfJoin?: boolean;
-                /** @description Show card covers. */
-                cardCovers?: boolean;
-                /** @description Board is a template. */
-                isTemplate?: boolean;
-                /** @description Card aging style: regular or pirate. */
-                cardAging?: string;
-                /** @description Calendar feed on. */
-                calendarFeedEnabled?: boolean;
-                /** @description Background color name or id. */
-                background?: string;
-                /** @description Background image address. */
-                backgroundImage?: string | null;
-                /** @description Scaled background images. */
-                backgroundImageScaled?: {
-                    /** @description Width in pixels. */
-                    width?: number;
-                    /** @description Height in pixels. */
-                    height?: number;
-                    /**
-                     * Format: uri
-                     * @description Image address.
-                     */
-                    url?: string;
-                }[] | null;
-                /** @description Tile the background. */
-                backgroundTile?: boolean;
-                /** @description light or dark. */
-                backgroundBrightness?: string;
-                /** @description Background color (hex). */
-                backgroundColor?: string | null;
-                /** @description Bottom background color (hex). */
-                backgroundBottomColor?: string | null;
-                /** @description Top background color (hex). */
-                backgroundTopColor?: string | null;
-                /** @description May be made public. */
-                canBePublic?: boolean;
-                /** @description May be made enterprise-visible. */
-                canBeEnterprise?: boolean;
-                /** @description May be made Workspace-visible. */
-                canBeOrg?: boolean;
-                /** @description May be made private. */
-                canBePrivate?: boolean;
-                /** @description The token's member may invite. */
-                canInvite?: boolean;
-            };
-            /** @description Memberships of the board. */
-            memberships?: {
-                id?: components["schemas"]["TrelloId"];
-                idMember?: components["schemas"]["TrelloId"];
-                /** @description admin, normal or observer. */
-                memberType?: string;
-                /** @description Invitation not accepted yet. */
-                unconfirmed?: boolean;
-                /** @description Membership deactivated. */
-                deactivated?: boolean;
-            }[];
-            /** @description Object limits of the board, e.g. `{cards: {openPerBoard: {status, disableAt, warnAt}}}`. */
-            limits?: {
-                [key: string]: unknown;
-            };
-            /** @description How the board was created. */
-            creationMethod?: string | null;
-            /** @description Whether an enterprise owns the board. */
-            enterpriseOwned?: boolean;
-            /** @description Update counter. */
-            ixUpdate?: string | number;
-            /** @description Template gallery category. */
-            templateGallery?: string | null;
-            /** @description The board's lists (with `lists=`). */
-            lists?: components["schemas"]["TrelloList"][];
-            /** @description The board's cards (with `cards=`). */
-            cards?: components["schemas"]["Card"][];
-            /** @description The board's labels (with `labels=all`). */
-            labels?: components["schemas"]["Label"][];
-            /** @description The board's members (with `members=`). */
-            members?: components["schemas"]["Member"][];
-            /** @description The board's checklists (with `checklists=all`). */
-            checklists?: components["schemas"]["Checklist"][];
-            /** @description The board's actions (with `actions=<types>`). */
-            actions?: components["schemas"]["Action"][];
-            /** @description The board's Workspace (getMemberBoards with `organization=true`). */
-            organization?: {
-                [key: string]: unknown;
-            };
+        /** @description The board. */
+        board?: {
+          id?: components["schemas"]["TrelloId"];
+          /** @description Board name. */
+          name?: string;
+          /** @description Board shortLink. */
+          shortLink?: string;
         };
-        /** @description A list (column) on a board. Which fields are present depends on `fields`. */
-        TrelloList: {
-            /** @description List id. */
-            id: components["schemas"]["TrelloId"];
-            /** @description List name. */
-            name?: string;
-            /** @description Whether the list is archived. */
-            closed?: boolean;
-            /** @description Board of the list. */
-            idBoard?: components["schemas"]["TrelloId"];
-            /** @description Position on the board. */
-            pos?: number;
-            /** @description Whether the token's member watches the list. */
-            subscribed?: boolean;
-            /** @description Soft card-count limit of the list. */
-            softLimit?: number | string | null;
-            /** @description List color. */
-            color?: string | null;
-            /** @description Special list kind, null for a normal list. */
-            type?: string | null;
-            /** @description Data source settings of the list. */
-            datasource?: {
-                /** @description Whether a filter is applied. */
-                filter?: boolean;
-            };
-            /** @description Object limits of the list. */
-            limits?: {
-                [key: string]: unknown;
-            };
-            /** @description The list's cards (getBoardLists with `cards=`). */
-            cards?: components["schemas"]["Card"][];
+        /** @description The list. */
+        list?: {
+          id?: components["schemas"]["TrelloId"];
+          /** @description List name. */
+          name?: string;
         };
-        /** @description A checklist on a card. */
-        Checklist: {
-            /** @description Checklist id. */
-            id: components["schemas"]["TrelloId"];
-            /** @description Checklist name. */
-            name?: string;
-            /** @description Board of the card. */
-            idBoard?: components["schemas"]["TrelloId"];
-            /** @description Card the checklist is on. */
-            idCard?: components["schemas"]["TrelloId"];
-            /** @description Position on the card. */
-            pos?: number;
-            /** @description The items (with `checkItems=all`, the default). */
-            checkItems?: components["schemas"]["CheckItem"][];
-            /** @description Object limits of the checklist. */
-            limits?: {
-                [key: string]: unknown;
-            };
+        /** @description List the card left (card moved). */
+        listBefore?: {
+          id?: components["schemas"]["TrelloId"];
+          /** @description List name. */
+          name?: string;
         };
-        /** @description One item of a checklist. */
-        CheckItem: {
-            /** @description Check item id. */
-            id: components["schemas"]["TrelloId"];
-            /** @description Checklist of the item. */
-            idChecklist?: components["schemas"]["TrelloId"];
-            /** @description Text of the item. */
-            name?: string;
-            /** @description Metadata of the text. */
-            nameData?: {
-                [key: string]: unknown;
-            } | null;
-            /**
-             * @description Whether the item is ticked.
-             * @enum {string}
-             */
-            state?: "complete" | "incomplete";
-            /** @description Position in the checklist. */
-            pos?: number;
-            /**
-             * Format: date-time
-             * @description Due date of the item.
-             */
-            due?: string | null;
-            /** @description Minutes before due to remind, -1 or null for none. */
-            dueReminder?: number | null;
-            /** @description Member assigned to the item. */
-            idMember?: string | null;
-            /** @description Item kind, null for a normal item. */
-            type?: string | null;
-            /** @description Object limits. */
-            limits?: {
-                [key: string]: unknown;
-            };
+        /** @description List the card entered (card moved). */
+        listAfter?: {
+          id?: components["schemas"]["TrelloId"];
+          /** @description List name. */
+          name?: string;
         };
-        /** @description A label defined on a board. */
-        Label: {
-            /** @description Label id. */
-            id: components["schemas"]["TrelloId"];
-            /** @description Board the label is defined on. */
-            idBoard?: components["schemas"]["TrelloId"];
-            /** @description Workspace of the board. */
-            idOrganization?: string | null;
-            /** @description Label name (may be empty). */
-            name?: string | null;
-            /** @description Atlassian resource identifier of the label. */
-            nodeId?: string;
-            color?: components["schemas"]["LabelColor"];
-            /** @description Number of cards carrying the label. */
-            uses?: number;
-            /** @description Object limits. */
-            limits?: {
-                [key: string]: unknown;
-            };
+        /** @description Previous values of the fields that changed (updateCard, updateList, ...). */
+        old?: {
+          [key: string]: unknown;
         };
-        /** @description Something that happened (card created, moved, commented, ...). Webhooks deliver these; `type` says what happened and `data` holds short references to the objects involved. */
-        Action: {
-            /** @description Action id. */
-            id: components["schemas"]["TrelloId"];
-            /** @description Member who caused the action. */
-            idMemberCreator?: components["schemas"]["TrelloId"];
-            /** @description Action type, e.g. createCard, updateCard, deleteCard, commentCard, addMemberToCard, removeMemberFromCard, createLabel, addLabelToCard, removeLabelFromCard, addChecklistToCard, createCheckItem, updateCheckItemStateOnCard, addAttachmentToCard, createList, updateList, createBoard, updateBoard, moveCardToBoard, moveCardFromBoard, copyCard, convertToCardFromCheckItem. */
+        /** @description Comment text (commentCard) or label name (addLabelToCard). */
+        text?: string;
+        /** @description Metadata of the comment text. */
+        textData?: {
+          [key: string]: unknown;
+        };
+        /** @description Label color (addLabelToCard). */
+        value?: string | null;
+        /** @description The label (createLabel, addLabelToCard). */
+        label?: {
+          id?: components["schemas"]["TrelloId"];
+          /** @description Label name. */
+          name?: string | null;
+          /** @description Label color. */
+          color?: string | null;
+        };
+        /** @description The checklist (addChecklistToCard, check item actions). */
+        checklist?: {
+          id?: components["schemas"]["TrelloId"];
+          /** @description Checklist name. */
+          name?: string;
+        };
+        /** @description The check item (createCheckItem, updateCheckItemStateOnCard). */
+        checkItem?: {
+          id?: components["schemas"]["TrelloId"];
+          /** @description Item text. */
+          name?: string;
+          /**
+           * @description Item state.
+           * @enum {string}
+           */
+          state?: "complete" | "incomplete";
+        };
+        /** @description The attachment (addAttachmentToCard). */
+        attachment?: {
+          id?: components["schemas"]["TrelloId"];
+          /** @description Attachment name. */
+          name?: string;
+          /** @description Attachment address. */
+          url?: string;
+        };
+        /** @description Member added to or removed from the card. */
+        idMember?: components["schemas"]["TrelloId"];
+        /** @description Board a card came from (moveCardToBoard). */
+        boardSource?: {
+          [key: string]: unknown;
+        };
+        /** @description Board a card went to (moveCardFromBoard). */
+        boardTarget?: {
+          [key: string]: unknown;
+        };
+        /** @description Card that was copied (copyCard). */
+        cardSource?: {
+          [key: string]: unknown;
+        };
+      };
+      /** @description How the web UI renders the action. */
+      display?: {
+        /** @description UI message key, e.g. `action_create_card`, `action_move_card_from_list_to_list`, `action_archived_card`, `action_comment_on_card`. */
+        translationKey?: string;
+        /** @description Objects named in the rendered message, keyed by role. */
+        entities?: {
+          [key: string]: {
+            /** @description Entity kind: card, list, member, comment, translatable, ... */
             type?: string;
-            /**
-             * Format: date-time
-             * @description When it happened.
-             */
-            date?: string;
-            /** @description Short references to the objects involved, plus type-specific keys. */
-            data?: {
-                /** @description The card (id, name, idShort, shortLink, and changed fields on updateCard). */
-                card?: {
-                    id?: components["schemas"]["TrelloId"];
-                    /** @description Card title. */
-                    name?: string;
-                    /** @description Card number. */
-                    idShort?: number;
-                    /** @description Card shortLink. */
-                    shortLink?: string;
-                };
-                /** @description The board. */
-                board?: {
-                    id?: components["schemas"]["TrelloId"];
-                    /** @description Board name. */
-                    name?: string;
-                    /** @description Board shortLink. */
-                    shortLink?: string;
-                };
-                /** @description The list. */
-                list?: {
-                    id?: components["schemas"]["TrelloId"];
-                    /** @description List name. */
-                    name?: string;
-                };
-                /** @description List the card left (card moved). */
-                listBefore?: {
-                    id?: components["schemas"]["TrelloId"];
-                    /** @description List name. */
-                    name?: string;
-                };
-                /** @description List the card entered (card moved). */
-                listAfter?: {
-                    id?: components["schemas"]["TrelloId"];
-                    /** @description List name. */
-                    name?: string;
-                };
-                /** @description Previous values of the fields that changed (updateCard, updateList, ...). */
-                old?: {
-                    [key: string]: unknown;
-                };
-                /** @description Comment text (commentCard) or label name (addLabelToCard). */
-                text?: string;
-                /** @description Metadata of the comment text. */
-                textData?: {
-                    [key: string]: unknown;
-                };
-                /** @description Label color (addLabelToCard). */
-                value?: string | null;
-                /** @description The label (createLabel, addLabelToCard). */
-                label?: {
-                    id?: components["schemas"]["TrelloId"];
-                    /** @description Label name. */
-                    name?: string | null;
-                    /** @description Label color. */
-                    color?: string | null;
-                };
-                /** @description The checklist (addChecklistToCard, check item actions). */
-                checklist?: {
-                    id?: components["schemas"]["TrelloId"];
-                    /** @description Checklist name. */
-                    name?: string;
-                };
-                /** @description The check item (createCheckItem, updateCheckItemStateOnCard). */
-                checkItem?: {
-                    id?: components["schemas"]["TrelloId"];
-                    /** @description Item text. */
-                    name?: string;
-                    /**
-                     * @description Item state.
-                     * @enum {string}
-                     */
-                    state?: "complete" | "incomplete";
-                };
-                /** @description The attachment (addAttachmentToCard). */
-                attachment?: {
-                    id?: components["schemas"]["TrelloId"];
-                    /** @description Attachment name. */
-                    name?: string;
-                    /** @description Attachment address. */
-                    url?: string;
-                };
-                /** @description Member added to or removed from the card. */
-                idMember?: components["schemas"]["TrelloId"];
-                /** @description Board a card came from (moveCardToBoard). */
-                boardSource?: {
-                    [key: string]: unknown;
-                };
-                /** @description Board a card went to (moveCardFromBoard). */
-                boardTarget?: {
-                    [key: string]: unknown;
-                };
-                /** @description Card that was copied (copyCard). */
-                cardSource?: {
-                    [key: string]: unknown;
-                };
-            };
-            /** @description How the web UI renders the action. */
-            display?: {
-                /** @description UI message key, e.g. `action_create_card`, `action_move_card_from_list_to_list`, `action_archived_card`, `action_comment_on_card`. */
-                translationKey?: string;
-                /** @description Objects named in the rendered message, keyed by role. */
-                entities?: {
-                    [key: string]: {
-                        /** @description Entity kind: card, list, member, comment, translatable, ... */
-                        type?: string;
-                        /** @description Id of the object */
-                        id?: string;
-                        /** @description Text shown for it. */
-                        text?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description Member who caused the action (unless `memberCreator=false`). */
-            memberCreator?: components["schemas"]["Member"];
-            /** @description Member added or removed (addMemberToCard, removeMemberFromCard). */
-            member?: components["schemas"]["Member"];
-            /** @description Power-Up or app that caused the action, if any. */
-            appCreator?: {
-                [key: string]: unknown;
-            } | null;
-            /** @description Reaction limits of the action. */
-            limits?: {
-                [key: string]: unknown;
-            };
+            /** @description Id of the object, when it has one. */
+            id?: string;
+            /** @description Text shown for it. */
+            text?: string;
+          } & {
+            [key: string]: unknown;
+          };
         };
-        /** @description A Trello account. Which fields are present depends on `fields`; nested members carry a short form. */
-        Member: {
-            /** @description Member id. */
-            id: components["schemas"]["TrelloId"];
-            /** @description Username (usable in place of the id). */
-            username?: string;
-            /** @description Display name. */
-            fullName?: string;
-            /** @description Initials. */
-            initials?: string;
-            /** @description Avatar image hash. */
-            avatarHash?: string | null;
-            /** @description Avatar image base address (append `/50.png`, `/170.png`, ...). */
-            avatarUrl?: string | null;
-            /** @description Whether the member's activity is blocked. */
-            activityBlocked?: boolean;
-            /** @description Member who referred this member. */
-            idMemberReferrer?: string | null;
-            /** @description Profile data visible only to members of the same Workspace. */
-            nonPublic?: {
-                [key: string]: unknown;
-            };
-            /** @description Whether non-public data is present. */
-            nonPublicAvailable?: boolean;
-            /** @description Profile text. */
-            bio?: string;
-            /** @description Whether the email address is confirmed. */
-            confirmed?: boolean;
-            /** @description `normal` or `ghost` (invited, never signed up). */
-            memberType?: string;
-            /**
-             * Format: uri
-             * @description Profile address.
-             */
-            url?: string;
-            /** @description Email address (needs the `account` scope). */
-            email?: string | null;
-            /** @description Presence status. */
-            status?: string;
-            /** @description Boards the member belongs to. */
-            idBoards?: components["schemas"]["TrelloId"][];
-            /** @description Workspaces the member belongs to. */
-            idOrganizations?: components["schemas"]["TrelloId"][];
-            /** @description Ways the member signs in. */
-            loginTypes?: string[] | null;
-            /** @description Paid product codes. */
-            products?: number[];
-            /** @description Member preferences (locale, timezone, ...). */
-            prefs?: {
-                [key: string]: unknown;
-            };
-            /** @description Object limits of the member. */
-            limits?: {
-                [key: string]: unknown;
-            };
-        };
-        /** @description A notification to a member. */
-        Notification: {
-            /** @description Notification id (increasing over time; used as the polling cursor). */
-            id: components["schemas"]["TrelloId"];
-            /** @description Whether it is unread. */
-            unread?: boolean;
-            /** @description Notification type, e.g. addedToCard, addedAttachmentToCard, addedMemberToCard, addedToBoard, cardDueSoon, changeCard, closeBoard, commentCard, createdCard, mentionedOnCard, removedFromCard, updateCheckItemStateOnCard, invitedToBoard, makeAdminOfBoard. New types appear over time. */
-            type?: string;
-            /**
-             * Format: date-time
-             * @description When it was created.
-             */
-            date?: string;
-            /**
-             * Format: date-time
-             * @description When it was read.
-             */
-            dateRead?: string | null;
-            /** @description Short references to the card, board, list and text involved. */
-            data?: {
-                /** @description Comment text (commentCard, mentionedOnCard). */
-                text?: string;
-                /** @description The card (id, name, idShort, shortLink, sometimes due). */
-                card?: {
-                    id?: components["schemas"]["TrelloId"];
-                    /** @description Card title. */
-                    name?: string;
-                    /** @description Card number. */
-                    idShort?: number;
-                    /** @description Card shortLink. */
-                    shortLink?: string;
-                } & {
-                    [key: string]: unknown;
-                };
-                /** @description The board (id, name, shortLink). */
-                board?: {
-                    id?: components["schemas"]["TrelloId"];
-                    /** @description Board name. */
-                    name?: string;
-                    /** @description Board shortLink. */
-                    shortLink?: string;
-                } & {
-                    [key: string]: unknown;
-                };
-                /** @description The list (id, name). */
-                list?: {
-                    id?: components["schemas"]["TrelloId"];
-                    /** @description List name. */
-                    name?: string;
-                } & {
-                    [key: string]: unknown;
-                };
-            } & {
-                [key: string]: unknown;
-            };
-            /** @description Member who caused it (null for system notifications such as cardDueSoon). */
-            idMemberCreator?: string | null;
-            /** @description Action behind it. */
-            idAction?: string | null;
-            /** @description The card involved (when requested). */
-            card?: {
-                [key: string]: unknown;
-            };
-            /** @description The board involved (when requested). */
-            board?: {
-                [key: string]: unknown;
-            };
-            /** @description Reactions. */
-            reactions?: {
-                [key: string]: unknown;
-            }[];
-            /** @description Member who caused it (with `memberCreator=true`). */
-            memberCreator?: components["schemas"]["Member"];
-        };
-        /** @description A webhook of a token. */
-        Webhook: {
-            /** @description Webhook id. */
-            id: components["schemas"]["TrelloId"];
-            /** @description Free text. */
-            description?: string;
-            /** @description Watched model. */
-            idModel: components["schemas"]["TrelloId"];
-            /**
-             * Format: uri
-             * @description Address the actions are POSTed to.
-             */
-            callbackURL: string;
-            /** @description Whether it fires. */
-            active: boolean;
-            /** @description Deliveries failed in a row. */
-            consecutiveFailures?: number;
-            /**
-             * Format: date-time
-             * @description When the current failure run began.
-             */
-            firstConsecutiveFailDate?: string | null;
-        };
-        /** @description A file or link attached to a card. */
-        Attachment: {
-            /** @description Attachment id. */
-            id: components["schemas"]["TrelloId"];
-            /** @description Display name. */
-            name?: string;
-            /**
-             * Format: uri
-             * @description Address of the file or link.
-             */
-            url?: string;
-            /** @description MIME type. */
-            mimeType?: string | null;
-            /** @description Size of an uploaded file; null for links. */
-            bytes?: number | null;
-            /**
-             * Format: date-time
-             * @description When it was attached.
-             */
-            date?: string;
-            /** @description Dominant edge color of an image (hex). */
-            edgeColor?: string | null;
-            /** @description Member who attached it. */
-            idMember?: components["schemas"]["TrelloId"];
-            /** @description Uploaded file (true) or link (false). */
-            isUpload?: boolean;
-            /** @description Image previews. */
-            previews?: {
-                [key: string]: unknown;
-            }[];
-            /** @description Position among the card's attachments. */
-            pos?: number;
-            /** @description File name of an upload. */
-            fileName?: string | null;
-            /** @description Object limits. */
-            limits?: {
-                [key: string]: unknown;
-            };
-        };
-        /** @description Body Trello returns for some removals. */
-        EmptyValue: {
-            /** @description Always null. */
-            _value?: null;
-        };
-        /** @description Body of a 429 answer. */
-        RateLimitError: {
-            /** @description Which limit, e.g. API_TOKEN_LIMIT_EXCEEDED, API_KEY_LIMIT_EXCEEDED, MEMBER_LIMIT_EXCEEDED. */
-            error: string;
-            /** @description Human-readable message. */
-            message: string;
-        };
-        /** @description Body of a webhook delivery. */
-        WebhookDelivery: {
-            /** @description The action that happened. */
-            action: components["schemas"]["Action"] & {
-                id: components["schemas"]["TrelloId"];
-                idMemberCreator: components["schemas"]["TrelloId"];
-                /** @description Action type. */
-                type: string;
-                /**
-                 * Format: date-time
-                 * @description When it happened.
-                 */
-                date: string;
-                /** @description Objects involved. */
-                data: {
-                    [key: string]: unknown;
-                };
-            };
-            /** @description Current state of the watched model (a board, list, card or member record). */
-            model: {
-                /** @description Id of the watched model. */
-                id: components["schemas"]["TrelloId"];
-            };
-            /** @description The webhook that fired. */
-            webhook: components["schemas"]["Webhook"];
-        };
+      };
+      /** @description Member who caused the action (unless `memberCreator=false`). */
+      memberCreator?: components["schemas"]["Member"];
+      /** @description Member added or removed (addMemberToCard, removeMemberFromCard). */
+      member?: components["schemas"]["Member"];
+      /** @description Power-Up or app that caused the action, if any. */
+      appCreator?: {
+        [key: string]: unknown;
+      } | null;
+      /** @description Reaction limits of the action. */
+      limits?: {
+        [key: string]: unknown;
+      };
     };
-    responses: {
-        /** @description Missing or invalid field. Trello answers with a short plain-text message. */
-        BadRequest: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "text/plain": string;
-            };
-        };
-        /** @description Bad or missing key/token, or the token lacks permission for the model. Plain-text message. */
-        Unauthorized: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "text/plain": string;
-            };
-        };
-        /** @description Not allowed in this case, e.g. a board or card object limit (too many checklists, open cards, labels or lists) was reached. Plain-text message; the exact wording is not documented. */
-        Forbidden: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /** @example Checklist limit exceeded */
-                "text/plain": string;
-            };
-        };
-        /** @description No such route, or the model does not exist or is not visible to the token. Plain-text message. */
-        NotFound: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "text/plain": string;
-            };
-        };
-        /** @description The request is well-formed but cannot be applied, e.g. the card already has 100 attachments. Plain-text message; the exact wording is not documented. */
-        Unprocessable: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /** @example Card has too many attachments */
-                "text/plain": string;
-            };
-        };
-        /** @description The webhook was not created: the callback did not answer the HEAD probe with 200, a webhook with the same callback, model and token exists, or a field is invalid. Plain-text message. */
-        WebhookRejected: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "text/plain": string;
-            };
-        };
-        /** @description A rate limit was exceeded. The JSON body's `error` says which: API_TOKEN_LIMIT_EXCEEDED (100 / 10 s per token), API_KEY_LIMIT_EXCEEDED (300 / 10 s per key) or MEMBER_LIMIT_EXCEEDED (100 / 900 s on /1/members/). */
-        RateLimited: {
-            headers: {
-                /**
-                 * @description Time to wait before retrying (seconds assumed; the format is not documented).
-                 * @example 10
-                 */
-                "Retry-After"?: number;
-                /**
-                 * @description Length of the token window in milliseconds.
-                 * @example 10000
-                 */
-                "x-rate-limit-api-token-interval-ms"?: number;
-                /**
-                 * @description Requests allowed per token window.
-                 * @example 100
-                 */
-                "x-rate-limit-api-token-max"?: number;
-                /**
-                 * @description Requests left in the current token window.
-                 * @example 0
-                 */
-                "x-rate-limit-api-token-remaining"?: number;
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["RateLimitError"];
-            };
-        };
+    /** @description A Trello account. Which fields are present depends on `fields`; nested members carry a short form. */
+    Member: {
+      /** @description Member id. */
+      id: components["schemas"]["TrelloId"];
+      /** @description Username (usable in place of the id). */
+      username?: string;
+      /** @description Display name. */
+      fullName?: string;
+      /** @description Initials. */
+      initials?: string;
+      /** @description Avatar image hash. */
+      avatarHash?: string | null;
+      /** @description Avatar image base address (append `/50.png`, `/170.png`, ...). */
+      avatarUrl?: string | null;
+      /** @description Whether the member's activity is blocked. */
+      activityBlocked?: boolean;
+      /** @description Member who referred this member. */
+      idMemberReferrer?: string | null;
+      /** @description Profile data visible only to members of the same Workspace. */
+      nonPublic?: {
+        [key: string]: unknown;
+      };
+      /** @description Whether non-public data is present. */
+      nonPublicAvailable?: boolean;
+      /** @description Profile text. */
+      bio?: string;
+      /** @description Whether the email address is confirmed. */
+      confirmed?: boolean;
+      /** @description `normal` or `ghost` (invited, never signed up). */
+      memberType?: string;
+      /**
+       * Format: uri
+       * @description Profile address.
+       */
+      url?: string;
+      /** @description Email address (needs the `account` scope). */
+      email?: string | null;
+      /** @description Presence status. */
+      status?: string;
+      /** @description Boards the member belongs to. */
+      idBoards?: components["schemas"]["TrelloId"][];
+      /** @description Workspaces the member belongs to. */
+      idOrganizations?: components["schemas"]["TrelloId"][];
+      /** @description Ways the member signs in. */
+      loginTypes?: string[] | null;
+      /** @description Paid product codes. */
+      products?: number[];
+      /** @description Member preferences (locale, timezone, ...). */
+      prefs?: {
+        [key: string]: unknown;
+      };
+      /** @description Object limits of the member. */
+      limits?: {
+        [key: string]: unknown;
+      };
     };
-    parameters: {
-        /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
-        CardIdPath: components["schemas"]["IdOrShortLink"];
-        /** @description Id of the board (24 hex characters) or its 8-character shortLink. */
-        BoardIdPath: components["schemas"]["IdOrShortLink"];
-        /** @description Id of the list. */
-        ListIdPath: components["schemas"]["TrelloId"];
-        /** @description Id of the checklist. */
-        ChecklistIdPath: components["schemas"]["TrelloId"];
-        /** @description Id of the label. */
-        LabelIdPath: components["schemas"]["TrelloId"];
-        /** @description Id or username of the member, or `me` for the token's own member. */
-        MemberIdPath: string;
-        /** @description Id of the webhook. */
-        WebhookIdPath: components["schemas"]["TrelloId"];
+    /** @description A notification to a member. */
+    Notification: {
+      /** @description Notification id (increasing over time; used as the polling cursor). */
+      id: components["schemas"]["TrelloId"];
+      /** @description Whether it is unread. */
+      unread?: boolean;
+      /** @description Notification type, e.g. addedToCard, addedAttachmentToCard, addedMemberToCard, addedToBoard, cardDueSoon, changeCard, closeBoard, commentCard, createdCard, mentionedOnCard, removedFromCard, updateCheckItemStateOnCard, invitedToBoard, makeAdminOfBoard. New types appear over time. */
+      type?: string;
+      /**
+       * Format: date-time
+       * @description When it was created.
+       */
+      date?: string;
+      /**
+       * Format: date-time
+       * @description When it was read.
+       */
+      dateRead?: string | null;
+      /** @description Short references to the card, board, list and text involved. */
+      data?: {
+        /** @description Comment text (commentCard, mentionedOnCard). */
+        text?: string;
+        /** @description The card (id, name, idShort, shortLink, sometimes due). */
+        card?: {
+          id?: components["schemas"]["TrelloId"];
+          /** @description Card title. */
+          name?: string;
+          /** @description Card number. */
+          idShort?: number;
+          /** @description Card shortLink. */
+          shortLink?: string;
+        } & {
+          [key: string]: unknown;
+        };
+        /** @description The board (id, name, shortLink). */
+        board?: {
+          id?: components["schemas"]["TrelloId"];
+          /** @description Board name. */
+          name?: string;
+          /** @description Board shortLink. */
+          shortLink?: string;
+        } & {
+          [key: string]: unknown;
+        };
+        /** @description The list (id, name). */
+        list?: {
+          id?: components["schemas"]["TrelloId"];
+          /** @description List name. */
+          name?: string;
+        } & {
+          [key: string]: unknown;
+        };
+      } & {
+        [key: string]: unknown;
+      };
+      /** @description Member who caused it (null for system notifications such as cardDueSoon). */
+      idMemberCreator?: string | null;
+      /** @description Action behind it. */
+      idAction?: string | null;
+      /** @description The card involved (when requested). */
+      card?: {
+        [key: string]: unknown;
+      };
+      /** @description The board involved (when requested). */
+      board?: {
+        [key: string]: unknown;
+      };
+      /** @description Reactions. */
+      reactions?: {
+        [key: string]: unknown;
+      }[];
+      /** @description Member who caused it (with `memberCreator=true`). */
+      memberCreator?: components["schemas"]["Member"];
     };
-    requestBodies: never;
-    headers: never;
-    pathItems: never;
+    /** @description A webhook of a token. */
+    Webhook: {
+      /** @description Webhook id. */
+      id: components["schemas"]["TrelloId"];
+      /** @description Free text. */
+      description?: string;
+      /** @description Watched model. */
+      idModel: components["schemas"]["TrelloId"];
+      /**
+       * Format: uri
+       * @description Address the actions are POSTed to.
+       */
+      callbackURL: string;
+      /** @description Whether it fires. */
+      active: boolean;
+      /** @description Deliveries failed in a row. */
+      consecutiveFailures?: number;
+      /**
+       * Format: date-time
+       * @description When the current failure run began.
+       */
+      firstConsecutiveFailDate?: string | null;
+    };
+    /** @description A file or link attached to a card. */
+    Attachment: {
+      /** @description Attachment id. */
+      id: components["schemas"]["TrelloId"];
+      /** @description Display name. */
+      name?: string;
+      /**
+       * Format: uri
+       * @description Address of the file or link.
+       */
+      url?: string;
+      /** @description MIME type. */
+      mimeType?: string | null;
+      /** @description Size of an uploaded file; null for links. */
+      bytes?: number | null;
+      /**
+       * Format: date-time
+       * @description When it was attached.
+       */
+      date?: string;
+      /** @description Dominant edge color of an image (hex). */
+      edgeColor?: string | null;
+      /** @description Member who attached it. */
+      idMember?: components["schemas"]["TrelloId"];
+      /** @description Uploaded file (true) or link (false). */
+      isUpload?: boolean;
+      /** @description Image previews. */
+      previews?: {
+        [key: string]: unknown;
+      }[];
+      /** @description Position among the card's attachments. */
+      pos?: number;
+      /** @description File name of an upload. */
+      fileName?: string | null;
+      /** @description Object limits. */
+      limits?: {
+        [key: string]: unknown;
+      };
+    };
+    /** @description Body Trello returns for some removals. */
+    EmptyValue: {
+      /** @description Always null. */
+      _value?: null;
+    };
+    /** @description Body of a 429 answer. */
+    RateLimitError: {
+      /** @description Which limit, e.g. API_TOKEN_LIMIT_EXCEEDED, API_KEY_LIMIT_EXCEEDED, MEMBER_LIMIT_EXCEEDED. */
+      error: string;
+      /** @description Human-readable message. */
+      message: string;
+    };
+    /** @description Body of a webhook delivery. */
+    WebhookDelivery: {
+      /** @description The action that happened. */
+      action: components["schemas"]["Action"] & {
+        id: components["schemas"]["TrelloId"];
+        idMemberCreator: components["schemas"]["TrelloId"];
+        /** @description Action type. */
+        type: string;
+        /**
+         * Format: date-time
+         * @description When it happened.
+         */
+        date: string;
+        /** @description Objects involved. */
+        data: {
+          [key: string]: unknown;
+        };
+      };
+      /** @description Current state of the watched model (a board, list, card or member record). */
+      model: {
+        /** @description Id of the watched model. */
+        id: components["schemas"]["TrelloId"];
+      };
+      /** @description The webhook that fired. */
+      webhook: components["schemas"]["Webhook"];
+    };
+  };
+  responses: {
+    /** @description Missing or invalid field. Trello answers with a short plain-text message. */
+    BadRequest: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        "text/plain": string;
+      };
+    };
+    /** @description Bad or missing key/token, or the token lacks permission for the model. Plain-text message. */
+    Unauthorized: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        "text/plain": string;
+      };
+    };
+    /** @description Not allowed in this case, e.g. a board or card object limit (too many checklists, open cards, labels or lists) was reached. Plain-text message; the exact wording is not documented. */
+    Forbidden: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        /** @example Checklist limit exceeded */
+        "text/plain": string;
+      };
+    };
+    /** @description No such route, or the model does not exist or is not visible to the token. Plain-text message. */
+    NotFound: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        "text/plain": string;
+      };
+    };
+    /** @description The request is well-formed but cannot be applied, e.g. the card already has 100 attachments. Plain-text message; the exact wording is not documented. */
+    Unprocessable: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        /** @example Card has too many attachments */
+        "text/plain": string;
+      };
+    };
+    /** @description The webhook was not created: the callback did not answer the HEAD probe with 200, a webhook with the same callback, model and token exists, or a field is invalid. Plain-text message. */
+    WebhookRejected: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        "text/plain": string;
+      };
+    };
+    /** @description A rate limit was exceeded. The JSON body's `error` says which: API_TOKEN_LIMIT_EXCEEDED (100 / 10 s per token), API_KEY_LIMIT_EXCEEDED (300 / 10 s per key) or MEMBER_LIMIT_EXCEEDED (100 / 900 s on /1/members/). */
+    RateLimited: {
+      headers: {
+        /**
+         * @description Time to wait before retrying (seconds assumed; the format is not documented).
+         * @example 10
+         */
+        "Retry-After"?: number;
+        /**
+         * @description Length of the token window in milliseconds.
+         * @example 10000
+         */
+        "x-rate-limit-api-token-interval-ms"?: number;
+        /**
+         * @description Requests allowed per token window.
+         * @example 100
+         */
+        "x-rate-limit-api-token-max"?: number;
+        /**
+         * @description Requests left in the current token window.
+         * @example 0
+         */
+        "x-rate-limit-api-token-remaining"?: number;
+        [name: string]: unknown;
+      };
+      content: {
+        "application/json": components["schemas"]["RateLimitError"];
+      };
+    };
+  };
+  parameters: {
+    /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
+    CardIdPath: components["schemas"]["IdOrShortLink"];
+    /** @description Id of the board (24 hex characters) or its 8-character shortLink. */
+    BoardIdPath: components["schemas"]["IdOrShortLink"];
+    /** @description Id of the list. */
+    ListIdPath: components["schemas"]["TrelloId"];
+    /** @description Id of the checklist. */
+    ChecklistIdPath: components["schemas"]["TrelloId"];
+    /** @description Id of the label. */
+    LabelIdPath: components["schemas"]["TrelloId"];
+    /** @description Id or username of the member, or `me` for the token's own member. */
+    MemberIdPath: string;
+    /** @description Id of the webhook. */
+    WebhookIdPath: components["schemas"]["TrelloId"];
+  };
+  requestBodies: never;
+  headers: never;
+  pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    createCard: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "idList": "60d5ecb74e2a1b3c4d5e6f71",
-                 *       "name": "Write launch announcement",
-                 *       "desc": "Draft the blog post and the customer email for the 2.0 launch.",
-                 *       "pos": "top",
-                 *       "due": "2024-06-14T16:00:00.000Z",
-                 *       "idLabels": [
-                 *         "60d5ecb74e2a1b3c4d5e6f80"
-                 *       ]
-                 *     }
-                 */
-                "application/json": {
-                    /** @description The list the card is created in. */
-                    idList: components["schemas"]["TrelloId"];
-                    /** @description Card title. */
-                    name?: string;
-                    /** @description Card description (Markdown). */
-                    desc?: string;
-                    pos?: components["schemas"]["Position"];
-                    /**
-                     * Format: date-time
-                     * @description Due date, ISO-8601.
-                     */
-                    due?: string | null;
-                    /**
-                     * Format: date-time
-                     * @description Start date, ISO-8601.
-                     */
-                    start?: string | null;
-                    /** @description Whether the due date is marked complete. */
-                    dueComplete?: boolean;
-                    /** @description Members assigned to the card. */
-                    idMembers?: components["schemas"]["TrelloId"][];
-                    /** @description Labels (of the card's board) applied to the card. */
-                    idLabels?: components["schemas"]["TrelloId"][];
-                    /**
-                     * Format: uri
-                     * @description A URL (http:// or https://) attached to the card on creation.
-                     */
-                    urlSource?: string;
-                    /** @description Card to copy into the new card. */
-                    idCardSource?: components["schemas"]["TrelloId"];
-                    /**
-                     * @description With idCardSource: `all` or a comma-separated list of attachments, checklists, comments, customFields, due, start, labels, members, stickers.
-                     * @default all
-                     */
-                    keepFromSource?: string;
-                    /** @description Map address of the card. */
-                    address?: string;
-                    /** @description Map location name. */
-                    locationName?: string;
-                    /** @description Map coordinates as `latitude,longitude`. */
-                    coordinates?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description The created card. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "6123a9f0c4b5d6e7f8091a2b",
-                     *       "badges": {
-                     *         "attachmentsByType": {
-                     *           "trello": {
-                     *             "board": 0,
-                     *             "card": 0
-                     *           }
-                     *         },
-                     *         "externalSource": null,
-                     *         "location": false,
-                     *         "votes": 0,
-                     *         "viewingMemberVoted": false,
-                     *         "subscribed": false,
-                     *         "fogbugz": "",
-                     *         "checkItems": 0,
-                     *         "checkItemsChecked": 0,
-                     *         "checkItemsEarliestDue": null,
-                     *         "comments": 0,
-                     *         "attachments": 0,
-                     *         "description": true,
-                     *         "due": "2024-06-14T16:00:00.000Z",
-                     *         "dueComplete": false,
-                     *         "start": null,
-                     *         "lastUpdatedByAi": false
-                     *       },
-                     *       "checkItemStates": [],
-                     *       "closed": false,
-                     *       "dueComplete": false,
-                     *       "dateLastActivity": "2024-06-03T09:12:44.208Z",
-                     *       "desc": "Draft the blog post and the customer email for the 2.0 launch.",
-                     *       "descData": {
-                     *         "emoji": {}
-                     *       },
-                     *       "due": "2024-06-14T16:00:00.000Z",
-                     *       "dueReminder": null,
-                     *       "email": null,
-                     *       "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
-                     *       "idChecklists": [],
-                     *       "idList": "60d5ecb74e2a1b3c4d5e6f71",
-                     *       "idMembers": [],
-                     *       "idMembersVoted": [],
-                     *       "idShort": 12,
-                     *       "idAttachmentCover": null,
-                     *       "labels": [
-                     *         {
-                     *           "id": "60d5ecb74e2a1b3c4d5e6f80",
-                     *           "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
-                     *           "idOrganization": "5b2f8c1e4d3a2b1c0f9e8d01",
-                     *           "name": "Feature",
-                     *           "nodeId": "ari:cloud:trello::label/workspace/5b2f8c1e4d3a2b1c0f9e8d01/60d5ecb74e2a1b3c4d5e6f80",
-                     *           "color": "green",
-                     *           "uses": 7
-                     *         }
-                     *       ],
-                     *       "idLabels": [
-                     *         "60d5ecb74e2a1b3c4d5e6f80"
-                     *       ],
-                     *       "manualCoverAttachment": false,
-                     *       "name": "Write launch announcement",
-                     *       "pinned": false,
-                     *       "pos": 8191.875,
-                     *       "shortLink": "AbCd1234",
-                     *       "shortUrl": "https://trello.com/c/AbCd1234",
-                     *       "start": null,
-                     *       "subscribed": false,
-                     *       "url": "https://trello.com/c/AbCd1234/12-write-launch-announcement",
-                     *       "cover": {
-                     *         "idAttachment": null,
-                     *         "color": null,
-                     *         "idUploadedBackground": null,
-                     *         "size": "normal",
-                     *         "brightness": "dark",
-                     *         "idPlugin": null
-                     *       },
-                     *       "isTemplate": false,
-                     *       "cardRole": null,
-                     *       "attachments": [],
-                     *       "stickers": [],
-                     *       "limits": {}
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Card"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
-        };
+  createCard: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    getCard: {
-        parameters: {
-            query?: {
-                /** @description `all` or a comma-separated list of card fields (e.g. `name,desc,due,idList`). */
-                fields?: string;
-                /** @description Action types to nest as `actions`, comma-separated (e.g. `commentCard`); omitted means none. */
-                actions?: string;
-                /** @description Nest the card's attachments (`true`), none (`false`), or only the cover (`cover`). */
-                attachments?: "true" | "false" | "cover";
-                /** @description Nest the card's members as `members`. */
-                members?: boolean;
-                /** @description Nest the card's checklists (`all`) or not (`none`). */
-                checklists?: "all" | "none";
-                /** @description Nest the card's board as `board`. */
-                board?: boolean;
-                /** @description Nest the card's list as `list`. */
-                list?: boolean;
-                /** @description Nest the card's custom field values as `customFieldItems`. */
-                customFieldItems?: boolean;
-            };
-            header?: never;
-            path: {
-                /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
-                id: components["parameters"]["CardIdPath"];
-            };
-            cookie?: never;
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "idList": "60d5ecb74e2a1b3c4d5e6f71",
+         *       "name": "Write launch announcement",
+         *       "desc": "Draft the blog post and the customer email for the 2.0 launch.",
+         *       "pos": "top",
+         *       "due": "2024-06-14T16:00:00.000Z",
+         *       "idLabels": [
+         *         "60d5ecb74e2a1b3c4d5e6f80"
+         *       ]
+         *     }
+         */
+        "application/json": {
+          /** @description The list the card is created in. */
+          idList: components["schemas"]["TrelloId"];
+          /** @description Card title. */
+          name?: string;
+          /** @description Card description (Markdown). */
+          desc?: string;
+          pos?: components["schemas"]["Position"];
+          /**
+           * Format: date-time
+           * @description Due date, ISO-8601.
+           */
+          due?: string | null;
+          /**
+           * Format: date-time
+           * @description Start date, ISO-8601.
+           */
+          start?: string | null;
+          /** @description Whether the due date is marked complete. */
+          dueComplete?: boolean;
+          /** @description Members assigned to the card. */
+          idMembers?: components["schemas"]["TrelloId"][];
+          /** @description Labels (of the card's board) applied to the card. */
+          idLabels?: components["schemas"]["TrelloId"][];
+          /**
+           * Format: uri
+           * @description A URL (http:// or https://) attached to the card on creation.
+           */
+          urlSource?: string;
+          /** @description Card to copy into the new card. */
+          idCardSource?: components["schemas"]["TrelloId"];
+          /**
+           * @description With idCardSource: `all` or a comma-separated list of attachments, checklists, comments, customFields, due, start, labels, members, stickers.
+           * @default all
+           */
+          keepFromSource?: string;
+          /** @description Map address of the card. */
+          address?: string;
+          /** @description Map location name. */
+          locationName?: string;
+          /** @description Map coordinates as `latitude,longitude`. */
+          coordinates?: string;
         };
-        requestBody?: never;
-        responses: {
-            /** @description The card. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "6123a9f0c4b5d6e7f8091a2b",
-                     *       "badges": {
-                     *         "attachmentsByType": {
-                     *           "trello": {
-                     *             "board": 0,
-                     *             "card": 0
-                     *           }
-                     *         },
-                     *         "externalSource": null,
-                     *         "location": false,
-                     *         "votes": 0,
-                     *         "viewingMemberVoted": false,
-                     *         "subscribed": true,
-                     *         "fogbugz": "",
-                     *         "checkItems": 3,
-                     *         "checkItemsChecked": 1,
-                     *         "checkItemsEarliestDue": null,
-                     *         "comments": 2,
-                     *         "attachments": 1,
-                     *         "description": true,
-                     *         "due": "2024-06-14T16:00:00.000Z",
-                     *         "dueComplete": false,
-                     *         "start": "2024-06-10T07:00:00.000Z",
-                     *         "lastUpdatedByAi": false
-                     *       },
-                     *       "checkItemStates": [],
-                     *       "closed": false,
-                     *       "dueComplete": false,
-                     *       "dateLastActivity": "2024-06-05T14:03:51.907Z",
-                     *       "desc": "Draft the blog post and the customer email for the 2.0 launch.",
-                     *       "descData": {
-                     *         "emoji": {}
-                     *       },
-                     *       "due": "2024-06-14T16:00:00.000Z",
-                     *       "dueReminder": 1440,
-                     *       "email": null,
-                     *       "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
-                     *       "idChecklists": [
-                     *         "6123aa10c4b5d6e7f8091a3c"
-                     *       ],
-                     *       "idList": "60d5ecb74e2a1b3c4d5e6f72",
-                     *       "idMembers": [
-                     *         "5b2f8c1e4d3a2b1c0f9e8d7a"
-                     *       ],
-                     *       "idMembersVoted": [],
-                     *       "idShort": 12,
-                     *       "idAttachmentCover": null,
-                     *       "labels": [
-                     *         {
-                     *           "id": "60d5ecb74e2a1b3c4d5e6f80",
-                     *           "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
-                     *           "idOrganization": "5b2f8c1e4d3a2b1c0f9e8d01",
-                     *           "name": "Feature",
-                     *           "nodeId": "ari:cloud:trello::label/workspace/5b2f8c1e4d3a2b1c0f9e8d01/60d5ecb74e2a1b3c4d5e6f80",
-                     *           "color": "green",
-                     *           "uses": 7
-                     *         }
-                     *       ],
-                     *       "idLabels": [
-                     *         "60d5ecb74e2a1b3c4d5e6f80"
-                     *       ],
-                     *       "manualCoverAttachment": false,
-                     *       "name": "Write launch announcement",
-                     *       "pinned": false,
-                     *       "pos": 8191.875,
-                     *       "shortLink": "AbCd1234",
-                     *       "shortUrl": "https://trello.com/c/AbCd1234",
-                     *       "start": "2024-06-10T07:00:00.000Z",
-                     *       "subscribed": true,
-                     *       "url": "https://trello.com/c/AbCd1234/12-write-launch-announcement",
-                     *       "cover": {
-                     *         "idAttachment": null,
-                     *         "color": null,
-                     *         "idUploadedBackground": null,
-                     *         "size": "normal",
-                     *         "brightness": "dark",
-                     *         "idPlugin": null
-                     *       },
-                     *       "isTemplate": false,
-                     *       "cardRole": null
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Card"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
-        };
+      };
     };
-    updateCard: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
-                id: components["parameters"]["CardIdPath"];
-            };
-            cookie?: never;
+    responses: {
+      /** @description The created card. */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description New title. */
-                    name?: string;
-                    /** @description New description (Markdown). */
-                    desc?: string;
-                    /** @description `true` archives the card, `false` unarchives it. */
-                    closed?: boolean;
-                    /** @description Move the card to this list. */
-                    idList?: components["schemas"]["TrelloId"];
-                    /** @description Move the card to this board (send idList of that board too). */
-                    idBoard?: components["schemas"]["TrelloId"];
-                    pos?: components["schemas"]["Position"];
-                    /**
-                     * Format: date-time
-                     * @description Due date, or null to clear it.
-                     */
-                    due?: string | null;
-                    /**
-                     * Format: date-time
-                     * @description Start date, or null to clear it.
-                     */
-                    start?: string | null;
-                    /** @description Mark the due date complete or not. */
-                    dueComplete?: boolean;
-                    /** @description Replaces the card's members. */
-                    idMembers?: components["schemas"]["TrelloId"][];
-                    /** @description Replaces the card's labels. */
-                    idLabels?: components["schemas"]["TrelloId"][];
-                    /** @description Image attachment to use as the cover, or null for none. */
-                    idAttachmentCover?: string | null;
-                    /** @description Whether the token's member watches the card. */
-                    subscribed?: boolean;
-                    /** @description Map address. */
-                    address?: string;
-                    /** @description Map location name. */
-                    locationName?: string;
-                    /** @description Map coordinates as `latitude,longitude`. */
-                    coordinates?: string;
-                    /** @description Card cover settings. */
-                    cover?: {
-                        /** @description Cover color (a label color name) or null. */
-                        color?: string | null;
-                        /** @description Attachment used as cover. */
-                        idAttachment?: string | null;
-                        /**
-                         * @description Cover size.
-                         * @enum {string}
-                         */
-                        size?: "normal" | "full";
-                        /**
-                         * @description Text brightness on a full cover.
-                         * @enum {string}
-                         */
-                        brightness?: "light" | "dark";
-                    };
-                };
-            };
+        content: {
+          /**
+           * @example {
+           *       "id": "6123a9f0c4b5d6e7f8091a2b",
+           *       "badges": {
+           *         "attachmentsByType": {
+           *           "trello": {
+           *             "board": 0,
+           *             "card": 0
+           *           }
+           *         },
+           *         "externalSource": null,
+           *         "location": false,
+           *         "votes": 0,
+           *         "viewingMemberVoted": false,
+           *         "subscribed": false,
+           *         "fogbugz": "",
+           *         "checkItems": 0,
+           *         "checkItemsChecked": 0,
+           *         "checkItemsEarliestDue": null,
+           *         "comments": 0,
+           *         "attachments": 0,
+           *         "description": true,
+           *         "due": "2024-06-14T16:00:00.000Z",
+           *         "dueComplete": false,
+           *         "start": null,
+           *         "lastUpdatedByAi": false
+           *       },
+           *       "checkItemStates": [],
+           *       "closed": false,
+           *       "dueComplete": false,
+           *       "dateLastActivity": "2024-06-03T09:12:44.208Z",
+           *       "desc": "Draft the blog post and the customer email for the 2.0 launch.",
+           *       "descData": {
+           *         "emoji": {}
+           *       },
+           *       "due": "2024-06-14T16:00:00.000Z",
+           *       "dueReminder": null,
+           *       "email": null,
+           *       "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
+           *       "idChecklists": [],
+           *       "idList": "60d5ecb74e2a1b3c4d5e6f71",
+           *       "idMembers": [],
+           *       "idMembersVoted": [],
+           *       "idShort": 12,
+           *       "idAttachmentCover": null,
+           *       "labels": [
+           *         {
+           *           "id": "60d5ecb74e2a1b3c4d5e6f80",
+           *           "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
+           *           "idOrganization": "5b2f8c1e4d3a2b1c0f9e8d01",
+           *           "name": "Feature",
+           *           "nodeId": "ari:cloud:trello::label/workspace/5b2f8c1e4d3a2b1c0f9e8d01/60d5ecb74e2a1b3c4d5e6f80",
+           *           "color": "green",
+           *           "uses": 7
+           *         }
+           *       ],
+           *       "idLabels": [
+           *         "60d5ecb74e2a1b3c4d5e6f80"
+           *       ],
+           *       "manualCoverAttachment": false,
+           *       "name": "Write launch announcement",
+           *       "pinned": false,
+           *       "pos": 8191.875,
+           *       "shortLink": "AbCd1234",
+           *       "shortUrl": "https://trello.com/c/AbCd1234",
+           *       "start": null,
+           *       "subscribed": false,
+           *       "url": "https://trello.com/c/AbCd1234/12-write-launch-announcement",
+           *       "cover": {
+           *         "idAttachment": null,
+           *         "color": null,
+           *         "idUploadedBackground": null,
+           *         "size": "normal",
+           *         "brightness": "dark",
+           *         "idPlugin": null
+           *       },
+           *       "isTemplate": false,
+           *       "cardRole": null,
+           *       "attachments": [],
+           *       "stickers": [],
+           *       "limits": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Card"];
         };
-        responses: {
-            /** @description The card after the change. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "6123a9f0c4b5d6e7f8091a2b",
-                     *       "badges": {
-                     *         "attachmentsByType": {
-                     *           "trello": {
-                     *             "board": 0,
-                     *             "card": 0
-                     *           }
-                     *         },
-                     *         "externalSource": null,
-                     *         "location": false,
-                     *         "votes": 0,
-                     *         "viewingMemberVoted": false,
-                     *         "subscribed": true,
-                     *         "fogbugz": "",
-                     *         "checkItems": 3,
-                     *         "checkItemsChecked": 1,
-                     *         "checkItemsEarliestDue": null,
-                     *         "comments": 2,
-                     *         "attachments": 1,
-                     *         "description": true,
-                     *         "due": "2024-06-14T16:00:00.000Z",
-                     *         "dueComplete": false,
-                     *         "start": null,
-                     *         "lastUpdatedByAi": false
-                     *       },
-                     *       "checkItemStates": [],
-                     *       "closed": false,
-                     *       "dueComplete": false,
-                     *       "dateLastActivity": "2024-06-05T14:20:02.116Z",
-                     *       "desc": "Draft the blog post and the customer email for the 2.0 launch.",
-                     *       "descData": {
-                     *         "emoji": {}
-                     *       },
-                     *       "due": "2024-06-14T16:00:00.000Z",
-                     *       "dueReminder": 1440,
-                     *       "email": null,
-                     *       "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
-                     *       "idChecklists": [
-                     *         "6123aa10c4b5d6e7f8091a3c"
-                     *       ],
-                     *       "idList": "60d5ecb74e2a1b3c4d5e6f72",
-                     *       "idMembers": [
-                     *         "5b2f8c1e4d3a2b1c0f9e8d7a"
-                     *       ],
-                     *       "idMembersVoted": [],
-                     *       "idShort": 12,
-                     *       "idAttachmentCover": null,
-                     *       "labels": [],
-                     *       "idLabels": [],
-                     *       "manualCoverAttachment": false,
-                     *       "name": "Write launch announcement",
-                     *       "pinned": false,
-                     *       "pos": 4095.9375,
-                     *       "shortLink": "AbCd1234",
-                     *       "shortUrl": "https://trello.com/c/AbCd1234",
-                     *       "start": null,
-                     *       "subscribed": true,
-                     *       "url": "https://trello.com/c/AbCd1234/12-write-launch-announcement",
-                     *       "cover": {
-                     *         "idAttachment": null,
-                     *         "color": null,
-                     *         "idUploadedBackground": null,
-                     *         "size": "normal",
-                     *         "brightness": "dark",
-                     *         "idPlugin": null
-                     *       },
-                     *       "isTemplate": false,
-                     *       "cardRole": null
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Card"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
-        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
     };
-    deleteCard: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
-                id: components["parameters"]["CardIdPath"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The card was deleted. Trello answers with an (empty) `limits` object. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "limits": {}
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description Always empty here. */
-                        limits?: {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
-        };
+  };
+  getCard: {
+    parameters: {
+      query?: {
+        /** @description `all` or a comma-separated list of card fields (e.g. `name,desc,due,idList`). */
+        fields?: string;
+        /** @description Action types to nest as `actions`, comma-separated (e.g. `commentCard`); omitted means none. */
+        actions?: string;
+        /** @description Nest the card's attachments (`true`), none (`false`), or only the cover (`cover`). */
+        attachments?: "true" | "false" | "cover";
+        /** @description Nest the card's members as `members`. */
+        members?: boolean;
+        /** @description Nest the card's checklists (`all`) or not (`none`). */
+        checklists?: "all" | "none";
+        /** @description Nest the card's board as `board`. */
+        board?: boolean;
+        /** @description Nest the card's list as `list`. */
+        list?: boolean;
+        /** @description Nest the card's custom field values as `customFieldItems`. */
+        customFieldItems?: boolean;
+      };
+      header?: never;
+      path: {
+        /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
+        id: components["parameters"]["CardIdPath"];
+      };
+      cookie?: never;
     };
-    addCommentToCard: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
-                id: components["parameters"]["CardIdPath"];
-            };
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description The card. */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "text": "Draft is ready for review @samlee"
-                 *     }
-                 */
-                "application/json": {
-                    /** @description Comment text (Markdown; `@username` mentions notify members). */
-                    text: string;
-                };
-            };
+        content: {
+          /**
+           * @example {
+           *       "id": "6123a9f0c4b5d6e7f8091a2b",
+           *       "badges": {
+           *         "attachmentsByType": {
+           *           "trello": {
+           *             "board": 0,
+           *             "card": 0
+           *           }
+           *         },
+           *         "externalSource": null,
+           *         "location": false,
+           *         "votes": 0,
+           *         "viewingMemberVoted": false,
+           *         "subscribed": true,
+           *         "fogbugz": "",
+           *         "checkItems": 3,
+           *         "checkItemsChecked": 1,
+           *         "checkItemsEarliestDue": null,
+           *         "comments": 2,
+           *         "attachments": 1,
+           *         "description": true,
+           *         "due": "2024-06-14T16:00:00.000Z",
+           *         "dueComplete": false,
+           *         "start": "2024-06-10T07:00:00.000Z",
+           *         "lastUpdatedByAi": false
+           *       },
+           *       "checkItemStates": [],
+           *       "closed": false,
+           *       "dueComplete": false,
+           *       "dateLastActivity": "2024-06-05T14:03:51.907Z",
+           *       "desc": "Draft the blog post and the customer email for the 2.0 launch.",
+           *       "descData": {
+           *         "emoji": {}
+           *       },
+           *       "due": "2024-06-14T16:00:00.000Z",
+           *       "dueReminder": 1440,
+           *       "email": null,
+           *       "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
+           *       "idChecklists": [
+           *         "6123aa10c4b5d6e7f8091a3c"
+           *       ],
+           *       "idList": "60d5ecb74e2a1b3c4d5e6f72",
+           *       "idMembers": [
+           *         "5b2f8c1e4d3a2b1c0f9e8d7a"
+           *       ],
+           *       "idMembersVoted": [],
+           *       "idShort": 12,
+           *       "idAttachmentCover": null,
+           *       "labels": [
+           *         {
+           *           "id": "60d5ecb74e2a1b3c4d5e6f80",
+           *           "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
+           *           "idOrganization": "5b2f8c1e4d3a2b1c0f9e8d01",
+           *           "name": "Feature",
+           *           "nodeId": "ari:cloud:trello::label/workspace/5b2f8c1e4d3a2b1c0f9e8d01/60d5ecb74e2a1b3c4d5e6f80",
+           *           "color": "green",
+           *           "uses": 7
+           *         }
+           *       ],
+           *       "idLabels": [
+           *         "60d5ecb74e2a1b3c4d5e6f80"
+           *       ],
+           *       "manualCoverAttachment": false,
+           *       "name": "Write launch announcement",
+           *       "pinned": false,
+           *       "pos": 8191.875,
+           *       "shortLink": "AbCd1234",
+           *       "shortUrl": "https://trello.com/c/AbCd1234",
+           *       "start": "2024-06-10T07:00:00.000Z",
+           *       "subscribed": true,
+           *       "url": "https://trello.com/c/AbCd1234/12-write-launch-announcement",
+           *       "cover": {
+           *         "idAttachment": null,
+           *         "color": null,
+           *         "idUploadedBackground": null,
+           *         "size": "normal",
+           *         "brightness": "dark",
+           *         "idPlugin": null
+           *       },
+           *       "isTemplate": false,
+           *       "cardRole": null
+           *     }
+           */
+          "application/json": components["schemas"]["Card"];
         };
-        responses: {
-            /** @description The created comment action. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "6123ab00c4b5d6e7f8091a5e",
-                     *       "idMemberCreator": "5b2f8c1e4d3a2b1c0f9e8d7a",
-                     *       "data": {
-                     *         "text": "Draft is ready for review @samlee",
-                     *         "textData": {
-                     *           "emoji": {}
-                     *         },
-                     *         "card": {
-                     *           "id": "6123a9f0c4b5d6e7f8091a2b",
-                     *           "name": "Write launch announcement",
-                     *           "idShort": 12,
-                     *           "shortLink": "AbCd1234"
-                     *         },
-                     *         "board": {
-                     *           "id": "60d5ecb74e2a1b3c4d5e6f70",
-                     *           "name": "Product Roadmap",
-                     *           "shortLink": "kX9pQ2rT"
-                     *         },
-                     *         "list": {
-                     *           "id": "60d5ecb74e2a1b3c4d5e6f72",
-                     *           "name": "Doing"
-                     *         }
-                     *       },
-                     *       "appCreator": null,
-                     *       "type": "commentCard",
-                     *       "date": "2024-06-05T14:22:09.451Z",
-                     *       "limits": {
-                     *         "reactions": {
-                     *           "perAction": {
-                     *             "status": "ok",
-                     *             "disableAt": 900,
-                     *             "warnAt": 720
-                     *           },
-                     *           "uniquePerAction": {
-                     *             "status": "ok",
-                     *             "disableAt": 17,
-                     *             "warnAt": 14
-                     *           }
-                     *         }
-                     *       },
-                     *       "display": {
-                     *         "translationKey": "action_comment_on_card",
-                     *         "entities": {
-                     *           "contextOn": {
-                     *             "type": "translatable",
-                     *             "translationKey": "action_on",
-                     *             "hideIfContext": true,
-                     *             "idContext": "6123a9f0c4b5d6e7f8091a2b"
-                     *           },
-                     *           "card": {
-                     *             "type": "card",
-                     *             "hideIfContext": true,
-                     *             "id": "6123a9f0c4b5d6e7f8091a2b",
-                     *             "shortLink": "AbCd1234",
-                     *             "text": "Write launch announcement"
-                     *           },
-                     *           "comment": {
-                     *             "type": "comment",
-                     *             "text": "Draft is ready for review @samlee"
-                     *           },
-                     *           "memberCreator": {
-                     *             "type": "member",
-                     *             "id": "5b2f8c1e4d3a2b1c0f9e8d7a",
-                     *             "username": "janedoe",
-                     *             "text": "Jane Doe"
-                     *           }
-                     *         }
-                     *       },
-                     *       "memberCreator": {
-                     *         "id": "5b2f8c1e4d3a2b1c0f9e8d7a",
-                     *         "activityBlocked": false,
-                     *         "avatarHash": "a1b2c3d4e5f60718293a4b5c6d7e8f90",
-                     *         "avatarUrl": "https://trello-members.s3.amazonaws.com/5b2f8c1e4d3a2b1c0f9e8d7a/a1b2c3d4e5f60718293a4b5c6d7e8f90",
-                     *         "fullName": "Jane Doe",
-                     *         "idMemberReferrer": null,
-                     *         "initials": "JD",
-                     *         "nonPublic": {},
-                     *         "nonPublicAvailable": true,
-                     *         "username": "janedoe"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Action"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
-        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
     };
-    getCardActions: {
-        parameters: {
-            query?: {
-                /** @description Comma-separated action types to return (e.g. `commentCard`, `updateCard:idList`). */
-                filter?: string;
-                /** @description Page of 50 actions to return, starting at 0. */
-                page?: number;
-            };
-            header?: never;
-            path: {
-                /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
-                id: components["parameters"]["CardIdPath"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The card's actions. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "id": "6123ab00c4b5d6e7f8091a5e",
-                     *         "idMemberCreator": "5b2f8c1e4d3a2b1c0f9e8d7a",
-                     *         "data": {
-                     *           "text": "Draft is ready for review @samlee",
-                     *           "textData": {
-                     *             "emoji": {}
-                     *           },
-                     *           "card": {
-                     *             "id": "6123a9f0c4b5d6e7f8091a2b",
-                     *             "name": "Write launch announcement",
-                     *             "idShort": 12,
-                     *             "shortLink": "AbCd1234"
-                     *           },
-                     *           "board": {
-                     *             "id": "60d5ecb74e2a1b3c4d5e6f70",
-                     *             "name": "Product Roadmap",
-                     *             "shortLink": "kX9pQ2rT"
-                     *           },
-                     *           "list": {
-                     *             "id": "60d5ecb74e2a1b3c4d5e6f72",
-                     *             "name": "Doing"
-                     *           }
-                     *         },
-                     *         "appCreator": null,
-                     *         "type": "commentCard",
-                     *         "date": "2024-06-05T14:22:09.451Z",
-                     *         "limits": {
-                     *           "reactions": {
-                     *             "perAction": {
-                     *               "status": "ok",
-                     *               "disableAt": 900,
-                     *               "warnAt": 720
-                     *             },
-                     *             "uniquePerAction": {
-                     *               "status": "ok",
-                     *               "disableAt": 17,
-                     *               "warnAt": 14
-                     *             }
-                     *           }
-                     *         },
-                     *         "memberCreator": {
-                     *           "id": "5b2f8c1e4d3a2b1c0f9e8d7a",
-                     *           "activityBlocked": false,
-                     *           "avatarHash": "a1b2c3d4e5f60718293a4b5c6d7e8f90",
-                     *           "avatarUrl": "https://trello-members.s3.amazonaws.com/5b2f8c1e4d3a2b1c0f9e8d7a/a1b2c3d4e5f60718293a4b5c6d7e8f90",
-                     *           "fullName": "Jane Doe",
-                     *           "idMemberReferrer": null,
-                     *           "initials": "JD",
-                     *           "nonPublic": {},
-                     *           "nonPublicAvailable": true,
-                     *           "username": "janedoe"
-                     *         }
-                     *       }
-                     *     ]
-                     */
-                    "application/json": components["schemas"]["Action"][];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
-        };
+  };
+  updateCard: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
+        id: components["parameters"]["CardIdPath"];
+      };
+      cookie?: never;
     };
-    updateCheckItem: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
-                id: components["parameters"]["CardIdPath"];
-                /** @description Id of the check item. */
-                idCheckItem: components["schemas"]["TrelloId"];
-            };
-            cookie?: never;
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description New title. */
+          name?: string;
+          /** @description New description (Markdown). */
+          desc?: string;
+          /** @description `true` archives the card, `false` unarchives it. */
+          closed?: boolean;
+          /** @description Move the card to this list. */
+          idList?: components["schemas"]["TrelloId"];
+          /** @description Move the card to this board (send idList of that board too). */
+          idBoard?: components["schemas"]["TrelloId"];
+          pos?: components["schemas"]["Position"];
+          /**
+           * Format: date-time
+           * @description Due date, or null to clear it.
+           */
+          due?: string | null;
+          /**
+           * Format: date-time
+           * @description Start date, or null to clear it.
+           */
+          start?: string | null;
+          /** @description Mark the due date complete or not. */
+          dueComplete?: boolean;
+          /** @description Replaces the card's members. */
+          idMembers?: components["schemas"]["TrelloId"][];
+          /** @description Replaces the card's labels. */
+          idLabels?: components["schemas"]["TrelloId"][];
+          /** @description Image attachment to use as the cover, or null for none. */
+          idAttachmentCover?: string | null;
+          /** @description Whether the token's member watches the card. */
+          subscribed?: boolean;
+          /** @description Map address. */
+          address?: string;
+          /** @description Map location name. */
+          locationName?: string;
+          /** @description Map coordinates as `latitude,longitude`. */
+          coordinates?: string;
+          /** @description Card cover settings. */
+          cover?: {
+            /** @description Cover color (a label color name) or null. */
+            color?: string | null;
+            /** @description Attachment used as cover. */
+            idAttachment?: string | null;
+            /**
+             * @description Cover size.
+             * @enum {string}
+             */
+            size?: "normal" | "full";
+            /**
+             * @description Text brightness on a full cover.
+             * @enum {string}
+             */
+            brightness?: "light" | "dark";
+          };
         };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "state": "complete"
-                 *     }
-                 */
-                "application/json": {
-                    /** @description New text of the item. */
-                    name?: string;
-                    /**
-                     * @description Ticked (`complete`) or not.
-                     * @enum {string}
-                     */
-                    state?: "complete" | "incomplete";
-                    /** @description Move the item to this checklist (of the same card). */
-                    idChecklist?: components["schemas"]["TrelloId"];
-                    pos?: components["schemas"]["Position"];
-                    /**
-                     * Format: date-time
-                     * @description Due date of the item, or null.
-                     */
-                    due?: string | null;
-                    /** @description Minutes before the due date to remind, -1 or null for none. */
-                    dueReminder?: number | null;
-                    /** @description Member assigned to the item, or null. */
-                    idMember?: string | null;
-                };
-            };
-        };
-        responses: {
-            /** @description The check item after the change. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "6123aa22c4b5d6e7f8091a4d",
-                     *       "name": "Get sign-off from marketing",
-                     *       "nameData": {
-                     *         "emoji": {}
-                     *       },
-                     *       "pos": 16384,
-                     *       "state": "complete",
-                     *       "due": null,
-                     *       "dueReminder": null,
-                     *       "idMember": null,
-                     *       "idChecklist": "6123aa10c4b5d6e7f8091a3c"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["CheckItem"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
-        };
+      };
     };
-    addLabelToCard: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
-                id: components["parameters"]["CardIdPath"];
-            };
-            cookie?: never;
+    responses: {
+      /** @description The card after the change. */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "value": "60d5ecb74e2a1b3c4d5e6f81"
-                 *     }
-                 */
-                "application/json": {
-                    /** @description Id of a label on the card's board. */
-                    value: components["schemas"]["TrelloId"];
-                };
-            };
+        content: {
+          /**
+           * @example {
+           *       "id": "6123a9f0c4b5d6e7f8091a2b",
+           *       "badges": {
+           *         "attachmentsByType": {
+           *           "trello": {
+           *             "board": 0,
+           *             "card": 0
+           *           }
+           *         },
+           *         "externalSource": null,
+           *         "location": false,
+           *         "votes": 0,
+           *         "viewingMemberVoted": false,
+           *         "subscribed": true,
+           *         "fogbugz": "",
+           *         "checkItems": 3,
+           *         "checkItemsChecked": 1,
+           *         "checkItemsEarliestDue": null,
+           *         "comments": 2,
+           *         "attachments": 1,
+           *         "description": true,
+           *         "due": "2024-06-14T16:00:00.000Z",
+           *         "dueComplete": false,
+           *         "start": null,
+           *         "lastUpdatedByAi": false
+           *       },
+           *       "checkItemStates": [],
+           *       "closed": false,
+           *       "dueComplete": false,
+           *       "dateLastActivity": "2024-06-05T14:20:02.116Z",
+           *       "desc": "Draft the blog post and the customer email for the 2.0 launch.",
+           *       "descData": {
+           *         "emoji": {}
+           *       },
+           *       "due": "2024-06-14T16:00:00.000Z",
+           *       "dueReminder": 1440,
+           *       "email": null,
+           *       "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
+           *       "idChecklists": [
+           *         "6123aa10c4b5d6e7f8091a3c"
+           *       ],
+           *       "idList": "60d5ecb74e2a1b3c4d5e6f72",
+           *       "idMembers": [
+           *         "5b2f8c1e4d3a2b1c0f9e8d7a"
+           *       ],
+           *       "idMembersVoted": [],
+           *       "idShort": 12,
+           *       "idAttachmentCover": null,
+           *       "labels": [],
+           *       "idLabels": [],
+           *       "manualCoverAttachment": false,
+           *       "name": "Write launch announcement",
+           *       "pinned": false,
+           *       "pos": 4095.9375,
+           *       "shortLink": "AbCd1234",
+           *       "shortUrl": "https://trello.com/c/AbCd1234",
+           *       "start": null,
+           *       "subscribed": true,
+           *       "url": "https://trello.com/c/AbCd1234/12-write-launch-announcement",
+           *       "cover": {
+           *         "idAttachment": null,
+           *         "color": null,
+           *         "idUploadedBackground": null,
+           *         "size": "normal",
+           *         "brightness": "dark",
+           *         "idPlugin": null
+           *       },
+           *       "isTemplate": false,
+           *       "cardRole": null
+           *     }
+           */
+          "application/json": components["schemas"]["Card"];
         };
-        responses: {
-            /** @description The ids of the card's labels after the change. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example [
-                     *       "60d5ecb74e2a1b3c4d5e6f80",
-                     *       "60d5ecb74e2a1b3c4d5e6f81"
-                     *     ]
-                     */
-                    "application/json": components["schemas"]["TrelloId"][];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
-        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
     };
-    removeLabelFromCard: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
-                id: components["parameters"]["CardIdPath"];
-                /** @description Id of the label to take off the card (the label itself stays on the board). */
-                idLabel: components["schemas"]["TrelloId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The label was removed. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "_value": null
-                     *     }
-                     */
-                    "application/json": components["schemas"]["EmptyValue"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
-        };
+  };
+  deleteCard: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
+        id: components["parameters"]["CardIdPath"];
+      };
+      cookie?: never;
     };
-    addMemberToCard: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
-                id: components["parameters"]["CardIdPath"];
-            };
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description The card was deleted. Trello answers with an (empty) `limits` object. */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "value": "5c1d2e3f4a5b6c7d8e9f0a1b"
-                 *     }
-                 */
-                "application/json": {
-                    /** @description Id of a member of the card's board. */
-                    value: components["schemas"]["TrelloId"];
-                };
+        content: {
+          /**
+           * @example {
+           *       "limits": {}
+           *     }
+           */
+          "application/json": {
+            /** @description Always empty here. */
+            limits?: {
+              [key: string]: unknown;
             };
+          };
         };
-        responses: {
-            /** @description The card's members after the change. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "id": "5b2f8c1e4d3a2b1c0f9e8d7a",
-                     *         "activityBlocked": false,
-                     *         "avatarHash": "a1b2c3d4e5f60718293a4b5c6d7e8f90",
-                     *         "avatarUrl": "https://trello-members.s3.amazonaws.com/5b2f8c1e4d3a2b1c0f9e8d7a/a1b2c3d4e5f60718293a4b5c6d7e8f90",
-                     *         "fullName": "Jane Doe",
-                     *         "idMemberReferrer": null,
-                     *         "initials": "JD",
-                     *         "nonPublic": {},
-                     *         "nonPublicAvailable": true,
-                     *         "username": "janedoe"
-                     *       },
-                     *       {
-                     *         "id": "5c1d2e3f4a5b6c7d8e9f0a1b",
-                     *         "activityBlocked": false,
-                     *         "avatarHash": null,
-                     *         "avatarUrl": null,
-                     *         "fullName": "Sam Lee",
-                     *         "idMemberReferrer": null,
-                     *         "initials": "SL",
-                     *         "nonPublic": {},
-                     *         "nonPublicAvailable": true,
-                     *         "username": "samlee"
-                     *       }
-                     *     ]
-                     */
-                    "application/json": components["schemas"]["Member"][];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
-        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
     };
-    addAttachmentToCard: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
-                id: components["parameters"]["CardIdPath"];
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "url": "https://docs.example.com/launch/press-kit.pdf",
-                 *       "name": "Press kit",
-                 *       "mimeType": "application/pdf",
-                 *       "setCover": false
-                 *     }
-                 */
-                "application/json": {
-                    /**
-                     * Format: uri
-                     * @description The address to attach (http:// or https://).
-                     */
-                    url: string;
-                    /** @description Display name of the attachment (defaults to the URL). */
-                    name?: string;
-                    /** @description MIME type of what the URL points to, e.g. `application/pdf`. */
-                    mimeType?: string;
-                    /**
-                     * @description Use the attachment (an image) as the card cover.
-                     * @default false
-                     */
-                    setCover?: boolean;
-                };
-            };
-        };
-        responses: {
-            /** @description The new attachment. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "6123ab33c4b5d6e7f8091a6f",
-                     *       "bytes": null,
-                     *       "date": "2024-06-05T14:30:12.603Z",
-                     *       "edgeColor": null,
-                     *       "idMember": "5b2f8c1e4d3a2b1c0f9e8d7a",
-                     *       "isUpload": false,
-                     *       "mimeType": "application/pdf",
-                     *       "name": "Press kit",
-                     *       "previews": [],
-                     *       "url": "https://docs.example.com/launch/press-kit.pdf",
-                     *       "pos": 16384,
-                     *       "fileName": null,
-                     *       "limits": {}
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Attachment"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            422: components["responses"]["Unprocessable"];
-            429: components["responses"]["RateLimited"];
-        };
+  };
+  addCommentToCard: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
+        id: components["parameters"]["CardIdPath"];
+      };
+      cookie?: never;
     };
-    createBoard: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "text": "Draft is ready for review @samlee"
+         *     }
+         */
+        "application/json": {
+          /** @description Comment text (Markdown; `@username` mentions notify members). */
+          text: string;
         };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "name": "Product Roadmap",
-                 *       "desc": "Everything we ship this quarter.",
-                 *       "idOrganization": "5b2f8c1e4d3a2b1c0f9e8d01",
-                 *       "defaultLists": true,
-                 *       "prefs_permissionLevel": "org"
-                 *     }
-                 */
-                "application/json": {
-                    /** @description Board name. */
-                    name: string;
-                    /** @description Board description. */
-                    desc?: string;
-                    /** @description Id or name of the Workspace the board belongs to. */
-                    idOrganization?: string;
-                    /**
-                     * @description Create the default labels.
-                     * @default true
-                     */
-                    defaultLabels?: boolean;
-                    /**
-                     * @description Create the lists To Do, Doing, Done.
-                     * @default true
-                     */
-                    defaultLists?: boolean;
-                    /** @description Board to copy. */
-                    idBoardSource?: components["schemas"]["TrelloId"];
-                    /**
-                     * @description With idBoardSource, whether to copy the cards.
-                     * @default none
-                     * @enum {string}
-                     */
-                    keepFromSource?: "cards" | "none";
-                    /**
-                     * @description Power-Up to enable.
-                     * @enum {string}
-                     */
-                    powerUps?: "all" | "calendar" | "cardAging" | "recap" | "voting";
-                    /**
-                     * @description Who can see the board.
-                     * @default private
-                     * @enum {string}
-                     */
-                    prefs_permissionLevel?: "org" | "private" | "public";
-                    /**
-                     * @description Who can vote on cards.
-                     * @default disabled
-                     * @enum {string}
-                     */
-                    prefs_voting?: "disabled" | "members" | "observers" | "org" | "public";
-                    /**
-                     * @description Who can comment on cards.
-                     * @default members
-                     * @enum {string}
-                     */
-                    prefs_comments?: "disabled" | "members" | "observers" | "org" | "public";
-                    /**
-                     * @description Who can invite people.
-                     * @default members
-                     * @enum {string}
-                     */
-                    prefs_invitations?: "members" | "admins";
-                    /**
-                     * @description Whether Workspace members may join the board themselves.
-                     * @default true
-                     */
-                    prefs_selfJoin?: boolean;
-                    /**
-                     * @description Show card covers.
-                     * @default true
-                     */
-                    prefs_cardCovers?: boolean;
-                    /**
-                     * @description Background color name (blue, orange, green, red, purple, pink, lime, sky, grey) or a custom background id.
-                     * @default blue
-                     */
-                    prefs_background?: string;
-                    /**
-                     * @description Card aging style.
-                     * @default regular
-                     * @enum {string}
-                     */
-                    prefs_cardAging?: "pirate" | "regular";
-                };
-            };
-        };
-        responses: {
-            /** @description The new board. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "60d5ecb74e2a1b3c4d5e6f70",
-                     *       "name": "Product Roadmap",
-                     *       "desc": "Everything we ship this quarter.",
-                     *       "descData": null,
-                     *       "closed": false,
-                     *       "idOrganization": "5b2f8c1e4d3a2b1c0f9e8d01",
-                     *       "idEnterprise": null,
-                     *       "pinned": false,
-                     *       "url": "https://trello.com/b/kX9pQ2rT/product-roadmap",
-                     *       "shortUrl": "https://trello.com/b/kX9pQ2rT",
-                     *       "prefs": {
-                     *         "permissionLevel": "org",
-                     *         "hideVotes": false,
-                     *         "voting": "disabled",
-                     *         "comments": "members",
-                     *         "invitations": "members",
-                     *         "selfJoin": true,
-                     *         "cardCovers": true,
-                     *         "isTemplate": false,
-                     *         "cardAging": "regular",
-                     *         "calendarFeedEnabled": false,
-                     *         "background": "blue",
-                     *         "backgroundImage": null,
-                     *         "backgroundImageScaled": null,
-                     *         "backgroundTile": false,
-                     *         "backgroundBrightness": "dark",
-                     *         "backgroundColor": "#0079BF",
-                     *         "backgroundBottomColor": "#0079BF",
-                     *         "backgroundTopColor": "#0079BF",
-                     *         "canBePublic": true,
-                     *         "canBeEnterprise": true,
-                     *         "canBeOrg": true,
-                     *         "canBePrivate": true,
-                     *         "canInvite": true
-                     *       },
-                     *       "labelNames": {
-                     *         "green": "",
-                     *         "yellow": "",
-                     *         "orange": "",
-                     *         "red": "",
-                     *         "purple": "",
-                     *         "blue": "",
-                     *         "sky": "",
-                     *         "lime": "",
-                     *         "pink": "",
-                     *         "black": ""
-                     *       },
-                     *       "limits": {}
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Board"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
-        };
+      };
     };
-    getBoard: {
-        parameters: {
-            query?: {
-                /** @description `all` or a comma-separated list of board fields. */
-                fields?: string;
-                /** @description Nest the board's lists as `lists`. */
-                lists?: "all" | "closed" | "none" | "open";
-                /** @description Nest the board's cards as `cards`. */
-                cards?: "all" | "closed" | "none" | "open" | "visible";
-                /** @description Nest the board's labels as `labels`. */
-                labels?: "all" | "none";
-                /** @description Nest the board's members as `members`. */
-                members?: "admins" | "all" | "none" | "normal" | "owners";
-                /** @description Nest the board's checklists as `checklists`. */
-                checklists?: "all" | "none";
-                /** @description Comma-separated action types to nest as `actions`; omitted means none. */
-                actions?: string;
-            };
-            header?: never;
-            path: {
-                /** @description Id of the board (24 hex characters) or its 8-character shortLink. */
-                id: components["parameters"]["BoardIdPath"];
-            };
-            cookie?: never;
+    responses: {
+      /** @description The created comment action. */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description The board. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "60d5ecb74e2a1b3c4d5e6f70",
-                     *       "name": "Product Roadmap",
-                     *       "desc": "Everything we ship this quarter.",
-                     *       "descData": null,
-                     *       "closed": false,
-                     *       "idOrganization": "5b2f8c1e4d3a2b1c0f9e8d01",
-                     *       "pinned": false,
-                     *       "url": "https://trello.com/b/kX9pQ2rT/product-roadmap",
-                     *       "shortUrl": "https://trello.com/b/kX9pQ2rT",
-                     *       "prefs": {
-                     *         "permissionLevel": "org",
-                     *         "hideVotes": false,
-                     *         "voting": "disabled",
-                     *         "comments": "members",
-                     *         "invitations": "members",
-                     *         "selfJoin": true,
-                     *         "cardCovers": true,
-                     *         "isTemplate": false,
-                     *         "cardAging": "regular",
-                     *         "calendarFeedEnabled": false,
-                     *         "background": "blue",
-                     *         "backgroundImage": null,
-                     *         "backgroundImageScaled": null,
-                     *         "backgroundTile": false,
-                     *         "backgroundBrightness": "dark",
-                     *         "backgroundColor": "#0079BF",
-                     *         "backgroundBottomColor": "#0079BF",
-                     *         "backgroundTopColor": "#0079BF",
-                     *         "canBePublic": true,
-                     *         "canBeEnterprise": true,
-                     *         "canBeOrg": true,
-                     *         "canBePrivate": true,
-                     *         "canInvite": true
-                     *       },
-                     *       "labelNames": {
-                     *         "green": "Feature",
-                     *         "yellow": "",
-                     *         "orange": "",
-                     *         "red": "Bug",
-                     *         "purple": "",
-                     *         "blue": "",
-                     *         "sky": "",
-                     *         "lime": "",
-                     *         "pink": "",
-                     *         "black": ""
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Board"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+        content: {
+          /**
+           * @example {
+           *       "id": "6123ab00c4b5d6e7f8091a5e",
+           *       "idMemberCreator": "5b2f8c1e4d3a2b1c0f9e8d7a",
+           *       "data": {
+           *         "text": "Draft is ready for review @samlee",
+           *         "textData": {
+           *           "emoji": {}
+           *         },
+           *         "card": {
+           *           "id": "6123a9f0c4b5d6e7f8091a2b",
+           *           "name": "Write launch announcement",
+           *           "idShort": 12,
+           *           "shortLink": "AbCd1234"
+           *         },
+           *         "board": {
+           *           "id": "60d5ecb74e2a1b3c4d5e6f70",
+           *           "name": "Product Roadmap",
+           *           "shortLink": "kX9pQ2rT"
+           *         },
+           *         "list": {
+           *           "id": "60d5ecb74e2a1b3c4d5e6f72",
+           *           "name": "Doing"
+           *         }
+           *       },
+           *       "appCreator": null,
+           *       "type": "commentCard",
+           *       "date": "2024-06-05T14:22:09.451Z",
+           *       "limits": {
+           *         "reactions": {
+           *           "perAction": {
+           *             "status": "ok",
+           *             "disableAt": 900,
+           *             "warnAt": 720
+           *           },
+           *           "uniquePerAction": {
+           *             "status": "ok",
+           *             "disableAt": 17,
+           *             "warnAt": 14
+           *           }
+           *         }
+           *       },
+           *       "display": {
+           *         "translationKey": "action_comment_on_card",
+           *         "entities": {
+           *           "contextOn": {
+           *             "type": "translatable",
+           *             "translationKey": "action_on",
+           *             "hideIfContext": true,
+           *             "idContext": "6123a9f0c4b5d6e7f8091a2b"
+           *           },
+           *           "card": {
+           *             "type": "card",
+           *             "hideIfContext": true,
+           *             "id": "6123a9f0c4b5d6e7f8091a2b",
+           *             "shortLink": "AbCd1234",
+           *             "text": "Write launch announcement"
+           *           },
+           *           "comment": {
+           *             "type": "comment",
+           *             "text": "Draft is ready for review @samlee"
+           *           },
+           *           "memberCreator": {
+           *             "type": "member",
+           *             "id": "5b2f8c1e4d3a2b1c0f9e8d7a",
+           *             "username": "janedoe",
+           *             "text": "Jane Doe"
+           *           }
+           *         }
+           *       },
+           *       "memberCreator": {
+           *         "id": "5b2f8c1e4d3a2b1c0f9e8d7a",
+           *         "activityBlocked": false,
+           *         "avatarHash": "a1b2c3d4e5f60718293a4b5c6d7e8f90",
+           *         "avatarUrl": "https://trello-members.s3.amazonaws.com/5b2f8c1e4d3a2b1c0f9e8d7a/a1b2c3d4e5f60718293a4b5c6d7e8f90",
+           *         "fullName": "Jane Doe",
+           *         "idMemberReferrer": null,
+           *         "initials": "JD",
+           *         "nonPublic": {},
+           *         "nonPublicAvailable": true,
+           *         "username": "janedoe"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Action"];
         };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
     };
-    getBoardLists: {
-        parameters: {
-            query?: {
-                /** @description Which lists to return. */
-                filter?: "all" | "closed" | "none" | "open";
-                /** @description Nest each list's cards as `cards`. */
-                cards?: "all" | "closed" | "none" | "open";
-                /** @description `all` or a comma-separated list of card fields for nested cards. */
-                card_fields?: string;
-                /** @description `all` or a comma-separated list of list fields. */
-                fields?: string;
-            };
-            header?: never;
-            path: {
-                /** @description Id of the board (24 hex characters) or its 8-character shortLink. */
-                id: components["parameters"]["BoardIdPath"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The lists. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "id": "60d5ecb74e2a1b3c4d5e6f71",
-                     *         "name": "To Do",
-                     *         "closed": false,
-                     *         "color": null,
-                     *         "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
-                     *         "pos": 16384,
-                     *         "subscribed": false,
-                     *         "softLimit": null,
-                     *         "type": null,
-                     *         "datasource": {
-                     *           "filter": false
-                     *         }
-                     *       },
-                     *       {
-                     *         "id": "60d5ecb74e2a1b3c4d5e6f72",
-                     *         "name": "Doing",
-                     *         "closed": false,
-                     *         "color": null,
-                     *         "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
-                     *         "pos": 32768,
-                     *         "subscribed": false,
-                     *         "softLimit": null,
-                     *         "type": null,
-                     *         "datasource": {
-                     *           "filter": false
-                     *         }
-                     *       },
-                     *       {
-                     *         "id": "60d5ecb74e2a1b3c4d5e6f73",
-                     *         "name": "Done",
-                     *         "closed": false,
-                     *         "color": null,
-                     *         "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
-                     *         "pos": 49152,
-                     *         "subscribed": false,
-                     *         "softLimit": null,
-                     *         "type": null,
-                     *         "datasource": {
-                     *           "filter": false
-                     *         }
-                     *       }
-                     *     ]
-                     */
-                    "application/json": components["schemas"]["TrelloList"][];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
-        };
+  };
+  getCardActions: {
+    parameters: {
+      query?: {
+        /** @description Comma-separated action types to return (e.g. `commentCard`, `updateCard:idList`). */
+        filter?: string;
+        /** @description Page of 50 actions to return, starting at 0. */
+        page?: number;
+      };
+      header?: never;
+      path: {
+        /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
+        id: components["parameters"]["CardIdPath"];
+      };
+      cookie?: never;
     };
-    getBoardCards: {
-        parameters: {
-            query?: {
-                /** @description Which cards to return. */
-                filter?: "all" | "closed" | "none" | "open" | "visible";
-                /** @description `all` or a comma-separated list of card fields (e.g. `name,due,dueComplete,idList`). */
-                fields?: string;
-            };
-            header?: never;
-            path: {
-                /** @description Id of the board (24 hex characters) or its 8-character shortLink. */
-                id: components["parameters"]["BoardIdPath"];
-            };
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description The card's actions. */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description The cards. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "id": "6123a9f0c4b5d6e7f8091a2b",
-                     *         "closed": false,
-                     *         "dueComplete": false,
-                     *         "dateLastActivity": "2024-06-05T14:22:09.451Z",
-                     *         "desc": "Draft the blog post and the customer email for the 2.0 launch.",
-                     *         "due": "2024-06-14T16:00:00.000Z",
-                     *         "dueReminder": 1440,
-                     *         "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
-                     *         "idList": "60d5ecb74e2a1b3c4d5e6f72",
-                     *         "idLabels": [
-                     *           "60d5ecb74e2a1b3c4d5e6f80"
-                     *         ],
-                     *         "idMembers": [
-                     *           "5b2f8c1e4d3a2b1c0f9e8d7a"
-                     *         ],
-                     *         "idShort": 12,
-                     *         "name": "Write launch announcement",
-                     *         "pos": 8191.875,
-                     *         "shortLink": "AbCd1234",
-                     *         "shortUrl": "https://trello.com/c/AbCd1234",
-                     *         "start": null,
-                     *         "url": "https://trello.com/c/AbCd1234/12-write-launch-announcement"
-                     *       },
-                     *       {
-                     *         "id": "6123b0e1c4b5d6e7f8091b03",
-                     *         "closed": false,
-                     *         "dueComplete": false,
-                     *         "dateLastActivity": "2024-06-04T11:05:37.220Z",
-                     *         "desc": "",
-                     *         "due": null,
-                     *         "dueReminder": null,
-                     *         "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
-                     *         "idList": "60d5ecb74e2a1b3c4d5e6f71",
-                     *         "idLabels": [
-                     *           "60d5ecb74e2a1b3c4d5e6f81"
-                     *         ],
-                     *         "idMembers": [],
-                     *         "idShort": 13,
-                     *         "name": "Fix login redirect loop",
-                     *         "pos": 16384,
-                     *         "shortLink": "Qw7eRt9Y",
-                     *         "shortUrl": "https://trello.com/c/Qw7eRt9Y",
-                     *         "start": null,
-                     *         "url": "https://trello.com/c/Qw7eRt9Y/13-fix-login-redirect-loop"
-                     *       }
-                     *     ]
-                     */
-                    "application/json": components["schemas"]["Card"][];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "6123ab00c4b5d6e7f8091a5e",
+           *         "idMemberCreator": "5b2f8c1e4d3a2b1c0f9e8d7a",
+           *         "data": {
+           *           "text": "Draft is ready for review @samlee",
+           *           "textData": {
+           *             "emoji": {}
+           *           },
+           *           "card": {
+           *             "id": "6123a9f0c4b5d6e7f8091a2b",
+           *             "name": "Write launch announcement",
+           *             "idShort": 12,
+           *             "shortLink": "AbCd1234"
+           *           },
+           *           "board": {
+           *             "id": "60d5ecb74e2a1b3c4d5e6f70",
+           *             "name": "Product Roadmap",
+           *             "shortLink": "kX9pQ2rT"
+           *           },
+           *           "list": {
+           *             "id": "60d5ecb74e2a1b3c4d5e6f72",
+           *             "name": "Doing"
+           *           }
+           *         },
+           *         "appCreator": null,
+           *         "type": "commentCard",
+           *         "date": "2024-06-05T14:22:09.451Z",
+           *         "limits": {
+           *           "reactions": {
+           *             "perAction": {
+           *               "status": "ok",
+           *               "disableAt": 900,
+           *               "warnAt": 720
+           *             },
+           *             "uniquePerAction": {
+           *               "status": "ok",
+           *               "disableAt": 17,
+           *               "warnAt": 14
+           *             }
+           *           }
+           *         },
+           *         "memberCreator": {
+           *           "id": "5b2f8c1e4d3a2b1c0f9e8d7a",
+           *           "activityBlocked": false,
+           *           "avatarHash": "a1b2c3d4e5f60718293a4b5c6d7e8f90",
+           *           "avatarUrl": "https://trello-members.s3.amazonaws.com/5b2f8c1e4d3a2b1c0f9e8d7a/a1b2c3d4e5f60718293a4b5c6d7e8f90",
+           *           "fullName": "Jane Doe",
+           *           "idMemberReferrer": null,
+           *           "initials": "JD",
+           *           "nonPublic": {},
+           *           "nonPublicAvailable": true,
+           *           "username": "janedoe"
+           *         }
+           *       }
+           *     ]
+           */
+          "application/json": components["schemas"]["Action"][];
         };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
     };
-    getBoardLabels: {
-        parameters: {
-            query?: {
-                /** @description `all` or a comma-separated list of label fields. */
-                fields?: string;
-                /** @description Maximum number of labels to return. */
-                limit?: number;
-            };
-            header?: never;
-            path: {
-                /** @description Id of the board (24 hex characters) or its 8-character shortLink. */
-                id: components["parameters"]["BoardIdPath"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The labels. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "id": "60d5ecb74e2a1b3c4d5e6f80",
-                     *         "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
-                     *         "idOrganization": "5b2f8c1e4d3a2b1c0f9e8d01",
-                     *         "name": "Feature",
-                     *         "nodeId": "ari:cloud:trello::label/workspace/5b2f8c1e4d3a2b1c0f9e8d01/60d5ecb74e2a1b3c4d5e6f80",
-                     *         "color": "green",
-                     *         "uses": 7
-                     *       },
-                     *       {
-                     *         "id": "60d5ecb74e2a1b3c4d5e6f81",
-                     *         "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
-                     *         "idOrganization": "5b2f8c1e4d3a2b1c0f9e8d01",
-                     *         "name": "Bug",
-                     *         "nodeId": "ari:cloud:trello::label/workspace/5b2f8c1e4d3a2b1c0f9e8d01/60d5ecb74e2a1b3c4d5e6f81",
-                     *         "color": "red",
-                     *         "uses": 3
-                     *       },
-                     *       {
-                     *         "id": "60d5ecb74e2a1b3c4d5e6f82",
-                     *         "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
-                     *         "idOrganization": "5b2f8c1e4d3a2b1c0f9e8d01",
-                     *         "name": "",
-                     *         "nodeId": "ari:cloud:trello::label/workspace/5b2f8c1e4d3a2b1c0f9e8d01/60d5ecb74e2a1b3c4d5e6f82",
-                     *         "color": "yellow",
-                     *         "uses": 0
-                     *       }
-                     *     ]
-                     */
-                    "application/json": components["schemas"]["Label"][];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
-        };
+  };
+  updateCheckItem: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
+        id: components["parameters"]["CardIdPath"];
+        /** @description Id of the check item. */
+        idCheckItem: components["schemas"]["TrelloId"];
+      };
+      cookie?: never;
     };
-    getBoardActions: {
-        parameters: {
-            query?: {
-                /** @description Comma-separated action types (e.g. `createCard,updateCard,commentCard`), or `all`. */
-                filter?: string;
-                /** @description `all` or a comma-separated list of action fields. */
-                fields?: string;
-                /** @description Number of actions to return. */
-                limit?: number;
-                /** @description Page of `limit` actions, starting at 0. */
-                page?: number;
-                /** @description Only actions before this date (ISO-8601) or action id. */
-                before?: string;
-                /** @description Only actions since this date (ISO-8601) or action id, or `lastView`. */
-                since?: string;
-                /** @description Include the `memberCreator` object on each action. */
-                memberCreator?: boolean;
-            };
-            header?: never;
-            path: {
-                /** @description Id of the board (24 hex characters) or its 8-character shortLink. */
-                id: components["parameters"]["BoardIdPath"];
-            };
-            cookie?: never;
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "state": "complete"
+         *     }
+         */
+        "application/json": {
+          /** @description New text of the item. */
+          name?: string;
+          /**
+           * @description Ticked (`complete`) or not.
+           * @enum {string}
+           */
+          state?: "complete" | "incomplete";
+          /** @description Move the item to this checklist (of the same card). */
+          idChecklist?: components["schemas"]["TrelloId"];
+          pos?: components["schemas"]["Position"];
+          /**
+           * Format: date-time
+           * @description Due date of the item, or null.
+           */
+          due?: string | null;
+          /** @description Minutes before the due date to remind, -1 or null for none. */
+          dueReminder?: number | null;
+          /** @description Member assigned to the item, or null. */
+          idMember?: string | null;
         };
-        requestBody?: never;
-        responses: {
-            /** @description The actions. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "id": "6123ae66c4b5d6e7f8091a92",
-                     *         "idMemberCreator": "5b2f8c1e4d3a2b1c0f9e8d7a",
-                     *         "data": {
-                     *           "card": {
-                     *             "id": "6123a9f0c4b5d6e7f8091a2b",
-                     *             "name": "Write launch announcement",
-                     *             "idShort": 12,
-                     *             "shortLink": "AbCd1234",
-                     *             "idList": "60d5ecb74e2a1b3c4d5e6f72"
-                     *           },
-                     *           "old": {
-                     *             "idList": "60d5ecb74e2a1b3c4d5e6f71"
-                     *           },
-                     *           "board": {
-                     *             "id": "60d5ecb74e2a1b3c4d5e6f70",
-                     *             "name": "Product Roadmap",
-                     *             "shortLink": "kX9pQ2rT"
-                     *           },
-                     *           "listBefore": {
-                     *             "id": "60d5ecb74e2a1b3c4d5e6f71",
-                     *             "name": "To Do"
-                     *           },
-                     *           "listAfter": {
-                     *             "id": "60d5ecb74e2a1b3c4d5e6f72",
-                     *             "name": "Doing"
-                     *           }
-                     *         },
-                     *         "appCreator": null,
-                     *         "type": "updateCard",
-                     *         "date": "2024-06-05T14:18:40.772Z",
-                     *         "limits": {},
-                     *         "display": {
-                     *           "translationKey": "action_move_card_from_list_to_list",
-                     *           "entities": {
-                     *             "card": {
-                     *               "type": "card",
-                     *               "idList": "60d5ecb74e2a1b3c4d5e6f72",
-                     *               "id": "6123a9f0c4b5d6e7f8091a2b",
-                     *               "shortLink": "AbCd1234",
-                     *               "text": "Write launch announcement"
-                     *             },
-                     *             "listBefore": {
-                     *               "type": "list",
-                     *               "id": "60d5ecb74e2a1b3c4d5e6f71",
-                     *               "text": "To Do"
-                     *             },
-                     *             "listAfter": {
-                     *               "type": "list",
-                     *               "id": "60d5ecb74e2a1b3c4d5e6f72",
-                     *               "text": "Doing"
-                     *             },
-                     *             "memberCreator": {
-                     *               "type": "member",
-                     *               "id": "5b2f8c1e4d3a2b1c0f9e8d7a",
-                     *               "username": "janedoe",
-                     *               "text": "Jane Doe"
-                     *             }
-                     *           }
-                     *         },
-                     *         "memberCreator": {
-                     *           "id": "5b2f8c1e4d3a2b1c0f9e8d7a",
-                     *           "activityBlocked": false,
-                     *           "avatarHash": "a1b2c3d4e5f60718293a4b5c6d7e8f90",
-                     *           "avatarUrl": "https://trello-members.s3.amazonaws.com/5b2f8c1e4d3a2b1c0f9e8d7a/a1b2c3d4e5f60718293a4b5c6d7e8f90",
-                     *           "fullName": "Jane Doe",
-                     *           "idMemberReferrer": null,
-                     *           "initials": "JD",
-                     *           "nonPublic": {},
-                     *           "nonPublicAvailable": true,
-                     *           "username": "janedoe"
-                     *         }
-                     *       }
-                     *     ]
-                     */
-                    "application/json": components["schemas"]["Action"][];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
-        };
+      };
     };
-    createList: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
+    responses: {
+      /** @description The check item after the change. */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "name": "Review",
-                 *       "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
-                 *       "pos": "bottom"
-                 *     }
-                 */
-                "application/json": {
-                    /** @description List name. */
-                    name: string;
-                    /** @description Board the list is created on. */
-                    idBoard: components["schemas"]["TrelloId"];
-                    /** @description List to copy into the new list. */
-                    idListSource?: components["schemas"]["TrelloId"];
-                    pos?: components["schemas"]["Position"];
-                };
-            };
+        content: {
+          /**
+           * @example {
+           *       "id": "6123aa22c4b5d6e7f8091a4d",
+           *       "name": "Get sign-off from marketing",
+           *       "nameData": {
+           *         "emoji": {}
+           *       },
+           *       "pos": 16384,
+           *       "state": "complete",
+           *       "due": null,
+           *       "dueReminder": null,
+           *       "idMember": null,
+           *       "idChecklist": "6123aa10c4b5d6e7f8091a3c"
+           *     }
+           */
+          "application/json": components["schemas"]["CheckItem"];
         };
-        responses: {
-            /** @description The new list. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "60d5ecb74e2a1b3c4d5e6f74",
-                     *       "name": "Review",
-                     *       "closed": false,
-                     *       "color": null,
-                     *       "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
-                     *       "pos": 65536,
-                     *       "type": null,
-                     *       "datasource": {
-                     *         "filter": false
-                     *       },
-                     *       "limits": {}
-                     *     }
-                     */
-                    "application/json": components["schemas"]["TrelloList"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
-        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
     };
-    getList: {
-        parameters: {
-            query?: {
-                /** @description `all` or a comma-separated list of list fields. */
-                fields?: string;
-            };
-            header?: never;
-            path: {
-                /** @description Id of the list. */
-                id: components["parameters"]["ListIdPath"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The list. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "60d5ecb74e2a1b3c4d5e6f72",
-                     *       "name": "Doing",
-                     *       "closed": false,
-                     *       "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
-                     *       "pos": 32768
-                     *     }
-                     */
-                    "application/json": components["schemas"]["TrelloList"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
-        };
+  };
+  addLabelToCard: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
+        id: components["parameters"]["CardIdPath"];
+      };
+      cookie?: never;
     };
-    updateList: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id of the list. */
-                id: components["parameters"]["ListIdPath"];
-            };
-            cookie?: never;
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "value": "60d5ecb74e2a1b3c4d5e6f81"
+         *     }
+         */
+        "application/json": {
+          /** @description Id of a label on the card's board. */
+          value: components["schemas"]["TrelloId"];
         };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "name": "In progress"
-                 *     }
-                 */
-                "application/json": {
-                    /** @description New name. */
-                    name?: string;
-                    /** @description `true` archives the list. */
-                    closed?: boolean;
-                    /** @description Move the list to this board. */
-                    idBoard?: components["schemas"]["TrelloId"];
-                    pos?: components["schemas"]["Position"];
-                    /** @description Whether the token's member watches the list. */
-                    subscribed?: boolean;
-                };
-            };
-        };
-        responses: {
-            /** @description The list after the change. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "60d5ecb74e2a1b3c4d5e6f72",
-                     *       "name": "In progress",
-                     *       "closed": false,
-                     *       "color": null,
-                     *       "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
-                     *       "pos": 32768,
-                     *       "subscribed": false,
-                     *       "softLimit": null,
-                     *       "type": null,
-                     *       "datasource": {
-                     *         "filter": false
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["TrelloList"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
-        };
+      };
     };
-    getListCards: {
-        parameters: {
-            query?: {
-                /** @description Which cards to return. */
-                filter?: "all" | "closed" | "none" | "open";
-                /** @description `all` or a comma-separated list of card fields. */
-                fields?: string;
-            };
-            header?: never;
-            path: {
-                /** @description Id of the list. */
-                id: components["parameters"]["ListIdPath"];
-            };
-            cookie?: never;
+    responses: {
+      /** @description The ids of the card's labels after the change. */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description The cards. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "id": "6123a9f0c4b5d6e7f8091a2b",
-                     *         "closed": false,
-                     *         "dueComplete": false,
-                     *         "dateLastActivity": "2024-06-05T14:22:09.451Z",
-                     *         "desc": "Draft the blog post and the customer email for the 2.0 launch.",
-                     *         "due": "2024-06-14T16:00:00.000Z",
-                     *         "dueReminder": 1440,
-                     *         "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
-                     *         "idList": "60d5ecb74e2a1b3c4d5e6f72",
-                     *         "idLabels": [
-                     *           "60d5ecb74e2a1b3c4d5e6f80"
-                     *         ],
-                     *         "idMembers": [
-                     *           "5b2f8c1e4d3a2b1c0f9e8d7a"
-                     *         ],
-                     *         "idShort": 12,
-                     *         "name": "Write launch announcement",
-                     *         "pos": 8191.875,
-                     *         "shortLink": "AbCd1234",
-                     *         "shortUrl": "https://trello.com/c/AbCd1234",
-                     *         "start": null,
-                     *         "url": "https://trello.com/c/AbCd1234/12-write-launch-announcement"
-                     *       }
-                     *     ]
-                     */
-                    "application/json": components["schemas"]["Card"][];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+        content: {
+          /**
+           * @example [
+           *       "60d5ecb74e2a1b3c4d5e6f80",
+           *       "60d5ecb74e2a1b3c4d5e6f81"
+           *     ]
+           */
+          "application/json": components["schemas"]["TrelloId"][];
         };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
     };
-    createChecklist: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "idCard": "6123a9f0c4b5d6e7f8091a2b",
-                 *       "name": "Launch tasks"
-                 *     }
-                 */
-                "application/json": {
-                    /** @description Card the checklist is added to. */
-                    idCard: components["schemas"]["TrelloId"];
-                    /** @description Checklist name (Trello uses "Checklist" when omitted). */
-                    name?: string;
-                    pos?: components["schemas"]["Position"];
-                    /** @description Checklist to copy into the new one. */
-                    idChecklistSource?: components["schemas"]["TrelloId"];
-                };
-            };
-        };
-        responses: {
-            /** @description The new checklist. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "6123aa10c4b5d6e7f8091a3c",
-                     *       "name": "Launch tasks",
-                     *       "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
-                     *       "idCard": "6123a9f0c4b5d6e7f8091a2b",
-                     *       "pos": 16384,
-                     *       "checkItems": [],
-                     *       "limits": {}
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Checklist"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
-        };
+  };
+  removeLabelFromCard: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
+        id: components["parameters"]["CardIdPath"];
+        /** @description Id of the label to take off the card (the label itself stays on the board). */
+        idLabel: components["schemas"]["TrelloId"];
+      };
+      cookie?: never;
     };
-    getChecklist: {
-        parameters: {
-            query?: {
-                /** @description `all` or a comma-separated list of checklist fields (idBoard, idCard, name, pos). */
-                fields?: string;
-                /** @description Nest the check items (`all`) or not (`none`). */
-                checkItems?: "all" | "none";
-                /** @description `all` or a comma-separated list of check item fields. */
-                checkItem_fields?: string;
-            };
-            header?: never;
-            path: {
-                /** @description Id of the checklist. */
-                id: components["parameters"]["ChecklistIdPath"];
-            };
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description The label was removed. */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description The checklist. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "6123aa10c4b5d6e7f8091a3c",
-                     *       "name": "Launch tasks",
-                     *       "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
-                     *       "idCard": "6123a9f0c4b5d6e7f8091a2b",
-                     *       "pos": 16384,
-                     *       "checkItems": [
-                     *         {
-                     *           "id": "6123aa22c4b5d6e7f8091a4d",
-                     *           "name": "Get sign-off from marketing",
-                     *           "nameData": {
-                     *             "emoji": {}
-                     *           },
-                     *           "pos": 16384,
-                     *           "state": "complete",
-                     *           "due": null,
-                     *           "dueReminder": null,
-                     *           "idMember": null,
-                     *           "idChecklist": "6123aa10c4b5d6e7f8091a3c"
-                     *         },
-                     *         {
-                     *           "id": "6123aa2fc4b5d6e7f8091a4e",
-                     *           "name": "Schedule the email",
-                     *           "nameData": {
-                     *             "emoji": {}
-                     *           },
-                     *           "pos": 32768,
-                     *           "state": "incomplete",
-                     *           "due": "2024-06-13T09:00:00.000Z",
-                     *           "dueReminder": 60,
-                     *           "idMember": "5b2f8c1e4d3a2b1c0f9e8d7a",
-                     *           "idChecklist": "6123aa10c4b5d6e7f8091a3c"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Checklist"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+        content: {
+          /**
+           * @example {
+           *       "_value": null
+           *     }
+           */
+          "application/json": components["schemas"]["EmptyValue"];
         };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
     };
-    createChecklistItem: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id of the checklist. */
-                id: components["parameters"]["ChecklistIdPath"];
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "name": "Schedule the email",
-                 *       "due": "2024-06-13T09:00:00.000Z",
-                 *       "idMember": "5b2f8c1e4d3a2b1c0f9e8d7a"
-                 *     }
-                 */
-                "application/json": {
-                    /** @description Text of the item. */
-                    name: string;
-                    pos?: components["schemas"]["Position"];
-                    /**
-                     * @description Create the item already ticked.
-                     * @default false
-                     */
-                    checked?: boolean;
-                    /**
-                     * Format: date-time
-                     * @description Due date of the item.
-                     */
-                    due?: string | null;
-                    /** @description Minutes before the due date to remind, -1 or null for none. */
-                    dueReminder?: number | null;
-                    /** @description Member assigned to the item. */
-                    idMember?: components["schemas"]["TrelloId"];
-                };
-            };
-        };
-        responses: {
-            /** @description The new check item. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "6123aa2fc4b5d6e7f8091a4e",
-                     *       "name": "Schedule the email",
-                     *       "nameData": {
-                     *         "emoji": {}
-                     *       },
-                     *       "pos": 32768,
-                     *       "state": "incomplete",
-                     *       "due": "2024-06-13T09:00:00.000Z",
-                     *       "dueReminder": null,
-                     *       "idMember": "5b2f8c1e4d3a2b1c0f9e8d7a",
-                     *       "idChecklist": "6123aa10c4b5d6e7f8091a3c",
-                     *       "limits": {}
-                     *     }
-                     */
-                    "application/json": components["schemas"]["CheckItem"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
-        };
+  };
+  addMemberToCard: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
+        id: components["parameters"]["CardIdPath"];
+      };
+      cookie?: never;
     };
-    createLabel: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "value": "5c1d2e3f4a5b6c7d8e9f0a1b"
+         *     }
+         */
+        "application/json": {
+          /** @description Id of a member of the card's board. */
+          value: components["schemas"]["TrelloId"];
         };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "name": "Blocked",
-                 *       "color": "orange",
-                 *       "idBoard": "60d5ecb74e2a1b3c4d5e6f70"
-                 *     }
-                 */
-                "application/json": {
-                    /** @description Label name (may be empty). */
-                    name: string;
-                    color: components["schemas"]["LabelColor"];
-                    /** @description Board the label is defined on. */
-                    idBoard: components["schemas"]["TrelloId"];
-                };
-            };
-        };
-        responses: {
-            /** @description The new label. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "60d5ecb74e2a1b3c4d5e6f83",
-                     *       "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
-                     *       "name": "Blocked",
-                     *       "color": "orange",
-                     *       "uses": 0,
-                     *       "limits": {}
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Label"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
-        };
+      };
     };
-    getLabel: {
-        parameters: {
-            query?: {
-                /** @description `all` or a comma-separated list of label fields. */
-                fields?: string;
-            };
-            header?: never;
-            path: {
-                /** @description Id of the label. */
-                id: components["parameters"]["LabelIdPath"];
-            };
-            cookie?: never;
+    responses: {
+      /** @description The card's members after the change. */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description The label. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "60d5ecb74e2a1b3c4d5e6f81",
-                     *       "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
-                     *       "idOrganization": "5b2f8c1e4d3a2b1c0f9e8d01",
-                     *       "name": "Bug",
-                     *       "nodeId": "ari:cloud:trello::label/workspace/5b2f8c1e4d3a2b1c0f9e8d01/60d5ecb74e2a1b3c4d5e6f81",
-                     *       "color": "red",
-                     *       "uses": 3
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Label"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "5b2f8c1e4d3a2b1c0f9e8d7a",
+           *         "activityBlocked": false,
+           *         "avatarHash": "a1b2c3d4e5f60718293a4b5c6d7e8f90",
+           *         "avatarUrl": "https://trello-members.s3.amazonaws.com/5b2f8c1e4d3a2b1c0f9e8d7a/a1b2c3d4e5f60718293a4b5c6d7e8f90",
+           *         "fullName": "Jane Doe",
+           *         "idMemberReferrer": null,
+           *         "initials": "JD",
+           *         "nonPublic": {},
+           *         "nonPublicAvailable": true,
+           *         "username": "janedoe"
+           *       },
+           *       {
+           *         "id": "5c1d2e3f4a5b6c7d8e9f0a1b",
+           *         "activityBlocked": false,
+           *         "avatarHash": null,
+           *         "avatarUrl": null,
+           *         "fullName": "Sam Lee",
+           *         "idMemberReferrer": null,
+           *         "initials": "SL",
+           *         "nonPublic": {},
+           *         "nonPublicAvailable": true,
+           *         "username": "samlee"
+           *       }
+           *     ]
+           */
+          "application/json": components["schemas"]["Member"][];
         };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
     };
-    getMember: {
-        parameters: {
-            query?: {
-                /** @description `all` or a comma-separated list of member fields (email needs the `account` scope). */
-                fields?: string;
-            };
-            header?: never;
-            path: {
-                /** @description Id or username of the member, or `me` for the token's own member. */
-                id: components["parameters"]["MemberIdPath"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The member. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "5b2f8c1e4d3a2b1c0f9e8d7a",
-                     *       "activityBlocked": false,
-                     *       "avatarHash": "a1b2c3d4e5f60718293a4b5c6d7e8f90",
-                     *       "avatarUrl": "https://trello-members.s3.amazonaws.com/5b2f8c1e4d3a2b1c0f9e8d7a/a1b2c3d4e5f60718293a4b5c6d7e8f90",
-                     *       "bio": "Product manager",
-                     *       "confirmed": true,
-                     *       "fullName": "Jane Doe",
-                     *       "idMemberReferrer": null,
-                     *       "initials": "JD",
-                     *       "memberType": "normal",
-                     *       "url": "https://trello.com/janedoe",
-                     *       "username": "janedoe",
-                     *       "status": "disconnected",
-                     *       "email": null,
-                     *       "idBoards": [
-                     *         "60d5ecb74e2a1b3c4d5e6f70"
-                     *       ],
-                     *       "idOrganizations": [
-                     *         "5b2f8c1e4d3a2b1c0f9e8d01"
-                     *       ],
-                     *       "loginTypes": [
-                     *         "password"
-                     *       ],
-                     *       "products": []
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Member"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
-        };
+  };
+  addAttachmentToCard: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the card (24 hex characters) or its 8-character shortLink. */
+        id: components["parameters"]["CardIdPath"];
+      };
+      cookie?: never;
     };
-    getMemberBoards: {
-        parameters: {
-            query?: {
-                /** @description Which boards to return. */
-                filter?: "all" | "closed" | "members" | "open" | "organization" | "public" | "starred";
-                /** @description `all` or a comma-separated list of board fields (e.g. `name,url,closed`). */
-                fields?: string;
-                /** @description Nest each board's lists as `lists`. */
-                lists?: "all" | "closed" | "none" | "open";
-                /** @description Nest each board's Workspace as `organization`. */
-                organization?: boolean;
-            };
-            header?: never;
-            path: {
-                /** @description Id or username of the member, or `me` for the token's own member. */
-                id: components["parameters"]["MemberIdPath"];
-            };
-            cookie?: never;
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "url": "https://docs.example.com/launch/press-kit.pdf",
+         *       "name": "Press kit",
+         *       "mimeType": "application/pdf",
+         *       "setCover": false
+         *     }
+         */
+        "application/json": {
+          /**
+           * Format: uri
+           * @description The address to attach (http:// or https://).
+           */
+          url: string;
+          /** @description Display name of the attachment (defaults to the URL). */
+          name?: string;
+          /** @description MIME type of what the URL points to, e.g. `application/pdf`. */
+          mimeType?: string;
+          /**
+           * @description Use the attachment (an image) as the card cover.
+           * @default false
+           */
+          setCover?: boolean;
         };
-        requestBody?: never;
-        responses: {
-            /** @description The boards. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "id": "60d5ecb74e2a1b3c4d5e6f70",
-                     *         "name": "Product Roadmap",
-                     *         "desc": "Everything we ship this quarter.",
-                     *         "closed": false,
-                     *         "idOrganization": "5b2f8c1e4d3a2b1c0f9e8d01",
-                     *         "idMemberCreator": "5b2f8c1e4d3a2b1c0f9e8d7a",
-                     *         "pinned": false,
-                     *         "starred": true,
-                     *         "url": "https://trello.com/b/kX9pQ2rT/product-roadmap",
-                     *         "shortUrl": "https://trello.com/b/kX9pQ2rT",
-                     *         "shortLink": "kX9pQ2rT",
-                     *         "dateLastActivity": "2024-06-05T14:22:09.451Z",
-                     *         "dateLastView": "2024-06-05T14:25:01.003Z"
-                     *       },
-                     *       {
-                     *         "id": "60d5f1a24e2a1b3c4d5e7001",
-                     *         "name": "Support Triage",
-                     *         "desc": "",
-                     *         "closed": false,
-                     *         "idOrganization": "5b2f8c1e4d3a2b1c0f9e8d01",
-                     *         "idMemberCreator": "5c1d2e3f4a5b6c7d8e9f0a1b",
-                     *         "pinned": false,
-                     *         "starred": false,
-                     *         "url": "https://trello.com/b/Zm3nB5vC/support-triage",
-                     *         "shortUrl": "https://trello.com/b/Zm3nB5vC",
-                     *         "shortLink": "Zm3nB5vC",
-                     *         "dateLastActivity": "2024-06-04T17:48:12.310Z",
-                     *         "dateLastView": null
-                     *       }
-                     *     ]
-                     */
-                    "application/json": components["schemas"]["Board"][];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
-        };
+      };
     };
-    getMemberNotifications: {
-        parameters: {
-            query?: {
-                /** @description Read state to return. */
-                read_filter?: "all" | "read" | "unread";
-                /** @description `all` or comma-separated notification types, e.g. `commentCard,mentionedOnCard,cardDueSoon` (see Notification.type). */
-                filter?: string;
-                /** @description Number of notifications per page. */
-                limit?: number;
-                /** @description Page of `limit` notifications, starting at 0. */
-                page?: number;
-                /** @description Only notifications older than this notification id. */
-                before?: components["schemas"]["TrelloId"];
-                /** @description Only notifications newer than this notification id. */
-                since?: components["schemas"]["TrelloId"];
-                /** @description `all` or a comma-separated list of notification fields. */
-                fields?: string;
-                /** @description Include the `memberCreator` object on each notification. */
-                memberCreator?: boolean;
-            };
-            header?: never;
-            path: {
-                /** @description Id or username of the member, or `me` for the token's own member. */
-                id: components["parameters"]["MemberIdPath"];
-            };
-            cookie?: never;
+    responses: {
+      /** @description The new attachment. */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description The notifications. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "id": "6123ad55c4b5d6e7f8091a81",
-                     *         "unread": true,
-                     *         "type": "commentCard",
-                     *         "date": "2024-06-05T15:02:44.118Z",
-                     *         "dateRead": null,
-                     *         "data": {
-                     *           "text": "@janedoe looks good, ship it",
-                     *           "card": {
-                     *             "id": "6123a9f0c4b5d6e7f8091a2b",
-                     *             "name": "Write launch announcement",
-                     *             "idShort": 12,
-                     *             "shortLink": "AbCd1234"
-                     *           },
-                     *           "board": {
-                     *             "id": "60d5ecb74e2a1b3c4d5e6f70",
-                     *             "name": "Product Roadmap",
-                     *             "shortLink": "kX9pQ2rT"
-                     *           }
-                     *         },
-                     *         "idMemberCreator": "5c1d2e3f4a5b6c7d8e9f0a1b",
-                     *         "idAction": "6123ad50c4b5d6e7f8091a80",
-                     *         "reactions": [],
-                     *         "memberCreator": {
-                     *           "id": "5c1d2e3f4a5b6c7d8e9f0a1b",
-                     *           "activityBlocked": false,
-                     *           "avatarHash": null,
-                     *           "avatarUrl": null,
-                     *           "fullName": "Sam Lee",
-                     *           "idMemberReferrer": null,
-                     *           "initials": "SL",
-                     *           "nonPublic": {},
-                     *           "nonPublicAvailable": true,
-                     *           "username": "samlee"
-                     *         }
-                     *       },
-                     *       {
-                     *         "id": "6123ac90c4b5d6e7f8091a77",
-                     *         "unread": false,
-                     *         "type": "cardDueSoon",
-                     *         "date": "2024-06-04T16:00:03.514Z",
-                     *         "dateRead": "2024-06-04T16:12:40.027Z",
-                     *         "data": {
-                     *           "card": {
-                     *             "id": "6123b2c4c4b5d6e7f8091b19",
-                     *             "name": "Publish release notes",
-                     *             "idShort": 9,
-                     *             "shortLink": "Hj4kL6mN",
-                     *             "due": "2024-06-05T16:00:00.000Z"
-                     *           },
-                     *           "board": {
-                     *             "id": "60d5ecb74e2a1b3c4d5e6f70",
-                     *             "name": "Product Roadmap",
-                     *             "shortLink": "kX9pQ2rT"
-                     *           }
-                     *         },
-                     *         "idMemberCreator": null,
-                     *         "idAction": null,
-                     *         "reactions": []
-                     *       }
-                     *     ]
-                     */
-                    "application/json": components["schemas"]["Notification"][];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+        content: {
+          /**
+           * @example {
+           *       "id": "6123ab33c4b5d6e7f8091a6f",
+           *       "bytes": null,
+           *       "date": "2024-06-05T14:30:12.603Z",
+           *       "edgeColor": null,
+           *       "idMember": "5b2f8c1e4d3a2b1c0f9e8d7a",
+           *       "isUpload": false,
+           *       "mimeType": "application/pdf",
+           *       "name": "Press kit",
+           *       "previews": [],
+           *       "url": "https://docs.example.com/launch/press-kit.pdf",
+           *       "pos": 16384,
+           *       "fileName": null,
+           *       "limits": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Attachment"];
         };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      404: components["responses"]["NotFound"];
+      422: components["responses"]["Unprocessable"];
+      429: components["responses"]["RateLimited"];
     };
-    createWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "callbackURL": "https://hooks.example.com/trello/60d5ecb74e2a1b3c4d5e6f70",
-                 *       "idModel": "60d5ecb74e2a1b3c4d5e6f70",
-                 *       "description": "stepforge triggers for Product Roadmap"
-                 *     }
-                 */
-                "application/json": {
-                    /**
-                     * Format: uri
-                     * @description Address that receives the POSTs and must answer HEAD with 200. Kept exactly as given: it is part of the signed message.
-                     */
-                    callbackURL: string;
-                    /** @description The model to watch (board, list, card, member, ...). */
-                    idModel: components["schemas"]["TrelloId"];
-                    /** @description Free text shown when listing webhooks. */
-                    description?: string;
-                    /**
-                     * @description Whether the webhook fires.
-                     * @default true
-                     */
-                    active?: boolean;
-                };
-            };
-        };
-        responses: {
-            /** @description The new webhook. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "6123ac44c4b5d6e7f8091a70",
-                     *       "description": "stepforge triggers for Product Roadmap",
-                     *       "idModel": "60d5ecb74e2a1b3c4d5e6f70",
-                     *       "callbackURL": "https://hooks.example.com/trello/60d5ecb74e2a1b3c4d5e6f70",
-                     *       "active": true,
-                     *       "consecutiveFailures": 0,
-                     *       "firstConsecutiveFailDate": null
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Webhook"];
-                };
-            };
-            400: components["responses"]["WebhookRejected"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
-        };
+  };
+  createBoard: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    getWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id of the webhook. */
-                id: components["parameters"]["WebhookIdPath"];
-            };
-            cookie?: never;
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "Product Roadmap",
+         *       "desc": "Everything we ship this quarter.",
+         *       "idOrganization": "5b2f8c1e4d3a2b1c0f9e8d01",
+         *       "defaultLists": true,
+         *       "prefs_permissionLevel": "org"
+         *     }
+         */
+        "application/json": {
+          /** @description Board name. */
+          name: string;
+          /** @description Board description. */
+          desc?: string;
+          /** @description Id or name of the Workspace the board belongs to. */
+          idOrganization?: string;
+          /**
+           * @description Create the default labels.
+           * @default true
+           */
+          defaultLabels?: boolean;
+          /**
+           * @description Create the lists To Do, Doing, Done.
+           * @default true
+           */
+          defaultLists?: boolean;
+          /** @description Board to copy. */
+          idBoardSource?: components["schemas"]["TrelloId"];
+          /**
+           * @description With idBoardSource, whether to copy the cards.
+           * @default none
+           * @enum {string}
+           */
+          keepFromSource?: "cards" | "none";
+          /**
+           * @description Power-Up to enable.
+           * @enum {string}
+           */
+          powerUps?: "all" | "calendar" | "cardAging" | "recap" | "voting";
+          /**
+           * @description Who can see the board.
+           * @default private
+           * @enum {string}
+           */
+          prefs_permissionLevel?: "org" | "private" | "public";
+          /**
+           * @description Who can vote on cards.
+           * @default disabled
+           * @enum {string}
+           */
+          prefs_voting?: "disabled" | "members" | "observers" | "org" | "public";
+          /**
+           * @description Who can comment on cards.
+           * @default members
+           * @enum {string}
+           */
+          prefs_comments?: "disabled" | "members" | "observers" | "org" | "public";
+          /**
+           * @description Who can invite people.
+           * @default members
+           * @enum {string}
+           */
+          prefs_invitations?: "members" | "admins";
+          /**
+           * @description Whether Workspace members may join the board themselves.
+           * @default true
+           */
+          prefs_selfJoin?: boolean;
+          /**
+           * @description Show card covers.
+           * @default true
+           */
+          prefs_cardCovers?: boolean;
+          /**
+           * @description Background color name (blue, orange, green, red, purple, pink, lime, sky, grey) or a custom background id.
+           * @default blue
+           */
+          prefs_background?: string;
+          /**
+           * @description Card aging style.
+           * @default regular
+           * @enum {string}
+           */
+          prefs_cardAging?: "pirate" | "regular";
         };
-        requestBody?: never;
-        responses: {
-            /** @description The webhook. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "6123ac44c4b5d6e7f8091a70",
-                     *       "description": "stepforge triggers for Product Roadmap",
-                     *       "idModel": "60d5ecb74e2a1b3c4d5e6f70",
-                     *       "callbackURL": "https://hooks.example.com/trello/60d5ecb74e2a1b3c4d5e6f70",
-                     *       "active": true,
-                     *       "consecutiveFailures": 2,
-                     *       "firstConsecutiveFailDate": "2024-06-05T03:14:27.880Z"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Webhook"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
-        };
+      };
     };
-    deleteWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Id of the webhook. */
-                id: components["parameters"]["WebhookIdPath"];
-            };
-            cookie?: never;
+    responses: {
+      /** @description The new board. */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description The webhook was deleted. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "_value": null
-                     *     }
-                     */
-                    "application/json": components["schemas"]["EmptyValue"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+        content: {
+          /**
+           * @example {
+           *       "id": "60d5ecb74e2a1b3c4d5e6f70",
+           *       "name": "Product Roadmap",
+           *       "desc": "Everything we ship this quarter.",
+           *       "descData": null,
+           *       "closed": false,
+           *       "idOrganization": "5b2f8c1e4d3a2b1c0f9e8d01",
+           *       "idEnterprise": null,
+           *       "pinned": false,
+           *       "url": "https://trello.com/b/kX9pQ2rT/product-roadmap",
+           *       "shortUrl": "https://trello.com/b/kX9pQ2rT",
+           *       "prefs": {
+           *         "permissionLevel": "org",
+           *         "hideVotes": false,
+           *         "voting": "disabled",
+           *         "comments": "members",
+           *         "invitations": "members",
+           *         "selfJoin": true,
+           *         "cardCovers": true,
+           *         "isTemplate": false,
+           *         "cardAging": "regular",
+           *         "calendarFeedEnabled": false,
+           *         "background": "blue",
+           *         "backgroundImage": null,
+           *         "backgroundImageScaled": null,
+           *         "backgroundTile": false,
+           *         "backgroundBrightness": "dark",
+           *         "backgroundColor": "#0079BF",
+           *         "backgroundBottomColor": "#0079BF",
+           *         "backgroundTopColor": "#0079BF",
+           *         "canBePublic": true,
+           *         "canBeEnterprise": true,
+           *         "canBeOrg": true,
+           *         "canBePrivate": true,
+           *         "canInvite": true
+           *       },
+           *       "labelNames": {
+           *         "green": "",
+           *         "yellow": "",
+           *         "orange": "",
+           *         "red": "",
+           *         "purple": "",
+           *         "blue": "",
+           *         "sky": "",
+           *         "lime": "",
+           *         "pink": "",
+           *         "black": ""
+           *       },
+           *       "limits": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Board"];
         };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
     };
-    getTokenWebhooks: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The token whose webhooks to list (the connection's own token). */
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The token's webhooks. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "id": "6123ac44c4b5d6e7f8091a70",
-                     *         "description": "stepforge triggers for Product Roadmap",
-                     *         "idModel": "60d5ecb74e2a1b3c4d5e6f70",
-                     *         "callbackURL": "https://hooks.example.com/trello/60d5ecb74e2a1b3c4d5e6f70",
-                     *         "active": true,
-                     *         "consecutiveFailures": 0,
-                     *         "firstConsecutiveFailDate": null
-                     *       },
-                     *       {
-                     *         "id": "6123ac48c4b5d6e7f8091a71",
-                     *         "description": "New Board trigger",
-                     *         "idModel": "5b2f8c1e4d3a2b1c0f9e8d7a",
-                     *         "callbackURL": "https://hooks.example.com/trello/member/5b2f8c1e4d3a2b1c0f9e8d7a",
-                     *         "active": true,
-                     *         "consecutiveFailures": 0,
-                     *         "firstConsecutiveFailDate": null
-                     *       }
-                     *     ]
-                     */
-                    "application/json": components["schemas"]["Webhook"][];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
-        };
+  };
+  getBoard: {
+    parameters: {
+      query?: {
+        /** @description `all` or a comma-separated list of board fields. */
+        fields?: string;
+        /** @description Nest the board's lists as `lists`. */
+        lists?: "all" | "closed" | "none" | "open";
+        /** @description Nest the board's cards as `cards`. */
+        cards?: "all" | "closed" | "none" | "open" | "visible";
+        /** @description Nest the board's labels as `labels`. */
+        labels?: "all" | "none";
+        /** @description Nest the board's members as `members`. */
+        members?: "admins" | "all" | "none" | "normal" | "owners";
+        /** @description Nest the board's checklists as `checklists`. */
+        checklists?: "all" | "none";
+        /** @description Comma-separated action types to nest as `actions`; omitted means none. */
+        actions?: string;
+      };
+      header?: never;
+      path: {
+        /** @description Id of the board (24 hex characters) or its 8-character shortLink. */
+        id: components["parameters"]["BoardIdPath"];
+      };
+      cookie?: never;
     };
-    trelloActionDelivery: {
-        parameters: {
-            query?: never;
-            header: {
-                /**
-                 * @description base64 HMAC-SHA1 of the raw body + callbackURL, keyed by the application's OAuth secret.
-                 * @example vLd3OMZlq2jxDyzIdHpG0N9hqdk=
-                 */
-                "X-Trello-Webhook": string;
-            };
-            path?: never;
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description The board. */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "action": {
-                 *         "id": "6123ae70c4b5d6e7f8091a93",
-                 *         "idMemberCreator": "5b2f8c1e4d3a2b1c0f9e8d7a",
-                 *         "data": {
-                 *           "card": {
-                 *             "id": "6123b0e1c4b5d6e7f8091b03",
-                 *             "name": "Fix login redirect loop",
-                 *             "idShort": 13,
-                 *             "shortLink": "Qw7eRt9Y"
-                 *           },
-                 *           "list": {
-                 *             "id": "60d5ecb74e2a1b3c4d5e6f71",
-                 *             "name": "To Do"
-                 *           },
-                 *           "board": {
-                 *             "id": "60d5ecb74e2a1b3c4d5e6f70",
-                 *             "name": "Product Roadmap",
-                 *             "shortLink": "kX9pQ2rT"
-                 *           }
-                 *         },
-                 *         "appCreator": null,
-                 *         "type": "createCard",
-                 *         "date": "2024-06-04T11:05:37.196Z",
-                 *         "limits": {},
-                 *         "display": {
-                 *           "translationKey": "action_create_card",
-                 *           "entities": {
-                 *             "card": {
-                 *               "type": "card",
-                 *               "id": "6123b0e1c4b5d6e7f8091b03",
-                 *               "shortLink": "Qw7eRt9Y",
-                 *               "text": "Fix login redirect loop"
-                 *             },
-                 *             "list": {
-                 *               "type": "list",
-                 *               "id": "60d5ecb74e2a1b3c4d5e6f71",
-                 *               "text": "To Do"
-                 *             },
-                 *             "memberCreator": {
-                 *               "type": "member",
-                 *               "id": "5b2f8c1e4d3a2b1c0f9e8d7a",
-                 *               "username": "janedoe",
-                 *               "text": "Jane Doe"
-                 *             }
-                 *           }
-                 *         },
-                 *         "memberCreator": {
-                 *           "id": "5b2f8c1e4d3a2b1c0f9e8d7a",
-                 *           "activityBlocked": false,
-                 *           "avatarHash": "a1b2c3d4e5f60718293a4b5c6d7e8f90",
-                 *           "avatarUrl": "https://trello-members.s3.amazonaws.com/5b2f8c1e4d3a2b1c0f9e8d7a/a1b2c3d4e5f60718293a4b5c6d7e8f90",
-                 *           "fullName": "Jane Doe",
-                 *           "idMemberReferrer": null,
-                 *           "initials": "JD",
-                 *           "nonPublic": {},
-                 *           "nonPublicAvailable": true,
-                 *           "username": "janedoe"
-                 *         }
-                 *       },
-                 *       "model": {
-                 *         "id": "60d5ecb74e2a1b3c4d5e6f70",
-                 *         "name": "Product Roadmap",
-                 *         "desc": "Everything we ship this quarter.",
-                 *         "descData": null,
-                 *         "closed": false,
-                 *         "idOrganization": "5b2f8c1e4d3a2b1c0f9e8d01",
-                 *         "pinned": false,
-                 *         "url": "https://trello.com/b/kX9pQ2rT/product-roadmap",
-                 *         "shortUrl": "https://trello.com/b/kX9pQ2rT",
-                 *         "prefs": {
-                 *           "permissionLevel": "org",
-                 *           "voting": "disabled",
-                 *           "comments": "members",
-                 *           "invitations": "members",
-                 *           "selfJoin": true,
-                 *           "cardCovers": true,
-                 *           "cardAging": "regular",
-                 *           "calendarFeedEnabled": false,
-                 *           "background": "blue",
-                 *           "backgroundImage": null,
-                 *           "backgroundImageScaled": null,
-                 *           "backgroundTile": false,
-                 *           "backgroundBrightness": "dark",
-                 *           "backgroundColor": "#0079BF",
-                 *           "canBePublic": true,
-                 *           "canBeOrg": true,
-                 *           "canBePrivate": true,
-                 *           "canInvite": true
-                 *         },
-                 *         "labelNames": {
-                 *           "green": "Feature",
-                 *           "yellow": "",
-                 *           "orange": "",
-                 *           "red": "Bug",
-                 *           "purple": "",
-                 *           "blue": "",
-                 *           "sky": "",
-                 *           "lime": "",
-                 *           "pink": "",
-                 *           "black": ""
-                 *         }
-                 *       },
-                 *       "webhook": {
-                 *         "id": "6123ac44c4b5d6e7f8091a70",
-                 *         "description": "stepforge triggers for Product Roadmap",
-                 *         "idModel": "60d5ecb74e2a1b3c4d5e6f70",
-                 *         "callbackURL": "https://hooks.example.com/trello/60d5ecb74e2a1b3c4d5e6f70",
-                 *         "active": true,
-                 *         "consecutiveFailures": 0,
-                 *         "firstConsecutiveFailDate": null
-                 *       }
-                 *     }
-                 */
-                "application/json": components["schemas"]["WebhookDelivery"];
-            };
+        content: {
+          /**
+           * @example {
+           *       "id": "60d5ecb74e2a1b3c4d5e6f70",
+           *       "name": "Product Roadmap",
+           *       "desc": "Everything we ship this quarter.",
+           *       "descData": null,
+           *       "closed": false,
+           *       "idOrganization": "5b2f8c1e4d3a2b1c0f9e8d01",
+           *       "pinned": false,
+           *       "url": "https://trello.com/b/kX9pQ2rT/product-roadmap",
+           *       "shortUrl": "https://trello.com/b/kX9pQ2rT",
+           *       "prefs": {
+           *         "permissionLevel": "org",
+           *         "hideVotes": false,
+           *         "voting": "disabled",
+           *         "comments": "members",
+           *         "invitations": "members",
+           *         "selfJoin": true,
+           *         "cardCovers": true,
+           *         "isTemplate": false,
+           *         "cardAging": "regular",
+           *         "calendarFeedEnabled": false,
+           *         "background": "blue",
+           *         "backgroundImage": null,
+           *         "backgroundImageScaled": null,
+           *         "backgroundTile": false,
+           *         "backgroundBrightness": "dark",
+           *         "backgroundColor": "#0079BF",
+           *         "backgroundBottomColor": "#0079BF",
+           *         "backgroundTopColor": "#0079BF",
+           *         "canBePublic": true,
+           *         "canBeEnterprise": true,
+           *         "canBeOrg": true,
+           *         "canBePrivate": true,
+           *         "canInvite": true
+           *       },
+           *       "labelNames": {
+           *         "green": "Feature",
+           *         "yellow": "",
+           *         "orange": "",
+           *         "red": "Bug",
+           *         "purple": "",
+           *         "blue": "",
+           *         "sky": "",
+           *         "lime": "",
+           *         "pink": "",
+           *         "black": ""
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Board"];
         };
-        responses: {
-            /** @description Delivery accepted. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Gone; Trello deletes the webhook and stops delivering. */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
     };
+  };
+  getBoardLists: {
+    parameters: {
+      query?: {
+        /** @description Which lists to return. */
+        filter?: "all" | "closed" | "none" | "open";
+        /** @description Nest each list's cards as `cards`. */
+        cards?: "all" | "closed" | "none" | "open";
+        /** @description `all` or a comma-separated list of card fields for nested cards. */
+        card_fields?: string;
+        /** @description `all` or a comma-separated list of list fields. */
+        fields?: string;
+      };
+      header?: never;
+      path: {
+        /** @description Id of the board (24 hex characters) or its 8-character shortLink. */
+        id: components["parameters"]["BoardIdPath"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The lists. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "60d5ecb74e2a1b3c4d5e6f71",
+           *         "name": "To Do",
+           *         "closed": false,
+           *         "color": null,
+           *         "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
+           *         "pos": 16384,
+           *         "subscribed": false,
+           *         "softLimit": null,
+           *         "type": null,
+           *         "datasource": {
+           *           "filter": false
+           *         }
+           *       },
+           *       {
+           *         "id": "60d5ecb74e2a1b3c4d5e6f72",
+           *         "name": "Doing",
+           *         "closed": false,
+           *         "color": null,
+           *         "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
+           *         "pos": 32768,
+           *         "subscribed": false,
+           *         "softLimit": null,
+           *         "type": null,
+           *         "datasource": {
+           *           "filter": false
+           *         }
+           *       },
+           *       {
+           *         "id": "60d5ecb74e2a1b3c4d5e6f73",
+           *         "name": "Done",
+           *         "closed": false,
+           *         "color": null,
+           *         "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
+           *         "pos": 49152,
+           *         "subscribed": false,
+           *         "softLimit": null,
+           *         "type": null,
+           *         "datasource": {
+           *           "filter": false
+           *         }
+           *       }
+           *     ]
+           */
+          "application/json": components["schemas"]["TrelloList"][];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  getBoardCards: {
+    parameters: {
+      query?: {
+        /** @description Which cards to return. */
+        filter?: "all" | "closed" | "none" | "open" | "visible";
+        /** @description `all` or a comma-separated list of card fields (e.g. `name,due,dueComplete,idList`). */
+        fields?: string;
+      };
+      header?: never;
+      path: {
+        /** @description Id of the board (24 hex characters) or its 8-character shortLink. */
+        id: components["parameters"]["BoardIdPath"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The cards. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "6123a9f0c4b5d6e7f8091a2b",
+           *         "closed": false,
+           *         "dueComplete": false,
+           *         "dateLastActivity": "2024-06-05T14:22:09.451Z",
+           *         "desc": "Draft the blog post and the customer email for the 2.0 launch.",
+           *         "due": "2024-06-14T16:00:00.000Z",
+           *         "dueReminder": 1440,
+           *         "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
+           *         "idList": "60d5ecb74e2a1b3c4d5e6f72",
+           *         "idLabels": [
+           *           "60d5ecb74e2a1b3c4d5e6f80"
+           *         ],
+           *         "idMembers": [
+           *           "5b2f8c1e4d3a2b1c0f9e8d7a"
+           *         ],
+           *         "idShort": 12,
+           *         "name": "Write launch announcement",
+           *         "pos": 8191.875,
+           *         "shortLink": "AbCd1234",
+           *         "shortUrl": "https://trello.com/c/AbCd1234",
+           *         "start": null,
+           *         "url": "https://trello.com/c/AbCd1234/12-write-launch-announcement"
+           *       },
+           *       {
+           *         "id": "6123b0e1c4b5d6e7f8091b03",
+           *         "closed": false,
+           *         "dueComplete": false,
+           *         "dateLastActivity": "2024-06-04T11:05:37.220Z",
+           *         "desc": "",
+           *         "due": null,
+           *         "dueReminder": null,
+           *         "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
+           *         "idList": "60d5ecb74e2a1b3c4d5e6f71",
+           *         "idLabels": [
+           *           "60d5ecb74e2a1b3c4d5e6f81"
+           *         ],
+           *         "idMembers": [],
+           *         "idShort": 13,
+           *         "name": "Fix login redirect loop",
+           *         "pos": 16384,
+           *         "shortLink": "Qw7eRt9Y",
+           *         "shortUrl": "https://trello.com/c/Qw7eRt9Y",
+           *         "start": null,
+           *         "url": "https://trello.com/c/Qw7eRt9Y/13-fix-login-redirect-loop"
+           *       }
+           *     ]
+           */
+          "application/json": components["schemas"]["Card"][];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  getBoardLabels: {
+    parameters: {
+      query?: {
+        /** @description `all` or a comma-separated list of label fields. */
+        fields?: string;
+        /** @description Maximum number of labels to return. */
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        /** @description Id of the board (24 hex characters) or its 8-character shortLink. */
+        id: components["parameters"]["BoardIdPath"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The labels. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "60d5ecb74e2a1b3c4d5e6f80",
+           *         "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
+           *         "idOrganization": "5b2f8c1e4d3a2b1c0f9e8d01",
+           *         "name": "Feature",
+           *         "nodeId": "ari:cloud:trello::label/workspace/5b2f8c1e4d3a2b1c0f9e8d01/60d5ecb74e2a1b3c4d5e6f80",
+           *         "color": "green",
+           *         "uses": 7
+           *       },
+           *       {
+           *         "id": "60d5ecb74e2a1b3c4d5e6f81",
+           *         "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
+           *         "idOrganization": "5b2f8c1e4d3a2b1c0f9e8d01",
+           *         "name": "Bug",
+           *         "nodeId": "ari:cloud:trello::label/workspace/5b2f8c1e4d3a2b1c0f9e8d01/60d5ecb74e2a1b3c4d5e6f81",
+           *         "color": "red",
+           *         "uses": 3
+           *       },
+           *       {
+           *         "id": "60d5ecb74e2a1b3c4d5e6f82",
+           *         "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
+           *         "idOrganization": "5b2f8c1e4d3a2b1c0f9e8d01",
+           *         "name": "",
+           *         "nodeId": "ari:cloud:trello::label/workspace/5b2f8c1e4d3a2b1c0f9e8d01/60d5ecb74e2a1b3c4d5e6f82",
+           *         "color": "yellow",
+           *         "uses": 0
+           *       }
+           *     ]
+           */
+          "application/json": components["schemas"]["Label"][];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  getBoardActions: {
+    parameters: {
+      query?: {
+        /** @description Comma-separated action types (e.g. `createCard,updateCard,commentCard`), or `all`. */
+        filter?: string;
+        /** @description `all` or a comma-separated list of action fields. */
+        fields?: string;
+        /** @description Number of actions to return. */
+        limit?: number;
+        /** @description Page of `limit` actions, starting at 0. */
+        page?: number;
+        /** @description Only actions before this date (ISO-8601) or action id. */
+        before?: string;
+        /** @description Only actions since this date (ISO-8601) or action id, or `lastView`. */
+        since?: string;
+        /** @description Include the `memberCreator` object on each action. */
+        memberCreator?: boolean;
+      };
+      header?: never;
+      path: {
+        /** @description Id of the board (24 hex characters) or its 8-character shortLink. */
+        id: components["parameters"]["BoardIdPath"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The actions. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "6123ae66c4b5d6e7f8091a92",
+           *         "idMemberCreator": "5b2f8c1e4d3a2b1c0f9e8d7a",
+           *         "data": {
+           *           "card": {
+           *             "id": "6123a9f0c4b5d6e7f8091a2b",
+           *             "name": "Write launch announcement",
+           *             "idShort": 12,
+           *             "shortLink": "AbCd1234",
+           *             "idList": "60d5ecb74e2a1b3c4d5e6f72"
+           *           },
+           *           "old": {
+           *             "idList": "60d5ecb74e2a1b3c4d5e6f71"
+           *           },
+           *           "board": {
+           *             "id": "60d5ecb74e2a1b3c4d5e6f70",
+           *             "name": "Product Roadmap",
+           *             "shortLink": "kX9pQ2rT"
+           *           },
+           *           "listBefore": {
+           *             "id": "60d5ecb74e2a1b3c4d5e6f71",
+           *             "name": "To Do"
+           *           },
+           *           "listAfter": {
+           *             "id": "60d5ecb74e2a1b3c4d5e6f72",
+           *             "name": "Doing"
+           *           }
+           *         },
+           *         "appCreator": null,
+           *         "type": "updateCard",
+           *         "date": "2024-06-05T14:18:40.772Z",
+           *         "limits": {},
+           *         "display": {
+           *           "translationKey": "action_move_card_from_list_to_list",
+           *           "entities": {
+           *             "card": {
+           *               "type": "card",
+           *               "idList": "60d5ecb74e2a1b3c4d5e6f72",
+           *               "id": "6123a9f0c4b5d6e7f8091a2b",
+           *               "shortLink": "AbCd1234",
+           *               "text": "Write launch announcement"
+           *             },
+           *             "listBefore": {
+           *               "type": "list",
+           *               "id": "60d5ecb74e2a1b3c4d5e6f71",
+           *               "text": "To Do"
+           *             },
+           *             "listAfter": {
+           *               "type": "list",
+           *               "id": "60d5ecb74e2a1b3c4d5e6f72",
+           *               "text": "Doing"
+           *             },
+           *             "memberCreator": {
+           *               "type": "member",
+           *               "id": "5b2f8c1e4d3a2b1c0f9e8d7a",
+           *               "username": "janedoe",
+           *               "text": "Jane Doe"
+           *             }
+           *           }
+           *         },
+           *         "memberCreator": {
+           *           "id": "5b2f8c1e4d3a2b1c0f9e8d7a",
+           *           "activityBlocked": false,
+           *           "avatarHash": "a1b2c3d4e5f60718293a4b5c6d7e8f90",
+           *           "avatarUrl": "https://trello-members.s3.amazonaws.com/5b2f8c1e4d3a2b1c0f9e8d7a/a1b2c3d4e5f60718293a4b5c6d7e8f90",
+           *           "fullName": "Jane Doe",
+           *           "idMemberReferrer": null,
+           *           "initials": "JD",
+           *           "nonPublic": {},
+           *           "nonPublicAvailable": true,
+           *           "username": "janedoe"
+           *         }
+           *       }
+           *     ]
+           */
+          "application/json": components["schemas"]["Action"][];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  createList: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "Review",
+         *       "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
+         *       "pos": "bottom"
+         *     }
+         */
+        "application/json": {
+          /** @description List name. */
+          name: string;
+          /** @description Board the list is created on. */
+          idBoard: components["schemas"]["TrelloId"];
+          /** @description List to copy into the new list. */
+          idListSource?: components["schemas"]["TrelloId"];
+          pos?: components["schemas"]["Position"];
+        };
+      };
+    };
+    responses: {
+      /** @description The new list. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "60d5ecb74e2a1b3c4d5e6f74",
+           *       "name": "Review",
+           *       "closed": false,
+           *       "color": null,
+           *       "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
+           *       "pos": 65536,
+           *       "type": null,
+           *       "datasource": {
+           *         "filter": false
+           *       },
+           *       "limits": {}
+           *     }
+           */
+          "application/json": components["schemas"]["TrelloList"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  getList: {
+    parameters: {
+      query?: {
+        /** @description `all` or a comma-separated list of list fields. */
+        fields?: string;
+      };
+      header?: never;
+      path: {
+        /** @description Id of the list. */
+        id: components["parameters"]["ListIdPath"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The list. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "60d5ecb74e2a1b3c4d5e6f72",
+           *       "name": "Doing",
+           *       "closed": false,
+           *       "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
+           *       "pos": 32768
+           *     }
+           */
+          "application/json": components["schemas"]["TrelloList"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  updateList: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the list. */
+        id: components["parameters"]["ListIdPath"];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "In progress"
+         *     }
+         */
+        "application/json": {
+          /** @description New name. */
+          name?: string;
+          /** @description `true` archives the list. */
+          closed?: boolean;
+          /** @description Move the list to this board. */
+          idBoard?: components["schemas"]["TrelloId"];
+          pos?: components["schemas"]["Position"];
+          /** @description Whether the token's member watches the list. */
+          subscribed?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description The list after the change. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "60d5ecb74e2a1b3c4d5e6f72",
+           *       "name": "In progress",
+           *       "closed": false,
+           *       "color": null,
+           *       "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
+           *       "pos": 32768,
+           *       "subscribed": false,
+           *       "softLimit": null,
+           *       "type": null,
+           *       "datasource": {
+           *         "filter": false
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["TrelloList"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  getListCards: {
+    parameters: {
+      query?: {
+        /** @description Which cards to return. */
+        filter?: "all" | "closed" | "none" | "open";
+        /** @description `all` or a comma-separated list of card fields. */
+        fields?: string;
+      };
+      header?: never;
+      path: {
+        /** @description Id of the list. */
+        id: components["parameters"]["ListIdPath"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The cards. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "6123a9f0c4b5d6e7f8091a2b",
+           *         "closed": false,
+           *         "dueComplete": false,
+           *         "dateLastActivity": "2024-06-05T14:22:09.451Z",
+           *         "desc": "Draft the blog post and the customer email for the 2.0 launch.",
+           *         "due": "2024-06-14T16:00:00.000Z",
+           *         "dueReminder": 1440,
+           *         "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
+           *         "idList": "60d5ecb74e2a1b3c4d5e6f72",
+           *         "idLabels": [
+           *           "60d5ecb74e2a1b3c4d5e6f80"
+           *         ],
+           *         "idMembers": [
+           *           "5b2f8c1e4d3a2b1c0f9e8d7a"
+           *         ],
+           *         "idShort": 12,
+           *         "name": "Write launch announcement",
+           *         "pos": 8191.875,
+           *         "shortLink": "AbCd1234",
+           *         "shortUrl": "https://trello.com/c/AbCd1234",
+           *         "start": null,
+           *         "url": "https://trello.com/c/AbCd1234/12-write-launch-announcement"
+           *       }
+           *     ]
+           */
+          "application/json": components["schemas"]["Card"][];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  createChecklist: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "idCard": "6123a9f0c4b5d6e7f8091a2b",
+         *       "name": "Launch tasks"
+         *     }
+         */
+        "application/json": {
+          /** @description Card the checklist is added to. */
+          idCard: components["schemas"]["TrelloId"];
+          /** @description Checklist name (Trello uses "Checklist" when omitted). */
+          name?: string;
+          pos?: components["schemas"]["Position"];
+          /** @description Checklist to copy into the new one. */
+          idChecklistSource?: components["schemas"]["TrelloId"];
+        };
+      };
+    };
+    responses: {
+      /** @description The new checklist. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "6123aa10c4b5d6e7f8091a3c",
+           *       "name": "Launch tasks",
+           *       "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
+           *       "idCard": "6123a9f0c4b5d6e7f8091a2b",
+           *       "pos": 16384,
+           *       "checkItems": [],
+           *       "limits": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Checklist"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  getChecklist: {
+    parameters: {
+      query?: {
+        /** @description `all` or a comma-separated list of checklist fields (idBoard, idCard, name, pos). */
+        fields?: string;
+        /** @description Nest the check items (`all`) or not (`none`). */
+        checkItems?: "all" | "none";
+        /** @description `all` or a comma-separated list of check item fields. */
+        checkItem_fields?: string;
+      };
+      header?: never;
+      path: {
+        /** @description Id of the checklist. */
+        id: components["parameters"]["ChecklistIdPath"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The checklist. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "6123aa10c4b5d6e7f8091a3c",
+           *       "name": "Launch tasks",
+           *       "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
+           *       "idCard": "6123a9f0c4b5d6e7f8091a2b",
+           *       "pos": 16384,
+           *       "checkItems": [
+           *         {
+           *           "id": "6123aa22c4b5d6e7f8091a4d",
+           *           "name": "Get sign-off from marketing",
+           *           "nameData": {
+           *             "emoji": {}
+           *           },
+           *           "pos": 16384,
+           *           "state": "complete",
+           *           "due": null,
+           *           "dueReminder": null,
+           *           "idMember": null,
+           *           "idChecklist": "6123aa10c4b5d6e7f8091a3c"
+           *         },
+           *         {
+           *           "id": "6123aa2fc4b5d6e7f8091a4e",
+           *           "name": "Schedule the email",
+           *           "nameData": {
+           *             "emoji": {}
+           *           },
+           *           "pos": 32768,
+           *           "state": "incomplete",
+           *           "due": "2024-06-13T09:00:00.000Z",
+           *           "dueReminder": 60,
+           *           "idMember": "5b2f8c1e4d3a2b1c0f9e8d7a",
+           *           "idChecklist": "6123aa10c4b5d6e7f8091a3c"
+           *         }
+           *       ]
+           *     }
+           */
+          "application/json": components["schemas"]["Checklist"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  createChecklistItem: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the checklist. */
+        id: components["parameters"]["ChecklistIdPath"];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "Schedule the email",
+         *       "due": "2024-06-13T09:00:00.000Z",
+         *       "idMember": "5b2f8c1e4d3a2b1c0f9e8d7a"
+         *     }
+         */
+        "application/json": {
+          /** @description Text of the item. */
+          name: string;
+          pos?: components["schemas"]["Position"];
+          /**
+           * @description Create the item already ticked.
+           * @default false
+           */
+          checked?: boolean;
+          /**
+           * Format: date-time
+           * @description Due date of the item.
+           */
+          due?: string | null;
+          /** @description Minutes before the due date to remind, -1 or null for none. */
+          dueReminder?: number | null;
+          /** @description Member assigned to the item. */
+          idMember?: components["schemas"]["TrelloId"];
+        };
+      };
+    };
+    responses: {
+      /** @description The new check item. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "6123aa2fc4b5d6e7f8091a4e",
+           *       "name": "Schedule the email",
+           *       "nameData": {
+           *         "emoji": {}
+           *       },
+           *       "pos": 32768,
+           *       "state": "incomplete",
+           *       "due": "2024-06-13T09:00:00.000Z",
+           *       "dueReminder": null,
+           *       "idMember": "5b2f8c1e4d3a2b1c0f9e8d7a",
+           *       "idChecklist": "6123aa10c4b5d6e7f8091a3c",
+           *       "limits": {}
+           *     }
+           */
+          "application/json": components["schemas"]["CheckItem"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  createLabel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "Blocked",
+         *       "color": "orange",
+         *       "idBoard": "60d5ecb74e2a1b3c4d5e6f70"
+         *     }
+         */
+        "application/json": {
+          /** @description Label name (may be empty). */
+          name: string;
+          color: components["schemas"]["LabelColor"];
+          /** @description Board the label is defined on. */
+          idBoard: components["schemas"]["TrelloId"];
+        };
+      };
+    };
+    responses: {
+      /** @description The new label. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "60d5ecb74e2a1b3c4d5e6f83",
+           *       "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
+           *       "name": "Blocked",
+           *       "color": "orange",
+           *       "uses": 0,
+           *       "limits": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Label"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  getLabel: {
+    parameters: {
+      query?: {
+        /** @description `all` or a comma-separated list of label fields. */
+        fields?: string;
+      };
+      header?: never;
+      path: {
+        /** @description Id of the label. */
+        id: components["parameters"]["LabelIdPath"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The label. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "60d5ecb74e2a1b3c4d5e6f81",
+           *       "idBoard": "60d5ecb74e2a1b3c4d5e6f70",
+           *       "idOrganization": "5b2f8c1e4d3a2b1c0f9e8d01",
+           *       "name": "Bug",
+           *       "nodeId": "ari:cloud:trello::label/workspace/5b2f8c1e4d3a2b1c0f9e8d01/60d5ecb74e2a1b3c4d5e6f81",
+           *       "color": "red",
+           *       "uses": 3
+           *     }
+           */
+          "application/json": components["schemas"]["Label"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  getMember: {
+    parameters: {
+      query?: {
+        /** @description `all` or a comma-separated list of member fields (email needs the `account` scope). */
+        fields?: string;
+      };
+      header?: never;
+      path: {
+        /** @description Id or username of the member, or `me` for the token's own member. */
+        id: components["parameters"]["MemberIdPath"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The member. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "5b2f8c1e4d3a2b1c0f9e8d7a",
+           *       "activityBlocked": false,
+           *       "avatarHash": "a1b2c3d4e5f60718293a4b5c6d7e8f90",
+           *       "avatarUrl": "https://trello-members.s3.amazonaws.com/5b2f8c1e4d3a2b1c0f9e8d7a/a1b2c3d4e5f60718293a4b5c6d7e8f90",
+           *       "bio": "Product manager",
+           *       "confirmed": true,
+           *       "fullName": "Jane Doe",
+           *       "idMemberReferrer": null,
+           *       "initials": "JD",
+           *       "memberType": "normal",
+           *       "url": "https://trello.com/janedoe",
+           *       "username": "janedoe",
+           *       "status": "disconnected",
+           *       "email": null,
+           *       "idBoards": [
+           *         "60d5ecb74e2a1b3c4d5e6f70"
+           *       ],
+           *       "idOrganizations": [
+           *         "5b2f8c1e4d3a2b1c0f9e8d01"
+           *       ],
+           *       "loginTypes": [
+           *         "password"
+           *       ],
+           *       "products": []
+           *     }
+           */
+          "application/json": components["schemas"]["Member"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  getMemberBoards: {
+    parameters: {
+      query?: {
+        /** @description Which boards to return. */
+        filter?: "all" | "closed" | "members" | "open" | "organization" | "public" | "starred";
+        /** @description `all` or a comma-separated list of board fields (e.g. `name,url,closed`). */
+        fields?: string;
+        /** @description Nest each board's lists as `lists`. */
+        lists?: "all" | "closed" | "none" | "open";
+        /** @description Nest each board's Workspace as `organization`. */
+        organization?: boolean;
+      };
+      header?: never;
+      path: {
+        /** @description Id or username of the member, or `me` for the token's own member. */
+        id: components["parameters"]["MemberIdPath"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The boards. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "60d5ecb74e2a1b3c4d5e6f70",
+           *         "name": "Product Roadmap",
+           *         "desc": "Everything we ship this quarter.",
+           *         "closed": false,
+           *         "idOrganization": "5b2f8c1e4d3a2b1c0f9e8d01",
+           *         "idMemberCreator": "5b2f8c1e4d3a2b1c0f9e8d7a",
+           *         "pinned": false,
+           *         "starred": true,
+           *         "url": "https://trello.com/b/kX9pQ2rT/product-roadmap",
+           *         "shortUrl": "https://trello.com/b/kX9pQ2rT",
+           *         "shortLink": "kX9pQ2rT",
+           *         "dateLastActivity": "2024-06-05T14:22:09.451Z",
+           *         "dateLastView": "2024-06-05T14:25:01.003Z"
+           *       },
+           *       {
+           *         "id": "60d5f1a24e2a1b3c4d5e7001",
+           *         "name": "Support Triage",
+           *         "desc": "",
+           *         "closed": false,
+           *         "idOrganization": "5b2f8c1e4d3a2b1c0f9e8d01",
+           *         "idMemberCreator": "5c1d2e3f4a5b6c7d8e9f0a1b",
+           *         "pinned": false,
+           *         "starred": false,
+           *         "url": "https://trello.com/b/Zm3nB5vC/support-triage",
+           *         "shortUrl": "https://trello.com/b/Zm3nB5vC",
+           *         "shortLink": "Zm3nB5vC",
+           *         "dateLastActivity": "2024-06-04T17:48:12.310Z",
+           *         "dateLastView": null
+           *       }
+           *     ]
+           */
+          "application/json": components["schemas"]["Board"][];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  getMemberNotifications: {
+    parameters: {
+      query?: {
+        /** @description Read state to return. */
+        read_filter?: "all" | "read" | "unread";
+        /** @description `all` or comma-separated notification types, e.g. `commentCard,mentionedOnCard,cardDueSoon` (see Notification.type). */
+        filter?: string;
+        /** @description Number of notifications per page. */
+        limit?: number;
+        /** @description Page of `limit` notifications, starting at 0. */
+        page?: number;
+        /** @description Only notifications older than this notification id. */
+        before?: components["schemas"]["TrelloId"];
+        /** @description Only notifications newer than this notification id. */
+        since?: components["schemas"]["TrelloId"];
+        /** @description `all` or a comma-separated list of notification fields. */
+        fields?: string;
+        /** @description Include the `memberCreator` object on each notification. */
+        memberCreator?: boolean;
+      };
+      header?: never;
+      path: {
+        /** @description Id or username of the member, or `me` for the token's own member. */
+        id: components["parameters"]["MemberIdPath"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The notifications. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "6123ad55c4b5d6e7f8091a81",
+           *         "unread": true,
+           *         "type": "commentCard",
+           *         "date": "2024-06-05T15:02:44.118Z",
+           *         "dateRead": null,
+           *         "data": {
+           *           "text": "@janedoe looks good, ship it",
+           *           "card": {
+           *             "id": "6123a9f0c4b5d6e7f8091a2b",
+           *             "name": "Write launch announcement",
+           *             "idShort": 12,
+           *             "shortLink": "AbCd1234"
+           *           },
+           *           "board": {
+           *             "id": "60d5ecb74e2a1b3c4d5e6f70",
+           *             "name": "Product Roadmap",
+           *             "shortLink": "kX9pQ2rT"
+           *           }
+           *         },
+           *         "idMemberCreator": "5c1d2e3f4a5b6c7d8e9f0a1b",
+           *         "idAction": "6123ad50c4b5d6e7f8091a80",
+           *         "reactions": [],
+           *         "memberCreator": {
+           *           "id": "5c1d2e3f4a5b6c7d8e9f0a1b",
+           *           "activityBlocked": false,
+           *           "avatarHash": null,
+           *           "avatarUrl": null,
+           *           "fullName": "Sam Lee",
+           *           "idMemberReferrer": null,
+           *           "initials": "SL",
+           *           "nonPublic": {},
+           *           "nonPublicAvailable": true,
+           *           "username": "samlee"
+           *         }
+           *       },
+           *       {
+           *         "id": "6123ac90c4b5d6e7f8091a77",
+           *         "unread": false,
+           *         "type": "cardDueSoon",
+           *         "date": "2024-06-04T16:00:03.514Z",
+           *         "dateRead": "2024-06-04T16:12:40.027Z",
+           *         "data": {
+           *           "card": {
+           *             "id": "6123b2c4c4b5d6e7f8091b19",
+           *             "name": "Publish release notes",
+           *             "idShort": 9,
+           *             "shortLink": "Hj4kL6mN",
+           *             "due": "2024-06-05T16:00:00.000Z"
+           *           },
+           *           "board": {
+           *             "id": "60d5ecb74e2a1b3c4d5e6f70",
+           *             "name": "Product Roadmap",
+           *             "shortLink": "kX9pQ2rT"
+           *           }
+           *         },
+           *         "idMemberCreator": null,
+           *         "idAction": null,
+           *         "reactions": []
+           *       }
+           *     ]
+           */
+          "application/json": components["schemas"]["Notification"][];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  createWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "callbackURL": "https://hooks.example.com/trello/60d5ecb74e2a1b3c4d5e6f70",
+         *       "idModel": "60d5ecb74e2a1b3c4d5e6f70",
+         *       "description": "stepforge triggers for Product Roadmap"
+         *     }
+         */
+        "application/json": {
+          /**
+           * Format: uri
+           * @description Address that receives the POSTs and must answer HEAD with 200. Kept exactly as given: it is part of the signed message.
+           */
+          callbackURL: string;
+          /** @description The model to watch (board, list, card, member, ...). */
+          idModel: components["schemas"]["TrelloId"];
+          /** @description Free text shown when listing webhooks. */
+          description?: string;
+          /**
+           * @description Whether the webhook fires.
+           * @default true
+           */
+          active?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description The new webhook. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "6123ac44c4b5d6e7f8091a70",
+           *       "description": "stepforge triggers for Product Roadmap",
+           *       "idModel": "60d5ecb74e2a1b3c4d5e6f70",
+           *       "callbackURL": "https://hooks.example.com/trello/60d5ecb74e2a1b3c4d5e6f70",
+           *       "active": true,
+           *       "consecutiveFailures": 0,
+           *       "firstConsecutiveFailDate": null
+           *     }
+           */
+          "application/json": components["schemas"]["Webhook"];
+        };
+      };
+      400: components["responses"]["WebhookRejected"];
+      401: components["responses"]["Unauthorized"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  getWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the webhook. */
+        id: components["parameters"]["WebhookIdPath"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The webhook. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "6123ac44c4b5d6e7f8091a70",
+           *       "description": "stepforge triggers for Product Roadmap",
+           *       "idModel": "60d5ecb74e2a1b3c4d5e6f70",
+           *       "callbackURL": "https://hooks.example.com/trello/60d5ecb74e2a1b3c4d5e6f70",
+           *       "active": true,
+           *       "consecutiveFailures": 2,
+           *       "firstConsecutiveFailDate": "2024-06-05T03:14:27.880Z"
+           *     }
+           */
+          "application/json": components["schemas"]["Webhook"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  deleteWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the webhook. */
+        id: components["parameters"]["WebhookIdPath"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The webhook was deleted. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "_value": null
+           *     }
+           */
+          "application/json": components["schemas"]["EmptyValue"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  getTokenWebhooks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The token whose webhooks to list (the connection's own token). */
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The token's webhooks. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "6123ac44c4b5d6e7f8091a70",
+           *         "description": "stepforge triggers for Product Roadmap",
+           *         "idModel": "60d5ecb74e2a1b3c4d5e6f70",
+           *         "callbackURL": "https://hooks.example.com/trello/60d5ecb74e2a1b3c4d5e6f70",
+           *         "active": true,
+           *         "consecutiveFailures": 0,
+           *         "firstConsecutiveFailDate": null
+           *       },
+           *       {
+           *         "id": "6123ac48c4b5d6e7f8091a71",
+           *         "description": "New Board trigger",
+           *         "idModel": "5b2f8c1e4d3a2b1c0f9e8d7a",
+           *         "callbackURL": "https://hooks.example.com/trello/member/5b2f8c1e4d3a2b1c0f9e8d7a",
+           *         "active": true,
+           *         "consecutiveFailures": 0,
+           *         "firstConsecutiveFailDate": null
+           *       }
+           *     ]
+           */
+          "application/json": components["schemas"]["Webhook"][];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+    };
+  };
+  trelloActionDelivery: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description base64 HMAC-SHA1 of the raw body + callbackURL, keyed by the application's OAuth secret.
+         * @example vLd3OMZlq2jxDyzIdHpG0N9hqdk=
+         */
+        "X-Trello-Webhook": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "action": {
+         *         "id": "6123ae70c4b5d6e7f8091a93",
+         *         "idMemberCreator": "5b2f8c1e4d3a2b1c0f9e8d7a",
+         *         "data": {
+         *           "card": {
+         *             "id": "6123b0e1c4b5d6e7f8091b03",
+         *             "name": "Fix login redirect loop",
+         *             "idShort": 13,
+         *             "shortLink": "Qw7eRt9Y"
+         *           },
+         *           "list": {
+         *             "id": "60d5ecb74e2a1b3c4d5e6f71",
+         *             "name": "To Do"
+         *           },
+         *           "board": {
+         *             "id": "60d5ecb74e2a1b3c4d5e6f70",
+         *             "name": "Product Roadmap",
+         *             "shortLink": "kX9pQ2rT"
+         *           }
+         *         },
+         *         "appCreator": null,
+         *         "type": "createCard",
+         *         "date": "2024-06-04T11:05:37.196Z",
+         *         "limits": {},
+         *         "display": {
+         *           "translationKey": "action_create_card",
+         *           "entities": {
+         *             "card": {
+         *               "type": "card",
+         *               "id": "6123b0e1c4b5d6e7f8091b03",
+         *               "shortLink": "Qw7eRt9Y",
+         *               "text": "Fix login redirect loop"
+         *             },
+         *             "list": {
+         *               "type": "list",
+         *               "id": "60d5ecb74e2a1b3c4d5e6f71",
+         *               "text": "To Do"
+         *             },
+         *             "memberCreator": {
+         *               "type": "member",
+         *               "id": "5b2f8c1e4d3a2b1c0f9e8d7a",
+         *               "username": "janedoe",
+         *               "text": "Jane Doe"
+         *             }
+         *           }
+         *         },
+         *         "memberCreator": {
+         *           "id": "5b2f8c1e4d3a2b1c0f9e8d7a",
+         *           "activityBlocked": false,
+         *           "avatarHash": "a1b2c3d4e5f60718293a4b5c6d7e8f90",
+         *           "avatarUrl": "https://trello-members.s3.amazonaws.com/5b2f8c1e4d3a2b1c0f9e8d7a/a1b2c3d4e5f60718293a4b5c6d7e8f90",
+         *           "fullName": "Jane Doe",
+         *           "idMemberReferrer": null,
+         *           "initials": "JD",
+         *           "nonPublic": {},
+         *           "nonPublicAvailable": true,
+         *           "username": "janedoe"
+         *         }
+         *       },
+         *       "model": {
+         *         "id": "60d5ecb74e2a1b3c4d5e6f70",
+         *         "name": "Product Roadmap",
+         *         "desc": "Everything we ship this quarter.",
+         *         "descData": null,
+         *         "closed": false,
+         *         "idOrganization": "5b2f8c1e4d3a2b1c0f9e8d01",
+         *         "pinned": false,
+         *         "url": "https://trello.com/b/kX9pQ2rT/product-roadmap",
+         *         "shortUrl": "https://trello.com/b/kX9pQ2rT",
+         *         "prefs": {
+         *           "permissionLevel": "org",
+         *           "voting": "disabled",
+         *           "comments": "members",
+         *           "invitations": "members",
+         *           "selfJoin": true,
+         *           "cardCovers": true,
+         *           "cardAging": "regular",
+         *           "calendarFeedEnabled": false,
+         *           "background": "blue",
+         *           "backgroundImage": null,
+         *           "backgroundImageScaled": null,
+         *           "backgroundTile": false,
+         *           "backgroundBrightness": "dark",
+         *           "backgroundColor": "#0079BF",
+         *           "canBePublic": true,
+         *           "canBeOrg": true,
+         *           "canBePrivate": true,
+         *           "canInvite": true
+         *         },
+         *         "labelNames": {
+         *           "green": "Feature",
+         *           "yellow": "",
+         *           "orange": "",
+         *           "red": "Bug",
+         *           "purple": "",
+         *           "blue": "",
+         *           "sky": "",
+         *           "lime": "",
+         *           "pink": "",
+         *           "black": ""
+         *         }
+         *       },
+         *       "webhook": {
+         *         "id": "6123ac44c4b5d6e7f8091a70",
+         *         "description": "stepforge triggers for Product Roadmap",
+         *         "idModel": "60d5ecb74e2a1b3c4d5e6f70",
+         *         "callbackURL": "https://hooks.example.com/trello/60d5ecb74e2a1b3c4d5e6f70",
+         *         "active": true,
+         *         "consecutiveFailures": 0,
+         *         "firstConsecutiveFailDate": null
+         *       }
+         *     }
+         */
+        "application/json": components["schemas"]["WebhookDelivery"];
+      };
+    };
+    responses: {
+      /** @description Delivery accepted. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Gone; Trello deletes the webhook and stops delivering. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
 }

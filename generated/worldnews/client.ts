@@ -49,89 +49,89 @@ export type GetGeoCoordinatesData = OperationData<GetGeoCoordinatesOperation>;
  * Calls resolve to the success body or throw a StepforgeError subclass (auth, rate_limited, …).
  */
 export class WorldnewsClient {
-    /** The untyped service client underneath (descriptor, base address, call by id). */
-    public readonly core: ServiceClient;
+  /** The untyped service client underneath (descriptor, base address, call by id). */
+  public readonly core: ServiceClient;
 
-    constructor(options: ClientOptions) {
-        this.core = createServiceClient(descriptor, options);
-    }
+  constructor(options: ClientOptions) {
+    this.core = createServiceClient(descriptor, options);
+  }
 
-    /**
-     * Search news
-     *
-     * `GET /search-news`
-     *
-     * Searches news articles from thousands of sources in many languages and countries with a full-text query and filters (language, source country, sentiment range, entities, sources, authors, categories, publish-date range, location radius). No single parameter is required, but at least one filter (for example `text` or `language`) must be set. Results page with `offset` and `number`; `available` is the total number of matches. Seed note: the seed's `sentiment` (positive|negative|neutral) and `source-countries` filters are kept beside the public API's `min-sentiment`/`max-sentiment` and `source-country`; see those parameters and `x-stepforge-seed`.
-     *
-     * Seed: "Search news". (1) The seed filters by `sentiment` = positive|negative|neutral; the public API (v2.2.0) has no such filter: sentiment is only a numeric response field in [-1, 1] and the real filters are `min-sentiment` / `max-sentiment`. Kept the seed's `sentiment` and added the real pair; whether the server ignores or rejects `sentiment` is not known. (2) The seed's `source-countries` (comma list) is the pre-2.0 name; since 2.0.0 (2024-10-20) the parameter is `source-country` and takes one ISO 3166 code. Kept the seed's name marked deprecated and added the real one; whether the server still accepts `source-countries` is not known. (3) The seed gives the publish-date filters as YYYY-MM-DD; the API documents "YYYY-MM-DD HH:MM:SS". Both forms pass this spec's pattern; whether the server accepts a bare date is not confirmed. (4) The seed does not name the source, author or paging parameters; they are `news-sources`, `authors`, `offset` (0..10000) and `number` (1..100). Added the other real filters as well (`categories`, `location-filter`, `sort`, `sort-direction`, `text-match-indexes`).
-     */
-    searchNews(init: SearchNewsInput = {}): Promise<SearchNewsData> {
-        return this.core.call("searchNews", init) as Promise<SearchNewsData>;
-    }
+  /**
+   * Search news
+   *
+   * `GET /search-news`
+   *
+   * Searches news articles from thousands of sources in many languages and countries with a full-text query and filters (language, source country, sentiment range, entities, sources, authors, categories, publish-date range, location radius). No single parameter is required, but at least one filter (for example `text` or `language`) must be set. Results page with `offset` and `number`; `available` is the total number of matches. Seed note: the seed's `sentiment` (positive|negative|neutral) and `source-countries` filters are kept beside the public API's `min-sentiment`/`max-sentiment` and `source-country`; see those parameters and `x-stepforge-seed`.
+   *
+   * Seed: "Search news". (1) The seed filters by `sentiment` = positive|negative|neutral; the public API (v2.2.0) has no such filter: sentiment is only a numeric response field in [-1, 1] and the real filters are `min-sentiment` / `max-sentiment`. Kept the seed's `sentiment` and added the real pair; whether the server ignores or rejects `sentiment` is not known. (2) The seed's `source-countries` (comma list) is the pre-2.0 name; since 2.0.0 (2024-10-20) the parameter is `source-country` and takes one ISO 3166 code. Kept the seed's name marked deprecated and added the real one; whether the server still accepts `source-countries` is not known. (3) The seed gives the publish-date filters as YYYY-MM-DD; the API documents "YYYY-MM-DD HH:MM:SS". Both forms pass this spec's pattern; whether the server accepts a bare date is not confirmed. (4) The seed does not name the source, author or paging parameters; they are `news-sources`, `authors`, `offset` (0..10000) and `number` (1..100). Added the other real filters as well (`categories`, `location-filter`, `sort`, `sort-direction`, `text-match-indexes`).
+   */
+  searchNews(init: SearchNewsInput = {}): Promise<SearchNewsData> {
+    return this.core.call("searchNews", init) as Promise<SearchNewsData>;
+  }
 
-    /**
-     * Top news
-     *
-     * `GET /top-news`
-     *
-     * Top headlines of one country and language for a day, as clusters of articles about the same story, ranked by how many sources report it. `source-country` and `language` are required by the public API and the language must be one spoken in that country.
-     *
-     * Seed: "Top news". The seed lists source-country, language and date without saying which are required; the public API requires `source-country` and `language`, takes `date` as YYYY-MM-DD (default today) and has an extra `headlines-only` flag. Response shape (not shown in the seed) is clusters: {top_news: [{news: [...]}], language, country}.
-     */
-    topNews(init: TopNewsInput): Promise<TopNewsData> {
-        return this.core.call("topNews", init) as Promise<TopNewsData>;
-    }
+  /**
+   * Top news
+   *
+   * `GET /top-news`
+   *
+   * Top headlines of one country and language for a day, as clusters of articles about the same story, ranked by how many sources report it. `source-country` and `language` are required by the public API and the language must be one spoken in that country.
+   *
+   * Seed: "Top news". The seed lists source-country, language and date without saying which are required; the public API requires `source-country` and `language`, takes `date` as YYYY-MM-DD (default today) and has an extra `headlines-only` flag. Response shape (not shown in the seed) is clusters: {top_news: [{news: [...]}], language, country}.
+   */
+  topNews(init: TopNewsInput): Promise<TopNewsData> {
+    return this.core.call("topNews", init) as Promise<TopNewsData>;
+  }
 
-    /**
-     * Extract news
-     *
-     * `GET /extract-news`
-     *
-     * Extracts a news article from its web address: title, text, images, videos, publish date, authors and language; with `analyze=true` also entity and sentiment analysis. The seed also names source country and sentiment among the returned fields; the public schema omits them, so they are optional here.
-     *
-     * Seed: "Extract news". The seed says extraction returns source country and sentiment, and that `analyze` switches on sentiment analysis. The public schema (v2.2.0) lists title, text, url, image, images, video, videos, publish_date, author, authors and language only, and describes `analyze` as entity and sentiment analysis. Kept `source_country` and `sentiment` as optional, nullable fields of ExtractedArticle; whether the service returns them is not confirmed.
-     */
-    extractNews(init: ExtractNewsInput): Promise<ExtractNewsData> {
-        return this.core.call("extractNews", init) as Promise<ExtractNewsData>;
-    }
+  /**
+   * Extract news
+   *
+   * `GET /extract-news`
+   *
+   * Extracts a news article from its web address: title, text, images, videos, publish date, authors and language; with `analyze=true` also entity and sentiment analysis. The seed also names source country and sentiment among the returned fields; the public schema omits them, so they are optional here.
+   *
+   * Seed: "Extract news". The seed says extraction returns source country and sentiment, and that `analyze` switches on sentiment analysis. The public schema (v2.2.0) lists title, text, url, image, images, video, videos, publish_date, author, authors and language only, and describes `analyze` as entity and sentiment analysis. Kept `source_country` and `sentiment` as optional, nullable fields of ExtractedArticle; whether the service returns them is not confirmed.
+   */
+  extractNews(init: ExtractNewsInput): Promise<ExtractNewsData> {
+    return this.core.call("extractNews", init) as Promise<ExtractNewsData>;
+  }
 
-    /**
-     * Retrieve news by id
-     *
-     * `GET /retrieve-news`
-     *
-     * Retrieves articles by their ids (from an earlier search or top-news call). Items have the search item shape without `video`. Not in the seed; the public API names this operation `retrieveNewsArticlesByIds`.
-     */
-    retrieveNews(init: RetrieveNewsInput): Promise<RetrieveNewsData> {
-        return this.core.call("retrieveNews", init) as Promise<RetrieveNewsData>;
-    }
+  /**
+   * Retrieve news by id
+   *
+   * `GET /retrieve-news`
+   *
+   * Retrieves articles by their ids (from an earlier search or top-news call). Items have the search item shape without `video`. Not in the seed; the public API names this operation `retrieveNewsArticlesByIds`.
+   */
+  retrieveNews(init: RetrieveNewsInput): Promise<RetrieveNewsData> {
+    return this.core.call("retrieveNews", init) as Promise<RetrieveNewsData>;
+  }
 
-    /**
-     * Search news sources
-     *
-     * `GET /search-news-sources`
-     *
-     * Finds news sources the service monitors by (partial) name, to fill the `news-sources` filter of searchNews. Not in the seed; added in API 2.2.0.
-     */
-    searchNewsSources(init: SearchNewsSourcesInput): Promise<SearchNewsSourcesData> {
-        return this.core.call("searchNewsSources", init) as Promise<SearchNewsSourcesData>;
-    }
+  /**
+   * Search news sources
+   *
+   * `GET /search-news-sources`
+   *
+   * Finds news sources the service monitors by (partial) name, to fill the `news-sources` filter of searchNews. Not in the seed; added in API 2.2.0.
+   */
+  searchNewsSources(init: SearchNewsSourcesInput): Promise<SearchNewsSourcesData> {
+    return this.core.call("searchNewsSources", init) as Promise<SearchNewsSourcesData>;
+  }
 
-    /**
-     * Get geo coordinates
-     *
-     * `GET /geo-coordinates`
-     *
-     * Turns a place name into latitude and longitude (and the city, when known), for the `location-filter` of searchNews.
-     *
-     * Seed: "Geo coordinates". Same path and parameter as the seed. The response also carries `city` (nullable), which the seed does not mention.
-     */
-    getGeoCoordinates(init: GetGeoCoordinatesInput): Promise<GetGeoCoordinatesData> {
-        return this.core.call("getGeoCoordinates", init) as Promise<GetGeoCoordinatesData>;
-    }
+  /**
+   * Get geo coordinates
+   *
+   * `GET /geo-coordinates`
+   *
+   * Turns a place name into latitude and longitude (and the city, when known), for the `location-filter` of searchNews.
+   *
+   * Seed: "Geo coordinates". Same path and parameter as the seed. The response also carries `city` (nullable), which the seed does not mention.
+   */
+  getGeoCoordinates(init: GetGeoCoordinatesInput): Promise<GetGeoCoordinatesData> {
+    return this.core.call("getGeoCoordinates", init) as Promise<GetGeoCoordinatesData>;
+  }
 }
 
 /** Creates a WorldnewsClient for one named connection. */
 export function createWorldnewsClient(options: ClientOptions): WorldnewsClient {
-    return new WorldnewsClient(options);
+  return new WorldnewsClient(options);
 }

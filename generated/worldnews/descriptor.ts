@@ -3,306 +3,171 @@
 
 import type { ServiceDescriptor } from "../../runtime/index.js";
 
-/** Everything the runtime needs to know about World News API: auth, limits, error meanings and operations, from the spec's x-stepforge extensions. */
+/**
+ * Everything the runtime needs to know about World News API: auth, limits, error meanings and operations, from the spec's x-stepforge extensions.
+ */
 export const descriptor: ServiceDescriptor = {
-  "id": "worldnews",
-  "title": "World News API",
-  "connection": {
-    "baseUrl": "https://api.worldnewsapi.com",
-    "fields": {
-      "apiKey": {
-        "description": "API key from the profile page of worldnewsapi.com (sent as the x-api-key header or the api-key query parameter).",
-        "secret": true,
-        "required": true
-      }
-    }
+  id: "worldnews",
+  title: "World News API",
+  connection: {
+    baseUrl: "https://api.worldnewsapi.com",
+    fields: {
+      apiKey: {
+        description: "API key from the profile page of worldnewsapi.com (sent as the x-api-key header or the api-key query parameter).",
+        secret: true,
+        required: true,
+      },
+    },
   },
-  "auth": {
-    "kind": "api-key",
-    "modes": {
-      "header": [
-        {
-          "in": "header",
-          "name": "x-api-key",
-          "value": "{apiKey}"
-        }
-      ],
-      "query": [
-        {
-          "in": "query",
-          "name": "api-key",
-          "value": "{apiKey}"
-        }
-      ]
+  auth: {
+    kind: "api-key",
+    modes: {
+      header: [{ in: "header", name: "x-api-key", value: "{apiKey}" }],
+      query: [{ in: "query", name: "api-key", value: "{apiKey}" }],
     },
-    "defaultMode": "header"
+    defaultMode: "header",
   },
-  "limits": [
+  limits: [
     {
-      "kind": "window",
-      "id": "perMinute",
-      "description": "Free plan: 60 requests per minute per API key. Paid plans are higher (Reporter 2/s, Journalist 10/s, Editor 20/s per the vendor); a connection may override this.",
-      "applies": "all",
-      "per": "field:apiKey",
-      "rejection": {
-        "status": 429
-      },
-      "requests": 60,
-      "windowSeconds": 60
+      kind: "window",
+      id: "perMinute",
+      description: "Free plan: 60 requests per minute per API key. Paid plans are higher (Reporter 2/s, Journalist 10/s, Editor 20/s per the vendor); a connection may override this.",
+      applies: "all",
+      per: "field:apiKey",
+      rejection: { status: 429 },
+      requests: 60,
+      windowSeconds: 60,
     },
     {
-      "kind": "concurrency",
-      "id": "concurrent",
-      "description": "Free plan: 1 request at a time per API key. Paid plans are higher (Reporter 5, Journalist 10, Editor 10 per the vendor); a connection may override this.",
-      "applies": "all",
-      "per": "field:apiKey",
-      "rejection": {
-        "status": 429
-      },
-      "max": 1
+      kind: "concurrency",
+      id: "concurrent",
+      description: "Free plan: 1 request at a time per API key. Paid plans are higher (Reporter 5, Journalist 10, Editor 10 per the vendor); a connection may override this.",
+      applies: "all",
+      per: "field:apiKey",
+      rejection: { status: 429 },
+      max: 1,
     },
     {
-      "kind": "header-quota",
-      "id": "points",
-      "description": "Daily points quota of the plan (a call usually costs 1 point + 0.01 per result), reset at midnight UTC. When it is used up the free plan answers 402 until reset; paid plans are billed for overage.",
-      "applies": "all",
-      "per": "field:apiKey",
-      "rejection": {
-        "status": 402
-      },
-      "remainingHeader": "X-API-Quota-Left",
-      "usedHeader": "X-API-Quota-Used",
-      "costHeader": "X-API-Quota-Request",
-      "resetTimeZone": "UTC"
-    }
+      kind: "header-quota",
+      id: "points",
+      description: "Daily points quota of the plan (a call usually costs 1 point + 0.01 per result), reset at midnight UTC. When it is used up the free plan answers 402 until reset; paid plans are billed for overage.",
+      applies: "all",
+      per: "field:apiKey",
+      rejection: { status: 402 },
+      remainingHeader: "X-API-Quota-Left",
+      usedHeader: "X-API-Quota-Used",
+      costHeader: "X-API-Quota-Request",
+      resetTimeZone: "UTC",
+    },
   ],
-  "errors": {
-    "messageFields": [
-      "message"
-    ],
-    "requestIdHeaders": [],
-    "retryAfterHeaders": [
-      "retry-after"
-    ],
-    "codes": {},
-    "statuses": {
+  errors: {
+    messageFields: ["message"],
+    requestIdHeaders: [],
+    retryAfterHeaders: ["retry-after"],
+    codes: {},
+    statuses: {
       "400": {
-        "kind": "validation",
-        "retry": false,
-        "reauth": false,
-        "description": "Invalid or missing parameters (for example no filter, or text under 3 characters)."
+        kind: "validation",
+        retry: false,
+        reauth: false,
+        description: "Invalid or missing parameters (for example no filter, or text under 3 characters).",
       },
-      "401": {
-        "kind": "auth",
-        "retry": false,
-        "reauth": false,
-        "description": "The API key is missing or invalid."
-      },
+      "401": { kind: "auth", retry: false, reauth: false, description: "The API key is missing or invalid." },
       "402": {
-        "kind": "quota_exhausted",
-        "retry": false,
-        "reauth": false,
-        "description": "The daily points quota is used up; calls fail until midnight UTC."
+        kind: "quota_exhausted",
+        retry: false,
+        reauth: false,
+        description: "The daily points quota is used up; calls fail until midnight UTC.",
       },
       "403": {
-        "kind": "permission",
-        "retry": false,
-        "reauth": false,
-        "description": "The plan does not include this feature or endpoint."
+        kind: "permission",
+        retry: false,
+        reauth: false,
+        description: "The plan does not include this feature or endpoint.",
       },
       "404": {
-        "kind": "not_found",
-        "retry": false,
-        "reauth": false,
-        "description": "Nothing found (unknown article id, or no data for that day and country)."
+        kind: "not_found",
+        retry: false,
+        reauth: false,
+        description: "Nothing found (unknown article id, or no data for that day and country).",
       },
       "429": {
-        "kind": "rate_limited",
-        "retry": true,
-        "reauth": false,
-        "description": "Rate or concurrency limit exceeded; retry with exponential backoff."
+        kind: "rate_limited",
+        retry: true,
+        reauth: false,
+        description: "Rate or concurrency limit exceeded; retry with exponential backoff.",
       },
-      "500": {
-        "kind": "server",
-        "retry": false,
-        "reauth": false,
-        "description": "Internal error of the service."
-      },
+      "500": { kind: "server", retry: false, reauth: false, description: "Internal error of the service." },
       "502": {
-        "kind": "server",
-        "retry": true,
-        "reauth": false,
-        "description": "Bad gateway; transient, retry with backoff."
+        kind: "server",
+        retry: true,
+        reauth: false,
+        description: "Bad gateway; transient, retry with backoff.",
       },
       "503": {
-        "kind": "server",
-        "retry": true,
-        "reauth": false,
-        "description": "Service unavailable; transient, retry with backoff."
+        kind: "server",
+        retry: true,
+        reauth: false,
+        description: "Service unavailable; transient, retry with backoff.",
       },
       "504": {
-        "kind": "server",
-        "retry": true,
-        "reauth": false,
-        "description": "Gateway timeout; transient, retry with backoff."
-      }
-    }
+        kind: "server",
+        retry: true,
+        reauth: false,
+        description: "Gateway timeout; transient, retry with backoff.",
+      },
+    },
   },
-  "mock": {
-    "ports": {
-      "mock": 4112,
-      "prism": 4012
+  operations: {
+    searchNews: {
+      operationId: "searchNews",
+      method: "GET",
+      path: "/search-news",
+      idempotent: true,
+      limitClass: "read",
+      paging: {
+        style: "offset",
+        offsetParam: "offset",
+        limitParam: "number",
+        itemsField: "news",
+        maxLimit: 100,
+        totalField: "available",
+      },
     },
-    "credentials": {
-      "apiKey": "mock-worldnews-api-key-0123456789"
+    topNews: {
+      operationId: "topNews",
+      method: "GET",
+      path: "/top-news",
+      idempotent: true,
+      limitClass: "read",
     },
-    "error": {
-      "contentType": "application/json",
-      "body": {
-        "status": "failure",
-        "code": "{status}",
-        "message": "{message}"
-      }
+    extractNews: {
+      operationId: "extractNews",
+      method: "GET",
+      path: "/extract-news",
+      idempotent: true,
+      limitClass: "read",
     },
-    "answers": {
-      "badRequest": {
-        "status": 400,
-        "message": "{detail}"
-      },
-      "invalidJson": {
-        "status": 400,
-        "message": "Invalid request"
-      },
-      "noRoute": {
-        "status": 404,
-        "message": "Not found"
-      },
-      "notFound": {
-        "status": 404,
-        "message": "Not found"
-      },
-      "unauthorized": {
-        "status": 401,
-        "message": "Invalid API key."
-      },
-      "server": {
-        "status": 500,
-        "message": "Internal server error"
-      }
+    retrieveNews: {
+      operationId: "retrieveNews",
+      method: "GET",
+      path: "/retrieve-news",
+      idempotent: true,
+      limitClass: "read",
     },
-    "limits": {
-      "perMinute": {
-        "message": "Too many requests. Slow down.",
-        "retryAfter": false
-      },
-      "concurrent": {
-        "message": "Too many concurrent requests.",
-        "retryAfter": false
-      },
-      "points": {
-        "message": "Your daily points limit has been reached. Upgrade your plan or wait until midnight UTC.",
-        "retryAfter": false
-      }
+    searchNewsSources: {
+      operationId: "searchNewsSources",
+      method: "GET",
+      path: "/search-news-sources",
+      idempotent: true,
+      limitClass: "read",
     },
-    "quota": {
-      "points": 50,
-      "perCall": 1,
-      "perResult": 0.01
+    getGeoCoordinates: {
+      operationId: "getGeoCoordinates",
+      method: "GET",
+      path: "/geo-coordinates",
+      idempotent: true,
+      limitClass: "read",
     },
-    "envelopes": {},
-    "pageSize": 300,
-    "resources": {
-      "article": {
-        "idField": "id",
-        "id": {
-          "format": "integer",
-          "start": 300000000
-        },
-        "seed": [
-          {
-            "operation": "searchNews",
-            "items": "news",
-            "newestFirst": false
-          },
-          {
-            "operation": "retrieveNews",
-            "items": "news",
-            "newestFirst": false
-          },
-          {
-            "operation": "topNews",
-            "items": "top_news.0.news",
-            "newestFirst": false
-          }
-        ],
-        "defaults": {}
-      },
-      "source": {
-        "idField": "url",
-        "id": {
-          "format": "uuid"
-        },
-        "seed": [
-          {
-            "operation": "searchNewsSources",
-            "items": "sources",
-            "newestFirst": false
-          }
-        ],
-        "defaults": {}
-      }
-    }
   },
-  "operations": {
-    "searchNews": {
-      "operationId": "searchNews",
-      "method": "GET",
-      "path": "/search-news",
-      "idempotent": true,
-      "limitClass": "read",
-      "paging": {
-        "style": "offset",
-        "offsetParam": "offset",
-        "limitParam": "number",
-        "itemsField": "news",
-        "maxLimit": 100,
-        "totalField": "available"
-      }
-    },
-    "topNews": {
-      "operationId": "topNews",
-      "method": "GET",
-      "path": "/top-news",
-      "idempotent": true,
-      "limitClass": "read"
-    },
-    "extractNews": {
-      "operationId": "extractNews",
-      "method": "GET",
-      "path": "/extract-news",
-      "idempotent": true,
-      "limitClass": "read"
-    },
-    "retrieveNews": {
-      "operationId": "retrieveNews",
-      "method": "GET",
-      "path": "/retrieve-news",
-      "idempotent": true,
-      "limitClass": "read"
-    },
-    "searchNewsSources": {
-      "operationId": "searchNewsSources",
-      "method": "GET",
-      "path": "/search-news-sources",
-      "idempotent": true,
-      "limitClass": "read"
-    },
-    "getGeoCoordinates": {
-      "operationId": "getGeoCoordinates",
-      "method": "GET",
-      "path": "/geo-coordinates",
-      "idempotent": true,
-      "limitClass": "read"
-    }
-  }
 };

@@ -2,890 +2,890 @@
 // Change the spec, the generator or the runtime, then run `stepforge generate`.
 
 export interface paths {
-    "/search-news": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Search news
-         * @description Searches news articles from thousands of sources in many languages and countries with a full-text query and filters (language, source country, sentiment range, entities, sources, authors, categories, publish-date range, location radius). No single parameter is required, but at least one filter (for example `text` or `language`) must be set. Results page with `offset` and `number`; `available` is the total number of matches. Seed note: the seed's `sentiment` (positive|negative|neutral) and `source-countries` filters are kept beside the public API's `min-sentiment`/`max-sentiment` and `source-country`; see those parameters and `x-stepforge-seed`.
-         */
-        get: operations["searchNews"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+  "/search-news": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/top-news": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Top news
-         * @description Top headlines of one country and language for a day, as clusters of articles about the same story, ranked by how many sources report it. `source-country` and `language` are required by the public API and the language must be one spoken in that country.
-         */
-        get: operations["topNews"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Search news
+     * @description Searches news articles from thousands of sources in many languages and countries with a full-text query and filters (language, source country, sentiment range, entities, sources, authors, categories, publish-date range, location radius). No single parameter is required, but at least one filter (for example `text` or `language`) must be set. Results page with `offset` and `number`; `available` is the total number of matches. Seed note: the seed's `sentiment` (positive|negative|neutral) and `source-countries` filters are kept beside the public API's `min-sentiment`/`max-sentiment` and `source-country`; see those parameters and `x-stepforge-seed`.
+     */
+    get: operations["searchNews"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/top-news": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/extract-news": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Extract news
-         * @description Extracts a news article from its web address: title, text, images, videos, publish date, authors and language; with `analyze=true` also entity and sentiment analysis. The seed also names source country and sentiment among the returned fields; the public schema omits them, so they are optional here.
-         */
-        get: operations["extractNews"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Top news
+     * @description Top headlines of one country and language for a day, as clusters of articles about the same story, ranked by how many sources report it. `source-country` and `language` are required by the public API and the language must be one spoken in that country.
+     */
+    get: operations["topNews"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/extract-news": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/retrieve-news": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Retrieve news by id
-         * @description Retrieves articles by their ids (from an earlier search or top-news call). Items have the search item shape without `video`. Not in the seed; the public API names this operation `retrieveNewsArticlesByIds`.
-         */
-        get: operations["retrieveNews"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Extract news
+     * @description Extracts a news article from its web address: title, text, images, videos, publish date, authors and language; with `analyze=true` also entity and sentiment analysis. The seed also names source country and sentiment among the returned fields; the public schema omits them, so they are optional here.
+     */
+    get: operations["extractNews"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/retrieve-news": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/search-news-sources": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Search news sources
-         * @description Finds news sources the service monitors by (partial) name, to fill the `news-sources` filter of searchNews. Not in the seed; added in API 2.2.0.
-         */
-        get: operations["searchNewsSources"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Retrieve news by id
+     * @description Retrieves articles by their ids (from an earlier search or top-news call). Items have the search item shape without `video`. Not in the seed; the public API names this operation `retrieveNewsArticlesByIds`.
+     */
+    get: operations["retrieveNews"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/search-news-sources": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/geo-coordinates": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get geo coordinates
-         * @description Turns a place name into latitude and longitude (and the city, when known), for the `location-filter` of searchNews.
-         */
-        get: operations["getGeoCoordinates"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Search news sources
+     * @description Finds news sources the service monitors by (partial) name, to fill the `news-sources` filter of searchNews. Not in the seed; added in API 2.2.0.
+     */
+    get: operations["searchNewsSources"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/geo-coordinates": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
+    /**
+     * Get geo coordinates
+     * @description Turns a place name into latitude and longitude (and the city, when known), for the `location-filter` of searchNews.
+     */
+    get: operations["getGeoCoordinates"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: {
-        /** @description Error body. The exact shape is not documented by the vendor; this follows the same-vendor spoonacular API ({status: "failure", code, message}). Treat the HTTP status as the contract and read `message` when present. */
-        ApiError: {
-            /**
-             * @description Always "failure".
-             * @enum {string}
-             */
-            status: "failure";
-            /** @description The HTTP status code repeated. */
-            code: number;
-            /** @description Human-readable explanation. */
-            message: string;
-        };
-        /** @description A news article as search-news, retrieve-news and top-news return it. Every string may be null. top-news items carry only id, title, text, summary, url, image, publish_date, author and authors (only id, title and url with `headlines-only`); retrieve-news items have no `video`. */
-        Article: {
-            /**
-             * Format: int64
-             * @description The service's article id (use it with retrieveNews).
-             */
-            id: number;
-            /** @description Headline. */
-            title: string | null;
-            /** @description Full article text. */
-            text?: string | null;
-            /** @description Short summary of the article. */
-            summary?: string | null;
-            /** @description Web address of the article. */
-            url: string | null;
-            /** @description Address of the article's main image. */
-            image?: string | null;
-            /** @description Address of the article's main video. */
-            video?: string | null;
-            /** @description Publish time, "YYYY-MM-DD HH:MM:SS" (time zone not documented, likely UTC). */
-            publish_date?: string | null;
-            /** @description Single author. The v2.2.0 schema no longer lists it on search items (it does on top-news items); payloads may still carry it. */
-            author?: string | null;
-            /** @description Authors of the article. */
-            authors?: string[] | null;
-            /** @description ISO 639-1 language code. */
-            language?: string | null;
-            /** @description ISO 3166 country code of the source. */
-            source_country?: string | null;
-            /** @description Sentiment in [-1, 1], -1 most negative, 1 most positive. */
-            sentiment?: number | null;
-            /** @description Category (politics, sports, business, technology, …). */
-            category?: string | null;
-        };
-        /** @description An image found in an extracted article. */
-        ArticleImage: {
-            /** @description Width in pixels. */
-            width?: number | null;
-            /** @description Height in pixels. */
-            height?: number | null;
-            /** @description Caption or title of the image. */
-            title?: string | null;
-            /** @description Address of the image. */
-            url?: string;
-        };
-        /** @description A video found in an extracted article. */
-        ArticleVideo: {
-            /** @description Title of the video. */
-            title?: string | null;
-            /** @description Address of the video. */
-            url?: string;
-            /** @description Short description of the video. */
-            summary?: string | null;
-            /** @description Length in seconds. */
-            duration?: number | null;
-            /** @description Address of a still image of the video. */
-            thumbnail?: string | null;
-        };
-        /** @description An article extracted from a web address by extract-news. The seed names source country and sentiment among the returned fields; the public schema (v2.2.0) omits them, so `source_country` and `sentiment` are optional and unconfirmed. */
-        ExtractedArticle: {
-            /** @description Headline. */
-            title?: string | null;
-            /** @description Full article text. */
-            text?: string | null;
-            /** @description Web address of the article. */
-            url?: string | null;
-            /** @description Address of the main image. */
-            image?: string | null;
-            /** @description All images found in the article. */
-            images?: components["schemas"]["ArticleImage"][];
-            /** @description Address of the main video. */
-            video?: string | null;
-            /** @description All videos found in the article. */
-            videos?: components["schemas"]["ArticleVideo"][];
-            /** @description Publish time, "YYYY-MM-DD HH:MM:SS". */
-            publish_date?: string | null;
-            /** @description Single author. */
-            author?: string | null;
-            /** @description Authors of the article. */
-            authors?: string[] | null;
-            /** @description ISO 639-1 language code. */
-            language?: string | null;
-            /** @description ISO 3166 country code of the source. Named by the seed; not in the public schema (unconfirmed). */
-            source_country?: string | null;
-            /** @description Sentiment in [-1, 1] (with `analyze`). Named by the seed; not in the public schema (unconfirmed). */
-            sentiment?: number | null;
-        };
-        /** @description One page of search results. */
-        SearchNewsResponse: {
-            /** @description Results skipped before this page. */
-            offset: number;
-            /** @description Results requested for this page. */
-            number: number;
-            /** @description Total number of matching articles. */
-            available: number;
-            /** @description The articles of this page. */
-            news: components["schemas"]["Article"][];
-        };
-        /** @description Articles from different sources about the same story. */
-        TopNewsCluster: {
-            /** @description The articles of the story. */
-            news: components["schemas"]["Article"][];
-        };
-        /** @description Top stories of one country and language, most widely reported first. */
-        TopNewsResponse: {
-            /** @description Story clusters, ranked by how many sources report them. */
-            top_news: components["schemas"]["TopNewsCluster"][];
-            /** @description Language code of the request. */
-            language?: string;
-            /** @description Country code of the request. */
-            country?: string;
-        };
-        /** @description Coordinates of a place name. */
-        GeoCoordinates: {
-            /** @description Latitude in degrees. */
-            latitude: number;
-            /** @description Longitude in degrees. */
-            longitude: number;
-            /** @description City of the place, when known. */
-            city?: string | null;
-        };
-        /** @description Articles retrieved by id. */
-        RetrieveNewsResponse: {
-            /** @description The articles found (ids that are not found are left out). */
-            news: components["schemas"]["Article"][];
-        };
-        /** @description A news source the service monitors. */
-        NewsSource: {
-            /** @description Name of the source. */
-            name: string;
-            /** @description Home-page address of the source (the form `news-sources` takes). */
-            url: string;
-            /** @description ISO 639-1 language code of the source. */
-            language?: string | null;
-        };
-        /** @description News sources matching a name. */
-        SearchNewsSourcesResponse: {
-            /** @description Number of matching sources. */
-            available: number;
-            /** @description The matching sources. */
-            sources: components["schemas"]["NewsSource"][];
-        };
+  schemas: {
+    /** @description Error body. The exact shape is not documented by the vendor; this follows the same-vendor spoonacular API ({status: "failure", code, message}). Treat the HTTP status as the contract and read `message` when present. */
+    ApiError: {
+      /**
+       * @description Always "failure".
+       * @enum {string}
+       */
+      status: "failure";
+      /** @description The HTTP status code repeated. */
+      code: number;
+      /** @description Human-readable explanation. */
+      message: string;
     };
-    responses: {
-        /** @description Invalid parameters (for example a `text` shorter than 3 characters or no filter at all). The public spec does not declare 400; that the service uses it for bad input is assumed. */
-        BadRequest: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ApiError"];
-            };
-        };
-        /** @description The API key is missing or invalid. */
-        Unauthorized: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ApiError"];
-            };
-        };
-        /** @description The daily points quota is used up; the service refuses calls until midnight UTC. */
-        QuotaExhausted: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "status": "failure",
-                 *       "code": 402,
-                 *       "message": "Your daily points limit of 50 has been reached. Please upgrade your plan to continue using the API."
-                 *     }
-                 */
-                "application/json": components["schemas"]["ApiError"];
-            };
-        };
-        /** @description The plan does not include this feature (for example an endpoint reserved for paid plans). */
-        Forbidden: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "status": "failure",
-                 *       "code": 403,
-                 *       "message": "Your current plan does not include access to this endpoint. Please upgrade your plan."
-                 *     }
-                 */
-                "application/json": components["schemas"]["ApiError"];
-            };
-        };
-        /** @description Nothing found for the request (an unknown article id, or no data for that day and country). */
-        NotFound: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "status": "failure",
-                 *       "code": 404,
-                 *       "message": "No news found for the given ids."
-                 *     }
-                 */
-                "application/json": components["schemas"]["ApiError"];
-            };
-        };
-        /** @description Rate or concurrency limit exceeded (free plan: 60 requests per minute, 1 at a time). Retry after a delay with exponential backoff. The vendor does not document a Retry-After header; honour it when present. */
-        TooManyRequests: {
-            headers: {
-                /**
-                 * @description Seconds to wait before retrying. Not documented by the vendor; may be absent.
-                 * @example 1
-                 */
-                "Retry-After"?: number;
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "status": "failure",
-                 *       "code": 429,
-                 *       "message": "Too many requests. You have exceeded the rate limit of your plan. Please slow down."
-                 *     }
-                 */
-                "application/json": components["schemas"]["ApiError"];
-            };
-        };
+    /** @description A news article as search-news, retrieve-news and top-news return it. Every string may be null. top-news items carry only id, title, text, summary, url, image, publish_date, author and authors (only id, title and url with `headlines-only`); retrieve-news items have no `video`. */
+    Article: {
+      /**
+       * Format: int64
+       * @description The service's article id (use it with retrieveNews).
+       */
+      id: number;
+      /** @description Headline. */
+      title: string | null;
+      /** @description Full article text. */
+      text?: string | null;
+      /** @description Short summary of the article. */
+      summary?: string | null;
+      /** @description Web address of the article. */
+      url: string | null;
+      /** @description Address of the article's main image. */
+      image?: string | null;
+      /** @description Address of the article's main video. */
+      video?: string | null;
+      /** @description Publish time, "YYYY-MM-DD HH:MM:SS" (time zone not documented, likely UTC). */
+      publish_date?: string | null;
+      /** @description Single author. The v2.2.0 schema no longer lists it on search items (it does on top-news items); payloads may still carry it. */
+      author?: string | null;
+      /** @description Authors of the article. */
+      authors?: string[] | null;
+      /** @description ISO 639-1 language code. */
+      language?: string | null;
+      /** @description ISO 3166 country code of the source. */
+      source_country?: string | null;
+      /** @description Sentiment in [-1, 1], -1 most negative, 1 most positive. */
+      sentiment?: number | null;
+      /** @description Category (politics, sports, business, technology, …). */
+      category?: string | null;
     };
-    parameters: never;
-    requestBodies: never;
-    headers: {
-        /**
-         * @description Points this call cost (usually 1 + 0.01 per returned result).
-         * @example 1.02
-         */
-        QuotaRequest: number;
-        /**
-         * @description Points used today; resets at midnight UTC.
-         * @example 12.56
-         */
-        QuotaUsed: number;
-        /**
-         * @description Points left today. At zero the service answers 402 until midnight UTC (free plan; paid plans are billed for overage).
-         * @example 37.44
-         */
-        QuotaLeft: number;
+    /** @description An image found in an extracted article. */
+    ArticleImage: {
+      /** @description Width in pixels. */
+      width?: number | null;
+      /** @description Height in pixels. */
+      height?: number | null;
+      /** @description Caption or title of the image. */
+      title?: string | null;
+      /** @description Address of the image. */
+      url?: string;
     };
-    pathItems: never;
+    /** @description A video found in an extracted article. */
+    ArticleVideo: {
+      /** @description Title of the video. */
+      title?: string | null;
+      /** @description Address of the video. */
+      url?: string;
+      /** @description Short description of the video. */
+      summary?: string | null;
+      /** @description Length in seconds. */
+      duration?: number | null;
+      /** @description Address of a still image of the video. */
+      thumbnail?: string | null;
+    };
+    /** @description An article extracted from a web address by extract-news. The seed names source country and sentiment among the returned fields; the public schema (v2.2.0) omits them, so `source_country` and `sentiment` are optional and unconfirmed. */
+    ExtractedArticle: {
+      /** @description Headline. */
+      title?: string | null;
+      /** @description Full article text. */
+      text?: string | null;
+      /** @description Web address of the article. */
+      url?: string | null;
+      /** @description Address of the main image. */
+      image?: string | null;
+      /** @description All images found in the article. */
+      images?: components["schemas"]["ArticleImage"][];
+      /** @description Address of the main video. */
+      video?: string | null;
+      /** @description All videos found in the article. */
+      videos?: components["schemas"]["ArticleVideo"][];
+      /** @description Publish time, "YYYY-MM-DD HH:MM:SS". */
+      publish_date?: string | null;
+      /** @description Single author. */
+      author?: string | null;
+      /** @description Authors of the article. */
+      authors?: string[] | null;
+      /** @description ISO 639-1 language code. */
+      language?: string | null;
+      /** @description ISO 3166 country code of the source. Named by the seed; not in the public schema (unconfirmed). */
+      source_country?: string | null;
+      /** @description Sentiment in [-1, 1] (with `analyze`). Named by the seed; not in the public schema (unconfirmed). */
+      sentiment?: number | null;
+    };
+    /** @description One page of search results. */
+    SearchNewsResponse: {
+      /** @description Results skipped before this page. */
+      offset: number;
+      /** @description Results requested for this page. */
+      number: number;
+      /** @description Total number of matching articles. */
+      available: number;
+      /** @description The articles of this page. */
+      news: components["schemas"]["Article"][];
+    };
+    /** @description Articles from different sources about the same story. */
+    TopNewsCluster: {
+      /** @description The articles of the story. */
+      news: components["schemas"]["Article"][];
+    };
+    /** @description Top stories of one country and language, most widely reported first. */
+    TopNewsResponse: {
+      /** @description Story clusters, ranked by how many sources report them. */
+      top_news: components["schemas"]["TopNewsCluster"][];
+      /** @description Language code of the request. */
+      language?: string;
+      /** @description Country code of the request. */
+      country?: string;
+    };
+    /** @description Coordinates of a place name. */
+    GeoCoordinates: {
+      /** @description Latitude in degrees. */
+      latitude: number;
+      /** @description Longitude in degrees. */
+      longitude: number;
+      /** @description City of the place, when known. */
+      city?: string | null;
+    };
+    /** @description Articles retrieved by id. */
+    RetrieveNewsResponse: {
+      /** @description The articles found (ids that are not found are left out). */
+      news: components["schemas"]["Article"][];
+    };
+    /** @description A news source the service monitors. */
+    NewsSource: {
+      /** @description Name of the source. */
+      name: string;
+      /** @description Home-page address of the source (the form `news-sources` takes). */
+      url: string;
+      /** @description ISO 639-1 language code of the source. */
+      language?: string | null;
+    };
+    /** @description News sources matching a name. */
+    SearchNewsSourcesResponse: {
+      /** @description Number of matching sources. */
+      available: number;
+      /** @description The matching sources. */
+      sources: components["schemas"]["NewsSource"][];
+    };
+  };
+  responses: {
+    /** @description Invalid parameters (for example a `text` shorter than 3 characters or no filter at all). The public spec does not declare 400; that the service uses it for bad input is assumed. */
+    BadRequest: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        "application/json": components["schemas"]["ApiError"];
+      };
+    };
+    /** @description The API key is missing or invalid. */
+    Unauthorized: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        "application/json": components["schemas"]["ApiError"];
+      };
+    };
+    /** @description The daily points quota is used up; the service refuses calls until midnight UTC. */
+    QuotaExhausted: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        /**
+         * @example {
+         *       "status": "failure",
+         *       "code": 402,
+         *       "message": "Your daily points limit of 50 has been reached. Please upgrade your plan to continue using the API."
+         *     }
+         */
+        "application/json": components["schemas"]["ApiError"];
+      };
+    };
+    /** @description The plan does not include this feature (for example an endpoint reserved for paid plans). */
+    Forbidden: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        /**
+         * @example {
+         *       "status": "failure",
+         *       "code": 403,
+         *       "message": "Your current plan does not include access to this endpoint. Please upgrade your plan."
+         *     }
+         */
+        "application/json": components["schemas"]["ApiError"];
+      };
+    };
+    /** @description Nothing found for the request (an unknown article id, or no data for that day and country). */
+    NotFound: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        /**
+         * @example {
+         *       "status": "failure",
+         *       "code": 404,
+         *       "message": "No news found for the given ids."
+         *     }
+         */
+        "application/json": components["schemas"]["ApiError"];
+      };
+    };
+    /** @description Rate or concurrency limit exceeded (free plan: 60 requests per minute, 1 at a time). Retry after a delay with exponential backoff. The vendor does not document a Retry-After header; honour it when present. */
+    TooManyRequests: {
+      headers: {
+        /**
+         * @description Seconds to wait before retrying. Not documented by the vendor; may be absent.
+         * @example 1
+         */
+        "Retry-After"?: number;
+        [name: string]: unknown;
+      };
+      content: {
+        /**
+         * @example {
+         *       "status": "failure",
+         *       "code": 429,
+         *       "message": "Too many requests. You have exceeded the rate limit of your plan. Please slow down."
+         *     }
+         */
+        "application/json": components["schemas"]["ApiError"];
+      };
+    };
+  };
+  parameters: never;
+  requestBodies: never;
+  headers: {
+    /**
+     * @description Points this call cost (usually 1 + 0.01 per returned result).
+     * @example 1.02
+     */
+    QuotaRequest: number;
+    /**
+     * @description Points used today; resets at midnight UTC.
+     * @example 12.56
+     */
+    QuotaUsed: number;
+    /**
+     * @description Points left today. At zero the service answers 402 until midnight UTC (free plan; paid plans are billed for overage).
+     * @example 37.44
+     */
+    QuotaLeft: number;
+  };
+  pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    searchNews: {
-        parameters: {
-            query?: {
-                /**
-                 * @description Full-text query, at least 3 characters. All terms must match by default; an uppercase `OR` between terms matches any of them (for example `tesla OR rivian`).
-                 * @example electric vehicles
-                 */
-                text?: string;
-                /**
-                 * @description Where `text` must match: `title`, `content`, or `title,content` (the default when omitted searches both). Added in API 2.1.0.
-                 * @example title
-                 */
-                "text-match-indexes"?: "title" | "content" | "title,content";
-                /**
-                 * @description ISO 639-1 language code of the articles, for example `en`. Omitting it returns articles in all languages.
-                 * @example en
-                 */
-                language?: string;
-                /**
-                 * @description ISO 3166 country code of the news source, one country only (for example `us`). This is the current (API 2.0+) name; it replaces the seed's `source-countries`.
-                 * @example us
-                 */
-                "source-country"?: string;
-                /**
-                 * @deprecated
-                 * @description Seed name, pre-2.0 form: comma-separated ISO 3166 country codes of the news sources (for example `gb,us`). The public API renamed it to `source-country` (one code) in 2.0.0; whether the server still honours this name is not known. Prefer `source-country`.
-                 * @example gb,us
-                 */
-                "source-countries"?: string;
-                /**
-                 * @description Seed filter: article sentiment as positive, negative or neutral. The public API has no such filter (sentiment is a number in [-1, 1] on each article) and may ignore or reject it; use `min-sentiment` / `max-sentiment` instead, roughly `min-sentiment` above 0 for positive, `max-sentiment` below 0 for negative and a narrow band around 0 for neutral (the service documents no thresholds).
-                 * @example positive
-                 */
-                sentiment?: "positive" | "negative" | "neutral";
-                /**
-                 * @description Only articles whose sentiment is at least this value, in [-1, 1] (-1 most negative, 1 most positive).
-                 * @example 0.2
-                 */
-                "min-sentiment"?: number;
-                /**
-                 * @description Only articles whose sentiment is at most this value, in [-1, 1].
-                 * @example 1
-                 */
-                "max-sentiment"?: number;
-                /**
-                 * @description Only articles published at or after this time, "YYYY-MM-DD HH:MM:SS" as the API documents it (for example `2024-10-01 00:00:00`). The seed gives it as YYYY-MM-DD, so a bare date is accepted by this spec too; whether the server accepts it is not confirmed. Note the name: `publish`, not `published`.
-                 * @example 2024-10-01 00:00:00
-                 */
-                "earliest-publish-date"?: string;
-                /**
-                 * @description Only articles published at or before this time, "YYYY-MM-DD HH:MM:SS" (a bare YYYY-MM-DD, as in the seed, is accepted by this spec; server support not confirmed).
-                 * @example 2024-10-31 23:59:59
-                 */
-                "latest-publish-date"?: string;
-                /**
-                 * @description Comma-separated source home-page URLs, for example `https://www.bbc.co.uk,https://www.reuters.com`.
-                 * @example https://www.bbc.co.uk
-                 */
-                "news-sources"?: string;
-                /**
-                 * @description Comma-separated author names; only articles by these authors.
-                 * @example Jane Smith
-                 */
-                authors?: string;
-                /**
-                 * @description Comma-separated categories: politics, sports, business, technology, entertainment, health, science, lifestyle, travel, culture, education, environment, other. The service warns that this filter may miss news, especially outside English.
-                 * @example business,technology
-                 */
-                categories?: string;
-                /**
-                 * @description Named entities the articles must mention, comma-separated as TYPE:Name (ORG, PER, LOC, …), for example `ORG:Tesla,PER:Elon Musk`.
-                 * @example ORG:Tesla
-                 */
-                entities?: string;
-                /**
-                 * @description Only news about places within a radius: "latitude,longitude,radiusKm" with a radius of 1 to 100 km (for example `51.050407,13.737262,20`). getGeoCoordinates turns a place name into the latitude and longitude.
-                 * @example 51.050407,13.737262,20
-                 */
-                "location-filter"?: string;
-                /**
-                 * @description Sort criterion; only `publish-time` is documented. Without it results come in relevance order.
-                 * @example publish-time
-                 */
-                sort?: "publish-time";
-                /**
-                 * @description Sort direction for `sort`, `ASC` or `DESC` (older vendor examples show lowercase `desc`).
-                 * @example DESC
-                 */
-                "sort-direction"?: "ASC" | "DESC";
-                /**
-                 * @description Number of results to skip, 0 to 10000 (the vendor's schema says 10000, its prose says 100000; this spec uses the schema value).
-                 * @example 0
-                 */
-                offset?: number;
-                /**
-                 * @description Number of results to return, 1 to 100 (the default is not documented; 10 in vendor examples).
-                 * @example 10
-                 */
-                number?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of matching articles. */
-            200: {
-                headers: {
-                    "X-API-Quota-Request": components["headers"]["QuotaRequest"];
-                    "X-API-Quota-Used": components["headers"]["QuotaUsed"];
-                    "X-API-Quota-Left": components["headers"]["QuotaLeft"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "offset": 0,
-                     *       "number": 2,
-                     *       "available": 1843,
-                     *       "news": [
-                     *         {
-                     *           "id": 261548632,
-                     *           "title": "Electric vehicle sales in Europe climb for a third straight month",
-                     *           "text": "Registrations of battery-electric cars in the European Union rose 9.8% in September from a year earlier, industry figures showed on Thursday, the third monthly increase in a row as cheaper models reached dealerships.",
-                     *           "summary": "Battery-electric car registrations in the EU rose 9.8% year on year in September.",
-                     *           "url": "https://www.reuters.com/business/autos-transportation/electric-vehicle-sales-europe-climb-third-straight-month-2024-10-24/",
-                     *           "image": "https://www.reuters.com/resizer/v2/ev-charging-europe.jpg",
-                     *           "video": null,
-                     *           "publish_date": "2024-10-24 08:15:42",
-                     *           "author": "Maria Jensen",
-                     *           "authors": [
-                     *             "Maria Jensen"
-                     *           ],
-                     *           "language": "en",
-                     *           "source_country": "gb",
-                     *           "sentiment": 0.312,
-                     *           "category": "business"
-                     *         },
-                     *         {
-                     *           "id": 261551907,
-                     *           "title": "New charging corridor links Berlin and Munich",
-                     *           "text": "A network of 48 fast-charging stations along the A9 motorway opened on Thursday, cutting the longest gap between high-power chargers on the route to under 60 kilometres.",
-                     *           "summary": "Forty-eight fast chargers now line the A9 motorway between Berlin and Munich.",
-                     *           "url": "https://www.dw.com/en/new-charging-corridor-links-berlin-and-munich/a-70591234",
-                     *           "image": "https://static.dw.com/image/70591234_605.jpg",
-                     *           "video": null,
-                     *           "publish_date": "2024-10-24 11:02:09",
-                     *           "author": null,
-                     *           "authors": [],
-                     *           "language": "en",
-                     *           "source_country": "de",
-                     *           "sentiment": 0.521,
-                     *           "category": "technology"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SearchNewsResponse"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            402: components["responses"]["QuotaExhausted"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-        };
+  searchNews: {
+    parameters: {
+      query?: {
+        /**
+         * @description Full-text query, at least 3 characters. All terms must match by default; an uppercase `OR` between terms matches any of them (for example `tesla OR rivian`).
+         * @example electric vehicles
+         */
+        text?: string;
+        /**
+         * @description Where `text` must match: `title`, `content`, or `title,content` (the default when omitted searches both). Added in API 2.1.0.
+         * @example title
+         */
+        "text-match-indexes"?: "title" | "content" | "title,content";
+        /**
+         * @description ISO 639-1 language code of the articles, for example `en`. Omitting it returns articles in all languages.
+         * @example en
+         */
+        language?: string;
+        /**
+         * @description ISO 3166 country code of the news source, one country only (for example `us`). This is the current (API 2.0+) name; it replaces the seed's `source-countries`.
+         * @example us
+         */
+        "source-country"?: string;
+        /**
+         * @deprecated
+         * @description Seed name, pre-2.0 form: comma-separated ISO 3166 country codes of the news sources (for example `gb,us`). The public API renamed it to `source-country` (one code) in 2.0.0; whether the server still honours this name is not known. Prefer `source-country`.
+         * @example gb,us
+         */
+        "source-countries"?: string;
+        /**
+         * @description Seed filter: article sentiment as positive, negative or neutral. The public API has no such filter (sentiment is a number in [-1, 1] on each article) and may ignore or reject it; use `min-sentiment` / `max-sentiment` instead, roughly `min-sentiment` above 0 for positive, `max-sentiment` below 0 for negative and a narrow band around 0 for neutral (the service documents no thresholds).
+         * @example positive
+         */
+        sentiment?: "positive" | "negative" | "neutral";
+        /**
+         * @description Only articles whose sentiment is at least this value, in [-1, 1] (-1 most negative, 1 most positive).
+         * @example 0.2
+         */
+        "min-sentiment"?: number;
+        /**
+         * @description Only articles whose sentiment is at most this value, in [-1, 1].
+         * @example 1
+         */
+        "max-sentiment"?: number;
+        /**
+         * @description Only articles published at or after this time, "YYYY-MM-DD HH:MM:SS" as the API documents it (for example `2024-10-01 00:00:00`). The seed gives it as YYYY-MM-DD, so a bare date is accepted by this spec too; whether the server accepts it is not confirmed. Note the name: `publish`, not `published`.
+         * @example 2024-10-01 00:00:00
+         */
+        "earliest-publish-date"?: string;
+        /**
+         * @description Only articles published at or before this time, "YYYY-MM-DD HH:MM:SS" (a bare YYYY-MM-DD, as in the seed, is accepted by this spec; server support not confirmed).
+         * @example 2024-10-31 23:59:59
+         */
+        "latest-publish-date"?: string;
+        /**
+         * @description Comma-separated source home-page URLs, for example `https://www.bbc.co.uk,https://www.reuters.com`.
+         * @example https://www.bbc.co.uk
+         */
+        "news-sources"?: string;
+        /**
+         * @description Comma-separated author names; only articles by these authors.
+         * @example Jane Smith
+         */
+        authors?: string;
+        /**
+         * @description Comma-separated categories: politics, sports, business, technology, entertainment, health, science, lifestyle, travel, culture, education, environment, other. The service warns that this filter may miss news, especially outside English.
+         * @example business,technology
+         */
+        categories?: string;
+        /**
+         * @description Named entities the articles must mention, comma-separated as TYPE:Name (ORG, PER, LOC, …), for example `ORG:Tesla,PER:Elon Musk`.
+         * @example ORG:Tesla
+         */
+        entities?: string;
+        /**
+         * @description Only news about places within a radius: "latitude,longitude,radiusKm" with a radius of 1 to 100 km (for example `51.050407,13.737262,20`). getGeoCoordinates turns a place name into the latitude and longitude.
+         * @example 51.050407,13.737262,20
+         */
+        "location-filter"?: string;
+        /**
+         * @description Sort criterion; only `publish-time` is documented. Without it results come in relevance order.
+         * @example publish-time
+         */
+        sort?: "publish-time";
+        /**
+         * @description Sort direction for `sort`, `ASC` or `DESC` (older vendor examples show lowercase `desc`).
+         * @example DESC
+         */
+        "sort-direction"?: "ASC" | "DESC";
+        /**
+         * @description Number of results to skip, 0 to 10000 (the vendor's schema says 10000, its prose says 100000; this spec uses the schema value).
+         * @example 0
+         */
+        offset?: number;
+        /**
+         * @description Number of results to return, 1 to 100 (the default is not documented; 10 in vendor examples).
+         * @example 10
+         */
+        number?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    topNews: {
-        parameters: {
-            query: {
-                /**
-                 * @description ISO 3166 country code of the news sources, for example `us`.
-                 * @example us
-                 */
-                "source-country": string;
-                /**
-                 * @description ISO 639-1 language code; must be a language of `source-country`, for example `en`.
-                 * @example en
-                 */
-                language: string;
-                /**
-                 * @description Day of the top news, YYYY-MM-DD (default today).
-                 * @example 2024-10-24
-                 */
-                date?: string;
-                /**
-                 * @description Return only id, title and url of each article (smaller and cheaper).
-                 * @example false
-                 */
-                "headlines-only"?: boolean;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description A page of matching articles. */
+      200: {
+        headers: {
+          "X-API-Quota-Request": components["headers"]["QuotaRequest"];
+          "X-API-Quota-Used": components["headers"]["QuotaUsed"];
+          "X-API-Quota-Left": components["headers"]["QuotaLeft"];
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description Clusters of top stories. */
-            200: {
-                headers: {
-                    "X-API-Quota-Request": components["headers"]["QuotaRequest"];
-                    "X-API-Quota-Used": components["headers"]["QuotaUsed"];
-                    "X-API-Quota-Left": components["headers"]["QuotaLeft"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "top_news": [
-                     *         {
-                     *           "news": [
-                     *             {
-                     *               "id": 262004118,
-                     *               "title": "Hurricane Milton makes landfall near Siesta Key as Category 3 storm",
-                     *               "text": "Hurricane Milton came ashore near Siesta Key, Florida, late on Wednesday with sustained winds of about 120 mph, the National Hurricane Center said, after millions were told to evacuate.",
-                     *               "summary": "Milton made landfall near Siesta Key, Florida, as a Category 3 hurricane.",
-                     *               "url": "https://apnews.com/article/hurricane-milton-florida-landfall-siesta-key",
-                     *               "image": "https://dims.apnews.com/dims4/default/milton-landfall.jpg",
-                     *               "publish_date": "2024-10-10 02:41:18",
-                     *               "author": "Daniel Ortiz",
-                     *               "authors": [
-                     *                 "Daniel Ortiz"
-                     *               ]
-                     *             },
-                     *             {
-                     *               "id": 262004377,
-                     *               "title": "Milton leaves millions without power across central Florida",
-                     *               "text": "More than two million homes and businesses were without electricity on Thursday morning after Hurricane Milton crossed the Florida peninsula.",
-                     *               "summary": "Over two million Florida customers lost power as Milton crossed the state.",
-                     *               "url": "https://www.npr.org/2024/10/10/hurricane-milton-power-outages-florida",
-                     *               "image": "https://media.npr.org/assets/img/2024/10/10/milton-outages.jpg",
-                     *               "publish_date": "2024-10-10 09:12:55",
-                     *               "author": null,
-                     *               "authors": []
-                     *             }
-                     *           ]
-                     *         },
-                     *         {
-                     *           "news": [
-                     *             {
-                     *               "id": 262010562,
-                     *               "title": "Federal Reserve minutes show officials split on size of September cut",
-                     *               "text": "Minutes of the Federal Reserve's September meeting released on Wednesday showed policymakers debated whether a half-point cut was warranted.",
-                     *               "summary": "Fed minutes reveal debate over the half-point September rate cut.",
-                     *               "url": "https://www.cnbc.com/2024/10/09/fed-minutes-september-meeting.html",
-                     *               "image": "https://image.cnbcfm.com/api/v1/image/fed-minutes.jpg",
-                     *               "publish_date": "2024-10-09 18:05:31",
-                     *               "author": "Laura Chen",
-                     *               "authors": [
-                     *                 "Laura Chen"
-                     *               ]
-                     *             }
-                     *           ]
-                     *         }
-                     *       ],
-                     *       "language": "en",
-                     *       "country": "us"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["TopNewsResponse"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            402: components["responses"]["QuotaExhausted"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
+        content: {
+          /**
+           * @example {
+           *       "offset": 0,
+           *       "number": 2,
+           *       "available": 1843,
+           *       "news": [
+           *         {
+           *           "id": 261548632,
+           *           "title": "Electric vehicle sales in Europe climb for a third straight month",
+           *           "text": "Registrations of battery-electric cars in the European Union rose 9.8% in September from a year earlier, industry figures showed on Thursday, the third monthly increase in a row as cheaper models reached dealerships.",
+           *           "summary": "Battery-electric car registrations in the EU rose 9.8% year on year in September.",
+           *           "url": "https://www.reuters.com/business/autos-transportation/electric-vehicle-sales-europe-climb-third-straight-month-2024-10-24/",
+           *           "image": "https://www.reuters.com/resizer/v2/ev-charging-europe.jpg",
+           *           "video": null,
+           *           "publish_date": "2024-10-24 08:15:42",
+           *           "author": "Maria Jensen",
+           *           "authors": [
+           *             "Maria Jensen"
+           *           ],
+           *           "language": "en",
+           *           "source_country": "gb",
+           *           "sentiment": 0.312,
+           *           "category": "business"
+           *         },
+           *         {
+           *           "id": 261551907,
+           *           "title": "New charging corridor links Berlin and Munich",
+           *           "text": "A network of 48 fast-charging stations along the A9 motorway opened on Thursday, cutting the longest gap between high-power chargers on the route to under 60 kilometres.",
+           *           "summary": "Forty-eight fast chargers now line the A9 motorway between Berlin and Munich.",
+           *           "url": "https://www.dw.com/en/new-charging-corridor-links-berlin-and-munich/a-70591234",
+           *           "image": "https://static.dw.com/image/70591234_605.jpg",
+           *           "video": null,
+           *           "publish_date": "2024-10-24 11:02:09",
+           *           "author": null,
+           *           "authors": [],
+           *           "language": "en",
+           *           "source_country": "de",
+           *           "sentiment": 0.521,
+           *           "category": "technology"
+           *         }
+           *       ]
+           *     }
+           */
+          "application/json": components["schemas"]["SearchNewsResponse"];
         };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      402: components["responses"]["QuotaExhausted"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["TooManyRequests"];
     };
-    extractNews: {
-        parameters: {
-            query: {
-                /**
-                 * @description Web address of the news article to extract.
-                 * @example https://www.bbc.co.uk/news/science-environment-68720452
-                 */
-                url: string;
-                /**
-                 * @description Also run entity and sentiment analysis on the article (the seed says sentiment analysis).
-                 * @example true
-                 */
-                analyze?: boolean;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The extracted article. */
-            200: {
-                headers: {
-                    "X-API-Quota-Request": components["headers"]["QuotaRequest"];
-                    "X-API-Quota-Used": components["headers"]["QuotaUsed"];
-                    "X-API-Quota-Left": components["headers"]["QuotaLeft"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "title": "Solar eclipse plunges parts of North America into darkness",
-                     *       "text": "Millions of people across Mexico, the United States and Canada watched as the Moon passed in front of the Sun on Monday, turning day into night for up to four minutes along the path of totality.",
-                     *       "url": "https://www.bbc.co.uk/news/science-environment-68720452",
-                     *       "image": "https://ichef.bbci.co.uk/news/1024/branded_news/eclipse-totality.jpg",
-                     *       "images": [
-                     *         {
-                     *           "width": 1024,
-                     *           "height": 576,
-                     *           "title": "The total eclipse seen from Mazatlán, Mexico",
-                     *           "url": "https://ichef.bbci.co.uk/news/1024/branded_news/eclipse-totality.jpg"
-                     *         }
-                     *       ],
-                     *       "video": null,
-                     *       "videos": [],
-                     *       "publish_date": "2024-04-08 20:47:11",
-                     *       "author": "Helen Marsh",
-                     *       "authors": [
-                     *         "Helen Marsh"
-                     *       ],
-                     *       "language": "en",
-                     *       "source_country": "gb",
-                     *       "sentiment": 0.402
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ExtractedArticle"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            402: components["responses"]["QuotaExhausted"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-        };
+  };
+  topNews: {
+    parameters: {
+      query: {
+        /**
+         * @description ISO 3166 country code of the news sources, for example `us`.
+         * @example us
+         */
+        "source-country": string;
+        /**
+         * @description ISO 639-1 language code; must be a language of `source-country`, for example `en`.
+         * @example en
+         */
+        language: string;
+        /**
+         * @description Day of the top news, YYYY-MM-DD (default today).
+         * @example 2024-10-24
+         */
+        date?: string;
+        /**
+         * @description Return only id, title and url of each article (smaller and cheaper).
+         * @example false
+         */
+        "headlines-only"?: boolean;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    retrieveNews: {
-        parameters: {
-            query: {
-                /**
-                 * @description Comma-separated article ids, for example `261548632,261551907`.
-                 * @example 261548632,261551907
-                 */
-                ids: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description Clusters of top stories. */
+      200: {
+        headers: {
+          "X-API-Quota-Request": components["headers"]["QuotaRequest"];
+          "X-API-Quota-Used": components["headers"]["QuotaUsed"];
+          "X-API-Quota-Left": components["headers"]["QuotaLeft"];
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description The articles found for the ids. */
-            200: {
-                headers: {
-                    "X-API-Quota-Request": components["headers"]["QuotaRequest"];
-                    "X-API-Quota-Used": components["headers"]["QuotaUsed"];
-                    "X-API-Quota-Left": components["headers"]["QuotaLeft"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "news": [
-                     *         {
-                     *           "id": 261548632,
-                     *           "title": "Electric vehicle sales in Europe climb for a third straight month",
-                     *           "text": "Registrations of battery-electric cars in the European Union rose 9.8% in September from a year earlier, industry figures showed on Thursday.",
-                     *           "summary": "Battery-electric car registrations in the EU rose 9.8% year on year in September.",
-                     *           "url": "https://www.reuters.com/business/autos-transportation/electric-vehicle-sales-europe-climb-third-straight-month-2024-10-24/",
-                     *           "image": "https://www.reuters.com/resizer/v2/ev-charging-europe.jpg",
-                     *           "publish_date": "2024-10-24 08:15:42",
-                     *           "author": "Maria Jensen",
-                     *           "authors": [
-                     *             "Maria Jensen"
-                     *           ],
-                     *           "language": "en",
-                     *           "source_country": "gb",
-                     *           "sentiment": 0.312,
-                     *           "category": "business"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["RetrieveNewsResponse"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            402: components["responses"]["QuotaExhausted"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
+        content: {
+          /**
+           * @example {
+           *       "top_news": [
+           *         {
+           *           "news": [
+           *             {
+           *               "id": 262004118,
+           *               "title": "Hurricane Milton makes landfall near Siesta Key as Category 3 storm",
+           *               "text": "Hurricane Milton came ashore near Siesta Key, Florida, late on Wednesday with sustained winds of about 120 mph, the National Hurricane Center said, after millions were told to evacuate.",
+           *               "summary": "Milton made landfall near Siesta Key, Florida, as a Category 3 hurricane.",
+           *               "url": "https://apnews.com/article/hurricane-milton-florida-landfall-siesta-key",
+           *               "image": "https://dims.apnews.com/dims4/default/milton-landfall.jpg",
+           *               "publish_date": "2024-10-10 02:41:18",
+           *               "author": "Daniel Ortiz",
+           *               "authors": [
+           *                 "Daniel Ortiz"
+           *               ]
+           *             },
+           *             {
+           *               "id": 262004377,
+           *               "title": "Milton leaves millions without power across central Florida",
+           *               "text": "More than two million homes and businesses were without electricity on Thursday morning after Hurricane Milton crossed the Florida peninsula.",
+           *               "summary": "Over two million Florida customers lost power as Milton crossed the state.",
+           *               "url": "https://www.npr.org/2024/10/10/hurricane-milton-power-outages-florida",
+           *               "image": "https://media.npr.org/assets/img/2024/10/10/milton-outages.jpg",
+           *               "publish_date": "2024-10-10 09:12:55",
+           *               "author": null,
+           *               "authors": []
+           *             }
+           *           ]
+           *         },
+           *         {
+           *           "news": [
+           *             {
+           *               "id": 262010562,
+           *               "title": "Federal Reserve minutes show officials split on size of September cut",
+           *               "text": "Minutes of the Federal Reserve's September meeting released on Wednesday showed policymakers debated whether a half-point cut was warranted.",
+           *               "summary": "Fed minutes reveal debate over the half-point September rate cut.",
+           *               "url": "https://www.cnbc.com/2024/10/09/fed-minutes-september-meeting.html",
+           *               "image": "https://image.cnbcfm.com/api/v1/image/fed-minutes.jpg",
+           *               "publish_date": "2024-10-09 18:05:31",
+           *               "author": "Laura Chen",
+           *               "authors": [
+           *                 "Laura Chen"
+           *               ]
+           *             }
+           *           ]
+           *         }
+           *       ],
+           *       "language": "en",
+           *       "country": "us"
+           *     }
+           */
+          "application/json": components["schemas"]["TopNewsResponse"];
         };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      402: components["responses"]["QuotaExhausted"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["TooManyRequests"];
     };
-    searchNewsSources: {
-        parameters: {
-            query: {
-                /**
-                 * @description Full or partial source name, for example `bbc`.
-                 * @example bbc
-                 */
-                name: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Matching news sources. */
-            200: {
-                headers: {
-                    "X-API-Quota-Request": components["headers"]["QuotaRequest"];
-                    "X-API-Quota-Used": components["headers"]["QuotaUsed"];
-                    "X-API-Quota-Left": components["headers"]["QuotaLeft"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "available": 3,
-                     *       "sources": [
-                     *         {
-                     *           "name": "BBC News",
-                     *           "url": "https://www.bbc.co.uk",
-                     *           "language": "en"
-                     *         },
-                     *         {
-                     *           "name": "BBC Mundo",
-                     *           "url": "https://www.bbc.com/mundo",
-                     *           "language": "es"
-                     *         },
-                     *         {
-                     *           "name": "BBC Arabic",
-                     *           "url": "https://www.bbc.com/arabic",
-                     *           "language": "ar"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SearchNewsSourcesResponse"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            402: components["responses"]["QuotaExhausted"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-        };
+  };
+  extractNews: {
+    parameters: {
+      query: {
+        /**
+         * @description Web address of the news article to extract.
+         * @example https://www.bbc.co.uk/news/science-environment-68720452
+         */
+        url: string;
+        /**
+         * @description Also run entity and sentiment analysis on the article (the seed says sentiment analysis).
+         * @example true
+         */
+        analyze?: boolean;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    getGeoCoordinates: {
-        parameters: {
-            query: {
-                /**
-                 * @description Place name, as specific as possible, for example `Tokyo, Japan`.
-                 * @example Tokyo, Japan
-                 */
-                location: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description The extracted article. */
+      200: {
+        headers: {
+          "X-API-Quota-Request": components["headers"]["QuotaRequest"];
+          "X-API-Quota-Used": components["headers"]["QuotaUsed"];
+          "X-API-Quota-Left": components["headers"]["QuotaLeft"];
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description Coordinates of the place. */
-            200: {
-                headers: {
-                    "X-API-Quota-Request": components["headers"]["QuotaRequest"];
-                    "X-API-Quota-Used": components["headers"]["QuotaUsed"];
-                    "X-API-Quota-Left": components["headers"]["QuotaLeft"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "latitude": 35.6897,
-                     *       "longitude": 139.6922,
-                     *       "city": "Tokyo"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["GeoCoordinates"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            402: components["responses"]["QuotaExhausted"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
+        content: {
+          /**
+           * @example {
+           *       "title": "Solar eclipse plunges parts of North America into darkness",
+           *       "text": "Millions of people across Mexico, the United States and Canada watched as the Moon passed in front of the Sun on Monday, turning day into night for up to four minutes along the path of totality.",
+           *       "url": "https://www.bbc.co.uk/news/science-environment-68720452",
+           *       "image": "https://ichef.bbci.co.uk/news/1024/branded_news/eclipse-totality.jpg",
+           *       "images": [
+           *         {
+           *           "width": 1024,
+           *           "height": 576,
+           *           "title": "The total eclipse seen from Mazatlán, Mexico",
+           *           "url": "https://ichef.bbci.co.uk/news/1024/branded_news/eclipse-totality.jpg"
+           *         }
+           *       ],
+           *       "video": null,
+           *       "videos": [],
+           *       "publish_date": "2024-04-08 20:47:11",
+           *       "author": "Helen Marsh",
+           *       "authors": [
+           *         "Helen Marsh"
+           *       ],
+           *       "language": "en",
+           *       "source_country": "gb",
+           *       "sentiment": 0.402
+           *     }
+           */
+          "application/json": components["schemas"]["ExtractedArticle"];
         };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      402: components["responses"]["QuotaExhausted"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["TooManyRequests"];
     };
+  };
+  retrieveNews: {
+    parameters: {
+      query: {
+        /**
+         * @description Comma-separated article ids, for example `261548632,261551907`.
+         * @example 261548632,261551907
+         */
+        ids: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The articles found for the ids. */
+      200: {
+        headers: {
+          "X-API-Quota-Request": components["headers"]["QuotaRequest"];
+          "X-API-Quota-Used": components["headers"]["QuotaUsed"];
+          "X-API-Quota-Left": components["headers"]["QuotaLeft"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "news": [
+           *         {
+           *           "id": 261548632,
+           *           "title": "Electric vehicle sales in Europe climb for a third straight month",
+           *           "text": "Registrations of battery-electric cars in the European Union rose 9.8% in September from a year earlier, industry figures showed on Thursday.",
+           *           "summary": "Battery-electric car registrations in the EU rose 9.8% year on year in September.",
+           *           "url": "https://www.reuters.com/business/autos-transportation/electric-vehicle-sales-europe-climb-third-straight-month-2024-10-24/",
+           *           "image": "https://www.reuters.com/resizer/v2/ev-charging-europe.jpg",
+           *           "publish_date": "2024-10-24 08:15:42",
+           *           "author": "Maria Jensen",
+           *           "authors": [
+           *             "Maria Jensen"
+           *           ],
+           *           "language": "en",
+           *           "source_country": "gb",
+           *           "sentiment": 0.312,
+           *           "category": "business"
+           *         }
+           *       ]
+           *     }
+           */
+          "application/json": components["schemas"]["RetrieveNewsResponse"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      402: components["responses"]["QuotaExhausted"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["TooManyRequests"];
+    };
+  };
+  searchNewsSources: {
+    parameters: {
+      query: {
+        /**
+         * @description Full or partial source name, for example `bbc`.
+         * @example bbc
+         */
+        name: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Matching news sources. */
+      200: {
+        headers: {
+          "X-API-Quota-Request": components["headers"]["QuotaRequest"];
+          "X-API-Quota-Used": components["headers"]["QuotaUsed"];
+          "X-API-Quota-Left": components["headers"]["QuotaLeft"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "available": 3,
+           *       "sources": [
+           *         {
+           *           "name": "BBC News",
+           *           "url": "https://www.bbc.co.uk",
+           *           "language": "en"
+           *         },
+           *         {
+           *           "name": "BBC Mundo",
+           *           "url": "https://www.bbc.com/mundo",
+           *           "language": "es"
+           *         },
+           *         {
+           *           "name": "BBC Arabic",
+           *           "url": "https://www.bbc.com/arabic",
+           *           "language": "ar"
+           *         }
+           *       ]
+           *     }
+           */
+          "application/json": components["schemas"]["SearchNewsSourcesResponse"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      402: components["responses"]["QuotaExhausted"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["TooManyRequests"];
+    };
+  };
+  getGeoCoordinates: {
+    parameters: {
+      query: {
+        /**
+         * @description Place name, as specific as possible, for example `Tokyo, Japan`.
+         * @example Tokyo, Japan
+         */
+        location: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Coordinates of the place. */
+      200: {
+        headers: {
+          "X-API-Quota-Request": components["headers"]["QuotaRequest"];
+          "X-API-Quota-Used": components["headers"]["QuotaUsed"];
+          "X-API-Quota-Left": components["headers"]["QuotaLeft"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "latitude": 35.6897,
+           *       "longitude": 139.6922,
+           *       "city": "Tokyo"
+           *     }
+           */
+          "application/json": components["schemas"]["GeoCoordinates"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      402: components["responses"]["QuotaExhausted"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["TooManyRequests"];
+    };
+  };
 }

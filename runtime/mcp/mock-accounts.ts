@@ -4,7 +4,7 @@
  * so anyone can try an agent on the services without an account. The calls still run through
  * the whole runtime (auth, limits, retries), only the address differs.
  */
-import { startMock, type RunningMock } from "../mock/index.js";
+import { registeredMock, startMock, type RunningMock } from "../mock/index.js";
 import type { SharedState } from "../client.js";
 import { baseUrlFields } from "../connections.js";
 import type { Account } from "./accounts.js";
@@ -21,10 +21,12 @@ export async function startMockAccounts(catalogs: readonly ServiceCatalog[], sha
   const accounts: Array<[string, Account[]]> = [];
   try {
     for (const catalog of catalogs) {
-      const descriptor = catalog.tools[0]?.descriptor;
-      const credentials = descriptor?.mock?.credentials;
-      if (!descriptor || !credentials) throw new Error(`${catalog.id} declares no mock credentials (x-stepforge.mock.credentials); --mock cannot run it`);
-      const mock = await startMock(catalog.id);
+      // The mock section (credentials included) lives in the generated mock module, not in the descriptor.
+      const definition = registeredMock(catalog.id);
+      const credentials = definition?.mock.credentials;
+      if (!definition || !credentials || Object.keys(credentials).length === 0) throw new Error(`${catalog.id} declares no mock credentials (x-stepforge.mock.credentials); --mock cannot run it`);
+      const descriptor = definition.descriptor;
+      const mock = await startMock(definition);
       mocks.push(mock);
       // A connection field that holds the service's address (Marketo's endpoint) points at the mock.
       const fields: Record<string, string> = { ...credentials };

@@ -6,6 +6,7 @@
 import * as z from "zod";
 import type { ServiceDescriptor } from "../descriptor.js";
 import type { ApiCallTool } from "./model.js";
+import type { Schema } from "./schema.js";
 import { TOOL_NAME } from "./model.js";
 import type { ApiCallToolDefinition, OperationToolDefinition, ToolAnnotations } from "./types.js";
 import { credentialQueryNames } from "../auth.js";
@@ -16,11 +17,21 @@ function checkName(name: string, service: string): void {
   }
 }
 
-export function defineOperationTool<I extends z.ZodObject>(
-  definition: Omit<OperationToolDefinition<z.infer<I>>, "kind" | "input"> & { input: I },
-): OperationToolDefinition<z.infer<I>> {
+/**
+ * A step's input as its handler sees it. Generated steps do not ask the compiler to infer it from
+ * the zod schema (`z.infer` over every step's schema was most of the type-check cost of tools.ts);
+ * the schema validates at run time and the handler only forwards fields to the untyped `call`.
+ * A hand-written step may name its input type: `defineOperationTool<MyInput>({ … })`.
+ */
+export type ToolInput = Readonly<Record<string, unknown>>;
+
+/** What a generated step passes: its schemas as `Schema` (runtime/tools/schema.ts), zod schemas at run time. */
+export type OperationToolSpec<I> = Omit<OperationToolDefinition<I>, "kind" | "input" | "output"> & { input: Schema | z.ZodObject; output: Schema | z.ZodType };
+
+export function defineOperationTool<I extends object = ToolInput>(definition: OperationToolSpec<I>): OperationToolDefinition<I> {
   checkName(definition.name, definition.service);
-  return { kind: "operation", ...definition };
+  // The builders of runtime/tools/schema.ts return zod schemas typed narrowly; these are they.
+  return { kind: "operation", ...definition, input: definition.input as z.ZodObject, output: definition.output as z.ZodType };
 }
 
 const scalar = z.union([z.string(), z.number(), z.boolean()]);

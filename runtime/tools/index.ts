@@ -5,6 +5,9 @@
 export * from "./types.js";
 export * from "./model.js";
 export { defineOperationTool, defineApiCallTool, apiCallInput, apiCallOutput } from "./define.js";
+export type { ToolInput, OperationToolSpec } from "./define.js";
+export { s } from "./schema.js";
+export type { Schema } from "./schema.js";
 export { executeTool, executeToolByName, validateInput, dropNulls, wrapOutput } from "./execute.js";
 export { checkEndpoint } from "./endpoint.js";
 export type { EndpointAccepted, EndpointRefusal } from "./endpoint.js";

@@ -1,5 +1,5 @@
 /**
- * Property-based fuzzing of the spec loader and validator (generator/load.ts → generator/validate.ts,
+ * Property-based fuzzing of the spec loader and validator (generator/load.ts → generator/check/,
  * what `stepforge generate --spec` runs), starting from the four real specs.
  *
  * Each mutation kind says whether the mutated spec MUST be refused, and with which codes:
@@ -27,7 +27,7 @@ import { loadSpecText, type LoadedSpec } from "../../generator/load.js";
 import type { ServiceModel } from "../../generator/model.js";
 import { packageRoot } from "../../generator/package-root.js";
 import { SERVICE_EMITTERS } from "../../generator/pipeline.js";
-import { validateSpec } from "../../generator/validate.js";
+import { checkSpec as validateSpec } from "../../generator/check/index.js";
 import { minimalSpec, toYaml } from "../helpers/spec.js";
 import { runs, SEED } from "./arbitraries.js";
 

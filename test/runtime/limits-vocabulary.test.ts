@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { SpecError, type Diagnostic } from "../../generator/diagnostics.js";
 import { loadSpecText } from "../../generator/load.js";
-import { validateSpec } from "../../generator/validate.js";
+import { checkSpec as validateSpec } from "../../generator/check/index.js";
 import { createServiceClient, createSharedState, monthIn, nextMonthStart, QuotaExhaustedError, RateLimitedError } from "../../runtime/index.js";
 import { concretePath, limitCovers, planKey } from "../../runtime/limits.js";
 import { minimalSpec, toYaml } from "../helpers/spec.js";

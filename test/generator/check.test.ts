@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { SpecError, type Diagnostic } from "../../generator/diagnostics.js";
 import { loadSpecText } from "../../generator/load.js";
-import { identifierOf, validateSpec } from "../../generator/validate.js";
+import { checkSpec as validateSpec } from "../../generator/check/index.js";
+import { toIdentifier as identifierOf } from "../../generator/names.js";
 import { minimalSpec, toYaml } from "../helpers/spec.js";
 
 function validate(doc: unknown) {
@@ -48,15 +49,14 @@ describe("validate: the model", () => {
     expect(model.descriptor.operations.createWidget).toMatchObject({ idempotent: true, limitClass: "read" });
   });
 
-  it("turns operationIds like get-stations into method names and derives missing ones", () => {
+  it("turns operationIds like get-stations into method names; a missing one is an error in a strict spec", () => {
     expect(identifierOf("get-stations")).toBe("getStations");
     expect(identifierOf("List pets")).toBe("listPets");
     expect(identifierOf("List_Pets")).toBe("List_Pets");
-    const model = validate(mutated((d) => {
-      d.paths["/widgets"].get.operationId = "list-widgets";
-      delete d.paths["/widgets/{id}"].get.operationId;
-    }));
-    expect(model.operations.map((o) => o.operationId)).toEqual(["listWidgets", "createWidget", "getWidgetsId"]);
+    const model = validate(mutated((d) => (d.paths["/widgets"].get.operationId = "list-widgets")));
+    expect(model.operations.map((o) => o.operationId)).toEqual(["listWidgets", "createWidget", "getWidget"]);
+    const [p] = problems(mutated((d) => delete d.paths["/widgets/{id}"].get.operationId));
+    expect(p).toMatchObject({ code: "SF117", severity: "error", pointer: "/paths/~1widgets~1{id}/get" });
   });
 });
 
@@ -121,6 +121,17 @@ describe("validate: errors name the place and the fix", () => {
   it("Swagger 2 and missing paths are refused with what to do", () => {
     expect(problems({ swagger: "2.0", info: { title: "x", version: "1" }, paths: {} })[0]!.message).toContain("convert the document to OpenAPI 3");
     expect(problems({ openapi: "3.1.0", info: { title: "x", version: "1" } })[0]!.code).toBe("SF103");
+  });
+
+  it("tool-step problems (SF301) come from the check stage that lint and generate share", () => {
+    const list = problems(mutated((d) => (d.paths["/widgets"].post["x-stepforge-tool"] = { fixed: { nope: 1 }, omit: ["name"] })));
+    expect(list.map((p) => `${p.code} ${p.pointer}`)).toEqual(["SF301 /paths/~1widgets/post/x-stepforge-tool/fixed/nope", "SF301 /paths/~1widgets/post/x-stepforge-tool/omit"]);
+  });
+
+  it("unknown schema keywords are errors in a strict spec, pointing at the key", () => {
+    const [p] = problems(mutated((d) => (d.components.schemas.Widget.properties.id["when it has one."] = null)));
+    expect(p).toMatchObject({ code: "SF161", severity: "error", pointer: "/components/schemas/Widget/properties/id/when it has one." });
+    expect(p!.message).toContain("YAML flow mapping");
   });
 
   it("external references are refused until bundled", () => {

@@ -1,0 +1,82 @@
+/** What every check shares: the document, the one `$ref` resolver, strictness and the reporter. */
+import type { z } from "zod";
+import { protoKeyPaths } from "../../runtime/values.js";
+import type { DiagnosticCode } from "../catalogue.js";
+import { toPointer, type Diagnostic, type Severity } from "../diagnostics.js";
+import type { LoadedSpec } from "../load.js";
+import type { Json, RefResolver } from "../refs.js";
+
+export type Path = Array<string | number>;
+export type Report = (code: DiagnosticCode, path: Path, message: string, severity?: Severity) => void;
+
+export interface CheckContext {
+  spec: LoadedSpec;
+  doc: Json;
+  refs: RefResolver;
+  /**
+   * Strict: defects are errors (specs with x-stepforge, or `--strict`). Lenient: defects with one
+   * safe repair are repaired and reported as warnings.
+   */
+  strict: boolean;
+  report: Report;
+  /** A defect with a safe repair: an error saying how to fix it when strict, else a warning saying what was done. */
+  repair: (code: DiagnosticCode, path: Path, problem: string, fix: string, repaired: string) => void;
+  diagnostics: Diagnostic[];
+}
+
+export function describeValue(value: unknown): string {
+  if (value === null || value === undefined) return "empty";
+  if (Array.isArray(value)) return "a list";
+  return typeof value === "object" ? "an object" : `a ${typeof value} (${JSON.stringify(value)?.slice(0, 40)})`;
+}
+
+export function reportZod(error: z.ZodError, base: Path, report: Report): void {
+  for (const issue of error.issues) {
+    const path: Path = [...base, ...issue.path.map((p) => (typeof p === "symbol" ? String(p) : p))];
+    const where = path.join(".");
+    let message: string;
+    if (issue.code === "unrecognized_keys") {
+      message = `unknown key(s) ${issue.keys.map((k) => `"${k}"`).join(", ")} in ${where}; remove or correct them`;
+      // Point at the offending key itself, not at the object holding it.
+      path.push(issue.keys[0]!);
+    } else {
+      message = `${where}: ${issue.message}`;
+    }
+    report("SF120", path, message);
+  }
+}
+
+/** A `__proto__` key in an extension is always a mistake; reported where the schema did not already. */
+export function reportProtoKeys(value: unknown, at: Path, context: CheckContext): void {
+  for (const key of protoKeyPaths(value)) {
+    const path = [...at, ...key];
+    if (!context.diagnostics.some((d) => d.pointer === toPointer(path))) context.report("SF120", path, `${path.slice(0, -1).join(".")}: "__proto__" is not allowed as a key; remove it`);
+  }
+}
+
+export function closest(word: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = 4;
+  for (const c of candidates) {
+    const d = editDistance(word, c);
+    if (d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return row[b.length]!;
+}

@@ -1,0 +1,133 @@
+/**
+ * A spec without `x-stepforge` (a foreign spec): its descriptor derived from `servers` and the
+ * security requirements, and a mock model with made-up credentials.
+ *
+ * Security: each requirement object of `security` is one alternative (OR) and becomes an auth
+ * mode; the schemes inside one object are all required together (AND) and are all sent by that
+ * mode. The first alternative is the default. Schemes stepforge cannot send are left out with a
+ * warning (SF171).
+ */
+import { ServiceExtensionSchema, type Placement, type ServiceExtension } from "../../runtime/descriptor.js";
+import type { MockService } from "../../runtime/mock/model.js";
+import { asArray, asObject, type Json } from "../refs.js";
+import type { CheckContext } from "./context.js";
+
+type Fields = ServiceExtension["connection"]["fields"];
+
+export function deriveExtension(context: CheckContext, serviceId: string | undefined): ServiceExtension | undefined {
+  const { doc } = context;
+  const info = asObject(doc.info) ?? {};
+  const title = typeof info.title === "string" && info.title.trim() ? info.title.trim().replace(/\s+/g, " ") : "API";
+  const id = serviceId ?? slug(title);
+  if (!/^[a-z][a-z0-9]{1,30}$/.test(id)) {
+    context.report("SF105", ["info", "title"], `cannot derive a service id from the title "${title}"; pass --service NAME (lower-case letters and digits)`);
+    return undefined;
+  }
+  const fields: Fields = {};
+  const server = asObject(asArray(doc.servers)[0]);
+  let baseUrl = typeof server?.url === "string" ? server.url : "";
+  const variables = asObject(server?.variables) ?? {};
+  baseUrl = baseUrl.replace(/\{([^}]+)\}/g, (whole, name: string) => {
+    const v = asObject(variables[name]);
+    return typeof v?.default === "string" ? v.default : whole;
+  });
+  if (!/^https?:\/\/[^{}\s]+$/.test(baseUrl)) {
+    fields.baseUrl = { description: "Base address of the API", secret: false, required: true };
+    baseUrl = "{baseUrl}";
+  }
+  return ServiceExtensionSchema.parse({ id, title, connection: { baseUrl, fields }, auth: deriveAuth(context, fields), errors: {} });
+}
+
+function deriveAuth(context: CheckContext, fields: Fields): ServiceExtension["auth"] {
+  const schemes = asObject(asObject(context.doc.components)?.securitySchemes) ?? {};
+  const declared = asArray(context.doc.security).map(asObject).filter((r): r is Json => r !== undefined && Object.keys(r).length > 0);
+  // Without top-level requirements, each declared scheme is an alternative of its own.
+  const requirements = declared.length > 0 ? declared.map((r) => Object.keys(r)) : Object.keys(schemes).map((name) => [name]);
+  const modes: Record<string, Placement[]> = {};
+  const fieldOf = new Map<string, string>();
+  const usedFields: string[][] = [];
+  requirements.forEach((names, i) => {
+    const placements: Placement[] = [];
+    const fieldNames: string[] = [];
+    for (const name of names) {
+      const placement = placementOf(context, name, asObject(schemes[name]), fields, fieldOf, i);
+      if (!placement) return; // this alternative cannot be satisfied
+      placements.push(placement);
+      fieldNames.push(fieldOf.get(name)!);
+    }
+    const mode = requirements.length === 1 ? "default" : uniqueName(modeName(names), modes);
+    modes[mode] = placements;
+    usedFields.push(fieldNames);
+  });
+  const modeNames = Object.keys(modes);
+  if (modeNames.length === 0) return { kind: "none" };
+  // A field only some alternatives need is optional: the connection fills the fields of its mode.
+  for (const name of Object.keys(fields)) {
+    if (name !== "baseUrl" && !usedFields.every((list) => list.includes(name))) fields[name]!.required = false;
+  }
+  return { kind: "api-key", modes, defaultMode: modeNames[0]! };
+}
+
+function placementOf(context: CheckContext, name: string, scheme: Json | undefined, fields: Fields, fieldOf: Map<string, string>, requirement: number): Placement | undefined {
+  const at = context.doc.security === undefined ? ["components", "securitySchemes", name] : ["security", requirement, name];
+  const field = (base: string, description: string) => {
+    let known = fieldOf.get(name);
+    if (!known) {
+      known = base in fields ? uniqueName(camelWords(name) || "credential", fields) : base;
+      fields[known] = { description, secret: true, required: true };
+      fieldOf.set(name, known);
+    }
+    return known;
+  };
+  const type = scheme?.type;
+  const httpScheme = String(scheme?.scheme ?? "").toLowerCase();
+  if (type === "apiKey" && typeof scheme!.name === "string" && scheme!.name && (scheme!.in === "query" || scheme!.in === "header")) {
+    return { in: scheme!.in, name: scheme!.name, value: `{${field("apiKey", `API key (${name})`)}}` };
+  }
+  if ((type === "http" && httpScheme === "bearer") || type === "oauth2" || type === "openIdConnect") {
+    return { in: "header", name: "Authorization", value: `Bearer {${field("accessToken", `Bearer token (${name})`)}}` };
+  }
+  if (type === "http" && httpScheme === "basic") {
+    return { in: "header", name: "Authorization", value: `Basic {${field("basicCredentials", `base64 of user:password (${name})`)}}` };
+  }
+  const what = scheme === undefined ? "is not declared under components.securitySchemes" : `(${String(type)}${scheme.in ? ` in ${String(scheme.in)}` : ""}${httpScheme ? ` ${httpScheme}` : ""}) cannot be sent by stepforge`;
+  context.report("SF171", at, `security scheme "${name}" ${what}; the requirement that names it is left out of the derived auth`, "warning");
+  return undefined;
+}
+
+/** `APIKey` → `apiKey`, `petstore_auth` → `petstoreAuth`. */
+function camelWords(text: string): string {
+  const words = text.match(/[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+/g) ?? [];
+  const joined = words.map((w, i) => (i === 0 ? w.toLowerCase() : w[0]!.toUpperCase() + w.slice(1).toLowerCase())).join("");
+  return /^[a-z]/.test(joined) ? joined : "";
+}
+
+function modeName(schemes: string[]): string {
+  return schemes.map((s) => camelWords(s) || "scheme").join("_") || "default";
+}
+
+function uniqueName(base: string, taken: Record<string, unknown>): string {
+  let name = base;
+  for (let i = 2; name in taken; i++) name = `${base}${i}`;
+  return name;
+}
+
+function slug(title: string): string {
+  const s = title.toLowerCase().replace(/[^a-z0-9]+/g, "").slice(0, 31);
+  return /^[a-z]/.test(s) ? s : `api${s}`.slice(0, 31);
+}
+
+/** The mock model of a spec without `x-stepforge.mock`: examples, generic errors, made-up credentials. */
+export function derivedMock(extension: ServiceExtension): MockService {
+  const credentials: Record<string, string> = {};
+  for (const [name, f] of Object.entries(extension.connection.fields)) credentials[name] = f.example ?? `mock-${name}`;
+  return {
+    credentials,
+    error: { contentType: "application/json", body: { message: "{message}" } },
+    answers: {},
+    limits: {},
+    envelopes: {},
+    pageSize: 100,
+    resources: {},
+  } as MockService;
+}

@@ -1,0 +1,150 @@
+/**
+ * Stage 2: check. The one check stage `lint` and `generate` share: it checks an OpenAPI document
+ * and its `x-stepforge` extensions (tool steps included) and builds the normalised model. Every
+ * problem becomes a diagnostic at its place (file:line:col and a JSON pointer); the stage
+ * collects them all before giving up, so an author fixes a spec in one pass.
+ *
+ * Specs with `x-stepforge` (the project's) and `--strict` runs are strict: every defect is an
+ * error. A foreign spec is lenient: defects with one safe repair are repaired, each reported as a
+ * warning with its place, and unknown schema keywords are warnings.
+ */
+import type { OperationDescriptor } from "../../runtime/descriptor.js";
+import { OperationToolSchema, type OperationTool } from "../../runtime/tools/model.js";
+import { SpecError, type Diagnostic } from "../diagnostics.js";
+import type { LoadedSpec } from "../load.js";
+import type { ServiceModel } from "../model.js";
+import { asObject, isObject, RefResolver } from "../refs.js";
+import type { CheckContext, Path } from "./context.js";
+import { deriveExtension, derivedMock } from "./derive.js";
+import { checkServiceExtension, checkTriggers, checkUnknownExtensions, ROOT_EXTENSION } from "./extension.js";
+import { checkOperations, typesDocument } from "./operations.js";
+import { bareDiscriminatorNames, checkSchemaKeywords, refsIntoPaths } from "./schemas.js";
+import { checkToolSteps } from "./tools.js";
+
+export interface CheckOptions {
+  /** Service id for a spec without `x-stepforge` (a foreign spec); derived from the title if absent. */
+  serviceId?: string;
+  /** Refuse defects a foreign spec would have repaired. */
+  strict?: boolean;
+}
+
+export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): ServiceModel {
+  const doc = spec.data;
+  const diagnostics: Diagnostic[] = [];
+  const declared = doc[ROOT_EXTENSION] !== undefined;
+  const strict = declared || options.strict === true;
+  const context: CheckContext = {
+    spec,
+    doc,
+    refs: new RefResolver(doc),
+    strict,
+    diagnostics,
+    report: (code, path, message, severity = "error") => void diagnostics.push(spec.diagnostic(code, path, message, severity)),
+    repair: (code, path, problem, fix, repaired) =>
+      void diagnostics.push(strict ? spec.diagnostic(code, path, `${problem}; ${fix}${declared ? "" : " (refused: --strict)"}`) : spec.diagnostic(code, path, `${problem}; ${repaired}`, "warning")),
+  };
+  const fail = () => new SpecError(diagnostics);
+  const errors = () => diagnostics.some((d) => d.severity === "error");
+
+  const version = doc.openapi;
+  if (typeof version !== "string" || !/^3\.[01]\.\d+$/.test(version)) {
+    const found = typeof doc.swagger === "string" ? `Swagger ${doc.swagger}` : JSON.stringify(version ?? null);
+    context.report("SF101", ["openapi"], `expected "openapi: 3.1.x" (or 3.0.x), found ${found}; convert the document to OpenAPI 3 first`);
+    throw fail();
+  }
+  const info = asObject(doc.info);
+  if (!info || typeof info.title !== "string") context.report("SF102", ["info"], "info.title is required: it names the service in generated code and docs");
+  // OpenAPI 3.1 makes paths optional (a document may describe only webhooks or components).
+  const pathsOptional = !strict && version.startsWith("3.1") && (asObject(doc.webhooks) !== undefined || asObject(doc.components) !== undefined);
+  if (!asObject(doc.paths) && !(pathsOptional && doc.paths === undefined)) {
+    context.report("SF103", ["paths"], "the spec has no `paths` object; add the operations to generate a client for");
+    throw fail();
+  }
+
+  checkRefs(context, doc, []);
+  checkUnknownExtensions(context);
+  checkSchemaKeywords(context);
+  const extension = declared ? checkServiceExtension(context) : deriveExtension(context, options.serviceId);
+
+  const types = typesDocument(doc);
+  // Spellings openapi-typescript does not follow, rewritten in the document it types (same meaning).
+  const replace = (path: Path, value: unknown) =>
+    types.patch((copy) => {
+      let node: unknown = copy;
+      for (const key of path.slice(0, -1)) node = (node as Record<string | number, unknown>)[key];
+      (node as Record<string | number, unknown>)[path.at(-1)!] = value;
+    });
+  for (const { path, ref } of bareDiscriminatorNames(doc)) replace(path, ref);
+  for (const { path, target } of refsIntoPaths(doc, (ref) => context.refs.target({ $ref: ref }))) replace(path, structuredClone(target));
+  const operations = checkOperations(context, types);
+  if (operations.length === 0 && !errors()) {
+    const message = "the spec has no operations; add at least one method under `paths`";
+    if (strict) context.report("SF104", ["paths"], message);
+    else context.report("SF104", ["paths"], `${message} (generating types and an empty client)`, "warning");
+  }
+  const triggers = checkTriggers(context, new Set(operations.map((o) => o.operationId)));
+
+  // Tool steps are checked here, not while printing, so lint and generate agree (SF301).
+  const overrides = new Map<string, OperationTool>();
+  for (const op of operations) {
+    const raw = asObject(asObject(asObject(doc.paths)?.[op.path])?.[op.method.toLowerCase()])?.["x-stepforge-tool"];
+    const parsed = raw === undefined ? undefined : OperationToolSchema.safeParse(raw);
+    if (parsed?.success) overrides.set(op.operationId, parsed.data);
+  }
+  const tools = extension && !errors() ? checkToolSteps(context, extension.id, operations, extension.tools, overrides) : undefined;
+
+  if (errors() || !extension || !tools) throw fail();
+
+  const descriptorOperations: Record<string, OperationDescriptor> = {};
+  for (const op of operations) {
+    const delimited = op.parameters.filter((p) => p.delimitedStyle);
+    descriptorOperations[op.operationId] = {
+      operationId: op.operationId,
+      method: op.method,
+      path: op.path,
+      idempotent: op.idempotent,
+      limitClass: op.limitClass,
+      ...(op.paging ? { paging: op.paging } : {}),
+      ...(delimited.length ? { delimitedQuery: Object.fromEntries(delimited.map((p) => [p.name, p.delimitedStyle!])) } : {}),
+    };
+  }
+  const { tools: _tools, mock, ...serviceExtension } = extension;
+  const model: ServiceModel = {
+    spec,
+    id: extension.id,
+    title: extension.title,
+    version: typeof info?.version === "string" ? info.version : "",
+    description: typeof info?.description === "string" ? info.description.trim() : "",
+    declared,
+    descriptor: { ...serviceExtension, operations: descriptorOperations },
+    operations,
+    toolSteps: tools.steps,
+    apiCall: tools.apiCall,
+    toolsets: tools.toolsets,
+    mock: mock ?? derivedMock(extension),
+    components: asObject(doc.components) ?? {},
+    refs: context.refs,
+    ...(triggers ? { triggers } : {}),
+    typesDocument: types.get(),
+    warnings: diagnostics.filter((d) => d.severity === "warning"),
+  };
+  return model;
+}
+
+function checkRefs(context: CheckContext, node: unknown, at: Path): void {
+  if (Array.isArray(node)) {
+    node.forEach((child, i) => checkRefs(context, child, [...at, i]));
+    return;
+  }
+  if (!isObject(node)) return;
+  if (typeof node.$ref === "string") {
+    const ref = node.$ref;
+    if (!ref.startsWith("#/")) context.report("SF106", [...at, "$ref"], `external reference "${ref}" is not supported; bundle the spec into one file first`);
+    else if (context.refs.pointer(ref) === undefined) context.report("SF107", [...at, "$ref"], `"${ref}" points at nothing; fix the reference or add the component`);
+  }
+  for (const [key, child] of Object.entries(node)) {
+    // Examples are data, not schema: a "$ref" key inside an example is just a value.
+    if (key === "example" || (key === "examples" && at.at(-1) !== "components")) continue;
+    checkRefs(context, child, [...at, key]);
+  }
+}

@@ -1,0 +1,227 @@
+/**
+ * Agent tool steps: one per operation (named `<service>_<snake_case(id)>` unless `x-stepforge-tool`
+ * says otherwise), the steps of `x-stepforge.tools.steps`, and the API Call step — each worked out
+ * here, in the check stage, down to its model-facing fields and its wire mapping, so `lint` and
+ * `generate` report the same SF301 problems and the emitter only prints.
+ *
+ * The input is one flat object: path parameters, query parameters and body properties side by side
+ * (kebab or bracketed wire names become snake_case; a name taken twice gets a `query_`/`body_`
+ * prefix).
+ */
+import type { CompositeTool, OperationTool, ServiceTools, ToolField } from "../../runtime/tools/model.js";
+import { TOOL_NAME } from "../../runtime/tools/model.js";
+import type { OperationModel, ToolFieldModel, ToolStepModel, WireSource } from "../model.js";
+import { flattenAllOf, kindOf, sentence } from "../schema.js";
+import { isObject } from "../refs.js";
+import type { CheckContext, Path } from "./context.js";
+
+/** createCard → create_card; getLeadsByIDs → get_leads_by_ids. */
+export function snakeCase(name: string): string {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2")
+    .replace(/[^A-Za-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "")
+    .toLowerCase();
+}
+
+/** A wire name as an input field name: `source-countries` → `source_countries`, `q_by[]` → `q_by`. */
+export function fieldNameOf(wire: string): string {
+  if (/^[A-Za-z][A-Za-z0-9_]*$/.test(wire)) return wire;
+  const name = wire.replace(/[^A-Za-z0-9]+/g, "_").replace(/^_+|_+$/g, "");
+  return /^[A-Za-z]/.test(name) ? name : `f_${name}`;
+}
+
+/**
+ * `<service>_<snake_case(operationId)>`, cut to 64 characters (with a short digest so cut names
+ * stay distinct) and numbered when a name is already taken. Names written in the spec are never
+ * changed; only derived ones.
+ */
+export function derivedName(service: string, operationId: string, taken: (name: string) => boolean): string {
+  let name = `${service}_${snakeCase(operationId) || "operation"}`;
+  if (name.length > 64) {
+    let hash = 0;
+    for (const c of operationId) hash = (hash * 31 + c.charCodeAt(0)) >>> 0;
+    name = `${name.slice(0, 57).replace(/_+$/, "")}_${hash.toString(36).slice(0, 6)}`;
+  }
+  let candidate = name;
+  for (let i = 2; taken(candidate); i++) candidate = `${name.slice(0, 64 - String(i).length - 1)}_${i}`;
+  return candidate;
+}
+
+/** One field of the operation's flattened input, before a step hides, fixes or renames it. */
+interface FlatField {
+  name: string;
+  in: "path" | "query" | "body" | "bodyWhole";
+  wire: string;
+  required: boolean;
+  schema: unknown;
+  description: string;
+}
+
+function flatFields(context: CheckContext, op: OperationModel): FlatField[] {
+  const fields: FlatField[] = [];
+  const taken = new Set<string>();
+  const add = (field: FlatField, prefix: string) => {
+    const name = taken.has(field.name) ? `${prefix}_${field.name}` : field.name;
+    taken.add(name);
+    fields.push({ ...field, name });
+  };
+  for (const where of ["path", "query"] as const) {
+    for (const p of op.parameters.filter((x) => x.in === where)) {
+      const own = context.refs.deref(p.schema);
+      const text = p.description || (typeof own.description === "string" ? own.description : "");
+      const description = p.example !== undefined ? `${sentence(text)} Example: ${typeof p.example === "string" ? p.example : JSON.stringify(p.example)}.` : text;
+      // Arrays stay arrays: the runtime serialises `explode: false` ones from the descriptor.
+      add({ name: fieldNameOf(p.name), in: where, wire: p.name, required: p.required, schema: p.schema, description }, where);
+    }
+  }
+  const body = op.body;
+  if (body?.mediaType) {
+    const schema = flattenAllOf(context.refs, context.refs.deref(body.schema));
+    const props = isObject(schema.properties) ? schema.properties : undefined;
+    if (kindOf(context.refs, body.schema) === "object" && props && Object.keys(props).length > 0) {
+      const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
+      for (const [key, value] of Object.entries(props)) {
+        if (context.refs.deref(value).readOnly === true) continue;
+        add({ name: fieldNameOf(key), in: "body", wire: key, required: body.required && required.has(key), schema: value, description: "" }, "body");
+      }
+    } else {
+      add({ name: "body", in: "bodyWhole", wire: "", required: body.required, schema: body.schema, description: body.description || "The request body." }, "body");
+    }
+  }
+  return fields;
+}
+
+export interface ToolSteps {
+  steps: ToolStepModel[];
+  apiCall?: { name: string; config: NonNullable<ServiceTools["apiCall"]> } | undefined;
+  toolsets: ServiceTools["toolsets"];
+}
+
+export function checkToolSteps(context: CheckContext, id: string, operations: OperationModel[], tools: ServiceTools | undefined, overrides: Map<string, OperationTool>): ToolSteps {
+  const report = (path: Path, message: string) => context.report("SF301", path, message);
+  const byId = new Map(operations.map((op) => [op.operationId, op]));
+  const apiCallName = tools?.apiCall ? (tools.apiCall.name ?? `${id}_api_call`) : undefined;
+  const declared = new Set([...[...overrides.values()].flatMap((t) => (t.name ? [t.name] : [])), ...(tools?.steps ?? []).map((s) => s.name), ...(apiCallName ? [apiCallName] : [])]);
+  const derived = new Set<string>();
+  const steps: Array<ToolStepModel & { at: Path }> = [];
+  for (const op of operations) {
+    const tool = overrides.get(op.operationId) ?? {};
+    if (tool.skip) continue;
+    const name = tool.name ?? derivedName(id, op.operationId, (n) => declared.has(n) || derived.has(n));
+    if (!tool.name) derived.add(name);
+    const step = stepOf(context, report, name, op, tool, ["paths", op.path, op.method.toLowerCase(), "x-stepforge-tool"]);
+    if (step) steps.push(step);
+  }
+  tools?.steps.forEach((composite, i) => {
+    const op = byId.get(composite.operation);
+    const at: Path = ["x-stepforge", "tools", "steps", i];
+    if (!op) return report([...at, "operation"], `step "${composite.name}" is built on operation "${composite.operation}", which the spec does not have`);
+    const step = stepOf(context, report, composite.name, op, composite, at);
+    if (step) steps.push(step);
+  });
+  const seen = new Set<string>();
+  for (const name of [...steps.map((s) => s.name), ...(apiCallName ? [apiCallName] : [])]) {
+    if (!TOOL_NAME.test(name) || !name.startsWith(`${id}_`)) report(["x-stepforge", "id"], `tool name "${name}" must match ${TOOL_NAME} and start with "${id}_"; name it in x-stepforge-tool`);
+    if (seen.has(name)) report(["x-stepforge", "id"], `tool name "${name}" is used twice; give one of them another name with x-stepforge-tool.name`);
+    seen.add(name);
+  }
+  // A step's `check` and every toolset name steps of this service.
+  const toolsets = tools?.toolsets ?? [];
+  toolsets.forEach((set, i) =>
+    set.steps.forEach((name, j) => seen.has(name) || report(["x-stepforge", "tools", "toolsets", i, "steps", j], `toolset "${set.name}" names step "${name}", which this spec does not have`)),
+  );
+  for (const step of steps) {
+    if (step.check && !seen.has(step.check.step)) report([...step.at, "check", "step"], `step "${step.name}" is checked with "${step.check.step}", which this spec does not have`);
+  }
+  return { steps: steps.map(({ at: _at, ...step }) => step), toolsets, ...(tools?.apiCall ? { apiCall: { name: apiCallName!, config: tools.apiCall } } : {}) };
+}
+
+function stepOf(context: CheckContext, report: (path: Path, message: string) => void, name: string, op: OperationModel, overrides: OperationTool | CompositeTool, at: Path): (ToolStepModel & { at: Path }) | undefined {
+  const before = context.diagnostics.length;
+  const flat = flatFields(context, op);
+  const byName = new Map(flat.map((f) => [f.name, f]));
+  const fieldList = () => [...byName.keys()].join(", ");
+  const fixed = overrides.fixed ?? {};
+  const omit = overrides.omit ?? [];
+  for (const key of Object.keys(fixed)) if (!byName.has(key)) report([...at, "fixed", key], `"${key}" is not a field of ${op.operationId} (fields: ${fieldList()})`);
+  for (const key of omit) {
+    const f = byName.get(key);
+    if (!f) report([...at, "omit"], `"${key}" is not a field of ${op.operationId}`);
+    else if (f.required) report([...at, "omit"], `"${key}" is required by ${op.operationId}; give it a value under fixed instead of omitting it`);
+  }
+  const declared: Record<string, ToolField> = overrides.fields ?? {};
+  const renamedFrom = new Map<string, string>();
+  for (const [facing, spec] of Object.entries(declared)) {
+    if (spec.ignored) continue;
+    const from = spec.from ?? facing;
+    if (!byName.has(from)) report([...at, "fields", facing, "from"], `"${from}" is not a field of ${op.operationId} (fields: ${fieldList()})`);
+    else renamedFrom.set(from, facing);
+  }
+  // Model-facing fields: each source field once, under its (possibly new) name.
+  const facing: Array<ToolFieldModel & { source?: FlatField }> = [];
+  for (const f of flat) {
+    // Own keys only: a body property named "constructor" is a field like any other.
+    if (Object.hasOwn(fixed, f.name) || omit.includes(f.name)) continue;
+    const facingName = renamedFrom.get(f.name) ?? f.name;
+    const spec = Object.hasOwn(declared, facingName) ? declared[facingName] : undefined;
+    facing.push({ name: facingName, source: f, required: f.required || spec?.required === true, description: spec?.description ?? (f.description || undefined), schema: f.schema, ignored: false });
+  }
+  for (const [facingName, spec] of Object.entries(declared)) {
+    if (spec.ignored) facing.push({ name: facingName, required: false, description: `${spec.description ?? "Accepted for compatibility"} (not sent).`, schema: spec.schema ?? { type: "string" }, ignored: true });
+  }
+  let offered = facing;
+  if (overrides.only) {
+    for (const f of facing) if (!overrides.only.includes(f.name) && f.required) report([...at, "only"], `"${f.name}" is required by ${op.operationId}; list it under only or give it under fixed`);
+    offered = facing.filter((f) => overrides.only!.includes(f.name));
+  }
+  const names = new Set<string>();
+  for (const f of offered) {
+    if (names.has(f.name)) report([...at, "fields"], `two fields are named "${f.name}"; rename one`);
+    names.add(f.name);
+  }
+  if (context.diagnostics.length > before) return undefined;
+
+  const wire: ToolStepModel["wire"] = { path: [], query: [], body: [], bodyObject: flat.some((f) => f.in === "body") };
+  for (const f of flat) {
+    const offeredField = offered.find((x) => x.source === f);
+    const source: WireSource | undefined = Object.hasOwn(fixed, f.name) ? { from: "fixed", value: fixed[f.name]! } : offeredField ? { from: "input", field: offeredField.name } : undefined;
+    if (source === undefined) continue;
+    if (f.in === "bodyWhole") wire.bodyWhole = source;
+    else wire[f.in].push([f.wire, source]);
+  }
+  const success = op.success;
+  const json = success.mediaType !== undefined && /json/i.test(success.mediaType) && success.schema !== undefined;
+  const kind = json ? kindOf(context.refs, success.schema) : undefined;
+  const parts = [overrides.description ? sentence(overrides.description) : sentence(op.summary)];
+  if (op.description) parts.push(sentence(op.description.split(/\n\s*\n/)[0]!));
+  if (success.description) parts.push(`Returns: ${sentence(success.description).replace(/^./, (c) => c.toLowerCase())}`);
+  const hints = overrides.hints ?? {};
+  const readOnly = hints.readOnly ?? (op.method === "GET" || op.method === "HEAD");
+  return {
+    name,
+    title: overrides.title ?? op.seed?.name ?? op.summary,
+    description: parts.filter(Boolean).join(" "),
+    operationId: op.operationId,
+    method: op.method,
+    path: op.path,
+    annotations: {
+      readOnlyHint: readOnly,
+      destructiveHint: readOnly ? false : (hints.destructive ?? op.method === "DELETE"),
+      idempotentHint: hints.idempotent ?? (readOnly || op.idempotent),
+      openWorldHint: hints.openWorld ?? true,
+    },
+    deprecated: overrides.deprecated,
+    replacedBy: overrides.replacedBy,
+    ...(overrides.check ? { check: overrides.check } : {}),
+    at,
+    fields: offered.map(({ source: _source, ...field }) => field),
+    wire,
+    output: {
+      ...(json ? { schema: success.schema } : {}),
+      description: success.description,
+      wrap: kind === undefined || kind === "object" ? "none" : kind === "array" ? "items" : "value",
+    },
+  };
+}

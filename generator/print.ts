@@ -1,0 +1,190 @@
+/**
+ * The printing layer: the one place where text from a spec becomes TypeScript source. Comments,
+ * string literals, property keys and identifiers are escaped or checked here and nowhere else, so
+ * a title that closes a comment and calls process.exit stays text. Emitters build small code trees
+ * (calls, method chains, object and array literals) and `print` lays them out for a reader: two
+ * spaces per level, a structure broken over lines only when it does not fit in WIDTH columns.
+ */
+import { isReservedWord } from "./names.js";
+
+export const INDENT = "  ";
+/** Lines longer than this are broken where the structure allows (a long string stays whole). */
+export const WIDTH = 110;
+
+const LINE_BREAKS = /\r\n|[\r\n\u2028\u2029\u0085]/g;
+
+/** The lines of a comment's text: every line terminator JavaScript knows ends a line; `*\/` is broken. */
+function commentLines(text: string): string[] {
+  return text
+    .replace(LINE_BREAKS, "\n")
+    .replace(/\*\//g, "*\\/")
+    .split("\n")
+    .map((line) => line.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, "").trimEnd());
+}
+
+/** A JSDoc comment at `indent`: one line when the text is one short line, else a block. */
+export function jsdoc(text: string, indent = ""): string {
+  const lines = commentLines(text.trim());
+  while (lines.length > 1 && lines.at(-1) === "") lines.pop();
+  if (lines.length === 1 && indent.length + lines[0]!.length + 7 <= WIDTH) return `${indent}/** ${lines[0]} */`;
+  return [`${indent}/**`, ...lines.map((line) => (line ? `${indent} * ${line}` : `${indent} *`)), `${indent} */`].join("\n");
+}
+
+/** A `//` comment: always one line (a line break in the text would end the comment). */
+export function lineComment(text: string): string {
+  return `// ${commentLines(text).join(" ").replace(/\s+/g, " ").trim()}`;
+}
+
+/** A string literal (double quotes; line and paragraph separators escaped too, for readers and old parsers). */
+export function str(value: string): string {
+  return JSON.stringify(value).replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+}
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+export function isIdentifier(name: string): boolean {
+  return IDENTIFIER.test(name);
+}
+
+/**
+ * A property key: bare when it is an identifier, quoted otherwise. `__proto__` is computed
+ * (`["__proto__"]`): written plain or quoted it would set the object's prototype instead.
+ */
+export function key(name: string): string {
+  if (name === "__proto__") return `[${str(name)}]`;
+  return isIdentifier(name) ? name : str(name);
+}
+
+/**
+ * A declared name. Names come from a name table (names.ts), which already made them valid; this
+ * refuses anything else, so a spec value can never reach the source as code.
+ */
+export function ident(name: string): string {
+  if (!isIdentifier(name) || isReservedWord(name)) throw new Error(`internal: "${name}" is not a usable identifier (it should have come from a name table)`);
+  return name;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Code trees
+
+/** A piece of code: raw text (already printed), or a structure `print` may break over lines. */
+export type Code = string | Call | Chain | ObjectLit | ArrayLit;
+
+interface Call {
+  kind: "call";
+  callee: string;
+  args: Code[];
+}
+interface Chain {
+  kind: "chain";
+  base: Code;
+  links: Array<{ method: string; args: Code[] }>;
+}
+interface ObjectLit {
+  kind: "object";
+  /** Key already printed (use `key()`), value; an entry without a value is a shorthand or spread written as is. */
+  entries: Array<[string, Code] | [string]>;
+}
+interface ArrayLit {
+  kind: "array";
+  items: Code[];
+}
+
+export const call = (callee: string, ...args: Code[]): Call => ({ kind: "call", callee, args });
+export const obj = (entries: ObjectLit["entries"]): ObjectLit => ({ kind: "object", entries });
+export const arr = (items: Code[]): ArrayLit => ({ kind: "array", items });
+
+/** `base.method(args)`, appended to an existing chain when `base` is one. */
+export function chain(base: Code, method: string, ...args: Code[]): Chain {
+  if (typeof base !== "string" && base.kind === "chain") return { kind: "chain", base: base.base, links: [...base.links, { method, args }] };
+  return { kind: "chain", base, links: [{ method, args }] };
+}
+
+/** A JSON value as a code tree: keys through `key()`, strings through `str()`. */
+export function literal(value: unknown): Code {
+  if (value === undefined) return "undefined";
+  if (typeof value === "string") return str(value);
+  if (Array.isArray(value)) return arr(value.map(literal));
+  if (value !== null && typeof value === "object") {
+    return obj(Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).map(([k, v]) => [key(k), literal(v)]));
+  }
+  if (typeof value === "number" && !Number.isFinite(value)) return "null";
+  return String(value);
+}
+
+/** One-line forms already worked out: `print` asks for them at every level of a tree. */
+const flatCache = new WeakMap<Exclude<Code, string>, string>();
+
+/** One-line form of a tree (may be long; `print` decides whether to use it). */
+export function flat(code: Code): string {
+  if (typeof code === "string") return code;
+  let text = flatCache.get(code);
+  if (text === undefined) {
+    text = flatUncached(code);
+    flatCache.set(code, text);
+  }
+  return text;
+}
+
+function flatUncached(code: Exclude<Code, string>): string {
+  switch (code.kind) {
+    case "call":
+      return `${code.callee}(${code.args.map(flat).join(", ")})`;
+    case "chain":
+      return flat(code.base) + code.links.map((l) => `.${l.method}(${l.args.map(flat).join(", ")})`).join("");
+    case "object":
+      return code.entries.length === 0 ? "{}" : `{ ${code.entries.map(entryFlat).join(", ")} }`;
+    case "array":
+      return `[${code.items.map(flat).join(", ")}]`;
+  }
+}
+
+function entryFlat(entry: [string, Code] | [string]): string {
+  return entry.length === 1 ? entry[0] : `${entry[0]}: ${flat(entry[1])}`;
+}
+
+/**
+ * Prints `code` starting at `column` of a line indented by `indent`: on one line when it fits,
+ * else broken at its outermost structure (objects and arrays one entry per line, call arguments
+ * likewise, a chain one link per line), recursively.
+ */
+export function print(code: Code, indent = "", column = indent.length): string {
+  const one = flat(code);
+  if (typeof code === "string" || (column + one.length <= WIDTH && !one.includes("\n"))) return one;
+  const inner = indent + INDENT;
+  switch (code.kind) {
+    case "object":
+      if (code.entries.length === 0) return "{}";
+      return `{\n${code.entries.map((e) => `${inner}${e.length === 1 ? e[0] : `${e[0]}: ${print(e[1], inner, inner.length + e[0].length + 2)}`},\n`).join("")}${indent}}`;
+    case "array":
+      if (code.items.length === 0) return "[]";
+      return `[\n${code.items.map((item) => `${inner}${print(item, inner)},\n`).join("")}${indent}]`;
+    case "call": {
+      const head = `${code.callee}(`;
+      // One object or array argument hugs the parentheses: f({ … }).
+      const last = code.args.at(-1);
+      if (last !== undefined && typeof last !== "string" && (last.kind === "object" || last.kind === "array")) {
+        const before = code.args.slice(0, -1).map(flat);
+        const prefix = `${head}${before.map((b) => `${b}, `).join("")}`;
+        if (column + prefix.length + 1 <= WIDTH) return `${prefix}${print(last, indent, column + prefix.length)})`;
+      }
+      if (code.args.length === 0) return `${head})`;
+      return `${head}\n${code.args.map((a) => `${inner}${print(a, inner)},\n`).join("")}${indent})`;
+    }
+    case "chain": {
+      const base = print(code.base, indent, column);
+      const lastLine = base.slice(base.lastIndexOf("\n") + 1);
+      const linkText = (l: Chain["links"][number], at: string, col: number) => print(call(`.${l.method}`, ...l.args), at, col);
+      const tail = code.links.map((l) => flat(call(`.${l.method}`, ...l.args))).join("");
+      const baseColumn = base.includes("\n") ? lastLine.length : column + base.length;
+      if (baseColumn + tail.length <= WIDTH) return base + tail;
+      return base + code.links.map((l) => `\n${inner}${linkText(l, inner, inner.length)}`).join("");
+    }
+  }
+}
+
+/** `export const name[: type] = value;` laid out by `print`. */
+export function constStatement(name: string, value: Code, options: { exported?: boolean; type?: string } = {}): string {
+  const head = `${options.exported ? "export " : ""}const ${ident(name)}${options.type ? `: ${options.type}` : ""} = `;
+  return `${head}${print(value, "", head.length)};`;
+}

@@ -1,0 +1,47 @@
+/**
+ * Reading JSON Schemas of the model: `allOf` of objects merged into one object, and the kind of
+ * value a schema describes. Used by the check stage (a tool step's body fields, its output
+ * wrapping) and by the tools emitter, so both read a schema the same way.
+ */
+import { isObject, type Json, type RefResolver } from "./refs.js";
+
+/** Merges `allOf` members that are all objects into one object schema; anything else is returned as is. */
+export function flattenAllOf(refs: RefResolver, schema: Json, depth = 0): Json {
+  if (!Array.isArray(schema.allOf) || depth > 20) return schema;
+  const members = schema.allOf.map((m) => flattenAllOf(refs, refs.deref(m), depth + 1));
+  if (!members.every((m) => m.type === "object" || isObject(m.properties))) return schema;
+  const { allOf: _allOf, ...rest } = schema;
+  const properties: Json = {};
+  const required = new Set<string>();
+  let additional: unknown;
+  for (const m of [...members, rest]) {
+    Object.assign(properties, isObject(m.properties) ? m.properties : {});
+    for (const r of Array.isArray(m.required) ? m.required : []) required.add(String(r));
+    if (m.additionalProperties !== undefined) additional = m.additionalProperties;
+  }
+  const description = rest.description ?? members.map((m) => m.description).find((d) => typeof d === "string");
+  return {
+    type: "object",
+    ...(description !== undefined ? { description } : {}),
+    properties,
+    ...(required.size ? { required: [...required] } : {}),
+    ...(additional !== undefined ? { additionalProperties: additional } : {}),
+  };
+}
+
+/** The kind of value a schema describes, after refs and allOf. */
+export function kindOf(refs: RefResolver, schema: unknown): "object" | "array" | "other" {
+  const s = flattenAllOf(refs, refs.deref(schema));
+  const type = Array.isArray(s.type) ? s.type.filter((t) => t !== "null") : [s.type];
+  if (type.length === 1 && type[0] === "object") return "object";
+  if (type.length === 1 && type[0] === "array") return "array";
+  if (type[0] === undefined && isObject(s.properties)) return "object";
+  return "other";
+}
+
+/** Text as one sentence: whitespace collapsed, a full stop added when it has no closing mark. */
+export function sentence(text: string): string {
+  const t = text.trim().replace(/\s+/g, " ");
+  if (!t) return "";
+  return /[.!?)]$/.test(t) ? t : `${t}.`;
+}

@@ -1,0 +1,59 @@
+/** generator/print.ts: the one escape point, and layout for a reader. */
+import { describe, expect, it } from "vitest";
+import { arr, call, chain, constStatement, ident, jsdoc, key, lineComment, literal, obj, print, str } from "../../../generator/print.js";
+
+describe("escaping", () => {
+  it("a comment cannot be closed from inside, whatever line terminator the text uses", () => {
+    expect(jsdoc("a */ b")).toMatchInlineSnapshot(`"/** a *\\/ b */"`);
+    expect(jsdoc("one\r\ntwo\u2028three\u2029four\rfive")).toMatchInlineSnapshot(`
+      "/**
+       * one
+       * two
+       * three
+       * four
+       * five
+       */"
+    `);
+    expect(lineComment("file\nname */ \u2028 x")).toMatchInlineSnapshot(`"// file name *\\/ x"`);
+  });
+
+  it("strings are JSON strings with the line and paragraph separators escaped", () => {
+    expect(str("a\"b`c${d}\u2028")).toMatchInlineSnapshot(`""a\\"b\`c\${d}\\u2028""`);
+  });
+
+  it("keys are bare only when they are identifiers; __proto__ is computed so it stays an own key", () => {
+    expect([key("id"), key("idList"), key("source-countries"), key("1a"), key("__proto__"), key("constructor")]).toEqual(["id", "idList", '"source-countries"', '"1a"', '["__proto__"]', "constructor"]);
+    const value = Function(`return { ${key("__proto__")}: 1 }`)() as Record<string, unknown>;
+    expect(Object.hasOwn(value, "__proto__")).toBe(true);
+  });
+
+  it("identifiers must come from a name table", () => {
+    expect(ident("getCard")).toBe("getCard");
+    expect(() => ident("class")).toThrow(/not a usable identifier/);
+    expect(() => ident("a-b")).toThrow(/not a usable identifier/);
+  });
+});
+
+describe("layout", () => {
+  it("keeps what fits on one line and breaks the outermost structure otherwise", () => {
+    expect(print(obj([["a", "1"], ["b", literal(["x", "y"])]]))).toMatchInlineSnapshot(`"{ a: 1, b: ["x", "y"] }"`);
+    const long = obj(Array.from({ length: 12 }, (_, i) => [`field${i}`, chain("z.string()", "optional")] as [string, string | ReturnType<typeof chain>]));
+    expect(constStatement("Shape", call("z.strictObject", long), { exported: true })).toMatchInlineSnapshot(`
+      "export const Shape = z.strictObject({
+        field0: z.string().optional(),
+        field1: z.string().optional(),
+        field2: z.string().optional(),
+        field3: z.string().optional(),
+        field4: z.string().optional(),
+        field5: z.string().optional(),
+        field6: z.string().optional(),
+        field7: z.string().optional(),
+        field8: z.string().optional(),
+        field9: z.string().optional(),
+        field10: z.string().optional(),
+        field11: z.string().optional(),
+      });"
+    `);
+    expect(print(arr([]))).toBe("[]");
+  });
+});

@@ -1,0 +1,118 @@
+/**
+ * Specs nobody here wrote: a spec without x-stepforge is generated leniently — each defect with one
+ * safe repair is repaired and printed as a warning with file:line:col and a JSON pointer — and
+ * `--strict` refuses the same spec. Security requirements: schemes in one requirement are sent
+ * together (AND), requirements are alternatives (OR) and become modes. `generate --check` reports
+ * files in the output folder that no spec generates.
+ */
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { packageRoot } from "../../generator/package-root.js";
+import { compare, generate } from "../../generator/pipeline.js";
+import { runCli } from "../helpers/cli.js";
+import { typecheck } from "../helpers/tsc.js";
+
+const root = packageRoot();
+const work = join(root, "test", ".tmp", "lenient");
+
+const ok = (description = "ok") => ({ "200": { description, content: { "application/json": { schema: { $ref: "#/components/schemas/Card" } } } } });
+
+/** One of each repairable defect, in a JSON file as published specs are (one line: the pointer finds the place). */
+const defective = {
+  openapi: "3.0.3",
+  info: { title: "Boards", version: "1" },
+  servers: [{ url: "https://api.boards.example/1" }],
+  security: [{ APIKey: [], APIToken: [] }, { oauth: [] }],
+  components: {
+    securitySchemes: {
+      APIKey: { type: "apiKey", in: "query", name: "key" },
+      APIToken: { type: "apiKey", in: "query", name: "token" },
+      oauth: { type: "http", scheme: "bearer" },
+    },
+    schemas: {
+      Card: { type: "object", properties: { id: { type: "string", "when it has one.": null }, code: { type: "string", pattern: "([" } } },
+    },
+  },
+  paths: {
+    "/cards/{idCard}/actions": { get: { operationId: "getCardActions", responses: ok() } },
+    "/cards/{id}": {
+      parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+      get: { operationId: "getCard", responses: ok() },
+      put: { operationId: "getCard", responses: ok() },
+      delete: { operationId: "GetCard", responses: ok() },
+    },
+    "/boards": { get: { responses: ok() }, post: { operationId: "then", responses: ok() } },
+  },
+};
+
+beforeAll(() => {
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  writeFileSync(join(work, "boards.json"), JSON.stringify(defective));
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe("lenient generation of a foreign spec", () => {
+  it("repairs each defect and reports it as a warning with its place", async () => {
+    const result = await generate({ specFiles: [join(work, "boards.json")], outDir: join(work, "out"), projectRoot: root });
+    const warnings = result.warnings.map((w) => `${w.code} ${w.line}:${w.column} ${w.pointer} ${w.message}`);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^SF161 1:\d+ \/components\/schemas\/Card\/properties\/id\/when it has one\. "when it has one\." is not a schema keyword/),
+      expect.stringMatching(/^SF162 1:\d+ \/components\/schemas\/Card\/properties\/code\/pattern pattern "\(\[" is not a valid JavaScript regular expression; it is not checked/),
+      expect.stringMatching(/^SF113 1:\d+ \/paths\/~1cards~1\{idCard\}~1actions\/get path parameter "\{idCard\}" is not declared; added it as a required string$/),
+      expect.stringMatching(/^SF112 1:\d+ \/paths\/~1cards~1\{id\}\/put\/operationId operationId "getCard" is also used by GET \/cards\/\{id\}.*; named this one "getCard2"$/),
+      expect.stringMatching(/^SF118 1:\d+ \/paths\/~1cards~1\{id\}\/delete\/operationId operationId "GetCard" differs only in case .*; both would make one type name; named this one "GetCard3"$/),
+      expect.stringMatching(/^SF117 1:\d+ \/paths\/~1boards\/get GET \/boards has no operationId; named it "getBoards"$/),
+      expect.stringMatching(/^SF111 1:\d+ \/paths\/~1boards\/post\/operationId operationId "then" is a name the client cannot use .*; named this one "then2"$/),
+    ]);
+    const model = result.models[0]!;
+    expect(model.operations.map((o) => o.operationId)).toEqual(["getCardActions", "getCard", "getCard2", "GetCard3", "getBoards", "then2"]);
+    // AND: key and token together in one mode; OR: the bearer alternative is a second mode.
+    expect(model.descriptor.auth).toEqual({
+      kind: "api-key",
+      modes: {
+        apiKey_apiToken: [
+          { in: "query", name: "key", value: "{apiKey}" },
+          { in: "query", name: "token", value: "{apiToken}" },
+        ],
+        oauth: [{ in: "header", name: "Authorization", value: "Bearer {accessToken}" }],
+      },
+      defaultMode: "apiKey_apiToken",
+    });
+    expect(Object.fromEntries(Object.entries(model.descriptor.connection.fields).map(([k, f]) => [k, f.required]))).toEqual({ apiKey: false, apiToken: false, accessToken: false });
+
+    // The repaired names reach the types too, so the output type-checks.
+    const tsconfig = join(work, "tsconfig.json");
+    writeFileSync(tsconfig, JSON.stringify({ extends: resolve(root, "tsconfig.json"), compilerOptions: { rootDir: root, noEmit: true }, include: [`${join(work, "out")}/**/*.ts`], exclude: [] }));
+    const { write } = await import("../../generator/pipeline.js");
+    write(join(work, "out"), result.files, { wholeOutDir: false });
+    const check = typecheck(tsconfig);
+    expect(check.output).toBe("");
+  });
+
+  it("prints the repairs as warnings; --strict refuses the same spec", async () => {
+    const lenient = await runCli("generate", "--spec", join(work, "boards.json"), "--out", join(work, "cli"));
+    expect(lenient.code).toBe(0);
+    expect(lenient.stdout).toMatch(/boards\.json:1:\d+ warning SF113 path parameter "\{idCard\}" is not declared; added it as a required string \(at \/paths\/~1cards~1\{idCard\}~1actions\/get\)/);
+    const strict = await runCli("generate", "--strict", "--spec", join(work, "boards.json"), "--out", join(work, "strict"));
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toMatch(/error SF113 .*\(refused: --strict\)/);
+    expect(strict.stderr).toMatch(/error SF161 /);
+    expect(strict.stderr).toContain("nothing was written");
+  });
+});
+
+describe("generate --check", () => {
+  it("reports a stray file in the output folder, without removing it", async () => {
+    const spec = join(work, "boards.json");
+    const out = join(work, "check");
+    const result = await generate({ specFiles: [spec], outDir: out, projectRoot: root });
+    const { write } = await import("../../generator/pipeline.js");
+    write(out, result.files, { wholeOutDir: true });
+    writeFileSync(join(out, "boards", "notes.ts"), "export const mine = 1;\n");
+    const drift = compare(out, result.files, { wholeOutDir: true });
+    expect(drift).toEqual({ changed: [], missing: [], extra: [], stray: ["boards/notes.ts"] });
+    expect(write(out, result.files, { wholeOutDir: true }).stray).toEqual(["boards/notes.ts"]);
+  });
+});
