@@ -17,6 +17,7 @@
  */
 import RandExpModule from "randexp";
 import { fullFormats } from "ajv-formats/dist/formats.js";
+import { prng as randomSource } from "./faults.js";
 
 // randexp is CommonJS whose module.exports is the class itself.
 const RandExp = ((RandExpModule as unknown as { default?: unknown }).default ?? RandExpModule) as typeof import("randexp").default;
@@ -99,18 +100,6 @@ function hashOf(text: string): number {
     h = Math.imul(h, 0x01000193);
   }
   return h >>> 0;
-}
-
-/** mulberry32: small, fast, and the same sequence on every platform. */
-function randomSource(seed: number): Rand {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const intBetween = (rand: Rand, lo: number, hi: number): number => lo + Math.floor(rand() * (hi - lo + 1));
