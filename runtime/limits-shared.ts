@@ -43,7 +43,7 @@ import { type AdmissionItem, StateUnavailableError, type StateStore } from "./st
 import { nextMidnight } from "./time.js";
 
 export interface SharedLimitOptions {
-  /** How long a call waits for an unreachable store before failing (default 5 s). */
+  /** How long a call waits for an unreachable store before failing (default: the store's own `unreachableAfterMs`, else 5 s). */
   unreachableWaitMs?: number | undefined;
   /** A store operation slower than this counts as unreachable (default 2 s). */
   operationTimeoutMs?: number | undefined;
@@ -108,7 +108,8 @@ export class SharedLimitRegistry implements Limiter {
     readonly store: StateStore,
     options: SharedLimitOptions = {},
   ) {
-    this.unreachableWaitMs = options.unreachableWaitMs ?? 5_000;
+    // The bound the user gave the store (`unreachableAfterMs`, STEPFORGE_STATE_WAIT_MS) is the bound of a call.
+    this.unreachableWaitMs = options.unreachableWaitMs ?? store.unreachableAfterMs ?? 5_000;
     this.operationTimeoutMs = options.operationTimeoutMs ?? 2_000;
     this.leaseMs = options.leaseMs ?? 15_000;
     // A folder lock costs more per look than a Redis round trip: look less often there.
@@ -255,10 +256,13 @@ export class SharedLimitRegistry implements Limiter {
       }
       this.suspect = true;
       this.downSince ||= now;
-      // Every waiter that has waited out the bound while the store was down fails now, not one per bound.
+      // Every waiter that has waited out the bound while the store was down fails now, not one per
+      // bound. Measured to now, when the attempt failed, not to when it began: the attempt itself
+      // may have waited up to the store's own bound, and a call must not wait that much longer.
+      const failedAt = Date.now();
       for (const line of this.lines.values()) {
         for (const w of line) {
-          if (!w.settled && now - Math.max(w.since, this.downSince) >= this.unreachableWaitMs && this.remove(w)) w.reject(error);
+          if (!w.settled && failedAt - Math.max(w.since, this.downSince) >= this.unreachableWaitMs && this.remove(w)) w.reject(error);
         }
       }
       if (waiter.settled) return { done: true };

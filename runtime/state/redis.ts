@@ -68,6 +68,7 @@ export class RedisStateStore implements StateStore {
   private readonly connecting: Promise<void>;
   private readonly prefix: string;
   private readonly waitMs: number;
+  readonly unreachableAfterMs: number;
   private readonly where: string;
   private lastError = "";
   private closed = false;
@@ -76,6 +77,7 @@ export class RedisStateStore implements StateStore {
     this.clock = options.clock ?? systemClock;
     this.prefix = options.prefix ?? "stepforge:";
     this.waitMs = options.unreachableAfterMs ?? 5000;
+    this.unreachableAfterMs = this.waitMs;
     this.where = describeRedisUrl(url);
     // ioredis is loaded on first use, so a bundle that never talks to Redis does not carry it.
     this.connecting = import("ioredis").then(({ Redis }) => {

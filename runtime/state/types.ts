@@ -111,6 +111,11 @@ export type StateBackend = "memory" | "file" | "redis";
 export interface StateStore {
   readonly backend: StateBackend;
   readonly clock: Clock;
+  /**
+   * How long one operation waits for an unreachable store before StateUnavailableError (Redis's
+   * `unreachableAfterMs`); a call waiting on the store for a limit is bounded by the same figure.
+   */
+  readonly unreachableAfterMs?: number | undefined;
 
   // Versioned records (connection records, cached tokens, cursors).
   get<T = unknown>(key: string): Promise<StoredRecord<T> | undefined>;

@@ -205,6 +205,31 @@ describe("when the shared state cannot be reached", () => {
     expect(server.seen).toHaveLength(1);
   });
 
+  it("a call waits no longer than the store's own unreachableAfterMs, measured to when an attempt failed", async () => {
+    server = await startServer((_req, res) => json(res, 200, { ok: true }));
+    // Like Redis while it is down: each attempt waits out the store's bound, then fails.
+    const bound = 300;
+    let admits = 0;
+    const inner = new MemoryStateStore();
+    const down = new Proxy(inner, {
+      get(target, name, receiver) {
+        if (name === "unreachableAfterMs") return bound;
+        const value = Reflect.get(target, name, receiver) as unknown;
+        if (typeof value !== "function" || name === "close") return value;
+        return () => {
+          if (name === "admit") admits++;
+          return new Promise((_, reject) => setTimeout(() => reject(new StateUnavailableError("redis", "connection refused")), bound));
+        };
+      },
+    }) as StateStore;
+    // No unreachableWaitMs given: the limiter takes the store's bound (not its 5 s default), and the
+    // first attempt that waited the whole bound fails the call (not one more attempt after it).
+    const c = client(worker(down, { operationTimeoutMs: 5 * bound }), windowLimit);
+    await expect(getThing(c)).rejects.toMatchObject({ code: "state_unreachable" });
+    expect(admits).toBe(1);
+    expect(server.seen).toHaveLength(0);
+  });
+
   it("with the explicit opt-in, counts in this process alone while the store is down", async () => {
     server = await startServer((_req, res) => json(res, 200, { ok: true }));
     const mode: { now: "up" | "down" | "slow" } = { now: "down" };
