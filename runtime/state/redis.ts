@@ -32,8 +32,12 @@ export interface RedisStateOptions {
   prefix?: string | undefined;
   /** Longest wait for a connection or an answer before StateUnavailableError (default 5 s). */
   unreachableAfterMs?: number | undefined;
-  /** Extra ioredis options (TLS, a sentinel setup, …). */
-  redis?: RedisOptions | undefined;
+  /**
+   * Extra ioredis options (its `RedisOptions`: TLS, a sentinel setup, …), passed through as given.
+   * Typed loosely on purpose: naming ioredis's type here put its 25 declaration files into every
+   * consumer's type-check, Redis or not.
+   */
+  redis?: Readonly<Record<string, unknown>> | undefined;
 }
 
 type Scripted = Redis & { [K in ScriptName]: (...args: Array<string | number>) => Promise<unknown> };
@@ -90,7 +94,7 @@ export class RedisStateStore implements StateStore {
       connectTimeout: Math.min(this.waitMs, 10_000),
       // Reconnect forever, backing off to one attempt a second.
       retryStrategy: (times) => Math.min(50 * times, 1000),
-      ...options.redis,
+      ...(options.redis as RedisOptions | undefined),
       }));
     });
   }
