@@ -1,8 +1,8 @@
 /** Running tools in a project outside the repository, with nothing of the repository leaking in. */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { closeSync, openSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
+export { freePort } from "../helpers/ports.js";
 
 export interface Run {
   code: number;
@@ -48,18 +48,6 @@ export function runToFile(command: string, args: string[], cwd: string, env: Nod
     child.on("close", (code) => {
       closeSync(fd);
       resolve({ code: code ?? 1, stdout: readFileSync(file, "utf8"), stderr });
-    });
-  });
-}
-
-/** A port nobody listens on right now, on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
     });
   });
 }

@@ -4,8 +4,8 @@
  * is a spec problem the test names.
  */
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { parse } from "yaml";
+export { freePort } from "../helpers/ports.js";
 
 type Json = Record<string, any>;
 
@@ -127,13 +127,3 @@ export function envelopeErrorExamples(doc: Json, entry: ContractOperation, succe
   return out;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}

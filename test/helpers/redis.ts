@@ -10,9 +10,10 @@
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createConnection, createServer } from "node:net";
+import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "./ports.js";
 
 export interface RunningRedis {
   url: string;
@@ -30,18 +31,6 @@ export const REDIS_SERVER = process.env.REDIS_SERVER ?? "redis-server";
 /** True when a redis-server binary can be run (CI installs the Debian package). */
 export function haveRedis(): boolean {
   return spawnSync(REDIS_SERVER, ["--version"], { stdio: "ignore" }).status === 0;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Resolves once the server answers PING with PONG; rejects after `timeoutMs`. */

@@ -16,6 +16,7 @@ import { MemoryStateStore } from "../../runtime/state/memory.js";
 import { StateUnavailableError, type StateStore } from "../../runtime/state/types.js";
 import { TokenCache } from "../../runtime/tokens.js";
 import { apiKeyConnection, apiKeyService, json, startServer, type TestServer } from "./helpers.js";
+import { ServerWindow } from "./server-window.js";
 
 let server: TestServer | undefined;
 const dirs: string[] = [];
@@ -34,31 +35,6 @@ function worker(store: StateStore, options: SharedLimitOptions = {}): SharedStat
 
 const WINDOW_MS = 400;
 const getThing = (c: ReturnType<typeof createServiceClient>) => c.call("getThing", { params: { path: { id: "1" } } });
-
-class ServerWindow {
-  private arrivals: number[] = [];
-  readonly all: number[] = [];
-  rejected = 0;
-  constructor(
-    readonly requests: number,
-    readonly ms: number,
-  ) {}
-  admit(at: number): boolean {
-    this.arrivals = this.arrivals.filter((t) => t > at - this.ms);
-    if (this.arrivals.length >= this.requests) {
-      this.rejected++;
-      return false;
-    }
-    this.arrivals.push(at);
-    this.all.push(at);
-    return true;
-  }
-  peak(): number {
-    let best = 0;
-    for (const start of this.all) best = Math.max(best, this.all.filter((t) => t >= start && t < start + this.ms).length);
-    return best;
-  }
-}
 
 function client(shared: SharedState, limits: unknown[], extra: Partial<ClientOptions> = {}) {
   return createServiceClient(apiKeyService({ limits, errors: { statuses: { "429": { kind: "rate_limited", retry: true, description: "limit" } } } }), {

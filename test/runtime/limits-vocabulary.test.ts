@@ -12,34 +12,13 @@ import { createServiceClient, createSharedState, monthIn, nextMonthStart, QuotaE
 import { concretePath, limitCovers, planKey } from "../../runtime/limits.js";
 import { minimalSpec, toYaml } from "../helpers/spec.js";
 import { apiKeyConnection, apiKeyService, json, startServer, type TestServer } from "./helpers.js";
+import { ServerWindow } from "./server-window.js";
 
 let server: TestServer | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-/** Arrival-counted sliding window, like the service's. */
-class ServerWindow {
-  private arrivals: number[] = [];
-  readonly all: number[] = [];
-  constructor(
-    readonly requests: number,
-    readonly ms: number,
-  ) {}
-  admit(at: number): boolean {
-    this.arrivals = this.arrivals.filter((t) => t > at - this.ms);
-    if (this.arrivals.length >= this.requests) return false;
-    this.arrivals.push(at);
-    this.all.push(at);
-    return true;
-  }
-  peak(): number {
-    let best = 0;
-    for (const start of this.all) best = Math.max(best, this.all.filter((t) => t >= start && t < start + this.ms).length);
-    return best;
-  }
-}
 
 const WINDOW_MS = 300;
 const boardOps = {

@@ -10,32 +10,13 @@ import {
   type ThrottleEvent,
 } from "../../runtime/index.js";
 import { apiKeyConnection, apiKeyService, delay, json, startServer, type TestServer } from "./helpers.js";
+import { ServerWindow } from "./server-window.js";
 
 let server: TestServer | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-/** A server-side sliding window, counted at arrival as a real service does. */
-class ServerWindow {
-  private arrivals: number[] = [];
-  readonly all: number[] = [];
-  constructor(readonly requests: number, readonly ms: number) {}
-  admit(at: number): boolean {
-    this.arrivals = this.arrivals.filter((t) => t > at - this.ms);
-    if (this.arrivals.length >= this.requests) return false;
-    this.arrivals.push(at);
-    this.all.push(at);
-    return true;
-  }
-  /** The most requests it admitted inside any one window. */
-  peak(): number {
-    let best = 0;
-    for (const start of this.all) best = Math.max(best, this.all.filter((t) => t >= start && t < start + this.ms).length);
-    return best;
-  }
-}
 
 function reject429(res: ServerResponse, error: string) {
   json(res, 429, { error, message: "Rate limit exceeded" });

@@ -2,7 +2,6 @@
  * Tool steps against Prism (the contract mock served from the spec itself), on 127.0.0.1: a step
  * gets the spec's example back, and a request Prism finds invalid comes back as a step error.
  */
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSharedState } from "../../runtime/index.js";
@@ -11,17 +10,7 @@ import { executeTool, type ToolDefinition } from "../../runtime/tools/index.js";
 import { tools as trello } from "../../generated/trello/tools.js";
 import { tools as worldnews } from "../../generated/worldnews/tools.js";
 import { connections, fastRetry } from "./helpers.js";
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from "../helpers/ports.js";
 
 const tool = (list: readonly ToolDefinition[], name: string) => list.find((t) => t.name === name)!;
 
