@@ -66,7 +66,9 @@ export class RequestValidator {
   private readonly cache = new Map<string, ValidateFunction>();
 
   constructor(components: unknown) {
-    this.ajv = new Ajv2020({ strict: false, allErrors: false, logger: false, validateFormats: true });
+    // ownProperties: a required body field named `constructor` or `toString` must be in the body,
+    // not found on Object.prototype.
+    this.ajv = new Ajv2020({ strict: false, allErrors: false, logger: false, validateFormats: true, ownProperties: true });
     addFormats(this.ajv);
     // OpenAPI's numeric formats; ajv-formats knows int32/int64/float/double already in v3.
     this.ajv.addSchema({ $id: SPEC_ID, components: rewriteRefs(components) as object });

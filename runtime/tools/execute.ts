@@ -26,14 +26,20 @@ function isPlainObject(value: unknown): value is Json {
  *
  * Keys are copied as own properties: a `"__proto__"` key (JSON.parse makes it an own key) stays a
  * key that validation refuses, instead of becoming the copy's prototype whose fields would then
- * look given.
+ * look given. The copies have no prototype either: zod reads `input[key]`, so on a plain object an
+ * optional field named `constructor` or `toString` that the model left out would be "given" as
+ * Object.prototype's function and refused.
  */
 export function dropNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(dropNulls);
+  return ownCopy(value, true);
+}
+
+function ownCopy(value: unknown, dropNull: boolean): unknown {
+  if (Array.isArray(value)) return value.map((item) => ownCopy(item, dropNull));
   if (!isPlainObject(value)) return value;
-  const out: Json = {};
+  const out = Object.create(null) as Json;
   for (const [key, child] of Object.entries(value)) {
-    if (child !== null) Object.defineProperty(out, key, { value: dropNulls(child), enumerable: true, writable: true, configurable: true });
+    if (child !== null || !dropNull) Object.defineProperty(out, key, { value: ownCopy(child, dropNull), enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
@@ -52,7 +58,7 @@ export function validateInput(tool: ToolDefinition, input: unknown, limits?: Inp
     .map((path) => ({ path: path.join("."), message: `"__proto__" is not allowed as a key; remove it` }));
   const stripped = tool.input.safeParse(dropNulls(input));
   if (stripped.success && proto.length === 0) return { ok: true, value: stripped.data as Json };
-  const asSent = stripped.success ? stripped : tool.input.safeParse(input);
+  const asSent = stripped.success ? stripped : tool.input.safeParse(ownCopy(input, false));
   if (asSent.success && proto.length === 0) return { ok: true, value: asSent.data as Json };
   let fields = stripped.success ? [] : fieldErrors(stripped.error, known, dropNulls(input));
   if (!stripped.success && !asSent.success) {
