@@ -40,6 +40,49 @@ export function str(value: string): string {
   return JSON.stringify(value).replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
 }
 
+/**
+ * A JSON value as `JSON.parse(`…`)`: JSON a reader can follow, laid out like the code around it,
+ * inside a template literal. For large data only (a mock's schemas and canned answers): the
+ * compiler scans the template as one string token, where an object literal of the same data costs
+ * it every node three times over (parse, bind, check) in every project that compiles the module.
+ * The text is escaped for a template literal: backslashes doubled, backticks and `${` escaped.
+ * JSON.stringify has already escaped every control character; U+2028/U+2029 become JSON escapes.
+ */
+export function jsonData(value: unknown, indent = ""): string {
+  const inner = indent + INDENT;
+  const json = jsonLayout(value, inner, inner.length)
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
+  const text = json.replace(/\\/g, "\\\\").replace(/`/g, "\\`").replace(/\$\{/g, "\\${");
+  return `JSON.parse(\`\n${inner}${text}\n${indent}\`)`;
+}
+
+/** JSON text of `value` starting at `column`: on one line when it fits in WIDTH, else one entry per line. */
+function jsonLayout(value: unknown, indent: string, column: number): string {
+  const one = jsonFlat(value);
+  if (column + one.length <= WIDTH || value === null || typeof value !== "object") return one;
+  const inner = indent + INDENT;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return "[]";
+    return `[\n${value.map((item) => inner + jsonLayout(item, inner, inner.length)).join(",\n")}\n${indent}]`;
+  }
+  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined && typeof v !== "function");
+  if (entries.length === 0) return "{}";
+  const lines = entries.map(([k, v]) => {
+    const head = `${inner}${JSON.stringify(k)}: `;
+    return head + jsonLayout(v, inner, head.length);
+  });
+  return `{\n${lines.join(",\n")}\n${indent}}`;
+}
+
+/** One-line JSON with a space after each separator, as `print` writes object literals. */
+function jsonFlat(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map(jsonFlat).join(", ")}]`;
+  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined && typeof v !== "function");
+  return entries.length === 0 ? "{}" : `{ ${entries.map(([k, v]) => `${JSON.stringify(k)}: ${jsonFlat(v)}`).join(", ")} }`;
+}
+
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 export function isIdentifier(name: string): boolean {

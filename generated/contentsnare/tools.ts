@@ -184,7 +184,6 @@ const OutFolderList = s.looseObject({
 /** Get the current user: `GET /partner_api/v1/me`. */
 export const contentsnareGetMe = defineOperationTool({
   name: "contentsnare_get_me",
-  service: "contentsnare",
   operationId: "getMe",
   title: "Get the current user",
   description: "Get the current user. Returns the Content Snare user the access token belongs to. Useful to check that a connection works. Any valid token may call it. Only `full_name` is confirmed in the response; other fields (such as `email`) are unconfirmed. Returns: the current user.",
@@ -193,13 +192,12 @@ export const contentsnareGetMe = defineOperationTool({
   input: s.strictObject({}),
   output: OutMe.describe("The current user."),
   outputWrap: "none",
-  handler: (client) => client.call("getMe", {}),
+  wire: {},
 });
 
 /** List clients: `GET /partner_api/v1/clients`. */
 export const contentsnareListClients = defineOperationTool({
   name: "contentsnare_list_clients",
-  service: "contentsnare",
   operationId: "listClients",
   title: "List clients",
   description: "List clients. Lists the account's active clients, a page at a time (`limit` and `offset`). Search with `q` and the fields named in `q_by[]` (for example `q_by[]=email` to find a client by e-mail address). Scope `read_clients`. Returns: one page of clients.",
@@ -233,25 +231,22 @@ export const contentsnareListClients = defineOperationTool({
   }),
   output: OutClientList.describe("One page of clients."),
   outputWrap: "none",
-  handler: (client, input) => client.call("listClients", {
-    params: {
-      query: {
-        q: input["q"],
-        "q_by[]": input["q_by"],
-        sort_by: input["sort_by"],
-        sort_direction: input["sort_direction"],
-        limit: input["limit"],
-        offset: input["offset"],
-        include_external: input["include_external"],
-      },
+  wire: {
+    query: {
+      q: "q",
+      "q_by[]": "q_by",
+      sort_by: "sort_by",
+      sort_direction: "sort_direction",
+      limit: "limit",
+      offset: "offset",
+      include_external: "include_external",
     },
-  }),
+  },
 });
 
 /** Create client: `POST /partner_api/v1/clients`. */
 export const contentsnareCreateClient = defineOperationTool({
   name: "contentsnare_create_client",
-  service: "contentsnare",
   operationId: "createClient",
   title: "Create client",
   description: "Create a client profile (a person requests are sent to) from a name and an e-mail address; phone, language and companies are optional. Check with contentsnare_list_clients first: a second call creates a second client. Creates a client profile (seed step \"Create Client\"). Scope `write_clients`. Returns: the client was created; the body is the new client record.",
@@ -275,23 +270,22 @@ export const contentsnareCreateClient = defineOperationTool({
   }),
   output: OutClient.describe("The client was created; the body is the new client record."),
   outputWrap: "none",
-  handler: (client, input) => client.call("createClient", {
+  wire: {
     body: {
-      full_name: input["name"],
-      email: input["email"],
-      first_name: input["first_name"],
-      last_name: input["last_name"],
-      phone: input["phone"],
-      language_code: input["language_code"],
-      client_companies: input["client_companies"],
+      full_name: "name",
+      email: "email",
+      first_name: "first_name",
+      last_name: "last_name",
+      phone: "phone",
+      language_code: "language_code",
+      client_companies: "client_companies",
     },
-  }),
+  },
 });
 
 /** Get a client: `GET /partner_api/v1/clients/{id}`. */
 export const contentsnareGetClient = defineOperationTool({
   name: "contentsnare_get_client",
-  service: "contentsnare",
   operationId: "getClient",
   title: "Get a client",
   description: "Get a client. Returns one client's details. Scope `read_clients`. Returns: the client.",
@@ -304,13 +298,12 @@ export const contentsnareGetClient = defineOperationTool({
   }),
   output: OutClient.describe("The client."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getClient", { params: { path: { id: input["id"] } } }),
+  wire: { path: { id: "id" } },
 });
 
 /** Update a client: `PUT /partner_api/v1/clients/{id}`. */
 export const contentsnareUpdateClient = defineOperationTool({
   name: "contentsnare_update_client",
-  service: "contentsnare",
   operationId: "updateClient",
   title: "Update a client",
   description: "Update a client. Changes a client's profile. Takes the same fields as `createClient`, all optional; fields left out keep their value. Scope `write_clients`. Returns: the updated client.",
@@ -332,24 +325,23 @@ export const contentsnareUpdateClient = defineOperationTool({
   }),
   output: OutClient.describe("The updated client."),
   outputWrap: "none",
-  handler: (client, input) => client.call("updateClient", {
-    params: { path: { id: input["id"] } },
+  wire: {
+    path: { id: "id" },
     body: {
-      full_name: input["full_name"],
-      email: input["email"],
-      first_name: input["first_name"],
-      last_name: input["last_name"],
-      phone: input["phone"],
-      language_code: input["language_code"],
-      client_companies: input["client_companies"],
+      full_name: "full_name",
+      email: "email",
+      first_name: "first_name",
+      last_name: "last_name",
+      phone: "phone",
+      language_code: "language_code",
+      client_companies: "client_companies",
     },
-  }),
+  },
 });
 
 /** Delete a client: `DELETE /partner_api/v1/clients/{id}`. */
 export const contentsnareDeleteClient = defineOperationTool({
   name: "contentsnare_delete_client",
-  service: "contentsnare",
   operationId: "deleteClient",
   title: "Delete a client",
   description: "Delete a client. Deletes a client. Answers 204 with no body (as third-party clients observe; unconfirmed by official docs). Scope `write_clients`. Returns: the client was deleted.",
@@ -362,13 +354,12 @@ export const contentsnareDeleteClient = defineOperationTool({
   }),
   output: s.looseObject({}).describe("The client was deleted. (No body.)"),
   outputWrap: "none",
-  handler: (client, input) => client.call("deleteClient", { params: { path: { id: input["id"] } } }),
+  wire: { path: { id: "id" } },
 });
 
 /** List requests: `GET /partner_api/v1/requests`. */
 export const contentsnareListRequests = defineOperationTool({
   name: "contentsnare_list_requests",
-  service: "contentsnare",
   operationId: "listRequests",
   title: "List requests",
   description: "List requests. Lists requests, a page at a time (`limit` and `offset`). Filter by status with `filter_by[statuses][]` (this is how request status is checked in bulk), search with `q` and `q_by[]`, and ask for extra data with `expand[]`. Scope `read_requests`. Returns: one page of requests.",
@@ -407,26 +398,23 @@ export const contentsnareListRequests = defineOperationTool({
   }),
   output: OutRequestList.describe("One page of requests."),
   outputWrap: "none",
-  handler: (client, input) => client.call("listRequests", {
-    params: {
-      query: {
-        q: input["q"],
-        "q_by[]": input["q_by"],
-        "filter_by[statuses][]": input["filter_by_statuses"],
-        sort_by: input["sort_by"],
-        sort_direction: input["sort_direction"],
-        limit: input["limit"],
-        offset: input["offset"],
-        "expand[]": input["expand"],
-      },
+  wire: {
+    query: {
+      q: "q",
+      "q_by[]": "q_by",
+      "filter_by[statuses][]": "filter_by_statuses",
+      sort_by: "sort_by",
+      sort_direction: "sort_direction",
+      limit: "limit",
+      offset: "offset",
+      "expand[]": "expand",
     },
-  }),
+  },
 });
 
 /** Create request: `POST /partner_api/v1/requests`. */
 export const contentsnareCreateRequest = defineOperationTool({
   name: "contentsnare_create_request",
-  service: "contentsnare",
   operationId: "createRequest",
   title: "Create request",
   description: "Create a request (an information-collection form) for a client from a template, with a deadline and options such as reminders, comments and passcode. Name the client by e-mail (client_email) and the template by id or name. Creates a request from a template and sends it to a client (seed step \"Create Request\"). Scope `write_requests`; also `write_clients` when `client_email` names a client that does not exist yet (the service then creates it, and `client_full_name` is required). Returns: the request was created; the body is the new request, with the single `client` it was created for.",
@@ -481,35 +469,34 @@ export const contentsnareCreateRequest = defineOperationTool({
       "The request was created; the body is the new request, with the single `client` it was created for.",
     ),
   outputWrap: "none",
-  handler: (client, input) => client.call("createRequest", {
+  wire: {
     body: {
-      name: input["name"],
-      client_email: input["client_email"],
-      client_full_name: input["client_full_name"],
-      client_phone: input["client_phone"],
-      company_name: input["company_name"],
-      request_template_id: input["request_template_id"],
-      request_template_name: input["request_template_name"],
-      due: input["due"],
-      status: input["status"],
-      folder_id: input["folder_id"],
-      folder_name: input["folder_name"],
-      owner_id: input["owner_id"],
-      owner_email: input["owner_email"],
-      communication_template_id: input["communication_template_id"],
-      communication_template_name: input["communication_template_name"],
-      comments_enabled: input["comments_enabled"],
-      passcode_enabled: input["passcode_enabled"],
-      share_via_link_enabled: input["share_via_link_enabled"],
-      client_id: input["client_id"],
+      name: "name",
+      client_email: "client_email",
+      client_full_name: "client_full_name",
+      client_phone: "client_phone",
+      company_name: "company_name",
+      request_template_id: "request_template_id",
+      request_template_name: "request_template_name",
+      due: "due",
+      status: "status",
+      folder_id: "folder_id",
+      folder_name: "folder_name",
+      owner_id: "owner_id",
+      owner_email: "owner_email",
+      communication_template_id: "communication_template_id",
+      communication_template_name: "communication_template_name",
+      comments_enabled: "comments_enabled",
+      passcode_enabled: "passcode_enabled",
+      share_via_link_enabled: "share_via_link_enabled",
+      client_id: "client_id",
     },
-  }),
+  },
 });
 
 /** Get a request: `GET /partner_api/v1/requests/{id}`. */
 export const contentsnareGetRequest = defineOperationTool({
   name: "contentsnare_get_request",
-  service: "contentsnare",
   operationId: "getRequest",
   title: "Get a request",
   description: "Get a request. Returns one request with its pages, progress counters and clients. Its `status` is the request's status (there is no separate status endpoint). Scope `read_requests`. Returns: the request.",
@@ -522,13 +509,12 @@ export const contentsnareGetRequest = defineOperationTool({
   }),
   output: OutRequest.describe("The request."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getRequest", { params: { path: { id: input["id"] } } }),
+  wire: { path: { id: "id" } },
 });
 
 /** Update a request: `PUT /partner_api/v1/requests/{id}`. */
 export const contentsnareUpdateRequest = defineOperationTool({
   name: "contentsnare_update_request",
-  service: "contentsnare",
   operationId: "updateRequest",
   title: "Update a request",
   description: "Update a request. Changes a request: name, deadline, status (`draft`, `published`, `completed`, `archived`; this is how a request's status is changed), folder, owner, instructions, communication schedule (null removes it), sharing switches and client assignments. Fields left out keep their value. Scope `write_requests`. Returns: the updated request.",
@@ -564,32 +550,31 @@ export const contentsnareUpdateRequest = defineOperationTool({
   }),
   output: OutRequest.describe("The updated request."),
   outputWrap: "none",
-  handler: (client, input) => client.call("updateRequest", {
-    params: { path: { id: input["id"] } },
+  wire: {
+    path: { id: "id" },
     body: {
-      name: input["name"],
-      due: input["due"],
-      status: input["status"],
-      folder_id: input["folder_id"],
-      folder_name: input["folder_name"],
-      owner_id: input["owner_id"],
-      owner_email: input["owner_email"],
-      instruction_text: input["instruction_text"],
-      show_instruction: input["show_instruction"],
-      communication_template_id: input["communication_template_id"],
-      communication_template_name: input["communication_template_name"],
-      comments_enabled: input["comments_enabled"],
-      passcode_enabled: input["passcode_enabled"],
-      share_via_link_enabled: input["share_via_link_enabled"],
-      client_assignments_ids: input["client_assignments_ids"],
+      name: "name",
+      due: "due",
+      status: "status",
+      folder_id: "folder_id",
+      folder_name: "folder_name",
+      owner_id: "owner_id",
+      owner_email: "owner_email",
+      instruction_text: "instruction_text",
+      show_instruction: "show_instruction",
+      communication_template_id: "communication_template_id",
+      communication_template_name: "communication_template_name",
+      comments_enabled: "comments_enabled",
+      passcode_enabled: "passcode_enabled",
+      share_via_link_enabled: "share_via_link_enabled",
+      client_assignments_ids: "client_assignments_ids",
     },
-  }),
+  },
 });
 
 /** Delete a request: `DELETE /partner_api/v1/requests/{id}`. */
 export const contentsnareDeleteRequest = defineOperationTool({
   name: "contentsnare_delete_request",
-  service: "contentsnare",
   operationId: "deleteRequest",
   title: "Delete a request",
   description: "Delete a request. Deletes a request. Answers 204 with no body (as third-party clients observe; unconfirmed by official docs). Scope `write_requests`. Returns: the request was deleted.",
@@ -602,13 +587,12 @@ export const contentsnareDeleteRequest = defineOperationTool({
   }),
   output: s.looseObject({}).describe("The request was deleted. (No body.)"),
   outputWrap: "none",
-  handler: (client, input) => client.call("deleteRequest", { params: { path: { id: input["id"] } } }),
+  wire: { path: { id: "id" } },
 });
 
 /** List request templates: `GET /partner_api/v1/request_templates`. */
 export const contentsnareListRequestTemplates = defineOperationTool({
   name: "contentsnare_list_request_templates",
-  service: "contentsnare",
   operationId: "listRequestTemplates",
   title: "List request templates",
   description: "List request templates. Lists the account's request templates, a page at a time. Their `id` or `name` goes into `createRequest` (`request_template_id` / `request_template_name`). No filters are known. Scope `read_templates`. Returns: one page of request templates.",
@@ -627,15 +611,12 @@ export const contentsnareListRequestTemplates = defineOperationTool({
   }),
   output: OutRequestTemplateList.describe("One page of request templates."),
   outputWrap: "none",
-  handler: (client, input) => client.call("listRequestTemplates", {
-    params: { query: { limit: input["limit"], offset: input["offset"] } },
-  }),
+  wire: { query: { limit: "limit", offset: "offset" } },
 });
 
 /** List folders: `GET /partner_api/v1/folders`. */
 export const contentsnareListFolders = defineOperationTool({
   name: "contentsnare_list_folders",
-  service: "contentsnare",
   operationId: "listFolders",
   title: "List folders",
   description: "List folders. Lists the folders requests are filed in, a page at a time. Their `id` or `name` goes into `createRequest` / `updateRequest` (`folder_id` / `folder_name`). Scope `read_requests`. Returns: one page of folders.",
@@ -654,9 +635,7 @@ export const contentsnareListFolders = defineOperationTool({
   }),
   output: OutFolderList.describe("One page of folders."),
   outputWrap: "none",
-  handler: (client, input) => client.call("listFolders", {
-    params: { query: { limit: input["limit"], offset: input["offset"] } },
-  }),
+  wire: { query: { limit: "limit", offset: "offset" } },
 });
 
 /**

@@ -489,7 +489,6 @@ const OutListMembershipResponse = s.looseObject({
 /** Get leads: `GET /rest/v1/leads.json`. */
 export const marketoGetLeads = defineOperationTool({
   name: "marketo_get_leads",
-  service: "marketo",
   operationId: "getLeads",
   title: "Get leads",
   description: "Get leads by filter. Returns the leads whose `filterType` field matches one of `filterValues` (Get Leads by Filter Type). With no match the call succeeds with an empty `result`. Without `fields` each lead has id, email, firstName, lastName, createdAt and updatedAt. Pages of up to 300 with `nextPageToken`. A URI over 8 KB gives HTTP 414 (Marketo's workaround, a POST with `_method=GET` and a form body, is not modelled because POST on this path is Sync Leads). Returns: matching leads, or a Marketo error envelope.",
@@ -522,23 +521,20 @@ export const marketoGetLeads = defineOperationTool({
   }),
   output: OutLeadResponse.describe("Matching leads, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getLeads", {
-    params: {
-      query: {
-        filterType: input["filterType"],
-        filterValues: input["filterValues"],
-        fields: input["fields"],
-        batchSize: input["batchSize"],
-        nextPageToken: input["nextPageToken"],
-      },
+  wire: {
+    query: {
+      filterType: "filterType",
+      filterValues: "filterValues",
+      fields: "fields",
+      batchSize: "batchSize",
+      nextPageToken: "nextPageToken",
     },
-  }),
+  },
 });
 
 /** Create or update leads: `POST /rest/v1/leads.json`. */
 export const marketoSyncLeads = defineOperationTool({
   name: "marketo_sync_leads",
-  service: "marketo",
   operationId: "syncLeads",
   title: "Create or update leads",
   description: "Create or update leads. Creates or updates up to 300 leads (Sync Leads). `action` chooses createOrUpdate (default), createOnly, updateOnly or createDuplicate; `lookupField` (default email) is the deduplication key. Each `result` item lines up with the `input` item at the same index and says `created`, `updated` or `skipped` (with `reasons`). Company fields cannot be changed here. Two upserts of the same key close together can create duplicates. Returns: one result per input lead, or a Marketo error envelope.",
@@ -566,21 +562,20 @@ export const marketoSyncLeads = defineOperationTool({
   }),
   output: OutSyncLeadResponse.describe("One result per input lead, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("syncLeads", {
+  wire: {
     body: {
-      action: input["action"],
-      lookupField: input["lookupField"],
-      partitionName: input["partitionName"],
-      asyncProcessing: input["asyncProcessing"],
-      input: input["input"],
+      action: "action",
+      lookupField: "lookupField",
+      partitionName: "partitionName",
+      asyncProcessing: "asyncProcessing",
+      input: "input",
     },
-  }),
+  },
 });
 
 /** Get an activity paging token: `GET /rest/v1/activities/pagingtoken.json`. */
 export const marketoGetPagingToken = defineOperationTool({
   name: "marketo_get_paging_token",
-  service: "marketo",
   operationId: "getPagingToken",
   title: "Get an activity paging token",
   description: "Get an activity paging token. Returns a `nextPageToken` that starts the activity and lead-change feeds at `sinceDatetime`. The answer has no `result`. Returns: the paging token, or a Marketo error envelope.",
@@ -596,15 +591,12 @@ export const marketoGetPagingToken = defineOperationTool({
   }),
   output: OutMarketoResponse.describe("The paging token, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getPagingToken", {
-    params: { query: { sinceDatetime: input["sinceDatetime"] } },
-  }),
+  wire: { query: { sinceDatetime: "sinceDatetime" } },
 });
 
 /** Get lead activities: `GET /rest/v1/activities.json`. */
 export const marketoGetLeadActivities = defineOperationTool({
   name: "marketo_get_lead_activities",
-  service: "marketo",
   operationId: "getLeadActivities",
   title: "Get lead activities",
   description: "Get lead activities. Returns activities of up to 10 types from the point `nextPageToken` marks (from getPagingToken, or from the previous page). The answer always carries a new `nextPageToken`; keep reading while `moreResult` is true and keep the last token to poll later. A page can hold fewer than `batchSize` items while `moreResult` is true. This is the real way to read email activity: 6 Send Email, 7 Email Delivered, 8 Email Bounced, 9 Unsubscribe Email, 10 Open Email, 11 Click Email, 27 Email Bounced Soft (usual standard ids; confirm with getActivityTypes). Returns: a page of activities, or a Marketo error envelope.",
@@ -637,24 +629,21 @@ export const marketoGetLeadActivities = defineOperationTool({
   }),
   output: OutActivityResponse.describe("A page of activities, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getLeadActivities", {
-    params: {
-      query: {
-        nextPageToken: input["nextPageToken"],
-        activityTypeIds: input["activityTypeIds"],
-        assetIds: input["assetIds"],
-        listId: input["listId"],
-        leadIds: input["leadIds"],
-        batchSize: input["batchSize"],
-      },
+  wire: {
+    query: {
+      nextPageToken: "nextPageToken",
+      activityTypeIds: "activityTypeIds",
+      assetIds: "assetIds",
+      listId: "listId",
+      leadIds: "leadIds",
+      batchSize: "batchSize",
     },
-  }),
+  },
 });
 
 /** Get lead changes: `GET /rest/v1/activities/leadchanges.json`. */
 export const marketoGetLeadChanges = defineOperationTool({
   name: "marketo_get_lead_changes",
-  service: "marketo",
   operationId: "getLeadChanges",
   title: "Get lead changes",
   description: "Get lead changes. Returns Data Value Change (type 13) and New Lead (type 12) activities from the point `nextPageToken` marks, each with the changed `fields`. Works like getLeadActivities: a new token is always returned, read on while `moreResult` is true. Returns: a page of lead changes, or a Marketo error envelope.",
@@ -683,23 +672,20 @@ export const marketoGetLeadChanges = defineOperationTool({
   }),
   output: OutLeadChangeResponse.describe("A page of lead changes, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getLeadChanges", {
-    params: {
-      query: {
-        nextPageToken: input["nextPageToken"],
-        fields: input["fields"],
-        listId: input["listId"],
-        leadIds: input["leadIds"],
-        batchSize: input["batchSize"],
-      },
+  wire: {
+    query: {
+      nextPageToken: "nextPageToken",
+      fields: "fields",
+      listId: "listId",
+      leadIds: "leadIds",
+      batchSize: "batchSize",
     },
-  }),
+  },
 });
 
 /** Get activity types: `GET /rest/v1/activities/types.json`. */
 export const marketoGetActivityTypes = defineOperationTool({
   name: "marketo_get_activity_types",
-  service: "marketo",
   operationId: "getActivityTypes",
   title: "Get activity types",
   description: "Get activity types. Lists the instance's activity types with their primary attribute and attributes; use it to confirm the ids of email activity types. Returns: the activity types, or a Marketo error envelope.",
@@ -708,13 +694,12 @@ export const marketoGetActivityTypes = defineOperationTool({
   input: s.strictObject({}),
   output: OutActivityTypeResponse.describe("The activity types, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client) => client.call("getActivityTypes", {}),
+  wire: {},
 });
 
 /** Get email bounced activities: `GET /rest/v1/activities/emailbounced.json`. */
 export const marketoGetEmailBouncedActivities = defineOperationTool({
   name: "marketo_get_email_bounced_activities",
-  service: "marketo",
   operationId: "getEmailBouncedActivities",
   title: "Get email bounced activities",
   description: "Get email bounced activities. Seed operation with no public counterpart: Marketo has no emailbounced endpoint (a real instance answers 610 \"Requested resource not found\"). The real way is getLeadActivities (`/rest/v1/activities.json`) with `activityTypeIds=8,27` (Email Bounced, Email Bounced Soft). Kept as the seed names it, modelled on the activities feed: the same token, list, lead and asset filters and the same paging with `nextPageToken` and `moreResult`. Returns: a page of bounce activities, or a Marketo error envelope.",
@@ -743,23 +728,20 @@ export const marketoGetEmailBouncedActivities = defineOperationTool({
   }),
   output: OutActivityResponse.describe("A page of bounce activities, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getEmailBouncedActivities", {
-    params: {
-      query: {
-        nextPageToken: input["nextPageToken"],
-        assetIds: input["assetIds"],
-        listId: input["listId"],
-        leadIds: input["leadIds"],
-        batchSize: input["batchSize"],
-      },
+  wire: {
+    query: {
+      nextPageToken: "nextPageToken",
+      assetIds: "assetIds",
+      listId: "listId",
+      leadIds: "leadIds",
+      batchSize: "batchSize",
     },
-  }),
+  },
 });
 
 /** Get email opened activities: `GET /rest/v1/activities/emailopened.json`. */
 export const marketoGetEmailOpenedActivities = defineOperationTool({
   name: "marketo_get_email_opened_activities",
-  service: "marketo",
   operationId: "getEmailOpenedActivities",
   title: "Get email opened activities",
   description: "Get email opened activities. Seed operation with no public counterpart: Marketo has no emailopened endpoint (a real instance answers 610 \"Requested resource not found\"). The real way is getLeadActivities (`/rest/v1/activities.json`) with `activityTypeIds=10` (Open Email). Kept as the seed names it, modelled on the activities feed: the same token, list, lead and asset filters and the same paging with `nextPageToken` and `moreResult`. Returns: a page of email open activities, or a Marketo error envelope.",
@@ -788,23 +770,20 @@ export const marketoGetEmailOpenedActivities = defineOperationTool({
   }),
   output: OutActivityResponse.describe("A page of email open activities, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getEmailOpenedActivities", {
-    params: {
-      query: {
-        nextPageToken: input["nextPageToken"],
-        assetIds: input["assetIds"],
-        listId: input["listId"],
-        leadIds: input["leadIds"],
-        batchSize: input["batchSize"],
-      },
+  wire: {
+    query: {
+      nextPageToken: "nextPageToken",
+      assetIds: "assetIds",
+      listId: "listId",
+      leadIds: "leadIds",
+      batchSize: "batchSize",
     },
-  }),
+  },
 });
 
 /** Get campaigns: `GET /rest/v1/campaigns.json`. */
 export const marketoGetCampaigns = defineOperationTool({
   name: "marketo_get_campaigns",
-  service: "marketo",
   operationId: "getCampaigns",
   title: "Get campaigns",
   description: "Get campaigns. Lists smart campaigns, optionally filtered by id, name, program or workspace, or to those a web service call can trigger (`isTriggerable`). Pages of up to 300 with `nextPageToken`. Adobe marks this Lead Database endpoint as superseded by the Asset API's `/rest/asset/v1/smartCampaigns.json`; it still works. Returns: a page of campaigns, or a Marketo error envelope.",
@@ -835,25 +814,22 @@ export const marketoGetCampaigns = defineOperationTool({
   }),
   output: OutCampaignResponse.describe("A page of campaigns, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getCampaigns", {
-    params: {
-      query: {
-        id: input["id"],
-        name: input["name"],
-        programName: input["programName"],
-        workspaceName: input["workspaceName"],
-        isTriggerable: input["isTriggerable"],
-        batchSize: input["batchSize"],
-        nextPageToken: input["nextPageToken"],
-      },
+  wire: {
+    query: {
+      id: "id",
+      name: "name",
+      programName: "programName",
+      workspaceName: "workspaceName",
+      isTriggerable: "isTriggerable",
+      batchSize: "batchSize",
+      nextPageToken: "nextPageToken",
     },
-  }),
+  },
 });
 
 /** Get campaign: `GET /rest/v1/campaigns/{id}.json`. */
 export const marketoGetCampaign = defineOperationTool({
   name: "marketo_get_campaign",
-  service: "marketo",
   operationId: "getCampaign",
   title: "Get campaign",
   description: "Get campaign. Returns one smart campaign in `result[0]`. An unknown id fails with 1013. Returns: the campaign, or a Marketo error envelope.",
@@ -862,13 +838,12 @@ export const marketoGetCampaign = defineOperationTool({
   input: s.strictObject({ id: z.number().int().describe("Smart campaign id.") }),
   output: OutCampaignResponse.describe("The campaign, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getCampaign", { params: { path: { id: input["id"] } } }),
+  wire: { path: { id: "id" } },
 });
 
 /** Trigger campaign: `POST /rest/v1/campaigns/{id}/trigger.json`. */
 export const marketoTriggerCampaign = defineOperationTool({
   name: "marketo_trigger_campaign",
-  service: "marketo",
   operationId: "triggerCampaign",
   title: "Trigger campaign",
   description: "Trigger campaign. Runs an active trigger campaign for up to 100 leads (Request Campaign), optionally overriding up to 100 My Tokens. The campaign needs a \"Campaign is Requested, Source Web Service API\" trigger; a batch campaign fails with 1003. Needs the Execute Campaign permission. Not safe to resend: each call runs the campaign flow again. Returns: the campaign id, or a Marketo error envelope.",
@@ -886,16 +861,12 @@ export const marketoTriggerCampaign = defineOperationTool({
   }),
   output: OutIdResultResponse.describe("The campaign id, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("triggerCampaign", {
-    params: { path: { id: input["id"] } },
-    body: { input: input["input"] },
-  }),
+  wire: { path: { id: "id" }, body: { input: "input" } },
 });
 
 /** Schedule campaign: `POST /rest/v1/campaigns/{id}/schedule.json`. */
 export const marketoScheduleCampaign = defineOperationTool({
   name: "marketo_schedule_campaign",
-  service: "marketo",
   operationId: "scheduleCampaign",
   title: "Schedule campaign",
   description: "Schedule campaign. Schedules a batch campaign to run at `runAt` (five minutes from now when left out, at most two years ahead), optionally with My Token overrides or on a clone of its program (`cloneToProgramName`, capped at 20 calls a day). Not safe to resend. Returns: the campaign id, or a Marketo error envelope.",
@@ -917,16 +888,12 @@ export const marketoScheduleCampaign = defineOperationTool({
   }),
   output: OutIdResultResponse.describe("The campaign id, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("scheduleCampaign", {
-    params: { path: { id: input["id"] } },
-    body: { input: input["input"] },
-  }),
+  wire: { path: { id: "id" }, body: { input: "input" } },
 });
 
 /** Get email programs: `GET /rest/asset/v1/programs.json`. */
 export const marketoGetEmailPrograms = defineOperationTool({
   name: "marketo_get_email_programs",
-  service: "marketo",
   operationId: "getEmailPrograms",
   title: "Get email programs",
   description: "Get email programs. Browses programs (Asset API), `maxReturn` at a time (default 20, at most 200) from `offset`. The seed filters with `type=email`; the public Browse Programs endpoint defines no `type` parameter (the program type comes back per record, e.g. \"Email\"), its filters are `filterType`/`filterValues`, `earliestUpdatedAt`/`latestUpdatedAt` and `status`. Both are declared; filter on the record's `type` to be sure. Past the last program the call succeeds with the warning \"No assets found for the given search criteria.\" and no `result`. Returns: a page of programs, or a Marketo error envelope.",
@@ -970,26 +937,23 @@ export const marketoGetEmailPrograms = defineOperationTool({
   }),
   output: OutProgramResponse.describe("A page of programs, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getEmailPrograms", {
-    params: {
-      query: {
-        type: input["type"],
-        maxReturn: input["maxReturn"],
-        offset: input["offset"],
-        filterType: input["filterType"],
-        filterValues: input["filterValues"],
-        earliestUpdatedAt: input["earliestUpdatedAt"],
-        latestUpdatedAt: input["latestUpdatedAt"],
-        status: input["status"],
-      },
+  wire: {
+    query: {
+      type: "type",
+      maxReturn: "maxReturn",
+      offset: "offset",
+      filterType: "filterType",
+      filterValues: "filterValues",
+      earliestUpdatedAt: "earliestUpdatedAt",
+      latestUpdatedAt: "latestUpdatedAt",
+      status: "status",
     },
-  }),
+  },
 });
 
 /** Get program stats: `GET /rest/asset/v1/program/{id}/stats.json`. */
 export const marketoGetProgramStats = defineOperationTool({
   name: "marketo_get_program_stats",
-  service: "marketo",
   operationId: "getProgramStats",
   title: "Get program stats",
   description: "Get program stats. Seed operation with no public counterpart: the Asset API has no program statistics endpoint (a real instance answers 610 \"Requested resource not found\"). Program performance is put together from program members (`GET /rest/v1/programs/{programId}/members.json` or a bulk program-member export) and from activities. Kept as the seed names it; the stats record is open because no source defines its fields. Returns: the program's statistics, or a Marketo error envelope.",
@@ -998,13 +962,12 @@ export const marketoGetProgramStats = defineOperationTool({
   input: s.strictObject({ id: z.number().int().describe("Program id.") }),
   output: OutProgramStatsResponse.describe("The program's statistics, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getProgramStats", { params: { path: { id: input["id"] } } }),
+  wire: { path: { id: "id" } },
 });
 
 /** Get landing page stats: `GET /rest/asset/v1/landingPage/{id}/stats.json`. */
 export const marketoGetLandingPageStats = defineOperationTool({
   name: "marketo_get_landing_page_stats",
-  service: "marketo",
   operationId: "getLandingPageStats",
   title: "Get landing page stats",
   description: "Get landing page stats. Seed operation with no public counterpart: the Asset API offers landing page metadata, content and approval but no statistics (a real instance answers 610 \"Requested resource not found\"). Page visits and form fills are read as activities (types 1 Visit Webpage and 2 Fill Out Form) through getLeadActivities. Kept as the seed names it; the stats record is open because no source defines its fields. Returns: the landing page's statistics, or a Marketo error envelope.",
@@ -1013,13 +976,12 @@ export const marketoGetLandingPageStats = defineOperationTool({
   input: s.strictObject({ id: z.number().int().describe("Landing page id.") }),
   output: OutLandingPageStatsResponse.describe("The landing page's statistics, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getLandingPageStats", { params: { path: { id: input["id"] } } }),
+  wire: { path: { id: "id" } },
 });
 
 /** Get email content: `GET /rest/asset/v1/email/{id}/content.json`. */
 export const marketoGetEmailContent = defineOperationTool({
   name: "marketo_get_email_content",
-  service: "marketo",
   operationId: "getEmailContent",
   title: "Get email content",
   description: "Get email content. Returns the editable sections of an email (rich text, text, snippet or dynamic content). An email using Predictive Content fails with 709. Returns: the content sections, or a Marketo error envelope.",
@@ -1035,15 +997,12 @@ export const marketoGetEmailContent = defineOperationTool({
   }),
   output: OutEmailContentResponse.describe("The content sections, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getEmailContent", {
-    params: { path: { id: input["id"] }, query: { status: input["status"] } },
-  }),
+  wire: { path: { id: "id" }, query: { status: "status" } },
 });
 
 /** Get email by name: `GET /rest/asset/v1/email/byName.json`. */
 export const marketoGetEmailByName = defineOperationTool({
   name: "marketo_get_email_by_name",
-  service: "marketo",
   operationId: "getEmailByName",
   title: "Get email by name",
   description: "Get email by name. Returns the email with this name, optionally in one folder or program. When none matches the call succeeds with the warning \"No assets found for the given search criteria.\" and no `result`; emails of A/B-test email programs are never found this way. Returns: the email, or a Marketo error envelope.",
@@ -1064,15 +1023,12 @@ export const marketoGetEmailByName = defineOperationTool({
   }),
   output: OutEmailResponse.describe("The email, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getEmailByName", {
-    params: { query: { name: input["name"], status: input["status"], folder: input["folder"] } },
-  }),
+  wire: { query: { name: "name", status: "status", folder: "folder" } },
 });
 
 /** Approve email draft: `POST /rest/asset/v1/email/{id}/approveDraft.json`. */
 export const marketoApproveEmailDraft = defineOperationTool({
   name: "marketo_approve_email_draft",
-  service: "marketo",
   operationId: "approveEmailDraft",
   title: "Approve email draft",
   description: "Approve email draft. Approves the email's draft, which replaces the approved version. From name, from email, reply-to and subject must be filled in. With no draft (already approved) the call fails with 709. Needs the Approve Assets permission. Takes no body. Returns: the email id, or a Marketo error envelope.",
@@ -1081,13 +1037,12 @@ export const marketoApproveEmailDraft = defineOperationTool({
   input: s.strictObject({ id: z.number().int().describe("Email asset id.") }),
   output: OutAssetIdResponse.describe("The email id, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("approveEmailDraft", { params: { path: { id: input["id"] } } }),
+  wire: { path: { id: "id" } },
 });
 
 /** Get lists: `GET /rest/v1/lists.json`. */
 export const marketoGetLists = defineOperationTool({
   name: "marketo_get_lists",
-  service: "marketo",
   operationId: "getLists",
   title: "Get lists",
   description: "Get lists. Lists static lists, optionally filtered by id, name, program or workspace. Pages of up to 300 with `nextPageToken`. Returns: a page of static lists, or a Marketo error envelope.",
@@ -1113,24 +1068,21 @@ export const marketoGetLists = defineOperationTool({
   }),
   output: OutStaticListResponse.describe("A page of static lists, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getLists", {
-    params: {
-      query: {
-        id: input["id"],
-        name: input["name"],
-        programName: input["programName"],
-        workspaceName: input["workspaceName"],
-        batchSize: input["batchSize"],
-        nextPageToken: input["nextPageToken"],
-      },
+  wire: {
+    query: {
+      id: "id",
+      name: "name",
+      programName: "programName",
+      workspaceName: "workspaceName",
+      batchSize: "batchSize",
+      nextPageToken: "nextPageToken",
     },
-  }),
+  },
 });
 
 /** Check list membership: `GET /rest/v1/lists/{listId}/leads.json`. */
 export const marketoGetListMembers = defineOperationTool({
   name: "marketo_get_list_members",
-  service: "marketo",
   operationId: "getListMembers",
   title: "Check list membership",
   description: "Get leads in a list. Returns the leads that are members of the static list (Get Leads By List Id), pages of up to 300 with `nextPageToken`. The seed calls this \"Check list membership\"; to test whether given leads are members use checkListMembership (`/leads/ismember.json`). Returns: a page of member leads, or a Marketo error envelope.",
@@ -1154,18 +1106,15 @@ export const marketoGetListMembers = defineOperationTool({
   }),
   output: OutLeadResponse.describe("A page of member leads, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getListMembers", {
-    params: {
-      path: { listId: input["listId"] },
-      query: { fields: input["fields"], batchSize: input["batchSize"], nextPageToken: input["nextPageToken"] },
-    },
-  }),
+  wire: {
+    path: { listId: "listId" },
+    query: { fields: "fields", batchSize: "batchSize", nextPageToken: "nextPageToken" },
+  },
 });
 
 /** Add leads to list: `POST /rest/v1/lists/{listId}/leads.json`. */
 export const marketoAddLeadsToList = defineOperationTool({
   name: "marketo_add_leads_to_list",
-  service: "marketo",
   operationId: "addLeadsToList",
   title: "Add leads to list",
   description: "Add leads to list. Adds up to 300 leads, by id, to the static list. Each `result` item says `added`, or `skipped` with reasons (1004 lead not found). Adding a member again does no harm, so a resend is safe. Marketo also takes the ids as repeated `id` query parameters; the JSON body is modelled. Returns: one result per lead id, or a Marketo error envelope.",
@@ -1180,16 +1129,12 @@ export const marketoAddLeadsToList = defineOperationTool({
   }),
   output: OutListMembershipResponse.describe("One result per lead id, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("addLeadsToList", {
-    params: { path: { listId: input["listId"] } },
-    body: { input: input["input"] },
-  }),
+  wire: { path: { listId: "listId" }, body: { input: "input" } },
 });
 
 /** Remove leads from list: `DELETE /rest/v1/lists/{listId}/leads.json`. */
 export const marketoRemoveLeadsFromList = defineOperationTool({
   name: "marketo_remove_leads_from_list",
-  service: "marketo",
   operationId: "removeLeadsFromList",
   title: "Remove leads from list",
   description: "Remove leads from list. Removes up to 300 leads, by id, from the static list. Each `result` item says `removed`, or `skipped` with reasons. The ids travel in a JSON body with the DELETE (Marketo also takes them as repeated `id` query parameters, the form Adobe's docs show). Returns: one result per lead id, or a Marketo error envelope.",
@@ -1204,16 +1149,12 @@ export const marketoRemoveLeadsFromList = defineOperationTool({
   }),
   output: OutListMembershipResponse.describe("One result per lead id, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("removeLeadsFromList", {
-    params: { path: { listId: input["listId"] } },
-    body: { input: input["input"] },
-  }),
+  wire: { path: { listId: "listId" }, body: { input: "input" } },
 });
 
 /** Check whether leads are in a list: `GET /rest/v1/lists/{listId}/leads/ismember.json`. */
 export const marketoCheckListMembership = defineOperationTool({
   name: "marketo_check_list_membership",
-  service: "marketo",
   operationId: "checkListMembership",
   title: "Check whether leads are in a list",
   description: "Check whether leads are in a list. Tells for each of up to 300 lead ids whether it is a member of the static list: `memberof`, `notmemberof`, or `skipped` with reasons (1004 lead not found). Returns: one result per lead id, or a Marketo error envelope.",
@@ -1228,9 +1169,7 @@ export const marketoCheckListMembership = defineOperationTool({
   }),
   output: OutListMembershipResponse.describe("One result per lead id, or a Marketo error envelope."),
   outputWrap: "none",
-  handler: (client, input) => client.call("checkListMembership", {
-    params: { path: { listId: input["listId"] }, query: { id: input["id"] } },
-  }),
+  wire: { path: { listId: "listId" }, query: { id: "id" } },
 });
 
 /** Marketo API Call: any endpoint under the connection's base address (GET, POST, DELETE). */

@@ -578,7 +578,6 @@ const OutWebhook = s.looseObject({
 /** Create card: `POST /1/cards`. */
 export const trelloCreateCard = defineOperationTool({
   name: "trello_create_card",
-  service: "trello",
   operationId: "createCard",
   title: "Create card",
   description: "Create a new card (a task) in a Trello list. Use it to add work to a board; find the list id first with trello_get_boards and trello_get_board_lists. Creates a card in a list (the \"Create Card\" tool step). `idList` is required; `pos` defaults to `bottom`. Trello documents these fields as query parameters and also accepts them as a JSON body, which is the form used here. Returns: the created card.",
@@ -625,31 +624,30 @@ export const trelloCreateCard = defineOperationTool({
   }),
   output: OutCard.describe("The created card."),
   outputWrap: "none",
-  handler: (client, input) => client.call("createCard", {
+  wire: {
     body: {
-      idList: input["idList"],
-      name: input["name"],
-      desc: input["desc"],
-      pos: input["pos"],
-      due: input["due"],
-      start: input["start"],
-      dueComplete: input["dueComplete"],
-      idMembers: input["idMembers"],
-      idLabels: input["idLabels"],
-      urlSource: input["urlSource"],
-      idCardSource: input["idCardSource"],
-      keepFromSource: input["keepFromSource"],
-      address: input["address"],
-      locationName: input["locationName"],
-      coordinates: input["coordinates"],
+      idList: "idList",
+      name: "name",
+      desc: "desc",
+      pos: "pos",
+      due: "due",
+      start: "start",
+      dueComplete: "dueComplete",
+      idMembers: "idMembers",
+      idLabels: "idLabels",
+      urlSource: "urlSource",
+      idCardSource: "idCardSource",
+      keepFromSource: "keepFromSource",
+      address: "address",
+      locationName: "locationName",
+      coordinates: "coordinates",
     },
-  }),
+  },
 });
 
 /** Get card: `GET /1/cards/{id}`. */
 export const trelloGetCard = defineOperationTool({
   name: "trello_get_card",
-  service: "trello",
   operationId: "getCard",
   title: "Get card",
   description: "Read one card by its id or shortLink: name, description, list, due date, labels, members and, when asked for, its checklists, attachments and actions. Returns one card (the \"Get Card\" tool step). Nested resources (attachments, checklists, members, board, list, actions) are added only when asked for with query parameters. Returns: the card.",
@@ -682,27 +680,24 @@ export const trelloGetCard = defineOperationTool({
   }),
   output: OutCard.describe("The card."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getCard", {
-    params: {
-      path: { id: input["id"] },
-      query: {
-        fields: input["fields"],
-        actions: input["actions"],
-        attachments: input["attachments"],
-        members: input["members"],
-        checklists: input["checklists"],
-        board: input["board"],
-        list: input["list"],
-        customFieldItems: input["customFieldItems"],
-      },
+  wire: {
+    path: { id: "id" },
+    query: {
+      fields: "fields",
+      actions: "actions",
+      attachments: "attachments",
+      members: "members",
+      checklists: "checklists",
+      board: "board",
+      list: "list",
+      customFieldItems: "customFieldItems",
     },
-  }),
+  },
 });
 
 /** Update card: `PUT /1/cards/{id}`. */
 export const trelloUpdateCard = defineOperationTool({
   name: "trello_update_card",
-  service: "trello",
   operationId: "updateCard",
   title: "Update card",
   description: "Change an existing card: rename it, edit its description, move it to another list or board, set its due date, position, labels or members. Only the fields given are changed. To archive a card use trello_archive_card. Changes fields of a card (the \"Update Card\" tool step). Setting `idList` moves the card; `closed: true` archives it (the \"Archive Card\" tool step); `due: null` clears the due date. Only the fields sent are changed. Returns: the card after the change.",
@@ -752,34 +747,33 @@ export const trelloUpdateCard = defineOperationTool({
   }),
   output: OutCard.describe("The card after the change."),
   outputWrap: "none",
-  handler: (client, input) => client.call("updateCard", {
-    params: { path: { id: input["id"] } },
+  wire: {
+    path: { id: "id" },
     body: {
-      name: input["name"],
-      desc: input["desc"],
-      closed: input["closed"],
-      idList: input["idList"],
-      idBoard: input["idBoard"],
-      pos: input["pos"],
-      due: input["due"],
-      start: input["start"],
-      dueComplete: input["dueComplete"],
-      idMembers: input["idMembers"],
-      idLabels: input["idLabels"],
-      idAttachmentCover: input["idAttachmentCover"],
-      subscribed: input["subscribed"],
-      address: input["address"],
-      locationName: input["locationName"],
-      coordinates: input["coordinates"],
-      cover: input["cover"],
+      name: "name",
+      desc: "desc",
+      closed: "closed",
+      idList: "idList",
+      idBoard: "idBoard",
+      pos: "pos",
+      due: "due",
+      start: "start",
+      dueComplete: "dueComplete",
+      idMembers: "idMembers",
+      idLabels: "idLabels",
+      idAttachmentCover: "idAttachmentCover",
+      subscribed: "subscribed",
+      address: "address",
+      locationName: "locationName",
+      coordinates: "coordinates",
+      cover: "cover",
     },
-  }),
+  },
 });
 
 /** Delete card: `DELETE /1/cards/{id}`. */
 export const trelloDeleteCard = defineOperationTool({
   name: "trello_delete_card",
-  service: "trello",
   operationId: "deleteCard",
   title: "Delete card",
   description: "Delete a card. Deletes a card permanently; it cannot be restored. To archive a card instead (the \"Archive Card\" tool step), use updateCard with `closed: true`. Returns: the card was deleted. Trello answers with an (empty) `limits` object.",
@@ -792,13 +786,12 @@ export const trelloDeleteCard = defineOperationTool({
     limits: s.record(z.string(), z.unknown()).describe("Always empty here.").optional(),
   }).describe("The card was deleted. Trello answers with an (empty) `limits` object."),
   outputWrap: "none",
-  handler: (client, input) => client.call("deleteCard", { params: { path: { id: input["id"] } } }),
+  wire: { path: { id: "id" } },
 });
 
 /** Add comment to card: `POST /1/cards/{id}/actions/comments`. */
 export const trelloAddCommentToCard = defineOperationTool({
   name: "trello_add_comment_to_card",
-  service: "trello",
   operationId: "addCommentToCard",
   title: "Add comment to card",
   description: "Add a comment to a card, e.g. to record progress or ask a question on a task. Adds a comment to a card (the \"Add Comment to Card\" step and the legacy \"Add Comment\" action). Returns the created `commentCard` action. Needs comment permission on the board. Returns: the created comment action.",
@@ -818,16 +811,12 @@ export const trelloAddCommentToCard = defineOperationTool({
   }),
   output: OutAction.describe("The created comment action."),
   outputWrap: "none",
-  handler: (client, input) => client.call("addCommentToCard", {
-    params: { path: { id: input["id"] } },
-    body: { text: input["text"] },
-  }),
+  wire: { path: { id: "id" }, body: { text: "text" } },
 });
 
 /** List actions on a card: `GET /1/cards/{id}/actions`. */
 export const trelloGetCardActions = defineOperationTool({
   name: "trello_get_card_actions",
-  service: "trello",
   operationId: "getCardActions",
   title: "List actions on a card",
   description: "List actions on a card. Lists the actions (history) of a card, newest first. With `filter=commentCard` it lists the card's comments. Returns: the card's actions.",
@@ -848,15 +837,12 @@ export const trelloGetCardActions = defineOperationTool({
   }),
   output: s.looseObject({ items: s.array(OutAction).describe("The card's actions.") }),
   outputWrap: "items",
-  handler: (client, input) => client.call("getCardActions", {
-    params: { path: { id: input["id"] }, query: { filter: input["filter"], page: input["page"] } },
-  }),
+  wire: { path: { id: "id" }, query: { filter: "filter", page: "page" } },
 });
 
 /** Update checklist item: `PUT /1/cards/{id}/checkItem/{idCheckItem}`. */
 export const trelloUpdateCheckItem = defineOperationTool({
   name: "trello_update_check_item",
-  service: "trello",
   operationId: "updateCheckItem",
   title: "Update checklist item",
   description: "Update a check item on a card. Changes a check item of one of the card's checklists: tick it (`state: complete`), rename it, move it (`pos`, or `idChecklist` for another checklist of the card), or set its due date and member. The path goes through the card, not the checklist, and uses the singular `checkItem`. Returns: the check item after the change.",
@@ -888,24 +874,23 @@ export const trelloUpdateCheckItem = defineOperationTool({
   }),
   output: OutCheckItem.describe("The check item after the change."),
   outputWrap: "none",
-  handler: (client, input) => client.call("updateCheckItem", {
-    params: { path: { id: input["id"], idCheckItem: input["idCheckItem"] } },
+  wire: {
+    path: { id: "id", idCheckItem: "idCheckItem" },
     body: {
-      name: input["name"],
-      state: input["state"],
-      idChecklist: input["idChecklist"],
-      pos: input["pos"],
-      due: input["due"],
-      dueReminder: input["dueReminder"],
-      idMember: input["idMember"],
+      name: "name",
+      state: "state",
+      idChecklist: "idChecklist",
+      pos: "pos",
+      due: "due",
+      dueReminder: "dueReminder",
+      idMember: "idMember",
     },
-  }),
+  },
 });
 
 /** Add label to card: `POST /1/cards/{id}/idLabels`. */
 export const trelloAddLabelToCard = defineOperationTool({
   name: "trello_add_label_to_card",
-  service: "trello",
   operationId: "addLabelToCard",
   title: "Add label to card",
   description: "Add a label to a card. Applies an existing label of the card's board to the card (`value` = label id). To create a label first, use createLabel. Answers 400 if the label is already on the card. Returns: the ids of the card's labels after the change.",
@@ -920,16 +905,12 @@ export const trelloAddLabelToCard = defineOperationTool({
     items: s.array(OutTrelloId).describe("The ids of the card's labels after the change."),
   }),
   outputWrap: "items",
-  handler: (client, input) => client.call("addLabelToCard", {
-    params: { path: { id: input["id"] } },
-    body: { value: input["value"] },
-  }),
+  wire: { path: { id: "id" }, body: { value: "value" } },
 });
 
 /** Remove label from card: `DELETE /1/cards/{id}/idLabels/{idLabel}`. */
 export const trelloRemoveLabelFromCard = defineOperationTool({
   name: "trello_remove_label_from_card",
-  service: "trello",
   operationId: "removeLabelFromCard",
   title: "Remove label from card",
   description: "Remove a label from a card. Takes a label off a card. The label remains defined on the board. Returns: the label was removed.",
@@ -942,15 +923,12 @@ export const trelloRemoveLabelFromCard = defineOperationTool({
   }),
   output: OutEmptyValue.describe("The label was removed."),
   outputWrap: "none",
-  handler: (client, input) => client.call("removeLabelFromCard", {
-    params: { path: { id: input["id"], idLabel: input["idLabel"] } },
-  }),
+  wire: { path: { id: "id", idLabel: "idLabel" } },
 });
 
 /** Add a member to a card: `POST /1/cards/{id}/idMembers`. */
 export const trelloAddMemberToCard = defineOperationTool({
   name: "trello_add_member_to_card",
-  service: "trello",
   operationId: "addMemberToCard",
   title: "Add a member to a card",
   description: "Add a member to a card. Assigns a board member to the card (`value` = member id). Produces an `addMemberToCard` action (the \"New Member on Card\" trigger). Returns: the card's members after the change.",
@@ -963,16 +941,12 @@ export const trelloAddMemberToCard = defineOperationTool({
   }),
   output: s.looseObject({ items: s.array(OutMember).describe("The card's members after the change.") }),
   outputWrap: "items",
-  handler: (client, input) => client.call("addMemberToCard", {
-    params: { path: { id: input["id"] } },
-    body: { value: input["value"] },
-  }),
+  wire: { path: { id: "id" }, body: { value: "value" } },
 });
 
 /** Attach a link to a card: `POST /1/cards/{id}/attachments`. */
 export const trelloAddAttachmentToCard = defineOperationTool({
   name: "trello_add_attachment_to_card",
-  service: "trello",
   operationId: "addAttachmentToCard",
   title: "Attach a link to a card",
   description: "Attach a link to a card. Attaches a URL to a card. (File uploads use the same path with `multipart/form-data` and a `file` part; they are not modelled here.) A card holds at most 100 attachments; the 101st answers 422. Produces an `addAttachmentToCard` action (the \"New Attachment\" trigger). Returns: the new attachment.",
@@ -1000,16 +974,12 @@ export const trelloAddAttachmentToCard = defineOperationTool({
   }),
   output: OutAttachment.describe("The new attachment."),
   outputWrap: "none",
-  handler: (client, input) => client.call("addAttachmentToCard", {
-    params: { path: { id: input["id"] } },
-    body: { url: input["url"], name: input["name"], mimeType: input["mimeType"], setCover: input["setCover"] },
-  }),
+  wire: { path: { id: "id" }, body: { url: "url", name: "name", mimeType: "mimeType", setCover: "setCover" } },
 });
 
 /** Create board: `POST /1/boards`. */
 export const trelloCreateBoard = defineOperationTool({
   name: "trello_create_board",
-  service: "trello",
   operationId: "createBoard",
   title: "Create board",
   description: "Create a board. Creates a board. By default it gets the six default labels and the lists To Do, Doing and Done (`defaultLists`, ignored when copying with `idBoardSource`). Produces a `createBoard` action on the member (the \"New Board\" trigger). Returns: the new board.",
@@ -1054,32 +1024,31 @@ export const trelloCreateBoard = defineOperationTool({
   }),
   output: OutBoard.describe("The new board."),
   outputWrap: "none",
-  handler: (client, input) => client.call("createBoard", {
+  wire: {
     body: {
-      name: input["name"],
-      desc: input["desc"],
-      idOrganization: input["idOrganization"],
-      defaultLabels: input["defaultLabels"],
-      defaultLists: input["defaultLists"],
-      idBoardSource: input["idBoardSource"],
-      keepFromSource: input["keepFromSource"],
-      powerUps: input["powerUps"],
-      prefs_permissionLevel: input["prefs_permissionLevel"],
-      prefs_voting: input["prefs_voting"],
-      prefs_comments: input["prefs_comments"],
-      prefs_invitations: input["prefs_invitations"],
-      prefs_selfJoin: input["prefs_selfJoin"],
-      prefs_cardCovers: input["prefs_cardCovers"],
-      prefs_background: input["prefs_background"],
-      prefs_cardAging: input["prefs_cardAging"],
+      name: "name",
+      desc: "desc",
+      idOrganization: "idOrganization",
+      defaultLabels: "defaultLabels",
+      defaultLists: "defaultLists",
+      idBoardSource: "idBoardSource",
+      keepFromSource: "keepFromSource",
+      powerUps: "powerUps",
+      prefs_permissionLevel: "prefs_permissionLevel",
+      prefs_voting: "prefs_voting",
+      prefs_comments: "prefs_comments",
+      prefs_invitations: "prefs_invitations",
+      prefs_selfJoin: "prefs_selfJoin",
+      prefs_cardCovers: "prefs_cardCovers",
+      prefs_background: "prefs_background",
+      prefs_cardAging: "prefs_cardAging",
     },
-  }),
+  },
 });
 
 /** Get board: `GET /1/boards/{id}`. */
 export const trelloGetBoard = defineOperationTool({
   name: "trello_get_board",
-  service: "trello",
   operationId: "getBoard",
   title: "Get board",
   description: "Get a board. Returns one board. Nested lists, cards, labels, members, checklists and actions are added only when asked for with the query parameters of the same names. Returns: the board.",
@@ -1111,26 +1080,23 @@ export const trelloGetBoard = defineOperationTool({
   }),
   output: OutBoard.describe("The board."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getBoard", {
-    params: {
-      path: { id: input["id"] },
-      query: {
-        fields: input["fields"],
-        lists: input["lists"],
-        cards: input["cards"],
-        labels: input["labels"],
-        members: input["members"],
-        checklists: input["checklists"],
-        actions: input["actions"],
-      },
+  wire: {
+    path: { id: "id" },
+    query: {
+      fields: "fields",
+      lists: "lists",
+      cards: "cards",
+      labels: "labels",
+      members: "members",
+      checklists: "checklists",
+      actions: "actions",
     },
-  }),
+  },
 });
 
 /** Get board lists: `GET /1/boards/{id}/lists`. */
 export const trelloGetBoardLists = defineOperationTool({
   name: "trello_get_board_lists",
-  service: "trello",
   operationId: "getBoardLists",
   title: "Get board lists",
   description: "List the lists on a board. Returns the board's lists in board order (by `pos`); open lists by default. Returns: the lists.",
@@ -1151,23 +1117,15 @@ export const trelloGetBoardLists = defineOperationTool({
   }),
   output: s.looseObject({ items: s.array(OutTrelloList).describe("The lists.") }),
   outputWrap: "items",
-  handler: (client, input) => client.call("getBoardLists", {
-    params: {
-      path: { id: input["id"] },
-      query: {
-        filter: input["filter"],
-        cards: input["cards"],
-        card_fields: input["card_fields"],
-        fields: input["fields"],
-      },
-    },
-  }),
+  wire: {
+    path: { id: "id" },
+    query: { filter: "filter", cards: "cards", card_fields: "card_fields", fields: "fields" },
+  },
 });
 
 /** Get board cards: `GET /1/boards/{id}/cards`. */
 export const trelloGetBoardCards = defineOperationTool({
   name: "trello_get_board_cards",
-  service: "trello",
   operationId: "getBoardCards",
   title: "Get board cards",
   description: "List the cards on a board. Returns the board's cards (visible, i.e. open cards in open lists, by default). The \"Card Due Date Reminder\" trigger polls this endpoint and schedules one event per card at `due` minus the configured lead time. Returns: the cards.",
@@ -1186,15 +1144,12 @@ export const trelloGetBoardCards = defineOperationTool({
   }),
   output: s.looseObject({ items: s.array(OutCard).describe("The cards.") }),
   outputWrap: "items",
-  handler: (client, input) => client.call("getBoardCards", {
-    params: { path: { id: input["id"] }, query: { filter: input["filter"], fields: input["fields"] } },
-  }),
+  wire: { path: { id: "id" }, query: { filter: "filter", fields: "fields" } },
 });
 
 /** List the labels on a board: `GET /1/boards/{id}/labels`. */
 export const trelloGetBoardLabels = defineOperationTool({
   name: "trello_get_board_labels",
-  service: "trello",
   operationId: "getBoardLabels",
   title: "List the labels on a board",
   description: "List the labels on a board. Returns the labels defined on the board (their ids are what addLabelToCard and createCard's idLabels take). Returns: the labels.",
@@ -1211,15 +1166,12 @@ export const trelloGetBoardLabels = defineOperationTool({
   }),
   output: s.looseObject({ items: s.array(OutLabel).describe("The labels.") }),
   outputWrap: "items",
-  handler: (client, input) => client.call("getBoardLabels", {
-    params: { path: { id: input["id"] }, query: { fields: input["fields"], limit: input["limit"] } },
-  }),
+  wire: { path: { id: "id" }, query: { fields: "fields", limit: "limit" } },
 });
 
 /** List actions on a board: `GET /1/boards/{id}/actions`. */
 export const trelloGetBoardActions = defineOperationTool({
   name: "trello_get_board_actions",
-  service: "trello",
   operationId: "getBoardActions",
   title: "List actions on a board",
   description: "List actions on a board. Lists the board's actions, newest first: the same records webhooks deliver, so it is how a trigger shows recent sample events or catches up after downtime. Page with `before` (the oldest id or date seen) or `page`. Returns: the actions.",
@@ -1249,26 +1201,23 @@ export const trelloGetBoardActions = defineOperationTool({
   }),
   output: s.looseObject({ items: s.array(OutAction).describe("The actions.") }),
   outputWrap: "items",
-  handler: (client, input) => client.call("getBoardActions", {
-    params: {
-      path: { id: input["id"] },
-      query: {
-        filter: input["filter"],
-        fields: input["fields"],
-        limit: input["limit"],
-        page: input["page"],
-        before: input["before"],
-        since: input["since"],
-        memberCreator: input["memberCreator"],
-      },
+  wire: {
+    path: { id: "id" },
+    query: {
+      filter: "filter",
+      fields: "fields",
+      limit: "limit",
+      page: "page",
+      before: "before",
+      since: "since",
+      memberCreator: "memberCreator",
     },
-  }),
+  },
 });
 
 /** Create list: `POST /1/lists`. */
 export const trelloCreateList = defineOperationTool({
   name: "trello_create_list",
-  service: "trello",
   operationId: "createList",
   title: "Create list",
   description: "Create a new list (column) on a board; find the board id with trello_get_boards. Creates a list on a board (the \"Create List\" tool step). `name` and `idBoard` are required. Returns: the new list.",
@@ -1283,20 +1232,12 @@ export const trelloCreateList = defineOperationTool({
   }),
   output: OutTrelloList.describe("The new list."),
   outputWrap: "none",
-  handler: (client, input) => client.call("createList", {
-    body: {
-      name: input["name"],
-      idBoard: input["idBoard"],
-      idListSource: input["idListSource"],
-      pos: input["pos"],
-    },
-  }),
+  wire: { body: { name: "name", idBoard: "idBoard", idListSource: "idListSource", pos: "pos" } },
 });
 
 /** Get list: `GET /1/lists/{id}`. */
 export const trelloGetList = defineOperationTool({
   name: "trello_get_list",
-  service: "trello",
   operationId: "getList",
   title: "Get list",
   description: "Get a list. Returns one list. Returns: the list.",
@@ -1310,15 +1251,12 @@ export const trelloGetList = defineOperationTool({
   }),
   output: OutTrelloList.describe("The list."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getList", {
-    params: { path: { id: input["id"] }, query: { fields: input["fields"] } },
-  }),
+  wire: { path: { id: "id" }, query: { fields: "fields" } },
 });
 
 /** Update list: `PUT /1/lists/{id}`. */
 export const trelloUpdateList = defineOperationTool({
   name: "trello_update_list",
-  service: "trello",
   operationId: "updateList",
   title: "Update list",
   description: "Update a list. Renames, moves, archives (`closed: true`) or (un)subscribes a list. Only the fields sent are changed. Returns: the list after the change.",
@@ -1334,22 +1272,15 @@ export const trelloUpdateList = defineOperationTool({
   }),
   output: OutTrelloList.describe("The list after the change."),
   outputWrap: "none",
-  handler: (client, input) => client.call("updateList", {
-    params: { path: { id: input["id"] } },
-    body: {
-      name: input["name"],
-      closed: input["closed"],
-      idBoard: input["idBoard"],
-      pos: input["pos"],
-      subscribed: input["subscribed"],
-    },
-  }),
+  wire: {
+    path: { id: "id" },
+    body: { name: "name", closed: "closed", idBoard: "idBoard", pos: "pos", subscribed: "subscribed" },
+  },
 });
 
 /** Get list cards: `GET /1/lists/{id}/cards`. */
 export const trelloGetListCards = defineOperationTool({
   name: "trello_get_list_cards",
-  service: "trello",
   operationId: "getListCards",
   title: "Get list cards",
   description: "List the cards in one list, e.g. to see what is in \"To Do\"; find list ids with trello_get_board_lists. Returns the cards in a list, in list order (the \"Get List Cards\" tool step). Returns: the cards.",
@@ -1364,15 +1295,12 @@ export const trelloGetListCards = defineOperationTool({
   }),
   output: s.looseObject({ items: s.array(OutCard).describe("The cards.") }),
   outputWrap: "items",
-  handler: (client, input) => client.call("getListCards", {
-    params: { path: { id: input["id"] }, query: { filter: input["filter"], fields: input["fields"] } },
-  }),
+  wire: { path: { id: "id" }, query: { filter: "filter", fields: "fields" } },
 });
 
 /** Add checklist: `POST /1/checklists`. */
 export const trelloAddChecklist = defineOperationTool({
   name: "trello_add_checklist",
-  service: "trello",
   operationId: "createChecklist",
   title: "Add checklist",
   description: "Add a checklist to a card; add its items afterwards with trello_create_checklist_item. Adds a checklist to a card (the \"Add Checklist\" tool step). Produces an `addChecklistToCard` action (the \"New Checklist\" trigger). Returns: the new checklist.",
@@ -1395,20 +1323,12 @@ export const trelloAddChecklist = defineOperationTool({
   }),
   output: OutChecklist.describe("The new checklist."),
   outputWrap: "none",
-  handler: (client, input) => client.call("createChecklist", {
-    body: {
-      idCard: input["idCard"],
-      name: input["name"],
-      pos: input["pos"],
-      idChecklistSource: input["idChecklistSource"],
-    },
-  }),
+  wire: { body: { idCard: "idCard", name: "name", pos: "pos", idChecklistSource: "idChecklistSource" } },
 });
 
 /** Get checklist: `GET /1/checklists/{id}`. */
 export const trelloGetChecklist = defineOperationTool({
   name: "trello_get_checklist",
-  service: "trello",
   operationId: "getChecklist",
   title: "Get checklist",
   description: "Get a checklist. Returns one checklist with its check items. Returns: the checklist.",
@@ -1432,22 +1352,15 @@ export const trelloGetChecklist = defineOperationTool({
   }),
   output: OutChecklist.describe("The checklist."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getChecklist", {
-    params: {
-      path: { id: input["id"] },
-      query: {
-        fields: input["fields"],
-        checkItems: input["checkItems"],
-        checkItem_fields: input["checkItem_fields"],
-      },
-    },
-  }),
+  wire: {
+    path: { id: "id" },
+    query: { fields: "fields", checkItems: "checkItems", checkItem_fields: "checkItem_fields" },
+  },
 });
 
 /** Create a checklist item: `POST /1/checklists/{id}/checkItems`. */
 export const trelloCreateChecklistItem = defineOperationTool({
   name: "trello_create_checklist_item",
-  service: "trello",
   operationId: "createChecklistItem",
   title: "Create a checklist item",
   description: "Add an item to an existing checklist of a card; the checklist id comes from trello_add_checklist or trello_get_card (checklists=all). Adds a check item to an existing checklist (the \"Create a Checklist Item\" tool step). Returns: the new check item.",
@@ -1478,23 +1391,22 @@ export const trelloCreateChecklistItem = defineOperationTool({
   }),
   output: OutCheckItem.describe("The new check item."),
   outputWrap: "none",
-  handler: (client, input) => client.call("createChecklistItem", {
-    params: { path: { id: input["id"] } },
+  wire: {
+    path: { id: "id" },
     body: {
-      name: input["name"],
-      pos: input["pos"],
-      checked: input["checked"],
-      due: input["due"],
-      dueReminder: input["dueReminder"],
-      idMember: input["idMember"],
+      name: "name",
+      pos: "pos",
+      checked: "checked",
+      due: "due",
+      dueReminder: "dueReminder",
+      idMember: "idMember",
     },
-  }),
+  },
 });
 
 /** Create label: `POST /1/labels`. */
 export const trelloCreateLabel = defineOperationTool({
   name: "trello_create_label",
-  service: "trello",
   operationId: "createLabel",
   title: "Create label",
   description: "Create a label on a board. Defines a new label on a board (it is not applied to any card; use addLabelToCard). Produces a `createLabel` action (the \"New Label Created\" trigger). Returns: the new label.",
@@ -1512,15 +1424,12 @@ export const trelloCreateLabel = defineOperationTool({
   }),
   output: OutLabel.describe("The new label."),
   outputWrap: "none",
-  handler: (client, input) => client.call("createLabel", {
-    body: { name: input["name"], color: input["color"], idBoard: input["idBoard"] },
-  }),
+  wire: { body: { name: "name", color: "color", idBoard: "idBoard" } },
 });
 
 /** Get label: `GET /1/labels/{id}`. */
 export const trelloGetLabel = defineOperationTool({
   name: "trello_get_label",
-  service: "trello",
   operationId: "getLabel",
   title: "Get label",
   description: "Get a label. Returns one label. Returns: the label.",
@@ -1532,15 +1441,12 @@ export const trelloGetLabel = defineOperationTool({
   }),
   output: OutLabel.describe("The label."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getLabel", {
-    params: { path: { id: input["id"] }, query: { fields: input["fields"] } },
-  }),
+  wire: { path: { id: "id" }, query: { fields: "fields" } },
 });
 
 /** Get a member: `GET /1/members/{id}`. */
 export const trelloGetMember = defineOperationTool({
   name: "trello_get_member",
-  service: "trello",
   operationId: "getMember",
   title: "Get a member",
   description: "Get a member. Returns a member; `me` is the token's own member (used to test a token and to find the id a member-level webhook watches, e.g. for the \"New Board\" trigger). Counts against the /1/members/ limit (100 requests / 900 s). Returns: the member.",
@@ -1558,15 +1464,12 @@ export const trelloGetMember = defineOperationTool({
   }),
   output: OutMember.describe("The member."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getMember", {
-    params: { path: { id: input["id"] }, query: { fields: input["fields"] } },
-  }),
+  wire: { path: { id: "id" }, query: { fields: "fields" } },
 });
 
 /** Get boards: `GET /1/members/{id}/boards`. */
 export const trelloGetBoards = defineOperationTool({
   name: "trello_get_boards",
-  service: "trello",
   operationId: "getMemberBoards",
   title: "Get boards",
   description: "List all boards the connected account can see (its own and its Workspaces'). Use it first to find board ids. Lists the boards a member can see (the \"Get Boards\" tool step, with `id` = `me`). Returns: the boards.",
@@ -1588,23 +1491,15 @@ export const trelloGetBoards = defineOperationTool({
   }),
   output: s.looseObject({ items: s.array(OutBoard).describe("The boards.") }),
   outputWrap: "items",
-  handler: (client, input) => client.call("getMemberBoards", {
-    params: {
-      path: { id: "me" },
-      query: {
-        filter: input["filter"],
-        fields: input["fields"],
-        lists: input["lists"],
-        organization: input["organization"],
-      },
-    },
-  }),
+  wire: {
+    path: { id: { fixed: "me" } },
+    query: { filter: "filter", fields: "fields", lists: "lists", organization: "organization" },
+  },
 });
 
 /** List a member's notifications: `GET /1/members/{id}/notifications`. */
 export const trelloGetMemberNotifications = defineOperationTool({
   name: "trello_get_member_notifications",
-  service: "trello",
   operationId: "getMemberNotifications",
   title: "List a member's notifications",
   description: "List a member's notifications. Lists a member's notifications, newest first (a token can only read its own member's, so `id` is normally `me`). The polling \"New Notification\" trigger calls this with `since` = the newest notification id it has seen and dedupes on notification id. Returns: the notifications.",
@@ -1641,27 +1536,24 @@ export const trelloGetMemberNotifications = defineOperationTool({
   }),
   output: s.looseObject({ items: s.array(OutNotification).describe("The notifications.") }),
   outputWrap: "items",
-  handler: (client, input) => client.call("getMemberNotifications", {
-    params: {
-      path: { id: input["id"] },
-      query: {
-        read_filter: input["read_filter"],
-        filter: input["filter"],
-        limit: input["limit"],
-        page: input["page"],
-        before: input["before"],
-        since: input["since"],
-        fields: input["fields"],
-        memberCreator: input["memberCreator"],
-      },
+  wire: {
+    path: { id: "id" },
+    query: {
+      read_filter: "read_filter",
+      filter: "filter",
+      limit: "limit",
+      page: "page",
+      before: "before",
+      since: "since",
+      fields: "fields",
+      memberCreator: "memberCreator",
     },
-  }),
+  },
 });
 
 /** Create a webhook: `POST /1/webhooks`. */
 export const trelloCreateWebhook = defineOperationTool({
   name: "trello_create_webhook",
-  service: "trello",
   operationId: "createWebhook",
   title: "Create a webhook",
   description: "Create a webhook. Registers a webhook for the token: every action on `idModel` (a board, list, card or member) is POSTed to `callbackURL`. Trello first sends a HEAD to the callback and creates the webhook only if it answers 200. A second webhook with the same callback, model and token is refused with 400, so list the token's webhooks first (getTokenWebhooks) and reuse a match. Returns: the new webhook.",
@@ -1680,20 +1572,14 @@ export const trelloCreateWebhook = defineOperationTool({
   }),
   output: OutWebhook.describe("The new webhook."),
   outputWrap: "none",
-  handler: (client, input) => client.call("createWebhook", {
-    body: {
-      callbackURL: input["callbackURL"],
-      idModel: input["idModel"],
-      description: input["description"],
-      active: input["active"],
-    },
-  }),
+  wire: {
+    body: { callbackURL: "callbackURL", idModel: "idModel", description: "description", active: "active" },
+  },
 });
 
 /** Get a webhook: `GET /1/webhooks/{id}`. */
 export const trelloGetWebhook = defineOperationTool({
   name: "trello_get_webhook",
-  service: "trello",
   operationId: "getWebhook",
   title: "Get a webhook",
   description: "Get a webhook. Returns one webhook of the token, with its failure counters. Returns: the webhook.",
@@ -1702,13 +1588,12 @@ export const trelloGetWebhook = defineOperationTool({
   input: s.strictObject({ id: InTrelloId.describe("Id of the webhook.") }),
   output: OutWebhook.describe("The webhook."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getWebhook", { params: { path: { id: input["id"] } } }),
+  wire: { path: { id: "id" } },
 });
 
 /** Delete a webhook: `DELETE /1/webhooks/{id}`. */
 export const trelloDeleteWebhook = defineOperationTool({
   name: "trello_delete_webhook",
-  service: "trello",
   operationId: "deleteWebhook",
   title: "Delete a webhook",
   description: "Delete a webhook. Deletes a webhook. Treat 404 as success when disabling a trigger: Trello also deletes webhooks itself (callback answered 410, or the token was revoked). Returns: the webhook was deleted.",
@@ -1717,13 +1602,12 @@ export const trelloDeleteWebhook = defineOperationTool({
   input: s.strictObject({ id: InTrelloId.describe("Id of the webhook.") }),
   output: OutEmptyValue.describe("The webhook was deleted."),
   outputWrap: "none",
-  handler: (client, input) => client.call("deleteWebhook", { params: { path: { id: input["id"] } } }),
+  wire: { path: { id: "id" } },
 });
 
 /** Archive card: `PUT /1/cards/{id}`. */
 export const trelloArchiveCard = defineOperationTool({
   name: "trello_archive_card",
-  service: "trello",
   operationId: "updateCard",
   title: "Archive card",
   description: "Archive (close) a card: it disappears from its list but keeps its history and can be restored with trello_update_card (closed=false). Use it instead of deleting a card. Changes fields of a card (the \"Update Card\" tool step). Setting `idList` moves the card; `closed: true` archives it (the \"Archive Card\" tool step); `due: null` clears the due date. Only the fields sent are changed. Returns: the card after the change.",
@@ -1734,16 +1618,12 @@ export const trelloArchiveCard = defineOperationTool({
   }),
   output: OutCard.describe("The card after the change."),
   outputWrap: "none",
-  handler: (client, input) => client.call("updateCard", {
-    params: { path: { id: input["id"] } },
-    body: { closed: true },
-  }),
+  wire: { path: { id: "id" }, body: { closed: { fixed: true } } },
 });
 
 /** Add comment (legacy): `POST /1/cards/{id}/actions/comments` (deprecated). */
 export const trelloAddComment = defineOperationTool({
   name: "trello_add_comment",
-  service: "trello",
   operationId: "addCommentToCard",
   title: "Add comment (legacy)",
   description: "Add a comment to a card. Legacy step kept for agents built on its older input shape (idCard, comment, optional board); new agents should use trello_add_comment_to_card. Adds a comment to a card (the \"Add Comment to Card\" step and the legacy \"Add Comment\" action). Returns the created `commentCard` action. Needs comment permission on the board. Returns: the created comment action.",
@@ -1771,10 +1651,7 @@ export const trelloAddComment = defineOperationTool({
   }),
   output: OutAction.describe("The created comment action."),
   outputWrap: "none",
-  handler: (client, input) => client.call("addCommentToCard", {
-    params: { path: { id: input["idCard"] } },
-    body: { text: input["comment"] },
-  }),
+  wire: { path: { id: "idCard" }, body: { text: "comment" } },
 });
 
 /** Trello API Call: any endpoint under the connection's base address (GET, POST, PUT, DELETE). */

@@ -6,633 +6,674 @@ import type { MockDefinition, MockOptions, RunningMock } from "../../runtime/moc
 import { descriptor } from "./descriptor.js";
 
 /**
- * The behavioural mock of World News API, from specs/worldnews.yaml: descriptor, mock model, operations and schemas.
+ * What the mock of World News API does, from specs/worldnews.yaml: the mock model, each operation's parameters, body schema and success answer, and the spec's schemas.
+ *
+ * Written as JSON text: a type-checker scans it as one string instead of checking thousands of nodes in every project that compiles this module.
  */
-export const mockDefinition: MockDefinition = registerMock({
-  descriptor,
-  mock: {
-    ports: { mock: 4112, prism: 4012 },
-    credentials: { apiKey: "mock-worldnews-api-key-0123456789" },
-    error: {
-      contentType: "application/json",
-      body: { status: "failure", code: "{status}", message: "{message}" },
-    },
-    answers: {
-      badRequest: { status: 400, message: "{detail}" },
-      invalidJson: { status: 400, message: "Invalid request" },
-      noRoute: { status: 404, message: "Not found" },
-      notFound: { status: 404, message: "Not found" },
-      unauthorized: { status: 401, message: "Invalid API key." },
-      server: { status: 500, message: "Internal server error" },
-    },
-    limits: {
-      perMinute: { message: "Too many requests. Slow down.", retryAfter: false },
-      concurrent: { message: "Too many concurrent requests.", retryAfter: false },
-      points: {
-        message: "Your daily points limit has been reached. Upgrade your plan or wait until midnight UTC.",
-        retryAfter: false,
+const mockData: Omit<MockDefinition, "descriptor"> = JSON.parse(`
+  {
+    "mock": {
+      "ports": { "mock": 4112, "prism": 4012 },
+      "credentials": { "apiKey": "mock-worldnews-api-key-0123456789" },
+      "error": {
+        "contentType": "application/json",
+        "body": { "status": "failure", "code": "{status}", "message": "{message}" }
       },
+      "answers": {
+        "badRequest": { "status": 400, "message": "{detail}" },
+        "invalidJson": { "status": 400, "message": "Invalid request" },
+        "noRoute": { "status": 404, "message": "Not found" },
+        "notFound": { "status": 404, "message": "Not found" },
+        "unauthorized": { "status": 401, "message": "Invalid API key." },
+        "server": { "status": 500, "message": "Internal server error" }
+      },
+      "limits": {
+        "perMinute": { "message": "Too many requests. Slow down.", "retryAfter": false },
+        "concurrent": { "message": "Too many concurrent requests.", "retryAfter": false },
+        "points": {
+          "message": "Your daily points limit has been reached. Upgrade your plan or wait until midnight UTC.",
+          "retryAfter": false
+        }
+      },
+      "quota": { "points": 50, "perCall": 1, "perResult": 0.01 },
+      "envelopes": {},
+      "pageSize": 300,
+      "resources": {
+        "article": {
+          "idField": "id",
+          "id": { "format": "integer", "start": 300000000 },
+          "seed": [
+            { "operation": "searchNews", "items": "news", "newestFirst": false },
+            { "operation": "retrieveNews", "items": "news", "newestFirst": false },
+            { "operation": "topNews", "items": "top_news.0.news", "newestFirst": false }
+          ],
+          "defaults": {}
+        },
+        "source": {
+          "idField": "url",
+          "id": { "format": "uuid" },
+          "seed": [{ "operation": "searchNewsSources", "items": "sources", "newestFirst": false }],
+          "defaults": {}
+        }
+      }
     },
-    quota: { points: 50, perCall: 1, perResult: 0.01 },
-    envelopes: {},
-    pageSize: 300,
-    resources: {
-      article: {
-        idField: "id",
-        id: { format: "integer", start: 300000000 },
-        seed: [
-          { operation: "searchNews", items: "news", newestFirst: false },
-          { operation: "retrieveNews", items: "news", newestFirst: false },
-          { operation: "topNews", items: "top_news.0.news", newestFirst: false },
+    "operations": {
+      "searchNews": {
+        "operationId": "searchNews",
+        "method": "GET",
+        "path": "/search-news",
+        "parameters": [
+          {
+            "name": "text",
+            "in": "query",
+            "required": false,
+            "schema": { "type": "string", "minLength": 3, "maxLength": 100 }
+          },
+          {
+            "name": "text-match-indexes",
+            "in": "query",
+            "required": false,
+            "schema": { "type": "string", "enum": ["title", "content", "title,content"] }
+          },
+          {
+            "name": "language",
+            "in": "query",
+            "required": false,
+            "schema": { "type": "string", "pattern": "^[A-Za-z]{2}$", "maxLength": 2 }
+          },
+          {
+            "name": "source-country",
+            "in": "query",
+            "required": false,
+            "schema": { "type": "string", "pattern": "^[A-Za-z]{2}$", "maxLength": 2 }
+          },
+          {
+            "name": "source-countries",
+            "in": "query",
+            "required": false,
+            "schema": { "type": "string", "pattern": "^[A-Za-z]{2}(,[A-Za-z]{2})*$" }
+          },
+          {
+            "name": "sentiment",
+            "in": "query",
+            "required": false,
+            "schema": { "type": "string", "enum": ["positive", "negative", "neutral"] }
+          },
+          {
+            "name": "min-sentiment",
+            "in": "query",
+            "required": false,
+            "schema": { "type": "number", "format": "double", "minimum": -1, "maximum": 1 }
+          },
+          {
+            "name": "max-sentiment",
+            "in": "query",
+            "required": false,
+            "schema": { "type": "number", "format": "double", "minimum": -1, "maximum": 1 }
+          },
+          {
+            "name": "earliest-publish-date",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "maxLength": 19,
+              "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}( [0-9]{2}:[0-9]{2}:[0-9]{2})?$"
+            }
+          },
+          {
+            "name": "latest-publish-date",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "maxLength": 19,
+              "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}( [0-9]{2}:[0-9]{2}:[0-9]{2})?$"
+            }
+          },
+          {
+            "name": "news-sources",
+            "in": "query",
+            "required": false,
+            "schema": { "type": "string", "maxLength": 10000 }
+          },
+          {
+            "name": "authors",
+            "in": "query",
+            "required": false,
+            "schema": { "type": "string", "maxLength": 300 }
+          },
+          {
+            "name": "categories",
+            "in": "query",
+            "required": false,
+            "schema": { "type": "string", "maxLength": 300 }
+          },
+          {
+            "name": "entities",
+            "in": "query",
+            "required": false,
+            "schema": { "type": "string", "maxLength": 10000 }
+          },
+          {
+            "name": "location-filter",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "pattern": "^-?[0-9]+(\\\\.[0-9]+)?, ?-?[0-9]+(\\\\.[0-9]+)?, ?[0-9]+(\\\\.[0-9]+)?$"
+            }
+          },
+          {
+            "name": "sort",
+            "in": "query",
+            "required": false,
+            "schema": { "type": "string", "enum": ["publish-time"] }
+          },
+          {
+            "name": "sort-direction",
+            "in": "query",
+            "required": false,
+            "schema": { "type": "string", "enum": ["ASC", "DESC"] }
+          },
+          {
+            "name": "offset",
+            "in": "query",
+            "required": false,
+            "schema": { "type": "integer", "minimum": 0, "maximum": 10000 }
+          },
+          {
+            "name": "number",
+            "in": "query",
+            "required": false,
+            "schema": { "type": "integer", "minimum": 1, "maximum": 100 }
+          }
         ],
-        defaults: {},
-      },
-      source: {
-        idField: "url",
-        id: { format: "uuid" },
-        seed: [{ operation: "searchNewsSources", items: "sources", newestFirst: false }],
-        defaults: {},
-      },
-    },
-  },
-  operations: {
-    searchNews: {
-      operationId: "searchNews",
-      method: "GET",
-      path: "/search-news",
-      parameters: [
-        {
-          name: "text",
-          in: "query",
-          required: false,
-          schema: { type: "string", minLength: 3, maxLength: 100 },
-        },
-        {
-          name: "text-match-indexes",
-          in: "query",
-          required: false,
-          schema: { type: "string", enum: ["title", "content", "title,content"] },
-        },
-        {
-          name: "language",
-          in: "query",
-          required: false,
-          schema: { type: "string", pattern: "^[A-Za-z]{2}$", maxLength: 2 },
-        },
-        {
-          name: "source-country",
-          in: "query",
-          required: false,
-          schema: { type: "string", pattern: "^[A-Za-z]{2}$", maxLength: 2 },
-        },
-        {
-          name: "source-countries",
-          in: "query",
-          required: false,
-          schema: { type: "string", pattern: "^[A-Za-z]{2}(,[A-Za-z]{2})*$" },
-        },
-        {
-          name: "sentiment",
-          in: "query",
-          required: false,
-          schema: { type: "string", enum: ["positive", "negative", "neutral"] },
-        },
-        {
-          name: "min-sentiment",
-          in: "query",
-          required: false,
-          schema: { type: "number", format: "double", minimum: -1, maximum: 1 },
-        },
-        {
-          name: "max-sentiment",
-          in: "query",
-          required: false,
-          schema: { type: "number", format: "double", minimum: -1, maximum: 1 },
-        },
-        {
-          name: "earliest-publish-date",
-          in: "query",
-          required: false,
-          schema: {
-            type: "string",
-            maxLength: 19,
-            pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}( [0-9]{2}:[0-9]{2}:[0-9]{2})?$",
+        "success": {
+          "status": 200,
+          "contentType": "application/json",
+          "example": {
+            "offset": 0,
+            "number": 2,
+            "available": 1843,
+            "news": [
+              {
+                "id": 261548632,
+                "title": "Electric vehicle sales in Europe climb for a third straight month",
+                "text": "Registrations of battery-electric cars in the European Union rose 9.8% in September from a year earlier, industry figures showed on Thursday, the third monthly increase in a row as cheaper models reached dealerships.",
+                "summary": "Battery-electric car registrations in the EU rose 9.8% year on year in September.",
+                "url": "https://www.reuters.com/business/autos-transportation/electric-vehicle-sales-europe-climb-third-straight-month-2024-10-24/",
+                "image": "https://www.reuters.com/resizer/v2/ev-charging-europe.jpg",
+                "video": null,
+                "publish_date": "2024-10-24 08:15:42",
+                "author": "Maria Jensen",
+                "authors": ["Maria Jensen"],
+                "language": "en",
+                "source_country": "gb",
+                "sentiment": 0.312,
+                "category": "business"
+              },
+              {
+                "id": 261551907,
+                "title": "New charging corridor links Berlin and Munich",
+                "text": "A network of 48 fast-charging stations along the A9 motorway opened on Thursday, cutting the longest gap between high-power chargers on the route to under 60 kilometres.",
+                "summary": "Forty-eight fast chargers now line the A9 motorway between Berlin and Munich.",
+                "url": "https://www.dw.com/en/new-charging-corridor-links-berlin-and-munich/a-70591234",
+                "image": "https://static.dw.com/image/70591234_605.jpg",
+                "video": null,
+                "publish_date": "2024-10-24 11:02:09",
+                "author": null,
+                "authors": [],
+                "language": "en",
+                "source_country": "de",
+                "sentiment": 0.521,
+                "category": "technology"
+              }
+            ]
           },
+          "schema": { "$ref": "#/components/schemas/SearchNewsResponse" }
         },
-        {
-          name: "latest-publish-date",
-          in: "query",
-          required: false,
-          schema: {
-            type: "string",
-            maxLength: 19,
-            pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}( [0-9]{2}:[0-9]{2}:[0-9]{2})?$",
+        "mock": {
+          "action": "list",
+          "resource": "article",
+          "refs": {},
+          "from": "body",
+          "set": {},
+          "where": {
+            "~title|text|summary": "{query.text}",
+            "language": "{query.language}",
+            "source_country": "{query.source-country}"
           },
-        },
-        { name: "news-sources", in: "query", required: false, schema: { type: "string", maxLength: 10000 } },
-        { name: "authors", in: "query", required: false, schema: { type: "string", maxLength: 300 } },
-        { name: "categories", in: "query", required: false, schema: { type: "string", maxLength: 300 } },
-        { name: "entities", in: "query", required: false, schema: { type: "string", maxLength: 10000 } },
-        {
-          name: "location-filter",
-          in: "query",
-          required: false,
-          schema: {
-            type: "string",
-            pattern: "^-?[0-9]+(\\.[0-9]+)?, ?-?[0-9]+(\\.[0-9]+)?, ?[0-9]+(\\.[0-9]+)?$",
+          "newestFirst": false,
+          "statuses": {},
+          "respond": {
+            "offset": "{page.offset}",
+            "number": "{page.limit}",
+            "available": "{page.total}",
+            "news": "{items}"
           },
-        },
-        { name: "sort", in: "query", required: false, schema: { type: "string", enum: ["publish-time"] } },
-        {
-          name: "sort-direction",
-          in: "query",
-          required: false,
-          schema: { type: "string", enum: ["ASC", "DESC"] },
-        },
-        {
-          name: "offset",
-          in: "query",
-          required: false,
-          schema: { type: "integer", minimum: 0, maximum: 10000 },
-        },
-        {
-          name: "number",
-          in: "query",
-          required: false,
-          schema: { type: "integer", minimum: 1, maximum: 100 },
-        },
-      ],
-      success: {
-        status: 200,
-        contentType: "application/json",
-        example: {
-          offset: 0,
-          number: 2,
-          available: 1843,
-          news: [
-            {
-              id: 261548632,
-              title: "Electric vehicle sales in Europe climb for a third straight month",
-              text: "Registrations of battery-electric cars in the European Union rose 9.8% in September from a year earlier, industry figures showed on Thursday, the third monthly increase in a row as cheaper models reached dealerships.",
-              summary: "Battery-electric car registrations in the EU rose 9.8% year on year in September.",
-              url: "https://www.reuters.com/business/autos-transportation/electric-vehicle-sales-europe-climb-third-straight-month-2024-10-24/",
-              image: "https://www.reuters.com/resizer/v2/ev-charging-europe.jpg",
-              video: null,
-              publish_date: "2024-10-24 08:15:42",
-              author: "Maria Jensen",
-              authors: ["Maria Jensen"],
-              language: "en",
-              source_country: "gb",
-              sentiment: 0.312,
-              category: "business",
-            },
-            {
-              id: 261551907,
-              title: "New charging corridor links Berlin and Munich",
-              text: "A network of 48 fast-charging stations along the A9 motorway opened on Thursday, cutting the longest gap between high-power chargers on the route to under 60 kilometres.",
-              summary: "Forty-eight fast chargers now line the A9 motorway between Berlin and Munich.",
-              url: "https://www.dw.com/en/new-charging-corridor-links-berlin-and-munich/a-70591234",
-              image: "https://static.dw.com/image/70591234_605.jpg",
-              video: null,
-              publish_date: "2024-10-24 11:02:09",
-              author: null,
-              authors: [],
-              language: "en",
-              source_country: "de",
-              sentiment: 0.521,
-              category: "technology",
-            },
-          ],
-        },
-        schema: { $ref: "#/components/schemas/SearchNewsResponse" },
+          "merge": "shallow",
+          "log": []
+        }
       },
-      mock: {
-        action: "list",
-        resource: "article",
-        refs: {},
-        from: "body",
-        set: {},
-        where: {
-          "~title|text|summary": "{query.text}",
-          language: "{query.language}",
-          source_country: "{query.source-country}",
+      "topNews": {
+        "operationId": "topNews",
+        "method": "GET",
+        "path": "/top-news",
+        "parameters": [
+          {
+            "name": "source-country",
+            "in": "query",
+            "required": true,
+            "schema": { "type": "string", "pattern": "^[A-Za-z]{2}$", "maxLength": 2 }
+          },
+          {
+            "name": "language",
+            "in": "query",
+            "required": true,
+            "schema": { "type": "string", "pattern": "^[A-Za-z]{2}$", "maxLength": 2 }
+          },
+          {
+            "name": "date",
+            "in": "query",
+            "required": false,
+            "schema": { "type": "string", "format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" }
+          },
+          { "name": "headlines-only", "in": "query", "required": false, "schema": { "type": "boolean" } }
+        ],
+        "success": {
+          "status": 200,
+          "contentType": "application/json",
+          "example": {
+            "top_news": [
+              {
+                "news": [
+                  {
+                    "id": 262004118,
+                    "title": "Hurricane Milton makes landfall near Siesta Key as Category 3 storm",
+                    "text": "Hurricane Milton came ashore near Siesta Key, Florida, late on Wednesday with sustained winds of about 120 mph, the National Hurricane Center said, after millions were told to evacuate.",
+                    "summary": "Milton made landfall near Siesta Key, Florida, as a Category 3 hurricane.",
+                    "url": "https://apnews.com/article/hurricane-milton-florida-landfall-siesta-key",
+                    "image": "https://dims.apnews.com/dims4/default/milton-landfall.jpg",
+                    "publish_date": "2024-10-10 02:41:18",
+                    "author": "Daniel Ortiz",
+                    "authors": ["Daniel Ortiz"]
+                  },
+                  {
+                    "id": 262004377,
+                    "title": "Milton leaves millions without power across central Florida",
+                    "text": "More than two million homes and businesses were without electricity on Thursday morning after Hurricane Milton crossed the Florida peninsula.",
+                    "summary": "Over two million Florida customers lost power as Milton crossed the state.",
+                    "url": "https://www.npr.org/2024/10/10/hurricane-milton-power-outages-florida",
+                    "image": "https://media.npr.org/assets/img/2024/10/10/milton-outages.jpg",
+                    "publish_date": "2024-10-10 09:12:55",
+                    "author": null,
+                    "authors": []
+                  }
+                ]
+              },
+              {
+                "news": [
+                  {
+                    "id": 262010562,
+                    "title": "Federal Reserve minutes show officials split on size of September cut",
+                    "text": "Minutes of the Federal Reserve's September meeting released on Wednesday showed policymakers debated whether a half-point cut was warranted.",
+                    "summary": "Fed minutes reveal debate over the half-point September rate cut.",
+                    "url": "https://www.cnbc.com/2024/10/09/fed-minutes-september-meeting.html",
+                    "image": "https://image.cnbcfm.com/api/v1/image/fed-minutes.jpg",
+                    "publish_date": "2024-10-09 18:05:31",
+                    "author": "Laura Chen",
+                    "authors": ["Laura Chen"]
+                  }
+                ]
+              }
+            ],
+            "language": "en",
+            "country": "us"
+          },
+          "schema": { "$ref": "#/components/schemas/TopNewsResponse" }
         },
-        newestFirst: false,
-        statuses: {},
-        respond: {
-          offset: "{page.offset}",
-          number: "{page.limit}",
-          available: "{page.total}",
-          news: "{items}",
-        },
-        merge: "shallow",
-        log: [],
+        "mock": {
+          "action": "list",
+          "resource": "article",
+          "refs": {},
+          "from": "body",
+          "set": {},
+          "where": {
+            "source_country": "{query.source-country}",
+            "language": "{query.language}",
+            "~publish_date": "{query.date}"
+          },
+          "newestFirst": false,
+          "statuses": {},
+          "respond": {
+            "top_news": [{ "news": "{items}" }],
+            "language": "{query.language}",
+            "country": "{query.source-country}"
+          },
+          "merge": "shallow",
+          "log": []
+        }
       },
+      "extractNews": {
+        "operationId": "extractNews",
+        "method": "GET",
+        "path": "/extract-news",
+        "parameters": [
+          {
+            "name": "url",
+            "in": "query",
+            "required": true,
+            "schema": { "type": "string", "format": "uri", "maxLength": 1000 }
+          },
+          { "name": "analyze", "in": "query", "required": false, "schema": { "type": "boolean" } }
+        ],
+        "success": {
+          "status": 200,
+          "contentType": "application/json",
+          "example": {
+            "title": "Solar eclipse plunges parts of North America into darkness",
+            "text": "Millions of people across Mexico, the United States and Canada watched as the Moon passed in front of the Sun on Monday, turning day into night for up to four minutes along the path of totality.",
+            "url": "https://www.bbc.co.uk/news/science-environment-68720452",
+            "image": "https://ichef.bbci.co.uk/news/1024/branded_news/eclipse-totality.jpg",
+            "images": [
+              {
+                "width": 1024,
+                "height": 576,
+                "title": "The total eclipse seen from Mazatlán, Mexico",
+                "url": "https://ichef.bbci.co.uk/news/1024/branded_news/eclipse-totality.jpg"
+              }
+            ],
+            "video": null,
+            "videos": [],
+            "publish_date": "2024-04-08 20:47:11",
+            "author": "Helen Marsh",
+            "authors": ["Helen Marsh"],
+            "language": "en",
+            "source_country": "gb",
+            "sentiment": 0.402
+          },
+          "schema": { "$ref": "#/components/schemas/ExtractedArticle" }
+        },
+        "mock": {
+          "action": "read",
+          "resource": "article",
+          "id": "{query.url}",
+          "refs": {},
+          "from": "body",
+          "set": {},
+          "where": {},
+          "newestFirst": false,
+          "key": "url",
+          "statuses": {},
+          "merge": "shallow",
+          "log": []
+        }
+      },
+      "retrieveNews": {
+        "operationId": "retrieveNews",
+        "method": "GET",
+        "path": "/retrieve-news",
+        "parameters": [
+          {
+            "name": "ids",
+            "in": "query",
+            "required": true,
+            "schema": { "type": "string", "maxLength": 10000, "pattern": "^[0-9]+( ?, ?[0-9]+)*$" }
+          }
+        ],
+        "success": {
+          "status": 200,
+          "contentType": "application/json",
+          "example": {
+            "news": [
+              {
+                "id": 261548632,
+                "title": "Electric vehicle sales in Europe climb for a third straight month",
+                "text": "Registrations of battery-electric cars in the European Union rose 9.8% in September from a year earlier, industry figures showed on Thursday.",
+                "summary": "Battery-electric car registrations in the EU rose 9.8% year on year in September.",
+                "url": "https://www.reuters.com/business/autos-transportation/electric-vehicle-sales-europe-climb-third-straight-month-2024-10-24/",
+                "image": "https://www.reuters.com/resizer/v2/ev-charging-europe.jpg",
+                "publish_date": "2024-10-24 08:15:42",
+                "author": "Maria Jensen",
+                "authors": ["Maria Jensen"],
+                "language": "en",
+                "source_country": "gb",
+                "sentiment": 0.312,
+                "category": "business"
+              }
+            ]
+          },
+          "schema": { "$ref": "#/components/schemas/RetrieveNewsResponse" }
+        },
+        "mock": {
+          "action": "list",
+          "resource": "article",
+          "refs": {},
+          "from": "body",
+          "set": {},
+          "where": { "id": "{query.ids}" },
+          "newestFirst": false,
+          "statuses": {},
+          "respond": { "news": "{items}" },
+          "merge": "shallow",
+          "log": []
+        }
+      },
+      "searchNewsSources": {
+        "operationId": "searchNewsSources",
+        "method": "GET",
+        "path": "/search-news-sources",
+        "parameters": [
+          { "name": "name", "in": "query", "required": true, "schema": { "type": "string", "minLength": 1 } }
+        ],
+        "success": {
+          "status": 200,
+          "contentType": "application/json",
+          "example": {
+            "available": 3,
+            "sources": [
+              { "name": "BBC News", "url": "https://www.bbc.co.uk", "language": "en" },
+              { "name": "BBC Mundo", "url": "https://www.bbc.com/mundo", "language": "es" },
+              { "name": "BBC Arabic", "url": "https://www.bbc.com/arabic", "language": "ar" }
+            ]
+          },
+          "schema": { "$ref": "#/components/schemas/SearchNewsSourcesResponse" }
+        },
+        "mock": {
+          "action": "list",
+          "resource": "source",
+          "refs": {},
+          "from": "body",
+          "set": {},
+          "where": { "~name": "{query.name}" },
+          "newestFirst": false,
+          "statuses": {},
+          "respond": { "available": "{page.total}", "sources": "{items}" },
+          "merge": "shallow",
+          "log": []
+        }
+      },
+      "getGeoCoordinates": {
+        "operationId": "getGeoCoordinates",
+        "method": "GET",
+        "path": "/geo-coordinates",
+        "parameters": [
+          {
+            "name": "location",
+            "in": "query",
+            "required": true,
+            "schema": { "type": "string", "minLength": 1, "maxLength": 1000 }
+          }
+        ],
+        "success": {
+          "status": 200,
+          "contentType": "application/json",
+          "example": { "latitude": 35.6897, "longitude": 139.6922, "city": "Tokyo" },
+          "schema": { "$ref": "#/components/schemas/GeoCoordinates" }
+        }
+      }
     },
-    topNews: {
-      operationId: "topNews",
-      method: "GET",
-      path: "/top-news",
-      parameters: [
-        {
-          name: "source-country",
-          in: "query",
-          required: true,
-          schema: { type: "string", pattern: "^[A-Za-z]{2}$", maxLength: 2 },
+    "components": {
+      "securitySchemes": {
+        "headerApiKey": { "type": "apiKey", "in": "header", "name": "x-api-key" },
+        "apiKey": { "type": "apiKey", "in": "query", "name": "api-key" }
+      },
+      "headers": {
+        "QuotaRequest": { "schema": { "type": "number" } },
+        "QuotaUsed": { "schema": { "type": "number" } },
+        "QuotaLeft": { "schema": { "type": "number" } }
+      },
+      "responses": {
+        "BadRequest": {
+          "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ApiError" } } }
         },
-        {
-          name: "language",
-          in: "query",
-          required: true,
-          schema: { type: "string", pattern: "^[A-Za-z]{2}$", maxLength: 2 },
+        "Unauthorized": {
+          "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ApiError" } } }
         },
-        {
-          name: "date",
-          in: "query",
-          required: false,
-          schema: { type: "string", format: "date", pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" },
+        "QuotaExhausted": {
+          "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ApiError" } } }
         },
-        { name: "headlines-only", in: "query", required: false, schema: { type: "boolean" } },
-      ],
-      success: {
-        status: 200,
-        contentType: "application/json",
-        example: {
-          top_news: [
-            {
-              news: [
-                {
-                  id: 262004118,
-                  title: "Hurricane Milton makes landfall near Siesta Key as Category 3 storm",
-                  text: "Hurricane Milton came ashore near Siesta Key, Florida, late on Wednesday with sustained winds of about 120 mph, the National Hurricane Center said, after millions were told to evacuate.",
-                  summary: "Milton made landfall near Siesta Key, Florida, as a Category 3 hurricane.",
-                  url: "https://apnews.com/article/hurricane-milton-florida-landfall-siesta-key",
-                  image: "https://dims.apnews.com/dims4/default/milton-landfall.jpg",
-                  publish_date: "2024-10-10 02:41:18",
-                  author: "Daniel Ortiz",
-                  authors: ["Daniel Ortiz"],
-                },
-                {
-                  id: 262004377,
-                  title: "Milton leaves millions without power across central Florida",
-                  text: "More than two million homes and businesses were without electricity on Thursday morning after Hurricane Milton crossed the Florida peninsula.",
-                  summary: "Over two million Florida customers lost power as Milton crossed the state.",
-                  url: "https://www.npr.org/2024/10/10/hurricane-milton-power-outages-florida",
-                  image: "https://media.npr.org/assets/img/2024/10/10/milton-outages.jpg",
-                  publish_date: "2024-10-10 09:12:55",
-                  author: null,
-                  authors: [],
-                },
-              ],
-            },
-            {
-              news: [
-                {
-                  id: 262010562,
-                  title: "Federal Reserve minutes show officials split on size of September cut",
-                  text: "Minutes of the Federal Reserve's September meeting released on Wednesday showed policymakers debated whether a half-point cut was warranted.",
-                  summary: "Fed minutes reveal debate over the half-point September rate cut.",
-                  url: "https://www.cnbc.com/2024/10/09/fed-minutes-september-meeting.html",
-                  image: "https://image.cnbcfm.com/api/v1/image/fed-minutes.jpg",
-                  publish_date: "2024-10-09 18:05:31",
-                  author: "Laura Chen",
-                  authors: ["Laura Chen"],
-                },
-              ],
-            },
-          ],
-          language: "en",
-          country: "us",
+        "Forbidden": {
+          "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ApiError" } } }
         },
-        schema: { $ref: "#/components/schemas/TopNewsResponse" },
-      },
-      mock: {
-        action: "list",
-        resource: "article",
-        refs: {},
-        from: "body",
-        set: {},
-        where: {
-          source_country: "{query.source-country}",
-          language: "{query.language}",
-          "~publish_date": "{query.date}",
+        "NotFound": {
+          "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ApiError" } } }
         },
-        newestFirst: false,
-        statuses: {},
-        respond: {
-          top_news: [{ news: "{items}" }],
-          language: "{query.language}",
-          country: "{query.source-country}",
+        "TooManyRequests": {
+          "headers": { "Retry-After": { "schema": { "type": "integer", "minimum": 0 } } },
+          "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ApiError" } } }
+        }
+      },
+      "schemas": {
+        "ApiError": {
+          "type": "object",
+          "required": ["status", "code", "message"],
+          "properties": {
+            "status": { "type": "string", "enum": ["failure"] },
+            "code": { "type": "integer" },
+            "message": { "type": "string" }
+          }
         },
-        merge: "shallow",
-        log: [],
-      },
-    },
-    extractNews: {
-      operationId: "extractNews",
-      method: "GET",
-      path: "/extract-news",
-      parameters: [
-        {
-          name: "url",
-          in: "query",
-          required: true,
-          schema: { type: "string", format: "uri", maxLength: 1000 },
+        "Article": {
+          "type": "object",
+          "required": ["id", "title", "url"],
+          "properties": {
+            "id": { "type": "integer", "format": "int64" },
+            "title": { "type": ["string", "null"] },
+            "text": { "type": ["string", "null"] },
+            "summary": { "type": ["string", "null"] },
+            "url": { "type": ["string", "null"] },
+            "image": { "type": ["string", "null"] },
+            "video": { "type": ["string", "null"] },
+            "publish_date": { "type": ["string", "null"] },
+            "author": { "type": ["string", "null"] },
+            "authors": { "type": ["array", "null"], "items": { "type": "string" } },
+            "language": { "type": ["string", "null"] },
+            "source_country": { "type": ["string", "null"] },
+            "sentiment": { "type": ["number", "null"], "minimum": -1, "maximum": 1 },
+            "category": { "type": ["string", "null"] }
+          }
         },
-        { name: "analyze", in: "query", required: false, schema: { type: "boolean" } },
-      ],
-      success: {
-        status: 200,
-        contentType: "application/json",
-        example: {
-          title: "Solar eclipse plunges parts of North America into darkness",
-          text: "Millions of people across Mexico, the United States and Canada watched as the Moon passed in front of the Sun on Monday, turning day into night for up to four minutes along the path of totality.",
-          url: "https://www.bbc.co.uk/news/science-environment-68720452",
-          image: "https://ichef.bbci.co.uk/news/1024/branded_news/eclipse-totality.jpg",
-          images: [
-            {
-              width: 1024,
-              height: 576,
-              title: "The total eclipse seen from Mazatlán, Mexico",
-              url: "https://ichef.bbci.co.uk/news/1024/branded_news/eclipse-totality.jpg",
-            },
-          ],
-          video: null,
-          videos: [],
-          publish_date: "2024-04-08 20:47:11",
-          author: "Helen Marsh",
-          authors: ["Helen Marsh"],
-          language: "en",
-          source_country: "gb",
-          sentiment: 0.402,
+        "ArticleImage": {
+          "type": "object",
+          "properties": {
+            "width": { "type": ["integer", "null"] },
+            "height": { "type": ["integer", "null"] },
+            "title": { "type": ["string", "null"] },
+            "url": { "type": "string" }
+          }
         },
-        schema: { $ref: "#/components/schemas/ExtractedArticle" },
-      },
-      mock: {
-        action: "read",
-        resource: "article",
-        id: "{query.url}",
-        refs: {},
-        from: "body",
-        set: {},
-        where: {},
-        newestFirst: false,
-        key: "url",
-        statuses: {},
-        merge: "shallow",
-        log: [],
-      },
-    },
-    retrieveNews: {
-      operationId: "retrieveNews",
-      method: "GET",
-      path: "/retrieve-news",
-      parameters: [
-        {
-          name: "ids",
-          in: "query",
-          required: true,
-          schema: { type: "string", maxLength: 10000, pattern: "^[0-9]+( ?, ?[0-9]+)*$" },
+        "ArticleVideo": {
+          "type": "object",
+          "properties": {
+            "title": { "type": ["string", "null"] },
+            "url": { "type": "string" },
+            "summary": { "type": ["string", "null"] },
+            "duration": { "type": ["integer", "null"] },
+            "thumbnail": { "type": ["string", "null"] }
+          }
         },
-      ],
-      success: {
-        status: 200,
-        contentType: "application/json",
-        example: {
-          news: [
-            {
-              id: 261548632,
-              title: "Electric vehicle sales in Europe climb for a third straight month",
-              text: "Registrations of battery-electric cars in the European Union rose 9.8% in September from a year earlier, industry figures showed on Thursday.",
-              summary: "Battery-electric car registrations in the EU rose 9.8% year on year in September.",
-              url: "https://www.reuters.com/business/autos-transportation/electric-vehicle-sales-europe-climb-third-straight-month-2024-10-24/",
-              image: "https://www.reuters.com/resizer/v2/ev-charging-europe.jpg",
-              publish_date: "2024-10-24 08:15:42",
-              author: "Maria Jensen",
-              authors: ["Maria Jensen"],
-              language: "en",
-              source_country: "gb",
-              sentiment: 0.312,
-              category: "business",
-            },
-          ],
+        "ExtractedArticle": {
+          "type": "object",
+          "properties": {
+            "title": { "type": ["string", "null"] },
+            "text": { "type": ["string", "null"] },
+            "url": { "type": ["string", "null"] },
+            "image": { "type": ["string", "null"] },
+            "images": { "type": "array", "items": { "$ref": "#/components/schemas/ArticleImage" } },
+            "video": { "type": ["string", "null"] },
+            "videos": { "type": "array", "items": { "$ref": "#/components/schemas/ArticleVideo" } },
+            "publish_date": { "type": ["string", "null"] },
+            "author": { "type": ["string", "null"] },
+            "authors": { "type": ["array", "null"], "items": { "type": "string" } },
+            "language": { "type": ["string", "null"] },
+            "source_country": { "type": ["string", "null"] },
+            "sentiment": { "type": ["number", "null"], "minimum": -1, "maximum": 1 }
+          }
         },
-        schema: { $ref: "#/components/schemas/RetrieveNewsResponse" },
-      },
-      mock: {
-        action: "list",
-        resource: "article",
-        refs: {},
-        from: "body",
-        set: {},
-        where: { id: "{query.ids}" },
-        newestFirst: false,
-        statuses: {},
-        respond: { news: "{items}" },
-        merge: "shallow",
-        log: [],
-      },
-    },
-    searchNewsSources: {
-      operationId: "searchNewsSources",
-      method: "GET",
-      path: "/search-news-sources",
-      parameters: [{ name: "name", in: "query", required: true, schema: { type: "string", minLength: 1 } }],
-      success: {
-        status: 200,
-        contentType: "application/json",
-        example: {
-          available: 3,
-          sources: [
-            { name: "BBC News", url: "https://www.bbc.co.uk", language: "en" },
-            { name: "BBC Mundo", url: "https://www.bbc.com/mundo", language: "es" },
-            { name: "BBC Arabic", url: "https://www.bbc.com/arabic", language: "ar" },
-          ],
+        "SearchNewsResponse": {
+          "type": "object",
+          "required": ["offset", "number", "available", "news"],
+          "properties": {
+            "offset": { "type": "integer" },
+            "number": { "type": "integer" },
+            "available": { "type": "integer" },
+            "news": { "type": "array", "items": { "$ref": "#/components/schemas/Article" } }
+          }
         },
-        schema: { $ref: "#/components/schemas/SearchNewsSourcesResponse" },
-      },
-      mock: {
-        action: "list",
-        resource: "source",
-        refs: {},
-        from: "body",
-        set: {},
-        where: { "~name": "{query.name}" },
-        newestFirst: false,
-        statuses: {},
-        respond: { available: "{page.total}", sources: "{items}" },
-        merge: "shallow",
-        log: [],
-      },
-    },
-    getGeoCoordinates: {
-      operationId: "getGeoCoordinates",
-      method: "GET",
-      path: "/geo-coordinates",
-      parameters: [
-        {
-          name: "location",
-          in: "query",
-          required: true,
-          schema: { type: "string", minLength: 1, maxLength: 1000 },
+        "TopNewsCluster": {
+          "type": "object",
+          "required": ["news"],
+          "properties": { "news": { "type": "array", "items": { "$ref": "#/components/schemas/Article" } } }
         },
-      ],
-      success: {
-        status: 200,
-        contentType: "application/json",
-        example: { latitude: 35.6897, longitude: 139.6922, city: "Tokyo" },
-        schema: { $ref: "#/components/schemas/GeoCoordinates" },
-      },
-    },
-  },
-  components: {
-    securitySchemes: {
-      headerApiKey: { type: "apiKey", in: "header", name: "x-api-key" },
-      apiKey: { type: "apiKey", in: "query", name: "api-key" },
-    },
-    headers: {
-      QuotaRequest: { schema: { type: "number" } },
-      QuotaUsed: { schema: { type: "number" } },
-      QuotaLeft: { schema: { type: "number" } },
-    },
-    responses: {
-      BadRequest: { content: { "application/json": { schema: { $ref: "#/components/schemas/ApiError" } } } },
-      Unauthorized: { content: { "application/json": { schema: { $ref: "#/components/schemas/ApiError" } } } },
-      QuotaExhausted: {
-        content: { "application/json": { schema: { $ref: "#/components/schemas/ApiError" } } },
-      },
-      Forbidden: { content: { "application/json": { schema: { $ref: "#/components/schemas/ApiError" } } } },
-      NotFound: { content: { "application/json": { schema: { $ref: "#/components/schemas/ApiError" } } } },
-      TooManyRequests: {
-        headers: { "Retry-After": { schema: { type: "integer", minimum: 0 } } },
-        content: { "application/json": { schema: { $ref: "#/components/schemas/ApiError" } } },
-      },
-    },
-    schemas: {
-      ApiError: {
-        type: "object",
-        required: ["status", "code", "message"],
-        properties: {
-          status: { type: "string", enum: ["failure"] },
-          code: { type: "integer" },
-          message: { type: "string" },
+        "TopNewsResponse": {
+          "type": "object",
+          "required": ["top_news"],
+          "properties": {
+            "top_news": { "type": "array", "items": { "$ref": "#/components/schemas/TopNewsCluster" } },
+            "language": { "type": "string" },
+            "country": { "type": "string" }
+          }
         },
-      },
-      Article: {
-        type: "object",
-        required: ["id", "title", "url"],
-        properties: {
-          id: { type: "integer", format: "int64" },
-          title: { type: ["string", "null"] },
-          text: { type: ["string", "null"] },
-          summary: { type: ["string", "null"] },
-          url: { type: ["string", "null"] },
-          image: { type: ["string", "null"] },
-          video: { type: ["string", "null"] },
-          publish_date: { type: ["string", "null"] },
-          author: { type: ["string", "null"] },
-          authors: { type: ["array", "null"], items: { type: "string" } },
-          language: { type: ["string", "null"] },
-          source_country: { type: ["string", "null"] },
-          sentiment: { type: ["number", "null"], minimum: -1, maximum: 1 },
-          category: { type: ["string", "null"] },
+        "GeoCoordinates": {
+          "type": "object",
+          "required": ["latitude", "longitude"],
+          "properties": {
+            "latitude": { "type": "number" },
+            "longitude": { "type": "number" },
+            "city": { "type": ["string", "null"] }
+          }
         },
-      },
-      ArticleImage: {
-        type: "object",
-        properties: {
-          width: { type: ["integer", "null"] },
-          height: { type: ["integer", "null"] },
-          title: { type: ["string", "null"] },
-          url: { type: "string" },
+        "RetrieveNewsResponse": {
+          "type": "object",
+          "required": ["news"],
+          "properties": { "news": { "type": "array", "items": { "$ref": "#/components/schemas/Article" } } }
         },
-      },
-      ArticleVideo: {
-        type: "object",
-        properties: {
-          title: { type: ["string", "null"] },
-          url: { type: "string" },
-          summary: { type: ["string", "null"] },
-          duration: { type: ["integer", "null"] },
-          thumbnail: { type: ["string", "null"] },
+        "NewsSource": {
+          "type": "object",
+          "required": ["name", "url"],
+          "properties": {
+            "name": { "type": "string" },
+            "url": { "type": "string" },
+            "language": { "type": ["string", "null"] }
+          }
         },
-      },
-      ExtractedArticle: {
-        type: "object",
-        properties: {
-          title: { type: ["string", "null"] },
-          text: { type: ["string", "null"] },
-          url: { type: ["string", "null"] },
-          image: { type: ["string", "null"] },
-          images: { type: "array", items: { $ref: "#/components/schemas/ArticleImage" } },
-          video: { type: ["string", "null"] },
-          videos: { type: "array", items: { $ref: "#/components/schemas/ArticleVideo" } },
-          publish_date: { type: ["string", "null"] },
-          author: { type: ["string", "null"] },
-          authors: { type: ["array", "null"], items: { type: "string" } },
-          language: { type: ["string", "null"] },
-          source_country: { type: ["string", "null"] },
-          sentiment: { type: ["number", "null"], minimum: -1, maximum: 1 },
-        },
-      },
-      SearchNewsResponse: {
-        type: "object",
-        required: ["offset", "number", "available", "news"],
-        properties: {
-          offset: { type: "integer" },
-          number: { type: "integer" },
-          available: { type: "integer" },
-          news: { type: "array", items: { $ref: "#/components/schemas/Article" } },
-        },
-      },
-      TopNewsCluster: {
-        type: "object",
-        required: ["news"],
-        properties: { news: { type: "array", items: { $ref: "#/components/schemas/Article" } } },
-      },
-      TopNewsResponse: {
-        type: "object",
-        required: ["top_news"],
-        properties: {
-          top_news: { type: "array", items: { $ref: "#/components/schemas/TopNewsCluster" } },
-          language: { type: "string" },
-          country: { type: "string" },
-        },
-      },
-      GeoCoordinates: {
-        type: "object",
-        required: ["latitude", "longitude"],
-        properties: {
-          latitude: { type: "number" },
-          longitude: { type: "number" },
-          city: { type: ["string", "null"] },
-        },
-      },
-      RetrieveNewsResponse: {
-        type: "object",
-        required: ["news"],
-        properties: { news: { type: "array", items: { $ref: "#/components/schemas/Article" } } },
-      },
-      NewsSource: {
-        type: "object",
-        required: ["name", "url"],
-        properties: {
-          name: { type: "string" },
-          url: { type: "string" },
-          language: { type: ["string", "null"] },
-        },
-      },
-      SearchNewsSourcesResponse: {
-        type: "object",
-        required: ["available", "sources"],
-        properties: {
-          available: { type: "integer" },
-          sources: { type: "array", items: { $ref: "#/components/schemas/NewsSource" } },
-        },
-      },
-    },
-  },
-});
+        "SearchNewsSourcesResponse": {
+          "type": "object",
+          "required": ["available", "sources"],
+          "properties": {
+            "available": { "type": "integer" },
+            "sources": { "type": "array", "items": { "$ref": "#/components/schemas/NewsSource" } }
+          }
+        }
+      }
+    }
+  }
+`);
+
+/** The behavioural mock of World News API: its descriptor and the data above. */
+export const mockDefinition: MockDefinition = registerMock({ descriptor, ...mockData });
 
 /** Starts the World News API mock on 127.0.0.1 (a free port unless `options.port`); `close()` stops it. */
 export function startWorldnewsMock(options: MockOptions = {}): Promise<RunningMock> {

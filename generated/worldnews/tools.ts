@@ -121,7 +121,6 @@ const OutGeoCoordinates = s.looseObject({
 /** Search news: `GET /search-news`. */
 export const worldnewsSearchNews = defineOperationTool({
   name: "worldnews_search_news",
-  service: "worldnews",
   operationId: "searchNews",
   title: "Search news",
   description: "Search news articles by text and filter them by language, source country, publish date range, sentiment, entities, news sources and authors. Use it to find recent coverage of a topic, company or person. Searches news articles from thousands of sources in many languages and countries with a full-text query and filters (language, source country, sentiment range, entities, sources, authors, categories, publish-date range, location radius). No single parameter is required, but at least one filter (for example `text` or `language`) must be set. Results page with `offset` and `number`; `available` is the total number of matches. Seed note: the seed's `sentiment` (positive|negative|neutral) and `source-countries` filters are kept beside the public API's `min-sentiment`/`max-sentiment` and `source-country`; see those parameters and `x-stepforge-seed`. Returns: a page of matching articles.",
@@ -246,37 +245,34 @@ export const worldnewsSearchNews = defineOperationTool({
   }),
   output: OutSearchNewsResponse.describe("A page of matching articles."),
   outputWrap: "none",
-  handler: (client, input) => client.call("searchNews", {
-    params: {
-      query: {
-        text: input["text"],
-        "text-match-indexes": input["text_match_indexes"],
-        language: input["language"],
-        "source-country": input["source_country"],
-        "source-countries": input["source_countries"],
-        sentiment: input["sentiment"],
-        "min-sentiment": input["min_sentiment"],
-        "max-sentiment": input["max_sentiment"],
-        "earliest-publish-date": input["earliest_publish_date"],
-        "latest-publish-date": input["latest_publish_date"],
-        "news-sources": input["news_sources"],
-        authors: input["authors"],
-        categories: input["categories"],
-        entities: input["entities"],
-        "location-filter": input["location_filter"],
-        sort: input["sort"],
-        "sort-direction": input["sort_direction"],
-        offset: input["offset"],
-        number: input["number"],
-      },
+  wire: {
+    query: {
+      text: "text",
+      "text-match-indexes": "text_match_indexes",
+      language: "language",
+      "source-country": "source_country",
+      "source-countries": "source_countries",
+      sentiment: "sentiment",
+      "min-sentiment": "min_sentiment",
+      "max-sentiment": "max_sentiment",
+      "earliest-publish-date": "earliest_publish_date",
+      "latest-publish-date": "latest_publish_date",
+      "news-sources": "news_sources",
+      authors: "authors",
+      categories: "categories",
+      entities: "entities",
+      "location-filter": "location_filter",
+      sort: "sort",
+      "sort-direction": "sort_direction",
+      offset: "offset",
+      number: "number",
     },
-  }),
+  },
 });
 
 /** Top news: `GET /top-news`. */
 export const worldnewsTopNews = defineOperationTool({
   name: "worldnews_top_news",
-  service: "worldnews",
   operationId: "topNews",
   title: "Top news",
   description: "Top news. Top headlines of one country and language for a day, as clusters of articles about the same story, ranked by how many sources report it. `source-country` and `language` are required by the public API and the language must be one spoken in that country. Returns: clusters of top stories.",
@@ -304,22 +300,19 @@ export const worldnewsTopNews = defineOperationTool({
   }),
   output: OutTopNewsResponse.describe("Clusters of top stories."),
   outputWrap: "none",
-  handler: (client, input) => client.call("topNews", {
-    params: {
-      query: {
-        "source-country": input["source_country"],
-        language: input["language"],
-        date: input["date"],
-        "headlines-only": input["headlines_only"],
-      },
+  wire: {
+    query: {
+      "source-country": "source_country",
+      language: "language",
+      date: "date",
+      "headlines-only": "headlines_only",
     },
-  }),
+  },
 });
 
 /** Extract news: `GET /extract-news`. */
 export const worldnewsExtractNews = defineOperationTool({
   name: "worldnews_extract_news",
-  service: "worldnews",
   operationId: "extractNews",
   title: "Extract news",
   description: "Extract a news article from its web address: title, text, images, videos, publish date, authors, language, source country and sentiment. Use it when you have an article URL. Extracts a news article from its web address: title, text, images, videos, publish date, authors and language; with `analyze=true` also entity and sentiment analysis. The seed also names source country and sentiment among the returned fields; the public schema omits them, so they are optional here. Returns: the extracted article.",
@@ -339,15 +332,12 @@ export const worldnewsExtractNews = defineOperationTool({
   }),
   output: OutExtractedArticle.describe("The extracted article."),
   outputWrap: "none",
-  handler: (client, input) => client.call("extractNews", {
-    params: { query: { url: input["url"], analyze: input["analyze"] } },
-  }),
+  wire: { query: { url: "url", analyze: "analyze" } },
 });
 
 /** Retrieve news by id: `GET /retrieve-news`. */
 export const worldnewsRetrieveNews = defineOperationTool({
   name: "worldnews_retrieve_news",
-  service: "worldnews",
   operationId: "retrieveNews",
   title: "Retrieve news by id",
   description: "Retrieve news by id. Retrieves articles by their ids (from an earlier search or top-news call). Items have the search item shape without `video`. Not in the seed; the public API names this operation `retrieveNewsArticlesByIds`. Returns: the articles found for the ids.",
@@ -363,13 +353,12 @@ export const worldnewsRetrieveNews = defineOperationTool({
   }),
   output: OutRetrieveNewsResponse.describe("The articles found for the ids."),
   outputWrap: "none",
-  handler: (client, input) => client.call("retrieveNews", { params: { query: { ids: input["ids"] } } }),
+  wire: { query: { ids: "ids" } },
 });
 
 /** Search news sources: `GET /search-news-sources`. */
 export const worldnewsSearchNewsSources = defineOperationTool({
   name: "worldnews_search_news_sources",
-  service: "worldnews",
   operationId: "searchNewsSources",
   title: "Search news sources",
   description: "Search news sources. Finds news sources the service monitors by (partial) name, to fill the `news-sources` filter of searchNews. Not in the seed; added in API 2.2.0. Returns: matching news sources.",
@@ -380,15 +369,12 @@ export const worldnewsSearchNewsSources = defineOperationTool({
   }),
   output: OutSearchNewsSourcesResponse.describe("Matching news sources."),
   outputWrap: "none",
-  handler: (client, input) => client.call("searchNewsSources", {
-    params: { query: { name: input["name"] } },
-  }),
+  wire: { query: { name: "name" } },
 });
 
 /** Get geo coordinates: `GET /geo-coordinates`. */
 export const worldnewsGetGeoCoordinates = defineOperationTool({
   name: "worldnews_get_geo_coordinates",
-  service: "worldnews",
   operationId: "getGeoCoordinates",
   title: "Get geo coordinates",
   description: "Turn a place name into latitude and longitude, e.g. to build a location filter for worldnews_search_news. Turns a place name into latitude and longitude (and the city, when known), for the `location-filter` of searchNews. Returns: coordinates of the place.",
@@ -402,9 +388,7 @@ export const worldnewsGetGeoCoordinates = defineOperationTool({
   }),
   output: OutGeoCoordinates.describe("Coordinates of the place."),
   outputWrap: "none",
-  handler: (client, input) => client.call("getGeoCoordinates", {
-    params: { query: { location: input["location"] } },
-  }),
+  wire: { query: { location: "location" } },
 });
 
 /** World News API Call: any endpoint under the connection's base address (GET, POST). */

@@ -173,24 +173,22 @@ class SchemaWriter {
 }
 
 function wireValue(source: WireSource): Code {
-  return source.from === "fixed" ? literal(source.value) : `input[${str(source.field)}]`;
+  return source.from === "fixed" ? obj([["fixed", literal(source.value)]]) : str(source.field);
 }
 
-function handler(step: ToolStepModel): Code {
+/** The step's wire mapping as data (runtime/tools/define.ts `StepWire`): per place, wire name → input field or fixed value. */
+function wire(step: ToolStepModel): Code {
   const { wire } = step;
   const place = (list: Array<[string, WireSource]>) => obj(list.map(([name, source]) => [key(name), wireValue(source)]));
-  const params: Array<[string, Code]> = [];
-  if (wire.path.length) params.push(["path", place(wire.path)]);
-  if (wire.query.length) params.push(["query", place(wire.query)]);
-  const init: Array<[string, Code]> = [];
-  if (params.length) init.push(["params", obj(params)]);
-  if (wire.bodyWhole !== undefined) init.push(["body", wireValue(wire.bodyWhole)]);
-  else if (wire.bodyObject) init.push(["body", place(wire.body)]);
-  const args = init.length ? "(client, input)" : "(client)";
-  return `${args} => ${print(call("client.call", str(step.operationId), obj(init)), "  ", 32)}`;
+  const places: Array<[string, Code]> = [];
+  if (wire.path.length) places.push(["path", place(wire.path)]);
+  if (wire.query.length) places.push(["query", place(wire.query)]);
+  if (wire.bodyWhole !== undefined) places.push(["bodyWhole", wireValue(wire.bodyWhole)]);
+  else if (wire.bodyObject) places.push(["body", place(wire.body)]);
+  return obj(places);
 }
 
-function stepStatement(step: ToolStepModel, name: string, writer: SchemaWriter, serviceId: string): string {
+function stepStatement(step: ToolStepModel, name: string, writer: SchemaWriter): string {
   const input = call("s.strictObject", obj(step.fields.map((f) => {
     const code = writer.code(f.schema, "input", f.description);
     return [key(f.name), f.required ? code : optional(code)];
@@ -205,7 +203,6 @@ function stepStatement(step: ToolStepModel, name: string, writer: SchemaWriter, 
   const a = step.annotations;
   const definition = obj([
     ["name", str(step.name)],
-    ["service", str(serviceId)],
     ["operationId", str(step.operationId)],
     ["title", str(step.title)],
     ["description", str(step.description)],
@@ -217,7 +214,7 @@ function stepStatement(step: ToolStepModel, name: string, writer: SchemaWriter, 
     ["input", input],
     ["output", output],
     ["outputWrap", str(step.output.wrap)],
-    ["handler", handler(step)],
+    ["wire", wire(step)],
   ]);
   return [jsdoc(`${step.title}: \`${step.method} ${step.path}\`${step.deprecated ? " (deprecated)" : ""}.`), constStatement(name, call("defineOperationTool", definition), { exported: true })].join("\n");
 }
@@ -228,7 +225,7 @@ export const emitTools: Emitter = (model, context) => {
   const stepNames = model.toolSteps.map((step) => ident(names.claim(camel(step.name), step.name).name));
   const apiName = model.apiCall ? ident(names.claim(camel(model.apiCall.name), model.apiCall.name).name) : undefined;
   const writer = new SchemaWriter(model.refs, names);
-  const blocks = model.toolSteps.map((step, i) => stepStatement(step, stepNames[i]!, writer, model.id));
+  const blocks = model.toolSteps.map((step, i) => stepStatement(step, stepNames[i]!, writer));
   const apiBlock = model.apiCall
     ? [
         jsdoc(`${model.apiCall.config.title}: any endpoint under the connection's base address (${model.apiCall.config.methods.join(", ")}).`),

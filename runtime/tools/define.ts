@@ -25,13 +25,78 @@ function checkName(name: string, service: string): void {
  */
 export type ToolInput = Readonly<Record<string, unknown>>;
 
-/** What a generated step passes: its schemas as `Schema` (runtime/tools/schema.ts), zod schemas at run time. */
-export type OperationToolSpec<I> = Omit<OperationToolDefinition<I>, "kind" | "input" | "output"> & { input: Schema | z.ZodObject; output: Schema | z.ZodType };
+/** Where a wire value of a generated step comes from: the name of an input field, or `{ fixed: value }`. */
+export type WireValue = string | { fixed: string | number | boolean | null };
+
+/**
+ * How a generated step's input becomes its call: per place, wire name → value. `body` given: the
+ * body is an object of those fields (sent even when empty); `bodyWhole`: the body is one value.
+ * Data rather than a handler function per step: the mapping is the same few lines for every step,
+ * and a consumer's compiler checks an object of strings far faster than 255 closures.
+ */
+export interface StepWire {
+  path?: Record<string, WireValue>;
+  query?: Record<string, WireValue>;
+  body?: Record<string, WireValue>;
+  bodyWhole?: WireValue;
+}
+
+/**
+ * What a step definition passes: its schemas as `Schema` (runtime/tools/schema.ts), zod schemas at
+ * run time; either a `handler` or (generated steps) a `wire` mapping; `service` defaults to the
+ * descriptor's id.
+ */
+export type OperationToolSpec<I> = Omit<OperationToolDefinition<I>, "kind" | "input" | "output" | "handler" | "service"> & {
+  service?: string;
+  input: Schema | z.ZodObject;
+  output: Schema | z.ZodType;
+  handler?: OperationToolDefinition<I>["handler"];
+  wire?: StepWire;
+};
 
 export function defineOperationTool<I extends object = ToolInput>(definition: OperationToolSpec<I>): OperationToolDefinition<I> {
-  checkName(definition.name, definition.service);
-  // The builders of runtime/tools/schema.ts return zod schemas typed narrowly; these are they.
-  return { kind: "operation", ...definition, input: definition.input as z.ZodObject, output: definition.output as z.ZodType };
+  const { wire, handler, ...rest } = definition;
+  const service = definition.service ?? definition.descriptor.id;
+  checkName(definition.name, service);
+  if ((handler === undefined) === (wire === undefined)) {
+    throw new Error(`tool "${definition.name}": give exactly one of \`handler\` and \`wire\``);
+  }
+  return {
+    kind: "operation",
+    ...rest,
+    service,
+    // The builders of runtime/tools/schema.ts return zod schemas typed narrowly; these are they.
+    input: definition.input as z.ZodObject,
+    output: definition.output as z.ZodType,
+    handler: handler ?? wireHandler(definition.operationId, wire!),
+  };
+}
+
+/** The handler a wire mapping describes: each place an object of wire name → value, as `client.call` takes it. */
+function wireHandler(operationId: string, wire: StepWire): OperationToolDefinition<object>["handler"] {
+  return (client, input) => {
+    const init: Record<string, unknown> = {};
+    const params: Record<string, unknown> = {};
+    if (wire.path) params.path = wireObject(wire.path, input);
+    if (wire.query) params.query = wireObject(wire.query, input);
+    if (wire.path || wire.query) init.params = params;
+    if (wire.bodyWhole !== undefined) init.body = wireValue(wire.bodyWhole, input);
+    else if (wire.body) init.body = wireObject(wire.body, input);
+    return client.call(operationId, init);
+  };
+}
+
+function wireObject(entries: Record<string, WireValue>, input: object): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  // defineProperty, not assignment: a wire name such as "__proto__" is a key like any other.
+  for (const [name, value] of Object.entries(entries)) Object.defineProperty(out, name, { value: wireValue(value, input), enumerable: true, writable: true, configurable: true });
+  return out;
+}
+
+function wireValue(value: WireValue, input: object): unknown {
+  if (typeof value !== "string") return value.fixed;
+  // Own properties only: an input field named "constructor" or "__proto__" never reads the prototype.
+  return Object.hasOwn(input, value) ? (input as Record<string, unknown>)[value] : undefined;
 }
 
 const scalar = z.union([z.string(), z.number(), z.boolean()]);

@@ -5,7 +5,7 @@
 export * from "./types.js";
 export * from "./model.js";
 export { defineOperationTool, defineApiCallTool, apiCallInput, apiCallOutput } from "./define.js";
-export type { ToolInput, OperationToolSpec } from "./define.js";
+export type { ToolInput, OperationToolSpec, StepWire, WireValue } from "./define.js";
 export { s } from "./schema.js";
 export type { Schema } from "./schema.js";
 export { executeTool, executeToolByName, validateInput, dropNulls, wrapOutput } from "./execute.js";

@@ -47,7 +47,16 @@ describe("emitTools", () => {
     expect(text).toMatchInlineSnapshot(`"  input: s.strictObject({ constructor: z.string().optional() }),"`);
   });
 
-  it("the handler maps input fields and fixed values onto the wire", async () => {
+  it("a fixed value travels in the wire mapping as { fixed }, never as an input field", async () => {
+    const model = modelOf((d) => {
+      d.paths = { "/widgets": { post: { ...d.paths["/widgets"].post, "x-stepforge-tool": { fixed: { other: 7 } } } } };
+      d.paths["/widgets"].post.requestBody.content["application/json"].schema = { type: "object", properties: { constructor: { type: "string" }, other: { type: "number" } } };
+    });
+    const [file] = await emitTools(model, context);
+    expect(file!.content).toContain(`wire: { body: { constructor: "constructor", other: { fixed: 7 } } },`);
+  });
+
+  it("the wire mapping says, as data, which input field goes where (renamed and odd wire names kept)", async () => {
     const model = modelOf((d) => {
       d.paths["/widgets/{id}"].get.parameters.push({ name: "q_by[]", in: "query", schema: { type: "array", items: { type: "string" } } });
       d.paths["/widgets/{id}"].get["x-stepforge-tool"] = { fields: { widget: { from: "id", description: "The widget." } } };
@@ -57,7 +66,6 @@ describe("emitTools", () => {
     expect(text.slice(text.indexOf("export const widgetsGetWidget"))).toMatchInlineSnapshot(`
       "export const widgetsGetWidget = defineOperationTool({
         name: "widgets_get_widget",
-        service: "widgets",
         operationId: "getWidget",
         title: "Get a widget",
         description: "Get a widget. Returns: ok.",
@@ -66,9 +74,7 @@ describe("emitTools", () => {
         input: s.strictObject({ widget: z.string().describe("The widget."), q_by: s.array(z.string()).optional() }),
         output: OutWidget.describe("ok"),
         outputWrap: "none",
-        handler: (client, input) => client.call("getWidget", {
-          params: { path: { id: input["widget"] }, query: { "q_by[]": input["q_by"] } },
-        }),
+        wire: { path: { id: "widget" }, query: { "q_by[]": "q_by" } },
       });
 
       /** Every tool step of Widgets, in spec order. */
