@@ -6,14 +6,32 @@
  *
  * Every object is `.strict()`: an unknown key is a mistake the author must hear about, not a
  * silently ignored setting.
+ *
+ * The types are written out beside their schemas instead of being `z.infer`red from them: every
+ * project that compiles generated code names them, and resolving zod's inference for one
+ * `ServiceExtension` cost its type-check ~4,700 types and ~150 ms. test/types/model-types.ts proves
+ * each type identical to the `z.infer` of its schema, so changing one without the other fails
+ * `tsc`. They are object type aliases, not interfaces, as zod's inferred types are (an interface
+ * is not assignable to `Record<string, unknown>`). Fields are documented on the types; a schema's
+ * constraints are on the schema, and its defaults on both.
  */
 import * as z from "zod";
 import { MockOperationSchema, MockServiceSchema } from "./mock/model.js";
+import type { MockService } from "./mock/model.js";
 import { OperationToolSchema, ServiceToolsSchema } from "./tools/model.js";
+import type { ServiceTools } from "./tools/model.js";
 
 const identifier = z.string().regex(/^[a-zA-Z][a-zA-Z0-9_]*$/, "must be an identifier (letters, digits, _)");
 
 /** Where a value travels on the wire. `{field}` placeholders name connection fields or `accessToken`. */
+export type Placement = {
+  in: "query" | "header";
+  name: string;
+  /** Template; `{field}` is replaced by the connection field of that name. */
+  value: string;
+};
+
+/** Validates {@link Placement}. */
 export const PlacementSchema = z
   .object({
     in: z.enum(["query", "header"]),
@@ -22,37 +40,73 @@ export const PlacementSchema = z
   })
   .strict();
 
+/** One field of a connection (an API key, a token, an instance endpoint). */
+export type ConnectionField = {
+  description: string;
+  secret: boolean;
+  /** Default true. */
+  required: boolean;
+  /** Regular expression the value must match. */
+  pattern?: string | undefined;
+  /** Removed from the end of the value before use (e.g. the "/rest" Marketo's admin page shows). */
+  trimSuffix?: string | undefined;
+  example?: string | undefined;
+};
+
+/** Validates {@link ConnectionField}. */
 export const ConnectionFieldSchema = z
   .object({
     description: z.string().min(1),
     secret: z.boolean(),
     required: z.boolean().default(true),
     pattern: z.string().optional().describe("regular expression the value must match"),
-    /** Removed from the end of the value before use (e.g. the "/rest" Marketo's admin page shows). */
     trimSuffix: z.string().min(1).optional(),
     example: z.string().optional(),
   })
   .strict();
 
+/** What a connection to the service holds: its base address and its fields. */
+export type ConnectionSpec = {
+  /** Base address of every request; `{field}` placeholders are connection fields. */
+  baseUrl: string;
+  /** The connection's fields, by identifier. */
+  fields: Record<string, ConnectionField>;
+};
+
+/** Validates {@link ConnectionSpec}. */
 export const ConnectionSchema = z
   .object({
-    /** Base address of every request; `{field}` placeholders are connection fields. */
     baseUrl: z.string().min(1),
     fields: z.record(identifier, ConnectionFieldSchema),
   })
   .strict();
 
+/** Credentials sent as they are: an API key (and a token), in the query or a header. */
+export type ApiKeyAuth = {
+  kind: "api-key";
+  /** Named ways of sending the credentials; the connection picks one, `defaultMode` otherwise. */
+  modes: Record<string, Placement[]>;
+  defaultMode: string;
+  /**
+   * Where a user sends their browser to mint a token for this key (Trello's /1/authorize).
+   * `query` values are templates; `{name}` is filled from the values the caller passes to
+   * `authorizeUrl()` (for example `{apiKey}`, `{appName}`).
+   */
+  authorize?:
+    | {
+        url: string;
+        /** Default `{}`. */
+        query: Record<string, string>;
+      }
+    | undefined;
+};
+
+/** Validates {@link ApiKeyAuth}. */
 const ApiKeyAuthSchema = z
   .object({
     kind: z.literal("api-key"),
-    /** Named ways of sending the credentials; the connection picks one, `defaultMode` otherwise. */
     modes: z.record(identifier, z.array(PlacementSchema).min(1)),
     defaultMode: identifier,
-    /**
-     * Where a user sends their browser to mint a token for this key (Trello's /1/authorize).
-     * `query` values are templates; `{name}` is filled from the values the caller passes to
-     * `authorizeUrl()` (for example `{apiKey}`, `{appName}`).
-     */
     authorize: z
       .object({
         url: z.string().url(),
@@ -63,6 +117,23 @@ const ApiKeyAuthSchema = z
   })
   .strict();
 
+/** OAuth 2 client credentials: the runtime fetches and renews access tokens itself. */
+export type ClientCredentialsAuth = {
+  kind: "oauth2-client-credentials";
+  /** Template; may use `{field}` placeholders such as the instance endpoint. */
+  tokenUrl: string;
+  /** Default GET. */
+  tokenMethod: "GET" | "POST";
+  clientIdField: string;
+  clientSecretField: string;
+  /** Where client_id / client_secret / grant_type go on the token request. */
+  credentialsIn: "query" | "form" | "json";
+  /** Default 300. */
+  renewBeforeSeconds: number;
+  send: Placement;
+};
+
+/** Validates {@link ClientCredentialsAuth}. */
 const ClientCredentialsAuthSchema = z
   .object({
     kind: z.literal("oauth2-client-credentials"),
@@ -70,13 +141,33 @@ const ClientCredentialsAuthSchema = z
     tokenMethod: z.enum(["GET", "POST"]).default("GET"),
     clientIdField: identifier,
     clientSecretField: identifier,
-    /** Where client_id / client_secret / grant_type go on the token request. */
     credentialsIn: z.enum(["query", "form", "json"]),
     renewBeforeSeconds: z.number().int().nonnegative().default(300),
     send: PlacementSchema,
   })
   .strict();
 
+/** OAuth 2 authorization code: a user grants access once; the runtime refreshes the token. */
+export type AuthorizationCodeAuth = {
+  kind: "oauth2-authorization-code";
+  authorizeUrl: string;
+  tokenUrl: string;
+  clientIdField: string;
+  clientSecretField: string;
+  accessTokenField: string;
+  refreshTokenField: string;
+  expiresAtField?: string | undefined;
+  credentialsIn: "form" | "json";
+  /** Default `[]`. */
+  scopes: string[];
+  /** Default 300. */
+  renewBeforeSeconds: number;
+  /** The service hands back a new refresh token on every refresh; the caller's store must keep it. Default true. */
+  rotatesRefreshToken: boolean;
+  send: Placement;
+};
+
+/** Validates {@link AuthorizationCodeAuth}. */
 const AuthorizationCodeAuthSchema = z
   .object({
     kind: z.literal("oauth2-authorization-code"),
@@ -90,15 +181,23 @@ const AuthorizationCodeAuthSchema = z
     credentialsIn: z.enum(["form", "json"]),
     scopes: z.array(z.string().min(1)).default([]),
     renewBeforeSeconds: z.number().int().nonnegative().default(300),
-    /** The service hands back a new refresh token on every refresh; the caller's store must keep it. */
     rotatesRefreshToken: z.boolean().default(true),
     send: PlacementSchema,
   })
   .strict();
 
 /** A service that takes no credentials (public APIs; foreign specs without security). */
+export type NoAuth = {
+  kind: "none";
+};
+
+/** Validates {@link NoAuth}. */
 const NoAuthSchema = z.object({ kind: z.literal("none") }).strict();
 
+/** How the service authenticates a connection, by `kind`. */
+export type AuthSpec = NoAuth | ApiKeyAuth | ClientCredentialsAuth | AuthorizationCodeAuth;
+
+/** Validates {@link AuthSpec}. */
 export const AuthSchema = z.discriminatedUnion("kind", [
   NoAuthSchema,
   ApiKeyAuthSchema,
@@ -106,7 +205,13 @@ export const AuthSchema = z.discriminatedUnion("kind", [
   AuthorizationCodeAuthSchema,
 ]);
 
-/** How the service says "no" when a limit is crossed: an HTTP status or a service error code. */
+/** How the service says "no" when a limit is crossed: an HTTP status or a service error code (at least one). */
+export type Rejection = {
+  status?: number | undefined;
+  code?: string | undefined;
+};
+
+/** Validates {@link Rejection}. */
 export const RejectionSchema = z
   .object({
     status: z.number().int().min(100).max(599).optional(),
@@ -115,27 +220,89 @@ export const RejectionSchema = z
   .strict()
   .refine((r) => r.status !== undefined || r.code !== undefined, "give `status` or `code`");
 
+/**
+ * One object type with the fields of an intersection, as zod's inferred types are; a variant is
+ * `Flat<Base & { … }>` so that it stays identical to the `z.infer` of its schema.
+ */
+type Flat<T> = { [K in keyof T]: T[K] };
+
+/** What every kind of limit has. */
+export type LimitSpecBase = {
+  id: string;
+  description: string;
+  /** Which requests count: all (the default), or only reads (GET/HEAD) or writes (everything else). */
+  applies: "all" | "read" | "write";
+  /**
+   * What the limit is counted per: the whole connection (`connection`, the default), one
+   * credential field shared by connections (`field:apiKey`), or one path parameter's value shared
+   * by every connection of the service (`path:idBoard`: per board, workspace or base). A `path:`
+   * limit applies only to operations whose path template has that parameter.
+   */
+  per: string;
+  /** Requests whose path starts with one of these neither count nor wait (routes the limit does not cover). */
+  excludePathPrefixes?: string[] | undefined;
+  /** After the service refuses a request under this limit, it refuses every request under the same key for this long. */
+  penaltySeconds?: number | undefined;
+  /** Only requests whose path starts with this count (a route with its own budget). */
+  pathPrefix?: string | undefined;
+  rejection: Rejection;
+};
+
+/** At most `requests` per `windowSeconds`. */
+export type WindowLimit = Flat<LimitSpecBase & {
+  kind: "window";
+  requests: number;
+  windowSeconds: number;
+}>;
+
+/** At most `max` requests in flight at once. */
+export type ConcurrencyLimit = Flat<LimitSpecBase & {
+  kind: "concurrency";
+  max: number;
+}>;
+
+/** At most `requests` per day. */
+export type DailyQuotaLimit = Flat<LimitSpecBase & {
+  kind: "daily-quota";
+  requests: number;
+  /** IANA zone whose midnight resets the quota. */
+  resetTimeZone: string;
+}>;
+
+/** At most `requests` per month. */
+export type MonthlyQuotaLimit = Flat<LimitSpecBase & {
+  kind: "monthly-quota";
+  requests: number;
+  /** IANA zone whose midnight on the 1st resets the quota. */
+  resetTimeZone: string;
+}>;
+
+/** A quota the service reports in response headers. */
+export type HeaderQuotaLimit = Flat<LimitSpecBase & {
+  kind: "header-quota";
+  /** Response headers that report what is left; the client stops before it reaches zero. */
+  remainingHeader: string;
+  usedHeader?: string | undefined;
+  costHeader?: string | undefined;
+  resetTimeZone: string;
+}>;
+
+/** One limit of the service, by `kind`. */
+export type LimitSpec = WindowLimit | ConcurrencyLimit | DailyQuotaLimit | MonthlyQuotaLimit | HeaderQuotaLimit;
+
+/** The fields of {@link LimitSpecBase}. */
 const LimitBase = {
   id: identifier,
   description: z.string().min(1),
-  /** Which requests count: all, or only reads (GET/HEAD) or writes (everything else). */
   applies: z.enum(["all", "read", "write"]).default("all"),
-  /**
-   * What the limit is counted per: the whole connection, one credential field shared by
-   * connections (`field:apiKey`), or one path parameter's value shared by every connection of
-   * the service (`path:idBoard`: per board, workspace or base). A `path:` limit applies only to
-   * operations whose path template has that parameter.
-   */
   per: z.union([z.literal("connection"), z.string().regex(/^field:[a-zA-Z][a-zA-Z0-9_]*$/), z.string().regex(/^path:[a-zA-Z][a-zA-Z0-9_]*$/)]).default("connection"),
-  /** Requests whose path starts with one of these neither count nor wait (routes the limit does not cover). */
   excludePathPrefixes: z.array(z.string().startsWith("/")).optional(),
-  /** After the service refuses a request under this limit, it refuses every request under the same key for this long. */
   penaltySeconds: z.number().positive().optional(),
-  /** Only requests whose path starts with this count (a route with its own budget). */
   pathPrefix: z.string().startsWith("/").optional(),
   rejection: RejectionSchema,
 };
 
+/** Validates {@link LimitSpec}. */
 export const LimitSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("window"), ...LimitBase, requests: z.number().int().positive(), windowSeconds: z.number().positive() }).strict(),
   z.object({ kind: z.literal("concurrency"), ...LimitBase, max: z.number().int().positive() }).strict(),
@@ -153,7 +320,6 @@ export const LimitSchema = z.discriminatedUnion("kind", [
     .object({
       kind: z.literal("header-quota"),
       ...LimitBase,
-      /** Response headers that report what is left; the client stops before it reaches zero. */
       remainingHeader: z.string().min(1),
       usedHeader: z.string().min(1).optional(),
       costHeader: z.string().min(1).optional(),
@@ -162,6 +328,20 @@ export const LimitSchema = z.discriminatedUnion("kind", [
     .strict(),
 ]);
 
+/** What kind of failure an error is; decides retries, renewals and what a caller is told. */
+export type ErrorKind =
+  | "auth"
+  | "permission"
+  | "not_found"
+  | "validation"
+  | "conflict"
+  | "rate_limited"
+  | "quota_exhausted"
+  | "timeout"
+  | "network"
+  | "server";
+
+/** Validates {@link ErrorKind}. */
 export const ErrorKindSchema = z.enum([
   "auth",
   "permission",
@@ -175,26 +355,67 @@ export const ErrorKindSchema = z.enum([
   "server",
 ]);
 
+/** What a service error code or HTTP status means and what to do about it. */
+export type ErrorRule = {
+  kind: ErrorKind;
+  /** Default false. */
+  retry: boolean;
+  /** Renew the credentials once and repeat the call. Default false. */
+  reauth: boolean;
+  /**
+   * The service did not act on the request (it was refused before any work), so resending is
+   * safe even for an operation that is not idempotent. Default: true for `rate_limited` and
+   * `quota_exhausted` kinds and HTTP 503, false otherwise (a POST that failed with 502/504 or a
+   * timeout may have been carried out, and is resent only when the operation is idempotent).
+   */
+  resendSafe?: boolean | undefined;
+  description: string;
+};
+
+/** Validates {@link ErrorRule}. */
 export const ErrorRuleSchema = z
   .object({
     kind: ErrorKindSchema,
     retry: z.boolean().default(false),
-    /** Renew the credentials once and repeat the call. */
     reauth: z.boolean().default(false),
-    /**
-     * The service did not act on the request (it was refused before any work), so resending is
-     * safe even for an operation that is not idempotent. Default: true for `rate_limited` and
-     * `quota_exhausted` kinds and HTTP 503, false otherwise (a POST that failed with 502/504 or a
-     * timeout may have been carried out, and is resent only when the operation is idempotent).
-     */
     resendSafe: z.boolean().optional(),
     description: z.string().min(1),
   })
   .strict();
 
+/** Errors reported inside a successful HTTP response (Marketo's `success: false`). */
+export type ErrorEnvelope = {
+  successField: string;
+  errorsField: string;
+  codeField: string;
+  messageField: string;
+};
+
+/** How the service reports errors, and what each one means. */
+export type ErrorsSpec = {
+  /** Errors reported inside a successful HTTP response (Marketo's `success: false`). */
+  envelope?: ErrorEnvelope | undefined;
+  /**
+   * Where a human-readable message sits in a JSON error body, first match wins: a top-level key,
+   * or a dotted path into nested objects (`error.message`). Plain-text bodies are used whole.
+   * Default `["message", "error"]`.
+   */
+  messageFields: string[];
+  /** Response headers carrying the service's request id (first present wins). Default `[]`. */
+  requestIdHeaders: string[];
+  /** Body field (key or dotted path, as in messageFields) carrying the request id when no header does. */
+  requestIdField?: string | undefined;
+  /** Default `["retry-after"]`. */
+  retryAfterHeaders: string[];
+  /** By service error code. Default `{}`. */
+  codes: Record<string, ErrorRule>;
+  /** By HTTP status code (`"404"`). Default `{}`. */
+  statuses: Record<string, ErrorRule>;
+};
+
+/** Validates {@link ErrorsSpec}. */
 export const ErrorsSchema = z
   .object({
-    /** Errors reported inside a successful HTTP response (Marketo's `success: false`). */
     envelope: z
       .object({
         successField: z.string().min(1),
@@ -204,14 +425,8 @@ export const ErrorsSchema = z
       })
       .strict()
       .optional(),
-    /**
-     * Where a human-readable message sits in a JSON error body, first match wins: a top-level key,
-     * or a dotted path into nested objects (`error.message`). Plain-text bodies are used whole.
-     */
     messageFields: z.array(z.string().min(1)).default(["message", "error"]),
-    /** Response headers carrying the service's request id (first present wins). */
     requestIdHeaders: z.array(z.string().min(1)).default([]),
-    /** Body field (key or dotted path, as in messageFields) carrying the request id when no header does. */
     requestIdField: z.string().min(1).optional(),
     retryAfterHeaders: z.array(z.string().min(1)).default(["retry-after"]),
     codes: z.record(z.string().regex(/^[0-9A-Za-z_]+$/), ErrorRuleSchema).default({}),
@@ -219,22 +434,62 @@ export const ErrorsSchema = z
   })
   .strict();
 
+/** The spec's root `x-stepforge` extension: the service as the runtime sees it. */
+export type ServiceExtension = {
+  /** Service id: the module name (`stepforge/<id>`) and the prefix of every tool name. */
+  id: string;
+  title: string;
+  connection: ConnectionSpec;
+  auth: AuthSpec;
+  /** Default `[]`. */
+  limits: LimitSpec[];
+  errors: ErrorsSpec;
+  /** Agent tool steps beyond one per operation: composite/legacy steps and the API Call step (runtime/tools/model.ts). */
+  tools?: ServiceTools | undefined;
+  /** How the behavioural mock behaves (runtime/mock/model.ts); optional. */
+  mock?: MockService | undefined;
+};
+
+/** Validates {@link ServiceExtension}. */
 export const ServiceExtensionSchema = z
   .object({
-    /** Service id: the module name (`stepforge/<id>`) and the prefix of every tool name. */
     id: z.string().regex(/^[a-z][a-z0-9]{1,30}$/, "lower-case letters and digits, starting with a letter"),
     title: z.string().min(1),
     connection: ConnectionSchema,
     auth: AuthSchema,
     limits: z.array(LimitSchema).default([]),
     errors: ErrorsSchema,
-    /** Agent tool steps beyond one per operation: composite/legacy steps and the API Call step (runtime/tools/model.ts). */
     tools: ServiceToolsSchema.optional(),
-    /** How the behavioural mock behaves (runtime/mock/model.ts); optional. */
     mock: MockServiceSchema.optional(),
   })
   .strict();
 
+/** Paging by an opaque token the service returns with each page. */
+export type TokenPaging = {
+  style: "token";
+  tokenParam: string;
+  tokenField: string;
+  itemsField: string;
+  sizeParam?: string | undefined;
+  /** Some services always return a token; this boolean field says whether more pages exist. */
+  moreField?: string | undefined;
+};
+
+/** Paging by offset and limit. */
+export type OffsetPaging = {
+  style: "offset";
+  offsetParam: string;
+  limitParam: string;
+  /** Field of the response holding the items; `.` for a bare array. */
+  itemsField: string;
+  maxLimit: number;
+  totalField?: string | undefined;
+};
+
+/** How an operation's results are paged, by `style`. */
+export type PagingSpec = TokenPaging | OffsetPaging;
+
+/** Validates {@link PagingSpec}. */
 export const PagingSchema = z.discriminatedUnion("style", [
   z
     .object({
@@ -243,7 +498,6 @@ export const PagingSchema = z.discriminatedUnion("style", [
       tokenField: z.string().min(1),
       itemsField: z.string().min(1),
       sizeParam: z.string().min(1).optional(),
-      /** Some services always return a token; this boolean field says whether more pages exist. */
       moreField: z.string().min(1).optional(),
     })
     .strict(),
@@ -281,16 +535,6 @@ export const OperationExtensionsSchema = z
     "x-stepforge-mock": MockOperationSchema.optional(),
   })
   .strict();
-
-export type Placement = z.infer<typeof PlacementSchema>;
-export type ConnectionField = z.infer<typeof ConnectionFieldSchema>;
-export type AuthSpec = z.infer<typeof AuthSchema>;
-export type LimitSpec = z.infer<typeof LimitSchema>;
-export type ErrorKind = z.infer<typeof ErrorKindSchema>;
-export type ErrorRule = z.infer<typeof ErrorRuleSchema>;
-export type ErrorsSpec = z.infer<typeof ErrorsSchema>;
-export type PagingSpec = z.infer<typeof PagingSchema>;
-export type ServiceExtension = z.infer<typeof ServiceExtensionSchema>;
 
 export type DelimitedStyle = "form" | "spaceDelimited" | "pipeDelimited";
 
