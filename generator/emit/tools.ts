@@ -1,8 +1,9 @@
 /**
- * tools.ts of a service: the model's tool steps printed as `defineOperationTool` calls with zod
- * input and output schemas written out as code, the API Call step, and the `tools` list.
- * Everything about a step (fields, wire mapping, fixed values, output wrapping) was decided by the
- * check stage; this module only turns JSON Schemas into zod code trees and prints them.
+ * tools.ts of a service: the model's tool steps printed as `defineWiredTool` calls (input and output
+ * schemas written out with the `s` builders, zod at run time; the wire mapping as data), the API
+ * Call step, and the `tools` list. Everything about a step (fields, wire mapping, fixed values,
+ * output wrapping) was decided by the check stage; this module only turns JSON Schemas into schema
+ * code trees and prints them.
  *
  * Input objects refuse unknown keys; output objects accept them (services add fields). Components
  * are emitted once, in first-use order, as shared consts (named through this module's name table);
@@ -19,7 +20,7 @@ import { moduleText, pascal, runtimeModule, type Emitter } from "./file.js";
 type Mode = "input" | "output";
 
 /** Names tools.ts imports or declares itself. */
-const MODULE_NAMES = ["z", "s", "descriptor", "defineOperationTool", "defineApiCallTool", "ToolDefinition", "Toolset", "tools", "toolsets", "DATE", "DATE_TIME"];
+const MODULE_NAMES = ["s", "descriptor", "defineWiredTool", "defineApiCallTool", "ToolDefinition", "Toolset", "tools", "toolsets", "DATE", "DATE_TIME"];
 
 const describe = (code: Code, text: string | undefined): Code => (text ? chain(code, "describe", str(text.trim().replace(/\s+/g, " "))) : code);
 const optional = (code: Code): Code => chain(code, "optional");
@@ -95,11 +96,11 @@ class SchemaWriter {
     let out: Code;
     if (Array.isArray(schema.enum) && schema.enum.length > 0) {
       const values = schema.enum.filter((v) => v !== null);
-      if (values.length === 0) return "z.null()";
+      if (values.length === 0) return "s.null()";
       out = values.every((v) => typeof v === "string") ? call("s.enum", literal(values)) : values.length === 1 ? call("s.literal", literal(values[0])) : call("s.union", arr(values.map((v) => call("s.literal", literal(v)))));
       if (schema.enum.includes(null)) return chain(out, "nullable");
     } else if (rest.length === 0) {
-      return types.includes("null") ? "z.null()" : "z.unknown()";
+      return types.includes("null") ? "s.null()" : "s.unknown()";
     } else if (rest.length > 1) {
       out = call("s.union", arr(rest.map((t) => this.inline({ ...schema, type: t, description: undefined }, mode))));
     } else {
@@ -114,44 +115,44 @@ class SchemaWriter {
     switch (type) {
       case "string": {
         const format = typeof schema.format === "string" ? schema.format : undefined;
-        if (!checks) return format ? chain("z.string()", "meta", obj([["format", str(format)]])) : "z.string()";
+        if (!checks) return format ? chain("s.string()", "meta", obj([["format", str(format)]])) : "s.string()";
         // One pattern per string (two become an allOf in JSON Schema, which strict mode refuses):
         // the spec's own when it has one (and compiles: SF162), else a short one for the format.
         const own = typeof schema.pattern === "string" && compiles(schema.pattern) ? schema.pattern : undefined;
-        let out: Code = "z.string()";
-        if (format === "email" && !own) out = "z.email()";
-        else if ((format === "uri" || format === "url") && !own) out = "z.url()";
+        let out: Code = "s.string()";
+        if (format === "email" && !own) out = "s.email()";
+        else if ((format === "uri" || format === "url") && !own) out = "s.url()";
         else if (format === "date" && !own) out = this.format("DATE", "date");
         else if (format === "date-time" && !own) out = this.format("DATE_TIME", "date-time");
-        else if (format) out = chain("z.string()", "meta", obj([["format", str(format)]]));
+        else if (format) out = chain("s.string()", "meta", obj([["format", str(format)]]));
         if (own) out = chain(out, "regex", call("new RegExp", str(own)));
         out = num(schema.minLength, "min", out);
         return num(schema.maxLength, "max", out);
       }
       case "integer":
       case "number": {
-        let out: Code = type === "integer" ? "z.number().int()" : "z.number()";
+        let out: Code = type === "integer" ? "s.number().int()" : "s.number()";
         out = num(schema.minimum, "min", out);
         out = num(schema.maximum, "max", out);
         out = num(schema.exclusiveMinimum, "gt", out);
         return num(schema.exclusiveMaximum, "lt", out);
       }
       case "boolean":
-        return "z.boolean()";
+        return "s.boolean()";
       case "array": {
-        const out = call("s.array", schema.items === undefined ? "z.unknown()" : this.code(schema.items, mode));
+        const out = call("s.array", schema.items === undefined ? "s.unknown()" : this.code(schema.items, mode));
         return num(schema.maxItems, "max", num(schema.minItems, "min", out));
       }
       case "object":
         return this.object(schema, mode);
       default:
-        return "z.unknown()";
+        return "s.unknown()";
     }
   }
 
   private format(constant: "DATE" | "DATE_TIME", format: string): Code {
     this.uses.add(constant);
-    return chain(chain("z.string()", "regex", constant), "meta", obj([["format", str(format)]]));
+    return chain(chain("s.string()", "regex", constant), "meta", obj([["format", str(format)]]));
   }
 
   private object(schema: Json, mode: Mode): Code {
@@ -166,7 +167,7 @@ class SchemaWriter {
       entries.push([key(name), required.has(name) ? code : optional(code)]);
     }
     const ap = schema.additionalProperties;
-    if (entries.length === 0 && (ap === undefined || ap === true || isObject(ap))) return call("s.record", "z.string()", isObject(ap) ? this.code(ap, mode) : "z.unknown()");
+    if (entries.length === 0 && (ap === undefined || ap === true || isObject(ap))) return call("s.record", "s.string()", isObject(ap) ? this.code(ap, mode) : "s.unknown()");
     if (isObject(ap)) return call("s.catchall", obj(entries), this.code(ap, mode));
     return call(mode === "output" || ap === true ? "s.looseObject" : "s.strictObject", obj(entries));
   }
@@ -216,7 +217,7 @@ function stepStatement(step: ToolStepModel, name: string, writer: SchemaWriter):
     ["outputWrap", str(step.output.wrap)],
     ["wire", wire(step)],
   ]);
-  return [jsdoc(`${step.title}: \`${step.method} ${step.path}\`${step.deprecated ? " (deprecated)" : ""}.`), constStatement(name, call("defineOperationTool", definition), { exported: true })].join("\n");
+  return [jsdoc(`${step.title}: \`${step.method} ${step.path}\`${step.deprecated ? " (deprecated)" : ""}.`), constStatement(name, call("defineWiredTool", definition), { exported: true })].join("\n");
 }
 
 export const emitTools: Emitter = (model, context) => {
@@ -234,8 +235,7 @@ export const emitTools: Emitter = (model, context) => {
     : undefined;
   const all = [...stepNames, ...(apiName ? [apiName] : [])];
   const body = [
-    `import { ${apiBlock ? "defineApiCallTool, " : ""}defineOperationTool, s, type ToolDefinition, type Toolset } from ${str(runtimeModule(context, "tools"))};`,
-    `import * as z from ${str(runtimeModule(context, "zod"))};`,
+    `import { ${apiBlock ? "defineApiCallTool, " : ""}defineWiredTool, s, type ToolDefinition, type Toolset } from ${str(runtimeModule(context, "tools"))};`,
     `import { descriptor } from "./descriptor.js";`,
     "",
     ...(writer.uses.has("DATE_TIME")

@@ -1,11 +1,12 @@
 /**
- * Building tool definitions. Generated `tools.ts` files call `defineOperationTool` with the zod
- * schemas and the handler the generator wrote from the spec, and `defineApiCallTool` with the API
- * Call step the spec declares under `x-stepforge.tools.apiCall`.
+ * Building tool definitions. Generated `tools.ts` files call `defineWiredTool` with the step's
+ * schemas and its wire mapping (data the check stage worked out from the spec), and
+ * `defineApiCallTool` with the API Call step the spec declares under `x-stepforge.tools.apiCall`.
+ * A hand-written step calls `defineOperationTool` with a handler function.
  */
 import * as z from "zod";
 import type { ServiceDescriptor } from "../descriptor.js";
-import type { ApiCallTool } from "./model.js";
+import type { ApiCallTool, ToolCheck } from "./model.js";
 import type { Schema } from "./schema.js";
 import { TOOL_NAME } from "./model.js";
 import type { ApiCallToolDefinition, OperationToolDefinition, ToolAnnotations } from "./types.js";
@@ -42,33 +43,58 @@ export interface StepWire {
 }
 
 /**
- * What a step definition passes: its schemas as `Schema` (runtime/tools/schema.ts), zod schemas at
- * run time; either a `handler` or (generated steps) a `wire` mapping; `service` defaults to the
- * descriptor's id.
+ * What a hand-written step passes: its schemas (zod, or `Schema` from runtime/tools/schema.ts) and
+ * a handler; `service` defaults to the descriptor's id.
  */
-export type OperationToolSpec<I> = Omit<OperationToolDefinition<I>, "kind" | "input" | "output" | "handler" | "service"> & {
+export type OperationToolSpec<I> = Omit<OperationToolDefinition<I>, "kind" | "input" | "output" | "service"> & {
   service?: string;
   input: Schema | z.ZodObject;
   output: Schema | z.ZodType;
-  handler?: OperationToolDefinition<I>["handler"];
-  wire?: StepWire;
 };
 
 export function defineOperationTool<I extends object = ToolInput>(definition: OperationToolSpec<I>): OperationToolDefinition<I> {
-  const { wire, handler, ...rest } = definition;
   const service = definition.service ?? definition.descriptor.id;
   checkName(definition.name, service);
-  if ((handler === undefined) === (wire === undefined)) {
-    throw new Error(`tool "${definition.name}": give exactly one of \`handler\` and \`wire\``);
-  }
+  // The builders of runtime/tools/schema.ts return zod schemas typed narrowly; these are they.
+  return { kind: "operation", ...definition, service, input: definition.input as z.ZodObject, output: definition.output as z.ZodType };
+}
+
+/**
+ * What a generated step passes. A plain interface with `Schema`-typed schemas and no type
+ * parameter, on purpose: a tools.ts calls this once per operation (255 times for Trello), and each
+ * call of the generic `defineOperationTool` made the compiler instantiate its mapped spec type again.
+ */
+export interface WiredToolSpec {
+  name: string;
+  /** Default: the descriptor's id. */
+  service?: string | undefined;
+  operationId: string;
+  title: string;
+  description: string;
+  annotations: ToolAnnotations;
+  descriptor: ServiceDescriptor;
+  input: Schema;
+  output: Schema;
+  outputWrap: "none" | "items" | "value";
+  wire: StepWire;
+  deprecated?: boolean | undefined;
+  replacedBy?: string | undefined;
+  check?: ToolCheck | undefined;
+}
+
+/** A step whose call is its wire mapping: what generated tools.ts files declare for each operation. */
+export function defineWiredTool(definition: WiredToolSpec): OperationToolDefinition {
+  const { wire, ...rest } = definition;
+  const service = definition.service ?? definition.descriptor.id;
+  checkName(definition.name, service);
   return {
     kind: "operation",
     ...rest,
     service,
     // The builders of runtime/tools/schema.ts return zod schemas typed narrowly; these are they.
-    input: definition.input as z.ZodObject,
-    output: definition.output as z.ZodType,
-    handler: handler ?? wireHandler(definition.operationId, wire!),
+    input: definition.input as unknown as z.ZodObject,
+    output: definition.output as unknown as z.ZodType,
+    handler: wireHandler(definition.operationId, wire),
   };
 }
 

@@ -4,8 +4,8 @@
  */
 export * from "./types.js";
 export * from "./model.js";
-export { defineOperationTool, defineApiCallTool, apiCallInput, apiCallOutput } from "./define.js";
-export type { ToolInput, OperationToolSpec, StepWire, WireValue } from "./define.js";
+export { defineOperationTool, defineWiredTool, defineApiCallTool, apiCallInput, apiCallOutput } from "./define.js";
+export type { ToolInput, OperationToolSpec, WiredToolSpec, StepWire, WireValue } from "./define.js";
 export { s } from "./schema.js";
 export type { Schema } from "./schema.js";
 export { executeTool, executeToolByName, validateInput, dropNulls, wrapOutput } from "./execute.js";

@@ -1,12 +1,14 @@
 /**
- * The schema builders generated tools.ts files use for composite schemas: zod's own functions,
- * typed so every result is a small `Schema` instead of a type that spells out the whole shape.
- * Behaviour is zod's; only the compile-time types are erased.
+ * The schema builders generated tools.ts files use: zod's own functions, typed so every result is
+ * a small `Schema` instead of a type that spells out the whole shape. Behaviour is zod's; only the
+ * compile-time types are erased.
  *
  * Why: with zod's generic builders the compiler computes a distinct type for every object, array,
  * union and optional in a service's steps (thousands of instantiations for one service); erased,
  * each builder and each `.optional()`/`.nullable()` is instantiated once and reused. Nothing reads
  * those types: steps validate at run time and handlers forward fields to the untyped `call`.
+ * Scalars too (`s.string()`, not `z.string()`): resolving a call on zod's `ZodString` class, with
+ * its dozens of generic methods, cost a Trello-sized tools.ts about 70 ms of a consumer's check.
  */
 import * as z from "zod";
 
@@ -22,6 +24,14 @@ export interface Schema {
   min(value: number): Schema;
   max(value: number): Schema;
   meta(data: Record<string, unknown>): Schema;
+  /** Numbers: above `value` (exclusiveMinimum). */
+  gt(value: number): Schema;
+  /** Numbers: below `value` (exclusiveMaximum). */
+  lt(value: number): Schema;
+  /** Numbers: whole numbers only. */
+  int(): Schema;
+  /** Strings: must match. */
+  regex(pattern: RegExp): Schema;
 }
 /**
  * Parameters are `unknown`, not `z.ZodType`: checking that a `ZodOptional<ZodString>` is a
@@ -42,4 +52,13 @@ export const s = {
   intersection: z.intersection as unknown as (left: unknown, right: unknown) => Schema,
   enum: z.enum as unknown as (values: string[]) => Schema,
   literal: z.literal as unknown as (value: Literal) => Schema,
+  string: z.string as unknown as () => Schema,
+  number: z.number as unknown as () => Schema,
+  boolean: z.boolean as unknown as () => Schema,
+  /** A string that is a URL. */
+  url: z.url as unknown as () => Schema,
+  /** A string that is an e-mail address. */
+  email: z.email as unknown as () => Schema,
+  unknown: z.unknown as unknown as () => Schema,
+  null: z.null as unknown as () => Schema,
 };

@@ -1,13 +1,12 @@
 /**
- * A generated step's wire mapping (runtime/tools/define.ts `StepWire`), executed for real: each
+ * A generated step's wire mapping (runtime/tools/define.ts `defineWiredTool`), executed for real: each
  * step sends through the service client to a loopback server that records the request. Field
  * renames, odd wire names (`q_by[]`, `__proto__`), an input field named `constructor`, fixed
  * values, a whole-value body, an empty object body, and fields the model left out.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as z from "zod";
 import { createSharedState } from "../../runtime/index.js";
-import { defineOperationTool, executeTool, s, type OperationToolDefinition, type ToolResult } from "../../runtime/tools/index.js";
+import { defineWiredTool, executeTool, s, type OperationToolDefinition, type ToolResult } from "../../runtime/tools/index.js";
 import { descriptor } from "../../generated/trello/descriptor.js";
 import { connections, fastRetry, json, loopback, type Loopback, type Received } from "./helpers.js";
 
@@ -35,11 +34,11 @@ async function send(tool: OperationToolDefinition, input: unknown): Promise<{ re
 
 describe("wire mapping", () => {
   it("path, query and body fields go where the mapping says, renamed, with fixed values and odd wire names", async () => {
-    const tool = defineOperationTool({
+    const tool = defineWiredTool({
       ...base,
       name: "trello_wire_update",
       operationId: "updateCard",
-      input: s.strictObject({ card: z.string(), constructor: z.string().optional(), tags: s.array(z.string()).optional(), note: z.string().optional() }),
+      input: s.strictObject({ card: s.string(), constructor: s.string().optional(), tags: s.array(s.string()).optional(), note: s.string().optional() }),
       wire: {
         path: { id: "card" },
         query: { "q_by[]": "tags", ["__proto__"]: "note", mode: { fixed: "strict" } },
@@ -58,11 +57,11 @@ describe("wire mapping", () => {
   });
 
   it("fields the model left out are not sent, and never read from the prototype", async () => {
-    const tool = defineOperationTool({
+    const tool = defineWiredTool({
       ...base,
       name: "trello_wire_sparse",
       operationId: "updateCard",
-      input: s.strictObject({ card: z.string(), constructor: z.string().optional(), toString: z.string().optional() }),
+      input: s.strictObject({ card: s.string(), constructor: s.string().optional(), toString: s.string().optional() }),
       wire: { path: { id: "card" }, query: { toString: "toString" }, body: { constructor: "constructor" } },
     });
     const { result, sent } = await send(tool, { card: "abc123" }).catch((e) => { throw e; });
@@ -73,11 +72,11 @@ describe("wire mapping", () => {
   });
 
   it("a whole-value body sends the field itself", async () => {
-    const tool = defineOperationTool({
+    const tool = defineWiredTool({
       ...base,
       name: "trello_wire_whole",
       operationId: "createCard",
-      input: s.strictObject({ card: s.looseObject({ name: z.string() }) }),
+      input: s.strictObject({ card: s.looseObject({ name: s.string() }) }),
       wire: { bodyWhole: "card" },
     });
     const { sent } = await send(tool, { card: { name: "Launch", idList: "60d5ecb74e2a1b3c4d5e6f71" } });
@@ -87,7 +86,7 @@ describe("wire mapping", () => {
   });
 
   it("an empty mapping sends no parameters and no body", async () => {
-    const tool = defineOperationTool({ ...base, name: "trello_wire_none", operationId: "createCard", input: s.strictObject({}), wire: {} });
+    const tool = defineWiredTool({ ...base, name: "trello_wire_none", operationId: "createCard", input: s.strictObject({}), wire: {} });
     const { sent } = await send(tool, {});
     expect(sent.url.pathname).toBe("/1/cards");
     // Only the connection's credentials are in the query.
@@ -95,9 +94,7 @@ describe("wire mapping", () => {
     expect(sent.body).toBe("");
   });
 
-  it("a step gives exactly one of handler and wire", () => {
-    const input = s.strictObject({});
-    expect(() => defineOperationTool({ ...base, name: "trello_wire_neither", operationId: "getCard", input })).toThrow(/exactly one of `handler` and `wire`/);
-    expect(() => defineOperationTool({ ...base, name: "trello_wire_both", operationId: "getCard", input, wire: {}, handler: (client) => client.call("getCard", {}) })).toThrow(/exactly one/);
+  it("a step's name must start with its service id", () => {
+    expect(() => defineWiredTool({ ...base, name: "other_step", operationId: "getCard", input: s.strictObject({}), wire: {} })).toThrow(/must match .* and start with "trello_"/);
   });
 });

@@ -22,9 +22,9 @@ describe("emitTools", () => {
   it("strings: format, pattern, lengths; an invalid pattern is left out instead of throwing at import", async () => {
     expect(await inputOf({ type: "object", properties: { a: { type: "string", format: "date" }, b: { type: "string", pattern: "^x+$", minLength: 1 }, c: { type: "string", format: "email" } } })).toMatchInlineSnapshot(`
       "  input: s.strictObject({
-          a: z.string().regex(DATE).meta({ format: "date" }).optional(),
-          b: z.string().regex(new RegExp("^x+$")).min(1).optional(),
-          c: z.email().optional(),
+          a: s.string().regex(DATE).meta({ format: "date" }).optional(),
+          b: s.string().regex(new RegExp("^x+$")).min(1).optional(),
+          c: s.email().optional(),
         }),"
     `);
     // A strict spec refuses it (SF162); a foreign one gets a warning and no check.
@@ -35,16 +35,16 @@ describe("emitTools", () => {
   it("numbers, enums, nullable unions and defaults (written for the model, optional in the input)", async () => {
     expect(await inputOf({ type: "object", required: ["n"], properties: { n: { type: "integer", minimum: 1, maximum: 10 }, mode: { enum: ["a", "b", null], default: "a" }, v: { type: ["string", "number", "null"] } } })).toMatchInlineSnapshot(`
       "  input: s.strictObject({
-          n: z.number().int().min(1).max(10),
+          n: s.number().int().min(1).max(10),
           mode: s.enum(["a", "b"]).nullable().optional(),
-          v: s.union([z.string(), z.number()]).nullable().optional(),
+          v: s.union([s.string(), s.number()]).nullable().optional(),
         }),"
     `);
   });
 
   it("a body property named constructor is a field like any other (it used to vanish), beside a fixed one", async () => {
     const text = await inputOf({ type: "object", properties: { constructor: { type: "string" }, other: { type: "string" } } }, { other: "x" });
-    expect(text).toMatchInlineSnapshot(`"  input: s.strictObject({ constructor: z.string().optional() }),"`);
+    expect(text).toMatchInlineSnapshot(`"  input: s.strictObject({ constructor: s.string().optional() }),"`);
   });
 
   it("a fixed value travels in the wire mapping as { fixed }, never as an input field", async () => {
@@ -64,14 +64,14 @@ describe("emitTools", () => {
     const [file] = await emitTools(model, context);
     const text = file!.content;
     expect(text.slice(text.indexOf("export const widgetsGetWidget"))).toMatchInlineSnapshot(`
-      "export const widgetsGetWidget = defineOperationTool({
+      "export const widgetsGetWidget = defineWiredTool({
         name: "widgets_get_widget",
         operationId: "getWidget",
         title: "Get a widget",
         description: "Get a widget. Returns: ok.",
         annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
         descriptor,
-        input: s.strictObject({ widget: z.string().describe("The widget."), q_by: s.array(z.string()).optional() }),
+        input: s.strictObject({ widget: s.string().describe("The widget."), q_by: s.array(s.string()).optional() }),
         output: OutWidget.describe("ok"),
         outputWrap: "none",
         wire: { path: { id: "widget" }, query: { "q_by[]": "q_by" } },
