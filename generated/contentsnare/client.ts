@@ -2,92 +2,140 @@
 // Change the spec, the generator or the runtime, then run `stepforge generate`.
 
 import { createServiceClient } from "../../runtime/index.js";
-import type { ClientOptions, OperationData, OperationInit, ServiceClient } from "../../runtime/index.js";
+import type { ClientOptions, OperationData, ServiceClient } from "../../runtime/index.js";
 import { descriptor } from "./descriptor.js";
 import type { paths } from "./types.js";
 
 /** The getMe operation as the spec describes it. */
 export type GetMeOperation = paths["/partner_api/v1/me"]["get"];
 /** What getMe takes: parameters and body. */
-export type GetMeInput = OperationInit<GetMeOperation>;
+export type GetMeInput = { params?: GetMeOperation["parameters"]; body?: never; signal?: AbortSignal };
 /** What getMe returns on success. */
 export type GetMeData = OperationData<GetMeOperation>;
 /** The listClients operation as the spec describes it. */
 export type ListClientsOperation = paths["/partner_api/v1/clients"]["get"];
 /** What listClients takes: parameters and body. */
-export type ListClientsInput = OperationInit<ListClientsOperation>;
+export type ListClientsInput = {
+  params?: ListClientsOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What listClients returns on success. */
 export type ListClientsData = OperationData<ListClientsOperation>;
 /** The createClient operation as the spec describes it. */
 export type CreateClientOperation = paths["/partner_api/v1/clients"]["post"];
 /** What createClient takes: parameters and body. */
-export type CreateClientInput = OperationInit<CreateClientOperation>;
+export type CreateClientInput = {
+  params?: CreateClientOperation["parameters"];
+  body: CreateClientOperation["requestBody"]["content"]["application/json"];
+  signal?: AbortSignal;
+};
 /** What createClient returns on success. */
 export type CreateClientData = OperationData<CreateClientOperation>;
 /** The getClient operation as the spec describes it. */
 export type GetClientOperation = paths["/partner_api/v1/clients/{id}"]["get"];
 /** What getClient takes: parameters and body. */
-export type GetClientInput = OperationInit<GetClientOperation>;
+export type GetClientInput = { params: GetClientOperation["parameters"]; body?: never; signal?: AbortSignal };
 /** What getClient returns on success. */
 export type GetClientData = OperationData<GetClientOperation>;
 /** The updateClient operation as the spec describes it. */
 export type UpdateClientOperation = paths["/partner_api/v1/clients/{id}"]["put"];
 /** What updateClient takes: parameters and body. */
-export type UpdateClientInput = OperationInit<UpdateClientOperation>;
+export type UpdateClientInput = {
+  params: UpdateClientOperation["parameters"];
+  body: UpdateClientOperation["requestBody"]["content"]["application/json"];
+  signal?: AbortSignal;
+};
 /** What updateClient returns on success. */
 export type UpdateClientData = OperationData<UpdateClientOperation>;
 /** The deleteClient operation as the spec describes it. */
 export type DeleteClientOperation = paths["/partner_api/v1/clients/{id}"]["delete"];
 /** What deleteClient takes: parameters and body. */
-export type DeleteClientInput = OperationInit<DeleteClientOperation>;
+export type DeleteClientInput = {
+  params: DeleteClientOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What deleteClient returns on success. */
 export type DeleteClientData = OperationData<DeleteClientOperation>;
 /** The listRequests operation as the spec describes it. */
 export type ListRequestsOperation = paths["/partner_api/v1/requests"]["get"];
 /** What listRequests takes: parameters and body. */
-export type ListRequestsInput = OperationInit<ListRequestsOperation>;
+export type ListRequestsInput = {
+  params?: ListRequestsOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What listRequests returns on success. */
 export type ListRequestsData = OperationData<ListRequestsOperation>;
 /** The createRequest operation as the spec describes it. */
 export type CreateRequestOperation = paths["/partner_api/v1/requests"]["post"];
 /** What createRequest takes: parameters and body. */
-export type CreateRequestInput = OperationInit<CreateRequestOperation>;
+export type CreateRequestInput = {
+  params?: CreateRequestOperation["parameters"];
+  body: CreateRequestOperation["requestBody"]["content"]["application/json"];
+  signal?: AbortSignal;
+};
 /** What createRequest returns on success. */
 export type CreateRequestData = OperationData<CreateRequestOperation>;
 /** The getRequest operation as the spec describes it. */
 export type GetRequestOperation = paths["/partner_api/v1/requests/{id}"]["get"];
 /** What getRequest takes: parameters and body. */
-export type GetRequestInput = OperationInit<GetRequestOperation>;
+export type GetRequestInput = {
+  params: GetRequestOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What getRequest returns on success. */
 export type GetRequestData = OperationData<GetRequestOperation>;
 /** The updateRequest operation as the spec describes it. */
 export type UpdateRequestOperation = paths["/partner_api/v1/requests/{id}"]["put"];
 /** What updateRequest takes: parameters and body. */
-export type UpdateRequestInput = OperationInit<UpdateRequestOperation>;
+export type UpdateRequestInput = {
+  params: UpdateRequestOperation["parameters"];
+  body: UpdateRequestOperation["requestBody"]["content"]["application/json"];
+  signal?: AbortSignal;
+};
 /** What updateRequest returns on success. */
 export type UpdateRequestData = OperationData<UpdateRequestOperation>;
 /** The deleteRequest operation as the spec describes it. */
 export type DeleteRequestOperation = paths["/partner_api/v1/requests/{id}"]["delete"];
 /** What deleteRequest takes: parameters and body. */
-export type DeleteRequestInput = OperationInit<DeleteRequestOperation>;
+export type DeleteRequestInput = {
+  params: DeleteRequestOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What deleteRequest returns on success. */
 export type DeleteRequestData = OperationData<DeleteRequestOperation>;
 /** The listRequestTemplates operation as the spec describes it. */
 export type ListRequestTemplatesOperation = paths["/partner_api/v1/request_templates"]["get"];
 /** What listRequestTemplates takes: parameters and body. */
-export type ListRequestTemplatesInput = OperationInit<ListRequestTemplatesOperation>;
+export type ListRequestTemplatesInput = {
+  params?: ListRequestTemplatesOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What listRequestTemplates returns on success. */
 export type ListRequestTemplatesData = OperationData<ListRequestTemplatesOperation>;
 /** The listFolders operation as the spec describes it. */
 export type ListFoldersOperation = paths["/partner_api/v1/folders"]["get"];
 /** What listFolders takes: parameters and body. */
-export type ListFoldersInput = OperationInit<ListFoldersOperation>;
+export type ListFoldersInput = {
+  params?: ListFoldersOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What listFolders returns on success. */
 export type ListFoldersData = OperationData<ListFoldersOperation>;
 /** The exchangeToken operation as the spec describes it. */
 export type ExchangeTokenOperation = paths["/oauth/token"]["post"];
 /** What exchangeToken takes: parameters and body. */
-export type ExchangeTokenInput = OperationInit<ExchangeTokenOperation>;
+export type ExchangeTokenInput = {
+  params?: ExchangeTokenOperation["parameters"];
+  body: ExchangeTokenOperation["requestBody"]["content"]["application/json"];
+  signal?: AbortSignal;
+};
 /** What exchangeToken returns on success. */
 export type ExchangeTokenData = OperationData<ExchangeTokenOperation>;
 

@@ -2,152 +2,240 @@
 // Change the spec, the generator or the runtime, then run `stepforge generate`.
 
 import { createServiceClient } from "../../runtime/index.js";
-import type { ClientOptions, OperationData, OperationInit, ServiceClient } from "../../runtime/index.js";
+import type { ClientOptions, OperationData, ServiceClient } from "../../runtime/index.js";
 import { descriptor } from "./descriptor.js";
 import type { paths } from "./types.js";
 
 /** The getAccessToken operation as the spec describes it. */
 export type GetAccessTokenOperation = paths["/identity/oauth/token"]["get"];
 /** What getAccessToken takes: parameters and body. */
-export type GetAccessTokenInput = OperationInit<GetAccessTokenOperation>;
+export type GetAccessTokenInput = {
+  params: GetAccessTokenOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What getAccessToken returns on success. */
 export type GetAccessTokenData = OperationData<GetAccessTokenOperation>;
 /** The getLeads operation as the spec describes it. */
 export type GetLeadsOperation = paths["/rest/v1/leads.json"]["get"];
 /** What getLeads takes: parameters and body. */
-export type GetLeadsInput = OperationInit<GetLeadsOperation>;
+export type GetLeadsInput = { params: GetLeadsOperation["parameters"]; body?: never; signal?: AbortSignal };
 /** What getLeads returns on success. */
 export type GetLeadsData = OperationData<GetLeadsOperation>;
 /** The syncLeads operation as the spec describes it. */
 export type SyncLeadsOperation = paths["/rest/v1/leads.json"]["post"];
 /** What syncLeads takes: parameters and body. */
-export type SyncLeadsInput = OperationInit<SyncLeadsOperation>;
+export type SyncLeadsInput = {
+  params?: SyncLeadsOperation["parameters"];
+  body: SyncLeadsOperation["requestBody"]["content"]["application/json"];
+  signal?: AbortSignal;
+};
 /** What syncLeads returns on success. */
 export type SyncLeadsData = OperationData<SyncLeadsOperation>;
 /** The getPagingToken operation as the spec describes it. */
 export type GetPagingTokenOperation = paths["/rest/v1/activities/pagingtoken.json"]["get"];
 /** What getPagingToken takes: parameters and body. */
-export type GetPagingTokenInput = OperationInit<GetPagingTokenOperation>;
+export type GetPagingTokenInput = {
+  params: GetPagingTokenOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What getPagingToken returns on success. */
 export type GetPagingTokenData = OperationData<GetPagingTokenOperation>;
 /** The getLeadActivities operation as the spec describes it. */
 export type GetLeadActivitiesOperation = paths["/rest/v1/activities.json"]["get"];
 /** What getLeadActivities takes: parameters and body. */
-export type GetLeadActivitiesInput = OperationInit<GetLeadActivitiesOperation>;
+export type GetLeadActivitiesInput = {
+  params: GetLeadActivitiesOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What getLeadActivities returns on success. */
 export type GetLeadActivitiesData = OperationData<GetLeadActivitiesOperation>;
 /** The getLeadChanges operation as the spec describes it. */
 export type GetLeadChangesOperation = paths["/rest/v1/activities/leadchanges.json"]["get"];
 /** What getLeadChanges takes: parameters and body. */
-export type GetLeadChangesInput = OperationInit<GetLeadChangesOperation>;
+export type GetLeadChangesInput = {
+  params: GetLeadChangesOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What getLeadChanges returns on success. */
 export type GetLeadChangesData = OperationData<GetLeadChangesOperation>;
 /** The getActivityTypes operation as the spec describes it. */
 export type GetActivityTypesOperation = paths["/rest/v1/activities/types.json"]["get"];
 /** What getActivityTypes takes: parameters and body. */
-export type GetActivityTypesInput = OperationInit<GetActivityTypesOperation>;
+export type GetActivityTypesInput = {
+  params?: GetActivityTypesOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What getActivityTypes returns on success. */
 export type GetActivityTypesData = OperationData<GetActivityTypesOperation>;
 /** The getEmailBouncedActivities operation as the spec describes it. */
 export type GetEmailBouncedActivitiesOperation = paths["/rest/v1/activities/emailbounced.json"]["get"];
 /** What getEmailBouncedActivities takes: parameters and body. */
-export type GetEmailBouncedActivitiesInput = OperationInit<GetEmailBouncedActivitiesOperation>;
+export type GetEmailBouncedActivitiesInput = {
+  params: GetEmailBouncedActivitiesOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What getEmailBouncedActivities returns on success. */
 export type GetEmailBouncedActivitiesData = OperationData<GetEmailBouncedActivitiesOperation>;
 /** The getEmailOpenedActivities operation as the spec describes it. */
 export type GetEmailOpenedActivitiesOperation = paths["/rest/v1/activities/emailopened.json"]["get"];
 /** What getEmailOpenedActivities takes: parameters and body. */
-export type GetEmailOpenedActivitiesInput = OperationInit<GetEmailOpenedActivitiesOperation>;
+export type GetEmailOpenedActivitiesInput = {
+  params: GetEmailOpenedActivitiesOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What getEmailOpenedActivities returns on success. */
 export type GetEmailOpenedActivitiesData = OperationData<GetEmailOpenedActivitiesOperation>;
 /** The getCampaigns operation as the spec describes it. */
 export type GetCampaignsOperation = paths["/rest/v1/campaigns.json"]["get"];
 /** What getCampaigns takes: parameters and body. */
-export type GetCampaignsInput = OperationInit<GetCampaignsOperation>;
+export type GetCampaignsInput = {
+  params?: GetCampaignsOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What getCampaigns returns on success. */
 export type GetCampaignsData = OperationData<GetCampaignsOperation>;
 /** The getCampaign operation as the spec describes it. */
 export type GetCampaignOperation = paths["/rest/v1/campaigns/{id}.json"]["get"];
 /** What getCampaign takes: parameters and body. */
-export type GetCampaignInput = OperationInit<GetCampaignOperation>;
+export type GetCampaignInput = {
+  params: GetCampaignOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What getCampaign returns on success. */
 export type GetCampaignData = OperationData<GetCampaignOperation>;
 /** The triggerCampaign operation as the spec describes it. */
 export type TriggerCampaignOperation = paths["/rest/v1/campaigns/{id}/trigger.json"]["post"];
 /** What triggerCampaign takes: parameters and body. */
-export type TriggerCampaignInput = OperationInit<TriggerCampaignOperation>;
+export type TriggerCampaignInput = {
+  params: TriggerCampaignOperation["parameters"];
+  body: TriggerCampaignOperation["requestBody"]["content"]["application/json"];
+  signal?: AbortSignal;
+};
 /** What triggerCampaign returns on success. */
 export type TriggerCampaignData = OperationData<TriggerCampaignOperation>;
 /** The scheduleCampaign operation as the spec describes it. */
 export type ScheduleCampaignOperation = paths["/rest/v1/campaigns/{id}/schedule.json"]["post"];
 /** What scheduleCampaign takes: parameters and body. */
-export type ScheduleCampaignInput = OperationInit<ScheduleCampaignOperation>;
+export type ScheduleCampaignInput = {
+  params: ScheduleCampaignOperation["parameters"];
+  body?: NonNullable<ScheduleCampaignOperation["requestBody"]>["content"]["application/json"];
+  signal?: AbortSignal;
+};
 /** What scheduleCampaign returns on success. */
 export type ScheduleCampaignData = OperationData<ScheduleCampaignOperation>;
 /** The getEmailPrograms operation as the spec describes it. */
 export type GetEmailProgramsOperation = paths["/rest/asset/v1/programs.json"]["get"];
 /** What getEmailPrograms takes: parameters and body. */
-export type GetEmailProgramsInput = OperationInit<GetEmailProgramsOperation>;
+export type GetEmailProgramsInput = {
+  params?: GetEmailProgramsOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What getEmailPrograms returns on success. */
 export type GetEmailProgramsData = OperationData<GetEmailProgramsOperation>;
 /** The getProgramStats operation as the spec describes it. */
 export type GetProgramStatsOperation = paths["/rest/asset/v1/program/{id}/stats.json"]["get"];
 /** What getProgramStats takes: parameters and body. */
-export type GetProgramStatsInput = OperationInit<GetProgramStatsOperation>;
+export type GetProgramStatsInput = {
+  params: GetProgramStatsOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What getProgramStats returns on success. */
 export type GetProgramStatsData = OperationData<GetProgramStatsOperation>;
 /** The getLandingPageStats operation as the spec describes it. */
 export type GetLandingPageStatsOperation = paths["/rest/asset/v1/landingPage/{id}/stats.json"]["get"];
 /** What getLandingPageStats takes: parameters and body. */
-export type GetLandingPageStatsInput = OperationInit<GetLandingPageStatsOperation>;
+export type GetLandingPageStatsInput = {
+  params: GetLandingPageStatsOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What getLandingPageStats returns on success. */
 export type GetLandingPageStatsData = OperationData<GetLandingPageStatsOperation>;
 /** The getEmailContent operation as the spec describes it. */
 export type GetEmailContentOperation = paths["/rest/asset/v1/email/{id}/content.json"]["get"];
 /** What getEmailContent takes: parameters and body. */
-export type GetEmailContentInput = OperationInit<GetEmailContentOperation>;
+export type GetEmailContentInput = {
+  params: GetEmailContentOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What getEmailContent returns on success. */
 export type GetEmailContentData = OperationData<GetEmailContentOperation>;
 /** The getEmailByName operation as the spec describes it. */
 export type GetEmailByNameOperation = paths["/rest/asset/v1/email/byName.json"]["get"];
 /** What getEmailByName takes: parameters and body. */
-export type GetEmailByNameInput = OperationInit<GetEmailByNameOperation>;
+export type GetEmailByNameInput = {
+  params: GetEmailByNameOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What getEmailByName returns on success. */
 export type GetEmailByNameData = OperationData<GetEmailByNameOperation>;
 /** The approveEmailDraft operation as the spec describes it. */
 export type ApproveEmailDraftOperation = paths["/rest/asset/v1/email/{id}/approveDraft.json"]["post"];
 /** What approveEmailDraft takes: parameters and body. */
-export type ApproveEmailDraftInput = OperationInit<ApproveEmailDraftOperation>;
+export type ApproveEmailDraftInput = {
+  params: ApproveEmailDraftOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What approveEmailDraft returns on success. */
 export type ApproveEmailDraftData = OperationData<ApproveEmailDraftOperation>;
 /** The getLists operation as the spec describes it. */
 export type GetListsOperation = paths["/rest/v1/lists.json"]["get"];
 /** What getLists takes: parameters and body. */
-export type GetListsInput = OperationInit<GetListsOperation>;
+export type GetListsInput = { params?: GetListsOperation["parameters"]; body?: never; signal?: AbortSignal };
 /** What getLists returns on success. */
 export type GetListsData = OperationData<GetListsOperation>;
 /** The getListMembers operation as the spec describes it. */
 export type GetListMembersOperation = paths["/rest/v1/lists/{listId}/leads.json"]["get"];
 /** What getListMembers takes: parameters and body. */
-export type GetListMembersInput = OperationInit<GetListMembersOperation>;
+export type GetListMembersInput = {
+  params: GetListMembersOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What getListMembers returns on success. */
 export type GetListMembersData = OperationData<GetListMembersOperation>;
 /** The addLeadsToList operation as the spec describes it. */
 export type AddLeadsToListOperation = paths["/rest/v1/lists/{listId}/leads.json"]["post"];
 /** What addLeadsToList takes: parameters and body. */
-export type AddLeadsToListInput = OperationInit<AddLeadsToListOperation>;
+export type AddLeadsToListInput = {
+  params: AddLeadsToListOperation["parameters"];
+  body: AddLeadsToListOperation["requestBody"]["content"]["application/json"];
+  signal?: AbortSignal;
+};
 /** What addLeadsToList returns on success. */
 export type AddLeadsToListData = OperationData<AddLeadsToListOperation>;
 /** The removeLeadsFromList operation as the spec describes it. */
 export type RemoveLeadsFromListOperation = paths["/rest/v1/lists/{listId}/leads.json"]["delete"];
 /** What removeLeadsFromList takes: parameters and body. */
-export type RemoveLeadsFromListInput = OperationInit<RemoveLeadsFromListOperation>;
+export type RemoveLeadsFromListInput = {
+  params: RemoveLeadsFromListOperation["parameters"];
+  body: RemoveLeadsFromListOperation["requestBody"]["content"]["application/json"];
+  signal?: AbortSignal;
+};
 /** What removeLeadsFromList returns on success. */
 export type RemoveLeadsFromListData = OperationData<RemoveLeadsFromListOperation>;
 /** The checkListMembership operation as the spec describes it. */
 export type CheckListMembershipOperation = paths["/rest/v1/lists/{listId}/leads/ismember.json"]["get"];
 /** What checkListMembership takes: parameters and body. */
-export type CheckListMembershipInput = OperationInit<CheckListMembershipOperation>;
+export type CheckListMembershipInput = {
+  params: CheckListMembershipOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What checkListMembership returns on success. */
 export type CheckListMembershipData = OperationData<CheckListMembershipOperation>;
 

@@ -2,206 +2,318 @@
 // Change the spec, the generator or the runtime, then run `stepforge generate`.
 
 import { createServiceClient } from "../../runtime/index.js";
-import type { ClientOptions, OperationData, OperationInit, ServiceClient } from "../../runtime/index.js";
+import type { ClientOptions, OperationData, ServiceClient } from "../../runtime/index.js";
 import { descriptor } from "./descriptor.js";
 import type { paths } from "./types.js";
 
 /** The createCard operation as the spec describes it. */
 export type CreateCardOperation = paths["/1/cards"]["post"];
 /** What createCard takes: parameters and body. */
-export type CreateCardInput = OperationInit<CreateCardOperation>;
+export type CreateCardInput = {
+  params?: CreateCardOperation["parameters"];
+  body: CreateCardOperation["requestBody"]["content"]["application/json"];
+  signal?: AbortSignal;
+};
 /** What createCard returns on success. */
 export type CreateCardData = OperationData<CreateCardOperation>;
 /** The getCard operation as the spec describes it. */
 export type GetCardOperation = paths["/1/cards/{id}"]["get"];
 /** What getCard takes: parameters and body. */
-export type GetCardInput = OperationInit<GetCardOperation>;
+export type GetCardInput = { params: GetCardOperation["parameters"]; body?: never; signal?: AbortSignal };
 /** What getCard returns on success. */
 export type GetCardData = OperationData<GetCardOperation>;
 /** The updateCard operation as the spec describes it. */
 export type UpdateCardOperation = paths["/1/cards/{id}"]["put"];
 /** What updateCard takes: parameters and body. */
-export type UpdateCardInput = OperationInit<UpdateCardOperation>;
+export type UpdateCardInput = {
+  params: UpdateCardOperation["parameters"];
+  body: UpdateCardOperation["requestBody"]["content"]["application/json"];
+  signal?: AbortSignal;
+};
 /** What updateCard returns on success. */
 export type UpdateCardData = OperationData<UpdateCardOperation>;
 /** The deleteCard operation as the spec describes it. */
 export type DeleteCardOperation = paths["/1/cards/{id}"]["delete"];
 /** What deleteCard takes: parameters and body. */
-export type DeleteCardInput = OperationInit<DeleteCardOperation>;
+export type DeleteCardInput = {
+  params: DeleteCardOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What deleteCard returns on success. */
 export type DeleteCardData = OperationData<DeleteCardOperation>;
 /** The addCommentToCard operation as the spec describes it. */
 export type AddCommentToCardOperation = paths["/1/cards/{id}/actions/comments"]["post"];
 /** What addCommentToCard takes: parameters and body. */
-export type AddCommentToCardInput = OperationInit<AddCommentToCardOperation>;
+export type AddCommentToCardInput = {
+  params: AddCommentToCardOperation["parameters"];
+  body: AddCommentToCardOperation["requestBody"]["content"]["application/json"];
+  signal?: AbortSignal;
+};
 /** What addCommentToCard returns on success. */
 export type AddCommentToCardData = OperationData<AddCommentToCardOperation>;
 /** The getCardActions operation as the spec describes it. */
 export type GetCardActionsOperation = paths["/1/cards/{id}/actions"]["get"];
 /** What getCardActions takes: parameters and body. */
-export type GetCardActionsInput = OperationInit<GetCardActionsOperation>;
+export type GetCardActionsInput = {
+  params: GetCardActionsOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What getCardActions returns on success. */
 export type GetCardActionsData = OperationData<GetCardActionsOperation>;
 /** The updateCheckItem operation as the spec describes it. */
 export type UpdateCheckItemOperation = paths["/1/cards/{id}/checkItem/{idCheckItem}"]["put"];
 /** What updateCheckItem takes: parameters and body. */
-export type UpdateCheckItemInput = OperationInit<UpdateCheckItemOperation>;
+export type UpdateCheckItemInput = {
+  params: UpdateCheckItemOperation["parameters"];
+  body: UpdateCheckItemOperation["requestBody"]["content"]["application/json"];
+  signal?: AbortSignal;
+};
 /** What updateCheckItem returns on success. */
 export type UpdateCheckItemData = OperationData<UpdateCheckItemOperation>;
 /** The addLabelToCard operation as the spec describes it. */
 export type AddLabelToCardOperation = paths["/1/cards/{id}/idLabels"]["post"];
 /** What addLabelToCard takes: parameters and body. */
-export type AddLabelToCardInput = OperationInit<AddLabelToCardOperation>;
+export type AddLabelToCardInput = {
+  params: AddLabelToCardOperation["parameters"];
+  body: AddLabelToCardOperation["requestBody"]["content"]["application/json"];
+  signal?: AbortSignal;
+};
 /** What addLabelToCard returns on success. */
 export type AddLabelToCardData = OperationData<AddLabelToCardOperation>;
 /** The removeLabelFromCard operation as the spec describes it. */
 export type RemoveLabelFromCardOperation = paths["/1/cards/{id}/idLabels/{idLabel}"]["delete"];
 /** What removeLabelFromCard takes: parameters and body. */
-export type RemoveLabelFromCardInput = OperationInit<RemoveLabelFromCardOperation>;
+export type RemoveLabelFromCardInput = {
+  params: RemoveLabelFromCardOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What removeLabelFromCard returns on success. */
 export type RemoveLabelFromCardData = OperationData<RemoveLabelFromCardOperation>;
 /** The addMemberToCard operation as the spec describes it. */
 export type AddMemberToCardOperation = paths["/1/cards/{id}/idMembers"]["post"];
 /** What addMemberToCard takes: parameters and body. */
-export type AddMemberToCardInput = OperationInit<AddMemberToCardOperation>;
+export type AddMemberToCardInput = {
+  params: AddMemberToCardOperation["parameters"];
+  body: AddMemberToCardOperation["requestBody"]["content"]["application/json"];
+  signal?: AbortSignal;
+};
 /** What addMemberToCard returns on success. */
 export type AddMemberToCardData = OperationData<AddMemberToCardOperation>;
 /** The addAttachmentToCard operation as the spec describes it. */
 export type AddAttachmentToCardOperation = paths["/1/cards/{id}/attachments"]["post"];
 /** What addAttachmentToCard takes: parameters and body. */
-export type AddAttachmentToCardInput = OperationInit<AddAttachmentToCardOperation>;
+export type AddAttachmentToCardInput = {
+  params: AddAttachmentToCardOperation["parameters"];
+  body: AddAttachmentToCardOperation["requestBody"]["content"]["application/json"];
+  signal?: AbortSignal;
+};
 /** What addAttachmentToCard returns on success. */
 export type AddAttachmentToCardData = OperationData<AddAttachmentToCardOperation>;
 /** The createBoard operation as the spec describes it. */
 export type CreateBoardOperation = paths["/1/boards"]["post"];
 /** What createBoard takes: parameters and body. */
-export type CreateBoardInput = OperationInit<CreateBoardOperation>;
+export type CreateBoardInput = {
+  params?: CreateBoardOperation["parameters"];
+  body: CreateBoardOperation["requestBody"]["content"]["application/json"];
+  signal?: AbortSignal;
+};
 /** What createBoard returns on success. */
 export type CreateBoardData = OperationData<CreateBoardOperation>;
 /** The getBoard operation as the spec describes it. */
 export type GetBoardOperation = paths["/1/boards/{id}"]["get"];
 /** What getBoard takes: parameters and body. */
-export type GetBoardInput = OperationInit<GetBoardOperation>;
+export type GetBoardInput = { params: GetBoardOperation["parameters"]; body?: never; signal?: AbortSignal };
 /** What getBoard returns on success. */
 export type GetBoardData = OperationData<GetBoardOperation>;
 /** The getBoardLists operation as the spec describes it. */
 export type GetBoardListsOperation = paths["/1/boards/{id}/lists"]["get"];
 /** What getBoardLists takes: parameters and body. */
-export type GetBoardListsInput = OperationInit<GetBoardListsOperation>;
+export type GetBoardListsInput = {
+  params: GetBoardListsOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What getBoardLists returns on success. */
 export type GetBoardListsData = OperationData<GetBoardListsOperation>;
 /** The getBoardCards operation as the spec describes it. */
 export type GetBoardCardsOperation = paths["/1/boards/{id}/cards"]["get"];
 /** What getBoardCards takes: parameters and body. */
-export type GetBoardCardsInput = OperationInit<GetBoardCardsOperation>;
+export type GetBoardCardsInput = {
+  params: GetBoardCardsOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What getBoardCards returns on success. */
 export type GetBoardCardsData = OperationData<GetBoardCardsOperation>;
 /** The getBoardLabels operation as the spec describes it. */
 export type GetBoardLabelsOperation = paths["/1/boards/{id}/labels"]["get"];
 /** What getBoardLabels takes: parameters and body. */
-export type GetBoardLabelsInput = OperationInit<GetBoardLabelsOperation>;
+export type GetBoardLabelsInput = {
+  params: GetBoardLabelsOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What getBoardLabels returns on success. */
 export type GetBoardLabelsData = OperationData<GetBoardLabelsOperation>;
 /** The getBoardActions operation as the spec describes it. */
 export type GetBoardActionsOperation = paths["/1/boards/{id}/actions"]["get"];
 /** What getBoardActions takes: parameters and body. */
-export type GetBoardActionsInput = OperationInit<GetBoardActionsOperation>;
+export type GetBoardActionsInput = {
+  params: GetBoardActionsOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What getBoardActions returns on success. */
 export type GetBoardActionsData = OperationData<GetBoardActionsOperation>;
 /** The createList operation as the spec describes it. */
 export type CreateListOperation = paths["/1/lists"]["post"];
 /** What createList takes: parameters and body. */
-export type CreateListInput = OperationInit<CreateListOperation>;
+export type CreateListInput = {
+  params?: CreateListOperation["parameters"];
+  body: CreateListOperation["requestBody"]["content"]["application/json"];
+  signal?: AbortSignal;
+};
 /** What createList returns on success. */
 export type CreateListData = OperationData<CreateListOperation>;
 /** The getList operation as the spec describes it. */
 export type GetListOperation = paths["/1/lists/{id}"]["get"];
 /** What getList takes: parameters and body. */
-export type GetListInput = OperationInit<GetListOperation>;
+export type GetListInput = { params: GetListOperation["parameters"]; body?: never; signal?: AbortSignal };
 /** What getList returns on success. */
 export type GetListData = OperationData<GetListOperation>;
 /** The updateList operation as the spec describes it. */
 export type UpdateListOperation = paths["/1/lists/{id}"]["put"];
 /** What updateList takes: parameters and body. */
-export type UpdateListInput = OperationInit<UpdateListOperation>;
+export type UpdateListInput = {
+  params: UpdateListOperation["parameters"];
+  body: UpdateListOperation["requestBody"]["content"]["application/json"];
+  signal?: AbortSignal;
+};
 /** What updateList returns on success. */
 export type UpdateListData = OperationData<UpdateListOperation>;
 /** The getListCards operation as the spec describes it. */
 export type GetListCardsOperation = paths["/1/lists/{id}/cards"]["get"];
 /** What getListCards takes: parameters and body. */
-export type GetListCardsInput = OperationInit<GetListCardsOperation>;
+export type GetListCardsInput = {
+  params: GetListCardsOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What getListCards returns on success. */
 export type GetListCardsData = OperationData<GetListCardsOperation>;
 /** The createChecklist operation as the spec describes it. */
 export type CreateChecklistOperation = paths["/1/checklists"]["post"];
 /** What createChecklist takes: parameters and body. */
-export type CreateChecklistInput = OperationInit<CreateChecklistOperation>;
+export type CreateChecklistInput = {
+  params?: CreateChecklistOperation["parameters"];
+  body: CreateChecklistOperation["requestBody"]["content"]["application/json"];
+  signal?: AbortSignal;
+};
 /** What createChecklist returns on success. */
 export type CreateChecklistData = OperationData<CreateChecklistOperation>;
 /** The getChecklist operation as the spec describes it. */
 export type GetChecklistOperation = paths["/1/checklists/{id}"]["get"];
 /** What getChecklist takes: parameters and body. */
-export type GetChecklistInput = OperationInit<GetChecklistOperation>;
+export type GetChecklistInput = {
+  params: GetChecklistOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What getChecklist returns on success. */
 export type GetChecklistData = OperationData<GetChecklistOperation>;
 /** The createChecklistItem operation as the spec describes it. */
 export type CreateChecklistItemOperation = paths["/1/checklists/{id}/checkItems"]["post"];
 /** What createChecklistItem takes: parameters and body. */
-export type CreateChecklistItemInput = OperationInit<CreateChecklistItemOperation>;
+export type CreateChecklistItemInput = {
+  params: CreateChecklistItemOperation["parameters"];
+  body: CreateChecklistItemOperation["requestBody"]["content"]["application/json"];
+  signal?: AbortSignal;
+};
 /** What createChecklistItem returns on success. */
 export type CreateChecklistItemData = OperationData<CreateChecklistItemOperation>;
 /** The createLabel operation as the spec describes it. */
 export type CreateLabelOperation = paths["/1/labels"]["post"];
 /** What createLabel takes: parameters and body. */
-export type CreateLabelInput = OperationInit<CreateLabelOperation>;
+export type CreateLabelInput = {
+  params?: CreateLabelOperation["parameters"];
+  body: CreateLabelOperation["requestBody"]["content"]["application/json"];
+  signal?: AbortSignal;
+};
 /** What createLabel returns on success. */
 export type CreateLabelData = OperationData<CreateLabelOperation>;
 /** The getLabel operation as the spec describes it. */
 export type GetLabelOperation = paths["/1/labels/{id}"]["get"];
 /** What getLabel takes: parameters and body. */
-export type GetLabelInput = OperationInit<GetLabelOperation>;
+export type GetLabelInput = { params: GetLabelOperation["parameters"]; body?: never; signal?: AbortSignal };
 /** What getLabel returns on success. */
 export type GetLabelData = OperationData<GetLabelOperation>;
 /** The getMember operation as the spec describes it. */
 export type GetMemberOperation = paths["/1/members/{id}"]["get"];
 /** What getMember takes: parameters and body. */
-export type GetMemberInput = OperationInit<GetMemberOperation>;
+export type GetMemberInput = { params: GetMemberOperation["parameters"]; body?: never; signal?: AbortSignal };
 /** What getMember returns on success. */
 export type GetMemberData = OperationData<GetMemberOperation>;
 /** The getMemberBoards operation as the spec describes it. */
 export type GetMemberBoardsOperation = paths["/1/members/{id}/boards"]["get"];
 /** What getMemberBoards takes: parameters and body. */
-export type GetMemberBoardsInput = OperationInit<GetMemberBoardsOperation>;
+export type GetMemberBoardsInput = {
+  params: GetMemberBoardsOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What getMemberBoards returns on success. */
 export type GetMemberBoardsData = OperationData<GetMemberBoardsOperation>;
 /** The getMemberNotifications operation as the spec describes it. */
 export type GetMemberNotificationsOperation = paths["/1/members/{id}/notifications"]["get"];
 /** What getMemberNotifications takes: parameters and body. */
-export type GetMemberNotificationsInput = OperationInit<GetMemberNotificationsOperation>;
+export type GetMemberNotificationsInput = {
+  params: GetMemberNotificationsOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What getMemberNotifications returns on success. */
 export type GetMemberNotificationsData = OperationData<GetMemberNotificationsOperation>;
 /** The createWebhook operation as the spec describes it. */
 export type CreateWebhookOperation = paths["/1/webhooks"]["post"];
 /** What createWebhook takes: parameters and body. */
-export type CreateWebhookInput = OperationInit<CreateWebhookOperation>;
+export type CreateWebhookInput = {
+  params?: CreateWebhookOperation["parameters"];
+  body: CreateWebhookOperation["requestBody"]["content"]["application/json"];
+  signal?: AbortSignal;
+};
 /** What createWebhook returns on success. */
 export type CreateWebhookData = OperationData<CreateWebhookOperation>;
 /** The getWebhook operation as the spec describes it. */
 export type GetWebhookOperation = paths["/1/webhooks/{id}"]["get"];
 /** What getWebhook takes: parameters and body. */
-export type GetWebhookInput = OperationInit<GetWebhookOperation>;
+export type GetWebhookInput = {
+  params: GetWebhookOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What getWebhook returns on success. */
 export type GetWebhookData = OperationData<GetWebhookOperation>;
 /** The deleteWebhook operation as the spec describes it. */
 export type DeleteWebhookOperation = paths["/1/webhooks/{id}"]["delete"];
 /** What deleteWebhook takes: parameters and body. */
-export type DeleteWebhookInput = OperationInit<DeleteWebhookOperation>;
+export type DeleteWebhookInput = {
+  params: DeleteWebhookOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What deleteWebhook returns on success. */
 export type DeleteWebhookData = OperationData<DeleteWebhookOperation>;
 /** The getTokenWebhooks operation as the spec describes it. */
 export type GetTokenWebhooksOperation = paths["/1/tokens/{token}/webhooks"]["get"];
 /** What getTokenWebhooks takes: parameters and body. */
-export type GetTokenWebhooksInput = OperationInit<GetTokenWebhooksOperation>;
+export type GetTokenWebhooksInput = {
+  params: GetTokenWebhooksOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What getTokenWebhooks returns on success. */
 export type GetTokenWebhooksData = OperationData<GetTokenWebhooksOperation>;
 

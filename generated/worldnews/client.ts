@@ -2,44 +2,64 @@
 // Change the spec, the generator or the runtime, then run `stepforge generate`.
 
 import { createServiceClient } from "../../runtime/index.js";
-import type { ClientOptions, OperationData, OperationInit, ServiceClient } from "../../runtime/index.js";
+import type { ClientOptions, OperationData, ServiceClient } from "../../runtime/index.js";
 import { descriptor } from "./descriptor.js";
 import type { paths } from "./types.js";
 
 /** The searchNews operation as the spec describes it. */
 export type SearchNewsOperation = paths["/search-news"]["get"];
 /** What searchNews takes: parameters and body. */
-export type SearchNewsInput = OperationInit<SearchNewsOperation>;
+export type SearchNewsInput = {
+  params?: SearchNewsOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What searchNews returns on success. */
 export type SearchNewsData = OperationData<SearchNewsOperation>;
 /** The topNews operation as the spec describes it. */
 export type TopNewsOperation = paths["/top-news"]["get"];
 /** What topNews takes: parameters and body. */
-export type TopNewsInput = OperationInit<TopNewsOperation>;
+export type TopNewsInput = { params: TopNewsOperation["parameters"]; body?: never; signal?: AbortSignal };
 /** What topNews returns on success. */
 export type TopNewsData = OperationData<TopNewsOperation>;
 /** The extractNews operation as the spec describes it. */
 export type ExtractNewsOperation = paths["/extract-news"]["get"];
 /** What extractNews takes: parameters and body. */
-export type ExtractNewsInput = OperationInit<ExtractNewsOperation>;
+export type ExtractNewsInput = {
+  params: ExtractNewsOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What extractNews returns on success. */
 export type ExtractNewsData = OperationData<ExtractNewsOperation>;
 /** The retrieveNews operation as the spec describes it. */
 export type RetrieveNewsOperation = paths["/retrieve-news"]["get"];
 /** What retrieveNews takes: parameters and body. */
-export type RetrieveNewsInput = OperationInit<RetrieveNewsOperation>;
+export type RetrieveNewsInput = {
+  params: RetrieveNewsOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What retrieveNews returns on success. */
 export type RetrieveNewsData = OperationData<RetrieveNewsOperation>;
 /** The searchNewsSources operation as the spec describes it. */
 export type SearchNewsSourcesOperation = paths["/search-news-sources"]["get"];
 /** What searchNewsSources takes: parameters and body. */
-export type SearchNewsSourcesInput = OperationInit<SearchNewsSourcesOperation>;
+export type SearchNewsSourcesInput = {
+  params: SearchNewsSourcesOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What searchNewsSources returns on success. */
 export type SearchNewsSourcesData = OperationData<SearchNewsSourcesOperation>;
 /** The getGeoCoordinates operation as the spec describes it. */
 export type GetGeoCoordinatesOperation = paths["/geo-coordinates"]["get"];
 /** What getGeoCoordinates takes: parameters and body. */
-export type GetGeoCoordinatesInput = OperationInit<GetGeoCoordinatesOperation>;
+export type GetGeoCoordinatesInput = {
+  params: GetGeoCoordinatesOperation["parameters"];
+  body?: never;
+  signal?: AbortSignal;
+};
 /** What getGeoCoordinates returns on success. */
 export type GetGeoCoordinatesData = OperationData<GetGeoCoordinatesOperation>;
 

@@ -16,6 +16,9 @@ export async function rightCalls(): Promise<string[]> {
   const created = await trello.createCard({ body: { idList: "5abbe4b7ddc1b351ef961414", name: "Report", pos: "top", idLabels: [] } });
   const leads = await marketo.getLeads({ params: { query: { filterType: "email", filterValues: ["a@example.com"] } } });
   const found = await news.searchNews({ params: { query: { text: "solar", number: 5 } } });
+  // An optional body may be left out, or given.
+  await marketo.scheduleCampaign({ params: { path: { id: 1001 } } });
+  await marketo.scheduleCampaign({ params: { path: { id: 1001 } }, body: { input: { runAt: "2024-06-03T15:00:00-05:00" } } });
   // Operations without required input take no argument.
   await trello.getMemberBoards({ params: { path: { id: "me" } } });
   return [card.id, created.name ?? "", String(leads.success), String(found.available)];
@@ -34,6 +37,12 @@ export async function wrongCalls(): Promise<void> {
   await trello.createCard({ body: { name: "no list" } });
   // @ts-expect-error a body field of the wrong type
   await trello.createCard({ body: { idList: 42 } });
+  // @ts-expect-error a body on an operation that takes none
+  await trello.getCard({ params: { path: { id: "x" } }, body: { name: "x" } });
+  // @ts-expect-error a required body left out
+  await trello.createCard({});
+  // @ts-expect-error parameters left out where the path needs one, beside an optional body
+  await marketo.scheduleCampaign({ body: {} });
   // @ts-expect-error an operation (path) the spec does not have
   await trello.getCards();
   // @ts-expect-error a query parameter the operation does not take
