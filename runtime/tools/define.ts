@@ -83,7 +83,7 @@ export interface WiredToolSpec {
 }
 
 /** A step whose call is its wire mapping: what generated tools.ts files declare for each operation. */
-export function defineWiredTool(definition: WiredToolSpec): OperationToolDefinition {
+export function defineWiredTool(definition: WiredToolSpec): OperationToolDefinition<ToolInput> {
   const { wire, ...rest } = definition;
   const service = definition.service ?? definition.descriptor.id;
   checkName(definition.name, service);
@@ -99,7 +99,7 @@ export function defineWiredTool(definition: WiredToolSpec): OperationToolDefinit
 }
 
 /** The handler a wire mapping describes: each place an object of wire name → value, as `client.call` takes it. */
-function wireHandler(operationId: string, wire: StepWire): OperationToolDefinition<object>["handler"] {
+function wireHandler(operationId: string, wire: StepWire): OperationToolDefinition<ToolInput>["handler"] {
   return (client, input) => {
     const init: Record<string, unknown> = {};
     const params: Record<string, unknown> = {};
