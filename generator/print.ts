@@ -66,7 +66,7 @@ function jsonLayout(value: unknown, indent: string, column: number): string {
     if (value.length === 0) return "[]";
     return `[\n${value.map((item) => inner + jsonLayout(item, inner, inner.length)).join(",\n")}\n${indent}]`;
   }
-  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined && typeof v !== "function");
+  const entries = jsonEntries(value);
   if (entries.length === 0) return "{}";
   const lines = entries.map(([k, v]) => {
     const head = `${inner}${JSON.stringify(k)}: `;
@@ -75,11 +75,16 @@ function jsonLayout(value: unknown, indent: string, column: number): string {
   return `{\n${lines.join(",\n")}\n${indent}}`;
 }
 
+/** The entries JSON.stringify would write: undefined and function values are left out. */
+function jsonEntries(value: object): Array<[string, unknown]> {
+  return Object.entries(value).filter(([, v]) => v !== undefined && typeof v !== "function");
+}
+
 /** One-line JSON with a space after each separator, as `print` writes object literals. */
 function jsonFlat(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
   if (Array.isArray(value)) return `[${value.map(jsonFlat).join(", ")}]`;
-  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined && typeof v !== "function");
+  const entries = jsonEntries(value);
   return entries.length === 0 ? "{}" : `{ ${entries.map(([k, v]) => `${JSON.stringify(k)}: ${jsonFlat(v)}`).join(", ")} }`;
 }
 

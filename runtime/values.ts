@@ -13,6 +13,14 @@ export function getPath(value: unknown, path: string | ReadonlyArray<PropertyKey
   return node;
 }
 
+/**
+ * Sets `key` as an own data property: written with `=`, a `"__proto__"` key from an untrusted
+ * payload or a spec would set the object's prototype instead of holding a value.
+ */
+export function setOwn(target: object, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /** The first of `paths` that holds a value (not undefined or null). */
 export function firstPath(value: unknown, paths: readonly string[]): unknown {
   for (const path of paths) {

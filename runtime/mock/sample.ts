@@ -18,6 +18,7 @@
 import RandExpModule from "randexp";
 import { fullFormats } from "ajv-formats/dist/formats.js";
 import { prng as randomSource } from "./faults.js";
+import { setOwn } from "../values.js";
 
 // randexp is CommonJS whose module.exports is the class itself.
 const RandExp = ((RandExpModule as unknown as { default?: unknown }).default ?? RandExpModule) as typeof import("randexp").default;
@@ -118,10 +119,6 @@ function clone<T>(v: T): T {
   return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
 }
 
-/** Sets a key as an own data property, so `__proto__` in a spec stays a key. */
-function put(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}
 
 function typesOf(s: SchemaObject): string[] | undefined {
   if (typeof s.type === "string") return [s.type];
@@ -226,7 +223,7 @@ function mergeKeyword(s: SchemaObject, key: string, value: unknown): void {
     case "patternProperties":
     case "dependentSchemas": {
       const merged: SchemaObject = { ...(old as SchemaObject) };
-      for (const [k, v] of Object.entries(isObject(value) ? value : {})) put(merged, k, own(merged, k) ? both(merged[k], v) : v);
+      for (const [k, v] of Object.entries(isObject(value) ? value : {})) setOwn(merged, k, own(merged, k) ? both(merged[k], v) : v);
       s[key] = merged;
       return;
     }
@@ -704,13 +701,13 @@ class Sampler {
         this.failures = before;
         continue;
       }
-      put(out, k, v);
+      setOwn(out, k, v);
     }
     if (isObject(s.dependentRequired)) {
       for (const [k, needs] of Object.entries(s.dependentRequired)) {
         if (!own(out, k) || !Array.isArray(needs)) continue;
         for (const n of needs) {
-          if (typeof n === "string" && !own(out, n)) put(out, n, this.value(own(props, n) ? props[n] : extraSchema ?? true, `${path}/${n}`, depth + 1, stack));
+          if (typeof n === "string" && !own(out, n)) setOwn(out, n, this.value(own(props, n) ? props[n] : extraSchema ?? true, `${path}/${n}`, depth + 1, stack));
         }
       }
     }

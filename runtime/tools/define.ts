@@ -11,6 +11,7 @@ import type { Schema } from "./schema.js";
 import { TOOL_NAME } from "./model.js";
 import type { ApiCallToolDefinition, OperationToolDefinition, ToolAnnotations } from "./types.js";
 import { credentialQueryNames } from "../auth.js";
+import { getPath, setOwn } from "../values.js";
 
 function checkName(name: string, service: string): void {
   if (!TOOL_NAME.test(name) || !name.startsWith(`${service}_`)) {
@@ -85,17 +86,7 @@ export interface WiredToolSpec {
 /** A step whose call is its wire mapping: what generated tools.ts files declare for each operation. */
 export function defineWiredTool(definition: WiredToolSpec): OperationToolDefinition<ToolInput> {
   const { wire, ...rest } = definition;
-  const service = definition.service ?? definition.descriptor.id;
-  checkName(definition.name, service);
-  return {
-    kind: "operation",
-    ...rest,
-    service,
-    // The builders of runtime/tools/schema.ts return zod schemas typed narrowly; these are they.
-    input: definition.input as unknown as z.ZodObject,
-    output: definition.output as unknown as z.ZodType,
-    handler: wireHandler(definition.operationId, wire),
-  };
+  return defineOperationTool<ToolInput>({ ...rest, handler: wireHandler(definition.operationId, wire) });
 }
 
 /** The handler a wire mapping describes: each place an object of wire name → value, as `client.call` takes it. */
@@ -114,15 +105,13 @@ function wireHandler(operationId: string, wire: StepWire): OperationToolDefiniti
 
 function wireObject(entries: Record<string, WireValue>, input: object): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  // defineProperty, not assignment: a wire name such as "__proto__" is a key like any other.
-  for (const [name, value] of Object.entries(entries)) Object.defineProperty(out, name, { value: wireValue(value, input), enumerable: true, writable: true, configurable: true });
+  for (const [name, value] of Object.entries(entries)) setOwn(out, name, wireValue(value, input));
   return out;
 }
 
+/** A fixed value, or the input field's own value (a field named "constructor" never reads the prototype). */
 function wireValue(value: WireValue, input: object): unknown {
-  if (typeof value !== "string") return value.fixed;
-  // Own properties only: an input field named "constructor" or "__proto__" never reads the prototype.
-  return Object.hasOwn(input, value) ? (input as Record<string, unknown>)[value] : undefined;
+  return typeof value === "string" ? getPath(input, [value]) : value.fixed;
 }
 
 const scalar = z.union([z.string(), z.number(), z.boolean()]);

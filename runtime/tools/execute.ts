@@ -9,7 +9,7 @@ import { checkEndpoint } from "./endpoint.js";
 import { fieldErrors, invalidInput, toolErrorFrom } from "./errors.js";
 import { credentialQueryNames } from "../auth.js";
 import { rawCall } from "./raw.js";
-import { protoKeyPaths } from "../values.js";
+import { protoKeyPaths, setOwn } from "../values.js";
 import { inputLimitProblem, type InputLimits } from "./input-limits.js";
 import type { ApiCallToolDefinition, OperationToolDefinition, ToolContext, ToolDefinition, ToolFieldError, ToolResult } from "./types.js";
 
@@ -39,7 +39,7 @@ function ownCopy(value: unknown, dropNull: boolean): unknown {
   if (!isPlainObject(value)) return value;
   const out = Object.create(null) as Json;
   for (const [key, child] of Object.entries(value)) {
-    if (child !== null || !dropNull) Object.defineProperty(out, key, { value: ownCopy(child, dropNull), enumerable: true, writable: true, configurable: true });
+    if (child !== null || !dropNull) setOwn(out, key, ownCopy(child, dropNull));
   }
   return out;
 }

@@ -10,6 +10,7 @@
  *
  * Pure functions: the caller keeps the rest (the MCP server keeps it under a cursor).
  */
+import { setOwn } from "../values.js";
 
 type Json = Record<string, unknown>;
 
@@ -51,10 +52,10 @@ function pick(record: unknown, path: string[]): unknown {
 function put(target: Json, path: string[], value: unknown): void {
   let node = target;
   for (const key of path.slice(0, -1)) {
-    if (!isObject(node[key])) Object.defineProperty(node, key, { value: {}, enumerable: true, writable: true, configurable: true });
+    if (!isObject(node[key])) setOwn(node, key, {});
     node = node[key] as Json;
   }
-  Object.defineProperty(node, path[path.length - 1]!, { value, enumerable: true, writable: true, configurable: true });
+  setOwn(node, path[path.length - 1]!, value);
 }
 
 /** `record` with only `fields` (dotted paths allowed); fields a record lacks are left out. */
@@ -121,7 +122,7 @@ function cutStrings(value: unknown, limit: number): unknown {
   if (Array.isArray(value)) return value.map((v) => cutStrings(v, limit));
   if (!isObject(value)) return value;
   const out: Json = {};
-  for (const [k, v] of Object.entries(value)) Object.defineProperty(out, k, { value: cutStrings(v, limit), enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of Object.entries(value)) setOwn(out, k, cutStrings(v, limit));
   return out;
 }
 
