@@ -14,7 +14,7 @@ import { Writable } from "node:stream";
 import { afterAll, describe, expect, it, onTestFinished } from "vitest";
 import { mockCommand } from "../../cli/commands/mock.js";
 import { projectSpecs } from "../../cli/project.js";
-import { freePort } from "../contract/helpers.js";
+import { freePort, freePortRun } from "../helpers/ports.js";
 import { BOARD, call, CARD, LIST, MARKETO, receiver, TRELLO_AUTH } from "./helpers.js";
 
 const work = mkdtempSync(join(tmpdir(), "stepforge-mock-cli-"));
@@ -151,7 +151,7 @@ describe("secrets", () => {
 
 describe("fail fast", () => {
   it("stops every mock it started and exits 1 naming the port when one port is taken", async () => {
-    let port = await freePort();
+    let port = await freePortRun(4);
     let blocker: Server | undefined;
     for (let tries = 0; !blocker && tries < 5; tries++) {
       const s = createServer();
@@ -160,7 +160,7 @@ describe("fail fast", () => {
         s.listen(port + 2, "127.0.0.1", () => resolve(true));
       });
       if (ok) blocker = s;
-      else port = await freePort();
+      else port = await freePortRun(4);
     }
     onTestFinished(() => new Promise<void>((r) => blocker!.close(() => r())));
     const r = await run(["all", "--port", String(port)]);
@@ -184,7 +184,7 @@ describe("fail fast", () => {
     expect(one.err.text).toBe("");
     expect(await one.end()).toBe(0);
 
-    const all = await run(["all", "--port", String(await freePort())], specs);
+    const all = await run(["all", "--port", String(await freePortRun(4))], specs);
     expect(Object.keys(all.urls).sort()).toEqual(["contentsnare", "marketo", "worldnews"]);
     expect(all.out.text).toContain("(not started: trello)");
     expect(all.err.text).toMatch(/trello\.yaml/);

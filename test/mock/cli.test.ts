@@ -4,7 +4,7 @@ import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { freePort } from "../contract/helpers.js";
+import { freePort, freePortRun } from "../helpers/ports.js";
 import { call, CARD, TRELLO_AUTH, WORLDNEWS } from "./helpers.js";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -44,7 +44,7 @@ function alive(pid: number): boolean {
 
 describe("stepforge mock", () => {
   it("starts the behavioural mocks of every service on consecutive ports and stops on SIGTERM", async () => {
-    const port = await freePort();
+    const port = await freePortRun(4);
     const { child, lines } = await startCli(["all", "--port", String(port)]);
     expect(lines.slice(0, 4)).toEqual([
       `contentsnare mock http://127.0.0.1:${port}`,
