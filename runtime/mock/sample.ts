@@ -18,7 +18,7 @@
 import RandExpModule from "randexp";
 import { fullFormats } from "ajv-formats/dist/formats.js";
 import { prng as randomSource } from "./faults.js";
-import { setOwn } from "../values.js";
+import { canonicalJson, jsonEqual, setOwn } from "../values.js";
 
 // randexp is CommonJS whose module.exports is the class itself.
 const RandExp = ((RandExpModule as unknown as { default?: unknown }).default ?? RandExpModule) as typeof import("randexp").default;
@@ -106,14 +106,6 @@ function hashOf(text: string): number {
 const intBetween = (rand: Rand, lo: number, hi: number): number => lo + Math.floor(rand() * (hi - lo + 1));
 const pick = <T>(rand: Rand, list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;
 
-/** JSON text with sorted keys: equality of JSON values as JSON Schema means it. */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
-  if (isObject(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(",")}}`;
-  return JSON.stringify(v) ?? "undefined";
-}
-
-const equal = (a: unknown, b: unknown): boolean => canonical(a) === canonical(b);
 
 function clone<T>(v: T): T {
   return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
@@ -250,7 +242,7 @@ function mergeKeyword(s: SchemaObject, key: string, value: unknown): void {
       return;
     case "enum": {
       const b = Array.isArray(value) ? value : [];
-      s.enum = (old as unknown[]).filter((x) => b.some((y) => equal(x, y)));
+      s.enum = (old as unknown[]).filter((x) => b.some((y) => jsonEqual(x, y)));
       return;
     }
     case "uniqueItems":
@@ -359,8 +351,8 @@ class Sampler {
     if (typeof s.$ref === "string" && !deeper(this.resolveRef(s.$ref), v)) return false;
     const types = typesOf(s);
     if (types && !types.some((t) => isType(v, t))) return false;
-    if (own(s, "const") && !equal(s.const, v)) return false;
-    if (Array.isArray(s.enum) && !s.enum.some((x) => equal(x, v))) return false;
+    if (own(s, "const") && !jsonEqual(s.const, v)) return false;
+    if (Array.isArray(s.enum) && !s.enum.some((x) => jsonEqual(x, v))) return false;
     if (typeof v === "string") {
       const n = codePoints(v);
       if (typeof s.minLength === "number" && n < s.minLength) return false;
@@ -390,7 +382,7 @@ class Sampler {
   private arrayConforms(s: SchemaObject, v: unknown[], deeper: (sub: unknown, value: unknown) => boolean): boolean {
     if (typeof s.minItems === "number" && v.length < s.minItems) return false;
     if (typeof s.maxItems === "number" && v.length > s.maxItems) return false;
-    if (s.uniqueItems === true && new Set(v.map(canonical)).size !== v.length) return false;
+    if (s.uniqueItems === true && new Set(v.map(canonicalJson)).size !== v.length) return false;
     const prefix = Array.isArray(s.prefixItems) ? s.prefixItems : [];
     for (let i = 0; i < v.length; i++) {
       if (!deeper(i < prefix.length ? prefix[i] : s.items, v[i])) return false;
@@ -649,15 +641,15 @@ class Sampler {
       const schema = i < minContains && i >= prefix.length ? both(item, contains) : item;
       const before = this.failures;
       let v = this.value(schema, `${path}/${i}`, depth + 1, stack);
-      for (let retry = 1; s.uniqueItems === true && seen.has(canonical(v)) && retry < 8; retry++) {
+      for (let retry = 1; s.uniqueItems === true && seen.has(canonicalJson(v)) && retry < 8; retry++) {
         v = this.value(schema, `${path}/${i}~${retry}`, depth + 1, stack);
       }
-      if (s.uniqueItems === true && seen.has(canonical(v))) this.failures++;
+      if (s.uniqueItems === true && seen.has(canonicalJson(v))) this.failures++;
       if (this.failures > before && out.length >= min) {
         this.failures = before;
         break;
       }
-      seen.add(canonical(v));
+      seen.add(canonicalJson(v));
       out.push(v);
     }
     return out;

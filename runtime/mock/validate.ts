@@ -3,8 +3,10 @@
  * spec's schemas with Ajv (JSON Schema 2020-12, the dialect of OpenAPI 3.1). `$ref`s into
  * `#/components/...` resolve against the spec's components, registered once per service.
  */
+import type { SchemaValidateFunction } from "ajv";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
+import { canonicalJson, jsonEqual } from "../values.js";
 import type { MockOperationSpec } from "./model.js";
 
 // ajv-formats is CommonJS; under NodeNext its default export is the module object.
@@ -47,6 +49,36 @@ function problemOf(errors: ErrorObject[] | null | undefined, base: string): Prob
   return { field: path || base, detail: `${path || base} ${e.message ?? "is invalid"}` };
 }
 
+/**
+ * `enum`, `const` and `uniqueItems` with stepforge's JSON equality instead of Ajv's built-in
+ * deep-equal, which calls the value's own `valueOf` / `toString`: a request body holding
+ * `{"toString": null}` where the schema lists objects made it throw, and the mock answered 500
+ * instead of naming the field. Messages and params match Ajv's own keywords.
+ */
+function withJsonEquality(ajv: Ajv2020): void {
+  for (const keyword of ["enum", "const", "uniqueItems"]) ajv.removeKeyword(keyword);
+  const fail = (fn: SchemaValidateFunction, keyword: string, message: string, params: Record<string, unknown>) => {
+    fn.errors = [{ keyword, message, params }];
+    return false;
+  };
+  const enumCheck: SchemaValidateFunction = (allowed: unknown[], data: unknown): boolean => allowed.some((v) => jsonEqual(v, data)) || fail(enumCheck, "enum", "must be equal to one of the allowed values", { allowedValues: allowed });
+  const constCheck: SchemaValidateFunction = (allowed: unknown, data: unknown): boolean => jsonEqual(allowed, data) || fail(constCheck, "const", "must be equal to constant", { allowedValue: allowed });
+  const uniqueCheck: SchemaValidateFunction = (unique: boolean, data: unknown): boolean => {
+    if (!unique || !Array.isArray(data)) return true;
+    const seen = new Map<string, number>();
+    for (const [j, item] of data.entries()) {
+      const text = canonicalJson(item);
+      const i = seen.get(text);
+      if (i !== undefined) return fail(uniqueCheck, "uniqueItems", `must NOT have duplicate items (items ## ${j} and ${i} are identical)`, { i, j });
+      seen.set(text, j);
+    }
+    return true;
+  };
+  ajv.addKeyword({ keyword: "enum", schemaType: "array", errors: true, validate: enumCheck });
+  ajv.addKeyword({ keyword: "const", errors: true, validate: constCheck });
+  ajv.addKeyword({ keyword: "uniqueItems", schemaType: "boolean", errors: true, validate: uniqueCheck });
+}
+
 /** Query values as a schema expects them: arrays from repeats or commas, numbers and booleans from text. */
 function coerce(schema: unknown, values: string[], explode: boolean): unknown {
   const s = (schema ?? {}) as { type?: unknown; items?: unknown };
@@ -70,6 +102,7 @@ export class RequestValidator {
     // not found on Object.prototype.
     this.ajv = new Ajv2020({ strict: false, allErrors: false, logger: false, validateFormats: true, ownProperties: true });
     addFormats(this.ajv);
+    withJsonEquality(this.ajv);
     // OpenAPI's numeric formats; ajv-formats knows int32/int64/float/double already in v3.
     this.ajv.addSchema({ $id: SPEC_ID, components: rewriteRefs(components) as object });
   }
