@@ -1,20 +1,33 @@
 /**
  * Routing: method + path → operation and path parameters, through a tree of path segments
- * (literal segments first, then templated ones such as `{id}` or `{id}.json`), so a request costs
- * one map lookup per segment however many operations the spec has.
+ * (literal segments first, then templated ones such as `{id}`, `{id}.json` or `{name}.{ext}`), so a
+ * request costs one map lookup per literal segment however many operations the spec has.
+ *
+ * Parameter names live on the route, not in the tree: sibling routes may call the same position
+ * `{id}` and `{userId}` (`/users/{id}` beside `/users/{userId}/posts`), as real specs such as
+ * GitHub's do. The tree only knows a segment's shape (`{}.json`); a match collects the captured
+ * values in order and the route names them.
  */
 
+import { setOwn } from "../values.js";
+
+/** A templated segment: its literal parts around `count` captures, e.g. `{}.{}` → ["", ".", ""]. */
 interface Pattern<T> {
-  prefix: string;
-  suffix: string;
-  name: string;
+  shape: string;
+  literals: string[];
+  regex: RegExp;
   node: Node<T>;
+}
+
+interface Route<T> {
+  value: T;
+  names: string[];
 }
 
 interface Node<T> {
   literal: Map<string, Node<T>>;
   patterns: Array<Pattern<T>>;
-  value?: T;
+  route?: Route<T>;
 }
 
 const node = <T>(): Node<T> => ({ literal: new Map(), patterns: [] });
@@ -33,6 +46,20 @@ function decode(s: string): string {
   }
 }
 
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** The parameter names of a segment and its literal parts, or undefined for a literal segment. */
+function templated(segment: string): { names: string[]; literals: string[] } | undefined {
+  const parts = segment.split(/\{([^{}]+)\}/);
+  if (parts.length === 1) return undefined;
+  return { names: parts.filter((_, i) => i % 2 === 1), literals: parts.filter((_, i) => i % 2 === 0) };
+}
+
+/** Most specific first: more literal text, then fewer captures (`{id}.json` before `{id}`). */
+function specificity(p: { literals: string[] }): number {
+  return p.literals.join("").length * 100 - p.literals.length;
+}
+
 export class Router<T> {
   private readonly roots = new Map<string, Node<T>>();
 
@@ -42,52 +69,60 @@ export class Router<T> {
     let root = this.roots.get(m);
     if (!root) this.roots.set(m, (root = node()));
     let at = root;
+    const names: string[] = [];
     for (const segment of template.split("/")) {
-      const p = /^([^{}]*)\{([^{}]+)\}([^{}]*)$/.exec(segment);
-      if (!p) {
+      const t = templated(segment);
+      if (!t) {
         let next = at.literal.get(segment);
         if (!next) at.literal.set(segment, (next = node()));
         at = next;
         continue;
       }
-      const [, prefix = "", name = "", suffix = ""] = p;
-      let pattern = at.patterns.find((x) => x.prefix === prefix && x.suffix === suffix);
+      names.push(...t.names);
+      const shape = t.literals.join("{}");
+      let pattern = at.patterns.find((x) => x.shape === shape);
       if (!pattern) {
-        pattern = { prefix, suffix, name, node: node() };
+        // Each capture takes at least one character; the last one takes the rest of the segment.
+        const regex = new RegExp(`^${t.literals.map(escapeRegex).join("(.+?)")}$`, "s");
+        pattern = { shape, literals: t.literals, regex, node: node() };
         at.patterns.push(pattern);
-        // The most specific template first: `{id}.json` before `{id}`.
-        at.patterns.sort((a, b) => b.prefix.length + b.suffix.length - (a.prefix.length + a.suffix.length));
-      } else if (pattern.name !== name) throw new Error(`routes ${m} ${template}: parameter {${name}} where another route has {${pattern.name}}`);
+        at.patterns.sort((a, b) => specificity(b) - specificity(a));
+      }
       at = pattern.node;
     }
-    if (at.value !== undefined) throw new Error(`two operations on ${m} ${template}: ${describe(at.value)} and ${describe(value)}`);
-    at.value = value;
+    if (at.route !== undefined) throw new Error(`two operations on ${m} ${template}: ${describe(at.route.value)} and ${describe(value)}`);
+    at.route = { value, names };
   }
 
   match(method: string, path: string): RouteMatch<T> | undefined {
     const root = this.roots.get(method);
     if (!root) return undefined;
+    const captured: string[] = [];
+    const route = walk(root, path.split("/"), 0, captured);
+    if (!route) return undefined;
     const params: Record<string, string> = {};
-    const value = walk(root, path.split("/"), 0, params);
-    return value === undefined ? undefined : { value, params };
+    // setOwn: a spec may name a parameter `__proto__`.
+    route.names.forEach((name, i) => setOwn(params, name, decode(captured[i]!)));
+    return { value: route.value, params };
   }
 }
 
-function walk<T>(at: Node<T>, segments: string[], i: number, params: Record<string, string>): T | undefined {
-  if (i === segments.length) return at.value;
+function walk<T>(at: Node<T>, segments: string[], i: number, captured: string[]): Route<T> | undefined {
+  if (i === segments.length) return at.route;
   const segment = segments[i]!;
   const lit = at.literal.get(segment);
   if (lit) {
-    const found = walk(lit, segments, i + 1, params);
-    if (found !== undefined) return found;
+    const found = walk(lit, segments, i + 1, captured);
+    if (found) return found;
   }
   for (const p of at.patterns) {
-    if (segment.length <= p.prefix.length + p.suffix.length || !segment.startsWith(p.prefix) || !segment.endsWith(p.suffix)) continue;
-    const found = walk(p.node, segments, i + 1, params);
-    if (found !== undefined) {
-      params[p.name] = decode(segment.slice(p.prefix.length, segment.length - p.suffix.length));
-      return found;
-    }
+    const m = p.regex.exec(segment);
+    if (!m) continue;
+    const before = captured.length;
+    captured.push(...m.slice(1));
+    const found = walk(p.node, segments, i + 1, captured);
+    if (found) return found;
+    captured.length = before;
   }
   return undefined;
 }

@@ -17,6 +17,7 @@
  */
 import RandExpModule from "randexp";
 import { fullFormats } from "ajv-formats/dist/formats.js";
+import { draft2020Node } from "./dialect.js";
 import { prng as randomSource } from "./faults.js";
 import { canonicalJson, jsonEqual, setOwn } from "../values.js";
 
@@ -106,41 +107,14 @@ function hashOf(text: string): number {
 const intBetween = (rand: Rand, lo: number, hi: number): number => lo + Math.floor(rand() * (hi - lo + 1));
 const pick = <T>(rand: Rand, list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;
 
-
 function clone<T>(v: T): T {
   return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
 }
-
 
 function typesOf(s: SchemaObject): string[] | undefined {
   if (typeof s.type === "string") return [s.type];
   if (Array.isArray(s.type)) return s.type.filter((t): t is string => typeof t === "string");
   return undefined;
-}
-
-/** OpenAPI 3.0 spellings in JSON Schema 2020-12 terms: `nullable`, boolean `exclusiveMinimum`. */
-function normalize(input: SchemaObject): SchemaObject {
-  const s: SchemaObject = { ...input };
-  if (s.nullable === true) {
-    const types = typesOf(s);
-    if (types && !types.includes("null")) s.type = [...types, "null"];
-    if (Array.isArray(s.enum) && !s.enum.includes(null)) s.enum = [...(s.enum as unknown[]), null];
-  }
-  delete s.nullable;
-  for (const [flag, bound] of [["exclusiveMinimum", "minimum"], ["exclusiveMaximum", "maximum"]] as const) {
-    if (typeof s[flag] !== "boolean") continue;
-    if (s[flag] === true && typeof s[bound] === "number") {
-      s[flag] = s[bound];
-      delete s[bound];
-    } else delete s[flag];
-  }
-  if (Array.isArray(s.items)) {
-    // draft 4–2019 tuples
-    s.prefixItems = s.items;
-    if (s.additionalItems !== undefined) s.items = s.additionalItems;
-    else delete s.items;
-  }
-  return s;
 }
 
 function patternOf(p: string): RegExp | undefined {
@@ -315,7 +289,7 @@ class Sampler {
       this.mergeInto(m, siblings, stack, entered);
       return;
     }
-    const s = normalize(schema);
+    const s = draft2020Node(schema);
     for (const [key, value] of Object.entries(s)) {
       if (key === "allOf" && Array.isArray(value)) for (const member of value) this.mergeInto(m, member, stack, entered);
       else if ((key === "oneOf" || key === "anyOf") && Array.isArray(value) && value.length > 0) {
@@ -346,7 +320,7 @@ class Sampler {
     if (depth > 64 || schema === true || schema === undefined) return true;
     if (schema === false) return false;
     if (!isObject(schema)) return true;
-    const s = normalize(schema);
+    const s = draft2020Node(schema);
     const deeper = (sub: unknown, value: unknown): boolean => this.conforms(sub, value, depth + 1);
     if (typeof s.$ref === "string" && !deeper(this.resolveRef(s.$ref), v)) return false;
     const types = typesOf(s);

@@ -7,6 +7,7 @@ import type { SchemaValidateFunction } from "ajv";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { canonicalJson, jsonEqual } from "../values.js";
+import { requestComponents, requestSchema } from "./dialect.js";
 import type { MockOperationSpec } from "./model.js";
 
 // ajv-formats is CommonJS; under NodeNext its default export is the module object.
@@ -26,19 +27,6 @@ export interface RequestParts {
   headers: Record<string, string | string[] | undefined>;
   body: unknown;
   hasBody: boolean;
-}
-
-function rewriteRefs(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(rewriteRefs);
-  if (node && typeof node === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(node)) {
-      if (k === "example" || k === "examples") continue;
-      out[k] = k === "$ref" && typeof v === "string" && v.startsWith("#/") ? `${SPEC_ID}${v}` : rewriteRefs(v);
-    }
-    return out;
-  }
-  return node;
 }
 
 function problemOf(errors: ErrorObject[] | null | undefined, base: string): Problem {
@@ -104,13 +92,13 @@ export class RequestValidator {
     addFormats(this.ajv);
     withJsonEquality(this.ajv);
     // OpenAPI's numeric formats; ajv-formats knows int32/int64/float/double already in v3.
-    this.ajv.addSchema({ $id: SPEC_ID, components: rewriteRefs(components) as object });
+    this.ajv.addSchema({ $id: SPEC_ID, components: requestComponents(components, SPEC_ID) });
   }
 
   private compile(key: string, schema: unknown): ValidateFunction {
     let fn = this.cache.get(key);
     if (!fn) {
-      fn = this.ajv.compile(rewriteRefs(schema) as object);
+      fn = this.ajv.compile(requestSchema(schema, SPEC_ID) as object);
       this.cache.set(key, fn);
     }
     return fn;

@@ -34,6 +34,37 @@ describe("router", () => {
     expect(r.match("GET", "/1/cards/%E0%A4%A")?.params.id).toBe("%E0%A4%A"); // malformed escapes stay as sent
     expect(() => r.add("GET", "/1/cards/{id}", "again", String)).toThrow(/two operations on GET \/1\/cards\/\{id\}: getCard and again/);
   });
+
+  it("lets sibling routes name the same position differently (GitHub's /repos/{owner}/{repo} beside /repos/{template_owner}/…)", () => {
+    const r = new Router<string>();
+    r.add("GET", "/users/{id}", "getUser");
+    r.add("GET", "/users/{userId}/posts", "getPosts");
+    r.add("GET", "/users/{login}/posts/{postId}", "getPost");
+    expect(r.match("GET", "/users/7")).toEqual({ value: "getUser", params: { id: "7" } });
+    expect(r.match("GET", "/users/7/posts")).toEqual({ value: "getPosts", params: { userId: "7" } });
+    expect(r.match("GET", "/users/ann/posts/9")).toEqual({ value: "getPost", params: { login: "ann", postId: "9" } });
+    // A template that matched a segment but led nowhere leaves no captured value behind.
+    r.add("GET", "/files/{name}.json/meta", "jsonMeta");
+    r.add("GET", "/files/{path}/raw", "raw");
+    expect(r.match("GET", "/files/a.json/raw")).toEqual({ value: "raw", params: { path: "a.json" } });
+  });
+
+  it("routes several parameters in one segment, literal text between them", () => {
+    const r = new Router<string>();
+    r.add("GET", "/files/{name}.{ext}", "file");
+    r.add("GET", "/files/{name}", "bare");
+    r.add("GET", "/v/{major}-{minor}/x{n}", "version");
+    r.add("GET", "/p/{__proto__}", "hostile");
+    expect(r.match("GET", "/files/report.png")).toEqual({ value: "file", params: { name: "report", ext: "png" } });
+    expect(r.match("GET", "/files/archive.tar.gz")?.params).toEqual({ name: "archive", ext: "tar.gz" });
+    expect(r.match("GET", "/files/readme")?.value).toBe("bare");
+    expect(r.match("GET", "/files/.png")?.value).toBe("bare"); // a capture is never empty
+    expect(r.match("GET", "/v/2-10/x3")?.params).toEqual({ major: "2", minor: "10", n: "3" });
+    expect(r.match("GET", "/v/2-/x3")).toBeUndefined();
+    const hostile = r.match("GET", "/p/a")!.params;
+    expect(Object.getPrototypeOf(hostile)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(hostile, "__proto__")?.value).toBe("a");
+  });
 });
 
 describe("ids", () => {

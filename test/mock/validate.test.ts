@@ -63,3 +63,52 @@ describe("enum, const and uniqueItems compare request data as JSON", () => {
     expect(check('{"tags": [1, "1", [1], {"1": 1}]}')).toBeUndefined();
   });
 });
+
+describe("OpenAPI 3.0 spellings and what a request may leave out", () => {
+  const components = {
+    schemas: {
+      Owner: { type: "object", required: ["name"], properties: { name: { type: "string" } } },
+      Pet: { type: "object", required: ["petType"], properties: { petType: { type: "string" } } },
+      Dog: { allOf: [{ $ref: "#/components/schemas/Pet" }, { type: "object", properties: { bark: { type: "boolean" } } }] },
+      Cat: { allOf: [{ $ref: "#/components/schemas/Pet" }, { type: "object", properties: { lives: { type: "integer" } } }] },
+    },
+  };
+  const withBody = (schema: unknown) => ({ ...operation, operationId: `op${Math.random()}`, body: { required: true, schema } }) as unknown as MockOperationSpec;
+  const validator = new RequestValidator(components);
+  const check = (schema: unknown, body: unknown) => validator.check(withBody(schema), parts(body));
+
+  it("nullable without a type beside allOf admits null and still checks the object (Ajv2020 threw at compile: a 500)", () => {
+    const schema = { type: "object", properties: { owner: { nullable: true, allOf: [{ $ref: "#/components/schemas/Owner" }] } } };
+    expect(check(schema, {})).toBeUndefined();
+    expect(check(schema, { owner: null })).toBeUndefined();
+    expect(check(schema, { owner: { name: "Ann" } })).toBeUndefined();
+    expect(check(schema, { owner: {} })?.field).toBe("owner");
+  });
+
+  it("boolean exclusiveMinimum / exclusiveMaximum bound the number as 3.0 means", () => {
+    const schema = { type: "object", properties: { n: { type: "number", minimum: 10, exclusiveMinimum: true, maximum: 20, exclusiveMaximum: false } } };
+    expect(check(schema, { n: 10 })).toEqual({ field: "n", detail: "n must be > 10" });
+    expect(check(schema, { n: 10.5 })).toBeUndefined();
+    expect(check(schema, { n: 20 })).toBeUndefined();
+    expect(check(schema, { n: 20.5 })?.field).toBe("n");
+  });
+
+  it("a required readOnly property is not demanded in a request", () => {
+    const schema = { type: "object", required: ["id", "name"], properties: { id: { type: "string", readOnly: true }, name: { type: "string" } } };
+    expect(check(schema, { name: "a" })).toBeUndefined();
+    expect(check(schema, {})).toEqual({ field: "name", detail: "name must have required property 'name'" });
+  });
+
+  it("oneOf with a discriminator accepts a branch that overlaps another (petstore's Dog / Cat)", () => {
+    const schema = { oneOf: [{ $ref: "#/components/schemas/Dog" }, { $ref: "#/components/schemas/Cat" }], discriminator: { propertyName: "petType" } };
+    expect(check(schema, { petType: "Dog", bark: true })).toBeUndefined();
+    expect(check(schema, { bark: true })?.detail).toMatch(/petType/);
+  });
+
+  it("data keywords stay data: an enum value that looks like a 3.0 schema is compared as written", () => {
+    const schema = { type: "object", properties: { v: { enum: [{ nullable: true, exclusiveMinimum: true }] }, nullable: { type: "string" } } };
+    expect(check(schema, { v: { nullable: true, exclusiveMinimum: true } })).toBeUndefined();
+    expect(check(schema, { v: {} })?.field).toBe("v");
+    expect(check(schema, { nullable: 1 })?.field).toBe("nullable");
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * OpenAPI schemas as the mock's JSON Schema 2020-12 tools read them. OpenAPI 3.0 spells a few
+ * things its own way (`nullable`, boolean `exclusiveMinimum`, tuple `items`), and Ajv2020 throws
+ * on them at compile time, which the mock turned into a 500 for every request to the operation.
+ * The sampler rewrites one node at a time (`draft2020Node`); the request validator rewrites a
+ * whole tree once (`requestSchema`).
+ */
+import { setOwn } from "../values.js";
+
+type SchemaNode = Record<string, unknown>;
+
+const isNode = (v: unknown): v is SchemaNode => v !== null && typeof v === "object" && !Array.isArray(v);
+
+function typesOf(s: SchemaNode): string[] | undefined {
+  if (typeof s.type === "string") return [s.type];
+  if (Array.isArray(s.type)) return s.type.filter((t): t is string => typeof t === "string");
+  return undefined;
+}
+
+/** One schema node with OpenAPI 3.0 spellings in 2020-12 terms (a shallow copy; children untouched). */
+export function draft2020Node(input: SchemaNode): SchemaNode {
+  const s: SchemaNode = { ...input };
+  if (s.nullable === true) {
+    const types = typesOf(s);
+    if (types && !types.includes("null")) s.type = [...types, "null"];
+    if (Array.isArray(s.enum) && !s.enum.includes(null)) s.enum = [...(s.enum as unknown[]), null];
+  }
+  delete s.nullable;
+  for (const [flag, bound] of [["exclusiveMinimum", "minimum"], ["exclusiveMaximum", "maximum"]] as const) {
+    if (typeof s[flag] !== "boolean") continue;
+    if (s[flag] === true && typeof s[bound] === "number") {
+      s[flag] = s[bound];
+      delete s[bound];
+    } else delete s[flag];
+  }
+  if (Array.isArray(s.items)) {
+    // draft 4–2019 tuples
+    s.prefixItems = s.items;
+    if (s.additionalItems !== undefined) s.items = s.additionalItems;
+    else delete s.items;
+  }
+  return s;
+}
+
+/** Keywords whose value is data, not a schema: copied as they are. */
+const DATA_KEYWORDS = new Set(["enum", "const", "default"]);
+/** Keywords whose value maps names to schemas (not a schema itself). */
+const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
+
+/**
+ * A schema tree ready for the request validator:
+ * - 3.0 spellings rewritten (`draft2020Node`); `nullable: true` without a `type` (common beside an
+ *   `allOf` of a `$ref`) admits null as well, as the spec's author meant;
+ * - a `readOnly` property is not required in a request (the server sets it);
+ * - `oneOf` with a `discriminator` is checked as `anyOf`: branches built as `allOf: [Base, …]`
+ *   often overlap, so "exactly one" refused valid requests; a mock should not be stricter than
+ *   the service it imitates;
+ * - `$ref`s into the document are prefixed with `refBase` (the id the components are registered
+ *   under); examples are dropped (they are not validated and may be large).
+ */
+export function requestSchema(tree: unknown, refBase: string): unknown {
+  const walkSchema = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walkSchema);
+    if (!isNode(node)) return node;
+    const untyped = node.nullable === true && node.type === undefined;
+    const s = draft2020Node(node);
+    const out: SchemaNode = {};
+    for (const [key, value] of Object.entries(s)) {
+      if (key === "example" || key === "examples") continue;
+      if (key === "$ref" && typeof value === "string" && value.startsWith("#/")) out.$ref = `${refBase}${value}`;
+      else if (DATA_KEYWORDS.has(key)) setOwn(out, key, value);
+      else if (SCHEMA_MAPS.has(key) && isNode(value)) out[key] = walkMap(value);
+      else setOwn(out, key, walkSchema(value));
+    }
+    if (Array.isArray(out.required) && isNode(out.properties)) {
+      const properties = out.properties;
+      out.required = out.required.filter((name) => !(typeof name === "string" && Object.hasOwn(properties, name) && isNode(properties[name]) && properties[name].readOnly === true));
+    }
+    if (Array.isArray(out.oneOf) && isNode(out.discriminator)) {
+      out.anyOf = out.oneOf;
+      delete out.oneOf;
+    }
+    return untyped ? { anyOf: [{ type: "null" }, out] } : out;
+  };
+  const walkMap = (map: SchemaNode): SchemaNode => {
+    const out: SchemaNode = {};
+    for (const [name, schema] of Object.entries(map)) setOwn(out, name, walkSchema(schema));
+    return out;
+  };
+  return walkSchema(tree);
+}
+
+/** A document's `components` for the request validator: every section a map of named nodes. */
+export function requestComponents(components: unknown, refBase: string): SchemaNode {
+  const out: SchemaNode = {};
+  if (!isNode(components)) return out;
+  for (const [section, named] of Object.entries(components)) {
+    if (!isNode(named)) continue;
+    const walked: SchemaNode = {};
+    for (const [name, node] of Object.entries(named)) setOwn(walked, name, requestSchema(node, refBase));
+    setOwn(out, section, walked);
+  }
+  return out;
+}
