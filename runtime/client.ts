@@ -673,7 +673,8 @@ export function querySerializerFor(op: OperationDescriptor): ((query: Record<str
 }
 
 export function operationOf(descriptor: ServiceDescriptor, operationId: string): OperationDescriptor {
-  const op = descriptor.operations[operationId];
+  // Own keys only: "toString" must not find Object.prototype.toString.
+  const op = Object.hasOwn(descriptor.operations, operationId) ? descriptor.operations[operationId] : undefined;
   if (!op) throw new Error(`${descriptor.id} has no operation "${operationId}"`);
   return op;
 }

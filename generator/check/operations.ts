@@ -16,8 +16,16 @@ import { describeValue, reportProtoKeys, reportZod, type CheckContext, type Path
 export const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"] as const;
 export const OPERATION_EXTENSIONS = Object.keys(OperationExtensionsSchema.shape);
 const PARAMETER_LOCATIONS = ["path", "query", "header", "cookie"];
-/** What the generated client class declares itself, or what must never be a method (`then`: a thenable client). */
-export const CLIENT_RESERVED = ["core", "constructor", "descriptor", "then", "__proto__", "prototype"];
+/**
+ * What the generated client class declares itself, or what must never be a method: `then` makes a
+ * thenable client; the Object.prototype members and `toJSON` are called by the language itself
+ * (`${client}`, JSON.stringify, ==), so a method of that name would send a request.
+ */
+export const CLIENT_RESERVED = [
+  "core", "constructor", "descriptor", "then", "__proto__", "prototype",
+  "toJSON", "toString", "toLocaleString", "valueOf", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable",
+  "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__",
+];
 
 /** A copy of the document for openapi-typescript, made on the first repair. */
 export interface TypesDocument {

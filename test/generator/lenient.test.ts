@@ -8,6 +8,10 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { operationOf } from "../../runtime/client.js";
+import { checkSpec } from "../../generator/check/index.js";
+import { loadSpecText } from "../../generator/load.js";
 import { packageRoot } from "../../generator/package-root.js";
 import { compare, generate } from "../../generator/pipeline.js";
 import { runCli } from "../helpers/cli.js";
@@ -114,5 +118,24 @@ describe("generate --check", () => {
     const drift = compare(out, result.files, { wholeOutDir: true });
     expect(drift).toEqual({ changed: [], missing: [], extra: [], stray: ["boards/notes.ts"] });
     expect(write(out, result.files, { wholeOutDir: true }).stray).toEqual(["boards/notes.ts"]);
+  });
+});
+
+/** A foreign spec (no x-stepforge) with these paths, checked leniently. */
+function foreign(paths: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+  const doc = { openapi: "3.0.3", info: { title: "Xx", version: "1" }, servers: [{ url: "https://api.example.com" }], paths, ...extra };
+  return checkSpec(loadSpecText("xx.yaml", stringify(doc)));
+}
+const noContent = { "200": { description: "ok" } };
+
+describe("names the language itself calls", () => {
+  it("renames operationIds that are Object.prototype members or toJSON: JSON.stringify or `${client}` would send a request", () => {
+    const model = foreign({ "/c": { get: { operationId: "toString", responses: noContent }, post: { operationId: "toJSON", responses: noContent }, put: { operationId: "valueOf", responses: noContent } } });
+    expect(model.operations.map((o) => o.operationId)).toEqual(["toString2", "valueOf2", "toJSON2"]);
+    expect(model.warnings.map((w) => `${w.code} ${w.pointer}`)).toEqual(["SF111 /paths/~1c/get/operationId", "SF111 /paths/~1c/put/operationId", "SF111 /paths/~1c/post/operationId"]);
+    expect(Object.keys(model.descriptor.operations)).toEqual(["toString2", "valueOf2", "toJSON2"]);
+    // The runtime looks operations up by own key: an inherited member is no operation.
+    expect(() => operationOf(model.descriptor, "toString")).toThrow(/has no operation "toString"/);
+    expect(() => operationOf(model.descriptor, "hasOwnProperty")).toThrow(/has no operation/);
   });
 });
