@@ -25,6 +25,7 @@ export const CATALOGUE = {
   SF116: { stage: "check", summary: "A path item or an operation (`get:`, `post:`, ...) that is not an object." },
   SF117: { stage: "check", summary: "An operation without an operationId. Lenient: one is derived from the method and path, with a warning." },
   SF118: { stage: "check", summary: "Two operationIds that differ only in case (`getFoo`, `GetFoo`): they would make one type name. Lenient: the later one is numbered, with a warning." },
+  SF119: { stage: "check", summary: "An operation with a method fetch refuses to send (`trace`). Lenient: left out of the client, tool steps and mock, with a warning." },
   SF120: { stage: "check", summary: "An `x-stepforge` extension does not match its schema (unknown key, wrong type, bad value); the message names the field." },
   SF121: { stage: "check", summary: "An extension refers to a connection field that is not declared." },
   SF122: { stage: "check", summary: "`auth.defaultMode` is not one of `auth.modes`." },

@@ -14,6 +14,8 @@ import { asArray, asObject, type Json } from "../refs.js";
 import { describeValue, reportProtoKeys, reportZod, type CheckContext, type Path } from "./context.js";
 
 export const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"] as const;
+/** Methods OpenAPI allows that fetch refuses to send (a TypeError before any request): left out, with SF119. */
+const UNSENDABLE_METHODS = ["trace"] as const;
 export const OPERATION_EXTENSIONS = Object.keys(OperationExtensionsSchema.shape);
 const PARAMETER_LOCATIONS = ["path", "query", "header", "cookie"];
 /**
@@ -70,8 +72,18 @@ export function checkOperations(context: CheckContext, types: TypesDocument): Op
       if (operationId === undefined) continue;
       operations.push(operationModel(context, types, { path, method, item, op, at, operationId }));
     }
+    reportUnsendable(context, item, path);
   }
   return operations;
+}
+
+/** Said, not silently dropped: the operation is in the spec, but no client method could send it. */
+function reportUnsendable(context: CheckContext, item: Json, path: string): void {
+  for (const method of UNSENDABLE_METHODS) {
+    if (item[method] === undefined) continue;
+    const where = `${method.toUpperCase()} ${path}`;
+    context.repair("SF119", ["paths", path, method], `${where} cannot be sent: fetch refuses the ${method.toUpperCase()} method`, "remove the operation", "left it out of the client, the tool steps and the mock");
+  }
 }
 
 /** The method name of an operation, repaired (lenient) or reported (strict); undefined when refused outright. */

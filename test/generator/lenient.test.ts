@@ -139,3 +139,13 @@ describe("names the language itself calls", () => {
     expect(() => operationOf(model.descriptor, "hasOwnProperty")).toThrow(/has no operation/);
   });
 });
+
+describe("methods the client cannot send", () => {
+  it("leaves a TRACE operation out with a warning (fetch refuses the method), not silently", () => {
+    const model = foreign({ "/t": { get: { operationId: "look", responses: noContent }, trace: { operationId: "echo", responses: noContent } } });
+    expect(model.operations.map((o) => o.operationId)).toEqual(["look"]);
+    expect(model.warnings.map((w) => `${w.code} ${w.pointer} ${w.message}`)).toEqual([
+      "SF119 /paths/~1t/trace TRACE /t cannot be sent: fetch refuses the TRACE method; left it out of the client, the tool steps and the mock",
+    ]);
+  });
+});
