@@ -10,7 +10,7 @@ import { type DelimitedStyle, type HttpMethod, OperationExtensionsSchema } from 
 import { MockOperationSchema, type MockOperationSpec } from "../../runtime/mock/model.js";
 import type { BodyModel, OperationModel, ParameterModel, SuccessModel } from "../model.js";
 import { NameTable, toIdentifier } from "../names.js";
-import { asArray, asObject, type Json } from "../refs.js";
+import { asArray, asObject, type Json, RefResolver } from "../refs.js";
 import { describeValue, reportProtoKeys, reportZod, type CheckContext, type Path } from "./context.js";
 
 export const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"] as const;
@@ -52,13 +52,10 @@ export function checkOperations(context: CheckContext, types: TypesDocument): Op
   const operations: OperationModel[] = [];
   const names = new NameTable(CLIENT_RESERVED);
   for (const [path, rawItem] of Object.entries(paths)) {
-    const item = asObject(rawItem);
     if (!path.startsWith("/")) context.report("SF110", ["paths", path], `path "${path}" must start with "/"`);
     if (/%(?![0-9A-Fa-f]{2})/.test(path)) context.report("SF110", ["paths", path], `path "${path}" has a "%" that starts no %-escape; write a literal % as %25`);
-    if (!item) {
-      context.report("SF116", ["paths", path], `path item "${path}" must be an object of operations (get, post, ...), not ${describeValue(rawItem)}`);
-      continue;
-    }
+    const item = pathItemOf(context, path, rawItem);
+    if (!item) continue;
     checkParameterList(context, item.parameters, ["paths", path]);
     for (const method of METHODS) {
       const op = asObject(item[method]);
@@ -75,6 +72,46 @@ export function checkOperations(context: CheckContext, types: TypesDocument): Op
     reportUnsendable(context, item, path);
   }
   return operations;
+}
+
+/**
+ * The path item at `path`, its `$ref` followed with the one resolver (3.1
+ * `#/components/pathItems/…`, or another path's item) so its operations are not lost; reported
+ * and undefined when it is not an object of operations.
+ */
+function pathItemOf(context: CheckContext, path: string, raw: unknown): Json | undefined {
+  const at: Path = ["paths", path];
+  const ref = asObject(raw)?.$ref;
+  if (typeof ref !== "string") {
+    if (!asObject(raw)) context.report("SF116", at, `path item "${path}" must be an object of operations (get, post, ...), not ${describeValue(raw)}`);
+    return asObject(raw);
+  }
+  // An external or dangling $ref is SF106/SF107 already, at this path's $ref.
+  if (!ref.startsWith("#/") || context.refs.pointer(ref) === undefined) return undefined;
+  const target = context.refs.target(raw);
+  if (!asObject(target)) {
+    const found = target === undefined ? "a chain of $refs that never ends" : describeValue(target);
+    context.report("SF116", [...at, "$ref"], `path item "${path}" refers to "${ref}", which must be an object of operations (get, post, ...), not ${found}`);
+    return undefined;
+  }
+  return context.refs.deref(raw);
+}
+
+/**
+ * The operation at `path` and `method` in the types document, for a repair to be written into. A
+ * `$ref`'d path item is copied in first, so the repair does not change the item it shares (and
+ * the path gets the parameters its own template needs); the copy's operationIds are dropped, as
+ * openapi-typescript refuses two operations with one id (the client types by path and method).
+ */
+function typesOperation(copy: Json, path: string, method: string): Json | undefined {
+  const paths = asObject(copy.paths);
+  let item = asObject(paths?.[path]);
+  if (paths && item && typeof item.$ref === "string") {
+    item = structuredClone(new RefResolver(copy).deref(item));
+    for (const m of METHODS) delete asObject(item[m])?.operationId;
+    paths[path] = item;
+  }
+  return asObject(item?.[method]);
 }
 
 /** Said, not silently dropped: the operation is in the spec, but no client method could send it. */
@@ -113,7 +150,7 @@ function operationIdOf(context: CheckContext, names: NameTable, op: Json, method
   }
   if (claim.name !== written) {
     types.patch((copy) => {
-      const target = asObject(asObject(asObject(copy.paths)?.[path])?.[method]);
+      const target = typesOperation(copy, path, method);
       if (target) target.operationId = claim.name;
     });
   }
@@ -240,7 +277,7 @@ function checkPathParameters(context: CheckContext, types: TypesDocument, raw: R
     context.repair("SF113", at, `path parameter "{${name}}" is not declared`, `add a parameter with in: path, name: ${name}, required: true`, `added it as a required string`);
     parameters.push({ name, in: "path", required: true, deprecated: false, description: "", schema: { type: "string" }, style: "simple", explode: false });
     types.patch((copy) => {
-      const target = asObject(asObject(asObject(copy.paths)?.[path])?.[method]);
+      const target = typesOperation(copy, path, method);
       if (target) target.parameters = [...asArray(target.parameters), { name, in: "path", required: true, schema: { type: "string" } }];
     });
   }

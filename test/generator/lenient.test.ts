@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { operationOf } from "../../runtime/client.js";
 import { checkSpec } from "../../generator/check/index.js";
+import { SpecError } from "../../generator/diagnostics.js";
 import { loadSpecText } from "../../generator/load.js";
 import { packageRoot } from "../../generator/package-root.js";
 import { compare, generate } from "../../generator/pipeline.js";
@@ -147,5 +148,52 @@ describe("methods the client cannot send", () => {
     expect(model.warnings.map((w) => `${w.code} ${w.pointer} ${w.message}`)).toEqual([
       "SF119 /paths/~1t/trace TRACE /t cannot be sent: fetch refuses the TRACE method; left it out of the client, the tool steps and the mock",
     ]);
+  });
+});
+
+describe("path items that are $refs", () => {
+  it("follows a path item $ref (3.1 components.pathItems, or another path) to its operations, and types the repairs", async () => {
+    const doc = {
+      openapi: "3.1.0",
+      info: { title: "Xx", version: "1" },
+      servers: [{ url: "https://api.example.com" }],
+      paths: {
+        "/other": { get: { operationId: "other", responses: noContent } },
+        "/shared": { $ref: "#/components/pathItems/Shared" },
+        "/item/{id}": { $ref: "#/paths/~1other" },
+      },
+      components: { pathItems: { Shared: { get: { operationId: "sharedGet", parameters: [{ name: "limit", in: "query", schema: { type: "integer" } }], responses: noContent } } } },
+    };
+    const file = join(work, "pathref.json");
+    writeFileSync(file, JSON.stringify(doc));
+    const result = await generate({ specFiles: [file], outDir: join(work, "pathref"), projectRoot: root });
+    const model = result.models[0]!;
+    expect(model.operations.map((o) => `${o.method} ${o.path} ${o.operationId} ${o.parameters.map((p) => p.name)}`)).toEqual([
+      "GET /other other ",
+      "GET /shared sharedGet limit",
+      "GET /item/{id} other2 id",
+    ]);
+    expect(model.warnings.map((w) => `${w.code} ${w.pointer}`)).toEqual(["SF112 /paths/~1item~1{id}/get/operationId", "SF113 /paths/~1item~1{id}/get"]);
+    // The added {id} reaches the types of /item/{id} only, not the shared item.
+    const { write } = await import("../../generator/pipeline.js");
+    write(join(work, "pathref"), result.files, { wholeOutDir: false });
+    const tsconfig = join(work, "tsconfig.pathref.json");
+    writeFileSync(tsconfig, JSON.stringify({ extends: resolve(root, "tsconfig.json"), compilerOptions: { rootDir: root, noEmit: true }, include: [`${join(work, "pathref")}/**/*.ts`], exclude: [] }));
+    expect(typecheck(tsconfig).output).toBe("");
+    expect(result.files.find((f) => f.path.endsWith("types.ts"))!.content).toMatch(/other2: \{\s+parameters: \{\s+query\?: never;\s+header\?: never;\s+path: \{\s+id: string;/);
+  });
+
+  it("names the path whose $ref leads to no path item", () => {
+    const model = () => foreign({ "/a": { $ref: "#/paths/~1b" }, "/b": { $ref: "#/paths/~1a" }, "/c": { $ref: "#/info/title" } });
+    expect(() => model()).toThrow(SpecError);
+    try {
+      model();
+    } catch (error) {
+      expect((error as SpecError).diagnostics.map((d) => `${d.code} ${d.pointer} ${d.message}`)).toEqual([
+        'SF116 /paths/~1a/$ref path item "/a" refers to "#/paths/~1b", which must be an object of operations (get, post, ...), not a chain of $refs that never ends',
+        'SF116 /paths/~1b/$ref path item "/b" refers to "#/paths/~1a", which must be an object of operations (get, post, ...), not a chain of $refs that never ends',
+        'SF116 /paths/~1c/$ref path item "/c" refers to "#/info/title", which must be an object of operations (get, post, ...), not a string ("Xx")',
+      ]);
+    }
   });
 });
