@@ -3,7 +3,7 @@
  * point at file:line:col. Nothing here knows what OpenAPI is.
  */
 import { readFileSync } from "node:fs";
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml";
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node, type Pair, type YAMLMap } from "yaml";
 import { SpecError, toPointer, type Diagnostic, type Severity } from "./diagnostics.js";
 
 export interface LoadedSpec {
@@ -67,10 +67,11 @@ export function loadSpecText(file: string, text: string): LoadedSpec {
 
 function parseWithPositions(file: string, text: string): LoadedSpec {
   const lineCounter = new LineCounter();
-  // uniqueKeys: a key written twice is a mistake, not "last one wins".
+  // uniqueKeys: a key written twice is a mistake, not "last one wins". merge: specs share
+  // responses with `<<: *anchor`, which YAML 1.1 defines and the 1.2 core schema leaves a plain "<<" key.
   let doc: Document;
   try {
-    doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+    doc = parseDocument(text, { lineCounter, uniqueKeys: true, merge: true, prettyErrors: false });
   } catch (error) {
     if (error instanceof RangeError) throw tooDeepError(file); // the parser recursed too deep
     throw error;
@@ -125,7 +126,7 @@ function nearestNode(doc: Document, path: ReadonlyArray<string | number>): Node 
   for (const key of path) {
     if (node && isAlias(node)) node = node.resolve(doc) ?? undefined;
     if (isMap(node)) {
-      const pair = node.items.find((p) => (isScalar(p.key) ? String(p.key.value) : String(p.key)) === String(key));
+      const pair = pairOf(doc, node, String(key));
       if (!pair) return node;
       node = (pair.value as Node | null) ?? (pair.key as Node);
     } else if (isSeq(node) && typeof key === "number") {
@@ -137,4 +138,24 @@ function nearestNode(doc: Document, path: ReadonlyArray<string | number>): Node 
     }
   }
   return node;
+}
+
+/** The pair for `key` in a map: written in it, or brought in by a `<<: *anchor` merge (own keys win). */
+function pairOf(doc: Document, map: YAMLMap, key: string, depth = 0): Pair | undefined {
+  const own = map.items.find((p) => keyText(p.key) === key);
+  if (own || depth > 20) return own;
+  // With merge on, the key of `<<:` is a scalar holding Symbol(<<), not the text "<<".
+  for (const merge of map.items.filter((p) => isScalar(p.key) && typeof p.key.value === "symbol")) {
+    const sources = isSeq(merge.value) ? merge.value.items : [merge.value];
+    for (const source of sources) {
+      const target = isAlias(source) ? source.resolve(doc) : source;
+      const found = isMap(target) ? pairOf(doc, target, key, depth + 1) : undefined;
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+function keyText(key: unknown): string {
+  return isScalar(key) ? String(key.value) : String(key);
 }

@@ -44,3 +44,30 @@ describe("load", () => {
     expect(d).toMatchObject({ code: "SF001", message: expect.stringContaining("no such file") });
   });
 });
+
+describe("YAML merge keys", () => {
+  const text = [
+    "openapi: 3.0.3",
+    "x-r: &ok",
+    '  "200":',
+    "    description: ok",
+    "paths:",
+    "  /b:",
+    "    get:",
+    "      responses:",
+    "        <<: *ok",
+    '        "404": {description: nf}',
+    "",
+  ].join("\n");
+
+  it("merges `<<: *anchor` into the mapping instead of keeping a key named <<", () => {
+    const responses = (loadSpecText("m.yaml", text).data as any).paths["/b"].get.responses;
+    expect(responses).toEqual({ "200": { description: "ok" }, "404": { description: "nf" } });
+  });
+
+  it("locates a merged key where the anchor wrote it, and an own key where it is written", () => {
+    const spec = loadSpecText("m.yaml", text);
+    expect(spec.locate(["paths", "/b", "get", "responses", "200", "description"])).toEqual({ line: 4, column: 18 });
+    expect(spec.locate(["paths", "/b", "get", "responses", "404"])).toEqual({ line: 10, column: 16 });
+  });
+});
