@@ -176,6 +176,7 @@ function operationModel(context: CheckContext, types: TypesDocument, raw: RawOpe
   const parameters = collectParameters(context, asArray(item.parameters), asArray(op.parameters));
   checkPathParameters(context, types, raw, parameters);
   const body = bodyOf(context, op.requestBody);
+  reportUnsent(context, raw, body, parameters);
   const success = successOf(context, op.responses);
   const httpMethod = method.toUpperCase() as HttpMethod;
   const paging = ext["x-stepforge-paging"];
@@ -289,6 +290,21 @@ function checkPathParameters(context: CheckContext, types: TypesDocument, raw: R
 function preferJson(content: Json): string | undefined {
   const types = Object.keys(content);
   return types.find((t) => /json/i.test(t)) ?? types[0];
+}
+
+/**
+ * Warnings for what the client would mis-send or leave out, rather than silence: a request body
+ * with no JSON media type (the client serialises a body as JSON) and cookie parameters.
+ */
+function reportUnsent(context: CheckContext, raw: RawOperation, body: BodyModel | undefined, parameters: ParameterModel[]): void {
+  const where = `${raw.method.toUpperCase()} ${raw.path}`;
+  if (body && !body.mediaType && body.contentTypes.length > 0) {
+    const types = body.contentTypes.join(", ");
+    context.report("SF172", [...raw.at, "requestBody"], `${where} (${raw.operationId}) takes its request body as ${types}, not JSON: the client sends a body as JSON unless the call sets its Content-Type header, and the tool step leaves the body out`, "warning");
+  }
+  for (const p of parameters.filter((x) => x.in === "cookie")) {
+    context.report("SF173", [...raw.at, "parameters"], `${where} (${raw.operationId}) has the cookie parameter "${p.name}"${p.required ? " (required)" : ""}: neither the client nor the tool step sends cookies; set a Cookie header on the call`, "warning");
+  }
 }
 
 function bodyOf(context: CheckContext, raw: unknown): BodyModel | undefined {

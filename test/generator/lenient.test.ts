@@ -197,3 +197,53 @@ describe("path items that are $refs", () => {
     }
   });
 });
+
+describe("what the client cannot send as the spec says is said, not mis-sent silently", () => {
+  const form = (type: string, schema: unknown = { type: "object", properties: { user: { type: "string" } } }) => ({ required: true, content: { [type]: { schema } } });
+
+  it("warns (SF172) for each request body with no JSON media type, naming the operation and the media type", () => {
+    const model = foreign({
+      "/upload": { post: { operationId: "upload", requestBody: form("multipart/form-data"), responses: noContent } },
+      "/form": { post: { operationId: "submitForm", requestBody: form("application/x-www-form-urlencoded"), responses: noContent } },
+      "/raw": { put: { operationId: "putRaw", requestBody: form("application/octet-stream", { type: "string", format: "binary" }), responses: noContent } },
+      "/json": { post: { operationId: "postJson", requestBody: { content: { "application/json": {}, "multipart/form-data": {} } }, responses: noContent } },
+    });
+    expect(model.warnings.map((w) => `${w.code} ${w.pointer} ${w.message}`)).toEqual([
+      "SF172 /paths/~1upload/post/requestBody POST /upload (upload) takes its request body as multipart/form-data, not JSON: the client sends a body as JSON unless the call sets its Content-Type header, and the tool step leaves the body out",
+      "SF172 /paths/~1form/post/requestBody POST /form (submitForm) takes its request body as application/x-www-form-urlencoded, not JSON: the client sends a body as JSON unless the call sets its Content-Type header, and the tool step leaves the body out",
+      "SF172 /paths/~1raw/put/requestBody PUT /raw (putRaw) takes its request body as application/octet-stream, not JSON: the client sends a body as JSON unless the call sets its Content-Type header, and the tool step leaves the body out",
+    ]);
+  });
+
+  it("a header parameter becomes a tool input field sent in its header; a cookie parameter is a warning (SF173)", () => {
+    const model = foreign(
+      {
+        "/files/{name}": {
+          get: {
+            operationId: "getFile",
+            parameters: [
+              { name: "name", in: "path", required: true, schema: { type: "string" } },
+              { name: "X-Request-ID", in: "header", required: true, schema: { type: "string" } },
+              { name: "If-None-Match", in: "header", schema: { type: "string" } },
+              // Sent by the connection or the client, never asked of the model.
+              { name: "X-Api-Key", in: "header", required: true, schema: { type: "string" } },
+              { name: "Authorization", in: "header", required: true, schema: { type: "string" } },
+              { name: "session", in: "cookie", required: true, schema: { type: "string" } },
+            ],
+            responses: noContent,
+          },
+        },
+      },
+      { components: { securitySchemes: { key: { type: "apiKey", in: "header", name: "X-API-Key" } } }, security: [{ key: [] }] },
+    );
+    const [step] = model.toolSteps;
+    expect(step!.fields.map((f) => `${f.name}${f.required ? "" : "?"}`)).toEqual(["name", "X_Request_ID", "If_None_Match?"]);
+    expect(step!.wire.header).toEqual([
+      ["X-Request-ID", { from: "input", field: "X_Request_ID" }],
+      ["If-None-Match", { from: "input", field: "If_None_Match" }],
+    ]);
+    expect(model.warnings.map((w) => `${w.code} ${w.pointer} ${w.message}`)).toEqual([
+      'SF173 /paths/~1files~1{name}/get/parameters GET /files/{name} (getFile) has the cookie parameter "session" (required): neither the client nor the tool step sends cookies; set a Cookie header on the call',
+    ]);
+  });
+});
