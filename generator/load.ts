@@ -49,12 +49,18 @@ function tooDeepError(file: string): SpecError {
 export function loadSpecText(file: string, text: string): LoadedSpec {
   // JSON is YAML, but JSON.parse is ~20x faster on large specs; positions are then worked out
   // from a YAML parse only when a diagnostic needs one.
-  if (/^\s*\{/.test(text)) {
+  const json = /\.json$/i.test(file);
+  if (json || /^\s*\{/.test(text)) {
     let data: unknown;
     try {
-      data = JSON.parse(text);
-    } catch {
-      data = undefined; // fall through: the YAML parser reports the error with its place
+      // A byte-order mark is not JSON, but editors write one and YAML allows it.
+      data = JSON.parse(text.replace(/^\uFEFF/, ""));
+    } catch (error) {
+      if (error instanceof RangeError) throw tooDeepError(file);
+      // A .json file is reported as JSON (a YAML message about flow maps would mislead); other
+      // files fall through, and the YAML parser reports the error with its place.
+      if (json) throw jsonError(file, text, error as SyntaxError);
+      data = undefined;
     }
     if (data && typeof data === "object" && !Array.isArray(data)) {
       if (tooDeep(data)) throw tooDeepError(file);
@@ -63,6 +69,15 @@ export function loadSpecText(file: string, text: string): LoadedSpec {
     }
   }
   return parseWithPositions(file, text);
+}
+
+/** JSON.parse's message with the place it names ("at position N"; the end of the text when it ran out). */
+function jsonError(file: string, text: string, error: SyntaxError): SpecError {
+  const at = /at position (\d+)/.exec(error.message);
+  const offset = at ? Number(at[1]) : text.length;
+  const before = text.slice(0, offset).split(/\r\n|\r|\n/);
+  const message = `not valid JSON: ${error.message.replace(/ in JSON at position \d+.*$/, "")}`;
+  return new SpecError([{ code: "SF002", severity: "error", message, file, line: before.length, column: before.at(-1)!.length + 1 }]);
 }
 
 function parseWithPositions(file: string, text: string): LoadedSpec {

@@ -71,3 +71,18 @@ describe("YAML merge keys", () => {
     expect(spec.locate(["paths", "/b", "get", "responses", "404"])).toEqual({ line: 10, column: 16 });
   });
 });
+
+describe("JSON files", () => {
+  it("reports a truncated or broken .json spec as JSON, with the place", () => {
+    const [truncated] = diagnosticsOf(() => loadSpecText("t.json", '{\n  "openapi": "3.0.3",\n  "info": {"title": "X",'));
+    expect(truncated).toMatchObject({ code: "SF002", file: "t.json", line: 3, column: 25 });
+    expect(truncated!.message).toMatch(/^not valid JSON: /);
+    expect(truncated!.message).not.toMatch(/YAML|Flow map/);
+    const [broken] = diagnosticsOf(() => loadSpecText("b.JSON", '{\n  "openapi" "3.0.3"\n}'));
+    expect(broken).toMatchObject({ code: "SF002", line: 2, column: 13, message: expect.stringMatching(/^not valid JSON: Expected ':' after property name$/) });
+  });
+
+  it("still reads a .json spec with a byte-order mark", () => {
+    expect(loadSpecText("bom.json", '\uFEFF{"openapi": "3.1.0"}').data).toEqual({ openapi: "3.1.0" });
+  });
+});
