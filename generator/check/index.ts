@@ -49,7 +49,9 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
   const version = doc.openapi;
   if (typeof version !== "string" || !/^3\.[01]\.\d+$/.test(version)) {
     const found = typeof doc.swagger === "string" ? `Swagger ${doc.swagger}` : JSON.stringify(version ?? null);
-    context.report("SF101", ["openapi"], `expected "openapi: 3.1.x" (or 3.0.x), found ${found}; convert the document to OpenAPI 3 first`);
+    // A newer 3.x is not "not OpenAPI 3": say which versions are read instead of asking for a conversion.
+    const fix = typeof version === "string" && /^3\./.test(version) ? "stepforge reads OpenAPI 3.0.x and 3.1.x; write the document as 3.1" : "convert the document to OpenAPI 3 first";
+    context.report("SF101", ["openapi"], `expected "openapi: 3.1.x" (or 3.0.x), found ${found}; ${fix}`);
     throw fail();
   }
   const info = asObject(doc.info);

@@ -9,7 +9,7 @@
 import { type DelimitedStyle, type HttpMethod, OperationExtensionsSchema } from "../../runtime/descriptor.js";
 import { MockOperationSchema, type MockOperationSpec } from "../../runtime/mock/model.js";
 import type { BodyModel, OperationModel, ParameterModel, SuccessModel } from "../model.js";
-import { NameTable, toIdentifier } from "../names.js";
+import { NameTable, startsIdentifier, toIdentifier } from "../names.js";
 import { asArray, asObject, type Json, RefResolver } from "../refs.js";
 import { describeValue, reportProtoKeys, reportZod, type CheckContext, type Path } from "./context.js";
 
@@ -134,7 +134,7 @@ function operationIdOf(context: CheckContext, names: NameTable, op: Json, method
   // Public specs often use ids like "get-stations"; the method becomes getStations (a spelling, not a defect).
   const wanted = written !== undefined ? toIdentifier(written) : deriveOperationId(method, path);
   if (written === undefined) context.repair("SF117", at, `${where} has no operationId`, "add one in lowerCamelCase", `named it "${wanted}"`);
-  else if (!/^[A-Za-z_$]/.test(written.trim())) context.repair("SF111", [...at, "operationId"], `operationId "${written}" does not make a method name`, "rename it in lowerCamelCase", `named it "${wanted}"`);
+  else if (!startsIdentifier(written.trim())) context.repair("SF111", [...at, "operationId"], `operationId "${written}" does not make a method name`, "rename it in lowerCamelCase", `named it "${wanted}"`);
   const holder = names.ownerOf(wanted);
   const claim = names.claim(wanted, `${where} ("${wanted}")`);
   if (claim.name !== wanted) {

@@ -18,6 +18,9 @@ import type { CheckContext, Path } from "./context.js";
 /** createCard → create_card; getLeadsByIDs → get_leads_by_ids. */
 export function snakeCase(name: string): string {
   return name
+    // Tool names are ASCII (TOOL_NAME): ñandú → nandu, not "and".
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
     .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
     .replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2")
     .replace(/[^A-Za-z0-9]+/g, "_")

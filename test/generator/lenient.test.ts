@@ -247,3 +247,40 @@ describe("what the client cannot send as the spec says is said, not mis-sent sil
     ]);
   });
 });
+
+describe("messages say what was refused and why", () => {
+  const refused = (fn: () => unknown) => {
+    try {
+      fn();
+    } catch (error) {
+      if (error instanceof SpecError) return error.diagnostics.map((d) => `${d.code} ${d.message}`);
+      throw error;
+    }
+    throw new Error("expected a SpecError");
+  };
+  const spec = (extra: Record<string, unknown> = {}) => stringify({ openapi: "3.0.3", info: { title: "Xx", version: "1" }, paths: { "/a": { get: { operationId: "a", responses: noContent } } }, ...extra });
+
+  it("names the --service value and the rule, instead of asking for --service", () => {
+    for (const service of ["My-Svc", "a"]) {
+      expect(refused(() => checkSpec(loadSpecText("xx.yaml", spec()), { serviceId: service }))).toEqual([
+        `SF105 --service "${service}" is not a service id: 2 to 31 lower-case letters and digits, starting with a letter, e.g. myservice`,
+      ]);
+    }
+    expect(refused(() => checkSpec(loadSpecText("xx.yaml", spec({ info: { title: "A", version: "1" } }))))).toEqual([
+      'SF105 cannot derive a service id from the title "A"; pass --service NAME (2 to 31 lower-case letters and digits, starting with a letter, e.g. myservice)',
+    ]);
+  });
+
+  it("says which OpenAPI versions are read when the document is a newer 3.x", () => {
+    expect(refused(() => checkSpec(loadSpecText("xx.yaml", spec({ openapi: "3.2.0" }))))).toEqual([
+      'SF101 expected "openapi: 3.1.x" (or 3.0.x), found "3.2.0"; stepforge reads OpenAPI 3.0.x and 3.1.x; write the document as 3.1',
+    ]);
+  });
+
+  it("keeps an operationId that is a Unicode identifier as written; tool names get its base letters", () => {
+    const model = foreign({ "/a": { get: { operationId: "ñandú_über", responses: noContent } }, "/b": { get: { operationId: "日本語 テスト", responses: noContent } } });
+    expect(model.operations.map((o) => o.operationId)).toEqual(["ñandú_über", "日本語テスト"]);
+    expect(model.warnings).toEqual([]);
+    expect(model.toolSteps[0]!.name).toBe("xx_nandu_uber");
+  });
+});
