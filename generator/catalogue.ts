@@ -42,7 +42,7 @@ export const CATALOGUE = {
   SF161: { stage: "check", summary: "A schema keyword JSON Schema and OpenAPI do not define (often a YAML flow mapping split at a comma: `{ description: a, b }` makes a key `b`). Error in specs with `x-stepforge`, warning in foreign ones (the keyword is ignored)." },
   SF162: { stage: "check", summary: "A schema `pattern` that is not a valid JavaScript regular expression. Error in specs with `x-stepforge`; in foreign ones a warning, and the pattern is not checked." },
   SF171: { stage: "check", summary: "Foreign spec: a security scheme stepforge cannot send (e.g. mutual TLS, or an apiKey in a cookie); the derived auth leaves it out." },
-  SF172: { stage: "check", summary: "A request body with no JSON media type (multipart/form-data, application/x-www-form-urlencoded, application/octet-stream, …): the client sends a body as JSON unless the call sets its Content-Type, and the tool step leaves the body out. A warning." },
+  SF172: { stage: "check", summary: "A request body with no JSON media type: the client sends application/x-www-form-urlencoded as form fields and application/octet-stream as the bytes given, any other (multipart/form-data, …) as JSON unless the call sets its Content-Type; the tool step leaves the body out. A warning." },
   SF173: { stage: "check", summary: "A cookie parameter: neither the client nor the tool step sends cookies (set a Cookie header on the call). A warning." },
   SF201: { stage: "emit", summary: "openapi-typescript could not type the spec (its message follows)." },
   SF301: { stage: "check", summary: "A tool step (`x-stepforge-tool`, `x-stepforge.tools`) names a field or operation that does not exist, hides a required field, or gives two steps or fields one name." },

@@ -17,7 +17,7 @@ import { asObject, isObject, RefResolver } from "../refs.js";
 import type { CheckContext, Path } from "./context.js";
 import { deriveExtension, derivedMock } from "./derive.js";
 import { checkServiceExtension, checkTriggers, checkUnknownExtensions, ROOT_EXTENSION } from "./extension.js";
-import { checkOperations, typesDocument } from "./operations.js";
+import { checkOperations, requestMediaTypeOf, typesDocument } from "./operations.js";
 import { bareDiscriminatorNames, checkSchemaKeywords, refsIntoPaths } from "./schemas.js";
 import { checkToolSteps } from "./tools.js";
 
@@ -108,6 +108,7 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
       limitClass: op.limitClass,
       ...(op.paging ? { paging: op.paging } : {}),
       ...(delimited.length ? { delimitedQuery: Object.fromEntries(delimited.map((p) => [p.name, p.delimitedStyle!])) } : {}),
+      ...(requestMediaTypeOf(op.body) ? { requestMediaType: requestMediaTypeOf(op.body) } : {}),
     };
   }
   const { tools: _tools, mock, ...serviceExtension } = extension;

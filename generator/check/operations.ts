@@ -6,7 +6,7 @@
  * duplicate or case-colliding operationIds, undeclared path parameters) are repaired in lenient
  * mode and recorded in `typesDocument` too, so the types agree with the client.
  */
-import { type DelimitedStyle, type HttpMethod, OperationExtensionsSchema } from "../../runtime/descriptor.js";
+import { type DelimitedStyle, type HttpMethod, OperationExtensionsSchema, RAW_REQUEST_MEDIA_TYPES } from "../../runtime/descriptor.js";
 import { MockOperationSchema, type MockOperationSpec } from "../../runtime/mock/model.js";
 import type { BodyModel, OperationModel, ParameterModel, SuccessModel } from "../model.js";
 import { NameTable, startsIdentifier, toIdentifier } from "../names.js";
@@ -298,13 +298,22 @@ function preferJson(content: Json): string | undefined {
  */
 function reportUnsent(context: CheckContext, raw: RawOperation, body: BodyModel | undefined, parameters: ParameterModel[]): void {
   const where = `${raw.method.toUpperCase()} ${raw.path}`;
-  if (body && !body.mediaType && body.contentTypes.length > 0) {
-    const types = body.contentTypes.join(", ");
-    context.report("SF172", [...raw.at, "requestBody"], `${where} (${raw.operationId}) takes its request body as ${types}, not JSON: the client sends a body as JSON unless the call sets its Content-Type header, and the tool step leaves the body out`, "warning");
+  const mediaType = requestMediaTypeOf(body);
+  if (body && mediaType) {
+    const client = RAW_REQUEST_MEDIA_TYPES.includes(mediaType.toLowerCase())
+      ? `the client sends it as ${mediaType}, but the tool step leaves the body out`
+      : "the client sends a body as JSON unless the call sets its Content-Type header, and the tool step leaves the body out";
+    context.report("SF172", [...raw.at, "requestBody"], `${where} (${raw.operationId}) takes its request body as ${body.contentTypes.join(", ")}, not JSON: ${client}`, "warning");
   }
   for (const p of parameters.filter((x) => x.in === "cookie")) {
     context.report("SF173", [...raw.at, "parameters"], `${where} (${raw.operationId}) has the cookie parameter "${p.name}"${p.required ? " (required)" : ""}: neither the client nor the tool step sends cookies; set a Cookie header on the call`, "warning");
   }
+}
+
+/** A body's media type when it has no JSON one (the descriptor's requestMediaType): one the client can send, else the first. */
+export function requestMediaTypeOf(body: BodyModel | undefined): string | undefined {
+  if (!body || body.mediaType) return undefined;
+  return body.contentTypes.find((t) => RAW_REQUEST_MEDIA_TYPES.includes(t.toLowerCase())) ?? body.contentTypes[0];
 }
 
 function bodyOf(context: CheckContext, raw: unknown): BodyModel | undefined {
