@@ -3,7 +3,7 @@
  * point at file:line:col. Nothing here knows what OpenAPI is.
  */
 import { readFileSync } from "node:fs";
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml";
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node, type Pair, type YAMLMap } from "yaml";
 import { SpecError, toPointer, type Diagnostic, type Severity } from "./diagnostics.js";
 
 export interface LoadedSpec {
@@ -49,12 +49,18 @@ function tooDeepError(file: string): SpecError {
 export function loadSpecText(file: string, text: string): LoadedSpec {
   // JSON is YAML, but JSON.parse is ~20x faster on large specs; positions are then worked out
   // from a YAML parse only when a diagnostic needs one.
-  if (/^\s*\{/.test(text)) {
+  const json = /\.json$/i.test(file);
+  if (json || /^\s*\{/.test(text)) {
     let data: unknown;
     try {
-      data = JSON.parse(text);
-    } catch {
-      data = undefined; // fall through: the YAML parser reports the error with its place
+      // A byte-order mark is not JSON, but editors write one and YAML allows it.
+      data = JSON.parse(text.replace(/^\uFEFF/, ""));
+    } catch (error) {
+      if (error instanceof RangeError) throw tooDeepError(file);
+      // A .json file is reported as JSON (a YAML message about flow maps would mislead); other
+      // files fall through, and the YAML parser reports the error with its place.
+      if (json) throw jsonError(file, text, error as SyntaxError);
+      data = undefined;
     }
     if (data && typeof data === "object" && !Array.isArray(data)) {
       if (tooDeep(data)) throw tooDeepError(file);
@@ -65,12 +71,22 @@ export function loadSpecText(file: string, text: string): LoadedSpec {
   return parseWithPositions(file, text);
 }
 
+/** JSON.parse's message with the place it names ("at position N"; the end of the text when it ran out). */
+function jsonError(file: string, text: string, error: SyntaxError): SpecError {
+  const at = /at position (\d+)/.exec(error.message);
+  const offset = at ? Number(at[1]) : text.length;
+  const before = text.slice(0, offset).split(/\r\n|\r|\n/);
+  const message = `not valid JSON: ${error.message.replace(/ in JSON at position \d+.*$/, "")}`;
+  return new SpecError([{ code: "SF002", severity: "error", message, file, line: before.length, column: before.at(-1)!.length + 1 }]);
+}
+
 function parseWithPositions(file: string, text: string): LoadedSpec {
   const lineCounter = new LineCounter();
-  // uniqueKeys: a key written twice is a mistake, not "last one wins".
+  // uniqueKeys: a key written twice is a mistake, not "last one wins". merge: specs share
+  // responses with `<<: *anchor`, which YAML 1.1 defines and the 1.2 core schema leaves a plain "<<" key.
   let doc: Document;
   try {
-    doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+    doc = parseDocument(text, { lineCounter, uniqueKeys: true, merge: true, prettyErrors: false });
   } catch (error) {
     if (error instanceof RangeError) throw tooDeepError(file); // the parser recursed too deep
     throw error;
@@ -125,7 +141,7 @@ function nearestNode(doc: Document, path: ReadonlyArray<string | number>): Node 
   for (const key of path) {
     if (node && isAlias(node)) node = node.resolve(doc) ?? undefined;
     if (isMap(node)) {
-      const pair = node.items.find((p) => (isScalar(p.key) ? String(p.key.value) : String(p.key)) === String(key));
+      const pair = pairOf(doc, node, String(key));
       if (!pair) return node;
       node = (pair.value as Node | null) ?? (pair.key as Node);
     } else if (isSeq(node) && typeof key === "number") {
@@ -137,4 +153,24 @@ function nearestNode(doc: Document, path: ReadonlyArray<string | number>): Node 
     }
   }
   return node;
+}
+
+/** The pair for `key` in a map: written in it, or brought in by a `<<: *anchor` merge (own keys win). */
+function pairOf(doc: Document, map: YAMLMap, key: string, depth = 0): Pair | undefined {
+  const own = map.items.find((p) => keyText(p.key) === key);
+  if (own || depth > 20) return own;
+  // With merge on, the key of `<<:` is a scalar holding Symbol(<<), not the text "<<".
+  for (const merge of map.items.filter((p) => isScalar(p.key) && typeof p.key.value === "symbol")) {
+    const sources = isSeq(merge.value) ? merge.value.items : [merge.value];
+    for (const source of sources) {
+      const target = isAlias(source) ? source.resolve(doc) : source;
+      const found = isMap(target) ? pairOf(doc, target, key, depth + 1) : undefined;
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+function keyText(key: unknown): string {
+  return isScalar(key) ? String(key.value) : String(key);
 }

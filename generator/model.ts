@@ -88,6 +88,7 @@ export interface ToolStepModel {
   wire: {
     path: Array<[string, WireSource]>;
     query: Array<[string, WireSource]>;
+    header: Array<[string, WireSource]>;
     body: Array<[string, WireSource]>;
     bodyWhole?: WireSource | undefined;
     /** The operation takes a body of fields (sent even when none is given). */

@@ -22,15 +22,38 @@ export function isReservedWord(name: string): boolean {
   return RESERVED.has(name);
 }
 
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+/**
+ * ECMAScript identifiers are Unicode (ID_Start, ID_Continue): `ñandú_über` is one as written, and
+ * keeping it beats mangling it to `and_Ber`. The invisible joiners ES also allows are left out.
+ */
+const IDENTIFIER = /^[\p{ID_Start}_$][\p{ID_Continue}$]*$/u;
+const STARTS_IDENTIFIER = /^[\p{ID_Start}_$]/u;
+const NOT_IDENTIFIER_PART = /[^\p{ID_Continue}$]+/u;
+
+export function isIdentifierName(name: string): boolean {
+  return IDENTIFIER.test(name);
+}
+
+/** True when `text` begins as an identifier does (a letter of any script, `_` or `$`). */
+export function startsIdentifier(text: string): boolean {
+  return STARTS_IDENTIFIER.test(text);
+}
+
+/** `word` with its first character (a code point, not half of a surrogate pair) changed by `change`. */
+export function changeFirst(word: string, change: (c: string) => string): string {
+  const [first = "", ...rest] = word;
+  return change(first) + rest.join("");
+}
 
 /** A valid identifier from any text: `get-stations` → `getStations`, `2fa` → `op2fa`, `` → `operation`. */
 export function toIdentifier(text: string, prefix = "op"): string {
   if (IDENTIFIER.test(text)) return text;
-  const words = text.split(/[^A-Za-z0-9_$]+/).filter(Boolean);
-  const id = words.map((w, i) => (i === 0 ? w[0]!.toLowerCase() + w.slice(1) : w[0]!.toUpperCase() + w.slice(1))).join("");
+  const words = text.split(NOT_IDENTIFIER_PART).filter(Boolean);
+  const id = words.map((w, i) => changeFirst(w, (c) => (i === 0 ? c.toLowerCase() : c.toUpperCase()))).join("");
   if (id === "") return prefix === "op" ? "operation" : prefix;
-  return /^[0-9]/.test(id) ? `${prefix}${id[0]!.toUpperCase()}${id.slice(1)}` : id;
+  const named = STARTS_IDENTIFIER.test(id) ? id : `${prefix}${changeFirst(id, (c) => c.toUpperCase())}`;
+  // Case mapping can, in rare scripts, give a character that is no identifier part: keep ASCII then.
+  return IDENTIFIER.test(named) ? named : toIdentifier(named.normalize("NFKD").replace(/[^A-Za-z0-9_$]+/g, " "), prefix);
 }
 
 export interface Claim {

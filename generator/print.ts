@@ -5,7 +5,7 @@
  * (calls, method chains, object and array literals) and `print` lays them out for a reader: two
  * spaces per level, a structure broken over lines only when it does not fit in WIDTH columns.
  */
-import { isReservedWord } from "./names.js";
+import { isIdentifierName, isReservedWord } from "./names.js";
 
 export const INDENT = "  ";
 /** Lines longer than this are broken where the structure allows (a long string stays whole). */
@@ -88,10 +88,8 @@ function jsonFlat(value: unknown): string {
   return entries.length === 0 ? "{}" : `{ ${entries.map(([k, v]) => `${JSON.stringify(k)}: ${jsonFlat(v)}`).join(", ")} }`;
 }
 
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-
 export function isIdentifier(name: string): boolean {
-  return IDENTIFIER.test(name);
+  return isIdentifierName(name);
 }
 
 /**

@@ -13,7 +13,7 @@
 import { createFinalURL, createQuerySerializer, defaultBodySerializer, defaultPathSerializer, mergeHeaders, serializeArrayParam } from "openapi-fetch";
 import type { ParamsOption, RequestBodyOption } from "openapi-fetch";
 import type { SuccessResponseJSON } from "openapi-typescript-helpers";
-import type { OperationDescriptor, ServiceDescriptor } from "./descriptor.js";
+import { FORM_MEDIA_TYPE, OCTET_MEDIA_TYPE, type OperationDescriptor, type ServiceDescriptor } from "./descriptor.js";
 import { AbortedError, ConnectionError, createError, NetworkError, redact, redactUrl, StepforgeError, TimeoutError } from "./errors.js";
 import { fillTemplate } from "./template.js";
 import {
@@ -212,7 +212,7 @@ interface PreparedRequest {
   method: string;
   url: string;
   headers: Headers;
-  body: string | FormData | undefined;
+  body: string | FormData | Blob | undefined;
   /** The call's path parameters (per-board or per-workspace limits count by them). */
   pathValues: Record<string, unknown> | undefined;
 }
@@ -221,12 +221,36 @@ function prepareRequest(baseUrl: string, op: OperationDescriptor, init: CallInit
   const params = init.params ?? {};
   const url = createFinalURL(op.path, { baseUrl, params: params as never, querySerializer, pathSerializer: defaultPathSerializer });
   const given = mergeHeaders(init.headers, params.header as never);
+  const raw = init.body === undefined || init.body instanceof FormData ? undefined : rawBody(op.requestMediaType, init.body);
+  if (raw) return { method: op.method.toUpperCase(), url, headers: mergeHeaders({ "Content-Type": op.requestMediaType! }, given), body: raw, pathValues: params.path };
   // The implementation also reads the headers (a form content type gets a form body); its .d.ts omits them.
   const serializeBody = defaultBodySerializer as (body: unknown, headers: Headers) => string | FormData;
   const body = init.body === undefined ? undefined : serializeBody(init.body, given);
   // Only a JSON body gets a content type; FormData brings its own with the boundary.
   const headers = body === undefined || body instanceof FormData ? given : mergeHeaders({ "Content-Type": "application/json" }, given);
   return { method: op.method.toUpperCase(), url, headers, body, pathValues: params.path };
+}
+
+/**
+ * A body the operation takes in a media type that is not JSON (the descriptor's requestMediaType):
+ * form fields (arrays repeat the key, as form style explodes them) or the bytes as given. A Blob,
+ * unlike a stream, can be sent again by a retry. Undefined: send it as JSON.
+ */
+function rawBody(mediaType: string | undefined, body: unknown): string | Blob | undefined {
+  const type = mediaType?.toLowerCase();
+  if (type === FORM_MEDIA_TYPE && body !== null && typeof body === "object" && !isBinary(body)) {
+    const form = new URLSearchParams();
+    for (const [name, value] of Object.entries(body)) {
+      for (const item of Array.isArray(value) ? value : [value]) if (item !== undefined && item !== null) form.append(name, String(item));
+    }
+    return form.toString();
+  }
+  if (type === OCTET_MEDIA_TYPE && (typeof body === "string" || isBinary(body))) return body instanceof Blob ? body : new Blob([body as string | ArrayBuffer | Uint8Array<ArrayBuffer>]);
+  return undefined;
+}
+
+function isBinary(value: unknown): value is Blob | ArrayBuffer | Uint8Array {
+  return value instanceof Blob || value instanceof ArrayBuffer || value instanceof Uint8Array;
 }
 
 function combineSignals(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
@@ -673,7 +697,8 @@ export function querySerializerFor(op: OperationDescriptor): ((query: Record<str
 }
 
 export function operationOf(descriptor: ServiceDescriptor, operationId: string): OperationDescriptor {
-  const op = descriptor.operations[operationId];
+  // Own keys only: "toString" must not find Object.prototype.toString.
+  const op = Object.hasOwn(descriptor.operations, operationId) ? descriptor.operations[operationId] : undefined;
   if (!op) throw new Error(`${descriptor.id} has no operation "${operationId}"`);
   return op;
 }

@@ -538,6 +538,11 @@ export const OperationExtensionsSchema = z
 
 export type DelimitedStyle = "form" | "spaceDelimited" | "pipeDelimited";
 
+/** Request media types other than JSON the client sends as the spec says (runtime/client.ts rawBody). */
+export const FORM_MEDIA_TYPE = "application/x-www-form-urlencoded";
+export const OCTET_MEDIA_TYPE = "application/octet-stream";
+export const RAW_REQUEST_MEDIA_TYPES = [FORM_MEDIA_TYPE, OCTET_MEDIA_TYPE];
+
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS";
 
 /** What the runtime knows about one operation. */
@@ -553,6 +558,12 @@ export interface OperationDescriptor {
    * style: form `a,b`, spaceDelimited `a b`, pipeDelimited `a|b`; others repeat the key.
    */
   delimitedQuery?: Record<string, DelimitedStyle>;
+  /**
+   * The request body's media type when the spec gives it no JSON one. The client sends
+   * application/x-www-form-urlencoded bodies as form fields and application/octet-stream bodies
+   * as they are; any other is sent as JSON (the generator warned, SF172).
+   */
+  requestMediaType?: string;
 }
 
 /** The whole of what generated code hands the runtime for one service. */

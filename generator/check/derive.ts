@@ -14,13 +14,22 @@ import type { CheckContext } from "./context.js";
 
 type Fields = ServiceExtension["connection"]["fields"];
 
+/** The id rule of ServiceExtensionSchema (runtime/descriptor.ts), said in words. */
+const SERVICE_ID = /^[a-z][a-z0-9]{1,30}$/;
+const SERVICE_ID_RULE = "2 to 31 lower-case letters and digits, starting with a letter, e.g. myservice";
+
 export function deriveExtension(context: CheckContext, serviceId: string | undefined): ServiceExtension | undefined {
   const { doc } = context;
   const info = asObject(doc.info) ?? {};
   const title = typeof info.title === "string" && info.title.trim() ? info.title.trim().replace(/\s+/g, " ") : "API";
   const id = serviceId ?? slug(title);
-  if (!/^[a-z][a-z0-9]{1,30}$/.test(id)) {
-    context.report("SF105", ["info", "title"], `cannot derive a service id from the title "${title}"; pass --service NAME (lower-case letters and digits)`);
+  if (!SERVICE_ID.test(id)) {
+    // Name what was refused: the --service value when one was passed, else the title.
+    const message =
+      serviceId !== undefined
+        ? `--service "${serviceId}" is not a service id: ${SERVICE_ID_RULE}`
+        : `cannot derive a service id from the title "${title}"; pass --service NAME (${SERVICE_ID_RULE})`;
+    context.report("SF105", ["info", "title"], message);
     return undefined;
   }
   const fields: Fields = {};

@@ -17,7 +17,7 @@ import { asObject, isObject, RefResolver } from "../refs.js";
 import type { CheckContext, Path } from "./context.js";
 import { deriveExtension, derivedMock } from "./derive.js";
 import { checkServiceExtension, checkTriggers, checkUnknownExtensions, ROOT_EXTENSION } from "./extension.js";
-import { checkOperations, typesDocument } from "./operations.js";
+import { checkOperations, requestMediaTypeOf, typesDocument } from "./operations.js";
 import { bareDiscriminatorNames, checkSchemaKeywords, refsIntoPaths } from "./schemas.js";
 import { checkToolSteps } from "./tools.js";
 
@@ -49,7 +49,9 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
   const version = doc.openapi;
   if (typeof version !== "string" || !/^3\.[01]\.\d+$/.test(version)) {
     const found = typeof doc.swagger === "string" ? `Swagger ${doc.swagger}` : JSON.stringify(version ?? null);
-    context.report("SF101", ["openapi"], `expected "openapi: 3.1.x" (or 3.0.x), found ${found}; convert the document to OpenAPI 3 first`);
+    // A newer 3.x is not "not OpenAPI 3": say which versions are read instead of asking for a conversion.
+    const fix = typeof version === "string" && /^3\./.test(version) ? "stepforge reads OpenAPI 3.0.x and 3.1.x; write the document as 3.1" : "convert the document to OpenAPI 3 first";
+    context.report("SF101", ["openapi"], `expected "openapi: 3.1.x" (or 3.0.x), found ${found}; ${fix}`);
     throw fail();
   }
   const info = asObject(doc.info);
@@ -106,6 +108,7 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
       limitClass: op.limitClass,
       ...(op.paging ? { paging: op.paging } : {}),
       ...(delimited.length ? { delimitedQuery: Object.fromEntries(delimited.map((p) => [p.name, p.delimitedStyle!])) } : {}),
+      ...(requestMediaTypeOf(op.body) ? { requestMediaType: requestMediaTypeOf(op.body) } : {}),
     };
   }
   const { tools: _tools, mock, ...serviceExtension } = extension;

@@ -6,18 +6,28 @@
  * duplicate or case-colliding operationIds, undeclared path parameters) are repaired in lenient
  * mode and recorded in `typesDocument` too, so the types agree with the client.
  */
-import { type DelimitedStyle, type HttpMethod, OperationExtensionsSchema } from "../../runtime/descriptor.js";
+import { type DelimitedStyle, type HttpMethod, OperationExtensionsSchema, RAW_REQUEST_MEDIA_TYPES } from "../../runtime/descriptor.js";
 import { MockOperationSchema, type MockOperationSpec } from "../../runtime/mock/model.js";
 import type { BodyModel, OperationModel, ParameterModel, SuccessModel } from "../model.js";
-import { NameTable, toIdentifier } from "../names.js";
-import { asArray, asObject, type Json } from "../refs.js";
+import { NameTable, startsIdentifier, toIdentifier } from "../names.js";
+import { asArray, asObject, type Json, RefResolver } from "../refs.js";
 import { describeValue, reportProtoKeys, reportZod, type CheckContext, type Path } from "./context.js";
 
 export const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"] as const;
+/** Methods OpenAPI allows that fetch refuses to send (a TypeError before any request): left out, with SF119. */
+const UNSENDABLE_METHODS = ["trace"] as const;
 export const OPERATION_EXTENSIONS = Object.keys(OperationExtensionsSchema.shape);
 const PARAMETER_LOCATIONS = ["path", "query", "header", "cookie"];
-/** What the generated client class declares itself, or what must never be a method (`then`: a thenable client). */
-export const CLIENT_RESERVED = ["core", "constructor", "descriptor", "then", "__proto__", "prototype"];
+/**
+ * What the generated client class declares itself, or what must never be a method: `then` makes a
+ * thenable client; the Object.prototype members and `toJSON` are called by the language itself
+ * (`${client}`, JSON.stringify, ==), so a method of that name would send a request.
+ */
+export const CLIENT_RESERVED = [
+  "core", "constructor", "descriptor", "then", "__proto__", "prototype",
+  "toJSON", "toString", "toLocaleString", "valueOf", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable",
+  "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__",
+];
 
 /** A copy of the document for openapi-typescript, made on the first repair. */
 export interface TypesDocument {
@@ -42,13 +52,10 @@ export function checkOperations(context: CheckContext, types: TypesDocument): Op
   const operations: OperationModel[] = [];
   const names = new NameTable(CLIENT_RESERVED);
   for (const [path, rawItem] of Object.entries(paths)) {
-    const item = asObject(rawItem);
     if (!path.startsWith("/")) context.report("SF110", ["paths", path], `path "${path}" must start with "/"`);
     if (/%(?![0-9A-Fa-f]{2})/.test(path)) context.report("SF110", ["paths", path], `path "${path}" has a "%" that starts no %-escape; write a literal % as %25`);
-    if (!item) {
-      context.report("SF116", ["paths", path], `path item "${path}" must be an object of operations (get, post, ...), not ${describeValue(rawItem)}`);
-      continue;
-    }
+    const item = pathItemOf(context, path, rawItem);
+    if (!item) continue;
     checkParameterList(context, item.parameters, ["paths", path]);
     for (const method of METHODS) {
       const op = asObject(item[method]);
@@ -62,8 +69,58 @@ export function checkOperations(context: CheckContext, types: TypesDocument): Op
       if (operationId === undefined) continue;
       operations.push(operationModel(context, types, { path, method, item, op, at, operationId }));
     }
+    reportUnsendable(context, item, path);
   }
   return operations;
+}
+
+/**
+ * The path item at `path`, its `$ref` followed with the one resolver (3.1
+ * `#/components/pathItems/…`, or another path's item) so its operations are not lost; reported
+ * and undefined when it is not an object of operations.
+ */
+function pathItemOf(context: CheckContext, path: string, raw: unknown): Json | undefined {
+  const at: Path = ["paths", path];
+  const ref = asObject(raw)?.$ref;
+  if (typeof ref !== "string") {
+    if (!asObject(raw)) context.report("SF116", at, `path item "${path}" must be an object of operations (get, post, ...), not ${describeValue(raw)}`);
+    return asObject(raw);
+  }
+  // An external or dangling $ref is SF106/SF107 already, at this path's $ref.
+  if (!ref.startsWith("#/") || context.refs.pointer(ref) === undefined) return undefined;
+  const target = context.refs.target(raw);
+  if (!asObject(target)) {
+    const found = target === undefined ? "a chain of $refs that never ends" : describeValue(target);
+    context.report("SF116", [...at, "$ref"], `path item "${path}" refers to "${ref}", which must be an object of operations (get, post, ...), not ${found}`);
+    return undefined;
+  }
+  return context.refs.deref(raw);
+}
+
+/**
+ * The operation at `path` and `method` in the types document, for a repair to be written into. A
+ * `$ref`'d path item is copied in first, so the repair does not change the item it shares (and
+ * the path gets the parameters its own template needs); the copy's operationIds are dropped, as
+ * openapi-typescript refuses two operations with one id (the client types by path and method).
+ */
+function typesOperation(copy: Json, path: string, method: string): Json | undefined {
+  const paths = asObject(copy.paths);
+  let item = asObject(paths?.[path]);
+  if (paths && item && typeof item.$ref === "string") {
+    item = structuredClone(new RefResolver(copy).deref(item));
+    for (const m of METHODS) delete asObject(item[m])?.operationId;
+    paths[path] = item;
+  }
+  return asObject(item?.[method]);
+}
+
+/** Said, not silently dropped: the operation is in the spec, but no client method could send it. */
+function reportUnsendable(context: CheckContext, item: Json, path: string): void {
+  for (const method of UNSENDABLE_METHODS) {
+    if (item[method] === undefined) continue;
+    const where = `${method.toUpperCase()} ${path}`;
+    context.repair("SF119", ["paths", path, method], `${where} cannot be sent: fetch refuses the ${method.toUpperCase()} method`, "remove the operation", "left it out of the client, the tool steps and the mock");
+  }
 }
 
 /** The method name of an operation, repaired (lenient) or reported (strict); undefined when refused outright. */
@@ -77,7 +134,7 @@ function operationIdOf(context: CheckContext, names: NameTable, op: Json, method
   // Public specs often use ids like "get-stations"; the method becomes getStations (a spelling, not a defect).
   const wanted = written !== undefined ? toIdentifier(written) : deriveOperationId(method, path);
   if (written === undefined) context.repair("SF117", at, `${where} has no operationId`, "add one in lowerCamelCase", `named it "${wanted}"`);
-  else if (!/^[A-Za-z_$]/.test(written.trim())) context.repair("SF111", [...at, "operationId"], `operationId "${written}" does not make a method name`, "rename it in lowerCamelCase", `named it "${wanted}"`);
+  else if (!startsIdentifier(written.trim())) context.repair("SF111", [...at, "operationId"], `operationId "${written}" does not make a method name`, "rename it in lowerCamelCase", `named it "${wanted}"`);
   const holder = names.ownerOf(wanted);
   const claim = names.claim(wanted, `${where} ("${wanted}")`);
   if (claim.name !== wanted) {
@@ -93,7 +150,7 @@ function operationIdOf(context: CheckContext, names: NameTable, op: Json, method
   }
   if (claim.name !== written) {
     types.patch((copy) => {
-      const target = asObject(asObject(asObject(copy.paths)?.[path])?.[method]);
+      const target = typesOperation(copy, path, method);
       if (target) target.operationId = claim.name;
     });
   }
@@ -119,6 +176,7 @@ function operationModel(context: CheckContext, types: TypesDocument, raw: RawOpe
   const parameters = collectParameters(context, asArray(item.parameters), asArray(op.parameters));
   checkPathParameters(context, types, raw, parameters);
   const body = bodyOf(context, op.requestBody);
+  reportUnsent(context, raw, body, parameters);
   const success = successOf(context, op.responses);
   const httpMethod = method.toUpperCase() as HttpMethod;
   const paging = ext["x-stepforge-paging"];
@@ -220,7 +278,7 @@ function checkPathParameters(context: CheckContext, types: TypesDocument, raw: R
     context.repair("SF113", at, `path parameter "{${name}}" is not declared`, `add a parameter with in: path, name: ${name}, required: true`, `added it as a required string`);
     parameters.push({ name, in: "path", required: true, deprecated: false, description: "", schema: { type: "string" }, style: "simple", explode: false });
     types.patch((copy) => {
-      const target = asObject(asObject(asObject(copy.paths)?.[path])?.[method]);
+      const target = typesOperation(copy, path, method);
       if (target) target.parameters = [...asArray(target.parameters), { name, in: "path", required: true, schema: { type: "string" } }];
     });
   }
@@ -232,6 +290,30 @@ function checkPathParameters(context: CheckContext, types: TypesDocument, raw: R
 function preferJson(content: Json): string | undefined {
   const types = Object.keys(content);
   return types.find((t) => /json/i.test(t)) ?? types[0];
+}
+
+/**
+ * Warnings for what the client would mis-send or leave out, rather than silence: a request body
+ * with no JSON media type (the client serialises a body as JSON) and cookie parameters.
+ */
+function reportUnsent(context: CheckContext, raw: RawOperation, body: BodyModel | undefined, parameters: ParameterModel[]): void {
+  const where = `${raw.method.toUpperCase()} ${raw.path}`;
+  const mediaType = requestMediaTypeOf(body);
+  if (body && mediaType) {
+    const client = RAW_REQUEST_MEDIA_TYPES.includes(mediaType.toLowerCase())
+      ? `the client sends it as ${mediaType}, but the tool step leaves the body out`
+      : "the client sends a body as JSON unless the call sets its Content-Type header, and the tool step leaves the body out";
+    context.report("SF172", [...raw.at, "requestBody"], `${where} (${raw.operationId}) takes its request body as ${body.contentTypes.join(", ")}, not JSON: ${client}`, "warning");
+  }
+  for (const p of parameters.filter((x) => x.in === "cookie")) {
+    context.report("SF173", [...raw.at, "parameters"], `${where} (${raw.operationId}) has the cookie parameter "${p.name}"${p.required ? " (required)" : ""}: neither the client nor the tool step sends cookies; set a Cookie header on the call`, "warning");
+  }
+}
+
+/** A body's media type when it has no JSON one (the descriptor's requestMediaType): one the client can send, else the first. */
+export function requestMediaTypeOf(body: BodyModel | undefined): string | undefined {
+  if (!body || body.mediaType) return undefined;
+  return body.contentTypes.find((t) => RAW_REQUEST_MEDIA_TYPES.includes(t.toLowerCase())) ?? body.contentTypes[0];
 }
 
 function bodyOf(context: CheckContext, raw: unknown): BodyModel | undefined {

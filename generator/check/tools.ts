@@ -4,20 +4,23 @@
  * here, in the check stage, down to its model-facing fields and its wire mapping, so `lint` and
  * `generate` report the same SF301 problems and the emitter only prints.
  *
- * The input is one flat object: path parameters, query parameters and body properties side by side
- * (kebab or bracketed wire names become snake_case; a name taken twice gets a `query_`/`body_`
- * prefix).
+ * The input is one flat object: path, query and header parameters and body properties side by side
+ * (kebab or bracketed wire names become snake_case; a name taken twice gets a `query_`/`header_`/
+ * `body_` prefix). A body with no JSON media type and cookie parameters are left out (SF172, SF173).
  */
 import type { CompositeTool, OperationTool, ServiceTools, ToolField } from "../../runtime/tools/model.js";
 import { TOOL_NAME } from "../../runtime/tools/model.js";
 import type { OperationModel, ToolFieldModel, ToolStepModel, WireSource } from "../model.js";
 import { flattenAllOf, kindOf, sentence } from "../schema.js";
-import { isObject } from "../refs.js";
+import { asObject, isObject } from "../refs.js";
 import type { CheckContext, Path } from "./context.js";
 
 /** createCard → create_card; getLeadsByIDs → get_leads_by_ids. */
 export function snakeCase(name: string): string {
   return name
+    // Tool names are ASCII (TOOL_NAME): ñandú → nandu, not "and".
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
     .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
     .replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2")
     .replace(/[^A-Za-z0-9]+/g, "_")
@@ -49,10 +52,23 @@ export function derivedName(service: string, operationId: string, taken: (name: 
   return candidate;
 }
 
+/**
+ * Header parameters OpenAPI says to ignore: the connection's auth sends Authorization, the body
+ * its Content-Type, and the client asks for what it accepts.
+ */
+const IGNORED_HEADERS = ["accept", "content-type", "authorization"];
+
+/** Headers a step never asks the model for: the ignored ones and the API keys the connection sends. */
+function unaskedHeaders(context: CheckContext): Set<string> {
+  const schemes = Object.values(asObject(asObject(context.doc.components)?.securitySchemes) ?? {}).map((s) => context.refs.deref(s));
+  const keys = schemes.filter((s) => s.type === "apiKey" && s.in === "header" && typeof s.name === "string").map((s) => String(s.name).toLowerCase());
+  return new Set([...IGNORED_HEADERS, ...keys]);
+}
+
 /** One field of the operation's flattened input, before a step hides, fixes or renames it. */
 interface FlatField {
   name: string;
-  in: "path" | "query" | "body" | "bodyWhole";
+  in: "path" | "query" | "header" | "body" | "bodyWhole";
   wire: string;
   required: boolean;
   schema: unknown;
@@ -67,8 +83,10 @@ function flatFields(context: CheckContext, op: OperationModel): FlatField[] {
     taken.add(name);
     fields.push({ ...field, name });
   };
-  for (const where of ["path", "query"] as const) {
-    for (const p of op.parameters.filter((x) => x.in === where)) {
+  // Cookie parameters are not sent (SF173, reported with the operation).
+  const unasked = unaskedHeaders(context);
+  for (const where of ["path", "query", "header"] as const) {
+    for (const p of op.parameters.filter((x) => x.in === where && !(where === "header" && unasked.has(x.name.toLowerCase())))) {
       const own = context.refs.deref(p.schema);
       const text = p.description || (typeof own.description === "string" ? own.description : "");
       const description = p.example !== undefined ? `${sentence(text)} Example: ${typeof p.example === "string" ? p.example : JSON.stringify(p.example)}.` : text;
@@ -183,7 +201,7 @@ function stepOf(context: CheckContext, report: (path: Path, message: string) => 
   }
   if (context.diagnostics.length > before) return undefined;
 
-  const wire: ToolStepModel["wire"] = { path: [], query: [], body: [], bodyObject: flat.some((f) => f.in === "body") };
+  const wire: ToolStepModel["wire"] = { path: [], query: [], header: [], body: [], bodyObject: flat.some((f) => f.in === "body") };
   for (const f of flat) {
     const offeredField = offered.find((x) => x.source === f);
     const source: WireSource | undefined = Object.hasOwn(fixed, f.name) ? { from: "fixed", value: fixed[f.name]! } : offeredField ? { from: "input", field: offeredField.name } : undefined;

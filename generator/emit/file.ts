@@ -3,6 +3,7 @@
  * that names its spec. Emitters are pure (model in, text out); the pipeline writes or compares.
  */
 import type { ServiceModel } from "../model.js";
+import { changeFirst } from "../names.js";
 import { lineComment } from "../print.js";
 
 export interface GeneratedFile {
@@ -49,8 +50,8 @@ export function moduleText(specLabel: string, body: string[]): string {
 /** PascalCase of a service id or operation id, for exported names. */
 export function pascal(name: string): string {
   return name
-    .split(/[^A-Za-z0-9]+/)
+    .split(/[^\p{L}\p{N}]+/u)
     .filter(Boolean)
-    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .map((w) => changeFirst(w, (c) => c.toUpperCase()))
     .join("");
 }

@@ -184,6 +184,7 @@ function wire(step: ToolStepModel): Code {
   const places: Array<[string, Code]> = [];
   if (wire.path.length) places.push(["path", place(wire.path)]);
   if (wire.query.length) places.push(["query", place(wire.query)]);
+  if (wire.header.length) places.push(["header", place(wire.header)]);
   if (wire.bodyWhole !== undefined) places.push(["bodyWhole", wireValue(wire.bodyWhole)]);
   else if (wire.bodyObject) places.push(["body", place(wire.body)]);
   return obj(places);

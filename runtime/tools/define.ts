@@ -39,6 +39,7 @@ export type WireValue = string | { fixed: string | number | boolean | null };
 export interface StepWire {
   path?: Record<string, WireValue>;
   query?: Record<string, WireValue>;
+  header?: Record<string, WireValue>;
   body?: Record<string, WireValue>;
   bodyWhole?: WireValue;
 }
@@ -96,7 +97,8 @@ function wireHandler(operationId: string, wire: StepWire): OperationToolDefiniti
     const params: Record<string, unknown> = {};
     if (wire.path) params.path = wireObject(wire.path, input);
     if (wire.query) params.query = wireObject(wire.query, input);
-    if (wire.path || wire.query) init.params = params;
+    if (wire.header) params.header = wireObject(wire.header, input);
+    if (wire.path || wire.query || wire.header) init.params = params;
     if (wire.bodyWhole !== undefined) init.body = wireValue(wire.bodyWhole, input);
     else if (wire.body) init.body = wireObject(wire.body, input);
     return client.call(operationId, init);

@@ -44,3 +44,45 @@ describe("load", () => {
     expect(d).toMatchObject({ code: "SF001", message: expect.stringContaining("no such file") });
   });
 });
+
+describe("YAML merge keys", () => {
+  const text = [
+    "openapi: 3.0.3",
+    "x-r: &ok",
+    '  "200":',
+    "    description: ok",
+    "paths:",
+    "  /b:",
+    "    get:",
+    "      responses:",
+    "        <<: *ok",
+    '        "404": {description: nf}',
+    "",
+  ].join("\n");
+
+  it("merges `<<: *anchor` into the mapping instead of keeping a key named <<", () => {
+    const responses = (loadSpecText("m.yaml", text).data as any).paths["/b"].get.responses;
+    expect(responses).toEqual({ "200": { description: "ok" }, "404": { description: "nf" } });
+  });
+
+  it("locates a merged key where the anchor wrote it, and an own key where it is written", () => {
+    const spec = loadSpecText("m.yaml", text);
+    expect(spec.locate(["paths", "/b", "get", "responses", "200", "description"])).toEqual({ line: 4, column: 18 });
+    expect(spec.locate(["paths", "/b", "get", "responses", "404"])).toEqual({ line: 10, column: 16 });
+  });
+});
+
+describe("JSON files", () => {
+  it("reports a truncated or broken .json spec as JSON, with the place", () => {
+    const [truncated] = diagnosticsOf(() => loadSpecText("t.json", '{\n  "openapi": "3.0.3",\n  "info": {"title": "X",'));
+    expect(truncated).toMatchObject({ code: "SF002", file: "t.json", line: 3, column: 25 });
+    expect(truncated!.message).toMatch(/^not valid JSON: /);
+    expect(truncated!.message).not.toMatch(/YAML|Flow map/);
+    const [broken] = diagnosticsOf(() => loadSpecText("b.JSON", '{\n  "openapi" "3.0.3"\n}'));
+    expect(broken).toMatchObject({ code: "SF002", line: 2, column: 13, message: expect.stringMatching(/^not valid JSON: Expected ':' after property name$/) });
+  });
+
+  it("still reads a .json spec with a byte-order mark", () => {
+    expect(loadSpecText("bom.json", '\uFEFF{"openapi": "3.1.0"}').data).toEqual({ openapi: "3.1.0" });
+  });
+});

@@ -2,7 +2,7 @@
  * A generated step's wire mapping (runtime/tools/define.ts `defineWiredTool`), executed for real: each
  * step sends through the service client to a loopback server that records the request. Field
  * renames, odd wire names (`q_by[]`, `__proto__`), an input field named `constructor`, fixed
- * values, a whole-value body, an empty object body, and fields the model left out.
+ * values, header fields, a whole-value body, an empty object body, and fields the model left out.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSharedState } from "../../runtime/index.js";
@@ -83,6 +83,21 @@ describe("wire mapping", () => {
     expect(sent.method).toBe("POST");
     expect(sent.url.pathname).toBe("/1/cards");
     expect(JSON.parse(sent.body)).toEqual({ name: "Launch", idList: "60d5ecb74e2a1b3c4d5e6f71" });
+  });
+
+  it("header fields are sent in their headers", async () => {
+    const tool = defineWiredTool({
+      ...base,
+      name: "trello_wire_header",
+      operationId: "getCard",
+      input: s.strictObject({ card: s.string(), request_id: s.string(), constructor: s.string().optional() }),
+      wire: { path: { id: "card" }, header: { "X-Request-ID": "request_id", "X-Mode": { fixed: "strict" }, "X-Unset": "constructor" } },
+    });
+    const { sent } = await send(tool, { card: "abc123", request_id: "r-1" });
+    expect(sent.url.pathname).toBe("/1/cards/abc123");
+    expect(sent.headers["x-request-id"]).toBe("r-1");
+    expect(sent.headers["x-mode"]).toBe("strict");
+    expect(sent.headers).not.toHaveProperty("x-unset");
   });
 
   it("an empty mapping sends no parameters and no body", async () => {
