@@ -17,7 +17,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { executeTool } from "../tools/execute.js";
 import { shapeResult } from "../tools/shape.js";
-import type { ToolError } from "../tools/types.js";
+import type { ToolContext, ToolError } from "../tools/types.js";
 import type { Accounts } from "./accounts.js";
 import { selectTools, toolsetsOf, type Selection, type ServiceCatalog } from "./catalog.js";
 import { CursorStore } from "./cursors.js";
@@ -62,6 +62,12 @@ function continueTool(): ListedTool {
   };
 }
 
+/** The account's context with the call's signal added to any it already has. */
+function withSignal(context: ToolContext, signal: AbortSignal | undefined): ToolContext {
+  if (!signal) return context;
+  return { ...context, signal: context.signal ? AbortSignal.any([context.signal, signal]) : signal };
+}
+
 /** First sentence of a description, at most 160 characters. */
 function summary(text: string): string {
   const first = /^.*?[.!?](?=\s|$)/.exec(text)?.[0] ?? text;
@@ -90,8 +96,11 @@ export class StepforgeMcp {
     return this.listing;
   }
 
-  /** One `tools/call`; never throws. */
-  async callTool(name: string, args: unknown): Promise<CallToolResult> {
+  /**
+   * One `tools/call`; never throws. `signal` is the request's own (the client cancelled it, timed
+   * out, or went away): a call still queued behind a limit is then dropped before it is sent.
+   */
+  async callTool(name: string, args: unknown, signal?: AbortSignal): Promise<CallToolResult> {
     try {
       if (name === CONTINUE_TOOL) return this.continueResult(args);
       if (this.options.dynamic) {
@@ -101,10 +110,10 @@ export class StepforgeMcp {
           const a = isObject(args) ? args : {};
           if (typeof a.name !== "string") return inputError(name, "name", "required: the step's name, from search_steps");
           if (a.input !== undefined && !isObject(a.input)) return inputError(name, "input", "must be an object with the step's fields (see describe_step)");
-          return this.callStep(a.name, a.input ?? {});
+          return this.callStep(a.name, a.input ?? {}, signal);
         }
       }
-      return this.callStep(name, args);
+      return this.callStep(name, args, signal);
     } catch (error) {
       return errorResult({ kind: "internal", message: `The call failed unexpectedly: ${(error as Error).message}`, retryable: false, fields: [], tool: name });
     }
@@ -122,7 +131,7 @@ export class StepforgeMcp {
       },
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: this.listing as never }));
-    server.setRequestHandler(CallToolRequestSchema, async (request) => this.callTool(request.params.name, request.params.arguments ?? {}));
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => this.callTool(request.params.name, request.params.arguments ?? {}, extra.signal));
     return server;
   }
 
@@ -133,7 +142,7 @@ export class StepforgeMcp {
     return errorResult({ kind: "unknown_tool", message: `There is no step named "${name}" on this server.${hint}`, retryable: false, fields: [{ path: "name", message: "unknown step" }], tool: name });
   }
 
-  private async callStep(name: string, args: unknown): Promise<CallToolResult> {
+  private async callStep(name: string, args: unknown, signal?: AbortSignal): Promise<CallToolResult> {
     const served = this.byName.get(name);
     if (!served) return this.unknownStep(name);
     const tool = served.definition;
@@ -154,7 +163,7 @@ export class StepforgeMcp {
     }
     const account = this.options.accounts.resolve(tool.service, requested, name);
     if (!account.ok) return errorResult(account.error);
-    const result = await executeTool(tool, input, account.account.context);
+    const result = await executeTool(tool, input, withSignal(account.account.context, signal));
     if (!result.ok) return errorResult(result.error);
     return this.shaped(name, result.data, served.recordsKey, fields, 0);
   }
