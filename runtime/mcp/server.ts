@@ -35,9 +35,17 @@ export interface StepforgeMcpOptions {
   resultBytes?: number | undefined;
   cursors?: CursorStore | undefined;
   version?: string | undefined;
+  /**
+   * Longest a client-side limit may hold a call (default 10,000 ms): a longer wait fails at once
+   * as `rate_limited` with `retryAfterMs`, nothing sent. MCP clients give up after about a minute
+   * and a limit's window can be 15 minutes; a prompt answer lets the model decide what to do.
+   * An account whose context sets `maxLimitWaitMs` keeps its own.
+   */
+  maxLimitWaitMs?: number | undefined;
 }
 
 export const DEFAULT_RESULT_BYTES = 40_000;
+export const DEFAULT_MAX_LIMIT_WAIT_MS = 10_000;
 export const CONTINUE_TOOL = "continue_result";
 
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -62,10 +70,11 @@ function continueTool(): ListedTool {
   };
 }
 
-/** The account's context with the call's signal added to any it already has. */
-function withSignal(context: ToolContext, signal: AbortSignal | undefined): ToolContext {
-  if (!signal) return context;
-  return { ...context, signal: context.signal ? AbortSignal.any([context.signal, signal]) : signal };
+/** The account's context for one call: the call's signal added to any it already has, and the wait bound. */
+function callContext(context: ToolContext, signal: AbortSignal | undefined, maxLimitWaitMs: number): ToolContext {
+  const out: ToolContext = { ...context, maxLimitWaitMs: context.maxLimitWaitMs ?? maxLimitWaitMs };
+  if (signal) out.signal = context.signal ? AbortSignal.any([context.signal, signal]) : signal;
+  return out;
 }
 
 /** First sentence of a description, at most 160 characters. */
@@ -80,12 +89,14 @@ export class StepforgeMcp {
   private readonly options: StepforgeMcpOptions;
   private readonly cursors: CursorStore;
   private readonly resultBytes: number;
+  private readonly maxLimitWaitMs: number;
   private readonly listing: ListedTool[];
 
   constructor(options: StepforgeMcpOptions) {
     this.options = options;
     this.cursors = options.cursors ?? new CursorStore();
     this.resultBytes = options.resultBytes ?? DEFAULT_RESULT_BYTES;
+    this.maxLimitWaitMs = options.maxLimitWaitMs ?? DEFAULT_MAX_LIMIT_WAIT_MS;
     this.served = selectTools(options.catalogs, options.selection).map((t) => serveTool(t, options.accounts.names(t.service)));
     this.byName = new Map(this.served.map((s) => [s.definition.name, s]));
     this.listing = options.dynamic ? this.metaTools() : [...this.served.map((s) => s.listed), continueTool()];
@@ -163,7 +174,7 @@ export class StepforgeMcp {
     }
     const account = this.options.accounts.resolve(tool.service, requested, name);
     if (!account.ok) return errorResult(account.error);
-    const result = await executeTool(tool, input, withSignal(account.account.context, signal));
+    const result = await executeTool(tool, input, callContext(account.account.context, signal, this.maxLimitWaitMs));
     if (!result.ok) return errorResult(result.error);
     return this.shaped(name, result.data, served.recordsKey, fields, 0);
   }

@@ -13,6 +13,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { loadCatalogs } from "../../cli/commands/tools.js";
 import { Accounts, serveMcpHttp, startMockAccounts, StepforgeMcp, type MockAccounts, type RunningMcpHttp } from "../../runtime/mcp/index.js";
 import type { ThrottleEvent } from "../../runtime/hooks.js";
+import { createSharedState } from "../../runtime/client.js";
 import type { ServiceCatalog } from "../../runtime/mcp/catalog.js";
 import { CARD, LIST } from "../mock/helpers.js";
 import { httpClient, json } from "./helpers.js";
@@ -31,14 +32,15 @@ class Throttles {
   }
 }
 
-/** The mock's accounts with a one-request-per-second window and the throttle hook. */
-function limitedAccounts(mocks: MockAccounts, throttles: Throttles): Accounts {
+/** The mock's accounts with a window of one request per `windowSeconds` (own limit state) and the throttle hook. */
+function limitedAccounts(mocks: MockAccounts, throttles: Throttles, windowSeconds = 1): Accounts {
+  const shared = createSharedState();
   return new Accounts(
     mocks.accounts.map(([service, list]) => [
       service,
       list.map((a) => ({
         name: a.name,
-        context: { ...a.context, connection: { ...a.context.connection, limits: { perToken: { requests: 1, windowSeconds: 1 } } }, hooks: { onThrottle: throttles.hook } },
+        context: { ...a.context, shared, connection: { ...a.context.connection, limits: { perToken: { requests: 1, windowSeconds } } }, hooks: { onThrottle: throttles.hook } },
       })),
     ]),
   );
@@ -100,5 +102,34 @@ describe("a cancelled MCP call that waits behind a limit", () => {
       await c.close();
       await http.close();
     }
+  });
+});
+
+describe("a call a client-side limit would hold longer than the server's bound", () => {
+  let mocks: MockAccounts;
+  beforeAll(async () => {
+    mocks = await startMockAccounts((await loadCatalogs()).filter((c) => c.id === "trello"));
+  });
+  afterAll(async () => mocks?.close());
+
+  it("fails at once as rate_limited with retryAfterMs (default bound 10 s), nothing sent", async () => {
+    const catalogs = (await loadCatalogs()).filter((c) => c.id === "trello");
+    const mcp = new StepforgeMcp({ catalogs, accounts: limitedAccounts(mocks, new Throttles(), 60) });
+    expect((await mcp.callTool("trello_get_card", { id: CARD })).isError).toBeFalsy();
+    const sent = mocks.mocks[0]!.counters().requests;
+    const held = await mcp.callTool("trello_create_card", { idList: LIST, name: "held for a minute" });
+    expect(held.isError).toBe(true);
+    const error = json<{ kind: string; retryable: boolean; retryAfterMs: number; message: string }>(held);
+    expect(error).toMatchObject({ kind: "rate_limited", retryable: true });
+    expect(error.retryAfterMs).toBeGreaterThan(10_000);
+    expect(error.message).toMatch(/limit "perToken" would hold this call about 60 s.*Wait at least 60 s/);
+    expect(mocks.mocks[0]!.counters().requests).toBe(sent);
+  });
+
+  it("waits when the bound is larger than the wait (maxLimitWaitMs)", async () => {
+    const catalogs = (await loadCatalogs()).filter((c) => c.id === "trello");
+    const mcp = new StepforgeMcp({ catalogs, accounts: limitedAccounts(mocks, new Throttles(), 0.2), maxLimitWaitMs: 60_000 });
+    expect((await mcp.callTool("trello_get_card", { id: CARD })).isError).toBeFalsy();
+    expect(json(await mcp.callTool("trello_get_card", { id: CARD }))).toMatchObject({ id: CARD });
   });
 });
