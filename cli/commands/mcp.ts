@@ -150,7 +150,10 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
     if (missing.length) err.write(`stepforge mcp: no account for ${missing.join(", ")}${file ? ` in ${file}` : " (no connections file: give --connections FILE or set STEPFORGE_CONNECTIONS, or use --mock)"}; their steps are listed but calls fail until one is added\n`);
   }
 
-  const mcp = new StepforgeMcp({ catalogs, selection, accounts: new Accounts(accounts), dynamic: values.dynamic, resultBytes, maxLimitWaitMs, version: VERSION });
+  // Aborted on shutdown: every call still queued behind a limit (which may hold it for minutes) or
+  // in flight is cancelled, so the process can end instead of outliving its client.
+  const shutdown = new AbortController();
+  const mcp = new StepforgeMcp({ catalogs, selection, accounts: new Accounts(accounts), dynamic: values.dynamic, resultBytes, maxLimitWaitMs, version: VERSION, signal: shutdown.signal });
   // Runs until SIGINT/SIGTERM (or `until`, for tests), listening only once the server is up.
   const stopSignal = () =>
     new Promise<void>((resolveStop) => {
@@ -174,6 +177,7 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
       }
       err.write(`stepforge mcp: ${mcp.served.length} steps of ${served.join(", ")}${values.dynamic ? " (dynamic)" : ""} on ${http.url}${token ? " (bearer token required)" : ""}\n`);
       await stopSignal();
+      shutdown.abort();
       await http.close();
     } else {
       const transport = new StdioServerTransport(process.stdin, out as Writable);
@@ -184,7 +188,9 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
       });
       await server.connect(transport);
       err.write(`stepforge mcp: ${mcp.served.length} steps of ${served.join(", ")}${values.dynamic ? " (dynamic)" : ""} on stdio\n`);
+      // stdin's end is the client gone (a stdio client that died): stop as on a signal.
       await Promise.race([closed, stopSignal()]);
+      shutdown.abort();
       await server.close();
     }
   } finally {

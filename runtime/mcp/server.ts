@@ -42,6 +42,8 @@ export interface StepforgeMcpOptions {
    * An account whose context sets `maxLimitWaitMs` keeps its own.
    */
   maxLimitWaitMs?: number | undefined;
+  /** Cancels every call, queued or in flight: the server is shutting down. */
+  signal?: AbortSignal | undefined;
 }
 
 export const DEFAULT_RESULT_BYTES = 40_000;
@@ -70,10 +72,14 @@ function continueTool(): ListedTool {
   };
 }
 
-/** The account's context for one call: the call's signal added to any it already has, and the wait bound. */
-function callContext(context: ToolContext, signal: AbortSignal | undefined, maxLimitWaitMs: number): ToolContext {
+/**
+ * The account's context for one call: the wait bound, and every signal that may cancel it (the
+ * account's own, the request's, the server's shutdown) as one.
+ */
+function callContext(context: ToolContext, signals: Array<AbortSignal | undefined>, maxLimitWaitMs: number): ToolContext {
   const out: ToolContext = { ...context, maxLimitWaitMs: context.maxLimitWaitMs ?? maxLimitWaitMs };
-  if (signal) out.signal = context.signal ? AbortSignal.any([context.signal, signal]) : signal;
+  const all = [context.signal, ...signals].filter((s): s is AbortSignal => s !== undefined);
+  if (all.length) out.signal = all.length === 1 ? all[0] : AbortSignal.any(all);
   return out;
 }
 
@@ -174,7 +180,7 @@ export class StepforgeMcp {
     }
     const account = this.options.accounts.resolve(tool.service, requested, name);
     if (!account.ok) return errorResult(account.error);
-    const result = await executeTool(tool, input, callContext(account.account.context, signal, this.maxLimitWaitMs));
+    const result = await executeTool(tool, input, callContext(account.account.context, [signal, this.options.signal], this.maxLimitWaitMs));
     if (!result.ok) return errorResult(result.error);
     return this.shaped(name, result.data, served.recordsKey, fields, 0);
   }
