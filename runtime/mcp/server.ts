@@ -14,7 +14,9 @@
  * budget are cut at a record boundary, with a note and a cursor for `continue_result`.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Protocol, type RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import { ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import * as z from "zod";
 import { executeTool } from "../tools/execute.js";
 import { shapeResult } from "../tools/shape.js";
 import type { ToolContext, ToolError } from "../tools/types.js";
@@ -70,6 +72,30 @@ function continueTool(): ListedTool {
     inputSchema: { type: "object", properties: { cursor: { type: "string", description: "The cursor from the note of the cut result." } }, required: ["cursor"], additionalProperties: false },
     annotations: READ_ONLY,
   };
+}
+
+/**
+ * `tools/call` as sent, params unchecked. The SDK's own schema refuses non-object arguments with a
+ * raw zod dump (-32603) and its record parse drops a `"__proto__"` key; the server checks the
+ * params itself (`toolCall`) and answers bad arguments as a tool result that names the problem.
+ */
+const RawCallToolRequestSchema = z.object({ method: z.literal("tools/call"), params: z.unknown().optional() });
+type RawCallToolRequest = z.infer<typeof RawCallToolRequestSchema>;
+
+/** The name and arguments of a `tools/call`; malformed params are the protocol's invalid params (-32602). */
+function toolCall(params: unknown): { name: string; args: unknown } {
+  const usage = 'tools/call takes params {"name": "<tool name from tools/list>", "arguments": {…}}';
+  if (!isObject(params)) throw new McpError(ErrorCode.InvalidParams, `${usage}; the params are missing or not an object`);
+  if (typeof params.name !== "string" || params.name.length === 0) throw new McpError(ErrorCode.InvalidParams, `${usage}; "name" must be a tool's name (a string)`);
+  return { name: params.name, args: params.arguments };
+}
+
+/**
+ * Installs the `tools/call` handler through the protocol layer: the SDK's `Server` would first
+ * check the request against its strict schema (see RawCallToolRequestSchema).
+ */
+function setRawCallHandler(server: Server, handler: (request: RawCallToolRequest, extra: RequestHandlerExtra<never, never>) => Promise<CallToolResult>): void {
+  (Protocol.prototype.setRequestHandler as (this: Server, schema: typeof RawCallToolRequestSchema, h: typeof handler) => void).call(server, RawCallToolRequestSchema, handler);
 }
 
 /**
@@ -148,7 +174,10 @@ export class StepforgeMcp {
       },
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: this.listing as never }));
-    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => this.callTool(request.params.name, request.params.arguments ?? {}, extra.signal));
+    setRawCallHandler(server, async (request, extra) => {
+      const { name, args } = toolCall(request.params);
+      return this.callTool(name, args, extra.signal);
+    });
     return server;
   }
 
@@ -163,8 +192,12 @@ export class StepforgeMcp {
     const served = this.byName.get(name);
     if (!served) return this.unknownStep(name);
     const tool = served.definition;
+    // Absent arguments are no fields; anything else but an object (null, a list, a string) is refused.
+    if (!isObject(args) && args !== undefined) {
+      const got = args === null ? "null" : Array.isArray(args) ? "a list" : typeof args;
+      return inputError(name, "", `the input must be a JSON object with the fields ${Object.keys(served.listed.inputSchema.properties as Json).join(", ")}, not ${got}`);
+    }
     const input: Json = isObject(args) ? { ...args } : {};
-    if (!isObject(args) && args !== undefined && args !== null) return inputError(name, "", `the input must be a JSON object with the fields ${Object.keys(served.listed.inputSchema.properties as Json).join(", ")}`);
     const requested = input[CONNECTION_FIELD];
     delete input[CONNECTION_FIELD];
     let fields: string[] | undefined;
