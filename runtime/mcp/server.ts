@@ -75,6 +75,18 @@ function continueTool(): ListedTool {
 }
 
 /**
+ * A meta-tool's arguments against its declared schema's shape: an object with only the declared
+ * properties (the schemas say additionalProperties: false). The fields' own checks follow in each tool.
+ */
+function metaArgs(tool: string, args: unknown, allowed: readonly string[]): { ok: true; args: Json } | { ok: false; result: CallToolResult } {
+  if (args === undefined) return { ok: true, args: {} };
+  if (!isObject(args)) return { ok: false, result: inputError(tool, "", `the input must be a JSON object with the fields ${allowed.join(", ")}`) };
+  const extra = Object.keys(args).find((k) => !allowed.includes(k));
+  if (extra !== undefined) return { ok: false, result: inputError(tool, extra, `"${extra}" is not a field of ${tool}; the fields are ${allowed.join(", ")}`) };
+  return { ok: true, args };
+}
+
+/**
  * `tools/call` as sent, params unchecked. The SDK's own schema refuses non-object arguments with a
  * raw zod dump (-32603) and its record parse drops a `"__proto__"` key; the server checks the
  * params itself (`toolCall`) and answers bad arguments as a tool result that names the problem.
@@ -109,9 +121,12 @@ function callContext(context: ToolContext, signals: Array<AbortSignal | undefine
   return out;
 }
 
-/** First sentence of a description, at most 160 characters. */
+/**
+ * First sentence of a description, at most 160 characters. The period of an abbreviation ("e.g.",
+ * "i.e.", "etc.", "vs.", "cf.") does not end a sentence: summaries were cut at "e.g.".
+ */
 function summary(text: string): string {
-  const first = /^.*?[.!?](?=\s|$)/.exec(text)?.[0] ?? text;
+  const first = /^.*?(?<!\b(?:e\.g|i\.e|etc|vs|cf))[.!?](?=\s|$)/is.exec(text)?.[0] ?? text;
   return first.length > 160 ? `${first.slice(0, 157)}...` : first;
 }
 
@@ -150,7 +165,9 @@ export class StepforgeMcp {
         if (name === "search_steps") return this.searchSteps(args);
         if (name === "describe_step") return this.describeStep(args);
         if (name === "call_step") {
-          const a = isObject(args) ? args : {};
+          const checked = metaArgs(name, args, ["name", "input"]);
+          if (!checked.ok) return checked.result;
+          const a = checked.args;
           if (typeof a.name !== "string") return inputError(name, "name", "required: the step's name, from search_steps");
           if (a.input !== undefined && !isObject(a.input)) return inputError(name, "input", "must be an object with the step's fields (see describe_step)");
           return this.callStep(a.name, a.input ?? {}, signal);
@@ -198,8 +215,13 @@ export class StepforgeMcp {
       return inputError(name, "", `the input must be a JSON object with the fields ${Object.keys(served.listed.inputSchema.properties as Json).join(", ")}, not ${got}`);
     }
     const input: Json = isObject(args) ? { ...args } : {};
-    const requested = input[CONNECTION_FIELD];
-    delete input[CONNECTION_FIELD];
+    // `connection` is the server's field only where it lists it (several accounts); elsewhere it is
+    // an unknown field like any other, refused by the step's validation.
+    let requested: unknown;
+    if (served.accounts.length > 1) {
+      requested = input[CONNECTION_FIELD];
+      delete input[CONNECTION_FIELD];
+    }
     let fields: string[] | undefined;
     if (served.recordsKey) {
       const raw = input[RESULT_FIELDS_FIELD];
@@ -241,7 +263,9 @@ export class StepforgeMcp {
   }
 
   private continueResult(args: unknown): CallToolResult {
-    const cursor = isObject(args) ? args.cursor : undefined;
+    const checked = metaArgs(CONTINUE_TOOL, args, ["cursor"]);
+    if (!checked.ok) return checked.result;
+    const cursor = checked.args.cursor;
     if (typeof cursor !== "string" || cursor.length === 0) return inputError(CONTINUE_TOOL, "cursor", "required: the cursor from a cut result's note");
     const pending = this.cursors.take(cursor);
     if (!pending) return inputError(CONTINUE_TOOL, "cursor", "unknown or expired (a cursor works once, for 15 minutes); call the step again");
@@ -294,11 +318,14 @@ export class StepforgeMcp {
   }
 
   private searchSteps(args: unknown): CallToolResult {
-    const a = isObject(args) ? args : {};
+    const checked = metaArgs("search_steps", args, ["query", "service", "limit"]);
+    if (!checked.ok) return checked.result;
+    const a = checked.args;
     if (typeof a.query !== "string") return inputError("search_steps", "query", 'required: words for the task, or "" for every step');
-    if (a.service !== undefined && typeof a.service !== "string") return inputError("search_steps", "service", "must be a service id");
-    const limit = a.limit === undefined ? 10 : Number(a.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) return inputError("search_steps", "limit", "must be a whole number from 1 to 100");
+    const services = [...new Set(this.served.map((s) => s.definition.service))];
+    if (a.service !== undefined && !services.includes(a.service as string)) return inputError("search_steps", "service", `must be one of ${services.map((x) => JSON.stringify(x)).join(", ")}`);
+    const limit = a.limit === undefined ? 10 : a.limit;
+    if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > 100) return inputError("search_steps", "limit", "must be a whole number (not a string) from 1 to 100");
     const stem = (w: string) => w.replace(/(ies|es|s)$/, (m) => (m === "ies" ? "y" : ""));
     const words = a.query.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 1).map(stem);
     const scored = this.served
@@ -326,7 +353,9 @@ export class StepforgeMcp {
   }
 
   private describeStep(args: unknown): CallToolResult {
-    const name = isObject(args) ? args.name : undefined;
+    const checked = metaArgs("describe_step", args, ["name"]);
+    if (!checked.ok) return checked.result;
+    const name = checked.args.name;
     if (typeof name !== "string") return inputError("describe_step", "name", "required: a step name from search_steps");
     const served = this.byName.get(name);
     if (!served) return this.unknownStep(name);
