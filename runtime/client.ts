@@ -110,6 +110,13 @@ export interface ClientOptions {
   retry?: RetryOptions | undefined;
   /** Cancels every call of this client (a call's own `init.signal` also works). */
   signal?: AbortSignal | undefined;
+  /**
+   * Longest a client-side limit may hold a call, in ms. A call the limiter would hold longer (its
+   * estimate when the call is first held) fails at once with a `rate_limited` error carrying
+   * `retryAfterMs`, and nothing is sent. Default: no bound, the call waits for room. For callers
+   * that give up sooner than a limit's window (an MCP client times out after about a minute).
+   */
+  maxLimitWaitMs?: number | undefined;
   /** Logging and metrics; silent when absent. */
   hooks?: Hooks | undefined;
   /** Shared limits and tokens (default: `defaultSharedState`). */
@@ -461,6 +468,33 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
     return new AbortedError(`${descriptor.title} ${state.op.operationId}: cancelled by the caller`, details(state));
   }
 
+  /**
+   * The limiter's wait with `maxLimitWaitMs` applied: when the limiter says a call will be held
+   * longer (a finite estimate; a full concurrency slot has none), the wait is abandoned and the call
+   * fails with `tooLong`. The abort is deferred: the limiter reports the wait from inside its queue
+   * walk, which must not see its queue change under it.
+   */
+  function boundedWait(state: CallState, onThrottle: ((limit: string, waitMs: number) => void) | undefined) {
+    const max = options.maxLimitWaitMs;
+    if (max === undefined) return { signal: state.signal, onThrottle, tooLong: undefined };
+    const stop = new AbortController();
+    const out: { signal: AbortSignal; onThrottle: (limit: string, waitMs: number) => void; tooLong: StepforgeError | undefined } = {
+      signal: combineSignals(state.signal, stop.signal)!,
+      tooLong: undefined,
+      onThrottle: (limit, waitMs) => {
+        onThrottle?.(limit, waitMs);
+        if (!Number.isFinite(waitMs) || waitMs <= max || out.tooLong) return;
+        out.tooLong = createError(
+          "rate_limited",
+          `${descriptor.title} ${state.op.operationId}: the client-side limit "${limit}" would hold this call about ${Math.max(1, Math.round(waitMs / 1000))} s, longer than the ${max} ms allowed; nothing was sent`,
+          { ...details(state), retryable: true, retryAfterMs: Math.ceil(waitMs) },
+        );
+        queueMicrotask(() => stop.abort(out.tooLong));
+      },
+    };
+    return out;
+  }
+
   /** Waits before the next attempt; false when the wait would exceed the call's budget. */
   async function pause(state: CallState, delayMs: number, reason: string, fromService: boolean): Promise<boolean> {
     if (state.retries >= retry.attempts || state.waitedMs + delayMs > retry.maxTotalWaitMs) return false;
@@ -494,9 +528,11 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
     for (;;) {
       if (state.signal?.aborted) throw aborted(state);
       let ticket: Ticket;
+      const bounded = boundedWait(state, onThrottle);
       try {
-        ticket = await shared.limits.acquire(planned, { signal: state.signal, onThrottle });
+        ticket = await shared.limits.acquire(planned, { signal: bounded.signal, onThrottle: bounded.onThrottle });
       } catch (error) {
+        if (bounded.tooLong) throw bounded.tooLong;
         if (error instanceof QuotaRefusedError) {
           throw createError("quota_exhausted", `${descriptor.title} ${op.operationId}: ${error.refusal.message}`, {
             ...details(state),

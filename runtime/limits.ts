@@ -183,6 +183,8 @@ interface Waiter {
   onAbort?: () => void;
   onThrottle?: ((limit: string, waitMs: number) => void) | undefined;
   throttled: Set<string>;
+  /** Limits whose wait was reported as a finite estimate (a first report may have had none). */
+  estimated: Set<string>;
 }
 
 type Verdict = { ok: true } | { ok: false; wait: number; blocking: State[]; limit: string } | { ok: false; refusal: QuotaRefusal };
@@ -238,7 +240,7 @@ export class LimitRegistry implements Limiter {
     if (planned.length === 0) return Promise.resolve(NOOP_TICKET);
     if (options.signal?.aborted) return Promise.reject(options.signal.reason);
     return new Promise<Ticket>((resolve, reject) => {
-      const waiter: Waiter = { planned, resolve, reject, signal: options.signal, onThrottle: options.onThrottle, throttled: new Set() };
+      const waiter: Waiter = { planned, resolve, reject, signal: options.signal, onThrottle: options.onThrottle, throttled: new Set(), estimated: new Set() };
       if (options.signal) {
         waiter.onAbort = () => {
           const i = this.queue.indexOf(waiter);
@@ -334,8 +336,12 @@ export class LimitRegistry implements Limiter {
         continue;
       }
       for (const s of verdict.blocking) blocked.add(s);
-      if (!waiter.throttled.has(verdict.limit)) {
+      // Reported once when first held, and once more when a wait that had no estimate (requests
+      // still in flight) gets one: a caller bounding its wait (maxLimitWaitMs) needs the number.
+      const known = Number.isFinite(verdict.wait);
+      if (!waiter.throttled.has(verdict.limit) || (known && !waiter.estimated.has(verdict.limit))) {
         waiter.throttled.add(verdict.limit);
+        if (known) waiter.estimated.add(verdict.limit);
         try {
           waiter.onThrottle?.(verdict.limit, verdict.wait);
         } catch {

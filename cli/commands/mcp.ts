@@ -1,7 +1,7 @@
 /**
  * `stepforge mcp [--service S]... [--toolsets T,…] [--read-only] [--dynamic] [--mock]
  *                [--connections FILE] [--base-url SERVICE=URL]... [--result-bytes N]
- *                [--http PORT [--host H]] [--budget]`
+ *                [--max-limit-wait-ms N] [--http PORT [--host H]] [--budget]`
  *
  * Serves the tool steps to an MCP client over stdio (default) or Streamable HTTP (`--http PORT`,
  * on 127.0.0.1 unless `--host` says otherwise; beyond loopback the bearer token in
@@ -79,6 +79,7 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
       connections: { type: "string" },
       "base-url": { type: "string", multiple: true },
       "result-bytes": { type: "string" },
+      "max-limit-wait-ms": { type: "string" },
       http: { type: "string" },
       host: { type: "string" },
       budget: { type: "boolean", default: false },
@@ -96,6 +97,11 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
   if (values["result-bytes"] !== undefined) {
     resultBytes = Number(values["result-bytes"]);
     if (!Number.isInteger(resultBytes) || resultBytes < 2000) throw new UsageError(`--result-bytes must be a whole number of bytes, at least 2000, got "${values["result-bytes"]}"`);
+  }
+  let maxLimitWaitMs: number | undefined;
+  if (values["max-limit-wait-ms"] !== undefined) {
+    maxLimitWaitMs = Number(values["max-limit-wait-ms"]);
+    if (!Number.isInteger(maxLimitWaitMs) || maxLimitWaitMs < 0) throw new UsageError(`--max-limit-wait-ms must be a whole number of milliseconds, 0 or more, got "${values["max-limit-wait-ms"]}"`);
   }
   let port: number | undefined;
   if (values.http !== undefined) {
@@ -144,7 +150,10 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
     if (missing.length) err.write(`stepforge mcp: no account for ${missing.join(", ")}${file ? ` in ${file}` : " (no connections file: give --connections FILE or set STEPFORGE_CONNECTIONS, or use --mock)"}; their steps are listed but calls fail until one is added\n`);
   }
 
-  const mcp = new StepforgeMcp({ catalogs, selection, accounts: new Accounts(accounts), dynamic: values.dynamic, resultBytes, version: VERSION });
+  // Aborted on shutdown: every call still queued behind a limit (which may hold it for minutes) or
+  // in flight is cancelled, so the process can end instead of outliving its client.
+  const shutdown = new AbortController();
+  const mcp = new StepforgeMcp({ catalogs, selection, accounts: new Accounts(accounts), dynamic: values.dynamic, resultBytes, maxLimitWaitMs, version: VERSION, signal: shutdown.signal });
   // Runs until SIGINT/SIGTERM (or `until`, for tests), listening only once the server is up.
   const stopSignal = () =>
     new Promise<void>((resolveStop) => {
@@ -168,6 +177,7 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
       }
       err.write(`stepforge mcp: ${mcp.served.length} steps of ${served.join(", ")}${values.dynamic ? " (dynamic)" : ""} on ${http.url}${token ? " (bearer token required)" : ""}\n`);
       await stopSignal();
+      shutdown.abort();
       await http.close();
     } else {
       const transport = new StdioServerTransport(process.stdin, out as Writable);
@@ -178,7 +188,9 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
       });
       await server.connect(transport);
       err.write(`stepforge mcp: ${mcp.served.length} steps of ${served.join(", ")}${values.dynamic ? " (dynamic)" : ""} on stdio\n`);
+      // stdin's end is the client gone (a stdio client that died): stop as on a signal.
       await Promise.race([closed, stopSignal()]);
+      shutdown.abort();
       await server.close();
     }
   } finally {

@@ -7,7 +7,8 @@
  * - `cards:read` / `cards:write`: only its read-only steps, or only the others;
  * - `all`: every step (`all:read` every read-only step).
  *
- * A name that matches nothing is an error listing the toolsets there are.
+ * A name that matches nothing is an error listing the toolsets there are. A selected write that
+ * declares a check step (`x-stepforge-tool.check`) brings that read step along.
  */
 import type { ToolDefinition } from "../tools/types.js";
 import type { Toolset } from "../tools/model.js";
@@ -64,6 +65,15 @@ export function selectTools(catalogs: readonly ServiceCatalog[], selection: Sele
       }
     }
     if (matched === 0) throw new SelectionError(`--toolsets "${raw}" matches no step of ${ids.join(", ")}; the toolsets are ${available(chosen)}`);
+  }
+  // A write's "outcome unknown" advice names its check step: it must be served with the write, or
+  // the advice would send the model to a step the server does not have.
+  for (const catalog of chosen) {
+    for (const tool of catalog.tools) {
+      if (!picked.has(tool) || !tool.check) continue;
+      const check = catalog.tools.find((t) => t.name === tool.check!.step);
+      if (check) picked.add(check);
+    }
   }
   const out = chosen.flatMap((c) => c.tools.filter((t) => picked.has(t)));
   return selection.readOnly ? out.filter((t) => t.annotations.readOnlyHint) : out;

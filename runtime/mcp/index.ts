@@ -10,7 +10,7 @@ export type { Selection, ServiceCatalog } from "./catalog.js";
 export { CursorStore } from "./cursors.js";
 export { serveTool, outputShape, CONNECTION_FIELD, RESULT_FIELDS_FIELD } from "./listing.js";
 export type { ListedTool, ServedTool } from "./listing.js";
-export { StepforgeMcp, DEFAULT_RESULT_BYTES, CONTINUE_TOOL } from "./server.js";
+export { StepforgeMcp, DEFAULT_RESULT_BYTES, DEFAULT_MAX_LIMIT_WAIT_MS, CONTINUE_TOOL } from "./server.js";
 export type { StepforgeMcpOptions } from "./server.js";
 export { serveMcpHttp, isLoopbackHost } from "./http.js";
 export type { McpHttpOptions, RunningMcpHttp } from "./http.js";

@@ -14,10 +14,12 @@
  * budget are cut at a record boundary, with a note and a cursor for `continue_result`.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Protocol, type RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import { ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import * as z from "zod";
 import { executeTool } from "../tools/execute.js";
 import { shapeResult } from "../tools/shape.js";
-import type { ToolError } from "../tools/types.js";
+import type { ToolContext, ToolError } from "../tools/types.js";
 import type { Accounts } from "./accounts.js";
 import { selectTools, toolsetsOf, type Selection, type ServiceCatalog } from "./catalog.js";
 import { CursorStore } from "./cursors.js";
@@ -35,9 +37,19 @@ export interface StepforgeMcpOptions {
   resultBytes?: number | undefined;
   cursors?: CursorStore | undefined;
   version?: string | undefined;
+  /**
+   * Longest a client-side limit may hold a call (default 10,000 ms): a longer wait fails at once
+   * as `rate_limited` with `retryAfterMs`, nothing sent. MCP clients give up after about a minute
+   * and a limit's window can be 15 minutes; a prompt answer lets the model decide what to do.
+   * An account whose context sets `maxLimitWaitMs` keeps its own.
+   */
+  maxLimitWaitMs?: number | undefined;
+  /** Cancels every call, queued or in flight: the server is shutting down. */
+  signal?: AbortSignal | undefined;
 }
 
 export const DEFAULT_RESULT_BYTES = 40_000;
+export const DEFAULT_MAX_LIMIT_WAIT_MS = 10_000;
 export const CONTINUE_TOOL = "continue_result";
 
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -62,9 +74,59 @@ function continueTool(): ListedTool {
   };
 }
 
-/** First sentence of a description, at most 160 characters. */
+/**
+ * A meta-tool's arguments against its declared schema's shape: an object with only the declared
+ * properties (the schemas say additionalProperties: false). The fields' own checks follow in each tool.
+ */
+function metaArgs(tool: string, args: unknown, allowed: readonly string[]): { ok: true; args: Json } | { ok: false; result: CallToolResult } {
+  if (args === undefined) return { ok: true, args: {} };
+  if (!isObject(args)) return { ok: false, result: inputError(tool, "", `the input must be a JSON object with the fields ${allowed.join(", ")}`) };
+  const extra = Object.keys(args).find((k) => !allowed.includes(k));
+  if (extra !== undefined) return { ok: false, result: inputError(tool, extra, `"${extra}" is not a field of ${tool}; the fields are ${allowed.join(", ")}`) };
+  return { ok: true, args };
+}
+
+/**
+ * `tools/call` as sent, params unchecked. The SDK's own schema refuses non-object arguments with a
+ * raw zod dump (-32603) and its record parse drops a `"__proto__"` key; the server checks the
+ * params itself (`toolCall`) and answers bad arguments as a tool result that names the problem.
+ */
+const RawCallToolRequestSchema = z.object({ method: z.literal("tools/call"), params: z.unknown().optional() });
+type RawCallToolRequest = z.infer<typeof RawCallToolRequestSchema>;
+
+/** The name and arguments of a `tools/call`; malformed params are the protocol's invalid params (-32602). */
+function toolCall(params: unknown): { name: string; args: unknown } {
+  const usage = 'tools/call takes params {"name": "<tool name from tools/list>", "arguments": {…}}';
+  if (!isObject(params)) throw new McpError(ErrorCode.InvalidParams, `${usage}; the params are missing or not an object`);
+  if (typeof params.name !== "string" || params.name.length === 0) throw new McpError(ErrorCode.InvalidParams, `${usage}; "name" must be a tool's name (a string)`);
+  return { name: params.name, args: params.arguments };
+}
+
+/**
+ * Installs the `tools/call` handler through the protocol layer: the SDK's `Server` would first
+ * check the request against its strict schema (see RawCallToolRequestSchema).
+ */
+function setRawCallHandler(server: Server, handler: (request: RawCallToolRequest, extra: RequestHandlerExtra<never, never>) => Promise<CallToolResult>): void {
+  (Protocol.prototype.setRequestHandler as (this: Server, schema: typeof RawCallToolRequestSchema, h: typeof handler) => void).call(server, RawCallToolRequestSchema, handler);
+}
+
+/**
+ * The account's context for one call: the wait bound, and every signal that may cancel it (the
+ * account's own, the request's, the server's shutdown) as one.
+ */
+function callContext(context: ToolContext, signals: Array<AbortSignal | undefined>, maxLimitWaitMs: number): ToolContext {
+  const out: ToolContext = { ...context, maxLimitWaitMs: context.maxLimitWaitMs ?? maxLimitWaitMs };
+  const all = [context.signal, ...signals].filter((s): s is AbortSignal => s !== undefined);
+  if (all.length) out.signal = all.length === 1 ? all[0] : AbortSignal.any(all);
+  return out;
+}
+
+/**
+ * First sentence of a description, at most 160 characters. The period of an abbreviation ("e.g.",
+ * "i.e.", "etc.", "vs.", "cf.") does not end a sentence: summaries were cut at "e.g.".
+ */
 function summary(text: string): string {
-  const first = /^.*?[.!?](?=\s|$)/.exec(text)?.[0] ?? text;
+  const first = /^.*?(?<!\b(?:e\.g|i\.e|etc|vs|cf))[.!?](?=\s|$)/is.exec(text)?.[0] ?? text;
   return first.length > 160 ? `${first.slice(0, 157)}...` : first;
 }
 
@@ -74,12 +136,14 @@ export class StepforgeMcp {
   private readonly options: StepforgeMcpOptions;
   private readonly cursors: CursorStore;
   private readonly resultBytes: number;
+  private readonly maxLimitWaitMs: number;
   private readonly listing: ListedTool[];
 
   constructor(options: StepforgeMcpOptions) {
     this.options = options;
     this.cursors = options.cursors ?? new CursorStore();
     this.resultBytes = options.resultBytes ?? DEFAULT_RESULT_BYTES;
+    this.maxLimitWaitMs = options.maxLimitWaitMs ?? DEFAULT_MAX_LIMIT_WAIT_MS;
     this.served = selectTools(options.catalogs, options.selection).map((t) => serveTool(t, options.accounts.names(t.service)));
     this.byName = new Map(this.served.map((s) => [s.definition.name, s]));
     this.listing = options.dynamic ? this.metaTools() : [...this.served.map((s) => s.listed), continueTool()];
@@ -90,21 +154,26 @@ export class StepforgeMcp {
     return this.listing;
   }
 
-  /** One `tools/call`; never throws. */
-  async callTool(name: string, args: unknown): Promise<CallToolResult> {
+  /**
+   * One `tools/call`; never throws. `signal` is the request's own (the client cancelled it, timed
+   * out, or went away): a call still queued behind a limit is then dropped before it is sent.
+   */
+  async callTool(name: string, args: unknown, signal?: AbortSignal): Promise<CallToolResult> {
     try {
       if (name === CONTINUE_TOOL) return this.continueResult(args);
       if (this.options.dynamic) {
         if (name === "search_steps") return this.searchSteps(args);
         if (name === "describe_step") return this.describeStep(args);
         if (name === "call_step") {
-          const a = isObject(args) ? args : {};
+          const checked = metaArgs(name, args, ["name", "input"]);
+          if (!checked.ok) return checked.result;
+          const a = checked.args;
           if (typeof a.name !== "string") return inputError(name, "name", "required: the step's name, from search_steps");
           if (a.input !== undefined && !isObject(a.input)) return inputError(name, "input", "must be an object with the step's fields (see describe_step)");
-          return this.callStep(a.name, a.input ?? {});
+          return this.callStep(a.name, a.input ?? {}, signal);
         }
       }
-      return this.callStep(name, args);
+      return this.callStep(name, args, signal);
     } catch (error) {
       return errorResult({ kind: "internal", message: `The call failed unexpectedly: ${(error as Error).message}`, retryable: false, fields: [], tool: name });
     }
@@ -122,7 +191,10 @@ export class StepforgeMcp {
       },
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: this.listing as never }));
-    server.setRequestHandler(CallToolRequestSchema, async (request) => this.callTool(request.params.name, request.params.arguments ?? {}));
+    setRawCallHandler(server, async (request, extra) => {
+      const { name, args } = toolCall(request.params);
+      return this.callTool(name, args, extra.signal);
+    });
     return server;
   }
 
@@ -133,14 +205,23 @@ export class StepforgeMcp {
     return errorResult({ kind: "unknown_tool", message: `There is no step named "${name}" on this server.${hint}`, retryable: false, fields: [{ path: "name", message: "unknown step" }], tool: name });
   }
 
-  private async callStep(name: string, args: unknown): Promise<CallToolResult> {
+  private async callStep(name: string, args: unknown, signal?: AbortSignal): Promise<CallToolResult> {
     const served = this.byName.get(name);
     if (!served) return this.unknownStep(name);
     const tool = served.definition;
+    // Absent arguments are no fields; anything else but an object (null, a list, a string) is refused.
+    if (!isObject(args) && args !== undefined) {
+      const got = args === null ? "null" : Array.isArray(args) ? "a list" : typeof args;
+      return inputError(name, "", `the input must be a JSON object with the fields ${Object.keys(served.listed.inputSchema.properties as Json).join(", ")}, not ${got}`);
+    }
     const input: Json = isObject(args) ? { ...args } : {};
-    if (!isObject(args) && args !== undefined && args !== null) return inputError(name, "", `the input must be a JSON object with the fields ${Object.keys(served.listed.inputSchema.properties as Json).join(", ")}`);
-    const requested = input[CONNECTION_FIELD];
-    delete input[CONNECTION_FIELD];
+    // `connection` is the server's field only where it lists it (several accounts); elsewhere it is
+    // an unknown field like any other, refused by the step's validation.
+    let requested: unknown;
+    if (served.accounts.length > 1) {
+      requested = input[CONNECTION_FIELD];
+      delete input[CONNECTION_FIELD];
+    }
     let fields: string[] | undefined;
     if (served.recordsKey) {
       const raw = input[RESULT_FIELDS_FIELD];
@@ -154,7 +235,7 @@ export class StepforgeMcp {
     }
     const account = this.options.accounts.resolve(tool.service, requested, name);
     if (!account.ok) return errorResult(account.error);
-    const result = await executeTool(tool, input, account.account.context);
+    const result = await executeTool(tool, input, callContext(account.account.context, [signal, this.options.signal], this.maxLimitWaitMs));
     if (!result.ok) return errorResult(result.error);
     return this.shaped(name, result.data, served.recordsKey, fields, 0);
   }
@@ -182,7 +263,9 @@ export class StepforgeMcp {
   }
 
   private continueResult(args: unknown): CallToolResult {
-    const cursor = isObject(args) ? args.cursor : undefined;
+    const checked = metaArgs(CONTINUE_TOOL, args, ["cursor"]);
+    if (!checked.ok) return checked.result;
+    const cursor = checked.args.cursor;
     if (typeof cursor !== "string" || cursor.length === 0) return inputError(CONTINUE_TOOL, "cursor", "required: the cursor from a cut result's note");
     const pending = this.cursors.take(cursor);
     if (!pending) return inputError(CONTINUE_TOOL, "cursor", "unknown or expired (a cursor works once, for 15 minutes); call the step again");
@@ -235,11 +318,14 @@ export class StepforgeMcp {
   }
 
   private searchSteps(args: unknown): CallToolResult {
-    const a = isObject(args) ? args : {};
+    const checked = metaArgs("search_steps", args, ["query", "service", "limit"]);
+    if (!checked.ok) return checked.result;
+    const a = checked.args;
     if (typeof a.query !== "string") return inputError("search_steps", "query", 'required: words for the task, or "" for every step');
-    if (a.service !== undefined && typeof a.service !== "string") return inputError("search_steps", "service", "must be a service id");
-    const limit = a.limit === undefined ? 10 : Number(a.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) return inputError("search_steps", "limit", "must be a whole number from 1 to 100");
+    const services = [...new Set(this.served.map((s) => s.definition.service))];
+    if (a.service !== undefined && !services.includes(a.service as string)) return inputError("search_steps", "service", `must be one of ${services.map((x) => JSON.stringify(x)).join(", ")}`);
+    const limit = a.limit === undefined ? 10 : a.limit;
+    if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > 100) return inputError("search_steps", "limit", "must be a whole number (not a string) from 1 to 100");
     const stem = (w: string) => w.replace(/(ies|es|s)$/, (m) => (m === "ies" ? "y" : ""));
     const words = a.query.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 1).map(stem);
     const scored = this.served
@@ -267,7 +353,9 @@ export class StepforgeMcp {
   }
 
   private describeStep(args: unknown): CallToolResult {
-    const name = isObject(args) ? args.name : undefined;
+    const checked = metaArgs("describe_step", args, ["name"]);
+    if (!checked.ok) return checked.result;
+    const name = checked.args.name;
     if (typeof name !== "string") return inputError("describe_step", "name", "required: a step name from search_steps");
     const served = this.byName.get(name);
     if (!served) return this.unknownStep(name);

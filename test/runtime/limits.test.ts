@@ -321,3 +321,46 @@ describe("calendar", () => {
   });
 });
 
+
+describe("maxLimitWaitMs: a bound on how long a client-side limit may hold a call", () => {
+  // One request per minute: after one call, the next would wait about 60 s.
+  const limits = [{ id: "perToken", kind: "window", requests: 1, windowSeconds: 60, per: "connection", description: "1 per minute", rejection: { status: 429 } }];
+
+  it("fails a call the window would hold longer at once, as rate_limited with retryAfterMs, nothing sent", async () => {
+    server = await startServer((_req, res) => json(res, 200, { id: "x" }));
+    const client = createServiceClient(apiKeyService({ limits }), { connection: apiKeyConnection(), baseUrl: server.url, shared: createSharedState(), retry: noRetry, maxLimitWaitMs: 1000 });
+    await client.call("getThing", { params: { path: { id: "1" } } });
+    const error = await client.call("getThing", { params: { path: { id: "1" } } }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: "rate_limited", retryable: true });
+    expect((error as { retryAfterMs: number }).retryAfterMs).toBeGreaterThan(1000);
+    expect((error as Error).message).toMatch(/client-side limit "perToken" would hold this call about 60 s.*nothing was sent/);
+    expect(server.seen).toHaveLength(1);
+  });
+
+  it("also when the wait had no estimate at first (the window's request still in flight)", async () => {
+    let answer: (() => void) | undefined;
+    server = await startServer((_req, res) => {
+      answer = () => json(res, 200, { id: "x" });
+    });
+    const client = createServiceClient(apiKeyService({ limits }), { connection: apiKeyConnection(), baseUrl: server.url, shared: createSharedState(), retry: noRetry, maxLimitWaitMs: 1000 });
+    const first = client.call("getThing", { params: { path: { id: "1" } } });
+    while (!answer) await delay(5);
+    const held = new Promise((resolve) => {
+      // Held with an unknown wait until the first answer comes; then the window's 60 s are known.
+      void client.call("getThing", { params: { path: { id: "2" } } }).catch(resolve);
+    });
+    answer();
+    await first;
+    expect(await held).toMatchObject({ kind: "rate_limited" });
+    expect(server.seen).toHaveLength(1);
+  });
+
+  it("is unbounded by default: the call waits for room", async () => {
+    server = await startServer((_req, res) => json(res, 200, { id: "x" }));
+    const shrunk = [{ ...limits[0]!, windowSeconds: 0.2 }];
+    const client = createServiceClient(apiKeyService({ limits: shrunk }), { connection: apiKeyConnection(), baseUrl: server.url, shared: createSharedState(), retry: noRetry });
+    await client.call("getThing", { params: { path: { id: "1" } } });
+    await expect(client.call("getThing", { params: { path: { id: "1" } } })).resolves.toMatchObject({ id: "x" });
+    expect(server.seen).toHaveLength(2);
+  });
+});
