@@ -23,7 +23,7 @@ import { Store } from "./store.js";
 import { renderString, type Context } from "./template.js";
 import { bump, emptyCounters, jsonReply, Reply, type MockCounters, type MockDefinition, type MockOptions, type MockState, type Rec } from "./types.js";
 import { RequestValidator } from "./validate.js";
-import { Webhooks } from "./webhooks.js";
+import { isLoopbackUrl, Webhooks } from "./webhooks.js";
 
 /** A request as the server hands it over. */
 export interface MockRequest {
@@ -57,7 +57,7 @@ interface Operation {
   op: MockOperationSpec;
   desc: OperationDescriptor;
   m: MockOperation;
-  /** Creates a webhook registration (probe its callback first). */
+  /** Creates a webhook registration (check, and maybe probe, its callback first). */
   registersWebhook: boolean;
   /** A template of the operation names `{example}` (the example is then cloned into the context). */
   usesExample: boolean;
@@ -111,7 +111,7 @@ export class MockEngine {
         throw new Error(`${descriptor.id} mock: ${op.operationId} has \`parent\` but its resource ${m.resource ?? "(none)"} declares no \`parentField\``);
       }
       for (const entry of m.log) this.store.spec(entry.resource);
-      const registersWebhook = m.action === "create" && m.resource !== undefined && m.resource === model.webhooks?.resource && model.webhooks.probeMethod !== undefined;
+      const registersWebhook = m.action === "create" && m.resource !== undefined && m.resource === model.webhooks?.resource;
       const usesExample = JSON.stringify(m).includes("{example");
       this.router.add(op.method, op.path, { op, desc, m, registersWebhook, usesExample }, (o) => o.op.operationId);
     }
@@ -257,14 +257,16 @@ export class MockEngine {
       this.counter.validationFailures++;
       return { reply: this.answers.of("badRequest", ctx, { field: problem.field, detail: problem.detail }), ticket };
     }
-    const callback = call.operation.registersWebhook ? this.webhooks!.probeTarget(call.body) : undefined;
+    const webhooks = this.webhooks;
+    const callback = call.operation.registersWebhook ? webhooks!.callbackOf(call.body) : undefined;
     if (callback === undefined) return this.answer(call);
+    const field = this.model.webhooks!.callbackField;
+    const rejected = (probeStatus: unknown): Outcome => ({ reply: this.answers.of("webhookRejected", ctx, { callbackUrl: callback, probeStatus, field }), ticket });
+    // Never contacted: see isLoopbackUrl.
+    if (!isLoopbackUrl(callback)) return rejected(`no answer (the mock calls only loopback callbacks: ${field} must be on 127.0.0.0/8, ::1 or localhost)`);
+    if (!webhooks!.probes) return this.answer(call);
     // The service calls the callback before it accepts the registration; only a 200 will do.
-    return this.webhooks!.probe(callback).then((status) => {
-      if (status === 200) return this.answer(call);
-      const extra = { callbackUrl: callback, probeStatus: status || "no answer", field: this.model.webhooks!.callbackField };
-      return { reply: this.answers.of("webhookRejected", ctx, extra), ticket };
-    });
+    return webhooks!.probe(callback).then((status) => (status === 200 ? this.answer(call) : rejected(status || "no answer")));
   }
 
   /** Referenced records, then the action, then the quota charge. */

@@ -11,6 +11,25 @@ import type { Store } from "./store.js";
 import { render, type Context } from "./template.js";
 import type { MockCounters, Rec } from "./types.js";
 
+/**
+ * Whether the mock may call `url`: only this machine (127.0.0.0/8, ::1, localhost). The mock
+ * calls whatever a registration names, so any other address would let a test or a stray client
+ * make it reach cloud metadata (169.254.169.254), an intranet or the internet, signed with the
+ * webhook secret. The URL parser has already turned other spellings of an address (`0x7f.1`,
+ * `2130706433`) into dotted quads.
+ */
+export function isLoopbackUrl(url: string): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return false;
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return false;
+  const host = parsed.hostname;
+  return host === "localhost" || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
 export class Webhooks {
   private readonly pending = new Set<Promise<void>>();
   private readonly timers = new Set<{ timer: NodeJS.Timeout; done: () => void }>();
@@ -27,17 +46,25 @@ export class Webhooks {
     return this.spec.resource;
   }
 
-  /** The callback a registration request names, when this service probes callbacks. */
-  probeTarget(body: unknown): string | undefined {
-    if (!this.spec.probeMethod || !body || typeof body !== "object") return undefined;
+  /** The callback a registration request names. */
+  callbackOf(body: unknown): string | undefined {
+    if (!body || typeof body !== "object") return undefined;
     const callback = getPath(body, this.spec.callbackField);
     return typeof callback === "string" ? callback : undefined;
   }
 
-  /** Sends the probe; the status the callback answered (0: no answer). */
+  /** Whether this service calls a new registration's callback before accepting it. */
+  get probes(): boolean {
+    return this.spec.probeMethod !== undefined;
+  }
+
+  /** Sends the probe; the status the callback answered (0: no answer, or not a loopback callback). */
   async probe(callback: string): Promise<number> {
+    if (!isLoopbackUrl(callback)) return 0;
     try {
-      const r = await fetch(callback, { method: this.spec.probeMethod!, signal: AbortSignal.timeout(5000) });
+      // A redirect is the callback's answer, not an address to follow: following it would reach
+      // hosts the loopback check never saw.
+      const r = await fetch(callback, { method: this.spec.probeMethod!, redirect: "manual", signal: AbortSignal.timeout(5000) });
       await r.body?.cancel();
       return r.status;
     } catch {
@@ -102,9 +129,12 @@ export class Webhooks {
   }
 
   private async send(callback: string, signature: string, body: string): Promise<number> {
+    // A registration loaded from a state file never passed the registration check.
+    if (!isLoopbackUrl(callback)) return 0;
     try {
       const r = await fetch(callback, {
         method: "POST",
+        redirect: "manual",
         headers: { "content-type": "application/json", [this.spec.signature.header]: signature },
         body,
         signal: AbortSignal.timeout((this.spec.retry?.timeoutSeconds ?? 10) * 1000),
