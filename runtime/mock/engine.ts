@@ -49,6 +49,7 @@ interface Call {
   body: unknown;
   hasBody: boolean;
   badJson: boolean;
+  tooDeep: boolean;
   fault: FaultDecision | undefined;
   ticket: Ticket;
 }
@@ -175,7 +176,7 @@ export class MockEngine {
     const now = this.now();
     const ctx: Context = { method, path: pathname, requestId: this.requestId(), now: now.iso, nowSeconds: Math.floor(now.ms / 1000), actorId: this.model.actorId };
 
-    const { body, badJson } = parseBody(req);
+    const { body, badJson, tooDeep } = parseBody(req);
 
     if (this.auth.tokenPath !== undefined && pathname === this.auth.tokenPath) return { reply: this.tokenEndpoint(query, body, ctx) };
 
@@ -202,7 +203,7 @@ export class MockEngine {
     ctx.body = body;
     ctx.route = pathname;
     ctx.credential = caller.credential;
-    const call: Call = { operation, ctx, params: match.params, query, headers: req.headers, body, hasBody: req.body.length > 0, badJson, fault, ticket };
+    const call: Call = { operation, ctx, params: match.params, query, headers: req.headers, body, hasBody: req.body.length > 0, badJson, tooDeep: tooDeep === true, fault, ticket };
 
     let wait: Promise<unknown> | undefined;
     if (fault?.latencyMs) {
@@ -251,6 +252,10 @@ export class MockEngine {
     if (call.badJson) {
       this.counter.validationFailures++;
       return { reply: this.answers.of("invalidJson", ctx), ticket };
+    }
+    if (call.tooDeep) {
+      this.counter.validationFailures++;
+      return { reply: this.answers.of("badRequest", ctx, { field: "body", detail: `the body nests deeper than ${MAX_BODY_DEPTH} levels` }), ticket };
     }
     const problem = this.validator.check(call.operation.op, { path: call.params, query: call.query, headers: call.headers, body: call.body, hasBody: call.hasBody });
     if (problem) {
@@ -321,16 +326,42 @@ export class MockEngine {
   }
 }
 
-/** A JSON or form body; `badJson` when it is neither (answered after auth and limits, as services do). */
-function parseBody(req: MockRequest): { body: unknown; badJson: boolean } {
+/**
+ * How deep a JSON body may nest. Real payloads of these APIs nest a handful of levels; the mock's
+ * own walks of a body (structuredClone, templates, JSON.stringify of a stored record) recurse once
+ * per level, and a few thousand levels overflow the stack — after the record was stored, so every
+ * later read of it failed too. 64 is far above any real payload and far below the stack's limit.
+ */
+export const MAX_BODY_DEPTH = 64;
+
+/** A JSON or form body; `badJson` when it is neither, `tooDeep` when it nests too deeply (both answered after auth and limits, as services do). */
+function parseBody(req: MockRequest): { body: unknown; badJson: boolean; tooDeep?: boolean } {
   if (req.body.length === 0) return { body: undefined, badJson: false };
   const text = req.body.toString("utf8");
   if (String(req.headers["content-type"] ?? "").includes("application/x-www-form-urlencoded")) return { body: Object.fromEntries(new URLSearchParams(text)), badJson: false };
+  if (nestsDeeperThan(text, MAX_BODY_DEPTH)) return { body: undefined, badJson: false, tooDeep: true };
   try {
     return { body: JSON.parse(text), badJson: false };
   } catch {
     return { body: undefined, badJson: true };
   }
+}
+
+/** Whether JSON text opens more than `max` arrays or objects inside each other; one pass over the text, no recursion. */
+function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
 }
 
 function queryObject(query: URLSearchParams): Rec {
