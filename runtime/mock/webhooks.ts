@@ -5,7 +5,7 @@
  * removal of a registration whose callback answers the "gone" status.
  */
 import { hmacOf } from "../hmac.js";
-import { getPath } from "../values.js";
+import { getPath, keyOf, numberOf } from "../values.js";
 import type { MockWebhooks } from "./model.js";
 import type { Store } from "./store.js";
 import { render, type Context } from "./template.js";
@@ -81,12 +81,12 @@ export class Webhooks {
     const ids = new Set<string>();
     for (const f of wh.matchFields) {
       const v = getPath(subject, f);
-      if (v !== undefined && v !== null) ids.add(String(v));
+      if (v !== undefined && v !== null) ids.add(keyOf(v));
     }
-    for (const p of Object.values((ctx.path ?? {}) as Rec)) ids.add(String(p));
+    for (const p of Object.values((ctx.path ?? {}) as Rec)) ids.add(keyOf(p));
     const data = render(eventData ?? (resource ? { [resource]: "{record}" } : {}), { ...ctx, record });
     for (const hook of hooks) {
-      const modelId = String(hook[wh.modelField]);
+      const modelId = keyOf(hook[wh.modelField]);
       if (!ids.has(modelId)) continue;
       const model = this.store.findAnywhere(modelId, wh.resource) ?? { id: modelId };
       const payload = render(wh.payload, { ...ctx, event, eventData: data, model, webhook: hook, newId: this.store.ids.chars(24), record });
@@ -105,7 +105,7 @@ export class Webhooks {
 
   private async deliver(hook: Rec, body: string): Promise<void> {
     const wh = this.spec;
-    const callback = String(getPath(hook, wh.callbackField));
+    const callback = keyOf(getPath(hook, wh.callbackField));
     const signature = hmacOf(wh.signature.algorithm, wh.signature.encoding, this.options.secret, wh.signature.message.map((part) => (part === "body" ? body : callback)));
     const delays = this.delays();
     for (let attempt = 0; ; attempt++) {
@@ -122,7 +122,7 @@ export class Webhooks {
         this.store.remove(wh.resource, hook);
         return;
       }
-      if (attempt >= delays.length || this.closed || !this.store.table(wh.resource).has(String(hook[this.store.spec(wh.resource).idField]))) return;
+      if (attempt >= delays.length || this.closed || !this.store.table(wh.resource).has(keyOf(hook[this.store.spec(wh.resource).idField]))) return;
       c.webhookRetries++;
       if (!(await this.wait(delays[attempt]!))) return;
     }
@@ -150,7 +150,7 @@ export class Webhooks {
   private recordOutcome(hook: Rec, delivered: boolean): void {
     const retry = this.spec.retry;
     if (!retry) return;
-    if (retry.failuresField) hook[retry.failuresField] = delivered ? 0 : Number(hook[retry.failuresField] ?? 0) + 1;
+    if (retry.failuresField) hook[retry.failuresField] = delivered ? 0 : (numberOf(hook[retry.failuresField] ?? 0) || 0) + 1;
     if (retry.firstFailureField) {
       if (delivered) hook[retry.firstFailureField] = null;
       else hook[retry.firstFailureField] ??= new Date(this.options.clock()).toISOString();

@@ -40,3 +40,42 @@ describe("deeply nested bodies", () => {
     expect(m.records("card").map((c) => c.name)).not.toContain("deep");
   });
 });
+
+describe("values with their own toString", () => {
+  const POISON = { toString: null };
+
+  it("marketo: a lookup value or a stored field like {toString: null} is data, not a 500; later filters keep working", async () => {
+    const m = await mock("marketo");
+    const headers = await marketoAuth(m.url);
+    const sync = (input: unknown[]) => call(m.url, "/rest/v1/leads.json", { method: "POST", headers, json: { action: "createOrUpdate", lookupField: "custom", input } });
+    const first = await sync([{ custom: POISON, email: "poison@example.com" }]);
+    expect(first.status).toBe(200);
+    expect(first.json).toMatchObject({ success: true, result: [{ status: "created" }] });
+    // The same object value finds the same lead.
+    expect((await sync([{ custom: POISON, firstName: "Again" }])).json).toMatchObject({ success: true, result: [{ id: first.json.result[0].id, status: "updated" }] });
+    const filtered = await call(m.url, "/rest/v1/leads.json?filterType=custom&filterValues=a", { headers });
+    expect(filtered.status).toBe(200);
+    expect(filtered.json).toMatchObject({ success: true, result: [] });
+  });
+
+  it("trello: a card with an object idCard is created and announced to a webhook, and can be changed and deleted", async () => {
+    const m = await mock("trello", { webhookRetryDelaysMs: [] });
+    // A registration from a state file: its callback is never answered (port 9 on loopback is closed).
+    const state = { records: { webhook: [{ id: "5f0000000000000000000001", idModel: LIST, callbackURL: "http://127.0.0.1:9/hook", active: true }] } };
+    const watched = await mock("trello", { state, webhookRetryDelaysMs: [] });
+    for (const mk of [m, watched]) {
+      const card = await call(mk.url, `/1/cards?${TRELLO_AUTH}`, { method: "POST", json: { idList: LIST, name: "odd", idCard: POISON } });
+      expect(card.status).toBe(200);
+      expect((await call(mk.url, `/1/cards/${card.json.id}?${TRELLO_AUTH}`, { method: "PUT", json: { name: "renamed" } })).status).toBe(200);
+      expect((await call(mk.url, `/1/cards/${card.json.id}?${TRELLO_AUTH}`, { method: "DELETE" })).status).toBe(200);
+    }
+  });
+
+  it("trello: a stored position like {toString: null} (from a state file) does not break the list's order", async () => {
+    const state = { records: { card: [{ id: "5f0000000000000000000002", idList: LIST, name: "odd pos", pos: POISON }] } };
+    const m = await mock("trello", { state });
+    const cards = await call(m.url, `/1/lists/${LIST}/cards?${TRELLO_AUTH}`);
+    expect(cards.status).toBe(200);
+    expect(cards.json.map((c: { name: string }) => c.name)).toContain("odd pos");
+  });
+});
