@@ -16,6 +16,7 @@ export const DEFAULT_ANSWERS: Record<MockSituation, MockAnswer> = {
   server: { status: 500, message: "internal error" },
   webhookRejected: { status: 400, message: "callback did not answer 200" },
   tokenRejected: { status: 401, message: "invalid client credentials" },
+  tooLarge: { status: 413, message: "request body larger than {limit} bytes" },
 };
 
 export class Answers {

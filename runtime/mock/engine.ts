@@ -218,6 +218,20 @@ export class MockEngine {
     return wait.then(() => this.guarded(call));
   }
 
+  /**
+   * The answer to a body over the size cap (server.ts never reads it): the spec's `tooLarge`
+   * answer, or a plain JSON 413 — the service's general error template may have a status of its
+   * own (Marketo's 200), which would hide that nothing was done.
+   */
+  tooLarge(method: string, url: string, limit: number): Reply {
+    this.counter.requests++;
+    this.counter.validationFailures++;
+    const pathname = url.split("?")[0]!;
+    if (!this.model.answers.tooLarge) return jsonReply(413, { error: `request body larger than ${limit} bytes` });
+    const ctx: Context = { method: method.toUpperCase(), path: pathname, requestId: this.requestId(), now: this.now().iso, limit };
+    return this.answers.of("tooLarge", ctx);
+  }
+
   /** The request is answered (or its connection gone): give back what admission lent it. */
   done(outcome: Outcome): void {
     if (outcome.drop || !outcome.ticket) return;

@@ -47,6 +47,17 @@ function send(res: ServerResponse, reply: Reply, slow?: { delayMs: number; chunk
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/**
+ * The largest request body the mock reads unless told otherwise. The APIs it imitates take bodies
+ * of a megabyte or so at most, and a body is held several times over while it is answered (the
+ * bytes, their text, the parsed value, a stored copy): without a cap a 300 MB body took 1.3 GB. Ten
+ * times the largest real payload leaves room for tests of big batches and keeps a call's memory
+ * bounded.
+ */
+export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+/** How long a refused client may keep sending (read and dropped) while it reads the 413. */
+const CUT_GRACE_MS = 3000;
 const CONTROL_ROUTES = ["GET /__mock/counters", "GET /__mock/state", "GET /__mock/records/<resource>", "POST /__mock/reset"];
 
 /** The control routes under `/__mock/` (counters, state, records, reset), or undefined for a service route. */
@@ -66,6 +77,8 @@ function control(engine: MockEngine, method: string, url: string): Reply | undef
 
 /** Starts the mock of one service on 127.0.0.1. */
 export async function startMockServer(definition: MockDefinition, options: MockOptions = {}): Promise<RunningMock> {
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (!(Number.isSafeInteger(maxBody) && maxBody > 0)) throw new Error(`${definition.descriptor.id} mock: maxBodyBytes must be a positive whole number of bytes`);
   const engine = new MockEngine(definition, options);
   const sockets = new Set<Socket>();
   const failed = (res: ServerResponse, error: unknown) => {
@@ -94,15 +107,37 @@ export async function startMockServer(definition: MockDefinition, options: MockO
       failed(res, error);
     }
   };
+  /** A body over the cap: answered at once, the rest read and dropped, the connection closed. */
+  const refuse = (req: IncomingMessage, res: ServerResponse) => {
+    const reply = engine.tooLarge(req.method ?? "GET", req.url ?? "/", maxBody);
+    reply.headers.connection = "close";
+    send(res, reply);
+    // Dropping (not pausing) what still arrives lets the client read the answer: a socket closed
+    // with unread input is reset, and the reset can destroy the answer before it is read.
+    req.resume();
+    setTimeout(() => req.socket.destroy(), CUT_GRACE_MS).unref();
+  };
   const server = createServer((req, res) => {
     // Most calls carry no body: answer without waiting for a stream that has nothing to say.
     if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined) {
       req.resume();
       return handle(req, res, EMPTY);
     }
+    if (Number(req.headers["content-length"]) > maxBody) return refuse(req, res);
+    // Counted as it arrives too: a chunked body declares no length.
     const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => handle(req, res, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    let size = 0;
+    const onData = (c: Buffer) => {
+      size += c.length;
+      if (size <= maxBody) return void chunks.push(c);
+      chunks.length = 0;
+      req.off("data", onData);
+      req.off("end", onEnd);
+      refuse(req, res);
+    };
+    const onEnd = () => handle(req, res, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    req.on("data", onData);
+    req.on("end", onEnd);
     req.on("error", () => req.socket.destroy());
   });
   server.on("connection", (socket) => {

@@ -62,6 +62,11 @@ export interface MockOptions {
   state?: MockState;
   /** Seed of generated ids and samples (default 1), so a run's ids repeat. */
   idSeed?: number;
+  /**
+   * The largest request body the mock reads, in bytes (default 10 MiB, DEFAULT_MAX_BODY_BYTES); a
+   * larger one is answered 413 and its connection closed.
+   */
+  maxBodyBytes?: number;
   /** Called for every accepted request after limits and before the answer (tests hold requests here). */
   beforeRespond?: (info: { operationId: string; method: string; path: string }) => void | Promise<void>;
 }

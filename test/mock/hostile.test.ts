@@ -3,7 +3,9 @@
  * with own `toString` / `__proto__` keys, repeated parameters. Each used to answer 500 or corrupt
  * the stored state for every later call.
  */
+import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
+import { registeredMock, startMock, type MockDefinition } from "../../runtime/mock/index.js";
 import { call, LIST, MARKETO, TRELLO_AUTH, useMocks } from "./helpers.js";
 
 const mock = useMocks();
@@ -11,6 +13,26 @@ const mock = useMocks();
 async function marketoAuth(url: string): Promise<Record<string, string>> {
   const r = await call(url, `/identity/oauth/token?grant_type=client_credentials&client_id=${MARKETO.clientId}&client_secret=${MARKETO.clientSecret}`);
   return { authorization: `Bearer ${r.json.access_token}` };
+}
+
+/** Writes `data` on a raw connection and reads until the server closes it (or 5 s pass: `timedOut`). */
+function raw(port: number, data: string): Promise<{ text: string; timedOut: boolean; ms: number }> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    let text = "";
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve({ text, timedOut: true, ms: Date.now() - started });
+    }, 5000);
+    socket.on("data", (d) => (text += d.toString("utf8")));
+    socket.on("close", () => {
+      clearTimeout(timer);
+      resolve({ text, timedOut: false, ms: Date.now() - started });
+    });
+    socket.on("error", () => undefined);
+    socket.write(data);
+  });
 }
 
 /** `{"a":{"a":…{"a":1}…}}`, `depth` objects deep. */
@@ -77,5 +99,46 @@ describe("values with their own toString", () => {
     const cards = await call(m.url, `/1/lists/${LIST}/cards?${TRELLO_AUTH}`);
     expect(cards.status).toBe(200);
     expect(cards.json.map((c: { name: string }) => c.name)).toContain("odd pos");
+  });
+});
+
+describe("request body size", () => {
+  const head = (lines: string[]) => [`POST /1/cards?${TRELLO_AUTH} HTTP/1.1`, "Host: 127.0.0.1", "Content-Type: application/json", ...lines, "", ""].join("\r\n");
+
+  it("a declared length over the cap is answered 413 at once, without reading the body, and the connection closed", async () => {
+    const m = await mock("trello");
+    // 20 MiB declared, none of it sent: the answer cannot wait for the body.
+    const r = await raw(m.port, head(["Content-Length: 20971520"]));
+    expect(r.timedOut).toBe(false);
+    expect(r.text).toMatch(/^HTTP\/1\.1 413 /);
+    expect(r.text.toLowerCase()).toContain("connection: close");
+    expect(r.text).toContain('{"error":"request body larger than 10485760 bytes"}');
+    expect(m.records("card").length).toBe((await mock("trello")).records("card").length);
+  });
+
+  it("a chunked body is counted as it arrives; a body within the cap is served", async () => {
+    const m = await mock("trello", { maxBodyBytes: 1024 });
+    const chunk = `{"idList":"${LIST}","name":"${"x".repeat(2000)}"}`;
+    const r = await raw(m.port, head(["Transfer-Encoding: chunked"]) + `${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+    expect(r.timedOut).toBe(false);
+    expect(r.text).toMatch(/^HTTP\/1\.1 413 /);
+    expect(r.text).toContain('{"error":"request body larger than 1024 bytes"}');
+    expect(m.records("card").some((c) => String(c.name).startsWith("xxx"))).toBe(false);
+    const small = await call(m.url, `/1/cards?${TRELLO_AUTH}`, { method: "POST", json: { idList: LIST, name: "small" } });
+    expect(small.status).toBe(200);
+  });
+
+  it("a spec's tooLarge answer gives the 413 the service's shape; a cap that is not a positive number is refused", async () => {
+    const trello = registeredMock("trello")!;
+    const definition: MockDefinition = { ...trello, mock: { ...trello.mock, answers: { ...trello.mock.answers, tooLarge: { status: 413, message: "request entity too large (over {limit} bytes)" } } } };
+    const m = await startMock(definition, { maxBodyBytes: 100 });
+    try {
+      const r = await raw(m.port, head(["Content-Length: 101"]));
+      expect(r.text).toMatch(/^HTTP\/1\.1 413 /);
+      expect(r.text.endsWith("\r\n\r\nrequest entity too large (over 100 bytes)")).toBe(true);
+    } finally {
+      await m.close();
+    }
+    await expect(startMock("trello", { maxBodyBytes: 0 })).rejects.toThrow("maxBodyBytes must be a positive whole number of bytes");
   });
 });
