@@ -6,7 +6,7 @@
 import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
 import { registeredMock, startMock, type MockDefinition } from "../../runtime/mock/index.js";
-import { call, LIST, MARKETO, TRELLO_AUTH, useMocks } from "./helpers.js";
+import { call, LIST, MARKETO, TRELLO_AUTH, useMocks, WORLDNEWS } from "./helpers.js";
 
 const mock = useMocks();
 
@@ -140,5 +140,28 @@ describe("request body size", () => {
       await m.close();
     }
     await expect(startMock("trello", { maxBodyBytes: 0 })).rejects.toThrow("maxBodyBytes must be a positive whole number of bytes");
+  });
+});
+
+describe("query parameters are read one way", () => {
+  const search = async (url: string, query: string) => call(url, `/search-news?text=electric&${query}`, { headers: { "x-api-key": WORLDNEWS.apiKey } });
+
+  it("worldnews: a single-valued parameter given twice is a badRequest naming it", async () => {
+    const m = await mock("worldnews", { noLimits: true });
+    // The checks saw the last offset (0), the paging used the first (over the 10000 maximum).
+    const twice = await search(m.url, "offset=100000000&offset=0");
+    expect(twice.status).toBe(400);
+    expect(JSON.stringify(twice.json)).toContain("offset is given more than once");
+    expect((await search(m.url, "offset=0&offset=0")).status).toBe(400);
+    expect((await search(m.url, "offset=0")).status).toBe(200);
+  });
+
+  it("worldnews: the number the checks read is the number the paging uses", async () => {
+    const m = await mock("worldnews", { noLimits: true });
+    const exp = await search(m.url, "offset=1e3");
+    expect(exp.status).toBe(200);
+    expect(exp.json.offset).toBe(1000);
+    for (const odd of ["offset=0x10", "offset=Infinity", "offset=12abc", "number=0b11"]) expect((await search(m.url, odd)).status, odd).toBe(400);
+    expect((await search(m.url, "offset=2&number=3")).json).toMatchObject({ offset: 2, number: 3 });
   });
 });
