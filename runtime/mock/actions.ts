@@ -4,7 +4,7 @@
  * knows which service it runs for.
  */
 import type { OperationDescriptor } from "../descriptor.js";
-import { getPath, keyOf, numberOf } from "../values.js";
+import { getPath, keyOf, numberOf, setOwn } from "../values.js";
 import type { Answers } from "./answers.js";
 import type { MockOperation, MockOperationSpec, MockService } from "./model.js";
 import type { Pager } from "./paging.js";
@@ -92,6 +92,13 @@ function listReply(a: Act, all: Rec[]): Reply {
 }
 
 const UNSAFE_KEYS = ["__proto__", "constructor", "prototype"];
+
+/** An input's own fields, without the keys that would reach a prototype when written with `=` or Object.assign. */
+function safeFields(input: object): Rec {
+  const out: Rec = {};
+  for (const [key, value] of Object.entries(input)) if (!UNSAFE_KEYS.includes(key)) setOwn(out, key, value);
+  return out;
+}
 
 function requestFields(a: Act): Rec {
   const src = a.m.from === "none" ? {} : getPath(a.ctx, a.m.from);
@@ -332,7 +339,8 @@ const upsert: Action = (a) => {
   const lookup = renderString(a.m.lookupField, a.ctx) || a.m.key || spec.idField;
   const touched: Array<{ record: Rec; status: string; input: unknown }> = [];
   const results = inputs.map((input) => {
-    const inRec = (input && typeof input === "object" ? input : { [lookup]: input }) as Rec;
+    // JSON.parse makes "__proto__" an own key; Object.assign below would set the record's prototype with it.
+    const inRec = input && typeof input === "object" ? safeFields(input) : { [lookup]: input };
     const existing = inRec[lookup] === undefined ? undefined : a.store.find(resource, inRec[lookup], lookup);
     let record: Rec;
     let outcome: string;
@@ -367,7 +375,8 @@ const relate: Action = (a) => {
   const inputs = splitValues(getPath(a.ctx, a.m.inputs ?? "body.input"));
   const touched: Array<{ record: Rec; status: string; input: unknown }> = [];
   const results = inputs.map((input) => {
-    let key = input && typeof input === "object" ? (input as Rec)[a.m.key ?? spec.idField] : input;
+    // Own fields only: an input is request data, its prototype is not.
+    let key = input && typeof input === "object" ? getPath(input, [a.m.key ?? spec.idField]) : input;
     if (spec.id.format === "integer" && typeof key === "string" && /^\d+$/.test(key)) key = Number(key);
     const record = a.store.find(resource, key);
     const rctx = { ...a.ctx, input, key, record };

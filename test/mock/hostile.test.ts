@@ -5,7 +5,7 @@
  */
 import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
-import { registeredMock, startMock, type MockDefinition } from "../../runtime/mock/index.js";
+import { MockEngine, registeredMock, startMock, type MockDefinition, type Outcome } from "../../runtime/mock/index.js";
 import { call, LIST, MARKETO, TRELLO_AUTH, useMocks, WORLDNEWS } from "./helpers.js";
 
 const mock = useMocks();
@@ -163,5 +163,39 @@ describe("query parameters are read one way", () => {
     expect(exp.json.offset).toBe(1000);
     for (const odd of ["offset=0x10", "offset=Infinity", "offset=12abc", "number=0b11"]) expect((await search(m.url, odd)).status, odd).toBe(400);
     expect((await search(m.url, "offset=2&number=3")).json).toMatchObject({ offset: 2, number: 3 });
+  });
+});
+
+describe("__proto__ keys in upserted records", () => {
+  const upsertBody = (input: string) => `{"action":"createOrUpdate","lookupField":"email","input":[${input}]}`;
+
+  it("marketo: an update with a __proto__ key leaves the stored lead's prototype alone", async () => {
+    // The engine itself, to look at the stored record: copies handed out (records(), JSON) lose prototypes.
+    const engine = new MockEngine(registeredMock("marketo")!);
+    const send = async (method: string, url: string, body = "", headers: Record<string, string> = {}) => {
+      const outcome = (await engine.handle({ method, url, headers: { "content-type": "application/json", ...headers }, body: Buffer.from(body) })) as Extract<Outcome, { reply: unknown }>;
+      return JSON.parse(outcome.reply.body.toString("utf8"));
+    };
+    const token = (await send("GET", `/identity/oauth/token?grant_type=client_credentials&client_id=${MARKETO.clientId}&client_secret=${MARKETO.clientSecret}`)).access_token;
+    const auth = { authorization: `Bearer ${token}` };
+    const created = await send("POST", "/rest/v1/leads.json", upsertBody('{"email":"proto@example.com"}'), auth);
+    const updated = await send("POST", "/rest/v1/leads.json", upsertBody('{"email":"proto@example.com","__proto__":{"polluted":true},"constructor":{"x":1},"lastName":"P"}'), auth);
+    expect(updated).toMatchObject({ success: true, result: [{ id: created.result[0].id, status: "updated" }] });
+    const lead = [...engine.store.table("lead").values()].find((l) => l.email === "proto@example.com")!;
+    expect(Object.getPrototypeOf(lead)).toBe(Object.prototype);
+    expect((lead as { polluted?: unknown }).polluted).toBeUndefined();
+    expect(Object.keys(lead)).not.toContain("constructor");
+    expect(lead.lastName).toBe("P");
+    await engine.close();
+  });
+
+  it("marketo: a created lead does not keep a __proto__ key", async () => {
+    const m = await mock("marketo");
+    const headers = { ...(await marketoAuth(m.url)), "content-type": "application/json" };
+    const r = await call(m.url, "/rest/v1/leads.json", { method: "POST", headers, body: upsertBody('{"email":"proto2@example.com","__proto__":{"polluted":true}}') });
+    expect(r.json).toMatchObject({ success: true, result: [{ status: "created" }] });
+    const lead = m.records("lead").find((l) => l.email === "proto2@example.com")!;
+    expect(Object.hasOwn(lead, "__proto__")).toBe(false);
+    expect((await call(m.url, "/__mock/state")).text).not.toContain("polluted");
   });
 });
