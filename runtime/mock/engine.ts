@@ -211,11 +211,20 @@ export class MockEngine {
       wait = new Promise<void>((r) => setTimeout(r, fault.latencyMs));
     }
     if (this.options.beforeRespond) {
-      const hook = this.options.beforeRespond({ operationId: operation.op.operationId, method, path: pathname });
+      let hook: void | Promise<void>;
+      try {
+        hook = this.options.beforeRespond({ operationId: operation.op.operationId, method, path: pathname });
+      } catch (error) {
+        return this.failure(call, error); // past admission: the ticket must go back
+      }
       if (hook instanceof Promise) wait = wait ? Promise.all([wait, hook]) : hook;
     }
     if (!wait) return this.guarded(call);
-    return wait.then(() => this.guarded(call));
+    // A failed hook is the mock's failure too: answered like one, and the ticket still goes back.
+    return wait.then(
+      () => this.guarded(call),
+      (error: unknown) => this.failure(call, error),
+    );
   }
 
   /**
@@ -252,8 +261,22 @@ export class MockEngine {
   }
 
   private failure(call: Call, error: unknown): Outcome {
-    const reply = this.answers.error({ ...(this.model.answers.server ?? { message: "internal error" }), status: 500 }, { ...call.ctx, detail: (error as Error).message });
-    return { reply, ticket: call.ticket };
+    const { ctx } = call;
+    this.report(error, ctx.method as string, ctx.route as string);
+    return { reply: this.answers.internal(ctx), ticket: call.ticket };
+  }
+
+  /** A failure outside a call's pipeline (server.ts): the same 500, for a request not yet read into a call. */
+  failed(method: string, url: string, error: unknown): Reply {
+    const pathname = url.split("?")[0]!;
+    this.report(error, method.toUpperCase(), pathname);
+    return this.answers.internal({ method: method.toUpperCase(), path: pathname, requestId: this.requestId(), now: this.now().iso });
+  }
+
+  private report(error: unknown, method: string, path: string): void {
+    if (this.options.onFailure) return this.options.onFailure(error, { method, path });
+    const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    process.stderr.write(`${this.descriptor.id} mock: internal failure answering ${method} ${path}: ${text}\n`);
   }
 
   /** Injected 5xx, then the body and parameters against the spec, then the callback probe. */

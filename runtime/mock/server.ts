@@ -81,11 +81,9 @@ export async function startMockServer(definition: MockDefinition, options: MockO
   if (!(Number.isSafeInteger(maxBody) && maxBody > 0)) throw new Error(`${definition.descriptor.id} mock: maxBodyBytes must be a positive whole number of bytes`);
   const engine = new MockEngine(definition, options);
   const sockets = new Set<Socket>();
-  const failed = (res: ServerResponse, error: unknown) => {
-    if (!res.headersSent) {
-      res.writeHead(500, { "content-type": "text/plain" });
-      res.end(`mock failure: ${(error as Error).message}`);
-    }
+  const failed = (req: IncomingMessage, res: ServerResponse, error: unknown) => {
+    const reply = engine.failed(req.method ?? "GET", req.url ?? "/", error);
+    if (!res.headersSent) send(res, reply);
   };
   const deliver = (req: IncomingMessage, res: ServerResponse, outcome: Outcome): void => {
     if (outcome.drop) {
@@ -101,10 +99,10 @@ export async function startMockServer(definition: MockDefinition, options: MockO
       const controlled = control(engine, req.method ?? "GET", req.url ?? "/");
       if (controlled) return void send(res, controlled);
       const outcome = engine.handle({ method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers, body });
-      if (outcome instanceof Promise) outcome.then((o) => deliver(req, res, o), (e: unknown) => failed(res, e));
+      if (outcome instanceof Promise) outcome.then((o) => deliver(req, res, o), (e: unknown) => failed(req, res, e));
       else deliver(req, res, outcome);
     } catch (error) {
-      failed(res, error);
+      failed(req, res, error);
     }
   };
   /** A body over the cap: answered at once, the rest read and dropped, the connection closed. */

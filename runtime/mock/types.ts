@@ -67,6 +67,11 @@ export interface MockOptions {
    * larger one is answered 413 and its connection closed.
    */
   maxBodyBytes?: number;
+  /**
+   * Told of an exception inside the mock, which the client gets as a 500 without its text
+   * (default: the stack on stderr). `path` has no query: it may hold credentials.
+   */
+  onFailure?: (error: unknown, request: { method: string; path: string }) => void;
   /** Called for every accepted request after limits and before the answer (tests hold requests here). */
   beforeRespond?: (info: { operationId: string; method: string; path: string }) => void | Promise<void>;
 }

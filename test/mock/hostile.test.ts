@@ -199,3 +199,50 @@ describe("__proto__ keys in upserted records", () => {
     expect((await call(m.url, "/__mock/state")).text).not.toContain("polluted");
   });
 });
+
+describe("the mock's own failures", () => {
+  const SECRET_DETAIL = "internal-detail-7f3a";
+  const failures: string[] = [];
+  const onFailure = (error: unknown, request: { method: string; path: string }) => void failures.push(`${request.method} ${request.path} ${(error as Error).message}`);
+
+  it("marketo: a throw answers 500 in the service's JSON error body, without the exception's text, and tells onFailure", async () => {
+    failures.length = 0;
+    let mode: "throw" | "reject" = "throw";
+    const m = await mock("marketo", {
+      onFailure,
+      beforeRespond: (info) => {
+        if (info.operationId !== "getLeads") return;
+        if (mode === "throw") throw new Error(SECRET_DETAIL);
+        return Promise.reject(new Error(SECRET_DETAIL));
+      },
+    });
+    const headers = await marketoAuth(m.url);
+    for (const next of ["throw", "reject"] as const) {
+      mode = next;
+      const r = await call(m.url, "/rest/v1/leads.json?filterType=email&filterValues=a@example.com", { headers });
+      expect(r.status, next).toBe(500);
+      expect(r.type).toBe("application/json");
+      expect(r.json).toMatchObject({ success: false, errors: [{ message: "internal error" }] });
+      expect(r.text).not.toContain(SECRET_DETAIL);
+      expect(r.text).not.toContain("Bad Gateway");
+    }
+    // Reported without the query (it may hold credentials); the ticket went back each time.
+    expect(failures).toEqual([`GET /rest/v1/leads.json ${SECRET_DETAIL}`, `GET /rest/v1/leads.json ${SECRET_DETAIL}`]);
+    expect(m.counters().inFlight).toBe(0);
+  });
+
+  it("trello: a throw inside an action answers the service's own 500 text", async () => {
+    failures.length = 0;
+    const trello = registeredMock("trello")!;
+    // An operation whose action cannot run (a read without a resource) stands in for a bug in the mock.
+    const broken = Object.fromEntries(Object.entries(trello.operations).map(([id, op]) => [id, id === "getCard" ? { ...op, mock: { ...op.mock!, resource: undefined } } : op]));
+    const m = await startMock({ ...trello, operations: broken } as MockDefinition, { onFailure });
+    try {
+      const r = await call(m.url, `/1/cards/6123a9f0c4b5d6e7f8091a2b?${TRELLO_AUTH}`);
+      expect([r.status, r.text]).toEqual([500, "Internal Server Error"]);
+      expect(failures).toEqual(["GET /1/cards/6123a9f0c4b5d6e7f8091a2b getCard: action read needs a resource"]);
+    } finally {
+      await m.close();
+    }
+  });
+});
