@@ -71,7 +71,8 @@ function control(engine: MockEngine, method: string, url: string): Reply | undef
     return jsonReply(200, { reset: true });
   }
   const resource = /^\/__mock\/records\/([A-Za-z0-9_]+)$/.exec(pathname)?.[1];
-  if (resource && method === "GET" && engine.model.resources[resource]) return jsonReply(200, engine.records(resource));
+  // Own keys only: `constructor` or `toString` is not a resource because every object has one.
+  if (resource && method === "GET" && Object.hasOwn(engine.model.resources, resource)) return jsonReply(200, engine.records(resource));
   return jsonReply(404, { error: "unknown mock control route", routes: CONTROL_ROUTES });
 }
 

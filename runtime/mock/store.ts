@@ -24,7 +24,8 @@ export class Store {
   }
 
   spec(resource: string): MockResource {
-    const spec = this.model.resources[resource];
+    // Own keys only: a name from a URL or a state file such as `constructor` is not a resource.
+    const spec = Object.hasOwn(this.model.resources, resource) ? this.model.resources[resource] : undefined;
     if (!spec) throw new Error(`${this.service} mock: unknown resource "${resource}" (resources: ${Object.keys(this.model.resources).join(", ") || "none"})`);
     return spec;
   }
@@ -149,7 +150,7 @@ export class Store {
       throw new Error(`${this.service} mock state: expected {"records": {"<resource>": [ … ]}}`);
     }
     for (const [resource, records] of Object.entries(state.records)) {
-      if (!this.model.resources[resource]) {
+      if (!Object.hasOwn(this.model.resources, resource)) {
         throw new Error(`${this.service} mock state: unknown resource "${resource}" (resources: ${Object.keys(this.model.resources).join(", ") || "none"})`);
       }
       if (!Array.isArray(records)) throw new Error(`${this.service} mock state: records.${resource} must be an array of records`);

@@ -246,3 +246,16 @@ describe("the mock's own failures", () => {
     }
   });
 });
+
+describe("control routes and state files name resources by own keys", () => {
+  it("/__mock/records/<name> of an Object.prototype member is an unknown route; a state file naming one is refused", async () => {
+    const m = await mock("trello");
+    expect((await call(m.url, "/__mock/records/card")).status).toBe(200);
+    for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty"]) {
+      const r = await call(m.url, `/__mock/records/${name}`);
+      expect(r.status, name).toBe(404);
+      expect(r.json.error).toBe("unknown mock control route");
+    }
+    await expect(startMock("trello", { state: { records: JSON.parse('{"constructor": []}') } })).rejects.toThrow('unknown resource "constructor"');
+  });
+});
