@@ -41,12 +41,13 @@ function rewriteRefs(node: unknown): unknown {
   return node;
 }
 
+/** The first error, named by its field; a body's fields are named from its top (`idList`), the body itself `body`. */
 function problemOf(errors: ErrorObject[] | null | undefined, base: string): Problem {
   const e = errors?.[0];
-  if (!e) return { field: base, detail: "invalid" };
-  const extra = e.keyword === "required" ? String((e.params as { missingProperty?: string }).missingProperty ?? "") : "";
-  const path = [base, ...e.instancePath.split("/").filter(Boolean), extra].filter(Boolean).join(".");
-  return { field: path || base, detail: `${path || base} ${e.message ?? "is invalid"}` };
+  const extra = e?.keyword === "required" ? String((e.params as { missingProperty?: string }).missingProperty ?? "") : "";
+  const path = [base, ...(e?.instancePath.split("/") ?? []).filter(Boolean), extra].filter(Boolean).join(".");
+  const field = path || base || "body";
+  return { field, detail: `${field} ${e?.message ?? "is invalid"}` };
 }
 
 /**

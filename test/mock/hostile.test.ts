@@ -259,3 +259,13 @@ describe("control routes and state files name resources by own keys", () => {
     await expect(startMock("trello", { state: { records: JSON.parse('{"constructor": []}') } })).rejects.toThrow('unknown resource "constructor"');
   });
 });
+
+describe("a body that is not an object", () => {
+  it("trello: an array, string, number or null body is a badRequest naming the body", async () => {
+    const m = await mock("trello");
+    for (const body of ["[]", '"text"', "null", "7"]) {
+      const r = await call(m.url, `/1/cards?${TRELLO_AUTH}`, { method: "POST", headers: { "content-type": "application/json" }, body });
+      expect([r.status, r.text], body).toEqual([400, "invalid value for body"]);
+    }
+  });
+});
