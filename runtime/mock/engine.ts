@@ -10,6 +10,7 @@
  * this on node:http. Nothing here knows which service it imitates.
  */
 import type { OperationDescriptor } from "../descriptor.js";
+import { setOwn } from "../values.js";
 import { ACTIONS, type Act } from "./actions.js";
 import { Admission, type Ticket } from "./admission.js";
 import { Answers } from "./answers.js";
@@ -401,8 +402,11 @@ function nestsDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
+/** The query for templates (`{query.name}`), a repeated key's values joined with commas. */
 function queryObject(query: URLSearchParams): Rec {
   const out: Rec = {};
-  for (const key of query.keys()) if (!(key in out)) out[key] = query.getAll(key).join(",");
+  // Own keys, set as data: `in` found `constructor` and `toString` on Object.prototype and dropped
+  // them, and `=` would make a `__proto__` key the object's prototype.
+  for (const key of query.keys()) if (!Object.hasOwn(out, key)) setOwn(out, key, query.getAll(key).join(","));
   return out;
 }

@@ -269,3 +269,19 @@ describe("a body that is not an object", () => {
     }
   });
 });
+
+describe("query keys named like Object.prototype members", () => {
+  it("reach templates as the values sent", async () => {
+    const trello = registeredMock("trello")!;
+    // getCard answering with its query: the spec has no parameter of these names, so a template stands in.
+    const echo = { c: "{query.constructor}", t: "{query.toString}", p: "{query.__proto__}", v: "{query.valueOf}" };
+    const operations = Object.fromEntries(Object.entries(trello.operations).map(([id, op]) => [id, id === "getCard" ? { ...op, mock: { ...op.mock!, respond: echo } } : op]));
+    const m = await startMock({ ...trello, operations } as MockDefinition);
+    try {
+      const r = await call(m.url, `/1/cards/6123a9f0c4b5d6e7f8091a2b?${TRELLO_AUTH}&constructor=a&toString=b&__proto__=c&valueOf=d&valueOf=e`);
+      expect([r.status, r.json]).toEqual([200, { c: "a", t: "b", p: "c", v: "d,e" }]);
+    } finally {
+      await m.close();
+    }
+  });
+});
