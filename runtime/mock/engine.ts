@@ -181,7 +181,8 @@ export class MockEngine {
 
     if (this.auth.tokenPath !== undefined && pathname === this.auth.tokenPath) return { reply: this.tokenEndpoint(query, body, ctx) };
 
-    const match = this.router.match(method, pathname);
+    // HEAD is GET without the body (HTTP's rule; node:http leaves the body of a HEAD answer out).
+    const match = this.router.match(method, pathname) ?? (method === "HEAD" ? this.router.match("GET", pathname) : undefined);
     if (!match) return { reply: this.answers.of("noRoute", ctx) };
     const operation = match.value;
     bump(this.counter.byOperation, operation.op.operationId);

@@ -285,3 +285,14 @@ describe("query keys named like Object.prototype members", () => {
     }
   });
 });
+
+describe("HEAD", () => {
+  it("trello: HEAD on a GET route answers as GET does, without the body; elsewhere it is an unknown route", async () => {
+    const m = await mock("trello");
+    const get = await call(m.url, `/1/cards/6123a9f0c4b5d6e7f8091a2b?${TRELLO_AUTH}`);
+    const head = await call(m.url, `/1/cards/6123a9f0c4b5d6e7f8091a2b?${TRELLO_AUTH}`, { method: "HEAD" });
+    expect([head.status, head.text, head.headers.get("content-length"), head.type]).toEqual([200, "", String(Buffer.byteLength(get.text)), get.type]);
+    expect((await call(m.url, `/1/nosuch?${TRELLO_AUTH}`, { method: "HEAD" })).status).toBe(404);
+    expect((await call(m.url, `/1/cards/6123a9f0c4b5d6e7f8091a2b`, { method: "HEAD" })).status).toBe(401);
+  });
+});
