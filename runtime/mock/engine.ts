@@ -79,6 +79,8 @@ export class MockEngine {
   private readonly auth: Auth;
   private readonly admission: Admission;
   private readonly pager: Pager;
+  /** The methods the token endpoint answers: those the spec declares on its path, and the one stepforge's client uses. */
+  private readonly tokenMethods: ReadonlySet<string>;
   private readonly clock: () => number;
   private faults: FaultInjector | undefined;
   private counter: MockCounters = emptyCounters();
@@ -117,6 +119,8 @@ export class MockEngine {
       const usesExample = JSON.stringify(m).includes("{example");
       this.router.add(op.method, op.path, { op, desc, m, registersWebhook, usesExample }, (o) => o.op.operationId);
     }
+    const declared = Object.values(definition.operations).filter((op) => op.path === this.auth.tokenPath).map((op) => op.method.toUpperCase());
+    this.tokenMethods = new Set([...declared, descriptor.auth.kind === "oauth2-client-credentials" ? descriptor.auth.tokenMethod : "POST"]);
     this.faults = options.faults ? new FaultInjector(options.faults) : undefined;
     this.requestRandom = prng(options.idSeed ?? 1);
     this.start();
@@ -179,7 +183,10 @@ export class MockEngine {
 
     const { body, badJson, tooDeep } = parseBody(req);
 
-    if (this.auth.tokenPath !== undefined && pathname === this.auth.tokenPath) return { reply: this.tokenEndpoint(query, body, ctx) };
+    if (this.auth.tokenPath !== undefined && pathname === this.auth.tokenPath) {
+      // Another method on the token path is a route the service does not have (Marketo's is GET).
+      return { reply: this.tokenMethods.has(method) ? this.tokenEndpoint(query, body, ctx) : this.answers.of("noRoute", ctx) };
+    }
 
     // HEAD is GET without the body (HTTP's rule; node:http leaves the body of a HEAD answer out).
     const match = this.router.match(method, pathname) ?? (method === "HEAD" ? this.router.match("GET", pathname) : undefined);

@@ -296,3 +296,21 @@ describe("HEAD", () => {
     expect((await call(m.url, `/1/cards/6123a9f0c4b5d6e7f8091a2b`, { method: "HEAD" })).status).toBe(401);
   });
 });
+
+describe("token endpoints answer their own method only", () => {
+  it("marketo's GET and contentsnare's POST; any other method is the service's unknown route", async () => {
+    const marketo = await mock("marketo");
+    const query = `grant_type=client_credentials&client_id=${MARKETO.clientId}&client_secret=${MARKETO.clientSecret}`;
+    expect((await call(marketo.url, `/identity/oauth/token?${query}`)).json.access_token).toBeTruthy();
+    for (const method of ["POST", "PUT", "DELETE", "PATCH"]) {
+      const r = await call(marketo.url, `/identity/oauth/token?${query}`, { method });
+      expect(r.json, method).toMatchObject({ success: false, errors: [{ code: "610" }] });
+    }
+    expect(marketo.counters().tokensIssued).toBe(1);
+
+    const snare = await mock("contentsnare");
+    const body = { grant_type: "refresh_token", refresh_token: "nope", client_id: "x", client_secret: "y" };
+    expect((await call(snare.url, "/oauth/token", { method: "POST", json: body })).status).toBe(400); // refused, but by the token endpoint
+    for (const method of ["GET", "PUT", "DELETE"]) expect((await call(snare.url, `/oauth/token?grant_type=client_credentials`, { method })).status, method).toBe(404);
+  });
+});
