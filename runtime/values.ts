@@ -48,6 +48,23 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? "undefined";
 }
 
+/**
+ * A JSON value as a lookup key (record ids, filter values, webhook model ids): a scalar's text, an
+ * object's or array's canonical JSON. `String(value)` of an untrusted object calls the object's
+ * own `toString`, and `{"toString": null}` from a request body made that throw.
+ */
+export function keyOf(value: unknown): string {
+  return value !== null && typeof value === "object" ? canonicalJson(value) : String(value);
+}
+
+/**
+ * A JSON value as a number the way `Number(value)` reads a scalar; an object or array is NaN
+ * (`Number` would call its own `valueOf` / `toString`, as `keyOf` explains).
+ */
+export function numberOf(value: unknown): number {
+  return value !== null && typeof value === "object" ? Number.NaN : Number(value);
+}
+
 /** The first of `paths` that holds a value (not undefined or null). */
 export function firstPath(value: unknown, paths: readonly string[]): unknown {
   for (const path of paths) {

@@ -15,7 +15,8 @@
  * which one it left out.
  *
  * Default ports come from each spec's `x-stepforge.mock.ports`; a spec without them gets
- * 4120+i / 4020+i. With `--port N` and `all`, the services take N, N+1, … in name order.
+ * 4120+i / 4020+i. With `--port N` and `all`, the services take N, N+1, … in name order (all of
+ * them at most 65535); with `--port 0` each takes a free port of its own.
  */
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
@@ -70,9 +71,15 @@ export function mockTargets(which: string, options: { prism: boolean; port?: num
   const all = loadTargets(specFiles);
   const chosen = which === "all" ? all : all.filter((s) => s.id === which);
   if (chosen.length === 0) throw new UsageError(`unknown service "${which}" (services: ${all.map((s) => s.id).join(", ")}, or all)`);
+  const base = options.port;
+  const last = base === undefined ? 0 : base + chosen.length - 1;
+  if (base !== undefined && base !== 0 && last > 65535) {
+    throw new UsageError(`--port ${base}: the ${chosen.length} services need ports ${base}-${last}, past 65535; give --port ${65536 - chosen.length} or lower, or --port 0 for free ports`);
+  }
   return chosen.map((s, i) => {
     const fallback = (options.prism ? 4020 : 4120) + all.indexOf(s);
-    const port = options.port !== undefined ? options.port + i : ((options.prism ? s.ports?.prism : s.ports?.mock) ?? fallback);
+    // 0 asks the system for a free port; 0+i would ask for ports 1, 2, 3 (privileged, or taken).
+    const port = base !== undefined ? (base === 0 ? 0 : base + i) : ((options.prism ? s.ports?.prism : s.ports?.mock) ?? fallback);
     return { id: s.id, specFile: s.file, port, ...(s.problem ? { problem: s.problem } : {}) };
   });
 }

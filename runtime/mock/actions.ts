@@ -4,7 +4,7 @@
  * knows which service it runs for.
  */
 import type { OperationDescriptor } from "../descriptor.js";
-import { getPath } from "../values.js";
+import { getPath, keyOf, numberOf, setOwn } from "../values.js";
 import type { Answers } from "./answers.js";
 import type { MockOperation, MockOperationSpec, MockService } from "./model.js";
 import type { Pager } from "./paging.js";
@@ -93,6 +93,13 @@ function listReply(a: Act, all: Rec[]): Reply {
 
 const UNSAFE_KEYS = ["__proto__", "constructor", "prototype"];
 
+/** An input's own fields, without the keys that would reach a prototype when written with `=` or Object.assign. */
+function safeFields(input: object): Rec {
+  const out: Rec = {};
+  for (const [key, value] of Object.entries(input)) if (!UNSAFE_KEYS.includes(key)) setOwn(out, key, value);
+  return out;
+}
+
 function requestFields(a: Act): Rec {
   const src = a.m.from === "none" ? {} : getPath(a.ctx, a.m.from);
   if (!src || typeof src !== "object" || Array.isArray(src)) return {};
@@ -113,7 +120,7 @@ function applySet(a: Act, record: Rec): void {
 function target(a: Act, resource: string): Rec | undefined {
   const record = a.store.find(resource, renderString(a.m.id ?? "{path.id}", a.ctx), a.m.key);
   const parentField = a.store.spec(resource).parentField;
-  if (record && a.parent !== undefined && parentField && String(getPath(record, parentField)) !== a.parent) return undefined;
+  if (record && a.parent !== undefined && parentField && keyOf(getPath(record, parentField)) !== a.parent) return undefined;
   return record;
 }
 
@@ -141,12 +148,12 @@ function fire(a: Act, record: Rec | undefined, resource: string | undefined, ext
  */
 export function placeInArray(list: Rec[], item: Rec, position: { field: string; step: number }): void {
   const f = position.field;
-  const others = list.filter((x) => x !== item).map((x) => Number(x[f])).filter(Number.isFinite);
+  const others = list.filter((x) => x !== item).map((x) => numberOf(x[f])).filter(Number.isFinite);
   const asked = item[f];
   if (asked === "top") item[f] = others.length ? Math.min(...others) / 2 : position.step;
-  else if (asked === undefined || asked === "bottom" || asked === "" || !Number.isFinite(Number(asked))) item[f] = others.length ? Math.max(...others) + position.step : position.step;
-  else item[f] = Number(asked);
-  list.sort((x, y) => Number(x[f] ?? 0) - Number(y[f] ?? 0));
+  else if (asked === undefined || asked === "bottom" || asked === "" || !Number.isFinite(numberOf(asked))) item[f] = others.length ? Math.max(...others) + position.step : position.step;
+  else item[f] = numberOf(asked);
+  list.sort((x, y) => numberOf(x[f] ?? 0) - numberOf(y[f] ?? 0));
 }
 
 function placed(a: Act, resource: string, record: Rec, requested: unknown): void {
@@ -243,9 +250,9 @@ const updateItem: Action = (a) => {
   const field = a.m.field!;
   const where = Object.entries(a.m.where).map(([f, t]) => [f, renderString(t, a.ctx)] as const);
   for (const record of a.store.all(resource, a.parent)) {
-    if (where.some(([f, v]) => v !== undefined && String(getPath(record, f)) !== v)) continue;
+    if (where.some(([f, v]) => v !== undefined && keyOf(getPath(record, f)) !== v)) continue;
     const list = getPath(record, field);
-    const item = Array.isArray(list) ? (list.find((x) => x && typeof x === "object" && String((x as Rec).id) === itemId) as Rec | undefined) : undefined;
+    const item = Array.isArray(list) ? (list.find((x) => x && typeof x === "object" && keyOf((x as Rec).id) === itemId) as Rec | undefined) : undefined;
     if (!item) continue;
     const old = structuredClone(item);
     const fields = requestFields(a);
@@ -270,7 +277,7 @@ const updateItem: Action = (a) => {
 export function filtered(a: Act, resource: string): Rec[] {
   const conditions = Object.entries(a.m.where)
     .map(([field, t]) => {
-      let values = splitValues(render(t, a.ctx)).map(String);
+      let values = splitValues(render(t, a.ctx)).map(keyOf);
       const map = a.m.whereMap?.[field];
       if (map) values = values.map((v) => (Object.hasOwn(map, v) ? map[v]! : v)).filter((v) => v !== "");
       return [renderString(field, a.ctx) ?? field, values] as const;
@@ -294,7 +301,7 @@ export function filtered(a: Act, resource: string): Rec[] {
       const fields = (contains ? field.slice(1) : field).split("|");
       return fields.some((f) => {
         const v = getPath(r, f);
-        const have = Array.isArray(v) ? v.map(String) : v === undefined || v === null ? [] : [String(v)];
+        const have = Array.isArray(v) ? v.map(keyOf) : v === undefined || v === null ? [] : [keyOf(v)];
         return contains ? have.some((h) => values.some((want) => h.toLowerCase().includes(want.toLowerCase()))) : have.some((h) => values.includes(h));
       });
     }),
@@ -316,9 +323,9 @@ const pageToken: Action = (a) => {
   const sinceMs = since === undefined ? Number.NaN : Date.parse(since);
   const atOrAfter = (r: Rec) => {
     const v = getPath(r, field);
-    const ms = Date.parse(String(v));
+    const ms = Date.parse(keyOf(v));
     // Dates compare as instants (offsets differ); anything else as text.
-    return Number.isFinite(ms) && Number.isFinite(sinceMs) ? ms >= sinceMs : String(v ?? "") >= (since ?? "");
+    return Number.isFinite(ms) && Number.isFinite(sinceMs) ? ms >= sinceMs : keyOf(v ?? "") >= (since ?? "");
   };
   const at = since === undefined ? all.length : all.findIndex(atOrAfter);
   const token = a.pager.encode(at < 0 ? all.length : at, a.m, "record");
@@ -332,7 +339,8 @@ const upsert: Action = (a) => {
   const lookup = renderString(a.m.lookupField, a.ctx) || a.m.key || spec.idField;
   const touched: Array<{ record: Rec; status: string; input: unknown }> = [];
   const results = inputs.map((input) => {
-    const inRec = (input && typeof input === "object" ? input : { [lookup]: input }) as Rec;
+    // JSON.parse makes "__proto__" an own key; Object.assign below would set the record's prototype with it.
+    const inRec = input && typeof input === "object" ? safeFields(input) : { [lookup]: input };
     const existing = inRec[lookup] === undefined ? undefined : a.store.find(resource, inRec[lookup], lookup);
     let record: Rec;
     let outcome: string;
@@ -367,12 +375,13 @@ const relate: Action = (a) => {
   const inputs = splitValues(getPath(a.ctx, a.m.inputs ?? "body.input"));
   const touched: Array<{ record: Rec; status: string; input: unknown }> = [];
   const results = inputs.map((input) => {
-    let key = input && typeof input === "object" ? (input as Rec)[a.m.key ?? spec.idField] : input;
+    // Own fields only: an input is request data, its prototype is not.
+    let key = input && typeof input === "object" ? getPath(input, [a.m.key ?? spec.idField]) : input;
     if (spec.id.format === "integer" && typeof key === "string" && /^\d+$/.test(key)) key = Number(key);
     const record = a.store.find(resource, key);
     const rctx = { ...a.ctx, input, key, record };
     if (!record) return render(a.m.missingResult ?? { id: "{key}", status: "skipped" }, rctx);
-    const k = String(key);
+    const k = keyOf(key);
     let outcome: string;
     if (a.m.action === "link") {
       set.add(k);

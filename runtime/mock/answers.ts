@@ -16,6 +16,7 @@ export const DEFAULT_ANSWERS: Record<MockSituation, MockAnswer> = {
   server: { status: 500, message: "internal error" },
   webhookRejected: { status: 400, message: "callback did not answer 200" },
   tokenRejected: { status: 401, message: "invalid client credentials" },
+  tooLarge: { status: 413, message: "request body larger than {limit} bytes" },
 };
 
 export class Answers {
@@ -39,7 +40,18 @@ export class Answers {
     return this.error(this.model.answers[situation] ?? DEFAULT_ANSWERS[situation], { ...ctx, ...extra });
   }
 
-  /** A 5xx in the service's shape (a fault, or the mock's own failure). */
+  /**
+   * The mock's own failure: a 500 in the service's error body. Not the `server` answer's own
+   * template, which is a gateway's page with a status of its own (Marketo's HTML 502) and would
+   * contradict the 500; and nothing of the exception, which is about the mock, not the call.
+   */
+  internal(ctx: Context): Reply {
+    const server = this.model.answers.server;
+    const answer = server && !server.template ? server : DEFAULT_ANSWERS.server;
+    return this.error({ ...answer, status: 500 }, ctx, {}, { ...this.model.error, status: 500 });
+  }
+
+  /** A 5xx in the service's shape (an injected fault). */
   server(status: number, ctx: Context): Reply {
     return this.error({ ...(this.model.answers.server ?? DEFAULT_ANSWERS.server), status }, ctx);
   }

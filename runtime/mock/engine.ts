@@ -10,6 +10,7 @@
  * this on node:http. Nothing here knows which service it imitates.
  */
 import type { OperationDescriptor } from "../descriptor.js";
+import { setOwn } from "../values.js";
 import { ACTIONS, type Act } from "./actions.js";
 import { Admission, type Ticket } from "./admission.js";
 import { Answers } from "./answers.js";
@@ -23,7 +24,7 @@ import { Store } from "./store.js";
 import { renderString, type Context } from "./template.js";
 import { bump, emptyCounters, jsonReply, Reply, type MockCounters, type MockDefinition, type MockOptions, type MockState, type Rec } from "./types.js";
 import { RequestValidator } from "./validate.js";
-import { Webhooks } from "./webhooks.js";
+import { isLoopbackUrl, Webhooks } from "./webhooks.js";
 
 /** A request as the server hands it over. */
 export interface MockRequest {
@@ -49,6 +50,7 @@ interface Call {
   body: unknown;
   hasBody: boolean;
   badJson: boolean;
+  tooDeep: boolean;
   fault: FaultDecision | undefined;
   ticket: Ticket;
 }
@@ -57,7 +59,7 @@ interface Operation {
   op: MockOperationSpec;
   desc: OperationDescriptor;
   m: MockOperation;
-  /** Creates a webhook registration (probe its callback first). */
+  /** Creates a webhook registration (check, and maybe probe, its callback first). */
   registersWebhook: boolean;
   /** A template of the operation names `{example}` (the example is then cloned into the context). */
   usesExample: boolean;
@@ -77,6 +79,8 @@ export class MockEngine {
   private readonly auth: Auth;
   private readonly admission: Admission;
   private readonly pager: Pager;
+  /** The methods the token endpoint answers: those the spec declares on its path, and the one stepforge's client uses. */
+  private readonly tokenMethods: ReadonlySet<string>;
   private readonly clock: () => number;
   private faults: FaultInjector | undefined;
   private counter: MockCounters = emptyCounters();
@@ -111,10 +115,12 @@ export class MockEngine {
         throw new Error(`${descriptor.id} mock: ${op.operationId} has \`parent\` but its resource ${m.resource ?? "(none)"} declares no \`parentField\``);
       }
       for (const entry of m.log) this.store.spec(entry.resource);
-      const registersWebhook = m.action === "create" && m.resource !== undefined && m.resource === model.webhooks?.resource && model.webhooks.probeMethod !== undefined;
+      const registersWebhook = m.action === "create" && m.resource !== undefined && m.resource === model.webhooks?.resource;
       const usesExample = JSON.stringify(m).includes("{example");
       this.router.add(op.method, op.path, { op, desc, m, registersWebhook, usesExample }, (o) => o.op.operationId);
     }
+    const declared = Object.values(definition.operations).filter((op) => op.path === this.auth.tokenPath).map((op) => op.method.toUpperCase());
+    this.tokenMethods = new Set([...declared, descriptor.auth.kind === "oauth2-client-credentials" ? descriptor.auth.tokenMethod : "POST"]);
     this.faults = options.faults ? new FaultInjector(options.faults) : undefined;
     this.requestRandom = prng(options.idSeed ?? 1);
     this.start();
@@ -175,11 +181,15 @@ export class MockEngine {
     const now = this.now();
     const ctx: Context = { method, path: pathname, requestId: this.requestId(), now: now.iso, nowSeconds: Math.floor(now.ms / 1000), actorId: this.model.actorId };
 
-    const { body, badJson } = parseBody(req);
+    const { body, badJson, tooDeep } = parseBody(req);
 
-    if (this.auth.tokenPath !== undefined && pathname === this.auth.tokenPath) return { reply: this.tokenEndpoint(query, body, ctx) };
+    if (this.auth.tokenPath !== undefined && pathname === this.auth.tokenPath) {
+      // Another method on the token path is a route the service does not have (Marketo's is GET).
+      return { reply: this.tokenMethods.has(method) ? this.tokenEndpoint(query, body, ctx) : this.answers.of("noRoute", ctx) };
+    }
 
-    const match = this.router.match(method, pathname);
+    // HEAD is GET without the body (HTTP's rule; node:http leaves the body of a HEAD answer out).
+    const match = this.router.match(method, pathname) ?? (method === "HEAD" ? this.router.match("GET", pathname) : undefined);
     if (!match) return { reply: this.answers.of("noRoute", ctx) };
     const operation = match.value;
     bump(this.counter.byOperation, operation.op.operationId);
@@ -202,7 +212,7 @@ export class MockEngine {
     ctx.body = body;
     ctx.route = pathname;
     ctx.credential = caller.credential;
-    const call: Call = { operation, ctx, params: match.params, query, headers: req.headers, body, hasBody: req.body.length > 0, badJson, fault, ticket };
+    const call: Call = { operation, ctx, params: match.params, query, headers: req.headers, body, hasBody: req.body.length > 0, badJson, tooDeep: tooDeep === true, fault, ticket };
 
     let wait: Promise<unknown> | undefined;
     if (fault?.latencyMs) {
@@ -210,11 +220,34 @@ export class MockEngine {
       wait = new Promise<void>((r) => setTimeout(r, fault.latencyMs));
     }
     if (this.options.beforeRespond) {
-      const hook = this.options.beforeRespond({ operationId: operation.op.operationId, method, path: pathname });
+      let hook: void | Promise<void>;
+      try {
+        hook = this.options.beforeRespond({ operationId: operation.op.operationId, method, path: pathname });
+      } catch (error) {
+        return this.failure(call, error); // past admission: the ticket must go back
+      }
       if (hook instanceof Promise) wait = wait ? Promise.all([wait, hook]) : hook;
     }
     if (!wait) return this.guarded(call);
-    return wait.then(() => this.guarded(call));
+    // A failed hook is the mock's failure too: answered like one, and the ticket still goes back.
+    return wait.then(
+      () => this.guarded(call),
+      (error: unknown) => this.failure(call, error),
+    );
+  }
+
+  /**
+   * The answer to a body over the size cap (server.ts never reads it): the spec's `tooLarge`
+   * answer, or a plain JSON 413 — the service's general error template may have a status of its
+   * own (Marketo's 200), which would hide that nothing was done.
+   */
+  tooLarge(method: string, url: string, limit: number): Reply {
+    this.counter.requests++;
+    this.counter.validationFailures++;
+    const pathname = url.split("?")[0]!;
+    if (!this.model.answers.tooLarge) return jsonReply(413, { error: `request body larger than ${limit} bytes` });
+    const ctx: Context = { method: method.toUpperCase(), path: pathname, requestId: this.requestId(), now: this.now().iso, limit };
+    return this.answers.of("tooLarge", ctx);
   }
 
   /** The request is answered (or its connection gone): give back what admission lent it. */
@@ -237,8 +270,22 @@ export class MockEngine {
   }
 
   private failure(call: Call, error: unknown): Outcome {
-    const reply = this.answers.error({ ...(this.model.answers.server ?? { message: "internal error" }), status: 500 }, { ...call.ctx, detail: (error as Error).message });
-    return { reply, ticket: call.ticket };
+    const { ctx } = call;
+    this.report(error, ctx.method as string, ctx.route as string);
+    return { reply: this.answers.internal(ctx), ticket: call.ticket };
+  }
+
+  /** A failure outside a call's pipeline (server.ts): the same 500, for a request not yet read into a call. */
+  failed(method: string, url: string, error: unknown): Reply {
+    const pathname = url.split("?")[0]!;
+    this.report(error, method.toUpperCase(), pathname);
+    return this.answers.internal({ method: method.toUpperCase(), path: pathname, requestId: this.requestId(), now: this.now().iso });
+  }
+
+  private report(error: unknown, method: string, path: string): void {
+    if (this.options.onFailure) return this.options.onFailure(error, { method, path });
+    const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    process.stderr.write(`${this.descriptor.id} mock: internal failure answering ${method} ${path}: ${text}\n`);
   }
 
   /** Injected 5xx, then the body and parameters against the spec, then the callback probe. */
@@ -252,19 +299,25 @@ export class MockEngine {
       this.counter.validationFailures++;
       return { reply: this.answers.of("invalidJson", ctx), ticket };
     }
+    if (call.tooDeep) {
+      this.counter.validationFailures++;
+      return { reply: this.answers.of("badRequest", ctx, { field: "body", detail: `the body nests deeper than ${MAX_BODY_DEPTH} levels` }), ticket };
+    }
     const problem = this.validator.check(call.operation.op, { path: call.params, query: call.query, headers: call.headers, body: call.body, hasBody: call.hasBody });
     if (problem) {
       this.counter.validationFailures++;
       return { reply: this.answers.of("badRequest", ctx, { field: problem.field, detail: problem.detail }), ticket };
     }
-    const callback = call.operation.registersWebhook ? this.webhooks!.probeTarget(call.body) : undefined;
+    const webhooks = this.webhooks;
+    const callback = call.operation.registersWebhook ? webhooks!.callbackOf(call.body) : undefined;
     if (callback === undefined) return this.answer(call);
+    const field = this.model.webhooks!.callbackField;
+    const rejected = (probeStatus: unknown): Outcome => ({ reply: this.answers.of("webhookRejected", ctx, { callbackUrl: callback, probeStatus, field }), ticket });
+    // Never contacted: see isLoopbackUrl.
+    if (!isLoopbackUrl(callback)) return rejected(`no answer (the mock calls only loopback callbacks: ${field} must be on 127.0.0.0/8, ::1 or localhost)`);
+    if (!webhooks!.probes) return this.answer(call);
     // The service calls the callback before it accepts the registration; only a 200 will do.
-    return this.webhooks!.probe(callback).then((status) => {
-      if (status === 200) return this.answer(call);
-      const extra = { callbackUrl: callback, probeStatus: status || "no answer", field: this.model.webhooks!.callbackField };
-      return { reply: this.answers.of("webhookRejected", ctx, extra), ticket };
-    });
+    return webhooks!.probe(callback).then((status) => (status === 200 ? this.answer(call) : rejected(status || "no answer")));
   }
 
   /** Referenced records, then the action, then the quota charge. */
@@ -319,11 +372,20 @@ export class MockEngine {
   }
 }
 
-/** A JSON or form body; `badJson` when it is neither (answered after auth and limits, as services do). */
-function parseBody(req: MockRequest): { body: unknown; badJson: boolean } {
+/**
+ * How deep a JSON body may nest. Real payloads of these APIs nest a handful of levels; the mock's
+ * own walks of a body (structuredClone, templates, JSON.stringify of a stored record) recurse once
+ * per level, and a few thousand levels overflow the stack — after the record was stored, so every
+ * later read of it failed too. 64 is far above any real payload and far below the stack's limit.
+ */
+export const MAX_BODY_DEPTH = 64;
+
+/** A JSON or form body; `badJson` when it is neither, `tooDeep` when it nests too deeply (both answered after auth and limits, as services do). */
+function parseBody(req: MockRequest): { body: unknown; badJson: boolean; tooDeep?: boolean } {
   if (req.body.length === 0) return { body: undefined, badJson: false };
   const text = req.body.toString("utf8");
   if (String(req.headers["content-type"] ?? "").includes("application/x-www-form-urlencoded")) return { body: Object.fromEntries(new URLSearchParams(text)), badJson: false };
+  if (nestsDeeperThan(text, MAX_BODY_DEPTH)) return { body: undefined, badJson: false, tooDeep: true };
   try {
     return { body: JSON.parse(text), badJson: false };
   } catch {
@@ -331,8 +393,28 @@ function parseBody(req: MockRequest): { body: unknown; badJson: boolean } {
   }
 }
 
+/** Whether JSON text opens more than `max` arrays or objects inside each other; one pass over the text, no recursion. */
+function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
+/** The query for templates (`{query.name}`), a repeated key's values joined with commas. */
 function queryObject(query: URLSearchParams): Rec {
   const out: Rec = {};
-  for (const key of query.keys()) if (!(key in out)) out[key] = query.getAll(key).join(",");
+  // Own keys, set as data: `in` found `constructor` and `toString` on Object.prototype and dropped
+  // them, and `=` would make a `__proto__` key the object's prototype.
+  for (const key of query.keys()) if (!Object.hasOwn(out, key)) setOwn(out, key, query.getAll(key).join(","));
   return out;
 }

@@ -10,7 +10,7 @@ import type { MockDefinition, MockOptions, RunningMock } from "./types.js";
 export { MockEngine } from "./engine.js";
 export type { MockRequest, Outcome } from "./engine.js";
 export { loadMock, registerMock, registeredMock, registeredMocks } from "./registry.js";
-export { MockListenError, startMockServer } from "./server.js";
+export { DEFAULT_MAX_BODY_BYTES, MockListenError, startMockServer } from "./server.js";
 export type { MockCounters, MockDefinition, MockLimitOverride, MockOptions, MockState, RunningMock } from "./types.js";
 export type { FaultOptions } from "./faults.js";
 export { MockOperationSchema, MockServiceSchema } from "./model.js";

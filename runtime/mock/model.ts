@@ -72,6 +72,7 @@ export const MOCK_SITUATIONS = [
   "server",
   "webhookRejected",
   "tokenRejected",
+  "tooLarge",
 ] as const;
 export type MockSituation = (typeof MOCK_SITUATIONS)[number];
 

@@ -7,6 +7,7 @@
 import type { OperationDescriptor } from "../descriptor.js";
 import type { MockOperation, MockPageToken, MockService } from "./model.js";
 import type { Rec } from "./types.js";
+import { queryNumber } from "./validate.js";
 
 const BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 
@@ -71,10 +72,10 @@ export interface Page {
   page: Rec;
 }
 
+/** A page parameter's whole number, read as the request checks read it (queryNumber). */
 const int = (v: unknown): number | undefined => {
-  if (v === undefined || v === "") return undefined;
-  const n = Number.parseInt(String(v), 10);
-  return Number.isFinite(n) ? n : undefined;
+  const n = typeof v === "number" ? v : typeof v === "string" ? queryNumber(v) : undefined;
+  return n === undefined ? undefined : Math.trunc(n);
 };
 
 export class Pager {

@@ -47,6 +47,17 @@ function send(res: ServerResponse, reply: Reply, slow?: { delayMs: number; chunk
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/**
+ * The largest request body the mock reads unless told otherwise. The APIs it imitates take bodies
+ * of a megabyte or so at most, and a body is held several times over while it is answered (the
+ * bytes, their text, the parsed value, a stored copy): without a cap a 300 MB body took 1.3 GB. Ten
+ * times the largest real payload leaves room for tests of big batches and keeps a call's memory
+ * bounded.
+ */
+export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+/** How long a refused client may keep sending (read and dropped) while it reads the 413. */
+const CUT_GRACE_MS = 3000;
 const CONTROL_ROUTES = ["GET /__mock/counters", "GET /__mock/state", "GET /__mock/records/<resource>", "POST /__mock/reset"];
 
 /** The control routes under `/__mock/` (counters, state, records, reset), or undefined for a service route. */
@@ -60,19 +71,20 @@ function control(engine: MockEngine, method: string, url: string): Reply | undef
     return jsonReply(200, { reset: true });
   }
   const resource = /^\/__mock\/records\/([A-Za-z0-9_]+)$/.exec(pathname)?.[1];
-  if (resource && method === "GET" && engine.model.resources[resource]) return jsonReply(200, engine.records(resource));
+  // Own keys only: `constructor` or `toString` is not a resource because every object has one.
+  if (resource && method === "GET" && Object.hasOwn(engine.model.resources, resource)) return jsonReply(200, engine.records(resource));
   return jsonReply(404, { error: "unknown mock control route", routes: CONTROL_ROUTES });
 }
 
 /** Starts the mock of one service on 127.0.0.1. */
 export async function startMockServer(definition: MockDefinition, options: MockOptions = {}): Promise<RunningMock> {
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (!(Number.isSafeInteger(maxBody) && maxBody > 0)) throw new Error(`${definition.descriptor.id} mock: maxBodyBytes must be a positive whole number of bytes`);
   const engine = new MockEngine(definition, options);
   const sockets = new Set<Socket>();
-  const failed = (res: ServerResponse, error: unknown) => {
-    if (!res.headersSent) {
-      res.writeHead(500, { "content-type": "text/plain" });
-      res.end(`mock failure: ${(error as Error).message}`);
-    }
+  const failed = (req: IncomingMessage, res: ServerResponse, error: unknown) => {
+    const reply = engine.failed(req.method ?? "GET", req.url ?? "/", error);
+    if (!res.headersSent) send(res, reply);
   };
   const deliver = (req: IncomingMessage, res: ServerResponse, outcome: Outcome): void => {
     if (outcome.drop) {
@@ -88,11 +100,21 @@ export async function startMockServer(definition: MockDefinition, options: MockO
       const controlled = control(engine, req.method ?? "GET", req.url ?? "/");
       if (controlled) return void send(res, controlled);
       const outcome = engine.handle({ method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers, body });
-      if (outcome instanceof Promise) outcome.then((o) => deliver(req, res, o), (e: unknown) => failed(res, e));
+      if (outcome instanceof Promise) outcome.then((o) => deliver(req, res, o), (e: unknown) => failed(req, res, e));
       else deliver(req, res, outcome);
     } catch (error) {
-      failed(res, error);
+      failed(req, res, error);
     }
+  };
+  /** A body over the cap: answered at once, the rest read and dropped, the connection closed. */
+  const refuse = (req: IncomingMessage, res: ServerResponse) => {
+    const reply = engine.tooLarge(req.method ?? "GET", req.url ?? "/", maxBody);
+    reply.headers.connection = "close";
+    send(res, reply);
+    // Dropping (not pausing) what still arrives lets the client read the answer: a socket closed
+    // with unread input is reset, and the reset can destroy the answer before it is read.
+    req.resume();
+    setTimeout(() => req.socket.destroy(), CUT_GRACE_MS).unref();
   };
   const server = createServer((req, res) => {
     // Most calls carry no body: answer without waiting for a stream that has nothing to say.
@@ -100,9 +122,21 @@ export async function startMockServer(definition: MockDefinition, options: MockO
       req.resume();
       return handle(req, res, EMPTY);
     }
+    if (Number(req.headers["content-length"]) > maxBody) return refuse(req, res);
+    // Counted as it arrives too: a chunked body declares no length.
     const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => handle(req, res, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    let size = 0;
+    const onData = (c: Buffer) => {
+      size += c.length;
+      if (size <= maxBody) return void chunks.push(c);
+      chunks.length = 0;
+      req.off("data", onData);
+      req.off("end", onEnd);
+      refuse(req, res);
+    };
+    const onEnd = () => handle(req, res, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    req.on("data", onData);
+    req.on("end", onEnd);
     req.on("error", () => req.socket.destroy());
   });
   server.on("connection", (socket) => {

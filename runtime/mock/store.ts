@@ -4,7 +4,7 @@
  * file). Records are mutated in place by the actions, which call `touch` so the serialised copy
  * kept for fast reads is dropped.
  */
-import { getPath } from "../values.js";
+import { getPath, keyOf, numberOf } from "../values.js";
 import { IdMaker } from "./ids.js";
 import type { MockOperationSpec, MockResource, MockService } from "./model.js";
 import type { MockState, Rec } from "./types.js";
@@ -24,7 +24,8 @@ export class Store {
   }
 
   spec(resource: string): MockResource {
-    const spec = this.model.resources[resource];
+    // Own keys only: a name from a URL or a state file such as `constructor` is not a resource.
+    const spec = Object.hasOwn(this.model.resources, resource) ? this.model.resources[resource] : undefined;
     if (!spec) throw new Error(`${this.service} mock: unknown resource "${resource}" (resources: ${Object.keys(this.model.resources).join(", ") || "none"})`);
     return spec;
   }
@@ -46,7 +47,7 @@ export class Store {
   put(resource: string, record: Rec): void {
     const id = record[this.spec(resource).idField];
     if (id === undefined || id === null) return;
-    this.table(resource).set(String(id), record);
+    this.table(resource).set(keyOf(id), record);
     if (typeof id === "number") this.ids.saw(resource, id);
     this.touch(record);
   }
@@ -55,8 +56,9 @@ export class Store {
   find(resource: string, id: unknown, key?: string): Rec | undefined {
     if (id === undefined || id === null) return undefined;
     const table = this.table(resource);
-    if (!key || key === this.spec(resource).idField) return table.get(String(id));
-    for (const r of table.values()) if (String(getPath(r, key)) === String(id)) return r;
+    const wanted = keyOf(id);
+    if (!key || key === this.spec(resource).idField) return table.get(wanted);
+    for (const r of table.values()) if (keyOf(getPath(r, key)) === wanted) return r;
     return undefined;
   }
 
@@ -67,16 +69,16 @@ export class Store {
   }
 
   remove(resource: string, record: Rec): void {
-    this.table(resource).delete(String(record[this.spec(resource).idField]));
+    this.table(resource).delete(keyOf(record[this.spec(resource).idField]));
   }
 
   /** The records of a resource (under one parent when given), in position order when it has one. */
   all(resource: string, parent?: string): Rec[] {
     const spec = this.spec(resource);
     let items = [...this.table(resource).values()];
-    if (parent !== undefined && spec.parentField) items = items.filter((r) => String(getPath(r, spec.parentField!)) === parent);
+    if (parent !== undefined && spec.parentField) items = items.filter((r) => keyOf(getPath(r, spec.parentField!)) === parent);
     const pos = spec.position?.field;
-    if (pos) items.sort((a, b) => Number(a[pos] ?? 0) - Number(b[pos] ?? 0));
+    if (pos) items.sort((a, b) => numberOf(a[pos] ?? 0) - numberOf(b[pos] ?? 0));
     return items;
   }
 
@@ -105,7 +107,7 @@ export class Store {
     const group = p.within ? getPath(record, p.within) : undefined;
     const siblings = [...this.table(resource).values()]
       .filter((r) => r !== record && (!p.within || getPath(r, p.within) === group))
-      .map((r) => Number(r[p.field]))
+      .map((r) => numberOf(r[p.field]))
       .filter(Number.isFinite);
     if (siblings.length === 0) return p.step;
     return requested === "top" ? Math.min(...siblings) / 2 : Math.max(...siblings) + p.step;
@@ -148,7 +150,7 @@ export class Store {
       throw new Error(`${this.service} mock state: expected {"records": {"<resource>": [ … ]}}`);
     }
     for (const [resource, records] of Object.entries(state.records)) {
-      if (!this.model.resources[resource]) {
+      if (!Object.hasOwn(this.model.resources, resource)) {
         throw new Error(`${this.service} mock state: unknown resource "${resource}" (resources: ${Object.keys(this.model.resources).join(", ") || "none"})`);
       }
       if (!Array.isArray(records)) throw new Error(`${this.service} mock state: records.${resource} must be an array of records`);
@@ -161,7 +163,7 @@ export class Store {
       });
     }
     for (const [name, owners] of Object.entries(state.relations ?? {})) {
-      for (const [owner, keys] of Object.entries(owners)) for (const k of keys) this.relation(name, owner).add(String(k));
+      for (const [owner, keys] of Object.entries(owners)) for (const k of keys) this.relation(name, owner).add(keyOf(k));
     }
   }
 

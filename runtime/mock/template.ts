@@ -10,7 +10,7 @@ const WHOLE = /^\{([A-Za-z_$][\w$.\-[\]]*)\}$/;
 const PART = /\{([A-Za-z_$][\w$.\-[\]]*)\}/g;
 
 export { getPath } from "../values.js";
-import { getPath } from "../values.js";
+import { getPath, keyOf } from "../values.js";
 
 /** Sets a dotted path, creating objects on the way. */
 export function setPath(root: Record<string, unknown>, path: string, value: unknown): void {
@@ -54,5 +54,6 @@ export function renderString(template: string | undefined, context: Context): st
   if (template === undefined) return undefined;
   const v = render(template, context);
   if (v === undefined || v === null) return undefined;
-  return typeof v === "string" ? v : Array.isArray(v) ? v.join(",") : String(v);
+  // keyOf, not String: an untrusted object's own toString may be anything (see keyOf).
+  return typeof v === "string" ? v : Array.isArray(v) ? v.map(keyOf).join(",") : keyOf(v);
 }

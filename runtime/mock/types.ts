@@ -62,6 +62,16 @@ export interface MockOptions {
   state?: MockState;
   /** Seed of generated ids and samples (default 1), so a run's ids repeat. */
   idSeed?: number;
+  /**
+   * The largest request body the mock reads, in bytes (default 10 MiB, DEFAULT_MAX_BODY_BYTES); a
+   * larger one is answered 413 and its connection closed.
+   */
+  maxBodyBytes?: number;
+  /**
+   * Told of an exception inside the mock, which the client gets as a 500 without its text
+   * (default: the stack on stderr). `path` has no query: it may hold credentials.
+   */
+  onFailure?: (error: unknown, request: { method: string; path: string }) => void;
   /** Called for every accepted request after limits and before the answer (tests hold requests here). */
   beforeRespond?: (info: { operationId: string; method: string; path: string }) => void | Promise<void>;
 }

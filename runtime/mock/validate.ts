@@ -29,12 +29,13 @@ export interface RequestParts {
   hasBody: boolean;
 }
 
+/** The first error, named by its field; a body's fields are named from its top (`idList`), the body itself `body`. */
 function problemOf(errors: ErrorObject[] | null | undefined, base: string): Problem {
   const e = errors?.[0];
-  if (!e) return { field: base, detail: "invalid" };
-  const extra = e.keyword === "required" ? String((e.params as { missingProperty?: string }).missingProperty ?? "") : "";
-  const path = [base, ...e.instancePath.split("/").filter(Boolean), extra].filter(Boolean).join(".");
-  return { field: path || base, detail: `${path || base} ${e.message ?? "is invalid"}` };
+  const extra = e?.keyword === "required" ? String((e.params as { missingProperty?: string }).missingProperty ?? "") : "";
+  const path = [base, ...(e?.instancePath.split("/") ?? []).filter(Boolean), extra].filter(Boolean).join(".");
+  const field = path || base || "body";
+  return { field, detail: `${field} ${e?.message ?? "is invalid"}` };
 }
 
 /**
@@ -67,16 +68,36 @@ function withJsonEquality(ajv: Ajv2020): void {
   ajv.addKeyword({ keyword: "uniqueItems", schemaType: "boolean", errors: true, validate: uniqueCheck });
 }
 
+const DECIMAL = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/**
+ * A number written in a query parameter, read one way wherever the mock reads one (validation
+ * here, paging in paging.ts), so the value checked against the schema is the value used: decimal
+ * digits with an optional fraction and exponent. `Number` alone would also take `0x10` and
+ * `Infinity`, and `parseInt` stops at `1e3`'s `e`.
+ */
+export function queryNumber(text: string): number | undefined {
+  if (!DECIMAL.test(text)) return undefined;
+  const n = Number(text);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+function typesOf(schema: unknown): unknown[] {
+  const type = ((schema ?? {}) as { type?: unknown }).type;
+  return Array.isArray(type) ? type : [type];
+}
+
 /** Query values as a schema expects them: arrays from repeats or commas, numbers and booleans from text. */
 function coerce(schema: unknown, values: string[], explode: boolean): unknown {
-  const s = (schema ?? {}) as { type?: unknown; items?: unknown };
-  const types = Array.isArray(s.type) ? s.type : [s.type];
+  const s = (schema ?? {}) as { items?: unknown };
+  const types = typesOf(schema);
   if (types.includes("array")) {
     const all = explode ? values : values.flatMap((v) => v.split(","));
     return all.map((v) => coerce(s.items, [v], true));
   }
-  const v = values.at(-1)!;
-  if ((types.includes("integer") || types.includes("number")) && v.trim() !== "" && !Number.isNaN(Number(v))) return Number(v);
+  const v = values[0]!;
+  const n = types.includes("integer") || types.includes("number") ? queryNumber(v) : undefined;
+  if (n !== undefined) return n;
   if (types.includes("boolean") && (v === "true" || v === "false")) return v === "true";
   return v;
 }
@@ -130,6 +151,9 @@ export class RequestValidator {
         if (p.required) return { field: p.name, detail: `${p.name} is required` };
         continue;
       }
+      // Which of two values would count is anyone's guess (the checks took the last, the paging
+      // the first): a value that is not a list is given once.
+      if (p.in === "query" && raw.length > 1 && !typesOf(p.schema).includes("array")) return { field: p.name, detail: `${p.name} is given more than once` };
       if (!fn) continue;
       if (!fn(coerce(p.schema, raw, p.explode ?? true))) return problemOf(fn.errors, p.name);
     }

@@ -5,11 +5,30 @@
  * removal of a registration whose callback answers the "gone" status.
  */
 import { hmacOf } from "../hmac.js";
-import { getPath } from "../values.js";
+import { getPath, keyOf, numberOf } from "../values.js";
 import type { MockWebhooks } from "./model.js";
 import type { Store } from "./store.js";
 import { render, type Context } from "./template.js";
 import type { MockCounters, Rec } from "./types.js";
+
+/**
+ * Whether the mock may call `url`: only this machine (127.0.0.0/8, ::1, localhost). The mock
+ * calls whatever a registration names, so any other address would let a test or a stray client
+ * make it reach cloud metadata (169.254.169.254), an intranet or the internet, signed with the
+ * webhook secret. The URL parser has already turned other spellings of an address (`0x7f.1`,
+ * `2130706433`) into dotted quads.
+ */
+export function isLoopbackUrl(url: string): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return false;
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return false;
+  const host = parsed.hostname;
+  return host === "localhost" || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
 
 export class Webhooks {
   private readonly pending = new Set<Promise<void>>();
@@ -27,17 +46,25 @@ export class Webhooks {
     return this.spec.resource;
   }
 
-  /** The callback a registration request names, when this service probes callbacks. */
-  probeTarget(body: unknown): string | undefined {
-    if (!this.spec.probeMethod || !body || typeof body !== "object") return undefined;
+  /** The callback a registration request names. */
+  callbackOf(body: unknown): string | undefined {
+    if (!body || typeof body !== "object") return undefined;
     const callback = getPath(body, this.spec.callbackField);
     return typeof callback === "string" ? callback : undefined;
   }
 
-  /** Sends the probe; the status the callback answered (0: no answer). */
+  /** Whether this service calls a new registration's callback before accepting it. */
+  get probes(): boolean {
+    return this.spec.probeMethod !== undefined;
+  }
+
+  /** Sends the probe; the status the callback answered (0: no answer, or not a loopback callback). */
   async probe(callback: string): Promise<number> {
+    if (!isLoopbackUrl(callback)) return 0;
     try {
-      const r = await fetch(callback, { method: this.spec.probeMethod!, signal: AbortSignal.timeout(5000) });
+      // A redirect is the callback's answer, not an address to follow: following it would reach
+      // hosts the loopback check never saw.
+      const r = await fetch(callback, { method: this.spec.probeMethod!, redirect: "manual", signal: AbortSignal.timeout(5000) });
       await r.body?.cancel();
       return r.status;
     } catch {
@@ -54,12 +81,12 @@ export class Webhooks {
     const ids = new Set<string>();
     for (const f of wh.matchFields) {
       const v = getPath(subject, f);
-      if (v !== undefined && v !== null) ids.add(String(v));
+      if (v !== undefined && v !== null) ids.add(keyOf(v));
     }
-    for (const p of Object.values((ctx.path ?? {}) as Rec)) ids.add(String(p));
+    for (const p of Object.values((ctx.path ?? {}) as Rec)) ids.add(keyOf(p));
     const data = render(eventData ?? (resource ? { [resource]: "{record}" } : {}), { ...ctx, record });
     for (const hook of hooks) {
-      const modelId = String(hook[wh.modelField]);
+      const modelId = keyOf(hook[wh.modelField]);
       if (!ids.has(modelId)) continue;
       const model = this.store.findAnywhere(modelId, wh.resource) ?? { id: modelId };
       const payload = render(wh.payload, { ...ctx, event, eventData: data, model, webhook: hook, newId: this.store.ids.chars(24), record });
@@ -78,7 +105,7 @@ export class Webhooks {
 
   private async deliver(hook: Rec, body: string): Promise<void> {
     const wh = this.spec;
-    const callback = String(getPath(hook, wh.callbackField));
+    const callback = keyOf(getPath(hook, wh.callbackField));
     const signature = hmacOf(wh.signature.algorithm, wh.signature.encoding, this.options.secret, wh.signature.message.map((part) => (part === "body" ? body : callback)));
     const delays = this.delays();
     for (let attempt = 0; ; attempt++) {
@@ -95,16 +122,19 @@ export class Webhooks {
         this.store.remove(wh.resource, hook);
         return;
       }
-      if (attempt >= delays.length || this.closed || !this.store.table(wh.resource).has(String(hook[this.store.spec(wh.resource).idField]))) return;
+      if (attempt >= delays.length || this.closed || !this.store.table(wh.resource).has(keyOf(hook[this.store.spec(wh.resource).idField]))) return;
       c.webhookRetries++;
       if (!(await this.wait(delays[attempt]!))) return;
     }
   }
 
   private async send(callback: string, signature: string, body: string): Promise<number> {
+    // A registration loaded from a state file never passed the registration check.
+    if (!isLoopbackUrl(callback)) return 0;
     try {
       const r = await fetch(callback, {
         method: "POST",
+        redirect: "manual",
         headers: { "content-type": "application/json", [this.spec.signature.header]: signature },
         body,
         signal: AbortSignal.timeout((this.spec.retry?.timeoutSeconds ?? 10) * 1000),
@@ -120,7 +150,7 @@ export class Webhooks {
   private recordOutcome(hook: Rec, delivered: boolean): void {
     const retry = this.spec.retry;
     if (!retry) return;
-    if (retry.failuresField) hook[retry.failuresField] = delivered ? 0 : Number(hook[retry.failuresField] ?? 0) + 1;
+    if (retry.failuresField) hook[retry.failuresField] = delivered ? 0 : (numberOf(hook[retry.failuresField] ?? 0) || 0) + 1;
     if (retry.firstFailureField) {
       if (delivered) hook[retry.firstFailureField] = null;
       else hook[retry.firstFailureField] ??= new Date(this.options.clock()).toISOString();

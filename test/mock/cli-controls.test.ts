@@ -14,6 +14,7 @@ import { Writable } from "node:stream";
 import { afterAll, describe, expect, it, onTestFinished } from "vitest";
 import { mockCommand } from "../../cli/commands/mock.js";
 import { projectSpecs } from "../../cli/project.js";
+import { runCli } from "../helpers/cli.js";
 import { freePort, freePortRun } from "../helpers/ports.js";
 import { BOARD, call, CARD, LIST, MARKETO, receiver, TRELLO_AUTH } from "./helpers.js";
 
@@ -128,6 +129,27 @@ describe("stepforge mock controls", () => {
     await expect(mockCommand(["trello", "--no-limits", "--limits-scale", "2"], new Capture(), new Capture())).rejects.toThrow(/contradict/);
     await expect(mockCommand(["trello", "--prism", "--no-limits"], new Capture(), new Capture())).rejects.toThrow(/Prism takes only --port and --errors/);
     await expect(mockCommand(["trello", "--state", join(work, "missing.json")], new Capture(), new Capture())).rejects.toThrow(/no such file/);
+  });
+});
+
+describe("--port with all", () => {
+  it("--port 0 gives every service a free port of its own", async () => {
+    const r = await run(["all", "--port", "0"]);
+    const ports = Object.values(r.urls).map((u) => Number(new URL(u).port));
+    expect(Object.keys(r.urls).sort()).toEqual(["contentsnare", "marketo", "trello", "worldnews"]);
+    expect(new Set(ports).size).toBe(4);
+    for (const p of ports) expect(p).toBeGreaterThan(1023);
+    for (const u of Object.values(r.urls)) expect((await call(u, "/__mock/counters")).status).toBe(200);
+  });
+
+  it("a --port whose run of ports passes 65535 is a usage error naming --port, before anything starts", async () => {
+    await expect(mockCommand(["all", "--port", "65534"], new Capture(), new Capture())).rejects.toThrow(
+      "--port 65534: the 4 services need ports 65534-65537, past 65535; give --port 65532 or lower, or --port 0 for free ports",
+    );
+    const cli = await runCli("mock", "all", "--port", "65534");
+    expect(cli.code).toBe(2);
+    expect(cli.stderr).toContain("stepforge mock: --port 65534: the 4 services need ports 65534-65537");
+    expect(cli.stderr).not.toContain("RangeError");
   });
 });
 

@@ -1,7 +1,10 @@
 /** Trello webhooks in the mock: HEAD probe before registering, signed deliveries on changes (verified here independently). */
 import { createHmac } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { startMock, type RunningMock } from "../../runtime/mock/index.js";
+import { isLoopbackUrl } from "../../runtime/mock/webhooks.js";
 import { BOARD, call, CARD, LABEL, LIST, receiver, TRELLO_AUTH } from "./helpers.js";
 
 const open: Array<{ close(): Promise<void> }> = [];
@@ -55,5 +58,68 @@ describe("trello webhooks", () => {
     expect(m.records("webhook")).toEqual([]);
     await call(m.url, `/1/cards?${TRELLO_AUTH}`, { method: "POST", json: { idList: LIST, name: "Unwatched" } });
     expect(hook.calls.filter((c) => c.method === "POST")).toEqual([]);
+  });
+});
+
+/** A loopback server answering every request with a redirect to `location` (HEAD too, unless `headStatus`). */
+async function redirector(location: string, headStatus?: number): Promise<{ url: string; close: () => Promise<void> }> {
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    if (req.method === "HEAD" && headStatus !== undefined) res.writeHead(headStatus).end();
+    else res.writeHead(302, { location }).end();
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/moved`, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+describe("trello webhook callbacks stay on this machine", () => {
+  it("accepts only loopback callback URLs", () => {
+    for (const url of ["http://127.0.0.1:9/h", "https://127.8.9.10/h", "http://localhost:1/", "http://[::1]:80/", "http://0x7f.1/", "http://2130706433/"]) expect(isLoopbackUrl(url), url).toBe(true);
+    for (const url of ["http://192.0.2.1/", "http://169.254.169.254/latest/meta-data", "https://hooks.example.com/x", "http://127.0.0.1.nip.io/", "http://[::ffff:127.0.0.1]/", "http://localhost.example.com/", "file:///etc/passwd", "not a url"]) {
+      expect(isLoopbackUrl(url), url).toBe(false);
+    }
+  });
+
+  it("refuses a non-loopback callback with webhookRejected naming the callback field, without probing it", async () => {
+    const m = await startMock("trello", { webhookSecret: SECRET });
+    open.push(m);
+    for (const callbackURL of ["http://192.0.2.1/hook", "http://169.254.169.254/latest/meta-data/"]) {
+      const started = Date.now();
+      const r = await call(m.url, `/1/webhooks?${TRELLO_AUTH}`, { method: "POST", json: { callbackURL, idModel: BOARD } });
+      // 192.0.2.0/24 is never routed: a probe would wait for its 5 s timeout.
+      expect(Date.now() - started).toBeLessThan(1000);
+      expect(r.status).toBe(400);
+      expect(r.text).toContain(`URL (${callbackURL}) did not return 200 status code`);
+      expect(r.text).toContain("callbackURL must be on 127.0.0.0/8, ::1 or localhost");
+    }
+    expect(m.records("webhook")).toEqual([]);
+  });
+
+  it("counts a probe answered with a redirect as failed, and does not follow it", async () => {
+    const hook = await receiver();
+    const moved = await redirector(hook.url);
+    const m = await startMock("trello", { webhookSecret: SECRET });
+    open.push(m, hook, moved);
+    const r = await call(m.url, `/1/webhooks?${TRELLO_AUTH}`, { method: "POST", json: { callbackURL: moved.url, idModel: BOARD } });
+    expect(r.status).toBe(400);
+    expect(r.text).toBe(`URL (${moved.url}) did not return 200 status code, got 302`);
+    expect(hook.calls).toEqual([]);
+    expect(m.records("webhook")).toEqual([]);
+  });
+
+  it("never delivers to a non-loopback callback from a state file, nor follows a delivery's redirect", async () => {
+    const hook = await receiver();
+    const moved = await redirector(hook.url, 200);
+    const state = { records: { webhook: [{ id: "5f0000000000000000000001", idModel: BOARD, callbackURL: "http://192.0.2.1/hook", active: true }] } };
+    const m = await startMock("trello", { webhookSecret: SECRET, state, webhookRetryDelaysMs: [] });
+    open.push(hook, moved);
+    const registered = await call(m.url, `/1/webhooks?${TRELLO_AUTH}`, { method: "POST", json: { callbackURL: moved.url, idModel: BOARD } });
+    expect(registered.status).toBe(200);
+    const started = Date.now();
+    await call(m.url, `/1/cards?${TRELLO_AUTH}`, { method: "POST", json: { idList: LIST, name: "Watched twice" } });
+    await m.close(); // waits for both deliveries
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(m.counters()).toMatchObject({ webhookDeliveries: 0, webhookFailures: 2 });
+    expect(hook.calls).toEqual([]);
   });
 });
