@@ -132,7 +132,8 @@ export class Store {
     for (const [name, res] of Object.entries(this.model.resources)) {
       this.table(name);
       for (const s of res.seed) {
-        const op = operations[s.operation];
+        // Own keys only: a seed naming "toString" must not find Object.prototype.toString.
+        const op = Object.hasOwn(operations, s.operation) ? operations[s.operation] : undefined;
         if (!op) throw new Error(`${this.service} mock: resource "${name}" seeds from unknown operation "${s.operation}"`);
         const found = s.items ? getPath(op.success.example, s.items) : op.success.example;
         const records = Array.isArray(found) ? [...found] : found ? [found] : [];

@@ -119,6 +119,11 @@ describe("positions and merging", () => {
     expect(items.map((i) => i.id)).toEqual([3, 1, 2]);
   });
 
+  it("a seed list naming an Object.prototype member is an unknown operation, not a function found by inheritance", () => {
+    const model = { resources: { card: { idField: "id", id: { format: "hex24" }, seed: [{ operation: "toString" }], defaults: {} } } } as never;
+    expect(() => new Store("t", model).seedFromExamples({})).toThrow('t mock: resource "card" seeds from unknown operation "toString"');
+  });
+
   it("ignores a __proto__ key in a request body", async () => {
     const engine = new MockEngine(registeredMock("trello")!, { noLimits: true });
     const body = Buffer.from(`{"idList":"${LIST}","name":"x","__proto__":{"polluted":true}}`);
