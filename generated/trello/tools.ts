@@ -1471,7 +1471,7 @@ export const trelloGetBoards = defineWiredTool({
   name: "trello_get_boards",
   operationId: "getMemberBoards",
   title: "Get boards",
-  description: "List all boards the connected account can see (its own and its Workspaces'). Use it first to find board ids. Lists the boards a member can see (the \"Get Boards\" tool step, with `id` = `me`). Returns: the boards.",
+  description: "List all boards the connected account can see (its own and its Workspaces'). Use it first to find board ids. Returns: the boards.",
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: s.strictObject({
@@ -1609,7 +1609,7 @@ export const trelloArchiveCard = defineWiredTool({
   name: "trello_archive_card",
   operationId: "updateCard",
   title: "Archive card",
-  description: "Archive (close) a card: it disappears from its list but keeps its history and can be restored with trello_update_card (closed=false). Use it instead of deleting a card. Changes fields of a card (the \"Update Card\" tool step). Setting `idList` moves the card; `closed: true` archives it (the \"Archive Card\" tool step); `due: null` clears the due date. Only the fields sent are changed. Returns: the card after the change.",
+  description: "Archive (close) a card: it disappears from its list but keeps its history and can be restored with trello_update_card (closed=false). Use it instead of deleting a card. Returns: the card after the change.",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   descriptor,
   input: s.strictObject({

@@ -213,7 +213,11 @@ function stepOf(context: CheckContext, report: (path: Path, message: string) => 
   const json = success.mediaType !== undefined && /json/i.test(success.mediaType) && success.schema !== undefined;
   const kind = json ? kindOf(context.refs, success.schema) : undefined;
   const parts = [overrides.description ? sentence(overrides.description) : sentence(op.summary)];
-  if (op.description) parts.push(sentence(op.description.split(/\n\s*\n/)[0]!));
+  // A step that narrows its operation (only some fields, or fixed values) and says what it does
+  // itself: the operation's description would tell the model about fields it cannot send
+  // (trello_archive_card offered "Setting idList moves the card").
+  const narrowed = overrides.description !== undefined && (overrides.only !== undefined || Object.keys(fixed).length > 0);
+  if (op.description && !narrowed) parts.push(sentence(op.description.split(/\n\s*\n/)[0]!));
   if (success.description) parts.push(`Returns: ${sentence(success.description).replace(/^./, (c) => c.toLowerCase())}`);
   const hints = overrides.hints ?? {};
   const readOnly = hints.readOnly ?? (op.method === "GET" || op.method === "HEAD");

@@ -118,6 +118,11 @@ function wireValue(value: WireValue, input: object): unknown {
 
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
 
+/** "POST, PUT and DELETE": only the methods this service's API Call step accepts. */
+function inProse(items: string[]): string {
+  return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
+}
+
 /** Input schema of an API Call step, from the spec's declaration. */
 export function apiCallInput(descriptor: ServiceDescriptor, config: ApiCallTool): z.ZodObject {
   const example = config.examples[0] ?? "/";
@@ -146,7 +151,7 @@ export function apiCallInput(descriptor: ServiceDescriptor, config: ApiCallTool)
     shape[config.bodyField] = z
       .record(z.string(), z.unknown())
       .optional()
-      .describe("JSON request body as an object (for POST, PUT, PATCH and DELETE when the endpoint takes one). Not allowed with GET.");
+      .describe(`JSON request body as an object (for ${inProse(config.methods.filter((m) => m !== "GET"))} when the endpoint takes one). Not allowed with GET.`);
   }
   return z.strictObject(shape);
 }

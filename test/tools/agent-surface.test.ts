@@ -197,3 +197,20 @@ describe("results sized for a model", () => {
     expect(store.size).toBe(0);
   });
 });
+
+describe("step descriptions", () => {
+  it("a step that narrows its operation does not describe the operation's other fields", () => {
+    const byName = (n: string) => all.find((t) => t.name === n)!;
+    // trello_archive_card offers only `id` (closed is fixed); updateCard's text about idList and due is not its to give.
+    expect(byName("trello_archive_card").description).not.toMatch(/idList|due/);
+    expect(byName("trello_archive_card").description).toMatch(/^Archive \(close\) a card/);
+    // The full step keeps the operation's description.
+    expect(byName("trello_update_card").description).toMatch(/Setting `idList` moves the card/);
+  });
+
+  it("an API Call step's body names only the methods the step accepts", () => {
+    const body = (n: string) => (exportTools([all.find((t) => t.name === n)!], "mcp").tools[0] as unknown as { inputSchema: { properties: Record<string, { description?: string }> } }).inputSchema.properties.body!.description;
+    expect(body("trello_api_call")).toContain("for POST, PUT and DELETE when");
+    expect(body("marketo_api_call")).toContain("for POST and DELETE when");
+  });
+});
