@@ -4,6 +4,8 @@
  * schema without looking at the rest of the document. Only internal references (`#/…`) resolve;
  * external ones are refused by the check stage (SF106).
  */
+import { setOwn } from "../runtime/values.js";
+
 export type Json = Record<string, unknown>;
 
 export function isObject(value: unknown): value is Json {
@@ -71,6 +73,30 @@ export class RefResolver {
     }
     if (!isObject(node) || typeof node.$ref === "string") node = {};
     return siblings.length ? Object.assign({}, node, ...siblings) : (node as Json);
+  }
+
+  /**
+   * A copy of `value` in which every `$ref` that does not point under `keep` is replaced by a copy
+   * of its target. The mock ships only the spec's components, so a schema that `$ref`s into
+   * `#/paths/…` (legal, and found in real specs) would point at nothing there. A ref met again
+   * inside its own target (a cycle) becomes `{}`: any value.
+   */
+  inlineOutside(value: unknown, keep = "#/components/"): unknown {
+    const walk = (node: unknown, open: Set<string>): unknown => {
+      if (Array.isArray(node)) return node.map((item) => walk(item, open));
+      if (!isObject(node)) return node;
+      const ref = node.$ref;
+      if (typeof ref === "string" && ref.startsWith("#") && !ref.startsWith(keep)) {
+        if (open.has(ref)) return {};
+        const { $ref: _ref, ...siblings } = node;
+        const target = walk(this.pointer(ref), new Set([...open, ref]));
+        return isObject(target) ? { ...target, ...walk(siblings, open) as Json } : target ?? {};
+      }
+      const out: Json = {};
+      for (const [key, child] of Object.entries(node)) setOwn(out, key, walk(child, open));
+      return out;
+    };
+    return walk(value, new Set());
   }
 
   /** Follows `$ref`s without merging siblings; undefined when the chain breaks. */

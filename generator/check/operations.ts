@@ -207,7 +207,7 @@ function operationModel(context: CheckContext, types: TypesDocument, raw: RawOpe
     paging,
     seed: seed ? { name: seed.name, differs: seed.differs } : undefined,
   };
-  return { ...model, mock: mockSpec(model, ext["x-stepforge-mock"]) };
+  return { ...model, mock: mockSpec(model, ext["x-stepforge-mock"], context.refs) };
 }
 
 function pickExtensions(op: Json): Json {
@@ -368,22 +368,24 @@ export function lean(node: unknown, namesHere = false): unknown {
   return out;
 }
 
-function mockSpec(op: Omit<OperationModel, "mock">, ext: unknown): MockOperationSpec {
+function mockSpec(op: Omit<OperationModel, "mock">, ext: unknown, refs: RefResolver): MockOperationSpec {
   const body = op.body;
+  // The mock ships only the components: refs elsewhere in the document are inlined.
+  const mockSchema = (schema: unknown) => lean(refs.inlineOutside(schema));
   return {
     operationId: op.operationId,
     method: op.method,
     path: op.path,
     parameters: op.parameters.map((p) => {
       const explode = p.explodeWritten;
-      return { name: p.name, in: p.in, required: p.required, ...(p.schema !== undefined ? { schema: lean(p.schema) } : {}), ...(explode !== undefined ? { explode } : {}) };
+      return { name: p.name, in: p.in, required: p.required, ...(p.schema !== undefined ? { schema: mockSchema(p.schema) } : {}), ...(explode !== undefined ? { explode } : {}) };
     }),
-    ...(body ? { body: { required: body.required, contentTypes: body.contentTypes, ...(body.schema !== undefined ? { schema: lean(body.schema) } : {}) } } : {}),
+    ...(body ? { body: { required: body.required, contentTypes: body.contentTypes, ...(body.schema !== undefined ? { schema: mockSchema(body.schema) } : {}) } } : {}),
     success: {
       status: op.success.status,
       ...(op.success.mediaType ? { contentType: op.success.mediaType, example: op.success.example } : {}),
       // Without an example the mock answers a sample generated from the schema (runtime/mock/sample.ts).
-      ...(op.success.mediaType && op.success.schema !== undefined ? { schema: lean(op.success.schema) } : {}),
+      ...(op.success.mediaType && op.success.schema !== undefined ? { schema: mockSchema(op.success.schema) } : {}),
     },
     ...(ext !== undefined ? { mock: MockOperationSchema.parse(ext) } : {}),
   } as MockOperationSpec;

@@ -15,7 +15,7 @@ export const emitMock: Emitter = (model, context) => {
   const data = {
     mock: model.mock,
     operations: Object.fromEntries(model.operations.map((op) => [op.operationId, op.mock])),
-    components: lean(model.components),
+    components: lean(model.refs.inlineOutside(model.components)),
   };
   const body = [
     `import { registerMock, startMockServer } from ${mock};`,

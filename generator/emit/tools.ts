@@ -31,6 +31,7 @@ class SchemaWriter {
   readonly uses = new Set<"DATE" | "DATE_TIME">();
   private readonly done = new Map<string, string>();
   private readonly busy = new Set<string>();
+  private readonly inlining = new Set<string>();
 
   constructor(
     private readonly refs: RefResolver,
@@ -42,11 +43,20 @@ class SchemaWriter {
     if (isObject(node) && typeof node.$ref === "string" && node.$ref.startsWith("#/components/schemas/")) {
       return describe(this.component(node.$ref, mode), description ?? (typeof node.description === "string" ? node.description : undefined));
     }
-    const schema = this.refs.deref(node);
-    const own = typeof schema.description === "string" ? schema.description : undefined;
-    const notes = this.notes(schema, mode);
-    const text = description ?? own;
-    return describe(this.inline(schema, mode), text !== undefined && notes ? `${sentence(text)} ${notes}` : text);
+    // A $ref elsewhere in the document (`#/paths/…`, `#/components/responses/…`) is inlined, so a
+    // cycle through one must be cut here as `component` cuts one through the named schemas.
+    const ref = isObject(node) && typeof node.$ref === "string" ? `${mode}:${node.$ref}` : undefined;
+    if (ref !== undefined && this.inlining.has(ref)) return describe(call("s.looseObject", obj([])), "A nested value of the same shape (recursive; its fields are not listed again).");
+    if (ref !== undefined) this.inlining.add(ref);
+    try {
+      const schema = this.refs.deref(node);
+      const own = typeof schema.description === "string" ? schema.description : undefined;
+      const notes = this.notes(schema, mode);
+      const text = description ?? own;
+      return describe(this.inline(schema, mode), text !== undefined && notes ? `${sentence(text)} ${notes}` : text);
+    } finally {
+      if (ref !== undefined) this.inlining.delete(ref);
+    }
   }
 
   /** Examples and defaults, written into the description for a model. */
