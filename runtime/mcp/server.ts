@@ -252,9 +252,10 @@ export class StepforgeMcp {
       const to = offset + shaped.cut.returned;
       const cursor = this.cursors.put({ tool, path: shaped.cut.path, records: shaped.cut.rest, offset: to, total: all }, shaped.fullBytes - shaped.bytes);
       const narrower = recordsKey && !fields ? `, or call ${tool} again with result_fields (e.g. ["id","name"]) for smaller records` : "";
-      notes.push(
-        `Result cut to stay under ${this.resultBytes} bytes: "${shaped.cut.path.join(".")}" holds records ${from}-${to} of ${all}. For the next records call ${CONTINUE_TOOL} with {"cursor":"${cursor}"}${narrower}.`,
-      );
+      const shown = shaped.preview
+        ? `"preview" holds only the start of the JSON text of record${from === to ? ` ${from}` : `s ${from}-${to}`} of ${all}, too large to show whole`
+        : `"${shaped.cut.path.join(".")}" holds records ${from}-${to} of ${all}`;
+      notes.push(`Result cut to stay under ${this.resultBytes} bytes: ${shown}. For the next records call ${CONTINUE_TOOL} with {"cursor":"${cursor}"}${narrower}.`);
     } else if (shaped.stringsCut) {
       notes.push(`Result shortened to stay under ${this.resultBytes} bytes: long texts end in "…[cut]". Ask for fewer or smaller records to see them whole.`);
     }

@@ -91,6 +91,11 @@ export interface Shaped {
   stringsCut?: boolean | undefined;
   /** Requested fields that no record has. */
   unknownFields?: string[] | undefined;
+  /**
+   * Even cut strings left too many small values: `data` is `{ preview, note }`, the start of the
+   * JSON text, not records (a caller's note must not call it records 1-n).
+   */
+  preview?: boolean | undefined;
 }
 
 /** The longest list (by bytes) in the top levels of `data` (not inside list items). */
@@ -174,6 +179,7 @@ export function shapeResult(input: unknown, options: ShapeOptions): Shaped {
     data = { preview: `${text.slice(0, budget - 200)}…[cut]`, note: "The result is too large to show whole; narrow the request (filters, fewer fields, a smaller page)." };
     bytes = bytesOf(data);
     result.stringsCut = true;
+    result.preview = true;
   }
   result.data = data;
   result.bytes = bytes;

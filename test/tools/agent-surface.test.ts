@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import { exportTools, geminiSchema, geminiViolations, recordsKeyOf, selectFields, shapeResult, toGemini, canonicalSchema, type GeminiTool, type ToolDefinition } from "../../runtime/tools/index.js";
-import { Accounts, selectTools, SelectionError, StepforgeMcp, CursorStore, type Account } from "../../runtime/mcp/index.js";
+import { Accounts, selectTools, SelectionError, StepforgeMcp, CursorStore, CONTINUE_TOOL, type Account } from "../../runtime/mcp/index.js";
 import { loadCatalogs } from "../../cli/commands/tools.js";
 import { listingBytes } from "../../cli/commands/mcp.js";
 import { runCli } from "../helpers/cli.js";
@@ -175,6 +175,23 @@ describe("results sized for a model", () => {
     expect(huge.bytes).toBeLessThanOrEqual(5_000);
     expect(huge.stringsCut).toBe(true);
     expect((huge.data as { text: string }).text).toMatch(/…\[cut\]$/);
+  });
+
+  it("a record too wide to show even with cut strings becomes a preview, and the note does not call it records", async () => {
+    // 400 small values per record: cutting long strings cannot bring one record under the budget.
+    const wide = (n: number) => Object.fromEntries(Array.from({ length: 400 }, (_, k) => [`field${k}`, n]));
+    const shaped = shapeResult({ items: [wide(1), wide(2)] }, { maxBytes: 2_000, recordsKey: "items" });
+    expect(shaped.preview).toBe(true);
+    expect(Object.keys(shaped.data as object)).toEqual(["preview", "note"]);
+    expect(shaped.cut).toMatchObject({ returned: 1, total: 2 });
+
+    const cursors = new CursorStore();
+    const mcp = new StepforgeMcp({ catalogs, accounts: new Accounts([]), resultBytes: 2_000, cursors });
+    const cursor = cursors.put({ tool: "trello_get_list_cards", path: ["items"], records: [wide(1), wide(2)], offset: 0, total: 2 }, 0);
+    const result = await mcp.callTool(CONTINUE_TOOL, { cursor });
+    const note = (result.content as Array<{ text: string }>)[1]!.text;
+    expect(note).toMatch(/^Result cut to stay under 2000 bytes: "preview" holds only the start of the JSON text of record 1 of 2, too large to show whole\. For the next records call continue_result/);
+    expect(note).not.toMatch(/holds records/);
   });
 
   it("finds the records key of every list step from its output schema", () => {
