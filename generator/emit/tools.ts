@@ -30,8 +30,8 @@ class SchemaWriter {
   readonly consts: string[] = [];
   readonly uses = new Set<"DATE" | "DATE_TIME">();
   private readonly done = new Map<string, string>();
+  /** `mode:$ref` of every schema being written right now: meeting one again is a cycle. */
   private readonly busy = new Set<string>();
-  private readonly inlining = new Set<string>();
 
   constructor(
     private readonly refs: RefResolver,
@@ -46,8 +46,8 @@ class SchemaWriter {
     // A $ref elsewhere in the document (`#/paths/…`, `#/components/responses/…`) is inlined, so a
     // cycle through one must be cut here as `component` cuts one through the named schemas.
     const ref = isObject(node) && typeof node.$ref === "string" ? `${mode}:${node.$ref}` : undefined;
-    if (ref !== undefined && this.inlining.has(ref)) return describe(call("s.looseObject", obj([])), "A nested value of the same shape (recursive; its fields are not listed again).");
-    if (ref !== undefined) this.inlining.add(ref);
+    if (ref !== undefined && this.busy.has(ref)) return describe(call("s.looseObject", obj([])), "A nested value of the same shape (recursive; its fields are not listed again).");
+    if (ref !== undefined) this.busy.add(ref);
     try {
       const schema = this.refs.deref(node);
       const own = typeof schema.description === "string" ? schema.description : undefined;
@@ -55,7 +55,7 @@ class SchemaWriter {
       const text = description ?? own;
       return describe(this.inline(schema, mode), text !== undefined && notes ? `${sentence(text)} ${notes}` : text);
     } finally {
-      if (ref !== undefined) this.inlining.delete(ref);
+      if (ref !== undefined) this.busy.delete(ref);
     }
   }
 

@@ -13,6 +13,7 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import { timingSafeEqual } from "node:crypto";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { isLoopbackHost } from "../loopback.js";
 
 export interface McpHttpOptions {
   port: number;
@@ -28,11 +29,6 @@ export interface RunningMcpHttp {
   url: string;
   port: number;
   close(): Promise<void>;
-}
-
-export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
-  return h === "localhost" || h === "::1" || /^127(\.\d{1,3}){3}$/.test(h);
 }
 
 function tokenMatches(header: string | undefined, token: string): boolean {

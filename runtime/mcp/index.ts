@@ -12,7 +12,8 @@ export { serveTool, outputShape, CONNECTION_FIELD, RESULT_FIELDS_FIELD } from ".
 export type { ListedTool, ServedTool } from "./listing.js";
 export { StepforgeMcp, DEFAULT_RESULT_BYTES, DEFAULT_MAX_LIMIT_WAIT_MS, CONTINUE_TOOL } from "./server.js";
 export type { StepforgeMcpOptions } from "./server.js";
-export { serveMcpHttp, isLoopbackHost } from "./http.js";
+export { serveMcpHttp } from "./http.js";
+export { isLoopbackHost } from "../loopback.js";
 export type { McpHttpOptions, RunningMcpHttp } from "./http.js";
 export { startMockAccounts } from "./mock-accounts.js";
 export type { MockAccounts } from "./mock-accounts.js";

@@ -11,7 +11,8 @@ type SchemaNode = Record<string, unknown>;
 
 const isNode = (v: unknown): v is SchemaNode => v !== null && typeof v === "object" && !Array.isArray(v);
 
-function typesOf(s: SchemaNode): string[] | undefined {
+/** The `type` keyword as a list of names; undefined when the schema gives none. */
+export function typesOf(s: SchemaNode): string[] | undefined {
   if (typeof s.type === "string") return [s.type];
   if (Array.isArray(s.type)) return s.type.filter((t): t is string => typeof t === "string");
   return undefined;

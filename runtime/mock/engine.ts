@@ -24,7 +24,8 @@ import { Store } from "./store.js";
 import { renderString, type Context } from "./template.js";
 import { bump, emptyCounters, jsonReply, Reply, type MockCounters, type MockDefinition, type MockOptions, type MockState, type Rec } from "./types.js";
 import { RequestValidator } from "./validate.js";
-import { isLoopbackUrl, Webhooks } from "./webhooks.js";
+import { isLoopbackUrl } from "../loopback.js";
+import { Webhooks } from "./webhooks.js";
 
 /** A request as the server hands it over. */
 export interface MockRequest {

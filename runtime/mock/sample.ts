@@ -17,7 +17,7 @@
  */
 import RandExpModule from "randexp";
 import { fullFormats } from "ajv-formats/dist/formats.js";
-import { draft2020Node } from "./dialect.js";
+import { draft2020Node, typesOf } from "./dialect.js";
 import { prng as randomSource } from "./faults.js";
 import { canonicalJson, jsonEqual, setOwn } from "../values.js";
 
@@ -109,12 +109,6 @@ const pick = <T>(rand: Rand, list: readonly T[]): T => list[Math.floor(rand() * 
 
 function clone<T>(v: T): T {
   return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
-}
-
-function typesOf(s: SchemaObject): string[] | undefined {
-  if (typeof s.type === "string") return [s.type];
-  if (Array.isArray(s.type)) return s.type.filter((t): t is string => typeof t === "string");
-  return undefined;
 }
 
 function patternOf(p: string): RegExp | undefined {

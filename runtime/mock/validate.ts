@@ -7,7 +7,7 @@ import type { SchemaValidateFunction } from "ajv";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { canonicalJson, jsonEqual } from "../values.js";
-import { requestComponents, requestSchema } from "./dialect.js";
+import { requestComponents, requestSchema, typesOf } from "./dialect.js";
 import type { MockOperationSpec } from "./model.js";
 
 // ajv-formats is CommonJS; under NodeNext its default export is the module object.
@@ -82,15 +82,13 @@ export function queryNumber(text: string): number | undefined {
   return Number.isFinite(n) ? n : undefined;
 }
 
-function typesOf(schema: unknown): unknown[] {
-  const type = ((schema ?? {}) as { type?: unknown }).type;
-  return Array.isArray(type) ? type : [type];
-}
+/** A parameter schema's type names (none when it has no schema or no `type`). */
+const typesOfSchema = (schema: unknown): string[] => (schema !== null && typeof schema === "object" ? typesOf(schema as Record<string, unknown>) : undefined) ?? [];
 
 /** Query values as a schema expects them: arrays from repeats or commas, numbers and booleans from text. */
 function coerce(schema: unknown, values: string[], explode: boolean): unknown {
   const s = (schema ?? {}) as { items?: unknown };
-  const types = typesOf(schema);
+  const types = typesOfSchema(schema);
   if (types.includes("array")) {
     const all = explode ? values : values.flatMap((v) => v.split(","));
     return all.map((v) => coerce(s.items, [v], true));
@@ -153,7 +151,7 @@ export class RequestValidator {
       }
       // Which of two values would count is anyone's guess (the checks took the last, the paging
       // the first): a value that is not a list is given once.
-      if (p.in === "query" && raw.length > 1 && !typesOf(p.schema).includes("array")) return { field: p.name, detail: `${p.name} is given more than once` };
+      if (p.in === "query" && raw.length > 1 && !typesOfSchema(p.schema).includes("array")) return { field: p.name, detail: `${p.name} is given more than once` };
       if (!fn) continue;
       if (!fn(coerce(p.schema, raw, p.explode ?? true))) return problemOf(fn.errors, p.name);
     }

@@ -5,30 +5,12 @@
  * removal of a registration whose callback answers the "gone" status.
  */
 import { hmacOf } from "../hmac.js";
+import { isLoopbackUrl } from "../loopback.js";
 import { getPath, keyOf, numberOf } from "../values.js";
 import type { MockWebhooks } from "./model.js";
 import type { Store } from "./store.js";
 import { render, type Context } from "./template.js";
 import type { MockCounters, Rec } from "./types.js";
-
-/**
- * Whether the mock may call `url`: only this machine (127.0.0.0/8, ::1, localhost). The mock
- * calls whatever a registration names, so any other address would let a test or a stray client
- * make it reach cloud metadata (169.254.169.254), an intranet or the internet, signed with the
- * webhook secret. The URL parser has already turned other spellings of an address (`0x7f.1`,
- * `2130706433`) into dotted quads.
- */
-export function isLoopbackUrl(url: string): boolean {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return false;
-  }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return false;
-  const host = parsed.hostname;
-  return host === "localhost" || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
 
 export class Webhooks {
   private readonly pending = new Set<Promise<void>>();

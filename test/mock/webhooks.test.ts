@@ -2,9 +2,9 @@
 import { createHmac } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { startMock, type RunningMock } from "../../runtime/mock/index.js";
-import { isLoopbackUrl } from "../../runtime/mock/webhooks.js";
+import { isLoopbackUrl } from "../../runtime/loopback.js";
 import { BOARD, call, CARD, LABEL, LIST, receiver, TRELLO_AUTH } from "./helpers.js";
 
 const open: Array<{ close(): Promise<void> }> = [];
@@ -73,6 +73,18 @@ async function redirector(location: string, headStatus?: number): Promise<{ url:
 }
 
 describe("trello webhook callbacks stay on this machine", () => {
+  /** Every URL this process fetched while `run` ran (the mock runs in this process). */
+  async function fetchedDuring(run: () => Promise<void>): Promise<string[]> {
+    const spy = vi.spyOn(globalThis, "fetch");
+    try {
+      await run();
+      return spy.mock.calls.map(([input]) => String(input instanceof Request ? input.url : input));
+    } finally {
+      spy.mockRestore();
+    }
+  }
+  const offMachine = (urls: string[]) => urls.filter((u) => /192\.0\.2\.1|169\.254\.169\.254/.test(u));
+
   it("accepts only loopback callback URLs", () => {
     for (const url of ["http://127.0.0.1:9/h", "https://127.8.9.10/h", "http://localhost:1/", "http://[::1]:80/", "http://0x7f.1/", "http://2130706433/"]) expect(isLoopbackUrl(url), url).toBe(true);
     for (const url of ["http://192.0.2.1/", "http://169.254.169.254/latest/meta-data", "https://hooks.example.com/x", "http://127.0.0.1.nip.io/", "http://[::ffff:127.0.0.1]/", "http://localhost.example.com/", "file:///etc/passwd", "not a url"]) {
@@ -83,15 +95,17 @@ describe("trello webhook callbacks stay on this machine", () => {
   it("refuses a non-loopback callback with webhookRejected naming the callback field, without probing it", async () => {
     const m = await startMock("trello", { webhookSecret: SECRET });
     open.push(m);
-    for (const callbackURL of ["http://192.0.2.1/hook", "http://169.254.169.254/latest/meta-data/"]) {
-      const started = Date.now();
-      const r = await call(m.url, `/1/webhooks?${TRELLO_AUTH}`, { method: "POST", json: { callbackURL, idModel: BOARD } });
-      // 192.0.2.0/24 is never routed: a probe would wait for its 5 s timeout.
-      expect(Date.now() - started).toBeLessThan(1000);
-      expect(r.status).toBe(400);
-      expect(r.text).toContain(`URL (${callbackURL}) did not return 200 status code`);
-      expect(r.text).toContain("callbackURL must be on 127.0.0.0/8, ::1 or localhost");
-    }
+    const fetched = await fetchedDuring(async () => {
+      for (const callbackURL of ["http://192.0.2.1/hook", "http://169.254.169.254/latest/meta-data/"]) {
+        const r = await call(m.url, `/1/webhooks?${TRELLO_AUTH}`, { method: "POST", json: { callbackURL, idModel: BOARD } });
+        expect(r.status).toBe(400);
+        expect(r.text).toContain(`URL (${callbackURL}) did not return 200 status code`);
+        expect(r.text).toContain("callbackURL must be on 127.0.0.0/8, ::1 or localhost");
+      }
+    });
+    // The two registrations reached the mock; the mock itself fetched neither callback.
+    expect(fetched.filter((u) => u.startsWith(m.url))).toHaveLength(2);
+    expect(offMachine(fetched)).toEqual([]);
     expect(m.records("webhook")).toEqual([]);
   });
 
@@ -115,10 +129,12 @@ describe("trello webhook callbacks stay on this machine", () => {
     open.push(hook, moved);
     const registered = await call(m.url, `/1/webhooks?${TRELLO_AUTH}`, { method: "POST", json: { callbackURL: moved.url, idModel: BOARD } });
     expect(registered.status).toBe(200);
-    const started = Date.now();
-    await call(m.url, `/1/cards?${TRELLO_AUTH}`, { method: "POST", json: { idList: LIST, name: "Watched twice" } });
-    await m.close(); // waits for both deliveries
-    expect(Date.now() - started).toBeLessThan(1000);
+    const fetched = await fetchedDuring(async () => {
+      await call(m.url, `/1/cards?${TRELLO_AUTH}`, { method: "POST", json: { idList: LIST, name: "Watched twice" } });
+      await m.close(); // waits for both deliveries
+    });
+    expect(offMachine(fetched)).toEqual([]);
+    expect(fetched).toContain(moved.url);
     expect(m.counters()).toMatchObject({ webhookDeliveries: 0, webhookFailures: 2 });
     expect(hook.calls).toEqual([]);
   });
