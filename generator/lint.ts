@@ -5,7 +5,7 @@
 import { execFile } from "node:child_process";
 import { resolve } from "node:path";
 import { promisify } from "node:util";
-import { packageBin } from "../runtime/package-bin.js";
+import { packageBin } from "../runtime/internal/package-bin.js";
 import { SpecError, type Diagnostic } from "./diagnostics.js";
 import { loadSpecFile } from "./load.js";
 import { checkSpec } from "./check/index.js";

@@ -4,7 +4,7 @@
  * schema without looking at the rest of the document. Only internal references (`#/…`) resolve;
  * external ones are refused by the check stage (SF106).
  */
-import { setOwn } from "../runtime/values.js";
+import { setOwn } from "../runtime/internal/values.js";
 
 export type Json = Record<string, unknown>;
 

@@ -538,7 +538,7 @@ export const OperationExtensionsSchema = z
 
 export type DelimitedStyle = "form" | "spaceDelimited" | "pipeDelimited";
 
-/** Request media types other than JSON the client sends as the spec says (runtime/client.ts rawBody). */
+/** Request media types other than JSON the client sends as the spec says (runtime/client/client.ts rawBody). */
 export const FORM_MEDIA_TYPE = "application/x-www-form-urlencoded";
 export const OCTET_MEDIA_TYPE = "application/octet-stream";
 export const RAW_REQUEST_MEDIA_TYPES = [FORM_MEDIA_TYPE, OCTET_MEDIA_TYPE];

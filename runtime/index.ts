@@ -29,11 +29,11 @@ export {
   resolveTokenUrl,
   operationOf,
   UNSAFE_PATH_VALUE,
-} from "./client.js";
-export { pathValueProblem } from "./path-values.js";
-export type { ClientOptions, OperationInit, OperationData, ServiceClient, SharedState, Page, PagingOptions } from "./client.js";
-export { authorizeUrl, exchangeAuthorizationCode, secretValues, parseExpiry } from "./auth.js";
-export type { Connection } from "./auth.js";
+} from "./client/client.js";
+export { pathValueProblem } from "./internal/path-values.js";
+export type { ClientOptions, OperationInit, OperationData, ServiceClient, SharedState, Page, PagingOptions } from "./client/client.js";
+export { authorizeUrl, exchangeAuthorizationCode, secretValues, parseExpiry } from "./credentials/auth.js";
+export type { Connection } from "./credentials/auth.js";
 export {
   connectionProblems,
   validateConnection,
@@ -41,14 +41,14 @@ export {
   MemoryConnectionStore,
   FileConnectionStore,
   StateConnectionStore,
-} from "./connections.js";
-export type { ConnectionStore, ConnectionRef, RotationStep } from "./connections.js";
-export { LimitRegistry, effectiveLimits } from "./limits.js";
-export type { LimitOverride, LimitOverrides, Limiter } from "./limits.js";
-export { SharedLimitRegistry } from "./limits-shared.js";
-export type { SharedLimitOptions } from "./limits-shared.js";
-export { TokenCache } from "./tokens.js";
-export type { TokenEntry, TokenCacheOptions, RenewalRetry } from "./tokens.js";
+} from "./credentials/connections.js";
+export type { ConnectionStore, ConnectionRef, RotationStep } from "./credentials/connections.js";
+export { LimitRegistry, effectiveLimits } from "./limits/limits.js";
+export type { LimitOverride, LimitOverrides, Limiter } from "./limits/limits.js";
+export { SharedLimitRegistry } from "./limits/shared.js";
+export type { SharedLimitOptions } from "./limits/shared.js";
+export { TokenCache } from "./credentials/tokens.js";
+export type { TokenEntry, TokenCacheOptions, RenewalRetry } from "./credentials/tokens.js";
 export {
   createStateStore,
   FakeClock,
@@ -77,8 +77,8 @@ export type {
   StoredRecord,
 } from "./state/index.js";
 export type { Hooks, RuntimeEvent, RequestEvent, ResponseEvent, RetryEvent, ThrottleEvent, TokenEvent } from "./hooks.js";
-export type { RetryOptions } from "./retry.js";
-export { nextMidnight, dayIn, monthIn, nextMonthStart } from "./time.js";
-export { getPath, firstPath } from "./values.js";
-export { parseRetryAfter } from "./classify.js";
+export type { RetryOptions } from "./client/retry.js";
+export { nextMidnight, dayIn, monthIn, nextMonthStart } from "./internal/time.js";
+export { getPath, firstPath } from "./internal/values.js";
+export { parseRetryAfter } from "./client/classify.js";
 export type { TriggersExtension } from "./triggers/model.js";

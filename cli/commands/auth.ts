@@ -3,7 +3,7 @@
  * prints the address where a user authorizes a token, built from the spec's declared authorize
  * block. Flags become the template's values (kebab-case to camelCase; `--key` is the API key).
  */
-import { authorizeUrl } from "../../runtime/auth.js";
+import { authorizeUrl } from "../../runtime/credentials/auth.js";
 import { generatedServices } from "../services.js";
 import { UsageError } from "../usage.js";
 

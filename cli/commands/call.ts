@@ -11,7 +11,7 @@
  */
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { closeDefaultSharedState } from "../../runtime/client.js";
+import { closeDefaultSharedState } from "../../runtime/client/client.js";
 import { AccountsError, accountsFromFile, type Account } from "../../runtime/mcp/accounts.js";
 import { checkStateEnv } from "../../runtime/state/config.js";
 import { executeTool, type ToolContext } from "../../runtime/tools/index.js";

@@ -16,7 +16,7 @@ import { remember, unchangedSince, type CacheKey } from "../../generator/cache.j
 import { formatDiagnostic } from "../../generator/diagnostics.js";
 import { packageManifest, packageNameProblem, packageTsconfig } from "../../generator/package-manifest.js";
 import { packageRoot } from "../../generator/package-root.js";
-import { requirePackages } from "../../runtime/package-bin.js";
+import { requirePackages } from "../../runtime/internal/package-bin.js";
 import { compileGenerated } from "../compile-generated.js";
 import { projectSpecs } from "../project.js";
 import { UsageError } from "../usage.js";

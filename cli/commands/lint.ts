@@ -4,7 +4,7 @@ import { parseArgs } from "node:util";
 import { formatDiagnostic } from "../../generator/diagnostics.js";
 import { lintSpecs } from "../../generator/lint.js";
 import { packageRoot } from "../../generator/package-root.js";
-import { requirePackages } from "../../runtime/package-bin.js";
+import { requirePackages } from "../../runtime/internal/package-bin.js";
 import { projectSpecs } from "../project.js";
 
 export async function lintCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {

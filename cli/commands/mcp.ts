@@ -16,7 +16,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { Writable } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { createSharedState } from "../../runtime/client.js";
+import { createSharedState } from "../../runtime/client/client.js";
 import { Accounts, AccountsError, accountsFromFile, type Account } from "../../runtime/mcp/accounts.js";
 import { SelectionError, type Selection, type ServiceCatalog } from "../../runtime/mcp/catalog.js";
 import { serveMcpHttp } from "../../runtime/mcp/http.js";

@@ -1,6 +1,6 @@
 /** What every check shares: the document, the one `$ref` resolver, strictness and the reporter. */
 import type { z } from "zod";
-import { protoKeyPaths } from "../../runtime/values.js";
+import { protoKeyPaths } from "../../runtime/internal/values.js";
 import type { DiagnosticCode } from "../catalogue.js";
 import { toPointer, type Diagnostic, type Severity } from "../diagnostics.js";
 import type { LoadedSpec } from "../load.js";

@@ -3,8 +3,8 @@
  * cross-field rules zod cannot see: every name an extension refers to must exist.
  */
 import { ServiceExtensionSchema, type ServiceExtension } from "../../runtime/descriptor.js";
-import { templateFields } from "../../runtime/template.js";
-import { checkTimeZone } from "../../runtime/time.js";
+import { templateFields } from "../../runtime/internal/template.js";
+import { checkTimeZone } from "../../runtime/internal/time.js";
 import { TriggersExtensionSchema, type TriggersExtension } from "../../runtime/triggers/model.js";
 import { asObject } from "../refs.js";
 import { closest, reportProtoKeys, reportZod, type CheckContext, type Path, type Report } from "./context.js";

@@ -11,9 +11,9 @@
  * - a plain map: `{ "<name>": { "service": "trello", "fields": { … }, "authMode"?: …, "limits"?: … } }`.
  */
 import { readFile } from "node:fs/promises";
-import type { Connection } from "../auth.js";
-import { FileConnectionStore } from "../connections.js";
-import type { SharedState } from "../client.js";
+import type { Connection } from "../credentials/auth.js";
+import { FileConnectionStore } from "../credentials/connections.js";
+import type { SharedState } from "../client/client.js";
 import type { ToolContext, ToolError } from "../tools/types.js";
 
 export interface Account {

@@ -13,7 +13,7 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import { timingSafeEqual } from "node:crypto";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { isLoopbackHost } from "../loopback.js";
+import { isLoopbackHost } from "../internal/loopback.js";
 
 export interface McpHttpOptions {
   port: number;

@@ -13,7 +13,7 @@ export type { ListedTool, ServedTool } from "./listing.js";
 export { StepforgeMcp, DEFAULT_RESULT_BYTES, DEFAULT_MAX_LIMIT_WAIT_MS, CONTINUE_TOOL } from "./server.js";
 export type { StepforgeMcpOptions } from "./server.js";
 export { serveMcpHttp } from "./http.js";
-export { isLoopbackHost } from "../loopback.js";
+export { isLoopbackHost } from "../internal/loopback.js";
 export type { McpHttpOptions, RunningMcpHttp } from "./http.js";
 export { startMockAccounts } from "./mock-accounts.js";
 export type { MockAccounts } from "./mock-accounts.js";

@@ -5,8 +5,8 @@
  * the whole runtime (auth, limits, retries), only the address differs.
  */
 import { registeredMock, startMock, type RunningMock } from "../mock/index.js";
-import type { SharedState } from "../client.js";
-import { baseUrlFields } from "../connections.js";
+import type { SharedState } from "../client/client.js";
+import { baseUrlFields } from "../credentials/connections.js";
 import type { Account } from "./accounts.js";
 import type { ServiceCatalog } from "./catalog.js";
 

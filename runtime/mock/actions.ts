@@ -4,7 +4,7 @@
  * knows which service it runs for.
  */
 import type { OperationDescriptor } from "../descriptor.js";
-import { getPath, keyOf, numberOf, setOwn } from "../values.js";
+import { getPath, keyOf, numberOf, setOwn } from "../internal/values.js";
 import type { Answers } from "./answers.js";
 import type { MockOperation, MockOperationSpec, MockService } from "./model.js";
 import type { Pager } from "./paging.js";

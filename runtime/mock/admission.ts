@@ -1,7 +1,7 @@
 /**
  * Admission: the service's own limits, enforced the way the service enforces them — a request
  * over a limit is refused at once with the service's answer (no queueing; that is the client's
- * job, runtime/limits.ts). The limits and overrides are the descriptor's, read through the
+ * job, runtime/limits/limits.ts). The limits and overrides are the descriptor's, read through the
  * runtime's `effectiveLimits`; days and months are the runtime's (`dayIn`, `monthIn`).
  *
  * - `window`: a sliding log of the last `windowSeconds`.
@@ -15,8 +15,8 @@
  * after a refusal a limit with `penaltySeconds` refuses its key for that long.
  */
 import type { LimitSpec } from "../descriptor.js";
-import { effectiveLimits, type LimitOverrides } from "../limits.js";
-import { dayIn, monthIn, nextMidnight, nextMonthStart } from "../time.js";
+import { effectiveLimits, type LimitOverrides } from "../limits/limits.js";
+import { dayIn, monthIn, nextMidnight, nextMonthStart } from "../internal/time.js";
 import type { Answers } from "./answers.js";
 import type { Caller } from "./auth.js";
 import type { MockAnswer, MockService } from "./model.js";

@@ -5,7 +5,7 @@
  * The sampler rewrites one node at a time (`draft2020Node`); the request validator rewrites a
  * whole tree once (`requestSchema`).
  */
-import { setOwn } from "../values.js";
+import { setOwn } from "../internal/values.js";
 
 type SchemaNode = Record<string, unknown>;
 

@@ -10,7 +10,7 @@
  * this on node:http. Nothing here knows which service it imitates.
  */
 import type { OperationDescriptor } from "../descriptor.js";
-import { setOwn } from "../values.js";
+import { setOwn } from "../internal/values.js";
 import { ACTIONS, type Act } from "./actions.js";
 import { Admission, type Ticket } from "./admission.js";
 import { Answers } from "./answers.js";
@@ -24,7 +24,7 @@ import { Store } from "./store.js";
 import { renderString, type Context } from "./template.js";
 import { bump, emptyCounters, jsonReply, Reply, type MockCounters, type MockDefinition, type MockOptions, type MockState, type Rec } from "./types.js";
 import { RequestValidator } from "./validate.js";
-import { isLoopbackUrl } from "../loopback.js";
+import { isLoopbackUrl } from "../internal/loopback.js";
 import { Webhooks } from "./webhooks.js";
 
 /** A request as the server hands it over. */

@@ -4,7 +4,7 @@
  * only it) on close, so tests and the CLI leave no orphans.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { packageBin } from "../package-bin.js";
+import { packageBin } from "../internal/package-bin.js";
 
 export interface PrismOptions {
   specFile: string;

@@ -9,7 +9,7 @@
  * values in order and the route names them.
  */
 
-import { setOwn } from "../values.js";
+import { setOwn } from "../internal/values.js";
 
 /** A templated segment: its literal parts around `count` captures, e.g. `{}.{}` → ["", ".", ""]. */
 interface Pattern<T> {

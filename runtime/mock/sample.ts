@@ -19,7 +19,7 @@ import RandExpModule from "randexp";
 import { fullFormats } from "ajv-formats/dist/formats.js";
 import { draft2020Node, typesOf } from "./dialect.js";
 import { prng as randomSource } from "./faults.js";
-import { canonicalJson, jsonEqual, setOwn } from "../values.js";
+import { canonicalJson, jsonEqual, setOwn } from "../internal/values.js";
 
 // randexp is CommonJS whose module.exports is the class itself.
 const RandExp = ((RandExpModule as unknown as { default?: unknown }).default ?? RandExpModule) as typeof import("randexp").default;

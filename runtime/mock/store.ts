@@ -4,7 +4,7 @@
  * file). Records are mutated in place by the actions, which call `touch` so the serialised copy
  * kept for fast reads is dropped.
  */
-import { getPath, keyOf, numberOf } from "../values.js";
+import { getPath, keyOf, numberOf } from "../internal/values.js";
 import { IdMaker } from "./ids.js";
 import type { MockOperationSpec, MockResource, MockService } from "./model.js";
 import type { MockState, Rec } from "./types.js";

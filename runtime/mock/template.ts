@@ -9,8 +9,8 @@ export type Context = Record<string, unknown>;
 const WHOLE = /^\{([A-Za-z_$][\w$.\-[\]]*)\}$/;
 const PART = /\{([A-Za-z_$][\w$.\-[\]]*)\}/g;
 
-export { getPath } from "../values.js";
-import { getPath, keyOf } from "../values.js";
+export { getPath } from "../internal/values.js";
+import { getPath, keyOf } from "../internal/values.js";
 
 /** Sets a dotted path, creating objects on the way. */
 export function setPath(root: Record<string, unknown>, path: string, value: unknown): void {

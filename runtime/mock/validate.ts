@@ -6,7 +6,7 @@
 import type { SchemaValidateFunction } from "ajv";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
-import { canonicalJson, jsonEqual } from "../values.js";
+import { canonicalJson, jsonEqual } from "../internal/values.js";
 import { requestComponents, requestSchema, typesOf } from "./dialect.js";
 import type { MockOperationSpec } from "./model.js";
 

@@ -4,9 +4,9 @@
  * registration's failure count (Trello's `consecutiveFailures` / `firstConsecutiveFailDate`), and
  * removal of a registration whose callback answers the "gone" status.
  */
-import { hmacOf } from "../hmac.js";
-import { isLoopbackUrl } from "../loopback.js";
-import { getPath, keyOf, numberOf } from "../values.js";
+import { hmacOf } from "../internal/hmac.js";
+import { isLoopbackUrl } from "../internal/loopback.js";
+import { getPath, keyOf, numberOf } from "../internal/values.js";
 import type { MockWebhooks } from "./model.js";
 import type { Store } from "./store.js";
 import { render, type Context } from "./template.js";

@@ -10,8 +10,8 @@ import type { ApiCallTool, ToolCheck } from "./model.js";
 import type { Schema } from "./schema.js";
 import { TOOL_NAME } from "./model.js";
 import type { ApiCallToolDefinition, OperationToolDefinition, ToolAnnotations } from "./types.js";
-import { credentialQueryNames } from "../auth.js";
-import { getPath, setOwn } from "../values.js";
+import { credentialQueryNames } from "../credentials/auth.js";
+import { getPath, setOwn } from "../internal/values.js";
 
 function checkName(name: string, service: string): void {
   if (!TOOL_NAME.test(name) || !name.startsWith(`${service}_`)) {

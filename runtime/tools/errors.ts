@@ -5,10 +5,10 @@
  * source; input echoes are limited to the model's own values).
  */
 import type { z } from "zod";
-import { getPath } from "../values.js";
+import { getPath } from "../internal/values.js";
 import { ConnectionError, StepforgeError } from "../errors.js";
-import { UNSAFE_PATH_VALUE } from "../client.js";
-import { pathValueProblem } from "../path-values.js";
+import { UNSAFE_PATH_VALUE } from "../client/client.js";
+import { pathValueProblem } from "../internal/path-values.js";
 import type { ToolCheck } from "./model.js";
 import type { ToolCheckAdvice, ToolDefinition, ToolError, ToolFieldError } from "./types.js";
 

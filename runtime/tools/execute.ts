@@ -3,13 +3,13 @@
  * call the service through the runtime client of the caller's connection, and hand back a result
  * object. Nothing here throws at the agent.
  */
-import { createServiceClient, resolveBaseUrl } from "../client.js";
+import { createServiceClient, resolveBaseUrl } from "../client/client.js";
 import type { HttpMethod } from "../descriptor.js";
 import { checkEndpoint } from "./endpoint.js";
 import { fieldErrors, invalidInput, toolErrorFrom } from "./errors.js";
-import { credentialQueryNames } from "../auth.js";
+import { credentialQueryNames } from "../credentials/auth.js";
 import { rawCall } from "./raw.js";
-import { protoKeyPaths, setOwn } from "../values.js";
+import { protoKeyPaths, setOwn } from "../internal/values.js";
 import { inputLimitProblem, type InputLimits } from "./input-limits.js";
 import type { ApiCallToolDefinition, OperationToolDefinition, ToolContext, ToolDefinition, ToolFieldError, ToolResult } from "./types.js";
 

@@ -12,7 +12,7 @@ export { executeTool, executeToolByName, validateInput, dropNulls, wrapOutput } 
 export { checkEndpoint } from "./endpoint.js";
 export type { EndpointAccepted, EndpointRefusal } from "./endpoint.js";
 export { rawCall, rawOperation, API_CALL_OPERATION } from "./raw.js";
-export { credentialQueryNames } from "../auth.js";
+export { credentialQueryNames } from "../credentials/auth.js";
 export type { RawRequest } from "./raw.js";
 export { fieldErrors, invalidInput, toolErrorFrom } from "./errors.js";
 export {

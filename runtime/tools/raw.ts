@@ -4,7 +4,7 @@
  * HTTP 200 included) sees it as one more operation, declared on a copy of the descriptor. The path
  * must already have passed `checkEndpoint`; nothing here widens where a request can go.
  */
-import { createServiceClient, type ClientOptions } from "../client.js";
+import { createServiceClient, type ClientOptions } from "../client/client.js";
 import type { HttpMethod, OperationDescriptor, ServiceDescriptor } from "../descriptor.js";
 
 /** The operation id the raw request runs under (shows in hooks and errors). */

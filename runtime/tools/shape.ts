@@ -10,7 +10,7 @@
  *
  * Pure functions: the caller keeps the rest (the MCP server keeps it under a cursor).
  */
-import { setOwn } from "../values.js";
+import { setOwn } from "../internal/values.js";
 
 type Json = Record<string, unknown>;
 

@@ -7,7 +7,7 @@
  * later, and `fields` which input fields were wrong.
  */
 import type { z } from "zod";
-import type { ClientOptions, ServiceClient } from "../client.js";
+import type { ClientOptions, ServiceClient } from "../client/client.js";
 import type { ErrorKind, ServiceDescriptor } from "../descriptor.js";
 import type { ApiCallTool, ToolCheck } from "./model.js";
 import type { InputLimits } from "./input-limits.js";

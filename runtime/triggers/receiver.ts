@@ -21,12 +21,12 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { hmacOf } from "../hmac.js";
+import { hmacOf } from "../internal/hmac.js";
 import { hashed, stateKey } from "../state/keys.js";
 import { MemoryStateStore } from "../state/memory.js";
 import { StateUnavailableError, type StateStore } from "../state/types.js";
 import type { Delivery } from "./model.js";
-import { getPath } from "../values.js";
+import { getPath } from "../internal/values.js";
 
 export interface WebhookRequest {
   method: string;

@@ -4,7 +4,7 @@
  */
 import * as z from "zod";
 import type { Delivery, TriggerSpec, TriggersExtension, WebhookTriggerSpec } from "./model.js";
-import { firstPath, getPath } from "../values.js";
+import { firstPath, getPath } from "../internal/values.js";
 
 export interface TriggerConfig {
   /** Trigger name, e.g. trello_card_moved. */

@@ -9,7 +9,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { operationOf } from "../../runtime/client.js";
+import { operationOf } from "../../runtime/client/client.js";
 import { checkSpec } from "../../generator/check/index.js";
 import { SpecError } from "../../generator/diagnostics.js";
 import { loadSpecText } from "../../generator/load.js";

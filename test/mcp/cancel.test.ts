@@ -13,7 +13,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { loadCatalogs } from "../../cli/commands/tools.js";
 import { Accounts, serveMcpHttp, startMockAccounts, StepforgeMcp, type MockAccounts, type RunningMcpHttp } from "../../runtime/mcp/index.js";
 import type { ThrottleEvent } from "../../runtime/hooks.js";
-import { createSharedState } from "../../runtime/client.js";
+import { createSharedState } from "../../runtime/client/client.js";
 import type { ServiceCatalog } from "../../runtime/mcp/catalog.js";
 import { CARD, LIST } from "../mock/helpers.js";
 import { httpClient, json } from "./helpers.js";

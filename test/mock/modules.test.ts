@@ -11,7 +11,7 @@ import { MockEngine, MockOperationSchema, registeredMock, registeredMocks, regis
 import { decodeToken, encodeToken } from "../../runtime/mock/paging.js";
 import { Router } from "../../runtime/mock/router.js";
 import { Store } from "../../runtime/mock/store.js";
-import { monthIn, nextMonthStart } from "../../runtime/time.js";
+import { monthIn, nextMonthStart } from "../../runtime/internal/time.js";
 import { BOARD, CARD, LIST, manualClock, TRELLO_AUTH } from "./helpers.js";
 
 describe("router", () => {

@@ -4,7 +4,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { startMock, type RunningMock } from "../../runtime/mock/index.js";
-import { isLoopbackUrl } from "../../runtime/loopback.js";
+import { isLoopbackUrl } from "../../runtime/internal/loopback.js";
 import { BOARD, call, CARD, LABEL, LIST, receiver, TRELLO_AUTH } from "./helpers.js";
 
 const open: Array<{ close(): Promise<void> }> = [];

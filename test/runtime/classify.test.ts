@@ -1,6 +1,6 @@
 /**
  * How a service's answer becomes a typed error, from the descriptor's `errors` section only
- * (runtime/classify.ts), against real HTTP servers on 127.0.0.1: nested message and request-id
+ * (runtime/client/classify.ts), against real HTTP servers on 127.0.0.1: nested message and request-id
  * fields, request-id and Retry-After headers, and `resendSafe` on a rule.
  */
 import { afterEach, describe, expect, it } from "vitest";

@@ -9,12 +9,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { type ClientOptions, createServiceClient, NetworkError, QuotaExhaustedError, type SharedState } from "../../runtime/index.js";
-import { SharedLimitRegistry, type SharedLimitOptions } from "../../runtime/limits-shared.js";
+import { SharedLimitRegistry, type SharedLimitOptions } from "../../runtime/limits/shared.js";
 import { FileStateStore } from "../../runtime/state/file.js";
 import { withLocalFallback } from "../../runtime/state/fallback.js";
 import { MemoryStateStore } from "../../runtime/state/memory.js";
 import { StateUnavailableError, type StateStore } from "../../runtime/state/types.js";
-import { TokenCache } from "../../runtime/tokens.js";
+import { TokenCache } from "../../runtime/credentials/tokens.js";
 import { apiKeyConnection, apiKeyService, json, startServer, type TestServer } from "./helpers.js";
 import { ServerWindow } from "./server-window.js";
 

@@ -9,7 +9,7 @@ import { SpecError, type Diagnostic } from "../../generator/diagnostics.js";
 import { loadSpecText } from "../../generator/load.js";
 import { checkSpec as validateSpec } from "../../generator/check/index.js";
 import { createServiceClient, createSharedState, monthIn, nextMonthStart, QuotaExhaustedError, RateLimitedError } from "../../runtime/index.js";
-import { concretePath, limitCovers, planKey } from "../../runtime/limits.js";
+import { concretePath, limitCovers, planKey } from "../../runtime/limits/limits.js";
 import { minimalSpec, toYaml } from "../helpers/spec.js";
 import { apiKeyConnection, apiKeyService, json, startServer, type TestServer } from "./helpers.js";
 import { ServerWindow } from "./server-window.js";

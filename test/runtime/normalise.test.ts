@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { descriptor as marketo } from "../../generated/marketo/descriptor.js";
-import { normaliseConnection, resolveBaseUrl, resolveTokenUrl } from "../../runtime/client.js";
+import { normaliseConnection, resolveBaseUrl, resolveTokenUrl } from "../../runtime/client/client.js";
 
 describe("connection normalising (trimSuffix)", () => {
   it("accepts the Marketo endpoint as the admin page shows it, with /rest", () => {
@@ -19,7 +19,7 @@ describe("connection normalising (trimSuffix)", () => {
 });
 
 describe("query serialisation from the spec", async () => {
-  const { querySerializerFor } = await import("../../runtime/client.js");
+  const { querySerializerFor } = await import("../../runtime/client/client.js");
   it("sends explode:false arrays comma-separated and others as repeated keys", () => {
     const getLeads = marketo.operations.getLeads!;
     expect(getLeads.delimitedQuery?.filterValues).toBe("form");

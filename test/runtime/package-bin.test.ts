@@ -1,6 +1,6 @@
 /** Optional tools: found where Node would find them, or one sentence naming the package and the command to add it. */
 import { describe, expect, it } from "vitest";
-import { installedPackageDir, MissingPackageError, packageBin, requirePackages } from "../../runtime/package-bin.js";
+import { installedPackageDir, MissingPackageError, packageBin, requirePackages } from "../../runtime/internal/package-bin.js";
 
 describe("optional peer dependencies", () => {
   it("finds an installed tool's bin script", () => {

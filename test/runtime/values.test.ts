@@ -1,6 +1,6 @@
-/** runtime/values.ts: JSON equality and canonical text, on untrusted shapes. */
+/** runtime/internal/values.ts: JSON equality and canonical text, on untrusted shapes. */
 import { describe, expect, it } from "vitest";
-import { canonicalJson, jsonEqual, keyOf, numberOf } from "../../runtime/values.js";
+import { canonicalJson, jsonEqual, keyOf, numberOf } from "../../runtime/internal/values.js";
 
 describe("jsonEqual", () => {
   it("compares JSON values by type, order of items and own keys, never by method", () => {

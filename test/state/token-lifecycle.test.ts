@@ -102,7 +102,7 @@ describe("Redis killed and restarted under a client that shares tokens through i
 
 describe("scheduleRenewal", () => {
   it("renews a margin early, a short-lived token a moment before expiry, and a token handed back unchanged at expiry", async () => {
-    const { scheduleRenewal } = await import("../../runtime/tokens.js");
+    const { scheduleRenewal } = await import("../../runtime/credentials/tokens.js");
     const now = 1_000_000;
     expect(scheduleRenewal({ accessToken: "a", expiresAt: now + 3_600_000 }, 300_000, undefined, now).renewAt).toBe(now + 3_300_000);
     expect(scheduleRenewal({ accessToken: "a", expiresAt: now + 200_000 }, 300_000, undefined, now).renewAt).toBe(now + 199_000);

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { MemoryStateStore } from "../../runtime/state/index.js";
-import { TokenCache, type TokenEntry } from "../../runtime/tokens.js";
+import { TokenCache, type TokenEntry } from "../../runtime/credentials/tokens.js";
 
 const hour = () => Date.now() + 3_600_000;
 

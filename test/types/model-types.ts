@@ -106,7 +106,7 @@ export type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T exte
 /**
  * Equal, and alike in the one way Equal cannot see: an object type alias (like zod's inferred
  * types) has an implicit index signature and is assignable to `Record<string, unknown>`; an
- * interface with the same fields is not (runtime/limits.ts relies on it for LimitSpec).
+ * interface with the same fields is not (runtime/limits/limits.ts relies on it for LimitSpec).
  */
 export type Same<A, B> = Equal<A, B> extends true ? Equal<Indexable<A>, Indexable<B>> : false;
 type Indexable<T> = [T] extends [Record<string, unknown>] ? true : false;

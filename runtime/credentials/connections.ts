@@ -12,15 +12,15 @@
  * Error messages name the connection, the field and the fix, and never the value of a secret field.
  */
 import { randomUUID } from "node:crypto";
-import { withFileLock } from "./state/file-lock.js";
-import type { StateStore } from "./state/types.js";
+import { withFileLock } from "../state/file-lock.js";
+import type { StateStore } from "../state/types.js";
 import { chmod, mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import type { ServiceDescriptor } from "./descriptor.js";
-import { ConnectionError, redactUrl } from "./errors.js";
+import type { ServiceDescriptor } from "../descriptor.js";
+import { ConnectionError, redactUrl } from "../errors.js";
 import { type Connection, managedFields } from "./auth.js";
-import { effectiveLimits } from "./limits.js";
-import { templateFields } from "./template.js";
+import { effectiveLimits } from "../limits/limits.js";
+import { templateFields } from "../internal/template.js";
 
 const CONNECTION_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 

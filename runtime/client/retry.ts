@@ -2,7 +2,7 @@
  * Retry policy: how long to wait before the next attempt, and whether a failed attempt may be sent
  * again at all.
  */
-import type { ErrorRule } from "./descriptor.js";
+import type { ErrorRule } from "../descriptor.js";
 
 export interface RetryOptions {
   /** Retries after the first attempt (default 3; 0 turns retrying off). */

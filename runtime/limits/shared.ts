@@ -25,7 +25,7 @@
  * requests of the last window are no longer counted anywhere.
  */
 import { randomUUID } from "node:crypto";
-import type { LimitSpec, OperationDescriptor } from "./descriptor.js";
+import type { LimitSpec, OperationDescriptor } from "../descriptor.js";
 import {
   type Limiter,
   LimitRegistry,
@@ -38,9 +38,9 @@ import {
   refusalFor,
   type Ticket,
 } from "./limits.js";
-import { hashed, stateKey } from "./state/keys.js";
-import { type AdmissionItem, StateUnavailableError, type StateStore } from "./state/types.js";
-import { nextMidnight } from "./time.js";
+import { hashed, stateKey } from "../state/keys.js";
+import { type AdmissionItem, StateUnavailableError, type StateStore } from "../state/types.js";
+import { nextMidnight } from "../internal/time.js";
 
 export interface SharedLimitOptions {
   /** How long a call waits for an unreachable store before failing (default: the store's own `unreachableAfterMs`, else 5 s). */

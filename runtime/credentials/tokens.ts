@@ -16,9 +16,9 @@
  *
  * Shared records hold tokens (values, never key names: keys carry a hash of the credential key).
  */
-import { MemoryStateStore } from "./state/memory.js";
-import { hashed } from "./state/keys.js";
-import type { LockGrant, StateStore, StoredRecord } from "./state/types.js";
+import { MemoryStateStore } from "../state/memory.js";
+import { hashed } from "../state/keys.js";
+import type { LockGrant, StateStore, StoredRecord } from "../state/types.js";
 
 export interface TokenEntry {
   accessToken: string;

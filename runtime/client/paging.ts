@@ -10,9 +10,9 @@
  * last page. With `maxItems`, an offset cursor resumes exactly after the last item returned; a
  * token cursor resumes at the next page.
  */
-import type { OperationDescriptor, PagingSpec } from "./descriptor.js";
-import { getPath } from "./values.js";
-import { createError } from "./errors.js";
+import type { OperationDescriptor, PagingSpec } from "../descriptor.js";
+import { getPath } from "../internal/values.js";
+import { createError } from "../errors.js";
 
 export interface Page {
   /** The whole response body of this page. */

@@ -20,8 +20,8 @@
  * connection.
  */
 import { createHash } from "node:crypto";
-import type { LimitSpec, OperationDescriptor, ServiceDescriptor } from "./descriptor.js";
-import { dayIn, monthIn, nextMidnight, nextMonthStart } from "./time.js";
+import type { LimitSpec, OperationDescriptor, ServiceDescriptor } from "../descriptor.js";
+import { dayIn, monthIn, nextMidnight, nextMonthStart } from "../internal/time.js";
 
 /** Per-connection changes to declared limits: a paid plan's numbers, or shrunk windows in tests. */
 export interface LimitOverride {
@@ -193,7 +193,7 @@ const NOOP_TICKET: Ticket = { release() {} };
 
 /**
  * What clients need from a limiter: this in-process registry, or one over the shared state layer
- * (`SharedLimitRegistry`, runtime/limits-shared.ts) that many processes use together.
+ * (`SharedLimitRegistry`, runtime/limits/shared.ts) that many processes use together.
  */
 export interface Limiter {
   plan(service: string, limits: LimitSpec[], op: OperationDescriptor, scopes: LimitScopes, values?: PathValues): PlannedLimit[];

@@ -3,9 +3,9 @@
  * HTTP statuses, service error codes, an error envelope inside successful responses, where the
  * message and request id live, and Retry-After headers.
  */
-import type { ErrorKind, ErrorRule, OperationDescriptor, ServiceDescriptor } from "./descriptor.js";
-import { createError, redact, type StepforgeError } from "./errors.js";
-import { getPath } from "./values.js";
+import type { ErrorKind, ErrorRule, OperationDescriptor, ServiceDescriptor } from "../descriptor.js";
+import { createError, redact, type StepforgeError } from "../errors.js";
+import { getPath } from "../internal/values.js";
 
 const DEFAULT_STATUS_KINDS: Array<[number, number, ErrorKind, boolean]> = [
   [400, 400, "validation", false],
@@ -56,7 +56,7 @@ function field(body: unknown, name: string): unknown {
 
 /**
  * A declared body field: a top-level key of that exact name, else a dotted path into nested
- * objects (`error.message`, `meta.requestId`). Own properties only (runtime/values.ts).
+ * objects (`error.message`, `meta.requestId`). Own properties only (runtime/internal/values.ts).
  */
 function declaredField(body: unknown, name: string): unknown {
   if (body && typeof body === "object" && Object.prototype.hasOwnProperty.call(body, name)) return (body as Record<string, unknown>)[name];

@@ -13,9 +13,9 @@
 import { createFinalURL, createQuerySerializer, defaultBodySerializer, defaultPathSerializer, mergeHeaders, serializeArrayParam } from "openapi-fetch";
 import type { ParamsOption, RequestBodyOption } from "openapi-fetch";
 import type { SuccessResponseJSON } from "openapi-typescript-helpers";
-import { FORM_MEDIA_TYPE, OCTET_MEDIA_TYPE, type OperationDescriptor, type ServiceDescriptor } from "./descriptor.js";
-import { AbortedError, ConnectionError, createError, NetworkError, redact, redactUrl, StepforgeError, TimeoutError } from "./errors.js";
-import { fillTemplate } from "./template.js";
+import { FORM_MEDIA_TYPE, OCTET_MEDIA_TYPE, type OperationDescriptor, type ServiceDescriptor } from "../descriptor.js";
+import { AbortedError, ConnectionError, createError, NetworkError, redact, redactUrl, StepforgeError, TimeoutError } from "../errors.js";
+import { fillTemplate } from "../internal/template.js";
 import {
   applyCredentialsTo,
   type Connection,
@@ -27,19 +27,19 @@ import {
   secretValues,
   type TokenRequestContext,
   tokenFields,
-} from "./auth.js";
+} from "../credentials/auth.js";
 import { findFailure, requestIdOf, retryAfterOf } from "./classify.js";
-import { baseUrlFields, type ConnectionStore, validateConnection } from "./connections.js";
-import { emit, type Hooks } from "./hooks.js";
-import { effectiveLimits, hashOf, type Limiter, LimitRegistry, type LimitOverrides, type LimitScopes, type PlannedLimit, planKey, QuotaRefusedError, type Ticket } from "./limits.js";
-import { SharedLimitRegistry } from "./limits-shared.js";
+import { baseUrlFields, type ConnectionStore, validateConnection } from "../credentials/connections.js";
+import { emit, type Hooks } from "../hooks.js";
+import { effectiveLimits, hashOf, type Limiter, LimitRegistry, type LimitOverrides, type LimitScopes, type PlannedLimit, planKey, QuotaRefusedError, type Ticket } from "../limits/limits.js";
+import { SharedLimitRegistry } from "../limits/shared.js";
 import { iteratePages, type Page, type PagingOptions } from "./paging.js";
 import { backoffDelay, innerMessage, neverSent, resendSafe, resolveRetry, type RetryOptions } from "./retry.js";
-import { sleep } from "./time.js";
-import { createStateStore, type StateConfig } from "./state/config.js";
-import { isStateUnavailable, type StateStore } from "./state/types.js";
-import { pathValueProblem } from "./path-values.js";
-import { type RenewalRetry, TokenCache, type TokenEntry } from "./tokens.js";
+import { sleep } from "../internal/time.js";
+import { createStateStore, type StateConfig } from "../state/config.js";
+import { isStateUnavailable, type StateStore } from "../state/types.js";
+import { pathValueProblem } from "../internal/path-values.js";
+import { type RenewalRetry, TokenCache, type TokenEntry } from "../credentials/tokens.js";
 
 /** The error code of a path parameter refused before sending (`.`, `..`, empty). */
 export const UNSAFE_PATH_VALUE = "UNSAFE_PATH_VALUE";

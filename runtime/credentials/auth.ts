@@ -3,10 +3,10 @@
  * request, how OAuth 2.0 tokens are fetched (client credentials) or refreshed (authorization code),
  * and the browser address a user visits to mint a token (`authorizeUrl`).
  */
-import type { Placement, ServiceDescriptor } from "./descriptor.js";
-import { AuthError, createError, NetworkError, redact, redactUrl, TimeoutError } from "./errors.js";
-import type { LimitOverrides } from "./limits.js";
-import { fillTemplate } from "./template.js";
+import type { Placement, ServiceDescriptor } from "../descriptor.js";
+import { AuthError, createError, NetworkError, redact, redactUrl, TimeoutError } from "../errors.js";
+import type { LimitOverrides } from "../limits/limits.js";
+import { fillTemplate } from "../internal/template.js";
 import type { TokenEntry } from "./tokens.js";
 
 /** One named, connected account of a service. */
