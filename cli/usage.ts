@@ -118,13 +118,15 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   webhook: {
     summary: "receive signed webhook deliveries and print each trigger event as a JSON line",
     usage: [
-      "stepforge webhook serve --port N --secret S --callback-url URL [--board ID]... [--service S] [--host H]",
+      "stepforge webhook serve --port N --secret S --callback-url URL [--scope NAME=VALUE]... [--service S] [--host H]",
       "stepforge webhook serve ... [--max-connections N] [--max-buffered-bytes N] [--headers-timeout S] [--body-timeout S]",
       "stepforge webhook serve ... [--dedupe-window S] [--state-dir DIR]",
     ],
     details: [
       "The secret may come from STEPFORGE_WEBHOOK_SECRET instead of --secret.",
-      "Listens on 127.0.0.1 unless --host says otherwise; without --board, every board's events print.",
+      "--scope NAME=VALUE limits the triggers scoped by NAME (a scope the spec declares, e.g. board) to",
+      "those values; without it every value's events print. --NAME VALUE is the older spelling.",
+      "Listens on 127.0.0.1 unless --host says otherwise.",
       "Caps on open connections and buffered body bytes answer 503; slow headers or bodies answer 408.",
       "Deliveries are deduplicated by id for --dedupe-window seconds (default 7 days), shared between",
       "receivers through --state-dir DIR or $STEPFORGE_REDIS_URL. See docs/spec-authoring.md for the defaults.",
