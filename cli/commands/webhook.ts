@@ -1,6 +1,7 @@
 /**
  * `stepforge webhook serve --port N --secret S --callback-url URL [--scope NAME=VALUE]... [--service S]
- *   [--host H] [--max-connections N] [--max-buffered-bytes N] [--headers-timeout S] [--body-timeout S]
+ *   [--host H] [--max-connections N] [--max-connections-per-address N] [--max-buffered-bytes N]
+ *   [--max-buffered-bytes-per-address N] [--min-body-rate N] [--headers-timeout S] [--body-timeout S]
  *   [--dedupe-window S] [--state-dir DIR]`
  * (the secret may come from STEPFORGE_WEBHOOK_SECRET instead of --secret).
  *
@@ -32,7 +33,10 @@ const OPTIONS = {
   host: { type: "string", default: "127.0.0.1" },
   connection: { type: "string", default: "default" },
   "max-connections": { type: "string" },
+  "max-connections-per-address": { type: "string" },
   "max-buffered-bytes": { type: "string" },
+  "max-buffered-bytes-per-address": { type: "string" },
+  "min-body-rate": { type: "string" },
   "headers-timeout": { type: "string" },
   "body-timeout": { type: "string" },
   "dedupe-window": { type: "string" },
@@ -93,11 +97,14 @@ export async function webhookCommand(
     },
     state,
     maxBufferedBytes: count("max-buffered-bytes", RECEIVER_DEFAULTS.maxBufferedBytes),
+    maxBufferedBytesPerAddress: count("max-buffered-bytes-per-address", RECEIVER_DEFAULTS.maxBufferedBytesPerAddress),
+    minBodyBytesPerSecond: count("min-body-rate", RECEIVER_DEFAULTS.minBodyBytesPerSecond),
     bodyTimeoutMs: seconds("body-timeout", RECEIVER_DEFAULTS.bodyTimeoutMs),
     dedupeWindowMs: seconds("dedupe-window", RECEIVER_DEFAULTS.dedupeWindowMs),
   });
   const server = createWebhookServer(receiver, {
     maxConnections: count("max-connections", RECEIVER_DEFAULTS.maxConnections),
+    maxConnectionsPerAddress: count("max-connections-per-address", RECEIVER_DEFAULTS.maxConnectionsPerAddress),
     headersTimeoutMs: seconds("headers-timeout", RECEIVER_DEFAULTS.headersTimeoutMs),
   });
   await new Promise<void>((resolve, reject) => {

@@ -139,7 +139,7 @@ describe("a second service's webhooks, from its spec alone", () => {
       refs: { ticket: { id: String(ticket.number) } },
       raw: { ticket: { status: "solved" } },
     });
-    expect(receiver.stats).toMatchObject({ accepted: 3, rejectedSignature: 0 });
+    expect(receiver.stats).toMatchObject({ accepted: 3, rejectedSignature: 0, rejectedEarly: 0 });
 
     // Removed by the spec's own parameter name (DELETE /hooks/{hookId}).
     expect(await removeWebhook(triggers.delivery, call, sup.id)).toEqual({ removed: true });
@@ -147,7 +147,7 @@ describe("a second service's webhooks, from its spec alone", () => {
     expect(await removeWebhook(triggers.delivery, call, ops.id)).toEqual({ removed: true });
   });
 
-  it("a delivery signed here is verified; a Trello-style signature is refused", async () => {
+  it("a delivery signed here is verified; another media type or a Trello-style signature is refused", async () => {
     const before = events.length;
     const body = JSON.stringify({
       event: { uuid: "evt-0001", name: "ticket.created", occurred_at: "2026-11-21T09:00:00.000Z" },
@@ -171,9 +171,10 @@ describe("a second service's webhooks, from its spec alone", () => {
       },
     ]);
     expect((await post(body)).text).toBe("duplicate ignored");
+    expect((await post(body.replace("evt-0001", "evt-0002"), { "content-type": "text/plain" })).status).toBe(415);
     const trelloStyle = createHmac("sha1", SECRET).update(body).digest("base64");
     expect((await post(body.replace("evt-0001", "evt-0003"), { "x-desk-signature": trelloStyle })).status).toBe(401);
-    expect(receiver.stats).toMatchObject({ rejectedSignature: 1 });
+    expect(receiver.stats).toMatchObject({ rejectedMediaType: 1, rejectedEarly: 2 });
     expect(events).toHaveLength(before + 1);
   });
 });
