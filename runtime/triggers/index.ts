@@ -1,20 +1,16 @@
 /** Triggers: declared in a spec's `x-stepforge-triggers`, received, matched, polled and registered here. */
 export * from "./model.js";
-export {
-  createWebhookReceiver,
-  createWebhookServer,
-  signPayload,
-  ReceiverConfigError,
-  RECEIVER_DEFAULTS,
-} from "./receiver.js";
+export { createWebhookReceiver, signPayload, ReceiverConfigError, RECEIVER_DEFAULTS } from "./receiver.js";
 export type {
+  ReceiverLoad,
   ReceiverOptions,
   ReceiverStats,
   WebhookReceiver,
   WebhookRequest,
   WebhookResponse,
-  WebhookServerOptions,
 } from "./receiver.js";
+export { createWebhookServer } from "./server.js";
+export type { WebhookServerOptions } from "./server.js";
 export {
   ANY_SCOPE_VALUE,
   createTriggerRouter,

@@ -14,8 +14,8 @@
  * the state (a file folder or Redis). A delivery whose consumer failed is let through once more
  * when the service retries it.
  *
- * Under load (`nodeHandler`, `createWebhookServer`), every cap is shared fairly between remote
- * addresses (./admission.ts): at most `maxConnections` open connections, `maxConnectionsPerAddress`
+ * Under load (`nodeHandler`, and `createWebhookServer` in ./server.ts), every cap is shared fairly
+ * between remote addresses (./admission.ts): at most `maxConnections` open connections, `maxConnectionsPerAddress`
  * of them from one address; at most `maxBufferedBytes` of request bodies held in memory,
  * `maxBufferedBytesPerAddress` of them for one address. When a total is reached, the address that
  * holds the most gives way to one that holds less. A body must keep arriving at
@@ -24,7 +24,6 @@
  * bounded by the caps, and a sender that is not the service cannot hold the service out.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createServer, type Server } from "node:http";
 import type { Socket } from "node:net";
 import { getPath } from "../internal/values.js";
 import { hashed, stateKey } from "../state/keys.js";
@@ -32,6 +31,7 @@ import { MemoryStateStore } from "../state/memory.js";
 import { StateUnavailableError, type StateStore } from "../state/types.js";
 import { addressKey, FairShare, type Holder, type Refusal } from "./admission.js";
 import type { Delivery } from "./model.js";
+import { type Arriving, RateWatch } from "./rate.js";
 import { header, preflight, sameSignature, signPayload, type Headers, type WebhookResponse } from "./signature.js";
 
 export { signPayload } from "./signature.js";
@@ -135,8 +135,8 @@ const BUSY_RETRY_AFTER = "5";
 
 /** Sockets answered 503 at connect time (over a connection cap): their requests are not handled. */
 const refusedSockets = new WeakSet<Socket>();
-/** Sockets whose request body is being read: evicted last when connections must give way. */
-const readingSockets = new WeakSet<Socket>();
+/** Sockets with a request being read or answered: evicted last when connections must give way. */
+const activeSockets = new WeakSet<Socket>();
 
 /** The state keys one delivery id uses: ids are spread over 64 sets, so each operation touches few. */
 function dedupeKeys(scope: string, id: string) {
@@ -149,58 +149,13 @@ function dedupeKeys(scope: string, id: string) {
   };
 }
 
-function positive(name: string, value: number | undefined, fallback: number): number {
+/** A positive finite setting, or the fallback when it is not given. */
+export function positive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!(typeof value === "number" && value > 0 && Number.isFinite(value))) {
     throw new ReceiverConfigError(`${name} must be a positive number, not ${String(value)}`);
   }
   return value;
-}
-
-/** A body being read, as the rate check sees it. */
-interface Arriving {
-  size: number;
-  /** `size` and the time at the start of the current window. */
-  mark: number;
-  since: number;
-  tooSlow: () => void;
-}
-
-/**
- * Drops bodies that arrive slower than the minimum rate: each is judged once per window on the
- * bytes that window brought (a stalled body brings none), not on its average since the start.
- */
-class RateWatch {
-  private readonly arriving = new Set<Arriving>();
-  private timer: NodeJS.Timeout | undefined;
-
-  constructor(
-    private readonly bytesPerSecond: number,
-    private readonly windowMs: number,
-  ) {}
-
-  add(body: Arriving): void {
-    this.arriving.add(body);
-    this.timer ??= setInterval(() => this.sweep(), Math.max(10, this.windowMs / 2)).unref();
-  }
-
-  delete(body: Arriving): void {
-    this.arriving.delete(body);
-    if (this.arriving.size === 0 && this.timer) {
-      clearInterval(this.timer);
-      this.timer = undefined;
-    }
-  }
-
-  private sweep(): void {
-    const now = performance.now();
-    for (const body of this.arriving) {
-      const elapsed = now - body.since;
-      if (elapsed < this.windowMs) continue;
-      if ((body.size - body.mark) * 1000 < this.bytesPerSecond * elapsed) body.tooSlow();
-      else Object.assign(body, { mark: body.size, since: now });
-    }
-  }
 }
 
 export function createWebhookReceiver(options: ReceiverOptions) {
@@ -333,7 +288,7 @@ export function createWebhookReceiver(options: ReceiverOptions) {
     };
     /** Answers now and keeps nothing more: the rest of the body is read and dropped, briefly. */
     const drop = (r: WebhookResponse) => {
-      readingSockets.delete(req.socket);
+      activeSockets.delete(req.socket);
       reply(r);
       // Dropping (not pausing) what still arrives lets the client read the answer: a socket closed
       // with unread input is reset, and the reset can destroy the answer before it is read. A client
@@ -354,7 +309,8 @@ export function createWebhookReceiver(options: ReceiverOptions) {
       drop(early);
       return;
     }
-    readingSockets.add(req.socket);
+    activeSockets.add(req.socket);
+    res.once("close", () => activeSockets.delete(req.socket));
     let done = false;
     const chunks: Buffer[] = [];
     const finish = () => {
@@ -401,14 +357,13 @@ export function createWebhookReceiver(options: ReceiverOptions) {
       }
       const refused = bodies.take(holder, chunk.length);
       if (refused) {
-        cut(refusal(refused, "request bytes"));
+        cut(refusal(refused, "request bytes from this address", "too many request bytes in flight"));
         return;
       }
       chunks.push(chunk);
     });
     req.on("end", () => {
       if (!finish()) return;
-      readingSockets.delete(req.socket);
       const request = { method: req.method ?? "GET", headers: req.headers, body: Buffer.concat(chunks) };
       handle(request).then(reply, () => reply({ status: 500, body: "error" }));
     });
@@ -418,12 +373,10 @@ export function createWebhookReceiver(options: ReceiverOptions) {
   }
 
   /** The 503 for a refused grant: the sender's own address is at its cap, or nobody may give way. */
-  function refusal(why: Refusal, what: string): WebhookResponse {
-    if (why === "address") {
-      stats.rejectedPerAddress++;
-      return busy(`too many ${what} from this address`);
-    }
-    return busy(what === "request bytes" ? "too many request bytes in flight" : `too many ${what}`);
+  function refusal(why: Refusal, perAddress: string, total: string): WebhookResponse {
+    if (why !== "address") return busy(total);
+    stats.rejectedPerAddress++;
+    return busy(`too many ${perAddress}`);
   }
 
   return {
@@ -452,81 +405,35 @@ export function createWebhookReceiver(options: ReceiverOptions) {
       dedupeWindowMs,
       backend: state.backend,
     },
-    /** Used by {@link createWebhookServer}: admits a new connection, or answers why not. */
-    admitConnection(ledger: FairShare, socket: Socket): WebhookResponse | undefined {
+    /**
+     * Used by createWebhookServer (./server.ts) for each new connection: admits it into `ledger`, or
+     * answers 503 at once and closes it (what it sends meanwhile is read and dropped).
+     */
+    admitConnection(ledger: FairShare, socket: Socket): boolean {
       connections = ledger;
       const holder: Holder = {
         address: addressKey(socket.remoteAddress),
-        rank: () => (readingSockets.has(socket) ? 1 : 0),
+        rank: () => (activeSockets.has(socket) ? 1 : 0),
         evict: () => {
           stats.evicted++;
           socket.destroy();
         },
       };
       const refused = ledger.take(holder, 1);
-      if (refused) return refusal(refused, "open connections");
-      socket.once("close", () => ledger.release(holder));
-      return undefined;
+      if (!refused) {
+        socket.once("close", () => ledger.release(holder));
+        return true;
+      }
+      const answer = refusal(refused, "open connections from this address", "too many open connections");
+      refusedSockets.add(socket);
+      const head = `HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n`;
+      const length = Buffer.byteLength(answer.body);
+      const tail = `retry-after: ${BUSY_RETRY_AFTER}\r\nconnection: close\r\ncontent-length: ${length}\r\n\r\n`;
+      socket.end(`${head}${tail}${answer.body}`);
+      setTimeout(() => socket.destroy(), CUT_GRACE_MS).unref();
+      return false;
     },
   };
 }
 
 export type WebhookReceiver = ReturnType<typeof createWebhookReceiver>;
-
-export interface WebhookServerOptions {
-  /**
-   * Open connections at most; one more is answered 503 and closed, unless an address holding more
-   * gives way (default 512).
-   */
-  maxConnections?: number | undefined;
-  /** Open connections from one remote address (an IPv6 /64) at most (default 64). */
-  maxConnectionsPerAddress?: number | undefined;
-  /** The request line and headers must arrive within this long (default 10 s; else 408). */
-  headersTimeoutMs?: number | undefined;
-  /** An idle keep-alive connection is closed after this long (default 5 s). */
-  keepAliveTimeoutMs?: number | undefined;
-}
-
-/**
- * An http.Server for the receiver with the caps and timeouts enforced: Node checks header and
- * request timeouts on an interval (30 s by default, which is why a 15 s timeout used to hold
- * connections for ~30 s); here the interval is a fraction of the timeout, and the body timeout is
- * the receiver's own timer.
- */
-export function createWebhookServer(receiver: WebhookReceiver, options: WebhookServerOptions = {}): Server {
-  const maxConnections = positive("maxConnections", options.maxConnections, RECEIVER_DEFAULTS.maxConnections);
-  const perAddress = positive(
-    "maxConnectionsPerAddress",
-    options.maxConnectionsPerAddress,
-    RECEIVER_DEFAULTS.maxConnectionsPerAddress,
-  );
-  const headersTimeout = positive("headersTimeoutMs", options.headersTimeoutMs, RECEIVER_DEFAULTS.headersTimeoutMs);
-  const keepAliveTimeout = positive(
-    "keepAliveTimeoutMs",
-    options.keepAliveTimeoutMs,
-    RECEIVER_DEFAULTS.keepAliveTimeoutMs,
-  );
-  const server = createServer(
-    {
-      headersTimeout,
-      // A backstop only: the receiver's own timer answers 408 when the body is late.
-      requestTimeout: headersTimeout + receiver.settings.bodyTimeoutMs * 2,
-      connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(headersTimeout / 4))),
-      keepAliveTimeout,
-    },
-    receiver.nodeHandler,
-  );
-  const ledger = new FairShare(maxConnections, perAddress);
-  server.on("connection", (socket: Socket) => {
-    const refused = receiver.admitConnection(ledger, socket);
-    if (!refused) return;
-    refusedSockets.add(socket);
-    const head = `HTTP/1.1 ${refused.status} Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n`;
-    const length = Buffer.byteLength(refused.body);
-    const tail = `retry-after: ${BUSY_RETRY_AFTER}\r\nconnection: close\r\ncontent-length: ${length}\r\n\r\n`;
-    socket.end(`${head}${tail}${refused.body}`);
-    // What it sends meanwhile is read and dropped (see nodeHandler); then the socket goes.
-    setTimeout(() => socket.destroy(), CUT_GRACE_MS).unref();
-  });
-  return server;
-}

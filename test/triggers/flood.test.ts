@@ -14,12 +14,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { triggers } from "../../generated/trello/triggers.js";
 import {
   createWebhookReceiver,
-  createWebhookServer,
   RECEIVER_DEFAULTS,
   signPayload,
   type ReceiverOptions,
   type WebhookReceiver,
 } from "../../runtime/triggers/receiver.js";
+import { createWebhookServer } from "../../runtime/triggers/server.js";
 import { delivery } from "./fixtures.js";
 import { slowClients } from "./slow-senders.js";
 

@@ -107,6 +107,13 @@ describe("trigger routing", () => {
     expect(() => createTriggerRouter(triggers, [config("trello_new_notification", {}, [])])).toThrow(/polling trigger/);
   });
 
+  it("a scope's declared default stands in for values a configuration leaves out", () => {
+    const withDefault = { ...triggers, scopes: { ...triggers.scopes, board: { ...triggers.scopes.board!, default: [BOARD] } } };
+    const router = createTriggerRouter(withDefault, [{ trigger: "trello_new_card", connection: "work" }]);
+    expect(router.route(delivery("createCard", { card, list: { id: LIST_A } }))).toHaveLength(1);
+    expect(router.route(delivery("createCard", { card, list: { id: LIST_A } }, {}, OTHER_BOARD))).toEqual([]);
+  });
+
   it("fills an option the configuration leaves out with its declared default, and refuses a default of the wrong type", () => {
     const reminder = { trigger: "trello_card_due_date_reminder", connection: "w", scope: { board: [BOARD] } };
     const due = validateConfig(triggers, reminder);

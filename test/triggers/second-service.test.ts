@@ -20,8 +20,9 @@ import { MemoryStateStore } from "../../runtime/state/memory.js";
 import { ensureWebhook, removeWebhook, type CallFn } from "../../runtime/triggers/lifecycle.js";
 import type { FeedPollSpec, TriggersExtension } from "../../runtime/triggers/model.js";
 import { pollFeed } from "../../runtime/triggers/pollers.js";
-import { createWebhookReceiver, createWebhookServer, type WebhookReceiver } from "../../runtime/triggers/receiver.js";
+import { createWebhookReceiver, type WebhookReceiver } from "../../runtime/triggers/receiver.js";
 import { createTriggerRouter, type TriggerEvent } from "../../runtime/triggers/router.js";
+import { createWebhookServer } from "../../runtime/triggers/server.js";
 import { runCli } from "../helpers/cli.js";
 import { freePort } from "../helpers/ports.js";
 
