@@ -15,7 +15,12 @@ import { packageRoot } from "../../generator/package-root.js";
 import { FileStateStore } from "../../runtime/state/file.js";
 import { MemoryStateStore } from "../../runtime/state/memory.js";
 import { FakeClock, StateUnavailableError, type StateStore } from "../../runtime/state/types.js";
-import { createWebhookReceiver, RECEIVER_DEFAULTS, signPayload, type WebhookReceiver } from "../../runtime/triggers/receiver.js";
+import {
+  createWebhookReceiver,
+  RECEIVER_DEFAULTS,
+  signPayload,
+  type WebhookReceiver,
+} from "../../runtime/triggers/receiver.js";
 import { createWebhookServer } from "../../runtime/triggers/server.js";
 import { runCli } from "../helpers/cli.js";
 import { delivery } from "./fixtures.js";

@@ -108,7 +108,8 @@ describe("trigger routing", () => {
   });
 
   it("a scope's declared default stands in for values a configuration leaves out", () => {
-    const withDefault = { ...triggers, scopes: { ...triggers.scopes, board: { ...triggers.scopes.board!, default: [BOARD] } } };
+    const board = { ...triggers.scopes.board!, default: [BOARD] };
+    const withDefault = { ...triggers, scopes: { ...triggers.scopes, board } };
     const router = createTriggerRouter(withDefault, [{ trigger: "trello_new_card", connection: "work" }]);
     expect(router.route(delivery("createCard", { card, list: { id: LIST_A } }))).toHaveLength(1);
     expect(router.route(delivery("createCard", { card, list: { id: LIST_A } }, {}, OTHER_BOARD))).toEqual([]);
