@@ -39,6 +39,8 @@ export const CATALOGUE = {
   SF151: { stage: "check", summary: "`x-stepforge-triggers` names an operation the spec does not have." },
   SF152: { stage: "check", summary: "Two triggers with the same name." },
   SF153: { stage: "check", summary: "A webhook trigger filter names an option the trigger does not declare." },
+  SF154: { stage: "check", summary: "A trigger names a scope `scopes` does not declare, or a scope names a reference `delivery.refs` does not declare." },
+  SF155: { stage: "check", summary: "A trigger's operation parameter is wrong: not a path parameter of the operation, a path parameter left without a value, or a `{NAME}` value that is not the trigger's scope." },
   SF161: { stage: "check", summary: "A schema keyword JSON Schema and OpenAPI do not define (often a YAML flow mapping split at a comma: `{ description: a, b }` makes a key `b`). Error in specs with `x-stepforge`, warning in foreign ones (the keyword is ignored)." },
   SF162: { stage: "check", summary: "A schema `pattern` that is not a valid JavaScript regular expression. Error in specs with `x-stepforge`; in foreign ones a warning, and the pattern is not checked." },
   SF171: { stage: "check", summary: "Foreign spec: a security scheme stepforge cannot send (e.g. mutual TLS, or an apiKey in a cookie); the derived auth leaves it out." },

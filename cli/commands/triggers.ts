@@ -20,7 +20,9 @@ export async function triggersCommand(argv: string[], out: NodeJS.WritableStream
       // the seed document's name for it, so a reader can match the two lists
       ...(t.seedName ? { seedName: t.seedName } : {}),
       options: t.options,
-      ...(t.kind !== "webhook" ? { intervalSeconds: t.intervalSeconds } : { watch: t.watch }),
+      // what it watches: the scope's name and meaning (a configuration's scope.<name>)
+      ...(t.scope ? { scope: { name: t.scope, description: service.triggers!.scopes[t.scope]?.description } } : {}),
+      ...(t.kind !== "webhook" ? { intervalSeconds: t.intervalSeconds } : {}),
     })),
   );
   if (values.json) {

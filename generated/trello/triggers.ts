@@ -5,6 +5,15 @@ import type { TriggersExtension } from "../../runtime/index.js";
 
 /** Trello triggers: how events arrive (signature, refs, registration) and each trigger's rule and options. */
 export const triggers: TriggersExtension = {
+  scopes: {
+    board: {
+      description: "Board ids; the trigger fires only for these boards (its webhooks watch them).",
+      ref: "board",
+    },
+    member: {
+      description: "Member ids whose webhooks report the boards they create (a board's webhook never sees a new board).",
+    },
+  },
   delivery: {
     signature: {
       header: "X-Trello-Webhook",
@@ -16,16 +25,22 @@ export const triggers: TriggersExtension = {
     eventIdPath: "action.id",
     eventTypePath: "action.type",
     timePath: "action.date",
+    recordPath: "action",
     refs: {
-      board: ["action.data.board"],
-      list: ["action.data.list", "action.data.listAfter"],
-      card: ["action.data.card"],
-      member: ["action.member", "action.memberCreator"],
+      board: { paths: ["action.data.board"], idField: "id", nameFields: ["name"] },
+      list: { paths: ["action.data.list", "action.data.listAfter"], idField: "id", nameFields: ["name"] },
+      card: { paths: ["action.data.card"], idField: "id", nameFields: ["name"] },
+      member: {
+        paths: ["action.member", "action.memberCreator"],
+        idField: "id",
+        nameFields: ["name", "fullName"],
+      },
     },
     register: {
       create: "createWebhook",
       list: "getTokenWebhooks",
       remove: "deleteWebhook",
+      removeParam: "id",
       modelField: "idModel",
       callbackField: "callbackURL",
       idField: "id",
@@ -38,6 +53,7 @@ export const triggers: TriggersExtension = {
       title: "New Card",
       description: "A card is created on one of the configured boards (also copies, cards converted from check items and cards moved in from another board).",
       seedName: "New Card",
+      scope: "board",
       options: {
         lists: {
           type: "string-list",
@@ -46,7 +62,6 @@ export const triggers: TriggersExtension = {
         },
       },
       kind: "webhook",
-      watch: "boards",
       match: [
         {
           path: "action.type",
@@ -60,6 +75,7 @@ export const triggers: TriggersExtension = {
       title: "Card Updated",
       description: "Any property of a card changes (name, description, due date, position, archive state, a move between lists).",
       seedName: "Card Updated",
+      scope: "board",
       options: {
         lists: {
           type: "string-list",
@@ -69,7 +85,6 @@ export const triggers: TriggersExtension = {
         cards: { type: "string-list", description: "Only these cards (card ids).", required: false },
       },
       kind: "webhook",
-      watch: "boards",
       match: [{ path: "action.type", in: ["updateCard"] }],
       filters: [
         {
@@ -84,11 +99,11 @@ export const triggers: TriggersExtension = {
       title: "Card Moved",
       description: "A card moves from one list to another (keyed on the move itself, not on Trello's display text).",
       seedName: "Card Moved",
+      scope: "board",
       options: {
         lists: { type: "string-list", description: "Only moves into or out of these lists.", required: false },
       },
       kind: "webhook",
-      watch: "boards",
       match: [{ path: "action.type", in: ["updateCard"] }, { path: "action.data.listAfter", exists: true }],
       filters: [{ option: "lists", paths: ["action.data.listAfter.id", "action.data.listBefore.id"] }],
     },
@@ -97,9 +112,9 @@ export const triggers: TriggersExtension = {
       title: "Card Archived",
       description: "A card is archived (closed).",
       seedName: "Card Archived",
+      scope: "board",
       options: {},
       kind: "webhook",
-      watch: "boards",
       match: [
         { path: "action.type", in: ["updateCard"] },
         { path: "action.data.card.closed", in: [true] },
@@ -112,6 +127,7 @@ export const triggers: TriggersExtension = {
       title: "Card Due Date Reminder",
       description: "A configurable time before a card's due date (polled, not instant). Fires once per card and due date; a changed due date fires again; completed or archived cards do not.",
       seedName: "Card Due Date Reminder",
+      scope: "board",
       options: {
         minutesBefore: {
           type: "number",
@@ -122,9 +138,15 @@ export const triggers: TriggersExtension = {
       },
       kind: "poll-due",
       listOperation: "getBoardCards",
+      pathParams: { id: "{board}" },
       idField: "id",
       dueField: "due",
       skipWhen: ["dueComplete", "closed"],
+      eventType: "dueReminder",
+      refs: {
+        card: { paths: ["."], idField: "id", nameFields: ["name"] },
+        list: { paths: ["idList"], idField: "id", nameFields: ["name"] },
+      },
       intervalSeconds: 300,
     },
     {
@@ -132,9 +154,9 @@ export const triggers: TriggersExtension = {
       title: "New Comment Added to Card",
       description: "A comment is added to any card on the configured boards.",
       seedName: "New Comment Added to Card",
+      scope: "board",
       options: {},
       kind: "webhook",
-      watch: "boards",
       match: [{ path: "action.type", in: ["commentCard"] }],
       filters: [],
     },
@@ -143,9 +165,9 @@ export const triggers: TriggersExtension = {
       title: "New Member on Card",
       description: "A member is added to a card.",
       seedName: "New Member on Card",
+      scope: "board",
       options: {},
       kind: "webhook",
-      watch: "boards",
       match: [{ path: "action.type", in: ["addMemberToCard"] }],
       filters: [],
     },
@@ -154,9 +176,9 @@ export const triggers: TriggersExtension = {
       title: "New Label Created",
       description: "A label is created on a configured board.",
       seedName: "New Label Created",
+      scope: "board",
       options: {},
       kind: "webhook",
-      watch: "boards",
       match: [{ path: "action.type", in: ["createLabel"] }],
       filters: [],
     },
@@ -165,9 +187,9 @@ export const triggers: TriggersExtension = {
       title: "New Label Added To Card",
       description: "A label is applied to a card.",
       seedName: "New Label Added To Card",
+      scope: "board",
       options: {},
       kind: "webhook",
-      watch: "boards",
       match: [{ path: "action.type", in: ["addLabelToCard"] }],
       filters: [],
     },
@@ -176,9 +198,9 @@ export const triggers: TriggersExtension = {
       title: "New Checklist",
       description: "A checklist is added to a card on a configured board.",
       seedName: "New Checklist",
+      scope: "board",
       options: {},
       kind: "webhook",
-      watch: "boards",
       match: [{ path: "action.type", in: ["addChecklistToCard"] }],
       filters: [],
     },
@@ -187,9 +209,9 @@ export const triggers: TriggersExtension = {
       title: "New Board",
       description: "A board is created in the account's workspaces (the webhook watches the member, not a board).",
       seedName: "New Board",
+      scope: "member",
       options: {},
       kind: "webhook",
-      watch: "member",
       match: [{ path: "action.type", in: ["createBoard", "copyBoard"] }],
       filters: [],
     },
@@ -198,6 +220,7 @@ export const triggers: TriggersExtension = {
       title: "New Board Activity",
       description: "Any activity on a configured board; optionally only the selected activity types.",
       seedName: "New Board Activity",
+      scope: "board",
       options: {
         activityTypes: {
           type: "enum-list",
@@ -243,7 +266,6 @@ export const triggers: TriggersExtension = {
         },
       },
       kind: "webhook",
-      watch: "boards",
       match: [],
       filters: [{ option: "activityTypes", paths: ["action.type"] }],
     },
@@ -257,6 +279,12 @@ export const triggers: TriggersExtension = {
       listOperation: "getMemberNotifications",
       pathParams: { id: "me" },
       idField: "id",
+      typePath: "type",
+      timePath: "date",
+      refs: {
+        board: { paths: ["board"], idField: "id", nameFields: ["name"] },
+        card: { paths: ["card"], idField: "id", nameFields: ["name"] },
+      },
       intervalSeconds: 60,
     },
     {
@@ -264,9 +292,9 @@ export const triggers: TriggersExtension = {
       title: "New Attachment",
       description: "A file or link is attached to a card on a configured board.",
       seedName: "New Attachment",
+      scope: "board",
       options: {},
       kind: "webhook",
-      watch: "boards",
       match: [{ path: "action.type", in: ["addAttachmentToCard"] }],
       filters: [],
     },
@@ -275,6 +303,7 @@ export const triggers: TriggersExtension = {
       title: "Custom Webhook Events",
       description: "Events that match every filter given: boards, event types (create, update, delete and the rest), lists and cards.",
       seedName: "Custom Webhook Events",
+      scope: "board",
       options: {
         eventTypes: {
           type: "enum-list",
@@ -322,7 +351,6 @@ export const triggers: TriggersExtension = {
         cards: { type: "string-list", description: "Only events on these cards.", required: false },
       },
       kind: "webhook",
-      watch: "boards",
       match: [],
       filters: [
         { option: "eventTypes", paths: ["action.type"] },

@@ -1,17 +1,16 @@
 /**
- * `x-stepforge` and `x-stepforge-triggers`: their schemas (zod, in the runtime) and the
- * cross-field rules zod cannot see: every name an extension refers to must exist.
+ * `x-stepforge`: its schema (zod, in the runtime) and the cross-field rules zod cannot see: every
+ * name the extension refers to must exist. `x-stepforge-triggers` is checked in ./triggers.ts.
  */
 import { ServiceExtensionSchema, type ServiceExtension } from "../../runtime/descriptor.js";
 import { templateFields } from "../../runtime/internal/template.js";
 import { checkTimeZone } from "../../runtime/internal/time.js";
-import { TriggersExtensionSchema, type TriggersExtension } from "../../runtime/triggers/model.js";
 import { asObject } from "../refs.js";
 import { closest, reportProtoKeys, reportZod, type CheckContext, type Path, type Report } from "./context.js";
 import { METHODS, OPERATION_EXTENSIONS } from "./operations.js";
+import { TRIGGERS_EXTENSION } from "./triggers.js";
 
 export const ROOT_EXTENSION = "x-stepforge";
-export const TRIGGERS_EXTENSION = "x-stepforge-triggers";
 
 /** The parsed `x-stepforge`, or undefined when it does not match its schema (reported). */
 export function checkServiceExtension(context: CheckContext): ServiceExtension | undefined {
@@ -92,38 +91,6 @@ function checkReferences(ext: ServiceExtension, report: Report): void {
       report("SF124", [ROOT_EXTENSION, "connection", "fields", name, "pattern"], `pattern of "${name}" is not a valid regular expression`);
     }
   }
-}
-
-/** `x-stepforge-triggers`: its schema, and every operation it names must exist in this spec. */
-export function checkTriggers(context: CheckContext, operationIds: Set<string>): TriggersExtension | undefined {
-  const raw = context.doc[TRIGGERS_EXTENSION];
-  if (raw === undefined) return undefined;
-  reportProtoKeys(raw, [TRIGGERS_EXTENSION], context);
-  const parsed = TriggersExtensionSchema.safeParse(raw);
-  if (!parsed.success) {
-    reportZod(parsed.error, [TRIGGERS_EXTENSION], context.report);
-    return undefined;
-  }
-  const ext = parsed.data;
-  const need = (id: string, path: Path) => {
-    if (!operationIds.has(id)) context.report("SF151", [TRIGGERS_EXTENSION, ...path], `operation "${id}" does not exist in this spec; name an operationId from paths`);
-  };
-  const reg = ext.delivery.register;
-  need(reg.create, ["delivery", "register", "create"]);
-  need(reg.list, ["delivery", "register", "list"]);
-  need(reg.remove, ["delivery", "register", "remove"]);
-  const names = new Set<string>();
-  ext.triggers.forEach((t, i) => {
-    if (names.has(t.name)) context.report("SF152", [TRIGGERS_EXTENSION, "triggers", i, "name"], `trigger "${t.name}" is declared twice`);
-    names.add(t.name);
-    if (t.kind !== "webhook") need(t.listOperation, ["triggers", i, "listOperation"]);
-    if (t.kind === "webhook") {
-      t.filters.forEach((f, j) => {
-        if (!(f.option in t.options)) context.report("SF153", [TRIGGERS_EXTENSION, "triggers", i, "filters", j, "option"], `filter option "${f.option}" is not declared under options of ${t.name}`);
-      });
-    }
-  });
-  return ext;
 }
 
 /** An `x-stepforge…` key the schemas do not know is almost always a typo; say what was meant. */

@@ -16,10 +16,11 @@ import type { ServiceModel } from "../model.js";
 import { asObject, isObject, RefResolver } from "../refs.js";
 import type { CheckContext, Path } from "./context.js";
 import { deriveExtension, derivedMock } from "./derive.js";
-import { checkServiceExtension, checkTriggers, checkUnknownExtensions, ROOT_EXTENSION } from "./extension.js";
+import { checkServiceExtension, checkUnknownExtensions, ROOT_EXTENSION } from "./extension.js";
 import { checkOperations, requestMediaTypeOf, typesDocument } from "./operations.js";
 import { bareDiscriminatorNames, checkSchemaKeywords, refsIntoPaths } from "./schemas.js";
 import { checkToolSteps } from "./tools.js";
+import { checkTriggers } from "./triggers.js";
 
 export interface CheckOptions {
   /** Service id for a spec without `x-stepforge` (a foreign spec); derived from the title if absent. */
@@ -84,7 +85,7 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
     if (strict) context.report("SF104", ["paths"], message);
     else context.report("SF104", ["paths"], `${message} (generating types and an empty client)`, "warning");
   }
-  const triggers = checkTriggers(context, new Set(operations.map((o) => o.operationId)));
+  const triggers = checkTriggers(context, operations);
 
   // Tool steps are checked here, not while printing, so lint and generate agree (SF301).
   const overrides = new Map<string, OperationTool>();

@@ -1,8 +1,28 @@
 /** Triggers: declared in a spec's `x-stepforge-triggers`, received, matched, polled and registered here. */
 export * from "./model.js";
-export { createWebhookReceiver, createWebhookServer, signPayload, ReceiverConfigError, RECEIVER_DEFAULTS } from "./receiver.js";
-export type { ReceiverOptions, ReceiverStats, WebhookReceiver, WebhookRequest, WebhookResponse, WebhookServerOptions } from "./receiver.js";
-export { ALL_BOARDS, createTriggerRouter, validateConfig, configSchema, matches, normalise, TriggerConfigError } from "./router.js";
+export { createWebhookReceiver, signPayload, ReceiverConfigError, RECEIVER_DEFAULTS } from "./receiver.js";
+export type {
+  ReceiverLoad,
+  ReceiverOptions,
+  ReceiverStats,
+  WebhookReceiver,
+  WebhookRequest,
+  WebhookResponse,
+} from "./receiver.js";
+export { createWebhookServer } from "./server.js";
+export type { WebhookServerOptions } from "./server.js";
+export {
+  ANY_SCOPE_VALUE,
+  createTriggerRouter,
+  validateConfig,
+  configSchema,
+  matches,
+  normalise,
+  ref,
+  refsOf,
+  scopeValues,
+  TriggerConfigError,
+} from "./router.js";
 export type { TriggerConfig, TriggerEvent, Ref } from "./router.js";
 export { pollDueDates, pollFeed, releasePollLease } from "./pollers.js";
 export type { ListFn, PollOptions } from "./pollers.js";

@@ -8,8 +8,11 @@
  * - Feeds (notifications) fire once per item, newest-first lists walked back to the last item seen;
  *   the first poll only records where the feed stands, so history is not replayed.
  *
- * One worker polls a trigger's boards at a time: a poll first takes (or renews) the trigger's
- * lease, a lock with expiry in the state layer; a worker that does not get it skips the poll and
+ * A trigger with a scope polls once per scope value (the list operation's path parameter written
+ * `{SCOPE}` takes each in turn), and its events get the scope's reference.
+ *
+ * One worker polls a trigger at a time: a poll first takes (or renews) the trigger's lease, a lock
+ * with expiry in the state layer; a worker that does not get it skips the poll and
  * returns no events. The cursor is written only with the lease's fencing token, so a worker that
  * lost its lease while polling (it stalled past the lease) cannot overwrite a newer cursor, and
  * its events are dropped (the lease holder delivers them). A worker that dies frees the lease when
@@ -17,8 +20,9 @@
  */
 import { hashed, stateKey } from "../state/keys.js";
 import type { LockGrant, StateStore } from "../state/types.js";
-import type { DueDatePollSpec, FeedPollSpec } from "./model.js";
-import { ref, type TriggerConfig, type TriggerEvent } from "./router.js";
+import { getPath } from "../internal/values.js";
+import type { DueDatePollSpec, FeedPollSpec, TriggersExtension } from "./model.js";
+import { refsOf, scopeValues, type Ref, type TriggerConfig, type TriggerEvent } from "./router.js";
 
 export interface PollOptions {
   /** "Now" for due-date arithmetic (default: the store's clock). */
@@ -33,7 +37,7 @@ const DEFAULT_LEASE_MS = 60_000;
 const held = new WeakMap<StateStore, Map<string, LockGrant>>();
 
 /** Takes or renews the lease of one trigger configuration; undefined when another worker holds it. */
-async function lease(store: StateStore, key: string, leaseMs: number): Promise<LockGrant | undefined> {
+async function takeLease(store: StateStore, key: string, leaseMs: number): Promise<LockGrant | undefined> {
   let mine = held.get(store);
   if (!mine) held.set(store, (mine = new Map()));
   const previous = mine.get(key);
@@ -48,25 +52,69 @@ async function lease(store: StateStore, key: string, leaseMs: number): Promise<L
 }
 
 /** Gives a trigger's lease up (a worker stopping a trigger lets another take it at once). */
-export async function releasePollLease(store: StateStore, config: TriggerConfig): Promise<void> {
-  const key = keysOf(config, "").lease;
+export async function releasePollLease(
+  store: StateStore,
+  extension: TriggersExtension,
+  config: TriggerConfig,
+): Promise<void> {
+  const trigger = extension.triggers.find((t) => t.name === config.trigger);
+  const key = keysOf(config, trigger ? scopeValues(extension, trigger, config) : []).lease;
   const grant = held.get(store)?.get(key);
   if (!grant) return;
   held.get(store)!.delete(key);
   await store.unlock(grant);
 }
 
-function keysOf(config: TriggerConfig, suffix: string) {
-  // Connection names and board ids are not secrets, but a key stays short and plain: hash them.
-  const scope = hashed(`${config.connection}\n${[...config.boards].sort().join(",")}`);
-  return { cursor: stateKey("trigger", config.trigger, scope, suffix), lease: stateKey("trigger-lease", config.trigger, scope) };
+function keysOf(config: TriggerConfig, values: readonly string[], ...suffix: string[]) {
+  // Connection names and scope values are not secrets, but a key stays short and plain: hash them.
+  const scope = hashed(`${config.connection}\n${[...values].sort().join(",")}`);
+  return {
+    cursor: stateKey("trigger", config.trigger, scope, ...suffix),
+    lease: stateKey("trigger-lease", config.trigger, scope),
+  };
 }
 
 /** Lists a resource: the caller binds it to a client call (auth, limits and retries included). */
-export type ListFn = (operationId: string, pathParams: Record<string, string>, query?: Record<string, string>) => Promise<unknown>;
+export type ListFn = (
+  operationId: string,
+  pathParams: Record<string, string>,
+  query?: Record<string, string>,
+) => Promise<unknown>;
 
 function asItems(data: unknown): Record<string, unknown>[] {
   return Array.isArray(data) ? (data.filter((d) => d && typeof d === "object") as Record<string, unknown>[]) : [];
+}
+
+type PollSpec = DueDatePollSpec | FeedPollSpec;
+
+/** One list call of a poll: the scope value it is for (if any) and its path parameters. */
+interface PollRun {
+  value?: string | undefined;
+  path: Record<string, string>;
+}
+
+/** The list calls of one poll: one per scope value when a path parameter takes them, else one. */
+function runsOf(spec: PollSpec, values: readonly string[]): PollRun[] {
+  const placeholder = spec.scope ? `{${spec.scope}}` : undefined;
+  if (!placeholder || !Object.values(spec.pathParams).includes(placeholder)) return [{ path: { ...spec.pathParams } }];
+  return values.map((value) => ({
+    value,
+    path: Object.fromEntries(Object.entries(spec.pathParams).map(([name, v]) => [name, v === placeholder ? value : v])),
+  }));
+}
+
+/** An item's references, plus the scope's own reference when the item was listed for a scope value. */
+function itemRefs(extension: TriggersExtension, spec: PollSpec, run: PollRun, item: unknown): Record<string, Ref> {
+  const refs = refsOf(spec.refs, item);
+  const scopeRef = spec.scope ? extension.scopes[spec.scope]?.ref : undefined;
+  if (scopeRef && run.value !== undefined) refs[scopeRef] = { id: run.value };
+  return refs;
+}
+
+/** A string the item holds at `path`, if any. */
+function stringAt(item: unknown, path: string | undefined): string | undefined {
+  const value = path ? getPath(item, path) : undefined;
+  return typeof value === "string" ? value : undefined;
 }
 
 export interface DueState {
@@ -78,18 +126,27 @@ export interface DueState {
  * One poll of a due-date trigger; returns the events to deliver (already recorded as fired), or
  * none when another worker holds the trigger's lease.
  */
-export async function pollDueDates(spec: DueDatePollSpec, config: TriggerConfig, list: ListFn, store: StateStore, options: PollOptions = {}): Promise<TriggerEvent[]> {
+export async function pollDueDates(
+  extension: TriggersExtension,
+  spec: DueDatePollSpec,
+  config: TriggerConfig,
+  list: ListFn,
+  store: StateStore,
+  options: PollOptions = {},
+): Promise<TriggerEvent[]> {
   const now = options.now ?? store.clock.now();
-  const keys = keysOf(config, "due");
-  const grant = await lease(store, keys.lease, options.leaseMs ?? DEFAULT_LEASE_MS);
+  const values = scopeValues(extension, spec, config);
+  const keys = keysOf(config, values, "due");
+  const grant = await takeLease(store, keys.lease, options.leaseMs ?? DEFAULT_LEASE_MS);
   if (!grant) return [];
   const record = await store.get<DueState>(keys.cursor);
   const state: DueState = record?.value ?? { enabledAt: now, fired: [] };
-  const leadMs = Number(config.options?.minutesBefore ?? (spec.options.minutesBefore?.default as number | undefined) ?? 60) * 60_000;
+  const defaultLead = spec.options.minutesBefore?.default as number | undefined;
+  const leadMs = Number(config.options?.minutesBefore ?? defaultLead ?? 60) * 60_000;
   const fired = new Set(state.fired);
   const events: TriggerEvent[] = [];
-  for (const board of config.boards) {
-    for (const item of asItems(await list(spec.listOperation, { id: board }))) {
+  for (const run of runsOf(spec, values)) {
+    for (const item of asItems(await list(spec.listOperation, run.path))) {
       const id = item[spec.idField];
       const due = item[spec.dueField];
       if (typeof id !== "string" || typeof due !== "string") continue;
@@ -103,17 +160,16 @@ export async function pollDueDates(spec: DueDatePollSpec, config: TriggerConfig,
         trigger: config.trigger,
         connection: config.connection,
         eventId: mark,
-        type: "dueReminder",
+        type: spec.eventType,
         time: new Date(now).toISOString(),
-        board: { id: board },
-        card: { id, name: typeof item.name === "string" ? item.name : undefined },
-        list: typeof item.idList === "string" ? { id: item.idList } : undefined,
+        refs: itemRefs(extension, spec, run, item),
         raw: item,
       });
     }
   }
   // Keep the record bounded: the newest marks are the ones that can repeat.
-  const written = await store.set(keys.cursor, { enabledAt: state.enabledAt, fired: [...fired].slice(-5000) } satisfies DueState, { fence: { lock: keys.lease, token: grant.token } });
+  const kept: DueState = { enabledAt: state.enabledAt, fired: [...fired].slice(-5000) };
+  const written = await store.set(keys.cursor, kept, { fence: { lock: keys.lease, token: grant.token } });
   return written.ok ? events : [];
 }
 
@@ -123,43 +179,65 @@ export interface FeedState {
 }
 
 /**
- * One poll of a feed trigger (newest first). The first poll records the position and fires
- * nothing; none when another worker holds the trigger's lease.
+ * One poll of a feed trigger (newest first). A feed's first poll records the position and fires
+ * nothing; none when another worker holds the trigger's lease. Each scope value is its own feed
+ * with its own position.
  */
-export async function pollFeed(spec: FeedPollSpec, config: TriggerConfig, list: ListFn, store: StateStore, options: PollOptions = {}): Promise<TriggerEvent[]> {
+export async function pollFeed(
+  extension: TriggersExtension,
+  spec: FeedPollSpec,
+  config: TriggerConfig,
+  list: ListFn,
+  store: StateStore,
+  options: PollOptions = {},
+): Promise<TriggerEvent[]> {
   const now = options.now ?? store.clock.now();
-  const keys = keysOf(config, "feed");
-  const grant = await lease(store, keys.lease, options.leaseMs ?? DEFAULT_LEASE_MS);
+  const values = scopeValues(extension, spec, config);
+  const lease = keysOf(config, values).lease;
+  const grant = await takeLease(store, lease, options.leaseMs ?? DEFAULT_LEASE_MS);
   if (!grant) return [];
-  const fence = { fence: { lock: keys.lease, token: grant.token } };
-  const state = (await store.get<FeedState>(keys.cursor))?.value;
-  const query = spec.sinceParam && state?.lastId ? { [spec.sinceParam]: state.lastId } : undefined;
-  const items = asItems(await list(spec.listOperation, spec.pathParams, query));
-  const ids = items.map((i) => i[spec.idField]).filter((id): id is string => typeof id === "string");
-  if (!state) {
-    await store.set(keys.cursor, { lastId: ids[0], seen: ids.slice(0, 500) } satisfies FeedState, fence);
-    return [];
+  const fence = { fence: { lock: lease, token: grant.token } };
+  const events: TriggerEvent[] = [];
+  for (const run of runsOf(spec, values)) {
+    // An unscoped feed keeps the key it always had; each scope value gets one of its own.
+    const cursor = keysOf(config, values, "feed", ...(run.value === undefined ? [] : [hashed(run.value)])).cursor;
+    const state = (await store.get<FeedState>(cursor))?.value;
+    const query = spec.sinceParam && state?.lastId ? { [spec.sinceParam]: state.lastId } : undefined;
+    const items = asItems(await list(spec.listOperation, run.path, query));
+    const ids = items.map((i) => i[spec.idField]).filter((id): id is string => typeof id === "string");
+    if (!state) {
+      const first: FeedState = { lastId: ids[0], seen: ids.slice(0, 500) };
+      if (!(await store.set(cursor, first, fence)).ok) return events;
+      continue;
+    }
+    const seen = new Set(state.seen);
+    const fresh: Record<string, unknown>[] = [];
+    for (const item of items) {
+      const id = item[spec.idField] as string;
+      if (id === state.lastId) break;
+      if (!seen.has(id)) fresh.push(item);
+    }
+    fresh.reverse(); // deliver oldest first
+    const found = fresh.map(
+      (item): TriggerEvent => ({
+        trigger: config.trigger,
+        connection: config.connection,
+        eventId: item[spec.idField] as string,
+        type: stringAt(item, spec.typePath) ?? "item",
+        time: stringAt(item, spec.timePath) ?? new Date(now).toISOString(),
+        refs: itemRefs(extension, spec, run, item),
+        raw: item,
+      }),
+    );
+    const newSeen = [...fresh.map((i) => i[spec.idField] as string), ...state.seen].slice(0, 500);
+    const written = await store.set(
+      cursor,
+      { lastId: ids[0] ?? state.lastId, seen: newSeen } satisfies FeedState,
+      fence,
+    );
+    // Refused by the fence: the lease passed on, and its holder delivers this feed's new items.
+    if (!written.ok) return events;
+    events.push(...found);
   }
-  const seen = new Set(state.seen);
-  const fresh: Record<string, unknown>[] = [];
-  for (const item of items) {
-    const id = item[spec.idField] as string;
-    if (id === state.lastId) break;
-    if (!seen.has(id)) fresh.push(item);
-  }
-  fresh.reverse(); // deliver oldest first
-  const events = fresh.map((item) => ({
-    trigger: config.trigger,
-    connection: config.connection,
-    eventId: item[spec.idField] as string,
-    type: typeof item.type === "string" ? item.type : "item",
-    time: typeof item.date === "string" ? item.date : new Date(now).toISOString(),
-    board: ref(item.board),
-    card: ref(item.card),
-    raw: item,
-  }));
-  const newSeen = [...fresh.map((i) => i[spec.idField] as string), ...state.seen].slice(0, 500);
-  const written = await store.set(keys.cursor, { lastId: ids[0] ?? state.lastId, seen: newSeen } satisfies FeedState, fence);
-  return written.ok ? events : [];
+  return events;
 }
-

@@ -570,7 +570,8 @@ describe("secret-leak scan: flows in process", () => {
     // token's own /1/tokens/{token}/webhooks route, then signs deliveries the receiver verifies.
     const { url } = await mockWithProxy("trello", { credentials: trelloCredentials, webhookSecret: M.trelloWebhookSecret.value });
     const events: unknown[] = [];
-    const router = createTriggerRouter(trelloTriggers, [{ trigger: "trello_new_card", connection: "work", boards: [BOARD] }]);
+    const newCards = { trigger: "trello_new_card", connection: "work", scope: { board: [BOARD] } };
+    const router = createTriggerRouter(trelloTriggers, [newCards]);
     let hook!: ReturnType<typeof createWebhookReceiver>;
     const server: Server = createServer((req, res) => hook.nodeHandler(req, res));
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -690,7 +691,7 @@ describe("secret-leak scan: the CLI", () => {
     const closed = await closedPort();
     const env = { STEPFORGE_CONNECTIONS: plainFile };
     const callbackUrl = "https://hooks.example.com/trello";
-    const serve = cliProcess(["webhook", "serve", "--port", "0", "--secret", M.trelloWebhookSecret.value, "--callback-url", callbackUrl, "--board", BOARD, "--host", "127.0.0.1"]);
+    const serve = cliProcess(["webhook", "serve", "--port", "0", "--secret", M.trelloWebhookSecret.value, "--callback-url", callbackUrl, "--scope", `board=${BOARD}`, "--host", "127.0.0.1"]);
     let serveOut = "";
     let serveErr = "";
     serve.stdout!.on("data", (d: Buffer) => (serveOut += d.toString()));

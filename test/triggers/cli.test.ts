@@ -44,18 +44,35 @@ describe("stepforge webhook serve", () => {
     expect(r.stderr).toContain("--secret S (or STEPFORGE_WEBHOOK_SECRET) is required");
   });
 
-  it("verifies deliveries and prints one JSON line per event of the given boards", async () => {
+  it("a --scope name the spec does not declare, or without a value, is a usage error naming the scopes", async () => {
+    const base = ["webhook", "serve", "--port", "0", "--secret", "s", "--callback-url", "https://h.example.com/t"];
+    const unknown = await runCli(...base, "--scope", `list=${BOARD}`);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain(`--scope list=${BOARD}: "list" is not a scope of these triggers`);
+    expect(unknown.stderr).toContain("use one of: board, member");
+    const empty = await runCli(...base, "--scope", "board=");
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain("--scope board=: give a value, as in --scope board=VALUE");
+  });
+
+  it.each([
+    ["--scope NAME=VALUE", ["--scope", `board=${BOARD}`]],
+    ["--board, the older spelling derived from the spec's scope", ["--board", BOARD]],
+  ])("verifies deliveries and prints one JSON line per event of the given scope (%s)", async (_how, scopeFlags) => {
     const secret = "serve-secret-9d1e";
     const callbackUrl = "https://hooks.example.com/trello";
-    const child = spawn(process.execPath, [join(packageRoot(), "bin", "stepforge.js"), "webhook", "serve", "--port", "0", "--callback-url", callbackUrl, "--board", BOARD], {
+    const serve = ["webhook", "serve", "--port", "0", "--callback-url", callbackUrl, ...scopeFlags];
+    const child = spawn(process.execPath, [join(packageRoot(), "bin", "stepforge.js"), ...serve], {
       stdio: ["ignore", "pipe", "pipe"],
       // From the environment, so the secret stays out of the process list.
       env: { ...process.env, STEPFORGE_WEBHOOK_SECRET: secret },
     });
     try {
+      let stderr = "";
       const url = await new Promise<string>((resolve, reject) => {
         child.stderr.on("data", (d: Buffer) => {
-          const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(d.toString());
+          stderr += d.toString();
+          const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
           if (m) resolve(m[1]!);
         });
         child.once("exit", (code) => reject(new Error(`exited ${code}`)));
@@ -71,11 +88,14 @@ describe("stepforge webhook serve", () => {
       expect((await send(delivery("createCard", { card: { id: "c2", name: "x" }, list: { id: "l1" } }, {}, OTHER_BOARD))).status).toBe(200);
       expect((await send(delivery("createCard", { card: { id: "c3", name: "x" }, list: { id: "l1" } }))).status).toBe(200);
       for (let i = 0; i < 100 && !stdout.includes("\n"); i++) await new Promise((r) => setTimeout(r, 20));
-      const lines = stdout.trim().split("\n").map((l) => JSON.parse(l) as { trigger: string; card: { id: string } });
+      type Line = { trigger: string; refs: { card: { id: string } } };
+      const lines = stdout.trim().split("\n").map((l) => JSON.parse(l) as Line);
       // The forged one and the other board's are not printed; the good one fires New Card,
       // New Board Activity and Custom Webhook Events.
-      expect(lines.every((l) => l.card.id === "c3")).toBe(true);
+      expect(lines.every((l) => l.refs.card.id === "c3")).toBe(true);
       expect(lines.map((l) => l.trigger)).toContain("trello_new_card");
+      const noted = stderr.includes("--board is an older spelling; use --scope board=VALUE");
+      expect(noted).toBe(scopeFlags[0] === "--board");
     } finally {
       child.kill("SIGTERM");
     }

@@ -43,7 +43,8 @@ describe("Trello triggers against the behavioural mock", () => {
 
     const events: TriggerEvent[] = [];
     const names = ["trello_new_card", "trello_card_moved", "trello_card_archived", "trello_new_comment_added_to_card", "trello_new_label_added_to_card", "trello_new_checklist", "trello_card_updated"];
-    const router = createTriggerRouter(triggers, names.map((trigger) => ({ trigger, connection: "work", boards: [BOARD] })));
+    const configs = names.map((trigger) => ({ trigger, connection: "work", scope: { board: [BOARD] } }));
+    const router = createTriggerRouter(triggers, configs);
     let callbackUrl = "";
     const receiver = () =>
       createWebhookReceiver({ secret: SECRET, callbackUrl, delivery: triggers.delivery, onDelivery: (payload) => void events.push(...router.route(payload)) });
@@ -75,7 +76,10 @@ describe("Trello triggers against the behavioural mock", () => {
     expect(fired).toContain("trello_new_checklist");
     expect(fired.filter((t) => t === "trello_card_updated")).toHaveLength(2); // the move and the archive
     const moved = events.find((e) => e.trigger === "trello_card_moved")!;
-    expect(moved).toMatchObject({ connection: "work", board: { id: BOARD }, card: { id: card.id }, list: { id: other.id } });
+    expect(moved).toMatchObject({
+      connection: "work",
+      refs: { board: { id: BOARD }, card: { id: card.id }, list: { id: other.id } },
+    });
     expect(hook.stats.rejectedSignature).toBe(0);
 
     expect(await removeWebhook(triggers.delivery, call, first.id)).toEqual({ removed: true });
@@ -110,7 +114,9 @@ describe("Trello triggers against the behavioural mock", () => {
     const call: CallFn = (id, init) => trello.core.call(id, init);
     const instant = triggers.triggers.filter((t) => t.kind === "webhook");
     const me = await trello.getMember({ params: { path: { id: "me" } } });
-    const router = createTriggerRouter(triggers, instant.map((t) => ({ trigger: t.name, connection: "work", boards: t.kind === "webhook" && t.watch === "member" ? [] : [BOARD] })));
+    const scope = (t: (typeof instant)[number]) => (t.scope === "member" ? {} : { board: [BOARD] });
+    const configs = instant.map((t) => ({ trigger: t.name, connection: "work", scope: scope(t) }));
+    const router = createTriggerRouter(triggers, configs);
     const events: TriggerEvent[] = [];
     let receiver: ReturnType<typeof createWebhookReceiver> | undefined;
     const callbackUrl = await listen(createServer((req, res) => receiver!.nodeHandler(req, res)));
@@ -147,11 +153,11 @@ describe("Trello triggers against the behavioural mock", () => {
     const spec = triggers.triggers.find((t) => t.name === "trello_new_notification") as FeedPollSpec;
     const list = (operationId: string, path: Record<string, string>) => trello.core.call(operationId, { params: { path } });
     const store = new MemoryStateStore();
-    const config = { trigger: spec.name, connection: "work", boards: [], options: {} };
-    expect(await pollFeed(spec, config, list, store)).toEqual([]);
+    const config = { trigger: spec.name, connection: "work", options: {} };
+    expect(await pollFeed(triggers, spec, config, list, store)).toEqual([]);
     const [cursor] = await store.keys("trigger:");
     expect((await store.get<{ lastId?: string }>(cursor!))?.value.lastId).toMatch(/^[0-9a-f]{24}$/);
-    expect(await pollFeed(spec, config, list, store)).toEqual([]);
+    expect(await pollFeed(triggers, spec, config, list, store)).toEqual([]);
   });
 
   it("Card Due Date Reminder polls the board's cards through the client", async () => {
@@ -163,10 +169,11 @@ describe("Trello triggers against the behavioural mock", () => {
     const soon = await trello.createCard({ body: { idList: LIST, name: "Due soon", due: new Date(now + 30 * 60_000).toISOString() } });
     await trello.createCard({ body: { idList: LIST, name: "Due later", due: new Date(now + 5 * 3_600_000).toISOString() } });
     const list = (operationId: string, path: Record<string, string>) => trello.core.call(operationId, { params: { path } });
-    const config = { trigger: spec.name, connection: "work", boards: [BOARD], options: { minutesBefore: 60 } };
+    const scope = { board: [BOARD] };
+    const config = { trigger: spec.name, connection: "work", scope, options: { minutesBefore: 60 } };
     const store = new MemoryStateStore();
-    const fired = await pollDueDates(spec, config, list, store, { now: now });
-    expect(fired.map((e) => e.card?.id)).toEqual([soon.id]);
-    expect(await pollDueDates(spec, config, list, store, { now: now + 60_000 })).toEqual([]);
+    const fired = await pollDueDates(triggers, spec, config, list, store, { now: now });
+    expect(fired.map((e) => e.refs.card?.id)).toEqual([soon.id]);
+    expect(await pollDueDates(triggers, spec, config, list, store, { now: now + 60_000 })).toEqual([]);
   });
 });

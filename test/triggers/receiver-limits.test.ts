@@ -4,7 +4,7 @@
  * `stepforge webhook serve`, its RSS read from /proc), and dedupe by delivery id over a time window
  * in the state layer (a fake clock days later; two receivers sharing one state folder).
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
@@ -15,67 +15,31 @@ import { packageRoot } from "../../generator/package-root.js";
 import { FileStateStore } from "../../runtime/state/file.js";
 import { MemoryStateStore } from "../../runtime/state/memory.js";
 import { FakeClock, StateUnavailableError, type StateStore } from "../../runtime/state/types.js";
-import { createWebhookReceiver, createWebhookServer, RECEIVER_DEFAULTS, signPayload, type WebhookReceiver } from "../../runtime/triggers/receiver.js";
+import {
+  createWebhookReceiver,
+  RECEIVER_DEFAULTS,
+  signPayload,
+  type WebhookReceiver,
+} from "../../runtime/triggers/receiver.js";
+import { createWebhookServer } from "../../runtime/triggers/server.js";
 import { runCli } from "../helpers/cli.js";
 import { delivery } from "./fixtures.js";
+import { line, slowClients, spawnNode } from "./slow-senders.js";
 
 const SECRET = "receiver-limits-secret-5b2e";
 const CALLBACK = "https://hooks.example.com/trello";
 const spec = triggers.delivery;
 const DAY = 24 * 3600_000;
 
-const children: ChildProcess[] = [];
 const dirs: string[] = [];
-afterEach(() => {
-  for (const c of children.splice(0)) if (c.exitCode === null) c.kill("SIGKILL");
-});
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
-
-/** A node process with its open-file limit raised as far as the hard limit allows. */
-function spawnNode(args: string[], env: Record<string, string> = {}): ChildProcess {
-  const child = spawn("bash", ["-c", 'ulimit -n 16384 2>/dev/null || ulimit -n "$(ulimit -Hn)"; exec "$0" "$@"', process.execPath, ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, ...env },
-  });
-  children.push(child);
-  return child;
-}
-
-/** Resolves with the first line of `stream` that `match` accepts (bounded by the test's timeout). */
-function line<T>(child: ChildProcess, stream: "stdout" | "stderr", match: (text: string) => T | undefined): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    let buffer = "";
-    const onData = (d: Buffer) => {
-      buffer += d.toString();
-      let nl: number;
-      while ((nl = buffer.indexOf("\n")) >= 0) {
-        const text = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        const found = match(text);
-        if (found !== undefined) {
-          child[stream]!.off("data", onData);
-          return resolve(found);
-        }
-      }
-    };
-    child[stream]!.on("data", onData);
-    child.once("exit", (code) => reject(new Error(`process exited (${code}) before printing the expected line`)));
-  });
-}
 
 async function startReceiver(...flags: string[]): Promise<{ child: ChildProcess; port: number }> {
   const child = spawnNode([join(packageRoot(), "bin", "stepforge.js"), "webhook", "serve", "--port", "0", "--callback-url", CALLBACK, ...flags], { STEPFORGE_WEBHOOK_SECRET: SECRET });
   const port = await line(child, "stderr", (t) => /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(t)?.[1]);
   return { child, port: Number(port) };
-}
-
-function slowClients(port: number, count: number, bodyBytes: number, mode = "") {
-  const child = spawnNode([join(packageRoot(), "test", "triggers", "slow-clients.mjs"), String(port), String(count), String(bodyBytes), mode]);
-  const ready = line(child, "stdout", (t) => (t.startsWith('{"ready"') ? (JSON.parse(t).ready as { settled: number; connectErrors: number }) : undefined));
-  const closed = line(child, "stdout", (t) => (t.startsWith('{"closed"') ? (JSON.parse(t).closed.statuses as Record<string, number>) : undefined));
-  return { child, ready, closed };
 }
 
 /** Resident set size of a process in bytes (Linux /proc). */
@@ -142,7 +106,8 @@ describe("webhook serve under 4,000 slow connections", () => {
   }, 30_000);
 
   it("refuses bad settings with a usage error naming the flag", async () => {
-    for (const flag of ["--max-connections", "--max-buffered-bytes", "--headers-timeout", "--body-timeout", "--dedupe-window"]) {
+    const caps = ["--max-connections", "--max-connections-per-address", "--max-buffered-bytes", "--max-buffered-bytes-per-address"];
+    for (const flag of [...caps, "--min-body-rate", "--headers-timeout", "--body-timeout", "--dedupe-window"]) {
       const r = await runCli("webhook", "serve", "--port", "0", "--secret", "s", "--callback-url", CALLBACK, flag, "0");
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(`${flag} must be a positive number`);
@@ -180,7 +145,9 @@ describe("caps (in process)", () => {
     const closed = new Promise<string>((r) => socket.on("close", () => r(answer)));
     const connected = new Promise<void>((r) =>
       socket.on("connect", () => {
-        socket.write(`POST / HTTP/1.1\r\nhost: x\r\ncontent-length: ${bytes + 10}\r\n\r\n`);
+        // A signature header of the right shape (but wrong): the receiver must read the body to refuse it.
+        const signature = `x-trello-webhook: ${"A".repeat(27)}=`;
+        socket.write(`POST / HTTP/1.1\r\nhost: x\r\n${signature}\r\ncontent-length: ${bytes + 10}\r\n\r\n`);
         socket.write(Buffer.alloc(bytes, 0x61), () => r());
       }),
     );

@@ -6,7 +6,12 @@ import { createTriggerRouter, TriggerConfigError, validateConfig, type TriggerEv
 import { BOARD, card, CARD, delivery, LIST_A, LIST_B, OTHER_BOARD } from "./fixtures.js";
 
 const webhookTriggers = triggers.triggers.filter((t) => t.kind === "webhook");
-const config = (trigger: string, options: Record<string, unknown> = {}, boards = [BOARD]) => ({ trigger, connection: "work", boards, options });
+const config = (trigger: string, options: Record<string, unknown> = {}, boards = [BOARD]) => ({
+  trigger,
+  connection: "work",
+  scope: boards.length ? { board: boards } : {},
+  options,
+});
 
 /** One delivery per webhook trigger, as Trello sends it. */
 const CASES: Record<string, ReturnType<typeof delivery>> = {
@@ -35,13 +40,14 @@ describe("trigger routing", () => {
     const [event, ...more] = router.route(payload);
     expect(more).toEqual([]);
     expect(event).toMatchObject<Partial<TriggerEvent>>({ trigger: name, connection: "work", eventId: payload.action.id, type: payload.action.type, time: payload.action.date });
-    expect(event!.board).toEqual({ id: BOARD, name: "Roadmap" });
+    expect(event!.refs.board).toEqual({ id: BOARD, name: "Roadmap" });
     expect(event!.raw).toEqual(payload.action);
-    if ("card" in payload.action.data) expect(event!.card?.id).toBe(CARD);
+    if ("card" in payload.action.data) expect(event!.refs.card?.id).toBe(CARD);
   });
 
   it("each instant trigger ignores the other triggers' events", () => {
-    const router = createTriggerRouter(triggers, webhookTriggers.map((t) => config(t.name, {}, t.watch === "member" ? [] : [BOARD])));
+    const configs = webhookTriggers.map((t) => config(t.name, {}, t.scope === "member" ? [] : [BOARD]));
+    const router = createTriggerRouter(triggers, configs);
     const fired = (name: string) => router.route(CASES[name]).map((e) => e.trigger).filter((t) => t !== "trello_new_board_activity" && t !== "trello_custom_webhook_events");
     expect(fired("trello_new_card")).toEqual(["trello_new_card"]);
     // A move is an update too (Card Updated covers "any property, moves included"), but not an archive.
@@ -84,17 +90,37 @@ describe("trigger routing", () => {
   });
 
   it("configuration errors name the field and the fix", () => {
-    expect(() => validateConfig(triggers, { trigger: "trello_new_cards", connection: "w", boards: [BOARD] })).toThrow(/unknown trigger "trello_new_cards"; use one of trello_new_card/);
-    expect(() => validateConfig(triggers, { trigger: "trello_new_card", connection: "w", boards: [] })).toThrow(/boards: configure at least one board/);
-    expect(() => validateConfig(triggers, { trigger: "trello_new_board_activity", connection: "w", boards: [BOARD], options: { activityTypes: ["createCrad"] } })).toThrow(TriggerConfigError);
-    expect(() => validateConfig(triggers, { trigger: "trello_card_moved", connection: "w", boards: [BOARD], options: { colour: 1 } })).toThrow(/options/);
+    const check = (config: Record<string, unknown>) => () => validateConfig(triggers, { connection: "w", ...config });
+    const boards = { board: [BOARD] };
+    const unknown = /unknown trigger "trello_new_cards"; use one of trello_new_card/;
+    expect(check({ trigger: "trello_new_cards", scope: boards })).toThrow(unknown);
+    const empty = /scope\.board: give a list of at least one value; it holds: Board ids/;
+    expect(check({ trigger: "trello_new_card", scope: { board: [] } })).toThrow(empty);
+    expect(check({ trigger: "trello_new_card" })).toThrow(/scope\.board: give a list of at least one value/);
+    // The configuration of before the scopes says where its boards go now.
+    expect(check({ trigger: "trello_new_card", boards: [BOARD] })).toThrow(/"boards".*give its values as scope\.board/);
+    const list = /scoped by "board": give its values as scope\.board/;
+    expect(check({ trigger: "trello_new_card", scope: { list: [BOARD] } })).toThrow(list);
+    const typo = { activityTypes: ["createCrad"] };
+    expect(check({ trigger: "trello_new_board_activity", scope: boards, options: typo })).toThrow(TriggerConfigError);
+    expect(check({ trigger: "trello_card_moved", scope: boards, options: { colour: 1 } })).toThrow(/options/);
     expect(() => createTriggerRouter(triggers, [config("trello_new_notification", {}, [])])).toThrow(/polling trigger/);
   });
 
+  it("a scope's declared default stands in for values a configuration leaves out", () => {
+    const board = { ...triggers.scopes.board!, default: [BOARD] };
+    const withDefault = { ...triggers, scopes: { ...triggers.scopes, board } };
+    const router = createTriggerRouter(withDefault, [{ trigger: "trello_new_card", connection: "work" }]);
+    expect(router.route(delivery("createCard", { card, list: { id: LIST_A } }))).toHaveLength(1);
+    expect(router.route(delivery("createCard", { card, list: { id: LIST_A } }, {}, OTHER_BOARD))).toEqual([]);
+  });
+
   it("fills an option the configuration leaves out with its declared default, and refuses a default of the wrong type", () => {
-    const due = validateConfig(triggers, { trigger: "trello_card_due_date_reminder", connection: "w", boards: [BOARD] });
+    const reminder = { trigger: "trello_card_due_date_reminder", connection: "w", scope: { board: [BOARD] } };
+    const due = validateConfig(triggers, reminder);
     expect(due.options).toEqual({ minutesBefore: 60 });
-    expect(validateConfig(triggers, { trigger: "trello_card_due_date_reminder", connection: "w", boards: [BOARD], options: { minutesBefore: 5 } }).options).toEqual({ minutesBefore: 5 });
+    const five = validateConfig(triggers, { ...reminder, options: { minutesBefore: 5 } });
+    expect(five.options).toEqual({ minutesBefore: 5 });
     const option = (o: Record<string, unknown>) => TriggersExtensionSchema.shape.triggers.element.safeParse({ ...triggers.triggers.find((t) => t.name === "trello_card_moved"), options: { lists: { description: "d", ...o } } });
     const listed = option({ type: "string-list", default: ["6000000000000000000000b1"] });
     expect(listed.success).toBe(true);

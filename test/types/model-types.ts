@@ -85,11 +85,15 @@ import type {
   FeedPollSpec,
   OptionFilter,
   OptionFilterSchema,
+  RefSpec,
+  RefSpecSchema,
   Signature,
   SignatureSchema,
   TriggerOption,
   TriggerOptionSchema,
   TriggerSchema,
+  TriggerScope,
+  TriggerScopeSchema,
   TriggerSpec,
   TriggersExtension,
   TriggersExtensionSchema,
@@ -151,7 +155,9 @@ export type _ServiceTools = Assert<Same<ServiceTools, z.infer<typeof ServiceTool
 
 // runtime/triggers/model.ts
 export type _Signature = Assert<Same<Signature, z.infer<typeof SignatureSchema>>>;
+export type _RefSpec = Assert<Same<RefSpec, z.infer<typeof RefSpecSchema>>>;
 export type _Delivery = Assert<Same<Delivery, z.infer<typeof DeliverySchema>>>;
+export type _TriggerScope = Assert<Same<TriggerScope, z.infer<typeof TriggerScopeSchema>>>;
 export type _Condition = Assert<Same<Condition, z.infer<typeof ConditionSchema>>>;
 export type _OptionFilter = Assert<Same<OptionFilter, z.infer<typeof OptionFilterSchema>>>;
 export type _TriggerOption = Assert<Same<TriggerOption, z.infer<typeof TriggerOptionSchema>>>;
