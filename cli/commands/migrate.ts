@@ -1,0 +1,1 @@
+export async function migrateCommand(): Promise<number> { return 0; }
