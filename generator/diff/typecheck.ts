@@ -104,6 +104,12 @@ class Walker {
       }
       matchedOld.add(was.name);
       const wasType = c.getTypeOfSymbol(was);
+      // A body that appears or goes (`body?: never` on the other side) is one change, not one per field.
+      if (path.length === 0 && this.isNever(c.getNonNullableType(wasType)) !== this.isNever(c.getNonNullableType(type))) {
+        if (this.isNever(c.getNonNullableType(type))) this.report(side, at, "removed", true, "removed");
+        else this.report(side, at, "added", side === "request" && !c.isTypeAssignableTo(c.getUndefinedType(), type), `${prop.flags & ts.SymbolFlags.Optional ? "optional" : "required"} ${this.show(c.getNonNullableType(type))}`);
+        continue;
+      }
       const [wasOptional, isOptional] = [Boolean(was.flags & ts.SymbolFlags.Optional), Boolean(prop.flags & ts.SymbolFlags.Optional)];
       if (wasOptional !== isOptional) this.report(side, at, isOptional ? "optional" : "required", this.breaks(side, wasType, type), isOptional ? "now optional" : "now required");
       this.walk(side, wasType, type, at, depth + 1);
