@@ -66,7 +66,7 @@ export function plantedTrello(): { text: string; planted: Planted[] } {
     delete paths["/actions/{id}/board"];
     paths["/actions/{idAction}/board"] = item;
   });
-  plant("enum value bottom of posStringOrNumber removed (request)", { kind: "parameter-type-changed", breaking: true, target: "createCard", detail: "query parameter pos" }, () => {
+  plant("enum value bottom of posStringOrNumber removed (request)", { kind: "parameter-type-changed", breaking: true, target: "postChecklists", detail: "query parameter pos" }, () => {
     schemas.posStringOrNumber.oneOf[0].enum = ["top"];
   });
   plant("response field desc of Card removed", { kind: "response-field-removed", breaking: true, target: "getCardsId", detail: "response field desc: removed" }, () => {
@@ -75,13 +75,13 @@ export function plantedTrello(): { text: string; planted: Planted[] } {
   plant("response field closed of Card changed from boolean to string", { kind: "response-type-changed", breaking: true, target: "getCardsId", detail: "response field closed: boolean → string" }, () => {
     schemas.Card.properties.closed = { type: "string" };
   });
-  plant("enum value `lost` added to CheckItem.state (response)", { kind: "response-enum-value-added", breaking: true, target: "getChecklistsIdCheckitemsIdcheckitem", detail: 'value "lost" added' }, () => {
+  plant("enum value `lost` added to CheckItem.state (response)", { kind: "response-enum-value-added", breaking: true, target: "putCardsIdcardChecklistIdchecklistCheckitemIdcheckitem", detail: 'value "lost" added' }, () => {
     schemas.CheckItem.properties.state.enum.push("lost");
   });
   plant("response field planted added to Board", { kind: "response-field-added", breaking: false, target: "getActionsIdBoard", detail: "response field planted: optional" }, () => {
     schemas.Board.properties.planted = { type: "string" };
   });
-  plant("request field pos of PUT /customFields/{id} made required", { kind: "request-field-required", breaking: true, target: "putCustomFieldsId", detail: "request field pos: now required" }, () => {
+  plant("request field pos of PUT /customFields/{id} made required", { kind: "request-field-required", breaking: true, target: "putCustomfieldsId", detail: "request field pos: now required" }, () => {
     paths["/customFields/{id}"].put.requestBody.content["application/json"].schema.required = ["pos"];
   });
   plant("optional request field planted added to POST /actions/{idAction}/reactions", { kind: "request-field-added", breaking: false, target: "postActionsIdactionReactions", detail: "request field planted: optional" }, () => {
