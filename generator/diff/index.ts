@@ -6,16 +6,13 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { emitClient } from "../emit/client.js";
 import type { GeneratedFile } from "../emit/file.js";
-import { emitTypes } from "../emit/types.js";
 import type { ServiceModel } from "../model.js";
 import { asObject } from "../refs.js";
 import type { Change, ServiceReport } from "./change.js";
 import { compareSurfaces, type TypedPair } from "./compare.js";
-import { withRuntimeImport, type Declarations } from "./program.js";
+import type { Declarations } from "./program.js";
 import { parseSurface, SURFACE_FILE, surfaceOf, surfaceText, type ServiceSurface } from "./surface.js";
-import { checkPairs } from "./typecheck.js";
 
 export type { Change, ServiceReport } from "./change.js";
 
@@ -35,6 +32,8 @@ export async function compareVersions(service: string, old: Version | undefined,
   const { changes, pairs } = compareSurfaces(old.surface, now.surface);
   if (pairs.length > 0) {
     const [before, after] = await Promise.all([old.declarations(pairs, "old"), now.declarations(pairs, "now")]);
+    // The compiler loads only when a schema changed (renames, tool steps and auth need none of it).
+    const { checkPairs } = await import("./typecheck.js");
     if (before && after) changes.push(...checkPairs({ old: before, now: after, oldClass: old.surface.client, newClass: now.surface.client, pairs }));
   }
   return { service, status: "changed", changes, checked: pairs.length };
@@ -81,6 +80,12 @@ export async function compareWithDisk(
   return { reports, surfaces, versions };
 }
 
+/** Points the runtime import of a generated client at `stepforge/runtime`, wherever it was generated. */
+function withRuntimeImport(client: string, runtimeImport: string): string {
+  if (runtimeImport === "stepforge/runtime") return client;
+  return client.split(`from ${JSON.stringify(runtimeImport)};`).join('from "stepforge/runtime";');
+}
+
 /**
  * The document openapi-typescript types for the checker: only the paths of the operations it
  * compares (their declarations are all it reads), with every component they may reference.
@@ -94,6 +99,7 @@ function prunedTypesDocument(model: ServiceModel, paths: ReadonlySet<string>): R
 /** Declarations of `model` for the checker, emitted in memory: types of the compared paths only. */
 async function declarationsOf(model: ServiceModel, paths: ReadonlySet<string>): Promise<Declarations> {
   const context = { runtimeImport: "stepforge/runtime", specLabel: model.spec.file };
+  const [{ emitTypes }, { emitClient }] = await Promise.all([import("../emit/types.js"), import("../emit/client.js")]);
   const [types] = await emitTypes({ ...model, typesDocument: prunedTypesDocument(model, paths) }, context);
   const [client] = await emitClient(model, context);
   return { types: types!.content, client: client!.content };

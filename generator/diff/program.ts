@@ -62,12 +62,6 @@ function mounts(): Array<[string, string]> {
 /** Library and runtime files never change within a process: parse each once (watch mode reuses them). */
 const parsed = new Map<string, ts.SourceFile>();
 
-/** Points the runtime import of a generated client at `stepforge/runtime`, wherever it was generated. */
-export function withRuntimeImport(client: string, runtimeImport: string): string {
-  if (runtimeImport === "stepforge/runtime") return client;
-  return client.split(`from ${JSON.stringify(runtimeImport)};`).join('from "stepforge/runtime";');
-}
-
 export function declarationProgram(old: Declarations, now: Declarations): DeclarationProgram {
   const virtual = new Map<string, string>([
     ["/old/types.ts", old.types],

@@ -82,10 +82,34 @@ export function changelogSection(reports: readonly ServiceReport[], version: str
 
 const PREAMBLE = "# Changelog\n\nAll notable changes to this package are documented in this file.\n\nThe format is based on [Keep a Changelog](https://keepachangelog.com/en/1.1.0/),\nand this project adheres to [Semantic Versioning](https://semver.org/spec/v2.0.0.html).\n";
 
-/** CHANGELOG.md with `section` as its newest entry: after the preamble, before the first release. */
+/** A release section's subsections (### Added, …) and their entries. */
+function subsections(text: string): Map<string, string[]> {
+  const found = new Map<string, string[]>();
+  let current: string[] | undefined;
+  for (const line of text.split("\n")) {
+    const heading = /^### (.+)$/.exec(line);
+    if (heading) found.set(heading[1]!, (current = found.get(heading[1]!) ?? []));
+    else if (line.startsWith("- ") && current) current.push(line);
+  }
+  return found;
+}
+
+/**
+ * CHANGELOG.md with `section` as its newest entry: after the preamble, before the first release.
+ * When the newest release has the same version (the package was not released in between), the
+ * entries join it instead, each subsection keeping its entries once.
+ */
 export function withChangelogSection(existing: string | undefined, section: string): string {
   const text = existing ?? PREAMBLE;
   const first = text.search(/^## /m);
   if (first < 0) return `${text.trimEnd()}\n\n${section}`;
-  return `${text.slice(0, first)}${section}\n${text.slice(first)}`;
+  const version = (heading: string) => /^## \[([^\]]+)\]/.exec(heading)?.[1];
+  const end = text.slice(first + 3).search(/^## /m);
+  const newest = end < 0 ? text.slice(first) : text.slice(first, first + 3 + end);
+  if (version(newest) === undefined || version(newest) !== version(section)) return `${text.slice(0, first)}${section}\n${text.slice(first)}`;
+  const merged = subsections(newest);
+  for (const [name, entries] of subsections(section)) merged.set(name, [...new Set([...(merged.get(name) ?? []), ...entries])]);
+  const order = ["Added", "Changed", "Deprecated", "Removed", ...merged.keys()].filter((n, i, all) => merged.has(n) && all.indexOf(n) === i);
+  const body = order.map((name) => `### ${name}\n\n${merged.get(name)!.join("\n")}\n`).join("\n");
+  return `${text.slice(0, first)}${section.split("\n")[0]}\n\n${body}${end < 0 ? "" : `\n${text.slice(first + newest.length)}`}`;
 }
