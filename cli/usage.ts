@@ -26,7 +26,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     summary: "generate typed clients, tool steps, triggers and mocks from OpenAPI specs",
     usage: [
       "stepforge generate [--check] [--no-cache] [--timings] [--watch] [--fail-on-breaking] [--changelog]",
-      "stepforge generate --spec FILE... --out DIR [--service ID] [--package NAME] [--strict] [--watch] [--fail-on-breaking] [--changelog]",
+      "stepforge generate --spec FILE --out DIR [--service ID] [--package NAME] [--strict] [--watch] [--fail-on-breaking] [--changelog]",
     ],
     details: [
       "Without --spec: regenerates generated/ from this package's specs/ (only changed files are",
