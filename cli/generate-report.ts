@@ -23,7 +23,12 @@ export interface RunReport {
 }
 
 /** Compares the files a run is about to write with `outDir`, service by service. */
-export async function reportRun(outDir: string, projectRoot: string, models: readonly ServiceModel[], files: readonly GeneratedFile[]): Promise<RunReport> {
+export async function reportRun(
+  outDir: string,
+  projectRoot: string,
+  models: readonly ServiceModel[],
+  files: readonly GeneratedFile[],
+): Promise<RunReport> {
   const { reports, surfaces, versions } = await compareWithDisk(
     outDir,
     models,
@@ -32,7 +37,13 @@ export async function reportRun(outDir: string, projectRoot: string, models: rea
     (model) => specLabel(model.spec.file, projectRoot),
   );
   const text = reports.map((r) => reportText(r, versions.get(r.service))).join("");
-  return { reports, versions, surfaces, breaking: reports.reduce((n, r) => n + r.changes.filter((c) => c.breaking).length, 0), text };
+  return {
+    reports,
+    versions,
+    surfaces,
+    breaking: reports.reduce((n, r) => n + r.changes.filter((c) => c.breaking).length, 0),
+    text,
+  };
 }
 
 const BUMPS: Bump[] = ["none", "patch", "minor", "major"];
@@ -43,10 +54,17 @@ const BUMPS: Bump[] = ["none", "patch", "minor", "major"];
  * ("Unreleased" when the package has no version). Returns the heading, or undefined when
  * nothing changed (the file is left alone).
  */
-export function writeChangelog(file: string, run: RunReport, version: string | undefined, date = new Date().toISOString().slice(0, 10)): string | undefined {
+export function writeChangelog(
+  file: string,
+  run: RunReport,
+  version: string | undefined,
+  date = new Date().toISOString().slice(0, 10),
+): string | undefined {
   const changed = run.reports.filter((r) => r.changes.length > 0);
   if (changed.length === 0) return undefined;
-  const bump = changed.map((r) => (r.status === "changed" ? bumpFor(r.changes) : r.status === "removed" ? "major" : "minor")).reduce((a, b) => (BUMPS.indexOf(b) > BUMPS.indexOf(a) ? b : a), "none" as Bump);
+  const bump = changed
+    .map((r) => (r.status === "changed" ? bumpFor(r.changes) : r.status === "removed" ? "major" : "minor"))
+    .reduce((a, b) => (BUMPS.indexOf(b) > BUMPS.indexOf(a) ? b : a), "none" as Bump);
   const heading = (version && nextVersion(version, bump)) ?? "Unreleased";
   const existing = existsSync(file) ? readFileSync(file, "utf8") : undefined;
   writeFileSync(file, withChangelogSection(existing, changelogSection(changed, heading, date)));

@@ -32,18 +32,27 @@ export interface WatchOptions extends GenerateRequest {
 /** Quiet time after the last event of a save before the round starts. */
 const SETTLE_MS = 40;
 
-export async function watchGenerate(options: WatchOptions, out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
+export async function watchGenerate(
+  options: WatchOptions,
+  out: NodeJS.WritableStream,
+  err: NodeJS.WritableStream,
+): Promise<number> {
   const models = new Map<string, ServiceModel>();
   const serviceFiles = new Map<string, GeneratedFile[]>();
   const texts = new Map<string, string>();
 
   const check = (file: string): ServiceModel | undefined => {
     try {
-      return checkSpec(loadSpecFile(file), { ...(options.serviceId ? { serviceId: options.serviceId } : {}), strict: options.strict === true });
+      return checkSpec(loadSpecFile(file), {
+        ...(options.serviceId ? { serviceId: options.serviceId } : {}),
+        strict: options.strict === true,
+      });
     } catch (error) {
       if (!(error instanceof SpecError)) throw error;
       for (const d of error.diagnostics) err.write(`${formatDiagnostic(d)}\n`);
-      err.write(`${file}: ${error.diagnostics.length} problem${error.diagnostics.length === 1 ? "" : "s"}; the last good output stays\n`);
+      err.write(
+        `${file}: ${error.diagnostics.length} problem${error.diagnostics.length === 1 ? "" : "s"}; the last good output stays\n`,
+      );
       return undefined;
     }
   };
@@ -70,7 +79,10 @@ export async function watchGenerate(options: WatchOptions, out: NodeJS.WritableS
     const run = await reportRun(options.outDir, options.projectRoot, fresh, emitted);
     out.write(run.text);
     for (const model of fresh) {
-      const own = [...emitted.filter((f) => f.path.startsWith(`${model.id}/`)), ...run.surfaces.filter((f) => f.path.startsWith(`${model.id}/`))];
+      const own = [
+        ...emitted.filter((f) => f.path.startsWith(`${model.id}/`)),
+        ...run.surfaces.filter((f) => f.path.startsWith(`${model.id}/`)),
+      ];
       serviceFiles.set(model.spec.file, own);
     }
     const ordered = options.specFiles.flatMap((f) => (models.has(f) ? [models.get(f)!] : []));
@@ -84,11 +96,22 @@ export async function watchGenerate(options: WatchOptions, out: NodeJS.WritableS
       extra.push(pkg);
     }
     if (models.size === options.specFiles.length) {
-      remember({ specFiles: options.specFiles, outDir: options.outDir, projectRoot: options.projectRoot, ...(options.serviceId ? { serviceId: options.serviceId } : {}) }, ordered.map((m) => ({ id: m.id, operations: m.operations.length })), extra);
+      remember(
+        {
+          specFiles: options.specFiles,
+          outDir: options.outDir,
+          projectRoot: options.projectRoot,
+          ...(options.serviceId ? { serviceId: options.serviceId } : {}),
+        },
+        ordered.map((m) => ({ id: m.id, operations: m.operations.length })),
+        extra,
+      );
     }
     const touched = drift.changed.length + drift.missing.length + drift.extra.length;
     const ms = Math.round(performance.now() - started);
-    out.write(`[${new Date().toISOString().slice(11, 19)}] generated ${fresh.map((m) => m.id).join(", ")} into ${options.outDir}: ${touched} file${touched === 1 ? "" : "s"} written, ${ms} ms\n`);
+    out.write(
+      `[${new Date().toISOString().slice(11, 19)}] generated ${fresh.map((m) => m.id).join(", ")} into ${options.outDir}: ${touched} file${touched === 1 ? "" : "s"} written, ${ms} ms\n`,
+    );
     if (options.changelog) {
       const home = options.ownSpecs ? options.projectRoot : options.outDir;
       const heading = writeChangelog(join(home, "CHANGELOG.md"), run, packageVersion(home, run));
@@ -114,7 +137,8 @@ export async function watchGenerate(options: WatchOptions, out: NodeJS.WritableS
         texts.set(f, text);
         return true;
       });
-      if (changed.length > 0) await round(changed).catch((error: Error) => err.write(`stepforge generate --watch: ${error.message}\n`));
+      if (changed.length > 0)
+        await round(changed).catch((error: Error) => err.write(`stepforge generate --watch: ${error.message}\n`));
     }
     running = undefined;
   };

@@ -15,13 +15,17 @@ export async function diffCommand(argv: string[], out: NodeJS.WritableStream): P
     strict: true,
     allowPositionals: true,
   });
-  if (positionals.length !== 2) throw new UsageError(`name two specs, the old then the new (files or REV:PATH); got ${positionals.length}`);
+  if (positionals.length !== 2)
+    throw new UsageError(`name two specs, the old then the new (files or REV:PATH); got ${positionals.length}`);
   // The checker compares declarations openapi-typescript writes, with the compiler it runs on.
   requirePackages("stepforge diff: comparing declarations", ["openapi-typescript", "typescript"]);
   const { compareSpecs } = await import("../../generator/diff/index.js");
   const { checkForDiff, loadSide } = await import("../../generator/diff/specs.js");
   const { reportJson, reportText } = await import("../../generator/diff/report.js");
-  const [old, now] = positionals.map((arg) => checkForDiff(loadSide(arg), values.service)) as [ReturnType<typeof checkForDiff>, ReturnType<typeof checkForDiff>];
+  const [old, now] = positionals.map((arg) => checkForDiff(loadSide(arg), values.service)) as [
+    ReturnType<typeof checkForDiff>,
+    ReturnType<typeof checkForDiff>,
+  ];
   const report = await compareSpecs(old, now);
   const versions = new Map([[report.service, old.version]]);
   out.write(values.json ? reportJson([report], versions) : reportText(report, old.version));

@@ -91,43 +91,79 @@ export interface ServiceReport {
 export const CLASSIFICATION: Record<ChangeKind, { usually: "breaking" | "compatible" | "either"; how: string }> = {
   "operation-added": { usually: "compatible", how: "model: a new method on the client" },
   "operation-removed": { usually: "breaking", how: "declarations: the method is gone from the client" },
-  "operation-renamed": { usually: "breaking", how: "declarations: same method and path, new operationId, so a new method name (migrate renames calls)" },
-  "operation-moved": { usually: "compatible", how: "model: same operationId at a new method or path; the client method keeps its name" },
+  "operation-renamed": {
+    usually: "breaking",
+    how: "declarations: same method and path, new operationId, so a new method name (migrate renames calls)",
+  },
+  "operation-moved": {
+    usually: "compatible",
+    how: "model: same operationId at a new method or path; the client method keeps its name",
+  },
   "operation-deprecated": { usually: "compatible", how: "model: marked deprecated" },
   "parameter-added": { usually: "either", how: "checker: breaking when required (an old call lacks it)" },
-  "parameter-removed": { usually: "breaking", how: "declarations: the name is gone, so a call passing it no longer compiles" },
-  "parameter-renamed": { usually: "breaking", how: "declarations: same place (path position, or the only query/header swap with the same schema), new name (migrate renames keys)" },
+  "parameter-removed": {
+    usually: "breaking",
+    how: "declarations: the name is gone, so a call passing it no longer compiles",
+  },
+  "parameter-renamed": {
+    usually: "breaking",
+    how: "declarations: same place (path position, or the only query/header swap with the same schema), new name (migrate renames keys)",
+  },
   "parameter-required": { usually: "breaking", how: "checker: an old call may leave it out" },
   "parameter-optional": { usually: "compatible", how: "checker: old calls still fit" },
-  "parameter-type-changed": { usually: "either", how: "checker: breaking unless the old type is assignable to the new" },
+  "parameter-type-changed": {
+    usually: "either",
+    how: "checker: breaking unless the old type is assignable to the new",
+  },
   "parameter-enum-value-added": { usually: "compatible", how: "checker: the old union is assignable to the new" },
   "parameter-enum-value-removed": { usually: "breaking", how: "checker: an old value is no longer assignable" },
   "request-body-added": { usually: "either", how: "checker: breaking when required" },
   "request-body-removed": { usually: "breaking", how: "checker: a call passing a body no longer compiles" },
   "request-field-added": { usually: "either", how: "checker: breaking when required" },
-  "request-field-removed": { usually: "breaking", how: "declarations: the name is gone, so a call passing it no longer compiles" },
+  "request-field-removed": {
+    usually: "breaking",
+    how: "declarations: the name is gone, so a call passing it no longer compiles",
+  },
   "request-field-required": { usually: "breaking", how: "checker: an old value may leave it out" },
   "request-field-optional": { usually: "compatible", how: "checker: old values still fit" },
-  "request-type-changed": { usually: "either", how: "checker: breaking unless the old type is assignable to the new (narrower is breaking)" },
+  "request-type-changed": {
+    usually: "either",
+    how: "checker: breaking unless the old type is assignable to the new (narrower is breaking)",
+  },
   "request-enum-value-added": { usually: "compatible", how: "checker: the old union is assignable to the new" },
   "request-enum-value-removed": { usually: "breaking", how: "checker: an old value is no longer assignable" },
   "response-field-added": { usually: "compatible", how: "checker: the new type is assignable to the old" },
   "response-field-removed": { usually: "breaking", how: "declarations: code reading it no longer compiles" },
   "response-field-required": { usually: "compatible", how: "checker: the new type is assignable to the old" },
   "response-field-optional": { usually: "breaking", how: "checker: a value may now be missing" },
-  "response-type-changed": { usually: "either", how: "checker: breaking unless the new type is assignable to the old (wider is breaking)" },
-  "response-enum-value-added": { usually: "breaking", how: "checker: a new value is not assignable to the old union (an exhaustive switch breaks)" },
+  "response-type-changed": {
+    usually: "either",
+    how: "checker: breaking unless the new type is assignable to the old (wider is breaking)",
+  },
+  "response-enum-value-added": {
+    usually: "breaking",
+    how: "checker: a new value is not assignable to the old union (an exhaustive switch breaks)",
+  },
   "response-enum-value-removed": { usually: "compatible", how: "checker: the new union is assignable to the old" },
   "tool-added": { usually: "compatible", how: "model: a new step" },
   "tool-removed": { usually: "breaking", how: "model: an agent or a toolset naming it fails" },
-  "tool-renamed": { usually: "breaking", how: "model: same operation, new step name (migrate rewrites executeToolByName names)" },
+  "tool-renamed": {
+    usually: "breaking",
+    how: "model: same operation, new step name (migrate rewrites executeToolByName names)",
+  },
   "tool-field-added": { usually: "either", how: "model: breaking when required (an agent's old arguments lack it)" },
   "tool-field-removed": { usually: "breaking", how: "model: steps refuse unknown fields, so old arguments fail" },
   "tool-field-required": { usually: "breaking", how: "model: old arguments may leave it out" },
   "tool-field-optional": { usually: "compatible", how: "model: old arguments still fit" },
   "tool-field-changed": { usually: "either", how: "model: breaking when its type list or enum lost a member" },
-  "tool-description-changed": { usually: "compatible", how: "model: what the step tells a model changed; review prompts that rely on it" },
-  "tool-annotations-changed": { usually: "either", how: "model: breaking when a read-only step becomes a write (it leaves read-only servers)" },
+  "tool-description-changed": {
+    usually: "compatible",
+    how: "model: what the step tells a model changed; review prompts that rely on it",
+  },
+  "tool-annotations-changed": {
+    usually: "either",
+    how: "model: breaking when a read-only step becomes a write (it leaves read-only servers)",
+  },
   "toolset-added": { usually: "compatible", how: "model" },
   "toolset-removed": { usually: "breaking", how: "model: --toolsets naming it fails" },
   "toolset-changed": { usually: "either", how: "model: breaking when a step left it" },
@@ -149,7 +185,8 @@ export type Bump = "major" | "minor" | "patch" | "none";
 /** The semver bump a set of changes asks for: breaking → major, any other surface change → minor. */
 export function bumpFor(changes: readonly Change[]): Bump {
   if (changes.some((c) => c.breaking)) return "major";
-  if (changes.some((c) => !/description-changed$|^operation-deprecated$|^base-url-changed$/.test(c.kind))) return "minor";
+  if (changes.some((c) => !/description-changed$|^operation-deprecated$|^base-url-changed$/.test(c.kind)))
+    return "minor";
   return changes.length > 0 ? "patch" : "none";
 }
 

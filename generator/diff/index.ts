@@ -22,11 +22,23 @@ export interface Version {
   declarations: (pairs: TypedPair[], side: "old" | "now") => Promise<Declarations | undefined>;
 }
 
-export async function compareVersions(service: string, old: Version | undefined, now: Version | undefined): Promise<ServiceReport> {
+export async function compareVersions(
+  service: string,
+  old: Version | undefined,
+  now: Version | undefined,
+): Promise<ServiceReport> {
   if (!old || !now) {
     const surface = (now ?? old)!.surface;
     const verb = now ? "added" : "removed";
-    const changes: Change[] = [{ kind: now ? "operation-added" : "operation-removed", breaking: !now, decidedBy: "model", target: service, detail: `service ${verb} (${surface.operations.length} operations, ${surface.tools.length} tool steps)` }];
+    const changes: Change[] = [
+      {
+        kind: now ? "operation-added" : "operation-removed",
+        breaking: !now,
+        decidedBy: "model",
+        target: service,
+        detail: `service ${verb} (${surface.operations.length} operations, ${surface.tools.length} tool steps)`,
+      },
+    ];
     return { service, status: now ? "added" : "removed", changes, checked: 0 };
   }
   const { changes, pairs } = compareSurfaces(old.surface, now.surface);
@@ -34,7 +46,10 @@ export async function compareVersions(service: string, old: Version | undefined,
     const [before, after] = await Promise.all([old.declarations(pairs, "old"), now.declarations(pairs, "now")]);
     // The compiler loads only when a schema changed (renames, tool steps and auth need none of it).
     const { checkPairs } = await import("./typecheck.js");
-    if (before && after) changes.push(...checkPairs({ old: before, now: after, oldClass: old.surface.client, newClass: now.surface.client, pairs }));
+    if (before && after)
+      changes.push(
+        ...checkPairs({ old: before, now: after, oldClass: old.surface.client, newClass: now.surface.client, pairs }),
+      );
   }
   return { service, status: "changed", changes, checked: pairs.length };
 }
@@ -63,7 +78,8 @@ export async function compareWithDisk(
     if (previous) versions.set(model.id, previous.version);
     if (!previous) {
       // A first run (or an output folder from before surfaces): there is nothing to compare with.
-      if (!existsSync(join(dir, "client.ts"))) reports.push(await compareVersions(model.id, undefined, { surface, declarations: async () => undefined }));
+      if (!existsSync(join(dir, "client.ts")))
+        reports.push(await compareVersions(model.id, undefined, { surface, declarations: async () => undefined }));
       continue;
     }
     const runtimeImport = runtimeImportOf(model.id);
@@ -75,7 +91,13 @@ export async function compareWithDisk(
       const [types, client] = [content.get(`${model.id}/types.ts`), content.get(`${model.id}/client.ts`)];
       return types && client ? { types, client: withRuntimeImport(client, runtimeImport) } : undefined;
     };
-    reports.push(await compareVersions(model.id, { surface: previous, declarations: fromDisk }, { surface, declarations: fromRun }));
+    reports.push(
+      await compareVersions(
+        model.id,
+        { surface: previous, declarations: fromDisk },
+        { surface, declarations: fromRun },
+      ),
+    );
   }
   return { reports, surfaces, versions };
 }
@@ -109,7 +131,8 @@ async function declarationsOf(model: ServiceModel, paths: ReadonlySet<string>): 
 export async function compareSpecs(old: ServiceModel, now: ServiceModel): Promise<ServiceReport> {
   const version = (model: ServiceModel, surface: ServiceSurface): Version => ({
     surface,
-    declarations: (pairs, side) => declarationsOf(model, new Set(pairs.map((p) => (side === "old" ? p.old.path : p.now.path)))),
+    declarations: (pairs, side) =>
+      declarationsOf(model, new Set(pairs.map((p) => (side === "old" ? p.old.path : p.now.path)))),
   });
   const oldSurface = surfaceOf(old, old.spec.file);
   return compareVersions(now.id, version(old, oldSurface), version(now, surfaceOf(now, now.spec.file)));

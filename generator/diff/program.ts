@@ -107,14 +107,31 @@ export function declarationProgram(old: Declarations, now: Declarations): Declar
     },
     getDirectories: () => [],
   };
-  const program = ts.createProgram({ rootNames: ["/sf/globals.d.ts", "/old/client.ts", "/new/client.ts"], options: OPTIONS, host });
-  return { checker: program.getTypeChecker(), oldClient: program.getSourceFile("/old/client.ts")!, newClient: program.getSourceFile("/new/client.ts")! };
+  const program = ts.createProgram({
+    rootNames: ["/sf/globals.d.ts", "/old/client.ts", "/new/client.ts"],
+    options: OPTIONS,
+    host,
+  });
+  return {
+    checker: program.getTypeChecker(),
+    oldClient: program.getSourceFile("/old/client.ts")!,
+    newClient: program.getSourceFile("/new/client.ts")!,
+  };
 }
 
 /** What a client method takes and what it resolves to, as the checker sees them. */
-export function methodTypes(program: DeclarationProgram, file: ts.SourceFile, className: string, method: string): { input?: ts.Type; output: ts.Type } | undefined {
-  const cls = file.statements.find((s): s is ts.ClassDeclaration => ts.isClassDeclaration(s) && s.name?.text === className);
-  const member = cls?.members.find((m): m is ts.MethodDeclaration => ts.isMethodDeclaration(m) && ts.isIdentifier(m.name) && m.name.text === method);
+export function methodTypes(
+  program: DeclarationProgram,
+  file: ts.SourceFile,
+  className: string,
+  method: string,
+): { input?: ts.Type; output: ts.Type } | undefined {
+  const cls = file.statements.find(
+    (s): s is ts.ClassDeclaration => ts.isClassDeclaration(s) && s.name?.text === className,
+  );
+  const member = cls?.members.find(
+    (m): m is ts.MethodDeclaration => ts.isMethodDeclaration(m) && ts.isIdentifier(m.name) && m.name.text === method,
+  );
   if (!member) return undefined;
   const { checker } = program;
   const signature = checker.getSignatureFromDeclaration(member);

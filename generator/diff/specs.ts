@@ -13,13 +13,38 @@ import type { ServiceModel } from "../model.js";
 export function loadSide(arg: string): LoadedSpec {
   if (existsSync(arg)) return loadSpecFile(arg);
   const revision = /^([^:]+):(.+)$/.exec(arg);
-  if (!revision) throw new SpecError([{ code: "SF001", severity: "error", message: "cannot read the spec: no such file (a git revision is written REV:PATH, e.g. HEAD~1:specs/api.yaml)", file: arg, line: 1, column: 1 }]);
+  if (!revision)
+    throw new SpecError([
+      {
+        code: "SF001",
+        severity: "error",
+        message: "cannot read the spec: no such file (a git revision is written REV:PATH, e.g. HEAD~1:specs/api.yaml)",
+        file: arg,
+        line: 1,
+        column: 1,
+      },
+    ]);
   let text: string;
   try {
-    text = execFileSync("git", ["show", arg], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024, stdio: ["ignore", "pipe", "pipe"] });
+    text = execFileSync("git", ["show", arg], {
+      encoding: "utf8",
+      maxBuffer: 256 * 1024 * 1024,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
   } catch (error) {
-    const reason = String((error as { stderr?: string }).stderr ?? (error as Error).message).trim().split("\n")[0];
-    throw new SpecError([{ code: "SF001", severity: "error", message: `cannot read the spec from git: ${reason}`, file: arg, line: 1, column: 1 }]);
+    const reason = String((error as { stderr?: string }).stderr ?? (error as Error).message)
+      .trim()
+      .split("\n")[0];
+    throw new SpecError([
+      {
+        code: "SF001",
+        severity: "error",
+        message: `cannot read the spec from git: ${reason}`,
+        file: arg,
+        line: 1,
+        column: 1,
+      },
+    ]);
   }
   // The path part keeps its extension, so a .json revision is read as JSON.
   return loadSpecText(arg, text);
@@ -33,7 +58,15 @@ export function loadSide(arg: string): LoadedSpec {
 export function checkForDiff(spec: LoadedSpec, serviceId?: string): ServiceModel {
   const placeless: LoadedSpec = {
     ...spec,
-    diagnostic: (code, path, message, severity = "error") => ({ code, severity, message, file: spec.file, line: 0, column: 0, pointer: toPointer(path) }),
+    diagnostic: (code, path, message, severity = "error") => ({
+      code,
+      severity,
+      message,
+      file: spec.file,
+      line: 0,
+      column: 0,
+      pointer: toPointer(path),
+    }),
   };
   const options = { ...(serviceId ? { serviceId } : {}), strict: false };
   try {

@@ -104,7 +104,16 @@ export interface ServiceSurface {
 const sha = (text: string): string => createHash("sha256").update(text).digest("hex").slice(0, 16);
 
 /** Keywords that change documentation, not the values a type accepts. */
-const DOC_KEYWORDS = new Set(["description", "title", "summary", "example", "examples", "externalDocs", "deprecated", "$comment"]);
+const DOC_KEYWORDS = new Set([
+  "description",
+  "title",
+  "summary",
+  "example",
+  "examples",
+  "externalDocs",
+  "deprecated",
+  "$comment",
+]);
 
 /**
  * Fingerprints of schemas: equal when the schemas accept the same shapes as written. A `$ref`
@@ -137,23 +146,34 @@ export function schemaFingerprinter(refs: RefResolver): (schema: unknown) => str
   return (schema) => sha(JSON.stringify(canonical(schema) ?? null));
 }
 
-function fieldSummary(field: ToolFieldModel, refs: RefResolver, fingerprint: (s: unknown) => string): FieldSchemaSummary {
+function fieldSummary(
+  field: ToolFieldModel,
+  refs: RefResolver,
+  fingerprint: (s: unknown) => string,
+): FieldSchemaSummary {
   // A union (oneOf/anyOf) accepts what any branch accepts: its types and enum values are theirs together.
   const top = refs.deref(field.schema);
-  const branches = [...(Array.isArray(top.oneOf) ? top.oneOf : []), ...(Array.isArray(top.anyOf) ? top.anyOf : [])].map((b) => refs.deref(b));
+  const branches = [...(Array.isArray(top.oneOf) ? top.oneOf : []), ...(Array.isArray(top.anyOf) ? top.anyOf : [])].map(
+    (b) => refs.deref(b),
+  );
   const types = new Set<string>();
   const values: unknown[] = [];
   let enumerated = false;
   for (const schema of branches.length > 0 ? branches : [top]) {
     const type = schema.type;
-    for (const t of typeof type === "string" ? [type] : Array.isArray(type) ? type : []) if (typeof t === "string") types.add(t);
+    for (const t of typeof type === "string" ? [type] : Array.isArray(type) ? type : [])
+      if (typeof t === "string") types.add(t);
     const listed = Array.isArray(schema.enum) ? schema.enum : schema.const !== undefined ? [schema.const] : undefined;
     if (listed) {
       enumerated = true;
       values.push(...listed);
     }
   }
-  return { hash: fingerprint(field.schema), ...(types.size > 0 ? { types: [...types].sort() } : {}), ...(enumerated ? { enum: values } : {}) };
+  return {
+    hash: fingerprint(field.schema),
+    ...(types.size > 0 ? { types: [...types].sort() } : {}),
+    ...(enumerated ? { enum: values } : {}),
+  };
 }
 
 function authSurface(model: ServiceModel): AuthSurface {
@@ -176,9 +196,26 @@ export function surfaceOf(model: ServiceModel, label: string, previous?: Service
     method: op.method,
     path: op.path,
     ...(op.deprecated ? { deprecated: true as const } : {}),
-    parameters: op.parameters.map((p) => ({ name: p.name, in: p.in, required: p.required, schema: fingerprint(p.schema) })),
-    ...(op.body ? { body: { required: op.body.required, contentTypes: op.body.contentTypes, schema: fingerprint(op.body.schema ?? null) } } : {}),
-    response: { status: op.success.status, ...(op.success.mediaType ? { mediaType: op.success.mediaType } : {}), schema: fingerprint(op.success.schema ?? null) },
+    parameters: op.parameters.map((p) => ({
+      name: p.name,
+      in: p.in,
+      required: p.required,
+      schema: fingerprint(p.schema),
+    })),
+    ...(op.body
+      ? {
+          body: {
+            required: op.body.required,
+            contentTypes: op.body.contentTypes,
+            schema: fingerprint(op.body.schema ?? null),
+          },
+        }
+      : {}),
+    response: {
+      status: op.success.status,
+      ...(op.success.mediaType ? { mediaType: op.success.mediaType } : {}),
+      schema: fingerprint(op.success.schema ?? null),
+    },
   }));
   const tools: ToolSurface[] = model.toolSteps.map((step) => ({
     name: step.name,
@@ -189,15 +226,33 @@ export function surfaceOf(model: ServiceModel, label: string, previous?: Service
     destructive: step.annotations.destructiveHint,
     fields: step.fields
       .filter((f) => !f.ignored)
-      .map((f) => ({ name: f.name, required: f.required, description: f.description ?? String(model.refs.deref(f.schema).description ?? ""), schema: fieldSummary(f, model.refs, fingerprint) })),
+      .map((f) => ({
+        name: f.name,
+        required: f.required,
+        description: f.description ?? String(model.refs.deref(f.schema).description ?? ""),
+        schema: fieldSummary(f, model.refs, fingerprint),
+      })),
   }));
   if (model.apiCall) {
     const { name, config } = model.apiCall;
-    tools.push({ name, title: config.title, description: config.description, operationId: "", readOnly: false, destructive: true, fields: [] });
+    tools.push({
+      name,
+      title: config.title,
+      description: config.description,
+      operationId: "",
+      readOnly: false,
+      destructive: true,
+      fields: [],
+    });
   }
   const triggers: TriggerSurface[] = (model.triggers?.triggers ?? []).map((t) => {
     const { name, kind, title, description, options, seedName: _seed, ...rule } = t;
-    const opts = Object.fromEntries(Object.entries(options).map(([k, o]) => [k, { type: o.type, required: o.required, ...(o.values ? { values: o.values } : {}) }]));
+    const opts = Object.fromEntries(
+      Object.entries(options).map(([k, o]) => [
+        k,
+        { type: o.type, required: o.required, ...(o.values ? { values: o.values } : {}) },
+      ]),
+    );
     return { name, kind, title, description, options: opts, rule: sha(JSON.stringify(rule)) };
   });
   const surface: ServiceSurface = {
@@ -217,9 +272,12 @@ export function surfaceOf(model: ServiceModel, label: string, previous?: Service
 }
 
 /** Normalised key of an operation: method and path with parameter names left out. */
-export const operationKey = (op: { method: string; path: string }): string => `${op.method.toUpperCase()} ${op.path.replace(/\{[^}]*\}/g, "{}")}`;
+export const operationKey = (op: { method: string; path: string }): string =>
+  `${op.method.toUpperCase()} ${op.path.replace(/\{[^}]*\}/g, "{}")}`;
 
-const merged = (...lists: Array<readonly string[] | undefined>): string[] => [...new Set(lists.flatMap((l) => l ?? []))];
+const merged = (...lists: Array<readonly string[] | undefined>): string[] => [
+  ...new Set(lists.flatMap((l) => l ?? [])),
+];
 
 /**
  * The names each operation, parameter and tool step had before, from the previous surface: an
@@ -237,7 +295,9 @@ function carryHistory(surface: ServiceSurface, previous: ServiceSurface): Servic
     if (names.length > 0) op.formerly = names;
     const renames = parameterRenames(old, op);
     for (const param of op.parameters) {
-      const before = old.parameters.find((p) => p.in === param.in && p.name === (renames.get(`${param.in} ${param.name}`) ?? param.name));
+      const before = old.parameters.find(
+        (p) => p.in === param.in && p.name === (renames.get(`${param.in} ${param.name}`) ?? param.name),
+      );
       const own = new Set(op.parameters.filter((p) => p.in === param.in).map((p) => p.name));
       const was = merged(before?.formerly, before ? [before.name] : []).filter((n) => !own.has(n));
       if (was.length > 0) param.formerly = was;
@@ -255,12 +315,22 @@ function carryHistory(surface: ServiceSurface, previous: ServiceSurface): Servic
     if (same?.formerly && !tool.formerly) tool.formerly = same.formerly.filter((n) => !toolNames.has(n));
     if (tool.formerly?.length === 0) delete tool.formerly;
   }
-  const gone = previous.operations.filter((op) => !oldByKeyMatched(op, surface)).map(({ operationId, method, path }) => ({ operationId, method, path }));
-  const removedOps = [...(previous.removed?.operations ?? []), ...gone].filter((op, i, all) => !current.has(op.operationId) && all.findIndex((o) => o.operationId === op.operationId) === i);
+  const gone = previous.operations
+    .filter((op) => !oldByKeyMatched(op, surface))
+    .map(({ operationId, method, path }) => ({ operationId, method, path }));
+  const removedOps = [...(previous.removed?.operations ?? []), ...gone].filter(
+    (op, i, all) => !current.has(op.operationId) && all.findIndex((o) => o.operationId === op.operationId) === i,
+  );
   const renamedTools = new Set(surface.tools.flatMap((t) => t.formerly ?? []));
-  const removedTools = merged(previous.removed?.tools, previous.tools.map((t) => t.name)).filter((n) => !toolNames.has(n) && !renamedTools.has(n));
+  const removedTools = merged(
+    previous.removed?.tools,
+    previous.tools.map((t) => t.name),
+  ).filter((n) => !toolNames.has(n) && !renamedTools.has(n));
   if (removedOps.length > 0 || removedTools.length > 0) {
-    surface.removed = { ...(removedOps.length > 0 ? { operations: removedOps } : {}), ...(removedTools.length > 0 ? { tools: removedTools.sort() } : {}) };
+    surface.removed = {
+      ...(removedOps.length > 0 ? { operations: removedOps } : {}),
+      ...(removedTools.length > 0 ? { tools: removedTools.sort() } : {}),
+    };
   }
   return surface;
 }
@@ -288,7 +358,12 @@ export function parameterRenames(old: OperationSurface, now: OperationSurface): 
     const is = now.parameters.filter((p) => p.in === place);
     const removed = was.filter((p) => !is.some((q) => q.name === p.name));
     const added = is.filter((p) => !was.some((q) => q.name === p.name));
-    if (removed.length === 1 && added.length === 1 && removed[0]!.schema === added[0]!.schema && removed[0]!.required === added[0]!.required) {
+    if (
+      removed.length === 1 &&
+      added.length === 1 &&
+      removed[0]!.schema === added[0]!.schema &&
+      removed[0]!.required === added[0]!.required
+    ) {
       renames.set(`${place} ${added[0]!.name}`, removed[0]!.name);
     }
   }
@@ -328,7 +403,9 @@ export function surfaceText(surface: ServiceSurface): string {
 export function parseSurface(text: string): ServiceSurface | undefined {
   try {
     const data = JSON.parse(text) as ServiceSurface;
-    return data && data.format === FORMAT && Array.isArray(data.operations) && Array.isArray(data.tools) ? data : undefined;
+    return data && data.format === FORMAT && Array.isArray(data.operations) && Array.isArray(data.tools)
+      ? data
+      : undefined;
   } catch {
     return undefined;
   }

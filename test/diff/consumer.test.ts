@@ -46,8 +46,10 @@ try {
 `;
 
 const stepforge = (...args: string[]) => run(join(project, "node_modules", ".bin", "stepforge"), args, project, env);
-const generate = (...flags: string[]) => stepforge("generate", "--spec", "api.yaml", "--out", "src/api", "--service", "widgets", ...flags);
-const tsc = () => run(process.execPath, [join(project, "node_modules", "typescript", "bin", "tsc"), "-p", "."], project, env);
+const generate = (...flags: string[]) =>
+  stepforge("generate", "--spec", "api.yaml", "--out", "src/api", "--service", "widgets", ...flags);
+const tsc = () =>
+  run(process.execPath, [join(project, "node_modules", "typescript", "bin", "tsc"), "-p", "."], project, env);
 const edit = (from: string | RegExp, to: string) => writeFileSync(spec, readFileSync(spec, "utf8").replace(from, to));
 const say = (r: Run) => `${r.stdout}\n${r.stderr}`;
 
@@ -58,9 +60,28 @@ beforeAll(async () => {
   const [packed] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf("["))) as Array<{ filename: string }>;
   mkdirSync(join(project, "src"), { recursive: true });
   const tools = ["openapi-typescript", "handlebars", "typescript", "ts-morph", "diff"];
-  const manifest = { name: "regen-consumer", version: "1.0.0", private: true, type: "module", dependencies: { stepforge: `file:${join(work, packed!.filename)}` }, devDependencies: Object.fromEntries(tools.map((t) => [t, own.devDependencies[t]!])) };
+  const manifest = {
+    name: "regen-consumer",
+    version: "1.0.0",
+    private: true,
+    type: "module",
+    dependencies: { stepforge: `file:${join(work, packed!.filename)}` },
+    devDependencies: Object.fromEntries(tools.map((t) => [t, own.devDependencies[t]!])),
+  };
   writeFileSync(join(project, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
-  const tsconfig = { compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, skipLibCheck: true, outDir: "dist", rootDir: "src", types: [] }, include: ["src"] };
+  const tsconfig = {
+    compilerOptions: {
+      target: "ES2022",
+      module: "NodeNext",
+      moduleResolution: "NodeNext",
+      strict: true,
+      skipLibCheck: true,
+      outDir: "dist",
+      rootDir: "src",
+      types: [],
+    },
+    include: ["src"],
+  };
   writeFileSync(join(project, "tsconfig.json"), JSON.stringify(tsconfig, null, 2));
   copyFileSync(join(import.meta.dirname, "fixtures", "widgets.yaml"), spec);
   writeFileSync(main, PROGRAM);
@@ -88,7 +109,9 @@ describe("a consumer project across spec edits", { timeout: 300_000 }, () => {
     edit("- name: limit", "- name: max");
     const regenerated = await generate();
     expect(regenerated.code, say(regenerated)).toBe(0);
-    expect(regenerated.stdout).toMatch(/breaking +operation-renamed +fetchWidget: getWidget → fetchWidget \(GET \/widgets\/\{id\}\) \(stepforge migrate updates call sites\)/);
+    expect(regenerated.stdout).toMatch(
+      /breaking +operation-renamed +fetchWidget: getWidget → fetchWidget \(GET \/widgets\/\{id\}\) \(stepforge migrate updates call sites\)/,
+    );
     expect(regenerated.stdout).toMatch(/breaking +parameter-renamed +listWidgets: query parameter limit → max/);
     expect(regenerated.stdout).toContain("suggested version 2.0.0 (major; was 1.2.0)");
     const broken = await tsc();
@@ -99,7 +122,9 @@ describe("a consumer project across spec edits", { timeout: 300_000 }, () => {
     expect(dry.code, say(dry)).toBe(0);
     expect(dry.stdout).toContain("\n-  const found = await client.getWidget({ params: { path: { id } } });\n");
     expect(dry.stdout).toContain("\n+  const found = await client.fetchWidget({ params: { path: { id } } });\n");
-    expect(dry.stdout).toContain("+  const listed = await client.listWidgets({ params: { query: { max: 5, color: \"red\" } } });");
+    expect(dry.stdout).toContain(
+      '+  const listed = await client.listWidgets({ params: { query: { max: 5, color: "red" } } });',
+    );
     expect(readFileSync(main, "utf8")).toBe(PROGRAM);
 
     const migrated = await stepforge("migrate");
@@ -126,14 +151,21 @@ describe("a consumer project across spec edits", { timeout: 300_000 }, () => {
     expect(regenerated.stdout).toMatch(/breaking +operation-removed +deleteWidget: DELETE \/widgets\/\{id\} removed/);
     const migrated = await stepforge("migrate");
     expect(migrated.code).toBe(1);
-    expect(migrated.stderr).toContain("src/main.ts:13:16 cannot fix: widgets: operation deleteWidget (DELETE /widgets/{id}) was removed from the spec");
+    expect(migrated.stderr).toContain(
+      "src/main.ts:13:16 cannot fix: widgets: operation deleteWidget (DELETE /widgets/{id}) was removed from the spec",
+    );
   });
 
   it("--fail-on-breaking: 0 on a compatible edit, 1 on a breaking one (and nothing written)", async () => {
-    edit("        - name: color", "        - name: page\n          in: query\n          schema: { type: integer }\n        - name: color");
+    edit(
+      "        - name: color",
+      "        - name: page\n          in: query\n          schema: { type: integer }\n        - name: color",
+    );
     const compatible = await generate("--fail-on-breaking");
     expect(compatible.code, say(compatible)).toBe(0);
-    expect(compatible.stdout).toMatch(/compatible +parameter-added +listWidgets: query parameter page: optional number/);
+    expect(compatible.stdout).toMatch(
+      /compatible +parameter-added +listWidgets: query parameter page: optional number/,
+    );
 
     const client = readFileSync(join(project, "src", "api", "widgets", "client.ts"), "utf8");
     edit("required: [name]", "required: [name, size]");

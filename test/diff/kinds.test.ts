@@ -16,7 +16,11 @@ type Json = Record<string, any>;
 const WIDGETS = readFileSync(join(import.meta.dirname, "fixtures", "widgets.yaml"), "utf8");
 const TRELLO = readFileSync(join(packageRoot(), "specs", "trello.yaml"), "utf8");
 
-async function report(edit: (doc: Json) => void, before: (doc: Json) => void = () => undefined, base = WIDGETS): Promise<string[]> {
+async function report(
+  edit: (doc: Json) => void,
+  before: (doc: Json) => void = () => undefined,
+  base = WIDGETS,
+): Promise<string[]> {
   const old = parse(base) as Json;
   before(old);
   const now = structuredClone(old);
@@ -33,7 +37,18 @@ const param = (op: Json, name: string) => op.parameters.find((p: Json) => p.name
 
 describe("operations", { timeout: 120_000 }, () => {
   it("added", async () => {
-    expect(await report((d) => (d.paths["/widgets/{id}/parts"] = { get: { operationId: "listParts", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }], responses: { "200": { description: "ok" } } } }))).toMatchInlineSnapshot(`
+    expect(
+      await report(
+        (d) =>
+          (d.paths["/widgets/{id}/parts"] = {
+            get: {
+              operationId: "listParts",
+              parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+              responses: { "200": { description: "ok" } },
+            },
+          }),
+      ),
+    ).toMatchInlineSnapshot(`
       [
         "c operation-added listParts: GET /widgets/{id}/parts added [model]",
         "c tool-added widgets_list_parts: step added [model]",
@@ -57,10 +72,12 @@ describe("operations", { timeout: 120_000 }, () => {
     `);
   });
   it("moved (same operationId, new path)", async () => {
-    expect(await report((d) => {
-      d.paths["/gadgets/{id}"] = { get: widget(d).get };
-      delete widget(d).get;
-    })).toMatchInlineSnapshot(`
+    expect(
+      await report((d) => {
+        d.paths["/gadgets/{id}"] = { get: widget(d).get };
+        delete widget(d).get;
+      }),
+    ).toMatchInlineSnapshot(`
       [
         "c operation-moved getWidget: GET /widgets/{id} → GET /gadgets/{id} [model]",
       ]
@@ -77,7 +94,9 @@ describe("operations", { timeout: 120_000 }, () => {
 
 describe("parameters", { timeout: 120_000 }, () => {
   it("optional one added", async () => {
-    expect(await report((d) => widgets(d).get.parameters.push({ name: "page", in: "query", schema: { type: "integer" } }))).toMatchInlineSnapshot(`
+    expect(
+      await report((d) => widgets(d).get.parameters.push({ name: "page", in: "query", schema: { type: "integer" } })),
+    ).toMatchInlineSnapshot(`
       [
         "c tool-field-added widgets_list_widgets: optional field page added [model]",
         "c parameter-added listWidgets: query parameter page: optional number [checker]",
@@ -85,7 +104,11 @@ describe("parameters", { timeout: 120_000 }, () => {
     `);
   });
   it("required one added", async () => {
-    expect(await report((d) => widgets(d).get.parameters.push({ name: "page", in: "query", required: true, schema: { type: "integer" } }))).toMatchInlineSnapshot(`
+    expect(
+      await report((d) =>
+        widgets(d).get.parameters.push({ name: "page", in: "query", required: true, schema: { type: "integer" } }),
+      ),
+    ).toMatchInlineSnapshot(`
       [
         "B tool-field-added widgets_list_widgets: required field page added [model]",
         "B parameter-added listWidgets: query parameter page: required number [checker]",
@@ -110,12 +133,14 @@ describe("parameters", { timeout: 120_000 }, () => {
     `);
   });
   it("path parameter renamed", async () => {
-    expect(await report((d) => {
-      const item = widget(d);
-      for (const op of [item.get, item.delete]) param(op, "id").name = "widgetId";
-      delete d.paths["/widgets/{id}"];
-      d.paths["/widgets/{widgetId}"] = item;
-    })).toMatchInlineSnapshot(`
+    expect(
+      await report((d) => {
+        const item = widget(d);
+        for (const op of [item.get, item.delete]) param(op, "id").name = "widgetId";
+        delete d.paths["/widgets/{id}"];
+        d.paths["/widgets/{widgetId}"] = item;
+      }),
+    ).toMatchInlineSnapshot(`
       [
         "B parameter-renamed getWidget: path parameter id → widgetId [declarations]",
         "B parameter-renamed deleteWidget: path parameter id → widgetId [declarations]",
@@ -135,7 +160,12 @@ describe("parameters", { timeout: 120_000 }, () => {
     `);
   });
   it("made optional", async () => {
-    expect(await report((d) => (param(widgets(d).get, "limit").required = false), (d) => (param(widgets(d).get, "limit").required = true))).toMatchInlineSnapshot(`
+    expect(
+      await report(
+        (d) => (param(widgets(d).get, "limit").required = false),
+        (d) => (param(widgets(d).get, "limit").required = true),
+      ),
+    ).toMatchInlineSnapshot(`
       [
         "c tool-field-optional widgets_list_widgets: field limit became optional [model]",
         "c parameter-optional listWidgets: query parameter limit: now optional [checker]",
@@ -188,7 +218,15 @@ describe("request bodies", { timeout: 120_000 }, () => {
     `);
   });
   it("required body added", async () => {
-    expect(await report((d) => (widget(d).delete.requestBody = { required: true, content: { "application/json": { schema: { type: "object", properties: { reason: { type: "string" } } } } } }))).toMatchInlineSnapshot(`
+    expect(
+      await report(
+        (d) =>
+          (widget(d).delete.requestBody = {
+            required: true,
+            content: { "application/json": { schema: { type: "object", properties: { reason: { type: "string" } } } } },
+          }),
+      ),
+    ).toMatchInlineSnapshot(`
       [
         "c tool-field-added widgets_delete_widget: optional field reason added [model]",
         "B request-body-added deleteWidget: request body: required { reason?: string | undefined; } [checker]",
@@ -204,10 +242,12 @@ describe("request bodies", { timeout: 120_000 }, () => {
     `);
   });
   it("required field added", async () => {
-    expect(await report((d) => {
-      schema(d, "NewWidget").properties.weight = { type: "number" };
-      schema(d, "NewWidget").required.push("weight");
-    })).toMatchInlineSnapshot(`
+    expect(
+      await report((d) => {
+        schema(d, "NewWidget").properties.weight = { type: "number" };
+        schema(d, "NewWidget").required.push("weight");
+      }),
+    ).toMatchInlineSnapshot(`
       [
         "B tool-field-added widgets_create_widget: required field weight added [model]",
         "B request-field-added createWidget: request field weight: required number [checker]",
@@ -247,7 +287,9 @@ describe("request bodies", { timeout: 120_000 }, () => {
     `);
   });
   it("enum value added and one removed", async () => {
-    expect(await report((d) => (schema(d, "NewWidget").properties.color.enum = ["red", "green", "purple"]))).toMatchInlineSnapshot(`
+    expect(
+      await report((d) => (schema(d, "NewWidget").properties.color.enum = ["red", "green", "purple"])),
+    ).toMatchInlineSnapshot(`
       [
         "B tool-field-changed widgets_create_widget: field color: values "blue" no longer accepted [model]",
         "B request-enum-value-removed createWidget: request field color: value "blue" removed [checker]",
@@ -304,7 +346,9 @@ describe("responses", { timeout: 120_000 }, () => {
     `);
   });
   it("field made nullable", async () => {
-    expect(await report((d) => (schema(d, "Widget").properties.owner.type = ["object", "null"]))).toMatchInlineSnapshot(`
+    expect(
+      await report((d) => (schema(d, "Widget").properties.owner.type = ["object", "null"])),
+    ).toMatchInlineSnapshot(`
       [
         "B response-type-changed listWidgets: response field [].owner: now nullable [checker]",
         "B response-type-changed createWidget: response field owner: now nullable [checker]",
@@ -353,10 +397,12 @@ describe("auth", { timeout: 120_000 }, () => {
     `);
   });
   it("a bearer token offered beside the API key", async () => {
-    expect(await report((d) => {
-      d.components.securitySchemes.bearer = { type: "http", scheme: "bearer" };
-      d.security.push({ bearer: [] });
-    }, apiKey)).toMatchInlineSnapshot(`
+    expect(
+      await report((d) => {
+        d.components.securitySchemes.bearer = { type: "http", scheme: "bearer" };
+        d.security.push({ bearer: [] });
+      }, apiKey),
+    ).toMatchInlineSnapshot(`
       [
         "B auth-mode-removed auth: mode default removed [model]",
         "c auth-mode-added auth: mode bearer added [model]",
@@ -370,13 +416,19 @@ describe("auth", { timeout: 120_000 }, () => {
 describe("triggers and toolsets (the project's trello.yaml)", { timeout: 120_000 }, () => {
   const triggers = (d: Json) => d["x-stepforge-triggers"].triggers as Json[];
   it("trigger removed, another's option made required", async () => {
-    expect(await report((d) => {
-      const list = triggers(d);
-      const withOption = list.find((t) => Object.keys(t.options ?? {}).length > 0)!;
-      const option = Object.values(withOption.options)[0] as Json;
-      option.required = true;
-      list.splice(list.indexOf(list.find((t) => t !== withOption)!), 1);
-    }, undefined, TRELLO)).toMatchInlineSnapshot(`
+    expect(
+      await report(
+        (d) => {
+          const list = triggers(d);
+          const withOption = list.find((t) => Object.keys(t.options ?? {}).length > 0)!;
+          const option = Object.values(withOption.options)[0] as Json;
+          option.required = true;
+          list.splice(list.indexOf(list.find((t) => t !== withOption)!), 1);
+        },
+        undefined,
+        TRELLO,
+      ),
+    ).toMatchInlineSnapshot(`
       [
         "B trigger-removed trello_card_updated: trigger removed [model]",
         "B trigger-changed trello_new_card: option lists became required [model]",

@@ -16,7 +16,12 @@ describe("diff of the official Trello spec against an edited copy", { timeout: 3
     const now = checkForDiff(loadSpecText("trello-edited.json", text), "trello");
     expect(old.operations.length).toBe(255);
     const report = await compareSpecs(old, now);
-    const missing = planted.filter(({ expect: e }) => !report.changes.some((c) => c.kind === e.kind && c.breaking === e.breaking && c.target === e.target && c.detail.includes(e.detail)));
+    const missing = planted.filter(
+      ({ expect: e }) =>
+        !report.changes.some(
+          (c) => c.kind === e.kind && c.breaking === e.breaking && c.target === e.target && c.detail.includes(e.detail),
+        ),
+    );
     expect(missing.map((p) => p.edit)).toEqual([]);
     // Only operations the edits touch are reported (the schemas they share included).
     const touched = new Set(report.changes.filter((c) => !c.target.startsWith("trello_")).map((c) => c.target));

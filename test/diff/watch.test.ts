@@ -14,7 +14,9 @@ import { startUntil, stop } from "../consumer/helpers.js";
 
 const root = packageRoot();
 const work = mkdtempSync(join(tmpdir(), "stepforge-watch-"));
-const specs = readdirSync(join(root, "specs")).filter((f) => f.endsWith(".yaml")).sort();
+const specs = readdirSync(join(root, "specs"))
+  .filter((f) => f.endsWith(".yaml"))
+  .sort();
 for (const spec of specs) cpSync(join(root, "specs", spec), join(work, spec));
 const out = join(work, "out");
 let child: ChildProcess | undefined;
@@ -37,7 +39,14 @@ async function waitFor(output: () => string, text: string, from: number, ms = 12
 
 describe("generate --watch", { timeout: 300_000 }, () => {
   it("regenerates only the saved spec's service, reports its changes, survives a broken save", async () => {
-    const args = [join(root, "bin", "stepforge.js"), "generate", "--watch", ...specs.flatMap((s) => ["--spec", join(work, s)]), "--out", out];
+    const args = [
+      join(root, "bin", "stepforge.js"),
+      "generate",
+      "--watch",
+      ...specs.flatMap((s) => ["--spec", join(work, s)]),
+      "--out",
+      out,
+    ];
     const started = await startUntil(process.execPath, args, work, process.env, "watching 4 specs", 180_000);
     child = started.child;
     // Both streams in arrival order (startUntil's output() puts stderr after stdout).
@@ -53,9 +62,13 @@ describe("generate --watch", { timeout: 300_000 }, () => {
     const original = readFileSync(file, "utf8");
     writeFileSync(file, original.replace("enum: [ASC, DESC]", "enum: [ASC, DESC, RANDOM]"));
     const round = await waitFor(output, "generated worldnews into", from);
-    expect(round).toMatch(/compatible +parameter-enum-value-added +searchNews: query parameter sort-direction: value "RANDOM" added/);
+    expect(round).toMatch(
+      /compatible +parameter-enum-value-added +searchNews: query parameter sort-direction: value "RANDOM" added/,
+    );
     expect(round).toContain("worldnews: 2 API changes, 0 breaking");
-    expect(round).toMatch(/compatible +tool-field-changed +worldnews_search_news: field sort_direction: accepts more values/);
+    expect(round).toMatch(
+      /compatible +tool-field-changed +worldnews_search_news: field sort_direction: accepts more values/,
+    );
     expect(readFileSync(join(out, "worldnews", "types.ts"), "utf8")).toContain('"RANDOM"');
     expect(statSync(trelloClient).mtimeMs).toBe(trelloWritten);
 
@@ -68,7 +81,9 @@ describe("generate --watch", { timeout: 300_000 }, () => {
     from = output().length;
     writeFileSync(file, original);
     const fixed = await waitFor(output, "generated worldnews into", from);
-    expect(fixed).toMatch(/breaking +parameter-enum-value-removed +searchNews: query parameter sort-direction: value "RANDOM" removed/);
+    expect(fixed).toMatch(
+      /breaking +parameter-enum-value-removed +searchNews: query parameter sort-direction: value "RANDOM" removed/,
+    );
     expect(readFileSync(join(out, "worldnews", "types.ts"), "utf8")).not.toContain('"RANDOM"');
     expect(await stop(child)).toBe(0);
     child = undefined;
