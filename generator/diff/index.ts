@@ -8,11 +8,11 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { GeneratedFile } from "../emit/file.js";
 import type { ServiceModel } from "../model.js";
-import { asObject } from "../refs.js";
+import { asObject, isObject } from "../refs.js";
 import type { Change, ServiceReport } from "./change.js";
 import { compareSurfaces, type TypedPair } from "./compare.js";
 import type { Declarations } from "./program.js";
-import { parseSurface, SURFACE_FILE, surfaceOf, surfaceText, type ServiceSurface } from "./surface.js";
+import { parseSurface, SURFACE_FILE, surfaceOf, surfaceText, type OperationSurface, type ServiceSurface } from "./surface.js";
 
 export type { Change, ServiceReport } from "./change.js";
 
@@ -110,20 +110,44 @@ function withRuntimeImport(client: string, runtimeImport: string): string {
 
 /**
  * The document openapi-typescript types for the checker: only the paths of the operations it
- * compares (their declarations are all it reads), with every component they may reference.
+ * compares (their declarations are all it reads), with the components those reach.
  */
 function prunedTypesDocument(model: ServiceModel, paths: ReadonlySet<string>): Record<string, unknown> {
   const doc = model.typesDocument;
-  const all = asObject(doc.paths) ?? {};
-  return { ...doc, paths: Object.fromEntries(Object.entries(all).filter(([path]) => paths.has(path))) };
+  const kept = Object.fromEntries(Object.entries(asObject(doc.paths) ?? {}).filter(([path]) => paths.has(path)));
+  const components = asObject(doc.components) ?? {};
+  const reached = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(visit);
+    else if (isObject(node)) {
+      const ref = node.$ref;
+      if (typeof ref === "string" && ref.startsWith("#/components/") && !reached.has(ref)) {
+        reached.add(ref);
+        visit(model.refs.pointer(ref));
+      }
+      for (const value of Object.values(node)) visit(value);
+    }
+  };
+  visit(kept);
+  // A component is kept whole when anything inside it is reached (refs may point below its root).
+  const keep = (section: string, name: string) => [...reached].some((ref) => ref === `#/components/${section}/${name}` || ref.startsWith(`#/components/${section}/${name}/`));
+  const pruned = Object.fromEntries(
+    Object.entries(components).map(([section, entries]) => [
+      section,
+      Object.fromEntries(Object.entries(asObject(entries) ?? {}).filter(([name]) => keep(section, name.replace(/~/g, "~0").replace(/\//g, "~1")))),
+    ]),
+  );
+  return { ...doc, paths: kept, components: pruned };
 }
 
-/** Declarations of `model` for the checker, emitted in memory: types of the compared paths only. */
-async function declarationsOf(model: ServiceModel, paths: ReadonlySet<string>): Promise<Declarations> {
+/** Declarations of `model` for the checker, emitted in memory: the compared operations only. */
+async function declarationsOf(model: ServiceModel, pairs: readonly OperationSurface[]): Promise<Declarations> {
   const context = { runtimeImport: "stepforge/runtime", specLabel: model.spec.file };
   const [{ emitTypes }, { emitClient }] = await Promise.all([import("../emit/types.js"), import("../emit/client.js")]);
+  const ids = new Set(pairs.map((op) => op.operationId));
+  const paths = new Set(pairs.map((op) => op.path));
   const [types] = await emitTypes({ ...model, typesDocument: prunedTypesDocument(model, paths) }, context);
-  const [client] = await emitClient(model, context);
+  const [client] = await emitClient({ ...model, operations: model.operations.filter((op) => ids.has(op.operationId)) }, context);
   return { types: types!.content, client: client!.content };
 }
 
@@ -131,8 +155,7 @@ async function declarationsOf(model: ServiceModel, paths: ReadonlySet<string>): 
 export async function compareSpecs(old: ServiceModel, now: ServiceModel): Promise<ServiceReport> {
   const version = (model: ServiceModel, surface: ServiceSurface): Version => ({
     surface,
-    declarations: (pairs, side) =>
-      declarationsOf(model, new Set(pairs.map((p) => (side === "old" ? p.old.path : p.now.path)))),
+    declarations: (pairs, side) => declarationsOf(model, pairs.map((p) => (side === "old" ? p.old : p.now))),
   });
   const oldSurface = surfaceOf(old, old.spec.file);
   return compareVersions(now.id, version(old, oldSurface), version(now, surfaceOf(now, now.spec.file)));

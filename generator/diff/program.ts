@@ -40,13 +40,20 @@ const OPTIONS: ts.CompilerOptions = {
   noEmit: true,
   skipLibCheck: true,
   types: [],
-  lib: ["lib.es2022.d.ts"],
+  // The checker needs arrays, promises and literal types: es5 and promises, not the whole ES2022 library.
+  lib: ["lib.es5.d.ts", "lib.es2015.promise.d.ts"],
   baseUrl: "/",
   paths: { "stepforge/runtime": ["/sf/runtime/index"] },
 };
 
 /** Names the DOM would declare that generated declarations use (the signal of every call). */
 const GLOBALS = "interface AbortSignal { readonly aborted: boolean }\ninterface Blob { readonly size: number }\n";
+
+/**
+ * A success type through the runtime's OperationData: if the runtime's declarations ever stop
+ * resolving, every response type would silently become `any` (and every change compatible).
+ */
+const PROBE = 'import type { OperationData } from "stepforge/runtime";\nexport type Probe = OperationData<{ responses: { 200: { content: { "application/json": { probe: true } } } } }>;\n';
 
 /** Virtual folders backed by real ones. */
 function mounts(): Array<[string, string]> {
@@ -69,6 +76,7 @@ export function declarationProgram(old: Declarations, now: Declarations): Declar
     ["/new/types.ts", now.types],
     ["/new/client.ts", now.client],
     ["/sf/globals.d.ts", GLOBALS],
+    ["/sf/probe.ts", PROBE],
   ]);
   const mounted = mounts();
   const libDir = dirname(ts.getDefaultLibFilePath(OPTIONS));
@@ -108,12 +116,17 @@ export function declarationProgram(old: Declarations, now: Declarations): Declar
     getDirectories: () => [],
   };
   const program = ts.createProgram({
-    rootNames: ["/sf/globals.d.ts", "/old/client.ts", "/new/client.ts"],
+    rootNames: ["/sf/globals.d.ts", "/sf/probe.ts", "/old/client.ts", "/new/client.ts"],
     options: OPTIONS,
     host,
   });
+  const checker = program.getTypeChecker();
+  const probe = program.getSourceFile("/sf/probe.ts")!.statements.find(ts.isTypeAliasDeclaration)!;
+  if (!checker.getTypeAtLocation(probe.name).getProperty("probe")) {
+    throw new Error(`the runtime's declarations do not resolve OperationData (in ${mounted[0]![1]}); rebuild stepforge`);
+  }
   return {
-    checker: program.getTypeChecker(),
+    checker,
     oldClient: program.getSourceFile("/old/client.ts")!,
     newClient: program.getSourceFile("/new/client.ts")!,
   };
