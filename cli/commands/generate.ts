@@ -51,6 +51,7 @@ export async function generateCommand(argv: string[], out: NodeJS.WritableStream
   if ((values.spec === undefined) !== (values.out === undefined)) throw new UsageError("--spec and --out go together: stepforge generate --spec FILE --out DIR");
   if (values.service !== undefined && values.spec?.length !== 1) throw new UsageError("--service goes with one --spec (it names that spec's service)");
   if (values.watch && values.check) throw new UsageError("--watch writes on every save; --check writes nothing: use one");
+  if (values.watch && values["fail-on-breaking"]) throw new UsageError("--fail-on-breaking is a gate for one run (CI); --watch keeps writing: use one");
   if (values.strict && values.spec === undefined) throw new UsageError("--strict goes with --spec (the project's specs are always strict)");
   if (values.package !== undefined && values.spec === undefined) throw new UsageError("--package goes with --spec FILE --out DIR");
   const nameProblem = values.package === undefined ? undefined : packageNameProblem(values.package);
