@@ -394,9 +394,18 @@ export function toolRenames(previous: ServiceSurface, surface: ServiceSurface): 
   return renames;
 }
 
-/** surface.json as written: two-space JSON, so a review sees one line per fact that changed. */
+/** surface.json as written: indented JSON, each object or list that fits in 100 columns on one line. */
 export function surfaceText(surface: ServiceSurface): string {
-  return `${JSON.stringify(surface, null, 2)}\n`;
+  const write = (value: unknown, indent: string): string => {
+    const flat = JSON.stringify(value);
+    if (value === null || typeof value !== "object" || flat.length + indent.length <= 100) return flat;
+    const inner = `${indent}  `;
+    const items = Array.isArray(value)
+      ? value.map((item) => `${inner}${write(item, inner)}`)
+      : Object.entries(value).map(([key, item]) => `${inner}${JSON.stringify(key)}: ${write(item, inner)}`);
+    return Array.isArray(value) ? `[\n${items.join(",\n")}\n${indent}]` : `{\n${items.join(",\n")}\n${indent}}`;
+  };
+  return `${write(surface, "")}\n`;
 }
 
 /** A surface read back from disk, or undefined when the file is absent, unreadable or of another format. */
