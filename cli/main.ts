@@ -19,6 +19,8 @@ type Command = (argv: string[], out: NodeJS.WritableStream, err: NodeJS.Writable
  */
 const COMMANDS: Record<string, () => Promise<Command>> = {
   generate: async () => (await import("./commands/generate.js")).generateCommand,
+  diff: async () => (await import("./commands/diff.js")).diffCommand,
+  migrate: async () => (await import("./commands/migrate.js")).migrateCommand,
   lint: async () => (await import("./commands/lint.js")).lintCommand,
   triggers: async () => (await import("./commands/triggers.js")).triggersCommand,
   webhook: async () => (await import("./commands/webhook.js")).webhookCommand,

@@ -84,31 +84,37 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
 
   const t = performance.now();
   const files: GeneratedFile[] = [];
-  for (const model of models) {
-    const context: EmitContext = {
-      runtimeImport: runtimeImportFor(request.outDir, model.id, request.projectRoot),
-      specLabel: specLabel(model.spec.file, request.projectRoot),
-    };
-    const own: GeneratedFile[] = [];
-    for (const emit of SERVICE_EMITTERS) {
-      const started = performance.now();
-      own.push(...(await emit(model, context)));
-      timings.emitters[emit.name] = (timings.emitters[emit.name] ?? 0) + performance.now() - started;
-    }
-    // The index comes last: it re-exports every module the emitters wrote for this service.
-    const modules = own
-      .filter((f) => !f.ownEntry)
-      .map((f) => f.path.slice(model.id.length + 1))
-      .filter((p) => p.endsWith(".ts") && p !== "types.ts" && !p.includes("/"))
-      .map((p) => p.replace(/\.ts$/, ""));
-    files.push(...own, emitServiceIndex(model, context, modules));
-  }
-  if (models.length > 0) {
-    const label = models.map((m) => specLabel(m.spec.file, request.projectRoot)).sort().join(", ");
-    files.push(emitRootIndex(models, { runtimeImport: "", specLabel: label }));
-  }
+  for (const model of models) files.push(...(await emitService(model, request, timings.emitters)));
+  if (models.length > 0) files.push(emitRoot(models, request));
   timings.emit += performance.now() - t;
   return { models, files, warnings: models.flatMap((m) => m.warnings), timings };
+}
+
+/** Every file of one service, its index last; `emitters` adds each emitter's milliseconds. */
+export async function emitService(model: ServiceModel, request: GenerateRequest, emitters: Record<string, number> = {}): Promise<GeneratedFile[]> {
+  const context: EmitContext = {
+    runtimeImport: runtimeImportFor(request.outDir, model.id, request.projectRoot),
+    specLabel: specLabel(model.spec.file, request.projectRoot),
+  };
+  const own: GeneratedFile[] = [];
+  for (const emit of SERVICE_EMITTERS) {
+    const started = performance.now();
+    own.push(...(await emit(model, context)));
+    emitters[emit.name] = (emitters[emit.name] ?? 0) + performance.now() - started;
+  }
+  // The index comes last: it re-exports every module the emitters wrote for this service.
+  const modules = own
+    .filter((f) => !f.ownEntry)
+    .map((f) => f.path.slice(model.id.length + 1))
+    .filter((p) => p.endsWith(".ts") && p !== "types.ts" && !p.includes("/"))
+    .map((p) => p.replace(/\.ts$/, ""));
+  return [...own, emitServiceIndex(model, context, modules)];
+}
+
+/** The root index over every service (one namespace per spec). */
+export function emitRoot(models: readonly ServiceModel[], request: GenerateRequest): GeneratedFile {
+  const label = models.map((m) => specLabel(m.spec.file, request.projectRoot)).sort().join(", ");
+  return emitRootIndex([...models], { runtimeImport: "", specLabel: label });
 }
 
 export function specLabel(file: string, projectRoot: string): string {

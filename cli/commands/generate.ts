@@ -1,5 +1,5 @@
 /**
- * `stepforge generate [--check] [--spec FILE --out DIR [--service ID]]`
+ * `stepforge generate [--check] [--watch] [--fail-on-breaking] [--changelog] [--spec FILE... --out DIR [--service ID]]`
  *
  * Without --spec: every spec in specs/ into generated/, plus the package `exports` map.
  * With --spec: one spec (even a foreign one) into DIR; with --package NAME also DIR/package.json
@@ -8,6 +8,10 @@
  *
  * Without --spec, generate also compiles the generated modules that changed into dist/
  * (cli/compile-generated.ts), so the CLI and the package entries never run stale code.
+ *
+ * Before writing, it prints the API changes per service against what the output folder holds
+ * (cli/generate-report.ts); --fail-on-breaking then refuses to write a breaking one, --changelog
+ * adds a CHANGELOG.md section. --watch regenerates on every save of a spec (cli/watch.ts).
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -25,24 +29,29 @@ function summary(services: readonly { id: string; operations: number }[]): strin
   return services.map((s) => `${s.id} (${s.operations} operations)`).join(", ");
 }
 
-export async function generateCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
+export async function generateCommand(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream = process.stderr): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
       check: { type: "boolean", default: false },
-      spec: { type: "string" },
+      spec: { type: "string", multiple: true },
       out: { type: "string" },
       service: { type: "string" },
       timings: { type: "boolean", default: false },
       "no-cache": { type: "boolean", default: false },
       strict: { type: "boolean", default: false },
       package: { type: "string" },
+      watch: { type: "boolean", default: false },
+      "fail-on-breaking": { type: "boolean", default: false },
+      changelog: { type: "boolean", default: false },
     },
     strict: true,
     allowPositionals: false,
   });
   if ((values.spec === undefined) !== (values.out === undefined)) throw new UsageError("--spec and --out go together: stepforge generate --spec FILE --out DIR");
-  if (values.service !== undefined && values.spec === undefined) throw new UsageError("--service goes with --spec");
+  if (values.service !== undefined && values.spec?.length !== 1) throw new UsageError("--service goes with one --spec (it names that spec's service)");
+  if (values.watch && values.check) throw new UsageError("--watch writes on every save; --check writes nothing: use one");
+  if (values.watch && values["fail-on-breaking"]) throw new UsageError("--fail-on-breaking is a gate for one run (CI); --watch keeps writing: use one");
   if (values.strict && values.spec === undefined) throw new UsageError("--strict goes with --spec (the project's specs are always strict)");
   if (values.package !== undefined && values.spec === undefined) throw new UsageError("--package goes with --spec FILE --out DIR");
   const nameProblem = values.package === undefined ? undefined : packageNameProblem(values.package);
@@ -55,10 +64,15 @@ export async function generateCommand(argv: string[], out: NodeJS.WritableStream
   if (ownSpecs && !existsSync(join(root, "tsconfig.build.json"))) {
     throw new UsageError("without --spec, generate rebuilds stepforge's own integrations, which only a checkout of stepforge can do; for your spec: stepforge generate --spec FILE --out DIR");
   }
-  const specFiles = ownSpecs ? projectSpecs(root) : [resolve(values.spec!)];
+  const specFiles = ownSpecs ? projectSpecs(root) : values.spec!.map((file) => resolve(file));
   const outDir = ownSpecs ? join(root, "generated") : resolve(values.out!);
   const started = performance.now();
   const cacheKey: CacheKey = { specFiles, outDir, projectRoot: root, ...(values.service ? { serviceId: values.service } : {}) };
+  if (values.watch) {
+    requirePackages("code generation", ["openapi-typescript", "handlebars"]);
+    const { watchGenerate } = await import("../watch.js");
+    return watchGenerate({ specFiles, outDir, projectRoot: root, ownSpecs, strict: values.strict, changelog: values.changelog, ...(values.service ? { serviceId: values.service } : {}) }, out, err);
+  }
   // --check always runs the whole pipeline: it is the proof, not a shortcut. --package needs the
   // list of generated modules, which only a run of the pipeline gives; --strict must see the repairs.
   if (!values.check && !values.timings && !values["no-cache"] && !values.strict && values.package === undefined) {
@@ -83,6 +97,12 @@ export async function generateCommand(argv: string[], out: NodeJS.WritableStream
   const pkgPath = join(root, "package.json");
   const pkgFile = ownSpecs ? { path: pkgPath, content: packageJsonWithExports(readFileSync(pkgPath, "utf8"), result.models, result.files) } : undefined;
 
+  // The change report: what is about to be written against what the output folder holds. Its
+  // surface.json files are output too (so --check also proves them fresh).
+  const { reportRun, writeChangelog, packageVersion } = await import("../generate-report.js");
+  const run = await reportRun(outDir, root, result.models, result.files);
+  result.files.push(...run.surfaces);
+
   let drift: ReturnType<typeof compare>;
   if (values.check) {
     drift = compare(outDir, result.files, { wholeOutDir: ownSpecs });
@@ -102,6 +122,11 @@ export async function generateCommand(argv: string[], out: NodeJS.WritableStream
     return 0;
   }
 
+  out.write(run.text);
+  if (values["fail-on-breaking"] && run.breaking > 0) {
+    err.write(`stepforge generate: ${run.breaking} breaking change${run.breaking === 1 ? "" : "s"} (listed above); nothing was written (--fail-on-breaking)\n`);
+    return 1;
+  }
   // Built before anything is written, so a package.json it cannot update stops the run cleanly.
   const packageFiles = values.package === undefined ? undefined : packageFilesFor(outDir, values.package, result.models.map((m) => m.id), result.files, root);
   drift = write(outDir, result.files, { wholeOutDir: ownSpecs });
@@ -119,12 +144,17 @@ export async function generateCommand(argv: string[], out: NodeJS.WritableStream
     for (const file of packageFiles) if (file.content !== undefined) writeFileSync(file.path, file.content);
     out.write(`package ${values.package}: ${packageFiles[0]!.path} (build it with \`npx tsc -p ${packageFiles[1]!.path}\`)\n`);
   }
+  if (values.changelog) {
+    const home = ownSpecs ? root : outDir;
+    const heading = writeChangelog(join(home, "CHANGELOG.md"), run, packageVersion(home, run));
+    out.write(heading ? `changelog: ${join(home, "CHANGELOG.md")} [${heading}]\n` : "changelog: no API changes, CHANGELOG.md left as it was\n");
+  }
   if (ownSpecs) await reportDist(root, out);
   return 0;
 }
 
 /** Compiles what changed in generated/ into dist/ and says so (silent when dist/ was in step). */
-async function reportDist(root: string, out: NodeJS.WritableStream): Promise<void> {
+export async function reportDist(root: string, out: NodeJS.WritableStream): Promise<void> {
   const started = performance.now();
   const sync = await compileGenerated(root);
   if (sync.compiled.length + sync.removed.length === 0) return;

@@ -14,13 +14,13 @@
  * times) are printed at the end. The npm cache is npm's own (already filled by the repository's
  * `npm ci` in CI), and --prefer-offline spares revalidation; the project is packed once per run.
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../generator/package-root.js";
-import { BROKEN, freePort, installSize, outsideEnv, run, runToFile, startUntil, stop, type Run } from "./helpers.js";
+import { BROKEN, freePort, installSize, outsideEnv, run, runToFile, stagePackage, startUntil, stop, type Run } from "./helpers.js";
 
 const root = packageRoot();
 const own = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string; devDependencies: Record<string, string> };
@@ -56,19 +56,8 @@ function expectClean(result: Run, label: string): void {
   expect(`${result.stdout}\n${result.stderr}`, label).not.toMatch(BROKEN);
 }
 
-/** The package's inputs copied beside the repository, so packing (which rebuilds dist/) never races other suites reading the repository's dist/. */
-function stage(): string {
-  const dir = join(work, "stepforge");
-  for (const path of ["bin", "cli", "generated", "generator", "runtime", "specs", "templates", "docs", "scripts/build-package.js", ".spectral.yaml", "package.json", "LICENSE", "README.md", "tsconfig.json", "tsconfig.build.json"]) {
-    cpSync(join(root, path), join(dir, path), { recursive: true });
-  }
-  // prepack's compiler; npm pack never packs node_modules.
-  symlinkSync(join(root, "node_modules"), join(dir, "node_modules"), "dir");
-  return dir;
-}
-
 beforeAll(async () => {
-  const staged = stage();
+  const staged = stagePackage(root, join(work, "stepforge"));
   const pack = await timed("npm pack (prepack build)", () => run("npm", ["pack", "--json", "--pack-destination", work], staged, env));
   expect(pack.code, pack.stderr).toBe(0);
   [packed] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf("[")));

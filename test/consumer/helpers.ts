@@ -1,6 +1,6 @@
 /** Running tools in a project outside the repository, with nothing of the repository leaking in. */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { closeSync, openSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { closeSync, cpSync, openSync, readdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 export { freePort } from "../helpers/ports.js";
 
@@ -109,3 +109,16 @@ export async function installSize(project: string, env: NodeJS.ProcessEnv, omitD
 
 /** What none of the commands may print: the failures of the package before it was installable. */
 export const BROKEN = /Require stack|ERR_MODULE_NOT_FOUND|Cannot find module|Cannot find package|dist\/ is missing|TS2307|^\s+at .+:\d+:\d+\)?$/m;
+
+/**
+ * The package's inputs copied to DIR (beside the repository), so packing (which rebuilds dist/)
+ * never races other suites reading the repository's dist/. Pack DIR with `npm pack`.
+ */
+export function stagePackage(root: string, dir: string): string {
+  for (const path of ["bin", "cli", "generated", "generator", "runtime", "specs", "templates", "docs", "scripts/build-package.js", ".spectral.yaml", "package.json", "LICENSE", "README.md", "tsconfig.json", "tsconfig.build.json"]) {
+    cpSync(join(root, path), join(dir, path), { recursive: true });
+  }
+  // prepack's compiler; npm pack never packs node_modules.
+  symlinkSync(join(root, "node_modules"), join(dir, "node_modules"), "dir");
+  return dir;
+}

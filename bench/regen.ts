@@ -1,0 +1,114 @@
+/**
+ * Safe regeneration (issue 21), each figure beside a cold `generate` of the same input in the same run:
+ *
+ * 1. `stepforge diff` of Atlassian's official Trello spec (255 operations) against a copy with the
+ *    planted changes of test/diff/trello-planted.ts (schemas changed, so the checker runs), and
+ *    against a copy where only operationIds changed (no checker) — whole processes, as a user runs
+ *    them. Goal: diff ≤ 0.5× the cold generate of the official spec.
+ * 2. `generate --watch` over the four project specs: the time from saving a one-line edit of
+ *    worldnews.yaml (an enum value added or removed) to the round's "generated … into" line, against
+ *    a cold `generate` of the four specs. Goal ≤ 0.2×.
+ *
+ *   npx tsx bench/regen.ts [--rounds 3] [--quick]
+ */
+import { spawn } from "node:child_process";
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { plantedTrello, TRELLO_OFFICIAL } from "../test/diff/trello-planted.js";
+import { fmtSeconds, machineLine, median, ratio, runChild, sampleSideBySide, table, type Sample } from "./lib/report.js";
+
+const { values } = parseArgs({ options: { rounds: { type: "string", default: "3" }, quick: { type: "boolean", default: false } } });
+const ROUNDS = values.quick ? 1 : Number(values.rounds);
+const EDITS = values.quick ? 3 : 7;
+const ROOT = resolve(import.meta.dirname, "..");
+const BIN = join(ROOT, "bin", "stepforge.js");
+const CACHE = join(ROOT, "bench", ".cache", "regen");
+const NODE = process.execPath;
+
+rmSync(CACHE, { recursive: true, force: true });
+mkdirSync(CACHE, { recursive: true });
+
+const seconds = (s: Sample) => (s.ok ? s.run.seconds : Number.NaN);
+const cell = (s: Sample) => (s.ok ? fmtSeconds(s.run.seconds) : `failed: ${s.reason}`);
+
+// 1. diff against a cold generate of the official Trello spec.
+const edited = join(CACHE, "trello-edited.json");
+writeFileSync(edited, plantedTrello().text);
+const renamedOnly = join(CACHE, "trello-renamed.json");
+writeFileSync(renamedOnly, readFileSync(TRELLO_OFFICIAL, "utf8").replace(/"operationId":"post-cards"/, '"operationId":"create-card"'));
+const coldOut = join(CACHE, "cold-trello");
+const coldTrello = () => {
+  rmSync(coldOut, { recursive: true, force: true });
+  return runChild(NODE, [BIN, "generate", "--spec", TRELLO_OFFICIAL, "--out", coldOut, "--service", "trello", "--no-cache"], { cwd: ROOT });
+};
+const diffOf = (file: string) => () => runChild(NODE, [BIN, "diff", TRELLO_OFFICIAL, file, "--service", "trello"], { cwd: ROOT });
+const [generateTrello, diffPlanted, diffRenamed] = sampleSideBySide([coldTrello, diffOf(edited), diffOf(renamedOnly)], ROUNDS);
+const base = seconds(generateTrello!);
+console.log(`${machineLine()}\n`);
+console.log("### diff of the official Trello spec (255 operations) vs a cold generate of it\n");
+console.log(
+  table(
+    ["what", "runs", "s", "vs cold generate"],
+    [
+      ["cold `generate --spec trello-openapi.json --no-cache`", generateTrello!.ok ? generateTrello!.samples : 0, cell(generateTrello!), "1.00×"],
+      ["`diff` against 15 planted changes (checker runs)", diffPlanted!.ok ? diffPlanted!.samples : 0, cell(diffPlanted!), ratio(seconds(diffPlanted!), base)],
+      ["`diff` against a renamed operation (no checker)", diffRenamed!.ok ? diffRenamed!.samples : 0, cell(diffRenamed!), ratio(seconds(diffRenamed!), base)],
+    ],
+  ),
+);
+
+// 2. The watch loop over the four project specs.
+const project = join(CACHE, "four");
+mkdirSync(project, { recursive: true });
+const specs = readdirSync(join(ROOT, "specs")).filter((f) => f.endsWith(".yaml")).sort();
+for (const spec of specs) cpSync(join(ROOT, "specs", spec), join(project, spec));
+const specArgs = specs.flatMap((s) => ["--spec", join(project, s)]);
+const coldFourOut = join(CACHE, "cold-four");
+const coldFour = () => {
+  rmSync(coldFourOut, { recursive: true, force: true });
+  return runChild(NODE, [BIN, "generate", ...specArgs, "--out", coldFourOut, "--no-cache"], { cwd: ROOT });
+};
+const [generateFour] = sampleSideBySide([coldFour], ROUNDS);
+
+const saves = await watchLoop();
+const loop = median(saves);
+console.log("\n### generate --watch: save to written, one-line edit of worldnews.yaml (four specs)\n");
+console.log(
+  table(
+    ["what", "runs", "s", "vs cold generate"],
+    [
+      ["cold `generate` of the four specs (--spec ×4 --out, --no-cache)", generateFour!.ok ? generateFour!.samples : 0, cell(generateFour!), "1.00×"],
+      ["watch round: save → files written (median)", saves.length, fmtSeconds(loop), ratio(loop, seconds(generateFour!))],
+    ],
+  ),
+);
+console.log(`\nwatch rounds (s): ${saves.map((s) => s.toFixed(2)).join(", ")}`);
+
+/** Starts the watch, then saves EDITS one-line edits in turn, each timed from the write to its round's line. */
+async function watchLoop(): Promise<number[]> {
+  const out = join(CACHE, "watch-out");
+  const child = spawn(NODE, [BIN, "generate", "--watch", ...specArgs, "--out", out], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  let log = "";
+  child.stdout.on("data", (c: Buffer) => (log += c.toString()));
+  child.stderr.on("data", (c: Buffer) => (log += c.toString()));
+  const waitFor = async (text: string, from: number) => {
+    while (!log.slice(from).includes(text)) {
+      if (child.exitCode !== null) throw new Error(`the watch exited: ${log}`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  };
+  await waitFor("watching 4 specs", 0);
+  const file = join(project, "worldnews.yaml");
+  const original = readFileSync(file, "utf8");
+  const times: number[] = [];
+  for (let i = 0; i < EDITS; i++) {
+    const from = log.length;
+    const started = performance.now();
+    writeFileSync(file, i % 2 === 0 ? original.replace("enum: [ASC, DESC]", "enum: [ASC, DESC, RANDOM]") : original);
+    await waitFor("generated worldnews into", from);
+    times.push((performance.now() - started) / 1000);
+  }
+  child.kill("SIGTERM");
+  return times;
+}

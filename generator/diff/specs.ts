@@ -1,0 +1,78 @@
+/**
+ * Reading the two sides of `stepforge diff`: a spec file, or a git revision of one
+ * (`HEAD~1:specs/trello.yaml`, as `git show` names it), checked into a model.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { SpecError, toPointer } from "../diagnostics.js";
+import { checkSpec } from "../check/index.js";
+import { loadSpecFile, loadSpecText, type LoadedSpec } from "../load.js";
+import type { ServiceModel } from "../model.js";
+
+/** A file on disk, else `REV:PATH` read with `git show` in the current directory. */
+export function loadSide(arg: string): LoadedSpec {
+  if (existsSync(arg)) return loadSpecFile(arg);
+  const revision = /^([^:]+):(.+)$/.exec(arg);
+  if (!revision)
+    throw new SpecError([
+      {
+        code: "SF001",
+        severity: "error",
+        message: "cannot read the spec: no such file (a git revision is written REV:PATH, e.g. HEAD~1:specs/api.yaml)",
+        file: arg,
+        line: 1,
+        column: 1,
+      },
+    ]);
+  let text: string;
+  try {
+    text = execFileSync("git", ["show", arg], {
+      encoding: "utf8",
+      maxBuffer: 256 * 1024 * 1024,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+  } catch (error) {
+    const reason = String((error as { stderr?: string }).stderr ?? (error as Error).message)
+      .trim()
+      .split("\n")[0];
+    throw new SpecError([
+      {
+        code: "SF001",
+        severity: "error",
+        message: `cannot read the spec from git: ${reason}`,
+        file: arg,
+        line: 1,
+        column: 1,
+      },
+    ]);
+  }
+  // The path part keeps its extension, so a .json revision is read as JSON.
+  return loadSpecText(arg, text);
+}
+
+/**
+ * The model of a spec for comparing only: its warnings are not shown, so they are made without
+ * working out line and column (for a JSON spec that is a YAML parse of the whole document, most
+ * of the check stage's time on a large published spec). Errors are checked again with places.
+ */
+export function checkForDiff(spec: LoadedSpec, serviceId?: string): ServiceModel {
+  const placeless: LoadedSpec = {
+    ...spec,
+    diagnostic: (code, path, message, severity = "error") => ({
+      code,
+      severity,
+      message,
+      file: spec.file,
+      line: 0,
+      column: 0,
+      pointer: toPointer(path),
+    }),
+  };
+  const options = { ...(serviceId ? { serviceId } : {}), strict: false };
+  try {
+    return { ...checkSpec(placeless, options), spec };
+  } catch (error) {
+    if (error instanceof SpecError) return checkSpec(spec, options);
+    throw error;
+  }
+}

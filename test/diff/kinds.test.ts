@@ -1,0 +1,445 @@
+/**
+ * One pair of specs per kind of change, with the report `stepforge diff` gives for it: kind,
+ * breaking (B) or compatible (c), target and detail. The old spec is test/diff/fixtures/widgets.yaml
+ * (or the project's trello.yaml for triggers and toolsets), the new one the same with one edit.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { compareSpecs } from "../../generator/diff/index.js";
+import { checkForDiff } from "../../generator/diff/specs.js";
+import { loadSpecText } from "../../generator/load.js";
+import { packageRoot } from "../../generator/package-root.js";
+
+type Json = Record<string, any>;
+const WIDGETS = readFileSync(join(import.meta.dirname, "fixtures", "widgets.yaml"), "utf8");
+const TRELLO = readFileSync(join(packageRoot(), "specs", "trello.yaml"), "utf8");
+
+async function report(
+  edit: (doc: Json) => void,
+  before: (doc: Json) => void = () => undefined,
+  base = WIDGETS,
+): Promise<string[]> {
+  const old = parse(base) as Json;
+  before(old);
+  const now = structuredClone(old);
+  edit(now);
+  const model = (doc: Json, file: string) => checkForDiff(loadSpecText(file, JSON.stringify(doc)), "widgets");
+  const result = await compareSpecs(model(old, "old.json"), model(now, "new.json"));
+  return result.changes.map((c) => `${c.breaking ? "B" : "c"} ${c.kind} ${c.target}: ${c.detail} [${c.decidedBy}]`);
+}
+
+const widgets = (doc: Json) => doc.paths["/widgets"];
+const widget = (doc: Json) => doc.paths["/widgets/{id}"];
+const schema = (doc: Json, name: string) => doc.components.schemas[name];
+const param = (op: Json, name: string) => op.parameters.find((p: Json) => p.name === name);
+
+describe("operations", { timeout: 120_000 }, () => {
+  it("added", async () => {
+    expect(
+      await report(
+        (d) =>
+          (d.paths["/widgets/{id}/parts"] = {
+            get: {
+              operationId: "listParts",
+              parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+              responses: { "200": { description: "ok" } },
+            },
+          }),
+      ),
+    ).toMatchInlineSnapshot(`
+      [
+        "c operation-added listParts: GET /widgets/{id}/parts added [model]",
+        "c tool-added widgets_list_parts: step added [model]",
+      ]
+    `);
+  });
+  it("removed", async () => {
+    expect(await report((d) => delete widget(d).delete)).toMatchInlineSnapshot(`
+      [
+        "B operation-removed deleteWidget: DELETE /widgets/{id} removed; calls to deleteWidget() no longer compile [declarations]",
+        "B tool-removed widgets_delete_widget: step removed [model]",
+      ]
+    `);
+  });
+  it("renamed (same method and path, new operationId)", async () => {
+    expect(await report((d) => (widget(d).get.operationId = "fetchWidget"))).toMatchInlineSnapshot(`
+      [
+        "B operation-renamed fetchWidget: getWidget → fetchWidget (GET /widgets/{id}) [declarations]",
+        "B tool-renamed widgets_fetch_widget: widgets_get_widget → widgets_fetch_widget [model]",
+      ]
+    `);
+  });
+  it("moved (same operationId, new path)", async () => {
+    expect(
+      await report((d) => {
+        d.paths["/gadgets/{id}"] = { get: widget(d).get };
+        delete widget(d).get;
+      }),
+    ).toMatchInlineSnapshot(`
+      [
+        "c operation-moved getWidget: GET /widgets/{id} → GET /gadgets/{id} [model]",
+      ]
+    `);
+  });
+  it("deprecated", async () => {
+    expect(await report((d) => (widget(d).get.deprecated = true))).toMatchInlineSnapshot(`
+      [
+        "c operation-deprecated getWidget: marked deprecated [model]",
+      ]
+    `);
+  });
+});
+
+describe("parameters", { timeout: 120_000 }, () => {
+  it("optional one added", async () => {
+    expect(
+      await report((d) => widgets(d).get.parameters.push({ name: "page", in: "query", schema: { type: "integer" } })),
+    ).toMatchInlineSnapshot(`
+      [
+        "c tool-field-added widgets_list_widgets: optional field page added [model]",
+        "c parameter-added listWidgets: query parameter page: optional number [checker]",
+      ]
+    `);
+  });
+  it("required one added", async () => {
+    expect(
+      await report((d) =>
+        widgets(d).get.parameters.push({ name: "page", in: "query", required: true, schema: { type: "integer" } }),
+      ),
+    ).toMatchInlineSnapshot(`
+      [
+        "B tool-field-added widgets_list_widgets: required field page added [model]",
+        "B parameter-added listWidgets: query parameter page: required number [checker]",
+      ]
+    `);
+  });
+  it("removed", async () => {
+    expect(await report((d) => (widgets(d).get.parameters = [param(widgets(d).get, "limit")]))).toMatchInlineSnapshot(`
+      [
+        "B tool-field-removed widgets_list_widgets: field color removed [model]",
+        "B parameter-removed listWidgets: query parameter color: removed [declarations]",
+      ]
+    `);
+  });
+  it("query parameter renamed", async () => {
+    expect(await report((d) => (param(widgets(d).get, "limit").name = "max"))).toMatchInlineSnapshot(`
+      [
+        "B parameter-renamed listWidgets: query parameter limit → max [declarations]",
+        "B tool-field-removed widgets_list_widgets: field limit removed [model]",
+        "c tool-field-added widgets_list_widgets: optional field max added [model]",
+      ]
+    `);
+  });
+  it("path parameter renamed", async () => {
+    expect(
+      await report((d) => {
+        const item = widget(d);
+        for (const op of [item.get, item.delete]) param(op, "id").name = "widgetId";
+        delete d.paths["/widgets/{id}"];
+        d.paths["/widgets/{widgetId}"] = item;
+      }),
+    ).toMatchInlineSnapshot(`
+      [
+        "B parameter-renamed getWidget: path parameter id → widgetId [declarations]",
+        "B parameter-renamed deleteWidget: path parameter id → widgetId [declarations]",
+        "B tool-field-removed widgets_get_widget: field id removed [model]",
+        "B tool-field-added widgets_get_widget: required field widgetId added [model]",
+        "B tool-field-removed widgets_delete_widget: field id removed [model]",
+        "B tool-field-added widgets_delete_widget: required field widgetId added [model]",
+      ]
+    `);
+  });
+  it("made required", async () => {
+    expect(await report((d) => (param(widgets(d).get, "limit").required = true))).toMatchInlineSnapshot(`
+      [
+        "B tool-field-required widgets_list_widgets: field limit became required [model]",
+        "B parameter-required listWidgets: query parameter limit: now required [checker]",
+      ]
+    `);
+  });
+  it("made optional", async () => {
+    expect(
+      await report(
+        (d) => (param(widgets(d).get, "limit").required = false),
+        (d) => (param(widgets(d).get, "limit").required = true),
+      ),
+    ).toMatchInlineSnapshot(`
+      [
+        "c tool-field-optional widgets_list_widgets: field limit became optional [model]",
+        "c parameter-optional listWidgets: query parameter limit: now optional [checker]",
+      ]
+    `);
+  });
+  it("type narrowed (integer to string)", async () => {
+    expect(await report((d) => (param(widgets(d).get, "limit").schema = { type: "string" }))).toMatchInlineSnapshot(`
+      [
+        "B tool-field-changed widgets_list_widgets: field limit: no longer accepts integer [model]",
+        "B parameter-type-changed listWidgets: query parameter limit: number → string [checker]",
+      ]
+    `);
+  });
+  it("type widened (enum to any string)", async () => {
+    expect(await report((d) => (param(widgets(d).get, "color").schema = { type: "string" }))).toMatchInlineSnapshot(`
+      [
+        "B tool-field-changed widgets_list_widgets: field color: schema changed (treated as breaking: wider and narrower look alike here) [model]",
+        "c parameter-type-changed listWidgets: query parameter color: "red" | "green" | "blue" → string [checker]",
+      ]
+    `);
+  });
+  it("enum value added", async () => {
+    expect(await report((d) => param(widgets(d).get, "color").schema.enum.push("yellow"))).toMatchInlineSnapshot(`
+      [
+        "c tool-field-changed widgets_list_widgets: field color: accepts more values [model]",
+        "c parameter-enum-value-added listWidgets: query parameter color: value "yellow" added [checker]",
+      ]
+    `);
+  });
+  it("enum value removed", async () => {
+    expect(await report((d) => param(widgets(d).get, "color").schema.enum.pop())).toMatchInlineSnapshot(`
+      [
+        "B tool-field-changed widgets_list_widgets: field color: values "blue" no longer accepted [model]",
+        "B parameter-enum-value-removed listWidgets: query parameter color: value "blue" removed [checker]",
+      ]
+    `);
+  });
+});
+
+describe("request bodies", { timeout: 120_000 }, () => {
+  it("body removed", async () => {
+    expect(await report((d) => delete widgets(d).post.requestBody)).toMatchInlineSnapshot(`
+      [
+        "B tool-field-removed widgets_create_widget: field name removed [model]",
+        "B tool-field-removed widgets_create_widget: field size removed [model]",
+        "B tool-field-removed widgets_create_widget: field color removed [model]",
+        "B request-body-removed createWidget: request body: removed [declarations]",
+      ]
+    `);
+  });
+  it("required body added", async () => {
+    expect(
+      await report(
+        (d) =>
+          (widget(d).delete.requestBody = {
+            required: true,
+            content: { "application/json": { schema: { type: "object", properties: { reason: { type: "string" } } } } },
+          }),
+      ),
+    ).toMatchInlineSnapshot(`
+      [
+        "c tool-field-added widgets_delete_widget: optional field reason added [model]",
+        "B request-body-added deleteWidget: request body: required { reason?: string | undefined; } [checker]",
+      ]
+    `);
+  });
+  it("optional field added", async () => {
+    expect(await report((d) => (schema(d, "NewWidget").properties.weight = { type: "number" }))).toMatchInlineSnapshot(`
+      [
+        "c tool-field-added widgets_create_widget: optional field weight added [model]",
+        "c request-field-added createWidget: request field weight: optional number [checker]",
+      ]
+    `);
+  });
+  it("required field added", async () => {
+    expect(
+      await report((d) => {
+        schema(d, "NewWidget").properties.weight = { type: "number" };
+        schema(d, "NewWidget").required.push("weight");
+      }),
+    ).toMatchInlineSnapshot(`
+      [
+        "B tool-field-added widgets_create_widget: required field weight added [model]",
+        "B request-field-added createWidget: request field weight: required number [checker]",
+      ]
+    `);
+  });
+  it("field removed", async () => {
+    expect(await report((d) => delete schema(d, "NewWidget").properties.size)).toMatchInlineSnapshot(`
+      [
+        "B tool-field-removed widgets_create_widget: field size removed [model]",
+        "B request-field-removed createWidget: request field size: removed [declarations]",
+      ]
+    `);
+  });
+  it("field made required", async () => {
+    expect(await report((d) => schema(d, "NewWidget").required.push("size"))).toMatchInlineSnapshot(`
+      [
+        "B tool-field-required widgets_create_widget: field size became required [model]",
+        "B request-field-required createWidget: request field size: now required [checker]",
+      ]
+    `);
+  });
+  it("field made optional", async () => {
+    expect(await report((d) => (schema(d, "NewWidget").required = []))).toMatchInlineSnapshot(`
+      [
+        "c tool-field-optional widgets_create_widget: field name became optional [model]",
+        "c request-field-optional createWidget: request field name: now optional [checker]",
+      ]
+    `);
+  });
+  it("field type changed", async () => {
+    expect(await report((d) => (schema(d, "NewWidget").properties.size = { type: "string" }))).toMatchInlineSnapshot(`
+      [
+        "B tool-field-changed widgets_create_widget: field size: no longer accepts integer [model]",
+        "B request-type-changed createWidget: request field size: number → string [checker]",
+      ]
+    `);
+  });
+  it("enum value added and one removed", async () => {
+    expect(
+      await report((d) => (schema(d, "NewWidget").properties.color.enum = ["red", "green", "purple"])),
+    ).toMatchInlineSnapshot(`
+      [
+        "B tool-field-changed widgets_create_widget: field color: values "blue" no longer accepted [model]",
+        "B request-enum-value-removed createWidget: request field color: value "blue" removed [checker]",
+        "c request-enum-value-added createWidget: request field color: value "purple" added [checker]",
+      ]
+    `);
+  });
+});
+
+describe("responses", { timeout: 120_000 }, () => {
+  it("field added", async () => {
+    expect(await report((d) => (schema(d, "Widget").properties.weight = { type: "number" }))).toMatchInlineSnapshot(`
+      [
+        "c response-field-added listWidgets: response field [].weight: optional number [checker]",
+        "c response-field-added createWidget: response field weight: optional number [checker]",
+        "c response-field-added getWidget: response field weight: optional number [checker]",
+      ]
+    `);
+  });
+  it("field removed", async () => {
+    expect(await report((d) => delete schema(d, "Widget").properties.tags)).toMatchInlineSnapshot(`
+      [
+        "B response-field-removed listWidgets: response field [].tags: removed [declarations]",
+        "B response-field-removed createWidget: response field tags: removed [declarations]",
+        "B response-field-removed getWidget: response field tags: removed [declarations]",
+      ]
+    `);
+  });
+  it("field made required", async () => {
+    expect(await report((d) => schema(d, "Widget").required.push("size"))).toMatchInlineSnapshot(`
+      [
+        "c response-field-required listWidgets: response field [].size: now required [checker]",
+        "c response-field-required createWidget: response field size: now required [checker]",
+        "c response-field-required getWidget: response field size: now required [checker]",
+      ]
+    `);
+  });
+  it("field made optional", async () => {
+    expect(await report((d) => (schema(d, "Widget").required = ["id"]))).toMatchInlineSnapshot(`
+      [
+        "B response-field-optional listWidgets: response field [].name: now optional [checker]",
+        "B response-field-optional createWidget: response field name: now optional [checker]",
+        "B response-field-optional getWidget: response field name: now optional [checker]",
+      ]
+    `);
+  });
+  it("field type changed", async () => {
+    expect(await report((d) => (schema(d, "Widget").properties.size = { type: "string" }))).toMatchInlineSnapshot(`
+      [
+        "B response-type-changed listWidgets: response field [].size: number → string [checker]",
+        "B response-type-changed createWidget: response field size: number → string [checker]",
+        "B response-type-changed getWidget: response field size: number → string [checker]",
+      ]
+    `);
+  });
+  it("field made nullable", async () => {
+    expect(
+      await report((d) => (schema(d, "Widget").properties.owner.type = ["object", "null"])),
+    ).toMatchInlineSnapshot(`
+      [
+        "B response-type-changed listWidgets: response field [].owner: now nullable [checker]",
+        "B response-type-changed createWidget: response field owner: now nullable [checker]",
+        "B response-type-changed getWidget: response field owner: now nullable [checker]",
+      ]
+    `);
+  });
+  it("enum value added", async () => {
+    expect(await report((d) => schema(d, "Widget").properties.status.enum.push("deleted"))).toMatchInlineSnapshot(`
+      [
+        "B response-enum-value-added listWidgets: response field [].status: value "deleted" added [checker]",
+        "B response-enum-value-added createWidget: response field status: value "deleted" added [checker]",
+        "B response-enum-value-added getWidget: response field status: value "deleted" added [checker]",
+      ]
+    `);
+  });
+  it("enum value removed", async () => {
+    expect(await report((d) => schema(d, "Widget").properties.status.enum.pop())).toMatchInlineSnapshot(`
+      [
+        "c response-enum-value-removed listWidgets: response field [].status: value "archived" removed [checker]",
+        "c response-enum-value-removed createWidget: response field status: value "archived" removed [checker]",
+        "c response-enum-value-removed getWidget: response field status: value "archived" removed [checker]",
+      ]
+    `);
+  });
+  it("a description changed: nothing for the checker, only the tool step's text", async () => {
+    expect(await report((d) => (widget(d).get.summary = "Read one widget"))).toMatchInlineSnapshot(`
+      [
+        "c tool-description-changed widgets_get_widget: title "Get a widget" → "Read one widget" [model]",
+      ]
+    `);
+  });
+});
+
+describe("auth", { timeout: 120_000 }, () => {
+  const apiKey = (d: Json) => {
+    d.components.securitySchemes = { key: { type: "apiKey", in: "header", name: "X-Api-Key" } };
+    d.security = [{ key: [] }];
+  };
+  it("an API key required where none was", async () => {
+    expect(await report(apiKey)).toMatchInlineSnapshot(`
+      [
+        "B auth-changed auth: none → api-key [model]",
+        "B connection-field-added auth: required connection field apiKey added [model]",
+      ]
+    `);
+  });
+  it("a bearer token offered beside the API key", async () => {
+    expect(
+      await report((d) => {
+        d.components.securitySchemes.bearer = { type: "http", scheme: "bearer" };
+        d.security.push({ bearer: [] });
+      }, apiKey),
+    ).toMatchInlineSnapshot(`
+      [
+        "B auth-mode-removed auth: mode default removed [model]",
+        "c auth-mode-added auth: mode bearer added [model]",
+        "c auth-mode-added auth: mode key added [model]",
+        "c connection-field-added auth: optional connection field accessToken added [model]",
+      ]
+    `);
+  });
+});
+
+describe("triggers and toolsets (the project's trello.yaml)", { timeout: 120_000 }, () => {
+  const triggers = (d: Json) => d["x-stepforge-triggers"].triggers as Json[];
+  it("trigger removed, another's option made required", async () => {
+    expect(
+      await report(
+        (d) => {
+          const list = triggers(d);
+          const withOption = list.find((t) => Object.keys(t.options ?? {}).length > 0)!;
+          const option = Object.values(withOption.options)[0] as Json;
+          option.required = true;
+          list.splice(list.indexOf(list.find((t) => t !== withOption)!), 1);
+        },
+        undefined,
+        TRELLO,
+      ),
+    ).toMatchInlineSnapshot(`
+      [
+        "B trigger-removed trello_card_updated: trigger removed [model]",
+        "B trigger-changed trello_new_card: option lists became required [model]",
+      ]
+    `);
+  });
+  it("toolset removed", async () => {
+    expect(await report((d) => d["x-stepforge"].tools.toolsets.pop(), undefined, TRELLO)).toMatchInlineSnapshot(`
+      [
+        "B toolset-removed api: toolset removed [model]",
+      ]
+    `);
+  });
+});
