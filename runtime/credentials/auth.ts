@@ -72,7 +72,9 @@ export function applyCredentialsTo(
   headers: Headers,
   accessToken?: string,
 ): void {
-  const values: Record<string, string | undefined> = { ...connection.fields, accessToken };
+  // An api-key connection may hold its own "accessToken" field (a bearer scheme derived from a
+  // plain spec): only an OAuth token fetched for this call replaces it, never an absent one.
+  const values: Record<string, string | undefined> = accessToken === undefined ? connection.fields : { ...connection.fields, accessToken };
   for (const placement of placementsFor(descriptor, connection)) {
     const value = fillTemplate(placement.value, values, `${descriptor.id} credentials`);
     if (placement.in === "query") url.searchParams.set(placement.name, value);
