@@ -161,14 +161,16 @@ export function expected(schema: Schema | undefined, depth = 0): string {
     case "enum":
       return `one of ${Object.values(def.entries ?? {}).map((v) => JSON.stringify(v)).join(", ")}`;
     case "array":
-      return depth > 1 ? "a list" : `a list of ${plural(expected(def.element, depth + 1))}`;
+      return depth > 1 ? "a list" : `a list, each item ${expected(def.element, depth + 1)}`;
     case "tuple":
       return `a list of ${def.items?.length ?? 0} items`;
     case "record":
-      return depth > 1 ? "a mapping of names to values" : `a mapping of names to ${plural(expected(def.valueType, depth + 1))}`;
+      return depth > 1 ? "a mapping of names to values" : `a mapping of names, each to ${expected(def.valueType, depth + 1)}`;
     case "object": {
+      const all = Object.keys(def.shape ?? {});
       const keys = Object.entries(def.shape ?? {}).filter(([, s]) => !isOptional(s)).map(([k]) => k);
-      return keys.length > 0 ? `a mapping with ${keys.join(", ")}` : "a mapping";
+      if (keys.length > 0) return `a mapping with ${keys.join(", ")}`;
+      return all.length > 0 && all.length <= 4 ? `a mapping with any of ${all.join(", ")}` : "a mapping";
     }
     case "union": {
       if (def.discriminator) {
@@ -188,11 +190,6 @@ export function expected(schema: Schema | undefined, depth = 0): string {
 function isOptional(schema: Schema): boolean {
   const type = defOf(schema).type;
   return type === "optional" || type === "default" || type === "prefault";
-}
-
-/** "a list of text" reads; "a list of a mapping" does not: the article goes. */
-function plural(words: string): string {
-  return words.replace(/^an? /, "");
 }
 
 function messageOf(check: CheckDef): string | undefined {
@@ -255,7 +252,21 @@ function fixFor(schema: Schema | undefined, found: unknown): string {
  * document) as SF120, in words.
  */
 export function reportIssues(error: z.ZodError, base: Path, report: Report, schema: Schema, value: unknown): void {
-  for (const issue of flatten(error.issues)) {
+  const issues = flatten(error.issues);
+  // A misspelt key is one mistake: "unknown key "secrt"; did you mean "secret"?" says it, so the
+  // "secret is missing" it causes is not reported too.
+  const meant = new Set<string>();
+  for (const issue of issues) {
+    if (issue.code !== "unrecognized_keys") continue;
+    const parent = schemaAt(schema, value, issue.path as PropertyKey[]);
+    const found = valueAt(value, issue.path as PropertyKey[]);
+    for (const key of issue.keys) {
+      const hint = nearest(key, keysOf(parent, found));
+      if (hint !== undefined) meant.add(JSON.stringify([...issue.path, hint]));
+    }
+  }
+  for (const issue of issues) {
+    if (issue.code === "invalid_type" && meant.has(JSON.stringify(issue.path)) && valueAt(value, issue.path as PropertyKey[]) === undefined) continue;
     const inner = issue.path.map((p) => (typeof p === "symbol" ? String(p) : p)) as Path;
     const path: Path = [...base, ...inner];
     const where = keyPath(path);
