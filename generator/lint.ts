@@ -36,13 +36,18 @@ export async function lintSpecs(specs: ReadonlyArray<string | LintTarget>, rules
   const checked = specs.map((spec) => checkOne(typeof spec === "string" ? { file: spec } : spec));
   reportSharedIds(checked);
   const toSpectral = checked.filter((c) => c.spectral);
-  const spectral = await runSpectral(toSpectral.map((c) => resolve(c.target.file)), rulesetFile);
+  const spectral = await runSpectral(
+    toSpectral.map((c) => resolve(c.target.file)),
+    rulesetFile,
+  );
   const found: Diagnostic[] = [];
   for (const c of checked) {
     const own = spectral.filter((d) => d.source === resolve(c.target.file)).map(({ source: _source, ...d }) => d);
     found.push(...[...c.found, ...reconcile(own, c.found)].map((d) => ({ ...d, file: c.label })));
   }
-  return found.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column || a.code.localeCompare(b.code));
+  return found.sort(
+    (a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column || a.code.localeCompare(b.code),
+  );
 }
 
 /** The check stage on one spec, exactly as generate runs it: its errors and warnings. */
@@ -54,7 +59,12 @@ function checkOne(target: LintTarget): Checked {
     return { target, label, found: model.warnings, serviceId: model.id, spectral: true };
   } catch (error) {
     if (!(error instanceof SpecError)) throw error;
-    return { target, label, found: error.diagnostics, spectral: !error.diagnostics.some((d) => STOPS_SPECTRAL.has(d.code)) };
+    return {
+      target,
+      label,
+      found: error.diagnostics,
+      spectral: !error.diagnostics.some((d) => STOPS_SPECTRAL.has(d.code)),
+    };
   }
 }
 
@@ -69,7 +79,13 @@ function reportSharedIds(checked: Checked[]): void {
       continue;
     }
     const spec = loadSpecFile(c.target.file);
-    c.found.push(spec.diagnostic("SF141", ["x-stepforge", "id"], `service id "${c.serviceId}" is also used by ${other}; each spec needs its own id`));
+    c.found.push(
+      spec.diagnostic(
+        "SF141",
+        ["x-stepforge", "id"],
+        `service id "${c.serviceId}" is also used by ${other}; each spec needs its own id`,
+      ),
+    );
   }
 }
 

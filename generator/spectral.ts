@@ -58,12 +58,27 @@ export async function runSpectral(specFiles: string[], rulesetFile: string): Pro
   if (specFiles.length === 0) return [];
   let stdout: string;
   try {
-    const args = [spectralBin(), "lint", "-r", rulesetFile, "-f", "json", "--quiet", "--fail-severity", "error", ...specFiles];
-    ({ stdout } = await run(process.execPath, args, { maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: "1" } }));
+    const args = [
+      spectralBin(),
+      "lint",
+      "-r",
+      rulesetFile,
+      "-f",
+      "json",
+      "--quiet",
+      "--fail-severity",
+      "error",
+      ...specFiles,
+    ];
+    ({ stdout } = await run(process.execPath, args, {
+      maxBuffer: 64 * 1024 * 1024,
+      env: { ...process.env, NO_COLOR: "1" },
+    }));
   } catch (error) {
     // Spectral exits 1 when it found errors; its JSON is still on stdout.
     const e = error as { stdout?: string; stderr?: string };
-    if (!e.stdout?.trim().startsWith("[")) throw new Error(`spectral failed: ${(e.stderr ?? String(error)).trim().split("\n")[0]}`);
+    if (!e.stdout?.trim().startsWith("["))
+      throw new Error(`spectral failed: ${(e.stderr ?? String(error)).trim().split("\n")[0]}`);
     stdout = e.stdout;
   }
   const results = JSON.parse(stdout.trim() || "[]") as SpectralResult[];
@@ -97,7 +112,12 @@ export function reconcile(spectral: readonly Diagnostic[], checked: readonly Dia
       if (pointer === undefined) return true;
       if (UNUSED_RULES.has(finding.code) && meant.has(pointer)) return false;
       const codes = COVERED_BY[finding.code];
-      return !codes?.length || !checked.some((d) => codes.includes(d.code as DiagnosticCode) && d.pointer !== undefined && overlaps(d.pointer, pointer));
+      return (
+        !codes?.length ||
+        !checked.some(
+          (d) => codes.includes(d.code as DiagnosticCode) && d.pointer !== undefined && overlaps(d.pointer, pointer),
+        )
+      );
     })
     .map((finding) => (finding.severity === "error" ? { ...finding, severity: "warning" as const } : finding));
 }

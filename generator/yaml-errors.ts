@@ -16,7 +16,12 @@ interface Line {
   column: number;
 }
 
-export function yamlErrorDiagnostics(file: string, text: string, errors: readonly YAMLError[], lines: LineCounter): Diagnostic[] {
+export function yamlErrorDiagnostics(
+  file: string,
+  text: string,
+  errors: readonly YAMLError[],
+  lines: LineCounter,
+): Diagnostic[] {
   const syntax = errors.filter((e) => e.code !== "DUPLICATE_KEY");
   if (syntax.length === 0) return errors.map((e) => duplicateKey(file, text, e, lines));
   const first = [...syntax].sort((a, b) => a.pos[0] - b.pos[0])[0]!;
@@ -30,12 +35,16 @@ function duplicateKey(file: string, text: string, error: YAMLError, lines: LineC
   const at = lines.linePos(error.pos[0]);
   const key = /^("[^"]*"|'[^']*'|[^:#]*?)\s*:/.exec(text.slice(error.pos[0]))?.[1]?.trim();
   const named = key ? `the key ${key.startsWith('"') || key.startsWith("'") ? key : `"${key}"`}` : "a key";
-  const message = `not valid YAML: ${named} is written twice in one mapping; keep one (a second one would silently replace the first)`;
+  const message =
+    `not valid YAML: ${named} is written twice in one mapping; ` +
+    "keep one (a second one would silently replace the first)";
   return { code: "SF002", severity: "error", message, file, line: at.line, column: at.col };
 }
 
 function sourceLines(text: string): Line[] {
-  return text.split(/\r\n|\r|\n/).map((t, i) => ({ number: i + 1, text: t, column: t.length - t.trimStart().length + 1 }));
+  return text
+    .split(/\r\n|\r|\n/)
+    .map((t, i) => ({ number: i + 1, text: t, column: t.length - t.trimStart().length + 1 }));
 }
 
 const blank = (line: Line | undefined) => line !== undefined && /^\s*(#.*)?$/.test(line.text);
@@ -51,7 +60,11 @@ function previousContentLine(lines: Line[], before: number): Line | undefined {
 }
 
 /** The place to point at and a hint, from the parser's error code and the lines around it. */
-function explain(error: YAMLError, lines: Line[], at: { line: number; col: number }): { line: number; column: number; hint?: string } {
+function explain(
+  error: YAMLError,
+  lines: Line[],
+  at: { line: number; col: number },
+): { line: number; column: number; hint?: string } {
   const here = lines[at.line - 1];
   switch (error.code) {
     case "BLOCK_AS_IMPLICIT_KEY":
@@ -63,29 +76,46 @@ function explain(error: YAMLError, lines: Line[], at: { line: number; col: numbe
         return {
           line: here.number,
           column: here.column,
-          hint: `line ${next.number} starts at column ${next.column}, deeper than line ${here.number} (column ${here.column}), so it reads as part of that line's value; keys of one mapping start in the same column, and a nested mapping goes under a key with nothing after its colon`,
+          hint:
+            `line ${next.number} starts at column ${next.column}, deeper than line ${here.number} ` +
+            `(column ${here.column}), so it reads as part of that line's value; keys of one mapping start in the ` +
+            "same column, and a nested mapping goes under a key with nothing after its colon",
         };
       }
       if (here && /:\s+[^\s#"'][^#]*:\s/.test(here.text)) {
-        return { line: here.number, column: here.column, hint: "a value holds \": \"; quote it, or put the nested mapping on its own lines" };
+        return {
+          line: here.number,
+          column: here.column,
+          hint: 'a value holds ": "; quote it, or put the nested mapping on its own lines',
+        };
       }
       return { line: at.line, column: at.col, hint: "check the indentation of this line and the next" };
     }
     case "BAD_INDENT": {
       if (/flow/i.test(error.message)) {
-        return { line: at.line, column: at.col, hint: "a list or mapping written inline ([…] or {…}) above this line is not closed; close it with ] or }" };
+        return {
+          line: at.line,
+          column: at.col,
+          hint: "a list or mapping written inline ([…] or {…}) above this line is not closed; close it with ] or }",
+        };
       }
       const before = previousContentLine(lines, at.line);
       const column = here?.column ?? at.col;
-      const hint = before && before.column !== column
-        ? `line ${at.line} starts at column ${column}, line ${before.number} at column ${before.column}; keys of one mapping (and items of one list) start in the same column`
-        : "keys of one mapping (and items of one list) start in the same column";
+      const hint =
+        before && before.column !== column
+          ? `line ${at.line} starts at column ${column}, line ${before.number} at column ${before.column}; ` +
+            "keys of one mapping (and items of one list) start in the same column"
+          : "keys of one mapping (and items of one list) start in the same column";
       return { line: at.line, column, hint };
     }
     case "TAB_AS_INDENT":
       return { line: at.line, column: at.col, hint: "YAML indents with spaces only; replace the tab" };
     case "MISSING_CHAR":
-      return { line: at.line, column: at.col, hint: "a quote, bracket or brace opened before this point is not closed" };
+      return {
+        line: at.line,
+        column: at.col,
+        hint: "a quote, bracket or brace opened before this point is not closed",
+      };
     case "UNEXPECTED_TOKEN":
       return { line: at.line, column: at.col, hint: "check this line for a missing colon, quote or bracket" };
     default:

@@ -19,7 +19,9 @@ import type { CheckContext, Path } from "./context.js";
 import { didYouMean } from "./suggest.js";
 
 // ajv-formats is CommonJS; under NodeNext its default export is the module object.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv2020,
+) => void;
 
 const SPEC_ID = "stepforge-spec.json";
 /** Keys whose values are data or prose, never holding media types, parameters or headers. */
@@ -28,7 +30,8 @@ const DATA_KEYS = new Set(["example", "examples", "default", "enum", "const", "d
 export function checkExamples(context: CheckContext): void {
   let validator: ExampleValidator | undefined;
   // The mock ships only the components: refs elsewhere in the document are inlined, as there.
-  const validate = (schema: unknown) => (validator ??= validatorFor(context)).compile(context.refs.inlineOutside(schema));
+  const validate = (schema: unknown) =>
+    (validator ??= validatorFor(context)).compile(context.refs.inlineOutside(schema));
   walk(context.doc, [], (node, at) => {
     const schema = node.schema;
     if (schema === undefined) return;
@@ -38,7 +41,10 @@ export function checkExamples(context: CheckContext): void {
     for (const [name, raw] of Object.entries(asObject(node.examples) ?? {})) {
       const example = asObject(context.refs.target(raw));
       if (example && Object.hasOwn(example, "value")) {
-        const place: Path = isObject(raw) && typeof raw.$ref === "string" ? [...at, "examples", name] : [...at, "examples", name, "value"];
+        const place: Path =
+          isObject(raw) && typeof raw.$ref === "string"
+            ? [...at, "examples", name]
+            : [...at, "examples", name, "value"];
         checkOne(context, validate, schema, example.value, place);
       }
     }
@@ -60,7 +66,13 @@ function walk(node: unknown, at: Path, visit: (node: Json, at: Path) => void): v
   }
 }
 
-function checkOne(context: CheckContext, validate: (schema: unknown) => ValidateFunction | undefined, schema: unknown, value: unknown, at: Path): void {
+function checkOne(
+  context: CheckContext,
+  validate: (schema: unknown) => ValidateFunction | undefined,
+  schema: unknown,
+  value: unknown,
+  at: Path,
+): void {
   const fn = validate(schema);
   if (!fn) return;
   let valid: boolean;
@@ -71,7 +83,10 @@ function checkOne(context: CheckContext, validate: (schema: unknown) => Validate
   }
   if (valid) return;
   const error = fn.errors![0]!;
-  const inside = error.instancePath.split("/").filter(Boolean).map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const inside = error.instancePath
+    .split("/")
+    .filter(Boolean)
+    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
   const where: Path = [...at, ...inside];
   const field = inside.length > 0 ? `"${inside.join(".")}"` : "the example";
   context.repair(
@@ -140,9 +155,21 @@ class ExampleValidator {
   constructor(components: unknown) {
     try {
       // inlineRefs off: each component compiles once, however many schemas refer to it.
-      this.ajv = new Ajv2020({ strict: false, logger: false, validateFormats: true, verbose: true, inlineRefs: false, code: { optimize: false } });
+      this.ajv = new Ajv2020({
+        strict: false,
+        logger: false,
+        validateFormats: true,
+        verbose: true,
+        inlineRefs: false,
+        code: { optimize: false },
+      });
       addFormats(this.ajv);
-      this.ajv.addSchema({ $id: SPEC_ID, components: requestComponents(components, SPEC_ID) }, undefined, undefined, false);
+      this.ajv.addSchema(
+        { $id: SPEC_ID, components: requestComponents(components, SPEC_ID) },
+        undefined,
+        undefined,
+        false,
+      );
     } catch {
       this.ajv = undefined; // components Ajv cannot take: the examples are left unchecked
     }

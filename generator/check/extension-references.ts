@@ -78,7 +78,11 @@ export function checkExtensionReferences(view: ReferenceView, report: Report): v
     if (!modes.includes(auth.defaultMode)) {
       const hint = nearest(auth.defaultMode, modes);
       const fix = hint ? `did you mean "${hint}"?` : "name one of them, or add the mode under modes";
-      report("SF122", [ROOT, "auth", "defaultMode"], `defaultMode "${auth.defaultMode}" is not one of the modes (${modes.join(", ")}); ${fix}`);
+      report(
+        "SF122",
+        [ROOT, "auth", "defaultMode"],
+        `defaultMode "${auth.defaultMode}" is not one of the modes (${modes.join(", ")}); ${fix}`,
+      );
     }
   }
   for (const { name, path } of authFieldReferences(view.auth)) needField(name, path);
@@ -89,7 +93,8 @@ export function checkExtensionReferences(view: ReferenceView, report: Report): v
     const per = text(limit.per);
     if (per?.startsWith("field:")) needField(per.slice("field:".length), ["limits", i, "per"]);
     const id = text(limit.id);
-    if (id !== undefined && ids.has(id)) report("SF123", [ROOT, "limits", i, "id"], `limit id "${id}" is used twice; give each limit its own id`);
+    if (id !== undefined && ids.has(id))
+      report("SF123", [ROOT, "limits", i, "id"], `limit id "${id}" is used twice; give each limit its own id`);
     if (id !== undefined) ids.add(id);
     checkLimitSettings(limit, i, view.paths, report);
   });
@@ -115,12 +120,28 @@ function checkLimitSettings(limit: Record<string, unknown>, i: number, paths: st
     if (!paths.some((p) => p.includes(`{${parameter}}`))) {
       const names = [...new Set(paths.flatMap((p) => [...p.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!)))];
       const hint = nearest(parameter, names);
-      const fix = hint ? `did you mean path:${hint}?` : "name a path parameter (for example path:idBoard) or use per: connection";
-      report("SF126", [ROOT, "limits", i, "per"], `limit "${name}" counts per path parameter "${parameter}", but no operation's path has {${parameter}}; ${fix}`);
+      const fix = hint
+        ? `did you mean path:${hint}?`
+        : "name a path parameter (for example path:idBoard) or use per: connection";
+      report(
+        "SF126",
+        [ROOT, "limits", i, "per"],
+        `limit "${name}" counts per path parameter "${parameter}", but no operation's path has {${parameter}}; ${fix}`,
+      );
     }
   }
-  if (limit.penaltySeconds !== undefined && typeof limit.kind === "string" && limit.kind !== "window" && limit.kind !== "concurrency") {
-    report("SF127", [ROOT, "limits", i, "penaltySeconds"], `limit "${name}" (${limit.kind}) is refused until its reset anyway, so penaltySeconds would do nothing; remove it`);
+  if (
+    limit.penaltySeconds !== undefined &&
+    typeof limit.kind === "string" &&
+    limit.kind !== "window" &&
+    limit.kind !== "concurrency"
+  ) {
+    report(
+      "SF127",
+      [ROOT, "limits", i, "penaltySeconds"],
+      `limit "${name}" (${limit.kind}) is refused until its reset anyway, ` +
+        "so penaltySeconds would do nothing; remove it",
+    );
   }
 }
 
@@ -138,7 +159,11 @@ export function checkFieldPatterns(connection: unknown, report: Report): void {
     try {
       new RegExp(pattern);
     } catch {
-      report("SF124", [ROOT, "connection", "fields", name, "pattern"], `pattern of "${name}" is not a valid regular expression`);
+      report(
+        "SF124",
+        [ROOT, "connection", "fields", name, "pattern"],
+        `pattern of "${name}" is not a valid regular expression`,
+      );
     }
   }
 }

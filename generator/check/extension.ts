@@ -8,13 +8,26 @@
  * reported in one run, in words (./zod-words.ts): the schema's issues and the cross-field ones
  * together, the latter checked on whatever parts of the extension are valid.
  */
-import { AuthSchema, ConnectionSchema, ErrorsSchema, ServiceExtensionSchema, type AuthSpec, type ConnectionSpec, type ServiceExtension } from "../../runtime/descriptor.js";
+import {
+  AuthSchema,
+  ConnectionSchema,
+  ErrorsSchema,
+  ServiceExtensionSchema,
+  type AuthSpec,
+  type ConnectionSpec,
+  type ServiceExtension,
+} from "../../runtime/descriptor.js";
 import { MockServiceSchema, type MockService } from "../../runtime/mock/model.js";
 import type { DiagnosticCode } from "../catalogue.js";
 import { asObject, isObject } from "../refs.js";
 import { closest, describeValue, reportProtoKeys, type CheckContext, type Path, type Report } from "./context.js";
 import { deriveAuth, deriveConnection, derivedBaseUrl, derivedMock, derivedServiceId, derivedTitle } from "./derive.js";
-import { authFieldReferences, checkExtensionReferences, checkFieldPatterns, writtenFieldNames } from "./extension-references.js";
+import {
+  authFieldReferences,
+  checkExtensionReferences,
+  checkFieldPatterns,
+  writtenFieldNames,
+} from "./extension-references.js";
 import { METHODS, OPERATION_EXTENSIONS } from "./operations.js";
 import { TRIGGERS_EXTENSION } from "./triggers.js";
 import { reportIssues } from "./zod-words.js";
@@ -23,7 +36,13 @@ export const ROOT_EXTENSION = "x-stepforge";
 
 /** `x-stepforge` as written: what a plain spec derives may be left out. */
 const DeclaredMockSchema = MockServiceSchema.partial({ credentials: true, error: true, answers: true });
-export const DeclaredExtensionSchema = ServiceExtensionSchema.partial({ id: true, title: true, connection: true, auth: true, errors: true }).extend({
+export const DeclaredExtensionSchema = ServiceExtensionSchema.partial({
+  id: true,
+  title: true,
+  connection: true,
+  auth: true,
+  errors: true,
+}).extend({
   mock: DeclaredMockSchema.optional(),
 });
 
@@ -34,7 +53,12 @@ export function checkServiceExtension(context: CheckContext, serviceId?: string)
   const raw = context.doc[ROOT_EXTENSION];
   if (!isObject(raw)) {
     const keys = Object.keys(DeclaredExtensionSchema.shape).join(", ");
-    context.report("SF120", [ROOT_EXTENSION], `${ROOT_EXTENSION}: expected a mapping of the service's settings (any of ${keys}), found ${describeValue(raw)}; write them under it, or remove it`);
+    context.report(
+      "SF120",
+      [ROOT_EXTENSION],
+      `${ROOT_EXTENSION}: expected a mapping of the service's settings (any of ${keys}), ` +
+        `found ${describeValue(raw)}; write them under it, or remove it`,
+    );
     return undefined;
   }
   reportProtoKeys(raw, [ROOT_EXTENSION], context);
@@ -48,7 +72,11 @@ export function checkServiceExtension(context: CheckContext, serviceId?: string)
   checkExtensionReferences(
     {
       fields: connection ? Object.keys(connection.fields) : writtenFieldNames(raw.connection),
-      baseUrl: connection?.baseUrl ?? (typeof asObject(raw.connection)?.baseUrl === "string" ? (asObject(raw.connection)!.baseUrl as string) : undefined),
+      baseUrl:
+        connection?.baseUrl ??
+        (typeof asObject(raw.connection)?.baseUrl === "string"
+          ? (asObject(raw.connection)!.baseUrl as string)
+          : undefined),
       auth: raw.auth,
       limits: raw.limits,
       paths: Object.keys(asObject(context.doc.paths) ?? {}),
@@ -65,9 +93,17 @@ export function checkServiceExtension(context: CheckContext, serviceId?: string)
   const id = parsed.data.id ?? derivedServiceId(context, title, serviceId);
   if (id === undefined) return undefined;
   const { mock: declaredMock, ...declared } = parsed.data;
-  const extension: ServiceExtension = { ...declared, id, title, connection, auth, errors: declared.errors ?? ErrorsSchema.parse({}) };
+  const extension: ServiceExtension = {
+    ...declared,
+    id,
+    title,
+    connection,
+    auth,
+    errors: declared.errors ?? ErrorsSchema.parse({}),
+  };
   // What the mock leaves out is derived; what it declares keeps its place (and the output its order).
-  if (declaredMock) extension.mock = { ...declaredMock, ...omit(derivedMock(extension), Object.keys(declaredMock)) } as MockService;
+  if (declaredMock)
+    extension.mock = { ...declaredMock, ...omit(derivedMock(extension), Object.keys(declaredMock)) } as MockService;
   return extension;
 }
 
@@ -81,8 +117,14 @@ function omit<T extends object>(value: T, keys: string[]): Partial<T> {
  * declared connection (declared fields win); a derived connection holds the fields a declared
  * auth names.
  */
-function connectionAndAuth(context: CheckContext, raw: Record<string, unknown>): { connection?: ConnectionSpec; auth?: AuthSpec } {
-  const written = <T>(value: unknown, schema: { safeParse(v: unknown): { success: true; data: T } | { success: false } }) => {
+function connectionAndAuth(
+  context: CheckContext,
+  raw: Record<string, unknown>,
+): { connection?: ConnectionSpec; auth?: AuthSpec } {
+  const written = <T>(
+    value: unknown,
+    schema: { safeParse(v: unknown): { success: true; data: T } | { success: false } },
+  ) => {
     if (value === undefined) return { derive: true as const };
     const r = schema.safeParse(value);
     return r.success ? { derive: false as const, data: r.data } : { derive: false as const };
@@ -94,7 +136,10 @@ function connectionAndAuth(context: CheckContext, raw: Record<string, unknown>):
     if (!connection.data) return {};
     const derivedFields: Fields = {};
     const derived = deriveAuth(context, derivedFields);
-    return { connection: { ...connection.data, fields: { ...derivedFields, ...connection.data.fields } }, auth: derived };
+    return {
+      connection: { ...connection.data, fields: { ...derivedFields, ...connection.data.fields } },
+      auth: derived,
+    };
   }
   if (connection.derive) {
     if (!auth.data) return {};
@@ -113,7 +158,11 @@ export function checkUnknownExtensions(context: CheckContext): void {
   const { doc, report } = context;
   for (const key of Object.keys(doc)) {
     if (key.startsWith("x-stepforge") && key !== ROOT_EXTENSION && key !== TRIGGERS_EXTENSION) {
-      report("SF108", [key], `unknown extension "${key}" at the root; the root takes only "${ROOT_EXTENSION}" and "${TRIGGERS_EXTENSION}"`);
+      report(
+        "SF108",
+        [key],
+        `unknown extension "${key}" at the root; the root takes only "${ROOT_EXTENSION}" and "${TRIGGERS_EXTENSION}"`,
+      );
     }
   }
   for (const [path, rawItem] of Object.entries(asObject(doc.paths) ?? {})) {
@@ -124,7 +173,12 @@ export function checkUnknownExtensions(context: CheckContext): void {
       for (const key of Object.keys(op)) {
         if (key.startsWith("x-stepforge") && !OPERATION_EXTENSIONS.includes(key)) {
           const hint = closest(key, OPERATION_EXTENSIONS);
-          report("SF109", ["paths", path, method, key], `unknown extension "${key}"${hint ? `; did you mean "${hint}"?` : ""} (operations take ${OPERATION_EXTENSIONS.join(", ")})`);
+          report(
+            "SF109",
+            ["paths", path, method, key],
+            `unknown extension "${key}"${hint ? `; did you mean "${hint}"?` : ""} ` +
+              `(operations take ${OPERATION_EXTENSIONS.join(", ")})`,
+          );
         }
       }
     }

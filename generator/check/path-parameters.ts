@@ -22,8 +22,17 @@ export function checkPathParametersRequired(context: CheckContext): void {
       if (reported.has(key)) return;
       reported.add(key);
       const name = typeof parameter.name === "string" ? `"${parameter.name}" ` : "";
-      const found = parameter.required === undefined ? "has no required: true" : `has required: ${JSON.stringify(parameter.required)}`;
-      context.repair("SF191", where, `path parameter ${name}${found}`, "add required: true (OpenAPI requires it of every path parameter)", "read it as required, as every path parameter is");
+      const found =
+        parameter.required === undefined
+          ? "has no required: true"
+          : `has required: ${JSON.stringify(parameter.required)}`;
+      context.repair(
+        "SF191",
+        where,
+        `path parameter ${name}${found}`,
+        "add required: true (OpenAPI requires it of every path parameter)",
+        "read it as required, as every path parameter is",
+      );
     });
   };
   for (const [path, rawItem] of Object.entries(asObject(context.doc.paths) ?? {})) {

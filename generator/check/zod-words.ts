@@ -54,7 +54,11 @@ function core(schema: Schema): Schema {
   let s = schema;
   for (let i = 0; i < 20; i++) {
     const def = defOf(s);
-    if (["optional", "nullable", "default", "prefault", "catch", "readonly", "nonoptional"].includes(def.type) && def.innerType) s = def.innerType;
+    if (
+      ["optional", "nullable", "default", "prefault", "catch", "readonly", "nonoptional"].includes(def.type) &&
+      def.innerType
+    )
+      s = def.innerType;
     else if (def.type === "pipe" && def.in) s = def.in;
     else if (def.type === "lazy" && def.getter) s = def.getter();
     else break;
@@ -159,16 +163,22 @@ export function expected(schema: Schema | undefined, depth = 0): string {
     case "literal":
       return (def.values ?? []).map((v) => JSON.stringify(v)).join(" or ");
     case "enum":
-      return `one of ${Object.values(def.entries ?? {}).map((v) => JSON.stringify(v)).join(", ")}`;
+      return `one of ${Object.values(def.entries ?? {})
+        .map((v) => JSON.stringify(v))
+        .join(", ")}`;
     case "array":
       return depth > 1 ? "a list" : `a list, each item ${expected(def.element, depth + 1)}`;
     case "tuple":
       return `a list of ${def.items?.length ?? 0} items`;
     case "record":
-      return depth > 1 ? "a mapping of names to values" : `a mapping of names, each to ${expected(def.valueType, depth + 1)}`;
+      return depth > 1
+        ? "a mapping of names to values"
+        : `a mapping of names, each to ${expected(def.valueType, depth + 1)}`;
     case "object": {
       const all = Object.keys(def.shape ?? {});
-      const keys = Object.entries(def.shape ?? {}).filter(([, s]) => !isOptional(s)).map(([k]) => k);
+      const keys = Object.entries(def.shape ?? {})
+        .filter(([, s]) => !isOptional(s))
+        .map(([k]) => k);
       if (keys.length > 0) return `a mapping with ${keys.join(", ")}`;
       return all.length > 0 && all.length <= 4 ? `a mapping with any of ${all.join(", ")}` : "a mapping";
     }
@@ -218,7 +228,11 @@ function numberWords(checks: CheckDef[]): string {
 
 /** `x-stepforge.limits[0].requests`. */
 export function keyPath(path: ReadonlyArray<string | number>): string {
-  return path.map((k, i) => (typeof k === "number" ? `[${k}]` : i === 0 ? k : /^[A-Za-z_$][\w$-]*$/.test(k) ? `.${k}` : `["${k}"]`)).join("");
+  return path
+    .map((k, i) =>
+      typeof k === "number" ? `[${k}]` : i === 0 ? k : /^[A-Za-z_$][\w$-]*$/.test(k) ? `.${k}` : `["${k}"]`,
+    )
+    .join("");
 }
 
 /** A text value as written ("daly-quota"); anything else described. */
@@ -235,12 +249,22 @@ function valueAt(value: unknown, path: ReadonlyArray<PropertyKey>): unknown {
 /** How to write a value of the expected kind in place of the one found. */
 function fixFor(schema: Schema | undefined, found: unknown): string {
   const type = schema ? defOf(core(schema)).type : "";
-  if ((type === "number" || type === "bigint") && typeof found === "string" && found.trim() !== "" && !Number.isNaN(Number(found))) return `write ${found.trim()} without quotes`;
+  if (
+    (type === "number" || type === "bigint") &&
+    typeof found === "string" &&
+    found.trim() !== "" &&
+    !Number.isNaN(Number(found))
+  )
+    return `write ${found.trim()} without quotes`;
   if (type === "boolean" && (found === "true" || found === "false")) return `write ${found} without quotes`;
-  if (type === "string" && (typeof found === "number" || typeof found === "boolean")) return `quote it: "${String(found)}"`;
-  if (type === "array" && found !== undefined && !Array.isArray(found)) return "write it as a list (one `- item` per line, or [a, b])";
-  if ((type === "object" || type === "record" || type === "union") && !isRecord(found) && !Array.isArray(found)) return "write it as a mapping (one `key: value` per line under it)";
-  if ((type === "object" || type === "record") && !isRecord(found)) return "write it as a mapping (one `key: value` per line under it)";
+  if (type === "string" && (typeof found === "number" || typeof found === "boolean"))
+    return `quote it: "${String(found)}"`;
+  if (type === "array" && found !== undefined && !Array.isArray(found))
+    return "write it as a list (one `- item` per line, or [a, b])";
+  if ((type === "object" || type === "record" || type === "union") && !isRecord(found) && !Array.isArray(found))
+    return "write it as a mapping (one `key: value` per line under it)";
+  if ((type === "object" || type === "record") && !isRecord(found))
+    return "write it as a mapping (one `key: value` per line under it)";
   if (type === "number" || type === "bigint") return "write a number, without quotes";
   if (type === "boolean") return "write true or false";
   if (type === "string") return "write it as text";
@@ -266,7 +290,12 @@ export function reportIssues(error: z.ZodError, base: Path, report: Report, sche
     }
   }
   for (const issue of issues) {
-    if (issue.code === "invalid_type" && meant.has(JSON.stringify(issue.path)) && valueAt(value, issue.path as PropertyKey[]) === undefined) continue;
+    if (
+      issue.code === "invalid_type" &&
+      meant.has(JSON.stringify(issue.path)) &&
+      valueAt(value, issue.path as PropertyKey[]) === undefined
+    )
+      continue;
     const inner = issue.path.map((p) => (typeof p === "symbol" ? String(p) : p)) as Path;
     const path: Path = [...base, ...inner];
     const where = keyPath(path);
@@ -288,12 +317,21 @@ export function reportIssues(error: z.ZodError, base: Path, report: Report, sche
         if (found === undefined) {
           report("SF120", path, `${where} is missing: expected ${expected(here)}; add it`);
         } else {
-          report("SF120", path, `${where}: expected ${expected(here)}, found ${describeValue(found)}; ${fixFor(here, found)}`);
+          report(
+            "SF120",
+            path,
+            `${where}: expected ${expected(here)}, found ${describeValue(found)}; ${fixFor(here, found)}`,
+          );
         }
         break;
       case "invalid_value":
       case "invalid_union": {
-        const values = "values" in issue ? (issue.values as unknown[]) : "options" in issue ? ((issue as { options?: unknown[] }).options ?? []) : [];
+        const values =
+          "values" in issue
+            ? (issue.values as unknown[])
+            : "options" in issue
+              ? ((issue as { options?: unknown[] }).options ?? [])
+              : [];
         if (values.length > 0) {
           const texts = values.filter((v): v is string => typeof v === "string");
           const hint = typeof found === "string" ? nearest(found, texts) : undefined;
@@ -301,27 +339,53 @@ export function reportIssues(error: z.ZodError, base: Path, report: Report, sche
           const fix = hint ? `did you mean "${hint}"?` : `write one of them`;
           report("SF120", path, `${where}: ${shown(found)} is not one of ${listed}; ${fix}`);
         } else {
-          report("SF120", path, `${where}: expected ${expected(here)}, found ${describeValue(found)}; ${fixFor(here, found)}`);
+          report(
+            "SF120",
+            path,
+            `${where}: expected ${expected(here)}, found ${describeValue(found)}; ${fixFor(here, found)}`,
+          );
         }
         break;
       }
       case "invalid_format": {
-        const wanted = issue.message && !/^Invalid/.test(issue.message) ? issue.message : `text in ${issue.format} format`;
-        report("SF120", path, `${where}: ${shown(found)} is not ${wanted}; ${suggestFormat(found, issue) ?? "correct it"}`);
+        const wanted =
+          issue.message && !/^Invalid/.test(issue.message) ? issue.message : `text in ${issue.format} format`;
+        report(
+          "SF120",
+          path,
+          `${where}: ${shown(found)} is not ${wanted}; ${suggestFormat(found, issue) ?? "correct it"}`,
+        );
         break;
       }
       case "too_small":
       case "too_big": {
         const bound = issue.code === "too_small" ? issue.minimum : issue.maximum;
         const what = issue.origin === "string" ? "characters" : issue.origin === "array" ? "items" : "";
-        const side = issue.code === "too_small" ? (issue.inclusive ? "at least" : "more than") : issue.inclusive ? "at most" : "less than";
-        const empty = issue.code === "too_small" && issue.origin === "string" && Number(bound) === 1 ? " (it is empty)" : "";
-        report("SF120", path, `${where}: expected ${side} ${String(bound)}${what ? ` ${what}` : ""}${empty}; correct it`);
+        const side =
+          issue.code === "too_small"
+            ? issue.inclusive
+              ? "at least"
+              : "more than"
+            : issue.inclusive
+              ? "at most"
+              : "less than";
+        const empty =
+          issue.code === "too_small" && issue.origin === "string" && Number(bound) === 1 ? " (it is empty)" : "";
+        report(
+          "SF120",
+          path,
+          `${where}: expected ${side} ${String(bound)}${what ? ` ${what}` : ""}${empty}; correct it`,
+        );
         break;
       }
       case "invalid_key": {
         const inner = issue.issues[0]?.message;
-        report("SF120", path, `${keyPath(path.slice(0, -1))}: the key "${String(path.at(-1))}" is not ${inner && !/^Invalid/.test(inner) ? inner : "a valid name here"}; rename it`);
+        report(
+          "SF120",
+          path,
+          `${keyPath(path.slice(0, -1))}: the key "${String(path.at(-1))}" is not ` +
+            `${inner && !/^Invalid/.test(inner) ? inner : "a valid name here"}; rename it`,
+        );
         break;
       }
       default:

@@ -27,7 +27,13 @@ function parse(output: string): Line[] {
     const m = LINE.exec(text);
     if (!m) continue;
     const pointer = /\(at (\/.*)\)$/.exec(m[6]!)?.[1];
-    lines.push({ file: basename(m[1]!), severity: m[4] as Line["severity"], code: m[5]!, message: m[6]!, ...(pointer ? { pointer } : {}) });
+    lines.push({
+      file: basename(m[1]!),
+      severity: m[4] as Line["severity"],
+      code: m[5]!,
+      message: m[6]!,
+      ...(pointer ? { pointer } : {}),
+    });
   }
   return lines;
 }
@@ -39,7 +45,11 @@ async function run(argv: string[]): Promise<{ code: number; output: string }> {
   return { code, output };
 }
 
-const checkStage = (lines: Line[]) => lines.filter((l) => /^SF\d{3}$/.test(l.code)).map((l) => `${l.severity} ${l.code} ${l.pointer ?? ""}`).sort();
+const checkStage = (lines: Line[]) =>
+  lines
+    .filter((l) => /^SF\d{3}$/.test(l.code))
+    .map((l) => `${l.severity} ${l.code} ${l.pointer ?? ""}`)
+    .sort();
 
 /** What each fixture must give: the verdict, and the codes lint must (and must not) print. */
 const EXPECTED: Record<string, { fails: boolean; codes: string[]; absent?: string[]; only?: boolean }> = {
@@ -71,24 +81,27 @@ describe("lint and generate give one verdict on every spec", () => {
     expect(lint.code).toBe(1);
   });
 
-  it.each(fixtures().map((f) => [f.name, f.about]))("%s (%s): same verdict and same check-stage findings", async (name) => {
-    const file = files.get(name)!;
-    const out = join(packageRoot(), "test", ".tmp", "lint", "out", name);
-    const generated = await run(["generate", "--spec", file, "--out", out, "--no-cache"]);
-    const fromGenerate = parse(generated.output);
-    const fromLint = linted.filter((l) => l.file === basename(file));
-    const expected = EXPECTED[name]!;
+  it.each(fixtures().map((f) => [f.name, f.about]))(
+    "%s (%s): same verdict and same check-stage findings",
+    async (name) => {
+      const file = files.get(name)!;
+      const out = join(packageRoot(), "test", ".tmp", "lint", "out", name);
+      const generated = await run(["generate", "--spec", file, "--out", out, "--no-cache"]);
+      const fromGenerate = parse(generated.output);
+      const fromLint = linted.filter((l) => l.file === basename(file));
+      const expected = EXPECTED[name]!;
 
-    expect(generated.code).toBe(expected.fails ? 1 : 0);
-    expect(fromLint.some((l) => l.severity === "error")).toBe(expected.fails);
-    expect(checkStage(fromLint)).toEqual(checkStage(fromGenerate));
-    if (expected.fails) expect(generated.output).toContain("nothing was written");
+      expect(generated.code).toBe(expected.fails ? 1 : 0);
+      expect(fromLint.some((l) => l.severity === "error")).toBe(expected.fails);
+      expect(checkStage(fromLint)).toEqual(checkStage(fromGenerate));
+      if (expected.fails) expect(generated.output).toContain("nothing was written");
 
-    const codes = [...new Set(fromLint.map((l) => l.code))];
-    if (expected.only) expect(codes.sort()).toEqual([...expected.codes].sort());
-    else for (const code of expected.codes) expect(codes).toContain(code);
-    for (const code of expected.absent ?? []) expect(codes).not.toContain(code);
-    // What Spectral alone finds never decides the verdict.
-    expect(fromLint.filter((l) => !/^SF\d{3}$/.test(l.code) && l.severity === "error")).toEqual([]);
-  });
+      const codes = [...new Set(fromLint.map((l) => l.code))];
+      if (expected.only) expect(codes.sort()).toEqual([...expected.codes].sort());
+      else for (const code of expected.codes) expect(codes).toContain(code);
+      for (const code of expected.absent ?? []) expect(codes).not.toContain(code);
+      // What Spectral alone finds never decides the verdict.
+      expect(fromLint.filter((l) => !/^SF\d{3}$/.test(l.code) && l.severity === "error")).toEqual([]);
+    },
+  );
 });

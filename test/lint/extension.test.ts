@@ -29,16 +29,21 @@ describe("x-stepforge problems: all at once, in words", () => {
     expect(found.map((d) => `${d.line}:${d.column} ${d.code} ${d.pointer}`)).toEqual([
       "17:50 SF120 /x-stepforge/connection/fields/apiKey/secrt",
       "21:54 SF121 /x-stepforge/auth/modes/header/0/value",
-      "24:26 SF120 /x-stepforge/limits/0/kind",
-      "25:72 SF126 /x-stepforge/limits/1/per",
-      "28:22 SF120 /x-stepforge/errors/statuses/429/kind",
+      "25:13 SF120 /x-stepforge/limits/0/kind",
+      "34:12 SF126 /x-stepforge/limits/1/per",
+      "39:22 SF120 /x-stepforge/errors/statuses/429/kind",
     ]);
     expect(found.map((d) => d.message)).toEqual([
-      'x-stepforge.connection.fields.apiKey: unknown key "secrt"; did you mean "secret"? (x-stepforge.connection.fields.apiKey takes description, secret, required, pattern, trimSuffix, example)',
+      'x-stepforge.connection.fields.apiKey: unknown key "secrt"; did you mean "secret"? ' +
+        "(x-stepforge.connection.fields.apiKey takes description, secret, required, pattern, trimSuffix, example)",
       '"apiKy" is not a connection field; did you mean "apiKey"? (known: apiKey)',
-      'x-stepforge.limits[0].kind: "daly-quota" is not one of "window", "concurrency", "daily-quota", "monthly-quota", "header-quota"; did you mean "daily-quota"?',
-      'limit "perBook" counts per path parameter "bokId", but no operation\'s path has {bokId}; did you mean path:bookId?',
-      'x-stepforge.errors.statuses["429"].kind: "rate_limit" is not one of "auth", "permission", "not_found", "validation", "conflict", "rate_limited", "quota_exhausted", "timeout", "network", "server"; did you mean "rate_limited"?',
+      'x-stepforge.limits[0].kind: "daly-quota" is not one of "window", "concurrency", "daily-quota", ' +
+        '"monthly-quota", "header-quota"; did you mean "daily-quota"?',
+      'limit "perBook" counts per path parameter "bokId", ' +
+        "but no operation's path has {bokId}; did you mean path:bookId?",
+      'x-stepforge.errors.statuses["429"].kind: "rate_limit" is not one of "auth", "permission", "not_found", ' +
+        '"validation", "conflict", "rate_limited", "quota_exhausted", "timeout", "network", "server"; ' +
+        'did you mean "rate_limited"?',
     ]);
   });
 
@@ -51,22 +56,31 @@ describe("x-stepforge problems: all at once, in words", () => {
     expect(problems(withExtension(base(), ext)).map((d) => d.message)).toEqual([
       "x-stepforge.limits[0].description is missing: expected text (not empty); add it",
       'x-stepforge.limits[0].requests: expected a whole number above 0, found a string ("10"); write 10 without quotes',
-      "x-stepforge.limits[1].rejection: expected a mapping with any of status, code, found a number (429); write it as a mapping (one `key: value` per line under it)",
-      "x-stepforge.connection.fields: expected a mapping of names, each to a mapping with description, secret, found a list; write it as a mapping (one `key: value` per line under it)",
+      "x-stepforge.limits[1].rejection: expected a mapping with any of status, code, found a number (429); " +
+        "write it as a mapping (one `key: value` per line under it)",
+      "x-stepforge.connection.fields: expected a mapping of names, each to a mapping with description, secret, " +
+        "found a list; write it as a mapping (one `key: value` per line under it)",
     ]);
   });
 
   it("a misspelt key is one problem, not also the key it meant reported missing", () => {
-    const ext = "x-stepforge:\n  limits:\n    - { id: a, kind: window, requests: 1, windowSecond: 1, description: d, rejection: { status: 429 } }";
+    const ext =
+      "x-stepforge:\n  limits:\n" +
+      "    - { id: a, kind: window, requests: 1, windowSecond: 1, description: d, rejection: { status: 429 } }";
     const found = problems(withExtension(base(), ext));
     expect(found.map((d) => d.message)).toEqual([
-      'x-stepforge.limits[0]: unknown key "windowSecond"; did you mean "windowSeconds"? (x-stepforge.limits[0] takes kind, id, description, applies, per, excludePathPrefixes, penaltySeconds, pathPrefix, rejection, requests, windowSeconds)',
+      'x-stepforge.limits[0]: unknown key "windowSecond"; did you mean "windowSeconds"? ' +
+        "(x-stepforge.limits[0] takes kind, id, description, applies, per, excludePathPrefixes, penaltySeconds, " +
+        "pathPrefix, rejection, requests, windowSeconds)",
     ]);
   });
 
   it("an id that is not one suggests the one it could be", () => {
     const [d] = problems(withExtension(base(), "x-stepforge:\n  id: Book-Shelf"));
-    expect(d!.message).toBe('x-stepforge.id: "Book-Shelf" is not lower-case letters and digits, starting with a letter; did you mean "bookshelf"?');
+    expect(d!.message).toBe(
+      'x-stepforge.id: "Book-Shelf" is not lower-case letters and digits, starting with a letter; ' +
+        'did you mean "bookshelf"?',
+    );
   });
 });
 
@@ -79,7 +93,11 @@ describe("a partial x-stepforge keeps the plain-spec defaults", () => {
     expect(model.id).toBe(plain.id);
     expect(model.title).toBe("Bookshelf API");
     expect(model.descriptor.connection).toEqual(plain.descriptor.connection);
-    expect(model.descriptor.auth).toEqual({ kind: "api-key", modes: { default: [{ in: "header", name: "Authorization", value: "Bearer {accessToken}" }] }, defaultMode: "default" });
+    expect(model.descriptor.auth).toEqual({
+      kind: "api-key",
+      modes: { default: [{ in: "header", name: "Authorization", value: "Bearer {accessToken}" }] },
+      defaultMode: "default",
+    });
     expect(model.descriptor.errors).toEqual(plain.descriptor.errors);
     expect(model.descriptor.limits.map((l) => l.id)).toEqual(["perSecond"]);
     expect(model.mock).toEqual(plain.mock);
@@ -87,7 +105,12 @@ describe("a partial x-stepforge keeps the plain-spec defaults", () => {
 
   it("a mock with only its page size gets the derived credentials, error and answers", () => {
     const model = check(withExtension(base(), "x-stepforge:\n  mock:\n    pageSize: 5"));
-    expect(model.mock).toMatchObject({ pageSize: 5, credentials: plain.mock.credentials, error: plain.mock.error, answers: plain.mock.answers });
+    expect(model.mock).toMatchObject({
+      pageSize: 5,
+      credentials: plain.mock.credentials,
+      error: plain.mock.error,
+      answers: plain.mock.answers,
+    });
   });
 
   it("a declared connection keeps its fields and gets the ones the derived auth sends", () => {

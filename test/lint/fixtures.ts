@@ -36,7 +36,12 @@ export interface Fixture {
 
 export const LIMITS_ONLY = `x-stepforge:
   limits:
-    - { id: perSecond, kind: window, requests: 10, windowSeconds: 1, description: ten a second, rejection: { status: 429 } }`;
+    - id: perSecond
+      kind: window
+      requests: 10
+      windowSeconds: 1
+      description: ten a second
+      rejection: { status: 429 }`;
 
 /** Five problems, each with a near name to suggest. */
 export const FIVE_PROBLEMS = `x-stepforge:
@@ -51,8 +56,19 @@ export const FIVE_PROBLEMS = `x-stepforge:
       header: [{ in: header, name: x-api-key, value: "{apiKy}" }]
     defaultMode: header
   limits:
-    - { id: daily, kind: daly-quota, requests: 1000, resetTimeZone: UTC, description: a day, rejection: { status: 429 } }
-    - { id: perBook, kind: window, requests: 5, windowSeconds: 1, per: "path:bokId", description: per book, rejection: { status: 429 } }
+    - id: daily
+      kind: daly-quota
+      requests: 1000
+      resetTimeZone: UTC
+      description: a day
+      rejection: { status: 429 }
+    - id: perBook
+      kind: window
+      requests: 5
+      windowSeconds: 1
+      per: "path:bokId"
+      description: per book
+      rejection: { status: 429 }
   errors:
     statuses:
       "429": { kind: rate_limit, retry: true, description: slow down }`;
@@ -69,7 +85,11 @@ export function fixtures(): Fixture[] {
     {
       name: "enum-example",
       about: "an example whose enum value the enum does not list",
-      text: edit(b, "example: { id: b1, title: Neuromancer, format: paperback }", "example: { id: b1, title: Neuromancer, format: scroll }"),
+      text: edit(
+        b,
+        "example: { id: b1, title: Neuromancer, format: paperback }",
+        "example: { id: b1, title: Neuromancer, format: scroll }",
+      ),
     },
     {
       name: "no-version",
@@ -79,7 +99,12 @@ export function fixtures(): Fixture[] {
     {
       name: "undeclared-path-param",
       about: "an in: path parameter the path does not have (no repair)",
-      text: edit(b, "        - name: page\n          in: query", "        - name: shelfId\n          in: path\n          required: true\n          schema: { type: string }\n        - name: page\n          in: query"),
+      text: edit(
+        b,
+        "        - name: page\n          in: query",
+        "        - name: shelfId\n          in: path\n          required: true\n          schema: { type: string }\n" +
+          "        - name: page\n          in: query",
+      ),
     },
     {
       name: "strict-missing-operation-id",
@@ -89,7 +114,10 @@ export function fixtures(): Fixture[] {
     {
       name: "ref-typo",
       about: "a $ref typo in a strict spec",
-      text: withExtension(edit(b, '$ref: "#/components/schemas/NewBook"', '$ref: "#/components/schemas/NewBok"'), NAMED),
+      text: withExtension(
+        edit(b, '$ref: "#/components/schemas/NewBook"', '$ref: "#/components/schemas/NewBok"'),
+        NAMED,
+      ),
     },
     {
       name: "misindented",
@@ -111,7 +139,10 @@ export function writeFixtures(): Map<string, string> {
   const files = new Map<string, string>();
   for (const f of fixtures()) {
     const file = join(OUT, `${f.name}.yaml`);
-    writeFileSync(file, f.text.replace("  title: Bookshelf API\n", `  title: Bookshelf ${f.name.replace(/-/g, " ")}\n`));
+    writeFileSync(
+      file,
+      f.text.replace("  title: Bookshelf API\n", `  title: Bookshelf ${f.name.replace(/-/g, " ")}\n`),
+    );
     files.set(f.name, file);
   }
   return files;

@@ -22,11 +22,16 @@ function refused(file: string, text: string): Diagnostic[] {
 
 describe("a YAML syntax error is one diagnostic", () => {
   it("one mis-indented line: one SF002 at that line, naming the two lines whose columns disagree", () => {
-    const found = refused("bookshelf.yaml", edit(base(), "          description: A book\n", "         description: A book\n"));
+    const found = refused(
+      "bookshelf.yaml",
+      edit(base(), "          description: A book\n", "         description: A book\n"),
+    );
     expect(found).toHaveLength(1);
     expect(found[0]).toMatchObject({ code: "SF002", line: 67, column: 10 });
     expect(found[0]!.message).toBe(
-      "not valid YAML: Nested mappings are not allowed in compact mappings; line 68 starts at column 11, deeper than line 67 (column 10), so it reads as part of that line's value; keys of one mapping start in the same column, and a nested mapping goes under a key with nothing after its colon",
+      "not valid YAML: Nested mappings are not allowed in compact mappings; line 68 starts at column 11, " +
+        "deeper than line 67 (column 10), so it reads as part of that line's value; keys of one mapping start " +
+        "in the same column, and a nested mapping goes under a key with nothing after its colon",
     );
   });
 
@@ -50,15 +55,20 @@ describe("a YAML syntax error is one diagnostic", () => {
   it("keys written twice are independent mistakes: each one is reported, by name", () => {
     const found = refused("s.yaml", "openapi: 3.1.0\nopenapi: 3.0.0\ninfo:\n  title: A\n  title: B\n");
     expect(found.map((d) => `${d.line} ${d.message}`)).toEqual([
-      '2 not valid YAML: the key "openapi" is written twice in one mapping; keep one (a second one would silently replace the first)',
-      '5 not valid YAML: the key "title" is written twice in one mapping; keep one (a second one would silently replace the first)',
+      '2 not valid YAML: the key "openapi" is written twice in one mapping; keep one ' +
+        "(a second one would silently replace the first)",
+      '5 not valid YAML: the key "title" is written twice in one mapping; keep one ' +
+        "(a second one would silently replace the first)",
     ]);
   });
 });
 
 describe("a $ref typo is one diagnostic with the nearest target", () => {
   it("SF107 names the component it most likely meant, and records it", () => {
-    const text = withExtension(edit(base(), '$ref: "#/components/schemas/NewBook"', '$ref: "#/components/schemas/NewBok"'), NAMED);
+    const text = withExtension(
+      edit(base(), '$ref: "#/components/schemas/NewBook"', '$ref: "#/components/schemas/NewBok"'),
+      NAMED,
+    );
     const found = refused("bookshelf.yaml", text);
     expect(found).toHaveLength(1);
     expect(found[0]).toMatchObject({
