@@ -5,7 +5,7 @@
  */
 export const CATALOGUE = {
   SF001: { stage: "load", summary: "The spec file cannot be read (missing, permissions)." },
-  SF002: { stage: "load", summary: "Not valid YAML/JSON, or a key written twice in one mapping, or too many alias expansions, or nesting deeper than 256 levels." },
+  SF002: { stage: "load", summary: "Not valid YAML/JSON (one diagnostic per syntax error, at its line, with a hint), or a key written twice in one mapping (each one reported), or too many alias expansions, or nesting deeper than 256 levels." },
   SF003: { stage: "load", summary: "The document is not an object." },
   SF101: { stage: "check", summary: "Not OpenAPI 3.0/3.1: Swagger 2 must be converted first; a newer 3.x (3.2) written as 3.1." },
   SF102: { stage: "check", summary: "`info.title` missing." },
@@ -13,7 +13,7 @@ export const CATALOGUE = {
   SF104: { stage: "check", summary: "`paths` holds no operation. Lenient: a warning, and the output has the types and an empty client." },
   SF105: { stage: "check", summary: "No service id can be derived from the title, or the `--service NAME` given is not one (2 to 31 lower-case letters and digits, starting with a letter)." },
   SF106: { stage: "check", summary: "External `$ref` (another file); bundle the spec into one file." },
-  SF107: { stage: "check", summary: "Internal `$ref` points at nothing." },
+  SF107: { stage: "check", summary: "Internal `$ref` points at nothing; the message names the nearest existing target (did you mean)." },
   SF108: { stage: "check", summary: "Unknown `x-stepforge…` key at the root." },
   SF109: { stage: "check", summary: "Unknown `x-stepforge…` key on an operation (with the closest known name)." },
   SF110: { stage: "check", summary: "A path that does not start with `/`, or holds a `%` that starts no %-escape (write `%25`)." },
@@ -26,7 +26,7 @@ export const CATALOGUE = {
   SF117: { stage: "check", summary: "An operation without an operationId. Lenient: one is derived from the method and path, with a warning." },
   SF118: { stage: "check", summary: "Two operationIds that differ only in case (`getFoo`, `GetFoo`): they would make one type name. Lenient: the later one is numbered, with a warning." },
   SF119: { stage: "check", summary: "An operation with a method fetch refuses to send (`trace`). Lenient: left out of the client, tool steps and mock, with a warning." },
-  SF120: { stage: "check", summary: "An `x-stepforge` extension does not match its schema (unknown key, wrong type, bad value); the message names the field." },
+  SF120: { stage: "check", summary: "An `x-stepforge` extension does not match its schema (unknown key, wrong type, bad value); the message names the key, the value expected in words and the fix, with the nearest name for a typo. Every problem is reported in one run." },
   SF121: { stage: "check", summary: "An extension refers to a connection field that is not declared." },
   SF122: { stage: "check", summary: "`auth.defaultMode` is not one of `auth.modes`." },
   SF123: { stage: "check", summary: "Two limits with the same id." },
@@ -46,6 +46,8 @@ export const CATALOGUE = {
   SF171: { stage: "check", summary: "Foreign spec: a security scheme stepforge cannot send (e.g. mutual TLS, or an apiKey in a cookie); the derived auth leaves it out." },
   SF172: { stage: "check", summary: "A request body with no JSON media type: the client sends application/x-www-form-urlencoded as form fields and application/octet-stream as the bytes given, any other (multipart/form-data, …) as JSON unless the call sets its Content-Type; the tool step leaves the body out. A warning." },
   SF173: { stage: "check", summary: "A cookie parameter: neither the client nor the tool step sends cookies (set a Cookie header on the call). A warning." },
+  SF191: { stage: "check", summary: "An `in: path` parameter without `required: true` (OpenAPI requires it). Lenient: read as required (as the client, types and mock already do), with a warning." },
+  SF192: { stage: "check", summary: "An example (of a media type, parameter or header) that does not match its schema: an enum value not listed, a required field missing, a wrong type. Error in specs with `x-stepforge`, warning in foreign ones (the example is left as written)." },
   SF201: { stage: "emit", summary: "openapi-typescript could not type the spec (its message follows)." },
   SF301: { stage: "check", summary: "A tool step (`x-stepforge-tool`, `x-stepforge.tools`) names a field or operation that does not exist, hides a required field, or gives two steps or fields one name." },
 } as const satisfies Record<string, { stage: "load" | "check" | "emit"; summary: string }>;

@@ -16,6 +16,11 @@ export interface Diagnostic {
   column: number;
   /** JSON pointer of the offending node, when known. */
   pointer?: string;
+  /**
+   * JSON pointer of another node the finding is about: the existing target a broken `$ref` most
+   * likely meant. lint leaves out what follows from the mistake there (that target looks unused).
+   */
+  related?: string;
 }
 
 /** `file:line:col severity CODE message (at /json/pointer)`: the pointer finds the place in one-line JSON too. */

@@ -1,68 +1,96 @@
 /**
- * `stepforge lint`: the project's Spectral ruleset (.spectral.yaml: OpenAPI rules plus ours) and
- * the stepforge check stage (the one generate runs), reported together as file:line:col.
+ * `stepforge lint`: the check stage generate runs (same options, same severities, so one verdict)
+ * plus Spectral's advice from the project's ruleset (.spectral.yaml), reported together as
+ * file:line:col. How Spectral's findings join the check stage's: ./spectral.ts.
+ *
+ * A spec that does not load (not YAML/JSON) gets its one load diagnostic and nothing else; one
+ * that is not OpenAPI 3 (SF101) is not given to Spectral either: what it would find follows from
+ * that.
  */
-import { execFile } from "node:child_process";
-import { resolve } from "node:path";
-import { promisify } from "node:util";
-import { packageBin } from "../runtime/internal/package-bin.js";
+import { relative, resolve } from "node:path";
+import type { CheckOptions } from "./check/index.js";
+import { checkSpec } from "./check/index.js";
 import { SpecError, type Diagnostic } from "./diagnostics.js";
 import { loadSpecFile } from "./load.js";
-import { checkSpec } from "./check/index.js";
+import { reconcile, runSpectral } from "./spectral.js";
 
-const run = promisify(execFile);
+export { runSpectral } from "./spectral.js";
 
-interface SpectralResult {
-  code: string | number;
-  message: string;
-  severity: number;
-  source?: string;
-  range: { start: { line: number; character: number } };
+/** One spec to lint, with the options generate would get for it (a service id, --strict). */
+export interface LintTarget extends CheckOptions {
+  file: string;
 }
 
-const spectralBin = () => packageBin("@stoplight/spectral-cli", "spectral");
+/** Check-stage codes after which Spectral has nothing to add: the document is not one it reads. */
+const STOPS_SPECTRAL = new Set(["SF001", "SF002", "SF003", "SF101"]);
 
-export async function runSpectral(specFiles: string[], rulesetFile: string): Promise<Diagnostic[]> {
-  let stdout: string;
-  try {
-    ({ stdout } = await run(process.execPath, [spectralBin(), "lint", "-r", rulesetFile, "-f", "json", "--quiet", "--fail-severity", "error", ...specFiles], {
-      maxBuffer: 64 * 1024 * 1024,
-      env: { ...process.env, NO_COLOR: "1" },
-    }));
-  } catch (error) {
-    // Spectral exits 1 when it found errors; its JSON is still on stdout.
-    const e = error as { stdout?: string; stderr?: string; code?: number };
-    if (!e.stdout?.trim().startsWith("[")) throw new Error(`spectral failed: ${(e.stderr ?? String(error)).trim().split("\n")[0]}`);
-    stdout = e.stdout;
-  }
-  const results = JSON.parse(stdout.trim() || "[]") as SpectralResult[];
-  return results.map((r) => ({
-    code: String(r.code),
-    severity: r.severity === 0 ? "error" : "warning",
-    message: r.message,
-    file: r.source ? relativeOrSame(r.source) : specFiles[0]!,
-    line: r.range.start.line + 1,
-    column: r.range.start.character + 1,
-  }));
+interface Checked {
+  target: LintTarget;
+  label: string;
+  found: Diagnostic[];
+  serviceId?: string;
+  spectral: boolean;
 }
 
-function relativeOrSame(file: string): string {
-  const cwd = process.cwd();
-  const abs = resolve(file);
-  return abs.startsWith(cwd + "/") ? abs.slice(cwd.length + 1) : file;
-}
-
-export async function lintSpecs(specFiles: string[], rulesetFile: string): Promise<Diagnostic[]> {
+export async function lintSpecs(specs: ReadonlyArray<string | LintTarget>, rulesetFile: string): Promise<Diagnostic[]> {
+  const checked = specs.map((spec) => checkOne(typeof spec === "string" ? { file: spec } : spec));
+  reportSharedIds(checked);
+  const toSpectral = checked.filter((c) => c.spectral);
+  const spectral = await runSpectral(
+    toSpectral.map((c) => resolve(c.target.file)),
+    rulesetFile,
+  );
   const found: Diagnostic[] = [];
-  for (const file of specFiles) {
-    try {
-      // The same check stage generate runs (tool steps included), so both agree; warnings too.
-      found.push(...checkSpec(loadSpecFile(file)).warnings);
-    } catch (error) {
-      if (error instanceof SpecError) found.push(...error.diagnostics);
-      else throw error;
-    }
+  for (const c of checked) {
+    const own = spectral.filter((d) => d.source === resolve(c.target.file)).map(({ source: _source, ...d }) => d);
+    found.push(...[...c.found, ...reconcile(own, c.found)].map((d) => ({ ...d, file: c.label })));
   }
-  found.push(...(await runSpectral(specFiles, rulesetFile)));
-  return found.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column || a.code.localeCompare(b.code));
+  return found.sort(
+    (a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column || a.code.localeCompare(b.code),
+  );
+}
+
+/** The check stage on one spec, exactly as generate runs it: its errors and warnings. */
+function checkOne(target: LintTarget): Checked {
+  const { file, ...options } = target;
+  const label = shown(file);
+  try {
+    const model = checkSpec(loadSpecFile(file), options);
+    return { target, label, found: model.warnings, serviceId: model.id, spectral: true };
+  } catch (error) {
+    if (!(error instanceof SpecError)) throw error;
+    return {
+      target,
+      label,
+      found: error.diagnostics,
+      spectral: !error.diagnostics.some((d) => STOPS_SPECTRAL.has(d.code)),
+    };
+  }
+}
+
+/** SF141, as generate reports it when it is given these specs together. */
+function reportSharedIds(checked: Checked[]): void {
+  const owners = new Map<string, string>();
+  for (const c of checked) {
+    if (c.serviceId === undefined) continue;
+    const other = owners.get(c.serviceId);
+    if (other === undefined) {
+      owners.set(c.serviceId, c.target.file);
+      continue;
+    }
+    const spec = loadSpecFile(c.target.file);
+    c.found.push(
+      spec.diagnostic(
+        "SF141",
+        ["x-stepforge", "id"],
+        `service id "${c.serviceId}" is also used by ${other}; each spec needs its own id`,
+      ),
+    );
+  }
+}
+
+/** A spec's name in lint's output: relative to the working directory when inside it. */
+function shown(file: string): string {
+  const rel = relative(process.cwd(), resolve(file));
+  return rel && !rel.startsWith("..") && !rel.startsWith("/") ? rel : file;
 }

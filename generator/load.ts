@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node, type Pair, type YAMLMap } from "yaml";
 import { SpecError, toPointer, type Diagnostic, type Severity } from "./diagnostics.js";
+import { yamlErrorDiagnostics } from "./yaml-errors.js";
 
 export interface LoadedSpec {
   /** The path as given (used in diagnostics and generated headers). */
@@ -91,15 +92,8 @@ function parseWithPositions(file: string, text: string): LoadedSpec {
     if (error instanceof RangeError) throw tooDeepError(file); // the parser recursed too deep
     throw error;
   }
-  const problems = [...doc.errors];
-  if (problems.length > 0) {
-    throw new SpecError(
-      problems.map((e) => {
-        const pos = lineCounter.linePos(e.pos[0]);
-        return { code: "SF002", severity: "error" as const, message: `not valid YAML: ${e.message.split("\n")[0]}`, file, line: pos.line, column: pos.col };
-      }),
-    );
-  }
+  // One mistake, one diagnostic (the parser reports one mis-indented line several ways).
+  if (doc.errors.length > 0) throw new SpecError(yamlErrorDiagnostics(file, text, doc.errors, lineCounter));
   let data: unknown;
   try {
     data = doc.toJS({ maxAliasCount: 100 });

@@ -19,35 +19,57 @@ const SERVICE_ID = /^[a-z][a-z0-9]{1,30}$/;
 const SERVICE_ID_RULE = "2 to 31 lower-case letters and digits, starting with a letter, e.g. myservice";
 
 export function deriveExtension(context: CheckContext, serviceId: string | undefined): ServiceExtension | undefined {
-  const { doc } = context;
+  const title = derivedTitle(context.doc);
+  const id = derivedServiceId(context, title, serviceId);
+  if (id === undefined) return undefined;
+  return ServiceExtensionSchema.parse({ id, title, ...deriveConnection(context), errors: {} });
+}
+
+/** The service's title from `info.title` (spaces folded), or "API". */
+export function derivedTitle(doc: Json): string {
   const info = asObject(doc.info) ?? {};
-  const title = typeof info.title === "string" && info.title.trim() ? info.title.trim().replace(/\s+/g, " ") : "API";
+  return typeof info.title === "string" && info.title.trim() ? info.title.trim().replace(/\s+/g, " ") : "API";
+}
+
+/** `serviceId` (--service) or an id made from the title; SF105 and undefined when it is not an id. */
+export function derivedServiceId(context: CheckContext, title: string, serviceId: string | undefined): string | undefined {
   const id = serviceId ?? slug(title);
-  if (!SERVICE_ID.test(id)) {
-    // Name what was refused: the --service value when one was passed, else the title.
-    const message =
-      serviceId !== undefined
-        ? `--service "${serviceId}" is not a service id: ${SERVICE_ID_RULE}`
-        : `cannot derive a service id from the title "${title}"; pass --service NAME (${SERVICE_ID_RULE})`;
-    context.report("SF105", ["info", "title"], message);
-    return undefined;
-  }
+  if (SERVICE_ID.test(id)) return id;
+  // Name what was refused: the --service value when one was passed, else the title.
+  const message =
+    serviceId !== undefined
+      ? `--service "${serviceId}" is not a service id: ${SERVICE_ID_RULE}`
+      : `cannot derive a service id from the title "${title}"; pass --service NAME (${SERVICE_ID_RULE})`;
+  context.report("SF105", ["info", "title"], message);
+  return undefined;
+}
+
+/**
+ * The connection (base URL from the first server, a `baseUrl` field when it has no usable one)
+ * and the auth (from the security requirements), as for a spec without `x-stepforge`.
+ */
+export function deriveConnection(context: CheckContext): Pick<ServiceExtension, "connection" | "auth"> {
   const fields: Fields = {};
+  // The base URL first: its field (when it needs one) comes before the credentials.
+  const baseUrl = derivedBaseUrl(context.doc, fields);
+  return { connection: { baseUrl, fields }, auth: deriveAuth(context, fields) };
+}
+
+/** The first server's URL with its variables' defaults; `{baseUrl}` (a field added) when there is none usable. */
+export function derivedBaseUrl(doc: Json, fields: Fields): string {
   const server = asObject(asArray(doc.servers)[0]);
-  let baseUrl = typeof server?.url === "string" ? server.url : "";
   const variables = asObject(server?.variables) ?? {};
-  baseUrl = baseUrl.replace(/\{([^}]+)\}/g, (whole, name: string) => {
+  const url = (typeof server?.url === "string" ? server.url : "").replace(/\{([^}]+)\}/g, (whole, name: string) => {
     const v = asObject(variables[name]);
     return typeof v?.default === "string" ? v.default : whole;
   });
-  if (!/^https?:\/\/[^{}\s]+$/.test(baseUrl)) {
-    fields.baseUrl = { description: "Base address of the API", secret: false, required: true };
-    baseUrl = "{baseUrl}";
-  }
-  return ServiceExtensionSchema.parse({ id, title, connection: { baseUrl, fields }, auth: deriveAuth(context, fields), errors: {} });
+  if (/^https?:\/\/[^{}\s]+$/.test(url)) return url;
+  fields.baseUrl ??= { description: "Base address of the API", secret: false, required: true };
+  return "{baseUrl}";
 }
 
-function deriveAuth(context: CheckContext, fields: Fields): ServiceExtension["auth"] {
+/** The auth from the security requirements; the connection fields it sends are added to `fields`. */
+export function deriveAuth(context: CheckContext, fields: Fields): ServiceExtension["auth"] {
   const schemes = asObject(asObject(context.doc.components)?.securitySchemes) ?? {};
   const declared = asArray(context.doc.security).map(asObject).filter((r): r is Json => r !== undefined && Object.keys(r).length > 0);
   // Without top-level requirements, each declared scheme is an alternative of its own.

@@ -1,96 +1,156 @@
 /**
  * `x-stepforge`: its schema (zod, in the runtime) and the cross-field rules zod cannot see: every
  * name the extension refers to must exist. `x-stepforge-triggers` is checked in ./triggers.ts.
+ *
+ * Every key a plain spec derives (id, title, connection, auth, errors, limits, and the mock's
+ * credentials, error and answers) may be left out: what is missing is derived as for a spec
+ * without the extension, so an author adds only what they want to change. Every problem is
+ * reported in one run, in words (./zod-words.ts): the schema's issues and the cross-field ones
+ * together, the latter checked on whatever parts of the extension are valid.
  */
-import { ServiceExtensionSchema, type ServiceExtension } from "../../runtime/descriptor.js";
-import { templateFields } from "../../runtime/internal/template.js";
-import { checkTimeZone } from "../../runtime/internal/time.js";
-import { asObject } from "../refs.js";
-import { closest, reportProtoKeys, reportZod, type CheckContext, type Path, type Report } from "./context.js";
+import {
+  AuthSchema,
+  ConnectionSchema,
+  ErrorsSchema,
+  ServiceExtensionSchema,
+  type AuthSpec,
+  type ConnectionSpec,
+  type ServiceExtension,
+} from "../../runtime/descriptor.js";
+import { MockServiceSchema, type MockService } from "../../runtime/mock/model.js";
+import type { DiagnosticCode } from "../catalogue.js";
+import { asObject, isObject } from "../refs.js";
+import { closest, describeValue, reportProtoKeys, type CheckContext, type Path, type Report } from "./context.js";
+import { deriveAuth, deriveConnection, derivedBaseUrl, derivedMock, derivedServiceId, derivedTitle } from "./derive.js";
+import {
+  authFieldReferences,
+  checkExtensionReferences,
+  checkFieldPatterns,
+  writtenFieldNames,
+} from "./extension-references.js";
 import { METHODS, OPERATION_EXTENSIONS } from "./operations.js";
 import { TRIGGERS_EXTENSION } from "./triggers.js";
+import { reportIssues } from "./zod-words.js";
 
 export const ROOT_EXTENSION = "x-stepforge";
 
-/** The parsed `x-stepforge`, or undefined when it does not match its schema (reported). */
-export function checkServiceExtension(context: CheckContext): ServiceExtension | undefined {
-  const parsed = ServiceExtensionSchema.safeParse(context.doc[ROOT_EXTENSION]);
-  reportProtoKeys(context.doc[ROOT_EXTENSION], [ROOT_EXTENSION], context);
-  if (!parsed.success) {
-    reportZod(parsed.error, [ROOT_EXTENSION], context.report);
+/** `x-stepforge` as written: what a plain spec derives may be left out. */
+const DeclaredMockSchema = MockServiceSchema.partial({ credentials: true, error: true, answers: true });
+export const DeclaredExtensionSchema = ServiceExtensionSchema.partial({
+  id: true,
+  title: true,
+  connection: true,
+  auth: true,
+  errors: true,
+}).extend({
+  mock: DeclaredMockSchema.optional(),
+});
+
+type Fields = ConnectionSpec["fields"];
+
+/** The complete extension (declared keys, the rest derived), or undefined when it has errors (reported). */
+export function checkServiceExtension(context: CheckContext, serviceId?: string): ServiceExtension | undefined {
+  const raw = context.doc[ROOT_EXTENSION];
+  if (!isObject(raw)) {
+    const keys = Object.keys(DeclaredExtensionSchema.shape).join(", ");
+    context.report(
+      "SF120",
+      [ROOT_EXTENSION],
+      `${ROOT_EXTENSION}: expected a mapping of the service's settings (any of ${keys}), ` +
+        `found ${describeValue(raw)}; write them under it, or remove it`,
+    );
     return undefined;
   }
-  checkReferences(parsed.data, context.report);
-  checkLimitVocabulary(parsed.data, Object.keys(asObject(context.doc.paths) ?? {}), context.report);
-  return parsed.data;
+  reportProtoKeys(raw, [ROOT_EXTENSION], context);
+  // Collected, then reported in the order they appear in the file.
+  const found: Array<{ code: DiagnosticCode; path: Path; message: string }> = [];
+  const report: Report = (code, path, message) => void found.push({ code, path, message });
+  const parsed = DeclaredExtensionSchema.safeParse(raw);
+  if (!parsed.success) reportIssues(parsed.error, [ROOT_EXTENSION], report, DeclaredExtensionSchema, raw);
+  const { connection, auth } = connectionAndAuth(context, raw);
+  // The cross-field rules run now on what is written, not after the schema's issues are fixed.
+  checkExtensionReferences(
+    {
+      fields: connection ? Object.keys(connection.fields) : writtenFieldNames(raw.connection),
+      baseUrl:
+        connection?.baseUrl ??
+        (typeof asObject(raw.connection)?.baseUrl === "string"
+          ? (asObject(raw.connection)!.baseUrl as string)
+          : undefined),
+      auth: raw.auth,
+      limits: raw.limits,
+      paths: Object.keys(asObject(context.doc.paths) ?? {}),
+    },
+    report,
+  );
+  checkFieldPatterns(raw.connection, report);
+  const place = (path: Path) => context.spec.locate(path);
+  found.sort((a, b) => place(a.path).line - place(b.path).line || place(a.path).column - place(b.path).column);
+  for (const f of found) context.report(f.code, f.path, f.message);
+  if (!parsed.success || !connection || !auth) return undefined;
+
+  const title = parsed.data.title ?? derivedTitle(context.doc);
+  const id = parsed.data.id ?? derivedServiceId(context, title, serviceId);
+  if (id === undefined) return undefined;
+  const { mock: declaredMock, ...declared } = parsed.data;
+  const extension: ServiceExtension = {
+    ...declared,
+    id,
+    title,
+    connection,
+    auth,
+    errors: declared.errors ?? ErrorsSchema.parse({}),
+  };
+  // What the mock leaves out is derived; what it declares keeps its place (and the output its order).
+  if (declaredMock)
+    extension.mock = { ...declaredMock, ...omit(derivedMock(extension), Object.keys(declaredMock)) } as MockService;
+  return extension;
+}
+
+function omit<T extends object>(value: T, keys: string[]): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([k]) => !keys.includes(k))) as Partial<T>;
 }
 
 /**
- * Limit settings that would silently do nothing: a reset zone Intl does not know, a `per: path:`
- * parameter no operation's path has, a penalty on a quota (refused until its reset anyway).
+ * The connection and auth: as declared, or derived as for a plain spec; undefined where one is
+ * written but not valid (its issues are reported). A derived auth adds the fields it sends to a
+ * declared connection (declared fields win); a derived connection holds the fields a declared
+ * auth names.
  */
-function checkLimitVocabulary(ext: ServiceExtension, pathTemplates: string[], report: Report): void {
-  ext.limits.forEach((limit, i) => {
-    if ("resetTimeZone" in limit) {
-      try {
-        checkTimeZone(limit.resetTimeZone);
-      } catch (error) {
-        report("SF125", [ROOT_EXTENSION, "limits", i, "resetTimeZone"], `limit "${limit.id}": ${(error as Error).message}`);
-      }
-    }
-    if (limit.per.startsWith("path:")) {
-      const name = limit.per.slice("path:".length);
-      if (!pathTemplates.some((p) => p.includes(`{${name}}`))) {
-        report("SF126", [ROOT_EXTENSION, "limits", i, "per"], `limit "${limit.id}" counts per path parameter "${name}", but no operation's path has {${name}}; name a path parameter (for example path:idBoard) or use per: connection`);
-      }
-    }
-    if (limit.penaltySeconds !== undefined && limit.kind !== "window" && limit.kind !== "concurrency") {
-      report("SF127", [ROOT_EXTENSION, "limits", i, "penaltySeconds"], `limit "${limit.id}" (${limit.kind}) is refused until its reset anyway, so penaltySeconds would do nothing; remove it`);
-    }
-  });
-}
-
-function checkReferences(ext: ServiceExtension, report: Report): void {
-  const fields = new Set(Object.keys(ext.connection.fields));
-  const known = [...fields].join(", ") || "(none)";
-  const needField = (name: string, path: Path) => {
-    if (!fields.has(name)) report("SF121", [ROOT_EXTENSION, ...path], `"${name}" is not a connection field; declare it under x-stepforge.connection.fields (known: ${known})`);
+function connectionAndAuth(
+  context: CheckContext,
+  raw: Record<string, unknown>,
+): { connection?: ConnectionSpec; auth?: AuthSpec } {
+  const written = <T>(
+    value: unknown,
+    schema: { safeParse(v: unknown): { success: true; data: T } | { success: false } },
+  ) => {
+    if (value === undefined) return { derive: true as const };
+    const r = schema.safeParse(value);
+    return r.success ? { derive: false as const, data: r.data } : { derive: false as const };
   };
-  for (const name of templateFields(ext.connection.baseUrl)) needField(name, ["connection", "baseUrl"]);
-  const auth = ext.auth;
-  if (auth.kind === "api-key") {
-    if (!auth.modes[auth.defaultMode]) report("SF122", [ROOT_EXTENSION, "auth", "defaultMode"], `defaultMode "${auth.defaultMode}" is not one of the modes (${Object.keys(auth.modes).join(", ")})`);
-    for (const [mode, placements] of Object.entries(auth.modes)) {
-      placements.forEach((p, i) => {
-        for (const name of templateFields(p.value)) needField(name, ["auth", "modes", mode, i, "value"]);
-      });
-    }
-  } else if (auth.kind !== "none") {
-    needField(auth.clientIdField, ["auth", "clientIdField"]);
-    needField(auth.clientSecretField, ["auth", "clientSecretField"]);
-    for (const name of templateFields(auth.send.value)) if (name !== "accessToken") needField(name, ["auth", "send", "value"]);
-    if (auth.kind === "oauth2-client-credentials") {
-      for (const name of templateFields(auth.tokenUrl)) needField(name, ["auth", "tokenUrl"]);
-    } else {
-      needField(auth.accessTokenField, ["auth", "accessTokenField"]);
-      needField(auth.refreshTokenField, ["auth", "refreshTokenField"]);
-      if (auth.expiresAtField) needField(auth.expiresAtField, ["auth", "expiresAtField"]);
-    }
+  const connection = written<ConnectionSpec>(raw.connection, ConnectionSchema);
+  const auth = written<AuthSpec>(raw.auth, AuthSchema);
+  if (connection.derive && auth.derive) return deriveConnection(context);
+  if (auth.derive) {
+    if (!connection.data) return {};
+    const derivedFields: Fields = {};
+    const derived = deriveAuth(context, derivedFields);
+    return {
+      connection: { ...connection.data, fields: { ...derivedFields, ...connection.data.fields } },
+      auth: derived,
+    };
   }
-  const ids = new Set<string>();
-  ext.limits.forEach((limit, i) => {
-    if (limit.per.startsWith("field:")) needField(limit.per.slice("field:".length), ["limits", i, "per"]);
-    if (ids.has(limit.id)) report("SF123", [ROOT_EXTENSION, "limits", i, "id"], `limit id "${limit.id}" is used twice; give each limit its own id`);
-    ids.add(limit.id);
-  });
-  for (const [name, field] of Object.entries(ext.connection.fields)) {
-    if (field.pattern === undefined) continue;
-    try {
-      new RegExp(field.pattern);
-    } catch {
-      report("SF124", [ROOT_EXTENSION, "connection", "fields", name, "pattern"], `pattern of "${name}" is not a valid regular expression`);
+  if (connection.derive) {
+    if (!auth.data) return {};
+    const fields: Fields = {};
+    const baseUrl = derivedBaseUrl(context.doc, fields);
+    for (const { name } of authFieldReferences(auth.data)) {
+      fields[name] ??= { description: `${name} (sent by x-stepforge.auth)`, secret: true, required: true };
     }
+    return { connection: { baseUrl, fields }, auth: auth.data };
   }
+  return { ...(connection.data ? { connection: connection.data } : {}), ...(auth.data ? { auth: auth.data } : {}) };
 }
 
 /** An `x-stepforge…` key the schemas do not know is almost always a typo; say what was meant. */
@@ -98,7 +158,11 @@ export function checkUnknownExtensions(context: CheckContext): void {
   const { doc, report } = context;
   for (const key of Object.keys(doc)) {
     if (key.startsWith("x-stepforge") && key !== ROOT_EXTENSION && key !== TRIGGERS_EXTENSION) {
-      report("SF108", [key], `unknown extension "${key}" at the root; the root takes only "${ROOT_EXTENSION}" and "${TRIGGERS_EXTENSION}"`);
+      report(
+        "SF108",
+        [key],
+        `unknown extension "${key}" at the root; the root takes only "${ROOT_EXTENSION}" and "${TRIGGERS_EXTENSION}"`,
+      );
     }
   }
   for (const [path, rawItem] of Object.entries(asObject(doc.paths) ?? {})) {
@@ -109,7 +173,12 @@ export function checkUnknownExtensions(context: CheckContext): void {
       for (const key of Object.keys(op)) {
         if (key.startsWith("x-stepforge") && !OPERATION_EXTENSIONS.includes(key)) {
           const hint = closest(key, OPERATION_EXTENSIONS);
-          report("SF109", ["paths", path, method, key], `unknown extension "${key}"${hint ? `; did you mean "${hint}"?` : ""} (operations take ${OPERATION_EXTENSIONS.join(", ")})`);
+          report(
+            "SF109",
+            ["paths", path, method, key],
+            `unknown extension "${key}"${hint ? `; did you mean "${hint}"?` : ""} ` +
+              `(operations take ${OPERATION_EXTENSIONS.join(", ")})`,
+          );
         }
       }
     }

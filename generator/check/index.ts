@@ -16,9 +16,12 @@ import type { ServiceModel } from "../model.js";
 import { asObject, isObject, RefResolver } from "../refs.js";
 import type { CheckContext, Path } from "./context.js";
 import { deriveExtension, derivedMock } from "./derive.js";
+import { checkExamples } from "./examples.js";
 import { checkServiceExtension, checkUnknownExtensions, ROOT_EXTENSION } from "./extension.js";
 import { checkOperations, requestMediaTypeOf, typesDocument } from "./operations.js";
+import { checkPathParametersRequired } from "./path-parameters.js";
 import { bareDiscriminatorNames, checkSchemaKeywords, refsIntoPaths } from "./schemas.js";
+import { reportBrokenRef } from "./suggest.js";
 import { checkToolSteps } from "./tools.js";
 import { checkTriggers } from "./triggers.js";
 
@@ -67,7 +70,10 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
   checkRefs(context, doc, []);
   checkUnknownExtensions(context);
   checkSchemaKeywords(context);
-  const extension = declared ? checkServiceExtension(context) : deriveExtension(context, options.serviceId);
+  // Defects Spectral's OpenAPI rules report in lint, checked here so generate says the same.
+  checkPathParametersRequired(context);
+  checkExamples(context);
+  const extension = declared ? checkServiceExtension(context, options.serviceId) : deriveExtension(context, options.serviceId);
 
   const types = typesDocument(doc);
   // Spellings openapi-typescript does not follow, rewritten in the document it types (same meaning).
@@ -144,7 +150,7 @@ function checkRefs(context: CheckContext, node: unknown, at: Path): void {
   if (typeof node.$ref === "string") {
     const ref = node.$ref;
     if (!ref.startsWith("#/")) context.report("SF106", [...at, "$ref"], `external reference "${ref}" is not supported; bundle the spec into one file first`);
-    else if (context.refs.pointer(ref) === undefined) context.report("SF107", [...at, "$ref"], `"${ref}" points at nothing; fix the reference or add the component`);
+    else if (context.refs.pointer(ref) === undefined) reportBrokenRef(context, [...at, "$ref"], ref);
   }
   for (const [key, child] of Object.entries(node)) {
     // Examples are data, not schema: a "$ref" key inside an example is just a value.

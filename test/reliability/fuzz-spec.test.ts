@@ -4,8 +4,8 @@
  *
  * Each mutation kind says whether the mutated spec MUST be refused, and with which codes:
  *
- *   delete/retype openapi, info.title, paths → SF101/SF102/SF103 · delete a required x-stepforge key,
- *   retype any value or add an unknown key inside an x-stepforge extension → SF120 · misspelled
+ *   delete/retype openapi, info.title, paths → SF101/SF102/SF103 · retype any value or add an
+ *   unknown key inside an x-stepforge extension → SF120 (a derivable key deleted: derived) · misspelled
  *   extension → SF108/SF109 · unknown/external/malformed/inherited `$ref` → SF106/SF107 · delete a
  *   referenced component → SF107 · duplicate / unusable / non-string operationId → SF112/SF111 ·
  *   path without "/" → SF110 · renamed path template variable → SF113/SF114 · malformed parameter
@@ -164,11 +164,12 @@ function mutationArb(inv: Inventory): fc.Arbitrary<Mutation> {
         setAt(d, path, path[0] === "openapi" ? ["3.1", 3.1, { v: "3.1.0" }, "2.0", "3.2.0", "3.1.0 "][salt % 6] : path[0] === "paths" ? ["fuzz", 7, ["/x"], true, null][salt % 5] : [42, { fuzz: [1] }, ["x"], true][salt % 4]),
       mustFail: [code],
     })),
-    fc.constantFrom("id", "title", "connection", "auth").map((key) => ({
-      kind: "delete required x-stepforge key",
+    // Keys a plain spec derives may be left out (derived as for a plain spec): the outcome is a
+    // consistent model or named diagnostics, like any other.
+    fc.constantFrom("id", "title", "connection", "auth", "errors").map((key) => ({
+      kind: "delete a derivable x-stepforge key",
       detail: key,
       apply: (d) => deleteAt(d, ["x-stepforge", key]),
-      mustFail: ["SF120"],
     })),
     fc.tuple(fc.constantFrom(...extNodes), fc.nat()).map(([path, salt]) => ({
       kind: "retype an x-stepforge value",
