@@ -54,10 +54,12 @@ export function selectTools(catalogs: readonly ServiceCatalog[], selection: Sele
     let matched = 0;
     for (const catalog of chosen) {
       if (service && catalog.id !== service) continue;
-      const steps = name === "all" ? catalog.tools.map((t) => t.name) : catalog.toolsets.find((t) => t.name === name)?.steps;
-      if (!steps) continue;
+      const listed = name === "all" ? catalog.tools.map((t) => t.name) : catalog.toolsets.find((t) => t.name === name)?.steps;
+      if (!listed) continue;
+      // A set: a public spec's "all" is a thousand steps, checked against each step.
+      const steps = new Set(listed);
       for (const tool of catalog.tools) {
-        if (!steps.includes(tool.name)) continue;
+        if (!steps.has(tool.name)) continue;
         if (mode === "read" && !tool.annotations.readOnlyHint) continue;
         if (mode === "write" && tool.annotations.readOnlyHint) continue;
         picked.add(tool);

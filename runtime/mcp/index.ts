@@ -8,7 +8,7 @@ export type { Account, FileAccountsOptions } from "./accounts.js";
 export { selectTools, toolsetsOf, SelectionError } from "./catalog.js";
 export type { Selection, ServiceCatalog } from "./catalog.js";
 export { CursorStore } from "./cursors.js";
-export { serveTool, outputShape, CONNECTION_FIELD, RESULT_FIELDS_FIELD } from "./listing.js";
+export { serveTool, serveTools, outputShape, CONNECTION_FIELD, RESULT_FIELDS_FIELD } from "./listing.js";
 export type { ListedTool, ServedTool } from "./listing.js";
 export { StepforgeMcp, DEFAULT_RESULT_BYTES, DEFAULT_MAX_LIMIT_WAIT_MS, CONTINUE_TOOL } from "./server.js";
 export type { StepforgeMcpOptions } from "./server.js";

@@ -9,7 +9,7 @@
  * - `connection` when the server holds several accounts of the service (which one to use);
  * - `result_fields` on steps whose result is a list of records (keep only these fields).
  */
-import { canonicalSchema, fullDescription, pruneDepth } from "../tools/export.js";
+import { fullDescription, ToolSchemas } from "../tools/export.js";
 import { recordsKeyOf } from "../tools/shape.js";
 import type { ToolDefinition } from "../tools/types.js";
 
@@ -36,19 +36,27 @@ export interface ServedTool {
   accounts: string[];
 }
 
+/** Levels of a step's result shape that describe_step shows. */
+export const OUTPUT_SHAPE_LEVELS = 2;
+
 /** The step's result shape, two levels deep, for describe_step. */
-export function outputShape(tool: ToolDefinition): Json {
-  return pruneDepth(canonicalSchema(tool.output, "output"), 2);
+export function outputShape(tool: ToolDefinition, book = new ToolSchemas([tool])): Json {
+  return book.output(tool, OUTPUT_SHAPE_LEVELS);
 }
 
-export function serveTool(tool: ToolDefinition, accounts: readonly string[]): ServedTool {
-  const schema = canonicalSchema(tool.input, "input");
+/**
+ * One step as listed. Give every step of a listing the same `book` (`new ToolSchemas(steps)`):
+ * converted one by one, steps that share schemas convert them again each time.
+ */
+export function serveTool(tool: ToolDefinition, accounts: readonly string[], book = new ToolSchemas([tool])): ServedTool {
+  const schema = book.input(tool);
   const properties = { ...((schema.properties as Json | undefined) ?? {}) };
   const required = [...((schema.required as string[] | undefined) ?? [])];
   for (const added of [CONNECTION_FIELD, RESULT_FIELDS_FIELD]) {
     if (added in properties) throw new Error(`${tool.name} has an input field "${added}", which the MCP server adds itself; rename it in the spec (x-stepforge-tool.fields)`);
   }
-  const recordsKey = tool.kind === "operation" ? recordsKeyOf(canonicalSchema(tool.output, "output")) : undefined;
+  // One level shows whether a top-level property is a list of records; the rest is never built.
+  const recordsKey = tool.kind === "operation" ? recordsKeyOf(book.output(tool, 1)) : undefined;
   if (recordsKey) {
     properties[RESULT_FIELDS_FIELD] = {
       type: "array",
@@ -83,4 +91,10 @@ export function serveTool(tool: ToolDefinition, accounts: readonly string[]): Se
     recordsKey,
     accounts: [...accounts],
   };
+}
+
+/** Every step of a listing as listed, their schemas converted together. */
+export function serveTools(tools: readonly ToolDefinition[], accountsOf: (tool: ToolDefinition) => readonly string[] = () => []): ServedTool[] {
+  const book = new ToolSchemas(tools);
+  return tools.map((tool) => serveTool(tool, accountsOf(tool), book));
 }

@@ -18,6 +18,7 @@ import { Protocol, type RequestHandlerExtra } from "@modelcontextprotocol/sdk/sh
 import { ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod";
 import { executeTool } from "../tools/execute.js";
+import { ToolSchemas, type SchemaWork } from "../tools/export-schema.js";
 import { shapeResult } from "../tools/shape.js";
 import type { ToolContext, ToolError } from "../tools/types.js";
 import type { Accounts } from "./accounts.js";
@@ -46,6 +47,8 @@ export interface StepforgeMcpOptions {
   maxLimitWaitMs?: number | undefined;
   /** Cancels every call, queued or in flight: the server is shutting down. */
   signal?: AbortSignal | undefined;
+  /** Counts the schema nodes the listing handles (tests and benchmarks measure work with it). */
+  schemaWork?: SchemaWork | undefined;
 }
 
 export const DEFAULT_RESULT_BYTES = 40_000;
@@ -138,13 +141,17 @@ export class StepforgeMcp {
   private readonly resultBytes: number;
   private readonly maxLimitWaitMs: number;
   private readonly listing: ListedTool[];
+  /** The steps' schemas, converted once for all of them (see ToolSchemas). */
+  private readonly schemas: ToolSchemas;
 
   constructor(options: StepforgeMcpOptions) {
     this.options = options;
     this.cursors = options.cursors ?? new CursorStore();
     this.resultBytes = options.resultBytes ?? DEFAULT_RESULT_BYTES;
     this.maxLimitWaitMs = options.maxLimitWaitMs ?? DEFAULT_MAX_LIMIT_WAIT_MS;
-    this.served = selectTools(options.catalogs, options.selection).map((t) => serveTool(t, options.accounts.names(t.service)));
+    const steps = selectTools(options.catalogs, options.selection);
+    this.schemas = new ToolSchemas(steps, options.schemaWork);
+    this.served = steps.map((t) => serveTool(t, options.accounts.names(t.service), this.schemas));
     this.byName = new Map(this.served.map((s) => [s.definition.name, s]));
     this.listing = options.dynamic ? this.metaTools() : [...this.served.map((s) => s.listed), continueTool()];
   }
@@ -369,7 +376,7 @@ export class StepforgeMcp {
       toolsets: toolsetsOf(this.options.catalogs, t),
       annotations: served.listed.annotations,
       inputSchema: served.listed.inputSchema,
-      result: outputShape(t),
+      result: outputShape(t, this.schemas),
       ...(t.check ? { checkAfterLostAnswer: t.check.step } : {}),
     };
     return { content: [{ type: "text", text: JSON.stringify(body) }] };
