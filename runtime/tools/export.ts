@@ -15,11 +15,14 @@
  * functions so tests can run them on every export and on known-bad schemas.
  */
 import type { ToolDefinition } from "./types.js";
-import { appendDescription, ToolSchemas } from "./export-schema.js";
+import { ToolSchemas } from "./export-schema.js";
+import { openaiStrictSchema, type RuleViolation } from "./export-strict.js";
 import { toGemini, type GeminiTool } from "./gemini.js";
 
 export { appendDescription, canonicalize, canonicalSchema, pruneDepth, ToolSchemas } from "./export-schema.js";
 export type { CanonicalOptions, SchemaWork } from "./export-schema.js";
+export { openaiStrictSchema, openaiStrictViolations, OPENAI_STRICT_LIMITS } from "./export-strict.js";
+export type { RuleViolation, StrictResult } from "./export-strict.js";
 
 type Json = Record<string, unknown>;
 export type JsonSchema = Json;
@@ -27,158 +30,6 @@ export type JsonSchema = Json;
 const PROVIDER_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 function isObject(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-// ------------------------------------------------------------------ OpenAI strict
-
-const STRICT_KEYS = new Set([
-  "type",
-  "properties",
-  "required",
-  "additionalProperties",
-  "items",
-  "enum",
-  "const",
-  "anyOf",
-  "description",
-  "title",
-  "pattern",
-  "format",
-  "minimum",
-  "maximum",
-  "exclusiveMinimum",
-  "exclusiveMaximum",
-  "multipleOf",
-  "minItems",
-  "maxItems",
-]);
-const STRICT_FORMATS = new Set(["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"]);
-const FORBIDDEN_STRICT = ["allOf", "not", "if", "then", "else", "dependentRequired", "dependentSchemas", "oneOf", "$ref", "patternProperties", "propertyNames"];
-
-function isFreeForm(node: Json): boolean {
-  const isObjectType = node.type === "object" || (Array.isArray(node.type) && node.type.includes("object"));
-  if (!isObjectType) return false;
-  const ap = node.additionalProperties;
-  if (ap === undefined) return !isObject(node.properties) || Object.keys(node.properties as Json).length === 0;
-  return ap !== false;
-}
-
-function withNull(node: Json): Json {
-  if (Array.isArray(node.anyOf)) {
-    const branches = node.anyOf as Json[];
-    if (branches.some((b) => b.type === "null")) return node;
-    return { ...node, anyOf: [...branches, { type: "null" }] };
-  }
-  if (typeof node.type === "string" && node.type !== "null") {
-    const out: Json = { ...node, type: [node.type, "null"] };
-    if (Array.isArray(node.enum) && !node.enum.includes(null)) out.enum = [...node.enum, null];
-    return out;
-  }
-  if (Array.isArray(node.type)) return node.type.includes("null") ? node : { ...node, type: [...node.type, "null"] };
-  const { description, ...rest } = node;
-  return { ...(description !== undefined ? { description } : {}), anyOf: [rest, { type: "null" }] };
-}
-
-export interface StrictResult {
-  schema: Json;
-  /** False when the schema needs a free-form map; the export then uses `strict: false`. */
-  strict: boolean;
-  reasons: string[];
-}
-
-/** The OpenAI strict-mode variant of a canonical schema, or the reasons it cannot be strict. */
-export function openaiStrictSchema(canonical: Json): StrictResult {
-  const reasons: string[] = [];
-  const walk = (node: unknown, at: string): unknown => {
-    if (Array.isArray(node)) return node.map((n, i) => walk(n, `${at}[${i}]`));
-    if (!isObject(node)) return node;
-    if (isFreeForm(node)) reasons.push(`${at || "(root)"} is a free-form object (any keys)`);
-    let source: Json = node;
-    if (Array.isArray(source.oneOf)) {
-      const { oneOf, ...rest } = source;
-      source = { ...rest, anyOf: oneOf };
-    }
-    if (Array.isArray(source.allOf) && source.allOf.length === 1 && isObject(source.allOf[0])) {
-      const { allOf, ...rest } = source;
-      source = { ...(allOf as Json[])[0], ...rest };
-    }
-    const out: Json = {};
-    const notes: string[] = [];
-    for (const [key, value] of Object.entries(source)) {
-      if (key === "properties" && isObject(value)) {
-        out.properties = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, at ? `${at}.${k}` : k)]));
-      } else if (key === "items" || key === "anyOf") {
-        out[key] = walk(value, `${at}${key === "items" ? "[]" : ""}`);
-      } else if (key === "additionalProperties") {
-        out.additionalProperties = isObject(value) || value === true ? walk(value, `${at}{}`) : value;
-      } else if (key === "format") {
-        if (typeof value === "string" && STRICT_FORMATS.has(value)) out.format = value;
-        else notes.push(`Format: ${String(value)}.`);
-      } else if (STRICT_KEYS.has(key)) {
-        out[key] = value;
-      } else if (FORBIDDEN_STRICT.includes(key)) {
-        reasons.push(`${at || "(root)"} uses ${key}`);
-        out[key] = value;
-      } else if (key === "minLength" || key === "maxLength") {
-        notes.push(`${key === "minLength" ? "At least" : "At most"} ${String(value)} characters.`);
-      } else if (key === "examples" && Array.isArray(value)) {
-        notes.push(`Example: ${value.slice(0, 2).map((v) => JSON.stringify(v)).join(", ")}.`);
-      }
-      // Other keywords (readOnly, deprecated, contentEncoding, ...) carry nothing a model needs.
-    }
-    for (const note of notes) appendDescription(out, note);
-    const isObjectType = out.type === "object" || (Array.isArray(out.type) && out.type.includes("object"));
-    if (isObjectType && isObject(out.properties)) {
-      const props = out.properties as Record<string, Json>;
-      const required = new Set(Array.isArray(out.required) ? (out.required as string[]) : []);
-      for (const [key, prop] of Object.entries(props)) if (!required.has(key)) props[key] = withNull(prop);
-      out.required = Object.keys(props);
-      if (out.additionalProperties === undefined || out.additionalProperties === false) out.additionalProperties = false;
-    } else if (isObjectType && out.additionalProperties === undefined) {
-      out.additionalProperties = false;
-      if (!out.properties) out.properties = {};
-      out.required = Object.keys(out.properties as Json);
-    }
-    return out;
-  };
-  const schema = walk(canonical, "") as Json;
-  return { schema, strict: reasons.length === 0, reasons: [...new Set(reasons)] };
-}
-
-export interface RuleViolation {
-  path: string;
-  rule: string;
-}
-
-/** Everything that would make OpenAI refuse `schema` with `strict: true`. */
-export function openaiStrictViolations(schema: unknown): RuleViolation[] {
-  const out: RuleViolation[] = [];
-  if (!isObject(schema) || schema.type !== "object") out.push({ path: "(root)", rule: 'the root must be { type: "object" }' });
-  if (isObject(schema)) for (const k of ["anyOf", "oneOf", "allOf"]) if (k in schema) out.push({ path: "(root)", rule: `no ${k} at the root` });
-  let depth = 0;
-  const walk = (node: unknown, at: string, level: number): void => {
-    if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${at}[${i}]`, level));
-    if (!isObject(node)) return;
-    depth = Math.max(depth, level);
-    for (const key of Object.keys(node)) {
-      if (!STRICT_KEYS.has(key)) out.push({ path: at || "(root)", rule: `keyword "${key}" is not allowed in strict mode` });
-    }
-    if (typeof node.format === "string" && !STRICT_FORMATS.has(node.format)) out.push({ path: at, rule: `format "${node.format}" is not supported` });
-    const isObjectType = node.type === "object" || (Array.isArray(node.type) && node.type.includes("object"));
-    if (isObjectType) {
-      if (node.additionalProperties !== false) out.push({ path: at || "(root)", rule: "objects need additionalProperties: false" });
-      const props = isObject(node.properties) ? Object.keys(node.properties) : [];
-      const required = Array.isArray(node.required) ? (node.required as string[]) : [];
-      for (const p of props) if (!required.includes(p)) out.push({ path: at ? `${at}.${p}` : p, rule: "every property must be in required (use a null union for optional)" });
-      if (isObject(node.properties)) for (const [k, v] of Object.entries(node.properties)) walk(v, at ? `${at}.${k}` : k, level + 1);
-    }
-    if (node.items !== undefined) walk(node.items, `${at}[]`, level + 1);
-    if (Array.isArray(node.anyOf)) walk(node.anyOf, at, level);
-    if (isObject(node.additionalProperties)) walk(node.additionalProperties, `${at}{}`, level + 1);
-  };
-  walk(schema, "", 0);
-  if (depth > 10) out.push({ path: "(root)", rule: "at most 10 levels of nesting" });
-  return out;
 }
 
 function commonViolations(name: unknown, schema: unknown, label: string): RuleViolation[] {

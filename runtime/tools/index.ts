@@ -20,6 +20,7 @@ export {
   canonicalSchema,
   openaiStrictSchema,
   openaiStrictViolations,
+  OPENAI_STRICT_LIMITS,
   anthropicViolations,
   mcpViolations,
   toOpenAI,
