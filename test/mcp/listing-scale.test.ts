@@ -60,9 +60,9 @@ describe("the MCP listing's work", () => {
   it("does not inline the result schemas it only needs the top of (4,096 leaves each here)", () => {
     const { work, server } = listingWork(20);
     expect(work).toBeLessThan(20_000);
-    // The listing still knows each step's records (its result_fields input).
+    // The listing still knows each step's records (its stepforge_result_fields input).
     const listed = server.listTools().find((t) => t.name === "worldnews_synthetic_0")!;
-    expect(Object.keys(listed.inputSchema.properties as object)).toEqual(["query", "limit", "result_fields"]);
+    expect(Object.keys(listed.inputSchema.properties as object)).toEqual(["query", "limit", "stepforge_result_fields"]);
   });
 
   it("describes a step's result two levels deep without building the rest", async () => {
