@@ -112,7 +112,7 @@ export function fittingToolsets(catalogs: readonly ServiceCatalog[], served: rea
       if (listed.length <= limits.maxTools && bytes <= limits.maxBytes) out.push({ label: services.size > 1 ? `${catalog.id}.${set.name}` : set.name, steps: listed.length, bytes });
     }
   }
-  return out.sort((a, b) => a.steps - b.steps || a.label.localeCompare(b.label)).map((t) => `${t.label} (${t.steps} steps, ${kb(t.bytes)})`);
+  return out.sort((a, b) => a.steps - b.steps || a.label.localeCompare(b.label)).map((t) => `${t.label} (${t.steps} step${t.steps === 1 ? "" : "s"}, ${kb(t.bytes)})`);
 }
 
 /** The one message a server over its budget says (stderr of `stepforge mcp`). */
