@@ -16,10 +16,13 @@
  * the default listing ≤ 120 KB; 0 wrong strict tools. Failures are listed under the table with
  * their message, to be classed by the part of the pipeline they belong to.
  *
- *   npx tsx bench/corpus.ts [--only notion,slack] [--skip-tsc] [--json FILE]
+ *   npx tsx bench/corpus.ts [--only notion,slack] [--skip-tsc] [--reuse] [--json FILE]
+ *
+ * --reuse keeps the outputs a previous run generated (a spec without one counts as not generated):
+ * to measure runtime changes alone. Each spec's row is appended to FILE.rows.jsonl as it is done.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { Writable } from "node:stream";
 import { parseArgs } from "node:util";
@@ -38,7 +41,9 @@ import { machineLine, table } from "./lib/report.js";
 
 type Json = Record<string, unknown>;
 
-const { values } = parseArgs({ options: { only: { type: "string" }, "skip-tsc": { type: "boolean", default: false }, json: { type: "string" } } });
+const { values } = parseArgs({
+  options: { only: { type: "string" }, "skip-tsc": { type: "boolean", default: false }, reuse: { type: "boolean", default: false }, json: { type: "string" } },
+});
 const ROOT = resolve(import.meta.dirname, "..");
 // Inside the package, so the generated code imports this runtime by relative path.
 const OUT = join(ROOT, "bench", ".cache", "corpus");
@@ -146,6 +151,10 @@ function sampledOperations(descriptor: Json, tools: readonly ToolDefinition[]): 
 async function generateAll(files: Map<string, string>): Promise<Map<string, { ok: boolean; seconds: number }>> {
   const results = new Map<string, { ok: boolean; seconds: number }>();
   for (const spec of specs) {
+    if (values.reuse) {
+      results.set(spec.id, { ok: existsSync(join(OUT, spec.id, spec.id, "tools.ts")), seconds: Number.NaN });
+      continue;
+    }
     const out = new Capture();
     const err = new Capture();
     rmSync(join(OUT, spec.id), { recursive: true, force: true });
@@ -211,18 +220,23 @@ async function callClient(row: Row, spec: Json, module: Json, descriptor: Json, 
 async function callMcp(row: Row, tools: readonly ToolDefinition[], fields: Record<string, string>, mock: RunningMock, ops: string[]): Promise<void> {
   const catalogs = [{ id: row.id, title: row.id, tools, toolsets: ((await import(join(OUT, row.id, row.id, "tools.ts"))) as { toolsets?: [] }).toolsets ?? [] }];
   const accounts = new Accounts([[row.id, [{ name: "mock", context: { connection: { name: "mock", fields }, baseUrl: mock.url } }]]]);
-  const full = new StepforgeMcp({ catalogs, accounts, budget: false });
-  row.fullListingBytes = Buffer.byteLength(JSON.stringify({ tools: full.listTools() }));
   const started = performance.now();
   // What `stepforge mcp --service ID` serves by default (its budget included, where it has one).
   const server = new StepforgeMcp({ catalogs, accounts, maxLimitWaitMs: 2000 });
+  const built = performance.now();
+  // A server without a budget (before issue 20) lists every step by default: the same listing.
+  const budgeted = typeof (server as { dynamic?: unknown }).dynamic === "boolean";
+  const full = budgeted ? new StepforgeMcp({ catalogs, accounts, budget: false }) : server;
+  row.fullListingBytes = Buffer.byteLength(JSON.stringify({ tools: full.listTools() }));
+  const unlisted = performance.now();
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.createServer().connect(serverSide);
   const client = new Client({ name: "stepforge-corpus", version: "1.0.0" });
   await client.connect(clientSide);
   try {
     const listed = await client.listTools();
-    row.listingMs = performance.now() - started;
+    // Building the server and tools/list, not the second listing measured beside it.
+    row.listingMs = performance.now() - started - (budgeted ? unlisted - built : 0);
     row.listingBytes = Buffer.byteLength(JSON.stringify(listed));
     row.listedTools = listed.tools.length;
     const dynamic = listed.tools.some((t) => t.name === "call_step");
@@ -340,9 +354,11 @@ const files = corpusFiles();
 const generated = await generateAll(files);
 const tsc = values["skip-tsc"] ? undefined : typecheckAll();
 const rows: Row[] = [];
-for (const spec of specs) rows.push(await runOne(spec, files.get(spec.id)!, generated.get(spec.id), tsc));
+for (const spec of specs) {
+  rows.push(await runOne(spec, files.get(spec.id)!, generated.get(spec.id), tsc));
+  if (values.json) appendFileSync(`${values.json}.rows.jsonl`, `${JSON.stringify({ row: rows.at(-1), failures: failures.filter((f) => f.spec === spec.id) })}\n`);
+}
 const text = report(rows);
 console.log(text);
 if (values.json) writeFileSync(values.json, JSON.stringify({ rows, failures }, null, 2));
-if (!existsSync(OUT)) mkdirSync(OUT, { recursive: true });
 process.exit(0);
