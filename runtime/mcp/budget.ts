@@ -64,7 +64,10 @@ export function clientProfile(name: string): ClientProfile {
 
 /** The budget a listing for `profile` must keep: the given one, with the client's tool cap. */
 export function budgetFor(budget: ListingBudget, profile: ClientProfile | undefined): ListingBudget {
-  return { maxBytes: budget.maxBytes, maxTools: Math.min(budget.maxTools, profile?.maxTools ?? Number.POSITIVE_INFINITY) };
+  return {
+    maxBytes: budget.maxBytes,
+    maxTools: Math.min(budget.maxTools, profile?.maxTools ?? Number.POSITIVE_INFINITY),
+  };
 }
 
 /**
@@ -82,15 +85,26 @@ export const listingBytes = (tools: readonly ListedTool[]): number => Buffer.byt
 const kb = (bytes: number): string => `${Math.round(bytes / 1024)} KB`;
 
 /** Why a per-step listing does not fit, or undefined when it does. */
-export function overBudget(tools: readonly ListedTool[], budget: ListingBudget, profile?: ClientProfile): string | undefined {
+export function overBudget(
+  tools: readonly ListedTool[],
+  budget: ListingBudget,
+  profile?: ClientProfile,
+): string | undefined {
   const limits = budgetFor(budget, profile);
   const bytes = listingBytes(tools);
   const reasons: string[] = [];
   if (tools.length > limits.maxTools) {
-    const cap = profile?.maxTools !== undefined && profile.maxTools <= budget.maxTools ? `${profile.label} takes at most ${limits.maxTools}` : `over the budget of ${limits.maxTools}`;
+    const cap =
+      profile?.maxTools !== undefined && profile.maxTools <= budget.maxTools
+        ? `${profile.label} takes at most ${limits.maxTools}`
+        : `over the budget of ${limits.maxTools}`;
     reasons.push(`${tools.length} tools (${cap})`);
   }
-  if (bytes > limits.maxBytes) reasons.push(`${kb(bytes)} of tools/list (over the budget of ${kb(limits.maxBytes)}, about ${Math.round(bytes / 4 / 1000)}k tokens a turn)`);
+  if (bytes > limits.maxBytes)
+    reasons.push(
+      `${kb(bytes)} of tools/list (over the budget of ${kb(limits.maxBytes)}, ` +
+        `about ${Math.round(bytes / 4 / 1000)}k tokens a turn)`,
+    );
   return reasons.length ? reasons.join(" and ") : undefined;
 }
 
@@ -98,7 +112,12 @@ export function overBudget(tools: readonly ListedTool[], budget: ListingBudget, 
  * Toolsets of the served services that fit the budget alone, smallest first (their step counts and
  * listing sizes), for the message that asks for `--toolsets`.
  */
-export function fittingToolsets(catalogs: readonly ServiceCatalog[], served: readonly ServedTool[], budget: ListingBudget, profile?: ClientProfile): string[] {
+export function fittingToolsets(
+  catalogs: readonly ServiceCatalog[],
+  served: readonly ServedTool[],
+  budget: ListingBudget,
+  profile?: ClientProfile,
+): string[] {
   const limits = budgetFor(budget, profile);
   const byName = new Map(served.map((s) => [s.definition.name, s]));
   const services = new Set(served.map((s) => s.definition.service));
@@ -109,10 +128,13 @@ export function fittingToolsets(catalogs: readonly ServiceCatalog[], served: rea
       const listed = set.steps.flatMap((n) => (byName.has(n) ? [byName.get(n)!.listed] : []));
       if (listed.length === 0) continue;
       const bytes = listingBytes(listed);
-      if (listed.length <= limits.maxTools && bytes <= limits.maxBytes) out.push({ label: services.size > 1 ? `${catalog.id}.${set.name}` : set.name, steps: listed.length, bytes });
+      if (listed.length <= limits.maxTools && bytes <= limits.maxBytes)
+        out.push({ label: services.size > 1 ? `${catalog.id}.${set.name}` : set.name, steps: listed.length, bytes });
     }
   }
-  return out.sort((a, b) => a.steps - b.steps || a.label.localeCompare(b.label)).map((t) => `${t.label} (${t.steps} step${t.steps === 1 ? "" : "s"}, ${kb(t.bytes)})`);
+  return out
+    .sort((a, b) => a.steps - b.steps || a.label.localeCompare(b.label))
+    .map((t) => `${t.label} (${t.steps} step${t.steps === 1 ? "" : "s"}, ${kb(t.bytes)})`);
 }
 
 /** The one message a server over its budget says (stderr of `stepforge mcp`). */
@@ -120,8 +142,10 @@ export function budgetNotice(why: string, fitting: readonly string[], profile?: 
   const shown = fitting.slice(0, 12);
   const more = fitting.length > shown.length ? `, and ${fitting.length - shown.length} more` : "";
   const pick = shown.length
-    ? ` To list steps as tools instead, pick toolsets that fit (combine them within the budget): --toolsets ${shown.join(", ")}${more}.`
+    ? " To list steps as tools instead, pick toolsets that fit (combine them within the budget): " +
+      `--toolsets ${shown.join(", ")}${more}.`
     : " No single toolset fits; narrow with --service or --read-only, or raise --max-tools / --max-listing-bytes.";
   const forClient = profile && profile.name !== "generic" ? ` for ${profile.label}` : "";
-  return `the listing${forClient} would be ${why}: serving the meta-tools search_steps, describe_step and call_step instead (as --dynamic).${pick}`;
+  const serving = "serving the meta-tools search_steps, describe_step and call_step instead (as --dynamic)";
+  return `the listing${forClient} would be ${why}: ${serving}.${pick}`;
 }

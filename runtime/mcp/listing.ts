@@ -108,7 +108,10 @@ export function serveTool(tool: ToolDefinition, accounts: readonly string[], boo
 }
 
 /** Every step of a listing as listed, their schemas converted together. */
-export function serveTools(tools: readonly ToolDefinition[], accountsOf: (tool: ToolDefinition) => readonly string[] = () => []): ServedTool[] {
+export function serveTools(
+  tools: readonly ToolDefinition[],
+  accountsOf: (tool: ToolDefinition) => readonly string[] = () => [],
+): ServedTool[] {
   const book = new ToolSchemas(tools);
   return tools.map((tool) => serveTool(tool, accountsOf(tool), book));
 }

@@ -24,7 +24,12 @@ function wordsOf(path: string): string[] {
     .map((s) => s.replace(/\.(json|xml|csv)$/i, ""))
     .filter((s) => !VERSION.test(s))
     .map((s) => (s.includes(".") ? s.split(".")[0]! : s))
-    .map((s) => s.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, ""))
+    .map((s) =>
+      s
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, "_")
+        .replace(/^_+|_+$/g, ""),
+    )
     .filter((s) => s.length > 0);
 }
 
@@ -59,5 +64,9 @@ export function pathToolsets(tools: readonly ToolDefinition[]): Toolset[] {
   }
   return [...groups.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([name, steps]) => ({ name, description: `The steps whose paths start with "${name}" (grouped by path: the spec declares no toolsets).`, steps }));
+    .map(([name, steps]) => ({
+      name,
+      description: `The steps whose paths start with "${name}" (grouped by path: the spec declares no toolsets).`,
+      steps,
+    }));
 }

@@ -24,7 +24,8 @@ import type { ToolContext, ToolError } from "../tools/types.js";
 import type { Accounts } from "./accounts.js";
 import { selectTools, toolsetsOf, type Selection, type ServiceCatalog } from "./catalog.js";
 import { CursorStore } from "./cursors.js";
-import { budgetNotice, clientProfile, clientToolName, DEFAULT_LISTING_BUDGET, fittingToolsets, overBudget } from "./budget.js";
+import { budgetNotice, clientProfile, clientToolName, fittingToolsets, overBudget } from "./budget.js";
+import { DEFAULT_LISTING_BUDGET } from "./budget.js";
 import type { ClientName, ClientProfile, ListingBudget } from "./budget.js";
 import { CONNECTION_FIELD, outputShape, RESULT_FIELDS_FIELD, serveTool, type ListedTool, type ServedTool } from "./listing.js";
 
@@ -164,7 +165,8 @@ export class StepforgeMcp {
     this.options = options;
     const profile = typeof options.client === "string" ? clientProfile(options.client) : options.client;
     this.cursors = options.cursors ?? new CursorStore();
-    this.resultBytes = Math.min(options.resultBytes ?? DEFAULT_RESULT_BYTES, profile?.maxResultBytes ?? Number.POSITIVE_INFINITY);
+    const clientCut = profile?.maxResultBytes ?? Number.POSITIVE_INFINITY;
+    this.resultBytes = Math.min(options.resultBytes ?? DEFAULT_RESULT_BYTES, clientCut);
     this.maxLimitWaitMs = options.maxLimitWaitMs ?? DEFAULT_MAX_LIMIT_WAIT_MS;
     const steps = selectTools(options.catalogs, options.selection);
     this.schemas = new ToolSchemas(steps, options.schemaWork);
@@ -174,7 +176,8 @@ export class StepforgeMcp {
       for (const s of this.served) s.listed = { ...s.listed, name: clientToolName(s.listed.name, room) };
     }
     // By the name listed, and by the step's own name (a client that was told it elsewhere).
-    this.byName = new Map([...this.served.map((s) => [s.definition.name, s] as const), ...this.served.map((s) => [s.listed.name, s] as const)]);
+    this.byName = new Map(this.served.map((s) => [s.definition.name, s]));
+    for (const s of this.served) this.byName.set(s.listed.name, s);
     const direct = [...this.served.map((s) => s.listed), continueTool()];
     let dynamic = options.dynamic === true;
     if (!dynamic && options.budget !== false) {

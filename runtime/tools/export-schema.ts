@@ -104,7 +104,11 @@ function canonicalAt(root: Json, start: unknown, options: CanonicalOptions = {})
       const { $ref: _ref, ...siblings } = node;
       if (stack.includes(ref)) {
         const said = typeof siblings.description === "string" ? `${siblings.description} ` : "";
-        return { type: "object", description: `${said}(recursive structure; any object)`.trim(), additionalProperties: true };
+        return {
+          type: "object",
+          description: `${said}(recursive structure; any object)`.trim(),
+          additionalProperties: true,
+        };
       }
       const target = resolveLocal(root, ref);
       const resolved = walk(isObject(target) ? target : {}, [...stack, ref], depth) as Json;
@@ -113,12 +117,14 @@ function canonicalAt(root: Json, start: unknown, options: CanonicalOptions = {})
     }
     if (depth >= levels && prunable(node)) {
       const described: Json = typeof node.description === "string" ? { description: node.description } : {};
-      if (node.default !== undefined && node.default !== null) appendDescription(described, `Default: ${JSON.stringify(node.default)}.`);
+      if (node.default !== undefined && node.default !== null)
+        appendDescription(described, `Default: ${JSON.stringify(node.default)}.`);
       return prunedObject({ type: node.type, ...described });
     }
     const out: Json = {};
     for (const [key, value] of Object.entries(node)) {
-      if (key === "$schema" || key === "$defs" || key === "definitions" || key === "nullable" || key === "$id") continue;
+      if (key === "$schema" || key === "$defs" || key === "definitions" || key === "nullable" || key === "$id")
+        continue;
       if (key === "default") continue;
       if ((key === "minimum" && value === -SAFE_INT) || (key === "maximum" && value === SAFE_INT)) continue;
       if (key === "properties" && isObject(value)) {
@@ -127,10 +133,12 @@ function canonicalAt(root: Json, start: unknown, options: CanonicalOptions = {})
       }
       const walked = walk(value, stack, key === "additionalProperties" && isObject(value) ? depth + 1 : depth);
       // Keys are strings anyway: `propertyNames: {type: "string"}` says nothing.
-      if (key === "propertyNames" && isObject(walked) && walked.type === "string" && Object.keys(walked).length === 1) continue;
+      if (key === "propertyNames" && isObject(walked) && walked.type === "string" && Object.keys(walked).length === 1)
+        continue;
       out[key] = walked;
     }
-    if (node.default !== undefined && node.default !== null) appendDescription(out, `Default: ${JSON.stringify(node.default)}.`);
+    if (node.default !== undefined && node.default !== null)
+      appendDescription(out, `Default: ${JSON.stringify(node.default)}.`);
     compactTypeUnion(out);
     return out;
   };
@@ -202,7 +210,8 @@ export class ToolSchemas {
 
   private convert(tool: ToolDefinition, io: Io, levels: number | undefined): Json {
     const key = this.keys.get(tool);
-    if (key === undefined) return canonicalSchema(io === "input" ? tool.input : tool.output, io, { levels, work: this.work });
+    if (key === undefined)
+      return canonicalSchema(io === "input" ? tool.input : tool.output, io, { levels, work: this.work });
     let root = this.raw[io];
     if (!root) {
       const shape = Object.fromEntries(this.tools.map((t) => [this.keys.get(t)!, io === "input" ? t.input : t.output]));
@@ -228,7 +237,8 @@ export function pruneDepth(schema: Json, levels: number): Json {
     if (depth >= levels && prunable(node)) return prunedObject(node);
     const out: Json = {};
     for (const [key, value] of Object.entries(node)) {
-      if (key === "properties" && isObject(value)) out.properties = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, depth + 1)]));
+      if (key === "properties" && isObject(value))
+        out.properties = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, depth + 1)]));
       else if (key === "items" || key === "anyOf" || key === "oneOf" || key === "allOf") out[key] = walk(value, depth);
       else if (key === "additionalProperties" && isObject(value)) out[key] = walk(value, depth + 1);
       else out[key] = value;

@@ -56,7 +56,19 @@ const STRICT_KEYS = new Set([
   "maxItems",
 ]);
 const STRICT_FORMATS = new Set(["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"]);
-const FORBIDDEN_STRICT = ["allOf", "not", "if", "then", "else", "dependentRequired", "dependentSchemas", "oneOf", "$ref", "patternProperties", "propertyNames"];
+const FORBIDDEN_STRICT = [
+  "allOf",
+  "not",
+  "if",
+  "then",
+  "else",
+  "dependentRequired",
+  "dependentSchemas",
+  "oneOf",
+  "$ref",
+  "patternProperties",
+  "propertyNames",
+];
 
 function isFreeForm(node: Json): boolean {
   const isObjectType = node.type === "object" || (Array.isArray(node.type) && node.type.includes("object"));
@@ -133,7 +145,12 @@ export function openaiStrictSchema(canonical: Json): StrictResult {
       } else if (key === "minLength" || key === "maxLength") {
         notes.push(`${key === "minLength" ? "At least" : "At most"} ${String(value)} characters.`);
       } else if (key === "examples" && Array.isArray(value)) {
-        notes.push(`Example: ${value.slice(0, 2).map((v) => JSON.stringify(v)).join(", ")}.`);
+        notes.push(
+          `Example: ${value
+            .slice(0, 2)
+            .map((v) => JSON.stringify(v))
+            .join(", ")}.`,
+        );
       }
       // Other keywords (readOnly, deprecated, contentEncoding, ...) carry nothing a model needs.
     }
@@ -144,7 +161,8 @@ export function openaiStrictSchema(canonical: Json): StrictResult {
       const required = new Set(Array.isArray(out.required) ? (out.required as string[]) : []);
       for (const [key, prop] of Object.entries(props)) if (!required.has(key)) props[key] = withNull(prop);
       out.required = Object.keys(props);
-      if (out.additionalProperties === undefined || out.additionalProperties === false) out.additionalProperties = false;
+      if (out.additionalProperties === undefined || out.additionalProperties === false)
+        out.additionalProperties = false;
     } else if (isObjectType && out.additionalProperties === undefined) {
       out.additionalProperties = false;
       if (!out.properties) out.properties = {};
@@ -166,14 +184,18 @@ interface Sizes {
   nameCharacters: number;
 }
 
-const textLength = (value: unknown): number => (typeof value === "string" ? value.length : JSON.stringify(value)?.length ?? 0);
+const textLength = (value: unknown): number =>
+  typeof value === "string" ? value.length : (JSON.stringify(value)?.length ?? 0);
 
 /** Everything that would make OpenAI refuse `schema` with `strict: true`. */
 export function openaiStrictViolations(schema: unknown): RuleViolation[] {
   const out: RuleViolation[] = [];
   const limits = OPENAI_STRICT_LIMITS;
-  if (!isObject(schema) || schema.type !== "object") out.push({ path: "(root)", rule: 'the root must be { type: "object" }' });
-  if (isObject(schema)) for (const k of ["anyOf", "oneOf", "allOf"]) if (k in schema) out.push({ path: "(root)", rule: `no ${k} at the root` });
+  if (!isObject(schema) || schema.type !== "object")
+    out.push({ path: "(root)", rule: 'the root must be { type: "object" }' });
+  if (isObject(schema))
+    for (const k of ["anyOf", "oneOf", "allOf"])
+      if (k in schema) out.push({ path: "(root)", rule: `no ${k} at the root` });
   const sizes: Sizes = { depth: 0, properties: 0, enumValues: 0, nameCharacters: 0 };
   let deepest = "";
   const walk = (node: unknown, at: string, level: number): void => {
@@ -187,23 +209,35 @@ export function openaiStrictViolations(schema: unknown): RuleViolation[] {
     for (const key of Object.keys(node)) {
       if (!STRICT_KEYS.has(key)) out.push({ path: where, rule: `keyword "${key}" is not allowed in strict mode` });
     }
-    if (typeof node.format === "string" && !STRICT_FORMATS.has(node.format)) out.push({ path: where, rule: `format "${node.format}" is not supported` });
+    if (typeof node.format === "string" && !STRICT_FORMATS.has(node.format))
+      out.push({ path: where, rule: `format "${node.format}" is not supported` });
     if (Array.isArray(node.enum)) {
       sizes.enumValues += node.enum.length;
       const characters = node.enum.reduce((n: number, v) => n + textLength(v), 0);
       sizes.nameCharacters += characters;
       const strings = node.enum.every((v) => typeof v === "string" || v === null);
       if (strings && node.enum.length > limits.largeEnumValues && characters > limits.largeEnumCharacters) {
-        out.push({ path: where, rule: `an enum of over ${limits.largeEnumValues} strings may hold at most ${limits.largeEnumCharacters} characters (this one: ${node.enum.length} values, ${characters} characters)` });
+        out.push({
+          path: where,
+          rule:
+            `an enum of over ${limits.largeEnumValues} strings may hold at most ${limits.largeEnumCharacters} ` +
+            `characters (this one: ${node.enum.length} values, ${characters} characters)`,
+        });
       }
     }
     if (node.const !== undefined) sizes.nameCharacters += textLength(node.const);
     const isObjectType = node.type === "object" || (Array.isArray(node.type) && node.type.includes("object"));
     if (isObjectType) {
-      if (node.additionalProperties !== false) out.push({ path: where, rule: "objects need additionalProperties: false" });
+      if (node.additionalProperties !== false)
+        out.push({ path: where, rule: "objects need additionalProperties: false" });
       const props = isObject(node.properties) ? Object.keys(node.properties) : [];
       const required = Array.isArray(node.required) ? (node.required as string[]) : [];
-      for (const p of props) if (!required.includes(p)) out.push({ path: at ? `${at}.${p}` : p, rule: "every property must be in required (use a null union for optional)" });
+      for (const p of props)
+        if (!required.includes(p))
+          out.push({
+            path: at ? `${at}.${p}` : p,
+            rule: "every property must be in required (use a null union for optional)",
+          });
     }
     if (isObject(node.properties)) {
       for (const [k, v] of Object.entries(node.properties)) {
@@ -217,11 +251,25 @@ export function openaiStrictViolations(schema: unknown): RuleViolation[] {
     if (isObject(node.additionalProperties)) walk(node.additionalProperties, `${at}{}`, level + 1);
   };
   walk(schema, "", 1);
-  if (sizes.depth > limits.depth) out.push({ path: deepest, rule: `at most ${limits.depth} levels of nesting (this schema has ${sizes.depth})` });
-  if (sizes.properties > limits.properties) out.push({ path: "(root)", rule: `at most ${limits.properties} properties in all (this schema has ${sizes.properties})` });
-  if (sizes.enumValues > limits.enumValues) out.push({ path: "(root)", rule: `at most ${limits.enumValues} enum values in all (this schema has ${sizes.enumValues})` });
+  if (sizes.depth > limits.depth)
+    out.push({ path: deepest, rule: `at most ${limits.depth} levels of nesting (this schema has ${sizes.depth})` });
+  if (sizes.properties > limits.properties)
+    out.push({
+      path: "(root)",
+      rule: `at most ${limits.properties} properties in all (this schema has ${sizes.properties})`,
+    });
+  if (sizes.enumValues > limits.enumValues)
+    out.push({
+      path: "(root)",
+      rule: `at most ${limits.enumValues} enum values in all (this schema has ${sizes.enumValues})`,
+    });
   if (sizes.nameCharacters > limits.nameCharacters) {
-    out.push({ path: "(root)", rule: `at most ${limits.nameCharacters} characters of property names, enum and const values (this schema has ${sizes.nameCharacters})` });
+    out.push({
+      path: "(root)",
+      rule:
+        `at most ${limits.nameCharacters} characters of property names, enum and const values ` +
+        `(this schema has ${sizes.nameCharacters})`,
+    });
   }
   return out;
 }

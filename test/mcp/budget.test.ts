@@ -25,7 +25,10 @@ import { toYaml } from "../helpers/spec.js";
 import { httpClient, json, texts } from "./helpers.js";
 
 const OUT = join(packageRoot(), "test", ".tmp", `mcp-budget-${process.pid}`);
-const RESOURCES = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu".split(" ");
+const RESOURCES = (
+  "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike " +
+  "november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu"
+).split(" ");
 const LONG_OPERATION = "listEveryAlphaRecordThatBelongsToTheCurrentWorkspaceIncludingArchived";
 
 function bigSpec(): Record<string, unknown> {
@@ -36,7 +39,11 @@ function bigSpec(): Record<string, unknown> {
     schemas[title] = {
       type: "object",
       required: ["id", "name"],
-      properties: { id: { type: "string" }, name: { type: "string", description: `The ${r}'s name.` }, notes: { type: "string", minLength: 300, maxLength: 400 } },
+      properties: {
+        id: { type: "string" },
+        name: { type: "string", description: `The ${r}'s name.` },
+        notes: { type: "string", minLength: 300, maxLength: 400 },
+      },
     };
     const ref = { $ref: `#/components/schemas/${title}` };
     const one = { "200": { description: "ok", content: { "application/json": { schema: ref } } } };
@@ -46,14 +53,30 @@ function bigSpec(): Record<string, unknown> {
       get: {
         operationId: r === "alpha" ? LONG_OPERATION : `list${title}s`,
         description: `Lists the ${r} records of the workspace, newest first, with their names and notes.`,
-        responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "array", maxItems: 400, minItems: 300, items: ref } } } } },
+        responses: {
+          "200": {
+            description: "ok",
+            content: { "application/json": { schema: { type: "array", maxItems: 400, minItems: 300, items: ref } } },
+          },
+        },
       },
       post: { operationId: `create${title}`, description: `Creates a ${r} record.`, requestBody: body, responses: one },
     };
     paths[`/v1/${r}/{id}`] = {
       get: { operationId: `get${title}`, description: `One ${r} record.`, parameters: id, responses: one },
-      put: { operationId: `update${title}`, description: `Replaces a ${r} record.`, parameters: id, requestBody: body, responses: one },
-      delete: { operationId: `delete${title}`, description: `Deletes a ${r} record.`, parameters: id, responses: { "204": { description: "gone" } } },
+      put: {
+        operationId: `update${title}`,
+        description: `Replaces a ${r} record.`,
+        parameters: id,
+        requestBody: body,
+        responses: one,
+      },
+      delete: {
+        operationId: `delete${title}`,
+        description: `Deletes a ${r} record.`,
+        parameters: id,
+        responses: { "204": { description: "gone" } },
+      },
     };
   }
   return {
@@ -86,11 +109,24 @@ beforeAll(async () => {
   writeFileSync(file, toYaml(bigSpec()));
   const generated = await runCli("generate", "--spec", file, "--out", OUT, "--no-cache");
   expect(generated.code, generated.stderr).toBe(0);
-  const { tools, toolsets } = (await import(join(OUT, "fleet", "tools.ts"))) as { tools: ToolDefinition[]; toolsets: ServiceCatalog["toolsets"] };
+  const { tools, toolsets } = (await import(join(OUT, "fleet", "tools.ts"))) as {
+    tools: ToolDefinition[];
+    toolsets: ServiceCatalog["toolsets"];
+  };
   catalog = { id: "fleet", title: "Fleet", tools, toolsets };
   const definition = await loadMock(join(OUT, "fleet", "mock.ts"));
   mock = await startMock(definition);
-  accounts = new Accounts([["fleet", [{ name: "mock", context: { connection: { name: "mock", fields: { ...definition.mock.credentials } }, baseUrl: mock.url } }]]]);
+  accounts = new Accounts([
+    [
+      "fleet",
+      [
+        {
+          name: "mock",
+          context: { connection: { name: "mock", fields: { ...definition.mock.credentials } }, baseUrl: mock.url },
+        },
+      ],
+    ],
+  ]);
 }, 180_000);
 
 afterAll(async () => {
@@ -109,9 +145,14 @@ describe("the listing budget", () => {
     expect(server.notice).toMatch(/^the listing would be 131 tools \(over the budget of 128\)/);
     expect(server.notice).toMatch(/--toolsets alpha \(5 steps, \d+ KB\), bravo \(5 steps/);
     // The steps still run, through call_step, against the mock.
-    const found = json<{ steps: Array<{ name: string }> }>(await client.callTool({ name: "search_steps", arguments: { query: "get kilo" } }));
+    const found = json<{ steps: Array<{ name: string }> }>(
+      await client.callTool({ name: "search_steps", arguments: { query: "get kilo" } }),
+    );
     expect(found.steps.map((s) => s.name)).toContain("fleet_get_kilo");
-    const got = await client.callTool({ name: "call_step", arguments: { name: "fleet_get_kilo", input: { id: "k1" } } });
+    const got = await client.callTool({
+      name: "call_step",
+      arguments: { name: "fleet_get_kilo", input: { id: "k1" } },
+    });
     expect(got.isError, texts(got).join()).toBeFalsy();
     expect(json(got)).toMatchObject({ id: expect.any(String), name: expect.any(String) });
   });
@@ -166,7 +207,11 @@ describe("client profiles", () => {
     const whole = await plain.client.callTool({ name: "fleet_list_mikes", arguments: {} });
     expect(texts(whole)).toHaveLength(1);
     expect(Buffer.byteLength(texts(whole)[0]!)).toBeGreaterThan(75_000);
-    const { client } = await connect({ client: "claude-code", selection: { toolsets: ["mike"] }, resultBytes: 1_000_000 });
+    const { client } = await connect({
+      client: "claude-code",
+      selection: { toolsets: ["mike"] },
+      resultBytes: 1_000_000,
+    });
     const cut = await client.callTool({ name: "fleet_list_mikes", arguments: {} });
     expect(Buffer.byteLength(texts(cut)[0]!)).toBeLessThanOrEqual(75_000);
     expect(texts(cut)[1]).toMatch(/Result cut to stay under 75000 bytes/);
@@ -186,18 +231,30 @@ describe("stepforge mcp flags", () => {
     const err = new Capture();
     let stop!: () => void;
     const until = new Promise<void>((resolve) => (stop = resolve));
-    const running = mcpCommand(["--http", "0", "--service", "trello", "--max-tools", "10", "--mock"], new Capture(), err, until);
+    const running = mcpCommand(
+      ["--http", "0", "--service", "trello", "--max-tools", "10", "--mock"],
+      new Capture(),
+      err,
+      until,
+    );
     try {
       for (let i = 0; i < 600 && !/on (http:\S+)/.test(err.text); i++) await new Promise((r) => setTimeout(r, 50));
       const url = /on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err.text)![1]!;
       const c = await httpClient(url);
       try {
-        expect((await c.client.listTools()).tools.map((t) => t.name).sort()).toEqual(["call_step", "continue_result", "describe_step", "search_steps"]);
+        expect((await c.client.listTools()).tools.map((t) => t.name).sort()).toEqual([
+          "call_step",
+          "continue_result",
+          "describe_step",
+          "search_steps",
+        ]);
       } finally {
         await c.close();
       }
       expect(err.text.match(/the listing would be/g)).toHaveLength(1);
-      expect(err.text).toMatch(/stepforge mcp: the listing would be 36 tools \(over the budget of 10\): serving the meta-tools .* --toolsets /);
+      expect(err.text).toMatch(
+        /stepforge mcp: the listing would be 36 tools \(over the budget of 10\): serving the meta-tools .* --toolsets /,
+      );
       expect(err.text).toMatch(/35 steps of trello \(dynamic\) on http/);
     } finally {
       stop();
@@ -206,8 +263,14 @@ describe("stepforge mcp flags", () => {
   }, 60_000);
 
   it("--client and the budget flags refuse bad values, naming the choices", async () => {
-    await expect(mcpCommand(["--client", "emacs", "--budget"], new Capture(), new Capture())).rejects.toThrow(/--client must be one of cursor, vscode, claude-code, claude-desktop, windsurf, generic, got "emacs"/);
-    await expect(mcpCommand(["--max-tools", "0", "--budget"], new Capture(), new Capture())).rejects.toThrow(/--max-tools must be a whole number, at least 1/);
-    await expect(mcpCommand(["--max-listing-bytes", "lots", "--budget"], new Capture(), new Capture())).rejects.toThrow(/--max-listing-bytes must be a whole number/);
+    await expect(mcpCommand(["--client", "emacs", "--budget"], new Capture(), new Capture())).rejects.toThrow(
+      /--client must be one of cursor, vscode, claude-code, claude-desktop, windsurf, generic, got "emacs"/,
+    );
+    await expect(mcpCommand(["--max-tools", "0", "--budget"], new Capture(), new Capture())).rejects.toThrow(
+      /--max-tools must be a whole number, at least 1/,
+    );
+    await expect(mcpCommand(["--max-listing-bytes", "lots", "--budget"], new Capture(), new Capture())).rejects.toThrow(
+      /--max-listing-bytes must be a whole number/,
+    );
   });
 });

@@ -12,7 +12,13 @@ import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import { descriptor } from "../../generated/worldnews/descriptor.js";
 import { Accounts, StepforgeMcp, type ServiceCatalog } from "../../runtime/mcp/index.js";
-import { defineOperationTool, exportTools, ToolSchemas, type SchemaWork, type ToolDefinition } from "../../runtime/tools/index.js";
+import {
+  defineOperationTool,
+  exportTools,
+  ToolSchemas,
+  type SchemaWork,
+  type ToolDefinition,
+} from "../../runtime/tools/index.js";
 
 const LEVELS = 12;
 
@@ -67,13 +73,26 @@ describe("the MCP listing's work", () => {
 
   it("describes a step's result two levels deep without building the rest", async () => {
     const schemaWork: SchemaWork = { nodes: 0 };
-    const server = new StepforgeMcp({ catalogs: [catalogue(5)], accounts: new Accounts([]), dynamic: true, schemaWork });
+    const server = new StepforgeMcp({
+      catalogs: [catalogue(5)],
+      accounts: new Accounts([]),
+      dynamic: true,
+      schemaWork,
+    });
     const before = schemaWork.nodes;
     const described = await server.callTool("describe_step", { name: "worldnews_synthetic_3" });
     const body = JSON.parse((described.content[0] as { text: string }).text) as { result: Record<string, unknown> };
     expect(schemaWork.nodes - before).toBeLessThan(200);
     const pruned = { type: "object", additionalProperties: true, description: `Level ${LEVELS - 1}.` };
-    expect(body.result).toMatchObject({ type: "object", properties: { items: { type: "array", items: { description: `Level ${LEVELS}.`, properties: { left: pruned, right: pruned } } } } });
+    expect(body.result).toMatchObject({
+      type: "object",
+      properties: {
+        items: {
+          type: "array",
+          items: { description: `Level ${LEVELS}.`, properties: { left: pruned, right: pruned } },
+        },
+      },
+    });
   });
 
   it("gives the same schemas as converting each step alone (the book changes cost, not content)", () => {

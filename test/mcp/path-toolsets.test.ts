@@ -10,7 +10,12 @@ import { pathToolsets, selectTools, type ServiceCatalog } from "../../runtime/mc
 import { defineOperationTool, type ToolDefinition } from "../../runtime/tools/index.js";
 
 function catalogOf(paths: Record<string, string>): ServiceCatalog {
-  const operations = Object.fromEntries(Object.entries(paths).map(([id, path]) => [id, { operationId: id, method: "GET" as const, path, idempotent: true, limitClass: "read" as const }]));
+  const operations = Object.fromEntries(
+    Object.entries(paths).map(([id, path]) => [
+      id,
+      { operationId: id, method: "GET" as const, path, idempotent: true, limitClass: "read" as const },
+    ]),
+  );
   const descriptor = { ...worldnews, id: "svc", operations };
   const tools: ToolDefinition[] = Object.keys(paths).map((id) =>
     defineOperationTool({
@@ -29,11 +34,17 @@ function catalogOf(paths: Record<string, string>): ServiceCatalog {
   return { id: "svc", title: "Service", tools, toolsets: [] };
 }
 
-const groups = (catalog: ServiceCatalog) => Object.fromEntries(pathToolsets(catalog.tools).map((t) => [t.name, t.steps]));
+const groups = (catalog: ServiceCatalog) =>
+  Object.fromEntries(pathToolsets(catalog.tools).map((t) => [t.name, t.steps]));
 
 describe("toolsets by path", () => {
   it("skips versions and parameters (Stripe)", () => {
-    const stripe = catalogOf({ a: "/v1/customers", b: "/v1/customers/{customer}", c: "/v1/charges/{charge}/refund", d: "/v1/payment_intents" });
+    const stripe = catalogOf({
+      a: "/v1/customers",
+      b: "/v1/customers/{customer}",
+      c: "/v1/charges/{charge}/refund",
+      d: "/v1/payment_intents",
+    });
     expect(groups(stripe)).toEqual({ charges: ["svc_c"], customers: ["svc_a", "svc_b"], payment_intents: ["svc_d"] });
   });
 
@@ -55,6 +66,8 @@ describe("toolsets by path", () => {
   it("are what --toolsets selects when the spec declares none, and an unknown name lists them", () => {
     const catalog = catalogOf({ a: "/v1/customers", b: "/v1/charges", c: "/v1/customers/{id}" });
     expect(selectTools([catalog], { toolsets: ["customers"] }).map((t) => t.name)).toEqual(["svc_a", "svc_c"]);
-    expect(() => selectTools([catalog], { toolsets: ["refunds"] })).toThrow(/the toolsets are svc: charges, customers, all/);
+    expect(() => selectTools([catalog], { toolsets: ["refunds"] })).toThrow(
+      /the toolsets are svc: charges, customers, all/,
+    );
   });
 });

@@ -39,7 +39,11 @@ const note = {
 
 /** A folder holding a folder, `levels` deep (written out, no $ref: a generator inlines it so). */
 function folder(levels: number): Record<string, unknown> {
-  const node: Record<string, unknown> = { type: "object", required: ["name"], properties: { name: { type: "string", minLength: 1 } } };
+  const node: Record<string, unknown> = {
+    type: "object",
+    required: ["name"],
+    properties: { name: { type: "string", minLength: 1 } },
+  };
   if (levels > 1) (node.properties as Record<string, unknown>).child = folder(levels - 1);
   return node;
 }
@@ -54,27 +58,54 @@ const spec = {
     "/notes": {
       get: {
         operationId: "listNotes",
-        parameters: [{ name: "connection", in: "query", schema: { type: "string" }, description: "Only notes taken this way." }],
-        responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "array", items: { $ref: "#/components/schemas/Note" } } } } } },
+        parameters: [
+          { name: "connection", in: "query", schema: { type: "string" }, description: "Only notes taken this way." },
+        ],
+        responses: {
+          "200": {
+            description: "ok",
+            content: {
+              "application/json": { schema: { type: "array", items: { $ref: "#/components/schemas/Note" } } },
+            },
+          },
+        },
       },
       post: {
         operationId: "createNote",
-        requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/Note" } } } },
-        responses: { "201": { description: "created", content: { "application/json": { schema: { $ref: "#/components/schemas/Note" } } } } },
+        requestBody: {
+          required: true,
+          content: { "application/json": { schema: { $ref: "#/components/schemas/Note" } } },
+        },
+        responses: {
+          "201": {
+            description: "created",
+            content: { "application/json": { schema: { $ref: "#/components/schemas/Note" } } },
+          },
+        },
       },
     },
     "/folders": {
       post: {
         operationId: "createFolder",
         requestBody: { required: true, content: { "application/json": { schema: folder(12) } } },
-        responses: { "201": { description: "created", content: { "application/json": { schema: { type: "object", properties: { id: { type: "string" } } } } } } },
+        responses: {
+          "201": {
+            description: "created",
+            content: { "application/json": { schema: { type: "object", properties: { id: { type: "string" } } } } },
+          },
+        },
       },
     },
     "/notes/{id}": {
       get: {
         operationId: "getNote",
         parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
-        responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: "#/components/schemas/Note" } } } } },
+        responses: {
+          "200": {
+            description: "ok",
+            content: { "application/json": { schema: { $ref: "#/components/schemas/Note" } } },
+          },
+        },
       },
     },
   },
@@ -90,14 +121,23 @@ beforeAll(async () => {
   writeFileSync(file, toYaml(spec));
   const generated = await runCli("generate", "--spec", file, "--out", OUT, "--no-cache");
   expect(generated.code, generated.stderr).toBe(0);
-  const generatedTools = (await import(join(OUT, "notes", "tools.ts"))) as { tools: ToolDefinition[]; toolsets: ServiceCatalog["toolsets"] };
+  const generatedTools = (await import(join(OUT, "notes", "tools.ts"))) as {
+    tools: ToolDefinition[];
+    toolsets: ServiceCatalog["toolsets"];
+  };
   tools = generatedTools.tools;
   const toolsets = generatedTools.toolsets;
   const definition = await loadMock(join(OUT, "notes", "mock.ts"));
   mock = await startMock(definition);
-  const account = (name: string): Account => ({ name, context: { connection: { name, fields: { ...definition.mock.credentials } }, baseUrl: mock.url } });
+  const account = (name: string): Account => ({
+    name,
+    context: { connection: { name, fields: { ...definition.mock.credentials } }, baseUrl: mock.url },
+  });
   // Two accounts: every step gets the server's connection field.
-  server = new StepforgeMcp({ catalogs: [{ id: "notes", title: "Notes", tools, toolsets }], accounts: new Accounts([["notes", [account("home"), account("work")]]]) });
+  server = new StepforgeMcp({
+    catalogs: [{ id: "notes", title: "Notes", tools, toolsets }],
+    accounts: new Accounts([["notes", [account("home"), account("work")]]]),
+  });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.createServer().connect(serverSide);
   client = new Client({ name: "stepforge-test", version: "1.0.0" });
@@ -121,19 +161,31 @@ describe("spec fields that share a name with the server's", () => {
     expect(props.stepforge_connection_2?.enum).toEqual(["home", "work"]);
     expect(create.inputSchema.required).toContain("stepforge_connection_2");
     const list = tools.find((t) => t.name === "notes_list_notes")!;
-    expect(Object.keys(list.inputSchema.properties as object).sort()).toEqual(["connection", "stepforge_connection", "stepforge_result_fields"]);
+    expect(Object.keys(list.inputSchema.properties as object).sort()).toEqual([
+      "connection",
+      "stepforge_connection",
+      "stepforge_result_fields",
+    ]);
   });
 
   it("sends the spec's fields to the service and keeps the server's for itself", async () => {
     const created = await client.callTool({
       name: "notes_create_note",
-      arguments: { title: "Standup", connection: "wifi", stepforge_connection: "the spec's value", stepforge_connection_2: "work" },
+      arguments: {
+        title: "Standup",
+        connection: "wifi",
+        stepforge_connection: "the spec's value",
+        stepforge_connection_2: "work",
+      },
     });
     // Both are required by the spec: the mock validates the body and refuses one without them.
     expect(created.isError, JSON.stringify(created.content)).toBeFalsy();
     expect(mock.counters().validationFailures).toBe(0);
     expect(mock.counters().byOperation).toMatchObject({ createNote: 1 });
-    const listed = await client.callTool({ name: "notes_list_notes", arguments: { connection: "wifi", stepforge_connection: "home", stepforge_result_fields: ["title", "connection"] } });
+    const listed = await client.callTool({
+      name: "notes_list_notes",
+      arguments: { connection: "wifi", stepforge_connection: "home", stepforge_result_fields: ["title", "connection"] },
+    });
     expect(listed.isError, JSON.stringify(listed.content)).toBeFalsy();
     const items = json<{ items: Array<Record<string, unknown>> }>(listed).items;
     expect(items.length).toBeGreaterThan(0);
@@ -141,9 +193,20 @@ describe("spec fields that share a name with the server's", () => {
   });
 
   it("names the server's field, not the spec's, when no account is chosen", async () => {
-    const result = await client.callTool({ name: "notes_create_note", arguments: { title: "x", connection: "cable", stepforge_connection: "y" } });
+    const result = await client.callTool({
+      name: "notes_create_note",
+      arguments: { title: "x", connection: "cable", stepforge_connection: "y" },
+    });
     expect(result.isError).toBe(true);
-    expect(json(result)).toMatchObject({ kind: "invalid_input", fields: [{ path: "stepforge_connection_2", message: expect.stringMatching(/set "stepforge_connection_2" to one of "home", "work"/) }] });
+    expect(json(result)).toMatchObject({
+      kind: "invalid_input",
+      fields: [
+        {
+          path: "stepforge_connection_2",
+          message: expect.stringMatching(/set "stepforge_connection_2" to one of "home", "work"/),
+        },
+      ],
+    });
   });
 });
 
@@ -163,7 +226,10 @@ describe("a request body 12 levels deep", () => {
     }
     expect(depth).toBeGreaterThanOrEqual(11);
     const before = mock.counters().validationFailures;
-    const created = await client.callTool({ name: "notes_create_folder", arguments: { ...body(12), stepforge_connection: "work" } });
+    const created = await client.callTool({
+      name: "notes_create_folder",
+      arguments: { ...body(12), stepforge_connection: "work" },
+    });
     expect(created.isError, JSON.stringify(created.content)).toBeFalsy();
     expect(mock.counters().byOperation.createFolder).toBe(1);
     // An empty name eleven levels down is refused by the step's own check, before anything is sent.
@@ -171,7 +237,10 @@ describe("a request body 12 levels deep", () => {
     let inner = wrong;
     for (let i = 0; i < 10; i++) inner = inner.child as Record<string, unknown>;
     inner.name = "";
-    const refused = await client.callTool({ name: "notes_create_folder", arguments: { ...wrong, stepforge_connection: "work" } });
+    const refused = await client.callTool({
+      name: "notes_create_folder",
+      arguments: { ...wrong, stepforge_connection: "work" },
+    });
     expect(refused.isError).toBe(true);
     expect(json(refused)).toMatchObject({ kind: "invalid_input" });
     expect(mock.counters().validationFailures).toBe(before);
@@ -182,7 +251,11 @@ describe("a request body 12 levels deep", () => {
     const exported = exportTools(tools, "openai");
     const deep = (exported.tools as OpenAITool[]).find((t) => t.function.name === "notes_create_folder")!;
     expect(deep.function.strict).toBe(false);
-    expect(exported.nonStrict.find((n) => n.name === "notes_create_folder")!.reasons.join()).toMatch(/at most 10 levels of nesting/);
-    expect((exported.tools as OpenAITool[]).find((t) => t.function.name === "notes_get_note")!.function.strict).toBe(true);
+    expect(exported.nonStrict.find((n) => n.name === "notes_create_folder")!.reasons.join()).toMatch(
+      /at most 10 levels of nesting/,
+    );
+    expect((exported.tools as OpenAITool[]).find((t) => t.function.name === "notes_get_note")!.function.strict).toBe(
+      true,
+    );
   });
 });

@@ -7,7 +7,12 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import { descriptor } from "../../generated/worldnews/descriptor.js";
-import { defineOperationTool, exportTools, openaiStrictViolations, type OpenAITool } from "../../runtime/tools/index.js";
+import {
+  defineOperationTool,
+  exportTools,
+  openaiStrictViolations,
+  type OpenAITool,
+} from "../../runtime/tools/index.js";
 import { OPENAI_STRICT_LIMITS } from "../../runtime/tools/export-strict.js";
 
 function toolWith(input: z.ZodObject, name = "worldnews_synthetic") {
@@ -40,8 +45,13 @@ function nested(levels: number): z.ZodObject {
 
 /** `objects` objects of `each` properties named with `nameLength` characters. */
 function wide(objects: number, each: number, nameLength = 4): z.ZodObject {
-  const shape = (prefix: string) => Object.fromEntries(Array.from({ length: each }, (_, i) => [`${prefix}${i}`.padEnd(nameLength, "x"), z.string()]));
-  return z.strictObject(Object.fromEntries(Array.from({ length: objects }, (_, o) => [`o${o}`.padEnd(nameLength, "x"), z.strictObject(shape(`p${o}_`))])));
+  const shape = (prefix: string) =>
+    Object.fromEntries(Array.from({ length: each }, (_, i) => [`${prefix}${i}`.padEnd(nameLength, "x"), z.string()]));
+  return z.strictObject(
+    Object.fromEntries(
+      Array.from({ length: objects }, (_, o) => [`o${o}`.padEnd(nameLength, "x"), z.strictObject(shape(`p${o}_`))]),
+    ),
+  );
 }
 
 describe("OpenAI strict mode's limits", () => {
@@ -71,8 +81,12 @@ describe("OpenAI strict mode's limits", () => {
   });
 
   it("enum values: 1,000 in all; a string enum of over 250 values holds at most 15,000 characters", () => {
-    const values = (n: number, width: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i}`.padEnd(width, "v"));
-    const enums = (n: number) => z.strictObject(Object.fromEntries(Array.from({ length: n }, (_, i) => [`e${i}`, z.enum(values(100, 4, `${i}_`))])));
+    const values = (n: number, width: number, tag: string) =>
+      Array.from({ length: n }, (_, i) => `${tag}${i}`.padEnd(width, "v"));
+    const enums = (n: number) =>
+      z.strictObject(
+        Object.fromEntries(Array.from({ length: n }, (_, i) => [`e${i}`, z.enum(values(100, 4, `${i}_`))])),
+      );
     expect(openai(enums(10)).tool.strict).toBe(true);
     const many = openai(enums(10).extend({ one: z.enum(["a"]) }));
     expect(many.tool.strict).toBe(false);
@@ -80,16 +94,27 @@ describe("OpenAI strict mode's limits", () => {
     // 251 values of 60 characters: 15,060 characters (the limit counts values that may be null too).
     const large = openai(z.strictObject({ country: z.enum(values(251, 60, "c")) }));
     expect(large.tool.strict).toBe(false);
-    expect(large.reasons.join()).toMatch(/an enum of over 250 strings may hold at most 15000 characters \(this one: 251 values, 15060 characters\)/);
+    expect(large.reasons.join()).toMatch(
+      /an enum of over 250 strings may hold at most 15000 characters \(this one: 251 values, 15060 characters\)/,
+    );
     expect(openai(z.strictObject({ country: z.enum(values(251, 59, "c")) })).tool.strict).toBe(true);
   });
 
   it("every tool exported as strict passes the checker, and the checker finds what the export refused", () => {
-    const tools = [toolWith(nested(12), "worldnews_deep"), toolWith(wide(2, 3), "worldnews_small"), toolWith(z.strictObject({ m: z.record(z.string(), z.string()) }), "worldnews_map")];
+    const tools = [
+      toolWith(nested(12), "worldnews_deep"),
+      toolWith(wide(2, 3), "worldnews_small"),
+      toolWith(z.strictObject({ m: z.record(z.string(), z.string()) }), "worldnews_map"),
+    ];
     for (const exported of exportTools(tools, "openai").tools as OpenAITool[]) {
       const violations = openaiStrictViolations(exported.function.parameters);
       expect(exported.function.strict, exported.function.name).toBe(violations.length === 0);
     }
-    expect(OPENAI_STRICT_LIMITS).toMatchObject({ depth: 10, properties: 5000, enumValues: 1000, nameCharacters: 120_000 });
+    expect(OPENAI_STRICT_LIMITS).toMatchObject({
+      depth: 10,
+      properties: 5000,
+      enumValues: 1000,
+      nameCharacters: 120_000,
+    });
   });
 });
