@@ -82,7 +82,7 @@ export function clientToolName(name: string, max: number): string {
 
 export const listingBytes = (tools: readonly ListedTool[]): number => Buffer.byteLength(JSON.stringify({ tools }));
 
-const kb = (bytes: number): string => `${Math.round(bytes / 1024)} KB`;
+const kb = (bytes: number): string => `${Math.max(1, Math.round(bytes / 1024))} KB`;
 
 /** Why a per-step listing does not fit, or undefined when it does. */
 export function overBudget(
@@ -109,7 +109,7 @@ export function overBudget(
 }
 
 /**
- * Toolsets of the served services that fit the budget alone, smallest first (their step counts and
+ * Toolsets of the served services that fit the budget alone, largest first (their step counts and
  * listing sizes), for the message that asks for `--toolsets`.
  */
 export function fittingToolsets(
@@ -132,8 +132,9 @@ export function fittingToolsets(
         out.push({ label: services.size > 1 ? `${catalog.id}.${set.name}` : set.name, steps: listed.length, bytes });
     }
   }
+  // The largest groups that fit first: they are the ones worth listing as tools.
   return out
-    .sort((a, b) => a.steps - b.steps || a.label.localeCompare(b.label))
+    .sort((a, b) => b.steps - a.steps || a.label.localeCompare(b.label))
     .map((t) => `${t.label} (${t.steps} step${t.steps === 1 ? "" : "s"}, ${kb(t.bytes)})`);
 }
 
