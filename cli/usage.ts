@@ -136,6 +136,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     usage: [
       "stepforge mcp [--service S]... [--toolsets T,...] [--read-only] [--dynamic] [--mock] [--connections FILE]",
       "stepforge mcp ... [--base-url SERVICE=URL]... [--result-bytes N] [--http PORT [--host H]] [--budget]",
+      "stepforge mcp ... [--client NAME] [--max-tools N] [--max-listing-bytes N]",
     ],
     details: [
       "stdio by default (stdout carries the protocol; everything else goes to stderr).",
@@ -143,6 +144,8 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
       "  --mock            run the steps against behavioural mocks started in this process",
       "  --connections F   accounts (default: $STEPFORGE_CONNECTIONS)",
       "  --budget          print what tools/list costs (bytes, about tokens) and exit",
+      "  --client NAME     cursor, vscode, claude-code, claude-desktop, windsurf or generic: its limits",
+      "  over 128 tools or 120 KB (--max-tools, --max-listing-bytes) it serves --dynamic and says why",
       "See docs/mcp.md for toolsets, dynamic mode and result sizes.",
     ],
   },

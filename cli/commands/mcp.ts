@@ -1,7 +1,8 @@
 /**
  * `stepforge mcp [--service S]... [--toolsets T,…] [--read-only] [--dynamic] [--mock]
  *                [--connections FILE] [--base-url SERVICE=URL]... [--result-bytes N]
- *                [--max-limit-wait-ms N] [--http PORT [--host H]] [--budget]`
+ *                [--max-limit-wait-ms N] [--http PORT [--host H]] [--budget]
+ *                [--client NAME] [--max-tools N] [--max-listing-bytes N]` (the last three: mcp-budget.ts)
  *
  * Serves the tool steps to an MCP client over stdio (default) or Streamable HTTP (`--http PORT`,
  * on 127.0.0.1 unless `--host` says otherwise; beyond loopback the bearer token in
@@ -24,6 +25,7 @@ import { startMockAccounts } from "../../runtime/mcp/mock-accounts.js";
 import { StepforgeMcp } from "../../runtime/mcp/server.js";
 import { UsageError } from "../usage.js";
 import { loadCatalogs } from "./tools.js";
+import { BUDGET_FLAGS, budgetOptions } from "./mcp-budget.js";
 
 const VERSION = "0.1.0";
 
@@ -32,7 +34,7 @@ export const bytesToTokens = (bytes: number): number => Math.round(bytes / 4);
 
 /** Bytes of the `tools/list` answer a server built with these options gives. */
 export function listingBytes(catalogs: ServiceCatalog[], selection: Selection, dynamic: boolean): number {
-  const mcp = new StepforgeMcp({ catalogs, selection, accounts: new Accounts([]), dynamic });
+  const mcp = new StepforgeMcp({ catalogs, selection, accounts: new Accounts([]), dynamic, budget: false });
   return Buffer.byteLength(JSON.stringify({ tools: mcp.listTools() }));
 }
 
@@ -83,6 +85,7 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
       http: { type: "string" },
       host: { type: "string" },
       budget: { type: "boolean", default: false },
+      ...BUDGET_FLAGS,
     },
     strict: true,
     allowPositionals: false,
@@ -111,6 +114,7 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
     throw new UsageError("--host only applies with --http PORT");
   }
   if (values.mock && (values.connections || values["base-url"])) throw new UsageError("--mock uses the mocks' own accounts; leave out --connections and --base-url");
+  const listing = budgetOptions(values);
 
   let served: string[];
   try {
@@ -153,7 +157,8 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
   // Aborted on shutdown: every call still queued behind a limit (which may hold it for minutes) or
   // in flight is cancelled, so the process can end instead of outliving its client.
   const shutdown = new AbortController();
-  const mcp = new StepforgeMcp({ catalogs, selection, accounts: new Accounts(accounts), dynamic: values.dynamic, resultBytes, maxLimitWaitMs, version: VERSION, signal: shutdown.signal });
+  const mcp = new StepforgeMcp({ catalogs, selection, accounts: new Accounts(accounts), dynamic: values.dynamic, resultBytes, maxLimitWaitMs, version: VERSION, signal: shutdown.signal, ...listing });
+  if (mcp.notice) err.write(`stepforge mcp: ${mcp.notice}\n`);
   // Runs until SIGINT/SIGTERM (or `until`, for tests), listening only once the server is up.
   const stopSignal = () =>
     new Promise<void>((resolveStop) => {
@@ -175,7 +180,7 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
       } catch (error) {
         throw new UsageError((error as Error).message);
       }
-      err.write(`stepforge mcp: ${mcp.served.length} steps of ${served.join(", ")}${values.dynamic ? " (dynamic)" : ""} on ${http.url}${token ? " (bearer token required)" : ""}\n`);
+      err.write(`stepforge mcp: ${mcp.served.length} steps of ${served.join(", ")}${mcp.dynamic ? " (dynamic)" : ""} on ${http.url}${token ? " (bearer token required)" : ""}\n`);
       await stopSignal();
       shutdown.abort();
       await http.close();
@@ -187,7 +192,7 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
         process.stdin.once("end", () => r());
       });
       await server.connect(transport);
-      err.write(`stepforge mcp: ${mcp.served.length} steps of ${served.join(", ")}${values.dynamic ? " (dynamic)" : ""} on stdio\n`);
+      err.write(`stepforge mcp: ${mcp.served.length} steps of ${served.join(", ")}${mcp.dynamic ? " (dynamic)" : ""} on stdio\n`);
       // stdin's end is the client gone (a stdio client that died): stop as on a signal.
       await Promise.race([closed, stopSignal()]);
       shutdown.abort();

@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { exportTools, toOpenAI, type ExportFormat, type ToolDefinition, type Toolset } from "../../runtime/tools/index.js";
 import type { ServiceCatalog } from "../../runtime/mcp/catalog.js";
-import { serveTool } from "../../runtime/mcp/listing.js";
+import { serveTools } from "../../runtime/mcp/listing.js";
 import { UsageError } from "../usage.js";
 
 /** Every generated service's steps and toolsets, in service order. */
@@ -88,7 +88,7 @@ export async function toolsCommand(argv: string[], out: NodeJS.WritableStream, e
     const tools = selectService(await loadTools(), values.service);
     if (format === "mcp") {
       // Exactly what `stepforge mcp` lists: no output schemas, hints only where they differ from the defaults.
-      out.write(`${JSON.stringify(tools.map((t) => serveTool(t, []).listed), null, 2)}\n`);
+      out.write(`${JSON.stringify(serveTools(tools).map((s) => s.listed), null, 2)}\n`);
       return 0;
     }
     const result = exportTools(tools, format);

@@ -1,8 +1,8 @@
 /**
  * The accounts a server calls the services with: per service, one or more named connections, each
  * with the context its calls run in (credentials, base address, the process's shared limits and
- * tokens). With several accounts for a service every step of it takes a `connection` field, and a
- * call names the account; the model never sees credentials, only the names.
+ * tokens). With several accounts for a service every step of it takes a `stepforge_connection`
+ * field, and a call names the account; the model never sees credentials, only the names.
  *
  * Connections come from a connections file (`--connections FILE` or $STEPFORGE_CONNECTIONS), in
  * either form `stepforge call` reads:
@@ -41,23 +41,26 @@ export class Accounts {
     return [...this.byService.keys()];
   }
 
-  /** The account a call names (`connection`), or a tool error that names the field and the choices. */
-  resolve(service: string, requested: unknown, tool: string): { ok: true; account: Account } | { ok: false; error: ToolError } {
+  /**
+   * The account a call names (in `field`, the server's `stepforge_connection`), or a tool error
+   * that names the field and the choices.
+   */
+  resolve(service: string, requested: unknown, tool: string, field = "stepforge_connection"): { ok: true; account: Account } | { ok: false; error: ToolError } {
     const list = this.byService.get(service) ?? [];
-    const fail = (message: string, field = "connection"): { ok: false; error: ToolError } => ({
+    const fail = (message: string, path = field): { ok: false; error: ToolError } => ({
       ok: false,
-      error: { kind: requested === undefined && list.length === 0 ? "connection" : "invalid_input", message, retryable: false, fields: list.length ? [{ path: field, message }] : [], service, tool },
+      error: { kind: requested === undefined && list.length === 0 ? "connection" : "invalid_input", message, retryable: false, fields: list.length ? [{ path, message }] : [], service, tool },
     });
     if (list.length === 0) {
       return fail(`No ${service} account is configured on this server, so ${tool} cannot run. This is a problem of the server's setup, not of the input: add a ${service} connection to the connections file (or start the server with --mock).`, "");
     }
     if (requested === undefined || requested === null) {
       if (list.length === 1) return { ok: true, account: list[0]! };
-      return fail(`required: this server has several ${service} accounts; set "connection" to one of ${list.map((a) => JSON.stringify(a.name)).join(", ")}.`);
+      return fail(`required: this server has several ${service} accounts; set "${field}" to one of ${list.map((a) => JSON.stringify(a.name)).join(", ")}.`);
     }
     const found = list.find((a) => a.name === requested);
     if (found) return { ok: true, account: found };
-    return fail(`${JSON.stringify(requested)} is not a ${service} account of this server; set "connection" to one of ${list.map((a) => JSON.stringify(a.name)).join(", ")}.`);
+    return fail(`${JSON.stringify(requested)} is not a ${service} account of this server; set "${field}" to one of ${list.map((a) => JSON.stringify(a.name)).join(", ")}.`);
   }
 }
 

@@ -9,9 +9,12 @@
  *
  * A name that matches nothing is an error listing the toolsets there are. A selected write that
  * declares a check step (`x-stepforge-tool.check`) brings that read step along.
+ *
+ * A service that declares no toolsets gets groups by path (path-toolsets.ts).
  */
 import type { ToolDefinition } from "../tools/types.js";
 import type { Toolset } from "../tools/model.js";
+import { pathToolsets } from "./path-toolsets.js";
 
 /** One service as a server sees it: its steps and their toolsets (a generated `tools.ts`). */
 export interface ServiceCatalog {
@@ -35,8 +38,18 @@ export class SelectionError extends Error {
   override name = "SelectionError";
 }
 
+const derived = new WeakMap<ServiceCatalog, readonly Toolset[]>();
+
+/** The toolsets of a service: those it declares, else its steps grouped by path. */
+export function toolsetsOfCatalog(catalog: ServiceCatalog): readonly Toolset[] {
+  if (catalog.toolsets.length > 0) return catalog.toolsets;
+  let found = derived.get(catalog);
+  if (!found) derived.set(catalog, (found = pathToolsets(catalog.tools)));
+  return found;
+}
+
 function available(catalogs: readonly ServiceCatalog[]): string {
-  return catalogs.map((c) => `${c.id}: ${[...c.toolsets.map((t) => t.name), "all"].join(", ")}`).join("; ");
+  return catalogs.map((c) => `${c.id}: ${[...toolsetsOfCatalog(c).map((t) => t.name), "all"].join(", ")}`).join("; ");
 }
 
 export function selectTools(catalogs: readonly ServiceCatalog[], selection: Selection = {}): ToolDefinition[] {
@@ -54,10 +67,12 @@ export function selectTools(catalogs: readonly ServiceCatalog[], selection: Sele
     let matched = 0;
     for (const catalog of chosen) {
       if (service && catalog.id !== service) continue;
-      const steps = name === "all" ? catalog.tools.map((t) => t.name) : catalog.toolsets.find((t) => t.name === name)?.steps;
-      if (!steps) continue;
+      const listed = name === "all" ? catalog.tools.map((t) => t.name) : toolsetsOfCatalog(catalog).find((t) => t.name === name)?.steps;
+      if (!listed) continue;
+      // A set: a public spec's "all" is a thousand steps, checked against each step.
+      const steps = new Set(listed);
       for (const tool of catalog.tools) {
-        if (!steps.includes(tool.name)) continue;
+        if (!steps.has(tool.name)) continue;
         if (mode === "read" && !tool.annotations.readOnlyHint) continue;
         if (mode === "write" && tool.annotations.readOnlyHint) continue;
         picked.add(tool);
@@ -81,5 +96,6 @@ export function selectTools(catalogs: readonly ServiceCatalog[], selection: Sele
 
 /** The toolsets a step belongs to, by service. */
 export function toolsetsOf(catalogs: readonly ServiceCatalog[], tool: ToolDefinition): string[] {
-  return catalogs.find((c) => c.id === tool.service)?.toolsets.filter((t) => t.steps.includes(tool.name)).map((t) => t.name) ?? [];
+  const catalog = catalogs.find((c) => c.id === tool.service);
+  return catalog ? toolsetsOfCatalog(catalog).filter((t) => t.steps.includes(tool.name)).map((t) => t.name) : [];
 }

@@ -5,18 +5,29 @@
  * `structuredContent`, and spelled out for every record type it was 90% of the bytes (965 KB for
  * 80 steps); a model that wants the shape of a result reads it from `describe_step`.
  *
- * Two fields are added by the server, never by the spec:
- * - `connection` when the server holds several accounts of the service (which one to use);
- * - `result_fields` on steps whose result is a list of records (keep only these fields).
+ * Two fields are added by the server, never by the spec, under names a spec is unlikely to use
+ * (`stepforge_` first; valid property names for every provider):
+ * - `stepforge_connection` when the server holds several accounts of the service (which one);
+ * - `stepforge_result_fields` on steps whose result is a list of records (keep only these fields).
+ * A spec may still use one of those names: the server's field then takes the next free name
+ * (`stepforge_connection_2`), so no spec is refused for what its fields are called.
  */
-import { canonicalSchema, fullDescription, pruneDepth } from "../tools/export.js";
+import { fullDescription, ToolSchemas } from "../tools/export.js";
 import { recordsKeyOf } from "../tools/shape.js";
 import type { ToolDefinition } from "../tools/types.js";
 
 type Json = Record<string, unknown>;
 
-export const CONNECTION_FIELD = "connection";
-export const RESULT_FIELDS_FIELD = "result_fields";
+export const CONNECTION_FIELD = "stepforge_connection";
+export const RESULT_FIELDS_FIELD = "stepforge_result_fields";
+
+/** `base`, or the first of `base_2`, `base_3`, … that is not a field of the step already. */
+function freeName(base: string, taken: Json): string {
+  if (!(base in taken)) return base;
+  let n = 2;
+  while (`${base}_${n}` in taken) n++;
+  return `${base}_${n}`;
+}
 
 /** An MCP tool as listed. */
 export interface ListedTool {
@@ -34,31 +45,41 @@ export interface ServedTool {
   recordsKey?: string | undefined;
   /** Account names when the model must choose one. */
   accounts: string[];
+  /** The names of the server's own fields on this step (absent where the step does not take them). */
+  fields: { connection?: string; resultFields?: string };
 }
+
+/** Levels of a step's result shape that describe_step shows. */
+export const OUTPUT_SHAPE_LEVELS = 2;
 
 /** The step's result shape, two levels deep, for describe_step. */
-export function outputShape(tool: ToolDefinition): Json {
-  return pruneDepth(canonicalSchema(tool.output, "output"), 2);
+export function outputShape(tool: ToolDefinition, book = new ToolSchemas([tool])): Json {
+  return book.output(tool, OUTPUT_SHAPE_LEVELS);
 }
 
-export function serveTool(tool: ToolDefinition, accounts: readonly string[]): ServedTool {
-  const schema = canonicalSchema(tool.input, "input");
+/**
+ * One step as listed. Give every step of a listing the same `book` (`new ToolSchemas(steps)`):
+ * converted one by one, steps that share schemas convert them again each time.
+ */
+export function serveTool(tool: ToolDefinition, accounts: readonly string[], book = new ToolSchemas([tool])): ServedTool {
+  const schema = book.input(tool);
   const properties = { ...((schema.properties as Json | undefined) ?? {}) };
   const required = [...((schema.required as string[] | undefined) ?? [])];
-  for (const added of [CONNECTION_FIELD, RESULT_FIELDS_FIELD]) {
-    if (added in properties) throw new Error(`${tool.name} has an input field "${added}", which the MCP server adds itself; rename it in the spec (x-stepforge-tool.fields)`);
-  }
-  const recordsKey = tool.kind === "operation" ? recordsKeyOf(canonicalSchema(tool.output, "output")) : undefined;
+  const fields: ServedTool["fields"] = {};
+  // One level shows whether a top-level property is a list of records; the rest is never built.
+  const recordsKey = tool.kind === "operation" ? recordsKeyOf(book.output(tool, 1)) : undefined;
   if (recordsKey) {
-    properties[RESULT_FIELDS_FIELD] = {
+    fields.resultFields = freeName(RESULT_FIELDS_FIELD, properties);
+    properties[fields.resultFields] = {
       type: "array",
       items: { type: "string" },
       description: 'Only these record fields (dotted for nested), e.g. ["id","name"].',
     };
   }
   if (accounts.length > 1) {
-    properties[CONNECTION_FIELD] = { type: "string", enum: [...accounts], description: `Which ${tool.descriptor.title} account to use.` };
-    required.push(CONNECTION_FIELD);
+    fields.connection = freeName(CONNECTION_FIELD, properties);
+    properties[fields.connection] = { type: "string", enum: [...accounts], description: `Which ${tool.descriptor.title} account to use.` };
+    required.push(fields.connection);
   }
   const inputSchema: Json = { ...schema, type: "object", properties };
   if (required.length) inputSchema.required = required;
@@ -82,5 +103,15 @@ export function serveTool(tool: ToolDefinition, accounts: readonly string[]): Se
     },
     recordsKey,
     accounts: [...accounts],
+    fields,
   };
+}
+
+/** Every step of a listing as listed, their schemas converted together. */
+export function serveTools(
+  tools: readonly ToolDefinition[],
+  accountsOf: (tool: ToolDefinition) => readonly string[] = () => [],
+): ServedTool[] {
+  const book = new ToolSchemas(tools);
+  return tools.map((tool) => serveTool(tool, accountsOf(tool), book));
 }

@@ -18,11 +18,15 @@ import { Protocol, type RequestHandlerExtra } from "@modelcontextprotocol/sdk/sh
 import { ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod";
 import { executeTool } from "../tools/execute.js";
+import { ToolSchemas, type SchemaWork } from "../tools/export-schema.js";
 import { shapeResult } from "../tools/shape.js";
 import type { ToolContext, ToolError } from "../tools/types.js";
 import type { Accounts } from "./accounts.js";
 import { selectTools, toolsetsOf, type Selection, type ServiceCatalog } from "./catalog.js";
 import { CursorStore } from "./cursors.js";
+import { budgetNotice, clientProfile, clientToolName, fittingToolsets, overBudget } from "./budget.js";
+import { DEFAULT_LISTING_BUDGET } from "./budget.js";
+import type { ClientName, ClientProfile, ListingBudget } from "./budget.js";
 import { CONNECTION_FIELD, outputShape, RESULT_FIELDS_FIELD, serveTool, type ListedTool, type ServedTool } from "./listing.js";
 
 type Json = Record<string, unknown>;
@@ -46,11 +50,23 @@ export interface StepforgeMcpOptions {
   maxLimitWaitMs?: number | undefined;
   /** Cancels every call, queued or in flight: the server is shutting down. */
   signal?: AbortSignal | undefined;
+  /** Counts the schema nodes the listing handles (tests and benchmarks measure work with it). */
+  schemaWork?: SchemaWork | undefined;
+  /**
+   * When listing every step as a tool would pass it (default 120 KB or 128 tools, lowered by
+   * `client`), serve the meta-tools instead and say why in `notice`. `false`: list every step.
+   */
+  budget?: Partial<ListingBudget> | false | undefined;
+  /** The client the server is for (`cursor`, `vscode`, …): its tool cap, name length and result size. */
+  client?: ClientName | ClientProfile | undefined;
+  /** The name the client knows the server by (Cursor counts it in each tool's name); default "stepforge". */
+  serverName?: string | undefined;
 }
 
 export const DEFAULT_RESULT_BYTES = 40_000;
 export const DEFAULT_MAX_LIMIT_WAIT_MS = 10_000;
 export const CONTINUE_TOOL = "continue_result";
+export const SERVER_NAME = "stepforge";
 
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -138,15 +154,42 @@ export class StepforgeMcp {
   private readonly resultBytes: number;
   private readonly maxLimitWaitMs: number;
   private readonly listing: ListedTool[];
+  /** Meta-tools instead of one tool per step: asked for (`dynamic`), or the listing was over the budget. */
+  readonly dynamic: boolean;
+  /** Why the server serves the meta-tools though not asked to (the budget), for the one stderr line. */
+  readonly notice?: string;
+  /** The steps' schemas, converted once for all of them (see ToolSchemas). */
+  private readonly schemas: ToolSchemas;
 
   constructor(options: StepforgeMcpOptions) {
     this.options = options;
+    const profile = typeof options.client === "string" ? clientProfile(options.client) : options.client;
     this.cursors = options.cursors ?? new CursorStore();
-    this.resultBytes = options.resultBytes ?? DEFAULT_RESULT_BYTES;
+    const clientCut = profile?.maxResultBytes ?? Number.POSITIVE_INFINITY;
+    this.resultBytes = Math.min(options.resultBytes ?? DEFAULT_RESULT_BYTES, clientCut);
     this.maxLimitWaitMs = options.maxLimitWaitMs ?? DEFAULT_MAX_LIMIT_WAIT_MS;
-    this.served = selectTools(options.catalogs, options.selection).map((t) => serveTool(t, options.accounts.names(t.service)));
+    const steps = selectTools(options.catalogs, options.selection);
+    this.schemas = new ToolSchemas(steps, options.schemaWork);
+    this.served = steps.map((t) => serveTool(t, options.accounts.names(t.service), this.schemas));
+    if (profile?.maxQualifiedName !== undefined) {
+      const room = profile.maxQualifiedName - (options.serverName ?? SERVER_NAME).length - 1;
+      for (const s of this.served) s.listed = { ...s.listed, name: clientToolName(s.listed.name, room) };
+    }
+    // By the name listed, and by the step's own name (a client that was told it elsewhere).
     this.byName = new Map(this.served.map((s) => [s.definition.name, s]));
-    this.listing = options.dynamic ? this.metaTools() : [...this.served.map((s) => s.listed), continueTool()];
+    for (const s of this.served) this.byName.set(s.listed.name, s);
+    const direct = [...this.served.map((s) => s.listed), continueTool()];
+    let dynamic = options.dynamic === true;
+    if (!dynamic && options.budget !== false) {
+      const budget = { ...DEFAULT_LISTING_BUDGET, ...options.budget };
+      const why = overBudget(direct, budget, profile);
+      if (why) {
+        dynamic = true;
+        this.notice = budgetNotice(why, fittingToolsets(options.catalogs, this.served, budget, profile), profile);
+      }
+    }
+    this.dynamic = dynamic;
+    this.listing = dynamic ? this.metaTools() : direct;
   }
 
   /** What `tools/list` answers. */
@@ -161,7 +204,7 @@ export class StepforgeMcp {
   async callTool(name: string, args: unknown, signal?: AbortSignal): Promise<CallToolResult> {
     try {
       if (name === CONTINUE_TOOL) return this.continueResult(args);
-      if (this.options.dynamic) {
+      if (this.dynamic) {
         if (name === "search_steps") return this.searchSteps(args);
         if (name === "describe_step") return this.describeStep(args);
         if (name === "call_step") {
@@ -182,10 +225,10 @@ export class StepforgeMcp {
   /** A new SDK server answering from this catalogue (one per transport or HTTP request). */
   createServer(): Server {
     const server = new Server(
-      { name: "stepforge", version: this.options.version ?? "0.0.0" },
+      { name: this.options.serverName ?? SERVER_NAME, version: this.options.version ?? "0.0.0" },
       {
         capabilities: { tools: {} },
-        instructions: this.options.dynamic
+        instructions: this.dynamic
           ? "Steps act on the connected services. Find one with search_steps, read its input with describe_step, run it with call_step. A write whose result says outcome \"unknown\" may have been applied: run its check before trying again."
           : "Each tool is a step on a connected service. A write whose result says outcome \"unknown\" may have been applied: run its check before trying again. Cut results give a cursor for continue_result.",
       },
@@ -200,8 +243,8 @@ export class StepforgeMcp {
 
   private unknownStep(name: string): CallToolResult {
     const prefix = name.split("_")[0];
-    const close = this.served.filter((s) => s.definition.name.startsWith(`${prefix}_`)).map((s) => s.definition.name).slice(0, 30);
-    const hint = this.options.dynamic ? " Find steps with search_steps." : close.length ? ` Steps of ${prefix}: ${close.join(", ")}.` : ` The tools are listed by tools/list.`;
+    const close = this.served.filter((s) => s.listed.name.startsWith(`${prefix}_`)).map((s) => s.listed.name).slice(0, 30);
+    const hint = this.dynamic ? " Find steps with search_steps." : close.length ? ` Steps of ${prefix}: ${close.join(", ")}.` : ` The tools are listed by tools/list.`;
     return errorResult({ kind: "unknown_tool", message: `There is no step named "${name}" on this server.${hint}`, retryable: false, fields: [{ path: "name", message: "unknown step" }], tool: name });
   }
 
@@ -215,25 +258,26 @@ export class StepforgeMcp {
       return inputError(name, "", `the input must be a JSON object with the fields ${Object.keys(served.listed.inputSchema.properties as Json).join(", ")}, not ${got}`);
     }
     const input: Json = isObject(args) ? { ...args } : {};
-    // `connection` is the server's field only where it lists it (several accounts); elsewhere it is
-    // an unknown field like any other, refused by the step's validation.
+    // The server's own fields exist only where it lists them (several accounts; a list result);
+    // elsewhere the name is an unknown field like any other, refused by the step's validation.
+    const own = served.fields;
     let requested: unknown;
-    if (served.accounts.length > 1) {
-      requested = input[CONNECTION_FIELD];
-      delete input[CONNECTION_FIELD];
+    if (own.connection) {
+      requested = input[own.connection];
+      delete input[own.connection];
     }
     let fields: string[] | undefined;
-    if (served.recordsKey) {
-      const raw = input[RESULT_FIELDS_FIELD];
-      delete input[RESULT_FIELDS_FIELD];
+    if (own.resultFields) {
+      const raw = input[own.resultFields];
+      delete input[own.resultFields];
       if (raw !== undefined && raw !== null) {
         if (!Array.isArray(raw) || raw.some((f) => typeof f !== "string" || f.length === 0 || f.length > 200) || raw.length > 100) {
-          return inputError(name, RESULT_FIELDS_FIELD, 'must be a list of field names such as ["id","name"]');
+          return inputError(name, own.resultFields, 'must be a list of field names such as ["id","name"]');
         }
         fields = raw as string[];
       }
     }
-    const account = this.options.accounts.resolve(tool.service, requested, name);
+    const account = this.options.accounts.resolve(tool.service, requested, name, own.connection ?? CONNECTION_FIELD);
     if (!account.ok) return errorResult(account.error);
     const result = await executeTool(tool, input, callContext(account.account.context, [signal, this.options.signal], this.maxLimitWaitMs));
     if (!result.ok) return errorResult(result.error);
@@ -245,13 +289,14 @@ export class StepforgeMcp {
     const shaped = shapeResult(data, { maxBytes: this.resultBytes, recordsKey, fields });
     const content: CallToolResult["content"] = [{ type: "text", text: JSON.stringify(shaped.data) }];
     const notes: string[] = [];
-    if (shaped.unknownFields?.length) notes.push(`No record has the field${shaped.unknownFields.length > 1 ? "s" : ""} ${shaped.unknownFields.map((f) => JSON.stringify(f)).join(", ")} named in result_fields.`);
+    const fieldsName = this.byName.get(tool)?.fields.resultFields ?? RESULT_FIELDS_FIELD;
+    if (shaped.unknownFields?.length) notes.push(`No record has the field${shaped.unknownFields.length > 1 ? "s" : ""} ${shaped.unknownFields.map((f) => JSON.stringify(f)).join(", ")} named in ${fieldsName}.`);
     if (shaped.cut) {
       const all = total ?? shaped.cut.total;
       const from = offset + 1;
       const to = offset + shaped.cut.returned;
       const cursor = this.cursors.put({ tool, path: shaped.cut.path, records: shaped.cut.rest, offset: to, total: all }, shaped.fullBytes - shaped.bytes);
-      const narrower = recordsKey && !fields ? `, or call ${tool} again with result_fields (e.g. ["id","name"]) for smaller records` : "";
+      const narrower = recordsKey && !fields ? `, or call ${tool} again with ${fieldsName} (e.g. ["id","name"]) for smaller records` : "";
       const shown = shaped.preview
         ? `"preview" holds only the start of the JSON text of record${from === to ? ` ${from}` : `s ${from}-${to}`} of ${all}, too large to show whole`
         : `"${shaped.cut.path.join(".")}" holds records ${from}-${to} of ${all}`;
@@ -344,7 +389,7 @@ export class StepforgeMcp {
       .filter((x) => x.score > 0)
       .sort((x, y) => y.score - x.score);
     const steps = scored.slice(0, limit).map(({ s }) => ({
-      name: s.definition.name,
+      name: s.listed.name,
       title: s.definition.title,
       summary: summary(s.definition.description),
       readOnly: s.definition.annotations.readOnlyHint,
@@ -362,14 +407,14 @@ export class StepforgeMcp {
     if (!served) return this.unknownStep(name);
     const t = served.definition;
     const body = {
-      name: t.name,
+      name: served.listed.name,
       title: t.title,
       description: served.listed.description,
       service: t.service,
       toolsets: toolsetsOf(this.options.catalogs, t),
       annotations: served.listed.annotations,
       inputSchema: served.listed.inputSchema,
-      result: outputShape(t),
+      result: outputShape(t, this.schemas),
       ...(t.check ? { checkAfterLostAnswer: t.check.step } : {}),
     };
     return { content: [{ type: "text", text: JSON.stringify(body) }] };

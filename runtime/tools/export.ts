@@ -2,9 +2,8 @@
  * JSON Schema exports of tool steps for each provider, derived from the zod schemas by pure
  * functions (see reference C.5):
  *
- * 1. `canonicalSchema`: z.toJSONSchema, then `$ref`s inlined (a cycle becomes a described free-form
- *    object), `$schema`, `$defs`, `default` and `nullable` dropped (a default moves into the
- *    description), zod's ±2^53 integer bounds dropped.
+ * 1. `canonicalSchema` (export-schema.ts): z.toJSONSchema, then `$ref`s inlined, keys some
+ *    providers refuse dropped; `ToolSchemas` does it for a whole list of steps in one pass.
  * 2. `openaiStrictSchema`: every object `additionalProperties: false` and every property required,
  *    optional ones as a union with null; `oneOf` → `anyOf`; only keywords strict mode documents are
  *    kept (others move into the description). When a free-form map is unavoidable (an API Call
@@ -15,231 +14,22 @@
  * The rule checkers (`openaiStrictViolations`, `anthropicViolations`, `mcpViolations`) are real
  * functions so tests can run them on every export and on known-bad schemas.
  */
-import * as z from "zod";
 import type { ToolDefinition } from "./types.js";
+import { ToolSchemas } from "./export-schema.js";
+import { openaiStrictSchema, type RuleViolation } from "./export-strict.js";
 import { toGemini, type GeminiTool } from "./gemini.js";
+
+export { appendDescription, canonicalize, canonicalSchema, pruneDepth, ToolSchemas } from "./export-schema.js";
+export type { CanonicalOptions, SchemaWork } from "./export-schema.js";
+export { openaiStrictSchema, openaiStrictViolations, OPENAI_STRICT_LIMITS } from "./export-strict.js";
+export type { RuleViolation, StrictResult } from "./export-strict.js";
 
 type Json = Record<string, unknown>;
 export type JsonSchema = Json;
 
 const PROVIDER_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-const SAFE_INT = 9007199254740991;
-
 function isObject(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function clone<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
-}
-
-function resolveLocal(root: Json, ref: string): unknown {
-  if (!ref.startsWith("#")) return undefined;
-  let node: unknown = root;
-  for (const raw of ref.replace(/^#\/?/, "").split("/").filter(Boolean)) {
-    const key = raw.replace(/~1/g, "/").replace(/~0/g, "~");
-    if (!isObject(node)) return undefined;
-    node = node[key];
-  }
-  return node;
-}
-
-function appendDescription(node: Json, text: string): void {
-  const current = typeof node.description === "string" ? node.description.trim() : "";
-  if (current.includes(text)) return;
-  node.description = current ? `${current}${/[.!?]$/.test(current) ? "" : "."} ${text}` : text;
-}
-
-/** Inlines refs, drops keys some providers refuse; pure (returns a new object). */
-export function canonicalize(schema: Json): Json {
-  const root = clone(schema);
-  const walk = (node: unknown, stack: string[]): unknown => {
-    if (Array.isArray(node)) return node.map((n) => walk(n, stack));
-    if (!isObject(node)) return node;
-    if (typeof node.$ref === "string") {
-      const ref = node.$ref;
-      const { $ref: _ref, ...siblings } = node;
-      if (stack.includes(ref)) {
-        return { type: "object", description: `${typeof siblings.description === "string" ? `${siblings.description} ` : ""}(recursive structure; any object)`.trim(), additionalProperties: true };
-      }
-      const target = resolveLocal(root, ref);
-      const resolved = walk(isObject(target) ? target : {}, [...stack, ref]) as Json;
-      return { ...resolved, ...(walk(siblings, stack) as Json) };
-    }
-    const out: Json = {};
-    for (const [key, value] of Object.entries(node)) {
-      if (key === "$schema" || key === "$defs" || key === "definitions" || key === "nullable" || key === "$id") continue;
-      if (key === "default") continue;
-      if (key === "propertyNames" && isObject(value) && value.type === "string" && Object.keys(value).length === 1) continue;
-      if ((key === "minimum" && value === -SAFE_INT) || (key === "maximum" && value === SAFE_INT)) continue;
-      if (key === "properties" && isObject(value)) {
-        out.properties = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, stack)]));
-        continue;
-      }
-      out[key] = walk(value, stack);
-    }
-    if (node.default !== undefined && node.default !== null) appendDescription(out, `Default: ${JSON.stringify(node.default)}.`);
-    return out;
-  };
-  return walk(root, []) as Json;
-}
-
-/** The JSON Schema of a zod schema, canonicalised. */
-export function canonicalSchema(schema: z.ZodType, io: "input" | "output"): Json {
-  const raw = z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12", cycles: "ref", reused: "inline" }) as Json;
-  return canonicalize(raw);
-}
-
-// ------------------------------------------------------------------ OpenAI strict
-
-const STRICT_KEYS = new Set([
-  "type",
-  "properties",
-  "required",
-  "additionalProperties",
-  "items",
-  "enum",
-  "const",
-  "anyOf",
-  "description",
-  "title",
-  "pattern",
-  "format",
-  "minimum",
-  "maximum",
-  "exclusiveMinimum",
-  "exclusiveMaximum",
-  "multipleOf",
-  "minItems",
-  "maxItems",
-]);
-const STRICT_FORMATS = new Set(["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"]);
-const FORBIDDEN_STRICT = ["allOf", "not", "if", "then", "else", "dependentRequired", "dependentSchemas", "oneOf", "$ref", "patternProperties", "propertyNames"];
-
-function isFreeForm(node: Json): boolean {
-  const isObjectType = node.type === "object" || (Array.isArray(node.type) && node.type.includes("object"));
-  if (!isObjectType) return false;
-  const ap = node.additionalProperties;
-  if (ap === undefined) return !isObject(node.properties) || Object.keys(node.properties as Json).length === 0;
-  return ap !== false;
-}
-
-function withNull(node: Json): Json {
-  if (Array.isArray(node.anyOf)) {
-    const branches = node.anyOf as Json[];
-    if (branches.some((b) => b.type === "null")) return node;
-    return { ...node, anyOf: [...branches, { type: "null" }] };
-  }
-  if (typeof node.type === "string" && node.type !== "null") {
-    const out: Json = { ...node, type: [node.type, "null"] };
-    if (Array.isArray(node.enum) && !node.enum.includes(null)) out.enum = [...node.enum, null];
-    return out;
-  }
-  if (Array.isArray(node.type)) return node.type.includes("null") ? node : { ...node, type: [...node.type, "null"] };
-  const { description, ...rest } = node;
-  return { ...(description !== undefined ? { description } : {}), anyOf: [rest, { type: "null" }] };
-}
-
-export interface StrictResult {
-  schema: Json;
-  /** False when the schema needs a free-form map; the export then uses `strict: false`. */
-  strict: boolean;
-  reasons: string[];
-}
-
-/** The OpenAI strict-mode variant of a canonical schema, or the reasons it cannot be strict. */
-export function openaiStrictSchema(canonical: Json): StrictResult {
-  const reasons: string[] = [];
-  const walk = (node: unknown, at: string): unknown => {
-    if (Array.isArray(node)) return node.map((n, i) => walk(n, `${at}[${i}]`));
-    if (!isObject(node)) return node;
-    if (isFreeForm(node)) reasons.push(`${at || "(root)"} is a free-form object (any keys)`);
-    let source: Json = node;
-    if (Array.isArray(source.oneOf)) {
-      const { oneOf, ...rest } = source;
-      source = { ...rest, anyOf: oneOf };
-    }
-    if (Array.isArray(source.allOf) && source.allOf.length === 1 && isObject(source.allOf[0])) {
-      const { allOf, ...rest } = source;
-      source = { ...(allOf as Json[])[0], ...rest };
-    }
-    const out: Json = {};
-    const notes: string[] = [];
-    for (const [key, value] of Object.entries(source)) {
-      if (key === "properties" && isObject(value)) {
-        out.properties = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, at ? `${at}.${k}` : k)]));
-      } else if (key === "items" || key === "anyOf") {
-        out[key] = walk(value, `${at}${key === "items" ? "[]" : ""}`);
-      } else if (key === "additionalProperties") {
-        out.additionalProperties = isObject(value) || value === true ? walk(value, `${at}{}`) : value;
-      } else if (key === "format") {
-        if (typeof value === "string" && STRICT_FORMATS.has(value)) out.format = value;
-        else notes.push(`Format: ${String(value)}.`);
-      } else if (STRICT_KEYS.has(key)) {
-        out[key] = value;
-      } else if (FORBIDDEN_STRICT.includes(key)) {
-        reasons.push(`${at || "(root)"} uses ${key}`);
-        out[key] = value;
-      } else if (key === "minLength" || key === "maxLength") {
-        notes.push(`${key === "minLength" ? "At least" : "At most"} ${String(value)} characters.`);
-      } else if (key === "examples" && Array.isArray(value)) {
-        notes.push(`Example: ${value.slice(0, 2).map((v) => JSON.stringify(v)).join(", ")}.`);
-      }
-      // Other keywords (readOnly, deprecated, contentEncoding, ...) carry nothing a model needs.
-    }
-    for (const note of notes) appendDescription(out, note);
-    const isObjectType = out.type === "object" || (Array.isArray(out.type) && out.type.includes("object"));
-    if (isObjectType && isObject(out.properties)) {
-      const props = out.properties as Record<string, Json>;
-      const required = new Set(Array.isArray(out.required) ? (out.required as string[]) : []);
-      for (const [key, prop] of Object.entries(props)) if (!required.has(key)) props[key] = withNull(prop);
-      out.required = Object.keys(props);
-      if (out.additionalProperties === undefined || out.additionalProperties === false) out.additionalProperties = false;
-    } else if (isObjectType && out.additionalProperties === undefined) {
-      out.additionalProperties = false;
-      if (!out.properties) out.properties = {};
-      out.required = Object.keys(out.properties as Json);
-    }
-    return out;
-  };
-  const schema = walk(canonical, "") as Json;
-  return { schema, strict: reasons.length === 0, reasons: [...new Set(reasons)] };
-}
-
-export interface RuleViolation {
-  path: string;
-  rule: string;
-}
-
-/** Everything that would make OpenAI refuse `schema` with `strict: true`. */
-export function openaiStrictViolations(schema: unknown): RuleViolation[] {
-  const out: RuleViolation[] = [];
-  if (!isObject(schema) || schema.type !== "object") out.push({ path: "(root)", rule: 'the root must be { type: "object" }' });
-  if (isObject(schema)) for (const k of ["anyOf", "oneOf", "allOf"]) if (k in schema) out.push({ path: "(root)", rule: `no ${k} at the root` });
-  let depth = 0;
-  const walk = (node: unknown, at: string, level: number): void => {
-    if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${at}[${i}]`, level));
-    if (!isObject(node)) return;
-    depth = Math.max(depth, level);
-    for (const key of Object.keys(node)) {
-      if (!STRICT_KEYS.has(key)) out.push({ path: at || "(root)", rule: `keyword "${key}" is not allowed in strict mode` });
-    }
-    if (typeof node.format === "string" && !STRICT_FORMATS.has(node.format)) out.push({ path: at, rule: `format "${node.format}" is not supported` });
-    const isObjectType = node.type === "object" || (Array.isArray(node.type) && node.type.includes("object"));
-    if (isObjectType) {
-      if (node.additionalProperties !== false) out.push({ path: at || "(root)", rule: "objects need additionalProperties: false" });
-      const props = isObject(node.properties) ? Object.keys(node.properties) : [];
-      const required = Array.isArray(node.required) ? (node.required as string[]) : [];
-      for (const p of props) if (!required.includes(p)) out.push({ path: at ? `${at}.${p}` : p, rule: "every property must be in required (use a null union for optional)" });
-      if (isObject(node.properties)) for (const [k, v] of Object.entries(node.properties)) walk(v, at ? `${at}.${k}` : k, level + 1);
-    }
-    if (node.items !== undefined) walk(node.items, `${at}[]`, level + 1);
-    if (Array.isArray(node.anyOf)) walk(node.anyOf, at, level);
-    if (isObject(node.additionalProperties)) walk(node.additionalProperties, `${at}{}`, level + 1);
-  };
-  walk(schema, "", 0);
-  if (depth > 10) out.push({ path: "(root)", rule: "at most 10 levels of nesting" });
-  return out;
 }
 
 function commonViolations(name: unknown, schema: unknown, label: string): RuleViolation[] {
@@ -312,56 +102,31 @@ export function fullDescription(tool: ToolDefinition): string {
   return `${tool.description}${deprecated}`.trim();
 }
 
-export function toOpenAI(tool: ToolDefinition): { tool: OpenAITool; reasons: string[] } {
-  const canonical = canonicalSchema(tool.input, "input");
+/** A book of one step, for the single-step exports called without one. */
+const bookOf = (tool: ToolDefinition): ToolSchemas => new ToolSchemas([tool]);
+
+export function toOpenAI(tool: ToolDefinition, book = bookOf(tool)): { tool: OpenAITool; reasons: string[] } {
+  const canonical = book.input(tool);
   const strict = openaiStrictSchema(canonical);
   const parameters = strict.strict ? strict.schema : canonical;
   return { tool: { type: "function", function: { name: tool.name, description: fullDescription(tool), parameters, strict: strict.strict } }, reasons: strict.reasons };
 }
 
-export function toAnthropic(tool: ToolDefinition): AnthropicTool {
-  return { name: tool.name, description: fullDescription(tool), input_schema: canonicalSchema(tool.input, "input") };
-}
-
-/**
- * Cuts an output schema below `levels` of nested objects: deeper objects become described
- * free-form objects. Output schemas describe, they do not constrain what a model sends, and a
- * record such as a Trello card with every nested list, action and checklist spelled out would make
- * `tools/list` megabytes long.
- */
-export function pruneDepth(schema: Json, levels: number): Json {
-  const walk = (node: unknown, depth: number): unknown => {
-    if (Array.isArray(node)) return node.map((n) => walk(n, depth));
-    if (!isObject(node)) return node;
-    const isObjectType = node.type === "object" || (Array.isArray(node.type) && node.type.includes("object"));
-    if (isObjectType && depth >= levels && (isObject(node.properties) || isObject(node.additionalProperties))) {
-      const out: Json = { type: node.type, additionalProperties: true };
-      if (typeof node.description === "string") out.description = node.description;
-      return out;
-    }
-    const out: Json = {};
-    for (const [key, value] of Object.entries(node)) {
-      if (key === "properties" && isObject(value)) out.properties = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, depth + 1)]));
-      else if (key === "items" || key === "anyOf" || key === "oneOf" || key === "allOf") out[key] = walk(value, depth);
-      else if (key === "additionalProperties" && isObject(value)) out[key] = walk(value, depth + 1);
-      else out[key] = value;
-    }
-    return out;
-  };
-  return walk(schema, 0) as Json;
+export function toAnthropic(tool: ToolDefinition, book = bookOf(tool)): AnthropicTool {
+  return { name: tool.name, description: fullDescription(tool), input_schema: book.input(tool) };
 }
 
 /** Nesting kept in MCP output schemas (the record, its parts, and their parts). */
 export const OUTPUT_SCHEMA_LEVELS = 3;
 
-export function toMcp(tool: ToolDefinition): McpTool {
-  let outputSchema = pruneDepth(canonicalSchema(tool.output, "output"), OUTPUT_SCHEMA_LEVELS);
+export function toMcp(tool: ToolDefinition, book = bookOf(tool)): McpTool {
+  let outputSchema = book.output(tool, OUTPUT_SCHEMA_LEVELS);
   if (outputSchema.type !== "object") outputSchema = { type: "object", description: "The step's result.", additionalProperties: true };
   return {
     name: tool.name,
     title: tool.title,
     description: fullDescription(tool),
-    inputSchema: canonicalSchema(tool.input, "input"),
+    inputSchema: book.input(tool),
     outputSchema,
     annotations: { title: tool.title, ...tool.annotations },
   };
@@ -375,15 +140,17 @@ export interface ExportResult {
 
 export function exportTools(tools: readonly ToolDefinition[], format: ExportFormat): ExportResult {
   const nonStrict: ExportResult["nonStrict"] = [];
+  // One conversion for the whole list: the steps of a spec share most of their schemas.
+  const book = new ToolSchemas(tools);
   const out = tools.map((tool) => {
-    if (format === "anthropic") return toAnthropic(tool);
-    if (format === "mcp") return toMcp(tool);
+    if (format === "anthropic") return toAnthropic(tool, book);
+    if (format === "mcp") return toMcp(tool, book);
     if (format === "gemini") {
-      const { tool: exported, freeForm } = toGemini(tool);
+      const { tool: exported, freeForm } = toGemini(tool, book);
       if (freeForm.length) nonStrict.push({ name: tool.name, reasons: freeForm.map((p) => `${p} is a free-form object (any keys); exported as parametersJsonSchema`) });
       return exported;
     }
-    const { tool: exported, reasons } = toOpenAI(tool);
+    const { tool: exported, reasons } = toOpenAI(tool, book);
     if (!exported.function.strict) nonStrict.push({ name: tool.name, reasons });
     return exported;
   });

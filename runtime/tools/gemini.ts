@@ -15,7 +15,8 @@
  * exported with `parametersJsonSchema` instead (the API's JSON Schema field, exclusive with
  * `parameters`), and reported, like OpenAI's `strict: false`.
  */
-import { canonicalSchema, fullDescription, type RuleViolation } from "./export.js";
+import { fullDescription, type RuleViolation } from "./export.js";
+import { ToolSchemas } from "./export-schema.js";
 import type { ToolDefinition } from "./types.js";
 
 type Json = Record<string, unknown>;
@@ -99,8 +100,8 @@ export function geminiSchema(canonical: Json): { schema: Json; freeForm: string[
   return { schema: walk(canonical, ""), freeForm };
 }
 
-export function toGemini(tool: ToolDefinition): { tool: GeminiTool; freeForm: string[] } {
-  const canonical = canonicalSchema(tool.input, "input");
+export function toGemini(tool: ToolDefinition, book = new ToolSchemas([tool])): { tool: GeminiTool; freeForm: string[] } {
+  const canonical = book.input(tool);
   const { schema, freeForm } = geminiSchema(canonical);
   // The root may have no properties (a step without input): that is fine for Gemini.
   const nested = freeForm.filter((p) => p !== "(root)");

@@ -20,6 +20,7 @@ export {
   canonicalSchema,
   openaiStrictSchema,
   openaiStrictViolations,
+  OPENAI_STRICT_LIMITS,
   anthropicViolations,
   mcpViolations,
   toOpenAI,
@@ -29,6 +30,7 @@ export {
   OUTPUT_SCHEMA_LEVELS,
   exportTools,
   fullDescription,
+  ToolSchemas,
 } from "./export.js";
 export { toGemini, geminiSchema, geminiViolations, GEMINI_NAME } from "./gemini.js";
 export type { GeminiTool } from "./gemini.js";
@@ -38,3 +40,4 @@ export { inputLimitProblem, DEFAULT_INPUT_LIMITS } from "./input-limits.js";
 export type { InputLimits } from "./input-limits.js";
 export { checkAdvice, valuesAt } from "./errors.js";
 export type { ExportFormat, ExportResult, OpenAITool, AnthropicTool, McpTool, RuleViolation, StrictResult, JsonSchema } from "./export.js";
+export type { CanonicalOptions, SchemaWork } from "./export-schema.js";

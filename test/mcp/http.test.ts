@@ -44,8 +44,8 @@ describe("stepforge mcp --http with two Trello accounts", () => {
       const steps = tools.filter((t) => t.name !== "continue_result");
       expect(steps.length).toBe(35);
       for (const t of steps) {
-        expect(t.inputSchema.properties?.connection, t.name).toMatchObject({ type: "string", enum: ["personal", "work"] });
-        expect(t.inputSchema.required, t.name).toContain("connection");
+        expect(t.inputSchema.properties?.stepforge_connection, t.name).toMatchObject({ type: "string", enum: ["personal", "work"] });
+        expect(t.inputSchema.required, t.name).toContain("stepforge_connection");
       }
     } finally {
       await c.close();
@@ -56,10 +56,10 @@ describe("stepforge mcp --http with two Trello accounts", () => {
     const c = await httpClient(server.url);
     try {
       const before = mock.counters().requests;
-      const work = await c.client.callTool({ name: "trello_get_card", arguments: { id: CARD, connection: "work" } });
+      const work = await c.client.callTool({ name: "trello_get_card", arguments: { id: CARD, stepforge_connection: "work" } });
       expect(work.isError).toBeFalsy();
       expect(json(work)).toMatchObject({ id: CARD });
-      const personal = await c.client.callTool({ name: "trello_get_card", arguments: { id: CARD, connection: "personal" } });
+      const personal = await c.client.callTool({ name: "trello_get_card", arguments: { id: CARD, stepforge_connection: "personal" } });
       expect(personal.isError).toBe(true);
       expect(json(personal)).toMatchObject({ kind: "auth", retryable: false });
       // The other account's token never shows in what the model reads.
@@ -68,9 +68,9 @@ describe("stepforge mcp --http with two Trello accounts", () => {
 
       const none = await c.client.callTool({ name: "trello_get_card", arguments: { id: CARD } });
       expect(none.isError).toBe(true);
-      expect(json(none)).toMatchObject({ kind: "invalid_input", fields: [{ path: "connection", message: expect.stringMatching(/"personal", "work"/) }] });
-      const wrong = await c.client.callTool({ name: "trello_get_card", arguments: { id: CARD, connection: "home" } });
-      expect(json(wrong)).toMatchObject({ kind: "invalid_input", fields: [{ path: "connection" }] });
+      expect(json(none)).toMatchObject({ kind: "invalid_input", fields: [{ path: "stepforge_connection", message: expect.stringMatching(/"personal", "work"/) }] });
+      const wrong = await c.client.callTool({ name: "trello_get_card", arguments: { id: CARD, stepforge_connection: "home" } });
+      expect(json(wrong)).toMatchObject({ kind: "invalid_input", fields: [{ path: "stepforge_connection" }] });
       expect(mock.counters().requests - before).toBe(2);
     } finally {
       await c.close();
@@ -130,15 +130,15 @@ describe("MCP over HTTP in process: result budget, token, host checks", () => {
       expect(json(used)).toMatchObject({ kind: "invalid_input", fields: [{ path: "cursor" }] });
 
       // Field selection: only the fields asked for, and the whole list fits.
-      const slim = await c.client.callTool({ name: "trello_get_list_cards", arguments: { id: LIST, result_fields: ["id", "name"] } });
+      const slim = await c.client.callTool({ name: "trello_get_list_cards", arguments: { id: LIST, stepforge_result_fields: ["id", "name"] } });
       const slimItems = json<{ items: Array<Record<string, unknown>> }>(slim).items;
       expect(slimItems.length).toBe(total);
       for (const r of slimItems) expect(Object.keys(r).sort()).toEqual(["id", "name"]);
       expect(texts(slim)).toHaveLength(1);
-      const typo = await c.client.callTool({ name: "trello_get_list_cards", arguments: { id: LIST, result_fields: ["id", "nmae"] } });
+      const typo = await c.client.callTool({ name: "trello_get_list_cards", arguments: { id: LIST, stepforge_result_fields: ["id", "nmae"] } });
       expect(texts(typo)[1]).toMatch(/No record has the field "nmae"/);
-      const badFields = await c.client.callTool({ name: "trello_get_list_cards", arguments: { id: LIST, result_fields: "id" } });
-      expect(json(badFields)).toMatchObject({ kind: "invalid_input", fields: [{ path: "result_fields" }] });
+      const badFields = await c.client.callTool({ name: "trello_get_list_cards", arguments: { id: LIST, stepforge_result_fields: "id" } });
+      expect(json(badFields)).toMatchObject({ kind: "invalid_input", fields: [{ path: "stepforge_result_fields" }] });
     } finally {
       await c.close();
     }

@@ -1,7 +1,7 @@
 /**
  * The dynamic meta-tools hold to the input schemas they declare (only their fields, a service from
  * the list, a numeric limit); search summaries are whole first sentences; and with one account a
- * `connection` field is an unknown field like any other (only listed, and handled, with several).
+ * `stepforge_connection` field is an unknown field like any other (only listed, and handled, with several).
  * In process: nothing here reaches a service.
  */
 import { beforeAll, describe, expect, it } from "vitest";
@@ -53,12 +53,12 @@ describe("dynamic meta-tools check their declared schemas", () => {
   });
 });
 
-describe("connection with one account", () => {
+describe("stepforge_connection with one account", () => {
   it("is an unknown field, not silently stripped", async () => {
     const accounts = new Accounts([["trello", [{ name: "only", context: { connection: { name: "only", fields: {} } } }]]]);
     const mcp = new StepforgeMcp({ catalogs: catalogs.filter((c) => c.id === "trello"), accounts });
-    const result = await mcp.callTool("trello_get_card", { id: "6123a9f0c4b5d6e7f8091a2b", connection: "bogus" });
+    const result = await mcp.callTool("trello_get_card", { id: "6123a9f0c4b5d6e7f8091a2b", stepforge_connection: "bogus" });
     expect(result.isError).toBe(true);
-    expect(json<ToolError>(result)).toMatchObject({ kind: "invalid_input", fields: [{ path: "connection", message: expect.stringMatching(/not a field of this step/) }] });
+    expect(json<ToolError>(result)).toMatchObject({ kind: "invalid_input", fields: [{ path: "stepforge_connection", message: expect.stringMatching(/not a field of this step/) }] });
   });
 });

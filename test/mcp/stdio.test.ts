@@ -31,7 +31,7 @@ describe("stepforge mcp --mock over stdio (default listing)", () => {
     expect(tools.find((t) => t.name === "trello_get_card")!.annotations).toMatchObject({ readOnlyHint: true });
     expect(tools.find((t) => t.name === "trello_delete_card")!.annotations?.readOnlyHint).toBeUndefined();
     // One account per service: no connection field.
-    expect(tools.some((t) => "connection" in ((t.inputSchema.properties as object) ?? {}))).toBe(false);
+    expect(tools.some((t) => "stepforge_connection" in ((t.inputSchema.properties as object) ?? {}))).toBe(false);
   });
 
   it("calls a step through the runtime against the mock and returns its JSON", async () => {

@@ -300,12 +300,12 @@ describe("secret-leak scan: flows in process", () => {
           capture.add(`mcp ${name} dynamic=${dynamic}`, r);
           return r;
         };
-        expect((await call("trello_get_board_cards", { id: BOARD, connection: "work" })).isError).toBeFalsy();
-        expect((await call("trello_get_board", { id: BOARD, connection: "old" })).isError).toBe(true);
-        expect((await call("trello_create_card", { idList: LIST, name: "lost answer", connection: "work" })).isError).toBe(true);
-        expect((await call("trello_get_card", { id: 5, token: M.trelloToken.value, connection: "work" })).isError).toBe(true);
-        expect((await call("trello_get_member", { id: "..", connection: "work" })).isError).toBe(true);
-        expect((await call("trello_api_call", { method: "GET", endpoint: `/1/x/../${M.trelloToken.value}`, connection: "work" })).isError).toBe(true);
+        expect((await call("trello_get_board_cards", { id: BOARD, stepforge_connection: "work" })).isError).toBeFalsy();
+        expect((await call("trello_get_board", { id: BOARD, stepforge_connection: "old" })).isError).toBe(true);
+        expect((await call("trello_create_card", { idList: LIST, name: "lost answer", stepforge_connection: "work" })).isError).toBe(true);
+        expect((await call("trello_get_card", { id: 5, token: M.trelloToken.value, stepforge_connection: "work" })).isError).toBe(true);
+        expect((await call("trello_get_member", { id: "..", stepforge_connection: "work" })).isError).toBe(true);
+        expect((await call("trello_api_call", { method: "GET", endpoint: `/1/x/../${M.trelloToken.value}`, stepforge_connection: "work" })).isError).toBe(true);
         if (dynamic) capture.add("mcp describe", await c.client.callTool({ name: "describe_step", arguments: { name: "trello_create_card" } }));
       } finally {
         await c.close();
