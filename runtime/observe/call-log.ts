@@ -12,8 +12,9 @@
  *
  * Writing never slows or fails a call: `record` returns at once, the write goes on in the
  * background, and a failed write is counted (`dropped`) and told to the logger. A process does not
- * exit before its records are written (or given up after the sink's bounded wait): a timer holds
- * it while any is pending. `flush()` waits for them.
+ * exit before its records are written (or given up after the sink's bounded wait): the write
+ * itself (a file operation, a Redis command with its timeout) keeps it alive, as the spawned
+ * `stepforge call` test shows. `flush()` waits for them.
  */
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -56,7 +57,6 @@ export class CallLog {
   /** Records that could not be written. */
   dropped = 0;
   private readonly pending = new Set<Promise<void>>();
-  private keepAlive: NodeJS.Timeout | undefined;
   private readonly host = hostname();
 
   constructor(private readonly config: CallLogConfig & { sink: CallLogSink }) {
@@ -75,15 +75,7 @@ export class CallLog {
       }
     });
     this.pending.add(write);
-    // Keeps the process alive until the write ends; the sinks bound how long that takes.
-    this.keepAlive ??= setInterval(() => undefined, 60_000);
-    void write.finally(() => {
-      this.pending.delete(write);
-      if (this.pending.size === 0 && this.keepAlive) {
-        clearInterval(this.keepAlive);
-        this.keepAlive = undefined;
-      }
-    });
+    void write.finally(() => this.pending.delete(write));
     return record;
   }
 

@@ -10,9 +10,8 @@
  *
  * Unlike the state store (which must never queue an admission), a record may wait for a
  * connection: commands are queued while connecting and each fails after `unreachableAfterMs`
- * (default 5 s), so a call never waits on the log for longer, and the loss is reported. The
- * connection does not keep a process alive by itself; CallLog keeps it alive while a record is
- * still on its way.
+ * (default 5 s), so a call never waits on the log for longer, and the loss is reported. An idle
+ * connection does not keep a process alive; a command on its way does (its timeout timer).
  */
 import type { Redis, RedisOptions } from "ioredis";
 import { describeRedisUrl } from "../state/redis.js";

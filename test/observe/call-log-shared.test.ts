@@ -5,14 +5,16 @@
  * be there exactly once, whole: no lost and no torn record.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMock, type RunningMock } from "../../runtime/mock/index.js";
 import { type CallRecord, FileCallLog, RedisCallLog } from "../../runtime/observe/index.js";
+import { runCli } from "../helpers/cli.js";
 import { haveRedis, type RunningRedis, startRedis } from "../helpers/redis.js";
+import { runCliProcess } from "../reliability/secret-leak-helpers.js";
 import "../mock/register.js";
 
 const ROOT = join(import.meta.dirname, "../..");
@@ -132,6 +134,20 @@ describe.skipIf(!haveRedis())("the call log across processes", { timeout: 180_00
       await byCount.close();
       await byAge.close();
     }
+  });
+
+  it("stepforge call, a process of its own, logs its call to Redis before it exits; stepforge log reads it back", async () => {
+    const connections = join(dir, "connections.json");
+    writeFileSync(connections, JSON.stringify({ news: { service: "worldnews", fields: { apiKey: API_KEY } } }), { mode: 0o600 });
+    const args = ["call", "worldnews_search_news", "--input", JSON.stringify({ text: "from the command line" }), "--connections", connections, "--base-url", mock.url];
+    const called = await runCliProcess(args, { STEPFORGE_CALL_LOG: "state", STEPFORGE_REDIS_URL: redis.url }, 60_000);
+    expect(called.code, called.stderr).toBe(0);
+    const log = await runCli("log", "--redis", redis.url, "--connection", "news", "--json");
+    expect(log.code, log.stderr).toBe(0);
+    const records = log.stdout.trim().split("\n").map((l) => JSON.parse(l) as CallRecord);
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({ tool: "worldnews_search_news", connection: "news", input: { text: "from the command line" }, outcome: "ok", attempts: 1 });
+    expect(records[0]!.pid).not.toBe(process.pid);
   });
 
   it(`${WORKERS} processes on Redis (STEPFORGE_CALL_LOG=state), then on a folder whose file rotates under them: no lost or torn record`, async () => {

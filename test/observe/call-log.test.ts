@@ -84,7 +84,7 @@ describe("the call log of tool calls", () => {
     const log = createCallLog({ file });
     await executeTool(
       trelloApiCall,
-      { method: "GET", endpoint: `/1/cards/${CARD}`, query: { fields: `name ${M.trelloToken.value}`, password: "hunter22-not-a-marker" } },
+      { method: "GET", endpoint: `/1/cards/${CARD}`, query_parameters: { fields: `name ${M.trelloToken.value}`, password: "hunter22-not-a-marker" } },
       context({ callLog: log }),
     );
     await executeTool(
@@ -99,7 +99,8 @@ describe("the call log of tool calls", () => {
     const leaks = scanText(file, text, needlesFor(Object.values(M)));
     expect(describeLeaks(leaks)).toBe("");
     const [apiCall, search, body] = lines(file);
-    expect(apiCall!.input).toMatchObject({ query: { fields: "name [redacted]", password: "[redacted]" } });
+    expect(apiCall!.input).toMatchObject({ query_parameters: { fields: "name [redacted]", password: "[redacted]" } });
+    expect(apiCall!.outcome).not.toBe("invalid_input");
     expect((search!.input as { text: string }).text).toBe("look up [redacted] and [redacted]");
     expect(body!.input).toMatchObject({ body: { token: "[redacted]", name: "x" } });
   });
