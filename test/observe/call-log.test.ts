@@ -13,6 +13,8 @@ import { createSharedState } from "../../runtime/index.js";
 import { startMock, type RunningMock } from "../../runtime/mock/index.js";
 import { CALL_LOG_ENV, closeDefaultCallLog, createCallLog, FileCallLog, type CallRecord, type Logger } from "../../runtime/observe/index.js";
 import { executeTool, type ToolContext } from "../../runtime/tools/index.js";
+import { loadCatalogs } from "../../cli/commands/tools.js";
+import { Accounts, StepforgeMcp } from "../../runtime/mcp/index.js";
 import "../mock/register.js";
 import { createMarkers, describeLeaks, needlesFor, scanText } from "../reliability/markers.js";
 
@@ -131,6 +133,23 @@ describe("the call log of tool calls", () => {
       else process.env[CALL_LOG_ENV] = before;
     }
     expect(lines(file)).toHaveLength(1);
+  });
+
+  it("an MCP server logs its tool calls with the account's connection name (STEPFORGE_CALL_LOG)", async () => {
+    const file = join(dir, "mcp.jsonl");
+    const before = process.env[CALL_LOG_ENV];
+    process.env[CALL_LOG_ENV] = file;
+    try {
+      const account = { name: "team-board", context: { connection: { ...trelloConnection, name: "team-board" }, baseUrl: trello.url, shared: createSharedState() } };
+      const mcp = new StepforgeMcp({ catalogs: await loadCatalogs(), selection: { services: ["trello"] }, accounts: new Accounts([["trello", [account]]]) });
+      const result = (await mcp.callTool("trello_get_card", { id: CARD })) as { isError?: boolean };
+      expect(result.isError).toBeUndefined();
+      await closeDefaultCallLog();
+    } finally {
+      if (before === undefined) delete process.env[CALL_LOG_ENV];
+      else process.env[CALL_LOG_ENV] = before;
+    }
+    expect(lines(file)).toEqual([expect.objectContaining({ tool: "trello_get_card", connection: "team-board", outcome: "ok", attempts: 1 })]);
   });
 
   it("a logger given to the call sees the client's events; a failing sink is counted and told, the call unharmed", async () => {
