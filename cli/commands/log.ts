@@ -14,14 +14,34 @@ import type { CallRecord } from "../../runtime/observe/record.js";
 import type { CallLogFilter } from "../../runtime/observe/sink.js";
 import { UsageError } from "../usage.js";
 
-const OUTCOMES = ["ok", "error", "invalid_input", "connection", "unknown_tool", "internal", "auth", "permission", "not_found", "validation", "conflict", "rate_limited", "quota_exhausted", "timeout", "network", "server"];
+const OUTCOMES = [
+  "ok",
+  "error",
+  "invalid_input",
+  "connection",
+  "unknown_tool",
+  "internal",
+  "auth",
+  "permission",
+  "not_found",
+  "validation",
+  "conflict",
+  "rate_limited",
+  "quota_exhausted",
+  "timeout",
+  "network",
+  "server",
+];
 
 /** One record as a line: time, outcome, tool, connection, attempts, duration, then what went wrong. */
 export function formatRecord(r: CallRecord): string {
   const attempts = r.attempts === undefined ? "" : `${r.attempts} attempt${r.attempts === 1 ? "" : "s"}`;
   const parts = [r.time, r.outcome.padEnd(13), r.tool, r.connection ?? "-", attempts, `${r.durationMs} ms`];
   if (r.traceId) parts.push(`trace ${r.traceId}`);
-  if (r.error) parts.push(`${[r.error.status, r.error.code].filter((x) => x !== undefined).join(" ")}${r.error.status !== undefined || r.error.code ? ": " : ""}${r.error.message.replace(/\s+/g, " ").slice(0, 200)}`);
+  if (r.error) {
+    const codes = [r.error.status, r.error.code].filter((x) => x !== undefined).join(" ");
+    parts.push(`${codes}${codes ? ": " : ""}${r.error.message.replace(/\s+/g, " ").slice(0, 200)}`);
+  }
   return parts.filter(Boolean).join("  ");
 }
 
@@ -29,7 +49,8 @@ function configOf(values: { file?: string | undefined; redis?: string | undefine
   if (values.file !== undefined && values.redis !== undefined) throw new UsageError("give --file or --redis, not both");
   if (values.file !== undefined) return { file: values.file };
   if (values.redis !== undefined) {
-    if (!/^rediss?:\/\/[^/]/.test(values.redis)) throw new UsageError("--redis must look like redis://host:6379 (or rediss:// for TLS)");
+    if (!/^rediss?:\/\/[^/]/.test(values.redis))
+      throw new UsageError("--redis must look like redis://host:6379 (or rediss:// for TLS)");
     return { redisUrl: values.redis };
   }
   let config: CallLogConfig | undefined;
@@ -38,12 +59,20 @@ function configOf(values: { file?: string | undefined; redis?: string | undefine
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  if (!config) throw new UsageError("which log? give --file FILE or --redis URL, or set STEPFORGE_CALL_LOG as the calls were logged with");
+  if (!config)
+    throw new UsageError(
+      "which log? give --file FILE or --redis URL, or set STEPFORGE_CALL_LOG as the calls were logged with",
+    );
   return config;
 }
 
 /** `until` is for tests: stop following without a signal. */
-export async function logCommand(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream, until?: Promise<unknown>): Promise<number> {
+export async function logCommand(
+  argv: string[],
+  out: NodeJS.WritableStream,
+  err: NodeJS.WritableStream,
+  until?: Promise<unknown>,
+): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -61,14 +90,26 @@ export async function logCommand(argv: string[], out: NodeJS.WritableStream, err
     strict: true,
     allowPositionals: false,
   });
-  const filter: CallLogFilter = { tool: values.tool, service: values.service, connection: values.connection, outcome: values.outcome };
-  if (values.outcome !== undefined && !OUTCOMES.includes(values.outcome)) throw new UsageError(`--outcome must be ok, error or an error kind (${OUTCOMES.slice(2).join(", ")}), got "${values.outcome}"`);
+  const filter: CallLogFilter = {
+    tool: values.tool,
+    service: values.service,
+    connection: values.connection,
+    outcome: values.outcome,
+  };
+  if (values.outcome !== undefined && !OUTCOMES.includes(values.outcome))
+    throw new UsageError(
+      `--outcome must be ok, error or an error kind (${OUTCOMES.slice(2).join(", ")}), got "${values.outcome}"`,
+    );
   if (values.since !== undefined) {
     filter.since = parseSince(values.since);
-    if (filter.since === undefined) throw new UsageError(`--since takes a duration back from now (90s, 15m, 2h, 7d) or an ISO time (2026-11-27T09:00:00Z), got "${values.since}"`);
+    if (filter.since === undefined) {
+      const forms = "a duration back from now (90s, 15m, 2h, 7d) or an ISO time (2026-11-27T09:00:00Z)";
+      throw new UsageError(`--since takes ${forms}, got "${values.since}"`);
+    }
   }
   const limit = values.limit === undefined ? (values.follow ? 10 : 100) : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 0) throw new UsageError(`--limit must be a whole number of records, got "${values.limit}"`);
+  if (!Number.isInteger(limit) || limit < 0)
+    throw new UsageError(`--limit must be a whole number of records, got "${values.limit}"`);
   const log = createCallLog(configOf(values));
   const print = (record: CallRecord) => out.write(`${values.json ? JSON.stringify(record) : formatRecord(record)}\n`);
   try {
@@ -80,7 +121,10 @@ export async function logCommand(argv: string[], out: NodeJS.WritableStream, err
       return 1;
     }
     for (const record of past.records) print(record);
-    if (past.unreadable) err.write(`stepforge log: ${past.unreadable} line${past.unreadable === 1 ? " was" : "s were"} not a call record (cut by a crash?) and left out\n`);
+    if (past.unreadable) {
+      const lines = `${past.unreadable} line${past.unreadable === 1 ? " was" : "s were"}`;
+      err.write(`stepforge log: ${lines} not a call record (cut by a crash?) and left out\n`);
+    }
     if (!values.follow) return 0;
     const stop = new AbortController();
     const onSignal = () => stop.abort();

@@ -30,7 +30,10 @@ function responsesOf(model: ServiceModel, path: string, method: string): Record<
     const types = Object.keys(media);
     const json = types.find((t) => JSON_MEDIA.test(t.split(";")[0]!.trim()));
     const schema = json ? model.refs.deref(media[json]).schema : undefined;
-    out[code] = { contentTypes: types, ...(schema !== undefined ? { schema: lean(model.refs.inlineOutside(schema)) } : {}) };
+    out[code] = {
+      contentTypes: types,
+      ...(schema !== undefined ? { schema: lean(model.refs.inlineOutside(schema)) } : {}),
+    };
   }
   return out;
 }
@@ -42,15 +45,28 @@ export function conformanceFromModel(model: ServiceModel): ConformanceDefinition
     const m = op.mock;
     // A repaired foreign spec may have moved the operation; its success answer is still known.
     const responses = responsesOf(model, op.path, op.method) ?? {
-      [String(m.success.status)]: { contentTypes: m.success.contentType ? [m.success.contentType] : [], ...(m.success.schema !== undefined ? { schema: m.success.schema } : {}) },
+      [String(m.success.status)]: {
+        contentTypes: m.success.contentType ? [m.success.contentType] : [],
+        ...(m.success.schema !== undefined ? { schema: m.success.schema } : {}),
+      },
     };
-    operations[op.operationId] = { operationId: op.operationId, method: m.method, path: m.path, parameters: m.parameters, ...(m.body ? { body: m.body } : {}), responses };
+    operations[op.operationId] = {
+      operationId: op.operationId,
+      method: m.method,
+      path: m.path,
+      parameters: m.parameters,
+      ...(m.body ? { body: m.body } : {}),
+      responses,
+    };
   }
   return { descriptor: model.descriptor, operations, components: lean(model.refs.inlineOutside(model.components)) };
 }
 
 /** Loads and checks `file` (a SpecError names every problem with file:line:col). */
-export function conformanceFromSpec(file: string, serviceId?: string): { definition: ConformanceDefinition; label: string } {
+export function conformanceFromSpec(
+  file: string,
+  serviceId?: string,
+): { definition: ConformanceDefinition; label: string } {
   const model = checkSpec(loadSpecFile(file), serviceId ? { serviceId } : {});
   const label = relative(process.cwd(), file) || file;
   return { definition: conformanceFromModel(model), label: label.startsWith("..") ? file : label };

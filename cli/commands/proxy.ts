@@ -35,17 +35,30 @@ function writeAtomically(file: string, text: string): void {
 
 export function summaryLines(report: DriftReportJson): string {
   const s = report.summary;
-  const kinds = Object.entries(s.byKind).map(([k, n]) => `${k} ${n}`).join(", ");
-  const lines = [
-    `${report.service}: ${report.exchanges} exchanges over ${s.operationsSeen} operations; ${s.operationsWithDifferences} differ from the spec in ${s.differences} ways${kinds ? ` (${kinds})` : ""}`,
-    ...s.mostImportant.map((d, i) => `  ${i + 1}. ${d.operation} ${d.direction}${d.status !== undefined ? ` ${d.status}` : ""} ${d.pointer || "(whole)"}: ${d.kind}, expected ${d.expected} (${d.count}x)`),
-  ];
-  if (report.unknownRoutes.length) lines.push(`  ${report.unknownRoutes.length} request paths matched no operation of the spec`);
+  const kinds = Object.entries(s.byKind)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(", ");
+  const seen = `${report.exchanges} exchanges over ${s.operationsSeen} operations`;
+  const ways = `${s.differences} ways${kinds ? ` (${kinds})` : ""}`;
+  const differ = `${s.operationsWithDifferences} differ from the spec in ${ways}`;
+  const lines = [`${report.service}: ${seen}; ${differ}`];
+  s.mostImportant.forEach((d, i) => {
+    const where = `${d.direction}${d.status !== undefined ? ` ${d.status}` : ""} ${d.pointer || "(whole)"}`;
+    lines.push(`  ${i + 1}. ${d.operation} ${where}: ${d.kind}, expected ${d.expected} (${d.count}x)`);
+  });
+  if (report.unknownRoutes.length)
+    lines.push(`  ${report.unknownRoutes.length} request paths matched no operation of the spec`);
   return `${lines.join("\n")}\n`;
 }
 
 /** `until` and `specFiles` are for tests: stop without a signal, read other spec files than the project's. */
-export async function proxyCommand(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream, until?: Promise<unknown>, specFiles?: string[]): Promise<number> {
+export async function proxyCommand(
+  argv: string[],
+  out: NodeJS.WritableStream,
+  err: NodeJS.WritableStream,
+  until?: Promise<unknown>,
+  specFiles?: string[],
+): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -62,12 +75,17 @@ export async function proxyCommand(argv: string[], out: NodeJS.WritableStream, e
     strict: true,
     allowPositionals: false,
   });
-  if (values.upstream === undefined) throw new UsageError("--upstream URL is required: the real service's address, e.g. https://api.trello.com");
-  if (values.service === undefined && values.spec === undefined) throw new UsageError("name the service: --service S (a service of this project) or --spec FILE");
+  if (values.upstream === undefined)
+    throw new UsageError("--upstream URL is required: the real service's address, e.g. https://api.trello.com");
+  if (values.service === undefined && values.spec === undefined)
+    throw new UsageError("name the service: --service S (a service of this project) or --spec FILE");
   const port = values.port === undefined ? 0 : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number (0-65535), got "${values.port}"`);
-  if (values["strip-prefix"] !== undefined && !values["strip-prefix"].startsWith("/")) throw new UsageError(`--strip-prefix must be a path starting with "/", e.g. /1`);
-  if (values.record !== undefined && !values.record.toLowerCase().endsWith(".har")) throw new UsageError(`--record takes a file ending in .har, got "${values.record}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--port must be a port number (0-65535), got "${values.port}"`);
+  if (values["strip-prefix"] !== undefined && !values["strip-prefix"].startsWith("/"))
+    throw new UsageError(`--strip-prefix must be a path starting with "/", e.g. /1`);
+  if (values.record !== undefined && !values.record.toLowerCase().endsWith(".har"))
+    throw new UsageError(`--record takes a file ending in .har, got "${values.record}"`);
   let specFile: string;
   if (values.spec !== undefined) {
     if (!existsSync(values.spec)) throw new UsageError(`--spec ${values.spec}: no such file`);
@@ -75,7 +93,8 @@ export async function proxyCommand(argv: string[], out: NodeJS.WritableStream, e
   } else {
     const [target] = mockTargets(values.service!, { prism: false }, specFiles ?? projectSpecs(packageRoot()));
     if (target!.problem) {
-      err.write(`${target!.problem}\nstepforge proxy: the spec of ${target!.id} (${target!.specFile}) has errors; fix them first\n`);
+      err.write(`${target!.problem}\n`);
+      err.write(`stepforge proxy: the spec of ${target!.id} (${target!.specFile}) has errors; fix them first\n`);
       return 1;
     }
     specFile = target!.specFile;
@@ -93,7 +112,11 @@ export async function proxyCommand(argv: string[], out: NodeJS.WritableStream, e
       specLabel: label,
       onExchange: values.quiet
         ? undefined
-        : (e) => out.write(`${e.method} ${e.path.slice(0, 200)} ${e.operationId ?? "(no operation)"} ${e.status ?? "no answer"}${e.differences ? ` ${e.differences} difference${e.differences === 1 ? "" : "s"}` : ""}\n`),
+        : (e) => {
+            const found = e.differences ? ` ${e.differences} difference${e.differences === 1 ? "" : "s"}` : "";
+            const answer = e.status ?? "no answer";
+            out.write(`${e.method} ${e.path.slice(0, 200)} ${e.operationId ?? "(no operation)"} ${answer}${found}\n`);
+          },
     });
   } catch (error) {
     if (/upstream|stripPrefix/.test((error as Error).message)) throw new UsageError((error as Error).message);
@@ -112,9 +135,11 @@ export async function proxyCommand(argv: string[], out: NodeJS.WritableStream, e
     const har = proxy.har();
     if (har && values.record) writeAtomically(values.record, `${JSON.stringify(har, null, 1)}\n`);
   };
-  out.write(`${definition.descriptor.id} proxy ${proxy.url} -> ${values.upstream}${values["strip-prefix"] ? ` (without ${values["strip-prefix"]})` : ""}; Ctrl-C stops it\n`);
+  const without = values["strip-prefix"] ? ` (without ${values["strip-prefix"]})` : "";
+  out.write(`${definition.descriptor.id} proxy ${proxy.url} -> ${values.upstream}${without}; Ctrl-C stops it\n`);
   if (values.host !== undefined && !["127.0.0.1", "localhost", "::1"].includes(values.host)) {
-    err.write(`stepforge proxy: listening on ${values.host}: anyone who reaches it can send requests to ${values.upstream} through it\n`);
+    const who = `anyone who reaches it can send requests to ${values.upstream} through it`;
+    err.write(`stepforge proxy: listening on ${values.host}: ${who}\n`);
   }
   const timer = setInterval(save, 5000);
   timer.unref();

@@ -28,10 +28,21 @@ export interface Replayer {
 }
 
 /** Headers a replay must not repeat: the server sets them for the body it sends. */
-const SKIP = new Set(["content-length", "transfer-encoding", "connection", "keep-alive", "content-encoding", "date", "set-cookie"]);
+const SKIP = new Set([
+  "content-length",
+  "transfer-encoding",
+  "connection",
+  "keep-alive",
+  "content-encoding",
+  "date",
+  "set-cookie",
+]);
 
 function credentialQueryNames(definition: MockDefinition): Set<string> {
-  const auth = definition.descriptor.auth as { modes?: Record<string, Array<{ in: string; name: string }>>; send?: { in: string; name: string } };
+  const auth = definition.descriptor.auth as {
+    modes?: Record<string, Array<{ in: string; name: string }>>;
+    send?: { in: string; name: string };
+  };
   const placements = auth.modes ? Object.values(auth.modes).flat() : auth.send ? [auth.send] : [];
   return new Set(placements.filter((p) => p.in === "query").map((p) => p.name));
 }
@@ -45,7 +56,9 @@ export function createReplayer(entries: readonly HarEntry[], definition: MockDef
     const match = router.match(m, pathname);
     if (!match) return undefined;
     const params = Object.entries(match.params).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const q = [...query].filter(([name]) => !skipQuery.has(name)).sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
+    const q = [...query]
+      .filter(([name]) => !skipQuery.has(name))
+      .sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
     return JSON.stringify([m, match.value, params, q]);
   };
   const queues = new Map<string, { replies: Reply[]; next: number }>();
@@ -59,7 +72,8 @@ export function createReplayer(entries: readonly HarEntry[], definition: MockDef
       continue;
     }
     const headers: Record<string, string> = {};
-    for (const h of entry.response.headers) if (!SKIP.has(h.name.toLowerCase())) headers[h.name.toLowerCase()] = h.value;
+    for (const h of entry.response.headers)
+      if (!SKIP.has(h.name.toLowerCase())) headers[h.name.toLowerCase()] = h.value;
     const queue = queues.get(key) ?? { replies: [], next: 0 };
     queue.replies.push(new Reply(entry.response.status, responseBytes(entry), headers));
     queues.set(key, queue);
@@ -68,7 +82,11 @@ export function createReplayer(entries: readonly HarEntry[], definition: MockDef
   return {
     answer(request) {
       const q = request.url.indexOf("?");
-      const key = keyOf(request.method, q < 0 ? request.url : request.url.slice(0, q), new URLSearchParams(q < 0 ? "" : request.url.slice(q + 1)));
+      const key = keyOf(
+        request.method,
+        q < 0 ? request.url : request.url.slice(0, q),
+        new URLSearchParams(q < 0 ? "" : request.url.slice(q + 1)),
+      );
       const queue = key === undefined ? undefined : queues.get(key);
       if (!queue) return undefined;
       const reply = queue.replies[Math.min(queue.next, queue.replies.length - 1)]!;

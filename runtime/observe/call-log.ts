@@ -69,7 +69,10 @@ export class CallLog {
     const write = this.sink.append(record).catch((error: unknown) => {
       this.dropped++;
       try {
-        this.config.logger?.warn({ event: "call_log_dropped", tool: record.tool, id: record.id, where: this.sink.where }, `call log: a record was not written (${(error as Error).message})`);
+        this.config.logger?.warn(
+          { event: "call_log_dropped", tool: record.tool, id: record.id, where: this.sink.where },
+          `call log: a record was not written (${(error as Error).message})`,
+        );
       } catch {
         // A logger must not break a call.
       }
@@ -106,7 +109,8 @@ export function callLogConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Call
   if (!value || value === "off") return undefined;
   const inputs = env[CALL_LOG_INPUTS_ENV]?.trim();
   if (inputs && inputs !== "none" && inputs !== "redacted") {
-    throw new Error(`${CALL_LOG_INPUTS_ENV}="${inputs}" is not understood; set it to "none" (metadata only) or "redacted" (the default)`);
+    const fix = `set it to "none" (metadata only) or "redacted" (the default)`;
+    throw new Error(`${CALL_LOG_INPUTS_ENV}="${inputs}" is not understood; ${fix}`);
   }
   const maxAgeMs = envNumber(env, CALL_LOG_RETENTION_ENV.maxAge, parseDuration, "a duration such as 30d or 12h");
   const whole = (text: string) => (/^\d+$/.test(text.trim()) ? Number(text) : undefined);
@@ -117,20 +121,29 @@ export function callLogConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Call
       maxFiles: envNumber(env, CALL_LOG_RETENTION_ENV.maxFiles, whole, "a whole number of files"),
       maxAgeMs,
     },
-    redisOptions: { maxRecords: envNumber(env, CALL_LOG_RETENTION_ENV.maxRecords, whole, "a whole number of records"), maxAgeMs },
+    redisOptions: {
+      maxRecords: envNumber(env, CALL_LOG_RETENTION_ENV.maxRecords, whole, "a whole number of records"),
+      maxAgeMs,
+    },
   };
   if (value === "state") {
     const url = env[REDIS_URL_ENV]?.trim();
     if (url) return { ...base, redisUrl: url };
     const dir = env[STATE_DIR_ENV]?.trim();
     if (dir) return { ...base, file: join(dir, "calls.jsonl") };
-    throw new Error(`${CALL_LOG_ENV}=state logs to the shared state, but neither ${REDIS_URL_ENV} nor ${STATE_DIR_ENV} is set; set one, or give a file path`);
+    const neither = `neither ${REDIS_URL_ENV} nor ${STATE_DIR_ENV} is set`;
+    throw new Error(`${CALL_LOG_ENV}=state logs to the shared state, but ${neither}; set one, or give a file path`);
   }
   if (/^rediss?:\/\//.test(value)) return { ...base, redisUrl: value };
   return { ...base, file: value };
 }
 
-function envNumber(env: NodeJS.ProcessEnv, name: string, parse: (text: string) => number | undefined, what: string): number | undefined {
+function envNumber(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  parse: (text: string) => number | undefined,
+  what: string,
+): number | undefined {
   const text = env[name]?.trim();
   if (!text) return undefined;
   const n = parse(text);
@@ -145,7 +158,13 @@ let processLog: { key: string; log: CallLog | undefined } | undefined;
  * asks for (read on first use and again whenever STEPFORGE_CALL_LOG changes), or none.
  */
 export function defaultCallLog(env: NodeJS.ProcessEnv = process.env): CallLog | undefined {
-  const names = [CALL_LOG_ENV, CALL_LOG_INPUTS_ENV, ...Object.values(CALL_LOG_RETENTION_ENV), REDIS_URL_ENV, STATE_DIR_ENV];
+  const names = [
+    CALL_LOG_ENV,
+    CALL_LOG_INPUTS_ENV,
+    ...Object.values(CALL_LOG_RETENTION_ENV),
+    REDIS_URL_ENV,
+    STATE_DIR_ENV,
+  ];
   const key = names.map((name) => env[name] ?? "").join("\n");
   if (processLog?.key === key) return processLog.log;
   const previous = processLog?.log;

@@ -90,7 +90,9 @@ export function closeComponents(components: Node, resolve: (ref: string) => unkn
   const out: Node = {};
   for (const [section, named] of Object.entries(components)) {
     if (!isNode(named)) continue;
-    out[section] = Object.fromEntries(Object.entries(named).map(([name, schema]) => [name, walkRootOpen(schema, resolve)]));
+    out[section] = Object.fromEntries(
+      Object.entries(named).map(([name, schema]) => [name, walkRootOpen(schema, resolve)]),
+    );
   }
   return out;
 }

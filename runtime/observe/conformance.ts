@@ -18,7 +18,9 @@ import { Router } from "../mock/router.js";
 import { coerce, withJsonEquality } from "../mock/validate.js";
 import { closeComponents, closeSchema } from "./closed.js";
 
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv2020,
+) => void;
 
 const REQUEST_ID = "stepforge-drift-request.json";
 const RESPONSE_ID = "stepforge-drift-response.json";
@@ -59,7 +61,12 @@ export function conformanceFromMock(definition: MockDefinition): ConformanceDefi
       path: op.path,
       parameters: op.parameters,
       ...(op.body ? { body: op.body } : {}),
-      responses: { [String(success.status)]: { contentTypes: success.contentType ? [success.contentType] : [], ...(success.schema !== undefined ? { schema: success.schema } : {}) } },
+      responses: {
+        [String(success.status)]: {
+          contentTypes: success.contentType ? [success.contentType] : [],
+          ...(success.schema !== undefined ? { schema: success.schema } : {}),
+        },
+      },
     };
   }
   return { descriptor: definition.descriptor, operations, components: definition.components };
@@ -140,7 +147,12 @@ const mediaOf = (contentType: string | undefined) => contentType?.split(";")[0]!
 
 /** The declared answer for a status: the exact code, then `4XX`, then `default`. */
 export function declaredFor(op: ConformanceOperation, status: number): DeclaredResponse | undefined {
-  return op.responses[String(status)] ?? op.responses[`${String(status)[0]}XX`] ?? op.responses[`${String(status)[0]}xx`] ?? op.responses.default;
+  return (
+    op.responses[String(status)] ??
+    op.responses[`${String(status)[0]}XX`] ??
+    op.responses[`${String(status)[0]}xx`] ??
+    op.responses.default
+  );
 }
 
 export class ConformanceChecker {
@@ -153,15 +165,25 @@ export class ConformanceChecker {
 
   constructor(definition: ConformanceDefinition) {
     this.definition = definition;
-    this.ajv = new Ajv2020({ strict: false, allErrors: true, logger: false, validateFormats: true, ownProperties: true });
+    this.ajv = new Ajv2020({
+      strict: false,
+      allErrors: true,
+      logger: false,
+      validateFormats: true,
+      ownProperties: true,
+    });
     addFormats(this.ajv);
     withJsonEquality(this.ajv);
     this.ajv.addSchema({ $id: REQUEST_ID, components: requestComponents(definition.components, REQUEST_ID) });
     const responseComponents = requestComponents(definition.components, RESPONSE_ID, "response");
-    const resolve = (ref: string) => (ref.startsWith(`${RESPONSE_ID}#/`) ? valueAt({ components: responseComponents }, ref.slice(RESPONSE_ID.length + 1)) : undefined);
+    const resolve = (ref: string) =>
+      ref.startsWith(`${RESPONSE_ID}#/`)
+        ? valueAt({ components: responseComponents }, ref.slice(RESPONSE_ID.length + 1))
+        : undefined;
     this.responseResolve = resolve;
     this.ajv.addSchema({ $id: RESPONSE_ID, components: closeComponents(responseComponents, resolve) });
-    for (const op of Object.values(definition.operations)) this.router.add(op.method, op.path, op, (o) => o.operationId);
+    for (const op of Object.values(definition.operations))
+      this.router.add(op.method, op.path, op, (o) => o.operationId);
   }
 
   /** The operation a request is for, and its path parameters. */
@@ -211,7 +233,13 @@ export class ConformanceChecker {
         const declared = op.body.contentTypes.map((t) => t.toLowerCase());
         const media = mediaOf(seen.contentType);
         if (declared.length && media && !declared.includes(media)) {
-          out.push({ ...base, kind: "content-type", pointer, expected: declared.join(" or "), value: seen.contentType });
+          out.push({
+            ...base,
+            kind: "content-type",
+            pointer,
+            expected: declared.join(" or "),
+            value: seen.contentType,
+          });
         } else if (op.body.schema !== undefined && (media === undefined || isJsonType(media))) {
           const fn = this.compile(`${op.operationId}:body`, () => requestSchema(op.body!.schema, REQUEST_ID));
           if (!fn(seen.body)) out.push(...this.differences(fn.errors, seen.body, base, pointer));
@@ -227,31 +255,67 @@ export class ConformanceChecker {
     const declared = declaredFor(op, answer.status);
     if (!declared) {
       const statuses = Object.keys(op.responses);
-      return [{ ...base, kind: "undeclared-status", pointer: "", expected: statuses.length ? `one of ${statuses.join(", ")}` : "no answer declared", value: answer.status }];
+      return [
+        {
+          ...base,
+          kind: "undeclared-status",
+          pointer: "",
+          expected: statuses.length ? `one of ${statuses.join(", ")}` : "no answer declared",
+          value: answer.status,
+        },
+      ];
     }
     const media = mediaOf(answer.contentType);
     const types = declared.contentTypes.map((t) => t.toLowerCase());
     if (answer.body.length === 0) {
-      return types.length && declared.schema !== undefined ? [{ ...base, kind: "missing-body", pointer: "/body", expected: `a ${types.join(" or ")} body` }] : [];
+      return types.length && declared.schema !== undefined
+        ? [{ ...base, kind: "missing-body", pointer: "/body", expected: `a ${types.join(" or ")} body` }]
+        : [];
     }
-    if (types.length === 0) return [{ ...base, kind: "content-type", pointer: "/body", expected: "no body", value: answer.contentType ?? "(none)" }];
+    if (types.length === 0)
+      return [
+        { ...base, kind: "content-type", pointer: "/body", expected: "no body", value: answer.contentType ?? "(none)" },
+      ];
     const wildcard = types.some((t) => t === "*/*" || (t.endsWith("/*") && media?.startsWith(t.slice(0, -1))));
     if (!wildcard && (!media || !types.includes(media))) {
-      return [{ ...base, kind: "content-type", pointer: "/body", expected: types.join(" or "), value: answer.contentType ?? "(none)" }];
+      return [
+        {
+          ...base,
+          kind: "content-type",
+          pointer: "/body",
+          expected: types.join(" or "),
+          value: answer.contentType ?? "(none)",
+        },
+      ];
     }
     if (declared.schema === undefined || !isJsonType(media)) return [];
     let body: unknown;
     try {
       body = JSON.parse(answer.body.toString("utf8"));
     } catch {
-      return [{ ...base, kind: "not-json", pointer: "/body", expected: "JSON", value: answer.body.subarray(0, 200).toString("utf8") }];
+      return [
+        {
+          ...base,
+          kind: "not-json",
+          pointer: "/body",
+          expected: "JSON",
+          value: answer.body.subarray(0, 200).toString("utf8"),
+        },
+      ];
     }
-    const fn = this.compile(`${op.operationId}:${answer.status}:response`, () => closeSchema(requestSchema(declared.schema, RESPONSE_ID, "response"), this.responseResolve));
+    const fn = this.compile(`${op.operationId}:${answer.status}:response`, () =>
+      closeSchema(requestSchema(declared.schema, RESPONSE_ID, "response"), this.responseResolve),
+    );
     return fn(body) ? [] : this.differences(fn.errors, body, base, "/body");
   }
 
   /** Ajv's errors as differences; branch errors under an `anyOf`/`oneOf` that failed are folded into it. */
-  private differences(errors: ErrorObject[] | null | undefined, data: unknown, base: Omit<Difference, "kind" | "pointer" | "expected">, prefix: string): Difference[] {
+  private differences(
+    errors: ErrorObject[] | null | undefined,
+    data: unknown,
+    base: Omit<Difference, "kind" | "pointer" | "expected">,
+    prefix: string,
+  ): Difference[] {
     const all = errors ?? [];
     const folded = all.filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf").map((e) => `${e.schemaPath}/`);
     const out: Difference[] = [];
@@ -274,7 +338,8 @@ export class ConformanceChecker {
           const name = String(params.unevaluatedProperty ?? params.additionalProperty);
           path += `/${escapePointer(name)}`;
           kind = "undocumented-field";
-          expected = e.keyword === "additionalProperties" ? "not allowed (additionalProperties: false)" : "not in the spec";
+          expected =
+            e.keyword === "additionalProperties" ? "not allowed (additionalProperties: false)" : "not in the spec";
           break;
         }
         case "type":
@@ -296,14 +361,23 @@ export class ConformanceChecker {
         case "anyOf":
         case "oneOf":
           kind = "no-alternative";
-          expected = e.keyword === "oneOf" && params.passingSchemas ? "exactly one alternative (several matched)" : "one of the alternatives";
+          expected =
+            e.keyword === "oneOf" && params.passingSchemas
+              ? "exactly one alternative (several matched)"
+              : "one of the alternatives";
           break;
         default:
           kind = "constraint";
           expected = e.message ?? e.keyword;
       }
       const value = present ? valueAt(data, path) : undefined;
-      out.push({ ...base, kind, pointer: prefix + path, expected, ...(present ? { value, got: jsonType(value) } : {}) });
+      out.push({
+        ...base,
+        kind,
+        pointer: prefix + path,
+        expected,
+        ...(present ? { value, got: jsonType(value) } : {}),
+      });
     }
     return out;
   }

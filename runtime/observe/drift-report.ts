@@ -93,7 +93,15 @@ export class DriftReport {
   private operation(op: { operationId: string; method: string; path: string }) {
     let entry = this.operations.get(op.operationId);
     if (!entry) {
-      entry = { operationId: op.operationId, method: op.method.toUpperCase(), path: op.path, exchanges: 0, statuses: {}, differences: [], byKey: new Map() };
+      entry = {
+        operationId: op.operationId,
+        method: op.method.toUpperCase(),
+        path: op.path,
+        exchanges: 0,
+        statuses: {},
+        differences: [],
+        byKey: new Map(),
+      };
       this.operations.set(op.operationId, entry);
     }
     return entry;
@@ -207,29 +215,48 @@ function where(d: DriftEntry): string {
 export function driftMarkdown(report: DriftReportJson): string {
   const s = report.summary;
   const lines: string[] = [`# Drift report: ${report.service}`, ""];
-  const against = [report.spec ? `spec ${code(report.spec)}` : "", report.upstream ? `upstream ${code(report.upstream)}` : ""].filter(Boolean).join(" against ");
+  const against = [
+    report.spec ? `spec ${code(report.spec)}` : "",
+    report.upstream ? `upstream ${code(report.upstream)}` : "",
+  ]
+    .filter(Boolean)
+    .join(" against ");
+  const intro = against ? `${against[0]!.toUpperCase()}${against.slice(1)}, ` : "";
+  const unanswered = report.upstreamFailures ? ` (${report.upstreamFailures} not answered by the upstream)` : "";
   lines.push(
-    `${against ? `${against[0]!.toUpperCase()}${against.slice(1)}, ` : ""}${report.startedAt} to ${report.endedAt}: ${report.exchanges} exchanges over ${s.operationsSeen} operations` +
-      `${report.upstreamFailures ? ` (${report.upstreamFailures} not answered by the upstream)` : ""}; ` +
-      `${s.operationsWithDifferences} operations differ from the spec in ${s.differences} ways, seen ${s.occurrences} times.`,
+    `${intro}${report.startedAt} to ${report.endedAt}: ` +
+      `${report.exchanges} exchanges over ${s.operationsSeen} operations${unanswered}; ` +
+      `${s.operationsWithDifferences} operations differ from the spec in ${s.differences} ways, ` +
+      `seen ${s.occurrences} times.`,
     "",
   );
   if (s.differences) {
     lines.push("| kind | differences |", "|---|---:|");
     for (const kind of SEVERITY) if (s.byKind[kind]) lines.push(`| ${kind} | ${s.byKind[kind]} |`);
     lines.push("", "## Most important", "");
-    s.mostImportant.forEach((d, i) => lines.push(`${i + 1}. **${d.operation}** ${where(d)}: ${d.kind}, expected ${cell(d.expected)}, saw ${exampleText(d)} (${d.count}×)`));
+    s.mostImportant.forEach((d, i) => {
+      const what = `${d.kind}, expected ${cell(d.expected)}, saw ${exampleText(d)} (${d.count}×)`;
+      lines.push(`${i + 1}. **${d.operation}** ${where(d)}: ${what}`);
+    });
     lines.push("");
   }
   for (const op of report.operations) {
-    const statuses = Object.entries(op.statuses).map(([status, n]) => `${status} ×${n}`).join(", ");
-    lines.push(`## ${op.operationId}: ${op.method} ${code(op.path)}`, "", `${op.exchanges} exchange${op.exchanges === 1 ? "" : "s"}${statuses ? ` (${statuses})` : ""}.`, "");
+    const statuses = Object.entries(op.statuses)
+      .map(([status, n]) => `${status} ×${n}`)
+      .join(", ");
+    lines.push(
+      `## ${op.operationId}: ${op.method} ${code(op.path)}`,
+      "",
+      `${op.exchanges} exchange${op.exchanges === 1 ? "" : "s"}${statuses ? ` (${statuses})` : ""}.`,
+      "",
+    );
     if (!op.differences.length) {
       lines.push("No difference from the spec.", "");
       continue;
     }
     lines.push("| where | kind | expected | example | seen |", "|---|---|---|---|---:|");
-    for (const d of op.differences) lines.push(`| ${where(d)} | ${d.kind} | ${cell(d.expected)} | ${cell(exampleText(d))} | ${d.count} |`);
+    for (const d of op.differences)
+      lines.push(`| ${where(d)} | ${d.kind} | ${cell(d.expected)} | ${cell(exampleText(d))} | ${d.count} |`);
     lines.push("");
   }
   if (report.unknownRoutes.length) {

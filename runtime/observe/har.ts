@@ -66,7 +66,15 @@ export interface Exchange {
 const isText = (contentType: string) => /^text\/|[/+](json|xml)\b|x-www-form-urlencoded|javascript/i.test(contentType);
 
 /** Headers never worth recording (they describe the connection, not the exchange). */
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "proxy-connection", "upgrade", "te", "trailer"]);
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "proxy-connection",
+  "upgrade",
+  "te",
+  "trailer",
+]);
 
 function headerList(headers: Iterable<[string, string]>, redactor: Redactor): HarNameValue[] {
   const out: HarNameValue[] = [];
@@ -79,7 +87,13 @@ function headerList(headers: Iterable<[string, string]>, redactor: Redactor): Ha
 }
 
 function nodeHeaders(headers: Record<string, string | string[] | undefined>): Array<[string, string]> {
-  return Object.entries(headers).flatMap(([name, value]) => (value === undefined ? [] : Array.isArray(value) ? value.map((v): [string, string] => [name, v]) : [[name, value] as [string, string]]));
+  return Object.entries(headers).flatMap(([name, value]) =>
+    value === undefined
+      ? []
+      : Array.isArray(value)
+        ? value.map((v): [string, string] => [name, v])
+        : [[name, value] as [string, string]],
+  );
 }
 
 export class HarRecorder {
@@ -111,7 +125,9 @@ export class HarRecorder {
         cookies: [],
         headers: headerList(nodeHeaders(exchange.request.headers), r),
         queryString: [...new URL(url).searchParams].map(([name, value]) => ({ name, value })),
-        ...(requestBody.length ? { postData: { mimeType: requestType, ...bodyText(requestBody, requestType, r) } } : {}),
+        ...(requestBody.length
+          ? { postData: { mimeType: requestType, ...bodyText(requestBody, requestType, r) } }
+          : {}),
         headersSize: -1,
         bodySize: requestBody.length,
       },
@@ -156,13 +172,18 @@ export function readHar(file: string): HarEntry[] {
   try {
     parsed = JSON.parse(readFileSync(file, "utf8"));
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : `not JSON (${(error as Error).message})`;
+    const reason =
+      (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : `not JSON (${(error as Error).message})`;
     throw new Error(`${file}: ${reason}`);
   }
   const entries = (parsed as Har | null)?.log?.entries;
   if (!Array.isArray(entries)) throw new Error(`${file}: not a HAR file (expected {"log": {"entries": [...]}})`);
   entries.forEach((e, i) => {
-    const ok = e && typeof e.request?.method === "string" && typeof e.request?.url === "string" && typeof e.response?.status === "number";
+    const ok =
+      e &&
+      typeof e.request?.method === "string" &&
+      typeof e.request?.url === "string" &&
+      typeof e.response?.status === "number";
     if (!ok) throw new Error(`${file}: log.entries[${i}] lacks request.method, request.url or response.status`);
   });
   return entries;

@@ -46,7 +46,10 @@ export class FileCallLog implements CallLogSink {
   private readonly maxAgeMs: number;
   private readonly pollMs: number;
   private folderReady = false;
-  /** A rotation this process has under way: appends that also see the file too large wait for it instead of queuing another. */
+  /**
+   * A rotation this process has under way: appends that also see the file too large wait for it
+   * instead of queuing another.
+   */
   private rotating: Promise<void> | undefined;
 
   constructor(
@@ -71,7 +74,8 @@ export class FileCallLog implements CallLogSink {
     try {
       const { bytesWritten } = await file.write(line, 0, line.length);
       // A regular file takes the whole buffer or fails (disk full); a short count is that failure.
-      if (bytesWritten !== line.length) throw new Error(`only ${bytesWritten} of ${line.length} bytes of a call record were written to ${this.path}`);
+      if (bytesWritten !== line.length)
+        throw new Error(`only ${bytesWritten} of ${line.length} bytes of a call record were written to ${this.path}`);
       size = (await file.stat()).size;
     } finally {
       await file.close();
@@ -185,7 +189,9 @@ export class FileCallLog implements CallLogSink {
         }
         // The file we read was rotated: go on with its successor, a newer segment (several
         // rotations may have happened since the last look) or the current file.
-        const segments = await Promise.all((await this.numbered()).map(async (s) => ({ ...s, ino: (await stat(s.file).catch(() => undefined))?.ino })));
+        const segments = await Promise.all(
+          (await this.numbered()).map(async (s) => ({ ...s, ino: (await stat(s.file).catch(() => undefined))?.ino })),
+        );
         const at = segments.findIndex((s) => s.ino === inode);
         const next = at >= 0 && at + 1 < segments.length ? segments[at + 1]!.file : this.path;
         await switchTo(next);
@@ -199,7 +205,11 @@ export class FileCallLog implements CallLogSink {
   async close(): Promise<void> {}
 }
 
-function parseLines(text: string, filter: CallLogFilter, complete: boolean): { records: CallRecord[]; unreadable: number } {
+function parseLines(
+  text: string,
+  filter: CallLogFilter,
+  complete: boolean,
+): { records: CallRecord[]; unreadable: number } {
   const lines = text.split("\n");
   // The last piece has no newline: a record still being written (or an empty string).
   if (!complete) lines.pop();
@@ -228,6 +238,7 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 
 function positive(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
-  if (!(Number.isFinite(value) && value > 0)) throw new Error(`call log: ${name} must be a number above 0, got ${value}`);
+  if (!(Number.isFinite(value) && value > 0))
+    throw new Error(`call log: ${name} must be a number above 0, got ${value}`);
   return value;
 }

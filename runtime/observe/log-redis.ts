@@ -48,7 +48,8 @@ export class RedisCallLog implements CallLogSink {
     private readonly url: string,
     private readonly options: RedisCallLogOptions = {},
   ) {
-    if (!/^rediss?:\/\/[^/]/.test(url)) throw new Error("call log: the Redis address must look like redis://host:6379 or rediss://host:6380");
+    if (!/^rediss?:\/\/[^/]/.test(url))
+      throw new Error("call log: the Redis address must look like redis://host:6379 or rediss://host:6380");
     this.where = `${describeRedisUrl(url)} stream ${options.key ?? "stepforge:calls"}`;
     this.key = options.key ?? "stepforge:calls";
     this.maxRecords = options.maxRecords ?? DEFAULT_REDIS_RETENTION.maxRecords;
@@ -70,7 +71,10 @@ export class RedisCallLog implements CallLogSink {
     });
     // Without a listener ioredis prints every failed reconnect; the failing command says enough.
     redis.on("error", () => undefined);
-    const internals = redis as unknown as { stream?: { unref?: () => void }; reconnectTimeout?: { unref?: () => void } | null };
+    const internals = redis as unknown as {
+      stream?: { unref?: () => void };
+      reconnectTimeout?: { unref?: () => void } | null;
+    };
     redis.on("connect", () => internals.stream?.unref?.());
     redis.on("reconnecting", () => queueMicrotask(() => internals.reconnectTimeout?.unref?.()));
     return redis;
@@ -89,7 +93,8 @@ export class RedisCallLog implements CallLogSink {
       .xtrim(this.key, "MINID", "~", minId)
       .exec();
     const failed = results?.find(([error]) => error);
-    if (!results || failed) throw new Error(`call log: Redis refused the record (${failed?.[0]?.message ?? "transaction aborted"})`);
+    if (!results || failed)
+      throw new Error(`call log: Redis refused the record (${failed?.[0]?.message ?? "transaction aborted"})`);
   }
 
   async read(filter: CallLogFilter, limit: number): Promise<ReadResult> {

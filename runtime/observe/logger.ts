@@ -47,7 +47,8 @@ export function messageOf(event: RuntimeEvent): string {
     case "retry":
       return `${where}: retrying after ${Math.round(event.delayMs)} ms (${event.reason})`;
     case "throttle":
-      return `${where}: waiting for limit ${event.limit}${Number.isFinite(event.waitMs) ? ` (~${Math.round(event.waitMs)} ms)` : ""}`;
+      const wait = Number.isFinite(event.waitMs) ? ` (~${Math.round(event.waitMs)} ms)` : "";
+      return `${where}: waiting for limit ${event.limit}${wait}`;
     case "token":
       return `${where}: token ${event.action}`;
   }
@@ -97,7 +98,11 @@ export function combineHooks(...sets: Array<Hooks | undefined>): Hooks | undefin
 }
 
 /** Client options with `logger` turned into hooks beside the options' own (`createServiceClient(withLogger(…))`). */
-export function withLogger<T extends { hooks?: Hooks | undefined }>(options: T, logger: Logger | undefined, level?: LogLevel): T {
+export function withLogger<T extends { hooks?: Hooks | undefined }>(
+  options: T,
+  logger: Logger | undefined,
+  level?: LogLevel,
+): T {
   if (!logger) return options;
   return { ...options, hooks: combineHooks(options.hooks, loggerHooks(logger, { level })) };
 }

@@ -35,7 +35,15 @@ export interface ProxyOptions {
   /** Longest wait for the upstream's answer (default 60 s). */
   timeoutMs?: number | undefined;
   /** Told of each exchange (after it is answered). */
-  onExchange?: ((info: { method: string; path: string; operationId?: string | undefined; status?: number | undefined; differences: number }) => void) | undefined;
+  onExchange?:
+    | ((info: {
+        method: string;
+        path: string;
+        operationId?: string | undefined;
+        status?: number | undefined;
+        differences: number;
+      }) => void)
+    | undefined;
 }
 
 export interface RunningProxy {
@@ -51,7 +59,17 @@ export interface RunningProxy {
 }
 
 /** Headers that describe one connection, not the message: never forwarded. */
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "trailer", "host", "content-length"]);
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "upgrade",
+  "te",
+  "trailer",
+  "host",
+  "content-length",
+]);
 
 function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
@@ -92,10 +110,12 @@ export async function startValidationProxy(options: ProxyOptions): Promise<Runni
   } catch {
     throw new Error(`upstream must be an http(s) address such as https://api.trello.com, got "${options.upstream}"`);
   }
-  if (upstream.username || upstream.password) throw new Error("upstream must not carry user:password@; put credentials on the requests");
+  if (upstream.username || upstream.password)
+    throw new Error("upstream must not carry user:password@; put credentials on the requests");
   const base = upstream.href.replace(/\/+$/, "");
   const strip = options.stripPrefix?.replace(/\/+$/, "");
-  if (strip !== undefined && strip !== "" && !strip.startsWith("/")) throw new Error(`stripPrefix must start with "/", got "${options.stripPrefix}"`);
+  if (strip !== undefined && strip !== "" && !strip.startsWith("/"))
+    throw new Error(`stripPrefix must start with "/", got "${options.stripPrefix}"`);
   const maxBody = options.maxBodyBytes ?? 10 * 1024 * 1024;
   const checker = new ConformanceChecker(options.definition);
   const redactor = new Redactor(options.definition.descriptor);
@@ -119,7 +139,14 @@ export async function startValidationProxy(options: ProxyOptions): Promise<Runni
     if (body.length) redactor.learnBody(body.toString("utf8"), contentType);
     const route = checker.route(method, url.pathname);
     const differences: Difference[] = route
-      ? checker.checkRequest(route.op, { path: route.params, query: url.searchParams, headers: req.headers, body: parseBody(body, contentType), hasBody: body.length > 0, contentType })
+      ? checker.checkRequest(route.op, {
+          path: route.params,
+          query: url.searchParams,
+          headers: req.headers,
+          body: parseBody(body, contentType),
+          hasBody: body.length > 0,
+          contentType,
+        })
       : [];
 
     let path = url.pathname;
@@ -144,21 +171,37 @@ export async function startValidationProxy(options: ProxyOptions): Promise<Runni
       });
       answerBody = Buffer.from(await answer.arrayBuffer());
     } catch (error) {
-      const reason = redactor.text((error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message);
-      report.exchange(route?.op, { method, path: redactor.text(url.pathname) }, undefined, differences, (v) => redactor.example(v));
+      const reason = redactor.text(
+        (error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message,
+      );
+      report.exchange(route?.op, { method, path: redactor.text(url.pathname) }, undefined, differences, (v) =>
+        redactor.example(v),
+      );
       exchanges++;
-      options.onExchange?.({ method, path: url.pathname, operationId: route?.op.operationId, differences: differences.length });
+      options.onExchange?.({
+        method,
+        path: url.pathname,
+        operationId: route?.op.operationId,
+        differences: differences.length,
+      });
       if (!res.headersSent) {
         res.writeHead(502, { "content-type": "application/json" });
-        res.end(JSON.stringify({ error: `stepforge proxy: the upstream ${redactor.url(base)} did not answer (${reason})` }));
+        res.end(
+          JSON.stringify({ error: `stepforge proxy: the upstream ${redactor.url(base)} did not answer (${reason})` }),
+        );
       }
       return;
     }
     const timeMs = performance.now() - sent;
     const answerType = answer.headers.get("content-type") ?? undefined;
     if (answerBody.length) redactor.learnBody(answerBody.toString("utf8"), answerType);
-    if (route) differences.push(...checker.checkResponse(route.op, { status: answer.status, contentType: answerType, body: answerBody }));
-    report.exchange(route?.op, { method, path: redactor.text(url.pathname) }, answer.status, differences, (v) => redactor.example(v));
+    if (route)
+      differences.push(
+        ...checker.checkResponse(route.op, { status: answer.status, contentType: answerType, body: answerBody }),
+      );
+    report.exchange(route?.op, { method, path: redactor.text(url.pathname) }, answer.status, differences, (v) =>
+      redactor.example(v),
+    );
     exchanges++;
     recorder?.add({
       startedAt,
@@ -177,7 +220,13 @@ export async function startValidationProxy(options: ProxyOptions): Promise<Runni
     out["content-length"] = String(answerBody.length);
     res.writeHead(answer.status, answer.statusText, out);
     res.end(answerBody);
-    options.onExchange?.({ method, path: url.pathname, operationId: route?.op.operationId, status: answer.status, differences: differences.length });
+    options.onExchange?.({
+      method,
+      path: url.pathname,
+      operationId: route?.op.operationId,
+      status: answer.status,
+      differences: differences.length,
+    });
   };
 
   const sockets = new Set<Socket>();
@@ -196,7 +245,13 @@ export async function startValidationProxy(options: ProxyOptions): Promise<Runni
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
     server.once("error", (e: NodeJS.ErrnoException) =>
-      reject(new Error(e.code === "EADDRINUSE" ? `port ${options.port} on ${host} is already in use; pick another (--port N, or 0 for a free one)` : `cannot listen on ${host}:${options.port ?? 0} (${e.code ?? e.message})`)),
+      reject(
+        new Error(
+          e.code === "EADDRINUSE"
+            ? `port ${options.port} on ${host} is already in use; pick another (--port N, or 0 for a free one)`
+            : `cannot listen on ${host}:${options.port ?? 0} (${e.code ?? e.message})`,
+        ),
+      ),
     );
     server.listen(options.port ?? 0, host, () => resolve());
   });

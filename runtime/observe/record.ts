@@ -73,8 +73,13 @@ const REDACTED = "[redacted]";
  * Keys whose values are credentials whatever the service: the same family errors.ts redacts from
  * query strings, plus the spellings bodies use (`client_secret`, `privateKey`, `passphrase`).
  */
-const SENSITIVE_KEY =
-  /^(key|token|api[-_]?key|apikey|access[-_]?token|refresh[-_]?token|id[-_]?token|client[-_]?secret|secret|password|passwd|passphrase|private[-_]?key|signature|authorization|cookie|x[-_]api[-_]key)$/i;
+const SENSITIVE_KEY = new RegExp(
+  `^(${[
+    "key|token|api[-_]?key|apikey|access[-_]?token|refresh[-_]?token|id[-_]?token|client[-_]?secret",
+    "secret|password|passwd|passphrase|private[-_]?key|signature|authorization|cookie|x[-_]api[-_]key",
+  ].join("|")})$`,
+  "i",
+);
 
 export function isSensitiveKey(key: string): boolean {
   return SENSITIVE_KEY.test(key);
@@ -89,7 +94,9 @@ export function redactValue(value: unknown, secrets: readonly string[], caps: In
   const walk = (v: unknown, depth: number): unknown => {
     if (typeof v === "string") {
       const clean = secrets.length ? redact(v, secrets) : v;
-      return clean.length > caps.stringChars ? `${clean.slice(0, caps.stringChars)}…[cut ${clean.length - caps.stringChars} chars]` : clean;
+      return clean.length > caps.stringChars
+        ? `${clean.slice(0, caps.stringChars)}…[cut ${clean.length - caps.stringChars} chars]`
+        : clean;
     }
     if (v === null || typeof v === "number" || typeof v === "boolean") return v;
     if (typeof v !== "object") return v === undefined ? undefined : `[${typeof v}]`;
@@ -105,7 +112,12 @@ export function redactValue(value: unknown, secrets: readonly string[], caps: In
       const out: Record<string, unknown> = {};
       for (const [key, child] of Object.entries(v)) {
         const name = secrets.length ? redact(key, secrets) : key;
-        Object.defineProperty(out, name, { value: isSensitiveKey(key) && child !== null && child !== undefined ? REDACTED : walk(child, depth + 1), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(out, name, {
+          value: isSensitiveKey(key) && child !== null && child !== undefined ? REDACTED : walk(child, depth + 1),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       return out;
     } finally {
@@ -169,6 +181,14 @@ export function parseRecord(text: string): CallRecord | undefined {
     return undefined;
   }
   const r = value as Partial<CallRecord> | null;
-  if (!r || typeof r !== "object" || r.v !== 1 || typeof r.id !== "string" || typeof r.time !== "string" || typeof r.tool !== "string") return undefined;
+  if (
+    !r ||
+    typeof r !== "object" ||
+    r.v !== 1 ||
+    typeof r.id !== "string" ||
+    typeof r.time !== "string" ||
+    typeof r.tool !== "string"
+  )
+    return undefined;
   return r as CallRecord;
 }

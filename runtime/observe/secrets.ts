@@ -12,7 +12,15 @@ import { redact, redactUrl } from "../errors.js";
 import { type InputCaps, isSensitiveKey, redactValue } from "./record.js";
 
 const REDACTED = "[redacted]";
-const SENSITIVE_HEADERS = new Set(["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key", "x-auth-token"]);
+const SENSITIVE_HEADERS = new Set([
+  "authorization",
+  "proxy-authorization",
+  "cookie",
+  "set-cookie",
+  "x-api-key",
+  "api-key",
+  "x-auth-token",
+]);
 const WHOLE: InputCaps = { stringChars: Number.POSITIVE_INFINITY, listItems: Number.POSITIVE_INFINITY, depth: 1000 };
 
 interface Placement {
@@ -28,7 +36,10 @@ function placements(descriptor: ServiceDescriptor): Placement[] {
   return auth.send ? [auth.send] : [];
 }
 
-/** A placement's value template as a pattern whose groups are the credential values (`Bearer {t}` → /^Bearer (.+?)$/). */
+/**
+ * A placement's value template as a pattern whose groups are the credential values
+ * (`Bearer {t}` → /^Bearer (.+?)$/).
+ */
 function templatePattern(template: string): RegExp {
   const parts = template.split(/\{[^{}]+\}/);
   return new RegExp(`^${parts.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("(.+?)")}$`, "s");
@@ -43,7 +54,10 @@ export class Redactor {
   constructor(descriptor: ServiceDescriptor) {
     this.placements = placements(descriptor).map((p) => ({ ...p, pattern: templatePattern(p.value) }));
     this.queryNames = [...new Set(this.placements.filter((p) => p.in === "query").map((p) => p.name))];
-    this.headerNames = new Set([...SENSITIVE_HEADERS, ...this.placements.filter((p) => p.in === "header").map((p) => p.name.toLowerCase())]);
+    this.headerNames = new Set([
+      ...SENSITIVE_HEADERS,
+      ...this.placements.filter((p) => p.in === "header").map((p) => p.name.toLowerCase()),
+    ]);
   }
 
   /** Secret values learned so far (for tests and for other redactions). */
@@ -58,7 +72,12 @@ export class Redactor {
   /** Learns the credentials a request carries. */
   learnRequest(url: URL, headers: Record<string, string | string[] | undefined>): void {
     for (const p of this.placements) {
-      const values = p.in === "query" ? url.searchParams.getAll(p.name) : p.in === "header" ? [headers[p.name.toLowerCase()]].flat() : [];
+      const values =
+        p.in === "query"
+          ? url.searchParams.getAll(p.name)
+          : p.in === "header"
+            ? [headers[p.name.toLowerCase()]].flat()
+            : [];
       for (const value of values) {
         if (typeof value !== "string") continue;
         const match = p.pattern.exec(value);

@@ -21,7 +21,9 @@ function logFor(context: ToolContext): CallLog | undefined {
     // A tool call never fails over its log; say once why nothing is logged.
     if (!warnedAboutEnv) {
       warnedAboutEnv = true;
-      process.emitWarning(`stepforge: tool calls are not logged: ${(error as Error).message}`, { code: "STEPFORGE_CALL_LOG" });
+      process.emitWarning(`stepforge: tool calls are not logged: ${(error as Error).message}`, {
+        code: "STEPFORGE_CALL_LOG",
+      });
     }
     return undefined;
   }
@@ -39,7 +41,11 @@ export async function observeToolCall(
   const counting: Hooks = { onRequest: () => void attempts++ };
   // A client the caller built keeps its own hooks: its attempts are not seen here.
   const ownClient = context.client !== undefined;
-  const hooks = combineHooks(context.hooks, ownClient ? undefined : counting, context.logger ? loggerHooks(context.logger) : undefined);
+  const hooks = combineHooks(
+    context.hooks,
+    ownClient ? undefined : counting,
+    context.logger ? loggerHooks(context.logger) : undefined,
+  );
   const startedAt = Date.now();
   const started = performance.now();
   const result = await run({ ...context, hooks });

@@ -28,7 +28,11 @@ function runWorker(id: number, env: Record<string, string>): Promise<{ done: num
   delete childEnv.STEPFORGE_CALL_LOG_INPUTS;
   if (!env.STEPFORGE_REDIS_URL) delete childEnv.STEPFORGE_REDIS_URL;
   if (!env.STEPFORGE_STATE_DIR) delete childEnv.STEPFORGE_STATE_DIR;
-  const child = spawn(process.execPath, ["--import", "tsx", WORKER], { cwd: ROOT, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", WORKER], {
+    cwd: ROOT,
+    env: childEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stderr = "";
   child.stderr.on("data", (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
   return new Promise((resolve, reject) => {
@@ -40,7 +44,9 @@ function runWorker(id: number, env: Record<string, string>): Promise<{ done: num
         /* not ours */
       }
     });
-    child.once("exit", (code) => (code === 0 && result ? resolve(result) : reject(new Error(`worker ${id} exited ${code}: ${stderr}`))));
+    child.once("exit", (code) =>
+      code === 0 && result ? resolve(result) : reject(new Error(`worker ${id} exited ${code}: ${stderr}`)),
+    );
   });
 }
 
@@ -54,7 +60,9 @@ function checkComplete(records: CallRecord[]): void {
     const key = /^(w\d+-\d+) /.exec((r.input as { text: string }).text)?.[1] ?? "?";
     seen.set(key, (seen.get(key) ?? 0) + 1);
   }
-  const expected = Array.from({ length: WORKERS }, (_, w) => Array.from({ length: CALLS }, (_, i) => `w${w}-${i}`)).flat();
+  const expected = Array.from({ length: WORKERS }, (_, w) =>
+    Array.from({ length: CALLS }, (_, i) => `w${w}-${i}`),
+  ).flat();
   expect(expected.filter((k) => seen.get(k) !== 1)).toEqual([]);
   expect(records).toHaveLength(WORKERS * CALLS);
   expect(new Set(records.map((r) => r.id)).size).toBe(records.length);
@@ -136,27 +144,52 @@ describe.skipIf(!haveRedis())("the call log across processes", { timeout: 180_00
     }
   });
 
-  it("stepforge call, a process of its own, logs its call to Redis before it exits; stepforge log reads it back", async () => {
+  it("stepforge call (a process of its own) logs to Redis before it exits; stepforge log reads it", async () => {
     const connections = join(dir, "connections.json");
-    writeFileSync(connections, JSON.stringify({ news: { service: "worldnews", fields: { apiKey: API_KEY } } }), { mode: 0o600 });
-    const args = ["call", "worldnews_search_news", "--input", JSON.stringify({ text: "from the command line" }), "--connections", connections, "--base-url", mock.url];
+    writeFileSync(connections, JSON.stringify({ news: { service: "worldnews", fields: { apiKey: API_KEY } } }), {
+      mode: 0o600,
+    });
+    const args = [
+      "call",
+      "worldnews_search_news",
+      "--input",
+      JSON.stringify({ text: "from the command line" }),
+      "--connections",
+      connections,
+      "--base-url",
+      mock.url,
+    ];
     const called = await runCliProcess(args, { STEPFORGE_CALL_LOG: "state", STEPFORGE_REDIS_URL: redis.url }, 60_000);
     expect(called.code, called.stderr).toBe(0);
     const log = await runCli("log", "--redis", redis.url, "--connection", "news", "--json");
     expect(log.code, log.stderr).toBe(0);
-    const records = log.stdout.trim().split("\n").map((l) => JSON.parse(l) as CallRecord);
+    const records = log.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as CallRecord);
     expect(records).toHaveLength(1);
-    expect(records[0]).toMatchObject({ tool: "worldnews_search_news", connection: "news", input: { text: "from the command line" }, outcome: "ok", attempts: 1 });
+    expect(records[0]).toMatchObject({
+      tool: "worldnews_search_news",
+      connection: "news",
+      input: { text: "from the command line" },
+      outcome: "ok",
+      attempts: 1,
+    });
     expect(records[0]!.pid).not.toBe(process.pid);
   });
 
-  it(`${WORKERS} processes on Redis (STEPFORGE_CALL_LOG=state), then on a folder whose file rotates under them: no lost or torn record`, async () => {
+  const title = `${WORKERS} processes on Redis, then on a folder whose file rotates under them: no lost or torn record`;
+  it(title, async () => {
     const stateDir = join(dir, "state");
     // The folder phase: each record is ~500 bytes, so an 8 KiB file rotates every ~16 records.
     // Answers that take 5 ms and two calls at a time per worker spread the writes over the run, so
     // the file rotates several times while the others write (all at once, the run would end
     // before the first rotation).
-    const slow = await startMock("worldnews", { noLimits: true, credentials: { apiKey: API_KEY }, faults: { latency: { ms: 5, rate: 1 }, seed: 1 } });
+    const slow = await startMock("worldnews", {
+      noLimits: true,
+      credentials: { apiKey: API_KEY },
+      faults: { latency: { ms: 5, rate: 1 }, seed: 1 },
+    });
     const env = {
       MOCK_URL: mock.url,
       STEPFORGE_CALL_LOG: "state",
@@ -166,8 +199,13 @@ describe.skipIf(!haveRedis())("the call log across processes", { timeout: 180_00
       STEPFORGE_CALL_LOG_MAX_BYTES: "8192",
       STEPFORGE_CALL_LOG_MAX_FILES: "1000",
     };
-    const results = await Promise.all(Array.from({ length: WORKERS }, (_, w) => runWorker(w, env))).finally(() => slow.close());
-    expect(results.map((r) => r.failed), JSON.stringify(results)).toEqual([0, 0, 0, 0]);
+    const results = await Promise.all(Array.from({ length: WORKERS }, (_, w) => runWorker(w, env))).finally(() =>
+      slow.close(),
+    );
+    expect(
+      results.map((r) => r.failed),
+      JSON.stringify(results),
+    ).toEqual([0, 0, 0, 0]);
 
     const stream = new RedisCallLog(redis.url);
     try {
@@ -183,7 +221,8 @@ describe.skipIf(!haveRedis())("the call log across processes", { timeout: 180_00
     expect(segments.length).toBeGreaterThanOrEqual(3);
     // Every line of every file is a whole record (a torn write would leave a line that does not parse).
     for (const path of [...segments, join(stateDir, "calls.jsonl")]) {
-      for (const line of readFileSync(path, "utf8").split("\n").filter(Boolean)) expect(() => JSON.parse(line)).not.toThrow();
+      for (const line of readFileSync(path, "utf8").split("\n").filter(Boolean))
+        expect(() => JSON.parse(line)).not.toThrow();
     }
     const { records, unreadable } = await file.read({}, 100_000);
     expect(unreadable).toBe(0);

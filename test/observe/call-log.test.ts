@@ -11,7 +11,14 @@ import { trelloApiCall, trelloGetCard } from "../../generated/trello/tools.js";
 import { worldnewsSearchNews } from "../../generated/worldnews/tools.js";
 import { createSharedState } from "../../runtime/index.js";
 import { startMock, type RunningMock } from "../../runtime/mock/index.js";
-import { CALL_LOG_ENV, closeDefaultCallLog, createCallLog, FileCallLog, type CallRecord, type Logger } from "../../runtime/observe/index.js";
+import {
+  CALL_LOG_ENV,
+  closeDefaultCallLog,
+  createCallLog,
+  FileCallLog,
+  type CallRecord,
+  type Logger,
+} from "../../runtime/observe/index.js";
 import { executeTool, type ToolContext } from "../../runtime/tools/index.js";
 import { loadCatalogs } from "../../cli/commands/tools.js";
 import { Accounts, StepforgeMcp } from "../../runtime/mcp/index.js";
@@ -39,8 +46,17 @@ describe("the call log of tool calls", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const context = (extra: Partial<ToolContext> = {}): ToolContext => ({ connection: trelloConnection, baseUrl: trello.url, shared: createSharedState(), ...extra });
-  const lines = (file: string): CallRecord[] => readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as CallRecord);
+  const context = (extra: Partial<ToolContext> = {}): ToolContext => ({
+    connection: trelloConnection,
+    baseUrl: trello.url,
+    shared: createSharedState(),
+    ...extra,
+  });
+  const lines = (file: string): CallRecord[] =>
+    readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as CallRecord);
 
   it("records a successful step: tool, service, connection, input, outcome, one attempt, duration", async () => {
     const file = join(dir, "ok.jsonl");
@@ -50,7 +66,16 @@ describe("the call log of tool calls", () => {
     await log.flush();
     const [record, ...rest] = lines(file);
     expect(rest).toEqual([]);
-    expect(record).toMatchObject({ v: 1, tool: "trello_get_card", service: "trello", connection: "work", input: { id: CARD, fields: "name" }, outcome: "ok", attempts: 1, pid: process.pid });
+    expect(record).toMatchObject({
+      v: 1,
+      tool: "trello_get_card",
+      service: "trello",
+      connection: "work",
+      input: { id: CARD, fields: "name" },
+      outcome: "ok",
+      attempts: 1,
+      pid: process.pid,
+    });
     expect(record!.durationMs).toBeGreaterThan(0);
     expect(Date.parse(record!.time)).toBeGreaterThan(Date.now() - 60_000);
     expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -68,7 +93,11 @@ describe("the call log of tool calls", () => {
       }
       return fetch(input, init);
     };
-    const retried = await executeTool(trelloGetCard, { id: CARD }, context({ callLog: log, fetch: flaky, retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 2 } }));
+    const retried = await executeTool(
+      trelloGetCard,
+      { id: CARD },
+      context({ callLog: log, fetch: flaky, retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 2 } }),
+    );
     expect(retried.ok).toBe(true);
     const missing = await executeTool(trelloGetCard, { id: "0000000000000000000000ff" }, context({ callLog: log }));
     expect(missing.ok).toBe(false);
@@ -77,16 +106,24 @@ describe("the call log of tool calls", () => {
     await log.flush();
     const [a, b, c] = lines(file);
     expect(a).toMatchObject({ outcome: "ok", attempts: 2 });
-    expect(b).toMatchObject({ outcome: "not_found", attempts: 1, error: { kind: "not_found", status: 404, retryable: false } });
+    expect(b).toMatchObject({
+      outcome: "not_found",
+      attempts: 1,
+      error: { kind: "not_found", status: 404, retryable: false },
+    });
     expect(c).toMatchObject({ outcome: "invalid_input", attempts: 0, error: { kind: "invalid_input" } });
   });
 
-  it("keeps no secret: connection secrets pasted into the input, credential-named fields, the API Call's query", async () => {
+  it("keeps no secret: connection secrets in the input, credential-named fields, the API Call's query", async () => {
     const file = join(dir, "secrets.jsonl");
     const log = createCallLog({ file });
     await executeTool(
       trelloApiCall,
-      { method: "GET", endpoint: `/1/cards/${CARD}`, query_parameters: { fields: `name ${M.trelloToken.value}`, password: "hunter22-not-a-marker" } },
+      {
+        method: "GET",
+        endpoint: `/1/cards/${CARD}`,
+        query_parameters: { fields: `name ${M.trelloToken.value}`, password: "hunter22-not-a-marker" },
+      },
       context({ callLog: log }),
     );
     await executeTool(
@@ -95,7 +132,11 @@ describe("the call log of tool calls", () => {
       { connection: newsConnection, baseUrl: news.url, shared: createSharedState(), callLog: log },
     );
     // The model's input as a whole is a secret-shaped value under a credential-named key.
-    await executeTool(trelloApiCall, { method: "POST", endpoint: "/1/cards", body: { token: M.trelloRevokedToken.value, name: "x" } }, context({ callLog: log }));
+    await executeTool(
+      trelloApiCall,
+      { method: "POST", endpoint: "/1/cards", body: { token: M.trelloRevokedToken.value, name: "x" } },
+      context({ callLog: log }),
+    );
     await log.flush();
     const text = readFileSync(file, "utf8");
     const leaks = scanText(file, text, needlesFor(Object.values(M)));
@@ -112,7 +153,11 @@ describe("the call log of tool calls", () => {
     const log = createCallLog({ file, inputs: "none" });
     await executeTool(trelloGetCard, { id: CARD }, context({ callLog: log }));
     const long = createCallLog({ file: join(dir, "long.jsonl") });
-    await executeTool(worldnewsSearchNews, { text: "y".repeat(5000) }, { connection: newsConnection, baseUrl: news.url, shared: createSharedState(), callLog: long });
+    await executeTool(
+      worldnewsSearchNews,
+      { text: "y".repeat(5000) },
+      { connection: newsConnection, baseUrl: news.url, shared: createSharedState(), callLog: long },
+    );
     await Promise.all([log.flush(), long.flush()]);
     expect(lines(file)[0]).not.toHaveProperty("input");
     const text = (lines(join(dir, "long.jsonl"))[0]!.input as { text: string }).text;
@@ -140,8 +185,19 @@ describe("the call log of tool calls", () => {
     const before = process.env[CALL_LOG_ENV];
     process.env[CALL_LOG_ENV] = file;
     try {
-      const account = { name: "team-board", context: { connection: { ...trelloConnection, name: "team-board" }, baseUrl: trello.url, shared: createSharedState() } };
-      const mcp = new StepforgeMcp({ catalogs: await loadCatalogs(), selection: { services: ["trello"] }, accounts: new Accounts([["trello", [account]]]) });
+      const account = {
+        name: "team-board",
+        context: {
+          connection: { ...trelloConnection, name: "team-board" },
+          baseUrl: trello.url,
+          shared: createSharedState(),
+        },
+      };
+      const mcp = new StepforgeMcp({
+        catalogs: await loadCatalogs(),
+        selection: { services: ["trello"] },
+        accounts: new Accounts([["trello", [account]]]),
+      });
       const result = (await mcp.callTool("trello_get_card", { id: CARD })) as { isError?: boolean };
       expect(result.isError).toBeUndefined();
       await closeDefaultCallLog();
@@ -149,24 +205,44 @@ describe("the call log of tool calls", () => {
       if (before === undefined) delete process.env[CALL_LOG_ENV];
       else process.env[CALL_LOG_ENV] = before;
     }
-    expect(lines(file)).toEqual([expect.objectContaining({ tool: "trello_get_card", connection: "team-board", outcome: "ok", attempts: 1 })]);
+    expect(lines(file)).toEqual([
+      expect.objectContaining({ tool: "trello_get_card", connection: "team-board", outcome: "ok", attempts: 1 }),
+    ]);
   });
 
-  it("a logger given to the call sees the client's events; a failing sink is counted and told, the call unharmed", async () => {
+  it("a logger sees the client's events; a failing sink is counted and told, the call unharmed", async () => {
     const seen: Array<{ level: string; fields: Record<string, unknown>; message: string }> = [];
     const logger = Object.fromEntries(
-      (["debug", "info", "warn", "error"] as const).map((level) => [level, (fields: Record<string, unknown>, message: string) => seen.push({ level, fields, message })]),
+      (["debug", "info", "warn", "error"] as const).map((level) => [
+        level,
+        (fields: Record<string, unknown>, message: string) => seen.push({ level, fields, message }),
+      ]),
     ) as unknown as Logger;
     const broken = createCallLog({
-      sink: { kind: "file", where: "nowhere", append: () => Promise.reject(new Error("disk full")), read: async () => ({ records: [], unreadable: 0 }), follow: async () => {}, close: async () => {} },
+      sink: {
+        kind: "file",
+        where: "nowhere",
+        append: () => Promise.reject(new Error("disk full")),
+        read: async () => ({ records: [], unreadable: 0 }),
+        follow: async () => {},
+        close: async () => {},
+      },
       logger,
     });
     const result = await executeTool(trelloGetCard, { id: CARD }, context({ callLog: broken, logger }));
     expect(result.ok).toBe(true);
     await broken.flush();
     expect(broken.dropped).toBe(1);
-    expect(seen.map((s) => `${s.level} ${s.fields.event}`)).toEqual(["debug request", "debug response", "warn call_log_dropped"]);
-    expect(seen[0]!.message).toMatch(/^trello getCard: GET http:\/\/127\.0\.0\.1:\d+\/1\/cards\/6123a9f0c4b5d6e7f8091a2b\?key=\[redacted\]&token=\[redacted\]$/);
+    expect(seen.map((s) => `${s.level} ${s.fields.event}`)).toEqual([
+      "debug request",
+      "debug response",
+      "warn call_log_dropped",
+    ]);
+    expect(seen[0]!.message).toMatch(
+      new RegExp(
+        `^trello getCard: GET http://127\\.0\\.0\\.1:\\d+/1/cards/${CARD}\\?key=\\[redacted\\]&token=\\[redacted\\]$`,
+      ),
+    );
   });
 });
 
@@ -213,7 +289,9 @@ describe("the file sink", () => {
     const sink = new FileCallLog(file, { maxBytes: 1000, maxFiles: 100, maxAgeMs: 50 });
     for (let n = 1; n <= 8; n++) await sink.append(record(n));
     const rotated = new Set<string>();
-    for (const segment of await sink.segments()) for (const line of readFileSync(segment, "utf8").trim().split("\n")) rotated.add((JSON.parse(line) as CallRecord).id);
+    for (const segment of await sink.segments())
+      for (const line of readFileSync(segment, "utf8").trim().split("\n"))
+        rotated.add((JSON.parse(line) as CallRecord).id);
     expect(rotated.size).toBeGreaterThan(2);
     await new Promise((r) => setTimeout(r, 80));
     for (let n = 9; n <= 12; n++) await sink.append(record(n));

@@ -12,7 +12,13 @@ import { mockDefinition as trelloMock } from "../../generated/trello/mock.js";
 import { trelloApiCall, trelloGetCard } from "../../generated/trello/tools.js";
 import { createSharedState } from "../../runtime/index.js";
 import { createReplayer, startMockServer, type RunningMock } from "../../runtime/mock/index.js";
-import { ConformanceChecker, type ConformanceDefinition, conformanceFromMock, type HarEntry, startValidationProxy } from "../../runtime/observe/index.js";
+import {
+  ConformanceChecker,
+  type ConformanceDefinition,
+  conformanceFromMock,
+  type HarEntry,
+  startValidationProxy,
+} from "../../runtime/observe/index.js";
 import { executeTool } from "../../runtime/tools/index.js";
 import { listenOnLoopback } from "../runtime/helpers.js";
 import { createMarkers, describeLeaks, needlesFor, scanText } from "../reliability/markers.js";
@@ -29,7 +35,9 @@ describe("the validation proxy in front of the behavioural mocks", () => {
   const trelloSpec = conformanceFromSpec(join(ROOT, "specs/trello.yaml"));
   beforeAll(async () => {
     trello = await startMockServer(trelloMock, { credentials: trelloConnection.fields });
-    marketo = await startMockServer(marketoMock, { credentials: { clientId: "5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61", clientSecret: M.marketoClientSecret.value } });
+    marketo = await startMockServer(marketoMock, {
+      credentials: { clientId: "5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61", clientSecret: M.marketoClientSecret.value },
+    });
   });
   afterAll(async () => {
     await trello?.close();
@@ -39,21 +47,45 @@ describe("the validation proxy in front of the behavioural mocks", () => {
   it("reports what a request gets wrong, with the pointer, the expectation and the value sent", async () => {
     const proxy = await startValidationProxy({ definition: trelloSpec.definition, upstream: trello.url });
     try {
-      const result = await executeTool(trelloApiCall, { method: "GET", endpoint: `/1/cards/${CARD}`, query_parameters: { attachments: "maybe", members: "yes" } }, { connection: trelloConnection, baseUrl: proxy.url, shared: createSharedState(), callLog: false });
+      const result = await executeTool(
+        trelloApiCall,
+        { method: "GET", endpoint: `/1/cards/${CARD}`, query_parameters: { attachments: "maybe", members: "yes" } },
+        { connection: trelloConnection, baseUrl: proxy.url, shared: createSharedState(), callLog: false },
+      );
       expect(result.ok, JSON.stringify(result)).toBe(false);
       const getCard = proxy.report().operations.find((o) => o.operationId === "getCard")!;
       expect(getCard, JSON.stringify([result, proxy.report()])).toBeDefined();
       expect(getCard.statuses).toEqual({ 400: 1 });
       expect(getCard.differences).toEqual(
         expect.arrayContaining([
-          expect.objectContaining({ direction: "request", kind: "enum", pointer: "/query/attachments", expected: 'one of ["true","false","cover"]', example: "maybe" }),
-          expect.objectContaining({ direction: "request", kind: "type", pointer: "/query/members", expected: "type boolean", example: "yes" }),
+          expect.objectContaining({
+            direction: "request",
+            kind: "enum",
+            pointer: "/query/attachments",
+            expected: 'one of ["true","false","cover"]',
+            example: "maybe",
+          }),
+          expect.objectContaining({
+            direction: "request",
+            kind: "type",
+            pointer: "/query/members",
+            expected: "type boolean",
+            example: "yes",
+          }),
         ]),
       );
       // A step that follows the spec, to a mock that follows it too: nothing to report.
       const clean = await startValidationProxy({ definition: trelloSpec.definition, upstream: trello.url });
       try {
-        expect((await executeTool(trelloGetCard, { id: CARD }, { connection: trelloConnection, baseUrl: clean.url, shared: createSharedState(), callLog: false })).ok).toBe(true);
+        expect(
+          (
+            await executeTool(
+              trelloGetCard,
+              { id: CARD },
+              { connection: trelloConnection, baseUrl: clean.url, shared: createSharedState(), callLog: false },
+            )
+          ).ok,
+        ).toBe(true);
         expect(clean.report().summary).toMatchObject({ operationsSeen: 1, differences: 0 });
       } finally {
         await clean.close();
@@ -69,7 +101,9 @@ describe("the validation proxy in front of the behavioural mocks", () => {
     await closed.close();
     const proxy = await startValidationProxy({ definition: trelloSpec.definition, upstream: gone, timeoutMs: 2000 });
     try {
-      const answer = await fetch(`${proxy.url}/1/cards/${CARD}?key=${M.trelloApiKey.value}&token=${M.trelloToken.value}`);
+      const answer = await fetch(
+        `${proxy.url}/1/cards/${CARD}?key=${M.trelloApiKey.value}&token=${M.trelloToken.value}`,
+      );
       expect(answer.status).toBe(502);
       const text = await answer.text();
       expect(text).toContain(`the upstream ${gone}`);
@@ -80,12 +114,23 @@ describe("the validation proxy in front of the behavioural mocks", () => {
     }
   });
 
-  it("records an OAuth client-credentials flow (token request, bearer calls) with no secret in the HAR or the report", async () => {
+  it("records an OAuth client-credentials flow with no secret in the HAR or the report", async () => {
     const definition = conformanceFromSpec(join(ROOT, "specs/marketo.yaml")).definition;
     const proxy = await startValidationProxy({ definition, upstream: marketo.url, record: true });
     try {
-      const connection = { name: "mkto", fields: { endpoint: "https://123-ABC-456.mktorest.com", clientId: "5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61", clientSecret: M.marketoClientSecret.value } };
-      const result = await executeTool(marketoGetLeads, { filterType: "email", filterValues: ["ada@example.com"] }, { connection, baseUrl: proxy.url, shared: createSharedState(), callLog: false });
+      const connection = {
+        name: "mkto",
+        fields: {
+          endpoint: "https://123-ABC-456.mktorest.com",
+          clientId: "5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61",
+          clientSecret: M.marketoClientSecret.value,
+        },
+      };
+      const result = await executeTool(
+        marketoGetLeads,
+        { filterType: "email", filterValues: ["ada@example.com"] },
+        { connection, baseUrl: proxy.url, shared: createSharedState(), callLog: false },
+      );
       expect(result.ok).toBe(true);
       const har = proxy.har()!;
       expect(har.log.entries.map((e) => e._operationId)).toEqual(["getAccessToken", "getLeads"]);
@@ -94,7 +139,15 @@ describe("the validation proxy in front of the behavioural mocks", () => {
       expect(new URL(token.request.url).searchParams.get("client_secret")).toBe("[redacted]");
       expect(leads.request.headers.find((h) => h.name === "authorization")?.value).toBe("[redacted]");
       // The token the mock issued is a secret too: learned from the token answer, redacted everywhere.
-      const issued = JSON.parse((await (await fetch(`${marketo.url}/identity/oauth/token?grant_type=client_credentials&client_id=${connection.fields.clientId}&client_secret=${encodeURIComponent(M.marketoClientSecret.value)}`)).text())) as { access_token: string };
+      const issued = JSON.parse(
+        await (
+          await fetch(
+            `${marketo.url}/identity/oauth/token?grant_type=client_credentials` +
+              `&client_id=${connection.fields.clientId}` +
+              `&client_secret=${encodeURIComponent(M.marketoClientSecret.value)}`,
+          )
+        ).text(),
+      ) as { access_token: string };
       const needles = needlesFor(Object.values(M), [{ kind: "issued", value: issued.access_token }]);
       const everything = JSON.stringify(har) + JSON.stringify(proxy.report()) + proxy.markdown();
       expect(describeLeaks(scanText("recording and report", everything, needles))).toBe("");
@@ -108,13 +161,25 @@ describe("replaying a recording", () => {
   const entry = (url: string, status: number, body: unknown, method = "GET"): HarEntry => ({
     startedDateTime: new Date().toISOString(),
     time: 1,
-    request: { method, url, httpVersion: "HTTP/1.1", cookies: [], headers: [], queryString: [], headersSize: -1, bodySize: 0 },
+    request: {
+      method,
+      url,
+      httpVersion: "HTTP/1.1",
+      cookies: [],
+      headers: [],
+      queryString: [],
+      headersSize: -1,
+      bodySize: 0,
+    },
     response: {
       status,
       statusText: "",
       httpVersion: "HTTP/1.1",
       cookies: [],
-      headers: [{ name: "content-type", value: "application/json" }, { name: "x-request-id", value: "r1" }],
+      headers: [
+        { name: "content-type", value: "application/json" },
+        { name: "x-request-id", value: "r1" },
+      ],
       content: { size: 0, mimeType: "application/json", text: JSON.stringify(body) },
       redirectURL: "",
       headersSize: -1,
@@ -125,10 +190,13 @@ describe("replaying a recording", () => {
   });
   const request = (url: string, method = "GET") => ({ method, url, headers: {}, body: Buffer.alloc(0) });
 
-  it("matches operation, path and query parameters (credentials aside), answers in recorded order, then the last again", () => {
+  it("matches operation, path and query (credentials aside); answers in recorded order, then the last again", () => {
     const replayer = createReplayer(
       [
-        entry(`https://api.trello.com/1/cards/${CARD}?fields=name&key=[redacted]&token=[redacted]`, 200, { id: CARD, name: "first" }),
+        entry(`https://api.trello.com/1/cards/${CARD}?fields=name&key=[redacted]&token=[redacted]`, 200, {
+          id: CARD,
+          name: "first",
+        }),
         entry(`https://api.trello.com/1/cards/${CARD}?token=[redacted]&fields=name`, 200, { id: CARD, name: "second" }),
         entry(`https://api.trello.com/1/cards/${CARD}`, 404, "model not found"),
         entry("https://api.trello.com/1/nowhere", 200, {}),
@@ -143,7 +211,10 @@ describe("replaying a recording", () => {
     expect(replayer.answer(request(`/1/cards/${CARD}`))!.status).toBe(404);
     expect(replayer.answer(request(`/1/cards/${CARD}?fields=desc`))).toBeUndefined();
     expect(replayer.answer(request(`/1/cards/${CARD}?fields=name`, "PUT"))).toBeUndefined();
-    expect(replayer.answer(request(`/1/cards/${CARD}?fields=name`))!.headers).toEqual({ "content-type": "application/json", "x-request-id": "r1" });
+    expect(replayer.answer(request(`/1/cards/${CARD}?fields=name`))!.headers).toEqual({
+      "content-type": "application/json",
+      "x-request-id": "r1",
+    });
     expect(replayer.replayed).toBe(5);
   });
 });
@@ -151,32 +222,64 @@ describe("replaying a recording", () => {
 describe("what counts as an undocumented field", () => {
   const definition = (schema: unknown, components: Record<string, unknown> = {}): ConformanceDefinition => ({
     ...conformanceFromMock(trelloMock),
-    operations: { getThing: { operationId: "getThing", method: "GET", path: "/thing", parameters: [], responses: { "200": { contentTypes: ["application/json"], schema } } } },
+    operations: {
+      getThing: {
+        operationId: "getThing",
+        method: "GET",
+        path: "/thing",
+        parameters: [],
+        responses: { "200": { contentTypes: ["application/json"], schema } },
+      },
+    },
     components: { schemas: components },
   });
   const check = (schema: unknown, body: unknown, components?: Record<string, unknown>) => {
     const checker = new ConformanceChecker(definition(schema, components));
     const op = checker.route("GET", "/thing")!.op;
-    return checker.checkResponse(op, { status: 200, contentType: "application/json", body: Buffer.from(JSON.stringify(body)) }).map((d) => `${d.kind} ${d.pointer}`);
+    return checker
+      .checkResponse(op, { status: 200, contentType: "application/json", body: Buffer.from(JSON.stringify(body)) })
+      .map((d) => `${d.kind} ${d.pointer}`);
   };
   const Base = { type: "object", properties: { id: { type: "string" } } };
 
   it("a field no schema lists, at any depth, through $ref, allOf and the matching anyOf branch", () => {
-    expect(check({ $ref: "#/components/schemas/Base" }, { id: "1", extra: 2 }, { Base })).toEqual(["undocumented-field /body/extra"]);
-    expect(check({ allOf: [{ $ref: "#/components/schemas/Base" }, { properties: { name: { type: "string" } } }] }, { id: "1", name: "n", extra: 1 }, { Base })).toEqual(["undocumented-field /body/extra"]);
-    expect(check({ type: "array", items: { anyOf: [Base, { type: "object", properties: { n: { type: "number" } } }] } }, [{ id: "a" }, { n: 1, x: 0 }], {})).toEqual(["undocumented-field /body/1/x"]);
-    expect(check({ type: "object", properties: { inner: Base } }, { inner: { id: "1", deep: true } })).toEqual(["undocumented-field /body/inner/deep"]);
+    expect(check({ $ref: "#/components/schemas/Base" }, { id: "1", extra: 2 }, { Base })).toEqual([
+      "undocumented-field /body/extra",
+    ]);
+    expect(
+      check(
+        { allOf: [{ $ref: "#/components/schemas/Base" }, { properties: { name: { type: "string" } } }] },
+        { id: "1", name: "n", extra: 1 },
+        { Base },
+      ),
+    ).toEqual(["undocumented-field /body/extra"]);
+    expect(
+      check(
+        { type: "array", items: { anyOf: [Base, { type: "object", properties: { n: { type: "number" } } }] } },
+        [{ id: "a" }, { n: 1, x: 0 }],
+        {},
+      ),
+    ).toEqual(["undocumented-field /body/1/x"]);
+    expect(check({ type: "object", properties: { inner: Base } }, { inner: { id: "1", deep: true } })).toEqual([
+      "undocumented-field /body/inner/deep",
+    ]);
   });
 
   it("not where the spec allows more: additionalProperties, a free-form branch, a free-form object", () => {
     expect(check({ ...Base, additionalProperties: true }, { id: "1", extra: 2 })).toEqual([]);
     expect(check({ anyOf: [Base, { type: "object" }] }, { id: "1", extra: 2 })).toEqual([]);
     expect(check({ type: "object" }, { anything: 1 })).toEqual([]);
-    expect(check({ ...Base, additionalProperties: false }, { id: "1", extra: 2 })).toEqual(["undocumented-field /body/extra"]);
+    expect(check({ ...Base, additionalProperties: false }, { id: "1", extra: 2 })).toEqual([
+      "undocumented-field /body/extra",
+    ]);
   });
 
   it("answers are read in the response direction: a writeOnly field is not required back, a readOnly one is", () => {
-    const schema = { type: "object", required: ["id", "password"], properties: { id: { type: "string", readOnly: true }, password: { type: "string", writeOnly: true } } };
+    const schema = {
+      type: "object",
+      required: ["id", "password"],
+      properties: { id: { type: "string", readOnly: true }, password: { type: "string", writeOnly: true } },
+    };
     expect(check(schema, { id: "1" })).toEqual([]);
     expect(check(schema, { password: "x" })).toEqual(["missing-field /body/id"]);
   });
