@@ -58,6 +58,8 @@ export interface DriftReportJson {
   operations: OperationDrift[];
   /** Requests that matched no operation of the spec. */
   unknownRoutes: Array<{ method: string; path: string; count: number }>;
+  /** Checks that could not run (a schema the checker cannot read), by operation, with the reason. */
+  uncheckable: Array<{ operation: string; reason: string; count: number }>;
 }
 
 /** Most harmful first. */
@@ -87,6 +89,7 @@ export class DriftReport {
   private readonly startedAt = new Date().toISOString();
   private exchanges = 0;
   private upstreamFailures = 0;
+  private readonly unchecked = new Map<string, { operation: string; reason: string; count: number }>();
 
   constructor(private readonly meta: { service: string; spec?: string | undefined; upstream?: string | undefined }) {}
 
@@ -161,6 +164,14 @@ export class DriftReport {
     }
   }
 
+  /** A check that threw: the exchange was not checked. */
+  uncheckable(operation: string, reason: string): void {
+    const key = `${operation}\u0000${reason}`;
+    const seen = this.unchecked.get(key) ?? { operation, reason: reason.slice(0, 300), count: 0 };
+    seen.count++;
+    this.unchecked.set(key, seen);
+  }
+
   toJSON(): DriftReportJson {
     const operations = [...this.operations.values()]
       .sort((a, b) => a.operationId.localeCompare(b.operationId))
@@ -187,6 +198,7 @@ export class DriftReport {
       },
       operations,
       unknownRoutes: [...this.unknown.values()].sort((a, b) => b.count - a.count),
+      uncheckable: [...this.unchecked.values()],
     };
   }
 
@@ -257,6 +269,11 @@ export function driftMarkdown(report: DriftReportJson): string {
     lines.push("| where | kind | expected | example | seen |", "|---|---|---|---|---:|");
     for (const d of op.differences)
       lines.push(`| ${where(d)} | ${d.kind} | ${cell(d.expected)} | ${cell(exampleText(d))} | ${d.count} |`);
+    lines.push("");
+  }
+  if (report.uncheckable.length) {
+    lines.push("## Not checked", "", "| operation | why | seen |", "|---|---|---:|");
+    for (const u of report.uncheckable) lines.push(`| ${u.operation} | ${cell(u.reason)} | ${u.count} |`);
     lines.push("");
   }
   if (report.unknownRoutes.length) {

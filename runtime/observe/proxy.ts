@@ -123,6 +123,18 @@ export async function startValidationProxy(options: ProxyOptions): Promise<Runni
   const report = new DriftReport({ service, spec: options.specLabel, upstream: redactor.url(base) });
   const recorder = options.record ? new HarRecorder(redactor) : undefined;
   let exchanges = 0;
+  /**
+   * A schema the checker cannot compile (a keyword Ajv refuses) must not break the traffic: the
+   * exchange goes through unchecked and the report counts it.
+   */
+  const guarded = (check: () => Difference[], operationId: string): Difference[] => {
+    try {
+      return check();
+    } catch (error) {
+      report.uncheckable(operationId, redactor.text((error as Error).message));
+      return [];
+    }
+  };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const startedAt = Date.now();
@@ -138,16 +150,13 @@ export async function startValidationProxy(options: ProxyOptions): Promise<Runni
     redactor.learnRequest(url, req.headers);
     if (body.length) redactor.learnBody(body.toString("utf8"), contentType);
     const route = checker.route(method, url.pathname);
-    const differences: Difference[] = route
-      ? checker.checkRequest(route.op, {
-          path: route.params,
-          query: url.searchParams,
-          headers: req.headers,
-          body: parseBody(body, contentType),
-          hasBody: body.length > 0,
-          contentType,
-        })
-      : [];
+    const differences: Difference[] = [];
+    if (route) {
+      const seen = { path: route.params, query: url.searchParams, headers: req.headers, contentType };
+      const check = () =>
+        checker.checkRequest(route.op, { ...seen, body: parseBody(body, contentType), hasBody: body.length > 0 });
+      differences.push(...guarded(check, route.op.operationId));
+    }
 
     let path = url.pathname;
     if (strip && (path === strip || path.startsWith(`${strip}/`))) path = path.slice(strip.length) || "/";
@@ -195,10 +204,10 @@ export async function startValidationProxy(options: ProxyOptions): Promise<Runni
     const timeMs = performance.now() - sent;
     const answerType = answer.headers.get("content-type") ?? undefined;
     if (answerBody.length) redactor.learnBody(answerBody.toString("utf8"), answerType);
-    if (route)
-      differences.push(
-        ...checker.checkResponse(route.op, { status: answer.status, contentType: answerType, body: answerBody }),
-      );
+    if (route) {
+      const answered = { status: answer.status, contentType: answerType, body: answerBody };
+      differences.push(...guarded(() => checker.checkResponse(route.op, answered), route.op.operationId));
+    }
     report.exchange(route?.op, { method, path: redactor.text(url.pathname) }, answer.status, differences, (v) =>
       redactor.example(v),
     );

@@ -114,6 +114,41 @@ describe("the validation proxy in front of the behavioural mocks", () => {
     }
   });
 
+  it("lets an exchange through unchecked when the spec's schema cannot be read, and says so", async () => {
+    const upstream = await listenOnLoopback(
+      createServer((_req, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end('{"id":"1"}');
+      }),
+    );
+    const broken: ConformanceDefinition = {
+      ...conformanceFromMock(trelloMock),
+      operations: {
+        getThing: {
+          operationId: "getThing",
+          method: "GET",
+          path: "/thing",
+          parameters: [],
+          responses: { "200": { contentTypes: ["application/json"], schema: { $ref: "#/components/schemas/Gone" } } },
+        },
+      },
+      components: { schemas: {} },
+    };
+    const proxy = await startValidationProxy({ definition: broken, upstream: upstream.url });
+    try {
+      const answer = await fetch(`${proxy.url}/thing`);
+      expect(answer.status).toBe(200);
+      expect(await answer.json()).toEqual({ id: "1" });
+      expect(proxy.report().uncheckable).toEqual([
+        { operation: "getThing", reason: expect.stringContaining("Gone"), count: 1 },
+      ]);
+      expect(proxy.markdown()).toContain("## Not checked");
+    } finally {
+      await proxy.close();
+      await upstream.close();
+    }
+  });
+
   it("records an OAuth client-credentials flow with no secret in the HAR or the report", async () => {
     const definition = conformanceFromSpec(join(ROOT, "specs/marketo.yaml")).definition;
     const proxy = await startValidationProxy({ definition, upstream: marketo.url, record: true });
