@@ -11,10 +11,11 @@
  *   `calls.jsonl` in `STEPFORGE_STATE_DIR`). `STEPFORGE_CALL_LOG_INPUTS=none` keeps metadata only.
  *
  * Writing never slows or fails a call: `record` returns at once, the write goes on in the
- * background, and a failed write is counted (`dropped`) and told to the logger. A process does not
- * exit before its records are written (or given up after the sink's bounded wait): the write
- * itself (a file operation, a Redis command with its timeout) keeps it alive, as the spawned
- * `stepforge call` test shows. `flush()` waits for them.
+ * background (records that pile up while a write is under way go out together in the next one),
+ * and a failed write is counted (`dropped`) and told to the logger. A process does not exit before
+ * its records are written (or given up after the sink's bounded wait): the write itself (a file
+ * operation, a Redis command with its timeout) keeps it alive, as the spawned `stepforge call`
+ * test shows. `flush()` waits for them.
  */
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -52,11 +53,16 @@ export interface CallLogConfig {
   redisOptions?: RedisCallLogOptions | undefined;
 }
 
+/** Most records in one write. */
+const BATCH = 500;
+
 export class CallLog {
   readonly sink: CallLogSink;
   /** Records that could not be written. */
   dropped = 0;
-  private readonly pending = new Set<Promise<void>>();
+  /** Records waiting for the sink, oldest first. */
+  private readonly queue: CallRecord[] = [];
+  private draining: Promise<void> | undefined;
   private readonly host = hostname();
 
   constructor(private readonly config: CallLogConfig & { sink: CallLogSink }) {
@@ -66,25 +72,40 @@ export class CallLog {
   /** Builds the record of one call (redacted against `secrets`) and writes it in the background. */
   record(call: RecordInput, secrets: readonly string[]): CallRecord {
     const record = buildRecord(call, secrets, { inputs: this.config.inputs, caps: this.config.caps, host: this.host });
-    const write = this.sink.append(record).catch((error: unknown) => {
-      this.dropped++;
-      try {
-        this.config.logger?.warn(
-          { event: "call_log_dropped", tool: record.tool, id: record.id, where: this.sink.where },
-          `call log: a record was not written (${(error as Error).message})`,
-        );
-      } catch {
-        // A logger must not break a call.
-      }
-    });
-    this.pending.add(write);
-    void write.finally(() => this.pending.delete(write));
+    this.queue.push(record);
+    this.draining ??= this.drain();
     return record;
+  }
+
+  /**
+   * Writes what is queued, a batch at a time, until nothing is left. Records of calls that end
+   * while a write is under way go out together in the next one (one write, one round trip).
+   */
+  private async drain(): Promise<void> {
+    // Let the call that queued the first record return before anything is written.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    while (this.queue.length) {
+      const batch = this.queue.splice(0, BATCH);
+      try {
+        await this.sink.appendBatch(batch);
+      } catch (error) {
+        this.dropped += batch.length;
+        try {
+          const what = `${batch.length} record${batch.length === 1 ? " was" : "s were"} not written`;
+          const tools = [...new Set(batch.map((r) => r.tool))];
+          const fields = { event: "call_log_dropped", records: batch.length, tools, where: this.sink.where };
+          this.config.logger?.warn(fields, `call log: ${what} (${(error as Error).message})`);
+        } catch {
+          // A logger must not break a call.
+        }
+      }
+    }
+    this.draining = undefined;
   }
 
   /** Resolves once every record handed over so far is written (or dropped). */
   async flush(): Promise<void> {
-    while (this.pending.size) await Promise.all([...this.pending]);
+    while (this.draining) await this.draining;
   }
 
   async close(): Promise<void> {

@@ -1,11 +1,12 @@
 /**
  * The call log as JSON lines in a file, shared by every process on the machine that names it.
  *
- * Appends: each record is one line written by one `write(2)` on a descriptor opened with
- * O_APPEND (mode 0600, folder 0700). The kernel places each such write at the end of the file as
- * a whole, so records of several processes never interleave; a record is at most
- * MAX_RECORD_BYTES. The file is opened per record, so a writer always appends to the file that is
- * current, even right after another process rotated it.
+ * Appends: records are whole lines written by one `write(2)` (several records that were waiting
+ * together share one, up to 1 MiB) on a descriptor opened with O_APPEND (mode 0600, folder 0700).
+ * The kernel places each such write at the end of the file as a whole, so records of several
+ * processes never interleave; a record is at most MAX_RECORD_BYTES. The file is opened per write,
+ * so a writer always appends to the file that is current, even right after another process
+ * rotated it.
  *
  * Retention: when the file passes `maxBytes` (default 10 MiB), the process that notices renames it
  * to `<file>.<n>` (n counting up) under the file lock the state layer uses (state/file-lock.ts),
@@ -36,6 +37,9 @@ export interface FileCallLogOptions {
   pollMs?: number | undefined;
 }
 
+/** Largest single write: well under what a local file system writes in one go. */
+const WRITE_CHUNK = 1024 * 1024;
+
 export const DEFAULT_FILE_RETENTION = { maxBytes: 10 * 1024 * 1024, maxFiles: 10, maxAgeMs: 30 * 24 * 3600 * 1000 };
 
 export class FileCallLog implements CallLogSink {
@@ -63,19 +67,39 @@ export class FileCallLog implements CallLogSink {
     this.pollMs = positive(options.pollMs, 250, "pollMs");
   }
 
-  async append(record: CallRecord): Promise<void> {
+  append(record: CallRecord): Promise<void> {
+    return this.appendBatch([record]);
+  }
+
+  /** Whole lines, one `write(2)` per chunk of at most WRITE_CHUNK bytes. */
+  async appendBatch(records: readonly CallRecord[]): Promise<void> {
     if (!this.folderReady) {
       mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
       this.folderReady = true;
     }
-    const line = Buffer.from(`${JSON.stringify(record)}\n`);
+    const chunks: Buffer[] = [];
+    let lines: string[] = [];
+    let bytes = 0;
+    for (const record of records) {
+      const line = `${JSON.stringify(record)}\n`;
+      if (bytes + line.length > WRITE_CHUNK && lines.length) {
+        chunks.push(Buffer.from(lines.join("")));
+        lines = [];
+        bytes = 0;
+      }
+      lines.push(line);
+      bytes += line.length;
+    }
+    if (lines.length) chunks.push(Buffer.from(lines.join("")));
     const file = await open(this.path, "a", 0o600);
     let size: number;
     try {
-      const { bytesWritten } = await file.write(line, 0, line.length);
-      // A regular file takes the whole buffer or fails (disk full); a short count is that failure.
-      if (bytesWritten !== line.length)
-        throw new Error(`only ${bytesWritten} of ${line.length} bytes of a call record were written to ${this.path}`);
+      for (const chunk of chunks) {
+        const { bytesWritten } = await file.write(chunk, 0, chunk.length);
+        // A regular file takes the whole buffer or fails (disk full); a short count is that failure.
+        if (bytesWritten !== chunk.length)
+          throw new Error(`only ${bytesWritten} of ${chunk.length} bytes of call records were written to ${this.path}`);
+      }
       size = (await file.stat()).size;
     } finally {
       await file.close();

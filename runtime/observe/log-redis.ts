@@ -3,7 +3,8 @@
  * Redis (the same `STEPFORGE_REDIS_URL` the state layer uses).
  *
  * Each record is one stream entry (`XADD … * r <json>`): Redis gives it an id that orders it among
- * every process's records, and an entry is stored whole or not at all. Retention rides on the same
+ * every process's records, and an entry is stored whole or not at all. Records waiting together
+ * go in one transaction (one round trip). Retention rides on the same
  * command: `MAXLEN ~ maxRecords` (default 100,000) trims by count as records arrive, and an
  * `XTRIM MINID ~` sent with it drops entries older than `maxAgeMs` (default 30 days). The `~` lets
  * Redis trim whole internal nodes, so the stream may briefly hold a few more.
@@ -84,17 +85,22 @@ export class RedisCallLog implements CallLogSink {
     return (this.client ??= this.connect());
   }
 
-  async append(record: CallRecord): Promise<void> {
+  append(record: CallRecord): Promise<void> {
+    return this.appendBatch([record]);
+  }
+
+  /** One round trip: an XADD per record and one XTRIM, in a transaction. */
+  async appendBatch(records: readonly CallRecord[]): Promise<void> {
     const redis = await this.redis();
     const minId = Math.max(0, Date.now() - this.maxAgeMs);
-    const results = await redis
-      .multi()
-      .xadd(this.key, "MAXLEN", "~", this.maxRecords, "*", "r", JSON.stringify(record))
-      .xtrim(this.key, "MINID", "~", minId)
-      .exec();
+    const transaction = redis.multi();
+    for (const record of records) {
+      transaction.xadd(this.key, "MAXLEN", "~", this.maxRecords, "*", "r", JSON.stringify(record));
+    }
+    const results = await transaction.xtrim(this.key, "MINID", "~", minId).exec();
     const failed = results?.find(([error]) => error);
     if (!results || failed)
-      throw new Error(`call log: Redis refused the record (${failed?.[0]?.message ?? "transaction aborted"})`);
+      throw new Error(`call log: Redis refused the records (${failed?.[0]?.message ?? "transaction aborted"})`);
   }
 
   async read(filter: CallLogFilter, limit: number): Promise<ReadResult> {

@@ -27,6 +27,11 @@ export interface CallLogSink {
   readonly where: string;
   /** Stores one record; resolves once it is stored. */
   append(record: CallRecord): Promise<void>;
+  /**
+   * Stores several records at once (those that arrived while the previous write was under way),
+   * each still whole; resolves once all are stored, rejects when none was.
+   */
+  appendBatch(records: readonly CallRecord[]): Promise<void>;
   /** The newest `limit` records that match, oldest first. */
   read(filter: CallLogFilter, limit: number): Promise<ReadResult>;
   /** Calls `onRecord` for each matching record stored from now on, until `signal` aborts. */

@@ -5,7 +5,7 @@
  * be there exactly once, whole: no lost and no torn record.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -211,7 +211,8 @@ describe.skipIf(!haveRedis())("the call log across processes", { timeout: 180_00
     try {
       const { records, unreadable } = await stream.read({}, 100_000);
       expect(unreadable).toBe(0);
-      checkComplete(records);
+      // The stream also holds the call of the `stepforge call` test (connection "news").
+      checkComplete(records.filter((r) => r.connection?.startsWith("worker")));
     } finally {
       await stream.close();
     }
@@ -220,7 +221,8 @@ describe.skipIf(!haveRedis())("the call log across processes", { timeout: 180_00
     const segments = await file.segments();
     expect(segments.length).toBeGreaterThanOrEqual(3);
     // Every line of every file is a whole record (a torn write would leave a line that does not parse).
-    for (const path of [...segments, join(stateDir, "calls.jsonl")]) {
+    // (The current file may be missing: the last write can end in a rotation.)
+    for (const path of [...segments, join(stateDir, "calls.jsonl")].filter((f) => existsSync(f))) {
       for (const line of readFileSync(path, "utf8").split("\n").filter(Boolean))
         expect(() => JSON.parse(line)).not.toThrow();
     }

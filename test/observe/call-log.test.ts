@@ -223,6 +223,7 @@ describe("the call log of tool calls", () => {
         kind: "file",
         where: "nowhere",
         append: () => Promise.reject(new Error("disk full")),
+        appendBatch: () => Promise.reject(new Error("disk full")),
         read: async () => ({ records: [], unreadable: 0 }),
         follow: async () => {},
         close: async () => {},
