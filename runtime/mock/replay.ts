@@ -64,7 +64,13 @@ export function createReplayer(entries: readonly HarEntry[], definition: MockDef
   const queues = new Map<string, { replies: Reply[]; next: number }>();
   let unmatched = 0;
   for (const entry of entries) {
-    const url = new URL(entry.request.url);
+    let url: URL;
+    try {
+      url = new URL(entry.request.url);
+    } catch {
+      unmatched++;
+      continue;
+    }
     // Behind `proxy --strip-prefix` the URL is the upstream's; `_path` keeps the path as the spec has it.
     const key = keyOf(entry.request.method, entry._path ?? url.pathname, url.searchParams);
     if (!key) {

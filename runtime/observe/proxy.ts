@@ -227,7 +227,9 @@ export async function startValidationProxy(options: ProxyOptions): Promise<Runni
       out[name] = name === "set-cookie" ? answer.headers.getSetCookie() : value;
     });
     out["content-length"] = String(answerBody.length);
-    res.writeHead(answer.status, answer.statusText, out);
+    // HTTP/2 and some servers give no reason phrase: Node then uses its own for the status.
+    if (answer.statusText) res.writeHead(answer.status, answer.statusText, out);
+    else res.writeHead(answer.status, out);
     res.end(answerBody);
     options.onExchange?.({
       method,
