@@ -29,6 +29,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   mock: async () => (await import("./commands/mock.js")).mockCommand,
   mcp: async () => (await import("./commands/mcp.js")).mcpCommand,
   auth: async () => (await import("./commands/auth.js")).authCommand,
+  proxy: async () => (await import("./commands/proxy.js")).proxyCommand,
+  log: async () => (await import("./commands/log.js")).logCommand,
 };
 
 export const COMMAND_NAMES = (): string[] => Object.keys(COMMANDS);

@@ -113,6 +113,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
       "stepforge mock SERVICE|all [--port N] [--prism [--errors]]",
       "stepforge mock SERVICE|all [--no-limits | --limits-scale X] [--faults error=R,drop=R,slow=R] [--latency MS[@RATE]] [--seed N]",
       "stepforge mock SERVICE|all [--token-lifetime S] [--webhook-secret S] [--state FILE] [--dump-state FILE]",
+      "stepforge mock SERVICE --replay FILE.har",
     ],
     details: [
       "Prints one line per server (<service> <kind> <url>) and runs until Ctrl-C.",
@@ -127,6 +128,8 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
       "  --token-lifetime S  lifetime of issued OAuth tokens, to test expiry",
       "  --webhook-secret S  key of webhook signatures (or $STEPFORGE_WEBHOOK_SECRET)",
       "  --state FILE        records to start from; --dump-state FILE writes them back at the end",
+      "  --replay FILE.har   answer requests recorded by stepforge proxy --record as recorded (same",
+      "                      operation, path and query parameters); the mock answers the rest",
       "A port already taken stops every mock and exits 1 naming the port; a broken spec stops only its own mock.",
       "The credentials each mock accepts and its webhook secret are listed in the README; see docs/mocks.md.",
     ],
@@ -174,6 +177,30 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
       "receivers through --state-dir DIR or $STEPFORGE_REDIS_URL. See docs/spec-authoring.md for the defaults.",
     ],
   },
+  proxy: {
+    summary: "forward a service's traffic to the real service, checking both ways against the spec (drift report, HAR)",
+    usage: [
+      "stepforge proxy --service S|--spec FILE --upstream URL [--port N] [--host H] [--strip-prefix PATH]",
+      "stepforge proxy ... [--record FILE.har] [--report FILE]",
+    ],
+    details: [
+      "Point a client's base address at the proxy (127.0.0.1 unless --host); every request goes on to URL",
+      "unchanged (--strip-prefix removes a leading path first), and both the request and the answer are",
+      "checked against the spec. On Ctrl-C it writes the drift report (FILE.json and FILE.md: per operation,",
+      "each difference with its JSON pointer, what the spec expects, an example and how often) and the",
+      "HAR 1.2 recording, credentials redacted. Replay a recording with stepforge mock S --replay FILE.har.",
+      "See docs/observability.md.",
+    ],
+  },
+  log: {
+    summary: "print (and follow) the tool-call log, filtered",
+    usage: ["stepforge log [--file FILE | --redis URL] [--tool T] [--service S] [--connection C] [--outcome ok|error|KIND] [--since 15m|ISO] [--limit N] [--follow] [--json]"],
+    details: [
+      "The log is STEPFORGE_CALL_LOG's (a JSONL file, or state: the Redis stream or the state folder)",
+      "unless --file or --redis names one. Prints the newest --limit records (default 100; 10 with --follow),",
+      "oldest first; --follow then prints new records until Ctrl-C; --json prints them as stored.",
+    ],
+  },
 
   auth: {
     summary: "print the address where a user authorizes a token (e.g. Trello)",
@@ -202,7 +229,7 @@ export function overview(): string {
     "  stepforge --version         prints the version\n\n" +
     "Exit codes: 0 success, 1 the command failed, 2 it was called wrongly.\n" +
     "Environment: STEPFORGE_CONNECTIONS (connections file), STEPFORGE_REDIS_URL (shared state),\n" +
-    "STEPFORGE_WEBHOOK_SECRET, STEPFORGE_MCP_TOKEN.\n"
+    "STEPFORGE_WEBHOOK_SECRET, STEPFORGE_MCP_TOKEN, STEPFORGE_CALL_LOG (log every tool call).\n"
   );
 }
 

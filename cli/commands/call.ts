@@ -14,6 +14,7 @@ import { parseArgs } from "node:util";
 import { closeDefaultSharedState } from "../../runtime/client/client.js";
 import { AccountsError, accountsFromFile, type Account } from "../../runtime/mcp/accounts.js";
 import { checkStateEnv } from "../../runtime/state/config.js";
+import { callLogConfigFromEnv } from "../../runtime/observe/call-log.js";
 import { executeTool, type ToolContext } from "../../runtime/tools/index.js";
 import { UsageError } from "../usage.js";
 import { loadTools } from "./tools.js";
@@ -62,6 +63,7 @@ export async function callCommand(argv: string[], out: NodeJS.WritableStream): P
   }
   try {
     checkStateEnv();
+    callLogConfigFromEnv();
   } catch (error) {
     throw new UsageError((error as Error).message);
   }

@@ -23,6 +23,7 @@ import { SelectionError, type Selection, type ServiceCatalog } from "../../runti
 import { serveMcpHttp } from "../../runtime/mcp/http.js";
 import { startMockAccounts } from "../../runtime/mcp/mock-accounts.js";
 import { StepforgeMcp } from "../../runtime/mcp/server.js";
+import { callLogConfigFromEnv } from "../../runtime/observe/call-log.js";
 import { UsageError } from "../usage.js";
 import { loadCatalogs } from "./tools.js";
 import { BUDGET_FLAGS, budgetOptions } from "./mcp-budget.js";
@@ -128,6 +129,11 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
     throw error;
   }
 
+  try {
+    callLogConfigFromEnv(); // STEPFORGE_CALL_LOG: every tool call is logged; a wrong value is named now, not per call
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
   const shared = createSharedState();
   let accounts: Array<[string, Account[]]> = [];
   let closeMocks = async () => {};

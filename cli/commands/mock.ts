@@ -27,11 +27,13 @@ import { packageRoot } from "../../generator/package-root.js";
 import { checkSpec } from "../../generator/check/index.js";
 import type { FaultOptions } from "../../runtime/mock/faults.js";
 import { loadMock, startMockServer, startPrism, type MockOptions, type MockState, type RunningMock } from "../../runtime/mock/index.js";
+import { createReplayer } from "../../runtime/mock/replay.js";
+import { type HarEntry, readHar } from "../../runtime/observe/har.js";
 import { projectSpecs } from "../project.js";
 import { UsageError } from "../usage.js";
 
 export const MOCK_USAGE =
-  "stepforge mock SERVICE|all [--port N] [--prism [--errors]] [--no-limits | --limits-scale X] [--faults error=R,drop=R,slow=R] [--latency MS[@RATE]] [--seed N] [--token-lifetime SECONDS] [--webhook-secret S|$STEPFORGE_WEBHOOK_SECRET] [--state FILE] [--dump-state FILE]";
+  "stepforge mock SERVICE|all [--port N] [--prism [--errors]] [--no-limits | --limits-scale X] [--faults error=R,drop=R,slow=R] [--latency MS[@RATE]] [--seed N] [--token-lifetime SECONDS] [--webhook-secret S|$STEPFORGE_WEBHOOK_SECRET] [--state FILE] [--dump-state FILE] [--replay FILE.har]";
 
 interface Target {
   id: string;
@@ -143,6 +145,7 @@ export async function mockCommand(argv: string[], out: NodeJS.WritableStream, er
       "webhook-secret": { type: "string" },
       state: { type: "string" },
       "dump-state": { type: "string" },
+      replay: { type: "string" },
     },
     strict: true,
     allowPositionals: true,
@@ -150,7 +153,7 @@ export async function mockCommand(argv: string[], out: NodeJS.WritableStream, er
   if (positionals.length !== 1) throw new UsageError(`name one service, or all: ${MOCK_USAGE}`);
   const port = number("--port", values.port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535, "a port number (0-65535)");
   if (values["no-limits"] && values["limits-scale"] !== undefined) throw new UsageError("--no-limits and --limits-scale contradict each other; give one");
-  const behaviourFlags = ["no-limits", "limits-scale", "faults", "latency", "seed", "token-lifetime", "webhook-secret", "state", "dump-state"] as const;
+  const behaviourFlags = ["no-limits", "limits-scale", "faults", "latency", "seed", "token-lifetime", "webhook-secret", "state", "dump-state", "replay"] as const;
   const given = behaviourFlags.filter((f) => values[f] !== undefined && values[f] !== false);
   if (values.prism && given.length) throw new UsageError(`--${given[0]} sets the behavioural mock; Prism takes only --port and --errors`);
 
@@ -169,6 +172,16 @@ export async function mockCommand(argv: string[], out: NodeJS.WritableStream, er
   const secret = values["webhook-secret"] ?? process.env.STEPFORGE_WEBHOOK_SECRET;
   if (secret !== undefined) options.webhookSecret = secret;
   const states = values.state !== undefined ? readState(values.state) : undefined;
+  let replay: HarEntry[] | undefined;
+  if (values.replay !== undefined) {
+    // A recording is of one service (stepforge proxy --service S --record FILE).
+    if (positionals[0] === "all") throw new UsageError("--replay serves one service's recording; name the service instead of all");
+    try {
+      replay = readHar(values.replay);
+    } catch (error) {
+      throw new UsageError(`--replay ${(error as Error).message}`);
+    }
+  }
 
   const targets = mockTargets(positionals[0]!, { prism: values.prism, port }, specFiles);
   if (states) {
@@ -197,7 +210,9 @@ export async function mockCommand(argv: string[], out: NodeJS.WritableStream, er
           return { t, server: prism as { url: string; pid?: number } };
         }
         const definition = await loadMock(generatedMock(t.id));
-        const mock = await startMockServer(definition, { ...options, port: t.port, ...(states?.[t.id] ? { state: states[t.id] } : {}) });
+        const replayer = replay ? createReplayer(replay, definition) : undefined;
+        if (replayer) out.write(`${t.id}: ${replay!.length - replayer.unmatched} recorded answers from ${values.replay}${replayer.unmatched ? ` (${replayer.unmatched} for no operation of the spec left out)` : ""}\n`);
+        const mock = await startMockServer(definition, { ...options, port: t.port, ...(states?.[t.id] ? { state: states[t.id] } : {}), ...(replayer ? { replay: replayer } : {}) });
         running.push(mock);
         mocks.push({ id: t.id, mock });
         return { t, server: mock as { url: string; pid?: number } };

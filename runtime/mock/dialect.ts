@@ -59,7 +59,9 @@ const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "defini
  * - `$ref`s into the document are prefixed with `refBase` (the id the components are registered
  *   under); examples are dropped (they are not validated and may be large).
  */
-export function requestSchema(tree: unknown, refBase: string): unknown {
+export function requestSchema(tree: unknown, refBase: string, direction: "request" | "response" = "request"): unknown {
+  // In a response it is the other way round: a writeOnly property (a password) is never sent back.
+  const serverSide = direction === "request" ? "readOnly" : "writeOnly";
   const walkSchema = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(walkSchema);
     if (!isNode(node)) return node;
@@ -75,7 +77,7 @@ export function requestSchema(tree: unknown, refBase: string): unknown {
     }
     if (Array.isArray(out.required) && isNode(out.properties)) {
       const properties = out.properties;
-      out.required = out.required.filter((name) => !(typeof name === "string" && Object.hasOwn(properties, name) && isNode(properties[name]) && properties[name].readOnly === true));
+      out.required = out.required.filter((name) => !(typeof name === "string" && Object.hasOwn(properties, name) && isNode(properties[name]) && properties[name][serverSide] === true));
     }
     if (Array.isArray(out.oneOf) && isNode(out.discriminator)) {
       out.anyOf = out.oneOf;
@@ -92,13 +94,13 @@ export function requestSchema(tree: unknown, refBase: string): unknown {
 }
 
 /** A document's `components` for the request validator: every section a map of named nodes. */
-export function requestComponents(components: unknown, refBase: string): SchemaNode {
+export function requestComponents(components: unknown, refBase: string, direction: "request" | "response" = "request"): SchemaNode {
   const out: SchemaNode = {};
   if (!isNode(components)) return out;
   for (const [section, named] of Object.entries(components)) {
     if (!isNode(named)) continue;
     const walked: SchemaNode = {};
-    for (const [name, node] of Object.entries(named)) setOwn(walked, name, requestSchema(node, refBase));
+    for (const [name, node] of Object.entries(named)) setOwn(walked, name, requestSchema(node, refBase, direction));
     setOwn(out, section, walked);
   }
   return out;

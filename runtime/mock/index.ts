@@ -16,6 +16,8 @@ export type { FaultOptions } from "./faults.js";
 export { MockOperationSchema, MockServiceSchema } from "./model.js";
 export type { MockOperation, MockOperationSpec, MockService } from "./model.js";
 export { startPrism } from "./prism.js";
+export { createReplayer } from "./replay.js";
+export type { Replayer } from "./replay.js";
 export type { PrismOptions, RunningPrism } from "./prism.js";
 
 /**

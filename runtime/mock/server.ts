@@ -99,7 +99,10 @@ export async function startMockServer(definition: MockDefinition, options: MockO
     try {
       const controlled = control(engine, req.method ?? "GET", req.url ?? "/");
       if (controlled) return void send(res, controlled);
-      const outcome = engine.handle({ method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers, body });
+      const request = { method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers, body };
+      const replayed = options.replay?.answer(request);
+      if (replayed) return void send(res, replayed);
+      const outcome = engine.handle(request);
       if (outcome instanceof Promise) outcome.then((o) => deliver(req, res, o), (e: unknown) => failed(req, res, e));
       else deliver(req, res, outcome);
     } catch (error) {

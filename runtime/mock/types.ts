@@ -74,6 +74,11 @@ export interface MockOptions {
   onFailure?: (error: unknown, request: { method: string; path: string }) => void;
   /** Called for every accepted request after limits and before the answer (tests hold requests here). */
   beforeRespond?: (info: { operationId: string; method: string; path: string }) => void | Promise<void>;
+  /**
+   * Asked first for every service request: a reply to send instead of the mock's own answer
+   * (a recorded one, see replay.ts), or undefined to answer as usual.
+   */
+  replay?: { answer(request: { method: string; url: string; headers: Record<string, string | string[] | undefined>; body: Buffer }): Reply | undefined };
 }
 
 export interface MockCounters {

@@ -44,7 +44,7 @@ function problemOf(errors: ErrorObject[] | null | undefined, base: string): Prob
  * `{"toString": null}` where the schema lists objects made it throw, and the mock answered 500
  * instead of naming the field. Messages and params match Ajv's own keywords.
  */
-function withJsonEquality(ajv: Ajv2020): void {
+export function withJsonEquality(ajv: Ajv2020): void {
   for (const keyword of ["enum", "const", "uniqueItems"]) ajv.removeKeyword(keyword);
   const fail = (fn: SchemaValidateFunction, keyword: string, message: string, params: Record<string, unknown>) => {
     fn.errors = [{ keyword, message, params }];
@@ -86,7 +86,7 @@ export function queryNumber(text: string): number | undefined {
 const typesOfSchema = (schema: unknown): string[] => (schema !== null && typeof schema === "object" ? typesOf(schema as Record<string, unknown>) : undefined) ?? [];
 
 /** Query values as a schema expects them: arrays from repeats or commas, numbers and booleans from text. */
-function coerce(schema: unknown, values: string[], explode: boolean): unknown {
+export function coerce(schema: unknown, values: string[], explode: boolean): unknown {
   const s = (schema ?? {}) as { items?: unknown };
   const types = typesOfSchema(schema);
   if (types.includes("array")) {

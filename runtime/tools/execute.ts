@@ -11,6 +11,7 @@ import { credentialQueryNames } from "../credentials/auth.js";
 import { rawCall } from "./raw.js";
 import { protoKeyPaths, setOwn } from "../internal/values.js";
 import { inputLimitProblem, type InputLimits } from "./input-limits.js";
+import { observeToolCall } from "../observe/tool-calls.js";
 import type { ApiCallToolDefinition, OperationToolDefinition, ToolContext, ToolDefinition, ToolFieldError, ToolResult } from "./types.js";
 
 type Json = Record<string, unknown>;
@@ -80,7 +81,7 @@ export function wrapOutput(data: unknown, wrap: "none" | "items" | "value"): Jso
 }
 
 async function runOperation(tool: OperationToolDefinition, input: Json, context: ToolContext): Promise<unknown> {
-  const { client: given, inputLimits: _limits, ...options } = context;
+  const { client: given, inputLimits: _limits, callLog: _log, logger: _logger, ...options } = context;
   const client = given ?? createServiceClient(tool.descriptor, options);
   return wrapOutput(await tool.handler(client, input), tool.outputWrap);
 }
@@ -122,8 +123,12 @@ async function runApiCall(tool: ApiCallToolDefinition, input: Json, context: Too
   }
 }
 
-/** Runs one step with the caller's context; always resolves to a result object. */
-export async function executeTool(tool: ToolDefinition, input: unknown, context: ToolContext): Promise<ToolResult> {
+/** Runs one step with the caller's context; always resolves to a result object (and records it in the call log, if any). */
+export function executeTool(tool: ToolDefinition, input: unknown, context: ToolContext): Promise<ToolResult> {
+  return observeToolCall(tool, input, context, (observed) => runTool(tool, input, observed));
+}
+
+async function runTool(tool: ToolDefinition, input: unknown, context: ToolContext): Promise<ToolResult> {
   try {
     const parsed = validateInput(tool, input, context.inputLimits);
     if (!parsed.ok) return { ok: false, error: invalidInput(parsed.fields, tool.name, tool.service) };

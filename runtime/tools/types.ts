@@ -11,6 +11,8 @@ import type { ClientOptions, ServiceClient } from "../client/client.js";
 import type { ErrorKind, ServiceDescriptor } from "../descriptor.js";
 import type { ApiCallTool, ToolCheck } from "./model.js";
 import type { InputLimits } from "./input-limits.js";
+import type { CallLog } from "../observe/call-log.js";
+import type { Logger } from "../observe/logger.js";
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -62,6 +64,10 @@ export interface ToolContext extends ClientOptions {
   client?: ServiceClient | undefined;
   /** Caps on the model's input (default 1 MiB, 32 levels). */
   inputLimits?: InputLimits | undefined;
+  /** Where the call is recorded (default: the log STEPFORGE_CALL_LOG names, if any); false: not recorded. */
+  callLog?: CallLog | false | undefined;
+  /** A pino-style logger for the call's events (silent when absent). */
+  logger?: Logger | undefined;
 }
 
 export type ToolErrorKind = ErrorKind | "invalid_input" | "connection" | "unknown_tool" | "internal";

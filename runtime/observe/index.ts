@@ -1,0 +1,51 @@
+/**
+ * Production visibility (issue 23): the call log, a logger for the runtime's events, and the
+ * validation proxy's drift checks. See docs/observability.md.
+ */
+export {
+  CallLog,
+  createCallLog,
+  callLogConfigFromEnv,
+  defaultCallLog,
+  closeDefaultCallLog,
+  CALL_LOG_ENV,
+  CALL_LOG_INPUTS_ENV,
+  CALL_LOG_RETENTION_ENV,
+} from "./call-log.js";
+export { parseDuration, parseSince } from "./duration.js";
+export type { CallLogConfig } from "./call-log.js";
+export { FileCallLog, DEFAULT_FILE_RETENTION } from "./log-file.js";
+export type { FileCallLogOptions } from "./log-file.js";
+export { RedisCallLog, DEFAULT_REDIS_RETENTION } from "./log-redis.js";
+export type { RedisCallLogOptions } from "./log-redis.js";
+export {
+  buildRecord,
+  redactValue,
+  parseRecord,
+  isSensitiveKey,
+  MAX_RECORD_BYTES,
+  DEFAULT_INPUT_CAPS,
+} from "./record.js";
+export type { CallRecord, CallRecordError, InputCaps, RecordInput } from "./record.js";
+export { matches } from "./sink.js";
+export type { CallLogFilter, CallLogSink, ReadResult } from "./sink.js";
+export { loggerHooks, combineHooks, withLogger, levelOf, messageOf } from "./logger.js";
+export type { Logger, LogLevel } from "./logger.js";
+export { ConformanceChecker, conformanceFromMock, declaredFor, jsonType, valueAt } from "./conformance.js";
+export type {
+  AnswerSeen,
+  ConformanceDefinition,
+  ConformanceOperation,
+  DeclaredResponse,
+  Difference,
+  DifferenceKind,
+  RequestSeen,
+} from "./conformance.js";
+export { DriftReport, driftMarkdown, normalisePointer } from "./drift-report.js";
+export type { DriftEntry, DriftReportJson, OperationDrift } from "./drift-report.js";
+export { HarRecorder, readHar, responseBytes } from "./har.js";
+export type { Har, HarEntry, HarNameValue, Exchange } from "./har.js";
+export { Redactor } from "./secrets.js";
+export { startValidationProxy } from "./proxy.js";
+export type { ProxyOptions, RunningProxy } from "./proxy.js";
+export { closeSchema, closeComponents } from "./closed.js";
