@@ -26,6 +26,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { createSharedState } from "../../runtime/client/client.js";
 import { Accounts, AccountsError, accountsFromFile, type Account } from "../../runtime/mcp/accounts.js";
 import { SelectionError, type Selection, type ServiceCatalog } from "../../runtime/mcp/catalog.js";
+import { isLoopbackHost } from "../../runtime/internal/loopback.js";
 import { serveMcpHttp } from "../../runtime/mcp/http.js";
 import { startMockAccounts } from "../../runtime/mcp/mock-accounts.js";
 import { StepforgeMcp } from "../../runtime/mcp/server.js";
@@ -118,6 +119,10 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
   const maxLimitWaitMs = numberFlag("--max-limit-wait-ms", values["max-limit-wait-ms"], { what: "a whole number of milliseconds, 0 or more", integer: true, min: 0 });
   const port = numberFlag("--http", values.http, PORT);
   if (port === undefined && values.host !== undefined) throw new UsageError("--host only applies with --http PORT");
+  // Said before the accounts are read: the listening address is the first thing to fix.
+  if (port !== undefined && values.host !== undefined && !isLoopbackHost(values.host) && !process.env.STEPFORGE_MCP_TOKEN) {
+    throw new UsageError(`listening on ${values.host} (beyond loopback) needs a bearer token: set STEPFORGE_MCP_TOKEN`);
+  }
   if (values.mock && (values.connections || values["base-url"])) throw new UsageError("--mock uses the mocks' own accounts; leave out --connections and --base-url");
   if (values.mock && values["all-services"]) throw new UsageError("--mock gives every service an account; --all-services is for a connections file");
 
