@@ -12,7 +12,8 @@
  *
  * publint and @arethetypeswrong/cli check the tarball. Figures (tarball, install sizes, stage
  * times) are printed at the end. The npm cache is npm's own (already filled by the repository's
- * `npm ci` in CI), and --prefer-offline spares revalidation; the project is packed once per run.
+ * `npm ci` in CI), and --prefer-offline spares revalidation; the project is packed once for every
+ * suite that installs it (test/helpers/tarball.ts).
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
@@ -20,7 +21,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../generator/package-root.js";
-import { BROKEN, freePort, installSize, outsideEnv, run, runToFile, stagePackage, startUntil, stop, type Run } from "./helpers.js";
+import { packedTarball, type Packed } from "../helpers/tarball.js";
+import { BROKEN, freePort, installSize, outsideEnv, run, runToFile, startUntil, stop, type Run } from "./helpers.js";
 
 const root = packageRoot();
 const own = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string; devDependencies: Record<string, string> };
@@ -41,7 +43,7 @@ let tarball = "";
 let readmeSamples: string[] = [];
 /** The spec author's install runs while the application's checks use the CPU. */
 let authorInstalled: Promise<Run>;
-let packed: { size: number; unpackedSize: number; entryCount: number; files: { path: string }[] };
+let packed: Packed;
 
 async function timed<T>(stage: string, work: () => Promise<T>): Promise<T> {
   const started = performance.now();
@@ -57,11 +59,8 @@ function expectClean(result: Run, label: string): void {
 }
 
 beforeAll(async () => {
-  const staged = stagePackage(root, join(work, "stepforge"));
-  const pack = await timed("npm pack (prepack build)", () => run("npm", ["pack", "--json", "--pack-destination", work], staged, env));
-  expect(pack.code, pack.stderr).toBe(0);
-  [packed] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf("[")));
-  tarball = join(work, (packed as unknown as { filename: string }).filename);
+  packed = await timed("npm pack (prepack build; shared, 0 when cached)", () => packedTarball());
+  tarball = packed.tarball;
 
   // A spec author: stepforge plus the optional tools for lint, mock --prism and generate.
   mkdirSync(author);
@@ -96,10 +95,11 @@ describe("the packed tarball", { timeout: 180_000 }, () => {
   it("carries the build, the bin and what generate, lint and the mocks read; not tests, benchmarks or CI", () => {
     const files = packed.files.map((f) => f.path);
     figures.tarball = { kB: Math.round(packed.size / 1024), unpackedKB: Math.round(packed.unpackedSize / 1024), files: packed.entryCount };
-    for (const needed of ["bin/stepforge.js", "dist/cli/main.js", "dist/generated/trello/index.js", "dist/generated/trello/index.d.ts", "dist/generated/trello/mock.js", "dist/runtime/index.d.ts", "specs/trello.yaml", "templates/service-readme.md.hbs", ".spectral.yaml", "LICENSE", "README.md", "package.json"]) {
-      expect(files, needed).toContain(needed);
-    }
-    expect(files.filter((f) => /^(test|bench|\.ci|scripts\/(?!build-package\.js)|generated\/)|^Makefile$|\.map$|^tsconfig/.test(f))).toEqual([]);
+    const needed = ["bin/stepforge.js", "dist/cli/main.js", "dist/cli/config/define.js", "dist/generated/trello/index.js", "dist/generated/trello/index.d.ts", "dist/generated/trello/mock.js", "dist/runtime/index.d.ts", "specs/trello.yaml", "templates/service-readme.md.hbs", ".spectral.yaml", "LICENSE", "README.md", "package.json"];
+    // The per-service READMEs the root README points to (generated/<service>/README.md), nothing else of generated/.
+    needed.push(...["contentsnare", "marketo", "trello", "worldnews"].map((id) => `generated/${id}/README.md`));
+    for (const path of needed) expect(files, path).toContain(path);
+    expect(files.filter((f) => /^(test|bench|\.ci|scripts\/(?!build-package\.js)|generated\/(?!\w+\/README\.md$))|^Makefile$|\.map$|^tsconfig/.test(f))).toEqual([]);
   });
 
   it("publint finds nothing to report", async () => {
