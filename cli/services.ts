@@ -53,6 +53,12 @@ async function importBuilt(source: ServiceSource, module: string, projectDir: st
   const built = await buildSpecService(source, projectDir);
   const file = join(built.dir, built.id, `${module}.ts`);
   if (!existsSync(file)) return {};
+  try {
+    // A host that runs TypeScript itself (tsx, vitest) imports it; Node 20 cannot, and jiti does.
+    return (await import(pathToFileURL(file).href)) as ServiceModule;
+  } catch (error) {
+    if ((error as { code?: string }).code !== "ERR_UNKNOWN_FILE_EXTENSION") throw error;
+  }
   const { importModule } = await import("./ts-loader.js");
   return importModule<ServiceModule>(file);
 }

@@ -65,16 +65,24 @@ function cacheRoot(projectDir: string): string {
   return dir;
 }
 
+/** This copy's runtime index, as the generated modules import it (the .js name also for the sources). */
+function ownRuntimeIndex(): string {
+  return fileURLToPath(new URL("../runtime/index.js", import.meta.url));
+}
+
 export async function buildSpecService(source: ServiceSource, projectDir = process.cwd()): Promise<BuiltService> {
   const spec = readFileSync(source.specFile);
   const overrides = { id: source.id, ...(source.baseUrl !== undefined ? { baseUrl: source.baseUrl } : {}) };
-  const key = createHash("sha256").update(spec).update(JSON.stringify(overrides)).update(source.specFile).update(generatorStamp()).digest("hex");
+  const runtime = ownRuntimeIndex();
+  const key = createHash("sha256").update(spec).update(JSON.stringify({ overrides, runtime })).update(source.specFile).update(generatorStamp()).digest("hex");
   const dir = join(cacheRoot(projectDir), key.slice(0, 24));
   const done = join(dir, "service.json");
   if (existsSync(done)) return JSON.parse(readFileSync(done, "utf8")) as BuiltService;
 
   const model = checkProjectSpec(loadSpecFile(source.specFile), overrides);
-  const context: EmitContext = { runtimeImport: "stepforge/runtime", specLabel: toPosix(relative(projectDir, source.specFile)) };
+  const fromService = join(dir, model.id);
+  const runtimeImport = toPosix(relative(fromService, runtime));
+  const context: EmitContext = { runtimeImport, specLabel: toPosix(relative(projectDir, source.specFile)) };
   const files: GeneratedFile[] = [];
   for (const emit of [emitDescriptor, emitTools, emitTriggers, emitMock]) files.push(...(await emit(model, context)));
   // Written beside the final folder and renamed into place: a reader never sees half a service.

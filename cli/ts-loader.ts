@@ -4,9 +4,9 @@
  * (unjs/jiti, no dependencies of its own) transpiles them, caching the result on disk.
  *
  * `stepforge/config` and `stepforge/runtime` resolve to this copy of stepforge wherever the file
- * sits (a temporary folder, a project that installed stepforge elsewhere): generated modules then
- * share the runtime, and its registries, with the CLI that loads them. Other imports are
- * loaded by Node itself (`tryNative`), so a package is never loaded twice.
+ * sits (a config in a project that installed stepforge elsewhere, or runs it with npx). Every other
+ * import, JavaScript ones included, is loaded by Node itself (`tryNative`), so a module is never
+ * loaded twice: a generated module shares the runtime, and its registries, with the CLI.
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
