@@ -245,18 +245,20 @@ describe("a spec author who adds the optional tools", { timeout: 180_000 }, () =
     const gen = await timed("generate --spec --package", () => run(authorStepforge, ["generate", "--spec", "train-travel.json", "--out", "gen", "--package", "@acme/train-travel"], author, env));
     expectClean(gen, "generate");
     expect(gen.code, gen.stderr).toBe(0);
-    const client = readFileSync(join(author, "gen", "traintravelapi", "client.ts"), "utf8");
+    // The service id is the spec file's base name: train-travel.json → traintravel.
+    const client = readFileSync(join(author, "gen", "traintravel", "client.ts"), "utf8");
     expect(client).toContain('from "stepforge/runtime"');
     const manifest = JSON.parse(readFileSync(join(author, "gen", "package.json"), "utf8"));
     expect(manifest.dependencies).toEqual({ stepforge: `^${own.version}` });
-    expect(manifest.exports["./traintravelapi"]).toEqual({ types: "./dist/traintravelapi/index.d.ts", import: "./dist/traintravelapi/index.js" });
+    const entry = "./dist/traintravel/index.js";
+    expect(manifest.exports["./traintravel"]).toEqual({ types: "./dist/traintravel/index.d.ts", import: entry, default: entry });
 
     const build = await timed("tsc generated package", () => run(process.execPath, [authorTsc, "-p", join("gen", "tsconfig.json")], author, env));
     expect(build.stdout + build.stderr).toBe("");
     expect(build.code).toBe(0);
-    const load = await run(process.execPath, ["--input-type=module", "-e", 'const m = await import("./gen/dist/index.js"); console.log(Object.keys(m).join(","), typeof m.traintravelapi.TraintravelapiClient)'], author, env);
+    const load = await run(process.execPath, ["--input-type=module", "-e", 'const m = await import("./gen/dist/index.js"); console.log(Object.keys(m).join(","), typeof m.traintravel.TraintravelClient)'], author, env);
     expectClean(load, "load generated package");
-    expect(load.stdout.trim()).toBe("traintravelapi function");
+    expect(load.stdout.trim()).toBe("traintravel function");
     const lint = await run(join(root, "node_modules", ".bin", "publint"), ["run", join(author, "gen"), "--pack", "false"], app, env);
     expect(lint.stdout).toContain("All good!");
   });
