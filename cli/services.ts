@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { ServiceDescriptor } from "../runtime/descriptor.js";
 import type { ServiceCatalog } from "../runtime/mcp/catalog.js";
-import { registerMock, type MockDefinition } from "../runtime/mock/index.js";
+import type { MockDefinition } from "../runtime/mock/index.js";
 import type { ToolDefinition, Toolset } from "../runtime/tools/index.js";
 import type { TriggersExtension } from "../runtime/triggers/model.js";
 import { bundledServices, type ServiceSource } from "./project.js";
@@ -67,11 +67,18 @@ function moduleOf(source: ServiceSource, module: string, projectDir: string): Pr
   return source.origin === "bundled" ? importBundled(source.id, module) : importBuilt(source, module, projectDir);
 }
 
-export async function loadService(source: ServiceSource, projectDir = process.cwd()): Promise<LoadedService> {
+/** Which parts a command needs: each one not needed is a module graph not loaded. */
+export interface Parts {
+  tools?: boolean;
+  triggers?: boolean;
+}
+
+export async function loadService(source: ServiceSource, projectDir = process.cwd(), parts: Parts = { tools: true, triggers: true }): Promise<LoadedService> {
+  const none = Promise.resolve({} as ServiceModule);
   const [descriptorModule, toolsModule, triggersModule] = await Promise.all([
     moduleOf(source, "descriptor", projectDir),
-    moduleOf(source, "tools", projectDir),
-    source.origin === "bundled" && !bundledModule(source.id, "triggers") ? Promise.resolve({} as ServiceModule) : moduleOf(source, "triggers", projectDir),
+    parts.tools ? moduleOf(source, "tools", projectDir) : none,
+    !parts.triggers || (source.origin === "bundled" && !bundledModule(source.id, "triggers")) ? none : moduleOf(source, "triggers", projectDir),
   ]);
   if (!descriptorModule.descriptor) throw new Error(`${source.id}: its generated descriptor module exports no descriptor`);
   return {
@@ -84,10 +91,10 @@ export async function loadService(source: ServiceSource, projectDir = process.cw
   };
 }
 
-export async function loadServices(sources: readonly ServiceSource[], projectDir = process.cwd()): Promise<LoadedService[]> {
+export async function loadServices(sources: readonly ServiceSource[], projectDir = process.cwd(), parts?: Parts): Promise<LoadedService[]> {
   const loaded: LoadedService[] = [];
   // One after another: building a large spec is CPU work, and parallel builds only interleave it.
-  for (const source of sources) loaded.push(await loadService(source, projectDir));
+  for (const source of sources) loaded.push(await loadService(source, projectDir, parts));
   return loaded;
 }
 
@@ -95,7 +102,9 @@ export async function loadServices(sources: readonly ServiceSource[], projectDir
 export async function loadMockDefinition(source: ServiceSource, projectDir = process.cwd()): Promise<MockDefinition> {
   const module = await moduleOf(source, "mock", projectDir);
   if (!module.mockDefinition) throw new Error(`${source.id}: its generated mock module exports no mockDefinition`);
-  // Registered in this process's registry (a module loaded by jiti may hold its own copy).
+  // Registered in this process's registry (a module loaded by jiti may hold its own copy). The mock
+  // engine loads only here: a command that runs no mock does not pay for it.
+  const { registerMock } = await import("../runtime/mock/index.js");
   return registerMock(module.mockDefinition);
 }
 

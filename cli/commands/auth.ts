@@ -41,7 +41,7 @@ export async function authCommand(argv: string[], out: NodeJS.WritableStream): P
   if (!source) {
     throw new UsageError(`unknown auth command ${JSON.stringify(sub ?? "")}; use one of ${candidates.map((s) => `${s.id}-url`).join(", ")}`);
   }
-  const { descriptor } = await loadService(source);
+  const { descriptor } = await loadService(source, process.cwd(), {});
   const { names, fixed } = openValues(descriptor);
   const options = Object.fromEntries([...names.map((n) => [kebab(n), { type: "string" }] as const), ...Object.entries(SCOPE_OPTIONS)]);
   // --api-key is the key's spelling derived from its name; --key is the one the usage shows.

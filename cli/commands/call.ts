@@ -20,7 +20,6 @@ import { closeDefaultSharedState } from "../../runtime/client/client.js";
 import { AccountsError, accountsFromFile, type Account } from "../../runtime/mcp/accounts.js";
 import { checkStateEnv } from "../../runtime/state/config.js";
 import { executeTool, type ToolContext } from "../../runtime/tools/index.js";
-import { startMockAccounts } from "../../runtime/mcp/mock-accounts.js";
 import type { ToolDefinition } from "../../runtime/tools/index.js";
 import { SCOPE_OPTIONS, urlFlag } from "../flags.js";
 import { describeServices, reachable, resolveScope, type Scope, type ServiceSource } from "../project.js";
@@ -85,6 +84,7 @@ export async function callCommand(argv: string[], out: NodeJS.WritableStream): P
   let closeMock = async () => {};
   if (values.mock) {
     await loadMockDefinition(source);
+    const { startMockAccounts } = await import("../../runtime/mcp/mock-accounts.js");
     const catalog = { id: tool.service, title: tool.descriptor.title, tools: [tool], toolsets: [] };
     const mocks = await startMockAccounts([catalog]);
     closeMock = mocks.close;
@@ -108,7 +108,7 @@ export async function callCommand(argv: string[], out: NodeJS.WritableStream): P
 async function findTool(scope: Scope, name: string): Promise<{ tool: ToolDefinition; source: ServiceSource }> {
   const candidates = reachable(scope).filter((s) => name.startsWith(`${s.id}_`));
   for (const source of candidates.sort((a, b) => b.id.length - a.id.length)) {
-    const service = await loadService(source);
+    const service = await loadService(source, process.cwd(), { tools: true });
     const tool = service.tools.find((t) => t.name === name);
     if (tool) return { tool, source };
     const names = service.tools.map((t) => t.name);

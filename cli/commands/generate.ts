@@ -30,7 +30,7 @@ import { toPosix } from "../../generator/files.js";
 import type { ServiceModel } from "../../generator/model.js";
 import { settleOwned, specKey, staleFiles, type OwnedFile } from "../../generator/owned.js";
 import type { SpecOverrides } from "../../generator/project-spec.js";
-import { declaredId, idFromFileName, loadProject } from "../config/load.js";
+import { idFromFileName, loadProject } from "../config/load.js";
 import { projectSpecs } from "../project.js";
 import { UsageError } from "../usage.js";
 
@@ -203,9 +203,10 @@ async function targetOf(values: { spec?: string[] | undefined; out?: string | un
   if (values.spec !== undefined) {
     const specFiles = values.spec.map((file) => resolve(file));
     const overrides: Record<string, SpecOverrides> = {};
+    // A spec's own x-stepforge.id wins over this (the check stage uses it only for a plain spec).
     for (const file of specFiles) {
       const id = values.service ?? idFromFileName(file);
-      if (!declaredId(file) && id !== undefined) overrides[file] = { id };
+      if (id !== undefined) overrides[file] = { id };
     }
     const scope = values.spec.map((f) => `--spec ${toPosix(relative(cwd, resolve(f)))}`).join(" ");
     const generateCommand = `npx stepforge generate ${scope} --out ${toPosix(relative(cwd, resolve(values.out!))) || "."}${values.package ? ` --package ${values.package}` : ""}`;

@@ -35,7 +35,7 @@ export async function loadTools(): Promise<ToolDefinition[]> {
 export async function scopeCatalogs(options: ScopeOptions & { services?: readonly string[] | undefined }): Promise<ServiceCatalog[]> {
   const scope = await resolveScope(options);
   const sources = options.services?.length ? [...new Set(options.services)].map((id) => pickService(scope, id)) : scope.services;
-  return catalogsOf(await loadServices(sources));
+  return catalogsOf(await loadServices(sources, process.cwd(), { tools: true }));
 }
 
 /** Every tool step of the scope (or of the services named). */

@@ -21,7 +21,7 @@ export async function triggersCommand(argv: string[], out: NodeJS.WritableStream
   });
   const scope = await resolveScope({ specs: values.spec, project: values.project });
   const sources = values.service === undefined ? scope.services : [pickService(scope, values.service)];
-  const rows = (await loadServices(sources)).flatMap((service) =>
+  const rows = (await loadServices(sources, process.cwd(), { triggers: true })).flatMap((service) =>
     (service.triggers?.triggers ?? []).map((t) => ({
       service: service.id,
       name: t.name,

@@ -79,7 +79,7 @@ export async function webhookCommand(
       "--callback-url URL is required: the URL exactly as registered (it is part of what is signed)",
     );
   // Checked, not rewritten: the address is signed exactly as registered (a trailing slash included).
-  urlFlag("--callback-url", values["callback-url"], "https://hooks.example.com/trello");
+  urlFlag("--callback-url", values["callback-url"], "https://hooks.example.com/events");
   const given = scopeFlags(extension, values.scope ?? []);
   for (const name of aliases) {
     const old = (values as Record<string, unknown>)[name] as string[] | undefined;
@@ -144,7 +144,7 @@ async function serviceOf(args: string[]): Promise<LoadedService> {
   const wanted = typeof values.service === "string" ? values.service : undefined;
   const scope = await resolveScope({ specs: values.spec as string[] | undefined, project: values.project as string | undefined });
   const sources = wanted === undefined ? scope.services : [pickService(scope, wanted)];
-  const withTriggers = (await loadServices(sources)).filter((s) => s.triggers);
+  const withTriggers = (await loadServices(sources, process.cwd(), { triggers: true })).filter((s) => s.triggers);
   if (withTriggers.length !== 1) {
     const names = withTriggers.map((s) => s.id).join(", ");
     throw new UsageError(
