@@ -51,7 +51,9 @@ describe("unknown flags and bad values", () => {
 
 describe("stepforge auth trello-url", () => {
   it("refuses flags the authorize template does not take, naming what the spec fixes, and prints nothing", async () => {
-    const r = await runCli("auth", "trello-url", "--scope", "read", "--expiration", "1day", "--bogus", "1");
+    // With the values it does take: before, this printed expiration=never and scope=read,write (exit 0).
+    const key = ["--key", "0123456789abcdef0123456789abcdef", "--app-name", "Agent"];
+    const r = await runCli("auth", "trello-url", ...key, "--scope", "read", "--expiration", "1day", "--bogus", "1");
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain("unknown flag --scope: trello-url takes --app-name, --key (the spec fixes expiration=never, scope=read,write");
