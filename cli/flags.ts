@@ -49,6 +49,7 @@ export function urlFlag(flag: string, raw: string, example = "http://127.0.0.1:4
   } catch {
     throw new UsageError(`${flag} must be an http(s) address, e.g. ${example}`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`${flag} must be an http(s) address, e.g. ${example}`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new UsageError(`${flag} must be an http(s) address, e.g. ${example}`);
   return raw.replace(/\/+$/, "");
 }

@@ -27,7 +27,11 @@ const WHERE: Record<(typeof MCP_CLIENTS)[number], string> = {
 /** Flags whose value is a path, made absolute so the client's directory does not matter. */
 const PATH_FLAGS = new Set(["--spec", "--project", "--connections"]);
 
-export async function printConfig(client: string, argv: readonly string[], options: ParseArgsConfig["options"]): Promise<string> {
+export async function printConfig(
+  client: string,
+  argv: readonly string[],
+  options: ParseArgsConfig["options"],
+): Promise<string> {
   if (!(MCP_CLIENTS as readonly string[]).includes(client)) {
     throw new UsageError(`--print-config must be one of ${MCP_CLIENTS.join(", ")}, got "${client}"`);
   }
@@ -41,7 +45,8 @@ export async function printConfig(client: string, argv: readonly string[], optio
     env.STEPFORGE_CONNECTIONS = resolve(process.env.STEPFORGE_CONNECTIONS);
   }
   // The project in this folder, named explicitly (the client starts the server elsewhere).
-  if (!args.includes("--project") && !args.includes("--spec") && findConfig(process.cwd())) args.push("--project", process.cwd());
+  if (!args.includes("--project") && !args.includes("--spec") && findConfig(process.cwd()))
+    args.push("--project", process.cwd());
   const server = {
     ...(client === "vscode" ? { type: "stdio" } : {}),
     command: process.execPath,

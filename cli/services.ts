@@ -44,7 +44,10 @@ function bundledModule(id: string, module: string): string | undefined {
 
 async function importBundled(id: string, module: string): Promise<ServiceModule> {
   const href = bundledModule(id, module);
-  if (!href) throw new Error(`${id}: this copy of stepforge has no generated ${module} module; run \`stepforge generate\` in the checkout`);
+  if (!href)
+    throw new Error(
+      `${id}: this copy of stepforge has no generated ${module} module; run \`stepforge generate\` in the checkout`,
+    );
   return (await import(href)) as ServiceModule;
 }
 
@@ -73,14 +76,21 @@ export interface Parts {
   triggers?: boolean;
 }
 
-export async function loadService(source: ServiceSource, projectDir = process.cwd(), parts: Parts = { tools: true, triggers: true }): Promise<LoadedService> {
+export async function loadService(
+  source: ServiceSource,
+  projectDir = process.cwd(),
+  parts: Parts = { tools: true, triggers: true },
+): Promise<LoadedService> {
   const none = Promise.resolve({} as ServiceModule);
   const [descriptorModule, toolsModule, triggersModule] = await Promise.all([
     moduleOf(source, "descriptor", projectDir),
     parts.tools ? moduleOf(source, "tools", projectDir) : none,
-    !parts.triggers || (source.origin === "bundled" && !bundledModule(source.id, "triggers")) ? none : moduleOf(source, "triggers", projectDir),
+    !parts.triggers || (source.origin === "bundled" && !bundledModule(source.id, "triggers"))
+      ? none
+      : moduleOf(source, "triggers", projectDir),
   ]);
-  if (!descriptorModule.descriptor) throw new Error(`${source.id}: its generated descriptor module exports no descriptor`);
+  if (!descriptorModule.descriptor)
+    throw new Error(`${source.id}: its generated descriptor module exports no descriptor`);
   return {
     id: descriptorModule.descriptor.id,
     source,
@@ -91,7 +101,11 @@ export async function loadService(source: ServiceSource, projectDir = process.cw
   };
 }
 
-export async function loadServices(sources: readonly ServiceSource[], projectDir = process.cwd(), parts?: Parts): Promise<LoadedService[]> {
+export async function loadServices(
+  sources: readonly ServiceSource[],
+  projectDir = process.cwd(),
+  parts?: Parts,
+): Promise<LoadedService[]> {
   const loaded: LoadedService[] = [];
   // One after another: building a large spec is CPU work, and parallel builds only interleave it.
   for (const source of sources) loaded.push(await loadService(source, projectDir, parts));

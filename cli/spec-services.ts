@@ -38,7 +38,8 @@ function generatorStamp(): string {
   if (codeStamp) return codeStamp;
   const here = dirname(fileURLToPath(import.meta.url));
   const hash = createHash("sha256");
-  const version = (JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string }).version;
+  const version = (JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string })
+    .version;
   hash.update(version);
   for (const file of [...filesBelow(join(here, "..", "generator")), ...filesBelow(join(here, "..", "runtime"))]) {
     const st = statSync(file);
@@ -74,7 +75,12 @@ export async function buildSpecService(source: ServiceSource, projectDir = proce
   const spec = readFileSync(source.specFile);
   const overrides = { id: source.id, ...(source.baseUrl !== undefined ? { baseUrl: source.baseUrl } : {}) };
   const runtime = ownRuntimeIndex();
-  const key = createHash("sha256").update(spec).update(JSON.stringify({ overrides, runtime })).update(source.specFile).update(generatorStamp()).digest("hex");
+  const key = createHash("sha256")
+    .update(spec)
+    .update(JSON.stringify({ overrides, runtime }))
+    .update(source.specFile)
+    .update(generatorStamp())
+    .digest("hex");
   const dir = join(cacheRoot(projectDir), key.slice(0, 24));
   const done = join(dir, "service.json");
   if (existsSync(done)) return JSON.parse(readFileSync(done, "utf8")) as BuiltService;

@@ -19,7 +19,7 @@ export const OWNED_FILE = ".stepforge-files.json";
 
 interface OwnedRecord {
   version: 1;
-  /** Output path (posix, relative to the output folder) → its content's sha256 and its spec (relative to the folder). */
+  /** Output path (posix, relative to the folder) → its content's sha256 and its spec (relative to the folder). */
   files: Record<string, { sha256: string; spec: string }>;
 }
 
@@ -58,7 +58,11 @@ export function specKey(outDir: string, specFile: string): string {
  * The files a run with these outputs leaves stale. `specs`: the record keys of the specs this run
  * generates, or "all" for a project run.
  */
-export function staleFiles(outDir: string, files: readonly OwnedFile[], specs: ReadonlySet<string> | "all"): StaleFiles {
+export function staleFiles(
+  outDir: string,
+  files: readonly OwnedFile[],
+  specs: ReadonlySet<string> | "all",
+): StaleFiles {
   const record = read(outDir);
   const written = new Set(files.map((f) => f.path));
   const stale: StaleFiles = { remove: [], edited: [] };
@@ -73,7 +77,12 @@ export function staleFiles(outDir: string, files: readonly OwnedFile[], specs: R
 }
 
 /** Removes the stale files and the folders they leave empty; then records what this run wrote. */
-export function settleOwned(outDir: string, files: readonly OwnedFile[], stale: StaleFiles, specs: ReadonlySet<string> | "all"): void {
+export function settleOwned(
+  outDir: string,
+  files: readonly OwnedFile[],
+  stale: StaleFiles,
+  specs: ReadonlySet<string> | "all",
+): void {
   const root = resolve(outDir);
   for (const path of stale.remove) {
     const abs = join(root, path);
@@ -85,14 +94,17 @@ export function settleOwned(outDir: string, files: readonly OwnedFile[], stale: 
   }
   const previous = read(outDir);
   const kept = Object.entries(previous.files).filter(
-    ([path, entry]) => specs !== "all" && entry.spec !== "" && !specs.has(entry.spec) && !files.some((f) => f.path === path),
+    ([path, entry]) =>
+      specs !== "all" && entry.spec !== "" && !specs.has(entry.spec) && !files.some((f) => f.path === path),
   );
   // Edited files stay listed: they are still ours to remove once they match again (or are deleted).
   const edited = Object.entries(previous.files).filter(([path]) => stale.edited.includes(path));
   const record: OwnedRecord = {
     version: 1,
     files: Object.fromEntries(
-      [...kept, ...edited, ...files.map((f) => [f.path, { sha256: sha256(f.content), spec: f.spec }] as const)].sort(([a], [b]) => a.localeCompare(b)),
+      [...kept, ...edited, ...files.map((f) => [f.path, { sha256: sha256(f.content), spec: f.spec }] as const)].sort(
+        ([a], [b]) => a.localeCompare(b),
+      ),
     ),
   };
   writeFileSync(join(root, OWNED_FILE), `${JSON.stringify(record, null, 2)}\n`);

@@ -17,7 +17,11 @@ export interface SpecOverrides {
   baseUrl?: string;
 }
 
-export function checkProjectSpec(spec: LoadedSpec, overrides: SpecOverrides, options: { serviceId?: string; strict?: boolean } = {}): ServiceModel {
+export function checkProjectSpec(
+  spec: LoadedSpec,
+  overrides: SpecOverrides,
+  options: { serviceId?: string; strict?: boolean } = {},
+): ServiceModel {
   const serviceId = overrides.id ?? options.serviceId;
   const model = checkSpec(spec, { ...(serviceId ? { serviceId } : {}), strict: options.strict === true });
   return overrides.baseUrl === undefined ? model : withBaseUrl(model, overrides.baseUrl);
@@ -33,7 +37,11 @@ function withBaseUrl(model: ServiceModel, baseUrl: string): ServiceModel {
   const used = (name: string) => !templateFields(connection.baseUrl).includes(name) || elsewhere.includes(`{${name}}`);
   const fields = Object.fromEntries(Object.entries(connection.fields).filter(([name]) => used(name)));
   // The mock accepts the same fields: a removed one is no credential of it either.
-  const credentials = model.mock.credentials && Object.fromEntries(Object.entries(model.mock.credentials).filter(([name]) => name in fields || !(name in connection.fields)));
+  const credentials =
+    model.mock.credentials &&
+    Object.fromEntries(
+      Object.entries(model.mock.credentials).filter(([name]) => name in fields || !(name in connection.fields)),
+    );
   return {
     ...model,
     descriptor: { ...model.descriptor, connection: { ...connection, baseUrl, fields } },

@@ -35,15 +35,24 @@ export async function authCommand(argv: string[], out: NodeJS.WritableStream): P
   const [sub, ...rest] = argv;
   // --spec/--project say where the service is; they come before the template's own flags are known.
   const { values: where } = parseArgs({ args: rest, options: SCOPE_OPTIONS, strict: false, allowPositionals: true });
-  const scope = await resolveScope({ specs: where.spec as string[] | undefined, project: where.project as string | undefined });
+  const scope = await resolveScope({
+    specs: where.spec as string[] | undefined,
+    project: where.project as string | undefined,
+  });
   const candidates = reachable(scope);
   const source = candidates.find((s) => sub === `${s.id}-url`);
   if (!source) {
-    throw new UsageError(`unknown auth command ${JSON.stringify(sub ?? "")}; use one of ${candidates.map((s) => `${s.id}-url`).join(", ")}`);
+    throw new UsageError(
+      `unknown auth command ${JSON.stringify(sub ?? "")}; ` +
+        `use one of ${candidates.map((s) => `${s.id}-url`).join(", ")}`,
+    );
   }
   const { descriptor } = await loadService(source, process.cwd(), {});
   const { names, fixed } = openValues(descriptor);
-  const options = Object.fromEntries([...names.map((n) => [kebab(n), { type: "string" }] as const), ...Object.entries(SCOPE_OPTIONS)]);
+  const options = Object.fromEntries([
+    ...names.map((n) => [kebab(n), { type: "string" }] as const),
+    ...Object.entries(SCOPE_OPTIONS),
+  ]);
   // --api-key is the key's spelling derived from its name; --key is the one the usage shows.
   if (names.includes("apiKey")) options["api-key"] = { type: "string" };
   const takes = names.map((n) => `--${kebab(n)}`).join(", ");

@@ -40,10 +40,17 @@ async function resolveAccount(file: string, tool: ToolDefinition, name: string |
   if (name !== undefined) {
     const found = accounts.find((a) => a.name === name);
     if (found) return found;
-    throw new UsageError(`there is no ${service} connection "${name}" in ${file}; ${names.length ? `use one of ${names.join(", ")}` : `add a ${service} connection first`}`);
+    throw new UsageError(
+      `there is no ${service} connection "${name}" in ${file}; ` +
+        (names.length ? `use one of ${names.join(", ")}` : `add a ${service} connection first`),
+    );
   }
   if (accounts.length === 1) return accounts[0]!;
-  throw new UsageError(names.length === 0 ? `${file} has no ${service} connection` : `${file} has several ${service} connections (${names.join(", ")}); choose one with --connection NAME`);
+  throw new UsageError(
+    names.length === 0
+      ? `${file} has no ${service} connection`
+      : `${file} has several ${service} connections (${names.join(", ")}); choose one with --connection NAME`,
+  );
 }
 
 export async function callCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
@@ -62,9 +69,16 @@ export async function callCommand(argv: string[], out: NodeJS.WritableStream): P
   });
   if (positionals.length !== 1) throw new UsageError("give exactly one tool name: stepforge call TOOL --input JSON");
   const name = positionals[0]!;
-  if (values.input === undefined) throw new UsageError('--input JSON is required (use --input "{}" for a step without fields)');
-  if (values.mock && (values.connection !== undefined || values.connections !== undefined || values["base-url"] !== undefined)) {
-    throw new UsageError("--mock runs the step against the service's mock with the mock's own credentials; leave out --connection, --connections and --base-url");
+  if (values.input === undefined)
+    throw new UsageError('--input JSON is required (use --input "{}" for a step without fields)');
+  if (
+    values.mock &&
+    (values.connection !== undefined || values.connections !== undefined || values["base-url"] !== undefined)
+  ) {
+    throw new UsageError(
+      "--mock runs the step against the service's mock with the mock's own credentials; " +
+        "leave out --connection, --connections and --base-url",
+    );
   }
   let input: unknown;
   try {
@@ -91,7 +105,10 @@ export async function callCommand(argv: string[], out: NodeJS.WritableStream): P
     context = mocks.accounts[0]![1][0]!.context;
   } else {
     const file = values.connections ?? process.env.STEPFORGE_CONNECTIONS;
-    if (!file) throw new UsageError("no connections: give --connections FILE (or set STEPFORGE_CONNECTIONS), or run against the mock with --mock");
+    if (!file)
+      throw new UsageError(
+        "no connections: give --connections FILE (or set STEPFORGE_CONNECTIONS), or run against the mock with --mock",
+      );
     const account = await resolveAccount(resolve(file), tool, values.connection);
     context = { ...account.context, ...(baseUrl ? { baseUrl } : {}) };
   }
@@ -114,5 +131,8 @@ async function findTool(scope: Scope, name: string): Promise<{ tool: ToolDefinit
     const names = service.tools.map((t) => t.name);
     throw new UsageError(`unknown tool "${name}"; ${source.id} has ${names.join(", ") || "no tool steps"}`);
   }
-  throw new UsageError(`unknown tool "${name}": tool names start with their service (${describeServices(scope)}); see stepforge tools list`);
+  throw new UsageError(
+    `unknown tool "${name}": tool names start with their service (${describeServices(scope)}); ` +
+      "see stepforge tools list",
+  );
 }

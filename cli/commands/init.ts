@@ -37,16 +37,22 @@ export async function initCommand(argv: string[], out: NodeJS.WritableStream): P
     allowPositionals: false,
   });
   const dir = resolve(values.project ?? ".");
-  if (!(values.format in FORMATS)) throw new UsageError(`--format must be one of ${Object.keys(FORMATS).join(", ")}, got "${values.format}"`);
+  if (!(values.format in FORMATS))
+    throw new UsageError(`--format must be one of ${Object.keys(FORMATS).join(", ")}, got "${values.format}"`);
   const format = values.format as Format;
   const target = join(dir, FORMATS[format]);
   const existing = CONFIG_FILES.map((name) => join(dir, name)).filter((file) => existsSync(file));
   if (existing.length > 0 && !values.force) {
-    throw new UsageError(`${existing.map((f) => basename(f)).join(" and ")} already exists; edit it, or pass --force to replace it`);
+    throw new UsageError(
+      `${existing.map((f) => basename(f)).join(" and ")} already exists; edit it, or pass --force to replace it`,
+    );
   }
   const other = existing.filter((file) => file !== target);
   if (other.length > 0) {
-    throw new UsageError(`--force replaces a config with one of the same format only; ${basename(other[0]!)} exists (use --format ${formatOf(other[0]!)})`);
+    throw new UsageError(
+      `--force replaces a config with one of the same format only; ${basename(other[0]!)} exists ` +
+        `(use --format ${formatOf(other[0]!)})`,
+    );
   }
   if (values.package !== undefined) {
     const problem = packageNameProblem(values.package);
@@ -54,17 +60,33 @@ export async function initCommand(argv: string[], out: NodeJS.WritableStream): P
   }
   const specs = values.spec?.length ? values.spec.map((file) => checkedSpec(dir, file)) : foundSpecs(dir);
   if (specs.length === 0) {
-    throw new UsageError(`no OpenAPI document found in ${SPEC_FOLDERS.map((f) => (f === "." ? "this folder" : `${f}/`)).join(", ")}; name yours with --spec FILE`);
+    throw new UsageError(
+      `no OpenAPI document found in ${SPEC_FOLDERS.map((f) => (f === "." ? "this folder" : `${f}/`)).join(", ")}; ` +
+        "name yours with --spec FILE",
+    );
   }
   const ids = specs.map((file) => ({ file, id: declaredId(join(dir, file)) ?? idFromFileName(file) }));
   const nameless = ids.find((s) => s.id === undefined);
-  if (nameless) throw new UsageError(`--spec ${nameless.file}: no service id can be made from its file name; rename it (${SERVICE_ID_RULE})`);
+  if (nameless)
+    throw new UsageError(
+      `--spec ${nameless.file}: no service id can be made from its file name; rename it (${SERVICE_ID_RULE})`,
+    );
   const twice = ids.find((s, i) => ids.findIndex((o) => o.id === s.id) !== i);
-  if (twice) throw new UsageError(`two specs would both be service "${twice.id}"; rename one file, or write the config and give one an id`);
+  if (twice)
+    throw new UsageError(
+      `two specs would both be service "${twice.id}"; rename one file, or write the config and give one an id`,
+    );
 
-  const config = { specs, output: toPosix(values.out ?? DEFAULT_OUTPUT), ...(values.package !== undefined ? { package: values.package } : {}) };
+  const config = {
+    specs,
+    output: toPosix(values.out ?? DEFAULT_OUTPUT),
+    ...(values.package !== undefined ? { package: values.package } : {}),
+  };
   writeFileSync(target, render(format, config));
-  out.write(`wrote ${relative(process.cwd(), target) || target}: ${ids.map((s) => `${s.id} (${s.file})`).join(", ")} → ${config.output}/\n`);
+  out.write(
+    `wrote ${relative(process.cwd(), target) || target}: ` +
+      `${ids.map((s) => `${s.id} (${s.file})`).join(", ")} → ${config.output}/\n`,
+  );
   out.write("next: npx stepforge generate   (then lint, mock, call --mock, tools list, mcp --mock)\n");
   return 0;
 }
@@ -77,7 +99,8 @@ function formatOf(file: string): Format {
 function checkedSpec(dir: string, file: string): string {
   const abs = resolve(file);
   if (!existsSync(abs) || !statSync(abs).isFile()) throw new UsageError(`--spec ${file}: no such file`);
-  if (!/\.(ya?ml|json)$/i.test(abs)) throw new UsageError(`--spec ${file}: expected a .yaml, .yml or .json OpenAPI document`);
+  if (!/\.(ya?ml|json)$/i.test(abs))
+    throw new UsageError(`--spec ${file}: expected a .yaml, .yml or .json OpenAPI document`);
   return toPosix(relative(dir, abs));
 }
 
@@ -90,7 +113,8 @@ function foundSpecs(dir: string): string[] {
     for (const name of readdirSync(at).sort()) {
       const file = join(at, name);
       if (!/\.(ya?ml|json)$/i.test(name) || CONFIG_FILES.includes(name as never) || !statSync(file).isFile()) continue;
-      if (/^\s*["']?openapi["']?\s*:\s*["']?3\./m.test(readFileSync(file, "utf8").slice(0, 4096))) found.push(toPosix(relative(dir, file)));
+      if (/^\s*["']?openapi["']?\s*:\s*["']?3\./m.test(readFileSync(file, "utf8").slice(0, 4096)))
+        found.push(toPosix(relative(dir, file)));
     }
   }
   return found;
@@ -103,7 +127,7 @@ function render(format: Format, config: { specs: string[]; output: string; packa
     `import { defineConfig } from "stepforge/config";`,
     "",
     "export default defineConfig({",
-    "  // Each spec: a file, or { file, id, baseUrl, mock: { port } }. The service id defaults to the file's base name.",
+    "  // Each spec: a file, or { file, id, baseUrl, mock: { port } }; the id defaults to the file's base name.",
     `  specs: [${config.specs.map((s) => JSON.stringify(s)).join(", ")}],`,
     `  output: ${JSON.stringify(config.output)},`,
     ...(config.package !== undefined ? [`  package: ${JSON.stringify(config.package)},`] : []),

@@ -23,6 +23,10 @@ export async function lintCommand(argv: string[], out: NodeJS.WritableStream): P
   const errors = found.filter((d) => d.severity === "error").length;
   const warnings = found.length - errors;
   const what = scope.project ? ` (${scope.project.file})` : "";
-  out.write(`${specs.length} spec${specs.length === 1 ? "" : "s"} linted${what}: ${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${warnings === 1 ? "" : "s"}\n`);
+  out.write(
+    `${plural(specs.length, "spec")} linted${what}: ${plural(errors, "error")}, ${plural(warnings, "warning")}\n`,
+  );
   return errors > 0 ? 1 : 0;
 }
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;

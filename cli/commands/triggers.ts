@@ -11,7 +11,9 @@ export async function triggersCommand(argv: string[], out: NodeJS.WritableStream
   const [sub, ...rest] = argv;
   if (sub !== "list") {
     const { UsageError } = await import("../usage.js");
-    throw new UsageError(`unknown triggers command ${JSON.stringify(sub ?? "")}; use: stepforge triggers list [--json]`);
+    throw new UsageError(
+      `unknown triggers command ${JSON.stringify(sub ?? "")}; use: stepforge triggers list [--json]`,
+    );
   }
   const { values } = parseArgs({
     args: rest,
@@ -42,7 +44,17 @@ export async function triggersCommand(argv: string[], out: NodeJS.WritableStream
     return 0;
   }
   const width = Math.max(0, ...rows.map((r) => r.name.length));
-  for (const r of rows) out.write(`${r.name.padEnd(width)}  ${r.instant ? "instant" : "polling"}  ${r.title}${r.seedName && r.seedName !== r.title ? ` (seed: ${r.seedName})` : ""}\n`);
-  out.write(`${rows.length} trigger${rows.length === 1 ? "" : "s"}${rows.length === 0 ? ` (${sources.map((s) => s.id).join(", ")} declare${sources.length === 1 ? "s" : ""} none)` : ""}\n`);
+  for (const r of rows)
+    out.write(
+      `${r.name.padEnd(width)}  ${r.instant ? "instant" : "polling"}  ${r.title}` +
+        `${r.seedName && r.seedName !== r.title ? ` (seed: ${r.seedName})` : ""}\n`,
+    );
+  out.write(
+    `${rows.length} trigger${rows.length === 1 ? "" : "s"}` +
+      (rows.length === 0
+        ? ` (${sources.map((s) => s.id).join(", ")} declare${sources.length === 1 ? "s" : ""} none)`
+        : "") +
+      "\n",
+  );
   return 0;
 }

@@ -64,12 +64,14 @@ const SpecEntry = z.union([
   z.strictObject({
     file: z.string().min(1),
     id: z.string().regex(SERVICE_ID, SERVICE_ID_RULE).optional(),
-    baseUrl: z.url({ protocol: /^https?$/, error: "an http(s) address, e.g. https://staging.example.com/v1" }).optional(),
+    baseUrl: z
+      .url({ protocol: /^https?$/, error: "an http(s) address, e.g. https://staging.example.com/v1" })
+      .optional(),
     mock: z.strictObject({ port: port.optional() }).optional(),
   }),
 ]);
 const ConfigSchema = z.strictObject({
-  specs: z.array(SpecEntry).min(1, "list at least one spec: specs: [\"specs/my-api.yaml\"]"),
+  specs: z.array(SpecEntry).min(1, 'list at least one spec: specs: ["specs/my-api.yaml"]'),
   output: z.string().min(1).optional(),
   package: z.string().optional(),
 });
@@ -96,7 +98,8 @@ export async function readConfig(file: string): Promise<ProjectConfig> {
   const raw = await readRaw(file);
   const name = basename(file);
   const parsed = ConfigSchema.safeParse(raw);
-  if (!parsed.success) throw new ConfigError(`${name}: ${parsed.error.issues.map((i) => describeIssue(i, raw)).join("; ")}`);
+  if (!parsed.success)
+    throw new ConfigError(`${name}: ${parsed.error.issues.map((i) => describeIssue(i, raw)).join("; ")}`);
   const config = parsed.data as StepforgeConfig;
   const root = dirname(file);
   if (config.package !== undefined) {
@@ -106,9 +109,13 @@ export async function readConfig(file: string): Promise<ProjectConfig> {
   const specs = config.specs.map((entry, i) => projectSpec(root, name, entry, i));
   const problems: string[] = [];
   specs.forEach((spec, i) => {
-    if (!existsSync(spec.file)) problems.push(`specs[${i}]: ${spec.file} does not exist; fix the path (it is relative to ${name})`);
+    if (!existsSync(spec.file))
+      problems.push(`specs[${i}]: ${spec.file} does not exist; fix the path (it is relative to ${name})`);
     const other = specs.findIndex((s) => s.id === spec.id);
-    if (other < i) problems.push(`specs[${i}]: service id "${spec.id}" is also the id of specs[${other}]; give one of them another id`);
+    if (other < i)
+      problems.push(
+        `specs[${i}]: service id "${spec.id}" is also the id of specs[${other}]; give one of them another id`,
+      );
   });
   if (problems.length) throw new ConfigError(`${name}: ${problems.join("; ")}`);
   return {
@@ -139,13 +146,19 @@ async function readRaw(file: string): Promise<unknown> {
   }
 }
 
-function projectSpec(root: string, configName: string, entry: string | z.infer<typeof SpecEntry>, i: number): ProjectSpec {
+function projectSpec(
+  root: string,
+  configName: string,
+  entry: string | z.infer<typeof SpecEntry>,
+  i: number,
+): ProjectSpec {
   const spec = typeof entry === "string" ? { file: entry } : entry;
   const file = resolve(root, spec.file);
   const declared = declaredId(file);
   if (spec.id !== undefined && declared !== undefined && spec.id !== declared) {
     throw new ConfigError(
-      `${configName}: specs[${i}].id "${spec.id}" differs from the x-stepforge.id "${declared}" of ${spec.file}; remove one of them`,
+      `${configName}: specs[${i}].id "${spec.id}" differs from the x-stepforge.id "${declared}" of ${spec.file}; ` +
+        "remove one of them",
     );
   }
   const id = spec.id ?? declared ?? idFromFileName(file);
@@ -170,7 +183,10 @@ function projectSpec(root: string, configName: string, entry: string | z.infer<t
  */
 export function idFromFileName(file: string): string | undefined {
   const stem = basename(file).replace(/\.(ya?ml|json)$/i, "");
-  const id = stem.toLowerCase().replace(/[^a-z0-9]+/g, "").slice(0, 31);
+  const id = stem
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "")
+    .slice(0, 31);
   return SERVICE_ID.test(id) ? id : undefined;
 }
 
@@ -197,13 +213,16 @@ export function declaredId(file: string): string | undefined {
 
 /** One zod issue in words: the key path as written in the config, what is wrong, and near names. */
 function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
-  const at = issue.path.map((p, i) => (typeof p === "number" ? `[${p}]` : `${i === 0 ? "" : "."}${String(p)}`)).join("");
+  const at = issue.path
+    .map((p, i) => (typeof p === "number" ? `[${p}]` : `${i === 0 ? "" : "."}${String(p)}`))
+    .join("");
   if (issue.code === "unrecognized_keys") {
     const known = issue.path.length === 0 ? TOP_KEYS : issue.path.at(-1) === "mock" ? ["port"] : SPEC_KEYS;
     return issue.keys
       .map((key) => {
         const near = closest(key, known);
-        return `${at ? `${at}.` : ""}${key}: unknown key${near ? `; did you mean "${near}"?` : ""} (known: ${known.join(", ")})`;
+        const hint = near ? `; did you mean "${near}"?` : "";
+        return `${at ? `${at}.` : ""}${key}: unknown key${hint} (known: ${known.join(", ")})`;
       })
       .join("; ");
   }
@@ -211,7 +230,7 @@ function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
     return `${at}: expected a spec file name ("specs/my-api.yaml") or { file, id?, baseUrl?, mock? }`;
   }
   if (issue.path.length === 0 && (raw === null || typeof raw !== "object" || Array.isArray(raw))) {
-    return "expected an object such as { specs: [\"specs/my-api.yaml\"] } (a .ts or .js config exports it as default)";
+    return 'expected an object such as { specs: ["specs/my-api.yaml"] } (a .ts or .js config exports it as default)';
   }
   return `${at || "(config)"}: ${issue.message}`;
 }

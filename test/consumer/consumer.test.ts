@@ -109,7 +109,7 @@ describe("the packed tarball", { timeout: 180_000 }, () => {
     expect(result.code).toBe(0);
   });
 
-  it("@arethetypeswrong/cli: only what an ESM-only package must (no CommonJS require, no node10 resolution)", async () => {
+  it("@arethetypeswrong/cli: only what an ES-module build implies (node16 CommonJS resolves to ESM, no node10 resolution)", async () => {
     const attw = join(root, "node_modules", ".bin", "attw");
     const json = await runToFile(attw, [tarball, "--format", "json"], work, env, join(work, "attw.json"));
     const problems = (JSON.parse(json.stdout) as { analysis: { problems: { kind: string; resolutionKind?: string; entrypoint?: string }[] } }).analysis.problems;

@@ -62,7 +62,10 @@ async function pack(): Promise<Packed> {
   const hit = cached();
   if (hit) return hit;
   // Another test file may be packing the same tree: wait for it (a pack takes a minute or two here).
-  const release = await lockfile.lock(dir, { lockfilePath: join(dir, ".lock"), retries: { retries: 600, minTimeout: 500, maxTimeout: 1000 } });
+  const release = await lockfile.lock(dir, {
+    lockfilePath: join(dir, ".lock"),
+    retries: { retries: 600, minTimeout: 500, maxTimeout: 1000 },
+  });
   try {
     const again = cached();
     if (again) return again;
@@ -74,9 +77,15 @@ async function pack(): Promise<Packed> {
     const env = outsideEnv(root);
     const result = await run("npm", ["pack", "--json", "--pack-destination", dir], staged, env);
     if (result.code !== 0) throw new Error(`npm pack failed: ${result.stderr}`);
-    const [info] = JSON.parse(result.stdout.slice(result.stdout.indexOf("["))) as Array<Omit<Packed, "tarball" | "packSeconds">>;
+    const [info] = JSON.parse(result.stdout.slice(result.stdout.indexOf("["))) as Array<
+      Omit<Packed, "tarball" | "packSeconds">
+    >;
     rmSync(staged, { recursive: true, force: true });
-    const packed: Packed = { ...info!, tarball: join(dir, info!.filename), packSeconds: Math.round((performance.now() - started) / 100) / 10 };
+    const packed: Packed = {
+      ...info!,
+      tarball: join(dir, info!.filename),
+      packSeconds: Math.round((performance.now() - started) / 100) / 10,
+    };
     writeFileSync(record, JSON.stringify(packed));
     return packed;
   } finally {

@@ -17,12 +17,19 @@ let p: string[];
 beforeAll(() => {
   project = tempProject();
   project.bookshelf();
-  project.write("stepforge.config.yaml", `specs:\n  - specs/bookshelf.yaml\n  - file: ${PUBLIC_SPEC}\n    id: news\noutput: gen\n`);
+  project.write(
+    "stepforge.config.yaml",
+    `specs:\n  - specs/bookshelf.yaml\n  - file: ${PUBLIC_SPEC}\n    id: news\noutput: gen\n`,
+  );
   p = ["--project", project.dir];
 });
 afterAll(() => project?.remove());
 
-const names = (listing: string) => listing.split("\n").filter((l) => /^\w+_\w+ /.test(l)).map((l) => l.split(" ")[0]!);
+const names = (listing: string) =>
+  listing
+    .split("\n")
+    .filter((l) => /^\w+_\w+ /.test(l))
+    .map((l) => l.split(" ")[0]!);
 
 describe("the project's services, before any generate", { timeout: 120_000 }, () => {
   it("tools list shows the project's steps only; --service reaches a bundled service", async () => {
@@ -37,28 +44,61 @@ describe("the project's services, before any generate", { timeout: 120_000 }, ()
     expect(names(trello.stdout)).toContain("trello_create_card");
     const unknown = await runCli("tools", "list", "--service", "bookshelfapi", ...p);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/unknown service "bookshelfapi" \(services: bookshelf, news \(from .*stepforge\.config\.yaml\); bundled: contentsnare, marketo, trello, worldnews\)/);
+    expect(unknown.stderr).toMatch(
+      new RegExp(
+        'unknown service "bookshelfapi" \\(services: bookshelf, news \\(from .*stepforge\\.config\\.yaml\\); ' +
+          "bundled: contentsnare, marketo, trello, worldnews\\)",
+      ),
+    );
   });
 
   it("tools schema exports the project's steps for a provider", async () => {
     const r = await runCli("tools", "schema", "--format", "anthropic", "--service", "bookshelf", ...p);
     expect(r.code, r.stderr).toBe(0);
-    const tools = JSON.parse(r.stdout) as Array<{ name: string; input_schema: { properties: Record<string, unknown> } }>;
+    const tools = JSON.parse(r.stdout) as Array<{
+      name: string;
+      input_schema: { properties: Record<string, unknown> };
+    }>;
     const create = tools.find((t) => t.name === "bookshelf_create_book")!;
-    expect(Object.keys(create.input_schema.properties)).toEqual(expect.arrayContaining(["title", "author", "status", "publisher"]));
+    expect(Object.keys(create.input_schema.properties)).toEqual(
+      expect.arrayContaining(["title", "author", "status", "publisher"]),
+    );
   });
 
   it("call --mock runs a step against the service's mock started in the process", async () => {
-    const created = await runCli("call", "bookshelf_create_book", "--mock", "--input", JSON.stringify({ title: "Snow Crash", author: "Neal Stephenson", status: "available" }), ...p);
+    const created = await runCli(
+      "call",
+      "bookshelf_create_book",
+      "--mock",
+      "--input",
+      JSON.stringify({ title: "Snow Crash", author: "Neal Stephenson", status: "available" }),
+      ...p,
+    );
     expect(created.code, created.stderr).toBe(0);
     expect(JSON.parse(created.stdout)).toMatchObject({ ok: true, data: { id: expect.any(String) } });
-    const invalid = await runCli("call", "bookshelf_create_book", "--mock", "--input", JSON.stringify({ title: "No author", status: "shelved" }), ...p);
+    const invalid = await runCli(
+      "call",
+      "bookshelf_create_book",
+      "--mock",
+      "--input",
+      JSON.stringify({ title: "No author", status: "shelved" }),
+      ...p,
+    );
     expect(invalid.code).toBe(1);
     expect(JSON.parse(invalid.stdout)).toMatchObject({ ok: false, error: { kind: "invalid_input" } });
     const unknown = await runCli("call", "bookshelf_lend_book", "--mock", "--input", "{}", ...p);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown tool "bookshelf_lend_book"; bookshelf has bookshelf_list_books');
-    const clash = await runCli("call", "bookshelf_list_books", "--mock", "--connections", "x.json", "--input", "{}", ...p);
+    const clash = await runCli(
+      "call",
+      "bookshelf_list_books",
+      "--mock",
+      "--connections",
+      "x.json",
+      "--input",
+      "{}",
+      ...p,
+    );
     expect(clash.code).toBe(2);
   });
 
@@ -99,7 +139,13 @@ describe("--spec FILE without a project", { timeout: 120_000 }, () => {
   it("tools list and call --mock work on one spec, its id from the file name", async () => {
     const listed = await runCli("tools", "list", "--spec", BOOKSHELF);
     expect(listed.code, listed.stderr).toBe(0);
-    expect(names(listed.stdout)).toEqual(["bookshelf_list_books", "bookshelf_create_book", "bookshelf_get_book", "bookshelf_delete_book", "bookshelf_update_book"]);
+    expect(names(listed.stdout)).toEqual([
+      "bookshelf_list_books",
+      "bookshelf_create_book",
+      "bookshelf_get_book",
+      "bookshelf_delete_book",
+      "bookshelf_update_book",
+    ]);
     const called = await runCli("call", "bookshelf_list_books", "--mock", "--input", "{}", "--spec", BOOKSHELF);
     expect(called.code, called.stderr).toBe(0);
     expect(JSON.parse(called.stdout).ok).toBe(true);
@@ -108,7 +154,10 @@ describe("--spec FILE without a project", { timeout: 120_000 }, () => {
   it("the built modules are cached by spec content: an edited spec is rebuilt", async () => {
     const spec = project.write("edited/shelf.yaml", readFileSync(BOOKSHELF, "utf8"));
     expect(names((await runCli("tools", "list", "--spec", spec)).stdout)).toContain("shelf_get_book");
-    project.write("edited/shelf.yaml", readFileSync(BOOKSHELF, "utf8").replace("operationId: getBook", "operationId: fetchBook"));
+    project.write(
+      "edited/shelf.yaml",
+      readFileSync(BOOKSHELF, "utf8").replace("operationId: getBook", "operationId: fetchBook"),
+    );
     const after = names((await runCli("tools", "list", "--spec", spec)).stdout);
     expect(after).toContain("shelf_fetch_book");
     expect(after).not.toContain("shelf_get_book");

@@ -31,16 +31,41 @@ describe("stepforge init", () => {
     const spec = project.bookshelf();
     expect((await runCli("init", "--project", project.dir, "--spec", spec, "--format", "json")).code).toBe(0);
     const before = readFileSync(join(project.dir, "stepforge.config.json"), "utf8");
-    const again = await runCli("init", "--project", project.dir, "--spec", spec, "--format", "json", "--package", "@acme/books");
+    const again = await runCli(
+      "init",
+      "--project",
+      project.dir,
+      "--spec",
+      spec,
+      "--format",
+      "json",
+      "--package",
+      "@acme/books",
+    );
     expect(again.code).toBe(2);
     expect(again.stderr).toContain("stepforge.config.json already exists");
     expect(readFileSync(join(project.dir, "stepforge.config.json"), "utf8")).toBe(before);
     // A config of another format counts too: two configs would be ambiguous.
     expect((await runCli("init", "--project", project.dir, "--spec", spec)).code).toBe(2);
     expect(existsSync(join(project.dir, "stepforge.config.ts"))).toBe(false);
-    const forced = await runCli("init", "--project", project.dir, "--spec", spec, "--format", "json", "--package", "@acme/books", "--force");
+    const forced = await runCli(
+      "init",
+      "--project",
+      project.dir,
+      "--spec",
+      spec,
+      "--format",
+      "json",
+      "--package",
+      "@acme/books",
+      "--force",
+    );
     expect(forced.code).toBe(0);
-    expect(JSON.parse(readFileSync(join(project.dir, "stepforge.config.json"), "utf8"))).toEqual({ specs: ["specs/bookshelf.yaml"], output: "src/stepforge", package: "@acme/books" });
+    expect(JSON.parse(readFileSync(join(project.dir, "stepforge.config.json"), "utf8"))).toEqual({
+      specs: ["specs/bookshelf.yaml"],
+      output: "src/stepforge",
+      package: "@acme/books",
+    });
   });
 
   it("says what to pass when there is no spec, and refuses a missing --spec file", async () => {
@@ -59,7 +84,10 @@ describe("the project config", () => {
   it("takes a service's id from its spec file's base name, not its title", async () => {
     project = tempProject();
     project.bookshelf("library.yaml"); // titled "Bookshelf API"
-    const file = project.write("stepforge.config.yaml", `specs:\n  - specs/library.yaml\n  - file: ${PUBLIC_SPEC}\n    id: news\n`);
+    const file = project.write(
+      "stepforge.config.yaml",
+      `specs:\n  - specs/library.yaml\n  - file: ${PUBLIC_SPEC}\n    id: news\n`,
+    );
     const config = await readConfig(file);
     expect(config.specs.map((s) => s.id)).toEqual(["library", "news"]);
     expect(config.output).toBe(join(project.dir, "src", "stepforge"));
@@ -70,7 +98,11 @@ describe("the project config", () => {
     project.bookshelf();
     const file = project.write(
       "stepforge.config.json",
-      JSON.stringify({ spec: ["specs/bookshelf.yaml"], specs: [{ file: "specs/bookshelf.yaml", id: "Book Shelf", baseURL: "x" }], ouput: "gen" }),
+      JSON.stringify({
+        spec: ["specs/bookshelf.yaml"],
+        specs: [{ file: "specs/bookshelf.yaml", id: "Book Shelf", baseURL: "x" }],
+        ouput: "gen",
+      }),
     );
     const error = await readConfig(file).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
@@ -87,7 +119,10 @@ describe("the project config", () => {
     project.bookshelf("other.yaml");
     const missing = project.write("stepforge.config.json", JSON.stringify({ specs: ["specs/gone.yaml"] }));
     await expect(readConfig(missing)).rejects.toThrow(/specs\[0\]: .*gone\.yaml does not exist; fix the path/);
-    const twice = project.write("stepforge.config.json", JSON.stringify({ specs: ["specs/bookshelf.yaml", { file: "specs/other.yaml", id: "bookshelf" }] }));
+    const twice = project.write(
+      "stepforge.config.json",
+      JSON.stringify({ specs: ["specs/bookshelf.yaml", { file: "specs/other.yaml", id: "bookshelf" }] }),
+    );
     await expect(readConfig(twice)).rejects.toThrow(/specs\[1\]: service id "bookshelf" is also the id of specs\[0\]/);
   });
 

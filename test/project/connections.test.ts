@@ -41,11 +41,15 @@ afterAll(async () => {
 });
 
 const requests = (mock: RunningMock) => mock.counters().requests;
-const call = (tool: string, file: string, ...more: string[]) => runCli("call", tool, "--input", "{}", "--connections", file, "--project", project.dir, ...more);
+const call = (tool: string, file: string, ...more: string[]) =>
+  runCli("call", tool, "--input", "{}", "--connections", file, "--project", project.dir, ...more);
 
 describe("a connection's own baseUrl", { timeout: 120_000 }, () => {
   it("plain form: call sends the step there, with no --base-url", async () => {
-    const file = project.write("plain.json", JSON.stringify({ shelf: { service: "bookshelf", baseUrl: shelf.url, fields: { accessToken: token } } }));
+    const file = project.write(
+      "plain.json",
+      JSON.stringify({ shelf: { service: "bookshelf", baseUrl: shelf.url, fields: { accessToken: token } } }),
+    );
     const before = requests(shelf);
     const r = await call("bookshelf_list_books", file);
     expect(r.stderr).toBe("");
@@ -54,7 +58,15 @@ describe("a connection's own baseUrl", { timeout: 120_000 }, () => {
   });
 
   it("store form: the same, and --base-url still wins over it", async () => {
-    const file = project.write("store.json", JSON.stringify({ version: 1, connections: { bookshelf: { shelf: { name: "shelf", baseUrl: `${marketo.url}/nowhere`, fields: { accessToken: token } } } } }));
+    const file = project.write(
+      "store.json",
+      JSON.stringify({
+        version: 1,
+        connections: {
+          bookshelf: { shelf: { name: "shelf", baseUrl: `${marketo.url}/nowhere`, fields: { accessToken: token } } },
+        },
+      }),
+    );
     chmodSync(file, 0o600);
     const before = requests(shelf);
     const r = await call("bookshelf_list_books", file, "--base-url", shelf.url);
@@ -64,14 +76,22 @@ describe("a connection's own baseUrl", { timeout: 120_000 }, () => {
 
   it("Marketo at its mock: the instance endpoint comes from baseUrl, no made-up mktorest.com address", async () => {
     const { clientId, clientSecret } = marketoCredentials;
-    const file = project.write("marketo.json", JSON.stringify({ local: { service: "marketo", baseUrl: marketo.url, fields: { clientId, clientSecret } } }));
+    const file = project.write(
+      "marketo.json",
+      JSON.stringify({ local: { service: "marketo", baseUrl: marketo.url, fields: { clientId, clientSecret } } }),
+    );
     const r = await call("marketo_get_campaigns", file);
     expect(r.stderr).toBe("");
     expect(JSON.parse(r.stdout)).toMatchObject({ ok: true });
   });
 
   it("a baseUrl that is not an http(s) address is a usage error naming the connection, not the value", async () => {
-    const file = project.write("bad.json", JSON.stringify({ shelf: { service: "bookshelf", baseUrl: "ftp://user:hunter2@h", fields: { accessToken: token } } }));
+    const file = project.write(
+      "bad.json",
+      JSON.stringify({
+        shelf: { service: "bookshelf", baseUrl: "ftp://user:hunter2@h", fields: { accessToken: token } },
+      }),
+    );
     const r = await call("bookshelf_list_books", file);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('bookshelf connection "shelf": baseUrl must be an http(s) address');
@@ -81,10 +101,16 @@ describe("a connection's own baseUrl", { timeout: 120_000 }, () => {
 
 describe("stepforge mcp and accounts", { timeout: 120_000 }, () => {
   it("leaves out a service without an account, saying which and how to add one", async () => {
-    const file = project.write("mcp.json", JSON.stringify({ shelf: { service: "bookshelf", baseUrl: shelf.url, fields: { accessToken: token } } }));
+    const file = project.write(
+      "mcp.json",
+      JSON.stringify({ shelf: { service: "bookshelf", baseUrl: shelf.url, fields: { accessToken: token } } }),
+    );
     const server = await httpProcess(["--project", project.dir, "--connections", file]);
     try {
-      expect(server.stderr()).toContain(`stepforge mcp: left out news (no account; add a connection for it to ${file}, or pass --all-services to list them anyway)`);
+      expect(server.stderr()).toContain(
+        `stepforge mcp: left out news (no account; add a connection for it to ${file}, ` +
+          "or pass --all-services to list them anyway)",
+      );
       const client = await httpClient(server.url);
       const listed = (await client.client.listTools()).tools.map((t) => t.name);
       await client.close();
@@ -113,13 +139,30 @@ describe("stepforge mcp and accounts", { timeout: 120_000 }, () => {
   });
 
   it("--print-config gives an entry a client can start from another folder, and it serves the project", async () => {
-    const printed = await runCli("mcp", "--print-config", "cursor", "--mock", "--service", "bookshelf", "--project", project.dir);
+    const printed = await runCli(
+      "mcp",
+      "--print-config",
+      "cursor",
+      "--mock",
+      "--service",
+      "bookshelf",
+      "--project",
+      project.dir,
+    );
     expect(printed.code, printed.stderr).toBe(0);
-    const entry = (JSON.parse(printed.stdout) as { mcpServers: { stepforge: { command: string; args: string[] } } }).mcpServers.stepforge;
-    expect(entry.args).toEqual(expect.arrayContaining(["mcp", "--mock", "--service", "bookshelf", "--project", project.dir]));
+    const entry = (JSON.parse(printed.stdout) as { mcpServers: { stepforge: { command: string; args: string[] } } })
+      .mcpServers.stepforge;
+    expect(entry.args).toEqual(
+      expect.arrayContaining(["mcp", "--mock", "--service", "bookshelf", "--project", project.dir]),
+    );
     // As the client does it: its own working directory, nothing of the project on the way.
     const elsewhere = mkdtempSync(join(tmpdir(), "stepforge-client-"));
-    const transport = new StdioClientTransport({ command: entry.command, args: entry.args, cwd: elsewhere, stderr: "pipe" });
+    const transport = new StdioClientTransport({
+      command: entry.command,
+      args: entry.args,
+      cwd: elsewhere,
+      stderr: "pipe",
+    });
     const client = new Client({ name: "elsewhere", version: "1.0.0" });
     await client.connect(transport);
     try {
@@ -129,7 +172,9 @@ describe("stepforge mcp and accounts", { timeout: 120_000 }, () => {
     } finally {
       await client.close();
     }
-    const vscode = JSON.parse((await runCli("mcp", "--print-config", "vscode", "--project", project.dir)).stdout) as { servers: { stepforge: { type: string } } };
+    const vscode = JSON.parse((await runCli("mcp", "--print-config", "vscode", "--project", project.dir)).stdout) as {
+      servers: { stepforge: { type: string } };
+    };
     expect(vscode.servers.stepforge.type).toBe("stdio");
     const bad = await runCli("mcp", "--print-config", "emacs");
     expect(bad.code).toBe(2);

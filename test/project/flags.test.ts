@@ -38,9 +38,18 @@ describe("unknown flags and bad values", () => {
     [["mock", "trello", "--port", "http"], "--port must be a port number (0-65535)"],
     [["mcp", "--http", "70000"], "--http must be a port number (0-65535)"],
     [["mcp", "--result-bytes", "12.5"], "--result-bytes must be a whole number of bytes"],
-    [["webhook", "serve", "--port", "x", "--secret", "s", "--callback-url", "https://h.example.com/t"], "--port must be a port number"],
-    [["webhook", "serve", "--port", "0", "--secret", "s", "--callback-url", "notaurl"], "--callback-url must be an http(s) address"],
-    [["call", "trello_get_boards", "--input", "{}", "--connections", "x.json", "--base-url", "localhost:4010"], "--base-url must be an http(s) address"],
+    [
+      ["webhook", "serve", "--port", "x", "--secret", "s", "--callback-url", "https://h.example.com/t"],
+      "--port must be a port number",
+    ],
+    [
+      ["webhook", "serve", "--port", "0", "--secret", "s", "--callback-url", "notaurl"],
+      "--callback-url must be an http(s) address",
+    ],
+    [
+      ["call", "trello_get_boards", "--input", "{}", "--connections", "x.json", "--base-url", "localhost:4010"],
+      "--base-url must be an http(s) address",
+    ],
     [["init", "--format", "toml"], "--format must be one of ts, json, yaml"],
   ])("%j: exit 2, %s", async (args, message) => {
     const r = await runCli(...args);
@@ -56,7 +65,9 @@ describe("stepforge auth trello-url", () => {
     const r = await runCli("auth", "trello-url", ...key, "--scope", "read", "--expiration", "1day", "--bogus", "1");
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toContain("unknown flag --scope: trello-url takes --app-name, --key (the spec fixes expiration=never, scope=read,write");
+    expect(r.stderr).toContain(
+      "unknown flag --scope: trello-url takes --app-name, --key (the spec fixes expiration=never, scope=read,write",
+    );
   });
 
   it("names a missing value by the flag the usage shows (--key), and accepts --api-key too", async () => {
@@ -64,7 +75,14 @@ describe("stepforge auth trello-url", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("pass --key");
     expect(r.stderr).toContain("stepforge auth trello-url --key KEY --app-name NAME");
-    const spelled = await runCli("auth", "trello-url", "--api-key", "0123456789abcdef0123456789abcdef", "--app-name", "Agent");
+    const spelled = await runCli(
+      "auth",
+      "trello-url",
+      "--api-key",
+      "0123456789abcdef0123456789abcdef",
+      "--app-name",
+      "Agent",
+    );
     expect(spelled.code).toBe(0);
     expect(new URL(spelled.stdout.trim()).searchParams.get("key")).toBe("0123456789abcdef0123456789abcdef");
   });

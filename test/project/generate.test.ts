@@ -32,7 +32,10 @@ describe("generate from the project's config", { timeout: 120_000 }, () => {
     expect(readdirSync(join(out, "bookshelf")).sort()).toEqual(
       ["README.md", "client.ts", "descriptor.ts", "index.ts", "mock.ts", "surface.json", "tools.ts", "types.ts"].sort(),
     );
-    const pkg = JSON.parse(readFileSync(join(out, "package.json"), "utf8")) as { name: string; exports: Record<string, unknown> };
+    const pkg = JSON.parse(readFileSync(join(out, "package.json"), "utf8")) as {
+      name: string;
+      exports: Record<string, unknown>;
+    };
     expect(pkg.name).toBe("@acme/books");
     expect(Object.keys(pkg.exports)).toEqual([".", "./bookshelf", "./bookshelf/mock"]);
   });
@@ -57,7 +60,9 @@ describe("generate from the project's config", { timeout: 120_000 }, () => {
       const readme = readFileSync(join(again, id, "README.md"), "utf8");
       expect(readme, id).not.toMatch(/&#x|&amp;|&lt;|&gt;|&quot;/);
       // And the committed copy is what the emitter writes.
-      expect(readFileSync(join(packageRoot(), "generated", id, "README.md"), "utf8")).not.toMatch(/&#x|&amp;|&lt;|&gt;|&quot;/);
+      expect(readFileSync(join(packageRoot(), "generated", id, "README.md"), "utf8")).not.toMatch(
+        /&#x|&amp;|&lt;|&gt;|&quot;/,
+      );
     }
     expect(readFileSync(join(again, "contentsnare", "README.md"), "utf8")).toContain("| offset `offset`/`limit` |");
     expect(readFileSync(join(again, "marketo", "README.md"), "utf8")).toContain("| code `601` | auth |");
@@ -81,11 +86,16 @@ describe("generate from the project's config", { timeout: 120_000 }, () => {
     expect(readFileSync(join(out, "index.ts"), "utf8")).toContain('export * as books from "./books/index.js";');
 
     // Renamed back, with one generated file of "books" edited by hand: that one is kept and named.
-    writeFileSync(join(out, "books", "tools.ts"), `${readFileSync(join(out, "books", "tools.ts"), "utf8")}\n// edited\n`);
+    writeFileSync(
+      join(out, "books", "tools.ts"),
+      `${readFileSync(join(out, "books", "tools.ts"), "utf8")}\n// edited\n`,
+    );
     config({ file: "specs/bookshelf.yaml" });
     const back = await generate();
     expect(back.code, back.stderr).toBe(0);
-    expect(back.stderr).toContain(`kept ${join(out, "books", "tools.ts")}: no spec generates it any more, but it was edited since`);
+    expect(back.stderr).toContain(
+      `kept ${join(out, "books", "tools.ts")}: no spec generates it any more, but it was edited since`,
+    );
     expect(readdirSync(join(out, "books"))).toEqual(["tools.ts"]);
     expect(existsSync(join(out, "bookshelf", "client.ts"))).toBe(true);
   });

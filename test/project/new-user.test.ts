@@ -67,7 +67,9 @@ beforeAll(async () => {
     devDependencies: Object.fromEntries(peers.map((p) => [p, own.devDependencies[p]!])),
   };
   writeFileSync(join(project, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
-  const install = await timed("install", () => run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund"], project, env));
+  const install = await timed("install", () =>
+    run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund"], project, env),
+  );
   expect(install.code, install.stderr).toBe(0);
 }, 600_000);
 
@@ -91,9 +93,22 @@ describe("a new user's project, from the tarball", { timeout: 240_000, sequentia
     expect(r.stdout).toMatch(/generated bookshelf \(5 operations\), news \(\d+ operations\) into .*src\/stepforge/);
     writeFileSync(
       join(project, "tsconfig.json"),
-      JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, skipLibCheck: true, types: [] }, include: ["src", "stepforge.config.ts"] }),
+      JSON.stringify({
+        compilerOptions: {
+          target: "ES2022",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: [],
+        },
+        include: ["src", "stepforge.config.ts"],
+      }),
     );
-    const tsc = await timed("tsc (generated code + config)", () => run(process.execPath, [join(project, "node_modules", "typescript", "bin", "tsc"), "-p", "."], project, env));
+    const tsc = await timed("tsc (generated code + config)", () =>
+      run(process.execPath, [join(project, "node_modules", "typescript", "bin", "tsc"), "-p", "."], project, env),
+    );
     expect(say(tsc).trim()).toBe("");
     expect(tsc.code).toBe(0);
   });
@@ -121,10 +136,29 @@ describe("a new user's project, from the tarball", { timeout: 240_000, sequentia
   });
 
   it("call --mock runs a step of each against its mock in the process", async () => {
-    const created = await timed("call --mock", () => stepforge("call", "bookshelf_create_book", "--mock", "--input", JSON.stringify({ title: "Snow Crash", author: "Neal Stephenson", status: "available", publisher: { name: "Bantam" } })));
+    const created = await timed("call --mock", () =>
+      stepforge(
+        "call",
+        "bookshelf_create_book",
+        "--mock",
+        "--input",
+        JSON.stringify({
+          title: "Snow Crash",
+          author: "Neal Stephenson",
+          status: "available",
+          publisher: { name: "Bantam" },
+        }),
+      ),
+    );
     expect(created.code, say(created)).toBe(0);
     expect(JSON.parse(created.stdout).ok).toBe(true);
-    const news = await stepforge("call", "news_get_geo_coordinates", "--mock", "--input", JSON.stringify({ location: "Berlin" }));
+    const news = await stepforge(
+      "call",
+      "news_get_geo_coordinates",
+      "--mock",
+      "--input",
+      JSON.stringify({ location: "Berlin" }),
+    );
     expect(news.code, say(news)).toBe(0);
     expect(JSON.parse(news.stdout).data).toHaveProperty("latitude");
   });
@@ -137,7 +171,9 @@ describe("a new user's project, from the tarball", { timeout: 240_000, sequentia
     const json = { "content-type": "application/json" };
 
     beforeAll(async () => {
-      const started = await timed("mock (start to listening)", () => startUntil(bin, ["mock", "all", "--port", "0"], project, env, "running on", 120_000));
+      const started = await timed("mock (start to listening)", () =>
+        startUntil(bin, ["mock", "all", "--port", "0"], project, env, "running on", 120_000),
+      );
       child = started.child;
       mockOutput = started.output();
       url = /^bookshelf mock (http:\/\/127\.0\.0\.1:\d+)$/m.exec(mockOutput)![1]!;
@@ -149,18 +185,32 @@ describe("a new user's project, from the tarball", { timeout: 240_000, sequentia
 
     it("answers: 401 without a credential, created and listed with one", async () => {
       expect((await fetch(`${url}/books`)).status).toBe(401);
-      const created = await fetch(`${url}/books`, { method: "POST", headers: { ...auth, ...json }, body: JSON.stringify({ title: "Snow Crash", author: "Neal Stephenson" }) });
+      const created = await fetch(`${url}/books`, {
+        method: "POST",
+        headers: { ...auth, ...json },
+        body: JSON.stringify({ title: "Snow Crash", author: "Neal Stephenson" }),
+      });
       expect(created.status).toBeLessThan(300);
       expect((await fetch(`${url}/books?page=1&per_page=5`, { headers: auth })).status).toBe(200);
     });
 
     // Item 3 (helper mockinfer): the mock infers create/read/update/delete from the REST shape.
     it.fails("create then read returns what was created; update changes it; 404 after delete", async () => {
-      const created = (await (await fetch(`${url}/books`, { method: "POST", headers: { ...auth, ...json }, body: JSON.stringify({ title: "Snow Crash", author: "Neal Stephenson" }) })).json()) as { id: string; title: string };
+      const created = (await (
+        await fetch(`${url}/books`, {
+          method: "POST",
+          headers: { ...auth, ...json },
+          body: JSON.stringify({ title: "Snow Crash", author: "Neal Stephenson" }),
+        })
+      ).json()) as { id: string; title: string };
       expect(created.title).toBe("Snow Crash");
       const read = (await (await fetch(`${url}/books/${created.id}`, { headers: auth })).json()) as { title: string };
       expect(read.title).toBe("Snow Crash");
-      const patched = await fetch(`${url}/books/${created.id}`, { method: "PATCH", headers: { ...auth, ...json }, body: JSON.stringify({ status: "borrowed" }) });
+      const patched = await fetch(`${url}/books/${created.id}`, {
+        method: "PATCH",
+        headers: { ...auth, ...json },
+        body: JSON.stringify({ status: "borrowed" }),
+      });
       expect(((await patched.json()) as { status: string }).status).toBe("borrowed");
       expect((await fetch(`${url}/books/${created.id}`, { method: "DELETE", headers: auth })).status).toBeLessThan(300);
       expect((await fetch(`${url}/books/${created.id}`, { headers: auth })).status).toBe(404);
@@ -169,8 +219,15 @@ describe("a new user's project, from the tarball", { timeout: 240_000, sequentia
 
     // Item 3 (helper mockinfer): lists answer in the declared envelope, with what was stored.
     it.fails("the list is the declared {items, total} envelope holding the created book", async () => {
-      await fetch(`${url}/books`, { method: "POST", headers: { ...auth, ...json }, body: JSON.stringify({ title: "Anathem", author: "Neal Stephenson" }) });
-      const page = (await (await fetch(`${url}/books?per_page=100`, { headers: auth })).json()) as { items: Array<{ title: string }>; total: number };
+      await fetch(`${url}/books`, {
+        method: "POST",
+        headers: { ...auth, ...json },
+        body: JSON.stringify({ title: "Anathem", author: "Neal Stephenson" }),
+      });
+      const page = (await (await fetch(`${url}/books?per_page=100`, { headers: auth })).json()) as {
+        items: Array<{ title: string }>;
+        total: number;
+      };
       expect(page.items.map((b) => b.title)).toContain("Anathem");
       expect(page.total).toBe(page.items.length);
     });
@@ -187,12 +244,37 @@ describe("a new user's project, from the tarball", { timeout: 240_000, sequentia
 
   it("mcp --mock serves both services to the MCP Inspector's CLI", async () => {
     const listed = await timed("mcp --mock (Inspector tools/list)", () =>
-      run(process.execPath, [inspector, "--cli", process.execPath, bin, "mcp", "--mock", "--method", "tools/list"], project, env),
+      run(
+        process.execPath,
+        [inspector, "--cli", process.execPath, bin, "mcp", "--mock", "--method", "tools/list"],
+        project,
+        env,
+      ),
     );
     expect(listed.code, listed.stderr).toBe(0);
     const names = (JSON.parse(listed.stdout) as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(["bookshelf_create_book", "bookshelf_list_books", "news_search_news"]));
-    const called = await run(process.execPath, [inspector, "--cli", process.execPath, bin, "mcp", "--mock", "--method", "tools/call", "--tool-name", "news_get_geo_coordinates", "--tool-arg", "location=Berlin"], project, env);
+    expect(names).toEqual(
+      expect.arrayContaining(["bookshelf_create_book", "bookshelf_list_books", "news_search_news"]),
+    );
+    const called = await run(
+      process.execPath,
+      [
+        inspector,
+        "--cli",
+        process.execPath,
+        bin,
+        "mcp",
+        "--mock",
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "news_get_geo_coordinates",
+        "--tool-arg",
+        "location=Berlin",
+      ],
+      project,
+      env,
+    );
     expect(called.code, called.stderr).toBe(0);
     expect((JSON.parse(called.stdout) as { isError?: boolean }).isError).toBeFalsy();
   });
@@ -200,10 +282,16 @@ describe("a new user's project, from the tarball", { timeout: 240_000, sequentia
   it("the Claude Desktop entry of mcp --print-config works when the client starts it from another folder", async () => {
     const printed = await stepforge("mcp", "--print-config", "claude", "--mock");
     expect(printed.code, say(printed)).toBe(0);
-    const entry = (JSON.parse(printed.stdout) as { mcpServers: { stepforge: { command: string; args: string[] } } }).mcpServers.stepforge;
+    const entry = (JSON.parse(printed.stdout) as { mcpServers: { stepforge: { command: string; args: string[] } } })
+      .mcpServers.stepforge;
     expect(entry.args).toEqual(expect.arrayContaining(["--project", project]));
     // The Inspector starts the server as a client would, from its own folder.
-    const listed = await run(process.execPath, [inspector, "--cli", entry.command, ...entry.args, "--method", "tools/list"], elsewhere, env);
+    const listed = await run(
+      process.execPath,
+      [inspector, "--cli", entry.command, ...entry.args, "--method", "tools/list"],
+      elsewhere,
+      env,
+    );
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toContain("bookshelf_create_book");
   });
@@ -229,7 +317,9 @@ describe("a new user's project, from the tarball", { timeout: 240_000, sequentia
     for (const id of ["contentsnare", "marketo", "trello", "worldnews"]) {
       expect(existsSync(join(project, "node_modules", "stepforge", "generated", id, "README.md")), id).toBe(true);
     }
-    expect(readFileSync(join(project, "src", "stepforge", "bookshelf", "README.md"), "utf8")).toContain("npx stepforge mock bookshelf");
+    expect(readFileSync(join(project, "src", "stepforge", "bookshelf", "README.md"), "utf8")).toContain(
+      "npx stepforge mock bookshelf",
+    );
   });
 
   it("generate without a config says how to start one", async () => {
