@@ -244,11 +244,6 @@ export async function mockCommand(argv: string[], out: NodeJS.WritableStream, er
   }
 }
 
-/** Imports this package's generated mocks of these services; each registers itself for `startMock(id)`. */
-export async function registerGeneratedMocks(ids: readonly string[]): Promise<void> {
-  for (const id of ids) await loadMock(generatedMock(id));
-}
-
 /** The generated mock of a service of this package (compiled beside dist/cli, or the source under tsx). */
 function generatedMock(id: string): URL {
   const file = ["js", "ts"].map((ext) => new URL(`../../generated/${id}/mock.${ext}`, import.meta.url)).find((u) => existsSync(u));
