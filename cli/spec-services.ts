@@ -12,7 +12,17 @@
  * transpiling.
  */
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -106,5 +116,21 @@ export async function buildSpecService(source: ServiceSource, projectDir = proce
     // Another process built the same service first: its copy is identical.
     rmSync(staging, { recursive: true, force: true });
   }
+  prune(dirname(dir));
   return built;
+}
+
+/** One folder per spec version ever built would pile up (every save of a spec is one): keep the newest. */
+const KEPT_BUILDS = 64;
+
+function prune(root: string): void {
+  try {
+    const builds = readdirSync(root)
+      .filter((name) => /^[0-9a-f]{24}$/.test(name))
+      .map((name) => ({ path: join(root, name), mtime: statSync(join(root, name)).mtimeMs }))
+      .sort((a, b) => b.mtime - a.mtime);
+    for (const old of builds.slice(KEPT_BUILDS)) rmSync(old.path, { recursive: true, force: true });
+  } catch {
+    // Another process pruning at the same time: what it left is pruned next time.
+  }
 }
