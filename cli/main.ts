@@ -18,6 +18,7 @@ type Command = (argv: string[], out: NodeJS.WritableStream, err: NodeJS.Writable
  * test/cli/help.test.ts fails when the two lists differ.
  */
 const COMMANDS: Record<string, () => Promise<Command>> = {
+  init: async () => (await import("./commands/init.js")).initCommand,
   generate: async () => (await import("./commands/generate.js")).generateCommand,
   diff: async () => (await import("./commands/diff.js")).diffCommand,
   migrate: async () => (await import("./commands/migrate.js")).migrateCommand,

@@ -22,16 +22,35 @@ export interface CommandHelp {
 }
 
 export const COMMAND_HELP: Record<string, CommandHelp> = {
+  init: {
+    summary: "start a project: write stepforge.config.ts naming your specs, output folder and package",
+    usage: ["stepforge init [--spec FILE]... [--out DIR] [--package NAME] [--format ts|json|yaml] [--force]"],
+    details: [
+      "Writes stepforge.config.ts (typed with defineConfig from stepforge/config; --format json or yaml",
+      "writes stepforge.config.json / .yaml instead). Every command then works on the project's specs.",
+      "  --spec FILE     a spec of the project (repeatable); default: the OpenAPI documents found in",
+      "                  this folder, specs/, openapi/ and api/",
+      "  --out DIR       where generate writes the code (default src/stepforge)",
+      "  --package NAME  the output folder is a package of that name (package.json, imports in its READMEs)",
+      "  --force         replace an existing config (of the same format)",
+      "A service's id is its spec file's base name (specs/library.yaml: library) unless the spec declares",
+      "x-stepforge.id; give another with { file, id } in the config, which also takes baseUrl and mock: { port }.",
+      "An existing config is left alone (exit 2 naming it) unless --force.",
+    ],
+  },
   generate: {
     summary: "generate typed clients, tool steps, triggers and mocks from OpenAPI specs",
     usage: [
-      "stepforge generate [--check] [--no-cache] [--timings] [--watch] [--fail-on-breaking] [--changelog]",
+      "stepforge generate [--check] [--no-cache] [--timings] [--watch] [--fail-on-breaking] [--changelog] [--strict] [--project DIR]",
       "stepforge generate --spec FILE --out DIR [--service ID] [--package NAME] [--strict] [--watch] [--fail-on-breaking] [--changelog]",
     ],
     details: [
-      "Without --spec: regenerates generated/ from this package's specs/ (only changed files are",
-      "written), keeps the package exports map in step and compiles the changed modules into dist/,",
-      "so the CLI and every package entry see the new output at once.",
+      "Without --spec: generates the project's specs (stepforge.config.* here, or in --project DIR) into",
+      "its output folder; in a checkout of stepforge without a config, regenerates generated/ from specs/",
+      "(only changed files are written), keeps the package exports map in step and compiles the changed",
+      "modules into dist/, so the CLI and every package entry see the new output at once.",
+      "Files an earlier run wrote that no spec generates any more (a renamed service's folder) are",
+      "removed, unless edited since (listed in .stepforge-files.json of the output folder).",
       "Before writing it prints the API changes per service against what the output folder holds",
       "(each breaking or compatible, and the semver bump they ask for); see docs/regeneration.md.",
       "  --check            write nothing; exit 1 listing every stale file",
@@ -42,7 +61,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
       "  --changelog        add a Keep a Changelog section for the changes to CHANGELOG.md (in DIR)",
       "  --spec FILE        any OpenAPI 3.0/3.1 document (x-stepforge extensions optional); repeatable",
       "  --out DIR          where its code goes; it imports the runtime from the installed stepforge",
-      "  --service ID       service id for a spec without x-stepforge.id (with one --spec)",
+      "  --service ID       service id for a spec without x-stepforge.id (with one --spec; default: its file name)",
       "  --strict           refuse what a spec without x-stepforge would have repaired (duplicate or",
       "                     missing operationIds, undeclared path parameters); repairs are warnings otherwise",
       "  --package NAME     also write DIR/package.json (exports per module, stepforge as a dependency)",
@@ -81,28 +100,39 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   },
   lint: {
     summary: "lint specs with Spectral and the stepforge ruleset, and validate x-stepforge extensions",
-    usage: ["stepforge lint [--spec FILE]..."],
+    usage: ["stepforge lint [--spec FILE]... [--project DIR]"],
     details: [
-      "Without --spec: lints this package's own specs/.",
+      "Without --spec: lints the project's specs (stepforge.config.*), else this package's own specs/.",
       "Prints file:line:col diagnostics; exit 1 when there is an error (warnings do not fail).",
       "Needs the optional peer dependency @stoplight/spectral-cli.",
     ],
   },
   tools: {
     summary: "list the agent tool steps, or export their schemas for OpenAI, Anthropic, MCP or Gemini",
-    usage: ["stepforge tools list [--service S] [--json]", "stepforge tools schema --format openai|anthropic|mcp|gemini [--service S]"],
+    usage: [
+      "stepforge tools list [--service S] [--json] [--spec FILE]... [--project DIR]",
+      "stepforge tools schema --format openai|anthropic|mcp|gemini [--service S] [--spec FILE]... [--project DIR]",
+    ],
     details: [
+      "The steps of the project's services (stepforge.config.*), of --spec FILE, else of the bundled ones;",
+      "--service S picks one of them or a bundled one.",
       "schema prints one JSON array ready for the provider's API. OpenAI tools that cannot be strict",
       "are exported with strict: false and listed on stderr with the reason.",
     ],
   },
   call: {
     summary: "run one tool step and print its result as JSON",
-    usage: ["stepforge call TOOL --input JSON [--connection NAME] [--connections FILE] [--base-url URL]"],
+    usage: [
+      "stepforge call TOOL --input JSON [--mock] [--spec FILE]... [--project DIR]",
+      "stepforge call TOOL --input JSON [--connection NAME] [--connections FILE] [--base-url URL]",
+    ],
     details: [
       "Prints { \"ok\": true, \"data\": … } and exits 0, or { \"ok\": false, \"error\": … } and exits 1.",
+      "TOOL is a step of the project's services, of --spec FILE or of a bundled service (tools list).",
+      "  --mock              run it against the service's behavioural mock, started in this process",
       "  --connections FILE  connections file (default: $STEPFORGE_CONNECTIONS); see the README for",
-      "                      its two forms (the runtime's store file, or a plain map by name)",
+      "                      its two forms (the runtime's store file, or a plain map by name); a",
+      "                      connection's own baseUrl sends its calls there",
       "  --connection NAME   which connection; default: the service's only one",
       "  --base-url URL      send the call there instead of the spec's server (e.g. a mock)",
     ],
@@ -110,14 +140,17 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   mock: {
     summary: "start behavioural mocks (or Prism contract mocks) of the services on 127.0.0.1",
     usage: [
-      "stepforge mock SERVICE|all [--port N] [--prism [--errors]]",
+      "stepforge mock SERVICE|all [--spec FILE]... [--project DIR] [--port N] [--prism [--errors]]",
       "stepforge mock SERVICE|all [--no-limits | --limits-scale X] [--faults error=R,drop=R,slow=R] [--latency MS[@RATE]] [--seed N]",
       "stepforge mock SERVICE|all [--token-lifetime S] [--webhook-secret S] [--state FILE] [--dump-state FILE]",
       "stepforge mock SERVICE --replay FILE.har",
     ],
     details: [
       "Prints one line per server (<service> <kind> <url>) and runs until Ctrl-C.",
-      "Default ports come from each spec's x-stepforge.mock.ports; --port N with all gives N, N+1, ….",
+      "SERVICE is one of the project's services (stepforge.config.*), of --spec FILE, or a bundled one;",
+      "all: every service of the project (else every bundled one).",
+      "Default ports: the config's mock.port, else the spec's x-stepforge.mock.ports, else 4120+i;",
+      "--port N with all gives N, N+1, ….",
       "  --prism             Prism contract mocks instead (needs the optional peer dependency @stoplight/prism-cli)",
       "  --errors            with --prism: a request or response that breaks the spec becomes a 422/500",
       "  --no-limits         every limit off (a load test is not refused after 100 requests)",
@@ -138,14 +171,20 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     summary: "serve the tool steps to an MCP client over stdio or Streamable HTTP",
     usage: [
       "stepforge mcp [--service S]... [--toolsets T,...] [--read-only] [--dynamic] [--mock] [--connections FILE]",
-      "stepforge mcp ... [--base-url SERVICE=URL]... [--result-bytes N] [--http PORT [--host H]] [--budget]",
+      "stepforge mcp ... [--base-url SERVICE=URL]... [--all-services] [--result-bytes N] [--http PORT [--host H]] [--budget]",
+      "stepforge mcp ... [--spec FILE]... [--project DIR] [--print-config claude|cursor|vscode]",
       "stepforge mcp ... [--client NAME] [--max-tools N] [--max-listing-bytes N]",
     ],
     details: [
       "stdio by default (stdout carries the protocol; everything else goes to stderr).",
+      "Serves the project's services (stepforge.config.*), --spec FILE's, else the bundled ones.",
       "  --http PORT       Streamable HTTP on 127.0.0.1 (--host H elsewhere: needs $STEPFORGE_MCP_TOKEN)",
       "  --mock            run the steps against behavioural mocks started in this process",
-      "  --connections F   accounts (default: $STEPFORGE_CONNECTIONS)",
+      "  --connections F   accounts (default: $STEPFORGE_CONNECTIONS); a service without one is left out",
+      "  --all-services    list the steps of services without an account too (their calls fail)",
+      "  --base-url S=URL  send service S's calls to URL (a proxy, a local mock); repeatable",
+      "  --print-config C  print the server entry for Claude Desktop, Cursor or VS Code, with absolute",
+      "                    paths, so the client can start it from any folder; other flags are kept",
       "  --budget          print what tools/list costs (bytes, about tokens) and exit",
       "  --client NAME     cursor, vscode, claude-code, claude-desktop, windsurf or generic: its limits",
       "  over 128 tools or 120 KB (--max-tools, --max-listing-bytes) it serves --dynamic and says why",
@@ -154,13 +193,13 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   },
   triggers: {
     summary: "list the triggers the specs declare (webhook and polling)",
-    usage: ["stepforge triggers list [--json]"],
-    details: [],
+    usage: ["stepforge triggers list [--json] [--service S] [--spec FILE]... [--project DIR]"],
+    details: ["The triggers the project's specs (stepforge.config.*), --spec FILE's, or the bundled ones declare."],
   },
   webhook: {
     summary: "receive signed webhook deliveries and print each trigger event as a JSON line",
     usage: [
-      "stepforge webhook serve --port N --secret S --callback-url URL [--scope NAME=VALUE]... [--service S] [--host H]",
+      "stepforge webhook serve --port N --secret S --callback-url URL [--scope NAME=VALUE]... [--service S] [--host H] [--spec FILE]",
       "stepforge webhook serve ... [--max-connections N] [--max-connections-per-address N] [--max-buffered-bytes N]",
       "stepforge webhook serve ... [--max-buffered-bytes-per-address N] [--min-body-rate N] [--headers-timeout S]",
       "stepforge webhook serve ... [--body-timeout S] [--dedupe-window S] [--state-dir DIR]",
@@ -204,8 +243,11 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
 
   auth: {
     summary: "print the address where a user authorizes a token (e.g. Trello)",
-    usage: ["stepforge auth trello-url --key KEY --app-name NAME"],
-    details: ["Flags become the values of the spec's authorize template (kebab-case to camelCase)."],
+    usage: ["stepforge auth trello-url --key KEY --app-name NAME", "stepforge auth SERVICE-url --VALUE V... [--spec FILE]... [--project DIR]"],
+    details: [
+      "The flags are the values the spec's authorize template leaves open, in kebab-case ({appName}:",
+      "--app-name; {apiKey}: --key); any other flag is refused, naming what the spec fixes.",
+    ],
   },
 };
 

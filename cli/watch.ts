@@ -14,7 +14,7 @@ import { watch, type FSWatcher } from "node:fs";
 import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { remember } from "../generator/cache.js";
-import { checkSpec } from "../generator/check/index.js";
+import { checkProjectSpec } from "../generator/project-spec.js";
 import { formatDiagnostic, SpecError } from "../generator/diagnostics.js";
 import type { GeneratedFile } from "../generator/emit/file.js";
 import { loadSpecFile } from "../generator/load.js";
@@ -43,7 +43,7 @@ export async function watchGenerate(
 
   const check = (file: string): ServiceModel | undefined => {
     try {
-      return checkSpec(loadSpecFile(file), {
+      return checkProjectSpec(loadSpecFile(file), options.overrides?.[file] ?? {}, {
         ...(options.serviceId ? { serviceId: options.serviceId } : {}),
         strict: options.strict === true,
       });

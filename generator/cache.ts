@@ -37,6 +37,8 @@ export interface CacheKey {
   outDir: string;
   projectRoot: string;
   serviceId?: string;
+  /** Anything else the run's output depends on (a project config's overrides and package name). */
+  variant?: string;
 }
 
 const sha256 = (data: string | Buffer): string => createHash("sha256").update(data).digest("hex");
@@ -74,7 +76,7 @@ function dependencyVersions(projectRoot: string): string {
 export function inputsHash(key: CacheKey): string {
   const hash = createHash("sha256");
   hash.update(
-    JSON.stringify({ outDir: resolve(key.outDir), serviceId: key.serviceId ?? null, node: process.versions.node, deps: dependencyVersions(key.projectRoot) }),
+    JSON.stringify({ outDir: resolve(key.outDir), serviceId: key.serviceId ?? null, variant: key.variant ?? null, node: process.versions.node, deps: dependencyVersions(key.projectRoot) }),
   );
   for (const file of [...key.specFiles.map((f) => resolve(f)), ...generatorCode(key.projectRoot)]) {
     hash.update(`\0${file}\0`);

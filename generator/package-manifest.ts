@@ -35,10 +35,11 @@ export function packageNameProblem(name: string): string | undefined {
   return undefined;
 }
 
-type Entry = { types: string; import: string };
+/** types, the ES module for import, and the same module as `default` (require() of ESM on Node ≥ 20.19). */
+type Entry = { types: string; import: string; default: string };
 
 export function packageExports(serviceIds: readonly string[], files: readonly ManifestInput[]): Record<string, Entry> {
-  const entry = (module: string): Entry => ({ types: `./dist/${module}.d.ts`, import: `./dist/${module}.js` });
+  const entry = (module: string): Entry => ({ types: `./dist/${module}.d.ts`, import: `./dist/${module}.js`, default: `./dist/${module}.js` });
   const exports: Record<string, Entry> = {};
   if (files.some((f) => f.path === "index.ts")) exports["."] = entry("index");
   for (const id of [...serviceIds].sort()) {

@@ -5,7 +5,6 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { checkSpec } from "./check/index.js";
 import { emitClient } from "./emit/client.js";
 import { emitDescriptor, emitTriggers } from "./emit/descriptor.js";
 import type { EmitContext, Emitter, GeneratedFile } from "./emit/file.js";
@@ -17,10 +16,13 @@ import { emitTypes } from "./emit/types.js";
 import { SpecError, type Diagnostic } from "./diagnostics.js";
 import { filesBelow, toPosix } from "./files.js";
 import { loadSpecFile } from "./load.js";
+import { checkProjectSpec, type SpecOverrides } from "./project-spec.js";
 import type { ServiceModel } from "./model.js";
 
 /** Every per-service emitter, in output order. A new artefact is a new entry here. */
 export const SERVICE_EMITTERS: Emitter[] = [emitTypes, emitDescriptor, emitClient, emitTools, emitTriggers, emitReadme, emitMock];
+
+export type { SpecOverrides } from "./project-spec.js";
 
 export interface GenerateRequest {
   specFiles: string[];
@@ -29,8 +31,16 @@ export interface GenerateRequest {
   projectRoot: string;
   /** Service id for a foreign spec without x-stepforge. */
   serviceId?: string;
+  /** Per spec file (absolute path): what a project's config changes about its service. */
+  overrides?: Record<string, SpecOverrides>;
   /** Refuse what a foreign spec would have repaired. */
   strict?: boolean;
+  /** The package the output is published as (`--package`, or the config's `package`): docs import from it. */
+  packageName?: string;
+  /** For output outside this package: how the user regenerates it and points commands at it (README). */
+  commands?: { generate: string; scope: string };
+  /** The user's project folder (the config's, else the working directory): relative paths in docs start here. */
+  userRoot?: string;
 }
 
 export interface GenerateResult {
@@ -65,7 +75,7 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
       const spec = loadSpecFile(specFile);
       timings.load += performance.now() - t;
       t = performance.now();
-      models.push(checkSpec(spec, { ...(request.serviceId ? { serviceId: request.serviceId } : {}), strict: request.strict === true }));
+      models.push(checkProjectSpec(spec, request.overrides?.[resolve(specFile)] ?? {}, request));
       timings.check += performance.now() - t;
     } catch (error) {
       if (error instanceof SpecError) diagnostics.push(...error.diagnostics);
@@ -92,9 +102,12 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
 
 /** Every file of one service, its index last; `emitters` adds each emitter's milliseconds. */
 export async function emitService(model: ServiceModel, request: GenerateRequest, emitters: Record<string, number> = {}): Promise<GeneratedFile[]> {
+  const ownPackage = isInside(resolve(request.outDir), resolve(request.projectRoot));
   const context: EmitContext = {
     runtimeImport: runtimeImportFor(request.outDir, model.id, request.projectRoot),
     specLabel: specLabel(model.spec.file, request.projectRoot),
+    ...(ownPackage ? {} : { moduleImport: moduleImportFor(request, model.id) }),
+    ...(ownPackage || !request.commands ? {} : { commands: request.commands }),
   };
   const own: GeneratedFile[] = [];
   for (const emit of SERVICE_EMITTERS) {
@@ -109,6 +122,16 @@ export async function emitService(model: ServiceModel, request: GenerateRequest,
     .filter((p) => p.endsWith(".ts") && p !== "types.ts" && !p.includes("/"))
     .map((p) => p.replace(/\.ts$/, ""));
   return [...own, emitServiceIndex(model, context, modules)];
+}
+
+/**
+ * How a user's code imports a service generated outside this package: from the package the output
+ * is published as, else by the output folder's path from the project folder.
+ */
+export function moduleImportFor(request: Pick<GenerateRequest, "outDir" | "packageName" | "userRoot">, serviceId: string): string {
+  if (request.packageName) return `${request.packageName}/${serviceId}`;
+  const rel = toPosix(relative(resolve(request.userRoot ?? process.cwd()), join(resolve(request.outDir), serviceId, "index.js")));
+  return rel.startsWith(".") ? rel : `./${rel}`;
 }
 
 /** The root index over every service (one namespace per spec). */
@@ -178,12 +201,24 @@ export function write(outDir: string, files: GeneratedFile[], options: { wholeOu
 export const RUNTIME_ENTRIES = ["mcp", "mock", "observe", "tools", "triggers", "zod"] as const;
 
 /**
- * The `exports` map of the package: the root, the runtime and its modules, one entry per service,
- * and one per module a service keeps out of its index (`stepforge/trello/mock`).
+ * One package entry: types, then the ES module for `import` and, as `default`, for everything else.
+ * `default` is what `require("stepforge/…")` from CommonJS resolves to: Node 20.19 and later load
+ * an ES module with require() (no top-level await anywhere in dist/), so one build serves both.
  */
-export function packageExports(models: ServiceModel[], files: GeneratedFile[]): Record<string, { types: string; import: string }> {
-  const entry = (path: string) => ({ types: `./dist/${path}.d.ts`, import: `./dist/${path}.js` });
-  const exports: Record<string, { types: string; import: string }> = { ".": entry("generated/index"), "./runtime": entry("runtime/index") };
+export interface PackageEntry {
+  types: string;
+  import: string;
+  default: string;
+}
+
+/**
+ * The `exports` map of the package: the root, the runtime and its modules, `stepforge/config`
+ * (defineConfig for a project's stepforge.config.ts), one entry per service, and one per module a
+ * service keeps out of its index (`stepforge/trello/mock`).
+ */
+export function packageExports(models: ServiceModel[], files: GeneratedFile[]): Record<string, PackageEntry> {
+  const entry = (path: string) => ({ types: `./dist/${path}.d.ts`, import: `./dist/${path}.js`, default: `./dist/${path}.js` });
+  const exports: Record<string, PackageEntry> = { ".": entry("generated/index"), "./config": entry("cli/config/define"), "./runtime": entry("runtime/index") };
   for (const module of RUNTIME_ENTRIES) exports[`./runtime/${module}`] = entry(`runtime/${module}/index`);
   for (const id of models.map((m) => m.id).sort()) {
     exports[`./${id}`] = entry(`generated/${id}/index`);

@@ -1,8 +1,15 @@
 /**
  * `stepforge mcp [--service S]... [--toolsets T,…] [--read-only] [--dynamic] [--mock]
- *                [--connections FILE] [--base-url SERVICE=URL]... [--result-bytes N]
+ *                [--connections FILE] [--base-url SERVICE=URL]... [--all-services] [--result-bytes N]
  *                [--max-limit-wait-ms N] [--http PORT [--host H]] [--budget]
+ *                [--spec FILE]... [--project DIR] [--print-config claude|cursor|vscode]
  *                [--client NAME] [--max-tools N] [--max-listing-bytes N]` (the last three: mcp-budget.ts)
+ *
+ * It serves the services in scope (the project's, the --spec files', else the bundled ones;
+ * --service picks among them and the bundled ones). A service without an account in the
+ * connections file is left out, with one line on stderr saying how to add one, unless
+ * --all-services. --print-config prints the server entry for an MCP client's config, with
+ * absolute paths, so the client can start it from any directory (cli/mcp-config.ts).
  *
  * Serves the tool steps to an MCP client over stdio (default) or Streamable HTTP (`--http PORT`,
  * on 127.0.0.1 unless `--host` says otherwise; beyond loopback the bearer token in
@@ -14,19 +21,24 @@
  * stdout carries the protocol in stdio mode; everything else goes to stderr.
  */
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
+import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { Writable } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createSharedState } from "../../runtime/client/client.js";
 import { Accounts, AccountsError, accountsFromFile, type Account } from "../../runtime/mcp/accounts.js";
 import { SelectionError, type Selection, type ServiceCatalog } from "../../runtime/mcp/catalog.js";
+import { isLoopbackHost } from "../../runtime/internal/loopback.js";
 import { serveMcpHttp } from "../../runtime/mcp/http.js";
 import { startMockAccounts } from "../../runtime/mcp/mock-accounts.js";
 import { StepforgeMcp } from "../../runtime/mcp/server.js";
 import { callLogConfigFromEnv } from "../../runtime/observe/call-log.js";
-import { UsageError } from "../usage.js";
-import { loadCatalogs } from "./tools.js";
 import { BUDGET_FLAGS, budgetOptions } from "./mcp-budget.js";
+import { numberFlag, PORT, SCOPE_OPTIONS } from "../flags.js";
+import { configNote, printConfig } from "../mcp-config.js";
+import { pickService, resolveScope } from "../project.js";
+import { loadMockDefinition } from "../services.js";
+import { UsageError } from "../usage.js";
+import { scopeCatalogs } from "./tools.js";
 
 const VERSION = "0.1.0";
 
@@ -70,52 +82,54 @@ function parseBaseUrls(values: string[]): Record<string, string> {
   return out;
 }
 
+const MCP_OPTIONS = {
+  service: { type: "string", multiple: true },
+  toolsets: { type: "string" },
+  "read-only": { type: "boolean", default: false },
+  dynamic: { type: "boolean", default: false },
+  mock: { type: "boolean", default: false },
+  connections: { type: "string" },
+  "base-url": { type: "string", multiple: true },
+  "result-bytes": { type: "string" },
+  "max-limit-wait-ms": { type: "string" },
+  http: { type: "string" },
+  host: { type: "string" },
+  budget: { type: "boolean", default: false },
+  "all-services": { type: "boolean", default: false },
+  "print-config": { type: "string" },
+  ...SCOPE_OPTIONS,
+  ...BUDGET_FLAGS,
+} as const satisfies ParseArgsConfig["options"];
+
 export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream, until?: Promise<unknown>): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: {
-      service: { type: "string", multiple: true },
-      toolsets: { type: "string" },
-      "read-only": { type: "boolean", default: false },
-      dynamic: { type: "boolean", default: false },
-      mock: { type: "boolean", default: false },
-      connections: { type: "string" },
-      "base-url": { type: "string", multiple: true },
-      "result-bytes": { type: "string" },
-      "max-limit-wait-ms": { type: "string" },
-      http: { type: "string" },
-      host: { type: "string" },
-      budget: { type: "boolean", default: false },
-      ...BUDGET_FLAGS,
-    },
+    options: MCP_OPTIONS,
     strict: true,
     allowPositionals: false,
   });
-  const catalogs = await loadCatalogs();
+  if (values["print-config"] !== undefined) {
+    out.write(await printConfig(values["print-config"], argv, MCP_OPTIONS));
+    err.write(`stepforge mcp: add this to ${configNote(values["print-config"])}\n`);
+    return 0;
+  }
+  const catalogs = await scopeCatalogs({ specs: values.spec, project: values.project, services: values.service });
   const selection: Selection = {
     services: values.service,
     toolsets: values.toolsets?.split(",").map((t) => t.trim()).filter(Boolean),
     readOnly: values["read-only"],
   };
-  let resultBytes: number | undefined;
-  if (values["result-bytes"] !== undefined) {
-    resultBytes = Number(values["result-bytes"]);
-    if (!Number.isInteger(resultBytes) || resultBytes < 2000) throw new UsageError(`--result-bytes must be a whole number of bytes, at least 2000, got "${values["result-bytes"]}"`);
-  }
-  let maxLimitWaitMs: number | undefined;
-  if (values["max-limit-wait-ms"] !== undefined) {
-    maxLimitWaitMs = Number(values["max-limit-wait-ms"]);
-    if (!Number.isInteger(maxLimitWaitMs) || maxLimitWaitMs < 0) throw new UsageError(`--max-limit-wait-ms must be a whole number of milliseconds, 0 or more, got "${values["max-limit-wait-ms"]}"`);
-  }
-  let port: number | undefined;
-  if (values.http !== undefined) {
-    port = Number(values.http);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--http must be a port number (0-65535), got "${values.http}"`);
-  } else if (values.host !== undefined) {
-    throw new UsageError("--host only applies with --http PORT");
+  const resultBytes = numberFlag("--result-bytes", values["result-bytes"], { what: "a whole number of bytes, at least 2000", integer: true, min: 2000 });
+  const maxLimitWaitMs = numberFlag("--max-limit-wait-ms", values["max-limit-wait-ms"], { what: "a whole number of milliseconds, 0 or more", integer: true, min: 0 });
+  const port = numberFlag("--http", values.http, PORT);
+  if (port === undefined && values.host !== undefined) throw new UsageError("--host only applies with --http PORT");
+  // Said before the accounts are read: the listening address is the first thing to fix.
+  if (port !== undefined && values.host !== undefined && !isLoopbackHost(values.host) && !process.env.STEPFORGE_MCP_TOKEN) {
+    throw new UsageError(`listening on ${values.host} (beyond loopback) needs a bearer token: set STEPFORGE_MCP_TOKEN`);
   }
   if (values.mock && (values.connections || values["base-url"])) throw new UsageError("--mock uses the mocks' own accounts; leave out --connections and --base-url");
   const listing = budgetOptions(values);
+  if (values.mock && values["all-services"]) throw new UsageError("--mock gives every service an account; --all-services is for a connections file");
 
   let served: string[];
   try {
@@ -137,9 +151,11 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
   const shared = createSharedState();
   let accounts: Array<[string, Account[]]> = [];
   let closeMocks = async () => {};
+  let servedCatalogs = catalogs;
   if (values.mock) {
-    // The generated mocks register themselves when imported; startMockAccounts starts them by id.
-    await (await import("./mock.js")).registerGeneratedMocks(served);
+    // Each served service's mock, registered so startMockAccounts starts it by id.
+    const scope = await resolveScope({ specs: values.spec, project: values.project });
+    for (const id of served) await loadMockDefinition(pickService(scope, id));
     const mocks = await startMockAccounts(catalogs.filter((c) => served.includes(c.id)), shared);
     accounts = mocks.accounts;
     closeMocks = mocks.close;
@@ -150,20 +166,38 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
     for (const s of Object.keys(baseUrls)) if (!served.includes(s)) throw new UsageError(`--base-url names "${s}", which is not served (services: ${served.join(", ")})`);
     if (file) {
       try {
-        accounts = await accountsFromFile(resolve(file), served, { shared, baseUrls });
+        const descriptors = Object.fromEntries(catalogs.map((c) => [c.id, c.tools[0]!.descriptor]));
+        accounts = await accountsFromFile(resolve(file), served, { shared, baseUrls, descriptors });
       } catch (error) {
         if (error instanceof AccountsError) throw new UsageError(error.message);
         throw error;
       }
     }
     const missing = served.filter((s) => !accounts.some(([id, list]) => id === s && list.length > 0));
-    if (missing.length) err.write(`stepforge mcp: no account for ${missing.join(", ")}${file ? ` in ${file}` : " (no connections file: give --connections FILE or set STEPFORGE_CONNECTIONS, or use --mock)"}; their steps are listed but calls fail until one is added\n`);
+    const how = file ? `add a connection for it to ${file}` : "give --connections FILE (or set STEPFORGE_CONNECTIONS), or use --mock";
+    if (missing.length && values["all-services"]) {
+      err.write(`stepforge mcp: no account for ${missing.join(", ")}; their steps are listed (--all-services) but calls fail until one is added (${how})\n`);
+    } else if (missing.length) {
+      // A step that can only fail costs the model's context and a wasted call: leave its service out.
+      err.write(`stepforge mcp: left out ${missing.join(", ")} (no account; ${how}, or pass --all-services to list them anyway)\n`);
+      servedCatalogs = catalogs.filter((c) => !missing.includes(c.id));
+      served = served.filter((s) => !missing.includes(s));
+      if (served.length === 0) throw new UsageError(`no service to serve: none has an account (${how})`);
+    }
   }
 
   // Aborted on shutdown: every call still queued behind a limit (which may hold it for minutes) or
   // in flight is cancelled, so the process can end instead of outliving its client.
   const shutdown = new AbortController();
-  const mcp = new StepforgeMcp({ catalogs, selection, accounts: new Accounts(accounts), dynamic: values.dynamic, resultBytes, maxLimitWaitMs, version: VERSION, signal: shutdown.signal, ...listing });
+  const servedSelection = { ...selection, ...(selection.services ? { services: selection.services.filter((s) => served.includes(s)) } : {}) };
+  let mcp: StepforgeMcp;
+  try {
+    mcp = new StepforgeMcp({ catalogs: servedCatalogs, selection: servedSelection, accounts: new Accounts(accounts), dynamic: values.dynamic, resultBytes, maxLimitWaitMs, version: VERSION, signal: shutdown.signal, ...listing });
+  } catch (error) {
+    // A toolset of a service left out (no account) is then not there to select.
+    if (error instanceof SelectionError) throw new UsageError(error.message);
+    throw error;
+  }
   if (mcp.notice) err.write(`stepforge mcp: ${mcp.notice}\n`);
   // Runs until SIGINT/SIGTERM (or `until`, for tests), listening only once the server is up.
   const stopSignal = () =>

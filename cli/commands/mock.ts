@@ -1,8 +1,9 @@
 /**
- * `stepforge mock SERVICE|all [options]`
+ * `stepforge mock SERVICE|all [options] [--spec FILE]... [--project DIR]`
  *
  * Starts the behavioural mock (default) or a Prism contract mock of one service or of every
- * service, on 127.0.0.1, prints one line per server (`<service> <kind> <url>`), and runs until
+ * service in scope (the project's, the --spec files', else the bundled ones; a bundled one is
+ * also reachable by id from a project), on 127.0.0.1, prints one line per server (`<service> <kind> <url>`), and runs until
  * SIGINT or SIGTERM, then stops every server and child process it started.
  *
  * Everything `startMock` takes can be set here (see MOCK_USAGE): limits off or scaled, seeded
@@ -14,41 +15,56 @@
  * worldnews` does not read the Trello spec's errors, and `mock all` starts the others and says
  * which one it left out.
  *
- * Default ports come from each spec's `x-stepforge.mock.ports`; a spec without them gets
- * 4120+i / 4020+i. With `--port N` and `all`, the services take N, N+1, … in name order (all of
+ * Default ports come from the config's `mock.port`, else each spec's `x-stepforge.mock.ports`; a
+ * spec without them gets 4120+i / 4020+i. With `--port N` and `all`, the services take N, N+1, … in name order (all of
  * them at most 65535); with `--port 0` each takes a free port of its own.
  */
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import { formatDiagnostic, SpecError } from "../../generator/diagnostics.js";
 import { loadSpecFile } from "../../generator/load.js";
-import { packageRoot } from "../../generator/package-root.js";
 import { checkSpec } from "../../generator/check/index.js";
 import type { FaultOptions } from "../../runtime/mock/faults.js";
-import { loadMock, startMockServer, startPrism, type MockOptions, type MockState, type RunningMock } from "../../runtime/mock/index.js";
+import { loadMock, startMockServer, startPrism, type MockDefinition, type MockOptions, type MockState, type RunningMock } from "../../runtime/mock/index.js";
+import { declaredId, idFromFileName } from "../config/load.js";
+import { numberFlag, PORT, SCOPE_OPTIONS } from "../flags.js";
+import { pickService, reachable, resolveScope, type Scope, type ServiceSource } from "../project.js";
+import { loadMockDefinition } from "../services.js";
 import { createReplayer } from "../../runtime/mock/replay.js";
 import { type HarEntry, readHar } from "../../runtime/observe/har.js";
-import { projectSpecs } from "../project.js";
 import { UsageError } from "../usage.js";
 
 export const MOCK_USAGE =
-  "stepforge mock SERVICE|all [--port N] [--prism [--errors]] [--no-limits | --limits-scale X] [--faults error=R,drop=R,slow=R] [--latency MS[@RATE]] [--seed N] [--token-lifetime SECONDS] [--webhook-secret S|$STEPFORGE_WEBHOOK_SECRET] [--state FILE] [--dump-state FILE] [--replay FILE.har]";
+  "stepforge mock SERVICE|all [--spec FILE]... [--port N] [--prism [--errors]] [--no-limits | --limits-scale X] [--faults error=R,drop=R,slow=R] [--latency MS[@RATE]] [--seed N] [--token-lifetime SECONDS] [--webhook-secret S|$STEPFORGE_WEBHOOK_SECRET] [--state FILE] [--dump-state FILE] [--replay FILE.har]";
 
 interface Target {
   id: string;
   specFile: string;
   port: number;
+  source: ServiceSource;
+  /** A project's or --spec service: its mock, built from the spec. */
+  definition?: MockDefinition;
   /** Why the spec did not load (the service is then not started). */
   problem?: string;
 }
 
-/** Every spec of the project, each loaded on its own: one broken file does not hide the others. */
-type Loaded = { id: string; file: string; ports?: { mock: number; prism: number } | undefined; problem?: string };
-/** Specs already read in this process, by file, size and change time (tests start many mocks). */
+/** Every spec of the scope, each loaded on its own: one broken file does not hide the others. */
+type Loaded = { id: string; file: string; source: ServiceSource; ports?: { mock: number; prism: number } | undefined; definition?: MockDefinition; problem?: string };
+/** Bundled specs already read in this process, by file, size and change time (tests start many mocks). */
 const loaded = new Map<string, { stamp: string; spec: Loaded }>();
 
-function loadTarget(file: string): Loaded {
+const problemOf = (error: unknown) => (error instanceof SpecError ? error.diagnostics.map(formatDiagnostic).join("\n") : (error as Error).message);
+
+async function loadTarget(source: ServiceSource): Promise<Loaded> {
+  if (source.origin !== "bundled") {
+    try {
+      const definition = await loadMockDefinition(source);
+      return { id: source.id, file: source.specFile, source, ports: definition.mock.ports, definition };
+    } catch (error) {
+      return { id: source.id, file: source.specFile, source, problem: problemOf(error) };
+    }
+  }
+  const file = source.specFile;
   const st = statSync(file);
   const stamp = `${st.size}:${st.mtimeMs}`;
   const hit = loaded.get(file);
@@ -56,44 +72,37 @@ function loadTarget(file: string): Loaded {
   let spec: Loaded;
   try {
     const model = checkSpec(loadSpecFile(file));
-    spec = { id: model.id, file, ports: model.mock.ports };
+    spec = { id: model.id, file, source, ports: model.mock.ports };
   } catch (error) {
-    const problem = error instanceof SpecError ? error.diagnostics.map(formatDiagnostic).join("\n") : (error as Error).message;
-    spec = { id: basename(file).replace(/\.(ya?ml|json)$/, ""), file, problem };
+    spec = { id: source.id, file, source, problem: problemOf(error) };
   }
   loaded.set(file, { stamp, spec });
   return spec;
 }
 
-function loadTargets(specFiles: string[]): Loaded[] {
-  return specFiles.map(loadTarget).sort((a, b) => a.id.localeCompare(b.id));
-}
-
-export function mockTargets(which: string, options: { prism: boolean; port?: number | undefined }, specFiles = projectSpecs(packageRoot())): Target[] {
-  const all = loadTargets(specFiles);
-  const chosen = which === "all" ? all : all.filter((s) => s.id === which);
-  if (chosen.length === 0) throw new UsageError(`unknown service "${which}" (services: ${all.map((s) => s.id).join(", ")}, or all)`);
+export async function mockTargets(which: string, options: { prism: boolean; port?: number | undefined }, scope: Scope): Promise<Target[]> {
+  const chosenSources = which === "all" ? scope.services : [pickService(scope, which)];
+  const all = [];
+  for (const source of chosenSources) all.push(await loadTarget(source));
+  all.sort((a, b) => a.id.localeCompare(b.id));
+  const chosen = all;
   const base = options.port;
   const last = base === undefined ? 0 : base + chosen.length - 1;
   if (base !== undefined && base !== 0 && last > 65535) {
     throw new UsageError(`--port ${base}: the ${chosen.length} services need ports ${base}-${last}, past 65535; give --port ${65536 - chosen.length} or lower, or --port 0 for free ports`);
   }
+  // A service without ports of its own takes 4120+i (4020+i for Prism), i its place in the scope.
+  const place = (id: string) => Math.max(0, reachable(scope).findIndex((s) => s.id === id));
   return chosen.map((s, i) => {
-    const fallback = (options.prism ? 4020 : 4120) + all.indexOf(s);
+    const fallback = (options.prism ? 4020 : 4120) + place(s.id);
+    const declared = options.prism ? s.ports?.prism : (s.source.mockPort ?? s.ports?.mock);
     // 0 asks the system for a free port; 0+i would ask for ports 1, 2, 3 (privileged, or taken).
-    const port = base !== undefined ? (base === 0 ? 0 : base + i) : ((options.prism ? s.ports?.prism : s.ports?.mock) ?? fallback);
-    return { id: s.id, specFile: s.file, port, ...(s.problem ? { problem: s.problem } : {}) };
+    const port = base !== undefined ? (base === 0 ? 0 : base + i) : (declared ?? fallback);
+    return { id: s.id, specFile: s.file, port, source: s.source, ...(s.definition ? { definition: s.definition } : {}), ...(s.problem ? { problem: s.problem } : {}) };
   });
 }
 
-function number(flag: string, raw: string | undefined, check: (n: number) => boolean, what: string): number | undefined {
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (raw.trim() === "" || !Number.isFinite(n) || !check(n)) throw new UsageError(`${flag} must be ${what}, got "${raw}"`);
-  return n;
-}
-
-const rate = (flag: string, raw: string): number => number(flag, raw, (n) => n >= 0 && n <= 1, "a rate between 0 and 1")!;
+const rate = (flag: string, raw: string): number => numberFlag(flag, raw, { what: "a rate between 0 and 1", min: 0, max: 1 })!;
 
 /** `error=0.1,drop=0.05,slow=0.1` (slow bodies pause 5 ms per 16 bytes). */
 export function parseFaults(raw: string): Omit<FaultOptions, "seed" | "latency"> {
@@ -112,7 +121,8 @@ export function parseFaults(raw: string): Omit<FaultOptions, "seed" | "latency">
 /** `50` (every request) or `50@0.2` (a fifth of them). */
 export function parseLatency(raw: string): { ms: number; rate: number } {
   const [ms, r] = raw.split("@", 2) as [string, string | undefined];
-  return { ms: number("--latency", ms, (n) => n >= 0 && n <= 600_000, "milliseconds (0-600000), optionally @RATE")!, rate: r === undefined ? 1 : rate("--latency rate", r) };
+  const delay = numberFlag("--latency", ms, { what: "milliseconds (0-600000), optionally @RATE", min: 0, max: 600_000 })!;
+  return { ms: delay, rate: r === undefined ? 1 : rate("--latency rate", r) };
 }
 
 /** The state file: `{"<service>": {"records": {"<resource>": [...]}, "relations": {...}}}`. */
@@ -128,11 +138,12 @@ function readState(file: string): Record<string, MockState> {
   return parsed as Record<string, MockState>;
 }
 
-/** `until` and `specFiles` are for tests: stop without a signal, read other spec files than the project's. */
+/** `until` and `specFiles` are for tests: stop without a signal, read other bundled spec files than the package's. */
 export async function mockCommand(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream, until?: Promise<unknown>, specFiles?: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     options: {
+      ...SCOPE_OPTIONS,
       port: { type: "string" },
       prism: { type: "boolean", default: false },
       errors: { type: "boolean", default: false },
@@ -151,22 +162,22 @@ export async function mockCommand(argv: string[], out: NodeJS.WritableStream, er
     allowPositionals: true,
   });
   if (positionals.length !== 1) throw new UsageError(`name one service, or all: ${MOCK_USAGE}`);
-  const port = number("--port", values.port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535, "a port number (0-65535)");
+  const port = numberFlag("--port", values.port, PORT);
   if (values["no-limits"] && values["limits-scale"] !== undefined) throw new UsageError("--no-limits and --limits-scale contradict each other; give one");
   const behaviourFlags = ["no-limits", "limits-scale", "faults", "latency", "seed", "token-lifetime", "webhook-secret", "state", "dump-state", "replay"] as const;
   const given = behaviourFlags.filter((f) => values[f] !== undefined && values[f] !== false);
   if (values.prism && given.length) throw new UsageError(`--${given[0]} sets the behavioural mock; Prism takes only --port and --errors`);
 
-  const seed = number("--seed", values.seed, (n) => Number.isInteger(n) && n >= 0, "a whole number");
+  const seed = numberFlag("--seed", values.seed, { what: "a whole number", integer: true, min: 0 });
   const options: MockOptions = {};
   if (values["no-limits"]) options.noLimits = true;
-  const scale = number("--limits-scale", values["limits-scale"], (n) => n > 0, "a positive number (10: ten times the budgets)");
+  const scale = numberFlag("--limits-scale", values["limits-scale"], { what: "a positive number (10: ten times the budgets)", min: 0, aboveMin: true });
   if (scale !== undefined) options.limitScale = scale;
   if (values.faults !== undefined || values.latency !== undefined) {
     options.faults = { ...(values.faults !== undefined ? parseFaults(values.faults) : {}), ...(values.latency !== undefined ? { latency: parseLatency(values.latency) } : {}), seed: seed ?? 1 };
   }
   if (seed !== undefined) options.idSeed = seed;
-  const lifetime = number("--token-lifetime", values["token-lifetime"], (n) => Number.isInteger(n) && n > 0, "whole seconds above 0");
+  const lifetime = numberFlag("--token-lifetime", values["token-lifetime"], { what: "whole seconds above 0", integer: true, min: 0, aboveMin: true });
   if (lifetime !== undefined) options.tokenLifetimeSeconds = lifetime;
   // The environment keeps the secret out of the process list.
   const secret = values["webhook-secret"] ?? process.env.STEPFORGE_WEBHOOK_SECRET;
@@ -183,7 +194,10 @@ export async function mockCommand(argv: string[], out: NodeJS.WritableStream, er
     }
   }
 
-  const targets = mockTargets(positionals[0]!, { prism: values.prism, port }, specFiles);
+  const scope = specFiles
+    ? { services: specFiles.map((file) => ({ id: declaredId(file) ?? idFromFileName(file)!, specFile: file, origin: "bundled" as const })), bundled: [] }
+    : await resolveScope({ specs: values.spec, project: values.project });
+  const targets = await mockTargets(positionals[0]!, { prism: values.prism, port }, scope);
   if (states) {
     const unknown = Object.keys(states).filter((id) => !targets.some((t) => t.id === id));
     if (unknown.length) throw new UsageError(`--state ${values.state}: "${unknown[0]}" is not a service started here (${targets.map((t) => t.id).join(", ")})`);
@@ -209,7 +223,7 @@ export async function mockCommand(argv: string[], out: NodeJS.WritableStream, er
           running.push(prism);
           return { t, server: prism as { url: string; pid?: number } };
         }
-        const definition = await loadMock(generatedMock(t.id));
+        const definition = t.definition ?? (await loadMock(generatedMock(t.id)));
         const replayer = replay ? createReplayer(replay, definition) : undefined;
         if (replayer) out.write(`${t.id}: ${replay!.length - replayer.unmatched} recorded answers from ${values.replay}${replayer.unmatched ? ` (${replayer.unmatched} for no operation of the spec left out)` : ""}\n`);
         const mock = await startMockServer(definition, { ...options, port: t.port, ...(states?.[t.id] ? { state: states[t.id] } : {}), ...(replayer ? { replay: replayer } : {}) });
@@ -243,11 +257,6 @@ export async function mockCommand(argv: string[], out: NodeJS.WritableStream, er
     process.removeListener("SIGTERM", onSignal);
     await Promise.allSettled(running.map((r) => r.close()));
   }
-}
-
-/** Imports this package's generated mocks of these services; each registers itself for `startMock(id)`. */
-export async function registerGeneratedMocks(ids: readonly string[]): Promise<void> {
-  for (const id of ids) await loadMock(generatedMock(id));
 }
 
 /** The generated mock of a service of this package (compiled beside dist/cli, or the source under tsx). */

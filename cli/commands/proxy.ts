@@ -12,10 +12,10 @@
 import { existsSync, renameSync, writeFileSync } from "node:fs";
 import { extname } from "node:path";
 import { parseArgs } from "node:util";
-import { packageRoot } from "../../generator/package-root.js";
 import { startValidationProxy } from "../../runtime/observe/proxy.js";
 import type { DriftReportJson } from "../../runtime/observe/drift-report.js";
-import { projectSpecs } from "../project.js";
+import { declaredId, idFromFileName } from "../config/load.js";
+import { resolveScope } from "../project.js";
 import { UsageError } from "../usage.js";
 import { mockTargets } from "./mock.js";
 import { conformanceFromSpec } from "./proxy-spec.js";
@@ -91,7 +91,11 @@ export async function proxyCommand(
     if (!existsSync(values.spec)) throw new UsageError(`--spec ${values.spec}: no such file`);
     specFile = values.spec;
   } else {
-    const [target] = mockTargets(values.service!, { prism: false }, specFiles ?? projectSpecs(packageRoot()));
+    // The service is one of the project's (stepforge.config.*), else a bundled one; tests pass spec files.
+    const scope = specFiles
+      ? { services: specFiles.map((file) => ({ id: declaredId(file) ?? idFromFileName(file)!, specFile: file, origin: "bundled" as const })), bundled: [] }
+      : await resolveScope({});
+    const [target] = await mockTargets(values.service!, { prism: false }, scope);
     if (target!.problem) {
       err.write(`${target!.problem}\n`);
       err.write(`stepforge proxy: the spec of ${target!.id} (${target!.specFile}) has errors; fix them first\n`);

@@ -1,53 +1,46 @@
 /**
- * `stepforge tools list [--service S] [--json]` and
- * `stepforge tools schema --format openai|anthropic|mcp|gemini [--service S]`.
+ * `stepforge tools list [--service S] [--json] [--spec FILE]... [--project DIR]` and
+ * `stepforge tools schema --format openai|anthropic|mcp|gemini [--service S] [--spec FILE]...`.
  * (`mcp` prints what `stepforge mcp` lists; `toMcp` in the runtime keeps the long form with output
  * schemas for platforms that want them.)
  *
- * The catalogue is every generated service's `tools.ts` (found by folder, so a new spec needs no
- * change here). `schema` prints one JSON array ready for the provider's API; OpenAI tools that
- * cannot be strict (a free-form map such as an API Call body) are exported with `strict: false`
+ * The catalogue is the steps of the services in scope (cli/project.ts: --spec files, the
+ * project's config, else the bundled services; `--service S` picks one, bundled ones included).
+ * `schema` prints one JSON array ready for the provider's API; OpenAI tools that cannot be strict (a free-form map such as an API Call body) are exported with `strict: false`
  * and listed on stderr with the reason.
  */
-import { existsSync, readdirSync } from "node:fs";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { exportTools, toOpenAI, type ExportFormat, type ToolDefinition, type Toolset } from "../../runtime/tools/index.js";
+import { exportTools, toOpenAI, type ExportFormat, type ToolDefinition } from "../../runtime/tools/index.js";
 import type { ServiceCatalog } from "../../runtime/mcp/catalog.js";
 import { serveTools } from "../../runtime/mcp/listing.js";
+import { SCOPE_OPTIONS } from "../flags.js";
+import { pickService, resolveScope, type ScopeOptions } from "../project.js";
+import { catalogsOf, generatedServices, loadServices } from "../services.js";
 import { UsageError } from "../usage.js";
 
-/** Every generated service's steps and toolsets, in service order. */
+/** The bundled services' steps and toolsets, in service order (the four this package ships). */
 export async function loadCatalogs(): Promise<ServiceCatalog[]> {
-  const generated = fileURLToPath(new URL("../../generated/", import.meta.url));
-  if (!existsSync(generated)) return [];
-  const all: ServiceCatalog[] = [];
-  for (const service of readdirSync(generated).sort()) {
-    const dir = join(generated, service);
-    const file = ["tools.js", "tools.ts"].map((f) => join(dir, f)).find((f) => existsSync(f));
-    if (!file) continue;
-    const mod = (await import(pathToFileURL(join(dir, "tools.js")).href)) as { tools?: readonly ToolDefinition[]; toolsets?: readonly Toolset[] };
-    const tools = mod.tools ?? [];
-    if (tools.length === 0) continue;
-    all.push({ id: tools[0]!.service, title: tools[0]!.descriptor.title, tools, toolsets: mod.toolsets ?? [] });
-  }
-  return all;
+  return catalogsOf(await generatedServices());
 }
 
-/** Every tool step of every generated service, in service then spec order. */
+/** Every tool step of the bundled services, in service then spec order. */
 export async function loadTools(): Promise<ToolDefinition[]> {
   return (await loadCatalogs()).flatMap((c) => [...c.tools]);
 }
 
-export function selectService(tools: ToolDefinition[], service: string | undefined): ToolDefinition[] {
-  if (service === undefined) return tools;
-  const picked = tools.filter((t) => t.service === service);
-  if (picked.length === 0) {
-    const known = [...new Set(tools.map((t) => t.service))].join(", ");
-    throw new UsageError(`unknown service "${service}"; the services are ${known}`);
-  }
-  return picked;
+/**
+ * The catalogues a command works on: the services named (each one of the project's, a --spec or a
+ * bundled one), else every service of the scope (cli/project.ts).
+ */
+export async function scopeCatalogs(options: ScopeOptions & { services?: readonly string[] | undefined }): Promise<ServiceCatalog[]> {
+  const scope = await resolveScope(options);
+  const sources = options.services?.length ? [...new Set(options.services)].map((id) => pickService(scope, id)) : scope.services;
+  return catalogsOf(await loadServices(sources, process.cwd(), { tools: true }));
+}
+
+/** Every tool step of the scope (or of the services named). */
+export async function scopeTools(options: ScopeOptions & { services?: readonly string[] | undefined }): Promise<ToolDefinition[]> {
+  return (await scopeCatalogs(options)).flatMap((c) => [...c.tools]);
 }
 
 const FORMATS: ExportFormat[] = ["openai", "anthropic", "mcp", "gemini"];
@@ -55,8 +48,8 @@ const FORMATS: ExportFormat[] = ["openai", "anthropic", "mcp", "gemini"];
 export async function toolsCommand(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === "list") {
-    const { values } = parseArgs({ args: rest, options: { service: { type: "string" }, json: { type: "boolean", default: false } }, strict: true, allowPositionals: false });
-    const tools = selectService(await loadTools(), values.service);
+    const { values } = parseArgs({ args: rest, options: { ...SCOPE_OPTIONS, service: { type: "string" }, json: { type: "boolean", default: false } }, strict: true, allowPositionals: false });
+    const tools = await scopeTools({ specs: values.spec, project: values.project, services: values.service === undefined ? undefined : [values.service] });
     if (values.json) {
       const rows = tools.map((t) => ({
         name: t.name,
@@ -82,10 +75,10 @@ export async function toolsCommand(argv: string[], out: NodeJS.WritableStream, e
     return 0;
   }
   if (sub === "schema") {
-    const { values } = parseArgs({ args: rest, options: { service: { type: "string" }, format: { type: "string" } }, strict: true, allowPositionals: false });
+    const { values } = parseArgs({ args: rest, options: { ...SCOPE_OPTIONS, service: { type: "string" }, format: { type: "string" } }, strict: true, allowPositionals: false });
     const format = values.format as ExportFormat | undefined;
     if (!format || !FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(", ")}`);
-    const tools = selectService(await loadTools(), values.service);
+    const tools = await scopeTools({ specs: values.spec, project: values.project, services: values.service === undefined ? undefined : [values.service] });
     if (format === "mcp") {
       // Exactly what `stepforge mcp` lists: no output schemas, hints only where they differ from the defaults.
       out.write(`${JSON.stringify(serveTools(tools).map((s) => s.listed), null, 2)}\n`);

@@ -20,12 +20,15 @@ import type { TriggersExtension } from "../../runtime/triggers/model.js";
 import { createWebhookReceiver, RECEIVER_DEFAULTS } from "../../runtime/triggers/receiver.js";
 import { ANY_SCOPE_VALUE, createTriggerRouter, type TriggerConfig } from "../../runtime/triggers/router.js";
 import { createWebhookServer } from "../../runtime/triggers/server.js";
-import { generatedServices, type GeneratedService } from "../services.js";
+import { numberFlag, PORT, SCOPE_OPTIONS, urlFlag } from "../flags.js";
+import { pickService, resolveScope } from "../project.js";
+import { loadServices, type LoadedService } from "../services.js";
 import { UsageError } from "../usage.js";
 
 const USAGE = "stepforge webhook serve --port N --secret S --callback-url URL [--scope NAME=VALUE]...";
 
 const OPTIONS = {
+  ...SCOPE_OPTIONS,
   port: { type: "string" },
   secret: { type: "string" },
   "callback-url": { type: "string" },
@@ -51,7 +54,7 @@ export async function webhookCommand(
 ): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub !== "serve") throw new UsageError(`unknown webhook command ${JSON.stringify(sub ?? "")}; use: ${USAGE}`);
-  const service = serviceOf(rest);
+  const service = await serviceOf(rest);
   const extension = service.triggers!;
   // Each declared scope NAME is also accepted as --NAME VALUE (the older spelling), unless a flag has that name.
   const aliases = Object.keys(extension.scopes).filter((name) => !(name in OPTIONS));
@@ -62,8 +65,8 @@ export async function webhookCommand(
     strict: true,
     allowPositionals: false,
   });
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError("--port N is required (0–65535)");
+  const port = numberFlag("--port", values.port, PORT);
+  if (port === undefined) throw new UsageError("--port N is required (0–65535; 0 picks a free port)");
   // The environment keeps the secret out of the process list, where --secret is visible to every local user.
   const secret = values.secret ?? process.env.STEPFORGE_WEBHOOK_SECRET;
   if (!secret)
@@ -75,6 +78,8 @@ export async function webhookCommand(
     throw new UsageError(
       "--callback-url URL is required: the URL exactly as registered (it is part of what is signed)",
     );
+  // Checked, not rewritten: the address is signed exactly as registered (a trailing slash included).
+  urlFlag("--callback-url", values["callback-url"], "https://hooks.example.com/events");
   const given = scopeFlags(extension, values.scope ?? []);
   for (const name of aliases) {
     const old = (values as Record<string, unknown>)[name] as string[] | undefined;
@@ -129,17 +134,25 @@ export async function webhookCommand(
   return 0;
 }
 
-/** The one service whose deliveries are served: --service S, or the only one that declares triggers. */
-function serviceOf(args: string[]): GeneratedService {
-  const at = args.findIndex((a) => a === "--service" || a.startsWith("--service="));
-  const wanted = at < 0 ? undefined : args[at]!.includes("=") ? args[at]!.slice("--service=".length) : args[at + 1];
-  const withTriggers = generatedServices().filter((s) => s.triggers && (!wanted || s.id === wanted));
+/**
+ * The one service whose deliveries are served: --service S, or the only one in scope (the project's
+ * services, the --spec files', else the bundled ones) that declares triggers.
+ */
+async function serviceOf(args: string[]): Promise<LoadedService> {
+  // Only the flags that choose the service; the rest are parsed strictly once its scopes are known.
+  const { values } = parseArgs({ args, options: { ...SCOPE_OPTIONS, service: { type: "string" } }, strict: false });
+  const wanted = typeof values.service === "string" ? values.service : undefined;
+  const scope = await resolveScope({ specs: values.spec as string[] | undefined, project: values.project as string | undefined });
+  const sources = wanted === undefined ? scope.services : [pickService(scope, wanted)];
+  const withTriggers = (await loadServices(sources, process.cwd(), { triggers: true })).filter((s) => s.triggers);
   if (withTriggers.length !== 1) {
     const names = withTriggers.map((s) => s.id).join(", ");
     throw new UsageError(
       wanted
         ? `service "${wanted}" declares no triggers`
-        : `several services declare triggers; pick one with --service (${names})`,
+        : withTriggers.length === 0
+          ? `none of ${sources.map((s) => s.id).join(", ")} declares triggers (x-stepforge-triggers)`
+          : `several services declare triggers; pick one with --service (${names})`,
     );
   }
   return withTriggers[0]!;
@@ -185,9 +198,5 @@ function webhookConfigs(
 
 /** A positive number flag (a usage error naming the flag otherwise); the default when absent. */
 function number(flag: string, raw: string | undefined, fallback: number): number {
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (raw.trim() === "" || !Number.isFinite(value) || value <= 0)
-    throw new UsageError(`--${flag} must be a positive number`);
-  return value;
+  return numberFlag(`--${flag}`, raw, { what: "a positive number", min: 0, aboveMin: true }) ?? fallback;
 }

@@ -2,6 +2,11 @@
  * README.md of a service: operations, connection, auth, limits and error meanings, rendered from
  * the model with the Handlebars template in templates/. The template only lays out values; every
  * decision (what a limit budget reads like, which rules exist) is made here.
+ *
+ * Markdown, not HTML: the template is compiled without HTML escaping (Handlebars would turn the
+ * backticks of a code span into `&#x60;`); table cells go through `cell`, which keeps a value on
+ * one line and its pipes from ending the cell. The import path and the regenerate command are the
+ * user's (EmitContext), not this package's, when the output is a project's.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -47,18 +52,33 @@ function authSummary(d: ServiceDescriptor): string {
   }
 }
 
+/** The mock's entry beside a service's: `<pkg>/<id>/mock`, or `…/<id>/mock.js` beside a path's `…/<id>/index.js`. */
+function mockImportOf(moduleImport: string): string {
+  return moduleImport.endsWith("/index.js") ? moduleImport.replace(/\/index\.js$/, "/mock.js") : `${moduleImport}/mock`;
+}
+
 export const emitReadme: Emitter = (model, context) => {
-  template ??= Handlebars.compile(readFileSync(join(packageRoot(), "templates", "service-readme.md.hbs"), "utf8"), { noEscape: false });
+  template ??= Handlebars.compile(readFileSync(join(packageRoot(), "templates", "service-readme.md.hbs"), "utf8"), { noEscape: true });
   const d = model.descriptor;
   const rules = [
     ...Object.entries(d.errors.statuses).map(([k, r]) => ({ when: `HTTP ${k}`, ...r })),
     ...Object.entries(d.errors.codes).map(([k, r]) => ({ when: `code \`${k}\``, ...r })),
   ].map((r) => ({ ...r, description: cell(r.description) }));
   const content = template({
-    header: markdownHeader(context.specLabel).trimEnd(),
+    header: markdownHeader(context.specLabel, context.commands?.generate).trimEnd(),
     id: model.id,
-    title: model.title,
+    moduleImport: context.moduleImport ?? `stepforge/${model.id}`,
+    mockImport: mockImportOf(context.moduleImport ?? `stepforge/${model.id}`),
+    commands: context.commands && {
+      generate: context.commands.generate,
+      scope: context.commands.scope ? ` ${context.commands.scope}` : "",
+      intro: context.commands.scope ? "Run these in the folder the spec path is relative to:" : "Run these where the project's `stepforge.config.*` is:",
+    },
+    // A step `call --mock` can run with no input: a read without required fields.
+    sampleStep: model.toolSteps.find((t) => t.annotations.readOnlyHint && t.fields.every((f) => !f.required))?.name,
+    title: cell(model.title),
     className: `${pascal(model.id)}Client`,
+    pascalId: pascal(model.id),
     description: model.description,
     specLabel: context.specLabel,
     version: model.version,
@@ -76,6 +96,7 @@ export const emitReadme: Emitter = (model, context) => {
     errorRules: rules,
     operations: model.operations.map((op) => ({
       ...op,
+      path: cell(op.path),
       summary: cell(op.summary),
       paging: op.paging ? (op.paging.style === "token" ? `token \`${op.paging.tokenParam}\`` : `offset \`${op.paging.offsetParam}\`/\`${op.paging.limitParam}\``) : "",
     })),

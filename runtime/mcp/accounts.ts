@@ -9,10 +9,16 @@
  * - the runtime's store: `{ "version": 1, "connections": { "<service>": { "<name>": { "name", "fields" } } } }`
  *   (mode 0600; rotated OAuth tokens are written back);
  * - a plain map: `{ "<name>": { "service": "trello", "fields": { … }, "authMode"?: …, "limits"?: … } }`.
+ *
+ * Either form may give a connection a `baseUrl` (beside its `fields`): its calls go there instead of
+ * the service's address (a staging server, a local mock). `--base-url SERVICE=URL` wins over it.
+ * A field the service's address is built from (Marketo's `endpoint`) that such a connection leaves
+ * out is filled with it, so pointing a connection at a local mock needs no made-up instance address.
  */
 import { readFile } from "node:fs/promises";
 import type { Connection } from "../credentials/auth.js";
-import { FileConnectionStore } from "../credentials/connections.js";
+import { baseUrlFields, FileConnectionStore } from "../credentials/connections.js";
+import type { ServiceDescriptor } from "../descriptor.js";
 import type { SharedState } from "../client/client.js";
 import type { ToolContext, ToolError } from "../tools/types.js";
 
@@ -69,11 +75,32 @@ export interface FileAccountsOptions {
   shared?: SharedState | undefined;
   /** Per service: send to this address instead of the service's (a proxy, a local mock). */
   baseUrls?: Record<string, string> | undefined;
+  /** Per service: its descriptor, to fill the address fields of a connection with its own base URL. */
+  descriptors?: Record<string, ServiceDescriptor> | undefined;
 }
 
-function contextFor(service: string, connection: Connection, options: FileAccountsOptions, store?: FileConnectionStore): ToolContext {
-  const baseUrl = options.baseUrls?.[service];
-  return { connection, ...(baseUrl ? { baseUrl } : {}), ...(options.shared ? { shared: options.shared } : {}), ...(store ? { store } : {}) };
+/** A connection's own `baseUrl`, checked; the message names the connection, never the value (it may hold a password). */
+function ownBaseUrl(file: string, service: string, name: string, raw: unknown): string | undefined {
+  if (raw === undefined) return undefined;
+  let ok = false;
+  try {
+    ok = typeof raw === "string" && ["http:", "https:"].includes(new URL(raw).protocol);
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw new AccountsError(`the connections file ${file}: ${service} connection "${name}": baseUrl must be an http(s) address, e.g. http://127.0.0.1:4010`);
+  return (raw as string).replace(/\/+$/, "");
+}
+
+function contextFor(service: string, connection: Connection, options: FileAccountsOptions, own: string | undefined, store?: FileConnectionStore): ToolContext {
+  const baseUrl = options.baseUrls?.[service] ?? own;
+  const descriptor = options.descriptors?.[service];
+  let filled = connection;
+  if (baseUrl && descriptor) {
+    const missing = baseUrlFields(descriptor).filter((field) => !connection.fields[field]);
+    if (missing.length) filled = { ...connection, fields: { ...connection.fields, ...Object.fromEntries(missing.map((f) => [f, baseUrl])) } };
+  }
+  return { connection: filled, ...(baseUrl ? { baseUrl } : {}), ...(options.shared ? { shared: options.shared } : {}), ...(store ? { store } : {}) };
 }
 
 /** Every connection of `services` in a connections file, as accounts. */
@@ -95,11 +122,13 @@ export async function accountsFromFile(file: string, services: readonly string[]
   const out: Array<[string, Account[]]> = [];
   if ("connections" in parsed) {
     const store = new FileConnectionStore(file);
+    const raw = (parsed as { connections?: Record<string, Record<string, { baseUrl?: unknown } | null> | null> }).connections ?? {};
     for (const service of services) {
       const accounts: Account[] = [];
       for (const ref of await store.list(service)) {
         const connection = await store.get(service, ref.name);
-        if (connection) accounts.push({ name: ref.name, context: contextFor(service, connection, options, store) });
+        const own = ownBaseUrl(file, service, ref.name, raw[service]?.[ref.name]?.baseUrl);
+        if (connection) accounts.push({ name: ref.name, context: contextFor(service, connection, options, own, store) });
       }
       out.push([service, accounts]);
     }
@@ -108,10 +137,10 @@ export async function accountsFromFile(file: string, services: readonly string[]
   for (const service of services) {
     const accounts: Account[] = [];
     for (const [name, raw] of Object.entries(parsed as Record<string, unknown>)) {
-      const entry = raw as { service?: unknown; fields?: Record<string, string>; authMode?: string; limits?: Connection["limits"] } | null;
+      const entry = raw as { service?: unknown; fields?: Record<string, string>; authMode?: string; limits?: Connection["limits"]; baseUrl?: unknown } | null;
       if (entry?.service !== service) continue;
       const connection: Connection = { name, fields: entry.fields ?? {}, ...(entry.authMode ? { authMode: entry.authMode } : {}), ...(entry.limits ? { limits: entry.limits } : {}) };
-      accounts.push({ name, context: contextFor(service, connection, options) });
+      accounts.push({ name, context: contextFor(service, connection, options, ownBaseUrl(file, service, name, entry.baseUrl)) });
     }
     out.push([service, accounts]);
   }

@@ -23,8 +23,10 @@ export async function startMockAccounts(catalogs: readonly ServiceCatalog[], sha
     for (const catalog of catalogs) {
       // The mock section (credentials included) lives in the generated mock module, not in the descriptor.
       const definition = registeredMock(catalog.id);
-      const credentials = definition?.mock.credentials;
-      if (!definition || !credentials || Object.keys(credentials).length === 0) throw new Error(`${catalog.id} declares no mock credentials (x-stepforge.mock.credentials); --mock cannot run it`);
+      const credentials = definition?.mock.credentials ?? {};
+      // A service without auth needs no credentials; one with auth needs the mock's.
+      const open = definition?.descriptor.auth.kind === "none";
+      if (!definition || (!open && Object.keys(credentials).length === 0)) throw new Error(`${catalog.id} declares no mock credentials (x-stepforge.mock.credentials); --mock cannot run it`);
       const descriptor = definition.descriptor;
       const mock = await startMock(definition);
       mocks.push(mock);

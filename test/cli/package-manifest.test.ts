@@ -24,8 +24,10 @@ describe("generate --package", () => {
     expect(pkg.type).toBe("module");
     expect(pkg.dependencies).toEqual({ stepforge: `^${version}` });
     expect(pkg.files).toEqual(["dist/"]);
-    expect(Object.keys(pkg.exports)).toEqual([".", "./swaggerpetstore", "./swaggerpetstore/mock"]);
-    expect(pkg.exports["./swaggerpetstore/mock"]).toEqual({ types: "./dist/swaggerpetstore/mock.d.ts", import: "./dist/swaggerpetstore/mock.js" });
+    // The service id is the spec file's base name (petstore.json), not its title (Swagger Petstore).
+    expect(Object.keys(pkg.exports)).toEqual([".", "./petstore", "./petstore/mock"]);
+    const mock = "./dist/petstore/mock.js";
+    expect(pkg.exports["./petstore/mock"]).toEqual({ types: "./dist/petstore/mock.d.ts", import: mock, default: mock });
     const tsconfig = JSON.parse(readFileSync(join(out, "tsconfig.json"), "utf8"));
     expect(tsconfig.compilerOptions).toMatchObject({ module: "NodeNext", strict: true, declaration: true, outDir: "dist" });
     // Deterministic: a rerun changes nothing.
@@ -43,7 +45,7 @@ describe("generate --package", () => {
     expect((await runCli("generate", "--spec", petstore, "--out", out, "--package", "pets")).code).toBe(0);
     const after = JSON.parse(readFileSync(join(out, "package.json"), "utf8"));
     expect(after).toMatchObject({ version: "3.1.4", description: "mine", dependencies: { zod: "4.6.7", stepforge: `^${version}` } });
-    expect(Object.keys(after.exports)).toContain("./swaggerpetstore");
+    expect(Object.keys(after.exports)).toContain("./petstore");
     expect(readFileSync(join(out, "tsconfig.json"), "utf8")).toBe('{ "compilerOptions": { "strict": true } }\n');
   });
 

@@ -12,7 +12,8 @@
  *
  * publint and @arethetypeswrong/cli check the tarball. Figures (tarball, install sizes, stage
  * times) are printed at the end. The npm cache is npm's own (already filled by the repository's
- * `npm ci` in CI), and --prefer-offline spares revalidation; the project is packed once per run.
+ * `npm ci` in CI), and --prefer-offline spares revalidation; the project is packed once for every
+ * suite that installs it (test/helpers/tarball.ts).
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
@@ -20,7 +21,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../generator/package-root.js";
-import { BROKEN, freePort, installSize, outsideEnv, run, runToFile, stagePackage, startUntil, stop, type Run } from "./helpers.js";
+import { packedTarball, type Packed } from "../helpers/tarball.js";
+import { BROKEN, freePort, installSize, outsideEnv, run, runToFile, startUntil, stop, type Run } from "./helpers.js";
 
 const root = packageRoot();
 const own = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string; devDependencies: Record<string, string> };
@@ -41,7 +43,7 @@ let tarball = "";
 let readmeSamples: string[] = [];
 /** The spec author's install runs while the application's checks use the CPU. */
 let authorInstalled: Promise<Run>;
-let packed: { size: number; unpackedSize: number; entryCount: number; files: { path: string }[] };
+let packed: Packed;
 
 async function timed<T>(stage: string, work: () => Promise<T>): Promise<T> {
   const started = performance.now();
@@ -57,11 +59,8 @@ function expectClean(result: Run, label: string): void {
 }
 
 beforeAll(async () => {
-  const staged = stagePackage(root, join(work, "stepforge"));
-  const pack = await timed("npm pack (prepack build)", () => run("npm", ["pack", "--json", "--pack-destination", work], staged, env));
-  expect(pack.code, pack.stderr).toBe(0);
-  [packed] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf("[")));
-  tarball = join(work, (packed as unknown as { filename: string }).filename);
+  packed = await timed("npm pack (prepack build; shared, 0 when cached)", () => packedTarball());
+  tarball = packed.tarball;
 
   // A spec author: stepforge plus the optional tools for lint, mock --prism and generate.
   mkdirSync(author);
@@ -96,10 +95,11 @@ describe("the packed tarball", { timeout: 180_000 }, () => {
   it("carries the build, the bin and what generate, lint and the mocks read; not tests, benchmarks or CI", () => {
     const files = packed.files.map((f) => f.path);
     figures.tarball = { kB: Math.round(packed.size / 1024), unpackedKB: Math.round(packed.unpackedSize / 1024), files: packed.entryCount };
-    for (const needed of ["bin/stepforge.js", "dist/cli/main.js", "dist/generated/trello/index.js", "dist/generated/trello/index.d.ts", "dist/generated/trello/mock.js", "dist/runtime/index.d.ts", "specs/trello.yaml", "templates/service-readme.md.hbs", ".spectral.yaml", "LICENSE", "README.md", "package.json"]) {
-      expect(files, needed).toContain(needed);
-    }
-    expect(files.filter((f) => /^(test|bench|\.ci|scripts\/(?!build-package\.js)|generated\/)|^Makefile$|\.map$|^tsconfig/.test(f))).toEqual([]);
+    const needed = ["bin/stepforge.js", "dist/cli/main.js", "dist/cli/config/define.js", "dist/generated/trello/index.js", "dist/generated/trello/index.d.ts", "dist/generated/trello/mock.js", "dist/runtime/index.d.ts", "specs/trello.yaml", "templates/service-readme.md.hbs", ".spectral.yaml", "LICENSE", "README.md", "package.json"];
+    // The per-service READMEs the root README points to (generated/<service>/README.md), nothing else of generated/.
+    needed.push(...["contentsnare", "marketo", "trello", "worldnews"].map((id) => `generated/${id}/README.md`));
+    for (const path of needed) expect(files, path).toContain(path);
+    expect(files.filter((f) => /^(test|bench|\.ci|scripts\/(?!build-package\.js)|generated\/(?!\w+\/README\.md$))|^Makefile$|\.map$|^tsconfig/.test(f))).toEqual([]);
   });
 
   it("publint finds nothing to report", async () => {
@@ -109,7 +109,7 @@ describe("the packed tarball", { timeout: 180_000 }, () => {
     expect(result.code).toBe(0);
   });
 
-  it("@arethetypeswrong/cli: only what an ESM-only package must (no CommonJS require, no node10 resolution)", async () => {
+  it("@arethetypeswrong/cli: only what an ES-module build implies (node16 CommonJS resolves to ESM, no node10 resolution)", async () => {
     const attw = join(root, "node_modules", ".bin", "attw");
     const json = await runToFile(attw, [tarball, "--format", "json"], work, env, join(work, "attw.json"));
     const problems = (JSON.parse(json.stdout) as { analysis: { problems: { kind: string; resolutionKind?: string; entrypoint?: string }[] } }).analysis.problems;
@@ -245,18 +245,20 @@ describe("a spec author who adds the optional tools", { timeout: 180_000 }, () =
     const gen = await timed("generate --spec --package", () => run(authorStepforge, ["generate", "--spec", "train-travel.json", "--out", "gen", "--package", "@acme/train-travel"], author, env));
     expectClean(gen, "generate");
     expect(gen.code, gen.stderr).toBe(0);
-    const client = readFileSync(join(author, "gen", "traintravelapi", "client.ts"), "utf8");
+    // The service id is the spec file's base name: train-travel.json → traintravel.
+    const client = readFileSync(join(author, "gen", "traintravel", "client.ts"), "utf8");
     expect(client).toContain('from "stepforge/runtime"');
     const manifest = JSON.parse(readFileSync(join(author, "gen", "package.json"), "utf8"));
     expect(manifest.dependencies).toEqual({ stepforge: `^${own.version}` });
-    expect(manifest.exports["./traintravelapi"]).toEqual({ types: "./dist/traintravelapi/index.d.ts", import: "./dist/traintravelapi/index.js" });
+    const entry = "./dist/traintravel/index.js";
+    expect(manifest.exports["./traintravel"]).toEqual({ types: "./dist/traintravel/index.d.ts", import: entry, default: entry });
 
     const build = await timed("tsc generated package", () => run(process.execPath, [authorTsc, "-p", join("gen", "tsconfig.json")], author, env));
     expect(build.stdout + build.stderr).toBe("");
     expect(build.code).toBe(0);
-    const load = await run(process.execPath, ["--input-type=module", "-e", 'const m = await import("./gen/dist/index.js"); console.log(Object.keys(m).join(","), typeof m.traintravelapi.TraintravelapiClient)'], author, env);
+    const load = await run(process.execPath, ["--input-type=module", "-e", 'const m = await import("./gen/dist/index.js"); console.log(Object.keys(m).join(","), typeof m.traintravel.TraintravelClient)'], author, env);
     expectClean(load, "load generated package");
-    expect(load.stdout.trim()).toBe("traintravelapi function");
+    expect(load.stdout.trim()).toBe("traintravel function");
     const lint = await run(join(root, "node_modules", ".bin", "publint"), ["run", join(author, "gen"), "--pack", "false"], app, env);
     expect(lint.stdout).toContain("All good!");
   });

@@ -110,12 +110,32 @@ export async function installSize(project: string, env: NodeJS.ProcessEnv, omitD
 /** What none of the commands may print: the failures of the package before it was installable. */
 export const BROKEN = /Require stack|ERR_MODULE_NOT_FOUND|Cannot find module|Cannot find package|dist\/ is missing|TS2307|^\s+at .+:\d+:\d+\)?$/m;
 
+/** What a staged copy of the package holds: everything `npm pack` builds from or ships. */
+export const STAGED_PATHS = [
+  "bin",
+  "cli",
+  "generated",
+  "generator",
+  "runtime",
+  "specs",
+  "templates",
+  "docs",
+  "scripts/build-package.js",
+  ".spectral.yaml",
+  "package.json",
+  "LICENSE",
+  "README.md",
+  "tsconfig.json",
+  "tsconfig.build.json",
+] as const;
+
 /**
  * The package's inputs copied to DIR (beside the repository), so packing (which rebuilds dist/)
- * never races other suites reading the repository's dist/. Pack DIR with `npm pack`.
+ * never races other suites reading the repository's dist/. Pack DIR with `npm pack`; test files
+ * use test/helpers/tarball.ts, which packs once for all of them.
  */
 export function stagePackage(root: string, dir: string): string {
-  for (const path of ["bin", "cli", "generated", "generator", "runtime", "specs", "templates", "docs", "scripts/build-package.js", ".spectral.yaml", "package.json", "LICENSE", "README.md", "tsconfig.json", "tsconfig.build.json"]) {
+  for (const path of STAGED_PATHS) {
     cpSync(join(root, path), join(dir, path), { recursive: true });
   }
   // prepack's compiler; npm pack never packs node_modules.

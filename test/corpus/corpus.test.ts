@@ -128,7 +128,7 @@ describe("corpus: generated outputs", () => {
       const warnings = generated.get("trello-official")!.stdout.split("\n").filter((l) => / warning /.test(l));
       expect(warnings.map((l) => / warning (SF\d+) /.exec(l)![1])).toEqual(["SF113", "SF112", "SF112"]);
       expect(warnings[0]).toMatch(/trello-openapi\.json:1:114779 warning SF113 path parameter "\{idCard\}" is not declared; added it as a required string \(at \/paths\/~1cards~1\{idCard\}~1customFields\/put\)/);
-      const descriptor = readFileSync(join(WORK, "trello-official", "trellorestapi", "descriptor.ts"), "utf8");
+      const descriptor = readFileSync(join(WORK, "trello-official", "trelloopenapi", "descriptor.ts") /* the id is the file name: trello-openapi.json */, "utf8");
       expect(descriptor).toContain(`default: [
         { in: "query", name: "key", value: "{apiKey}" },
         { in: "query", name: "token", value: "{apiToken}" },

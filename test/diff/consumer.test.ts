@@ -16,7 +16,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../generator/package-root.js";
-import { outsideEnv, run, stagePackage, type Run } from "../consumer/helpers.js";
+import { outsideEnv, run, type Run } from "../consumer/helpers.js";
+import { packedTarball } from "../helpers/tarball.js";
 
 const root = packageRoot();
 const own = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { devDependencies: Record<string, string> };
@@ -54,10 +55,7 @@ const edit = (from: string | RegExp, to: string) => writeFileSync(spec, readFile
 const say = (r: Run) => `${r.stdout}\n${r.stderr}`;
 
 beforeAll(async () => {
-  const staged = stagePackage(root, join(work, "stepforge"));
-  const pack = await run("npm", ["pack", "--json", "--pack-destination", work], staged, env);
-  expect(pack.code, pack.stderr).toBe(0);
-  const [packed] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf("["))) as Array<{ filename: string }>;
+  const packed = await packedTarball();
   mkdirSync(join(project, "src"), { recursive: true });
   const tools = ["openapi-typescript", "handlebars", "typescript", "ts-morph", "diff"];
   const manifest = {
@@ -65,7 +63,7 @@ beforeAll(async () => {
     version: "1.0.0",
     private: true,
     type: "module",
-    dependencies: { stepforge: `file:${join(work, packed!.filename)}` },
+    dependencies: { stepforge: `file:${packed.tarball}` },
     devDependencies: Object.fromEntries(tools.map((t) => [t, own.devDependencies[t]!])),
   };
   writeFileSync(join(project, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);

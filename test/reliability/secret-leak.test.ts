@@ -660,7 +660,7 @@ describe("secret-leak scan: the CLI", () => {
       ["auth key as flag value", ["auth", "trello-url", "--app-name", "--key", M.trelloApiKey.value], 2],
       ["webhook serve no callback", ["webhook", "serve", "--port", "0", "--secret", M.trelloWebhookSecret.value], 2],
       ["webhook serve bad port", ["webhook", "serve", "--port", "x", "--secret", M.trelloWebhookSecret.value, "--callback-url", "https://h.example.com/t"], 2],
-      ["webhook serve bad callback", ["webhook", "serve", "--port", "0", "--secret", M.trelloWebhookSecret.value, "--callback-url", `ftp://${M.trelloWebhookSecret.value}`, "--host", "127.0.0.1"], 1],
+      ["webhook serve bad callback", ["webhook", "serve", "--port", "0", "--secret", M.trelloWebhookSecret.value, "--callback-url", `ftp://${M.trelloWebhookSecret.value}`, "--host", "127.0.0.1"], 2],
       ["webhook serve secret without flag", ["webhook", "serve", "--port", "0", "--callback-url", "https://h.example.com/t", M.trelloWebhookSecret.value], 2],
     ];
     for (const [name, argv, code] of runs) {
