@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Handlebars from "handlebars";
-import type { LimitSpec, ServiceDescriptor } from "../../runtime/descriptor.js";
+import type { LimitSpec, PagingSpec, ServiceDescriptor } from "../../runtime/descriptor.js";
 import { packageRoot } from "../package-root.js";
 import { markdownHeader, pascal, type Emitter } from "./file.js";
 
@@ -29,6 +29,12 @@ function budget(limit: LimitSpec): string {
     case "header-quota":
       return `from \`${limit.remainingHeader}\` (resets midnight ${limit.resetTimeZone})`;
   }
+}
+
+function pagingLabel(p: PagingSpec): string {
+  if (p.style === "token") return `token \`${p.tokenParam}\``;
+  if (p.style === "page") return `page \`${p.pageParam}\`${p.sizeParam ? `/\`${p.sizeParam}\`` : ""}`;
+  return `offset \`${p.offsetParam}\`/\`${p.limitParam}\``;
 }
 
 function authSummary(d: ServiceDescriptor): string {
@@ -77,7 +83,7 @@ export const emitReadme: Emitter = (model, context) => {
     operations: model.operations.map((op) => ({
       ...op,
       summary: cell(op.summary),
-      paging: op.paging ? (op.paging.style === "token" ? `token \`${op.paging.tokenParam}\`` : `offset \`${op.paging.offsetParam}\`/\`${op.paging.limitParam}\``) : "",
+      paging: op.paging ? pagingLabel(op.paging) : "",
     })),
     seedNotes: model.operations.filter((op) => op.seed?.differs).map((op) => ({ operationId: op.operationId, name: op.seed!.name, differs: cell(op.seed!.differs!) })),
   });

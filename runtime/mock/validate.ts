@@ -123,6 +123,14 @@ export class RequestValidator {
     return fn;
   }
 
+  /**
+   * Whether `value` is valid against `schema` (compiled once under `key`): used for values the
+   * mock writes itself (a record's fields, an example) rather than ones a request sent.
+   */
+  accepts(key: string, schema: unknown, value: unknown): boolean {
+    return this.compile(`value:${key}`, schema)(value) === true;
+  }
+
   /** Each operation's parameter checks, compiled once. */
   private readonly plans = new WeakMap<MockOperationSpec, Array<{ p: MockOperationSpec["parameters"][number]; fn: ValidateFunction | undefined }>>();
 
