@@ -46,6 +46,7 @@ export const CATALOGUE = {
   SF171: { stage: "check", summary: "Foreign spec: a security scheme stepforge cannot send (e.g. mutual TLS, or an apiKey in a cookie); the derived auth leaves it out." },
   SF172: { stage: "check", summary: "A request body with no JSON media type: the client sends application/x-www-form-urlencoded as form fields and application/octet-stream as the bytes given, any other (multipart/form-data, …) as JSON unless the call sets its Content-Type; the tool step leaves the body out. A warning." },
   SF173: { stage: "check", summary: "A cookie parameter: neither the client nor the tool step sends cookies (set a Cookie header on the call). A warning." },
+  SF181: { stage: "check", summary: "A success response example that does not match its schema (`example: null` for an object, a required field missing, a wrong type): the mock answers a valid example of the response or a schema sample instead. A warning." },
   SF201: { stage: "emit", summary: "openapi-typescript could not type the spec (its message follows)." },
   SF301: { stage: "check", summary: "A tool step (`x-stepforge-tool`, `x-stepforge.tools`) names a field or operation that does not exist, hides a required field, or gives two steps or fields one name." },
 } as const satisfies Record<string, { stage: "load" | "check" | "emit"; summary: string }>;

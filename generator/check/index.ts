@@ -15,9 +15,12 @@ import type { LoadedSpec } from "../load.js";
 import type { ServiceModel } from "../model.js";
 import { asObject, isObject, RefResolver } from "../refs.js";
 import type { CheckContext, Path } from "./context.js";
-import { deriveExtension, derivedMock } from "./derive.js";
+import { RequestValidator } from "../../runtime/mock/validate.js";
+import { deriveExtension } from "./derive.js";
 import { checkServiceExtension, checkUnknownExtensions, ROOT_EXTENSION } from "./extension.js";
-import { checkOperations, requestMediaTypeOf, typesDocument } from "./operations.js";
+import { checkMockExamples } from "./mock-examples.js";
+import { declaredExplain, inferMock } from "./mock-infer.js";
+import { checkOperations, lean, requestMediaTypeOf, typesDocument } from "./operations.js";
 import { bareDiscriminatorNames, checkSchemaKeywords, refsIntoPaths } from "./schemas.js";
 import { checkToolSteps } from "./tools.js";
 import { checkTriggers } from "./triggers.js";
@@ -98,6 +101,12 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
 
   if (errors() || !extension || !tools) throw fail();
 
+  // The mock: examples it would answer checked (SF181); a mock the spec does not declare inferred,
+  // with the paging of its lists, before the descriptor takes each operation's paging.
+  const mockValidator = new RequestValidator(lean(context.refs.inlineOutside(asObject(doc.components) ?? {})));
+  checkMockExamples(context, operations, mockValidator);
+  const inferred = extension.mock ? undefined : inferMock(context.refs, doc, extension, operations, mockValidator);
+
   const descriptorOperations: Record<string, OperationDescriptor> = {};
   for (const op of operations) {
     const delimited = op.parameters.filter((p) => p.delimitedStyle);
@@ -125,7 +134,8 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
     toolSteps: tools.steps,
     apiCall: tools.apiCall,
     toolsets: tools.toolsets,
-    mock: mock ?? derivedMock(extension),
+    mock: mock ?? inferred!.mock,
+    mockExplain: inferred?.explain ?? declaredExplain(extension, operations),
     components: asObject(doc.components) ?? {},
     refs: context.refs,
     ...(triggers ? { triggers } : {}),

@@ -137,8 +137,10 @@ export class Pager {
         if (created) next = encodeToken(more ? created.of(all[from + size]!) : created.count(), format, "record");
         else next = encodeToken(Math.min(all.length, from + size), format);
       }
-      const nextParams = next === undefined ? undefined : { [paging.tokenParam]: next };
-      Object.assign(page, { offset: from, limit: size, count: items.length, more, nextToken: next, nextTokenOrNull: next ?? null, nextTokenOrEmpty: next ?? "", nextParams });
+      // The …IfMore / …OrNull / …OrEmpty forms end with the list even when moreField keeps a token coming.
+      const ifMore = more ? next : undefined;
+      const nextParams = ifMore === undefined ? undefined : { [paging.tokenParam]: ifMore };
+      Object.assign(page, { offset: from, limit: size, count: items.length, more, nextToken: next, nextTokenIfMore: ifMore, nextTokenOrNull: ifMore ?? null, nextTokenOrEmpty: ifMore ?? "", nextParams });
       return { items, page };
     }
     if (paging?.style === "page") {

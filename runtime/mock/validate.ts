@@ -131,6 +131,12 @@ export class RequestValidator {
     return this.compile(`value:${key}`, schema)(value) === true;
   }
 
+  /** Why `value` is not valid against `schema` (its first error, named by its place), or undefined. */
+  problemWith(key: string, schema: unknown, value: unknown): Problem | undefined {
+    const fn = this.compile(`value:${key}`, schema);
+    return fn(value) ? undefined : problemOf(fn.errors, "");
+  }
+
   /** Each operation's parameter checks, compiled once. */
   private readonly plans = new WeakMap<MockOperationSpec, Array<{ p: MockOperationSpec["parameters"][number]; fn: ValidateFunction | undefined }>>();
 
