@@ -113,6 +113,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
       "stepforge mock SERVICE|all [--port N] [--prism [--errors]]",
       "stepforge mock SERVICE|all [--no-limits | --limits-scale X] [--faults error=R,drop=R,slow=R] [--latency MS[@RATE]] [--seed N]",
       "stepforge mock SERVICE|all [--token-lifetime S] [--webhook-secret S] [--state FILE] [--dump-state FILE]",
+      "stepforge mock SERVICE|all --explain",
     ],
     details: [
       "Prints one line per server (<service> <kind> <url>) and runs until Ctrl-C.",
@@ -127,6 +128,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
       "  --token-lifetime S  lifetime of issued OAuth tokens, to test expiry",
       "  --webhook-secret S  key of webhook signatures (or $STEPFORGE_WEBHOOK_SECRET)",
       "  --state FILE        records to start from; --dump-state FILE writes them back at the end",
+      "  --explain           print what each mock does per operation (inferred for a spec without x-stepforge.mock) and exit",
       "A port already taken stops every mock and exits 1 naming the port; a broken spec stops only its own mock.",
       "The credentials each mock accepts and its webhook secret are listed in the README; see docs/mocks.md.",
     ],

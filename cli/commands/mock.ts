@@ -29,20 +29,23 @@ import type { FaultOptions } from "../../runtime/mock/faults.js";
 import { loadMock, startMockServer, startPrism, type MockOptions, type MockState, type RunningMock } from "../../runtime/mock/index.js";
 import { projectSpecs } from "../project.js";
 import { UsageError } from "../usage.js";
+import type { MockExplain } from "../../generator/check/mock-infer.js";
+import { explainText } from "./mock-explain.js";
 
 export const MOCK_USAGE =
-  "stepforge mock SERVICE|all [--port N] [--prism [--errors]] [--no-limits | --limits-scale X] [--faults error=R,drop=R,slow=R] [--latency MS[@RATE]] [--seed N] [--token-lifetime SECONDS] [--webhook-secret S|$STEPFORGE_WEBHOOK_SECRET] [--state FILE] [--dump-state FILE]";
+  "stepforge mock SERVICE|all [--port N] [--prism [--errors]] [--no-limits | --limits-scale X] [--faults error=R,drop=R,slow=R] [--latency MS[@RATE]] [--seed N] [--token-lifetime SECONDS] [--webhook-secret S|$STEPFORGE_WEBHOOK_SECRET] [--state FILE] [--dump-state FILE] [--explain]";
 
 interface Target {
   id: string;
   specFile: string;
   port: number;
+  explain?: MockExplain | undefined;
   /** Why the spec did not load (the service is then not started). */
   problem?: string;
 }
 
 /** Every spec of the project, each loaded on its own: one broken file does not hide the others. */
-type Loaded = { id: string; file: string; ports?: { mock: number; prism: number } | undefined; problem?: string };
+type Loaded = { id: string; file: string; ports?: { mock: number; prism: number } | undefined; problem?: string; explain?: MockExplain };
 /** Specs already read in this process, by file, size and change time (tests start many mocks). */
 const loaded = new Map<string, { stamp: string; spec: Loaded }>();
 
@@ -54,7 +57,7 @@ function loadTarget(file: string): Loaded {
   let spec: Loaded;
   try {
     const model = checkSpec(loadSpecFile(file));
-    spec = { id: model.id, file, ports: model.mock.ports };
+    spec = { id: model.id, file, ports: model.mock.ports, explain: model.mockExplain };
   } catch (error) {
     const problem = error instanceof SpecError ? error.diagnostics.map(formatDiagnostic).join("\n") : (error as Error).message;
     spec = { id: basename(file).replace(/\.(ya?ml|json)$/, ""), file, problem };
@@ -80,7 +83,7 @@ export function mockTargets(which: string, options: { prism: boolean; port?: num
     const fallback = (options.prism ? 4020 : 4120) + all.indexOf(s);
     // 0 asks the system for a free port; 0+i would ask for ports 1, 2, 3 (privileged, or taken).
     const port = base !== undefined ? (base === 0 ? 0 : base + i) : ((options.prism ? s.ports?.prism : s.ports?.mock) ?? fallback);
-    return { id: s.id, specFile: s.file, port, ...(s.problem ? { problem: s.problem } : {}) };
+    return { id: s.id, specFile: s.file, port, explain: s.explain, ...(s.problem ? { problem: s.problem } : {}) };
   });
 }
 
@@ -143,6 +146,7 @@ export async function mockCommand(argv: string[], out: NodeJS.WritableStream, er
       "webhook-secret": { type: "string" },
       state: { type: "string" },
       "dump-state": { type: "string" },
+      explain: { type: "boolean", default: false },
     },
     strict: true,
     allowPositionals: true,
@@ -176,6 +180,11 @@ export async function mockCommand(argv: string[], out: NodeJS.WritableStream, er
     if (unknown.length) throw new UsageError(`--state ${values.state}: "${unknown[0]}" is not a service started here (${targets.map((t) => t.id).join(", ")})`);
   }
   const broken = targets.filter((t) => t.problem !== undefined);
+  if (values.explain) {
+    for (const t of targets) if (t.explain) out.write(explainText(t.id, t.specFile, t.explain));
+    for (const t of broken) err.write(`${t.problem}\nstepforge mock: ${t.id}: its spec (${t.specFile}) has errors\n`);
+    return broken.length ? 1 : 0;
+  }
   for (const t of broken) err.write(`${t.problem}\nstepforge mock: ${t.id} not started: its spec (${t.specFile}) has errors; fix them and run \`stepforge generate\`\n`);
   const startable = targets.filter((t) => t.problem === undefined);
   if (startable.length === 0) return 1;

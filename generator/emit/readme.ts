@@ -53,6 +53,24 @@ function authSummary(d: ServiceDescriptor): string {
   }
 }
 
+/** The README's mock section: what was inferred for a mock the spec does not declare (none otherwise). */
+function mockSection(model: Parameters<Emitter>[0]) {
+  const explain = model.mockExplain;
+  if (!explain.inferred) return undefined;
+  const code = (text: string | undefined) => (text ? cell(text.replace(/`/g, "'")) : "");
+  return {
+    auth: code(explain.auth),
+    errors: explain.errors.map(code),
+    operations: explain.operations.map((o) => ({
+      operationId: o.operationId,
+      does: code(o.resource ? `${o.action} ${o.resource}` : o.action),
+      record: code([o.id, o.parent && `under ${o.parent}`].filter(Boolean).join("; ")),
+      answer: code([o.envelope, o.note].filter(Boolean).join("; ")),
+      paging: code(o.paging),
+    })),
+  };
+}
+
 export const emitReadme: Emitter = (model, context) => {
   template ??= Handlebars.compile(readFileSync(join(packageRoot(), "templates", "service-readme.md.hbs"), "utf8"), { noEscape: false });
   const d = model.descriptor;
@@ -85,6 +103,7 @@ export const emitReadme: Emitter = (model, context) => {
       summary: cell(op.summary),
       paging: op.paging ? pagingLabel(op.paging) : "",
     })),
+    mock: mockSection(model),
     seedNotes: model.operations.filter((op) => op.seed?.differs).map((op) => ({ operationId: op.operationId, name: op.seed!.name, differs: cell(op.seed!.differs!) })),
   });
   return [{ path: `${model.id}/README.md`, content: content.replace(/\n{3,}/g, "\n\n").trimEnd() + "\n" }];

@@ -128,14 +128,27 @@ export class RequestValidator {
    * mock writes itself (a record's fields, an example) rather than ones a request sent.
    */
   accepts(key: string, schema: unknown, value: unknown): boolean {
-    return this.compile(`value:${key}`, schema)(value) === true;
+    return this.problemWith(key, schema, value) === undefined;
   }
 
-  /** Why `value` is not valid against `schema` (its first error, named by its place), or undefined. */
+  /**
+   * Why `value` is not valid against `schema` (its first error, named by its place), or undefined.
+   * A schema Ajv cannot compile (`type: strin`) judges nothing: the value passes.
+   */
   problemWith(key: string, schema: unknown, value: unknown): Problem | undefined {
-    const fn = this.compile(`value:${key}`, schema);
+    const k = `value:${key}`;
+    if (this.uncompilable.has(k)) return undefined;
+    let fn: ValidateFunction;
+    try {
+      fn = this.compile(k, schema);
+    } catch {
+      this.uncompilable.add(k);
+      return undefined;
+    }
     return fn(value) ? undefined : problemOf(fn.errors, "");
   }
+
+  private readonly uncompilable = new Set<string>();
 
   /** Each operation's parameter checks, compiled once. */
   private readonly plans = new WeakMap<MockOperationSpec, Array<{ p: MockOperationSpec["parameters"][number]; fn: ValidateFunction | undefined }>>();

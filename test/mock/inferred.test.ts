@@ -5,7 +5,9 @@
  * envelope with paging the typed client walks, errors in the spec's shape, any well-formed bearer
  * accepted, and every answer valid against its response schema.
  */
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMock, type RunningMock } from "../../runtime/mock/index.js";
 import { createSharedState } from "../../runtime/index.js";
@@ -181,3 +183,35 @@ describe("a plain spec's mock: every answer valid against its schema", () => {
     expect([ping.status, ping.text, ping.type]).toEqual([200, "", "application/json"]);
   });
 });
+
+describe("a plain spec's mock: what was inferred is shown", () => {
+  it("stepforge mock --explain prints per operation its action, resource, id parameter, envelope and paging, and the auth", async () => {
+    const { mockCommand } = await import("../../cli/commands/mock.js");
+    const out = new Text();
+    const err = new Text();
+    expect(await mockCommand(["bookshelfapi", "--explain"], out, err, undefined, [SPEC])).toBe(0);
+    expect(err.text).toBe("");
+    const text = out.text;
+    expect(text).toContain(`bookshelfapi mock: inferred from the REST shape of ${SPEC}`);
+    expect(text).toContain("auth: header Authorization: Bearer {accessToken}; any well-formed value is accepted, a call without one is 401");
+    expect(text).toMatch(/GET +\/books +listBooks: list books\n +answer: records in items; total ← page\.total\n +paging: page page\/per_page \(from 1, at most 100\)\n/);
+    expect(text).toMatch(/GET +\/books\/\{bookId\} +getBook: read books\n +id: path bookId → id \(new ids: uuid\)\n/);
+    expect(text).toMatch(/POST +\/shelves\/\{shelfId\}\/books +addShelfBook: create books\n +id: new id: uuid\n +parent: path shelfId → shelfId\n +answer: the record in data\n/);
+    expect(text).toMatch(/GET +\/stats +getStats: example\n/);
+  });
+
+  it("the generated README has a section with the same", () => {
+    const readme = readFileSync(join(g.out, "bookshelf", "README.md"), "utf8");
+    expect(readme).toContain("## Mock");
+    expect(readme).toContain("| `listBooks` | list books |  | records in items; total ← page.total | page page/per_page (from 1, at most 100) |");
+    expect(readme).toContain("| `getShelfBook` | read books | path bookId → id (new ids: uuid); under path shelfId → shelfId |  |  |");
+  });
+});
+
+class Text extends Writable {
+  text = "";
+  override _write(chunk: Buffer, _enc: BufferEncoding, done: () => void) {
+    this.text += chunk.toString();
+    done();
+  }
+}
