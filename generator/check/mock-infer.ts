@@ -80,7 +80,7 @@ interface Inference {
 export function inferMock(refs: RefResolver, doc: Json, extension: ServiceExtension, operations: OperationModel[], validator: RequestValidator): InferredMock {
   const inference: Inference = { refs, doc, validator, shipped: (s) => lean(refs.inlineOutside(s)) };
   const open = operations.filter((op) => op.mock.mock === undefined);
-  const roles = restRoles(open);
+  const roles = restRoles(refs, open);
   const resources = restResources(refs, roles, validator);
   const rows = new Map<OperationModel, MockExplainOperation>();
   const modelResources: Record<string, MockResource> = {};

@@ -71,15 +71,21 @@ export function resourceName(segment: string): string {
   return /^[A-Za-z]/.test(name) ? name : `r_${name || "records"}`;
 }
 
+/** A path parameter that picks one of fixed values (`{filter}` of an enum) names no record. */
+function choosesValue(refs: RefResolver, op: OperationModel, name: string): boolean {
+  const schema = resolved(refs, op.parameters.find((p) => p.in === "path" && p.name === name)?.schema);
+  return Array.isArray(schema.enum) || schema.const !== undefined;
+}
+
 /** Each operation's REST role, where it has one. */
-export function restRoles(operations: readonly OperationModel[]): RestRole[] {
+export function restRoles(refs: RefResolver, operations: readonly OperationModel[]): RestRole[] {
   const roles: RestRole[] = [];
   for (const op of operations) {
     const segments = segmentsOf(op.path);
     const last = segments.at(-1);
     let collection: Segment[];
     let idParam: string | undefined;
-    if (last && "param" in last && segments.at(-2) && "literal" in segments.at(-2)!) {
+    if (last && "param" in last && segments.at(-2) && "literal" in segments.at(-2)! && !choosesValue(refs, op, last.param)) {
       collection = segments.slice(0, -1);
       idParam = last.param;
     } else if (last && "literal" in last) collection = segments;
@@ -155,7 +161,8 @@ export function restResources(refs: RefResolver, roles: readonly RestRole[], val
   const out: RestResource[] = [];
   for (const [name, group] of byName) {
     if (!group.some((r) => r.action === "create")) continue;
-    const itemRole = group.find((r) => r.idParam !== undefined);
+    // The top-level item path names the record most plainly (`/cards/{id}`, not `/boards/{id}/cards/{idCard}`).
+    const itemRole = group.find((r) => r.idParam !== undefined && !r.parent) ?? group.find((r) => r.idParam !== undefined);
     const segment = segmentsOf(group[0]!.op.path).filter((s): s is { literal: string } => "literal" in s).at(-1)?.literal ?? name;
     const names = idNames(segment, itemRole?.idParam);
     const record = recordSchemaOf(refs, group, names);
@@ -214,8 +221,9 @@ function idFormat(refs: RefResolver, schemas: unknown[], validator: RequestValid
 /** The record field keeping a parent's id: one the record has (`shelfId`, `shelf_id`, `idShelf`, `shelf`), else the parameter's name. */
 export function parentFieldOf(view: ObjectView | undefined, parent: { param: string; segment: string }, idField: string): string {
   const one = singular(parent.segment);
-  const named = view && propertyNamed(view, [parent.param, `${one}Id`, `${one}_id`, `id${one}`]);
-  if (named !== undefined && named !== idField) return named;
+  const candidates = [parent.param, `${one}Id`, `${one}_id`, `id${one}`].filter((n) => norm(n) !== norm(idField));
+  const named = view && propertyNamed(view, candidates);
+  if (named !== undefined) return named;
   if (norm(parent.param) !== norm(idField)) return parent.param;
   return `${one}Id`;
 }
