@@ -15,12 +15,12 @@ import type { LoadedSpec } from "../load.js";
 import type { ServiceModel } from "../model.js";
 import { asObject, isObject, RefResolver } from "../refs.js";
 import type { CheckContext, Path } from "./context.js";
-import { RequestValidator } from "../../runtime/mock/validate.js";
+import { pointerResolver, schemaChecker } from "../../runtime/mock/sample.js";
 import { deriveExtension } from "./derive.js";
 import { checkServiceExtension, checkUnknownExtensions, ROOT_EXTENSION } from "./extension.js";
 import { checkMockExamples } from "./mock-examples.js";
 import { declaredExplain, inferMock } from "./mock-infer.js";
-import { checkOperations, lean, requestMediaTypeOf, typesDocument } from "./operations.js";
+import { checkOperations, requestMediaTypeOf, typesDocument } from "./operations.js";
 import { bareDiscriminatorNames, checkSchemaKeywords, refsIntoPaths } from "./schemas.js";
 import { checkToolSteps } from "./tools.js";
 import { checkTriggers } from "./triggers.js";
@@ -103,9 +103,16 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
 
   // The mock: examples it would answer checked (SF181); a mock the spec does not declare inferred,
   // with the paging of its lists, before the descriptor takes each operation's paging.
-  const mockValidator = new RequestValidator(lean(context.refs.inlineOutside(asObject(doc.components) ?? {})));
-  checkMockExamples(context, operations, mockValidator);
-  const inferred = extension.mock ? undefined : inferMock(context.refs, doc, extension, operations, mockValidator);
+  checkMockExamples(context, operations);
+  const checker = schemaChecker({ resolve: pointerResolver(doc) });
+  const accepts = (schema: unknown, value: unknown) => {
+    try {
+      return checker.conforms(schema, value);
+    } catch {
+      return true; // a schema the checker cannot read judges nothing
+    }
+  };
+  const inferred = extension.mock ? undefined : inferMock(context.refs, doc, extension, operations, accepts);
 
   const descriptorOperations: Record<string, OperationDescriptor> = {};
   for (const op of operations) {

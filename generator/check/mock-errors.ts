@@ -6,11 +6,10 @@
  */
 import type { MockAnswers, MockErrorTemplate, MockSituation } from "../../runtime/mock/model.js";
 import { DEFAULT_ANSWERS } from "../../runtime/mock/answers.js";
-import type { RequestValidator } from "../../runtime/mock/validate.js";
 import type { OperationModel } from "../model.js";
 import { asObject, type Json, type RefResolver } from "../refs.js";
 import { envelopeTemplate } from "./mock-lists.js";
-import { findField, norm, objectView, propertyNamed, resolved, typesOf, type ObjectView } from "./mock-schema.js";
+import { findField, norm, type Accepts, objectView, propertyNamed, resolved, typesOf, type ObjectView } from "./mock-schema.js";
 
 interface ErrorResponse {
   status: string;
@@ -78,7 +77,7 @@ const freeNumber = (refs: RefResolver, s: unknown) => {
 };
 
 /** The error template of one response: its example (when valid) or a sample, with `{message}` and `{status}` written in. */
-function templateOf(refs: RefResolver, doc: Json, response: ErrorResponse, validator: RequestValidator, seed: MockSituation | "error"): MockErrorTemplate {
+function templateOf(refs: RefResolver, doc: Json, response: ErrorResponse, accepts: Accepts, seed: MockSituation | "error"): MockErrorTemplate {
   const fills: Record<string, string> = {};
   const view = response.schema !== undefined ? objectView(refs, response.schema) : undefined;
   const codes: Record<string, unknown> = {};
@@ -94,7 +93,7 @@ function templateOf(refs: RefResolver, doc: Json, response: ErrorResponse, valid
     if (status) fills[status.path] = "{status}";
   }
   const validExample =
-    response.example !== undefined && (response.schema === undefined || validator.accepts(`error:${response.identity}`, response.schema, response.example)) ? response.example : undefined;
+    response.example !== undefined && (response.schema === undefined || accepts(response.schema, response.example)) ? response.example : undefined;
   const body =
     response.schema === undefined
       ? validExample
@@ -149,12 +148,12 @@ export interface InferredErrors {
 }
 
 /** The general error template and the per-situation answers, from the spec's error responses. */
-export function inferErrors(refs: RefResolver, doc: Json, operations: readonly OperationModel[], validator: RequestValidator): InferredErrors {
+export function inferErrors(refs: RefResolver, doc: Json, operations: readonly OperationModel[], accepts: Accepts): InferredErrors {
   const responses = errorResponses(refs, doc, operations);
   const describe = (r: ErrorResponse) => `${r.status} ${r.identity.startsWith("#") ? r.identity : r.contentType}`;
   const general = mostCommon(responses, ["4xx", "default"]);
   const sources: InferredErrors["sources"] = {};
-  const error: MockErrorTemplate = general ? templateOf(refs, doc, general, validator, "error") : { contentType: "application/json", body: { message: "{message}" } };
+  const error: MockErrorTemplate = general ? templateOf(refs, doc, general, accepts, "error") : { contentType: "application/json", body: { message: "{message}" } };
   if (general) sources.error = describe(general);
   const answers: MockAnswers = {};
   const situations: Array<[MockSituation, string[]]> = [
@@ -169,7 +168,7 @@ export function inferErrors(refs: RefResolver, doc: Json, operations: readonly O
     const response = mostCommon(responses, statuses);
     if (!response) continue;
     const status = /^4\d\d$/.test(response.status) ? { status: Number(response.status) } : {};
-    answers[situation] = { ...DEFAULT_ANSWERS[situation], ...status, template: templateOf(refs, doc, response, validator, situation) };
+    answers[situation] = { ...DEFAULT_ANSWERS[situation], ...status, template: templateOf(refs, doc, response, accepts, situation) };
     sources[situation] = describe(response);
   }
   return { error, answers, sources };

@@ -4,7 +4,8 @@
  * the schema says number) is warned about at its place, and the mock answers the first valid
  * example of the response instead, or a sample of the schema when none is valid.
  */
-import type { RequestValidator } from "../../runtime/mock/validate.js";
+import { ProblemFinder } from "../../runtime/mock/problem.js";
+import { pointerResolver } from "../../runtime/mock/sample.js";
 import type { OperationModel } from "../model.js";
 import { asObject, isObject, type Json } from "../refs.js";
 import type { CheckContext, Path } from "./context.js";
@@ -49,16 +50,22 @@ function candidates(context: CheckContext, op: OperationModel): Array<{ path: Pa
  * Checks the success examples of every operation against the schema the mock answers with and
  * sets the one the mock serves (`op.mock.success.example`): the first valid, else none (a sample).
  */
-export function checkMockExamples(context: CheckContext, operations: readonly OperationModel[], validator: RequestValidator): void {
+export function checkMockExamples(context: CheckContext, operations: readonly OperationModel[]): void {
   const reported = new Set<string>();
+  const finder = new ProblemFinder(pointerResolver(context.doc));
   for (const op of operations) {
-    const schema = op.mock.success.schema;
+    const schema = op.success.schema;
     if (schema === undefined || op.mock.success.contentType === undefined || !/json/i.test(op.mock.success.contentType)) continue;
     const examples = candidates(context, op);
     if (examples.length === 0) continue;
     let served: { value: unknown } | undefined;
     for (const candidate of examples) {
-      const problem = validator.problemWith(`example:${op.operationId}`, schema, candidate.value);
+      let problem: ReturnType<ProblemFinder["find"]>;
+      try {
+        problem = finder.find(schema, candidate.value);
+      } catch {
+        problem = undefined; // a schema the checker cannot read (a $ref to nothing is SF107 already) judges nothing
+      }
       if (!problem) {
         served ??= candidate;
         continue;
@@ -66,8 +73,8 @@ export function checkMockExamples(context: CheckContext, operations: readonly Op
       const key = candidate.path.join("\u0000");
       if (reported.has(key)) continue; // a shared component example: said once
       reported.add(key);
-      const where = problem.field === "body" ? "its top" : problem.field;
-      const what = problem.detail.startsWith(`${problem.field} `) ? problem.detail.slice(problem.field.length + 1) : problem.detail;
+      const where = problem.at || "its top";
+      const what = problem.message;
       context.report(
         "SF181",
         candidate.path,

@@ -11,14 +11,13 @@
  */
 import type { PagingSpec, ServiceExtension } from "../../runtime/descriptor.js";
 import { MockOperationSchema, type MockResource, type MockService } from "../../runtime/mock/model.js";
-import type { RequestValidator } from "../../runtime/mock/validate.js";
 import type { OperationModel } from "../model.js";
 import type { Json, RefResolver } from "../refs.js";
 import { lean } from "./operations.js";
 import { inferErrors } from "./mock-errors.js";
 import { envelopeTemplate, listShape } from "./mock-lists.js";
 import { idNames, parentFieldOf, recordPath, restResources, restRoles, type RestResource, type RestRole } from "./mock-rest.js";
-import { objectView, propertyNamed } from "./mock-schema.js";
+import { objectView, propertyNamed, type Accepts } from "./mock-schema.js";
 
 /** What the mock does for one operation, in words. */
 export interface MockExplainOperation {
@@ -71,17 +70,17 @@ export interface InferredMock {
 interface Inference {
   refs: RefResolver;
   doc: Json;
-  validator: RequestValidator;
+  accepts: Accepts;
   /** A schema as the mock ships it (components only, no prose). */
   shipped: (schema: unknown) => unknown;
 }
 
 /** Infers the mock of a spec without `x-stepforge.mock`, setting each operation's `mock.mock` and (undeclared) `paging`. */
-export function inferMock(refs: RefResolver, doc: Json, extension: ServiceExtension, operations: OperationModel[], validator: RequestValidator): InferredMock {
-  const inference: Inference = { refs, doc, validator, shipped: (s) => lean(refs.inlineOutside(s)) };
+export function inferMock(refs: RefResolver, doc: Json, extension: ServiceExtension, operations: OperationModel[], accepts: Accepts): InferredMock {
+  const inference: Inference = { refs, doc, accepts, shipped: (s) => lean(refs.inlineOutside(s)) };
   const open = operations.filter((op) => op.mock.mock === undefined);
   const roles = restRoles(refs, open);
-  const resources = restResources(refs, roles, validator);
+  const resources = restResources(refs, roles, accepts);
   const rows = new Map<OperationModel, MockExplainOperation>();
   const modelResources: Record<string, MockResource> = {};
   for (const resource of resources) {
@@ -104,7 +103,7 @@ export function inferMock(refs: RefResolver, doc: Json, extension: ServiceExtens
     const shape = listShape(refs, role.op, undefined, undefined);
     if (shape?.paging && !role.op.paging) role.op.paging = shape.paging;
   }
-  const errors = inferErrors(refs, doc, operations, validator);
+  const errors = inferErrors(refs, doc, operations, accepts);
   const credentials: Record<string, string> = {};
   for (const [name, f] of Object.entries(extension.connection.fields)) credentials[name] = f.example ?? `mock-${name}`;
   const mock: MockService = {

@@ -18,10 +18,9 @@
  *   lists under it see only its records.
  */
 import type { MockIdFormat } from "../../runtime/mock/model.js";
-import { RequestValidator } from "../../runtime/mock/validate.js";
 import type { OperationModel } from "../model.js";
 import type { RefResolver } from "../refs.js";
-import { norm, objectView, propertyNamed, resolved, sameSchema, singular, typesOf, type ObjectView } from "./mock-schema.js";
+import { norm, objectView, propertyNamed, resolved, sameSchema, singular, typesOf, type Accepts, type ObjectView } from "./mock-schema.js";
 
 export type RestAction = "create" | "read" | "update" | "delete" | "list";
 
@@ -155,7 +154,7 @@ function timeField(refs: RefResolver, view: ObjectView, names: readonly string[]
 }
 
 /** Resources kept in state, from the roles (see the module's comment for the rules). */
-export function restResources(refs: RefResolver, roles: readonly RestRole[], validator: RequestValidator): RestResource[] {
+export function restResources(refs: RefResolver, roles: readonly RestRole[], accepts: Accepts): RestResource[] {
   const byName = new Map<string, RestRole[]>();
   for (const role of roles) byName.set(role.resource, [...(byName.get(role.resource) ?? []), role]);
   const out: RestResource[] = [];
@@ -179,7 +178,7 @@ export function restResources(refs: RefResolver, roles: readonly RestRole[], val
       roles: group,
       recordSchema: record,
       idField,
-      id: idFormat(refs, idSchemas.filter((s) => s !== undefined), validator),
+      id: idFormat(refs, idSchemas.filter((s) => s !== undefined), accepts),
       createdField: timeField(refs, view, CREATED),
       updatedField: timeField(refs, view, UPDATED),
     });
@@ -211,10 +210,10 @@ const ID_FORMATS: Array<{ format: MockIdFormat; sample: string }> = [
 ];
 
 /** How new ids look: integers for a numeric id, else the first string format every id schema accepts. */
-function idFormat(refs: RefResolver, schemas: unknown[], validator: RequestValidator): MockIdFormat {
+function idFormat(refs: RefResolver, schemas: unknown[], accepts: Accepts): MockIdFormat {
   const types = schemas.flatMap((s) => typesOf(refs, s));
   if ((types.includes("integer") || types.includes("number")) && !types.includes("string")) return { format: "integer", start: 1 };
-  const fits = ID_FORMATS.find(({ sample }) => schemas.every((s, i) => validator.accepts(`id:${i}:${JSON.stringify(s)}`, s, sample)));
+  const fits = ID_FORMATS.find(({ sample }) => schemas.every((s) => accepts(s, sample)));
   return (fits ?? ID_FORMATS[0]!).format;
 }
 

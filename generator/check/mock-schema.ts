@@ -6,6 +6,9 @@
  */
 import { asArray, asObject, isObject, type Json, type RefResolver } from "../refs.js";
 
+/** Whether a value is valid against a schema of the spec (the sampler's checker, see index.ts). */
+export type Accepts = (schema: unknown, value: unknown) => boolean;
+
 export interface ObjectView {
   properties: Map<string, unknown>;
   required: Set<string>;

@@ -117,10 +117,22 @@ export class RequestValidator {
   private compile(key: string, schema: unknown): ValidateFunction {
     let fn = this.cache.get(key);
     if (!fn) {
-      fn = this.ajv.compile(requestSchema(schema, SPEC_ID) as object);
+      fn = this.componentFunction(schema) ?? this.ajv.compile(requestSchema(schema, SPEC_ID) as object);
       this.cache.set(key, fn);
     }
     return fn;
+  }
+
+  /**
+   * A schema that only names a component is the component's own function, compiled once inside
+   * the registered components: every schema naming it shares it, and so do the components it
+   * names in turn (a new root would compile them all again).
+   */
+  private componentFunction(schema: unknown): ValidateFunction | undefined {
+    if (schema === null || typeof schema !== "object" || Object.keys(schema).length !== 1) return undefined;
+    const ref = (schema as { $ref?: unknown }).$ref;
+    if (typeof ref !== "string" || !ref.startsWith("#/components/")) return undefined;
+    return this.ajv.getSchema(`${SPEC_ID}${ref}`);
   }
 
   /**
