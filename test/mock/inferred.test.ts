@@ -77,6 +77,13 @@ describe("a plain spec's mock: records by the REST shape", () => {
     expect(valid("Error", gone.json)).toBe("valid");
   });
 
+  it("takes a path parameter that picks one of fixed values (an enum) for a filter, not a record's id", async () => {
+    expect((await call(m.url, "/notes", { method: "POST", headers: auth, json: { text: "remember" } })).status).toBe(201);
+    const notes = await call(m.url, "/notes/public", { headers: auth });
+    expect(notes.status).toBe(200);
+    expect(valid("#/paths/~1notes~1{visibility}/get/responses/200/content/application~1json/schema", notes.json)).toBe("valid");
+  });
+
   it("refuses a call without a credential with 401 in the spec's shape, and takes any well-formed bearer", async () => {
     const none = await call(m.url, "/books");
     expect(none.status).toBe(401);
@@ -165,8 +172,8 @@ describe("a plain spec's mock: every answer valid against its schema", () => {
   it("warns at generate time about examples that fail their schema, with their place", () => {
     const warnings = g.warnings.filter((w) => w.code === "SF181").map((w) => `${w.line}:${w.column} ${w.pointer} ${w.message}`);
     expect(warnings).toEqual([
-      expect.stringMatching(/^146:\d+ \/paths\/~1stats\/get\/responses\/200\/content\/application~1json\/example the example of GET \/stats \(getStats\) does not match its response schema \(at shelves: must have required property 'shelves'\)/),
-      expect.stringMatching(/^156:\d+ \/paths\/~1health\/get\/responses\/200\/content\/application~1json\/example the example of GET \/health \(getHealth\) does not match its response schema \(at its top: must be object\)/),
+      expect.stringMatching(/^164:\d+ \/paths\/~1stats\/get\/responses\/200\/content\/application~1json\/example the example of GET \/stats \(getStats\) does not match its response schema \(at shelves: must have required property 'shelves'\)/),
+      expect.stringMatching(/^174:\d+ \/paths\/~1health\/get\/responses\/200\/content\/application~1json\/example the example of GET \/health \(getHealth\) does not match its response schema \(at its top: must be object\)/),
     ]);
   });
 
