@@ -11,7 +11,9 @@ import type { MockExplain } from "../../generator/check/mock-infer.js";
 /** The explanation of one service's mock as text, one block per operation. */
 export function explainText(id: string, specFile: string, explain: MockExplain): string {
   const lines: string[] = [];
-  const how = explain.inferred ? `inferred from the REST shape of ${specFile}` : `declared in ${specFile} (x-stepforge.mock)`;
+  const how = explain.inferred
+    ? `inferred from the REST shape of ${specFile}`
+    : `declared in ${specFile} (x-stepforge.mock)`;
   lines.push(`${id} mock: ${how}`);
   lines.push(`  auth: ${explain.auth}`);
   for (const e of explain.errors) lines.push(`  errors: ${e}`);

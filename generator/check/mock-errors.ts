@@ -9,7 +9,16 @@ import { DEFAULT_ANSWERS } from "../../runtime/mock/answers.js";
 import type { OperationModel } from "../model.js";
 import { asObject, type Json, type RefResolver } from "../refs.js";
 import { envelopeTemplate } from "./mock-lists.js";
-import { findField, norm, type Accepts, objectView, propertyNamed, resolved, typesOf, type ObjectView } from "./mock-schema.js";
+import {
+  findField,
+  norm,
+  type Accepts,
+  objectView,
+  propertyNamed,
+  resolved,
+  typesOf,
+  type ObjectView,
+} from "./mock-schema.js";
 
 interface ErrorResponse {
   status: string;
@@ -20,7 +29,17 @@ interface ErrorResponse {
   identity: string;
 }
 
-const MESSAGE_FIELDS = ["message", "msg", "error_description", "errorMessage", "detail", "error", "title", "description", "reason"];
+const MESSAGE_FIELDS = [
+  "message",
+  "msg",
+  "error_description",
+  "errorMessage",
+  "detail",
+  "error",
+  "title",
+  "description",
+  "reason",
+];
 const CODE_FIELDS = ["code", "type", "error", "kind", "reason", "errorCode", "error_code", "status"];
 /** Words of a situation an enum member of a code field may hold (`not_found`, `NotFound`, `UNAUTHORIZED`). */
 const SITUATION_WORDS: Partial<Record<MockSituation | "error", string[]>> = {
@@ -45,10 +64,19 @@ function errorResponses(refs: RefResolver, doc: Json, operations: readonly Opera
       const contentType = Object.keys(content).find((t) => /json/i.test(t));
       if (!contentType) continue;
       const media = asObject(content[contentType]) ?? {};
-      const example = media.example !== undefined ? media.example : asObject(refs.target(Object.values(asObject(media.examples) ?? {})[0]))?.value;
+      const example =
+        media.example !== undefined
+          ? media.example
+          : asObject(refs.target(Object.values(asObject(media.examples) ?? {})[0]))?.value;
       if (media.schema === undefined && example === undefined) continue;
       const ref = typeof asObject(media.schema)?.$ref === "string" ? String(asObject(media.schema)!.$ref) : undefined;
-      out.push({ status: status.toLowerCase(), contentType, schema: media.schema, example, identity: ref ?? JSON.stringify(media.schema ?? example) });
+      out.push({
+        status: status.toLowerCase(),
+        contentType,
+        schema: media.schema,
+        example,
+        identity: ref ?? JSON.stringify(media.schema ?? example),
+      });
     }
   }
   return out;
@@ -57,7 +85,9 @@ function errorResponses(refs: RefResolver, doc: Json, operations: readonly Opera
 /** The response most operations declare among those with one of `statuses`. */
 function mostCommon(responses: readonly ErrorResponse[], statuses: readonly string[]): ErrorResponse | undefined {
   const counts = new Map<string, { n: number; first: ErrorResponse }>();
-  for (const r of responses.filter((x) => statuses.includes(x.status) || (statuses.includes("4xx") && /^4/.test(x.status)))) {
+  for (const r of responses.filter(
+    (x) => statuses.includes(x.status) || (statuses.includes("4xx") && /^4/.test(x.status)),
+  )) {
     const c = counts.get(r.identity);
     if (c) c.n++;
     else counts.set(r.identity, { n: 1, first: r });
@@ -68,16 +98,35 @@ function mostCommon(responses: readonly ErrorResponse[], statuses: readonly stri
 /** A plain text field: the mock's message may go in it without breaking the schema. */
 const freeText = (refs: RefResolver, s: unknown) => {
   const r = resolved(refs, s);
-  return typesOf(refs, s).includes("string") && r.enum === undefined && r.const === undefined && r.pattern === undefined && r.format === undefined && r.maxLength === undefined;
+  return (
+    typesOf(refs, s).includes("string") &&
+    r.enum === undefined &&
+    r.const === undefined &&
+    r.pattern === undefined &&
+    r.format === undefined &&
+    r.maxLength === undefined
+  );
 };
 /** A bare integer field: the status may go in it. */
 const freeNumber = (refs: RefResolver, s: unknown) => {
   const r = resolved(refs, s);
-  return typesOf(refs, s).includes("integer") && r.enum === undefined && r.const === undefined && r.minimum === undefined && r.maximum === undefined;
+  return (
+    typesOf(refs, s).includes("integer") &&
+    r.enum === undefined &&
+    r.const === undefined &&
+    r.minimum === undefined &&
+    r.maximum === undefined
+  );
 };
 
-/** The error template of one response: its example (when valid) or a sample, with `{message}` and `{status}` written in. */
-function templateOf(refs: RefResolver, doc: Json, response: ErrorResponse, accepts: Accepts, seed: MockSituation | "error"): MockErrorTemplate {
+/** One response's error template: its valid example or a sample, `{message}` and `{status}` written in. */
+function templateOf(
+  refs: RefResolver,
+  doc: Json,
+  response: ErrorResponse,
+  accepts: Accepts,
+  seed: MockSituation | "error",
+): MockErrorTemplate {
   const fills: Record<string, string> = {};
   const view = response.schema !== undefined ? objectView(refs, response.schema) : undefined;
   const codes: Record<string, unknown> = {};
@@ -93,7 +142,9 @@ function templateOf(refs: RefResolver, doc: Json, response: ErrorResponse, accep
     if (status) fills[status.path] = "{status}";
   }
   const validExample =
-    response.example !== undefined && (response.schema === undefined || accepts(response.schema, response.example)) ? response.example : undefined;
+    response.example !== undefined && (response.schema === undefined || accepts(response.schema, response.example))
+      ? response.example
+      : undefined;
   const body =
     response.schema === undefined
       ? validExample
@@ -109,7 +160,8 @@ function codeFields(refs: RefResolver, view: ObjectView): Array<{ path: string; 
   const scan = (v: ObjectView, prefix: string, depth: number) => {
     for (const [name, sub] of v.properties) {
       const members = resolved(refs, sub).enum;
-      if (Array.isArray(members) && propertyNamed({ ...v, properties: new Map([[name, sub]]) }, CODE_FIELDS)) out.push({ path: `${prefix}${name}`, members });
+      if (Array.isArray(members) && propertyNamed({ ...v, properties: new Map([[name, sub]]) }, CODE_FIELDS))
+        out.push({ path: `${prefix}${name}`, members });
       const inner = depth === 0 ? objectView(refs, sub) : undefined;
       if (inner) scan(inner, `${prefix}${name}.`, depth + 1);
     }
@@ -123,7 +175,8 @@ function withValues(template: unknown, values: Record<string, unknown>): unknown
   for (const [path, value] of Object.entries(values)) {
     const keys = path.split(".");
     let node = template as Record<string, unknown> | undefined;
-    for (const key of keys.slice(0, -1)) node = node && typeof node[key] === "object" ? (node[key] as Record<string, unknown>) : undefined;
+    for (const key of keys.slice(0, -1))
+      node = node && typeof node[key] === "object" ? (node[key] as Record<string, unknown>) : undefined;
     if (node && typeof node === "object") node[keys.at(-1)!] = value;
   }
   return template;
@@ -148,12 +201,19 @@ export interface InferredErrors {
 }
 
 /** The general error template and the per-situation answers, from the spec's error responses. */
-export function inferErrors(refs: RefResolver, doc: Json, operations: readonly OperationModel[], accepts: Accepts): InferredErrors {
+export function inferErrors(
+  refs: RefResolver,
+  doc: Json,
+  operations: readonly OperationModel[],
+  accepts: Accepts,
+): InferredErrors {
   const responses = errorResponses(refs, doc, operations);
   const describe = (r: ErrorResponse) => `${r.status} ${r.identity.startsWith("#") ? r.identity : r.contentType}`;
   const general = mostCommon(responses, ["4xx", "default"]);
   const sources: InferredErrors["sources"] = {};
-  const error: MockErrorTemplate = general ? templateOf(refs, doc, general, accepts, "error") : { contentType: "application/json", body: { message: "{message}" } };
+  const error: MockErrorTemplate = general
+    ? templateOf(refs, doc, general, accepts, "error")
+    : { contentType: "application/json", body: { message: "{message}" } };
   if (general) sources.error = describe(general);
   const answers: MockAnswers = {};
   const situations: Array<[MockSituation, string[]]> = [
@@ -168,7 +228,11 @@ export function inferErrors(refs: RefResolver, doc: Json, operations: readonly O
     const response = mostCommon(responses, statuses);
     if (!response) continue;
     const status = /^4\d\d$/.test(response.status) ? { status: Number(response.status) } : {};
-    answers[situation] = { ...DEFAULT_ANSWERS[situation], ...status, template: templateOf(refs, doc, response, accepts, situation) };
+    answers[situation] = {
+      ...DEFAULT_ANSWERS[situation],
+      ...status,
+      template: templateOf(refs, doc, response, accepts, situation),
+    };
     sources[situation] = describe(response);
   }
   return { error, answers, sources };

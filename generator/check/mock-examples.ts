@@ -14,7 +14,11 @@ import type { CheckContext, Path } from "./context.js";
 function located(context: CheckContext, path: Path, node: unknown): { path: Path; node: unknown } {
   let at = path;
   let current = node;
-  for (let i = 0; i < 20 && isObject(current) && typeof current.$ref === "string" && current.$ref.startsWith("#/"); i++) {
+  for (
+    let i = 0;
+    i < 20 && isObject(current) && typeof current.$ref === "string" && current.$ref.startsWith("#/");
+    i++
+  ) {
     const ref = current.$ref;
     at = ref
       .slice(2)
@@ -55,7 +59,8 @@ export function checkMockExamples(context: CheckContext, operations: readonly Op
   const finder = new ProblemFinder(pointerResolver(context.doc));
   for (const op of operations) {
     const schema = op.success.schema;
-    if (schema === undefined || op.mock.success.contentType === undefined || !/json/i.test(op.mock.success.contentType)) continue;
+    if (schema === undefined || op.mock.success.contentType === undefined || !/json/i.test(op.mock.success.contentType))
+      continue;
     const examples = candidates(context, op);
     if (examples.length === 0) continue;
     let served: { value: unknown } | undefined;
@@ -78,7 +83,8 @@ export function checkMockExamples(context: CheckContext, operations: readonly Op
       context.report(
         "SF181",
         candidate.path,
-        `the example of ${op.method} ${op.path} (${op.operationId}) does not match its response schema (at ${where}: ${what}); ` +
+        `the example of ${op.method} ${op.path} (${op.operationId}) does not match its response schema ` +
+          `(at ${where}: ${what}); ` +
           "the mock answers with a valid example or a sample of the schema instead (fix the example to have it served)",
         "warning",
       );

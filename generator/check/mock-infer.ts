@@ -16,7 +16,15 @@ import type { Json, RefResolver } from "../refs.js";
 import { lean } from "./operations.js";
 import { inferErrors } from "./mock-errors.js";
 import { envelopeTemplate, listShape } from "./mock-lists.js";
-import { idNames, parentFieldOf, recordPath, restResources, restRoles, type RestResource, type RestRole } from "./mock-rest.js";
+import {
+  idNames,
+  parentFieldOf,
+  recordPath,
+  restResources,
+  restRoles,
+  type RestResource,
+  type RestRole,
+} from "./mock-rest.js";
 import { objectView, propertyNamed, type Accepts } from "./mock-schema.js";
 
 /** What the mock does for one operation, in words. */
@@ -50,8 +58,13 @@ export interface MockExplain {
 }
 
 export function pagingLabel(p: PagingSpec): string {
-  if (p.style === "token") return `cursor ${p.tokenParam} ← ${p.tokenField}${p.sizeParam ? `, size ${p.sizeParam}` : ""}`;
-  if (p.style === "page") return `page ${p.pageParam}${p.sizeParam ? `/${p.sizeParam}` : ""} (from ${p.firstPage}${p.maxSize ? `, at most ${p.maxSize}` : ""})`;
+  if (p.style === "token") {
+    return `cursor ${p.tokenParam} ← ${p.tokenField}${p.sizeParam ? `, size ${p.sizeParam}` : ""}`;
+  }
+  if (p.style === "page") {
+    const size = p.sizeParam ? `/${p.sizeParam}` : "";
+    return `page ${p.pageParam}${size} (from ${p.firstPage}${p.maxSize ? `, at most ${p.maxSize}` : ""})`;
+  }
   return `offset ${p.offsetParam}/${p.limitParam} (at most ${p.maxLimit})`;
 }
 
@@ -75,8 +88,14 @@ interface Inference {
   shipped: (schema: unknown) => unknown;
 }
 
-/** Infers the mock of a spec without `x-stepforge.mock`, setting each operation's `mock.mock` and (undeclared) `paging`. */
-export function inferMock(refs: RefResolver, doc: Json, extension: ServiceExtension, operations: OperationModel[], accepts: Accepts): InferredMock {
+/** Infers the mock of a spec without `x-stepforge.mock`; sets each operation's `mock.mock` and undeclared `paging`. */
+export function inferMock(
+  refs: RefResolver,
+  doc: Json,
+  extension: ServiceExtension,
+  operations: OperationModel[],
+  accepts: Accepts,
+): InferredMock {
   const inference: Inference = { refs, doc, accepts, shipped: (s) => lean(refs.inlineOutside(s)) };
   const open = operations.filter((op) => op.mock.mock === undefined);
   const roles = restRoles(refs, open);
@@ -127,7 +146,12 @@ export function inferMock(refs: RefResolver, doc: Json, extension: ServiceExtens
 
 /** The explanation of a declared mock: each operation's declared action, nothing inferred. */
 export function declaredExplain(extension: ServiceExtension, operations: readonly OperationModel[]): MockExplain {
-  return { inferred: false, auth: authLabel(extension).replace(/; any well-formed.*$/, ""), errors: [], operations: operations.map(exampleRow) };
+  return {
+    inferred: false,
+    auth: authLabel(extension).replace(/; any well-formed.*$/, ""),
+    errors: [],
+    operations: operations.map(exampleRow),
+  };
 }
 
 function exampleRow(op: OperationModel): MockExplainOperation {
@@ -143,14 +167,25 @@ function exampleRow(op: OperationModel): MockExplainOperation {
   };
 }
 
-/** Sets one operation's mock from its role; undefined when the answer does not fit the role (it then answers its example). */
-function operationMock(inference: Inference, role: RestRole, resource: RestResource, all: readonly RestResource[]): MockExplainOperation | undefined {
+/** Sets one operation's mock from its role; undefined when its answer does not fit the role (then: its example). */
+function operationMock(
+  inference: Inference,
+  role: RestRole,
+  resource: RestResource,
+  all: readonly RestResource[],
+): MockExplainOperation | undefined {
   const { refs, doc } = inference;
   const op = role.op;
   const names = idNames(resource.segment, role.idParam);
   const view = objectView(refs, resource.recordSchema);
   const m: Json = { action: role.action, resource: resource.name };
-  const row: MockExplainOperation = { operationId: op.operationId, method: op.method, path: op.path, action: role.action, resource: resource.name };
+  const row: MockExplainOperation = {
+    operationId: op.operationId,
+    method: op.method,
+    path: op.path,
+    action: role.action,
+    resource: resource.name,
+  };
   if (role.idParam !== undefined) {
     const key = view ? propertyNamed(view, [role.idParam]) : undefined;
     m.id = `{path.${role.idParam}}`;
@@ -163,20 +198,34 @@ function operationMock(inference: Inference, role: RestRole, resource: RestResou
     m.parentField = field;
     row.parent = `path ${role.parent.param} → ${field}`;
     const owner = all.find((r) => r.segment === role.parent!.segment);
-    if (owner && owner !== resource) m.refs = { parent: { resource: owner.name, id: `{path.${role.parent.param}}`, missing: "notFound", field: role.parent.param } };
+    if (owner && owner !== resource)
+      m.refs = {
+        parent: {
+          resource: owner.name,
+          id: `{path.${role.parent.param}}`,
+          missing: "notFound",
+          field: role.parent.param,
+        },
+      };
   }
   if (role.merge) m.merge = role.merge;
   if (role.action === "list") {
     const shape = listShape(refs, op, resource.recordSchema, resource.idField);
     if (!shape) return undefined;
     if (shape.itemsField !== ".") {
-      m.respond = envelopeTemplate(doc, op.success.schema, { ...shape.fills, [shape.itemsField]: "{items}" }, `list:${op.operationId}`);
+      m.respond = envelopeTemplate(
+        doc,
+        op.success.schema,
+        { ...shape.fills, [shape.itemsField]: "{items}" },
+        `list:${op.operationId}`,
+      );
     }
     const paging = op.paging ?? shape.paging;
     if (!op.paging && shape.paging) op.paging = shape.paging;
     if (shape.pageSize && paging) m.pageSize = shape.pageSize;
     const fills = Object.entries(shape.fills).map(([path, value]) => `${path} ← ${value.slice(1, -1)}`);
-    row.envelope = shape.itemsField === "." ? "a bare array of records" : [`records in ${shape.itemsField}`, ...fills].join("; ");
+    row.envelope =
+      shape.itemsField === "." ? "a bare array of records" : [`records in ${shape.itemsField}`, ...fills].join("; ");
     if (paging) row.paging = pagingLabel(paging);
   } else {
     const at = recordPath(refs, op.success.schema, resource.recordSchema, names);

@@ -19,7 +19,17 @@ import type { MockPageSize } from "../../runtime/mock/model.js";
 import { pointerResolver, sampleFromSchema } from "../../runtime/mock/sample.js";
 import type { OperationModel, ParameterModel } from "../model.js";
 import type { Json, RefResolver } from "../refs.js";
-import { arrayItems, findField, norm, objectView, propertyNamed, resolved, sameSchema, typesOf, type ObjectView } from "./mock-schema.js";
+import {
+  arrayItems,
+  findField,
+  norm,
+  objectView,
+  propertyNamed,
+  resolved,
+  sameSchema,
+  typesOf,
+  type ObjectView,
+} from "./mock-schema.js";
 
 export interface ListShape {
   /** Dotted path of the records in the answer; `.` for a bare array. */
@@ -32,15 +42,88 @@ export interface ListShape {
   fills: Record<string, string>;
 }
 
-const ITEM_NAMES = ["items", "data", "results", "records", "entries", "values", "list", "content", "elements", "hits", "rows", "objects", "collection", "nodes"];
+const ITEM_NAMES = [
+  "items",
+  "data",
+  "results",
+  "records",
+  "entries",
+  "values",
+  "list",
+  "content",
+  "elements",
+  "hits",
+  "rows",
+  "objects",
+  "collection",
+  "nodes",
+];
 const OFFSET_PARAMS = ["offset", "skip", "start", "startIndex", "from"];
 const PAGE_PARAMS = ["page", "pageNumber", "page_num", "pageNo", "pageIndex"];
-const SIZE_PARAMS = ["per_page", "perPage", "page_size", "pageSize", "limit", "size", "count", "page_limit", "max_results", "maxResults", "number", "top", "take", "max"];
-const CURSOR_PARAMS = ["cursor", "page_token", "pageToken", "next", "next_cursor", "nextPageToken", "after", "starting_after", "continuation", "continuationToken", "marker", "page_cursor", "start_cursor", "token"];
-const TOTALS = ["total", "total_count", "totalCount", "total_results", "totalResults", "total_items", "totalItems", "total_records", "total_size", "totalElements", "total_entries", "count"];
+const SIZE_PARAMS = [
+  "per_page",
+  "perPage",
+  "page_size",
+  "pageSize",
+  "limit",
+  "size",
+  "count",
+  "page_limit",
+  "max_results",
+  "maxResults",
+  "number",
+  "top",
+  "take",
+  "max",
+];
+const CURSOR_PARAMS = [
+  "cursor",
+  "page_token",
+  "pageToken",
+  "next",
+  "next_cursor",
+  "nextPageToken",
+  "after",
+  "starting_after",
+  "continuation",
+  "continuationToken",
+  "marker",
+  "page_cursor",
+  "start_cursor",
+  "token",
+];
+const TOTALS = [
+  "total",
+  "total_count",
+  "totalCount",
+  "total_results",
+  "totalResults",
+  "total_items",
+  "totalItems",
+  "total_records",
+  "total_size",
+  "totalElements",
+  "total_entries",
+  "count",
+];
 const TOTAL_PAGES = ["total_pages", "totalPages", "pages", "page_count", "pageCount", "num_pages", "last_page"];
 const MORE = ["has_more", "hasMore", "more", "has_next", "hasNext", "has_next_page", "hasNextPage", "more_pages"];
-const NEXT_TOKEN = ["next_cursor", "nextCursor", "next_page_token", "nextPageToken", "next_token", "nextToken", "cursor", "continuation", "continuation_token", "end_cursor", "endCursor", "next_marker", "nextMarker", "next"];
+const NEXT_TOKEN = [
+  "next_cursor",
+  "nextCursor",
+  "next_page_token",
+  "nextPageToken",
+  "next_token",
+  "nextToken",
+  "cursor",
+  "continuation",
+  "continuation_token",
+  "end_cursor",
+  "endCursor",
+  "next_marker",
+  "nextMarker",
+  "next",
+];
 const NEXT_PAGE = ["next_page", "nextPage", "next"];
 const NEXT_LINK = ["next", "next_url", "nextUrl", "next_link", "nextLink", "next_page_url", "nextPageUrl"];
 const PAGE_NUMBER = ["page", "current_page", "currentPage", "page_number", "pageNumber"];
@@ -57,14 +140,20 @@ const param = (op: OperationModel, names: readonly string[]): ParameterModel | u
 };
 
 /** The records of a list answer (see the module's comment); undefined when it has none. */
-function recordsOf(refs: RefResolver, schema: unknown, record: unknown, idField: string | undefined): { itemsField: string; itemsSchema: unknown; view?: ObjectView } | undefined {
+function recordsOf(
+  refs: RefResolver,
+  schema: unknown,
+  record: unknown,
+  idField: string | undefined,
+): { itemsField: string; itemsSchema: unknown; view?: ObjectView } | undefined {
   const bare = arrayItems(refs, schema);
   if (bare !== undefined) return { itemsField: ".", itemsSchema: bare };
   const view = objectView(refs, schema);
   if (!view) return undefined;
   const arrays = [...view.properties].filter(([, s]) => arrayItems(refs, s) !== undefined);
   const isRecord = (items: unknown) =>
-    (record !== undefined && sameSchema(refs, items, record)) || (idField !== undefined && objectView(refs, items)?.properties.has(idField) === true);
+    (record !== undefined && sameSchema(refs, items, record)) ||
+    (idField !== undefined && objectView(refs, items)?.properties.has(idField) === true);
   const chosen =
     arrays.find(([, s]) => isRecord(arrayItems(refs, s))) ??
     arrays.find(([name]) => propertyNamed({ ...view, properties: new Map([[name, 0]]) }, ITEM_NAMES) !== undefined) ??
@@ -74,18 +163,25 @@ function recordsOf(refs: RefResolver, schema: unknown, record: unknown, idField:
 
 const isNumeric = (refs: RefResolver, s: unknown) => typesOf(refs, s).some((t) => t === "integer" || t === "number");
 const isText = (refs: RefResolver, s: unknown) => typesOf(refs, s).includes("string");
-const isLink = (refs: RefResolver, s: unknown) => isText(refs, s) && ["uri", "url", "uri-reference"].includes(String(resolved(refs, s).format));
+const isLink = (refs: RefResolver, s: unknown) =>
+  isText(refs, s) && ["uri", "url", "uri-reference"].includes(String(resolved(refs, s).format));
 const isFlag = (refs: RefResolver, s: unknown) => typesOf(refs, s).includes("boolean");
 const nullable = (refs: RefResolver, s: unknown) => typesOf(refs, s).includes("null");
 const numberOf = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 
 /** The list shape of a GET operation, or undefined when its answer holds no list of records. */
-export function listShape(refs: RefResolver, op: OperationModel, record: unknown, idField: string | undefined): ListShape | undefined {
+export function listShape(
+  refs: RefResolver,
+  op: OperationModel,
+  record: unknown,
+  idField: string | undefined,
+): ListShape | undefined {
   const found = recordsOf(refs, op.success.schema, record, idField);
   if (!found) return undefined;
   const { itemsField, itemsSchema, view } = found;
   const fills: Record<string, string> = {};
-  const field = (names: readonly string[], accept: (s: unknown) => boolean) => (view ? findField(refs, view, names, accept) : undefined);
+  const field = (names: readonly string[], accept: (s: unknown) => boolean) =>
+    view ? findField(refs, view, names, accept) : undefined;
   /** A placeholder that may be missing on the last page: its null or "" form when the field is required. */
   const optional = (path: string, schema: unknown, name: string, orEmpty: boolean) => {
     const required = view !== undefined && requiredAt(refs, view, path);
@@ -96,10 +192,13 @@ export function listShape(refs: RefResolver, op: OperationModel, record: unknown
   const size = param(op, SIZE_PARAMS);
   const maxSize = numberOf(size && resolved(refs, size.schema).maximum);
   const sizeDefault = numberOf(size && resolved(refs, size.schema).default);
-  const pageSize = size ? { default: Math.min(sizeDefault ?? Math.min(maxSize ?? 100, 100), maxSize ?? Infinity), max: maxSize ?? 1000 } : undefined;
+  const pageSize = size
+    ? { default: Math.min(sizeDefault ?? Math.min(maxSize ?? 100, 100), maxSize ?? Infinity), max: maxSize ?? 1000 }
+    : undefined;
   const total = field(TOTALS, (s) => isNumeric(refs, s));
   if (total) fills[total.path] = "{page.total}";
-  const count = view && total && total.path !== "count" ? findField(refs, view, ["count"], (s) => isNumeric(refs, s)) : undefined;
+  const count =
+    view && total && total.path !== "count" ? findField(refs, view, ["count"], (s) => isNumeric(refs, s)) : undefined;
   if (count) fills[count.path] = "{page.count}";
   const more = field(MORE, (s) => isFlag(refs, s));
   if (more) fills[more.path] = "{page.more}";
@@ -110,7 +209,14 @@ export function listShape(refs: RefResolver, op: OperationModel, record: unknown
   const page = param(op, PAGE_PARAMS);
   const cursor = param(op, CURSOR_PARAMS);
   if (offset && size) {
-    paging = { style: "offset", offsetParam: offset.name, limitParam: size.name, itemsField, maxLimit: maxSize ?? sizeDefault ?? 100, ...(total ? { totalField: total.path } : {}) };
+    paging = {
+      style: "offset",
+      offsetParam: offset.name,
+      limitParam: size.name,
+      itemsField,
+      maxLimit: maxSize ?? sizeDefault ?? 100,
+      ...(total ? { totalField: total.path } : {}),
+    };
     const at = field(OFFSET, (s) => isNumeric(refs, s));
     if (at) fills[at.path] = "{page.offset}";
   } else if (page && typesOf(refs, page.schema).some((t) => t === "integer" || t === "number")) {
@@ -137,7 +243,14 @@ export function listShape(refs: RefResolver, op: OperationModel, record: unknown
   } else if (cursor) {
     const next = field(NEXT_TOKEN, (s) => isText(refs, s) && !isLink(refs, s));
     if (next) {
-      paging = { style: "token", tokenParam: cursor.name, tokenField: next.path, itemsField, ...(size ? { sizeParam: size.name } : {}), ...(more ? { moreField: more.path } : {}) };
+      paging = {
+        style: "token",
+        tokenParam: cursor.name,
+        tokenField: next.path,
+        itemsField,
+        ...(size ? { sizeParam: size.name } : {}),
+        ...(more ? { moreField: more.path } : {}),
+      };
       const nextFill = optional(next.path, next.schema, "nextToken", true);
       if (nextFill) fills[next.path] = nextFill;
     }
@@ -167,7 +280,8 @@ const PLACEHOLDER = /\{[A-Za-z_$][\w$.\-[\]]*\}/g;
 function literal(value: unknown): unknown {
   if (typeof value === "string") return value.replace(PLACEHOLDER, (m) => `(${m.slice(1, -1)})`);
   if (Array.isArray(value)) return value.map(literal);
-  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, literal(v)]));
+  if (value !== null && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, literal(v)]));
   return value;
 }
 
@@ -175,8 +289,15 @@ function literal(value: unknown): unknown {
  * A response template: a sample of `schema` (the spec's valid example when given) with each of
  * `fills` (dotted path → placeholder) written in. Sampled from the whole document, seeded by `seed`.
  */
-export function envelopeTemplate(doc: Json, schema: unknown, fills: Record<string, string>, seed: string, base?: unknown): unknown {
-  const sample = base !== undefined ? structuredClone(base) : sampleFromSchema(schema, { seed, resolve: pointerResolver(doc) });
+export function envelopeTemplate(
+  doc: Json,
+  schema: unknown,
+  fills: Record<string, string>,
+  seed: string,
+  base?: unknown,
+): unknown {
+  const sample =
+    base !== undefined ? structuredClone(base) : sampleFromSchema(schema, { seed, resolve: pointerResolver(doc) });
   const out = literal(sample);
   const paths = Object.entries(fills);
   if (paths.some(([p]) => p === "." || p === "")) return fills["."] ?? fills[""];
@@ -186,7 +307,10 @@ export function envelopeTemplate(doc: Json, schema: unknown, fills: Record<strin
     let node = root;
     for (const key of keys.slice(0, -1)) {
       const next = node[key];
-      node = next !== null && typeof next === "object" && !Array.isArray(next) ? (next as Record<string, unknown>) : (node[key] = {});
+      node =
+        next !== null && typeof next === "object" && !Array.isArray(next)
+          ? (next as Record<string, unknown>)
+          : (node[key] = {});
     }
     node[keys.at(-1)!] = placeholder;
   }

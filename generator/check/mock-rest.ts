@@ -20,7 +20,17 @@
 import type { MockIdFormat } from "../../runtime/mock/model.js";
 import type { OperationModel } from "../model.js";
 import type { RefResolver } from "../refs.js";
-import { norm, objectView, propertyNamed, resolved, sameSchema, singular, typesOf, type Accepts, type ObjectView } from "./mock-schema.js";
+import {
+  norm,
+  objectView,
+  propertyNamed,
+  resolved,
+  sameSchema,
+  singular,
+  typesOf,
+  type Accepts,
+  type ObjectView,
+} from "./mock-schema.js";
 
 export type RestAction = "create" | "read" | "update" | "delete" | "list";
 
@@ -84,7 +94,13 @@ export function restRoles(refs: RefResolver, operations: readonly OperationModel
     const last = segments.at(-1);
     let collection: Segment[];
     let idParam: string | undefined;
-    if (last && "param" in last && segments.at(-2) && "literal" in segments.at(-2)! && !choosesValue(refs, op, last.param)) {
+    if (
+      last &&
+      "param" in last &&
+      segments.at(-2) &&
+      "literal" in segments.at(-2)! &&
+      !choosesValue(refs, op, last.param)
+    ) {
       collection = segments.slice(0, -1);
       idParam = last.param;
     } else if (last && "literal" in last) collection = segments;
@@ -93,7 +109,12 @@ export function restRoles(refs: RefResolver, operations: readonly OperationModel
     const parentAt = collection.length >= 2 ? collection.at(-2) : undefined;
     const parentSegment = collection.length >= 3 ? collection.at(-3) : undefined;
     const parent =
-      parentAt && "param" in parentAt ? { param: parentAt.param, segment: parentSegment && "literal" in parentSegment ? parentSegment.literal : parentAt.param } : undefined;
+      parentAt && "param" in parentAt
+        ? {
+            param: parentAt.param,
+            segment: parentSegment && "literal" in parentSegment ? parentSegment.literal : parentAt.param,
+          }
+        : undefined;
     const method = op.method;
     let action: RestAction | undefined;
     let merge: RestRole["merge"];
@@ -114,14 +135,22 @@ const RECORD_WRAPPERS = ["data", "item", "result", "record", "resource", "object
  * Where the record is in an answer's schema: `""` when the answer is one (it has an id-like
  * field, or is the record's own schema), a property name when it wraps one (`{data: Book}`).
  */
-export function recordPath(refs: RefResolver, schema: unknown, record: unknown, idNames: readonly string[]): string | undefined {
+export function recordPath(
+  refs: RefResolver,
+  schema: unknown,
+  record: unknown,
+  idNames: readonly string[],
+): string | undefined {
   if (schema === undefined) return undefined;
   if (record !== undefined && sameSchema(refs, schema, record)) return "";
   const view = objectView(refs, schema);
   if (!view) return undefined;
   if (propertyNamed(view, idNames) !== undefined) return "";
   const wrappers = [...RECORD_WRAPPERS, ...idNames.slice(1)];
-  const candidates = view.properties.size === 1 ? [...view.properties.keys()] : [propertyNamed(view, wrappers)].filter((n): n is string => n !== undefined);
+  const candidates =
+    view.properties.size === 1
+      ? [...view.properties.keys()]
+      : [propertyNamed(view, wrappers)].filter((n): n is string => n !== undefined);
   for (const name of candidates) {
     const inner = view.properties.get(name);
     if (record !== undefined && sameSchema(refs, inner, record)) return name;
@@ -142,8 +171,28 @@ export function schemaAt(refs: RefResolver, schema: unknown, path: string): unkn
   return path === "" ? schema : objectView(refs, schema)?.properties.get(path);
 }
 
-const CREATED = ["createdAt", "created", "dateCreated", "creationDate", "createdOn", "createTime", "createdTime", "insertedAt"];
-const UPDATED = ["updatedAt", "updated", "modifiedAt", "modified", "lastModified", "dateUpdated", "dateModified", "updatedOn", "updateTime", "lastUpdated"];
+const CREATED = [
+  "createdAt",
+  "created",
+  "dateCreated",
+  "creationDate",
+  "createdOn",
+  "createTime",
+  "createdTime",
+  "insertedAt",
+];
+const UPDATED = [
+  "updatedAt",
+  "updated",
+  "modifiedAt",
+  "modified",
+  "lastModified",
+  "dateUpdated",
+  "dateModified",
+  "updatedOn",
+  "updateTime",
+  "lastUpdated",
+];
 
 /** A date-time field named for when the record was created or changed, set by the mock then. */
 function timeField(refs: RefResolver, view: ObjectView, names: readonly string[]): string | undefined {
@@ -161,8 +210,12 @@ export function restResources(refs: RefResolver, roles: readonly RestRole[], acc
   for (const [name, group] of byName) {
     if (!group.some((r) => r.action === "create")) continue;
     // The top-level item path names the record most plainly (`/cards/{id}`, not `/boards/{id}/cards/{idCard}`).
-    const itemRole = group.find((r) => r.idParam !== undefined && !r.parent) ?? group.find((r) => r.idParam !== undefined);
-    const segment = segmentsOf(group[0]!.op.path).filter((s): s is { literal: string } => "literal" in s).at(-1)?.literal ?? name;
+    const itemRole =
+      group.find((r) => r.idParam !== undefined && !r.parent) ?? group.find((r) => r.idParam !== undefined);
+    const segment =
+      segmentsOf(group[0]!.op.path)
+        .filter((s): s is { literal: string } => "literal" in s)
+        .at(-1)?.literal ?? name;
     const names = idNames(segment, itemRole?.idParam);
     const record = recordSchemaOf(refs, group, names);
     if (record === undefined) continue;
@@ -171,14 +224,21 @@ export function restResources(refs: RefResolver, roles: readonly RestRole[], acc
     const idParamSchema = itemRole?.op.parameters.find((p) => p.in === "path" && p.name === itemRole.idParam)?.schema;
     const keyField = itemRole?.idParam !== undefined ? propertyNamed(view, [itemRole.idParam]) : undefined;
     // The path parameter names the id unless it names another field of the record.
-    const idSchemas = [view.properties.get(idField), keyField === undefined || keyField === idField ? idParamSchema : undefined];
+    const idSchemas = [
+      view.properties.get(idField),
+      keyField === undefined || keyField === idField ? idParamSchema : undefined,
+    ];
     out.push({
       name,
       segment,
       roles: group,
       recordSchema: record,
       idField,
-      id: idFormat(refs, idSchemas.filter((s) => s !== undefined), accepts),
+      id: idFormat(
+        refs,
+        idSchemas.filter((s) => s !== undefined),
+        accepts,
+      ),
       createdField: timeField(refs, view, CREATED),
       updatedField: timeField(refs, view, UPDATED),
     });
@@ -212,13 +272,18 @@ const ID_FORMATS: Array<{ format: MockIdFormat; sample: string }> = [
 /** How new ids look: integers for a numeric id, else the first string format every id schema accepts. */
 function idFormat(refs: RefResolver, schemas: unknown[], accepts: Accepts): MockIdFormat {
   const types = schemas.flatMap((s) => typesOf(refs, s));
-  if ((types.includes("integer") || types.includes("number")) && !types.includes("string")) return { format: "integer", start: 1 };
+  if ((types.includes("integer") || types.includes("number")) && !types.includes("string"))
+    return { format: "integer", start: 1 };
   const fits = ID_FORMATS.find(({ sample }) => schemas.every((s) => accepts(s, sample)));
   return (fits ?? ID_FORMATS[0]!).format;
 }
 
-/** The record field keeping a parent's id: one the record has (`shelfId`, `shelf_id`, `idShelf`, `shelf`), else the parameter's name. */
-export function parentFieldOf(view: ObjectView | undefined, parent: { param: string; segment: string }, idField: string): string {
+/** The record field keeping a parent's id: one the record has (`shelfId`, `shelf_id`, `idShelf`), else the param's. */
+export function parentFieldOf(
+  view: ObjectView | undefined,
+  parent: { param: string; segment: string },
+  idField: string,
+): string {
   const one = singular(parent.segment);
   const candidates = [parent.param, `${one}Id`, `${one}_id`, `id${one}`].filter((n) => norm(n) !== norm(idField));
   const named = view && propertyNamed(view, candidates);

@@ -46,7 +46,8 @@ export function refOf(refs: RefResolver, schema: unknown): string | undefined {
 /** The type names a schema allows (`nullable` and `type: [x, null]` included); empty when it gives none. */
 export function typesOf(refs: RefResolver, schema: unknown): string[] {
   const s = resolved(refs, schema);
-  const types = typeof s.type === "string" ? [s.type] : asArray(s.type).filter((t): t is string => typeof t === "string");
+  const types =
+    typeof s.type === "string" ? [s.type] : asArray(s.type).filter((t): t is string => typeof t === "string");
   if (types.length === 0 && Array.isArray(s.allOf)) return [...new Set(s.allOf.flatMap((m) => typesOf(refs, m)))];
   if (s.nullable === true && !types.includes("null")) types.push("null");
   return types;
@@ -63,7 +64,8 @@ export function objectView(refs: RefResolver, schema: unknown): ObjectView | und
     seen.add(s);
     const props = asObject(s.properties);
     if (props || s.type === "object" || (Array.isArray(s.type) && s.type.includes("object"))) objectish = true;
-    for (const [name, sub] of Object.entries(props ?? {})) if (!view.properties.has(name)) view.properties.set(name, sub);
+    for (const [name, sub] of Object.entries(props ?? {}))
+      if (!view.properties.has(name)) view.properties.set(name, sub);
     for (const name of asArray(s.required)) if (typeof name === "string") view.required.add(name);
     if (s.additionalProperties === false) view.closed = true;
     for (const member of asArray(s.allOf)) visit(member, depth + 1);
@@ -75,7 +77,10 @@ export function objectView(refs: RefResolver, schema: unknown): ObjectView | und
 /** The item schema of an array schema; undefined when the schema is not an array's. */
 export function arrayItems(refs: RefResolver, schema: unknown): unknown {
   const s = resolved(refs, schema);
-  const isArray = s.type === "array" || (Array.isArray(s.type) && s.type.includes("array")) || (s.type === undefined && s.items !== undefined);
+  const isArray =
+    s.type === "array" ||
+    (Array.isArray(s.type) && s.type.includes("array")) ||
+    (s.type === undefined && s.items !== undefined);
   if (!isArray) return undefined;
   return s.items ?? {};
 }
@@ -93,15 +98,23 @@ export function propertyNamed(view: ObjectView, names: readonly string[]): strin
 /** Objects APIs keep paging fields in, searched one level down after the top. */
 const CONTAINERS = ["meta", "pagination", "paging", "pageinfo", "page", "links", "cursor", "metadata", "info"];
 
-/** A field named one of `names` at the top of `view` or one level into a container object: its dotted path and schema. */
-export function findField(refs: RefResolver, view: ObjectView, names: readonly string[], accept: (schema: unknown) => boolean = () => true): { path: string; schema: unknown } | undefined {
+/** A field named one of `names` at the top of `view` or one level into a container: its dotted path and schema. */
+export function findField(
+  refs: RefResolver,
+  view: ObjectView,
+  names: readonly string[],
+  accept: (schema: unknown) => boolean = () => true,
+): { path: string; schema: unknown } | undefined {
   const top = propertyNamed({ ...view, properties: new Map([...view.properties].filter(([, s]) => accept(s))) }, names);
   if (top !== undefined) return { path: top, schema: view.properties.get(top) };
   for (const [name, sub] of view.properties) {
     if (!CONTAINERS.includes(norm(name))) continue;
     const inner = objectView(refs, sub);
     if (!inner) continue;
-    const found = propertyNamed({ ...inner, properties: new Map([...inner.properties].filter(([, s]) => accept(s))) }, names);
+    const found = propertyNamed(
+      { ...inner, properties: new Map([...inner.properties].filter(([, s]) => accept(s))) },
+      names,
+    );
     if (found !== undefined) return { path: `${name}.${found}`, schema: inner.properties.get(found) };
   }
   return undefined;

@@ -32,12 +32,16 @@ export async function* iteratePageNumbers(
   const baseQuery = { ...(init.params?.query ?? {}) };
   const maxPages = options.maxPages ?? Infinity;
   const maxItems = options.maxItems ?? Infinity;
-  const givenSize = options.pageSize ?? (paging.sizeParam && baseQuery[paging.sizeParam] !== undefined ? Number(baseQuery[paging.sizeParam]) : undefined);
+  const givenSize =
+    options.pageSize ??
+    (paging.sizeParam && baseQuery[paging.sizeParam] !== undefined ? Number(baseQuery[paging.sizeParam]) : undefined);
   const wanted = givenSize ?? paging.maxSize;
   const size = wanted === undefined ? undefined : Math.max(1, Math.min(paging.maxSize ?? Infinity, Math.floor(wanted)));
   const start = baseQuery[paging.pageParam] !== undefined ? Number(baseQuery[paging.pageParam]) : paging.firstPage;
   if (!Number.isInteger(start) || start < paging.firstPage) {
-    throw new RangeError(`${op.operationId}: the page parameter "${paging.pageParam}" must be a whole number ≥ ${paging.firstPage}`);
+    throw new RangeError(
+      `${op.operationId}: the page parameter "${paging.pageParam}" must be a whole number ≥ ${paging.firstPage}`,
+    );
   }
   let page = start;
   let pages = 0;

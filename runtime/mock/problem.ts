@@ -52,24 +52,34 @@ export class ProblemFinder {
     }
     const types = typeof k.type === "string" ? [k.type] : Array.isArray(k.type) ? (k.type as string[]) : undefined;
     if (types && !typeFits(types, v)) return here(`must be ${types.join(" or ")}`);
-    if (Array.isArray(k.enum) && !k.enum.some((x) => this.checker.conforms({ const: x }, v))) return here("must be equal to one of the allowed values");
-    if (Object.hasOwn(k, "const") && !this.checker.conforms({ const: k.const }, v)) return here("must be equal to constant");
+    if (Array.isArray(k.enum) && !k.enum.some((x) => this.checker.conforms({ const: x }, v)))
+      return here("must be equal to one of the allowed values");
+    if (Object.hasOwn(k, "const") && !this.checker.conforms({ const: k.const }, v))
+      return here("must be equal to constant");
     if (depth < 32 && isObject(v)) {
       for (const name of Array.isArray(k.required) ? k.required : []) {
-        if (typeof name === "string" && !Object.hasOwn(v, name)) return { at: join(name), message: `must have required property '${name}'` };
+        if (typeof name === "string" && !Object.hasOwn(v, name))
+          return { at: join(name), message: `must have required property '${name}'` };
       }
       const props = isObject(k.properties) ? k.properties : {};
       for (const [key, value] of Object.entries(v)) {
-        if (Object.hasOwn(props, key) && !this.checker.conforms(props[key], value)) return this.walk(props[key], value, join(key), depth + 1);
+        if (Object.hasOwn(props, key) && !this.checker.conforms(props[key], value))
+          return this.walk(props[key], value, join(key), depth + 1);
         if (k.closedKeys && !k.closedKeys.has(key)) return here(`must NOT have additional property '${key}'`);
-        if (!Object.hasOwn(props, key) && isObject(k.additionalProperties) && !this.checker.conforms(k.additionalProperties, value)) {
+        if (
+          !Object.hasOwn(props, key) &&
+          isObject(k.additionalProperties) &&
+          !this.checker.conforms(k.additionalProperties, value)
+        ) {
           return this.walk(k.additionalProperties, value, join(key), depth + 1);
         }
       }
     }
     if (depth < 32 && Array.isArray(v)) {
-      if (typeof k.minItems === "number" && v.length < k.minItems) return here(`must NOT have fewer than ${k.minItems} items`);
-      if (typeof k.maxItems === "number" && v.length > k.maxItems) return here(`must NOT have more than ${k.maxItems} items`);
+      if (typeof k.minItems === "number" && v.length < k.minItems)
+        return here(`must NOT have fewer than ${k.minItems} items`);
+      if (typeof k.maxItems === "number" && v.length > k.maxItems)
+        return here(`must NOT have more than ${k.maxItems} items`);
       const prefix = Array.isArray(k.prefixItems) ? k.prefixItems : [];
       for (const [i, item] of v.entries()) {
         const sub = i < prefix.length ? prefix[i] : k.items;
@@ -77,12 +87,20 @@ export class ProblemFinder {
       }
     }
     if (typeof v === "string") {
-      if (typeof k.minLength === "number" && [...v].length < k.minLength) return here(`must NOT have fewer than ${k.minLength} characters`);
-      if (typeof k.maxLength === "number" && [...v].length > k.maxLength) return here(`must NOT have more than ${k.maxLength} characters`);
+      if (typeof k.minLength === "number" && [...v].length < k.minLength)
+        return here(`must NOT have fewer than ${k.minLength} characters`);
+      if (typeof k.maxLength === "number" && [...v].length > k.maxLength)
+        return here(`must NOT have more than ${k.maxLength} characters`);
       if (typeof k.pattern === "string") return here(`must match pattern "${k.pattern}"`);
       if (typeof k.format === "string") return here(`must match format "${k.format}"`);
     }
-    if (typeof v === "number" && (k.minimum !== undefined || k.maximum !== undefined || k.exclusiveMinimum !== undefined || k.exclusiveMaximum !== undefined)) {
+    if (
+      typeof v === "number" &&
+      (k.minimum !== undefined ||
+        k.maximum !== undefined ||
+        k.exclusiveMinimum !== undefined ||
+        k.exclusiveMaximum !== undefined)
+    ) {
       return here("is out of the allowed range");
     }
     if (Array.isArray(k.oneOf)) return here("must match exactly one schema in oneOf");

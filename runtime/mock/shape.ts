@@ -52,7 +52,9 @@ export function recordView(schema: unknown, resolve: (ref: string) => unknown): 
       const known = view.properties.get(name);
       view.properties.set(name, known === undefined ? sub : { allOf: [known, sub] });
     }
-    if (Array.isArray(node.required)) for (const name of node.required) if (typeof name === "string" && !view.required.includes(name)) view.required.push(name);
+    if (Array.isArray(node.required))
+      for (const name of node.required)
+        if (typeof name === "string" && !view.required.includes(name)) view.required.push(name);
     if (node.additionalProperties === false) {
       const declared = new Set(Object.keys(properties));
       view.closed = view.closed ? new Set([...view.closed].filter((k) => declared.has(k))) : declared;
@@ -121,11 +123,21 @@ export class RecordShaper {
       }
     }
     const types = isNode(node) ? (typesOf(node) ?? []) : [];
-    if (typeof value === "string" && (types.includes("integer") || types.includes("number")) && !types.includes("string")) {
+    if (
+      typeof value === "string" &&
+      (types.includes("integer") || types.includes("number")) &&
+      !types.includes("string")
+    ) {
       const n = Number(value);
       if (value.trim() !== "" && Number.isFinite(n)) return n;
     }
-    if (typeof value === "number" && types.includes("string") && !types.includes("number") && !types.includes("integer")) return String(value);
+    if (
+      typeof value === "number" &&
+      types.includes("string") &&
+      !types.includes("number") &&
+      !types.includes("integer")
+    )
+      return String(value);
     return value;
   }
 }

@@ -28,7 +28,12 @@ export async function generateSpec(specFile: string, label: string, serviceId?: 
   const root = packageRoot();
   const out = join(root, "test", ".tmp", `${label}-${process.pid}`);
   rmSync(out, { recursive: true, force: true });
-  const result = await generate({ specFiles: [specFile], outDir: out, projectRoot: root, ...(serviceId ? { serviceId } : {}) });
+  const result = await generate({
+    specFiles: [specFile],
+    outDir: out,
+    projectRoot: root,
+    ...(serviceId ? { serviceId } : {}),
+  });
   write(out, result.files, { wholeOutDir: false });
   const model = result.models[0]!;
   await loadMock(join(out, model.id, "mock.ts"));

@@ -11,11 +11,20 @@ import { RequestValidator } from "../../runtime/mock/validate.js";
 import "./register.js";
 
 function answer(engine: MockEngine, method: string, url: string, headers: Record<string, string> = {}, body?: unknown) {
-  const out = engine.handle({ method, url, headers, body: Buffer.from(body === undefined ? "" : JSON.stringify(body)) }) as Outcome;
+  const out = engine.handle({
+    method,
+    url,
+    headers,
+    body: Buffer.from(body === undefined ? "" : JSON.stringify(body)),
+  }) as Outcome;
   if (out.drop) throw new Error("dropped");
   engine.done(out);
   const text = out.reply.body.toString("utf8");
-  return { status: out.reply.status, json: text ? JSON.parse(text) : undefined, type: out.reply.headers["content-type"] };
+  return {
+    status: out.reply.status,
+    json: text ? JSON.parse(text) : undefined,
+    type: out.reply.headers["content-type"],
+  };
 }
 
 describe("the page-token answer", () => {
@@ -24,12 +33,21 @@ describe("the page-token answer", () => {
     const op = Object.values(marketo.operations).find((o) => o.mock?.action === "pageToken")!;
     const plain: MockOperationSpec = {
       ...op,
-      success: { status: 200, contentType: "application/json", schema: { type: "object", properties: { ok: { type: "boolean" }, cursorToken: { type: "string" } } } },
+      success: {
+        status: 200,
+        contentType: "application/json",
+        schema: { type: "object", properties: { ok: { type: "boolean" }, cursorToken: { type: "string" } } },
+      },
       mock: { ...op.mock!, respond: undefined },
     };
     const definition: MockDefinition = {
       ...marketo,
-      descriptor: { ...marketo.descriptor, auth: { kind: "none" }, limits: [], operations: { [op.operationId]: marketo.descriptor.operations[op.operationId]! } },
+      descriptor: {
+        ...marketo.descriptor,
+        auth: { kind: "none" },
+        limits: [],
+        operations: { [op.operationId]: marketo.descriptor.operations[op.operationId]! },
+      },
       operations: { [op.operationId]: plain },
     };
     const engine = new MockEngine(definition, { seedData: false });
@@ -42,7 +60,13 @@ describe("the page-token answer", () => {
 
 /** A one-operation service answering its example, with the given auth and mock model settings. */
 function service(auth: MockDefinition["descriptor"]["auth"], anyCredential: boolean): MockEngine {
-  const op: MockOperationSpec = { operationId: "ping", method: "GET", path: "/ping", parameters: [], success: { status: 200, contentType: "application/json", example: { ok: true } } };
+  const op: MockOperationSpec = {
+    operationId: "ping",
+    method: "GET",
+    path: "/ping",
+    parameters: [],
+    success: { status: 200, contentType: "application/json", example: { ok: true } },
+  };
   const definition: MockDefinition = {
     descriptor: {
       id: "pings",
@@ -53,7 +77,16 @@ function service(auth: MockDefinition["descriptor"]["auth"], anyCredential: bool
       errors: { statuses: {}, codes: {} },
       operations: { ping: { operationId: "ping", method: "GET", path: "/ping", idempotent: true, limitClass: "read" } },
     } as unknown as MockDefinition["descriptor"],
-    mock: { credentials: { apiKey: "the-one-key", basicCredentials: "dTpw" }, ...(anyCredential ? { anyCredential } : {}), error: { contentType: "application/json", body: { message: "{message}" } }, answers: {}, limits: {}, envelopes: {}, pageSize: 100, resources: {} },
+    mock: {
+      credentials: { apiKey: "the-one-key", basicCredentials: "dTpw" },
+      ...(anyCredential ? { anyCredential } : {}),
+      error: { contentType: "application/json", body: { message: "{message}" } },
+      answers: {},
+      limits: {},
+      envelopes: {},
+      pageSize: 100,
+      resources: {},
+    },
     operations: { ping: op },
     components: {},
   };
@@ -61,14 +94,25 @@ function service(auth: MockDefinition["descriptor"]["auth"], anyCredential: bool
 }
 
 describe("credentials by their shape (anyCredential)", () => {
-  const apiKey = { kind: "api-key", modes: { key: [{ in: "header", name: "X-Api-Key", value: "{apiKey}" }], basic: [{ in: "header", name: "Authorization", value: "Basic {basicCredentials}" }] }, defaultMode: "key" } as const;
+  const apiKey: MockDefinition["descriptor"]["auth"] = {
+    kind: "api-key",
+    modes: {
+      key: [{ in: "header", name: "X-Api-Key", value: "{apiKey}" }],
+      basic: [{ in: "header", name: "Authorization", value: "Basic {basicCredentials}" }],
+    },
+    defaultMode: "key",
+  };
 
   it("accepts any non-empty key and any base64 user:password, refuses a missing or malformed one", () => {
     const any = service(apiKey, true);
     expect(answer(any, "GET", "/ping", { "x-api-key": "whatever-key" }).status).toBe(200);
-    expect(answer(any, "GET", "/ping", { authorization: `Basic ${Buffer.from("ann:secret").toString("base64")}` }).status).toBe(200);
+    expect(
+      answer(any, "GET", "/ping", { authorization: `Basic ${Buffer.from("ann:secret").toString("base64")}` }).status,
+    ).toBe(200);
     expect(answer(any, "GET", "/ping", { authorization: "Basic not-base64!" }).status).toBe(401);
-    expect(answer(any, "GET", "/ping", { authorization: `Basic ${Buffer.from("no-colon").toString("base64")}` }).status).toBe(401);
+    expect(
+      answer(any, "GET", "/ping", { authorization: `Basic ${Buffer.from("no-colon").toString("base64")}` }).status,
+    ).toBe(401);
     expect(answer(any, "GET", "/ping").status).toBe(401);
   });
 
@@ -81,14 +125,27 @@ describe("credentials by their shape (anyCredential)", () => {
 
 describe("page-number pages", () => {
   const pager = new Pager({ pageSize: 3 } as never);
-  const desc = { operationId: "list", method: "GET", path: "/x", idempotent: true, limitClass: "read", paging: { style: "page", pageParam: "p", sizeParam: "n", itemsField: "items", firstPage: 0 } } as const;
+  const desc = {
+    operationId: "list",
+    method: "GET",
+    path: "/x",
+    idempotent: true,
+    limitClass: "read",
+    paging: { style: "page", pageParam: "p", sizeParam: "n", itemsField: "items", firstPage: 0 },
+  } as const;
   const all = Array.from({ length: 7 }, (_, i) => ({ id: i }));
 
   it("numbers pages from firstPage, sizes them by the size parameter, and says what comes next", () => {
     const first = pager.page(desc, undefined, all, {});
-    expect(first).toMatchObject({ items: [{ id: 0 }, { id: 1 }, { id: 2 }], page: { number: 0, pages: 3, more: true, nextPage: 1, total: 7 } });
+    expect(first).toMatchObject({
+      items: [{ id: 0 }, { id: 1 }, { id: 2 }],
+      page: { number: 0, pages: 3, more: true, nextPage: 1, total: 7 },
+    });
     const last = pager.page(desc, undefined, all, { p: "3", n: "2" });
-    expect(last).toMatchObject({ items: [{ id: 6 }], page: { number: 3, limit: 2, more: false, nextPage: undefined, nextPageOrNull: null } });
+    expect(last).toMatchObject({
+      items: [{ id: 6 }],
+      page: { number: 3, limit: 2, more: false, nextPage: undefined, nextPageOrNull: null },
+    });
   });
 });
 

@@ -15,9 +15,21 @@ import { generateSpec, type GeneratedSpec } from "./generated.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const CASES = [
-  { label: "worldnews-official", file: join(ROOT, "test", "corpus", "specs", "world-news-api-openapi-3.json"), id: "worldnews" },
-  { label: "trello-official", file: join(ROOT, "test", "corpus", "specs", "trello-openapi.json"), id: "trelloofficial" },
-  { label: "petstore", file: join(ROOT, "node_modules", "@readme", "oas-examples", "3.0", "json", "petstore.json"), id: "petstore" },
+  {
+    label: "worldnews-official",
+    file: join(ROOT, "test", "corpus", "specs", "world-news-api-openapi-3.json"),
+    id: "worldnews",
+  },
+  {
+    label: "trello-official",
+    file: join(ROOT, "test", "corpus", "specs", "trello-openapi.json"),
+    id: "trelloofficial",
+  },
+  {
+    label: "petstore",
+    file: join(ROOT, "node_modules", "@readme", "oas-examples", "3.0", "json", "petstore.json"),
+    id: "petstore",
+  },
 ];
 
 interface Outcome {
@@ -29,12 +41,17 @@ interface Outcome {
 }
 
 /** Credentials in every placement of the default auth mode: any well-formed value is accepted. */
-function credentials(descriptor: ServiceDescriptor): { query: Record<string, string>; headers: Record<string, string> } {
+function credentials(descriptor: ServiceDescriptor): {
+  query: Record<string, string>;
+  headers: Record<string, string>;
+} {
   const query: Record<string, string> = {};
   const headers: Record<string, string> = {};
   if (descriptor.auth.kind !== "api-key") return { query, headers };
   for (const p of descriptor.auth.modes[descriptor.auth.defaultMode]!) {
-    const value = p.value.replace(/\{[^}]+\}/g, () => (/^basic /i.test(p.value) ? Buffer.from("user:pass").toString("base64") : "any-value-0123"));
+    const value = p.value.replace(/\{[^}]+\}/g, () =>
+      /^basic /i.test(p.value) ? Buffer.from("user:pass").toString("base64") : "any-value-0123",
+    );
     (p.in === "query" ? query : headers)[p.name] = value;
   }
   return { query, headers };
@@ -45,7 +62,9 @@ function responseSchema(doc: Record<string, unknown>, op: MockOperationSpec, sta
   const resolve = pointerResolver(doc);
   const item = (doc.paths as Record<string, Record<string, { responses?: Record<string, unknown> }>>)[op.path]!;
   const responses = item[op.method.toLowerCase()]?.responses ?? {};
-  let response = (responses[String(status)] ?? (status >= 400 ? responses.default : undefined)) as { $ref?: string; content?: Record<string, { schema?: unknown }> } | undefined;
+  let response = (responses[String(status)] ?? (status >= 400 ? responses.default : undefined)) as
+    | { $ref?: string; content?: Record<string, { schema?: unknown }> }
+    | undefined;
   if (response?.$ref) response = resolve(response.$ref) as typeof response;
   const json = Object.entries(response?.content ?? {}).find(([type]) => /json/i.test(type));
   return json?.[1].schema;
@@ -65,9 +84,11 @@ describe.each(CASES)("$label: every answer of the inferred mock is valid against
     const { query: authQuery, headers: authHeaders } = credentials(definition.descriptor);
     const ops = Object.values(definition.operations);
     // Creates first (parents before what is created under them), deletes last.
-    const order = (op: MockOperationSpec) => (({ create: 0, delete: 2 })[op.mock?.action as string] ?? 1) * 100 + op.path.split("/").length;
+    const order = (op: MockOperationSpec) =>
+      (({ create: 0, delete: 2 })[op.mock?.action as string] ?? 1) * 100 + op.path.split("/").length;
     for (const op of [...ops].sort((a, b) => order(a) - order(b))) {
-      const sample = (schema: unknown, where: string) => sampleFromSchema(schema ?? { type: "string" }, { seed: `${op.operationId}:${where}`, resolve });
+      const sample = (schema: unknown, where: string) =>
+        sampleFromSchema(schema ?? { type: "string" }, { seed: `${op.operationId}:${where}`, resolve });
       // A record this operation names: one the creates made, found by the operation's own lookup.
       const resource = op.mock?.resource;
       const parentField = op.mock?.parentField;
@@ -79,7 +100,8 @@ describe.each(CASES)("$label: every answer of the inferred mock is valid against
       let orphan = op.mock?.id !== undefined && record === undefined;
       const refOf = (name: string) => Object.values(op.mock?.refs ?? {}).find((r) => r.id === `{path.${name}}`);
       const pathValue = (name: string, schema: unknown): unknown => {
-        if (record && op.mock?.id === `{path.${name}}`) return getPath(record, op.mock.key ?? definition.mock.resources[resource!]!.idField);
+        if (record && op.mock?.id === `{path.${name}}`)
+          return getPath(record, op.mock.key ?? definition.mock.resources[resource!]!.idField);
         if (record && op.mock?.parent === `{path.${name}}` && parentField) {
           // Created through a route whose parameter takes other values (a member's name, here its id).
           const parent = getPath(record, parentField);
@@ -104,10 +126,12 @@ describe.each(CASES)("$label: every answer of the inferred mock is valid against
       const query = new URLSearchParams(authQuery);
       const headers: Record<string, string> = { ...authHeaders };
       for (const p of op.parameters) {
-        if (p.in === "path") path = path.replace(`{${p.name}}`, encodeURIComponent(String(pathValue(p.name, p.schema))));
+        if (p.in === "path")
+          path = path.replace(`{${p.name}}`, encodeURIComponent(String(pathValue(p.name, p.schema))));
         else if (p.required && p.in === "query") {
           const v = sample(p.schema, p.name);
-          for (const one of Array.isArray(v) ? v : [v]) query.append(p.name, typeof one === "object" ? JSON.stringify(one) : String(one));
+          for (const one of Array.isArray(v) ? v : [v])
+            query.append(p.name, typeof one === "object" ? JSON.stringify(one) : String(one));
         } else if (p.required && p.in === "header") headers[p.name] = String(sample(p.schema, p.name));
       }
       let body: string | undefined;
@@ -118,7 +142,11 @@ describe.each(CASES)("$label: every answer of the inferred mock is valid against
         headers["content-type"] = "application/x-www-form-urlencoded";
         body = "note=sampled";
       }
-      const r = await fetch(`${m.url}${path}?${query}`, { method: op.method, headers, ...(body !== undefined ? { body } : {}) });
+      const r = await fetch(`${m.url}${path}?${query}`, {
+        method: op.method,
+        headers,
+        ...(body !== undefined ? { body } : {}),
+      });
       const text = await r.text();
       const outcome: Outcome = { op: `${op.method} ${op.path}`, status: r.status, ...(orphan ? { orphan } : {}) };
       const schema = responseSchema(g.doc, op, r.status);
@@ -130,16 +158,26 @@ describe.each(CASES)("$label: every answer of the inferred mock is valid against
         } catch {
           outcome.problem = `not JSON: ${text.slice(0, 80)}`;
         }
-        if (!outcome.problem && !check(value)) outcome.problem = `${JSON.stringify(check.errors?.[0])} in ${text.slice(0, 300)}`;
-      } else if (schema !== undefined && r.status < 300 && ![204, 205].includes(r.status)) outcome.problem = "an empty body where the spec gives a schema";
+        if (!outcome.problem && !check(value))
+          outcome.problem = `${JSON.stringify(check.errors?.[0])} in ${text.slice(0, 300)}`;
+      } else if (schema !== undefined && r.status < 300 && ![204, 205].includes(r.status))
+        outcome.problem = "an empty body where the spec gives a schema";
       outcomes.push(outcome);
     }
   }, 300_000);
 
   afterAll(async () => {
     if (process.env.DEBUG_PUBLIC) {
-      const summary = { operations: outcomes.length + unsendable.length, ok: outcomes.filter((o) => o.status < 300).length, orphans: outcomes.filter((o) => o.orphan).length, unsendable };
-      (await import("node:fs")).writeFileSync(`/tmp/public-${label}.json`, JSON.stringify({ summary, failed: outcomes.filter((o) => o.problem || o.status >= 300) }, null, 1));
+      const summary = {
+        operations: outcomes.length + unsendable.length,
+        ok: outcomes.filter((o) => o.status < 300).length,
+        orphans: outcomes.filter((o) => o.orphan).length,
+        unsendable,
+      };
+      (await import("node:fs")).writeFileSync(
+        `/tmp/public-${label}.json`,
+        JSON.stringify({ summary, failed: outcomes.filter((o) => o.problem || o.status >= 300) }, null, 1),
+      );
     }
     await m?.close();
     g?.remove();
