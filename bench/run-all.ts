@@ -32,6 +32,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: "limiter-shared", file: "limiter-shared.ts", title: "Shared limiter: per-call overhead on each store, wait under load, many processes before and after", quick: true },
   { name: "mock", file: "mock-vs-prism.ts", title: "Mocks: behavioural mock vs Prism", quick: false },
   { name: "bundle", file: "bundle.ts", title: "Package weight", quick: false },
+  { name: "mock-inference", file: "mock-inference.ts", title: "Plain spec mocks: example checks and the check stage", quick: true },
   { name: "regen", file: "regen.ts", title: "Safe regeneration: diff and the watch loop vs a cold generate", quick: true },
   { name: "mcp-listing", file: "mcp-listing.ts", title: "MCP listing time by tool count, beside the OpenAI export", quick: false },
 ];

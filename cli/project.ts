@@ -54,6 +54,8 @@ export interface ScopeOptions {
   project?: string | undefined;
   /** `--spec FILE`s. */
   specs?: readonly string[] | undefined;
+  /** Two --spec files may be one service (lint reads each file alone; serving both would clash). */
+  sameIdsAllowed?: boolean | undefined;
 }
 
 let bundledCache: ServiceSource[] | undefined;
@@ -104,7 +106,7 @@ export async function resolveScope(options: ScopeOptions = {}): Promise<Scope> {
     const services = options.specs.map((file) => specSource(file));
     const seen = new Map<string, string>();
     for (const s of services) {
-      if (seen.has(s.id))
+      if (seen.has(s.id) && !options.sameIdsAllowed)
         throw new UsageError(`--spec ${s.specFile} and --spec ${seen.get(s.id)} are both service "${s.id}"`);
       seen.set(s.id, s.specFile);
     }

@@ -144,6 +144,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
       "stepforge mock SERVICE|all [--no-limits | --limits-scale X] [--faults error=R,drop=R,slow=R] [--latency MS[@RATE]] [--seed N]",
       "stepforge mock SERVICE|all [--token-lifetime S] [--webhook-secret S] [--state FILE] [--dump-state FILE]",
       "stepforge mock SERVICE --replay FILE.har",
+      "stepforge mock SERVICE|all --explain",
     ],
     details: [
       "Prints one line per server (<service> <kind> <url>) and runs until Ctrl-C.",
@@ -163,6 +164,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
       "  --state FILE        records to start from; --dump-state FILE writes them back at the end",
       "  --replay FILE.har   answer requests recorded by stepforge proxy --record as recorded (same",
       "                      operation, path and query parameters); the mock answers the rest",
+      "  --explain           print what each mock does per operation (inferred for a spec without x-stepforge.mock) and exit",
       "A port already taken stops every mock and exits 1 naming the port; a broken spec stops only its own mock.",
       "The credentials each mock accepts and its webhook secret are listed in the README; see docs/mocks.md.",
     ],

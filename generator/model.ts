@@ -12,6 +12,7 @@ import type { MockOperationSpec, MockService } from "../runtime/mock/model.js";
 import type { ApiCallTool, ToolCheck, Toolset } from "../runtime/tools/model.js";
 import type { ToolAnnotations } from "../runtime/tools/types.js";
 import type { TriggersExtension } from "../runtime/triggers/model.js";
+import type { MockExplain } from "./check/mock-infer.js";
 import type { Diagnostic } from "./diagnostics.js";
 import type { LoadedSpec } from "./load.js";
 import type { Json, RefResolver } from "./refs.js";
@@ -137,8 +138,10 @@ export interface ServiceModel {
   apiCall?: { name: string; config: ApiCallTool } | undefined;
   /** Named groups of the steps (`x-stepforge.tools.toolsets`), every name checked. */
   toolsets: Toolset[];
-  /** How the behavioural mock behaves (`x-stepforge.mock`, or a derived one for a foreign spec). */
+  /** How the behavioural mock behaves (`x-stepforge.mock`, or one inferred for a foreign spec). */
   mock: MockService;
+  /** What the mock does per operation, and what of it was inferred (`stepforge mock --explain`, the README). */
+  mockExplain: MockExplain;
   /** `components` of the document: the schemas `$ref`s in the model point at. */
   components: Json;
   refs: RefResolver;

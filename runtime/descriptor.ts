@@ -486,8 +486,27 @@ export type OffsetPaging = {
   totalField?: string | undefined;
 };
 
+/**
+ * Paging by page number (`page` + `per_page`): pages are numbered from `firstPage`; the walk ends
+ * at a short or empty page, or when `totalField`, `totalPagesField` or `moreField` says so.
+ */
+export type PagePaging = {
+  style: "page";
+  pageParam: string;
+  sizeParam?: string | undefined;
+  /** Field of the response holding the items; `.` for a bare array. */
+  itemsField: string;
+  /** Number of the first page (1 unless the spec's page parameter starts at 0). */
+  firstPage: number;
+  /** The most items a page may ask for; the walk asks for it when the call gives no page size. */
+  maxSize?: number | undefined;
+  totalField?: string | undefined;
+  totalPagesField?: string | undefined;
+  moreField?: string | undefined;
+};
+
 /** How an operation's results are paged, by `style`. */
-export type PagingSpec = TokenPaging | OffsetPaging;
+export type PagingSpec = TokenPaging | OffsetPaging | PagePaging;
 
 /** Validates {@link PagingSpec}. */
 export const PagingSchema = z.discriminatedUnion("style", [
@@ -509,6 +528,19 @@ export const PagingSchema = z.discriminatedUnion("style", [
       itemsField: z.string().min(1).describe("field of the response holding the items; `.` for a bare array"),
       maxLimit: z.number().int().positive(),
       totalField: z.string().min(1).optional(),
+    })
+    .strict(),
+  z
+    .object({
+      style: z.literal("page"),
+      pageParam: z.string().min(1),
+      sizeParam: z.string().min(1).optional(),
+      itemsField: z.string().min(1).describe("field of the response holding the items; `.` for a bare array"),
+      firstPage: z.number().int().min(0).default(1),
+      maxSize: z.number().int().positive().optional(),
+      totalField: z.string().min(1).optional(),
+      totalPagesField: z.string().min(1).optional(),
+      moreField: z.string().min(1).optional(),
     })
     .strict(),
 ]);

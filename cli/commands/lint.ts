@@ -16,7 +16,7 @@ export async function lintCommand(argv: string[], out: NodeJS.WritableStream): P
   const { values } = parseArgs({ args: argv, options: SCOPE_OPTIONS, strict: true, allowPositionals: false });
   // Spectral is an optional peer dependency: say how to add it before doing any work.
   requirePackages("linting with Spectral", ["@stoplight/spectral-cli"]);
-  const scope = await resolveScope({ specs: values.spec, project: values.project });
+  const scope = await resolveScope({ specs: values.spec, project: values.project, sameIdsAllowed: true });
   const specs = scope.services.map((s) => s.specFile);
   const found = await lintSpecs(specs, join(packageRoot(), ".spectral.yaml"));
   for (const d of found) out.write(`${formatDiagnostic(d)}\n`);

@@ -33,9 +33,11 @@ import { loadMockDefinition } from "../services.js";
 import { createReplayer } from "../../runtime/mock/replay.js";
 import { type HarEntry, readHar } from "../../runtime/observe/har.js";
 import { UsageError } from "../usage.js";
+import type { MockExplain } from "../../generator/check/mock-infer.js";
+import { explainText } from "./mock-explain.js";
 
 export const MOCK_USAGE =
-  "stepforge mock SERVICE|all [--spec FILE]... [--port N] [--prism [--errors]] [--no-limits | --limits-scale X] [--faults error=R,drop=R,slow=R] [--latency MS[@RATE]] [--seed N] [--token-lifetime SECONDS] [--webhook-secret S|$STEPFORGE_WEBHOOK_SECRET] [--state FILE] [--dump-state FILE] [--replay FILE.har]";
+  "stepforge mock SERVICE|all [--spec FILE]... [--port N] [--prism [--errors]] [--no-limits | --limits-scale X] [--faults error=R,drop=R,slow=R] [--latency MS[@RATE]] [--seed N] [--token-lifetime SECONDS] [--webhook-secret S|$STEPFORGE_WEBHOOK_SECRET] [--state FILE] [--dump-state FILE] [--replay FILE.har] [--explain]";
 
 interface Target {
   id: string;
@@ -44,12 +46,13 @@ interface Target {
   source: ServiceSource;
   /** A project's or --spec service: its mock, built from the spec. */
   definition?: MockDefinition;
+  explain?: MockExplain | undefined;
   /** Why the spec did not load (the service is then not started). */
   problem?: string;
 }
 
 /** Every spec of the scope, each loaded on its own: one broken file does not hide the others. */
-type Loaded = { id: string; file: string; source: ServiceSource; ports?: { mock: number; prism: number } | undefined; definition?: MockDefinition; problem?: string };
+type Loaded = { id: string; file: string; source: ServiceSource; ports?: { mock: number; prism: number } | undefined; definition?: MockDefinition; problem?: string; explain?: MockExplain };
 /** Bundled specs already read in this process, by file, size and change time (tests start many mocks). */
 const loaded = new Map<string, { stamp: string; spec: Loaded }>();
 
@@ -72,7 +75,7 @@ async function loadTarget(source: ServiceSource): Promise<Loaded> {
   let spec: Loaded;
   try {
     const model = checkSpec(loadSpecFile(file));
-    spec = { id: model.id, file, source, ports: model.mock.ports };
+    spec = { id: source.id, file, source, ports: model.mock.ports, explain: model.mockExplain };
   } catch (error) {
     spec = { id: source.id, file, source, problem: problemOf(error) };
   }
@@ -98,7 +101,7 @@ export async function mockTargets(which: string, options: { prism: boolean; port
     const declared = options.prism ? s.ports?.prism : (s.source.mockPort ?? s.ports?.mock);
     // 0 asks the system for a free port; 0+i would ask for ports 1, 2, 3 (privileged, or taken).
     const port = base !== undefined ? (base === 0 ? 0 : base + i) : (declared ?? fallback);
-    return { id: s.id, specFile: s.file, port, source: s.source, ...(s.definition ? { definition: s.definition } : {}), ...(s.problem ? { problem: s.problem } : {}) };
+    return { id: s.id, specFile: s.file, port, source: s.source, ...(s.definition ? { definition: s.definition } : {}), explain: s.explain, ...(s.problem ? { problem: s.problem } : {}) };
   });
 }
 
@@ -157,6 +160,7 @@ export async function mockCommand(argv: string[], out: NodeJS.WritableStream, er
       state: { type: "string" },
       "dump-state": { type: "string" },
       replay: { type: "string" },
+      explain: { type: "boolean", default: false },
     },
     strict: true,
     allowPositionals: true,
@@ -203,6 +207,15 @@ export async function mockCommand(argv: string[], out: NodeJS.WritableStream, er
     if (unknown.length) throw new UsageError(`--state ${values.state}: "${unknown[0]}" is not a service started here (${targets.map((t) => t.id).join(", ")})`);
   }
   const broken = targets.filter((t) => t.problem !== undefined);
+  if (values.explain) {
+    for (const t of targets) {
+      // A project's spec is built for its mock without keeping the model: read it again to explain it.
+      const explain = t.explain ?? (t.problem === undefined ? checkSpec(loadSpecFile(t.specFile)).mockExplain : undefined);
+      if (explain) out.write(explainText(t.id, t.specFile, explain));
+    }
+    for (const t of broken) err.write(`${t.problem}\nstepforge mock: ${t.id}: its spec (${t.specFile}) has errors\n`);
+    return broken.length ? 1 : 0;
+  }
   for (const t of broken) err.write(`${t.problem}\nstepforge mock: ${t.id} not started: its spec (${t.specFile}) has errors; fix them and run \`stepforge generate\`\n`);
   const startable = targets.filter((t) => t.problem === undefined);
   if (startable.length === 0) return 1;

@@ -1,6 +1,6 @@
 /**
  * A spec without `x-stepforge` (a foreign spec): its descriptor derived from `servers` and the
- * security requirements, and a mock model with made-up credentials.
+ * security requirements. Its mock is inferred from its REST shape (mock-infer.ts).
  *
  * Security: each requirement object of `security` is one alternative (OR) and becomes an auth
  * mode; the schemes inside one object are all required together (AND) and are all sent by that
@@ -8,7 +8,6 @@
  * warning (SF171).
  */
 import { ServiceExtensionSchema, type Placement, type ServiceExtension } from "../../runtime/descriptor.js";
-import type { MockService } from "../../runtime/mock/model.js";
 import { asArray, asObject, type Json } from "../refs.js";
 import type { CheckContext } from "./context.js";
 
@@ -148,17 +147,3 @@ function slug(title: string): string {
   return /^[a-z]/.test(s) ? s : `api${s}`.slice(0, 31);
 }
 
-/** The mock model of a spec without `x-stepforge.mock`: examples, generic errors, made-up credentials. */
-export function derivedMock(extension: ServiceExtension): MockService {
-  const credentials: Record<string, string> = {};
-  for (const [name, f] of Object.entries(extension.connection.fields)) credentials[name] = f.example ?? `mock-${name}`;
-  return {
-    credentials,
-    error: { contentType: "application/json", body: { message: "{message}" } },
-    answers: {},
-    limits: {},
-    envelopes: {},
-    pageSize: 100,
-    resources: {},
-  } as MockService;
-}

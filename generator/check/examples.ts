@@ -94,7 +94,7 @@ function checkOne(
     where,
     `example does not match its schema: ${field} ${wordsOf(error)}`,
     "fix the example or the schema",
-    "left as written (a mock answer or tool doc built from it will not match the schema)",
+    "left as written in tool docs; the mock never answers with it (it answers a valid example of the response or a sample of the schema instead)",
   );
 }
 

@@ -21,7 +21,7 @@ import { MockServiceSchema, type MockService } from "../../runtime/mock/model.js
 import type { DiagnosticCode } from "../catalogue.js";
 import { asObject, isObject } from "../refs.js";
 import { closest, describeValue, reportProtoKeys, type CheckContext, type Path, type Report } from "./context.js";
-import { deriveAuth, deriveConnection, derivedBaseUrl, derivedMock, derivedServiceId, derivedTitle } from "./derive.js";
+import { deriveAuth, deriveConnection, derivedBaseUrl, derivedServiceId, derivedTitle } from "./derive.js";
 import {
   authFieldReferences,
   checkExtensionReferences,
@@ -101,14 +101,10 @@ export function checkServiceExtension(context: CheckContext, serviceId?: string)
     auth,
     errors: declared.errors ?? ErrorsSchema.parse({}),
   };
-  // What the mock leaves out is derived; what it declares keeps its place (and the output its order).
-  if (declaredMock)
-    extension.mock = { ...declaredMock, ...omit(derivedMock(extension), Object.keys(declaredMock)) } as MockService;
+  // A partly declared mock stays partial here: what it leaves out is inferred from the spec's REST
+  // shape once the operations are known (check/index.ts, completeMock).
+  if (declaredMock) extension.mock = declaredMock as MockService;
   return extension;
-}
-
-function omit<T extends object>(value: T, keys: string[]): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([k]) => !keys.includes(k))) as Partial<T>;
 }
 
 /**

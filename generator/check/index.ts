@@ -15,9 +15,13 @@ import type { LoadedSpec } from "../load.js";
 import type { ServiceModel } from "../model.js";
 import { asObject, isObject, RefResolver } from "../refs.js";
 import type { CheckContext, Path } from "./context.js";
-import { deriveExtension, derivedMock } from "./derive.js";
+import { deriveExtension } from "./derive.js";
 import { checkExamples } from "./examples.js";
+import type { MockService } from "../../runtime/mock/model.js";
+import { pointerResolver, schemaChecker } from "../../runtime/mock/sample.js";
 import { checkServiceExtension, checkUnknownExtensions, ROOT_EXTENSION } from "./extension.js";
+import { checkMockExamples } from "./mock-examples.js";
+import { declaredExplain, inferMock } from "./mock-infer.js";
 import { checkOperations, requestMediaTypeOf, typesDocument } from "./operations.js";
 import { checkPathParametersRequired } from "./path-parameters.js";
 import { bareDiscriminatorNames, checkSchemaKeywords, refsIntoPaths } from "./schemas.js";
@@ -104,6 +108,21 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
 
   if (errors() || !extension || !tools) throw fail();
 
+  // The mock: the example it answers picked (invalid ones are SF192); a mock the spec does not declare inferred,
+  // with the paging of its lists, before the descriptor takes each operation's paging.
+  checkMockExamples(context, operations);
+  const checker = schemaChecker({ resolve: pointerResolver(doc) });
+  const accepts = (schema: unknown, value: unknown) => {
+    try {
+      return checker.conforms(schema, value);
+    } catch {
+      return true; // a schema the checker cannot read judges nothing
+    }
+  };
+  const declaredMock = extension.mock as Partial<MockService> | undefined;
+  const whole = declaredMock !== undefined && MOCK_KEYS.every((key) => key in declaredMock);
+  const inferred = whole ? undefined : inferMock(context.refs, doc, extension, operations, accepts);
+
   const descriptorOperations: Record<string, OperationDescriptor> = {};
   for (const op of operations) {
     const delimited = op.parameters.filter((p) => p.delimitedStyle);
@@ -131,7 +150,8 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
     toolSteps: tools.steps,
     apiCall: tools.apiCall,
     toolsets: tools.toolsets,
-    mock: mock ?? derivedMock(extension),
+    mock: mock ? completeMock(mock, inferred?.mock) : inferred!.mock,
+    mockExplain: inferred?.explain ?? declaredExplain(extension, operations),
     components: asObject(doc.components) ?? {},
     refs: context.refs,
     ...(triggers ? { triggers } : {}),
@@ -157,4 +177,20 @@ function checkRefs(context: CheckContext, node: unknown, at: Path): void {
     if (key === "example" || (key === "examples" && at.at(-1) !== "components")) continue;
     checkRefs(context, child, [...at, key]);
   }
+}
+
+/** The keys a declared mock may leave out (the others have defaults): any missing is inferred. */
+const MOCK_KEYS = ["credentials", "error", "answers"] as const;
+
+/**
+ * A declared mock with what it leaves out inferred, as for a plain spec. What it declares keeps
+ * its place (and the output its order). Declared credentials are the only ones accepted: the
+ * inferred "any well-formed credential" does not widen them.
+ */
+function completeMock(declared: MockService, inferred: MockService | undefined): MockService {
+  if (!inferred) return declared;
+  const fill = Object.entries(inferred).filter(
+    ([key]) => !(key in declared) && !(key === "anyCredential" && "credentials" in declared),
+  );
+  return { ...declared, ...Object.fromEntries(fill) } as MockService;
 }

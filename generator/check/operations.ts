@@ -182,7 +182,12 @@ function operationModel(context: CheckContext, types: TypesDocument, raw: RawOpe
   const paging = ext["x-stepforge-paging"];
   if (paging) {
     const known = new Set(parameters.map((p) => p.name));
-    const need = paging.style === "token" ? [["tokenParam", paging.tokenParam], ["sizeParam", paging.sizeParam]] : [["offsetParam", paging.offsetParam], ["limitParam", paging.limitParam]];
+    const need =
+      paging.style === "token"
+        ? [["tokenParam", paging.tokenParam], ["sizeParam", paging.sizeParam]]
+        : paging.style === "page"
+          ? [["pageParam", paging.pageParam], ["sizeParam", paging.sizeParam]]
+          : [["offsetParam", paging.offsetParam], ["limitParam", paging.limitParam]];
     for (const [key, name] of need) {
       if (name !== undefined && !known.has(name)) context.report("SF131", [...at, "x-stepforge-paging", key!], `${key} "${name}" is not a parameter of this operation; declare it under parameters or fix the name`);
     }

@@ -11,7 +11,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Handlebars from "handlebars";
-import type { LimitSpec, ServiceDescriptor } from "../../runtime/descriptor.js";
+import type { LimitSpec, PagingSpec, ServiceDescriptor } from "../../runtime/descriptor.js";
 import { packageRoot } from "../package-root.js";
 import { markdownHeader, pascal, type Emitter } from "./file.js";
 
@@ -36,6 +36,12 @@ function budget(limit: LimitSpec): string {
   }
 }
 
+function pagingLabel(p: PagingSpec): string {
+  if (p.style === "token") return `token \`${p.tokenParam}\``;
+  if (p.style === "page") return `page \`${p.pageParam}\`${p.sizeParam ? `/\`${p.sizeParam}\`` : ""}`;
+  return `offset \`${p.offsetParam}\`/\`${p.limitParam}\``;
+}
+
 function authSummary(d: ServiceDescriptor): string {
   const a = d.auth;
   switch (a.kind) {
@@ -55,6 +61,24 @@ function authSummary(d: ServiceDescriptor): string {
 /** The mock's entry beside a service's: `<pkg>/<id>/mock`, or `…/<id>/mock.js` beside a path's `…/<id>/index.js`. */
 function mockImportOf(moduleImport: string): string {
   return moduleImport.endsWith("/index.js") ? moduleImport.replace(/\/index\.js$/, "/mock.js") : `${moduleImport}/mock`;
+}
+
+/** The README's mock section: what was inferred for a mock the spec does not declare (none otherwise). */
+function mockSection(model: Parameters<Emitter>[0]) {
+  const explain = model.mockExplain;
+  if (!explain.inferred) return undefined;
+  const code = (text: string | undefined) => (text ? cell(text.replace(/`/g, "'")) : "");
+  return {
+    auth: code(explain.auth),
+    errors: explain.errors.map(code),
+    operations: explain.operations.map((o) => ({
+      operationId: o.operationId,
+      does: code(o.resource ? `${o.action} ${o.resource}` : o.action),
+      record: code([o.id, o.parent && `under ${o.parent}`].filter(Boolean).join("; ")),
+      answer: code([o.envelope, o.note].filter(Boolean).join("; ")),
+      paging: code(o.paging),
+    })),
+  };
 }
 
 export const emitReadme: Emitter = (model, context) => {
@@ -98,8 +122,9 @@ export const emitReadme: Emitter = (model, context) => {
       ...op,
       path: cell(op.path),
       summary: cell(op.summary),
-      paging: op.paging ? (op.paging.style === "token" ? `token \`${op.paging.tokenParam}\`` : `offset \`${op.paging.offsetParam}\`/\`${op.paging.limitParam}\``) : "",
+      paging: op.paging ? pagingLabel(op.paging) : "",
     })),
+    mock: mockSection(model),
     seedNotes: model.operations.filter((op) => op.seed?.differs).map((op) => ({ operationId: op.operationId, name: op.seed!.name, differs: cell(op.seed!.differs!) })),
   });
   return [{ path: `${model.id}/README.md`, content: content.replace(/\n{3,}/g, "\n\n").trimEnd() + "\n" }];

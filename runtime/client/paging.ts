@@ -13,6 +13,7 @@
 import type { OperationDescriptor, PagingSpec } from "../descriptor.js";
 import { getPath } from "../internal/values.js";
 import { createError } from "../errors.js";
+import { iteratePageNumbers } from "./page-numbers.js";
 
 export interface Page {
   /** The whole response body of this page. */
@@ -76,6 +77,10 @@ export async function* iteratePages(
   let pages = 0;
   let seen = 0;
   if (maxPages === 0 || maxItems === 0) return;
+  if (paging.style === "page") {
+    yield* iteratePageNumbers(op, paging, call, (data) => itemsOf(service, op, paging, data), init, options);
+    return;
+  }
 
   if (paging.style === "token") {
     let token = options.startToken ?? (baseQuery[paging.tokenParam] as string | undefined);

@@ -8,6 +8,7 @@ import { getPath, keyOf, numberOf, setOwn } from "../internal/values.js";
 import type { Answers } from "./answers.js";
 import type { MockOperation, MockOperationSpec, MockService } from "./model.js";
 import type { Pager } from "./paging.js";
+import type { RecordShaper } from "./shape.js";
 import type { Store } from "./store.js";
 import { render, renderString, setPath, type Context } from "./template.js";
 import { bump, jsonReply, type MockCounters, type Rec, type Reply } from "./types.js";
@@ -31,6 +32,10 @@ export interface Act {
   example: () => unknown;
   /** The parent the call works under (`parent` template), when the operation has one. */
   parent: string | undefined;
+  /** The record field holding that parent: the operation's `parentField`, else the resource's. */
+  parentField: string | undefined;
+  /** Completes records and shapes answers by their resource's `schema`. */
+  shaper: RecordShaper;
 }
 
 export type Action = (a: Act) => Reply;
@@ -71,11 +76,28 @@ function resourceOf(a: Act): string {
   return a.m.resource;
 }
 
+/** The record as the resource's schema answers it (see shape.ts); the record itself without a schema. */
+function shown(a: Act, record: Rec): Rec {
+  const schema = a.m.resource ? a.store.spec(a.m.resource).schema : undefined;
+  return schema === undefined ? record : a.shaper.output(a.m.resource!, schema, record);
+}
+
+/** Gives a record its resource schema's required fields and valid top-level values (see shape.ts). */
+function completed(a: Act, resource: string, record: Rec): void {
+  const spec = a.store.spec(resource);
+  if (spec.schema === undefined) return;
+  const keep = [spec.idField, ...(a.parentField ? [a.parentField] : []), ...(a.m.key ? [a.m.key] : [])];
+  a.shaper.complete(resource, spec.schema, record, keep);
+}
+
 /** One record in the service's record envelope; a bare record is sent from its kept bytes. */
 function recordReply(a: Act, record: Rec | undefined, extra: Context = {}): Reply {
   const template = a.m.respond ?? a.model.envelopes.record ?? "{record}";
-  if (template === "{record}" && record && a.contentType.includes("json")) return jsonReply(a.status, a.store.serialised(record), a.contentType);
-  return jsonReply(a.status, render(template, { ...a.ctx, ...extra, record }), a.contentType);
+  const answered = record && shown(a, record);
+  if (template === "{record}" && record && answered === record && a.contentType.includes("json")) {
+    return jsonReply(a.status, a.store.serialised(record), a.contentType);
+  }
+  return jsonReply(a.status, render(template, { ...a.ctx, ...extra, record: answered }), a.contentType);
 }
 
 function listReply(a: Act, all: Rec[]): Reply {
@@ -88,7 +110,25 @@ function listReply(a: Act, all: Rec[]): Reply {
   const result = a.pager.page(a.desc, a.m, all, (a.ctx.query ?? {}) as Rec, created);
   if ("badToken" in result) return a.answers.of("badRequest", a.ctx, { field: result.badToken, detail: `${result.badToken} is not a valid paging token` });
   a.ctx.resultCount = result.items.length;
-  return jsonReply(a.status, render(a.m.respond ?? a.model.envelopes.list ?? "{items}", { ...a.ctx, items: result.items, page: result.page }), a.contentType);
+  const items = result.items.map((r) => shown(a, r));
+  const page = withNextUrl(a, result.page);
+  return jsonReply(a.status, render(a.m.respond ?? a.model.envelopes.list ?? "{items}", { ...a.ctx, items, page }), a.contentType);
+}
+
+/**
+ * `{page.nextUrl}` (and `nextUrlOrNull`): this list's address with the next page's parameters,
+ * for envelopes whose next-page field is a link; absolute when the request named its host.
+ */
+function withNextUrl(a: Act, page: Rec): Rec {
+  const next = page.nextParams as Record<string, string> | undefined;
+  let nextUrl: string | undefined;
+  if (next) {
+    const query = new URLSearchParams();
+    for (const [k, v] of Object.entries((a.ctx.query ?? {}) as Record<string, unknown>)) query.set(k, String(v));
+    for (const [k, v] of Object.entries(next)) query.set(k, v);
+    nextUrl = `${typeof a.ctx.origin === "string" ? a.ctx.origin : ""}${String(a.ctx.route ?? "")}?${query}`;
+  }
+  return { ...page, nextUrl, nextUrlOrNull: nextUrl ?? null };
 }
 
 const UNSAFE_KEYS = ["__proto__", "constructor", "prototype"];
@@ -119,7 +159,7 @@ function applySet(a: Act, record: Rec): void {
 /** The record the call names (`id`, looked up by `key` when given), under the call's parent. */
 function target(a: Act, resource: string): Rec | undefined {
   const record = a.store.find(resource, renderString(a.m.id ?? "{path.id}", a.ctx), a.m.key);
-  const parentField = a.store.spec(resource).parentField;
+  const parentField = a.parentField;
   if (record && a.parent !== undefined && parentField && keyOf(getPath(record, parentField)) !== a.parent) return undefined;
   return record;
 }
@@ -170,8 +210,9 @@ const create: Action = (a) => {
   a.ctx.newId = id;
   const fields = requestFields(a);
   const record: Rec = { ...(render(spec.defaults, a.ctx) as Rec), ...fields, [spec.idField]: id };
-  if (spec.parentField && a.parent !== undefined) setPath(record, spec.parentField, a.parent);
+  if (a.parentField && a.parent !== undefined) setPath(record, a.parentField, a.parent);
   applySet(a, record);
+  completed(a, resource, record);
   if (spec.position) placed(a, resource, record, fields[spec.position.field]);
   if (spec.createdField) record[spec.createdField] = a.ctx.now;
   if (spec.updatedField) record[spec.updatedField] = a.ctx.now;
@@ -195,11 +236,17 @@ const update: Action = (a) => {
   const old = structuredClone(record);
   const fields = requestFields(a);
   delete fields[spec.idField];
-  if (spec.parentField) delete fields[spec.parentField];
+  if (a.parentField) delete fields[a.parentField];
   const requestedPos = spec.position ? fields[spec.position.field] : undefined;
-  if (a.m.merge === "deep") deepMerge(record, fields);
+  if (a.m.merge === "replace") {
+    // A PUT: the body takes the record's place; the mock's own fields (id, parent) stay.
+    const kept = [spec.idField, a.parentField, spec.createdField].filter((f): f is string => f !== undefined);
+    for (const key of Object.keys(record)) if (!kept.includes(key)) delete record[key];
+    Object.assign(record, fields);
+  } else if (a.m.merge === "deep") deepMerge(record, fields);
   else Object.assign(record, fields);
   applySet(a, record);
+  completed(a, resource, record);
   if (spec.position && requestedPos !== undefined) placed(a, resource, record, requestedPos);
   if (spec.updatedField) record[spec.updatedField] = a.ctx.now;
   a.store.touch(record);
@@ -217,7 +264,7 @@ const remove: Action = (a) => {
   bump(a.counters.deletes, resource);
   writeLog(a, [{ record, status: "deleted" }]);
   fire(a, record, resource);
-  return jsonReply(a.status, a.m.respond !== undefined ? render(a.m.respond, { ...a.ctx, record }) : a.example(), a.contentType);
+  return jsonReply(a.status, a.m.respond !== undefined ? render(a.m.respond, { ...a.ctx, record: shown(a, record) }) : a.example(), a.contentType);
 };
 
 const same = (x: unknown, v: unknown): boolean =>
@@ -249,7 +296,7 @@ const updateItem: Action = (a) => {
   const itemId = renderString(a.m.itemId, a.ctx);
   const field = a.m.field!;
   const where = Object.entries(a.m.where).map(([f, t]) => [f, renderString(t, a.ctx)] as const);
-  for (const record of a.store.all(resource, a.parent)) {
+  for (const record of a.store.all(resource, a.parent, a.parentField)) {
     if (where.some(([f, v]) => v !== undefined && keyOf(getPath(record, f)) !== v)) continue;
     const list = getPath(record, field);
     const item = Array.isArray(list) ? (list.find((x) => x && typeof x === "object" && keyOf((x as Rec).id) === itemId) as Rec | undefined) : undefined;
@@ -283,7 +330,7 @@ export function filtered(a: Act, resource: string): Rec[] {
       return [renderString(field, a.ctx) ?? field, values] as const;
     })
     .filter(([field, values]) => values.length > 0 && field !== "");
-  let pool = a.store.all(resource, a.parent);
+  let pool = a.store.all(resource, a.parent, a.parentField);
   if (a.m.newerThan !== undefined || a.m.olderThan !== undefined) {
     // Creation order is the table's insertion order, whatever order the list is shown in.
     const order = [...a.store.table(resource).values()];
@@ -329,7 +376,17 @@ const pageToken: Action = (a) => {
   };
   const at = since === undefined ? all.length : all.findIndex(atOrAfter);
   const token = a.pager.encode(at < 0 ? all.length : at, a.m, "record");
-  return jsonReply(a.status, render(a.m.respond ?? { nextPageToken: "{token}" }, { ...a.ctx, token }), a.contentType);
+  return jsonReply(a.status, render(a.m.respond ?? tokenAnswer(a), { ...a.ctx, token }), a.contentType);
+}
+
+/**
+ * The answer of a pageToken operation without `respond`, from its response schema: the token in
+ * the first top-level field named for a token or cursor, else the token alone.
+ */
+function tokenAnswer(a: Act): unknown {
+  const names = a.op.success.schema === undefined ? [] : [...a.shaper.view(`op:${a.op.operationId}`, a.op.success.schema).properties.keys()];
+  const field = names.find((n) => /token|cursor/i.test(n));
+  return field === undefined ? "{token}" : { [field]: "{token}" };
 };
 
 const upsert: Action = (a) => {

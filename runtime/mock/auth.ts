@@ -4,6 +4,7 @@
  * endpoint of OAuth services (client credentials, authorization code, refresh, rotation, expiry).
  */
 import type { ServiceDescriptor } from "../descriptor.js";
+import { setOwn } from "../internal/values.js";
 import type { IdMaker } from "./ids.js";
 import type { MockService, MockSituation } from "./model.js";
 import { render, type Context } from "./template.js";
@@ -43,9 +44,50 @@ function read(from: CredentialSource, p: { in: string; name: string }): string |
   return Array.isArray(h) ? h[0] : h;
 }
 
+/**
+ * A placement's template as a pattern: `Bearer {accessToken}` takes `Bearer ` (the scheme in any
+ * case, as HTTP reads it) and one word without spaces; `{apiKey}` any non-empty value.
+ */
+function shapeOf(p: { in: string; name: string; value: string }): { from: Placement; pattern: RegExp; fields: string[] } {
+  const fields: string[] = [];
+  let source = "";
+  let last = 0;
+  for (const m of p.value.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) {
+    source += p.value.slice(last, m.index).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    source += "(\\S+)";
+    fields.push(m[1]!);
+    last = m.index + m[0].length;
+  }
+  source += p.value.slice(last).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const from: Placement = { in: p.in as "query" | "header", name: p.in === "header" ? p.name.toLowerCase() : p.name, value: p.value };
+  return { from, pattern: new RegExp(`^${source}$`, "i"), fields };
+}
+
+/** The fields a request's credentials fill, when every placement of the mode carries a well-formed value. */
+function wellFormed(from: CredentialSource, shape: Array<{ from: Placement; pattern: RegExp; fields: string[] }>): Record<string, string> | undefined {
+  const credential: Record<string, string> = {};
+  for (const { from: p, pattern, fields } of shape) {
+    const sent = read(from, p);
+    const m = sent === undefined ? null : pattern.exec(sent.trim());
+    if (!m) return undefined;
+    fields.forEach((name, i) => setOwn(credential, name, m[i + 1]!));
+    // Basic credentials are base64 of user:password.
+    if (/^basic /i.test(p.value) && !basicPair(m[1]!)) return undefined;
+  }
+  return credential;
+}
+
+function basicPair(text: string): boolean {
+  return /^[A-Za-z0-9+/]+={0,2}$/.test(text) && Buffer.from(text, "base64").toString("utf8").includes(":");
+}
+
 export class Auth {
   /** api-key services: per credential, per mode, the exact values each placement must carry. */
   private readonly keyModes: Array<{ index: number; placements: Placement[] }> = [];
+  /** anyCredential: per mode, each placement's shape (its template as a pattern of its fields). */
+  private readonly shapes: Array<Array<{ from: Placement; pattern: RegExp; fields: string[] }>> = [];
+  /** anyCredential: an index per distinct credential seen, after the configured ones (limits count per index). */
+  private readonly seen = new Map<string, number>();
   private accessTokens = new Map<string, { index: number; expiresAt: number }>();
   private refreshTokens = new Map<number, string>();
   readonly tokenPath: string | undefined;
@@ -60,6 +102,9 @@ export class Auth {
   ) {
     this.tokenPath = tokenPathOf(descriptor);
     const auth = descriptor.auth;
+    if (auth.kind === "api-key" && model.anyCredential) {
+      for (const placements of Object.values(auth.modes)) this.shapes.push(placements.map(shapeOf));
+    }
     if (auth.kind === "api-key") {
       for (const [index, credential] of credentials.entries()) {
         for (const placements of Object.values(auth.modes)) {
@@ -70,6 +115,7 @@ export class Auth {
   }
 
   reset(): void {
+    this.seen.clear();
     this.accessTokens.clear();
     this.refreshTokens.clear();
   }
@@ -83,6 +129,14 @@ export class Auth {
         let all = true;
         for (const p of mode.placements) if (read(from, p) !== p.value) all = false;
         if (all) return { ok: true, credential: this.credentials[mode.index]!, index: mode.index };
+      }
+      for (const shape of this.shapes) {
+        const credential = wellFormed(from, shape);
+        if (!credential) continue;
+        const key = JSON.stringify(credential);
+        let index = this.seen.get(key);
+        if (index === undefined) this.seen.set(key, (index = this.credentials.length + this.seen.size));
+        return { ok: true, credential, index };
       }
       return { ok: false, situation: "unauthorized" };
     }

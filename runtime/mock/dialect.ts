@@ -53,9 +53,10 @@ const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "defini
  * - 3.0 spellings rewritten (`draft2020Node`); `nullable: true` without a `type` (common beside an
  *   `allOf` of a `$ref`) admits null as well, as the spec's author meant;
  * - a `readOnly` property is not required in a request (the server sets it);
- * - `oneOf` with a `discriminator` is checked as `anyOf`: branches built as `allOf: [Base, …]`
- *   often overlap, so "exactly one" refused valid requests; a mock should not be stricter than
- *   the service it imitates;
+ * - `oneOf` is checked as `anyOf`: branches built as `allOf: [Base, …]` (with a discriminator or
+ *   not) and open objects (`{value: object}` beside `{idValue: string}`) often overlap, and
+ *   "exactly one" refused valid requests, parameters too (Trello's `TrelloID` beside a plain
+ *   string); a mock should not be stricter than the service it imitates;
  * - `$ref`s into the document are prefixed with `refBase` (the id the components are registered
  *   under); examples are dropped (they are not validated and may be large).
  */
@@ -79,7 +80,7 @@ export function requestSchema(tree: unknown, refBase: string, direction: "reques
       const properties = out.properties;
       out.required = out.required.filter((name) => !(typeof name === "string" && Object.hasOwn(properties, name) && isNode(properties[name]) && properties[name][serverSide] === true));
     }
-    if (Array.isArray(out.oneOf) && isNode(out.discriminator)) {
+    if (Array.isArray(out.oneOf)) {
       out.anyOf = out.oneOf;
       delete out.oneOf;
     }

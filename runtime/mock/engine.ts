@@ -23,6 +23,7 @@ import { successSample } from "./samples.js";
 import { Store } from "./store.js";
 import { renderString, type Context } from "./template.js";
 import { bump, emptyCounters, jsonReply, Reply, type MockCounters, type MockDefinition, type MockOptions, type MockState, type Rec } from "./types.js";
+import { RecordShaper } from "./shape.js";
 import { RequestValidator } from "./validate.js";
 import { isLoopbackUrl } from "../internal/loopback.js";
 import { Webhooks } from "./webhooks.js";
@@ -76,6 +77,7 @@ export class MockEngine {
   readonly webhooks: Webhooks | undefined;
   private readonly router = new Router<Operation>();
   private readonly validator: RequestValidator;
+  private readonly shaper: RecordShaper;
   private readonly answers: Answers;
   private readonly auth: Auth;
   private readonly admission: Admission;
@@ -104,6 +106,7 @@ export class MockEngine {
     this.admission = new Admission(definition, options, model, this.answers, () => this.counter, this.clock);
     this.pager = new Pager(model);
     this.validator = new RequestValidator(definition.components);
+    this.shaper = new RecordShaper(definition.components, this.validator, options.idSeed ?? 1);
     this.webhooks = model.webhooks
       ? new Webhooks(model.webhooks, this.store, () => this.counter, { secret: options.webhookSecret ?? "mock-webhook-secret", retryDelaysMs: options.webhookRetryDelaysMs, clock: this.clock })
       : undefined;
@@ -112,8 +115,8 @@ export class MockEngine {
       if (!desc) throw new Error(`${descriptor.id} mock: operation ${op.operationId} is not in the descriptor`);
       const m = op.mock ?? EXAMPLE_ONLY;
       if (m.resource) this.store.spec(m.resource);
-      if (m.parent !== undefined && !(m.resource && this.store.spec(m.resource).parentField)) {
-        throw new Error(`${descriptor.id} mock: ${op.operationId} has \`parent\` but its resource ${m.resource ?? "(none)"} declares no \`parentField\``);
+      if (m.parent !== undefined && !(m.resource && (m.parentField ?? this.store.spec(m.resource).parentField))) {
+        throw new Error(`${descriptor.id} mock: ${op.operationId} has \`parent\` but its resource ${m.resource ?? "(none)"} declares no \`parentField\` (nor does the operation)`);
       }
       for (const entry of m.log) this.store.spec(entry.resource);
       const registersWebhook = m.action === "create" && m.resource !== undefined && m.resource === model.webhooks?.resource;
@@ -212,6 +215,9 @@ export class MockEngine {
     ctx.query = queryObject(query);
     ctx.body = body;
     ctx.route = pathname;
+    // Links to the next page are absolute when the request named a plain host (`127.0.0.1:4120`).
+    const host = req.headers.host;
+    if (typeof host === "string" && /^[A-Za-z0-9.\-:[\]]{1,255}$/.test(host)) ctx.origin = `http://${host}`;
     ctx.credential = caller.credential;
     const call: Call = { operation, ctx, params: match.params, query, headers: req.headers, body, hasBody: req.body.length > 0, badJson, tooDeep: tooDeep === true, fault, ticket };
 
@@ -350,8 +356,15 @@ export class MockEngine {
       counters: this.counter,
       example: exampleOf,
       parent: m.parent !== undefined ? renderString(m.parent, ctx) : undefined,
+      parentField: m.parentField ?? (m.resource ? this.store.spec(m.resource).parentField : undefined),
+      shaper: this.shaper,
     };
     const reply = ACTIONS[m.action](act);
+    // A success the spec gives a media type but no body (`examples: {}`, no schema): an empty body
+    // still says what it is, unless the status has no body at all.
+    if (reply.body.length === 0 && op.success.contentType && reply.status === op.success.status && !NO_BODY.includes(reply.status)) {
+      reply.headers["content-type"] ??= op.success.contentType;
+    }
     if (ticket.quotas) this.admission.charge(ticket, reply, typeof ctx.resultCount === "number" ? ctx.resultCount : 0);
     let slowBody: { delayMs: number; chunkBytes: number } | undefined;
     if (call.fault?.slowBody) {
@@ -380,6 +393,9 @@ export class MockEngine {
  * later read of it failed too. 64 is far above any real payload and far below the stack's limit.
  */
 export const MAX_BODY_DEPTH = 64;
+
+/** Statuses HTTP sends without a body (and so without a content type). */
+const NO_BODY = [204, 205, 304];
 
 /** A JSON or form body; `badJson` when it is neither, `tooDeep` when it nests too deeply (both answered after auth and limits, as services do). */
 function parseBody(req: MockRequest): { body: unknown; badJson: boolean; tooDeep?: boolean } {

@@ -162,6 +162,13 @@ export type MockResource = {
    * (cards: `idList`).
    */
   position?: { field: string; within?: string | undefined; step: number } | undefined;
+  /**
+   * JSON Schema of one record as the service answers it. With it, a created or changed record gets
+   * a sampled value for each required field the request did not give (and for a top-level value
+   * the schema refuses), and answers leave out fields the schema closes (`additionalProperties:
+   * false`), such as the parent field the mock keeps. Derived for specs without `x-stepforge.mock`.
+   */
+  schema?: unknown;
 };
 
 /** Validates {@link MockResource}. */
@@ -189,6 +196,7 @@ export const MockResourceSchema = z
       .object({ field: z.string().min(1), within: z.string().min(1).optional(), step: z.number().positive().default(16384) })
       .strict()
       .optional(),
+    schema: z.unknown().optional(),
   })
   .strict();
 
@@ -322,6 +330,12 @@ export type MockService = {
   ports?: { mock: number; prism: number } | undefined;
   /** Connection field values the mock accepts by default (fake, for tests). */
   credentials: Record<string, string>;
+  /**
+   * Accept any well-formed credential in the auth placements (a bearer token after `Bearer `, a
+   * non-empty key), not only `credentials`: what a spec without `x-stepforge.mock` gets, since it
+   * names no mock credentials. A request without one is still `unauthorized`.
+   */
+  anyCredential?: boolean | undefined;
   /** Id the mock reports as the acting user/member (`{actorId}`). */
   actorId?: string | undefined;
   error: MockErrorTemplate;
@@ -347,6 +361,7 @@ export const MockServiceSchema = z
   .object({
     ports: z.object({ mock: z.number().int().min(1024).max(65535), prism: z.number().int().min(1024).max(65535) }).strict().optional(),
     credentials: z.record(identifier, z.string()),
+    anyCredential: z.boolean().optional(),
     actorId: z.string().optional(),
     error: MockErrorTemplateSchema,
     answers,
@@ -461,10 +476,16 @@ export type MockOperation = {
   /** Webhook event fired when the call changes state; `eventData` is its data template. */
   event?: string | undefined;
   eventData?: unknown;
-  /** update: `shallow` (the default) replaces top-level fields; `deep` merges nested objects field by field (a PATCH of `prefs.color` keeps the other prefs). */
-  merge: "shallow" | "deep";
-  /** Template of the parent id the call works under (`{path.baseId}`); needs the resource's `parentField`. */
+  /**
+   * update: `shallow` (the default) replaces top-level fields; `deep` merges nested objects field
+   * by field (a PATCH of `prefs.color` keeps the other prefs); `replace` puts the body in place of
+   * the record, keeping its id and parent (a PUT).
+   */
+  merge: "shallow" | "deep" | "replace";
+  /** Template of the parent id the call works under (`{path.baseId}`); needs a `parentField`. */
   parent?: string | undefined;
+  /** The record field holding the parent id for this operation, over the resource's `parentField`. */
+  parentField?: string | undefined;
   /** list: page size of this operation, over the service's `pageSize` and the paging's `maxLimit`. */
   pageSize?: MockPageSize | undefined;
   /** list: how this operation's page tokens look, over the service's `pageToken`. */
@@ -511,8 +532,9 @@ export const MockOperationSchema = z
     respond: template.optional(),
     event: z.string().min(1).optional(),
     eventData: template.optional(),
-    merge: z.enum(["shallow", "deep"]).default("shallow"),
+    merge: z.enum(["shallow", "deep", "replace"]).default("shallow"),
     parent: z.string().min(1).optional(),
+    parentField: z.string().min(1).optional(),
     pageSize: MockPageSizeSchema.optional(),
     pageToken: MockPageTokenSchema.optional(),
     position: z.object({ field: z.string().min(1), step: z.number().positive().default(16384) }).strict().optional(),
@@ -542,7 +564,15 @@ export const MockOperationSchema = z
         ctx.addIssue({ code: "custom", path: [key], message: `"${String(key)}" applies to the ${actions.join("/")} action${actions.length > 1 ? "s" : ""}, not ${op.action}` });
       }
     }
-    if (op.merge === "deep" && !["update", "updateItem"].includes(op.action)) ctx.addIssue({ code: "custom", path: ["merge"], message: `"merge" applies to the update/updateItem actions, not ${op.action}` });
+    if (op.merge === "deep" && !["update", "updateItem"].includes(op.action)) {
+      ctx.addIssue({ code: "custom", path: ["merge"], message: `"merge" applies to the update/updateItem actions, not ${op.action}` });
+    }
+    if (op.merge === "replace" && op.action !== "update") {
+      ctx.addIssue({ code: "custom", path: ["merge"], message: `"merge: replace" applies to the update action, not ${op.action}` });
+    }
+    if (op.parentField !== undefined && op.parent === undefined) {
+      ctx.addIssue({ code: "custom", path: ["parentField"], message: "`parentField` names where `parent` is kept; give `parent` too" });
+    }
     if (op.action === "updateItem" && (op.itemId === undefined || op.field === undefined)) ctx.addIssue({ code: "custom", path: ["itemId"], message: "updateItem needs `field` (the array) and `itemId` (the element's id template)" });
     for (const field of Object.keys(op.whereMap ?? {})) {
       if (!(field in op.where)) ctx.addIssue({ code: "custom", path: ["whereMap", field], message: `whereMap.${field} maps a filter that \`where\` does not have` });

@@ -68,7 +68,12 @@ export function decodeToken(token: string, format: MockPageToken = { encoding: "
 
 export interface Page {
   items: Rec[];
-  /** `{page.*}` of response templates: total, offset, limit, count, more, nextToken. */
+  /**
+   * `{page.*}` of response templates: total, offset, limit, count, more, nextToken; for page
+   * numbers also number, pages and nextPage. `…OrNull` / `…OrEmpty` variants hold null / "" on the
+   * last page (for envelopes whose next-page field is required); `nextParams` are the query
+   * parameters of the next page (actions.ts makes `nextUrl` of them).
+   */
   page: Rec;
 }
 
@@ -103,7 +108,9 @@ export class Pager {
       const offset = Math.max(0, int(query[paging.offsetParam]) ?? 0);
       const limit = Math.min(max, Math.max(1, int(query[paging.limitParam]) ?? op?.pageSize?.default ?? max));
       const items = all.slice(offset, offset + limit);
-      Object.assign(page, { offset, limit, count: items.length, more: offset + limit < all.length });
+      const more = offset + limit < all.length;
+      const nextParams = more ? { [paging.offsetParam]: String(offset + limit), [paging.limitParam]: String(limit) } : undefined;
+      Object.assign(page, { offset, limit, count: items.length, more, nextParams });
       return { items, page };
     }
     if (paging?.style === "token") {
@@ -130,7 +137,24 @@ export class Pager {
         if (created) next = encodeToken(more ? created.of(all[from + size]!) : created.count(), format, "record");
         else next = encodeToken(Math.min(all.length, from + size), format);
       }
-      Object.assign(page, { offset: from, limit: size, count: items.length, more, nextToken: next });
+      // The …IfMore / …OrNull / …OrEmpty forms end with the list even when moreField keeps a token coming.
+      const ifMore = more ? next : undefined;
+      const nextParams = ifMore === undefined ? undefined : { [paging.tokenParam]: ifMore };
+      Object.assign(page, { offset: from, limit: size, count: items.length, more, nextToken: next, nextTokenIfMore: ifMore, nextTokenOrNull: ifMore ?? null, nextTokenOrEmpty: ifMore ?? "", nextParams });
+      return { items, page };
+    }
+    if (paging?.style === "page") {
+      const max = op?.pageSize?.max ?? paging.maxSize ?? Number.POSITIVE_INFINITY;
+      const asked = int(paging.sizeParam ? query[paging.sizeParam] : undefined);
+      const size = Math.min(max, Math.max(1, asked ?? op?.pageSize?.default ?? this.model.pageSize));
+      const number = Math.max(paging.firstPage, int(query[paging.pageParam]) ?? paging.firstPage);
+      const offset = (number - paging.firstPage) * size;
+      const items = all.slice(offset, offset + size);
+      const more = offset + size < all.length;
+      const nextPage = more ? number + 1 : undefined;
+      const nextParams = more ? { [paging.pageParam]: String(number + 1), ...(paging.sizeParam ? { [paging.sizeParam]: String(size) } : {}) } : undefined;
+      const pages = Math.ceil(all.length / size);
+      Object.assign(page, { offset, limit: size, count: items.length, more, number, pages, nextPage, nextPageOrNull: nextPage ?? null, nextParams });
       return { items, page };
     }
     return { items: all, page: Object.assign(page, { count: all.length, more: false }) };

@@ -56,6 +56,22 @@ export function sampleFromSchema(schema: unknown, options: SampleOptions = {}): 
   return new Sampler(options).value(schema, "#", 0, []);
 }
 
+/** A schema's own keywords with `$ref`s followed and `allOf` merged; `closedKeys` when a member is closed. */
+export type MergedKeywords = Record<string, unknown> & { closedKeys?: Set<string> | undefined };
+
+/**
+ * The sampler's checker, for values it did not make (examples): `conforms` (JSON Schema 2020-12
+ * and OpenAPI 3.0 spellings, no code generation, so a thousand schemas cost milliseconds, not
+ * Ajv's seconds) and `keywords`, a schema's top level merged as the sampler reads it.
+ */
+export function schemaChecker(options: Pick<SampleOptions, "resolve"> = {}): { conforms(schema: unknown, value: unknown): boolean; keywords(schema: unknown): MergedKeywords } {
+  const sampler = new Sampler(options);
+  return {
+    conforms: (schema, value) => sampler.conforms(schema, value),
+    keywords: (schema) => sampler.keywords(schema),
+  };
+}
+
 type SchemaObject = Record<string, unknown>;
 type Rand = () => number;
 
@@ -297,6 +313,13 @@ class Sampler {
       const declared = new Set(Object.keys(isObject(s.properties) ? s.properties : {}));
       m.closedKeys = m.closedKeys ? new Set([...m.closedKeys].filter((k) => declared.has(k))) : declared;
     }
+  }
+
+  /** A schema's merged top level (see schemaChecker). */
+  keywords(schema: unknown): MergedKeywords {
+    const m = this.merged(schema, []);
+    const choices = Object.fromEntries(m.choices.map((c) => [c.kind, c.options]));
+    return { ...m.s, ...choices, ...(m.patterns.length ? { pattern: m.patterns[0] } : {}), closedKeys: m.closedKeys };
   }
 
   /** The merged keywords as one schema again (for `conforms`). */

@@ -72,11 +72,14 @@ export class Store {
     this.table(resource).delete(keyOf(record[this.spec(resource).idField]));
   }
 
-  /** The records of a resource (under one parent when given), in position order when it has one. */
-  all(resource: string, parent?: string): Rec[] {
+  /**
+   * The records of a resource (under one parent when given, its id in `parentField`, by default the
+   * resource's), in position order when it has one.
+   */
+  all(resource: string, parent?: string, parentField = this.spec(resource).parentField): Rec[] {
     const spec = this.spec(resource);
     let items = [...this.table(resource).values()];
-    if (parent !== undefined && spec.parentField) items = items.filter((r) => keyOf(getPath(r, spec.parentField!)) === parent);
+    if (parent !== undefined && parentField) items = items.filter((r) => keyOf(getPath(r, parentField)) === parent);
     const pos = spec.position?.field;
     if (pos) items.sort((a, b) => numberOf(a[pos] ?? 0) - numberOf(b[pos] ?? 0));
     return items;

@@ -117,11 +117,50 @@ export class RequestValidator {
   private compile(key: string, schema: unknown): ValidateFunction {
     let fn = this.cache.get(key);
     if (!fn) {
-      fn = this.ajv.compile(requestSchema(schema, SPEC_ID) as object);
+      fn = this.componentFunction(schema) ?? this.ajv.compile(requestSchema(schema, SPEC_ID) as object);
       this.cache.set(key, fn);
     }
     return fn;
   }
+
+  /**
+   * A schema that only names a component is the component's own function, compiled once inside
+   * the registered components: every schema naming it shares it, and so do the components it
+   * names in turn (a new root would compile them all again).
+   */
+  private componentFunction(schema: unknown): ValidateFunction | undefined {
+    if (schema === null || typeof schema !== "object" || Object.keys(schema).length !== 1) return undefined;
+    const ref = (schema as { $ref?: unknown }).$ref;
+    if (typeof ref !== "string" || !ref.startsWith("#/components/")) return undefined;
+    return this.ajv.getSchema(`${SPEC_ID}${ref}`);
+  }
+
+  /**
+   * Whether `value` is valid against `schema` (compiled once under `key`): used for values the
+   * mock writes itself (a record's fields, an example) rather than ones a request sent.
+   */
+  accepts(key: string, schema: unknown, value: unknown): boolean {
+    return this.problemWith(key, schema, value) === undefined;
+  }
+
+  /**
+   * Why `value` is not valid against `schema` (its first error, named by its place), or undefined.
+   * A schema Ajv cannot compile (`type: strin`) judges nothing: the value passes.
+   */
+  problemWith(key: string, schema: unknown, value: unknown): Problem | undefined {
+    const k = `value:${key}`;
+    if (this.uncompilable.has(k)) return undefined;
+    let fn: ValidateFunction;
+    try {
+      fn = this.compile(k, schema);
+    } catch {
+      this.uncompilable.add(k);
+      return undefined;
+    }
+    return fn(value) ? undefined : problemOf(fn.errors, "");
+  }
+
+  private readonly uncompilable = new Set<string>();
 
   /** Each operation's parameter checks, compiled once. */
   private readonly plans = new WeakMap<MockOperationSpec, Array<{ p: MockOperationSpec["parameters"][number]; fn: ValidateFunction | undefined }>>();

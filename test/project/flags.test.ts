@@ -21,6 +21,8 @@ const CALLS: Record<string, string[]> = {
   call: ["call", "trello_get_boards", "--input", "{}"],
   mock: ["mock", "trello"],
   mcp: ["mcp"],
+  proxy: ["proxy", "--service", "trello", "--upstream", "https://api.trello.com"],
+  log: ["log"],
   auth: ["auth", "trello-url", "--key", "0123456789abcdef0123456789abcdef", "--app-name", "Agent"],
 };
 
@@ -51,6 +53,8 @@ describe("unknown flags and bad values", () => {
       "--base-url must be an http(s) address",
     ],
     [["init", "--format", "toml"], "--format must be one of ts, json, yaml"],
+    [["mcp", "--max-tools", "0"], "--max-tools must be a whole number, at least 1"],
+    [["proxy", "--service", "trello", "--upstream", "https://api.trello.com", "--port", "x"], "--port must be a port number"],
   ])("%j: exit 2, %s", async (args, message) => {
     const r = await runCli(...args);
     expect(r.code).toBe(2);

@@ -85,6 +85,7 @@ describe("emitMock", () => {
         {
           "mock": {
             "credentials": { "apiKey": "mock-apiKey" },
+            "anyCredential": true,
             "error": { "contentType": "application/json", "body": { "message": "{message}" } },
             "answers": {},
             "limits": {},
