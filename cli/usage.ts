@@ -134,7 +134,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   mcp: {
     summary: "serve the tool steps to an MCP client over stdio or Streamable HTTP",
     usage: [
-      "stepforge mcp [--service S]... [--toolsets T,...] [--read-only] [--dynamic] [--mock] [--connections FILE]",
+      "stepforge mcp [--service S]... [--toolsets T,...] [--read-only] [--dynamic | --code] [--mock] [--connections FILE]",
       "stepforge mcp ... [--base-url SERVICE=URL]... [--result-bytes N] [--http PORT [--host H]] [--budget]",
     ],
     details: [
@@ -143,6 +143,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
       "  --mock            run the steps against behavioural mocks started in this process",
       "  --connections F   accounts (default: $STEPFORGE_CONNECTIONS)",
       "  --budget          print what tools/list costs (bytes, about tokens) and exit",
+      "  --code            two tools, search and execute: the agent's TypeScript runs in a sandbox (docs/code-mode.md)",
       "See docs/mcp.md for toolsets, dynamic mode and result sizes.",
     ],
   },

@@ -1,14 +1,15 @@
 /**
  * `stepforge mcp [--service S]... [--toolsets T,…] [--read-only] [--dynamic] [--mock]
  *                [--connections FILE] [--base-url SERVICE=URL]... [--result-bytes N]
- *                [--max-limit-wait-ms N] [--http PORT [--host H]] [--budget]`
+ *                [--max-limit-wait-ms N] [--http PORT [--host H]] [--budget] [--code]`
  *
  * Serves the tool steps to an MCP client over stdio (default) or Streamable HTTP (`--http PORT`,
  * on 127.0.0.1 unless `--host` says otherwise; beyond loopback the bearer token in
  * $STEPFORGE_MCP_TOKEN is required, and it is checked on loopback too when set). Accounts come
  * from the connections file (`--connections` or $STEPFORGE_CONNECTIONS), or with `--mock` from the
  * services' behavioural mocks started in this process. `--budget` prints what `tools/list` costs
- * (bytes and about tokens, per service, default and dynamic) and exits.
+ * (bytes and about tokens, per service, default and dynamic) and exits. `--code` serves code mode's
+ * two tools, search and execute (cli/commands/code.ts, runtime/code).
  *
  * stdout carries the protocol in stdio mode; everything else goes to stderr.
  */
@@ -83,6 +84,7 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
       http: { type: "string" },
       host: { type: "string" },
       budget: { type: "boolean", default: false },
+      code: { type: "boolean", default: false },
     },
     strict: true,
     allowPositionals: false,
@@ -111,6 +113,7 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
     throw new UsageError("--host only applies with --http PORT");
   }
   if (values.mock && (values.connections || values["base-url"])) throw new UsageError("--mock uses the mocks' own accounts; leave out --connections and --base-url");
+  if (values.code && values.dynamic) throw new UsageError("--code and --dynamic are two ways of offering the services; choose one");
 
   let served: string[];
   try {
@@ -153,7 +156,15 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
   // Aborted on shutdown: every call still queued behind a limit (which may hold it for minutes) or
   // in flight is cancelled, so the process can end instead of outliving its client.
   const shutdown = new AbortController();
-  const mcp = new StepforgeMcp({ catalogs, selection, accounts: new Accounts(accounts), dynamic: values.dynamic, resultBytes, maxLimitWaitMs, version: VERSION, signal: shutdown.signal });
+  let code: Awaited<ReturnType<typeof import("./code.js").startCodeMode>> | undefined;
+  try {
+    if (values.code) code = await (await import("./code.js")).startCodeMode(catalogs, selection, new Accounts(accounts), { resultBytes, maxLimitWaitMs, signal: shutdown.signal });
+  } catch (error) {
+    await closeMocks();
+    throw error;
+  }
+  const mode = code ? " (code mode)" : values.dynamic ? " (dynamic)" : "";
+  const mcp = new StepforgeMcp({ catalogs, selection, accounts: new Accounts(accounts), dynamic: values.dynamic, resultBytes, maxLimitWaitMs, version: VERSION, signal: shutdown.signal, toolSet: code });
   // Runs until SIGINT/SIGTERM (or `until`, for tests), listening only once the server is up.
   const stopSignal = () =>
     new Promise<void>((resolveStop) => {
@@ -175,7 +186,7 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
       } catch (error) {
         throw new UsageError((error as Error).message);
       }
-      err.write(`stepforge mcp: ${mcp.served.length} steps of ${served.join(", ")}${values.dynamic ? " (dynamic)" : ""} on ${http.url}${token ? " (bearer token required)" : ""}\n`);
+      err.write(`stepforge mcp: ${mcp.served.length} steps of ${served.join(", ")}${mode} on ${http.url}${token ? " (bearer token required)" : ""}\n`);
       await stopSignal();
       shutdown.abort();
       await http.close();
@@ -187,13 +198,14 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
         process.stdin.once("end", () => r());
       });
       await server.connect(transport);
-      err.write(`stepforge mcp: ${mcp.served.length} steps of ${served.join(", ")}${values.dynamic ? " (dynamic)" : ""} on stdio\n`);
+      err.write(`stepforge mcp: ${mcp.served.length} steps of ${served.join(", ")}${mode} on stdio\n`);
       // stdin's end is the client gone (a stdio client that died): stop as on a signal.
       await Promise.race([closed, stopSignal()]);
       shutdown.abort();
       await server.close();
     }
   } finally {
+    await code?.close();
     await closeMocks();
   }
   return 0;

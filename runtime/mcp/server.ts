@@ -46,6 +46,15 @@ export interface StepforgeMcpOptions {
   maxLimitWaitMs?: number | undefined;
   /** Cancels every call, queued or in flight: the server is shutting down. */
   signal?: AbortSignal | undefined;
+  /** Another tool set served instead of the steps (code mode's search and execute, runtime/code). */
+  toolSet?: ToolSet | undefined;
+}
+
+/** A set of tools served in place of the steps: its listing, its calls, its instructions. */
+export interface ToolSet {
+  readonly instructions: string;
+  listTools(): ListedTool[];
+  callTool(name: string, args: unknown, signal?: AbortSignal): Promise<CallToolResult>;
 }
 
 export const DEFAULT_RESULT_BYTES = 40_000;
@@ -146,7 +155,7 @@ export class StepforgeMcp {
     this.maxLimitWaitMs = options.maxLimitWaitMs ?? DEFAULT_MAX_LIMIT_WAIT_MS;
     this.served = selectTools(options.catalogs, options.selection).map((t) => serveTool(t, options.accounts.names(t.service)));
     this.byName = new Map(this.served.map((s) => [s.definition.name, s]));
-    this.listing = options.dynamic ? this.metaTools() : [...this.served.map((s) => s.listed), continueTool()];
+    this.listing = options.toolSet ? options.toolSet.listTools() : options.dynamic ? this.metaTools() : [...this.served.map((s) => s.listed), continueTool()];
   }
 
   /** What `tools/list` answers. */
@@ -160,6 +169,7 @@ export class StepforgeMcp {
    */
   async callTool(name: string, args: unknown, signal?: AbortSignal): Promise<CallToolResult> {
     try {
+      if (this.options.toolSet) return await this.options.toolSet.callTool(name, args, signal);
       if (name === CONTINUE_TOOL) return this.continueResult(args);
       if (this.options.dynamic) {
         if (name === "search_steps") return this.searchSteps(args);
@@ -185,7 +195,9 @@ export class StepforgeMcp {
       { name: "stepforge", version: this.options.version ?? "0.0.0" },
       {
         capabilities: { tools: {} },
-        instructions: this.options.dynamic
+        instructions: this.options.toolSet
+          ? this.options.toolSet.instructions
+          : this.options.dynamic
           ? "Steps act on the connected services. Find one with search_steps, read its input with describe_step, run it with call_step. A write whose result says outcome \"unknown\" may have been applied: run its check before trying again."
           : "Each tool is a step on a connected service. A write whose result says outcome \"unknown\" may have been applied: run its check before trying again. Cut results give a cursor for continue_result.",
       },

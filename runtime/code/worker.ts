@@ -1,0 +1,70 @@
+/**
+ * The sandbox's worker thread: one QuickJS module, one run at a time. The server's thread sends
+ * the code; every service call comes back to it as a message (the credentials, the runtime
+ * client and the network stay there) and its reply is handed into QuickJS as a string.
+ *
+ * A worker of its own because QuickJS's interrupt handler is not consulted inside a builtin: a
+ * single `"x".repeat(2 ** 28)` ran 80 s without one check. Here such a run blocks only this
+ * thread; the server's thread notices that the worker went quiet past the CPU budget and
+ * terminates it (sandbox.ts).
+ */
+import { parentPort } from "node:worker_threads";
+import type { BridgeRequest, FromWorker, ToWorker } from "./protocol.js";
+import { runInVm, type VmRun } from "./vm.js";
+
+const port = parentPort;
+if (!port) throw new Error("runtime/code/worker.ts runs as a worker thread of the code mode's sandbox");
+
+const send = (message: FromWorker) => port.postMessage(message);
+const module = await (await import("quickjs-emscripten")).newQuickJSWASMModule();
+
+let nextId = 0;
+const waiting = new Map<number, (text: string) => void>();
+let running: VmRun | undefined;
+
+function hostCall(request: BridgeRequest, signal: AbortSignal): Promise<string> {
+  const id = ++nextId;
+  return new Promise<string>((resolve) => {
+    const abandon = () => {
+      waiting.delete(id);
+      resolve(JSON.stringify({ ok: false, error: { kind: "aborted", message: "the run ended before the call's answer came" } }));
+    };
+    if (signal.aborted) return abandon();
+    signal.addEventListener("abort", abandon, { once: true });
+    waiting.set(id, (text) => {
+      signal.removeEventListener("abort", abandon);
+      resolve(text);
+    });
+    send({ type: "call", id, request });
+  });
+}
+
+port.on("message", (message: ToWorker) => {
+  if (message.type === "reply") {
+    const resolve = waiting.get(message.id);
+    waiting.delete(message.id);
+    resolve?.(message.text);
+  } else if (message.type === "cancel") {
+    running?.cancel(message.kind, message.message);
+  } else if (message.type === "run") {
+    const run = runInVm(module, message.js, message.main, message.shape, hostCall, message.budgets, (cpuMs) => send({ type: "idle", cpuMs }));
+    running = run;
+    void run.done.then(({ outcome, clean }) => {
+      running = undefined;
+      waiting.clear();
+      send({ type: "done", outcome, clean });
+    });
+  }
+});
+
+// One small run before the first real one: QuickJS's WebAssembly is compiled lazily, and the first
+// run paid ~400 ms of it against its CPU budget.
+await runInVm(module, "async function main(s) { return JSON.stringify([1, { a: 'b' }]).length; }", "main", [], hostCall, {
+  cpuMs: 60_000,
+  wallMs: 60_000,
+  memoryBytes: 16 * 1024 * 1024,
+  stackBytes: 256 * 1024,
+  calls: 0,
+  outputBytes: 1024,
+}, () => {}).done;
+send({ type: "ready" });
