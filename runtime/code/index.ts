@@ -3,8 +3,9 @@
  * TypeScript type-checked against the generated declarations and run in a QuickJS sandbox whose
  * only way out is the runtime client of the server's accounts.
  */
-export { CodeMode, createCodeMode } from "./mode.js";
-export type { CodeModeOptions } from "./mode.js";
+export { CodeMode } from "./mode.js";
+export { createCodeMode } from "./prepare.js";
+export type { CodeModeOptions } from "./prepare.js";
 export { CodeModeSetupError, loadCodeServices } from "./load.js";
 export type { CodeService } from "./load.js";
 export { DEFAULT_BUDGETS } from "./protocol.js";

@@ -6,51 +6,24 @@
  * bridge. The result is shaped to the same byte budget as the direct tools' results, with the
  * console lines and each write's outcome beside it.
  */
-import { createHash } from "node:crypto";
 import { SourceMap } from "node:module";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { Accounts } from "../mcp/accounts.js";
-import { selectTools, toolsetsOf, type Selection, type ServiceCatalog } from "../mcp/catalog.js";
 import type { ListedTool } from "../mcp/listing.js";
 import { shapeResult } from "../tools/shape.js";
-import { Bridge, type BridgeService, type WriteRecord } from "./bridge.js";
-import { buildDeclarations, type ServiceDeclarations } from "./declarations.js";
-import { helpersDeclarations, loadTypeScript, type CodeService } from "./load.js";
-import { DEFAULT_BUDGETS, type SandboxBudgets, type SandboxOutcome, type ShapeEntry } from "./protocol.js";
-import { Sandbox } from "./sandbox.js";
-import { rank, render, searchEntries, type SearchEntry } from "./search.js";
-import { CodeChecker, MAIN, type CheckResult } from "./typecheck.js";
+import type { Bridge, WriteRecord } from "./bridge.js";
+import type { ServiceDeclarations } from "./declarations.js";
+import type { SandboxBudgets, SandboxOutcome, ShapeEntry } from "./protocol.js";
+import type { Sandbox } from "./sandbox.js";
+import { rank, render, type SearchEntry } from "./search.js";
+import { MAIN, type CheckResult, type CodeChecker } from "./typecheck.js";
 
 type Json = Record<string, unknown>;
 
-export interface CodeModeOptions {
-  /** The services the code may call (see loadCodeServices). */
-  services: readonly CodeService[];
-  /** The accounts calls run with; with several for a service the code names one. */
-  connections: Accounts;
-  /** Services, toolsets (their steps' operations), read-only (GET and HEAD only). */
-  selection?: Selection | undefined;
-  budgets?: Partial<SandboxBudgets> | undefined;
-  /** Budget of one result's JSON in bytes (default 40,000, as the direct tools'). */
-  resultBytes?: number | undefined;
-  /** Longest a client-side limit may hold a call (default 10,000 ms; see StepforgeMcp). */
-  maxLimitWaitMs?: number | undefined;
-  /** The server's shutdown: cancels every run and call. */
-  signal?: AbortSignal | undefined;
-  /** Runs at once, each on its own worker thread (default 2). */
-  workers?: number | undefined;
-}
-
-const DEFAULT_RESULT_BYTES = 40_000;
-const DEFAULT_MAX_LIMIT_WAIT_MS = 10_000;
 /** The share of the result budget console lines may take. */
 const LOG_SHARE = 0.25;
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** Declarations by their inputs: a test suite or a server builds the same ones many times. */
-const declarationCache = new Map<string, ServiceDeclarations[]>();
 
 function errorResult(body: Json): CallToolResult {
   return { isError: true, content: [{ type: "text", text: JSON.stringify(body) }] };
@@ -69,40 +42,62 @@ function fieldsOf(tool: string, args: unknown, allowed: readonly string[]): { ok
   return { ok: true, args };
 }
 
+/** What search and execute need beyond the listing, built once in the background (prepare.ts). */
+export interface Prepared {
+  declarations: readonly ServiceDeclarations[];
+  checker: CodeChecker;
+  bridge: Bridge;
+  entries: SearchEntry[];
+  shape: ShapeEntry[];
+}
+
+export interface CodeModeParts {
+  /** Service ids, and per service the names of its accounts. */
+  services: string[];
+  accounts: ReadonlyMap<string, readonly string[]>;
+  budgets: SandboxBudgets;
+  resultBytes: number;
+  readOnly: boolean;
+  sandbox: Sandbox;
+  prepared: Promise<Prepared>;
+  signal?: AbortSignal | undefined;
+}
+
 export class CodeMode {
   readonly instructions: string;
   private readonly listing: ListedTool[];
-  private readonly entries: SearchEntry[];
-  private readonly shape: ShapeEntry[];
   private readonly budgets: SandboxBudgets;
   private readonly resultBytes: number;
   private readonly services: string[];
+  private readonly sandbox: Sandbox;
+  private readonly prepared: Promise<Prepared>;
 
-  constructor(
-    private readonly declarations: readonly ServiceDeclarations[],
-    private readonly checker: CodeChecker,
-    private readonly bridge: Bridge,
-    private readonly sandbox: Sandbox,
-    options: { entries: SearchEntry[]; shape: ShapeEntry[]; budgets: SandboxBudgets; resultBytes: number; readOnly: boolean; signal?: AbortSignal | undefined },
-  ) {
-    this.entries = options.entries;
-    this.shape = options.shape;
-    this.budgets = options.budgets;
-    this.resultBytes = options.resultBytes;
-    this.services = declarations.map((d) => d.id);
-    this.listing = this.tools(options.readOnly);
+  constructor(parts: CodeModeParts) {
+    this.budgets = parts.budgets;
+    this.resultBytes = parts.resultBytes;
+    this.services = parts.services;
+    this.sandbox = parts.sandbox;
+    this.prepared = parts.prepared;
+    // A failure to prepare is reported by the first search or execute.
+    this.prepared.catch(() => {});
+    this.listing = this.tools(parts.readOnly, parts.accounts);
     this.instructions =
       "Write TypeScript against the services' typed clients: find operations with search, then run code with execute. " +
       'A write whose outcome is "unknown" may have been applied: run its check before trying again.';
-    options.signal?.addEventListener("abort", () => void this.sandbox.close(), { once: true });
+    parts.signal?.addEventListener("abort", () => void this.sandbox.close(), { once: true });
   }
 
   listTools(): ListedTool[] {
     return this.listing;
   }
 
-  private tools(readOnly: boolean): ListedTool[] {
-    const several = this.shape.filter((s) => s.accounts).map((s) => `services.${s.id}.<account> (${s.accounts!.join(", ")})`);
+  /** Ready once the declarations are built and the checker is warm (the listing does not wait for it). */
+  async ready(): Promise<void> {
+    await this.prepared;
+  }
+
+  private tools(readOnly: boolean, accounts: ReadonlyMap<string, readonly string[]>): ListedTool[] {
+    const several = [...accounts].filter(([, names]) => names.length > 1).map(([id, names]) => `services.${id}.<account> (${names.join(", ")})`);
     const b = this.budgets;
     return [
       {
@@ -147,15 +142,15 @@ export class CodeMode {
   /** One `tools/call`; never throws. */
   async callTool(name: string, args: unknown, signal?: AbortSignal): Promise<CallToolResult> {
     try {
-      if (name === "search") return this.search(args);
-      if (name === "execute") return await this.execute(args, signal);
+      if (name === "search") return this.search(args, await this.prepared);
+      if (name === "execute") return await this.execute(args, await this.prepared, signal);
       return errorResult({ kind: "unknown_tool", message: `There is no tool named "${name}" here; the tools are search and execute.`, retryable: false, fields: [{ path: "name", message: "unknown tool" }], tool: name });
     } catch (error) {
       return errorResult({ kind: "internal", message: `The call failed unexpectedly: ${(error as Error).message}`, retryable: false, fields: [], tool: name });
     }
   }
 
-  private search(args: unknown): CallToolResult {
+  private search(args: unknown, prepared: Prepared): CallToolResult {
     const checked = fieldsOf("search", args, ["query", "service", "limit", "types"]);
     if (!checked.ok) return checked.result;
     const a = checked.args;
@@ -167,23 +162,23 @@ export class CodeMode {
       return inputError("search", "types", 'must be a list of at most 20 type names, e.g. ["Card"]');
     }
     const service = a.service as string | undefined;
-    const found = rank(this.entries, a.query, service);
-    const text = render(found, found.length, { query: a.query, service, limit, types: a.types as string[] | undefined }, this.declarations);
+    const found = rank(prepared.entries, a.query, service);
+    const text = render(found, found.length, { query: a.query, service, limit, types: a.types as string[] | undefined }, prepared.declarations);
     return { content: [{ type: "text", text }] };
   }
 
   /** Type-checks `code` (exposed for measuring the check alone). */
-  check(code: string): CheckResult {
-    return this.checker.check(code);
+  async check(code: string): Promise<CheckResult> {
+    return (await this.prepared).checker.check(code);
   }
 
-  private async execute(args: unknown, signal?: AbortSignal): Promise<CallToolResult> {
+  private async execute(args: unknown, prepared: Prepared, signal?: AbortSignal): Promise<CallToolResult> {
     const checked = fieldsOf("execute", args, ["code"]);
     if (!checked.ok) return checked.result;
     const code = checked.args.code;
     if (typeof code !== "string" || code.trim() === "") return inputError("execute", "code", "required: the body of an async function of `services` that returns the result");
     if (code.length > 200_000) return inputError("execute", "code", "is longer than 200,000 characters; write shorter code");
-    const compiled = this.checker.check(code);
+    const compiled = prepared.checker.check(code);
     if (!compiled.ok) {
       return errorResult({
         kind: "type_error",
@@ -192,8 +187,8 @@ export class CodeMode {
         ...(compiled.more ? { more: compiled.more } : {}),
       });
     }
-    const { host, writes } = this.bridge.forRun();
-    const outcome = await this.sandbox.run(compiled.js, MAIN, this.shape, host, this.budgets, signal);
+    const { host, writes } = prepared.bridge.forRun();
+    const outcome = await this.sandbox.run(compiled.js, MAIN, prepared.shape, host, this.budgets, signal);
     return this.result(outcome, writes, compiled.sourceMap);
   }
 
@@ -266,75 +261,3 @@ function position(stack: string, sourceMap: string): { line: number; column: num
   }
 }
 
-/** The client methods a selection exposes: its toolsets' operations, or every method; reads only when read-only. */
-function methodsOf(services: readonly CodeService[], selection: Selection | undefined): Map<string, Set<string>> | undefined {
-  if (!selection?.toolsets?.length && !selection?.readOnly) return undefined;
-  const catalogs = services.map((s) => s.catalog);
-  const out = new Map<string, Set<string>>();
-  const picked = selection.toolsets?.length ? selectTools(catalogs, selection) : undefined;
-  for (const { catalog } of services) {
-    const descriptor = catalog.tools[0]?.descriptor;
-    const ops = Object.values(descriptor?.operations ?? {});
-    const names = new Set(
-      ops
-        .filter((op) => !picked || picked.some((t) => t.kind === "operation" && t.service === catalog.id && t.operationId === op.operationId))
-        .filter((op) => !selection.readOnly || op.method === "GET" || op.method === "HEAD")
-        .map((op) => op.operationId),
-    );
-    out.set(catalog.id, names);
-  }
-  return out;
-}
-
-/** Builds the code mode: declarations (cached), the warm checker, the bridge and the sandbox. */
-export async function createCodeMode(options: CodeModeOptions): Promise<CodeMode> {
-  const ts = await loadTypeScript();
-  const ids = options.selection?.services?.length ? options.selection.services : options.services.map((s) => s.catalog.id);
-  for (const id of ids) {
-    if (!options.services.some((s) => s.catalog.id === id)) throw new Error(`unknown service "${id}"; the services are ${options.services.map((s) => s.catalog.id).join(", ")}`);
-  }
-  const services = options.services.filter((s) => ids.includes(s.catalog.id));
-  const methods = methodsOf(services, options.selection);
-  const helpers = helpersDeclarations();
-  const key = createHash("sha256")
-    .update(JSON.stringify([services.map((s) => [s.catalog.id, s.client, s.types]), methods ? [...methods].map(([k, v]) => [k, [...v]]) : null]))
-    .digest("hex");
-  let declarations = declarationCache.get(key);
-  if (!declarations) {
-    declarations = buildDeclarations(ts, { services: services.map((s) => ({ id: s.catalog.id, client: s.client, types: s.types })), helpers, methods });
-    declarationCache.set(key, declarations);
-  }
-  const accounts = new Map(declarations.map((d) => [d.id, options.connections.names(d.id)]));
-  const catalogs: ServiceCatalog[] = services.map((s) => s.catalog);
-  const descriptorOf = (id: string) => services.find((s) => s.catalog.id === id)!.catalog.tools[0]!.descriptor;
-  const bridgeServices = new Map<string, BridgeService>(
-    declarations.map((d) => [d.id, { id: d.id, descriptor: descriptorOf(d.id), operations: new Map(d.operations.map((op) => [op.method, op])), steps: services.find((s) => s.catalog.id === d.id)!.catalog.tools }]),
-  );
-  const bridge = new Bridge(bridgeServices, options.connections, { maxLimitWaitMs: options.maxLimitWaitMs ?? DEFAULT_MAX_LIMIT_WAIT_MS, signal: options.signal });
-  const checker = new CodeChecker(ts, { declarations, accounts });
-  const sandbox = new Sandbox({ workers: options.workers });
-  void sandbox.warm().catch(() => {});
-  const http = (service: string, method: string) => {
-    const op = descriptorOf(service).operations[method];
-    return op ? `${op.method} ${op.path}` : "";
-  };
-  const tags = (service: string, method: string) => {
-    const steps = catalogs.find((c) => c.id === service)?.tools.filter((t) => t.kind === "operation" && t.operationId === method) ?? [];
-    return [...new Set(steps.flatMap((t) => toolsetsOf(catalogs, t)))];
-  };
-  const write = (service: string, method: string) => !["GET", "HEAD"].includes(descriptorOf(service).operations[method]?.method ?? "GET");
-  const entries = searchEntries(declarations, http, tags, write, (id) => accounts.get(id) ?? []);
-  const shape: ShapeEntry[] = declarations.map((d) => {
-    const names = accounts.get(d.id) ?? [];
-    return { id: d.id, ...(names.length > 1 ? { accounts: [...names] } : {}), methods: d.operations.map((op) => op.method) };
-  });
-  const budgets = { ...DEFAULT_BUDGETS, ...options.budgets };
-  return new CodeMode(declarations, checker, bridge, sandbox, {
-    entries,
-    shape,
-    budgets,
-    resultBytes: options.resultBytes ?? DEFAULT_RESULT_BYTES,
-    readOnly: options.selection?.readOnly === true,
-    signal: options.signal,
-  });
-}
