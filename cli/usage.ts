@@ -135,7 +135,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     summary: "serve the tool steps to an MCP client over stdio or Streamable HTTP",
     usage: [
       "stepforge mcp [--service S]... [--toolsets T,...] [--read-only] [--dynamic | --code] [--mock] [--connections FILE]",
-      "stepforge mcp ... [--base-url SERVICE=URL]... [--result-bytes N] [--http PORT [--host H]] [--budget]",
+      "stepforge mcp ... [--base-url SERVICE=URL]... [--result-bytes N] [--http PORT [--host H]] [--budget] [--output-schemas]",
     ],
     details: [
       "stdio by default (stdout carries the protocol; everything else goes to stderr).",
@@ -144,6 +144,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
       "  --connections F   accounts (default: $STEPFORGE_CONNECTIONS)",
       "  --budget          print what tools/list costs (bytes, about tokens) and exit",
       "  --code            two tools, search and execute: the agent's TypeScript runs in a sandbox (docs/code-mode.md)",
+      "  --output-schemas  list each step's result shape and return structuredContent (about +40% listing)",
       "See docs/mcp.md for toolsets, dynamic mode and result sizes.",
     ],
   },

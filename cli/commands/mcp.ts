@@ -1,7 +1,7 @@
 /**
  * `stepforge mcp [--service S]... [--toolsets T,…] [--read-only] [--dynamic] [--mock]
  *                [--connections FILE] [--base-url SERVICE=URL]... [--result-bytes N]
- *                [--max-limit-wait-ms N] [--http PORT [--host H]] [--budget] [--code]`
+ *                [--max-limit-wait-ms N] [--http PORT [--host H]] [--budget] [--code] [--output-schemas]`
  *
  * Serves the tool steps to an MCP client over stdio (default) or Streamable HTTP (`--http PORT`,
  * on 127.0.0.1 unless `--host` says otherwise; beyond loopback the bearer token in
@@ -9,7 +9,8 @@
  * from the connections file (`--connections` or $STEPFORGE_CONNECTIONS), or with `--mock` from the
  * services' behavioural mocks started in this process. `--budget` prints what `tools/list` costs
  * (bytes and about tokens, per service, default and dynamic) and exits. `--code` serves code mode's
- * two tools, search and execute (cli/commands/code.ts, runtime/code).
+ * two tools, search and execute (cli/commands/code.ts, runtime/code); `--output-schemas` lists each
+ * step's result shape and returns structuredContent.
  *
  * stdout carries the protocol in stdio mode; everything else goes to stderr.
  */
@@ -85,6 +86,7 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
       host: { type: "string" },
       budget: { type: "boolean", default: false },
       code: { type: "boolean", default: false },
+      "output-schemas": { type: "boolean", default: false },
     },
     strict: true,
     allowPositionals: false,
@@ -164,7 +166,7 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
     throw error;
   }
   const mode = code ? " (code mode)" : values.dynamic ? " (dynamic)" : "";
-  const mcp = new StepforgeMcp({ catalogs, selection, accounts: new Accounts(accounts), dynamic: values.dynamic, resultBytes, maxLimitWaitMs, version: VERSION, signal: shutdown.signal, toolSet: code });
+  const mcp = new StepforgeMcp({ catalogs, selection, accounts: new Accounts(accounts), dynamic: values.dynamic, resultBytes, maxLimitWaitMs, version: VERSION, signal: shutdown.signal, toolSet: code, outputSchemas: values["output-schemas"] });
   // Runs until SIGINT/SIGTERM (or `until`, for tests), listening only once the server is up.
   const stopSignal = () =>
     new Promise<void>((resolveStop) => {

@@ -24,6 +24,7 @@ export interface ListedTool {
   title?: string;
   description: string;
   inputSchema: Json;
+  outputSchema?: Json;
   annotations?: Json;
 }
 
@@ -41,7 +42,34 @@ export function outputShape(tool: ToolDefinition): Json {
   return pruneDepth(canonicalSchema(tool.output, "output"), 2);
 }
 
-export function serveTool(tool: ToolDefinition, accounts: readonly string[]): ServedTool {
+/** Keywords kept in a listed output schema: the shape, not the constraints. */
+const SHAPE_KEYS = new Set(["type", "properties", "items", "additionalProperties", "anyOf", "oneOf"]);
+
+/**
+ * The output schema a step lists with `outputSchemas` on (MCP 2025-11-25), when its result is an
+ * object: one level of fields with their types, nested objects free-form, nothing required, no
+ * descriptions. A client checks `structuredContent` against it, and what the server returns may be
+ * a cut result (fewer records, `result_fields`, long texts shortened, a `preview`), so the schema
+ * states the shape and promises nothing a cut can break. 41 KB for the 80 steps, against 102 KB
+ * with their descriptions and 256 KB two levels deep.
+ */
+export function listedOutputSchema(tool: ToolDefinition): Json | undefined {
+  const full = pruneDepth(canonicalSchema(tool.output, "output"), 1);
+  if (full.type !== "object") return undefined;
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (typeof node !== "object" || node === null) return node;
+    const out: Json = {};
+    for (const [key, value] of Object.entries(node)) {
+      if (!SHAPE_KEYS.has(key)) continue;
+      out[key] = key === "properties" ? Object.fromEntries(Object.entries(value as Json).map(([k, v]) => [k, walk(v)])) : key === "additionalProperties" && value !== false ? true : walk(value);
+    }
+    return out;
+  };
+  return { ...(walk(full) as Json), additionalProperties: true };
+}
+
+export function serveTool(tool: ToolDefinition, accounts: readonly string[], options: { outputSchema?: boolean } = {}): ServedTool {
   const schema = canonicalSchema(tool.input, "input");
   const properties = { ...((schema.properties as Json | undefined) ?? {}) };
   const required = [...((schema.required as string[] | undefined) ?? [])];
@@ -71,6 +99,7 @@ export function serveTool(tool: ToolDefinition, accounts: readonly string[]): Se
   else if (!destructiveHint) annotations.destructiveHint = false;
   if (idempotentHint && !readOnlyHint) annotations.idempotentHint = true;
   if (!openWorldHint) annotations.openWorldHint = false;
+  const outputSchema = options.outputSchema ? listedOutputSchema(tool) : undefined;
   return {
     definition: tool,
     listed: {
@@ -78,6 +107,7 @@ export function serveTool(tool: ToolDefinition, accounts: readonly string[]): Se
       title: tool.title,
       description: fullDescription(tool),
       inputSchema,
+      ...(outputSchema ? { outputSchema } : {}),
       annotations,
     },
     recordsKey,

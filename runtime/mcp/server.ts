@@ -46,6 +46,12 @@ export interface StepforgeMcpOptions {
   maxLimitWaitMs?: number | undefined;
   /** Cancels every call, queued or in flight: the server is shutting down. */
   signal?: AbortSignal | undefined;
+  /**
+   * List each step's result shape (`outputSchema`, for steps whose result is an object) and return
+   * `structuredContent` beside the text (MCP 2025-11-25). Off by default: it adds about 40% to the
+   * listing (41 KB for the four services' 80 steps).
+   */
+  outputSchemas?: boolean | undefined;
   /** Another tool set served instead of the steps (code mode's search and execute, runtime/code). */
   toolSet?: ToolSet | undefined;
 }
@@ -153,7 +159,7 @@ export class StepforgeMcp {
     this.cursors = options.cursors ?? new CursorStore();
     this.resultBytes = options.resultBytes ?? DEFAULT_RESULT_BYTES;
     this.maxLimitWaitMs = options.maxLimitWaitMs ?? DEFAULT_MAX_LIMIT_WAIT_MS;
-    this.served = selectTools(options.catalogs, options.selection).map((t) => serveTool(t, options.accounts.names(t.service)));
+    this.served = selectTools(options.catalogs, options.selection).map((t) => serveTool(t, options.accounts.names(t.service), { outputSchema: options.outputSchemas }));
     this.byName = new Map(this.served.map((s) => [s.definition.name, s]));
     this.listing = options.toolSet ? options.toolSet.listTools() : options.dynamic ? this.metaTools() : [...this.served.map((s) => s.listed), continueTool()];
   }
@@ -272,7 +278,9 @@ export class StepforgeMcp {
       notes.push(`Result shortened to stay under ${this.resultBytes} bytes: long texts end in "…[cut]". Ask for fewer or smaller records to see them whole.`);
     }
     if (notes.length) content.push({ type: "text", text: notes.join(" ") });
-    return { content };
+    // A step that lists an output schema owes the client its data as structuredContent.
+    const structured = this.byName.get(tool)?.listed.outputSchema !== undefined && isObject(shaped.data);
+    return structured ? { content, structuredContent: shaped.data as Json } : { content };
   }
 
   private continueResult(args: unknown): CallToolResult {
