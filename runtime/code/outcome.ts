@@ -42,6 +42,18 @@ async function recordedCall(step: OperationToolDefinition, input: Json): Promise
   return recorded;
 }
 
+/** `value` without undefined members and without objects left empty (`query: {}` of unset fields). */
+function pruned(value: unknown): unknown {
+  if (!isObject(value)) return value;
+  const out: Json = {};
+  for (const [key, child] of Object.entries(value)) {
+    const kept = pruned(child);
+    if (kept === undefined || (isObject(kept) && Object.keys(kept).length === 0)) continue;
+    out[key] = kept;
+  }
+  return out;
+}
+
 /** Every string leaf of `value` with its path. */
 function leaves(value: unknown, path: string[] = [], out: Array<[string[], unknown]> = []): Array<[string[], unknown]> {
   if (isObject(value)) for (const [k, v] of Object.entries(value)) leaves(v, [...path, k], out);
@@ -88,7 +100,7 @@ export async function codeCheck(service: string, method: string, init: Json, ste
   const advice = checkAdvice(write.check, input);
   const call = await recordedCall(checkStep, advice.input as Json);
   if (!call) return undefined;
-  return { call: `${clientPath(service, account)}.${call.operationId}`, init: call.init, match: advice.match as Json };
+  return { call: `${clientPath(service, account)}.${call.operationId}`, init: pruned(call.init) as Json, match: advice.match as Json };
 }
 
 /** How the code names a client: `services.trello`, `services.trello.work`, `services.trello["my team"]`. */
