@@ -40,21 +40,25 @@ const DEFAULT_MAX_LIMIT_WAIT_MS = 10_000;
 /** Declarations by their inputs: a test suite or a server builds the same ones many times. */
 const declarationCache = new Map<string, ServiceDeclarations[]>();
 
-/** The client methods a selection exposes: its toolsets' operations, or every method; reads only when read-only. */
-function methodsOf(services: readonly CodeService[], selection: Selection | undefined): Map<string, Set<string>> | undefined {
-  if (!selection?.toolsets?.length && !selection?.readOnly) return undefined;
+/**
+ * The client methods the code may call: the operations the selection's tool steps run (all steps
+ * when no toolsets are named), reads only when read-only. An operation without a step is one the
+ * spec keeps from agents (`x-stepforge-tool: skip`: a token endpoint, for one), and stays out here
+ * too: code mode offers the same operations as the direct tools, not more.
+ */
+function methodsOf(services: readonly CodeService[], selection: Selection | undefined): Map<string, Set<string>> {
   const catalogs = services.map((s) => s.catalog);
+  const picked = selectTools(catalogs, { ...selection, readOnly: false });
   const out = new Map<string, Set<string>>();
-  const picked = selection.toolsets?.length ? selectTools(catalogs, selection) : undefined;
   for (const { catalog } of services) {
-    const descriptor = catalog.tools[0]?.descriptor;
-    const ops = Object.values(descriptor?.operations ?? {});
-    const names = new Set(
-      ops
-        .filter((op) => !picked || picked.some((t) => t.kind === "operation" && t.service === catalog.id && t.operationId === op.operationId))
-        .filter((op) => !selection.readOnly || op.method === "GET" || op.method === "HEAD")
-        .map((op) => op.operationId),
-    );
+    const operations = catalog.tools[0]?.descriptor.operations ?? {};
+    const names = new Set<string>();
+    for (const step of picked) {
+      if (step.kind !== "operation" || step.service !== catalog.id) continue;
+      const op = operations[step.operationId];
+      if (!op || (selection?.readOnly && op.method !== "GET" && op.method !== "HEAD")) continue;
+      names.add(step.operationId);
+    }
     out.set(catalog.id, names);
   }
   return out;
@@ -89,7 +93,7 @@ function prepare(ts: typeof TS, services: CodeService[], accounts: Map<string, r
   const methods = methodsOf(services, options.selection);
   const helpers = helpersDeclarations();
   const key = createHash("sha256")
-    .update(JSON.stringify([services.map((s) => [s.catalog.id, s.client, s.types]), methods ? [...methods].map(([k, v]) => [k, [...v]]) : null]))
+    .update(JSON.stringify([services.map((s) => [s.catalog.id, s.client, s.types]), [...methods].map(([k, v]) => [k, [...v]])]))
     .digest("hex");
   let declarations = declarationCache.get(key);
   if (!declarations) {
