@@ -75,6 +75,7 @@ function pascal(id: string): string {
 function aliasName(schema: string, taken: Set<string>): string {
   let base = schema.replace(/[^A-Za-z0-9_$]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ""));
   if (!base || /^[0-9]/.test(base)) base = `T${base}`;
+  base = base[0]!.toUpperCase() + base.slice(1);
   if (RESERVED.has(base)) base = `${base}_`;
   let name = base;
   for (let n = 2; taken.has(name); n++) name = `${base}${n}`;

@@ -190,7 +190,7 @@ export class CodeChecker {
 
   private toDiagnostic(d: TS.Diagnostic, agent: TS.SourceFile): CodeDiagnostic {
     const ts = this.ts;
-    let message = ts.flattenDiagnosticMessageText(d.messageText, " ");
+    let message = ts.flattenDiagnosticMessageText(d.messageText, " ").replace(/\s+/g, " ");
     if (message.length > MESSAGE_CHARS) message = `${message.slice(0, MESSAGE_CHARS)}…`;
     const position = d.file === agent && d.start !== undefined ? agent.getLineAndCharacterOfPosition(d.start) : { line: 1, character: 0 };
     // The header is line 0; the footer's closing brace belongs to the last line of the code.
