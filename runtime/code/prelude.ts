@@ -75,7 +75,9 @@ export const PRELUDE = String.raw`(function (host, log, shapeText) {
     }
   }
   function writer(level) {
-    return function () {
+    return function (first) {
+      // One string (the common case) goes as it is: no copy inside the sandbox.
+      if (arguments.length === 1 && typeof first === "string") return void log(level, first);
       const parts = [];
       for (let i = 0; i < arguments.length; i++) parts.push(format(arguments[i]));
       log(level, parts.join(" "));

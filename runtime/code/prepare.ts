@@ -73,14 +73,15 @@ export async function createCodeMode(options: CodeModeOptions): Promise<CodeMode
   }
   const services = options.services.filter((s) => ids.includes(s.catalog.id));
   const accounts = new Map(services.map((s) => [s.catalog.id, options.connections.names(s.catalog.id)]));
-  const sandbox = new Sandbox({ workers: options.workers });
+  const budgets = { ...DEFAULT_BUDGETS, ...options.budgets };
+  const sandbox = new Sandbox({ workers: options.workers, memoryBytes: budgets.memoryBytes });
   void sandbox.warm().catch(() => {});
   // After this turn, so that whoever creates the code mode can list its tools at once.
   const prepared = new Promise<void>((resolve) => setImmediate(resolve)).then(() => prepare(ts, services, accounts, options));
   return new CodeMode({
     services: services.map((s) => s.catalog.id),
     accounts,
-    budgets: { ...DEFAULT_BUDGETS, ...options.budgets },
+    budgets,
     resultBytes: options.resultBytes ?? DEFAULT_RESULT_BYTES,
     readOnly: options.selection?.readOnly === true,
     sandbox,

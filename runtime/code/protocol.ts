@@ -69,6 +69,8 @@ export interface SandboxOutcome {
   logs: string[];
   calls: number;
   cpuMs: number;
+  /** The size of the sandbox's memory when the run ended (its budget plus QuickJS's base at most). */
+  heapBytes?: number | undefined;
 }
 
 /** The server's thread to the worker. */

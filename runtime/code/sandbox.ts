@@ -18,13 +18,14 @@ import type { FromWorker, HostCall, SandboxBudgets, SandboxFailureKind, SandboxO
 /** How long past its budget a silent worker is given before it is terminated. */
 const GRACE_MS = 1_000;
 
-function spawnWorker(): Worker {
+function spawnWorker(memoryBytes: number): Worker {
+  const workerData = { memoryBytes };
   const compiled = new URL("./worker.js", import.meta.url);
-  if (existsSync(fileURLToPath(compiled))) return new Worker(compiled);
+  if (existsSync(fileURLToPath(compiled))) return new Worker(compiled, { workerData });
   // From the TypeScript sources (tests, tsx): the worker loads through tsx's loader.
   const source = new URL("./worker.ts", import.meta.url).href;
   const tsx = typeof import.meta.resolve === "function" ? import.meta.resolve("tsx/esm/api") : "tsx/esm/api";
-  return new Worker(`import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(source)}); });`, { eval: true });
+  return new Worker(`import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(source)}); });`, { eval: true, workerData });
 }
 
 class Slot {
@@ -33,8 +34,8 @@ class Slot {
   busy = false;
   dead = false;
 
-  constructor() {
-    this.worker = spawnWorker();
+  constructor(memoryBytes: number) {
+    this.worker = spawnWorker(memoryBytes);
     this.worker.unref();
     this.ready = new Promise<void>((resolve, reject) => {
       const onMessage = (message: FromWorker) => {
@@ -67,16 +68,20 @@ class Slot {
 export interface SandboxOptions {
   /** Runs at once, each on its own worker thread (default 2); more wait their turn. */
   workers?: number | undefined;
+  /** The memory budget of a run: each worker's QuickJS memory is this much over its base. */
+  memoryBytes: number;
 }
 
 export class Sandbox {
   private readonly slots: Slot[] = [];
   private readonly queue: Array<() => void> = [];
   private readonly size: number;
+  private readonly memoryBytes: number;
   private closed = false;
 
-  constructor(options: SandboxOptions = {}) {
+  constructor(options: SandboxOptions) {
     this.size = Math.max(1, options.workers ?? 2);
+    this.memoryBytes = options.memoryBytes;
   }
 
   /** Starts one worker now, so the first run does not wait for QuickJS to load. */
@@ -86,7 +91,7 @@ export class Sandbox {
   }
 
   private addSlot(): Slot {
-    const slot = new Slot();
+    const slot = new Slot(this.memoryBytes);
     this.slots.push(slot);
     return slot;
   }

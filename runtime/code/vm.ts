@@ -1,27 +1,24 @@
 /**
- * The sandbox: the agent's JavaScript runs in QuickJS compiled to WebAssembly (quickjs-emscripten),
- * a separate JavaScript engine whose heap is a byte array. Nothing of Node is reachable from it:
- * its global object has the ECMAScript built-ins only (no `require`, `process`, `fetch`, timers,
- * module loader), and `eval`/`Function` compile more QuickJS code inside the same heap. The one
- * way out is the host function the prelude closes over: it takes strings (service, account,
- * method, JSON text of the argument) and answers a JSON string, and the host behind it calls
- * the runtime client of the named account. No host object is ever handed in.
+ * One run in QuickJS (quickjs-emscripten: a separate JavaScript engine compiled to WebAssembly,
+ * whose heap is a byte array), inside the sandbox's worker thread (worker.ts). Nothing of Node is
+ * reachable from it: its global object has the ECMAScript built-ins only (no `require`, `process`,
+ * `fetch`, timers, module loader), and `eval`/`Function` compile more QuickJS code into the same
+ * heap. The one way out is the host function the prelude closes over: it takes strings (service,
+ * account, method, the JSON text of the argument) and answers a JSON string, and behind it the
+ * server's thread calls the runtime client of the named account. No host object is handed in.
  *
- * Budgets, each ending the run with its own failure kind:
- * - CPU time: the interrupt handler QuickJS calls while it runs counts only time spent inside it;
- *   the interrupt cannot be caught by the code;
+ * Budgets enforced here, each ending the run with its own failure kind:
+ * - CPU time: QuickJS's interrupt handler counts the time spent inside QuickJS (an interrupt
+ *   cannot be caught by the code); a builtin that never consults the handler is the server
+ *   thread's watchdog's to stop (sandbox.ts);
  * - wall time: a timer ends the run and cancels the calls still in flight;
- * - memory: the runtime's memory limit (QuickJS throws "out of memory");
- * - stack: QuickJS's stack limit ("stack overflow");
- * - calls: the host counts them;
- * - output: console text and the returned value together.
+ * - memory: the worker's WebAssembly memory cannot grow past the budget (worker.ts), and QuickJS
+ *   reports an allocation beyond it as "out of memory";
+ * - stack: QuickJS's stack limit ("stack overflow"), or Node's under QuickJS's frames;
+ * - calls and output (console text and the returned value): counted as they happen.
  *
- * The memory limit is in force only while QuickJS runs the code. quickjs-emscripten's glue boxes
- * every value it hands the host with the runtime's allocator, and a box that cannot be allocated
- * corrupts the WebAssembly module (measured: a 100 KB string handed in when the heap was full made
- * every later call fail). So the host lifts the limit around its own work (handing in a reply,
- * reading the outcome) and the code meets the limit again at its next allocation. A module that
- * fails anyway is dropped, and the next run gets a new one.
+ * A run that ends by interrupting QuickJS is not freed: freeing a runtime interrupted mid-flight
+ * aborted the whole module once (an assertion in JS_FreeRuntime), so its worker is replaced.
  */
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from "quickjs-emscripten";
 import { PRELUDE } from "./prelude.js";
@@ -29,9 +26,6 @@ import type { BridgeRequest, HostCall, SandboxBudgets, SandboxFailure, SandboxFa
 
 /** The largest reply handed into the sandbox, in characters; a larger one is answered as an error. */
 const MAX_REPLY_CHARS = 16 * 1024 * 1024;
-
-/** The limit value that lifts the runtime's memory limit. */
-const NO_LIMIT = -1;
 
 /** Failures that interrupt QuickJS mid-flight: its runtime is not freed, its worker is replaced. */
 const INTERRUPTING = new Set<SandboxFailureKind>(["cpu_time", "wall_time", "memory", "stack", "calls", "output", "cancelled", "sandbox"]);
@@ -56,12 +50,11 @@ class Run {
     module: QuickJSWASMModule,
     private readonly budgets: SandboxBudgets,
     private readonly host: HostCall,
-    private readonly onIdle: (cpuMs: number) => void,
+    private readonly events: VmEvents,
   ) {
     this.wallDeadline = performance.now() + budgets.wallMs;
     this.rt = module.newRuntime();
     this.rt.setMaxStackSize(budgets.stackBytes);
-    this.rt.setMemoryLimit(NO_LIMIT);
     this.rt.setInterruptHandler(() => this.interrupt());
     this.vm = this.rt.newContext();
   }
@@ -88,18 +81,13 @@ class Run {
     this.wake();
   }
 
-  /**
-   * `work` with CPU time counted; `limited` puts the memory limit in force (the code's own
-   * execution) — everything else the host does runs with it lifted (see the module comment).
-   */
-  private timed<T>(limited: boolean, work: () => T): T {
+  /** `work` (anything that may run code in QuickJS) with its time counted as the code's CPU time. */
+  private timed<T>(work: () => T): T {
     const outer = this.segment === undefined;
     if (outer) this.segment = performance.now();
-    if (limited) this.rt.setMemoryLimit(this.budgets.memoryBytes);
     try {
       return work();
     } finally {
-      if (limited) this.rt.setMemoryLimit(NO_LIMIT);
       if (outer) {
         this.cpuUsed += performance.now() - this.segment!;
         this.segment = undefined;
@@ -112,21 +100,22 @@ class Run {
     return handle;
   }
 
+  /** A string's length in characters; undefined for any other value. */
+  private stringLength(handle: QuickJSHandle): number | undefined {
+    if (this.vm.typeof(handle) !== "string") return undefined;
+    const length = this.vm.getProp(handle, "length");
+    const n = this.vm.getNumber(length);
+    length.dispose();
+    return n;
+  }
+
   /** A string argument's text; undefined for any other value (its `toString` is never run). */
   private text(handle: QuickJSHandle): string | undefined {
     return this.vm.typeof(handle) === "string" ? this.vm.getString(handle) : undefined;
   }
 
   private hostFunction(): QuickJSHandle {
-    return this.vm.newFunction("host", (...args) => {
-      // Called from the code: lift the limit for the host's own allocations, restore it after.
-      this.rt.setMemoryLimit(NO_LIMIT);
-      try {
-        return this.startCall(args);
-      } finally {
-        this.rt.setMemoryLimit(this.budgets.memoryBytes);
-      }
-    });
+    return this.vm.newFunction("host", (...args) => this.startCall(args));
   }
 
   private startCall(args: QuickJSHandle[]): QuickJSHandle | undefined {
@@ -151,12 +140,13 @@ class Run {
   private settle(deferred: QuickJSDeferredPromise, reply: string): void {
     this.pending.delete(deferred);
     if (this.closed) return;
+    const max = Math.min(MAX_REPLY_CHARS, Math.floor(this.budgets.memoryBytes / 4));
     const text =
-      reply.length > MAX_REPLY_CHARS
-        ? JSON.stringify({ ok: false, error: { kind: "too_large", message: `the answer is ${reply.length} characters, more than the sandbox takes (${MAX_REPLY_CHARS}); ask for fewer records (filters, a smaller page)` } })
+      reply.length > max
+        ? JSON.stringify({ ok: false, error: { kind: "too_large", message: `the answer is ${reply.length} characters, more than the sandbox takes (${max}); ask for fewer records (filters, a smaller page)` } })
         : reply;
     try {
-      this.timed(false, () => {
+      this.timed(() => {
         const handle = this.vm.newString(text);
         deferred.resolve(handle);
         handle.dispose();
@@ -170,27 +160,28 @@ class Run {
 
   private logFunction(): QuickJSHandle {
     return this.vm.newFunction("log", (levelHandle, textHandle) => {
-      this.rt.setMemoryLimit(NO_LIMIT);
-      try {
-        if (this.stop || !levelHandle || !textHandle) return;
-        const level = this.text(levelHandle);
-        const text = this.text(textHandle);
-        if (level === undefined || text === undefined) return;
-        this.output += Buffer.byteLength(text);
-        if (this.output > this.budgets.outputBytes) {
-          this.fail("output", `The code's output passed ${this.budgets.outputBytes} bytes (console text and the returned value) and was stopped. Log and return less: pick fields, count instead of listing.`);
-          return;
-        }
-        this.logs.push(level === "log" ? text : `[${level}] ${text}`);
-      } finally {
-        this.rt.setMemoryLimit(this.budgets.memoryBytes);
+      if (this.stop || !levelHandle || !textHandle) return;
+      const level = this.text(levelHandle);
+      const length = this.stringLength(textHandle);
+      if (level === undefined || length === undefined) return;
+      // Counted before it is copied out: a text over the budget is never read.
+      if (this.output + length > this.budgets.outputBytes) {
+        this.fail("output", `The code's output passed ${this.budgets.outputBytes} bytes (console text and the returned value) and was stopped. Log and return less: pick fields, count instead of listing.`);
+        return;
       }
+      const text = this.text(textHandle)!;
+      this.output += Buffer.byteLength(text);
+      this.logs.push(level === "log" ? text : `[${level}] ${text}`);
     });
   }
 
   /** The WebAssembly module itself failed (or Node's own stack ran out under QuickJS's frames). */
   broken(error: unknown): void {
     const message = (error as Error)?.message ?? String(error);
+    if (this.events.exhausted()) {
+      this.fail("memory", this.memoryMessage());
+      return;
+    }
     if (error instanceof RangeError && /call stack/.test(message)) {
       this.fail("stack", `The code nested calls too deeply (the stack ran out). Use a loop instead of deep recursion.`);
       return;
@@ -200,7 +191,7 @@ class Run {
 
   async execute(js: string, shape: readonly ShapeEntry[], main: string): Promise<SandboxOutcome> {
     try {
-      const promise = this.timed(true, () => this.start(js, shape, main));
+      const promise = this.timed(() => this.start(js, shape, main));
       return promise ? await this.loop(this.keep(promise)) : this.outcome(undefined);
     } catch (error) {
       if (!this.stop) this.broken(error);
@@ -240,7 +231,7 @@ class Run {
   private async loop(promise: QuickJSHandle): Promise<SandboxOutcome> {
     for (;;) {
       if (!this.stop) {
-        const jobs = this.timed(true, () => this.rt.executePendingJobs());
+        const jobs = this.timed(() => this.rt.executePendingJobs());
         if (jobs.error) {
           this.thrownFailure(jobs.error);
           jobs.error.dispose();
@@ -249,9 +240,9 @@ class Run {
         }
       }
       if (this.stop) return this.outcome(undefined);
-      const state = this.timed(false, () => this.vm.getPromiseState(promise));
+      const state = this.timed(() => this.vm.getPromiseState(promise));
       if (state.type === "fulfilled") {
-        const value = this.timed(false, () => this.finished(state.value));
+        const value = this.timed(() => this.finished(state.value));
         state.value.dispose();
         return value;
       }
@@ -265,7 +256,7 @@ class Run {
         return this.outcome(undefined);
       }
       // Until a call settles, the run fails, or the wall time is up.
-      this.onIdle(this.cpuUsed);
+      this.events.onIdle(this.cpuUsed);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => this.wallTime(), Math.max(0, this.wallDeadline - performance.now()));
         this.wake = () => {
@@ -277,12 +268,14 @@ class Run {
     }
   }
 
+  private memoryMessage(): string {
+    return `The code used more than ${Math.round(this.budgets.memoryBytes / 1048576)} MiB of memory and was stopped. Work on fewer records at once.`;
+  }
+
   /** A thrown error's failure: running out of memory or stack has its own kind. */
   private classify(thrown: ThrownError): SandboxFailure {
     const { name, message } = thrown;
-    if (message === "out of memory") {
-      return { kind: "memory", message: `The code used more than ${Math.round(this.budgets.memoryBytes / 1048576)} MiB of memory and was stopped. Work on fewer records at once.` };
-    }
+    if (message === "out of memory") return { kind: "memory", message: this.memoryMessage() };
     if (message === "stack overflow" || (name === "RangeError" && /call stack/.test(message ?? ""))) {
       return { kind: "stack", message: `The code nested calls too deeply (stack overflow at ${Math.round(this.budgets.stackBytes / 1024)} KiB). Use a loop instead of deep recursion.` };
     }
@@ -292,7 +285,7 @@ class Run {
   /** What the code threw past the prelude: an interrupt (the budget already set), memory, stack, or an error. */
   private thrownFailure(handle: QuickJSHandle): void {
     if (this.stop) return;
-    const thrown = this.timed(false, () => {
+    const thrown = this.timed(() => {
       const read = (key: string) => {
         if (this.vm.typeof(handle) !== "object") return undefined;
         const value = this.vm.getProp(handle, key);
@@ -340,6 +333,14 @@ class Run {
   }
 }
 
+/** What the worker learns from a run, and what the run asks it. */
+export interface VmEvents {
+  /** The code waits for calls (QuickJS is not running); its CPU time so far. */
+  onIdle(cpuMs: number): void;
+  /** The module's memory is at its maximum. */
+  exhausted(): boolean;
+}
+
 export interface VmRun {
   /** Ends the run (the client cancelled it) if QuickJS is not stuck in a builtin. */
   cancel(kind: SandboxFailureKind, message: string): void;
@@ -352,8 +353,8 @@ export interface VmRun {
  * runtime is not freed: freeing one that was interrupted mid-flight can abort the whole module, so
  * the caller drops the module (its worker) instead.
  */
-export function runInVm(module: QuickJSWASMModule, js: string, main: string, shape: readonly ShapeEntry[], host: HostCall, budgets: SandboxBudgets, onIdle: (cpuMs: number) => void): VmRun {
-  const run = new Run(module, budgets, host, onIdle);
+export function runInVm(module: QuickJSWASMModule, js: string, main: string, shape: readonly ShapeEntry[], host: HostCall, budgets: SandboxBudgets, events: VmEvents): VmRun {
+  const run = new Run(module, budgets, host, events);
   const done = run.execute(js, shape, main).then((outcome) => {
     const clean = run.clean;
     if (clean) {

@@ -8,7 +8,7 @@
  * thread; the server's thread notices that the worker went quiet past the CPU budget and
  * terminates it (sandbox.ts).
  */
-import { parentPort } from "node:worker_threads";
+import { parentPort, workerData } from "node:worker_threads";
 import type { BridgeRequest, FromWorker, ToWorker } from "./protocol.js";
 import { runInVm, type VmRun } from "./vm.js";
 
@@ -16,7 +16,23 @@ const port = parentPort;
 if (!port) throw new Error("runtime/code/worker.ts runs as a worker thread of the code mode's sandbox");
 
 const send = (message: FromWorker) => port.postMessage(message);
-const module = await (await import("quickjs-emscripten")).newQuickJSWASMModule();
+
+/**
+ * The memory budget is the WebAssembly memory's own maximum. QuickJS's memory limit is not enough
+ * here: this build has no malloc_usable_size, so QuickJS counts each allocation as 8 bytes and a
+ * program of large arrays grew past 290 MB under a 32 MB limit. A memory that cannot grow past its
+ * maximum makes every allocation beyond it fail, which QuickJS reports as "out of memory".
+ */
+const { memoryBytes } = workerData as { memoryBytes: number };
+const PAGE = 65_536;
+/** What QuickJS's module starts with (its stack, its own runtime); the code's budget comes on top. */
+const BASE_BYTES = 16 * 1024 * 1024;
+const maximum = BASE_BYTES + Math.ceil(memoryBytes / PAGE) * PAGE;
+const memory = new WebAssembly.Memory({ initial: BASE_BYTES / PAGE, maximum: maximum / PAGE });
+const { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } = await import("quickjs-emscripten");
+const module = await newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmMemory: memory }));
+/** The memory has grown to its maximum (less a megabyte): a failure now is the code's memory use. */
+const exhausted = () => memory.buffer.byteLength + 1024 * 1024 >= maximum;
 
 let nextId = 0;
 const waiting = new Map<number, (text: string) => void>();
@@ -47,12 +63,12 @@ port.on("message", (message: ToWorker) => {
   } else if (message.type === "cancel") {
     running?.cancel(message.kind, message.message);
   } else if (message.type === "run") {
-    const run = runInVm(module, message.js, message.main, message.shape, hostCall, message.budgets, (cpuMs) => send({ type: "idle", cpuMs }));
+    const run = runInVm(module, message.js, message.main, message.shape, hostCall, message.budgets, { onIdle: (cpuMs) => send({ type: "idle", cpuMs }), exhausted });
     running = run;
     void run.done.then(({ outcome, clean }) => {
       running = undefined;
       waiting.clear();
-      send({ type: "done", outcome, clean });
+      send({ type: "done", outcome: { ...outcome, heapBytes: memory.buffer.byteLength }, clean });
     });
   }
 });
@@ -66,5 +82,5 @@ await runInVm(module, "async function main(s) { return JSON.stringify([1, { a: '
   stackBytes: 256 * 1024,
   calls: 0,
   outputBytes: 1024,
-}, () => {}).done;
+}, { onIdle: () => {}, exhausted }).done;
 send({ type: "ready" });

@@ -3,7 +3,7 @@
  * is contained (its typed failure, or it runs and reaches nothing), no answer carries a credential
  * of the server's accounts, and afterwards the same server still runs code and calls services.
  *
- * Budgets are small so the suite is quick: 1 s of CPU, 32 MiB, 20 calls, 256 KiB of output.
+ * Budgets are small so the suite is quick: 1 s of CPU, 64 MiB, 20 calls, 256 KiB of output.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MockAccounts } from "../../runtime/mcp/index.js";
@@ -17,7 +17,7 @@ let secrets: string[];
 beforeAll(async () => {
   mocks = await mockAccounts(["trello", "worldnews"]);
   secrets = secretValues(mocks.accounts);
-  served = await serve("code", mocks.accounts, { code: { budgets: { cpuMs: 1_000, wallMs: 15_000, memoryBytes: 32 * 1024 * 1024, calls: 20, outputBytes: 256 * 1024 } } });
+  served = await serve("code", mocks.accounts, { code: { budgets: { cpuMs: 1_000, wallMs: 15_000, memoryBytes: 64 * 1024 * 1024, calls: 20, outputBytes: 256 * 1024 } } });
 }, 120_000);
 afterAll(async () => {
   await served?.close();
