@@ -12,6 +12,7 @@
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { setMaxListeners } from "node:events";
 import { Worker } from "node:worker_threads";
 import type { FromWorker, HostCall, SandboxBudgets, SandboxFailureKind, SandboxOutcome, ShapeEntry, ToWorker } from "./protocol.js";
 
@@ -138,6 +139,8 @@ export class Sandbox {
   private runOn(slot: Slot, js: string, main: string, shape: ShapeEntry[], host: HostCall, budgets: SandboxBudgets, signal?: AbortSignal): Promise<SandboxOutcome> {
     return new Promise<SandboxOutcome>((resolve) => {
       const calls = new AbortController();
+      // Every call of the run listens on it (up to the calls budget at once): no leak warning.
+      setMaxListeners(0, calls.signal);
       let cpuReported = 0;
       let callCount = 0;
       let watch: NodeJS.Timeout | undefined;

@@ -21,6 +21,7 @@
  * aborted the whole module once (an assertion in JS_FreeRuntime), so its worker is replaced.
  */
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from "quickjs-emscripten";
+import { setMaxListeners } from "node:events";
 import { PRELUDE } from "./prelude.js";
 import type { BridgeRequest, HostCall, SandboxBudgets, SandboxFailure, SandboxFailureKind, SandboxOutcome, ShapeEntry, ThrownError } from "./protocol.js";
 
@@ -36,7 +37,9 @@ class Run {
   private readonly owned: QuickJSHandle[] = [];
   private readonly pending = new Set<QuickJSDeferredPromise>();
   private readonly controller = new AbortController();
-  private readonly wallDeadline: number;
+  private wallDeadline = Number.POSITIVE_INFINITY;
+  /** The prelude's `run(main)`, once prepared. */
+  private runner: QuickJSHandle | undefined;
   private stop: SandboxFailure | undefined;
   private cpuUsed = 0;
   private segment: number | undefined;
@@ -52,7 +55,8 @@ class Run {
     private readonly host: HostCall,
     private readonly events: VmEvents,
   ) {
-    this.wallDeadline = performance.now() + budgets.wallMs;
+    // Every call of the run listens on its signal (up to the calls budget at once).
+    setMaxListeners(0, this.controller.signal);
     this.rt = module.newRuntime();
     this.rt.setMaxStackSize(budgets.stackBytes);
     this.rt.setInterruptHandler(() => this.interrupt());
@@ -189,9 +193,34 @@ class Run {
     this.fail("sandbox", `The sandbox failed (${message}); nothing more of this run was executed. Run the code again.`);
   }
 
-  async execute(js: string, shape: readonly ShapeEntry[], main: string): Promise<SandboxOutcome> {
+  /**
+   * Loads the prelude: `services`, `console` and the runner exist before any code arrives, so a
+   * worker can prepare its next run while it waits. False when QuickJS failed doing it.
+   */
+  prepare(shape: readonly ShapeEntry[]): boolean {
     try {
-      const promise = this.timed(() => this.start(js, shape, main));
+      this.timed(() => {
+        const vm = this.vm;
+        const prelude = this.keep(vm.unwrapResult(vm.evalCode(PRELUDE, "prelude.js")));
+        const host = this.keep(this.hostFunction());
+        const log = this.keep(this.logFunction());
+        const shapeText = this.keep(vm.newString(JSON.stringify(shape)));
+        this.runner = this.keep(vm.unwrapResult(vm.callFunction(prelude, vm.undefined, host, log, shapeText)));
+      });
+      // Its time is not the code's.
+      this.cpuUsed = 0;
+      return true;
+    } catch (error) {
+      this.broken(error);
+      return false;
+    }
+  }
+
+  async execute(js: string, main: string): Promise<SandboxOutcome> {
+    this.wallDeadline = performance.now() + this.budgets.wallMs;
+    try {
+      if (!this.runner) throw new Error("the run was not prepared");
+      const promise = this.timed(() => this.start(js, main));
       return promise ? await this.loop(this.keep(promise)) : this.outcome(undefined);
     } catch (error) {
       if (!this.stop) this.broken(error);
@@ -199,14 +228,9 @@ class Run {
     }
   }
 
-  /** Loads the prelude and the code and calls it; the promise of its outcome, or undefined when loading failed. */
-  private start(js: string, shape: readonly ShapeEntry[], main: string): QuickJSHandle | undefined {
+  /** Loads the code and calls it through the runner; the promise of its outcome, or undefined when loading failed. */
+  private start(js: string, main: string): QuickJSHandle | undefined {
     const vm = this.vm;
-    const prelude = this.keep(vm.unwrapResult(vm.evalCode(PRELUDE, "prelude.js")));
-    const host = this.keep(this.hostFunction());
-    const log = this.keep(this.logFunction());
-    const shapeText = this.keep(vm.newString(JSON.stringify(shape)));
-    const run = this.keep(vm.unwrapResult(vm.callFunction(prelude, vm.undefined, host, log, shapeText)));
     const loaded = vm.evalCode(js, "agent.js");
     if (loaded.error) {
       this.thrownFailure(loaded.error);
@@ -215,7 +239,7 @@ class Run {
     }
     loaded.value.dispose();
     const fn = this.keep(vm.getProp(vm.global, main));
-    const called = vm.callFunction(run, vm.undefined, fn);
+    const called = vm.callFunction(this.runner!, vm.undefined, fn);
     if (called.error) {
       this.thrownFailure(called.error);
       called.error.dispose();
@@ -348,23 +372,34 @@ export interface VmRun {
   done: Promise<{ outcome: SandboxOutcome; clean: boolean }>;
 }
 
+/** A run prepared ahead of its code (a fresh runtime with the prelude loaded). */
+export interface PreparedRun {
+  /** Runs `js` (a script declaring the function `main`). */
+  start(js: string, main: string): VmRun;
+}
+
 /**
- * Runs `js` (a script declaring the function `main`) in a new runtime of `module`. An unclean run's
- * runtime is not freed: freeing one that was interrupted mid-flight can abort the whole module, so
- * the caller drops the module (its worker) instead.
+ * A new runtime of `module` with `services` built from `shape`, ready for one program. An unclean
+ * run's runtime is not freed: freeing one that was interrupted mid-flight can abort the whole
+ * module, so the caller drops the module (its worker) instead.
  */
-export function runInVm(module: QuickJSWASMModule, js: string, main: string, shape: readonly ShapeEntry[], host: HostCall, budgets: SandboxBudgets, events: VmEvents): VmRun {
+export function prepareRun(module: QuickJSWASMModule, shape: readonly ShapeEntry[], host: HostCall, budgets: SandboxBudgets, events: VmEvents): PreparedRun {
   const run = new Run(module, budgets, host, events);
-  const done = run.execute(js, shape, main).then((outcome) => {
-    const clean = run.clean;
-    if (clean) {
-      try {
-        run.dispose();
-      } catch {
-        return { outcome, clean: false };
-      }
-    }
-    return { outcome, clean };
-  });
-  return { cancel: (kind, message) => run.fail(kind, message), done };
+  run.prepare(shape);
+  return {
+    start(js, main) {
+      const done = run.execute(js, main).then((outcome) => {
+        const clean = run.clean;
+        if (clean) {
+          try {
+            run.dispose();
+          } catch {
+            return { outcome, clean: false };
+          }
+        }
+        return { outcome, clean };
+      });
+      return { cancel: (kind, message) => run.fail(kind, message), done };
+    },
+  };
 }

@@ -10,7 +10,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import type { BridgeRequest, FromWorker, ToWorker } from "./protocol.js";
-import { runInVm, type VmRun } from "./vm.js";
+import { prepareRun, type PreparedRun, type VmEvents, type VmRun } from "./vm.js";
 
 const port = parentPort;
 if (!port) throw new Error("runtime/code/worker.ts runs as a worker thread of the code mode's sandbox");
@@ -33,10 +33,13 @@ const { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } = await impo
 const module = await newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmMemory: memory }));
 /** The memory has grown to its maximum (less a megabyte): a failure now is the code's memory use. */
 const exhausted = () => memory.buffer.byteLength + 1024 * 1024 >= maximum;
+const events: VmEvents = { onIdle: (cpuMs) => send({ type: "idle", cpuMs }), exhausted };
 
 let nextId = 0;
 const waiting = new Map<number, (text: string) => void>();
 let running: VmRun | undefined;
+/** The next run, prepared while the worker waited (for the same services and budgets). */
+let spare: { key: string; run: PreparedRun } | undefined;
 
 function hostCall(request: BridgeRequest, signal: AbortSignal): Promise<string> {
   const id = ++nextId;
@@ -63,24 +66,24 @@ port.on("message", (message: ToWorker) => {
   } else if (message.type === "cancel") {
     running?.cancel(message.kind, message.message);
   } else if (message.type === "run") {
-    const run = runInVm(module, message.js, message.main, message.shape, hostCall, message.budgets, { onIdle: (cpuMs) => send({ type: "idle", cpuMs }), exhausted });
+    const key = JSON.stringify([message.shape, message.budgets]);
+    const prepared = spare?.key === key ? spare.run : prepareRun(module, message.shape, hostCall, message.budgets, events);
+    spare = undefined;
+    const run = prepared.start(message.js, message.main);
     running = run;
     void run.done.then(({ outcome, clean }) => {
       running = undefined;
       waiting.clear();
       send({ type: "done", outcome: { ...outcome, heapBytes: memory.buffer.byteLength }, clean });
+      // A clean worker keeps serving: its next runtime is made now, off the next run's path.
+      if (clean) setImmediate(() => (spare ??= { key, run: prepareRun(module, message.shape, hostCall, message.budgets, events) }));
     });
   }
 });
 
 // One small run before the first real one: QuickJS's WebAssembly is compiled lazily, and the first
 // run paid ~400 ms of it against its CPU budget.
-await runInVm(module, "async function main(s) { return JSON.stringify([1, { a: 'b' }]).length; }", "main", [], hostCall, {
-  cpuMs: 60_000,
-  wallMs: 60_000,
-  memoryBytes: 16 * 1024 * 1024,
-  stackBytes: 256 * 1024,
-  calls: 0,
-  outputBytes: 1024,
-}, { onIdle: () => {}, exhausted }).done;
+const warmBudgets = { cpuMs: 60_000, wallMs: 60_000, memoryBytes: memoryBytes, stackBytes: 256 * 1024, calls: 0, outputBytes: 1024 };
+await prepareRun(module, [], hostCall, warmBudgets, { onIdle: () => {}, exhausted })
+  .start("async function main(s) { return JSON.stringify([1, { a: 'b' }]).length; }", "main").done;
 send({ type: "ready" });

@@ -2,12 +2,10 @@
  * The sandbox attack suite (attacks.ts) through a real MCP client against code mode: every attack
  * is contained (its typed failure, or it runs and reaches nothing), no answer carries a credential
  * of the server's accounts, and afterwards the same server still runs code and calls services.
- *
- * Budgets are small so the suite is quick: 1 s of CPU, 64 MiB, 20 calls, 256 KiB of output.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MockAccounts } from "../../runtime/mcp/index.js";
-import { ATTACKS, contained, describeOutcome, secretValues, type Outcome } from "./attacks.js";
+import { ATTACK_BUDGETS, ATTACKED_SERVICES, ATTACKS, contained, describeOutcome, secretValues, type Outcome } from "./attacks.js";
 import { mockAccounts, serve, texts, type Served } from "./helpers.js";
 
 let mocks: MockAccounts;
@@ -15,9 +13,9 @@ let served: Served;
 let secrets: string[];
 
 beforeAll(async () => {
-  mocks = await mockAccounts(["trello", "worldnews"]);
+  mocks = await mockAccounts(ATTACKED_SERVICES);
   secrets = secretValues(mocks.accounts);
-  served = await serve("code", mocks.accounts, { code: { budgets: { cpuMs: 1_000, wallMs: 15_000, memoryBytes: 64 * 1024 * 1024, calls: 20, outputBytes: 256 * 1024 } } });
+  served = await serve("code", mocks.accounts, { code: { budgets: ATTACK_BUDGETS } });
 }, 120_000);
 afterAll(async () => {
   await served?.close();

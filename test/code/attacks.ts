@@ -27,6 +27,12 @@ export interface Attack {
   contained?: (outcome: Outcome) => boolean;
 }
 
+/** Budgets small enough for a quick suite: 1 s of CPU, 64 MiB, 20 calls, 256 KiB of output. */
+export const ATTACK_BUDGETS = { cpuMs: 1_000, wallMs: 15_000, memoryBytes: 64 * 1024 * 1024, calls: 20, outputBytes: 256 * 1024 };
+
+/** The accounts of the attacked server: trello's and worldnews' (marketo stays without one). */
+export const ATTACKED_SERVICES = ["trello", "worldnews"];
+
 const BOARDS = `services.trello.getMemberBoards({ params: { path: { id: "me" } } })`;
 
 export const ATTACKS: Attack[] = [

@@ -9,7 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { createCodeMode, loadCodeServices, type CodeMode, type CodeService } from "../../../runtime/code/index.js";
+import { createCodeMode, loadCodeServices, type CodeMode, type CodeService, type SandboxBudgets } from "../../../runtime/code/index.js";
 import { baseUrlFields } from "../../../runtime/credentials/connections.js";
 import { Accounts, StepforgeMcp, type Account } from "../../../runtime/mcp/index.js";
 import type { ServiceCatalog } from "../../../runtime/mcp/catalog.js";
@@ -83,10 +83,17 @@ export interface Server {
   close(): Promise<void>;
 }
 
-export async function startServer(harness: Harness, mode: HarnessMode): Promise<Server> {
-  const code = mode === "code" ? await createCodeMode({ services: harness.services, connections: new Accounts(harness.accounts) }) : undefined;
+export interface ServerOptions {
+  /** Only these services' accounts (the others are served without one). */
+  accountsOf?: readonly string[] | undefined;
+  budgets?: Partial<SandboxBudgets> | undefined;
+}
+
+export async function startServer(harness: Harness, mode: HarnessMode, options: ServerOptions = {}): Promise<Server> {
+  const accounts = new Accounts(options.accountsOf ? harness.accounts.filter(([id]) => options.accountsOf!.includes(id)) : harness.accounts);
+  const code = mode === "code" ? await createCodeMode({ services: harness.services, connections: accounts, budgets: options.budgets }) : undefined;
   await code?.ready();
-  const mcp = new StepforgeMcp({ catalogs: harness.catalogs, accounts: new Accounts(harness.accounts), dynamic: mode === "dynamic", toolSet: code });
+  const mcp = new StepforgeMcp({ catalogs: harness.catalogs, accounts, dynamic: mode === "dynamic", toolSet: code });
   const { client, close } = await connect(mcp);
   const { tools } = await client.listTools();
   return { mode, client, code, listingBytes: Buffer.byteLength(JSON.stringify({ tools })), close: async () => void (await close(), await code?.close()) };
