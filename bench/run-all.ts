@@ -33,6 +33,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: "mock", file: "mock-vs-prism.ts", title: "Mocks: behavioural mock vs Prism", quick: false },
   { name: "bundle", file: "bundle.ts", title: "Package weight", quick: false },
   { name: "regen", file: "regen.ts", title: "Safe regeneration: diff and the watch loop vs a cold generate", quick: true },
+  { name: "code-mode", file: "code-mode.ts", title: "Code mode vs direct tools: context bytes, the cost of a call, sandbox attacks", quick: true },
 ];
 
 const { values } = parseArgs({ options: { quick: { type: "boolean", default: false }, only: { type: "string" } } });
