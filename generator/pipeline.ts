@@ -175,7 +175,7 @@ export function write(outDir: string, files: GeneratedFile[], options: { wholeOu
 }
 
 /** Runtime modules with their own entry (`stepforge/runtime/<module>`). */
-export const RUNTIME_ENTRIES = ["mcp", "mock", "tools", "triggers", "zod"] as const;
+export const RUNTIME_ENTRIES = ["code", "mcp", "mock", "tools", "triggers", "zod"] as const;
 
 /**
  * The `exports` map of the package: the root, the runtime and its modules, one entry per service,

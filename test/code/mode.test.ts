@@ -31,12 +31,12 @@ describe("the listing", () => {
 
   it("exports the same two tools for each provider", async () => {
     const mode = served.code!;
-    const openai = exportCodeTools(mode, "openai") as Array<{ function: { name: string; strict: boolean; parameters: { additionalProperties: boolean } } }>;
+    const openai = exportCodeTools(mode, "openai") as unknown as Array<{ function: { name: string; strict: boolean; parameters: { additionalProperties: boolean } } }>;
     expect(openai.map((t) => [t.function.name, t.function.strict, t.function.parameters.additionalProperties])).toEqual([
       ["search", true, false],
       ["execute", true, false],
     ]);
-    expect((exportCodeTools(mode, "anthropic") as Array<{ input_schema: { type: string } }>)[1]!.input_schema.type).toBe("object");
+    expect((exportCodeTools(mode, "anthropic") as unknown as Array<{ input_schema: { type: string } }>)[1]!.input_schema.type).toBe("object");
     expect((exportCodeTools(mode, "gemini") as Array<{ name: string }>).map((t) => t.name)).toEqual(["search", "execute"]);
   });
 });
