@@ -15,10 +15,20 @@ export interface CodeModeFlags {
 }
 
 /** The code mode over every catalogue's generated declarations (found beside the catalogues' tools). */
-export async function startCodeMode(catalogs: ServiceCatalog[], selection: Selection, accounts: Accounts, flags: CodeModeFlags): Promise<CodeMode> {
+export async function startCodeMode(
+  catalogs: ServiceCatalog[],
+  selection: Selection,
+  accounts: Accounts,
+  flags: CodeModeFlags,
+): Promise<CodeMode> {
   const generated = fileURLToPath(new URL("../../generated/", import.meta.url));
   try {
-    return await createCodeMode({ services: loadCodeServices(catalogs, generated), connections: accounts, selection, ...flags });
+    return await createCodeMode({
+      services: loadCodeServices(catalogs, generated),
+      connections: accounts,
+      selection,
+      ...flags,
+    });
   } catch (error) {
     if (error instanceof CodeModeSetupError) throw new UsageError(`--code: ${error.message}`);
     throw error;

@@ -59,7 +59,8 @@ const PARAM_PLACES = ["path", "query", "header", "cookie"];
 const MAX_INIT_CHARS = 1_048_576;
 
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
-const isWrite = (descriptor: ServiceDescriptor, method: string) => !["GET", "HEAD"].includes(descriptor.operations[method]?.method ?? "GET");
+const isWrite = (descriptor: ServiceDescriptor, method: string) =>
+  !["GET", "HEAD"].includes(descriptor.operations[method]?.method ?? "GET");
 
 function failure(error: ToolError): string {
   return JSON.stringify({ ok: false, error });
@@ -67,30 +68,53 @@ function failure(error: ToolError): string {
 
 function invalid(label: string, service: string, fields: ToolFieldError[]): ToolError {
   const list = fields.map((f) => `${f.path || "(argument)"}: ${f.message}`).join("; ");
-  return { kind: "invalid_input", message: `The argument of ${label} is not valid — ${list}. Correct it and run the code again.`, retryable: false, fields, service, tool: label };
+  return {
+    kind: "invalid_input",
+    message: `The argument of ${label} is not valid — ${list}. Correct it and run the code again.`,
+    retryable: false,
+    fields,
+    service,
+    tool: label,
+  };
 }
 
 /** Problems of `init` against what a call may carry (see the module comment). */
 function initProblems(init: unknown, op: OperationSignature, descriptor: ServiceDescriptor): ToolFieldError[] {
-  if (!isObject(init)) return [{ path: "", message: "must be an object such as { params: { path: { id } }, body: { … } }" }];
+  if (!isObject(init))
+    return [{ path: "", message: "must be an object such as { params: { path: { id } }, body: { … } }" }];
   const problems: ToolFieldError[] = [];
   for (const key of Object.keys(init)) {
-    if (!INIT_FIELDS.includes(key)) problems.push({ path: key, message: `"${key}" is not accepted here; the argument takes params and body only` });
+    if (!INIT_FIELDS.includes(key))
+      problems.push({ path: key, message: `"${key}" is not accepted here; the argument takes params and body only` });
   }
   const params = init.params;
   if (params === undefined) return problems;
-  if (!isObject(params)) return [...problems, { path: "params", message: "must be an object of path, query, header, cookie" }];
+  if (!isObject(params))
+    return [...problems, { path: "params", message: "must be an object of path, query, header, cookie" }];
   for (const [place, values] of Object.entries(params)) {
-    if (!PARAM_PLACES.includes(place)) problems.push({ path: `params.${place}`, message: `"${place}" is not a parameter place; use path, query, header or cookie` });
-    else if (values !== undefined && !isObject(values)) problems.push({ path: `params.${place}`, message: "must be an object of parameter name → value" });
+    if (!PARAM_PLACES.includes(place))
+      problems.push({
+        path: `params.${place}`,
+        message: `"${place}" is not a parameter place; use path, query, header or cookie`,
+      });
+    else if (values !== undefined && !isObject(values))
+      problems.push({ path: `params.${place}`, message: "must be an object of parameter name → value" });
   }
   const declared = new Set(op.headerParams.map((h) => h.toLowerCase()));
   for (const name of Object.keys(isObject(params.header) ? params.header : {})) {
-    if (!declared.has(name.toLowerCase())) problems.push({ path: `params.header.${name}`, message: `"${name}" is not a header parameter of ${op.method}; only the headers it declares are sent` });
+    if (!declared.has(name.toLowerCase()))
+      problems.push({
+        path: `params.header.${name}`,
+        message: `"${name}" is not a header parameter of ${op.method}; only the headers it declares are sent`,
+      });
   }
   const reserved = new Set(credentialQueryNames(descriptor).map((n) => n.toLowerCase()));
   for (const name of Object.keys(isObject(params.query) ? params.query : {})) {
-    if (reserved.has(name.toLowerCase())) problems.push({ path: `params.query.${name}`, message: `"${name}" carries the connection's credentials and is added by the server; remove it` });
+    if (reserved.has(name.toLowerCase()))
+      problems.push({
+        path: `params.query.${name}`,
+        message: `"${name}" carries the connection's credentials and is added by the server; remove it`,
+      });
   }
   return problems;
 }
@@ -105,11 +129,18 @@ export class Bridge {
   ) {}
 
   /** The client of one account (built once; its limits and tokens are the account's shared ones). */
-  private client(service: BridgeService, account: string, context: Parameters<typeof createServiceClient>[1]): ServiceClient {
+  private client(
+    service: BridgeService,
+    account: string,
+    context: Parameters<typeof createServiceClient>[1],
+  ): ServiceClient {
     const key = `${service.id}\u0000${account}`;
     let client = this.clients.get(key);
     if (!client) {
-      client = createServiceClient(service.descriptor, { ...context, maxLimitWaitMs: context.maxLimitWaitMs ?? this.options.maxLimitWaitMs });
+      client = createServiceClient(service.descriptor, {
+        ...context,
+        maxLimitWaitMs: context.maxLimitWaitMs ?? this.options.maxLimitWaitMs,
+      });
       this.clients.set(key, client);
     }
     return client;
@@ -127,12 +158,25 @@ export class Bridge {
     const service = this.services.get(request.service);
     const op = service?.operations.get(request.method);
     if (!service || !op) {
-      return failure({ kind: "unknown_tool", message: `${label} is not a method this server offers; find methods with search.`, retryable: false, fields: [], tool: label });
+      return failure({
+        kind: "unknown_tool",
+        message: `${label} is not a method this server offers; find methods with search.`,
+        retryable: false,
+        fields: [],
+        tool: label,
+      });
     }
     const resolved = this.accounts.resolve(service.id, request.account, label);
     if (!resolved.ok) return failure(resolved.error);
     if ((request.init?.length ?? 0) > MAX_INIT_CHARS) {
-      return failure(invalid(label, service.id, [{ path: "", message: `is larger than ${MAX_INIT_CHARS} bytes; send less (split the work into several calls)` }]));
+      return failure(
+        invalid(label, service.id, [
+          {
+            path: "",
+            message: `is larger than ${MAX_INIT_CHARS} bytes; send less (split the work into several calls)`,
+          },
+        ]),
+      );
     }
     let init: unknown = {};
     try {
@@ -146,7 +190,9 @@ export class Bridge {
     const { params, body } = init as Json;
     const write = isWrite(service.descriptor, request.method);
     const path = isObject(params) && isObject(params.path) ? params.path : undefined;
-    const signals = [signal, this.options.signal, resolved.account.context.signal].filter((s): s is AbortSignal => s !== undefined);
+    const signals = [signal, this.options.signal, resolved.account.context.signal].filter(
+      (s): s is AbortSignal => s !== undefined,
+    );
     try {
       const client = this.client(service, resolved.account.name, resolved.account.context);
       const data = await client.call(request.method, { params, body, signal: AbortSignal.any(signals) });
@@ -154,16 +200,31 @@ export class Bridge {
       return JSON.stringify({ ok: true, data });
     } catch (thrown) {
       const error = toolErrorFrom(thrown, label, service.id);
-      error.message = error.message.replace(/ Correct these fields and call the step again\.$/, " Correct it and run the code again.");
+      error.message = error.message.replace(
+        / Correct these fields and call the step again\.$/,
+        " Correct it and run the code again.",
+      );
       if (error.outcome === "unknown") {
         // The step's advice names steps; the code's names the call to make, in its own terms.
         const check = await codeCheck(service.id, request.method, init as Json, service.steps, request.account);
         error.message = `${(thrown as Error).message}. ${unknownOutcomeAdvice(label, check)}`;
         delete error.check;
         if (check) Object.assign(error, { check });
-        if (write) writes.push({ call: label, ...(path ? { path } : {}), outcome: "unknown", error: { kind: error.kind, message: error.message }, ...(check ? { check } : {}) });
+        if (write)
+          writes.push({
+            call: label,
+            ...(path ? { path } : {}),
+            outcome: "unknown",
+            error: { kind: error.kind, message: error.message },
+            ...(check ? { check } : {}),
+          });
       } else if (write) {
-        writes.push({ call: label, ...(path ? { path } : {}), outcome: "failed", error: { kind: error.kind, message: error.message } });
+        writes.push({
+          call: label,
+          ...(path ? { path } : {}),
+          outcome: "failed",
+          error: { kind: error.kind, message: error.message },
+        });
       }
       return failure(error);
     }

@@ -91,7 +91,9 @@ function nameText(ts: typeof TS, name: TS.PropertyName): string | undefined {
 
 function memberType(ts: typeof TS, node: TS.Node | undefined, member: string): TS.TypeNode | undefined {
   const members = node && (ts.isInterfaceDeclaration(node) || ts.isTypeLiteralNode(node)) ? node.members : undefined;
-  const found = members?.find((m) => ts.isPropertySignature(m) && nameText(ts, m.name) === member) as TS.PropertySignature | undefined;
+  const found = members?.find((m) => ts.isPropertySignature(m) && nameText(ts, m.name) === member) as
+    | TS.PropertySignature
+    | undefined;
   return found?.type;
 }
 
@@ -101,7 +103,8 @@ function componentRef(ts: typeof TS, node: TS.Node): { group: string; name: stri
   const root = node.objectType.objectType;
   const group = node.objectType.indexType;
   const name = node.indexType;
-  if (!ts.isTypeReferenceNode(root) || !ts.isIdentifier(root.typeName) || root.typeName.text !== "components") return undefined;
+  if (!ts.isTypeReferenceNode(root) || !ts.isIdentifier(root.typeName) || root.typeName.text !== "components")
+    return undefined;
   if (!ts.isLiteralTypeNode(group) || !ts.isStringLiteral(group.literal)) return undefined;
   if (!ts.isLiteralTypeNode(name) || !ts.isStringLiteral(name.literal)) return undefined;
   return { group: group.literal.text, name: name.literal.text };
@@ -143,7 +146,8 @@ function namedSchemas(ts: typeof TS, text: string, taken: Set<string>): { text: 
       };
       ts.forEachChild(node, visit);
       let out = text.slice(start, node.end);
-      for (const edit of edits.sort((a, b) => b.start - a.start)) out = out.slice(0, edit.start - start) + edit.text + out.slice(edit.end - start);
+      for (const edit of edits.sort((a, b) => b.start - a.start))
+        out = out.slice(0, edit.start - start) + edit.text + out.slice(edit.end - start);
       return out;
     } finally {
       depth.n--;
@@ -172,7 +176,10 @@ function namedSchemas(ts: typeof TS, text: string, taken: Set<string>): { text: 
 
 /** The first line, and the rest without the `METHOD /path` line and the seed note. */
 function splitDoc(doc: string): { summary: string; description: string } {
-  const paragraphs = doc.split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean);
+  const paragraphs = doc
+    .split(/\n\s*\n/)
+    .map((p) => p.trim())
+    .filter(Boolean);
   const summary = paragraphs.shift() ?? "";
   const rest = paragraphs.filter((p) => !/^`[A-Z]+ \S+`$/.test(p) && !p.startsWith("Seed:") && !p.startsWith("@"));
   return { summary: summary.replace(/\s+/g, " "), description: rest.join(" ").replace(/\s+/g, " ") };
@@ -246,7 +253,14 @@ export function buildDeclarations(ts: typeof TS, sources: DeclarationSources): S
   files.set("/runtime.ts", LOAD_RUNTIME);
   files.set("/helpers.d.ts", sources.helpers);
   for (const service of sources.services) {
-    const names = new Set<string>([`${pascal(service.id)}Api`, "paths", "operations", "components", "webhooks", "$defs"]);
+    const names = new Set<string>([
+      `${pascal(service.id)}Api`,
+      "paths",
+      "operations",
+      "components",
+      "webhooks",
+      "$defs",
+    ]);
     const named = namedSchemas(ts, service.types, names);
     taken.set(service.id, names);
     schemaAliases.set(service.id, named.aliases);
@@ -256,7 +270,8 @@ export function buildDeclarations(ts: typeof TS, sources: DeclarationSources): S
   }
   const options = loadOptions(ts);
   const host: TS.CompilerHost = {
-    getSourceFile: (name, target) => (files.has(name) ? ts.createSourceFile(name, files.get(name)!, target, true) : undefined),
+    getSourceFile: (name, target) =>
+      files.has(name) ? ts.createSourceFile(name, files.get(name)!, target, true) : undefined,
     getDefaultLibFileName: () => "/globals.d.ts",
     writeFile: () => {},
     getCurrentDirectory: () => "/",
@@ -274,7 +289,12 @@ export function buildDeclarations(ts: typeof TS, sources: DeclarationSources): S
         let resolved = "/runtime.ts";
         if (spec === "openapi-typescript-helpers") resolved = "/helpers.d.ts";
         else if (spec.startsWith("./")) resolved = `${dir}/${spec.slice(2).replace(/\.(js|ts|d\.ts)$/, "")}.ts`;
-        return { resolvedModule: { resolvedFileName: resolved, extension: resolved.endsWith(".d.ts") ? ts.Extension.Dts : ts.Extension.Ts } };
+        return {
+          resolvedModule: {
+            resolvedFileName: resolved,
+            extension: resolved.endsWith(".d.ts") ? ts.Extension.Dts : ts.Extension.Ts,
+          },
+        };
       }),
   };
   const roots = ["/globals.d.ts", ...sources.services.map((s) => `/${s.id}/client.ts`)];
@@ -291,12 +311,28 @@ export function buildDeclarations(ts: typeof TS, sources: DeclarationSources): S
     for (const alias of schemaAliases.get(service.id) ?? []) {
       const symbol = inScope.get(alias);
       if (!symbol) continue;
-      aliases.set(alias, checker.typeToString(checker.getDeclaredTypeOfSymbol(symbol), typesFile, flags | ts.TypeFormatFlags.InTypeAlias));
+      aliases.set(
+        alias,
+        checker.typeToString(
+          checker.getDeclaredTypeOfSymbol(symbol),
+          typesFile,
+          flags | ts.TypeFormatFlags.InTypeAlias,
+        ),
+      );
     }
-    const aliasPattern = aliases.size ? new RegExp(`\\b(${[...aliases.keys()].map((a) => a.replace(/\$/g, "\\$")).join("|")})\\b`, "g") : undefined;
-    const referenced = (text: string) => [...new Set(aliasPattern ? [...text.matchAll(aliasPattern)].map((m) => m[1]!) : [])];
-    const cls = clientFile.statements.find((s): s is TS.ClassDeclaration => ts.isClassDeclaration(s) && s.members.some((m) => ts.isMethodDeclaration(m)));
-    if (!cls) throw new Error(`${service.id}: its client has no class of operation methods; regenerate it with stepforge generate`);
+    const aliasPattern = aliases.size
+      ? new RegExp(`\\b(${[...aliases.keys()].map((a) => a.replace(/\$/g, "\\$")).join("|")})\\b`, "g")
+      : undefined;
+    const referenced = (text: string) => [
+      ...new Set(aliasPattern ? [...text.matchAll(aliasPattern)].map((m) => m[1]!) : []),
+    ];
+    const cls = clientFile.statements.find(
+      (s): s is TS.ClassDeclaration => ts.isClassDeclaration(s) && s.members.some((m) => ts.isMethodDeclaration(m)),
+    );
+    if (!cls)
+      throw new Error(
+        `${service.id}: its client has no class of operation methods; regenerate it with stepforge generate`,
+      );
     const wanted = sources.methods?.get(service.id);
     const operations: OperationSignature[] = [];
     for (const member of cls.members) {
@@ -306,7 +342,13 @@ export function buildDeclarations(ts: typeof TS, sources: DeclarationSources): S
       const signature = checker.getSignatureFromDeclaration(member);
       const param = signature?.parameters[0];
       if (!signature || !param) continue;
-      const init = printInit(ts, checker, checker.getTypeOfSymbolAtLocation(param, member), print, member.parameters[0]!);
+      const init = printInit(
+        ts,
+        checker,
+        checker.getTypeOfSymbolAtLocation(param, member),
+        print,
+        member.parameters[0]!,
+      );
       const data = checker.getAwaitedType(checker.getReturnTypeOfSignature(signature));
       const dataText = !data || data.flags & ts.TypeFlags.Never ? "void" : print(data);
       const doc = ts.getJSDocCommentsAndTags(member).find(ts.isJSDoc);
@@ -347,7 +389,13 @@ interface PrintedInit {
  * without the abort signal (the sandbox's budget cancels calls) and without members typed
  * `never` (`body?: never` on a GET says nothing a model needs).
  */
-function printInit(ts: typeof TS, checker: TS.TypeChecker, type: TS.Type, print: (t: TS.Type) => string, param: TS.ParameterDeclaration): PrintedInit {
+function printInit(
+  ts: typeof TS,
+  checker: TS.TypeChecker,
+  type: TS.Type,
+  print: (t: TS.Type) => string,
+  param: TS.ParameterDeclaration,
+): PrintedInit {
   const isNever = (t: TS.Type) => (t.flags & ts.TypeFlags.Never) !== 0 || (t.flags & ts.TypeFlags.Undefined) !== 0;
   const optional = (s: TS.Symbol) => (s.flags & ts.SymbolFlags.Optional) !== 0;
   const key = (name: string) => (IDENTIFIER.test(name) ? name : JSON.stringify(name));
@@ -377,6 +425,7 @@ function printInit(ts: typeof TS, checker: TS.TypeChecker, type: TS.Type, print:
     members.push(`${key(prop.name)}${optional(prop) ? "?" : ""}: ${text}`);
   }
   // The generated method's `init = {}` (no field required) or an optional parameter.
-  const optionalInit = param.initializer !== undefined || param.questionToken !== undefined || members.every((m) => /^[^:]*\?:/.test(m));
+  const optionalInit =
+    param.initializer !== undefined || param.questionToken !== undefined || members.every((m) => /^[^:]*\?:/.test(m));
   return { text: members.length ? `{ ${members.join("; ")} }` : "{}", optional: optionalInit, header, query };
 }

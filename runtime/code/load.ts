@@ -35,7 +35,9 @@ export function loadCodeServices(catalogs: readonly ServiceCatalog[], generatedD
     const client = readFirst(dir, ["client.ts", "client.d.ts"]);
     const types = readFirst(dir, ["types.ts", "types.d.ts"]);
     if (client === undefined || types === undefined) {
-      throw new CodeModeSetupError(`${catalog.id}: no generated client.ts/types.ts (or .d.ts) in ${dir}; run stepforge generate`);
+      throw new CodeModeSetupError(
+        `${catalog.id}: no generated client.ts/types.ts (or .d.ts) in ${dir}; run stepforge generate`,
+      );
     }
     return { catalog, client, types };
   });
@@ -46,7 +48,9 @@ export async function loadTypeScript(): Promise<typeof TS> {
     const loaded = (await import("typescript")) as unknown as { default?: typeof TS };
     return loaded.default ?? (loaded as unknown as typeof TS);
   } catch {
-    throw new CodeModeSetupError("the code mode type-checks with the TypeScript compiler: install it beside stepforge (npm install typescript@5)");
+    throw new CodeModeSetupError(
+      "the code mode type-checks with the TypeScript compiler: install it beside stepforge (npm install typescript@5)",
+    );
   }
 }
 
@@ -55,6 +59,9 @@ export function helpersDeclarations(): string {
   const require = createRequire(import.meta.url);
   const entry = require.resolve("openapi-typescript-helpers");
   const file = join(dirname(entry), "index.d.ts");
-  if (!existsSync(file)) throw new CodeModeSetupError(`openapi-typescript-helpers has no index.d.ts beside ${entry}; reinstall stepforge's dependencies`);
+  if (!existsSync(file))
+    throw new CodeModeSetupError(
+      `openapi-typescript-helpers has no index.d.ts beside ${entry}; reinstall stepforge's dependencies`,
+    );
   return readFileSync(file, "utf8");
 }

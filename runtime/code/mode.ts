@@ -30,15 +30,33 @@ function errorResult(body: Json): CallToolResult {
 }
 
 function inputError(tool: string, field: string, message: string): CallToolResult {
-  return errorResult({ kind: "invalid_input", message: `The input for ${tool} is not valid — ${field || "(input)"}: ${message}. Correct it and call again.`, retryable: false, fields: [{ path: field, message }], tool });
+  return errorResult({
+    kind: "invalid_input",
+    message: `The input for ${tool} is not valid — ${field || "(input)"}: ${message}. Correct it and call again.`,
+    retryable: false,
+    fields: [{ path: field, message }],
+    tool,
+  });
 }
 
 /** Only the declared fields; the first other one is named. */
-function fieldsOf(tool: string, args: unknown, allowed: readonly string[]): { ok: true; args: Json } | { ok: false; result: CallToolResult } {
+function fieldsOf(
+  tool: string,
+  args: unknown,
+  allowed: readonly string[],
+): { ok: true; args: Json } | { ok: false; result: CallToolResult } {
   if (args === undefined) return { ok: true, args: {} };
-  if (!isObject(args)) return { ok: false, result: inputError(tool, "", `the input must be a JSON object with the fields ${allowed.join(", ")}`) };
+  if (!isObject(args))
+    return {
+      ok: false,
+      result: inputError(tool, "", `the input must be a JSON object with the fields ${allowed.join(", ")}`),
+    };
   const extra = Object.keys(args).find((k) => !allowed.includes(k));
-  if (extra !== undefined) return { ok: false, result: inputError(tool, extra, `"${extra}" is not a field of ${tool}; the fields are ${allowed.join(", ")}`) };
+  if (extra !== undefined)
+    return {
+      ok: false,
+      result: inputError(tool, extra, `"${extra}" is not a field of ${tool}; the fields are ${allowed.join(", ")}`),
+    };
   return { ok: true, args };
 }
 
@@ -97,7 +115,9 @@ export class CodeMode {
   }
 
   private tools(readOnly: boolean, accounts: ReadonlyMap<string, readonly string[]>): ListedTool[] {
-    const several = [...accounts].filter(([, names]) => names.length > 1).map(([id, names]) => `services.${id}.<account> (${names.join(", ")})`);
+    const several = [...accounts]
+      .filter(([, names]) => names.length > 1)
+      .map(([id, names]) => `services.${id}.<account> (${names.join(", ")})`);
     const b = this.budgets;
     return [
       {
@@ -107,9 +127,17 @@ export class CodeMode {
         inputSchema: {
           type: "object",
           properties: {
-            query: { type: "string", description: 'Words for the task, e.g. "move card to list"; "" lists every operation.' },
+            query: {
+              type: "string",
+              description: 'Words for the task, e.g. "move card to list"; "" lists every operation.',
+            },
             service: { type: "string", enum: this.services },
-            limit: { type: "integer", minimum: 1, maximum: 30, description: "At most this many operations (default 5)." },
+            limit: {
+              type: "integer",
+              minimum: 1,
+              maximum: 30,
+              description: "At most this many operations (default 5).",
+            },
             types: { type: "array", items: { type: "string" }, description: "Names of types to show in full." },
           },
           required: ["query"],
@@ -122,7 +150,7 @@ export class CodeMode {
         title: "Run code",
         description:
           "Run TypeScript that calls the services and return its result. `code` is the body of an async function of `services`, e.g. " +
-          '`const card = await services.trello.getCard({ params: { path: { id } } }); return card.name;` — write calls as search shows them' +
+          "`const card = await services.trello.getCard({ params: { path: { id } } }); return card.name;` — write calls as search shows them" +
           (several.length ? `; with several accounts: ${several.join("; ")}` : "") +
           ". It is type-checked first (errors come back with line and column). Return JSON data; console.log lines come back too. " +
           "A failed call throws a ServiceError (kind, message, status, retryable). Every write is listed with its outcome: done, failed, " +
@@ -130,7 +158,9 @@ export class CodeMode {
           `Per run: ${b.calls} calls, ${b.cpuMs / 1000} s of CPU, ${b.wallMs / 1000} s in all, ${Math.round(b.memoryBytes / 1048576)} MiB. No network, files or timers.`,
         inputSchema: {
           type: "object",
-          properties: { code: { type: "string", description: "The body of an async function of `services`; `return` the result." } },
+          properties: {
+            code: { type: "string", description: "The body of an async function of `services`; `return` the result." },
+          },
           required: ["code"],
           additionalProperties: false,
         },
@@ -144,9 +174,21 @@ export class CodeMode {
     try {
       if (name === "search") return this.search(args, await this.prepared);
       if (name === "execute") return await this.execute(args, await this.prepared, signal);
-      return errorResult({ kind: "unknown_tool", message: `There is no tool named "${name}" here; the tools are search and execute.`, retryable: false, fields: [{ path: "name", message: "unknown tool" }], tool: name });
+      return errorResult({
+        kind: "unknown_tool",
+        message: `There is no tool named "${name}" here; the tools are search and execute.`,
+        retryable: false,
+        fields: [{ path: "name", message: "unknown tool" }],
+        tool: name,
+      });
     } catch (error) {
-      return errorResult({ kind: "internal", message: `The call failed unexpectedly: ${(error as Error).message}`, retryable: false, fields: [], tool: name });
+      return errorResult({
+        kind: "internal",
+        message: `The call failed unexpectedly: ${(error as Error).message}`,
+        retryable: false,
+        fields: [],
+        tool: name,
+      });
     }
   }
 
@@ -154,16 +196,31 @@ export class CodeMode {
     const checked = fieldsOf("search", args, ["query", "service", "limit", "types"]);
     if (!checked.ok) return checked.result;
     const a = checked.args;
-    if (typeof a.query !== "string") return inputError("search", "query", 'required: words for the task, or "" for every operation');
-    if (a.service !== undefined && !this.services.includes(a.service as string)) return inputError("search", "service", `must be one of ${this.services.map((s) => JSON.stringify(s)).join(", ")}`);
+    if (typeof a.query !== "string")
+      return inputError("search", "query", 'required: words for the task, or "" for every operation');
+    if (a.service !== undefined && !this.services.includes(a.service as string))
+      return inputError(
+        "search",
+        "service",
+        `must be one of ${this.services.map((s) => JSON.stringify(s)).join(", ")}`,
+      );
     const limit = a.limit ?? 5;
-    if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > 30) return inputError("search", "limit", "must be a whole number from 1 to 30");
-    if (a.types !== undefined && (!Array.isArray(a.types) || a.types.some((t) => typeof t !== "string") || a.types.length > 20)) {
+    if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > 30)
+      return inputError("search", "limit", "must be a whole number from 1 to 30");
+    if (
+      a.types !== undefined &&
+      (!Array.isArray(a.types) || a.types.some((t) => typeof t !== "string") || a.types.length > 20)
+    ) {
       return inputError("search", "types", 'must be a list of at most 20 type names, e.g. ["Card"]');
     }
     const service = a.service as string | undefined;
     const found = rank(prepared.entries, a.query, service);
-    const text = render(found, found.length, { query: a.query, service, limit, types: a.types as string[] | undefined }, prepared.declarations);
+    const text = render(
+      found,
+      found.length,
+      { query: a.query, service, limit, types: a.types as string[] | undefined },
+      prepared.declarations,
+    );
     return { content: [{ type: "text", text }] };
   }
 
@@ -176,8 +233,14 @@ export class CodeMode {
     const checked = fieldsOf("execute", args, ["code"]);
     if (!checked.ok) return checked.result;
     const code = checked.args.code;
-    if (typeof code !== "string" || code.trim() === "") return inputError("execute", "code", "required: the body of an async function of `services` that returns the result");
-    if (code.length > 200_000) return inputError("execute", "code", "is longer than 200,000 characters; write shorter code");
+    if (typeof code !== "string" || code.trim() === "")
+      return inputError(
+        "execute",
+        "code",
+        "required: the body of an async function of `services` that returns the result",
+      );
+    if (code.length > 200_000)
+      return inputError("execute", "code", "is longer than 200,000 characters; write shorter code");
     const compiled = prepared.checker.check(code);
     if (!compiled.ok) {
       return errorResult({
@@ -206,20 +269,40 @@ export class CodeMode {
       const { kind, message, thrown } = outcome.failure;
       const at = thrown?.stack ? position(thrown.stack, sourceMap) : undefined;
       const service = thrown?.name === "ServiceError" ? serviceFields(thrown) : undefined;
-      const error: Json = { kind: kind === "error" ? "thrown" : kind, message, ...(at ?? {}), ...(service ? { service } : {}) };
-      return { isError: true, content: [{ type: "text", text: JSON.stringify({ error, ...extras }) }, ...(notes.length ? [{ type: "text" as const, text: notes.join(" ") }] : [])] };
+      const error: Json = {
+        kind: kind === "error" ? "thrown" : kind,
+        message,
+        ...(at ?? {}),
+        ...(service ? { service } : {}),
+      };
+      return {
+        isError: true,
+        content: [
+          { type: "text", text: JSON.stringify({ error, ...extras }) },
+          ...(notes.length ? [{ type: "text" as const, text: notes.join(" ") }] : []),
+        ],
+      };
     }
     const value: unknown = outcome.value === undefined ? undefined : JSON.parse(outcome.value);
     const room = Math.max(2_000, this.resultBytes - Buffer.byteLength(JSON.stringify(extras)));
     const shaped = shapeResult(value, { maxBytes: room });
     if (shaped.cut) {
       const where = shaped.cut.path.length ? `"${shaped.cut.path.join(".")}"` : "the list";
-      notes.push(`Result cut to stay under ${this.resultBytes} bytes: ${where} holds records 1-${shaped.cut.returned} of ${shaped.cut.total}. Return fewer records or fields (e.g. map them to { id, name }), or a slice.`);
+      notes.push(
+        `Result cut to stay under ${this.resultBytes} bytes: ${where} holds records 1-${shaped.cut.returned} of ${shaped.cut.total}. Return fewer records or fields (e.g. map them to { id, name }), or a slice.`,
+      );
     } else if (shaped.stringsCut) {
-      notes.push(`Result shortened to stay under ${this.resultBytes} bytes: long texts end in "…[cut]". Return less to see them whole.`);
+      notes.push(
+        `Result shortened to stay under ${this.resultBytes} bytes: long texts end in "…[cut]". Return less to see them whole.`,
+      );
     }
     const body = { ...(value === undefined ? {} : { result: shaped.data }), ...extras };
-    return { content: [{ type: "text", text: JSON.stringify(body) }, ...(notes.length ? [{ type: "text" as const, text: notes.join(" ") }] : [])] };
+    return {
+      content: [
+        { type: "text", text: JSON.stringify(body) },
+        ...(notes.length ? [{ type: "text" as const, text: notes.join(" ") }] : []),
+      ],
+    };
   }
 
   /** The first console lines that fit their share of the result budget. */
@@ -252,7 +335,10 @@ function position(stack: string, sourceMap: string): { line: number; column: num
   const frame = /agent\.js:(\d+)(?::(\d+))?/.exec(stack);
   if (!frame || !sourceMap) return undefined;
   try {
-    const entry = new SourceMap(JSON.parse(sourceMap) as never).findEntry(Number(frame[1]) - 1, Math.max(0, Number(frame[2] ?? 1) - 1));
+    const entry = new SourceMap(JSON.parse(sourceMap) as never).findEntry(
+      Number(frame[1]) - 1,
+      Math.max(0, Number(frame[2] ?? 1) - 1),
+    );
     if (!("originalLine" in entry)) return undefined;
     // The checked file's line 0 is the function's header, so its line n is the code's line n.
     return { line: Math.max(1, entry.originalLine), column: entry.originalColumn + 1 };
@@ -260,4 +346,3 @@ function position(stack: string, sourceMap: string): { line: number; column: num
     return undefined;
   }
 }
-

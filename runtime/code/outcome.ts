@@ -26,7 +26,10 @@ export interface CodeCheck {
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The call a step's handler makes for `input`, recorded by a client that sends nothing. */
-async function recordedCall(step: OperationToolDefinition, input: Json): Promise<{ operationId: string; init: Json } | undefined> {
+async function recordedCall(
+  step: OperationToolDefinition,
+  input: Json,
+): Promise<{ operationId: string; init: Json } | undefined> {
   let recorded: { operationId: string; init: Json } | undefined;
   const recorder = {
     call: (operationId: string, init: object = {}) => {
@@ -89,7 +92,13 @@ async function stepInputOf(step: OperationToolDefinition, init: Json): Promise<J
  * The check of a write made through `services.<service>.<method>(init)`, when a step of that
  * operation declares one and its check step is a call of the same service; undefined otherwise.
  */
-export async function codeCheck(service: string, method: string, init: Json, steps: readonly ToolDefinition[], account?: string): Promise<CodeCheck | undefined> {
+export async function codeCheck(
+  service: string,
+  method: string,
+  init: Json,
+  steps: readonly ToolDefinition[],
+  account?: string,
+): Promise<CodeCheck | undefined> {
   const operations = steps.filter((s): s is OperationToolDefinition => s.kind === "operation");
   const write = operations.find((s) => s.operationId === method && s.check);
   if (!write?.check) return undefined;
@@ -100,7 +109,11 @@ export async function codeCheck(service: string, method: string, init: Json, ste
   const advice = checkAdvice(write.check, input);
   const call = await recordedCall(checkStep, advice.input as Json);
   if (!call) return undefined;
-  return { call: `${clientPath(service, account)}.${call.operationId}`, init: pruned(call.init) as Json, match: advice.match as Json };
+  return {
+    call: `${clientPath(service, account)}.${call.operationId}`,
+    init: pruned(call.init) as Json,
+    match: advice.match as Json,
+  };
 }
 
 /** How the code names a client: `services.trello`, `services.trello.work`, `services.trello["my team"]`. */
@@ -112,9 +125,13 @@ export function clientPath(service: string, account?: string): string {
 /** The sentence an unknown outcome carries: do not repeat the write before the check. */
 export function unknownOutcomeAdvice(label: string, check: CodeCheck | undefined): string {
   const head = `The request was sent but no usable answer came back, so it may or may not have been applied. Do not call ${label} again yet: `;
-  if (!check) return `${head}first read the records it would have changed, and call it again only if the change is not there.`;
+  if (!check)
+    return `${head}first read the records it would have changed, and call it again only if the change is not there.`;
   const match = Object.entries(check.match)
-    .map(([field, value]) => `${field} ${Array.isArray(value) ? `one of ${JSON.stringify(value)}` : `= ${JSON.stringify(value)}`}`)
+    .map(
+      ([field, value]) =>
+        `${field} ${Array.isArray(value) ? `one of ${JSON.stringify(value)}` : `= ${JSON.stringify(value)}`}`,
+    )
     .join(" and ");
   return `${head}first call ${check.call}(${JSON.stringify(check.init)}) and look for a record with ${match}; call it again only if there is none.`;
 }

@@ -67,9 +67,14 @@ function methodsOf(services: readonly CodeService[], selection: Selection | unde
 /** Builds the code mode; fails at once when the compiler is not installed. */
 export async function createCodeMode(options: CodeModeOptions): Promise<CodeMode> {
   const ts = await loadTypeScript();
-  const ids = options.selection?.services?.length ? options.selection.services : options.services.map((s) => s.catalog.id);
+  const ids = options.selection?.services?.length
+    ? options.selection.services
+    : options.services.map((s) => s.catalog.id);
   for (const id of ids) {
-    if (!options.services.some((s) => s.catalog.id === id)) throw new Error(`unknown service "${id}"; the services are ${options.services.map((s) => s.catalog.id).join(", ")}`);
+    if (!options.services.some((s) => s.catalog.id === id))
+      throw new Error(
+        `unknown service "${id}"; the services are ${options.services.map((s) => s.catalog.id).join(", ")}`,
+      );
   }
   const services = options.services.filter((s) => ids.includes(s.catalog.id));
   const accounts = new Map(services.map((s) => [s.catalog.id, options.connections.names(s.catalog.id)]));
@@ -77,7 +82,9 @@ export async function createCodeMode(options: CodeModeOptions): Promise<CodeMode
   const sandbox = new Sandbox({ workers: options.workers, memoryBytes: budgets.memoryBytes });
   void sandbox.warm().catch(() => {});
   // After this turn, so that whoever creates the code mode can list its tools at once.
-  const prepared = new Promise<void>((resolve) => setImmediate(resolve)).then(() => prepare(ts, services, accounts, options));
+  const prepared = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
+    prepare(ts, services, accounts, options),
+  );
   return new CodeMode({
     services: services.map((s) => s.catalog.id),
     accounts,
@@ -90,23 +97,48 @@ export async function createCodeMode(options: CodeModeOptions): Promise<CodeMode
   });
 }
 
-function prepare(ts: typeof TS, services: CodeService[], accounts: Map<string, readonly string[]>, options: CodeModeOptions): Prepared {
+function prepare(
+  ts: typeof TS,
+  services: CodeService[],
+  accounts: Map<string, readonly string[]>,
+  options: CodeModeOptions,
+): Prepared {
   const methods = methodsOf(services, options.selection);
   const helpers = helpersDeclarations();
   const key = createHash("sha256")
-    .update(JSON.stringify([services.map((s) => [s.catalog.id, s.client, s.types]), [...methods].map(([k, v]) => [k, [...v]])]))
+    .update(
+      JSON.stringify([
+        services.map((s) => [s.catalog.id, s.client, s.types]),
+        [...methods].map(([k, v]) => [k, [...v]]),
+      ]),
+    )
     .digest("hex");
   let declarations = declarationCache.get(key);
   if (!declarations) {
-    declarations = buildDeclarations(ts, { services: services.map((s) => ({ id: s.catalog.id, client: s.client, types: s.types })), helpers, methods });
+    declarations = buildDeclarations(ts, {
+      services: services.map((s) => ({ id: s.catalog.id, client: s.client, types: s.types })),
+      helpers,
+      methods,
+    });
     declarationCache.set(key, declarations);
   }
   const catalogs: ServiceCatalog[] = services.map((s) => s.catalog);
   const descriptorOf = (id: string) => services.find((s) => s.catalog.id === id)!.catalog.tools[0]!.descriptor;
   const bridgeServices = new Map<string, BridgeService>(
-    declarations.map((d) => [d.id, { id: d.id, descriptor: descriptorOf(d.id), operations: new Map(d.operations.map((op) => [op.method, op])), steps: services.find((s) => s.catalog.id === d.id)!.catalog.tools }]),
+    declarations.map((d) => [
+      d.id,
+      {
+        id: d.id,
+        descriptor: descriptorOf(d.id),
+        operations: new Map(d.operations.map((op) => [op.method, op])),
+        steps: services.find((s) => s.catalog.id === d.id)!.catalog.tools,
+      },
+    ]),
   );
-  const bridge = new Bridge(bridgeServices, options.connections, { maxLimitWaitMs: options.maxLimitWaitMs ?? DEFAULT_MAX_LIMIT_WAIT_MS, signal: options.signal });
+  const bridge = new Bridge(bridgeServices, options.connections, {
+    maxLimitWaitMs: options.maxLimitWaitMs ?? DEFAULT_MAX_LIMIT_WAIT_MS,
+    signal: options.signal,
+  });
   const checker = new CodeChecker(ts, { declarations, accounts });
   // A first check now: the library files are read and bound before the first run needs them.
   checker.check("return 0;");
@@ -115,14 +147,21 @@ function prepare(ts: typeof TS, services: CodeService[], accounts: Map<string, r
     return op ? `${op.method} ${op.path}` : "";
   };
   const tags = (service: string, method: string) => {
-    const steps = catalogs.find((c) => c.id === service)?.tools.filter((t) => t.kind === "operation" && t.operationId === method) ?? [];
+    const steps =
+      catalogs.find((c) => c.id === service)?.tools.filter((t) => t.kind === "operation" && t.operationId === method) ??
+      [];
     return [...new Set(steps.flatMap((t) => toolsetsOf(catalogs, t)))];
   };
-  const write = (service: string, method: string) => !["GET", "HEAD"].includes(descriptorOf(service).operations[method]?.method ?? "GET");
+  const write = (service: string, method: string) =>
+    !["GET", "HEAD"].includes(descriptorOf(service).operations[method]?.method ?? "GET");
   const entries = searchEntries(declarations, http, tags, write, (id) => accounts.get(id) ?? []);
   const shape: ShapeEntry[] = declarations.map((d) => {
     const names = accounts.get(d.id) ?? [];
-    return { id: d.id, ...(names.length > 1 ? { accounts: [...names] } : {}), methods: d.operations.map((op) => op.method) };
+    return {
+      id: d.id,
+      ...(names.length > 1 ? { accounts: [...names] } : {}),
+      methods: d.operations.map((op) => op.method),
+    };
   });
   return { declarations, checker, bridge, entries, shape };
 }

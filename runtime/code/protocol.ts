@@ -45,7 +45,17 @@ export interface BridgeRequest {
 /** The host side of a call: answers `{"ok":true,"data":…}` or `{"ok":false,"error":{…}}`; never rejects. */
 export type HostCall = (request: BridgeRequest, signal: AbortSignal) => Promise<string>;
 
-export type SandboxFailureKind = "cpu_time" | "wall_time" | "memory" | "stack" | "calls" | "output" | "stalled" | "cancelled" | "error" | "sandbox";
+export type SandboxFailureKind =
+  | "cpu_time"
+  | "wall_time"
+  | "memory"
+  | "stack"
+  | "calls"
+  | "output"
+  | "stalled"
+  | "cancelled"
+  | "error"
+  | "sandbox";
 
 export interface ThrownError {
   name?: string | undefined;

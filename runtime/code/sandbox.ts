@@ -14,7 +14,15 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { setMaxListeners } from "node:events";
 import { Worker } from "node:worker_threads";
-import type { FromWorker, HostCall, SandboxBudgets, SandboxFailureKind, SandboxOutcome, ShapeEntry, ToWorker } from "./protocol.js";
+import type {
+  FromWorker,
+  HostCall,
+  SandboxBudgets,
+  SandboxFailureKind,
+  SandboxOutcome,
+  ShapeEntry,
+  ToWorker,
+} from "./protocol.js";
 
 /** How long past its budget a silent worker is given before it is terminated. */
 const GRACE_MS = 1_000;
@@ -26,7 +34,10 @@ function spawnWorker(memoryBytes: number): Worker {
   // From the TypeScript sources (tests, tsx): the worker loads through tsx's loader.
   const source = new URL("./worker.ts", import.meta.url).href;
   const tsx = typeof import.meta.resolve === "function" ? import.meta.resolve("tsx/esm/api") : "tsx/esm/api";
-  return new Worker(`import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(source)}); });`, { eval: true, workerData });
+  return new Worker(
+    `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(source)}); });`,
+    { eval: true, workerData },
+  );
 }
 
 class Slot {
@@ -46,7 +57,11 @@ class Slot {
       };
       const onError = (error: Error) => {
         this.dead = true;
-        reject(new Error(`the code mode's sandbox could not start: ${error.message}. It needs the packages quickjs-emscripten (0.32) and typescript (5.x) installed beside stepforge.`));
+        reject(
+          new Error(
+            `the code mode's sandbox could not start: ${error.message}. It needs the packages quickjs-emscripten (0.32) and typescript (5.x) installed beside stepforge.`,
+          ),
+        );
       };
       this.worker.once("error", onError);
       this.worker.on("message", onMessage);
@@ -107,7 +122,8 @@ export class Sandbox {
   private async acquire(): Promise<Slot> {
     for (;;) {
       if (this.closed) throw new Error("the sandbox is closed");
-      const free = this.slots.find((s) => !s.busy && !s.dead) ?? (this.slots.length < this.size ? this.addSlot() : undefined);
+      const free =
+        this.slots.find((s) => !s.busy && !s.dead) ?? (this.slots.length < this.size ? this.addSlot() : undefined);
       if (free) {
         free.busy = true;
         return free;
@@ -122,7 +138,14 @@ export class Sandbox {
   }
 
   /** Runs `js` (a script declaring `main`) with `services` built from `shape`; never rejects. */
-  async run(js: string, main: string, shape: ShapeEntry[], host: HostCall, budgets: SandboxBudgets, signal?: AbortSignal): Promise<SandboxOutcome> {
+  async run(
+    js: string,
+    main: string,
+    shape: ShapeEntry[],
+    host: HostCall,
+    budgets: SandboxBudgets,
+    signal?: AbortSignal,
+  ): Promise<SandboxOutcome> {
     const slot = await this.acquire();
     try {
       await slot.ready;
@@ -136,7 +159,15 @@ export class Sandbox {
     }
   }
 
-  private runOn(slot: Slot, js: string, main: string, shape: ShapeEntry[], host: HostCall, budgets: SandboxBudgets, signal?: AbortSignal): Promise<SandboxOutcome> {
+  private runOn(
+    slot: Slot,
+    js: string,
+    main: string,
+    shape: ShapeEntry[],
+    host: HostCall,
+    budgets: SandboxBudgets,
+    signal?: AbortSignal,
+  ): Promise<SandboxOutcome> {
     return new Promise<SandboxOutcome>((resolve) => {
       const calls = new AbortController();
       // Every call of the run listens on it (up to the calls budget at once): no leak warning.
@@ -157,18 +188,34 @@ export class Sandbox {
         if (!clean) slot.kill();
         resolve(outcome);
       };
-      const kill = (kind: SandboxFailureKind, message: string) => finish({ failure: { kind, message }, logs: [], calls: callCount, cpuMs: cpuReported }, false);
+      const kill = (kind: SandboxFailureKind, message: string) =>
+        finish({ failure: { kind, message }, logs: [], calls: callCount, cpuMs: cpuReported }, false);
       // The worker is running code: it has the CPU time left, and the grace.
       const busy = () => {
         clearTimeout(watch);
         watch = setTimeout(
-          () => kill("cpu_time", `The code used more than ${budgets.cpuMs} ms of CPU time (inside one builtin operation, which QuickJS cannot interrupt) and its sandbox was stopped. Do less work in one run.`),
+          () =>
+            kill(
+              "cpu_time",
+              `The code used more than ${budgets.cpuMs} ms of CPU time (inside one builtin operation, which QuickJS cannot interrupt) and its sandbox was stopped. Do less work in one run.`,
+            ),
           Math.max(0, budgets.cpuMs - cpuReported) + GRACE_MS,
         );
       };
-      const wall = setTimeout(() => kill("wall_time", `The run took longer than ${budgets.wallMs} ms and its sandbox was stopped; calls still waiting were cancelled.`), budgets.wallMs + GRACE_MS);
+      const wall = setTimeout(
+        () =>
+          kill(
+            "wall_time",
+            `The run took longer than ${budgets.wallMs} ms and its sandbox was stopped; calls still waiting were cancelled.`,
+          ),
+        budgets.wallMs + GRACE_MS,
+      );
       const cancel = () => {
-        slot.post({ type: "cancel", kind: "cancelled", message: "The call was cancelled by the client; calls still waiting were cancelled." });
+        slot.post({
+          type: "cancel",
+          kind: "cancelled",
+          message: "The call was cancelled by the client; calls still waiting were cancelled.",
+        });
         calls.abort();
         setTimeout(() => kill("cancelled", "The call was cancelled by the client."), GRACE_MS).unref();
       };

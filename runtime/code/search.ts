@@ -81,15 +81,24 @@ function short(text: string, max: number): string {
 }
 
 /** The answer's text: the operations, then the types they name. */
-export function render(found: readonly SearchEntry[], matched: number, request: SearchRequest, declarations: readonly ServiceDeclarations[]): string {
+export function render(
+  found: readonly SearchEntry[],
+  matched: number,
+  request: SearchRequest,
+  declarations: readonly ServiceDeclarations[],
+): string {
   const lines: string[] = [];
   const shown = found.slice(0, request.limit);
   if (request.query.trim() || shown.length) {
-    const head = shown.length ? `${shown.length} of ${matched} operations for "${request.query}"` : `No operation matches "${request.query}"; try other words or fewer`;
+    const head = shown.length
+      ? `${shown.length} of ${matched} operations for "${request.query}"`
+      : `No operation matches "${request.query}"; try other words or fewer`;
     lines.push(`// ${head}. Call them in execute exactly as written.`);
   }
   for (const e of shown) {
-    const doc = [e.op.summary, e.http, e.write ? "write" : "read", e.tags.length ? `tags: ${e.tags.join(", ")}` : ""].filter(Boolean).join(" — ");
+    const doc = [e.op.summary, e.http, e.write ? "write" : "read", e.tags.length ? `tags: ${e.tags.join(", ")}` : ""]
+      .filter(Boolean)
+      .join(" — ");
     lines.push(`/** ${doc}${e.op.description ? `. ${short(e.op.description, DESCRIPTION_CHARS)}` : ""} */`);
     lines.push(`${e.client}.${e.op.signature}`);
   }
@@ -98,7 +107,9 @@ export function render(found: readonly SearchEntry[], matched: number, request: 
   const queue: Array<{ service: string; name: string; nested: boolean }> = [];
   for (const e of shown) for (const name of e.op.typesUsed) queue.push({ service: e.op.service, name, nested: false });
   for (const name of request.types ?? []) {
-    for (const d of declarations) if (d.aliases.has(name) && (request.service === undefined || d.id === request.service)) queue.unshift({ service: d.id, name, nested: false });
+    for (const d of declarations)
+      if (d.aliases.has(name) && (request.service === undefined || d.id === request.service))
+        queue.unshift({ service: d.id, name, nested: false });
   }
   const seen = new Set<string>();
   const left: string[] = [];
@@ -118,11 +129,16 @@ export function render(found: readonly SearchEntry[], matched: number, request: 
     }
     used += text.length;
     types.push(text);
-    const inner = [...byService.get(service)!.aliases.keys()].filter((a) => a !== name && new RegExp(`\\b${a.replace(/\$/g, "\\$")}\\b`).test(definition));
+    const inner = [...byService.get(service)!.aliases.keys()].filter(
+      (a) => a !== name && new RegExp(`\\b${a.replace(/\$/g, "\\$")}\\b`).test(definition),
+    );
     for (const a of inner) queue.push({ service, name: a, nested: true });
   }
   if (types.length) lines.push("", ...types);
-  if (left.length) lines.push(`// Not shown (too long for one answer): ${left.join(", ")}; ask search for them with types: [${left.map((n) => JSON.stringify(n)).join(", ")}].`);
+  if (left.length)
+    lines.push(
+      `// Not shown (too long for one answer): ${left.join(", ")}; ask search for them with types: [${left.map((n) => JSON.stringify(n)).join(", ")}].`,
+    );
   if (request.types?.length) {
     const unknown = request.types.filter((n) => !declarations.some((d) => d.aliases.has(n)));
     if (unknown.length) lines.push(`// No type is named ${unknown.join(", ")}.`);
@@ -141,6 +157,12 @@ export function searchEntries(
   return declarations.flatMap((d) => {
     const names = accounts(d.id);
     const client = clientPath(d.id, names.length > 1 ? names[0] : undefined);
-    return d.operations.map((op) => ({ op, http: http(d.id, op.method), tags: tags(d.id, op.method), client, write: write(d.id, op.method) }));
+    return d.operations.map((op) => ({
+      op,
+      http: http(d.id, op.method),
+      tags: tags(d.id, op.method),
+      client,
+      write: write(d.id, op.method),
+    }));
   });
 }

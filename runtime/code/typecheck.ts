@@ -129,7 +129,8 @@ export class CodeChecker {
       noEmitOnError: false,
       isolatedModules: false,
     };
-    const add = (name: string, text: string) => this.files.set(name, ts.createSourceFile(name, text, ts.ScriptTarget.ES2022, true));
+    const add = (name: string, text: string) =>
+      this.files.set(name, ts.createSourceFile(name, text, ts.ScriptTarget.ES2022, true));
     for (const d of services.declarations) add(`/code/${d.id}.d.ts`, d.module);
     add("/code/services.d.ts", servicesText(services));
     add("/code/console.d.ts", CONSOLE);
@@ -156,12 +157,17 @@ export class CodeChecker {
       getCanonicalFileName: (f) => f,
       useCaseSensitiveFileNames: () => true,
       getNewLine: () => "\n",
-      fileExists: (f) => f === AGENT_FILE || this.files.has(f) || (f.startsWith("/lib/") && ts.sys.fileExists(join(this.libDir, f.slice(5)))),
+      fileExists: (f) =>
+        f === AGENT_FILE ||
+        this.files.has(f) ||
+        (f.startsWith("/lib/") && ts.sys.fileExists(join(this.libDir, f.slice(5)))),
       readFile: () => undefined,
       resolveModuleNameLiterals: (literals) =>
         literals.map((literal) => {
           const file = `/code/${literal.text.replace(/^\.\//, "")}.d.ts`;
-          return this.files.has(file) ? { resolvedModule: { resolvedFileName: file, extension: ts.Extension.Dts } } : { resolvedModule: undefined };
+          return this.files.has(file)
+            ? { resolvedModule: { resolvedFileName: file, extension: ts.Extension.Dts } }
+            : { resolvedModule: undefined };
         }),
     };
   }
@@ -169,15 +175,30 @@ export class CodeChecker {
   /** Checks the code; on success its JavaScript (a script declaring {@link MAIN}) and source map. */
   check(code: string): CheckResult {
     const ts = this.ts;
-    const agent = ts.createSourceFile(AGENT_FILE, `${HEADER}${code}${FOOTER}`, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
+    const agent = ts.createSourceFile(
+      AGENT_FILE,
+      `${HEADER}${code}${FOOTER}`,
+      ts.ScriptTarget.ES2022,
+      true,
+      ts.ScriptKind.TS,
+    );
     const roots = [AGENT_FILE, ...[...this.files.keys()].filter((f) => f.startsWith("/code/"))];
-    const program = ts.createProgram({ rootNames: roots, options: this.options, host: this.host(agent), oldProgram: this.previous });
+    const program = ts.createProgram({
+      rootNames: roots,
+      options: this.options,
+      host: this.host(agent),
+      oldProgram: this.previous,
+    });
     this.previous = program;
     let diagnostics: readonly TS.Diagnostic[] = program.getSyntacticDiagnostics(agent);
     if (diagnostics.length === 0) diagnostics = program.getSemanticDiagnostics(agent);
     if (diagnostics.length > 0) {
       const mapped = diagnostics.map((d) => this.toDiagnostic(d, agent));
-      return { ok: false, diagnostics: mapped.slice(0, MAX_DIAGNOSTICS), more: Math.max(0, mapped.length - MAX_DIAGNOSTICS) };
+      return {
+        ok: false,
+        diagnostics: mapped.slice(0, MAX_DIAGNOSTICS),
+        more: Math.max(0, mapped.length - MAX_DIAGNOSTICS),
+      };
     }
     let js = "";
     let sourceMap = "";
@@ -192,7 +213,10 @@ export class CodeChecker {
     const ts = this.ts;
     let message = ts.flattenDiagnosticMessageText(d.messageText, " ").replace(/\s+/g, " ");
     if (message.length > MESSAGE_CHARS) message = `${message.slice(0, MESSAGE_CHARS)}…`;
-    const position = d.file === agent && d.start !== undefined ? agent.getLineAndCharacterOfPosition(d.start) : { line: 1, character: 0 };
+    const position =
+      d.file === agent && d.start !== undefined
+        ? agent.getLineAndCharacterOfPosition(d.start)
+        : { line: 1, character: 0 };
     // The header is line 0; the footer's closing brace belongs to the last line of the code.
     const lastLine = agent.getLineAndCharacterOfPosition(agent.text.length - FOOTER.length).line;
     const line = Math.min(Math.max(position.line, 1), lastLine);

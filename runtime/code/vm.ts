@@ -20,16 +20,40 @@
  * A run that ends by interrupting QuickJS is not freed: freeing a runtime interrupted mid-flight
  * aborted the whole module once (an assertion in JS_FreeRuntime), so its worker is replaced.
  */
-import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from "quickjs-emscripten";
+import type {
+  QuickJSContext,
+  QuickJSDeferredPromise,
+  QuickJSHandle,
+  QuickJSRuntime,
+  QuickJSWASMModule,
+} from "quickjs-emscripten";
 import { setMaxListeners } from "node:events";
 import { PRELUDE } from "./prelude.js";
-import type { BridgeRequest, HostCall, SandboxBudgets, SandboxFailure, SandboxFailureKind, SandboxOutcome, ShapeEntry, ThrownError } from "./protocol.js";
+import type {
+  BridgeRequest,
+  HostCall,
+  SandboxBudgets,
+  SandboxFailure,
+  SandboxFailureKind,
+  SandboxOutcome,
+  ShapeEntry,
+  ThrownError,
+} from "./protocol.js";
 
 /** The largest reply handed into the sandbox, in characters; a larger one is answered as an error. */
 const MAX_REPLY_CHARS = 16 * 1024 * 1024;
 
 /** Failures that interrupt QuickJS mid-flight: its runtime is not freed, its worker is replaced. */
-const INTERRUPTING = new Set<SandboxFailureKind>(["cpu_time", "wall_time", "memory", "stack", "calls", "output", "cancelled", "sandbox"]);
+const INTERRUPTING = new Set<SandboxFailureKind>([
+  "cpu_time",
+  "wall_time",
+  "memory",
+  "stack",
+  "calls",
+  "output",
+  "cancelled",
+  "sandbox",
+]);
 
 class Run {
   private readonly rt: QuickJSRuntime;
@@ -67,11 +91,17 @@ class Run {
     if (this.stop) return true;
     const now = performance.now();
     if (this.segment !== undefined && this.cpuUsed + (now - this.segment) > this.budgets.cpuMs) {
-      this.fail("cpu_time", `The code used more than ${this.budgets.cpuMs} ms of CPU time and was stopped (a loop that never ends?). Do less work in one run.`);
+      this.fail(
+        "cpu_time",
+        `The code used more than ${this.budgets.cpuMs} ms of CPU time and was stopped (a loop that never ends?). Do less work in one run.`,
+      );
       return true;
     }
     if (now > this.wallDeadline) {
-      this.fail("wall_time", `The run took longer than ${this.budgets.wallMs} ms and was stopped; calls still waiting were cancelled.`);
+      this.fail(
+        "wall_time",
+        `The run took longer than ${this.budgets.wallMs} ms and was stopped; calls still waiting were cancelled.`,
+      );
       return true;
     }
     return false;
@@ -128,15 +158,30 @@ class Run {
     if (service === undefined || method === undefined || account === undefined || init === undefined) return undefined;
     this.calls++;
     if (this.calls > this.budgets.calls) {
-      this.fail("calls", `The code made more than ${this.budgets.calls} service calls, the most one run may make. Work in smaller batches; the writes already done are listed.`);
+      this.fail(
+        "calls",
+        `The code made more than ${this.budgets.calls} service calls, the most one run may make. Work in smaller batches; the writes already done are listed.`,
+      );
       return undefined;
     }
     const deferred = this.vm.newPromise();
     this.pending.add(deferred);
-    const request: BridgeRequest = { service, account: account === "" ? undefined : account, method, init: init === "" ? undefined : init };
+    const request: BridgeRequest = {
+      service,
+      account: account === "" ? undefined : account,
+      method,
+      init: init === "" ? undefined : init,
+    };
     void this.host(request, this.controller.signal).then(
       (reply) => this.settle(deferred, reply),
-      (error: unknown) => this.settle(deferred, JSON.stringify({ ok: false, error: { kind: "internal", message: `the call failed unexpectedly: ${(error as Error)?.message}` } })),
+      (error: unknown) =>
+        this.settle(
+          deferred,
+          JSON.stringify({
+            ok: false,
+            error: { kind: "internal", message: `the call failed unexpectedly: ${(error as Error)?.message}` },
+          }),
+        ),
     );
     return deferred.handle;
   }
@@ -147,7 +192,13 @@ class Run {
     const max = Math.min(MAX_REPLY_CHARS, Math.floor(this.budgets.memoryBytes / 4));
     const text =
       reply.length > max
-        ? JSON.stringify({ ok: false, error: { kind: "too_large", message: `the answer is ${reply.length} characters, more than the sandbox takes (${max}); ask for fewer records (filters, a smaller page)` } })
+        ? JSON.stringify({
+            ok: false,
+            error: {
+              kind: "too_large",
+              message: `the answer is ${reply.length} characters, more than the sandbox takes (${max}); ask for fewer records (filters, a smaller page)`,
+            },
+          })
         : reply;
     try {
       this.timed(() => {
@@ -170,7 +221,10 @@ class Run {
       if (level === undefined || length === undefined) return;
       // Counted before it is copied out: a text over the budget is never read.
       if (this.output + length > this.budgets.outputBytes) {
-        this.fail("output", `The code's output passed ${this.budgets.outputBytes} bytes (console text and the returned value) and was stopped. Log and return less: pick fields, count instead of listing.`);
+        this.fail(
+          "output",
+          `The code's output passed ${this.budgets.outputBytes} bytes (console text and the returned value) and was stopped. Log and return less: pick fields, count instead of listing.`,
+        );
         return;
       }
       const text = this.text(textHandle)!;
@@ -249,7 +303,10 @@ class Run {
   }
 
   private wallTime(): void {
-    this.fail("wall_time", `The run took longer than ${this.budgets.wallMs} ms and was stopped; calls still waiting were cancelled.`);
+    this.fail(
+      "wall_time",
+      `The run took longer than ${this.budgets.wallMs} ms and was stopped; calls still waiting were cancelled.`,
+    );
   }
 
   private async loop(promise: QuickJSHandle): Promise<SandboxOutcome> {
@@ -276,7 +333,10 @@ class Run {
         return this.outcome(undefined);
       }
       if (this.pending.size === 0) {
-        this.fail("stalled", "The code awaits something that never settles (a promise nothing resolves; there are no timers here) and was stopped.");
+        this.fail(
+          "stalled",
+          "The code awaits something that never settles (a promise nothing resolves; there are no timers here) and was stopped.",
+        );
         return this.outcome(undefined);
       }
       // Until a call settles, the run fails, or the wall time is up.
@@ -301,7 +361,10 @@ class Run {
     const { name, message } = thrown;
     if (message === "out of memory") return { kind: "memory", message: this.memoryMessage() };
     if (message === "stack overflow" || (name === "RangeError" && /call stack/.test(message ?? ""))) {
-      return { kind: "stack", message: `The code nested calls too deeply (stack overflow at ${Math.round(this.budgets.stackBytes / 1024)} KiB). Use a loop instead of deep recursion.` };
+      return {
+        kind: "stack",
+        message: `The code nested calls too deeply (stack overflow at ${Math.round(this.budgets.stackBytes / 1024)} KiB). Use a loop instead of deep recursion.`,
+      };
     }
     return { kind: "error", message: `${name ?? "Error"}: ${message ?? "(no message)"}`, thrown };
   }
@@ -326,7 +389,10 @@ class Run {
   private finished(value: QuickJSHandle): SandboxOutcome {
     const text = this.text(value) ?? "u";
     if (this.output + Buffer.byteLength(text) - 1 > this.budgets.outputBytes) {
-      this.fail("output", `The returned value passed the output budget of ${this.budgets.outputBytes} bytes (console text included). Return less: pick fields, count instead of listing.`);
+      this.fail(
+        "output",
+        `The returned value passed the output budget of ${this.budgets.outputBytes} bytes (console text included). Return less: pick fields, count instead of listing.`,
+      );
       return this.outcome(undefined);
     }
     if (text.startsWith("v")) return this.outcome(text.slice(1));
@@ -383,7 +449,13 @@ export interface PreparedRun {
  * run's runtime is not freed: freeing one that was interrupted mid-flight can abort the whole
  * module, so the caller drops the module (its worker) instead.
  */
-export function prepareRun(module: QuickJSWASMModule, shape: readonly ShapeEntry[], host: HostCall, budgets: SandboxBudgets, events: VmEvents): PreparedRun {
+export function prepareRun(
+  module: QuickJSWASMModule,
+  shape: readonly ShapeEntry[],
+  host: HostCall,
+  budgets: SandboxBudgets,
+  events: VmEvents,
+): PreparedRun {
   const run = new Run(module, budgets, host, events);
   run.prepare(shape);
   return {

@@ -46,7 +46,12 @@ function hostCall(request: BridgeRequest, signal: AbortSignal): Promise<string> 
   return new Promise<string>((resolve) => {
     const abandon = () => {
       waiting.delete(id);
-      resolve(JSON.stringify({ ok: false, error: { kind: "aborted", message: "the run ended before the call's answer came" } }));
+      resolve(
+        JSON.stringify({
+          ok: false,
+          error: { kind: "aborted", message: "the run ended before the call's answer came" },
+        }),
+      );
     };
     if (signal.aborted) return abandon();
     signal.addEventListener("abort", abandon, { once: true });
@@ -67,7 +72,8 @@ port.on("message", (message: ToWorker) => {
     running?.cancel(message.kind, message.message);
   } else if (message.type === "run") {
     const key = JSON.stringify([message.shape, message.budgets]);
-    const prepared = spare?.key === key ? spare.run : prepareRun(module, message.shape, hostCall, message.budgets, events);
+    const prepared =
+      spare?.key === key ? spare.run : prepareRun(module, message.shape, hostCall, message.budgets, events);
     spare = undefined;
     const run = prepared.start(message.js, message.main);
     running = run;
@@ -76,14 +82,26 @@ port.on("message", (message: ToWorker) => {
       waiting.clear();
       send({ type: "done", outcome: { ...outcome, heapBytes: memory.buffer.byteLength }, clean });
       // A clean worker keeps serving: its next runtime is made now, off the next run's path.
-      if (clean) setImmediate(() => (spare ??= { key, run: prepareRun(module, message.shape, hostCall, message.budgets, events) }));
+      if (clean)
+        setImmediate(
+          () => (spare ??= { key, run: prepareRun(module, message.shape, hostCall, message.budgets, events) }),
+        );
     });
   }
 });
 
 // One small run before the first real one: QuickJS's WebAssembly is compiled lazily, and the first
 // run paid ~400 ms of it against its CPU budget.
-const warmBudgets = { cpuMs: 60_000, wallMs: 60_000, memoryBytes: memoryBytes, stackBytes: 256 * 1024, calls: 0, outputBytes: 1024 };
-await prepareRun(module, [], hostCall, warmBudgets, { onIdle: () => {}, exhausted })
-  .start("async function main(s) { return JSON.stringify([1, { a: 'b' }]).length; }", "main").done;
+const warmBudgets = {
+  cpuMs: 60_000,
+  wallMs: 60_000,
+  memoryBytes: memoryBytes,
+  stackBytes: 256 * 1024,
+  calls: 0,
+  outputBytes: 1024,
+};
+await prepareRun(module, [], hostCall, warmBudgets, { onIdle: () => {}, exhausted }).start(
+  "async function main(s) { return JSON.stringify([1, { a: 'b' }]).length; }",
+  "main",
+).done;
 send({ type: "ready" });
