@@ -10,8 +10,25 @@
  * 4. The sandbox attack suite (test/code/attacks.ts): each attack and what became of it.
  */
 import { parseArgs } from "node:util";
-import { ATTACK_BUDGETS, ATTACKED_SERVICES, ATTACKS, contained, describeOutcome, secretValues, type Outcome } from "../test/code/attacks.js";
-import { runHarness, startHarness, startServer, table as harnessTable, TASKS, type Harness, type HarnessMode, type Row } from "../test/code/harness/run.js";
+import {
+  ATTACK_BUDGETS,
+  ATTACKED_SERVICES,
+  ATTACKS,
+  contained,
+  describeOutcome,
+  secretValues,
+  type Outcome,
+} from "../test/code/attacks.js";
+import {
+  runHarness,
+  startHarness,
+  startServer,
+  table as harnessTable,
+  TASKS,
+  type Harness,
+  type HarnessMode,
+  type Row,
+} from "../test/code/harness/run.js";
 import { texts } from "../test/code/helpers.js";
 import { machineLine, median, ratio, table } from "./lib/report.js";
 
@@ -26,7 +43,14 @@ const kb = (bytes: number) => `${bytes.toLocaleString("en")} B`;
 async function listings(harness: Harness): Promise<string> {
   const rows: Array<[string, string]> = [];
   for (const mode of ["direct", "dynamic", "code"] as HarnessMode[]) {
-    const server = await startServer({ ...harness, catalogs: harness.catalogs.filter((c) => c.id !== "todo"), services: harness.services.filter((s) => s.catalog.id !== "todo") }, mode);
+    const server = await startServer(
+      {
+        ...harness,
+        catalogs: harness.catalogs.filter((c) => c.id !== "todo"),
+        services: harness.services.filter((s) => s.catalog.id !== "todo"),
+      },
+      mode,
+    );
     rows.push([mode, kb(server.listingBytes)]);
     await server.close();
   }
@@ -34,8 +58,10 @@ async function listings(harness: Harness): Promise<string> {
 }
 
 function harnessSummary(rows: Row[]): string {
-  const total = (mode: string, f: (r: Row) => number) => rows.filter((r) => r.mode === mode).reduce((n, r) => n + f(r), 0);
-  const share = (mode: string) => `${((100 * total(mode, (r) => r.bytes)) / total("direct", (r) => r.bytes)).toFixed(1)} %`;
+  const total = (mode: string, f: (r: Row) => number) =>
+    rows.filter((r) => r.mode === mode).reduce((n, r) => n + f(r), 0);
+  const share = (mode: string) =>
+    `${((100 * total(mode, (r) => r.bytes)) / total("direct", (r) => r.bytes)).toFixed(1)} %`;
   return `Bytes as a share of direct tools': dynamic ${share("dynamic")}, code ${share("code")}. Calls: direct ${total("direct", (r) => r.calls)}, dynamic ${total("dynamic", (r) => r.calls)}, code ${total("code", (r) => r.calls)}.`;
 }
 
@@ -85,7 +111,11 @@ async function perCall(harness: Harness): Promise<string> {
     ["three direct tool calls (tools/call × 3)", ms(d), "1.00×"],
     ["execute of the same three calls, type-checked", ms(median(samples.execute!)), ratio(median(samples.execute!), d)],
     ["  of which the type-check (and type stripping)", ms(median(samples.check!)), ratio(median(samples.check!), d)],
-    ["execute of `return n` (check, worker, QuickJS runtime)", ms(median(samples.empty!)), ratio(median(samples.empty!), d)],
+    [
+      "execute of `return n` (check, worker, QuickJS runtime)",
+      ms(median(samples.empty!)),
+      ratio(median(samples.empty!), d),
+    ],
   ];
   return table(["median of " + ROUNDS + " interleaved rounds", "time", "vs direct"], rows);
 }
@@ -99,13 +129,24 @@ async function attacks(harness: Harness): Promise<string> {
     for (const attack of ATTACKS) {
       const result = await server.client.callTool({ name: "execute", arguments: { code: attack.code } });
       const all = texts(result);
-      const outcome: Outcome = { isError: result.isError === true, body: JSON.parse(all[0]!) as Outcome["body"], text: all.join("\n") };
+      const outcome: Outcome = {
+        isError: result.isError === true,
+        body: JSON.parse(all[0]!) as Outcome["body"],
+        text: all.join("\n"),
+      };
       const held = contained(attack, outcome) && !secrets.some((s) => outcome.text.includes(s));
       if (!held) escapes++;
       rows.push([attack.name, describeOutcome(outcome).replace(/\|/g, "/"), held ? "contained" : "**NOT CONTAINED**"]);
     }
-    const after = await server.client.callTool({ name: "execute", arguments: { code: `return (await services.trello.getMemberBoards({ params: { path: { id: "me" } } })).length;` } });
-    rows.push(["(after every attack) a normal run", texts(after)[0]!.slice(0, 60), after.isError ? "**FAILED**" : "served"]);
+    const after = await server.client.callTool({
+      name: "execute",
+      arguments: { code: `return (await services.trello.getMemberBoards({ params: { path: { id: "me" } } })).length;` },
+    });
+    rows.push([
+      "(after every attack) a normal run",
+      texts(after)[0]!.slice(0, 60),
+      after.isError ? "**FAILED**" : "served",
+    ]);
   } finally {
     await server.close();
   }
@@ -117,9 +158,13 @@ try {
   console.log(`## Code mode vs direct tools\n\n${machineLine()}\n`);
   console.log(`### tools/list\n\n${await listings(harness)}\n`);
   const rows = await runHarness(harness);
-  console.log(`### Evaluation harness (${TASKS.length} tasks; calls / bytes a model reads / correct)\n\n${harnessTable(rows)}\n\n${harnessSummary(rows)}\n`);
+  console.log(
+    `### Evaluation harness (${TASKS.length} tasks; calls / bytes a model reads / correct)\n\n${harnessTable(rows)}\n\n${harnessSummary(rows)}\n`,
+  );
   console.log(`### The cost of a call\n\n${await perCall(harness)}\n`);
-  console.log(`### Sandbox attacks (1 s CPU, 64 MiB, 20 calls, 256 KiB output; marketo without an account)\n\n${await attacks(harness)}\n`);
+  console.log(
+    `### Sandbox attacks (1 s CPU, 64 MiB, 20 calls, 256 KiB output; marketo without an account)\n\n${await attacks(harness)}\n`,
+  );
 } finally {
   await harness.close();
 }

@@ -5,7 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MockAccounts } from "../../runtime/mcp/index.js";
-import { ATTACK_BUDGETS, ATTACKED_SERVICES, ATTACKS, contained, describeOutcome, secretValues, type Outcome } from "./attacks.js";
+import {
+  ATTACK_BUDGETS,
+  ATTACKED_SERVICES,
+  ATTACKS,
+  contained,
+  describeOutcome,
+  secretValues,
+  type Outcome,
+} from "./attacks.js";
 import { mockAccounts, serve, texts, type Served } from "./helpers.js";
 
 let mocks: MockAccounts;

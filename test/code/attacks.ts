@@ -11,7 +11,13 @@
 export interface Outcome {
   isError: boolean;
   /** The first text block as JSON. */
-  body: { error?: { kind: string; message: string; service?: { kind?: string } }; result?: unknown; calls?: number; kind?: string; diagnostics?: unknown[] };
+  body: {
+    error?: { kind: string; message: string; service?: { kind?: string } };
+    result?: unknown;
+    calls?: number;
+    kind?: string;
+    diagnostics?: unknown[];
+  };
   /** Every text block, for the credential scan. */
   text: string;
 }
@@ -28,7 +34,13 @@ export interface Attack {
 }
 
 /** Budgets small enough for a quick suite: 1 s of CPU, 64 MiB, 20 calls, 256 KiB of output. */
-export const ATTACK_BUDGETS = { cpuMs: 1_000, wallMs: 15_000, memoryBytes: 64 * 1024 * 1024, calls: 20, outputBytes: 256 * 1024 };
+export const ATTACK_BUDGETS = {
+  cpuMs: 1_000,
+  wallMs: 15_000,
+  memoryBytes: 64 * 1024 * 1024,
+  calls: 20,
+  outputBytes: 256 * 1024,
+};
 
 /** The accounts of the attacked server: trello's and worldnews' (marketo stays without one). */
 export const ATTACKED_SERVICES = ["trello", "worldnews"];
@@ -36,14 +48,28 @@ export const ATTACKED_SERVICES = ["trello", "worldnews"];
 const BOARDS = `services.trello.getMemberBoards({ params: { path: { id: "me" } } })`;
 
 export const ATTACKS: Attack[] = [
-  { name: "constructor of a bridged function → Function → process", code: `const F = (services.trello.getCard as any).constructor; return F("return process.env")();`, expect: "thrown" },
-  { name: "prototype chain of the services object → Node globals", code: `const O = Object.getPrototypeOf(services.trello); return O.constructor.constructor("return require('fs')")();`, expect: "thrown" },
-  { name: "replace a client method", code: `(services.trello as any).getCard = () => "forged"; return await services.trello.getCard({ params: { path: { id: "x" } } });`, expect: "thrown" },
+  {
+    name: "constructor of a bridged function → Function → process",
+    code: `const F = (services.trello.getCard as any).constructor; return F("return process.env")();`,
+    expect: "thrown",
+  },
+  {
+    name: "prototype chain of the services object → Node globals",
+    code: `const O = Object.getPrototypeOf(services.trello); return O.constructor.constructor("return require('fs')")();`,
+    expect: "thrown",
+  },
+  {
+    name: "replace a client method",
+    code: `(services.trello as any).getCard = () => "forged"; return await services.trello.getCard({ params: { path: { id: "x" } } });`,
+    expect: "thrown",
+  },
   {
     name: "override JSON.parse/stringify to forge a reply",
     code: `JSON.parse = () => ({ ok: true, data: "forged" }); JSON.stringify = () => "{}"; return await ${BOARDS};`,
     expect: "ok",
-    contained: (o) => Array.isArray(o.body.result) && (o.body.result as Array<{ name?: string }>).some((b) => b.name === "Product Roadmap"),
+    contained: (o) =>
+      Array.isArray(o.body.result) &&
+      (o.body.result as Array<{ name?: string }>).some((b) => b.name === "Product Roadmap"),
   },
   {
     name: "Object.prototype pollution (baseUrl, headers) before a call",
@@ -52,17 +78,37 @@ export const ATTACKS: Attack[] = [
     contained: (o) => o.body.result === 2,
   },
   { name: "import() of a Node module", code: `const m = "node:" + "fs"; return await import(m);`, expect: "thrown" },
-  { name: "import() with a literal (refused by the check)", code: `return await import("node:child_process");`, expect: "type_error" },
+  {
+    name: "import() with a literal (refused by the check)",
+    code: `return await import("node:child_process");`,
+    expect: "type_error",
+  },
   { name: "eval reaching process", code: `return eval("process.env.HOME");`, expect: "thrown" },
-  { name: "new Function reaching require", code: `return new Function("return require('child_process')")();`, expect: "thrown" },
+  {
+    name: "new Function reaching require",
+    code: `return new Function("return require('child_process')")();`,
+    expect: "thrown",
+  },
   { name: "setTimeout (refused by the check)", code: `setTimeout(() => {}, 1); return 1;`, expect: "type_error" },
-  { name: "setTimeout through globalThis", code: `(globalThis as any).setTimeout(() => {}, 1); return 1;`, expect: "thrown" },
+  {
+    name: "setTimeout through globalThis",
+    code: `(globalThis as any).setTimeout(() => {}, 1); return 1;`,
+    expect: "thrown",
+  },
   { name: "a promise nothing resolves", code: `await new Promise(() => {}); return 1;`, expect: "stalled" },
   { name: "infinite loop", code: `for (;;) {}`, expect: "cpu_time" },
   { name: "infinite loop inside try/catch", code: `for (;;) { try { for (;;) {} } catch (e) {} }`, expect: "cpu_time" },
   { name: "deep recursion", code: `const f = (n: number): number => f(n + 1) + 1; return f(0);`, expect: "stack" },
-  { name: "memory bomb (4 MiB buffers)", code: `const keep: Uint8Array[] = []; for (;;) keep.push(new Uint8Array(4 << 20));`, expect: "memory" },
-  { name: "memory bomb (arrays, caught and retried)", code: `const keep: number[][] = []; for (let i = 0; i < 3; i++) { try { for (;;) keep.push(new Array(10_000).fill(i)); } catch (e) {} } return keep.length;`, expect: ["memory", "cpu_time", "ok"] },
+  {
+    name: "memory bomb (4 MiB buffers)",
+    code: `const keep: Uint8Array[] = []; for (;;) keep.push(new Uint8Array(4 << 20));`,
+    expect: "memory",
+  },
+  {
+    name: "memory bomb (arrays, caught and retried)",
+    code: `const keep: number[][] = []; for (let i = 0; i < 3; i++) { try { for (;;) keep.push(new Array(10_000).fill(i)); } catch (e) {} } return keep.length;`,
+    expect: ["memory", "cpu_time", "ok"],
+  },
   {
     name: "one builtin call QuickJS does not interrupt (join of 2^27 holes)",
     code: `return new Array(2 ** 27).join("").length;`,
@@ -70,7 +116,11 @@ export const ATTACKS: Attack[] = [
     contained: (o) => /inside one builtin operation/.test(o.body.error?.message ?? ""),
   },
   { name: "huge returned value", code: `return "y".repeat(5_000_000);`, expect: "output" },
-  { name: "console flood", code: `for (let i = 0; i < 1e6; i++) console.log("line " + i + " ".repeat(100));`, expect: "output" },
+  {
+    name: "console flood",
+    code: `for (let i = 0; i < 1e6; i++) console.log("line " + i + " ".repeat(100));`,
+    expect: "output",
+  },
   {
     name: "hunt for credentials (globals, services, error texts)",
     code: `const out: string[] = [JSON.stringify(services), Object.getOwnPropertyNames(globalThis).join(",")];
@@ -80,26 +130,71 @@ return out;`,
     contained: (o) => Array.isArray(o.body.result),
   },
   { name: "read the environment", code: `return (globalThis as any).process.env;`, expect: "thrown" },
-  { name: "fetch another host", code: `return await (globalThis as any).fetch("http://127.0.0.1:9/");`, expect: "thrown" },
-  { name: "path traversal to another endpoint", code: `return await services.trello.getCard({ params: { path: { id: "../1/members/me" } } });`, expect: "thrown", serviceKind: "invalid_input" },
-  { name: "another base address in the argument", code: `return await services.trello.getCard({ params: { path: { id: "6123a9f0c4b5d6e7f8091a2b" } }, baseUrl: "http://127.0.0.2:9" } as any);`, expect: "thrown", serviceKind: "invalid_input" },
-  { name: "smuggled headers (Authorization, Host)", code: `return await services.trello.getCard({ params: { path: { id: "x" }, header: { Authorization: "Bearer stolen", Host: "evil" } } } as any);`, expect: "thrown", serviceKind: "invalid_input" },
-  { name: "credential in the query (Trello token)", code: `return await services.trello.getCard({ params: { path: { id: "x" }, query: { token: "mine" } } } as any);`, expect: "thrown", serviceKind: "invalid_input" },
-  { name: "a service without an account", code: `return await services.marketo.getLeads({ params: { query: { filterType: "id", filterValues: ["1"] } } });`, expect: "thrown", serviceKind: "connection" },
+  {
+    name: "fetch another host",
+    code: `return await (globalThis as any).fetch("http://127.0.0.1:9/");`,
+    expect: "thrown",
+  },
+  {
+    name: "path traversal to another endpoint",
+    code: `return await services.trello.getCard({ params: { path: { id: "../1/members/me" } } });`,
+    expect: "thrown",
+    serviceKind: "invalid_input",
+  },
+  {
+    name: "another base address in the argument",
+    code: `return await services.trello.getCard({ params: { path: { id: "6123a9f0c4b5d6e7f8091a2b" } }, baseUrl: "http://127.0.0.2:9" } as any);`,
+    expect: "thrown",
+    serviceKind: "invalid_input",
+  },
+  {
+    name: "smuggled headers (Authorization, Host)",
+    code: `return await services.trello.getCard({ params: { path: { id: "x" }, header: { Authorization: "Bearer stolen", Host: "evil" } } } as any);`,
+    expect: "thrown",
+    serviceKind: "invalid_input",
+  },
+  {
+    name: "credential in the query (Trello token)",
+    code: `return await services.trello.getCard({ params: { path: { id: "x" }, query: { token: "mine" } } } as any);`,
+    expect: "thrown",
+    serviceKind: "invalid_input",
+  },
+  {
+    name: "a service without an account",
+    code: `return await services.marketo.getLeads({ params: { query: { filterType: "id", filterValues: ["1"] } } });`,
+    expect: "thrown",
+    serviceKind: "connection",
+  },
   {
     name: "re-entrancy: calls from toJSON while the argument is serialised",
     code: `const evil = { toJSON() { for (let i = 0; i < 1000; i++) void ${BOARDS}.catch(() => 0); return { params: { path: { id: "me" } } }; } };
 return await services.trello.getMemberBoards(evil as any);`,
     expect: "calls",
   },
-  { name: "Proxy argument whose trap never returns", code: `return await services.trello.getCard(new Proxy({}, { ownKeys() { for (;;) {} } }) as any);`, expect: "cpu_time" },
-  { name: "thrown object whose getter never returns", code: `throw { get message() { for (;;) {} } };`, expect: "cpu_time" },
-  { name: "WebAssembly and Atomics", code: `const g = globalThis as any; return [new g.WebAssembly.Module(new Uint8Array(8)), g.Atomics.wait];`, expect: "thrown" },
+  {
+    name: "Proxy argument whose trap never returns",
+    code: `return await services.trello.getCard(new Proxy({}, { ownKeys() { for (;;) {} } }) as any);`,
+    expect: "cpu_time",
+  },
+  {
+    name: "thrown object whose getter never returns",
+    code: `throw { get message() { for (;;) {} } };`,
+    expect: "cpu_time",
+  },
+  {
+    name: "WebAssembly and Atomics",
+    code: `const g = globalThis as any; return [new g.WebAssembly.Module(new Uint8Array(8)), g.Atomics.wait];`,
+    expect: "thrown",
+  },
 ];
 
 /** Every credential value of the accounts (the scan looks for any of them in any answer). */
-export function secretValues(accounts: Array<[string, Array<{ context: { connection: { fields: Record<string, string> } } }>]>): string[] {
-  return accounts.flatMap(([, list]) => list.flatMap((a) => Object.values(a.context.connection.fields))).filter((v) => typeof v === "string" && v.length >= 6 && !/^https?:/.test(v));
+export function secretValues(
+  accounts: Array<[string, Array<{ context: { connection: { fields: Record<string, string> } } }>]>,
+): string[] {
+  return accounts
+    .flatMap(([, list]) => list.flatMap((a) => Object.values(a.context.connection.fields)))
+    .filter((v) => typeof v === "string" && v.length >= 6 && !/^https?:/.test(v));
 }
 
 /** Whether the attack was contained (its expected failure, or ran without reaching anything). */

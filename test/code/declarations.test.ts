@@ -62,21 +62,38 @@ let all: ServiceDeclarations[];
 beforeAll(async () => {
   const ts = await loadTypeScript();
   const services = await bundledServices();
-  all = buildDeclarations(ts, { services: services.map((s) => ({ id: s.catalog.id, client: s.client, types: s.types })), helpers: helpersDeclarations() });
+  all = buildDeclarations(ts, {
+    services: services.map((s) => ({ id: s.catalog.id, client: s.client, types: s.types })),
+    helpers: helpersDeclarations(),
+  });
 }, 120_000);
 
 describe("declarations printed from a generated client", () => {
   it("names every schema with a usable alias and prints each method flat", async () => {
     const ts = await loadTypeScript();
-    const [things] = buildDeclarations(ts, { services: [{ id: "things", client: CLIENT, types: TYPES }], helpers: helpersDeclarations() });
+    const [things] = buildDeclarations(ts, {
+      services: [{ id: "things", client: CLIENT, types: TYPES }],
+      helpers: helpersDeclarations(),
+    });
     expect([...things!.aliases.keys()]).toEqual(["ThingRecord", "Promise_", "T2fa"]);
     expect(things!.aliases.get("ThingRecord")).toBe("{ id: string; owner?: Promise_; code?: T2fa; }");
     const [op] = things!.operations;
-    expect(op).toMatchObject({ method: "getThing", summary: "Get a thing", description: "Reads one thing with its owner.", typesUsed: ["ThingRecord"] });
-    expect(op!.signature).toBe("getThing(init: { params: { query?: { verbose?: boolean; }; path: { id: string; } } }): Promise<ThingRecord>");
+    expect(op).toMatchObject({
+      method: "getThing",
+      summary: "Get a thing",
+      description: "Reads one thing with its owner.",
+      typesUsed: ["ThingRecord"],
+    });
+    expect(op!.signature).toBe(
+      "getThing(init: { params: { query?: { verbose?: boolean; }; path: { id: string; } } }): Promise<ThingRecord>",
+    );
     // The checked module compiles as it is: the schema called Promise does not shadow the global.
     const checker = new CodeChecker(ts, { declarations: [things!], accounts: new Map() });
-    expect(checker.check(`const t = await services.things.getThing({ params: { path: { id: "1" } } });\nreturn t.owner?.name;`)).toMatchObject({ ok: true });
+    expect(
+      checker.check(
+        `const t = await services.things.getThing({ params: { path: { id: "1" } } });\nreturn t.owner?.name;`,
+      ),
+    ).toMatchObject({ ok: true });
   });
 
   it("leaves no indexed access into the generated types in the four services' signatures", () => {
@@ -84,18 +101,31 @@ describe("declarations printed from a generated client", () => {
     expect(signatures.length).toBeGreaterThan(70);
     expect(signatures.filter((s) => /components\[|operations\[|paths\[|signal\?/.test(s))).toEqual([]);
     const trello = all.find((d) => d.id === "trello")!;
-    expect(trello.operations.find((o) => o.method === "getCard")!.signature).toMatch(/^getCard\(init: \{ params: \{ query\?: \{ fields\?: string; .*path: \{ id: IdOrShortLink; \} \} \}\): Promise<Card>$/);
+    expect(trello.operations.find((o) => o.method === "getCard")!.signature).toMatch(
+      /^getCard\(init: \{ params: \{ query\?: \{ fields\?: string; .*path: \{ id: IdOrShortLink; \} \} \}\): Promise<Card>$/,
+    );
   });
 });
 
 describe("the check", () => {
   it("reports errors at the line and column of the agent's code, and strips types when it passes", async () => {
-    const checker = new CodeChecker(await loadTypeScript(), { declarations: all, accounts: new Map([["trello", ["work", "home"]]]) });
-    const wrong = checker.check(`const lists = await services.trello.work.getBoardLists({ params: { path: { id: "b" } } });\n\nconst first: number = lists[0]!.name;\nreturn services.trello.getBoardLists;`);
+    const checker = new CodeChecker(await loadTypeScript(), {
+      declarations: all,
+      accounts: new Map([["trello", ["work", "home"]]]),
+    });
+    const wrong = checker.check(
+      `const lists = await services.trello.work.getBoardLists({ params: { path: { id: "b" } } });\n\nconst first: number = lists[0]!.name;\nreturn services.trello.getBoardLists;`,
+    );
     expect(wrong).toMatchObject({
       ok: false,
       diagnostics: [
-        { line: 3, column: 7, code: "TS2322", message: "Type 'string | undefined' is not assignable to type 'number'. Type 'undefined' is not assignable to type 'number'." },
+        {
+          line: 3,
+          column: 7,
+          code: "TS2322",
+          message:
+            "Type 'string | undefined' is not assignable to type 'number'. Type 'undefined' is not assignable to type 'number'.",
+        },
         { line: 4, column: 24, code: "TS2339" },
       ],
     });

@@ -30,7 +30,8 @@ describe("evaluation harness", () => {
   });
 
   it("code mode reads at most 20% of the bytes direct tools read, with fewer calls", () => {
-    const total = (mode: string, f: (r: Row) => number) => rows.filter((r) => r.mode === mode).reduce((n, r) => n + f(r), 0);
+    const total = (mode: string, f: (r: Row) => number) =>
+      rows.filter((r) => r.mode === mode).reduce((n, r) => n + f(r), 0);
     expect(total("code", (r) => r.bytes) / total("direct", (r) => r.bytes), table(rows)).toBeLessThanOrEqual(0.2);
     expect(total("code", (r) => r.calls)).toBeLessThan(total("direct", (r) => r.calls));
     for (const task of TASKS) {

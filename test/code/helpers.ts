@@ -8,7 +8,13 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import "../mock/register.js";
 import { loadCatalogs } from "../../cli/commands/tools.js";
-import { createCodeMode, loadCodeServices, type CodeMode, type CodeModeOptions, type CodeService } from "../../runtime/code/index.js";
+import {
+  createCodeMode,
+  loadCodeServices,
+  type CodeMode,
+  type CodeModeOptions,
+  type CodeService,
+} from "../../runtime/code/index.js";
 import { Accounts, startMockAccounts, StepforgeMcp, type Account, type MockAccounts } from "../../runtime/mcp/index.js";
 import type { ServiceCatalog } from "../../runtime/mcp/catalog.js";
 import type { StepforgeMcpOptions } from "../../runtime/mcp/server.js";
@@ -54,12 +60,30 @@ export interface Served extends Connected {
 }
 
 /** A server in one mode over these accounts, and a client connected to it. */
-export async function serve(mode: Mode, accounts: Array<[string, Account[]]>, options: Partial<StepforgeMcpOptions> & { code?: Partial<CodeModeOptions> } = {}): Promise<Served> {
+export async function serve(
+  mode: Mode,
+  accounts: Array<[string, Account[]]>,
+  options: Partial<StepforgeMcpOptions> & { code?: Partial<CodeModeOptions> } = {},
+): Promise<Served> {
   const all = await bundledCatalogs();
   const { code: codeOptions, ...rest } = options;
-  const code = mode === "code" ? await createCodeMode({ services: await bundledServices(), connections: new Accounts(accounts), ...rest, ...codeOptions }) : undefined;
+  const code =
+    mode === "code"
+      ? await createCodeMode({
+          services: await bundledServices(),
+          connections: new Accounts(accounts),
+          ...rest,
+          ...codeOptions,
+        })
+      : undefined;
   await code?.ready();
-  const mcp = new StepforgeMcp({ catalogs: all, accounts: new Accounts(accounts), dynamic: mode === "dynamic", toolSet: code, ...rest });
+  const mcp = new StepforgeMcp({
+    catalogs: all,
+    accounts: new Accounts(accounts),
+    dynamic: mode === "dynamic",
+    toolSet: code,
+    ...rest,
+  });
   const connected = await connect(mcp);
   return {
     ...connected,

@@ -13,7 +13,11 @@ import { BIN, httpProcess } from "../mcp/helpers.js";
 
 const run = promisify(execFile);
 const require = createRequire(import.meta.url);
-const INSPECTOR_CLI = join(dirname(require.resolve("@modelcontextprotocol/inspector-cli/package.json")), "build", "index.js");
+const INSPECTOR_CLI = join(
+  dirname(require.resolve("@modelcontextprotocol/inspector-cli/package.json")),
+  "build",
+  "index.js",
+);
 const SERVE = ["--code", "--mock", "--service", "trello", "--service", "worldnews"];
 const PROGRAM = `const boards = await services.trello.getMemberBoards({ params: { path: { id: "me" } } }); return boards.map((b) => b.name);`;
 
@@ -21,7 +25,10 @@ type Listed = { tools: Array<{ name: string; inputSchema: { type: string } }> };
 type Called = { content: Array<{ text: string }>; isError?: boolean };
 
 async function inspector(target: string[], ...args: string[]): Promise<unknown> {
-  const { stdout } = await run(process.execPath, [INSPECTOR_CLI, ...target, ...args], { timeout: 90_000, maxBuffer: 16 * 2 ** 20 });
+  const { stdout } = await run(process.execPath, [INSPECTOR_CLI, ...target, ...args], {
+    timeout: 90_000,
+    maxBuffer: 16 * 2 ** 20,
+  });
   return JSON.parse(stdout);
 }
 
@@ -33,7 +40,15 @@ function listAndRun(target: () => string[]) {
   });
 
   it("execute runs code against the mock", { timeout: 120_000 }, async () => {
-    const ran = (await inspector(target(), "--method", "tools/call", "--tool-name", "execute", "--tool-arg", `code=${PROGRAM}`)) as Called;
+    const ran = (await inspector(
+      target(),
+      "--method",
+      "tools/call",
+      "--tool-name",
+      "execute",
+      "--tool-arg",
+      `code=${PROGRAM}`,
+    )) as Called;
     expect(ran.isError).toBeFalsy();
     expect(JSON.parse(ran.content[0]!.text)).toMatchObject({ result: ["Product Roadmap", "Support Triage"], calls: 1 });
   });
@@ -42,15 +57,34 @@ function listAndRun(target: () => string[]) {
 /** Each stdio call starts a server of its own: the longer checks run over HTTP only. */
 function searchAndRefuse(target: () => string[]) {
   it("search answers TypeScript signatures", { timeout: 120_000 }, async () => {
-    const found = (await inspector(target(), "--method", "tools/call", "--tool-name", "search", "--tool-arg", "query=boards of a member")) as Called;
+    const found = (await inspector(
+      target(),
+      "--method",
+      "tools/call",
+      "--tool-name",
+      "search",
+      "--tool-arg",
+      "query=boards of a member",
+    )) as Called;
     expect(found.isError).toBeFalsy();
     expect(found.content[0]!.text).toMatch(/services\.trello\.getMemberBoards\(init: \{ params: \{/);
   });
 
   it("a type error comes back with line and column, nothing run", { timeout: 120_000 }, async () => {
-    const wrong = (await inspector(target(), "--method", "tools/call", "--tool-name", "execute", "--tool-arg", "code=return services.trello.getBoardz();")) as Called;
+    const wrong = (await inspector(
+      target(),
+      "--method",
+      "tools/call",
+      "--tool-name",
+      "execute",
+      "--tool-arg",
+      "code=return services.trello.getBoardz();",
+    )) as Called;
     expect(wrong.isError).toBe(true);
-    expect(JSON.parse(wrong.content[0]!.text)).toMatchObject({ kind: "type_error", diagnostics: [{ line: 1, column: 24, code: "TS2551" }] });
+    expect(JSON.parse(wrong.content[0]!.text)).toMatchObject({
+      kind: "type_error",
+      diagnostics: [{ line: 1, column: 24, code: "TS2551" }],
+    });
   });
 }
 

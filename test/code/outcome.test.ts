@@ -15,8 +15,18 @@ let mock: RunningMock;
 let served: Served;
 
 beforeAll(async () => {
-  mock = await startMock("trello", { faults: { seed: 1, slowBody: { rate: 1, delayMs: 40, chunkBytes: 16 }, operations: ["createCard"] } });
-  const account: Account = { name: "mock", context: { connection: { name: "mock", fields: { ...TRELLO } }, baseUrl: mock.url, shared: createSharedState(), retry: { attempts: 2, baseDelayMs: 1, timeoutMs: 300 } } };
+  mock = await startMock("trello", {
+    faults: { seed: 1, slowBody: { rate: 1, delayMs: 40, chunkBytes: 16 }, operations: ["createCard"] },
+  });
+  const account: Account = {
+    name: "mock",
+    context: {
+      connection: { name: "mock", fields: { ...TRELLO } },
+      baseUrl: mock.url,
+      shared: createSharedState(),
+      retry: { attempts: 2, baseDelayMs: 1, timeoutMs: 300 },
+    },
+  };
   served = await serve("code", [["trello", [account]]]);
 }, 120_000);
 afterAll(async () => {
@@ -56,23 +66,39 @@ return { read: cards.length, failed, lost };`,
     ]);
     expect(body.writes[0]!.path).toEqual({ id: CARD });
     expect(body.writes[1]!.error?.kind).toBe("not_found");
-    expect(body.writes[2]!.check).toEqual({ call: "services.trello.getListCards", init: { params: { path: { id: LIST } } }, match: { name: "Lost answer" } });
+    expect(body.writes[2]!.check).toEqual({
+      call: "services.trello.getListCards",
+      init: { params: { path: { id: LIST } } },
+      match: { name: "Lost answer" },
+    });
     // The runtime sent it once; following the check finds that one card instead of making another.
     expect(mock.records("card").length).toBe(before + 1);
     const check = body.writes[2]!.check!;
     const resumed = await served.client.callTool({
       name: "execute",
-      arguments: { code: `const cards = await ${check.call}(${JSON.stringify(check.init)});\nreturn cards.filter((c) => c.name === ${JSON.stringify(check.match.name)}).length;` },
+      arguments: {
+        code: `const cards = await ${check.call}(${JSON.stringify(check.init)});\nreturn cards.filter((c) => c.name === ${JSON.stringify(check.match.name)}).length;`,
+      },
     });
     expect(json<{ result: number }>(resumed).result).toBe(1);
   });
 
   it("an unknown outcome that ends the run is in the failure too, with the call to check", async () => {
-    const result = await served.client.callTool({ name: "execute", arguments: { code: `return await services.trello.createCard({ body: { idList: "${LIST}", name: "Second lost" } });` } });
+    const result = await served.client.callTool({
+      name: "execute",
+      arguments: {
+        code: `return await services.trello.createCard({ body: { idList: "${LIST}", name: "Second lost" } });`,
+      },
+    });
     expect(result.isError).toBe(true);
-    const body = json<{ error: { kind: string; message: string; service: { outcome: string; retryable: boolean } }; writes: Write[] }>(result);
+    const body = json<{
+      error: { kind: string; message: string; service: { outcome: string; retryable: boolean } };
+      writes: Write[];
+    }>(result);
     expect(body.error.service).toMatchObject({ outcome: "unknown", retryable: false });
-    expect(body.error.message).toMatch(/Do not call services\.trello\.createCard again yet: first call services\.trello\.getListCards\(\{"params":\{"path":\{"id":"[0-9a-f]{24}"\}\}\}\) and look for a record with name = "Second lost"/);
+    expect(body.error.message).toMatch(
+      /Do not call services\.trello\.createCard again yet: first call services\.trello\.getListCards\(\{"params":\{"path":\{"id":"[0-9a-f]{24}"\}\}\}\) and look for a record with name = "Second lost"/,
+    );
     expect(body.writes).toEqual([expect.objectContaining({ call: "services.trello.createCard", outcome: "unknown" })]);
   });
 });

@@ -12,19 +12,32 @@ const budgets = { ...DEFAULT_BUDGETS, cpuMs: 5_000, wallMs: 20_000, memoryBytes:
 const sandbox = new Sandbox({ workers: 1, memoryBytes: budgets.memoryBytes });
 afterAll(() => sandbox.close());
 
-const host: HostCall = async (request) => JSON.stringify({ ok: true, data: { method: request.method, init: request.init ? JSON.parse(request.init) : null } });
+const host: HostCall = async (request) =>
+  JSON.stringify({ ok: true, data: { method: request.method, init: request.init ? JSON.parse(request.init) : null } });
 const shape = [{ id: "svc", methods: ["echo"] }];
 const program = (body: string) => `"use strict";\nasync function main(services) {\n${body}\n}`;
 
 describe("the sandbox's memory", () => {
   it("stops large allocations at the budget: the memory never grows past it", { timeout: 60_000 }, async () => {
-    const outcome = await sandbox.run(program(`const keep = []; for (;;) keep.push(new Uint8Array(4 << 20));`), "main", shape, host, budgets);
+    const outcome = await sandbox.run(
+      program(`const keep = []; for (;;) keep.push(new Uint8Array(4 << 20));`),
+      "main",
+      shape,
+      host,
+      budgets,
+    );
     expect(outcome.failure?.kind).toBe("memory");
     expect(outcome.heapBytes).toBeLessThanOrEqual(16 * MIB + budgets.memoryBytes);
   });
 
   it("runs the next program, calls included, after a run that ran out", { timeout: 60_000 }, async () => {
-    const outcome = await sandbox.run(program(`const r = await services.svc.echo({ params: { path: { id: "1" } } }); return r.init.params.path.id;`), "main", shape, host, budgets);
+    const outcome = await sandbox.run(
+      program(`const r = await services.svc.echo({ params: { path: { id: "1" } } }); return r.init.params.path.id;`),
+      "main",
+      shape,
+      host,
+      budgets,
+    );
     expect(outcome).toMatchObject({ value: '"1"', calls: 1 });
   });
 });

@@ -26,7 +26,10 @@ describe("output schemas and structured content", () => {
   it("lists an object output schema for each step whose result is an object", async () => {
     const { tools } = await served.client.listTools();
     const card = tools.find((t) => t.name === "trello_get_card")!;
-    expect(card.outputSchema).toMatchObject({ type: "object", properties: { id: { type: "string" }, name: { type: "string" } } });
+    expect(card.outputSchema).toMatchObject({
+      type: "object",
+      properties: { id: { type: "string" }, name: { type: "string" } },
+    });
     expect(JSON.stringify(card.outputSchema)).not.toMatch(/"required"|"description"/);
     const withSchema = tools.filter((t) => t.outputSchema);
     expect(withSchema.length).toBeGreaterThan(30);
@@ -41,7 +44,10 @@ describe("output schemas and structured content", () => {
   });
 
   it("keeps a cut result valid against its schema (records cut, a note beside)", async () => {
-    const found = await served.client.callTool({ name: "trello_get_board_cards", arguments: { id: "60d5ecb74e2a1b3c4d5e6f70" } });
+    const found = await served.client.callTool({
+      name: "trello_get_board_cards",
+      arguments: { id: "60d5ecb74e2a1b3c4d5e6f70" },
+    });
     expect(found.isError).toBeFalsy();
     expect((found.content as Array<{ text: string }>)[1]!.text).toMatch(/^Result cut to stay under 2000 bytes/);
     expect(found.structuredContent).toEqual(json(found));

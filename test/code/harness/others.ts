@@ -42,23 +42,37 @@ export const OTHER_SEEDS: Seeds = {
 };
 
 type Rec = Record<string, any>;
-const relationMembers = (state: FinalState, owner: number) => (state.relations("marketo").listMembers?.[String(owner)] ?? []).map(Number);
+const relationMembers = (state: FinalState, owner: number) =>
+  (state.relations("marketo").listMembers?.[String(owner)] ?? []).map(Number);
 /** The mock's articles a text search for "electric" in English finds. */
 const electric = (state: FinalState) =>
-  (state.records("worldnews", "article") as Rec[]).filter((a) => a.language === "en" && /electric/i.test(`${a.title} ${a.text} ${a.summary}`));
+  (state.records("worldnews", "article") as Rec[]).filter(
+    (a) => a.language === "en" && /electric/i.test(`${a.title} ${a.text} ${a.summary}`),
+  );
 const words = (text: unknown) => (typeof text === "string" ? text.split(/\s+/).filter(Boolean).length : 0);
 
 export const OTHER_TASKS: Task[] = [
   {
     id: "marketo-list",
-    title: "Add amy.nguyen@example.com and raj.patel@example.com to the list \"Webinar Registrants - June 2024\"; how many members does it have?",
+    title:
+      'Add amy.nguyen@example.com and raj.patel@example.com to the list "Webinar Registrants - June 2024"; how many members does it have?',
     services: ["marketo"],
     async direct(agent) {
-      const lists = await agent.call<{ result: Rec[] }>("marketo_get_lists", { name: ["Webinar Registrants - June 2024"], result_fields: ["id", "name"] });
+      const lists = await agent.call<{ result: Rec[] }>("marketo_get_lists", {
+        name: ["Webinar Registrants - June 2024"],
+        result_fields: ["id", "name"],
+      });
       const listId = lists.result[0]!.id as number;
-      const leads = await agent.call<{ result: Rec[] }>("marketo_get_leads", { filterType: "email", filterValues: ["amy.nguyen@example.com", "raj.patel@example.com"], fields: ["id", "email"] });
+      const leads = await agent.call<{ result: Rec[] }>("marketo_get_leads", {
+        filterType: "email",
+        filterValues: ["amy.nguyen@example.com", "raj.patel@example.com"],
+        fields: ["id", "email"],
+      });
       await agent.call("marketo_add_leads_to_list", { listId, input: leads.result.map((l) => ({ id: l.id })) });
-      const members = await agent.call<{ result: Rec[] }>("marketo_get_list_members", { listId, result_fields: ["id"] });
+      const members = await agent.call<{ result: Rec[] }>("marketo_get_list_members", {
+        listId,
+        result_fields: ["id"],
+      });
       return members.result.length;
     },
     searches: ["static lists", "leads by email", "add leads to list", "list members"],
@@ -74,18 +88,30 @@ return (members.result ?? []).length;`,
     check(state, answer) {
       const members = relationMembers(state, WEBINAR_LIST);
       const problems = [AMY, RAJ].filter((id) => !members.includes(id)).map((id) => `lead ${id} is not a member`);
-      if (answer !== members.length) problems.push(`answered ${JSON.stringify(answer)}, the list has ${members.length}`);
+      if (answer !== members.length)
+        problems.push(`answered ${JSON.stringify(answer)}, the list has ${members.length}`);
       return problems;
     },
   },
   {
     id: "marketo-welcome",
-    title: "Sign up Lena Fischer, Omar Haddad and Sofia Rossi (example.org addresses) and trigger \"Welcome - Send Email 1\" for them",
+    title:
+      'Sign up Lena Fischer, Omar Haddad and Sofia Rossi (example.org addresses) and trigger "Welcome - Send Email 1" for them',
     services: ["marketo"],
     async direct(agent) {
-      const synced = await agent.call<{ result: Rec[] }>("marketo_sync_leads", { action: "createOrUpdate", lookupField: "email", input: SIGNUPS });
-      const campaigns = await agent.call<{ result: Rec[] }>("marketo_get_campaigns", { name: ["Welcome - Send Email 1"], result_fields: ["id", "name"] });
-      await agent.call("marketo_trigger_campaign", { id: campaigns.result[0]!.id, input: { leads: synced.result.map((r) => ({ id: r.id })) } });
+      const synced = await agent.call<{ result: Rec[] }>("marketo_sync_leads", {
+        action: "createOrUpdate",
+        lookupField: "email",
+        input: SIGNUPS,
+      });
+      const campaigns = await agent.call<{ result: Rec[] }>("marketo_get_campaigns", {
+        name: ["Welcome - Send Email 1"],
+        result_fields: ["id", "name"],
+      });
+      await agent.call("marketo_trigger_campaign", {
+        id: campaigns.result[0]!.id,
+        input: { leads: synced.result.map((r) => ({ id: r.id })) },
+      });
       return synced.result.map((r) => r.id);
     },
     searches: ["create or update leads", "campaigns by name", "trigger campaign"],
@@ -104,22 +130,36 @@ return leads.map((l) => l.id);`,
       for (const s of SIGNUPS) {
         const lead = leads.filter((l) => l.email === s.email);
         if (lead.length !== 1) problems.push(`${s.email}: ${lead.length} leads`);
-        else if (activities.filter((a) => a.activityTypeId === 47 && a.leadId === lead[0]!.id && a.campaignId === 1004).length !== 1) problems.push(`${s.email}: campaign not triggered once`);
+        else if (
+          activities.filter((a) => a.activityTypeId === 47 && a.leadId === lead[0]!.id && a.campaignId === 1004)
+            .length !== 1
+        )
+          problems.push(`${s.email}: campaign not triggered once`);
       }
       return problems;
     },
   },
   {
     id: "contentsnare-onboard",
-    title: "Create the client Maya Chen (maya.chen@example.net) and send her the request \"Onboarding documents\" from the Individual Tax Return template, filed in Tax Clients",
+    title:
+      'Create the client Maya Chen (maya.chen@example.net) and send her the request "Onboarding documents" from the Individual Tax Return template, filed in Tax Clients',
     services: ["contentsnare"],
     async direct(agent) {
-      const templates = await agent.call<{ results: Rec[] }>("contentsnare_list_request_templates", { result_fields: ["id", "name"] });
+      const templates = await agent.call<{ results: Rec[] }>("contentsnare_list_request_templates", {
+        result_fields: ["id", "name"],
+      });
       const template = templates.results.find((t) => t.name === "Individual Tax Return")!;
-      const folders = await agent.call<{ results: Rec[] }>("contentsnare_list_folders", { result_fields: ["id", "name"] });
+      const folders = await agent.call<{ results: Rec[] }>("contentsnare_list_folders", {
+        result_fields: ["id", "name"],
+      });
       const folder = folders.results.find((f) => f.name === "Tax Clients")!;
       await agent.call("contentsnare_create_client", { name: "Maya Chen", email: "maya.chen@example.net" });
-      const request = await agent.call<Rec>("contentsnare_create_request", { name: "Onboarding documents", client_email: "maya.chen@example.net", request_template_name: template.name, folder_name: folder.name });
+      const request = await agent.call<Rec>("contentsnare_create_request", {
+        name: "Onboarding documents",
+        client_email: "maya.chen@example.net",
+        request_template_name: template.name,
+        folder_name: folder.name,
+      });
       return request.id;
     },
     searches: ["request templates", "folders", "create client", "create request"],
@@ -134,12 +174,21 @@ const request = await services.contentsnare.createRequest({ body: { name: "Onboa
 return request.id;`,
     },
     check(state) {
-      const clients = (state.records("contentsnare", "client") as Rec[]).filter((c) => c.email === "maya.chen@example.net");
-      const requests = (state.records("contentsnare", "request") as Rec[]).filter((r) => r.name === "Onboarding documents");
+      const clients = (state.records("contentsnare", "client") as Rec[]).filter(
+        (c) => c.email === "maya.chen@example.net",
+      );
+      const requests = (state.records("contentsnare", "request") as Rec[]).filter(
+        (r) => r.name === "Onboarding documents",
+      );
       const problems: string[] = [];
-      if (clients.length !== 1 || clients[0]!.full_name !== "Maya Chen") problems.push(`${clients.length} clients for maya.chen@example.net`);
+      if (clients.length !== 1 || clients[0]!.full_name !== "Maya Chen")
+        problems.push(`${clients.length} clients for maya.chen@example.net`);
       if (requests.length !== 1) problems.push(`${requests.length} requests "Onboarding documents"`);
-      else if (requests[0]!.request_template_name !== "Individual Tax Return" || requests[0]!.folder_name !== "Tax Clients") problems.push(`request fields ${JSON.stringify(requests[0])}`);
+      else if (
+        requests[0]!.request_template_name !== "Individual Tax Return" ||
+        requests[0]!.folder_name !== "Tax Clients"
+      )
+        problems.push(`request fields ${JSON.stringify(requests[0])}`);
       return problems;
     },
   },
@@ -148,7 +197,10 @@ return request.id;`,
     title: "Move the deadline of every published request due before 1 August 2026 to 30 September 2026",
     services: ["contentsnare"],
     async direct(agent) {
-      const listed = await agent.call<{ results: Rec[] }>("contentsnare_list_requests", { filter_by_statuses: ["published"], result_fields: ["id", "name", "due"] });
+      const listed = await agent.call<{ results: Rec[] }>("contentsnare_list_requests", {
+        filter_by_statuses: ["published"],
+        result_fields: ["id", "name", "due"],
+      });
       const moved: string[] = [];
       for (const r of listed.results.filter((x) => x.due && Date.parse(x.due) < Date.parse("2026-08-01"))) {
         await agent.call("contentsnare_update_request", { id: r.id, due: "2026-09-30" });
@@ -174,7 +226,10 @@ return moved;`,
       for (const r of state.records("contentsnare", "request") as Rec[]) {
         const was = before.get(r.id);
         if (!was) continue;
-        const due = was.status === "published" && was.due && Date.parse(was.due) < Date.parse("2026-08-01") ? "2026-09-30" : was.due?.slice(0, 10);
+        const due =
+          was.status === "published" && was.due && Date.parse(was.due) < Date.parse("2026-08-01")
+            ? "2026-09-30"
+            : was.due?.slice(0, 10);
         if ((r.due?.slice(0, 10) ?? undefined) !== due) problems.push(`${r.name}: due ${r.due}, expected ${due}`);
       }
       return problems;
@@ -182,10 +237,15 @@ return moved;`,
   },
   {
     id: "worldnews-brief",
-    title: "For each English article about electric vehicles: its title and how many words its page has; and the coordinates of Brussels",
+    title:
+      "For each English article about electric vehicles: its title and how many words its page has; and the coordinates of Brussels",
     services: ["worldnews"],
     async direct(agent) {
-      const found = await agent.call<{ news: Rec[] }>("worldnews_search_news", { text: "electric", language: "en", result_fields: ["title", "url"] });
+      const found = await agent.call<{ news: Rec[] }>("worldnews_search_news", {
+        text: "electric",
+        language: "en",
+        result_fields: ["title", "url"],
+      });
       const articles = [];
       for (const a of found.news) {
         const page = await agent.call<Rec>("worldnews_extract_news", { url: a.url });
@@ -211,18 +271,28 @@ return { articles, brussels: { latitude: brussels.latitude, longitude: brussels.
       const got = answer as { articles?: unknown; brussels?: { latitude?: unknown; longitude?: unknown } } | undefined;
       const problems: string[] = [];
       if (expected.length === 0) problems.push("the mock has no article to find");
-      if (JSON.stringify(got?.articles) !== JSON.stringify(expected)) problems.push(`articles ${JSON.stringify(got?.articles)}, expected ${JSON.stringify(expected)}`);
-      if (typeof got?.brussels?.latitude !== "number" || typeof got.brussels.longitude !== "number") problems.push("no coordinates");
+      if (JSON.stringify(got?.articles) !== JSON.stringify(expected))
+        problems.push(`articles ${JSON.stringify(got?.articles)}, expected ${JSON.stringify(expected)}`);
+      if (typeof got?.brussels?.latitude !== "number" || typeof got.brussels.longitude !== "number")
+        problems.push("no coordinates");
       return problems;
     },
   },
   {
     id: "news-to-trello",
-    title: "Create a card in To Do for each English article about electric vehicles: its title as the name, its URL as the description",
+    title:
+      "Create a card in To Do for each English article about electric vehicles: its title as the name, its URL as the description",
     services: ["worldnews", "trello"],
     async direct(agent) {
-      const found = await agent.call<{ news: Rec[] }>("worldnews_search_news", { text: "electric", language: "en", result_fields: ["title", "url"] });
-      const lists = await agent.call<{ items: Rec[] }>("trello_get_board_lists", { id: TRELLO_BOARD, result_fields: ["id", "name"] });
+      const found = await agent.call<{ news: Rec[] }>("worldnews_search_news", {
+        text: "electric",
+        language: "en",
+        result_fields: ["title", "url"],
+      });
+      const lists = await agent.call<{ items: Rec[] }>("trello_get_board_lists", {
+        id: TRELLO_BOARD,
+        result_fields: ["id", "name"],
+      });
       const todo = lists.items.find((l) => l.name === "To Do")!.id;
       for (const a of found.news) await agent.call("trello_create_card", { idList: todo, name: a.title, desc: a.url });
       return found.news.length;
@@ -249,14 +319,19 @@ return found.news.length;`,
   },
   {
     id: "todo-close",
-    title: 'Close every open task of the project "Website" with the note "closed by agent" (a service generated from a spec of its own)',
+    title:
+      'Close every open task of the project "Website" with the note "closed by agent" (a service generated from a spec of its own)',
     services: ["todo"],
     async direct(agent) {
       const projects = await agent.call<{ items: Rec[] }>("todo_list_projects", {});
       const website = projects.items.find((p) => p.name === "Website")!;
-      const tasks = await agent.call<{ items: Rec[] }>("todo_list_tasks", { projectId: website.id, result_fields: ["id", "status"] });
+      const tasks = await agent.call<{ items: Rec[] }>("todo_list_tasks", {
+        projectId: website.id,
+        result_fields: ["id", "status"],
+      });
       const open = tasks.items.filter((t) => t.status === "open");
-      for (const t of open) await agent.call("todo_update_task", { taskId: t.id, status: "done", note: "closed by agent" });
+      for (const t of open)
+        await agent.call("todo_update_task", { taskId: t.id, status: "done", note: "closed by agent" });
       return open.length;
     },
     searches: ["projects", "tasks of a project", "update task"],

@@ -9,7 +9,13 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { createCodeMode, loadCodeServices, type CodeMode, type CodeService, type SandboxBudgets } from "../../../runtime/code/index.js";
+import {
+  createCodeMode,
+  loadCodeServices,
+  type CodeMode,
+  type CodeService,
+  type SandboxBudgets,
+} from "../../../runtime/code/index.js";
 import { baseUrlFields } from "../../../runtime/credentials/connections.js";
 import { Accounts, StepforgeMcp, type Account } from "../../../runtime/mcp/index.js";
 import type { ServiceCatalog } from "../../../runtime/mcp/catalog.js";
@@ -40,8 +46,14 @@ async function foreignService(): Promise<{ catalog: ServiceCatalog; dir: string 
   }
   const dir = join(FOREIGN_OUT, "todo");
   await import(pathToFileURL(join(dir, "mock.ts")).href);
-  const mod = (await import(pathToFileURL(join(dir, "tools.ts")).href)) as { tools: ToolDefinition[]; toolsets?: Toolset[] };
-  return { catalog: { id: "todo", title: "Todo Board", tools: mod.tools, toolsets: mod.toolsets ?? [] }, dir: FOREIGN_OUT };
+  const mod = (await import(pathToFileURL(join(dir, "tools.ts")).href)) as {
+    tools: ToolDefinition[];
+    toolsets?: Toolset[];
+  };
+  return {
+    catalog: { id: "todo", title: "Todo Board", tools: mod.tools, toolsets: mod.toolsets ?? [] },
+    dir: FOREIGN_OUT,
+  };
 }
 
 export interface Harness {
@@ -62,17 +74,29 @@ export async function startHarness(): Promise<Harness> {
   try {
     for (const catalog of catalogs) {
       const definition = registeredMock(catalog.id)!;
-      const mock = await startMock(definition, { noLimits: true, ...(seeds[catalog.id] ? { state: seeds[catalog.id] } : {}) });
+      const mock = await startMock(definition, {
+        noLimits: true,
+        ...(seeds[catalog.id] ? { state: seeds[catalog.id] } : {}),
+      });
       mocks.set(catalog.id, mock);
       const fields: Record<string, string> = { ...definition.mock.credentials };
       for (const name of baseUrlFields(definition.descriptor)) fields[name] ??= mock.url;
-      accounts.push([catalog.id, [{ name: "mock", context: { connection: { name: "mock", fields }, baseUrl: mock.url } }]]);
+      accounts.push([
+        catalog.id,
+        [{ name: "mock", context: { connection: { name: "mock", fields }, baseUrl: mock.url } }],
+      ]);
     }
   } catch (error) {
     await Promise.allSettled([...mocks.values()].map((m) => m.close()));
     throw error;
   }
-  return { catalogs, services, mocks, accounts, close: async () => void (await Promise.allSettled([...mocks.values()].map((m) => m.close()))) };
+  return {
+    catalogs,
+    services,
+    mocks,
+    accounts,
+    close: async () => void (await Promise.allSettled([...mocks.values()].map((m) => m.close()))),
+  };
 }
 
 export interface Server {
@@ -90,13 +114,24 @@ export interface ServerOptions {
 }
 
 export async function startServer(harness: Harness, mode: HarnessMode, options: ServerOptions = {}): Promise<Server> {
-  const accounts = new Accounts(options.accountsOf ? harness.accounts.filter(([id]) => options.accountsOf!.includes(id)) : harness.accounts);
-  const code = mode === "code" ? await createCodeMode({ services: harness.services, connections: accounts, budgets: options.budgets }) : undefined;
+  const accounts = new Accounts(
+    options.accountsOf ? harness.accounts.filter(([id]) => options.accountsOf!.includes(id)) : harness.accounts,
+  );
+  const code =
+    mode === "code"
+      ? await createCodeMode({ services: harness.services, connections: accounts, budgets: options.budgets })
+      : undefined;
   await code?.ready();
   const mcp = new StepforgeMcp({ catalogs: harness.catalogs, accounts, dynamic: mode === "dynamic", toolSet: code });
   const { client, close } = await connect(mcp);
   const { tools } = await client.listTools();
-  return { mode, client, code, listingBytes: Buffer.byteLength(JSON.stringify({ tools })), close: async () => void (await close(), await code?.close()) };
+  return {
+    mode,
+    client,
+    code,
+    listingBytes: Buffer.byteLength(JSON.stringify({ tools })),
+    close: async () => void (await close(), await code?.close()),
+  };
 }
 
 export interface Row {
@@ -128,7 +163,10 @@ export async function runTask(harness: Harness, server: Server, task: Task): Pro
     const result = await server.client.callTool({ name, arguments: args });
     calls++;
     const all = texts(result);
-    bytes += Buffer.byteLength(name) + Buffer.byteLength(JSON.stringify(args)) + all.reduce((n, t) => n + Buffer.byteLength(t), 0);
+    bytes +=
+      Buffer.byteLength(name) +
+      Buffer.byteLength(JSON.stringify(args)) +
+      all.reduce((n, t) => n + Buffer.byteLength(t), 0);
     if (result.isError) throw new Error(`${name} failed: ${all.join(" ")}`);
     return JSON.parse(all[0]!) as unknown;
   };
@@ -136,10 +174,14 @@ export async function runTask(harness: Harness, server: Server, task: Task): Pro
   const problems: string[] = [];
   try {
     if (server.mode === "code") {
-      for (const s of task.code.searches) await server.client.callTool({ name: "search", arguments: s }).then((r) => {
-        calls++;
-        bytes += Buffer.byteLength("search") + Buffer.byteLength(JSON.stringify(s)) + texts(r).reduce((n, t) => n + Buffer.byteLength(t), 0);
-      });
+      for (const s of task.code.searches)
+        await server.client.callTool({ name: "search", arguments: s }).then((r) => {
+          calls++;
+          bytes +=
+            Buffer.byteLength("search") +
+            Buffer.byteLength(JSON.stringify(s)) +
+            texts(r).reduce((n, t) => n + Buffer.byteLength(t), 0);
+        });
       answer = ((await call("execute", { code: task.code.program })) as { result?: unknown }).result;
     } else if (server.mode === "dynamic") {
       for (const query of task.searches) await call("search_steps", { query });
@@ -160,7 +202,15 @@ export async function runTask(harness: Harness, server: Server, task: Task): Pro
     problems.push((error as Error).message.slice(0, 500));
   }
   if (problems.length === 0) problems.push(...task.check(stateOf(harness), answer, initial));
-  return { task: task.id, mode: server.mode, calls, bytes, listing: server.listingBytes, correct: problems.length === 0, problems };
+  return {
+    task: task.id,
+    mode: server.mode,
+    calls,
+    bytes,
+    listing: server.listingBytes,
+    correct: problems.length === 0,
+    problems,
+  };
 }
 
 /** Every task in every mode, one server per mode. */
@@ -184,9 +234,15 @@ export function table(rows: readonly Row[]): string {
     const r = rows.find((x) => x.task === task && x.mode === mode);
     return r ? `${r.calls} / ${r.bytes.toLocaleString("en")} / ${r.correct ? "yes" : "NO"}` : "";
   };
-  const lines = [`| task | ${MODES.map((m) => `${m} (calls / bytes / correct)`).join(" | ")} |`, `|---|${MODES.map(() => "---").join("|")}|`];
+  const lines = [
+    `| task | ${MODES.map((m) => `${m} (calls / bytes / correct)`).join(" | ")} |`,
+    `|---|${MODES.map(() => "---").join("|")}|`,
+  ];
   for (const t of tasks) lines.push(`| ${t} | ${MODES.map((m) => cell(t, m)).join(" | ")} |`);
-  const sum = (mode: HarnessMode, f: (r: Row) => number) => rows.filter((r) => r.mode === mode).reduce((n, r) => n + f(r), 0);
-  lines.push(`| **total** | ${MODES.map((m) => `${sum(m, (r) => r.calls)} / ${sum(m, (r) => r.bytes).toLocaleString("en")} / ${sum(m, (r) => (r.correct ? 1 : 0))} of ${tasks.length}`).join(" | ")} |`);
+  const sum = (mode: HarnessMode, f: (r: Row) => number) =>
+    rows.filter((r) => r.mode === mode).reduce((n, r) => n + f(r), 0);
+  lines.push(
+    `| **total** | ${MODES.map((m) => `${sum(m, (r) => r.calls)} / ${sum(m, (r) => r.bytes).toLocaleString("en")} / ${sum(m, (r) => (r.correct ? 1 : 0))} of ${tasks.length}`).join(" | ")} |`,
+  );
   return lines.join("\n");
 }

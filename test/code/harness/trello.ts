@@ -49,7 +49,9 @@ type Card = { id: string; name: string; idList: string; idLabels?: string[]; clo
 const cards = (state: Parameters<Task["check"]>[0]) => state.records("trello", "card") as unknown as Card[];
 const named = (state: Parameters<Task["check"]>[0], name: string) => cards(state).find((c) => c.name === name);
 const comments = (state: Parameters<Task["check"]>[0]) =>
-  (state.records("trello", "action") as Array<{ type?: string; data?: { card?: { id?: string }; text?: string } }>).filter((a) => a.type === "commentCard");
+  (
+    state.records("trello", "action") as Array<{ type?: string; data?: { card?: { id?: string }; text?: string } }>
+  ).filter((a) => a.type === "commentCard");
 
 export const TRELLO_TASKS: Task[] = [
   {
@@ -57,14 +59,25 @@ export const TRELLO_TASKS: Task[] = [
     title: 'Move every card labelled "urgent" from Doing to Done and comment "Moved to Done (urgent)" on each',
     services: ["trello"],
     async direct(agent) {
-      const boards = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_boards", { result_fields: ["id", "name"] });
+      const boards = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_boards", {
+        result_fields: ["id", "name"],
+      });
       const board = boards.items.find((b) => b.name === "Product Roadmap")!;
-      const lists = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_board_lists", { id: board.id, result_fields: ["id", "name"] });
-      const labels = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_board_labels", { id: board.id, result_fields: ["id", "name"] });
+      const lists = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_board_lists", {
+        id: board.id,
+        result_fields: ["id", "name"],
+      });
+      const labels = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_board_labels", {
+        id: board.id,
+        result_fields: ["id", "name"],
+      });
       const urgent = labels.items.find((l) => l.name === "urgent")!.id;
       const doing = lists.items.find((l) => l.name === "Doing")!.id;
       const done = lists.items.find((l) => l.name === "Done")!.id;
-      const inDoing = await agent.call<{ items: Card[] }>("trello_get_list_cards", { id: doing, result_fields: ["id", "name", "idLabels"] });
+      const inDoing = await agent.call<{ items: Card[] }>("trello_get_list_cards", {
+        id: doing,
+        result_fields: ["id", "name", "idLabels"],
+      });
       const moved: string[] = [];
       for (const c of inDoing.items.filter((x) => x.idLabels?.includes(urgent))) {
         await agent.call("trello_update_card", { id: c.id, idList: done });
@@ -98,10 +111,16 @@ return moved;`,
       for (const name of urgent) {
         const c = named(state, name);
         if (c?.idList !== DONE) problems.push(`${name} is not in Done`);
-        if (comments(state).filter((a) => a.data?.card?.id === c?.id && a.data?.text === "Moved to Done (urgent)").length !== 1) problems.push(`${name} has not exactly one comment`);
+        if (
+          comments(state).filter((a) => a.data?.card?.id === c?.id && a.data?.text === "Moved to Done (urgent)")
+            .length !== 1
+        )
+          problems.push(`${name} has not exactly one comment`);
       }
-      for (const name of ["Update pricing page", "Refresh screenshots"]) if (named(state, name)?.idList !== DOING) problems.push(`${name} moved`);
-      if (comments(state).filter((a) => a.data?.text === "Moved to Done (urgent)").length !== urgent.length) problems.push("comments on other cards");
+      for (const name of ["Update pricing page", "Refresh screenshots"])
+        if (named(state, name)?.idList !== DOING) problems.push(`${name} moved`);
+      if (comments(state).filter((a) => a.data?.text === "Moved to Done (urgent)").length !== urgent.length)
+        problems.push("comments on other cards");
       return problems;
     },
   },
@@ -110,9 +129,15 @@ return moved;`,
     title: "Archive every card in Done whose due date has passed",
     services: ["trello"],
     async direct(agent) {
-      const lists = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_board_lists", { id: BOARD, result_fields: ["id", "name"] });
+      const lists = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_board_lists", {
+        id: BOARD,
+        result_fields: ["id", "name"],
+      });
       const done = lists.items.find((l) => l.name === "Done")!.id;
-      const inDone = await agent.call<{ items: Card[] }>("trello_get_list_cards", { id: done, result_fields: ["id", "name", "due"] });
+      const inDone = await agent.call<{ items: Card[] }>("trello_get_list_cards", {
+        id: done,
+        result_fields: ["id", "name", "due"],
+      });
       const archived: string[] = [];
       for (const c of inDone.items.filter((x) => x.due && Date.parse(x.due) < Date.now())) {
         await agent.call("trello_archive_card", { id: c.id });
@@ -136,7 +161,8 @@ return archived;`,
     check(state) {
       const problems: string[] = [];
       if (named(state, "Ship 1.9")?.closed !== true) problems.push("Ship 1.9 is not archived");
-      for (const name of ["Ship 2.0", "Retro notes"]) if (named(state, name)?.closed) problems.push(`${name} was archived`);
+      for (const name of ["Ship 2.0", "Retro notes"])
+        if (named(state, name)?.closed) problems.push(`${name} was archived`);
       return problems;
     },
   },
@@ -145,10 +171,17 @@ return archived;`,
     title: 'Add a checklist "Release" with the items Tag, Build and Announce to the card "Rotate API keys"',
     services: ["trello"],
     async direct(agent) {
-      const all = await agent.call<{ items: Card[] }>("trello_get_board_cards", { id: BOARD, result_fields: ["id", "name"] });
+      const all = await agent.call<{ items: Card[] }>("trello_get_board_cards", {
+        id: BOARD,
+        result_fields: ["id", "name"],
+      });
       const target = all.items.find((c) => c.name === "Rotate API keys")!;
-      const checklist = await agent.call<{ id: string }>("trello_add_checklist", { idCard: target.id, name: "Release" });
-      for (const item of ["Tag", "Build", "Announce"]) await agent.call("trello_create_checklist_item", { id: checklist.id, name: item });
+      const checklist = await agent.call<{ id: string }>("trello_add_checklist", {
+        idCard: target.id,
+        name: "Release",
+      });
+      for (const item of ["Tag", "Build", "Announce"])
+        await agent.call("trello_create_checklist_item", { id: checklist.id, name: item });
       return checklist.id;
     },
     searches: ["cards of a board", "add checklist item"],
@@ -164,22 +197,38 @@ return checklist.id;`,
     },
     check(state) {
       const target = named(state, "Rotate API keys");
-      const lists = (state.records("trello", "checklist") as Array<{ idCard?: string; name?: string; checkItems?: Array<{ name?: string }> }>).filter((c) => c.idCard === target?.id);
-      if (lists.length !== 1 || lists[0]!.name !== "Release") return [`expected one checklist "Release" on the card, found ${lists.length}`];
+      const lists = (
+        state.records("trello", "checklist") as Array<{
+          idCard?: string;
+          name?: string;
+          checkItems?: Array<{ name?: string }>;
+        }>
+      ).filter((c) => c.idCard === target?.id);
+      if (lists.length !== 1 || lists[0]!.name !== "Release")
+        return [`expected one checklist "Release" on the card, found ${lists.length}`];
       const items = (lists[0]!.checkItems ?? []).map((i) => i.name).join(",");
       return items === "Tag,Build,Announce" ? [] : [`items are ${items}`];
     },
   },
   {
     id: "trello-label-crash",
-    title: 'Add the Bug label to every card in To Do whose name mentions a crash',
+    title: "Add the Bug label to every card in To Do whose name mentions a crash",
     services: ["trello"],
     async direct(agent) {
-      const labels = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_board_labels", { id: BOARD, result_fields: ["id", "name"] });
+      const labels = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_board_labels", {
+        id: BOARD,
+        result_fields: ["id", "name"],
+      });
       const bug = labels.items.find((l) => l.name === "Bug")!.id;
-      const lists = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_board_lists", { id: BOARD, result_fields: ["id", "name"] });
+      const lists = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_board_lists", {
+        id: BOARD,
+        result_fields: ["id", "name"],
+      });
       const todo = lists.items.find((l) => l.name === "To Do")!.id;
-      const inTodo = await agent.call<{ items: Card[] }>("trello_get_list_cards", { id: todo, result_fields: ["id", "name", "idLabels"] });
+      const inTodo = await agent.call<{ items: Card[] }>("trello_get_list_cards", {
+        id: todo,
+        result_fields: ["id", "name", "idLabels"],
+      });
       const labelled: string[] = [];
       for (const c of inTodo.items.filter((x) => /crash/i.test(x.name) && !x.idLabels?.includes(bug))) {
         await agent.call("trello_add_label_to_card", { id: c.id, value: bug });
@@ -204,8 +253,10 @@ return labelled;`,
     },
     check(state) {
       const problems: string[] = [];
-      for (const name of ["Crash on export", "App crash when offline"]) if (!named(state, name)?.idLabels?.includes(BUG)) problems.push(`${name} has no Bug label`);
-      if (named(state, "Write onboarding guide")?.idLabels?.includes(BUG)) problems.push("Write onboarding guide got the label");
+      for (const name of ["Crash on export", "App crash when offline"])
+        if (!named(state, name)?.idLabels?.includes(BUG)) problems.push(`${name} has no Bug label`);
+      if (named(state, "Write onboarding guide")?.idLabels?.includes(BUG))
+        problems.push("Write onboarding guide got the label");
       return problems;
     },
   },
@@ -214,9 +265,18 @@ return labelled;`,
     title: "How many open cards does each list of the Product Roadmap board hold, and which list is fullest?",
     services: ["trello"],
     async direct(agent) {
-      const lists = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_board_lists", { id: BOARD, result_fields: ["id", "name"] });
-      const all = await agent.call<{ items: Card[] }>("trello_get_board_cards", { id: BOARD, filter: "open", result_fields: ["idList"] });
-      const counts = Object.fromEntries(lists.items.map((l) => [l.name, all.items.filter((c) => c.idList === l.id).length]));
+      const lists = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_board_lists", {
+        id: BOARD,
+        result_fields: ["id", "name"],
+      });
+      const all = await agent.call<{ items: Card[] }>("trello_get_board_cards", {
+        id: BOARD,
+        filter: "open",
+        result_fields: ["idList"],
+      });
+      const counts = Object.fromEntries(
+        lists.items.map((l) => [l.name, all.items.filter((c) => c.idList === l.id).length]),
+      );
       return { counts, fullest: Object.entries(counts).sort((a, b) => b[1] - a[1])[0]![0] };
     },
     searches: ["lists of a board", "cards of a board"],
@@ -230,13 +290,26 @@ const fullest = Object.entries(counts).sort((a, b) => b[1] - a[1])[0]![0];
 return { counts, fullest };`,
     },
     check(state, answer) {
-      const lists = state.records("trello", "list") as Array<{ id: string; name: string; idBoard: string; closed?: boolean }>;
+      const lists = state.records("trello", "list") as Array<{
+        id: string;
+        name: string;
+        idBoard: string;
+        closed?: boolean;
+      }>;
       const open = cards(state).filter((c) => !c.closed);
-      const counts = Object.fromEntries(lists.filter((l) => l.idBoard === BOARD && !l.closed).map((l) => [l.name, open.filter((c) => c.idList === l.id).length]));
+      const counts = Object.fromEntries(
+        lists
+          .filter((l) => l.idBoard === BOARD && !l.closed)
+          .map((l) => [l.name, open.filter((c) => c.idList === l.id).length]),
+      );
       const fullest = Object.entries(counts).sort((a, b) => b[1] - a[1])[0]![0];
       const got = answer as { counts?: Record<string, number>; fullest?: unknown } | undefined;
-      const same = Object.keys(counts).length === Object.keys(got?.counts ?? {}).length && Object.entries(counts).every(([k, v]) => got?.counts?.[k] === v);
-      return same && got?.fullest === fullest ? [] : [`answer ${JSON.stringify(answer)}, expected ${JSON.stringify({ counts, fullest })}`];
+      const same =
+        Object.keys(counts).length === Object.keys(got?.counts ?? {}).length &&
+        Object.entries(counts).every(([k, v]) => got?.counts?.[k] === v);
+      return same && got?.fullest === fullest
+        ? []
+        : [`answer ${JSON.stringify(answer)}, expected ${JSON.stringify({ counts, fullest })}`];
     },
   },
 ];
