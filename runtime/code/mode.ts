@@ -100,7 +100,8 @@ export class CodeMode {
     this.prepared.catch(() => {});
     this.listing = this.tools(parts.readOnly, parts.accounts);
     this.instructions =
-      "Write TypeScript against the services' typed clients: find operations with search, then run code with execute. " +
+      "Write TypeScript against the services' typed clients: find operations with search, then run code with " +
+      "execute. " +
       'A write whose outcome is "unknown" may have been applied: run its check before trying again.';
     parts.signal?.addEventListener("abort", () => void this.sandbox.close(), { once: true });
   }
@@ -123,7 +124,8 @@ export class CodeMode {
       {
         name: "search",
         title: "Search operations",
-        description: `Find operations of ${this.services.join(", ")} for a task. Returns TypeScript: each operation's call signature as execute's code calls it, and the types it uses.`,
+        description: `Find operations of ${this.services.join(", ")} for a task. Returns TypeScript: each ` +
+          `operation's call signature as execute's code calls it, and the types it uses.`,
         inputSchema: {
           type: "object",
           properties: {
@@ -149,13 +151,18 @@ export class CodeMode {
         name: "execute",
         title: "Run code",
         description:
-          "Run TypeScript that calls the services and return its result. `code` is the body of an async function of `services`, e.g. " +
-          "`const card = await services.trello.getCard({ params: { path: { id } } }); return card.name;` — write calls as search shows them" +
+          "Run TypeScript that calls the services and return its result. `code` is the body of an async function " +
+          "of `services`, e.g. " +
+          "`const card = await services.trello.getCard({ params: { path: { id } } }); return card.name;` — write " +
+          "calls as search shows them" +
           (several.length ? `; with several accounts: ${several.join("; ")}` : "") +
-          ". It is type-checked first (errors come back with line and column). Return JSON data; console.log lines come back too. " +
-          "A failed call throws a ServiceError (kind, message, status, retryable). Every write is listed with its outcome: done, failed, " +
+          ". It is type-checked first (errors come back with line and column). Return JSON data; console.log " +
+          "lines come back too. " +
+          "A failed call throws a ServiceError (kind, message, status, retryable). Every write is listed with " +
+          "its outcome: done, failed, " +
           "or unknown with the check to run before trying again. " +
-          `Per run: ${b.calls} calls, ${b.cpuMs / 1000} s of CPU, ${b.wallMs / 1000} s in all, ${Math.round(b.memoryBytes / 1048576)} MiB. No network, files or timers.`,
+          `Per run: ${b.calls} calls, ${b.cpuMs / 1000} s of CPU, ${b.wallMs / 1000} s in all, ` +
+          `${Math.round(b.memoryBytes / 1048576)} MiB. No network, files or timers.`,
         inputSchema: {
           type: "object",
           properties: {
@@ -245,7 +252,8 @@ export class CodeMode {
     if (!compiled.ok) {
       return errorResult({
         kind: "type_error",
-        message: `The code does not type-check; fix ${compiled.diagnostics.length > 1 ? "these" : "this"} and run it again. Nothing was run.`,
+        message: `The code does not type-check; fix ${compiled.diagnostics.length > 1 ? "these" : "this"} and ` +
+          `run it again. Nothing was run.`,
         diagnostics: compiled.diagnostics,
         ...(compiled.more ? { more: compiled.more } : {}),
       });
@@ -289,11 +297,13 @@ export class CodeMode {
     if (shaped.cut) {
       const where = shaped.cut.path.length ? `"${shaped.cut.path.join(".")}"` : "the list";
       notes.push(
-        `Result cut to stay under ${this.resultBytes} bytes: ${where} holds records 1-${shaped.cut.returned} of ${shaped.cut.total}. Return fewer records or fields (e.g. map them to { id, name }), or a slice.`,
+        `Result cut to stay under ${this.resultBytes} bytes: ${where} holds records 1-${shaped.cut.returned} of ` +
+        `${shaped.cut.total}. Return fewer records or fields (e.g. map them to { id, name }), or a slice.`,
       );
     } else if (shaped.stringsCut) {
       notes.push(
-        `Result shortened to stay under ${this.resultBytes} bytes: long texts end in "…[cut]". Return less to see them whole.`,
+        `Result shortened to stay under ${this.resultBytes} bytes: long texts end in "…[cut]". Return less to ` +
+        `see them whole.`,
       );
     }
     const body = { ...(value === undefined ? {} : { result: shaped.data }), ...extras };

@@ -39,7 +39,9 @@ export const PRELUDE = String.raw`(function (host, log, shapeText) {
         } catch (error) {
           throw new TypeError(label + ": its argument must be JSON data (" + (error && error.message) + ")");
         }
-        if (text === undefined) throw new TypeError(label + ": its argument must be an object such as { params: { path: { id } } }");
+        if (text === undefined) {
+          throw new TypeError(label + ": its argument must be an object such as { params: { path: { id } } }");
+        }
       }
       const reply = parse(await host(service, account, name, text));
       if (reply.ok) return reply.data;
@@ -83,8 +85,12 @@ export const PRELUDE = String.raw`(function (host, log, shapeText) {
       log(level, parts.join(" "));
     };
   }
-  const consoleObject = freeze({ log: writer("log"), info: writer("info"), warn: writer("warn"), error: writer("error"), debug: writer("debug") });
-  Object.defineProperty(globalThis, "console", { value: consoleObject, writable: false, configurable: false, enumerable: false });
+  const consoleObject = freeze({
+    log: writer("log"), info: writer("info"), warn: writer("warn"), error: writer("error"), debug: writer("debug"),
+  });
+  Object.defineProperty(globalThis, "console", {
+    value: consoleObject, writable: false, configurable: false, enumerable: false,
+  });
 
   function field(error, key) {
     try {
@@ -137,7 +143,8 @@ export const PRELUDE = String.raw`(function (host, log, shapeText) {
     try {
       text = stringify(value);
     } catch (error) {
-      return "e" + stringify({ name: "ResultError", message: "the returned value is not JSON data: " + (error && error.message) });
+      const message = "the returned value is not JSON data: " + (error && error.message);
+      return "e" + stringify({ name: "ResultError", message });
     }
     return text === undefined ? "u" : "v" + text;
   };

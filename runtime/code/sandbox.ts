@@ -59,7 +59,8 @@ class Slot {
         this.dead = true;
         reject(
           new Error(
-            `the code mode's sandbox could not start: ${error.message}. It needs the packages quickjs-emscripten (0.32) and typescript (5.x) installed beside stepforge.`,
+            `the code mode's sandbox could not start: ${error.message}. It needs the packages quickjs-emscripten ` +
+            `(0.32) and typescript (5.x) installed beside stepforge.`,
           ),
         );
       };
@@ -197,7 +198,8 @@ export class Sandbox {
           () =>
             kill(
               "cpu_time",
-              `The code used more than ${budgets.cpuMs} ms of CPU time (inside one builtin operation, which QuickJS cannot interrupt) and its sandbox was stopped. Do less work in one run.`,
+              `The code used more than ${budgets.cpuMs} ms of CPU time (inside one builtin operation, which ` +
+              `QuickJS cannot interrupt) and its sandbox was stopped. Do less work in one run.`,
             ),
           Math.max(0, budgets.cpuMs - cpuReported) + GRACE_MS,
         );
@@ -206,7 +208,8 @@ export class Sandbox {
         () =>
           kill(
             "wall_time",
-            `The run took longer than ${budgets.wallMs} ms and its sandbox was stopped; calls still waiting were cancelled.`,
+            `The run took longer than ${budgets.wallMs} ms and its sandbox was stopped; calls still waiting were ` +
+            `cancelled.`,
           ),
         budgets.wallMs + GRACE_MS,
       );

@@ -137,7 +137,8 @@ export function render(
   if (types.length) lines.push("", ...types);
   if (left.length)
     lines.push(
-      `// Not shown (too long for one answer): ${left.join(", ")}; ask search for them with types: [${left.map((n) => JSON.stringify(n)).join(", ")}].`,
+      `// Not shown (too long for one answer): ${left.join(", ")}; ask search for them with types: ` +
+      `[${left.map((n) => JSON.stringify(n)).join(", ")}].`,
     );
   if (request.types?.length) {
     const unknown = request.types.filter((n) => !declarations.some((d) => d.aliases.has(n)));

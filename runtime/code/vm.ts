@@ -93,7 +93,8 @@ class Run {
     if (this.segment !== undefined && this.cpuUsed + (now - this.segment) > this.budgets.cpuMs) {
       this.fail(
         "cpu_time",
-        `The code used more than ${this.budgets.cpuMs} ms of CPU time and was stopped (a loop that never ends?). Do less work in one run.`,
+        `The code used more than ${this.budgets.cpuMs} ms of CPU time and was stopped (a loop that never ends?). ` +
+        `Do less work in one run.`,
       );
       return true;
     }
@@ -160,7 +161,8 @@ class Run {
     if (this.calls > this.budgets.calls) {
       this.fail(
         "calls",
-        `The code made more than ${this.budgets.calls} service calls, the most one run may make. Work in smaller batches; the writes already done are listed.`,
+        `The code made more than ${this.budgets.calls} service calls, the most one run may make. Work in smaller ` +
+        `batches; the writes already done are listed.`,
       );
       return undefined;
     }
@@ -196,7 +198,8 @@ class Run {
             ok: false,
             error: {
               kind: "too_large",
-              message: `the answer is ${reply.length} characters, more than the sandbox takes (${max}); ask for fewer records (filters, a smaller page)`,
+              message: `the answer is ${reply.length} characters, more than the sandbox takes (${max}); ask for ` +
+                `fewer records (filters, a smaller page)`,
             },
           })
         : reply;
@@ -223,7 +226,8 @@ class Run {
       if (this.output + length > this.budgets.outputBytes) {
         this.fail(
           "output",
-          `The code's output passed ${this.budgets.outputBytes} bytes (console text and the returned value) and was stopped. Log and return less: pick fields, count instead of listing.`,
+          `The code's output passed ${this.budgets.outputBytes} bytes (console text and the returned value) and ` +
+          `was stopped. Log and return less: pick fields, count instead of listing.`,
         );
         return;
       }
@@ -335,7 +339,8 @@ class Run {
       if (this.pending.size === 0) {
         this.fail(
           "stalled",
-          "The code awaits something that never settles (a promise nothing resolves; there are no timers here) and was stopped.",
+          "The code awaits something that never settles (a promise nothing resolves; there are no timers here) " +
+          "and was stopped.",
         );
         return this.outcome(undefined);
       }
@@ -353,7 +358,8 @@ class Run {
   }
 
   private memoryMessage(): string {
-    return `The code used more than ${Math.round(this.budgets.memoryBytes / 1048576)} MiB of memory and was stopped. Work on fewer records at once.`;
+    return `The code used more than ${Math.round(this.budgets.memoryBytes / 1048576)} MiB of memory and was ` +
+      `stopped. Work on fewer records at once.`;
   }
 
   /** A thrown error's failure: running out of memory or stack has its own kind. */
@@ -363,7 +369,8 @@ class Run {
     if (message === "stack overflow" || (name === "RangeError" && /call stack/.test(message ?? ""))) {
       return {
         kind: "stack",
-        message: `The code nested calls too deeply (stack overflow at ${Math.round(this.budgets.stackBytes / 1024)} KiB). Use a loop instead of deep recursion.`,
+        message: `The code nested calls too deeply (stack overflow at ` +
+          `${Math.round(this.budgets.stackBytes / 1024)} KiB). Use a loop instead of deep recursion.`,
       };
     }
     return { kind: "error", message: `${name ?? "Error"}: ${message ?? "(no message)"}`, thrown };
@@ -391,7 +398,8 @@ class Run {
     if (this.output + Buffer.byteLength(text) - 1 > this.budgets.outputBytes) {
       this.fail(
         "output",
-        `The returned value passed the output budget of ${this.budgets.outputBytes} bytes (console text included). Return less: pick fields, count instead of listing.`,
+        `The returned value passed the output budget of ${this.budgets.outputBytes} bytes (console text ` +
+        `included). Return less: pick fields, count instead of listing.`,
       );
       return this.outcome(undefined);
     }
