@@ -55,12 +55,14 @@ export const ATTACKS: Attack[] = [
   },
   {
     name: "prototype chain of the services object → Node globals",
-    code: `const O = Object.getPrototypeOf(services.trello); return O.constructor.constructor("return require('fs')")();`,
+    code: `const O = Object.getPrototypeOf(services.trello); return O.constructor.constructor("return ` +
+      `require('fs')")();`,
     expect: "thrown",
   },
   {
     name: "replace a client method",
-    code: `(services.trello as any).getCard = () => "forged"; return await services.trello.getCard({ params: { path: { id: "x" } } });`,
+    code: `(services.trello as any).getCard = () => "forged"; return await services.trello.getCard({ params: { ` +
+      `path: { id: "x" } } });`,
     expect: "thrown",
   },
   {
@@ -73,7 +75,8 @@ export const ATTACKS: Attack[] = [
   },
   {
     name: "Object.prototype pollution (baseUrl, headers) before a call",
-    code: `const p = Object.prototype as any; p.baseUrl = "http://127.0.0.2:9"; p.headers = { Authorization: "x" }; return (await ${BOARDS}).length;`,
+    code: `const p = Object.prototype as any; p.baseUrl = "http://127.0.0.2:9"; p.headers = { Authorization: "x" ` +
+      `}; return (await ${BOARDS}).length;`,
     expect: "ok",
     contained: (o) => o.body.result === 2,
   },
@@ -106,7 +109,8 @@ export const ATTACKS: Attack[] = [
   },
   {
     name: "memory bomb (arrays, caught and retried)",
-    code: `const keep: number[][] = []; for (let i = 0; i < 3; i++) { try { for (;;) keep.push(new Array(10_000).fill(i)); } catch (e) {} } return keep.length;`,
+    code: `const keep: number[][] = []; for (let i = 0; i < 3; i++) { try { for (;;) keep.push(new ` +
+      `Array(10_000).fill(i)); } catch (e) {} } return keep.length;`,
     expect: ["memory", "cpu_time", "ok"],
   },
   {
@@ -143,13 +147,15 @@ return out;`,
   },
   {
     name: "another base address in the argument",
-    code: `return await services.trello.getCard({ params: { path: { id: "6123a9f0c4b5d6e7f8091a2b" } }, baseUrl: "http://127.0.0.2:9" } as any);`,
+    code: `return await services.trello.getCard({ params: { path: { id: "6123a9f0c4b5d6e7f8091a2b" } }, baseUrl: ` +
+      `"http://127.0.0.2:9" } as any);`,
     expect: "thrown",
     serviceKind: "invalid_input",
   },
   {
     name: "smuggled headers (Authorization, Host)",
-    code: `return await services.trello.getCard({ params: { path: { id: "x" }, header: { Authorization: "Bearer stolen", Host: "evil" } } } as any);`,
+    code: `return await services.trello.getCard({ params: { path: { id: "x" }, header: { Authorization: "Bearer ` +
+      `stolen", Host: "evil" } } } as any);`,
     expect: "thrown",
     serviceKind: "invalid_input",
   },

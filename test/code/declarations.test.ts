@@ -114,7 +114,8 @@ describe("the check", () => {
       accounts: new Map([["trello", ["work", "home"]]]),
     });
     const wrong = checker.check(
-      `const lists = await services.trello.work.getBoardLists({ params: { path: { id: "b" } } });\n\nconst first: number = lists[0]!.name;\nreturn services.trello.getBoardLists;`,
+      `const lists = await services.trello.work.getBoardLists({ params: { path: { id: "b" } } });\n\nconst ` +
+      `first: number = lists[0]!.name;\nreturn services.trello.getBoardLists;`,
     );
     expect(wrong).toMatchObject({
       ok: false,
@@ -124,7 +125,8 @@ describe("the check", () => {
           column: 7,
           code: "TS2322",
           message:
-            "Type 'string | undefined' is not assignable to type 'number'. Type 'undefined' is not assignable to type 'number'.",
+            "Type 'string | undefined' is not assignable to type 'number'. Type 'undefined' is not assignable to " +
+            "type 'number'.",
         },
         { line: 4, column: 24, code: "TS2339" },
       ],

@@ -55,7 +55,8 @@ export const OTHER_TASKS: Task[] = [
   {
     id: "marketo-list",
     title:
-      'Add amy.nguyen@example.com and raj.patel@example.com to the list "Webinar Registrants - June 2024"; how many members does it have?',
+      'Add amy.nguyen@example.com and raj.patel@example.com to the list "Webinar Registrants - June 2024"; how ' +
+      'many members does it have?',
     services: ["marketo"],
     async direct(agent) {
       const lists = await agent.call<{ result: Rec[] }>("marketo_get_lists", {
@@ -96,7 +97,8 @@ return (members.result ?? []).length;`,
   {
     id: "marketo-welcome",
     title:
-      'Sign up Lena Fischer, Omar Haddad and Sofia Rossi (example.org addresses) and trigger "Welcome - Send Email 1" for them',
+      'Sign up Lena Fischer, Omar Haddad and Sofia Rossi (example.org addresses) and trigger "Welcome - Send ' +
+      'Email 1" for them',
     services: ["marketo"],
     async direct(agent) {
       const synced = await agent.call<{ result: Rec[] }>("marketo_sync_leads", {
@@ -142,7 +144,8 @@ return leads.map((l) => l.id);`,
   {
     id: "contentsnare-onboard",
     title:
-      'Create the client Maya Chen (maya.chen@example.net) and send her the request "Onboarding documents" from the Individual Tax Return template, filed in Tax Clients',
+      'Create the client Maya Chen (maya.chen@example.net) and send her the request "Onboarding documents" from ' +
+      'the Individual Tax Return template, filed in Tax Clients',
     services: ["contentsnare"],
     async direct(agent) {
       const templates = await agent.call<{ results: Rec[] }>("contentsnare_list_request_templates", {
@@ -238,7 +241,8 @@ return moved;`,
   {
     id: "worldnews-brief",
     title:
-      "For each English article about electric vehicles: its title and how many words its page has; and the coordinates of Brussels",
+      "For each English article about electric vehicles: its title and how many words its page has; and the " +
+      "coordinates of Brussels",
     services: ["worldnews"],
     async direct(agent) {
       const found = await agent.call<{ news: Rec[] }>("worldnews_search_news", {
@@ -281,7 +285,8 @@ return { articles, brussels: { latitude: brussels.latitude, longitude: brussels.
   {
     id: "news-to-trello",
     title:
-      "Create a card in To Do for each English article about electric vehicles: its title as the name, its URL as the description",
+      "Create a card in To Do for each English article about electric vehicles: its title as the name, its URL " +
+      "as the description",
     services: ["worldnews", "trello"],
     async direct(agent) {
       const found = await agent.call<{ news: Rec[] }>("worldnews_search_news", {
@@ -320,7 +325,8 @@ return found.news.length;`,
   {
     id: "todo-close",
     title:
-      'Close every open task of the project "Website" with the note "closed by agent" (a service generated from a spec of its own)',
+      'Close every open task of the project "Website" with the note "closed by agent" (a service generated from ' +
+      'a spec of its own)',
     services: ["todo"],
     async direct(agent) {
       const projects = await agent.call<{ items: Rec[] }>("todo_list_projects", {});
