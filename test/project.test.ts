@@ -44,7 +44,7 @@ describe("project", () => {
   it("package exports load one service without the others", () => {
     const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
     expect(Object.keys(pkg.exports).sort()).toEqual([
-      ".", "./contentsnare", "./contentsnare/mock", "./marketo", "./marketo/mock", "./runtime", "./runtime/mcp", "./runtime/mock", "./runtime/tools", "./runtime/triggers", "./runtime/zod", "./trello", "./trello/mock", "./worldnews", "./worldnews/mock",
+      ".", "./contentsnare", "./contentsnare/mock", "./marketo", "./marketo/mock", "./runtime", "./runtime/code", "./runtime/mcp", "./runtime/mock", "./runtime/tools", "./runtime/triggers", "./runtime/zod", "./trello", "./trello/mock", "./worldnews", "./worldnews/mock",
     ]);
     expect(pkg.exports["./trello"]).toEqual({ types: "./dist/generated/trello/index.d.ts", import: "./dist/generated/trello/index.js" });
     const index = readFileSync(join(root, "generated", "trello", "index.ts"), "utf8");
