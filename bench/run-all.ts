@@ -35,6 +35,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: "mock-inference", file: "mock-inference.ts", title: "Plain spec mocks: example checks and the check stage", quick: true },
   { name: "regen", file: "regen.ts", title: "Safe regeneration: diff and the watch loop vs a cold generate", quick: true },
   { name: "mcp-listing", file: "mcp-listing.ts", title: "MCP listing time by tool count, beside the OpenAI export", quick: false },
+  { name: "code-mode", file: "code-mode.ts", title: "Code mode vs direct tools: context bytes, the cost of a call, sandbox attacks", quick: true },
 ];
 
 const { values } = parseArgs({ options: { quick: { type: "boolean", default: false }, only: { type: "string" } } });

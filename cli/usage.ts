@@ -172,10 +172,10 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   mcp: {
     summary: "serve the tool steps to an MCP client over stdio or Streamable HTTP",
     usage: [
-      "stepforge mcp [--service S]... [--toolsets T,...] [--read-only] [--dynamic] [--mock] [--connections FILE]",
+      "stepforge mcp [--service S]... [--toolsets T,...] [--read-only] [--dynamic | --code] [--mock] [--connections FILE]",
       "stepforge mcp ... [--base-url SERVICE=URL]... [--all-services] [--result-bytes N] [--http PORT [--host H]] [--budget]",
       "stepforge mcp ... [--spec FILE]... [--project DIR] [--print-config claude|cursor|vscode]",
-      "stepforge mcp ... [--client NAME] [--max-tools N] [--max-listing-bytes N]",
+      "stepforge mcp ... [--client NAME] [--max-tools N] [--max-listing-bytes N] [--output-schemas]",
     ],
     details: [
       "stdio by default (stdout carries the protocol; everything else goes to stderr).",
@@ -190,6 +190,8 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
       "  --budget          print what tools/list costs (bytes, about tokens) and exit",
       "  --client NAME     cursor, vscode, claude-code, claude-desktop, windsurf or generic: its limits",
       "  over 128 tools or 120 KB (--max-tools, --max-listing-bytes) it serves --dynamic and says why",
+      "  --code            two tools, search and execute: the agent's TypeScript runs in a sandbox (docs/code-mode.md)",
+      "  --output-schemas  list each step's result shape and return structuredContent (about +40% listing)",
       "See docs/mcp.md for toolsets, dynamic mode and result sizes.",
     ],
   },

@@ -44,7 +44,7 @@ describe("project", () => {
   it("package exports load one service without the others", () => {
     const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
     expect(Object.keys(pkg.exports).sort()).toEqual([
-      ".", "./config", "./contentsnare", "./contentsnare/mock", "./marketo", "./marketo/mock", "./runtime", "./runtime/mcp", "./runtime/mock", "./runtime/observe", "./runtime/tools", "./runtime/triggers", "./runtime/zod", "./trello", "./trello/mock", "./worldnews", "./worldnews/mock",
+      ".", "./config", "./contentsnare", "./contentsnare/mock", "./marketo", "./marketo/mock", "./runtime", "./runtime/code", "./runtime/mcp", "./runtime/mock", "./runtime/observe", "./runtime/tools", "./runtime/triggers", "./runtime/zod", "./trello", "./trello/mock", "./worldnews", "./worldnews/mock",
     ]);
     // `default` is what require() resolves to from CommonJS: the same ES build (Node >= 20.19).
     const trello = "./dist/generated/trello/index.js";

@@ -3,7 +3,8 @@
  *                [--connections FILE] [--base-url SERVICE=URL]... [--all-services] [--result-bytes N]
  *                [--max-limit-wait-ms N] [--http PORT [--host H]] [--budget]
  *                [--spec FILE]... [--project DIR] [--print-config claude|cursor|vscode]
- *                [--client NAME] [--max-tools N] [--max-listing-bytes N]` (the last three: mcp-budget.ts)
+ *                [--client NAME] [--max-tools N] [--max-listing-bytes N] (these three: mcp-budget.ts)
+ *                [--code] [--output-schemas]`
  *
  * It serves the services in scope (the project's, the --spec files', else the bundled ones;
  * --service picks among them and the bundled ones). A service without an account in the
@@ -16,7 +17,9 @@
  * $STEPFORGE_MCP_TOKEN is required, and it is checked on loopback too when set). Accounts come
  * from the connections file (`--connections` or $STEPFORGE_CONNECTIONS), or with `--mock` from the
  * services' behavioural mocks started in this process. `--budget` prints what `tools/list` costs
- * (bytes and about tokens, per service, default and dynamic) and exits.
+ * (bytes and about tokens, per service, default and dynamic) and exits. `--code` serves code mode's
+ * two tools, search and execute (cli/commands/code.ts, runtime/code); `--output-schemas` lists each
+ * step's result shape and returns structuredContent.
  *
  * stdout carries the protocol in stdio mode; everything else goes to stderr.
  */
@@ -97,6 +100,8 @@ const MCP_OPTIONS = {
   budget: { type: "boolean", default: false },
   "all-services": { type: "boolean", default: false },
   "print-config": { type: "string" },
+  code: { type: "boolean", default: false },
+  "output-schemas": { type: "boolean", default: false },
   ...SCOPE_OPTIONS,
   ...BUDGET_FLAGS,
 } as const satisfies ParseArgsConfig["options"];
@@ -130,6 +135,7 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
   if (values.mock && (values.connections || values["base-url"])) throw new UsageError("--mock uses the mocks' own accounts; leave out --connections and --base-url");
   const listing = budgetOptions(values);
   if (values.mock && values["all-services"]) throw new UsageError("--mock gives every service an account; --all-services is for a connections file");
+  if (values.code && values.dynamic) throw new UsageError("--code and --dynamic are two ways of offering the services; choose one");
 
   let served: string[];
   try {
@@ -190,14 +196,33 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
   // in flight is cancelled, so the process can end instead of outliving its client.
   const shutdown = new AbortController();
   const servedSelection = { ...selection, ...(selection.services ? { services: selection.services.filter((s) => served.includes(s)) } : {}) };
+  let code: Awaited<ReturnType<typeof import("./code.js").startCodeMode>> | undefined;
   let mcp: StepforgeMcp;
   try {
-    mcp = new StepforgeMcp({ catalogs: servedCatalogs, selection: servedSelection, accounts: new Accounts(accounts), dynamic: values.dynamic, resultBytes, maxLimitWaitMs, version: VERSION, signal: shutdown.signal, ...listing });
+    if (values.code) {
+      const options = { resultBytes, maxLimitWaitMs, signal: shutdown.signal };
+      code = await (await import("./code.js")).startCodeMode(servedCatalogs, servedSelection, new Accounts(accounts), options);
+    }
+    mcp = new StepforgeMcp({
+      catalogs: servedCatalogs,
+      selection: servedSelection,
+      accounts: new Accounts(accounts),
+      dynamic: values.dynamic,
+      resultBytes,
+      maxLimitWaitMs,
+      version: VERSION,
+      signal: shutdown.signal,
+      toolSet: code,
+      outputSchemas: values["output-schemas"],
+      ...listing,
+    });
   } catch (error) {
+    await closeMocks();
     // A toolset of a service left out (no account) is then not there to select.
     if (error instanceof SelectionError) throw new UsageError(error.message);
     throw error;
   }
+  const mode = code ? " (code mode)" : mcp.dynamic ? " (dynamic)" : "";
   if (mcp.notice) err.write(`stepforge mcp: ${mcp.notice}\n`);
   // Runs until SIGINT/SIGTERM (or `until`, for tests), listening only once the server is up.
   const stopSignal = () =>
@@ -220,7 +245,7 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
       } catch (error) {
         throw new UsageError((error as Error).message);
       }
-      err.write(`stepforge mcp: ${mcp.served.length} steps of ${served.join(", ")}${mcp.dynamic ? " (dynamic)" : ""} on ${http.url}${token ? " (bearer token required)" : ""}\n`);
+      err.write(`stepforge mcp: ${mcp.served.length} steps of ${served.join(", ")}${mode} on ${http.url}${token ? " (bearer token required)" : ""}\n`);
       await stopSignal();
       shutdown.abort();
       await http.close();
@@ -232,13 +257,14 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
         process.stdin.once("end", () => r());
       });
       await server.connect(transport);
-      err.write(`stepforge mcp: ${mcp.served.length} steps of ${served.join(", ")}${mcp.dynamic ? " (dynamic)" : ""} on stdio\n`);
+      err.write(`stepforge mcp: ${mcp.served.length} steps of ${served.join(", ")}${mode} on stdio\n`);
       // stdin's end is the client gone (a stdio client that died): stop as on a signal.
       await Promise.race([closed, stopSignal()]);
       shutdown.abort();
       await server.close();
     }
   } finally {
+    await code?.close();
     await closeMocks();
   }
   return 0;

@@ -15,7 +15,7 @@ export { CursorStore } from "./cursors.js";
 export { serveTool, serveTools, outputShape, CONNECTION_FIELD, RESULT_FIELDS_FIELD } from "./listing.js";
 export type { ListedTool, ServedTool } from "./listing.js";
 export { StepforgeMcp, DEFAULT_RESULT_BYTES, DEFAULT_MAX_LIMIT_WAIT_MS, CONTINUE_TOOL, SERVER_NAME } from "./server.js";
-export type { StepforgeMcpOptions } from "./server.js";
+export type { StepforgeMcpOptions, ToolSet } from "./server.js";
 export { serveMcpHttp } from "./http.js";
 export { isLoopbackHost } from "../internal/loopback.js";
 export type { McpHttpOptions, RunningMcpHttp } from "./http.js";

@@ -35,6 +35,7 @@ export interface ListedTool {
   title?: string;
   description: string;
   inputSchema: Json;
+  outputSchema?: Json;
   annotations?: Json;
 }
 
@@ -57,11 +58,48 @@ export function outputShape(tool: ToolDefinition, book = new ToolSchemas([tool])
   return book.output(tool, OUTPUT_SHAPE_LEVELS);
 }
 
+/** Keywords kept in a listed output schema: the shape, not the constraints. */
+const SHAPE_KEYS = new Set(["type", "properties", "items", "additionalProperties", "anyOf", "oneOf"]);
+
+/**
+ * The output schema a step lists with `outputSchemas` on (MCP 2025-11-25), when its result is an
+ * object: one level of fields with their types, nested objects free-form, nothing required, no
+ * descriptions. A client checks `structuredContent` against it, and what the server returns may be
+ * a cut result (fewer records, `result_fields`, long texts shortened, a `preview`), so the schema
+ * states the shape and promises nothing a cut can break. 41 KB for the 80 steps, against 102 KB
+ * with their descriptions and 256 KB two levels deep.
+ */
+export function listedOutputSchema(tool: ToolDefinition, book = new ToolSchemas([tool])): Json | undefined {
+  const full = book.output(tool, 1);
+  if (full.type !== "object") return undefined;
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (typeof node !== "object" || node === null) return node;
+    const out: Json = {};
+    for (const [key, value] of Object.entries(node)) {
+      if (!SHAPE_KEYS.has(key)) continue;
+      out[key] = key === "properties" ? Object.fromEntries(Object.entries(value as Json).map(([k, v]) => [k, walk(v)])) : key === "additionalProperties" && value !== false ? true : walk(value);
+    }
+    return out;
+  };
+  return { ...(walk(full) as Json), additionalProperties: true };
+}
+
+/** What a listing shows beyond the input: `outputSchema` of object results (MCP 2025-11-25). */
+export interface ListingOptions {
+  outputSchema?: boolean;
+}
+
 /**
  * One step as listed. Give every step of a listing the same `book` (`new ToolSchemas(steps)`):
  * converted one by one, steps that share schemas convert them again each time.
  */
-export function serveTool(tool: ToolDefinition, accounts: readonly string[], book = new ToolSchemas([tool])): ServedTool {
+export function serveTool(
+  tool: ToolDefinition,
+  accounts: readonly string[],
+  book = new ToolSchemas([tool]),
+  options: ListingOptions = {},
+): ServedTool {
   const schema = book.input(tool);
   const properties = { ...((schema.properties as Json | undefined) ?? {}) };
   const required = [...((schema.required as string[] | undefined) ?? [])];
@@ -92,6 +130,7 @@ export function serveTool(tool: ToolDefinition, accounts: readonly string[], boo
   else if (!destructiveHint) annotations.destructiveHint = false;
   if (idempotentHint && !readOnlyHint) annotations.idempotentHint = true;
   if (!openWorldHint) annotations.openWorldHint = false;
+  const outputSchema = options.outputSchema ? listedOutputSchema(tool, book) : undefined;
   return {
     definition: tool,
     listed: {
@@ -99,6 +138,7 @@ export function serveTool(tool: ToolDefinition, accounts: readonly string[], boo
       title: tool.title,
       description: fullDescription(tool),
       inputSchema,
+      ...(outputSchema ? { outputSchema } : {}),
       annotations,
     },
     recordsKey,
@@ -111,7 +151,8 @@ export function serveTool(tool: ToolDefinition, accounts: readonly string[], boo
 export function serveTools(
   tools: readonly ToolDefinition[],
   accountsOf: (tool: ToolDefinition) => readonly string[] = () => [],
+  options: ListingOptions = {},
 ): ServedTool[] {
   const book = new ToolSchemas(tools);
-  return tools.map((tool) => serveTool(tool, accountsOf(tool), book));
+  return tools.map((tool) => serveTool(tool, accountsOf(tool), book, options));
 }

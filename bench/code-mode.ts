@@ -1,0 +1,174 @@
+/**
+ * Code mode against direct tools (`npx tsx bench/code-mode.ts [--quick]`), in one run:
+ *
+ * 1. What `tools/list` costs in each mode (direct, dynamic, code) for the four services.
+ * 2. The evaluation harness (test/code/harness): tool calls, bytes a model reads, correctness,
+ *    per task and mode, and code mode's bytes as a share of direct tools'.
+ * 3. The cost of a call: a type-checked `execute` of a three-call program beside the same three
+ *    direct tool calls, rounds interleaved, both through the MCP SDK client in process against the
+ *    behavioural mock on 127.0.0.1; with the type-check alone and an empty program beside them.
+ * 4. The sandbox attack suite (test/code/attacks.ts): each attack and what became of it.
+ */
+import { parseArgs } from "node:util";
+import {
+  ATTACK_BUDGETS,
+  ATTACKED_SERVICES,
+  ATTACKS,
+  contained,
+  describeOutcome,
+  secretValues,
+  type Outcome,
+} from "../test/code/attacks.js";
+import {
+  runHarness,
+  startHarness,
+  startServer,
+  table as harnessTable,
+  TASKS,
+  type Harness,
+  type HarnessMode,
+  type Row,
+} from "../test/code/harness/run.js";
+import { texts } from "../test/code/helpers.js";
+import { machineLine, median, ratio, table } from "./lib/report.js";
+
+const { values } = parseArgs({ options: { quick: { type: "boolean", default: false } } });
+const ROUNDS = values.quick ? 10 : 40;
+const BOARD = "60d5ecb74e2a1b3c4d5e6f70";
+const CARD = "6123a9f0c4b5d6e7f8091a2b";
+
+const ms = (x: number) => `${x.toFixed(1)} ms`;
+const kb = (bytes: number) => `${bytes.toLocaleString("en")} B`;
+
+async function listings(harness: Harness): Promise<string> {
+  const rows: Array<[string, string]> = [];
+  for (const mode of ["direct", "dynamic", "code"] as HarnessMode[]) {
+    const server = await startServer(
+      {
+        ...harness,
+        catalogs: harness.catalogs.filter((c) => c.id !== "todo"),
+        services: harness.services.filter((s) => s.catalog.id !== "todo"),
+      },
+      mode,
+    );
+    rows.push([mode, kb(server.listingBytes)]);
+    await server.close();
+  }
+  return table(["mode", "tools/list, four services"], rows);
+}
+
+function harnessSummary(rows: Row[]): string {
+  const total = (mode: string, f: (r: Row) => number) =>
+    rows.filter((r) => r.mode === mode).reduce((n, r) => n + f(r), 0);
+  const share = (mode: string) =>
+    `${((100 * total(mode, (r) => r.bytes)) / total("direct", (r) => r.bytes)).toFixed(1)} %`;
+  return `Bytes as a share of direct tools': dynamic ${share("dynamic")}, code ${share("code")}. Calls: direct ` +
+    `${total("direct", (r) => r.calls)}, dynamic ${total("dynamic", (r) => r.calls)}, code ` +
+    `${total("code", (r) => r.calls)}.`;
+}
+
+const THREE = `const card = await services.trello.getCard({ params: { path: { id: "${CARD}" } } });
+const lists = await services.trello.getBoardLists({ params: { path: { id: "${BOARD}" } } });
+const labels = await services.trello.getBoardLabels({ params: { path: { id: "${BOARD}" } } });
+return { card: card.name, lists: lists.length, labels: labels.length };`;
+
+async function perCall(harness: Harness): Promise<string> {
+  const direct = await startServer(harness, "direct");
+  const code = await startServer(harness, "code");
+  const samples: Record<string, number[]> = { direct: [], execute: [], check: [], empty: [] };
+  const time = async (key: string, work: () => Promise<unknown>) => {
+    const started = performance.now();
+    await work();
+    samples[key]!.push(performance.now() - started);
+  };
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const result = await direct.client.callTool({ name, arguments: args });
+    if (result.isError) throw new Error(texts(result).join(" "));
+  };
+  const execute = async (program: string) => {
+    const result = await code.client.callTool({ name: "execute", arguments: { code: program } });
+    if (result.isError) throw new Error(texts(result).join(" "));
+  };
+  try {
+    for (let round = -3; round < ROUNDS; round++) {
+      // Rounds below 0 warm both paths up and are not counted.
+      const keep = round >= 0;
+      const sampled = async (key: string, work: () => Promise<unknown>) => (keep ? time(key, work) : work());
+      await sampled("direct", async () => {
+        await call("trello_get_card", { id: CARD });
+        await call("trello_get_board_lists", { id: BOARD });
+        await call("trello_get_board_labels", { id: BOARD });
+      });
+      // A new comment each round: the check parses and checks the code anew every time.
+      await sampled("execute", () => execute(`${THREE}\n// round ${round}`));
+      await sampled("check", () => code.code!.check(`${THREE}\n// check ${round}`));
+      await sampled("empty", () => execute(`return ${round};`));
+    }
+  } finally {
+    await direct.close();
+    await code.close();
+  }
+  const d = median(samples.direct!);
+  const rows = [
+    ["three direct tool calls (tools/call × 3)", ms(d), "1.00×"],
+    ["execute of the same three calls, type-checked", ms(median(samples.execute!)), ratio(median(samples.execute!), d)],
+    ["  of which the type-check (and type stripping)", ms(median(samples.check!)), ratio(median(samples.check!), d)],
+    [
+      "execute of `return n` (check, worker, QuickJS runtime)",
+      ms(median(samples.empty!)),
+      ratio(median(samples.empty!), d),
+    ],
+  ];
+  return table(["median of " + ROUNDS + " interleaved rounds", "time", "vs direct"], rows);
+}
+
+async function attacks(harness: Harness): Promise<string> {
+  const server = await startServer(harness, "code", { accountsOf: ATTACKED_SERVICES, budgets: ATTACK_BUDGETS });
+  const secrets = secretValues(harness.accounts);
+  const rows: string[][] = [];
+  let escapes = 0;
+  try {
+    for (const attack of ATTACKS) {
+      const result = await server.client.callTool({ name: "execute", arguments: { code: attack.code } });
+      const all = texts(result);
+      const outcome: Outcome = {
+        isError: result.isError === true,
+        body: JSON.parse(all[0]!) as Outcome["body"],
+        text: all.join("\n"),
+      };
+      const held = contained(attack, outcome) && !secrets.some((s) => outcome.text.includes(s));
+      if (!held) escapes++;
+      rows.push([attack.name, describeOutcome(outcome).replace(/\|/g, "/"), held ? "contained" : "**NOT CONTAINED**"]);
+    }
+    const after = await server.client.callTool({
+      name: "execute",
+      arguments: { code: `return (await services.trello.getMemberBoards({ params: { path: { id: "me" } } })).length;` },
+    });
+    rows.push([
+      "(after every attack) a normal run",
+      texts(after)[0]!.slice(0, 60),
+      after.isError ? "**FAILED**" : "served",
+    ]);
+  } finally {
+    await server.close();
+  }
+  return `${table(["attack", "result", "verdict"], rows)}\n\nEscapes: ${escapes} of ${ATTACKS.length}.`;
+}
+
+const harness = await startHarness();
+try {
+  console.log(`## Code mode vs direct tools\n\n${machineLine()}\n`);
+  console.log(`### tools/list\n\n${await listings(harness)}\n`);
+  const rows = await runHarness(harness);
+  console.log(
+    `### Evaluation harness (${TASKS.length} tasks; calls / bytes a model reads / ` +
+    `correct)\n\n${harnessTable(rows)}\n\n${harnessSummary(rows)}\n`,
+  );
+  console.log(`### The cost of a call\n\n${await perCall(harness)}\n`);
+  console.log(
+    `### Sandbox attacks (1 s CPU, 64 MiB, 20 calls, 256 KiB output; marketo without an ` +
+    `account)\n\n${await attacks(harness)}\n`,
+  );
+} finally {
+  await harness.close();
+}

@@ -1,0 +1,67 @@
+/**
+ * Reading what the code mode needs from disk: each service's generated declarations (`client.ts`
+ * and `types.ts` from the sources, or `client.d.ts` and `types.d.ts` from a build), the compiler,
+ * and openapi-typescript-helpers' declarations (the generated client's `OperationData` uses them).
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import type * as TS from "typescript";
+import type { ServiceCatalog } from "../mcp/catalog.js";
+
+/** One service as the code mode serves it: its steps and the text of its generated declarations. */
+export interface CodeService {
+  catalog: ServiceCatalog;
+  /** The generated `client.ts` (or `client.d.ts`). */
+  client: string;
+  /** The generated `types.ts` (or `types.d.ts`). */
+  types: string;
+}
+
+/** A package the code mode needs is missing; the message says what to install. */
+export class CodeModeSetupError extends Error {
+  override name = "CodeModeSetupError";
+}
+
+function readFirst(dir: string, names: string[]): string | undefined {
+  const file = names.map((n) => join(dir, n)).find((f) => existsSync(f));
+  return file ? readFileSync(file, "utf8") : undefined;
+}
+
+/** Each catalogue's declarations from `<generatedDir>/<service>/`. */
+export function loadCodeServices(catalogs: readonly ServiceCatalog[], generatedDir: string): CodeService[] {
+  return catalogs.map((catalog) => {
+    const dir = join(generatedDir, catalog.id);
+    const client = readFirst(dir, ["client.ts", "client.d.ts"]);
+    const types = readFirst(dir, ["types.ts", "types.d.ts"]);
+    if (client === undefined || types === undefined) {
+      throw new CodeModeSetupError(
+        `${catalog.id}: no generated client.ts/types.ts (or .d.ts) in ${dir}; run stepforge generate`,
+      );
+    }
+    return { catalog, client, types };
+  });
+}
+
+export async function loadTypeScript(): Promise<typeof TS> {
+  try {
+    const loaded = (await import("typescript")) as unknown as { default?: typeof TS };
+    return loaded.default ?? (loaded as unknown as typeof TS);
+  } catch {
+    throw new CodeModeSetupError(
+      "the code mode type-checks with the TypeScript compiler: install it beside stepforge (npm install typescript@5)",
+    );
+  }
+}
+
+/** openapi-typescript-helpers' index.d.ts (a dependency of stepforge). */
+export function helpersDeclarations(): string {
+  const require = createRequire(import.meta.url);
+  const entry = require.resolve("openapi-typescript-helpers");
+  const file = join(dirname(entry), "index.d.ts");
+  if (!existsSync(file))
+    throw new CodeModeSetupError(
+      `openapi-typescript-helpers has no index.d.ts beside ${entry}; reinstall stepforge's dependencies`,
+    );
+  return readFileSync(file, "utf8");
+}

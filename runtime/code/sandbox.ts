@@ -1,0 +1,256 @@
+/**
+ * The server's side of the sandbox: a few worker threads (worker.ts), each running one QuickJS run
+ * at a time. A run's service calls arrive here as messages and are answered by the bridge (the
+ * runtime client, credentials and network never leave this thread).
+ *
+ * Two watchdogs back the budgets QuickJS enforces itself, for code stuck inside one builtin where
+ * QuickJS never checks its interrupt handler: while the worker runs code (between handing it work
+ * and hearing it wait) it has the CPU time left plus a grace period; and the whole run has its
+ * wall time plus the grace. A worker that overstays is terminated and replaced, and the run fails
+ * with that budget's kind. So does a worker whose run was interrupted mid-flight (freeing that
+ * QuickJS runtime could abort the module; a new thread is cheaper than the doubt).
+ */
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { setMaxListeners } from "node:events";
+import { Worker } from "node:worker_threads";
+import type {
+  FromWorker,
+  HostCall,
+  SandboxBudgets,
+  SandboxFailureKind,
+  SandboxOutcome,
+  ShapeEntry,
+  ToWorker,
+} from "./protocol.js";
+
+/** How long past its budget a silent worker is given before it is terminated. */
+const GRACE_MS = 1_000;
+
+function spawnWorker(memoryBytes: number): Worker {
+  const workerData = { memoryBytes };
+  const compiled = new URL("./worker.js", import.meta.url);
+  if (existsSync(fileURLToPath(compiled))) return new Worker(compiled, { workerData });
+  // From the TypeScript sources (tests, tsx): the worker loads through tsx's loader.
+  const source = new URL("./worker.ts", import.meta.url).href;
+  const tsx = typeof import.meta.resolve === "function" ? import.meta.resolve("tsx/esm/api") : "tsx/esm/api";
+  return new Worker(
+    `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(source)}); });`,
+    { eval: true, workerData },
+  );
+}
+
+class Slot {
+  readonly worker: Worker;
+  readonly ready: Promise<void>;
+  busy = false;
+  dead = false;
+
+  constructor(memoryBytes: number) {
+    this.worker = spawnWorker(memoryBytes);
+    this.worker.unref();
+    this.ready = new Promise<void>((resolve, reject) => {
+      const onMessage = (message: FromWorker) => {
+        if (message.type !== "ready") return;
+        this.worker.off("error", onError);
+        resolve();
+      };
+      const onError = (error: Error) => {
+        this.dead = true;
+        reject(
+          new Error(
+            `the code mode's sandbox could not start: ${error.message}. It needs the packages quickjs-emscripten ` +
+            `(0.32) and typescript (5.x) installed beside stepforge.`,
+          ),
+        );
+      };
+      this.worker.once("error", onError);
+      this.worker.on("message", onMessage);
+    });
+    // Never an unhandled rejection: a caller awaits `ready` before using the slot.
+    this.ready.catch(() => {});
+    this.worker.on("exit", () => (this.dead = true));
+  }
+
+  post(message: ToWorker): void {
+    if (!this.dead) this.worker.postMessage(message);
+  }
+
+  kill(): void {
+    this.dead = true;
+    void this.worker.terminate();
+  }
+}
+
+export interface SandboxOptions {
+  /** Runs at once, each on its own worker thread (default 2); more wait their turn. */
+  workers?: number | undefined;
+  /** The memory budget of a run: each worker's QuickJS memory is this much over its base. */
+  memoryBytes: number;
+}
+
+export class Sandbox {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Array<() => void> = [];
+  private readonly size: number;
+  private readonly memoryBytes: number;
+  private closed = false;
+
+  constructor(options: SandboxOptions) {
+    this.size = Math.max(1, options.workers ?? 2);
+    this.memoryBytes = options.memoryBytes;
+  }
+
+  /** Starts one worker now, so the first run does not wait for QuickJS to load. */
+  async warm(): Promise<void> {
+    const slot = this.slots.find((s) => !s.dead) ?? this.addSlot();
+    await slot.ready;
+  }
+
+  private addSlot(): Slot {
+    const slot = new Slot(this.memoryBytes);
+    this.slots.push(slot);
+    return slot;
+  }
+
+  /** A worker ended: a new one starts loading now, so the next run does not wait for it. */
+  private replace(slot: Slot): void {
+    const index = this.slots.indexOf(slot);
+    if (index >= 0) this.slots.splice(index, 1);
+    if (!this.closed) this.addSlot();
+  }
+
+  private async acquire(): Promise<Slot> {
+    for (;;) {
+      if (this.closed) throw new Error("the sandbox is closed");
+      const free =
+        this.slots.find((s) => !s.busy && !s.dead) ?? (this.slots.length < this.size ? this.addSlot() : undefined);
+      if (free) {
+        free.busy = true;
+        return free;
+      }
+      await new Promise<void>((resolve) => this.queue.push(resolve));
+    }
+  }
+
+  private release(slot: Slot): void {
+    slot.busy = false;
+    this.queue.shift()?.();
+  }
+
+  /** Runs `js` (a script declaring `main`) with `services` built from `shape`; never rejects. */
+  async run(
+    js: string,
+    main: string,
+    shape: ShapeEntry[],
+    host: HostCall,
+    budgets: SandboxBudgets,
+    signal?: AbortSignal,
+  ): Promise<SandboxOutcome> {
+    const slot = await this.acquire();
+    try {
+      await slot.ready;
+      return await this.runOn(slot, js, main, shape, host, budgets, signal);
+    } catch (error) {
+      slot.kill();
+      return { failure: { kind: "sandbox", message: (error as Error).message }, logs: [], calls: 0, cpuMs: 0 };
+    } finally {
+      if (slot.dead) this.replace(slot);
+      this.release(slot);
+    }
+  }
+
+  private runOn(
+    slot: Slot,
+    js: string,
+    main: string,
+    shape: ShapeEntry[],
+    host: HostCall,
+    budgets: SandboxBudgets,
+    signal?: AbortSignal,
+  ): Promise<SandboxOutcome> {
+    return new Promise<SandboxOutcome>((resolve) => {
+      const calls = new AbortController();
+      // Every call of the run listens on it (up to the calls budget at once): no leak warning.
+      setMaxListeners(0, calls.signal);
+      let cpuReported = 0;
+      let callCount = 0;
+      let watch: NodeJS.Timeout | undefined;
+      let finished = false;
+      const finish = (outcome: SandboxOutcome, clean: boolean) => {
+        if (finished) return;
+        finished = true;
+        clearTimeout(watch);
+        clearTimeout(wall);
+        signal?.removeEventListener("abort", cancel);
+        slot.worker.off("message", onMessage);
+        slot.worker.off("exit", onExit);
+        calls.abort();
+        if (!clean) slot.kill();
+        resolve(outcome);
+      };
+      const kill = (kind: SandboxFailureKind, message: string) =>
+        finish({ failure: { kind, message }, logs: [], calls: callCount, cpuMs: cpuReported }, false);
+      // The worker is running code: it has the CPU time left, and the grace.
+      const busy = () => {
+        clearTimeout(watch);
+        watch = setTimeout(
+          () =>
+            kill(
+              "cpu_time",
+              `The code used more than ${budgets.cpuMs} ms of CPU time (inside one builtin operation, which ` +
+              `QuickJS cannot interrupt) and its sandbox was stopped. Do less work in one run.`,
+            ),
+          Math.max(0, budgets.cpuMs - cpuReported) + GRACE_MS,
+        );
+      };
+      const wall = setTimeout(
+        () =>
+          kill(
+            "wall_time",
+            `The run took longer than ${budgets.wallMs} ms and its sandbox was stopped; calls still waiting were ` +
+            `cancelled.`,
+          ),
+        budgets.wallMs + GRACE_MS,
+      );
+      const cancel = () => {
+        slot.post({
+          type: "cancel",
+          kind: "cancelled",
+          message: "The call was cancelled by the client; calls still waiting were cancelled.",
+        });
+        calls.abort();
+        setTimeout(() => kill("cancelled", "The call was cancelled by the client."), GRACE_MS).unref();
+      };
+      const onExit = () => kill("sandbox", "The sandbox's worker stopped unexpectedly; run the code again.");
+      const onMessage = (message: FromWorker) => {
+        if (message.type === "idle") {
+          cpuReported = message.cpuMs;
+          clearTimeout(watch);
+        } else if (message.type === "call") {
+          callCount++;
+          void host(message.request, calls.signal).then((text) => {
+            if (finished) return;
+            slot.post({ type: "reply", id: message.id, text });
+            busy();
+          });
+        } else if (message.type === "done") {
+          finish(message.outcome, message.clean);
+        }
+      };
+      slot.worker.on("message", onMessage);
+      slot.worker.once("exit", onExit);
+      if (signal?.aborted) return kill("cancelled", "The call was cancelled by the client before it ran.");
+      signal?.addEventListener("abort", cancel, { once: true });
+      slot.post({ type: "run", js, main, shape, budgets });
+      busy();
+    });
+  }
+
+  /** Stops every worker (the server is shutting down); runs still going fail as cancelled. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled(this.slots.map((s) => s.worker.terminate()));
+    for (const wake of this.queue.splice(0)) wake();
+  }
+}

@@ -1,0 +1,225 @@
+/**
+ * Type-checking the agent's code against the printed declarations, then stripping its types for
+ * QuickJS. One `CodeChecker` per server: the library files and the declarations are parsed and
+ * bound once and every run's program reuses them (`oldProgram`), so a run pays for its own file
+ * and a fresh checker only.
+ *
+ * The agent's code is the body of `async function (services: Services)`, put
+ * into a script file one line below its header, so a diagnostic's line is the file's line minus
+ * one and its column is the code's own.
+ *
+ * The library is ES2023 without Intl and without the DOM: what QuickJS has (no `fetch`, no
+ * timers, no `Intl`), so code that uses what is not there fails the check instead of the run.
+ */
+import { dirname, join } from "node:path";
+import type * as TS from "typescript";
+import type { ServiceDeclarations } from "./declarations.js";
+
+/** Library files of ES2023 that QuickJS implements (no Intl, no DOM). */
+const LIBS = [
+  "es5",
+  "es2015.core",
+  "es2015.collection",
+  "es2015.iterable",
+  "es2015.generator",
+  "es2015.promise",
+  "es2015.proxy",
+  "es2015.reflect",
+  "es2015.symbol",
+  "es2015.symbol.wellknown",
+  "es2016.array.include",
+  "es2017.object",
+  "es2017.string",
+  "es2018.asyncgenerator",
+  "es2018.asynciterable",
+  "es2018.promise",
+  "es2018.regexp",
+  "es2019.array",
+  "es2019.object",
+  "es2019.string",
+  "es2019.symbol",
+  "es2020.bigint",
+  "es2020.promise",
+  "es2020.string",
+  "es2020.symbol.wellknown",
+  "es2021.promise",
+  "es2021.string",
+  "es2022.array",
+  "es2022.error",
+  "es2022.object",
+  "es2022.string",
+  "es2023.array",
+  "es2024.object",
+].map((name) => `lib.${name}.d.ts`);
+
+/** The name the agent's function has in the checked file and in QuickJS. */
+export const MAIN = "__stepforge_main";
+const AGENT_FILE = "/code/agent.ts";
+const HEADER = `async function ${MAIN}(services: Services) {\n`;
+const FOOTER = "\n}\n";
+
+const CONSOLE = `declare var console: {
+  log(...data: unknown[]): void;
+  info(...data: unknown[]): void;
+  warn(...data: unknown[]): void;
+  error(...data: unknown[]): void;
+  debug(...data: unknown[]): void;
+};
+`;
+
+export interface CodeDiagnostic {
+  /** 1-based, in the agent's code. */
+  line: number;
+  /** 1-based. */
+  column: number;
+  /** `TS2339`. */
+  code: string;
+  message: string;
+}
+
+export type CheckResult =
+  | { ok: true; js: string; sourceMap: string }
+  | { ok: false; diagnostics: CodeDiagnostic[]; more: number };
+
+/** Longest message text kept per diagnostic: a type printed whole can be kilobytes. */
+const MESSAGE_CHARS = 400;
+const MAX_DIAGNOSTICS = 10;
+
+export interface Services {
+  /** Service id → its declarations, and the names of its accounts when there are several. */
+  declarations: readonly ServiceDeclarations[];
+  accounts: ReadonlyMap<string, readonly string[]>;
+}
+
+/** `Services`: each service's API, or with several accounts an object of account name → API. */
+function servicesText(services: Services): string {
+  const key = (name: string) => (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : JSON.stringify(name));
+  const members = services.declarations.map((d) => {
+    const api = `import("./${d.id}").${d.apiName}`;
+    const accounts = services.accounts.get(d.id) ?? [];
+    const type = accounts.length > 1 ? `{ ${accounts.map((a) => `readonly ${key(a)}: ${api};`).join(" ")} }` : api;
+    return `  readonly ${key(d.id)}: ${type};`;
+  });
+  return `interface Services {\n${members.join("\n")}\n}\n`;
+}
+
+export class CodeChecker {
+  private readonly files = new Map<string, TS.SourceFile>();
+  private readonly libDir: string;
+  private readonly options: TS.CompilerOptions;
+  private previous: TS.Program | undefined;
+
+  constructor(
+    private readonly ts: typeof TS,
+    services: Services,
+  ) {
+    this.libDir = dirname(ts.getDefaultLibFilePath({}));
+    this.options = {
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.ESNext,
+      moduleResolution: ts.ModuleResolutionKind.Bundler,
+      lib: LIBS,
+      types: [],
+      strict: true,
+      // `catch (e) { e.message }` is what agents write; the sandbox's errors all have a message.
+      useUnknownInCatchVariables: false,
+      skipLibCheck: true,
+      sourceMap: true,
+      removeComments: true,
+      noEmitOnError: false,
+      isolatedModules: false,
+    };
+    const add = (name: string, text: string) =>
+      this.files.set(name, ts.createSourceFile(name, text, ts.ScriptTarget.ES2022, true));
+    for (const d of services.declarations) add(`/code/${d.id}.d.ts`, d.module);
+    add("/code/services.d.ts", servicesText(services));
+    add("/code/console.d.ts", CONSOLE);
+  }
+
+  private host(agent: TS.SourceFile): TS.CompilerHost {
+    const ts = this.ts;
+    return {
+      getSourceFile: (name) => {
+        if (name === AGENT_FILE) return agent;
+        let file = this.files.get(name);
+        if (!file && name.startsWith("/lib/")) {
+          const text = ts.sys.readFile(join(this.libDir, name.slice(5)));
+          if (text === undefined) return undefined;
+          file = ts.createSourceFile(name, text, ts.ScriptTarget.ES2022, true);
+          this.files.set(name, file);
+        }
+        return file;
+      },
+      getDefaultLibFileName: () => "/lib/lib.es5.d.ts",
+      getDefaultLibLocation: () => "/lib",
+      writeFile: () => {},
+      getCurrentDirectory: () => "/code",
+      getCanonicalFileName: (f) => f,
+      useCaseSensitiveFileNames: () => true,
+      getNewLine: () => "\n",
+      fileExists: (f) =>
+        f === AGENT_FILE ||
+        this.files.has(f) ||
+        (f.startsWith("/lib/") && ts.sys.fileExists(join(this.libDir, f.slice(5)))),
+      readFile: () => undefined,
+      resolveModuleNameLiterals: (literals) =>
+        literals.map((literal) => {
+          const file = `/code/${literal.text.replace(/^\.\//, "")}.d.ts`;
+          return this.files.has(file)
+            ? { resolvedModule: { resolvedFileName: file, extension: ts.Extension.Dts } }
+            : { resolvedModule: undefined };
+        }),
+    };
+  }
+
+  /** Checks the code; on success its JavaScript (a script declaring {@link MAIN}) and source map. */
+  check(code: string): CheckResult {
+    const ts = this.ts;
+    const agent = ts.createSourceFile(
+      AGENT_FILE,
+      `${HEADER}${code}${FOOTER}`,
+      ts.ScriptTarget.ES2022,
+      true,
+      ts.ScriptKind.TS,
+    );
+    const roots = [AGENT_FILE, ...[...this.files.keys()].filter((f) => f.startsWith("/code/"))];
+    const program = ts.createProgram({
+      rootNames: roots,
+      options: this.options,
+      host: this.host(agent),
+      oldProgram: this.previous,
+    });
+    this.previous = program;
+    let diagnostics: readonly TS.Diagnostic[] = program.getSyntacticDiagnostics(agent);
+    if (diagnostics.length === 0) diagnostics = program.getSemanticDiagnostics(agent);
+    if (diagnostics.length > 0) {
+      const mapped = diagnostics.map((d) => this.toDiagnostic(d, agent));
+      return {
+        ok: false,
+        diagnostics: mapped.slice(0, MAX_DIAGNOSTICS),
+        more: Math.max(0, mapped.length - MAX_DIAGNOSTICS),
+      };
+    }
+    let js = "";
+    let sourceMap = "";
+    program.emit(agent, (name, text) => {
+      if (name.endsWith(".map")) sourceMap = text;
+      else js = text;
+    });
+    return { ok: true, js, sourceMap };
+  }
+
+  private toDiagnostic(d: TS.Diagnostic, agent: TS.SourceFile): CodeDiagnostic {
+    const ts = this.ts;
+    let message = ts.flattenDiagnosticMessageText(d.messageText, " ").replace(/\s+/g, " ");
+    if (message.length > MESSAGE_CHARS) message = `${message.slice(0, MESSAGE_CHARS)}…`;
+    const position =
+      d.file === agent && d.start !== undefined
+        ? agent.getLineAndCharacterOfPosition(d.start)
+        : { line: 1, character: 0 };
+    // The header is line 0; the footer's closing brace belongs to the last line of the code.
+    const lastLine = agent.getLineAndCharacterOfPosition(agent.text.length - FOOTER.length).line;
+    const line = Math.min(Math.max(position.line, 1), lastLine);
+    return { line, column: position.character + 1, code: `TS${d.code}`, message };
+  }
+}

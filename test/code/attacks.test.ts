@@ -1,0 +1,59 @@
+/**
+ * The sandbox attack suite (attacks.ts) through a real MCP client against code mode: every attack
+ * is contained (its typed failure, or it runs and reaches nothing), no answer carries a credential
+ * of the server's accounts, and afterwards the same server still runs code and calls services.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { MockAccounts } from "../../runtime/mcp/index.js";
+import {
+  ATTACK_BUDGETS,
+  ATTACKED_SERVICES,
+  ATTACKS,
+  contained,
+  describeOutcome,
+  secretValues,
+  type Outcome,
+} from "./attacks.js";
+import { mockAccounts, serve, texts, type Served } from "./helpers.js";
+
+let mocks: MockAccounts;
+let served: Served;
+let secrets: string[];
+
+beforeAll(async () => {
+  mocks = await mockAccounts(ATTACKED_SERVICES);
+  secrets = secretValues(mocks.accounts);
+  served = await serve("code", mocks.accounts, { code: { budgets: ATTACK_BUDGETS } });
+}, 120_000);
+afterAll(async () => {
+  await served?.close();
+  await mocks?.close();
+});
+
+async function run(code: string): Promise<Outcome> {
+  const result = await served.client.callTool({ name: "execute", arguments: { code } });
+  const all = texts(result);
+  return { isError: result.isError === true, body: JSON.parse(all[0]!) as Outcome["body"], text: all.join("\n") };
+}
+
+describe("sandbox attacks", () => {
+  it("has secrets to look for", () => {
+    expect(secrets.length).toBeGreaterThanOrEqual(2);
+  });
+
+  for (const attack of ATTACKS) {
+    it(attack.name, { timeout: 60_000 }, async () => {
+      const outcome = await run(attack.code);
+      expect(contained(attack, outcome), describeOutcome(outcome)).toBe(true);
+      for (const secret of secrets) expect(outcome.text).not.toContain(secret);
+    });
+  }
+
+  it("the server keeps serving: code runs and calls the services after every attack", async () => {
+    const outcome = await run(`const boards = await services.trello.getMemberBoards({ params: { path: { id: "me" } } });
+const geo = await services.worldnews.getGeoCoordinates({ params: { query: { location: "Berlin" } } });
+return { boards: boards.length, latitude: typeof geo.latitude };`);
+    expect(outcome.isError).toBe(false);
+    expect(outcome.body.result).toEqual({ boards: 2, latitude: "number" });
+  });
+});

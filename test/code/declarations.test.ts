@@ -1,0 +1,141 @@
+/**
+ * What execute checks code against: the declarations printed flat from a generated client and
+ * types (schemas as named aliases, parameters inlined, no openapi-typescript indexed access left),
+ * and the checker's diagnostics with lines and columns of the agent's own code.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { buildDeclarations, type ServiceDeclarations } from "../../runtime/code/declarations.js";
+import { helpersDeclarations, loadTypeScript } from "../../runtime/code/load.js";
+import { CodeChecker } from "../../runtime/code/typecheck.js";
+import { bundledServices } from "./helpers.js";
+
+/** A generated service in miniature, with schema names a TypeScript identifier cannot be. */
+const TYPES = `export interface paths {
+  "/things/{id}": { parameters: { query?: never; header?: never; path?: never; cookie?: never }; get: operations["getThing"] };
+}
+export interface components {
+  schemas: {
+    "thing-record": { id: string; owner?: components["schemas"]["Promise"]; code?: components["schemas"]["2fa"] };
+    Promise: { name: string };
+    "2fa": { code: string };
+  };
+  parameters: { ThingId: string };
+}
+export interface operations {
+  getThing: {
+    parameters: { query?: { verbose?: boolean }; header?: never; path: { id: components["parameters"]["ThingId"] }; cookie?: never };
+    requestBody?: never;
+    responses: {
+      200: { headers: { [name: string]: unknown }; content: { "application/json": components["schemas"]["thing-record"] } };
+      404: { headers: { [name: string]: unknown }; content?: never };
+    };
+  };
+}
+`;
+const CLIENT = `import { createServiceClient } from "../../runtime/index.js";
+import type { ClientOptions, OperationData, ServiceClient } from "../../runtime/index.js";
+import { descriptor } from "./descriptor.js";
+import type { paths } from "./types.js";
+export type GetThingOperation = paths["/things/{id}"]["get"];
+export type GetThingInput = { params: GetThingOperation["parameters"]; body?: never; signal?: AbortSignal };
+export type GetThingData = OperationData<GetThingOperation>;
+export class ThingsClient {
+  public readonly core: ServiceClient;
+  constructor(options: ClientOptions) {
+    this.core = createServiceClient(descriptor, options);
+  }
+  /**
+   * Get a thing
+   *
+   * \`GET /things/{id}\`
+   *
+   * Reads one thing with its owner.
+   */
+  getThing(init: GetThingInput): Promise<GetThingData> {
+    return this.core.call("getThing", init) as Promise<GetThingData>;
+  }
+}
+`;
+
+/** The four services' declarations, built once for the file. */
+let all: ServiceDeclarations[];
+beforeAll(async () => {
+  const ts = await loadTypeScript();
+  const services = await bundledServices();
+  all = buildDeclarations(ts, {
+    services: services.map((s) => ({ id: s.catalog.id, client: s.client, types: s.types })),
+    helpers: helpersDeclarations(),
+  });
+}, 120_000);
+
+describe("declarations printed from a generated client", () => {
+  it("names every schema with a usable alias and prints each method flat", async () => {
+    const ts = await loadTypeScript();
+    const [things] = buildDeclarations(ts, {
+      services: [{ id: "things", client: CLIENT, types: TYPES }],
+      helpers: helpersDeclarations(),
+    });
+    expect([...things!.aliases.keys()]).toEqual(["ThingRecord", "Promise_", "T2fa"]);
+    expect(things!.aliases.get("ThingRecord")).toBe("{ id: string; owner?: Promise_; code?: T2fa; }");
+    const [op] = things!.operations;
+    expect(op).toMatchObject({
+      method: "getThing",
+      summary: "Get a thing",
+      description: "Reads one thing with its owner.",
+      typesUsed: ["ThingRecord"],
+    });
+    expect(op!.signature).toBe(
+      "getThing(init: { params: { query?: { verbose?: boolean; }; path: { id: string; } } }): Promise<ThingRecord>",
+    );
+    // The checked module compiles as it is: the schema called Promise does not shadow the global.
+    const checker = new CodeChecker(ts, { declarations: [things!], accounts: new Map() });
+    expect(
+      checker.check(
+        `const t = await services.things.getThing({ params: { path: { id: "1" } } });\nreturn t.owner?.name;`,
+      ),
+    ).toMatchObject({ ok: true });
+  });
+
+  it("leaves no indexed access into the generated types in the four services' signatures", () => {
+    const signatures = all.flatMap((d) => d.operations.map((o) => o.signature));
+    expect(signatures.length).toBeGreaterThan(70);
+    expect(signatures.filter((s) => /components\[|operations\[|paths\[|signal\?/.test(s))).toEqual([]);
+    const trello = all.find((d) => d.id === "trello")!;
+    expect(trello.operations.find((o) => o.method === "getCard")!.signature).toMatch(
+      /^getCard\(init: \{ params: \{ query\?: \{ fields\?: string; .*path: \{ id: IdOrShortLink; \} \} \}\): Promise<Card>$/,
+    );
+  });
+});
+
+describe("the check", () => {
+  it("reports errors at the line and column of the agent's code, and strips types when it passes", async () => {
+    const checker = new CodeChecker(await loadTypeScript(), {
+      declarations: all,
+      accounts: new Map([["trello", ["work", "home"]]]),
+    });
+    const wrong = checker.check(
+      `const lists = await services.trello.work.getBoardLists({ params: { path: { id: "b" } } });\n\nconst ` +
+      `first: number = lists[0]!.name;\nreturn services.trello.getBoardLists;`,
+    );
+    expect(wrong).toMatchObject({
+      ok: false,
+      diagnostics: [
+        {
+          line: 3,
+          column: 7,
+          code: "TS2322",
+          message:
+            "Type 'string | undefined' is not assignable to type 'number'. Type 'undefined' is not assignable to " +
+            "type 'number'.",
+        },
+        { line: 4, column: 24, code: "TS2339" },
+      ],
+    });
+    const right = checker.check(`const n: number = 1;\nreturn { n } as const;`);
+    expect(right.ok).toBe(true);
+    if (right.ok) {
+      expect(right.js).not.toMatch(/: number|as const/);
+      expect(right.js).toMatch(/async function __stepforge_main\(services\) \{/);
+    }
+  });
+});

@@ -1,0 +1,317 @@
+/**
+ * Trello tasks of the harness. The board "Product Roadmap" (spec example) gets an "urgent" label,
+ * cards in each list (some urgent, some past due, some about crashes) on top of its examples.
+ */
+import type { Json, Seeds, Task } from "./types.js";
+
+const BOARD = "60d5ecb74e2a1b3c4d5e6f70";
+const TODO = "60d5ecb74e2a1b3c4d5e6f71";
+const DOING = "60d5ecb74e2a1b3c4d5e6f72";
+const DONE = "60d5ecb74e2a1b3c4d5e6f73";
+const BUG = "60d5ecb74e2a1b3c4d5e6f81";
+const FEATURE = "60d5ecb74e2a1b3c4d5e6f80";
+const URGENT = "60d5ecb74e2a1b3c4d5e6f90";
+
+let n = 0;
+const card = (name: string, idList: string, extra: Json = {}): Json => ({
+  id: `7000000000000000000000${(++n).toString(16).padStart(2, "0")}`,
+  name,
+  idList,
+  idBoard: BOARD,
+  idLabels: [],
+  closed: false,
+  pos: 16384 * n,
+  ...extra,
+});
+
+export const TRELLO_SEED: Seeds = {
+  trello: {
+    records: {
+      label: [{ id: URGENT, idBoard: BOARD, name: "urgent", color: "orange" }],
+      card: [
+        card("Fix login crash", DOING, { idLabels: [URGENT] }),
+        card("Update pricing page", DOING),
+        card("Patch payment webhook", DOING, { idLabels: [URGENT, BUG] }),
+        card("Refresh screenshots", DOING, { idLabels: [FEATURE] }),
+        card("Rotate API keys", DOING, { idLabels: [URGENT] }),
+        card("Crash on export", TODO),
+        card("App crash when offline", TODO),
+        card("Write onboarding guide", TODO),
+        card("Ship 1.9", DONE, { due: "2024-01-10T12:00:00.000Z" }),
+        card("Ship 2.0", DONE, { due: "2099-01-01T12:00:00.000Z" }),
+        card("Retro notes", DONE),
+      ],
+    },
+  },
+};
+
+type Card = { id: string; name: string; idList: string; idLabels?: string[]; closed?: boolean; due?: string | null };
+const cards = (state: Parameters<Task["check"]>[0]) => state.records("trello", "card") as unknown as Card[];
+const named = (state: Parameters<Task["check"]>[0], name: string) => cards(state).find((c) => c.name === name);
+const comments = (state: Parameters<Task["check"]>[0]) =>
+  (
+    state.records("trello", "action") as Array<{ type?: string; data?: { card?: { id?: string }; text?: string } }>
+  ).filter((a) => a.type === "commentCard");
+
+export const TRELLO_TASKS: Task[] = [
+  {
+    id: "trello-urgent",
+    title: 'Move every card labelled "urgent" from Doing to Done and comment "Moved to Done (urgent)" on each',
+    services: ["trello"],
+    async direct(agent) {
+      const boards = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_boards", {
+        result_fields: ["id", "name"],
+      });
+      const board = boards.items.find((b) => b.name === "Product Roadmap")!;
+      const lists = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_board_lists", {
+        id: board.id,
+        result_fields: ["id", "name"],
+      });
+      const labels = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_board_labels", {
+        id: board.id,
+        result_fields: ["id", "name"],
+      });
+      const urgent = labels.items.find((l) => l.name === "urgent")!.id;
+      const doing = lists.items.find((l) => l.name === "Doing")!.id;
+      const done = lists.items.find((l) => l.name === "Done")!.id;
+      const inDoing = await agent.call<{ items: Card[] }>("trello_get_list_cards", {
+        id: doing,
+        result_fields: ["id", "name", "idLabels"],
+      });
+      const moved: string[] = [];
+      for (const c of inDoing.items.filter((x) => x.idLabels?.includes(urgent))) {
+        await agent.call("trello_update_card", { id: c.id, idList: done });
+        await agent.call("trello_add_comment_to_card", { id: c.id, text: "Moved to Done (urgent)" });
+        moved.push(c.name);
+      }
+      return moved;
+    },
+    searches: ["boards lists labels", "cards in a list", "update card move", "comment on card"],
+    code: {
+      searches: [{ query: "board lists labels cards of a list update card comment", service: "trello" }],
+      program: `const boards = await services.trello.getMemberBoards({ params: { path: { id: "me" }, query: { fields: "id,name" } } });
+const board = boards.find((b) => b.name === "Product Roadmap")!;
+const lists = await services.trello.getBoardLists({ params: { path: { id: board.id } } });
+const labels = await services.trello.getBoardLabels({ params: { path: { id: board.id } } });
+const urgent = labels.find((l) => l.name === "urgent")!.id;
+const doing = lists.find((l) => l.name === "Doing")!.id;
+const done = lists.find((l) => l.name === "Done")!.id;
+const moved: string[] = [];
+for (const card of await services.trello.getListCards({ params: { path: { id: doing } } })) {
+  if (!card.idLabels?.includes(urgent)) continue;
+  await services.trello.updateCard({ params: { path: { id: card.id } }, body: { idList: done } });
+  await services.trello.addCommentToCard({ params: { path: { id: card.id } }, body: { text: "Moved to Done (urgent)" } });
+  moved.push(card.name ?? card.id);
+}
+return moved;`,
+    },
+    check(state) {
+      const problems: string[] = [];
+      const urgent = ["Fix login crash", "Patch payment webhook", "Rotate API keys"];
+      for (const name of urgent) {
+        const c = named(state, name);
+        if (c?.idList !== DONE) problems.push(`${name} is not in Done`);
+        if (
+          comments(state).filter((a) => a.data?.card?.id === c?.id && a.data?.text === "Moved to Done (urgent)")
+            .length !== 1
+        )
+          problems.push(`${name} has not exactly one comment`);
+      }
+      for (const name of ["Update pricing page", "Refresh screenshots"])
+        if (named(state, name)?.idList !== DOING) problems.push(`${name} moved`);
+      if (comments(state).filter((a) => a.data?.text === "Moved to Done (urgent)").length !== urgent.length)
+        problems.push("comments on other cards");
+      return problems;
+    },
+  },
+  {
+    id: "trello-archive",
+    title: "Archive every card in Done whose due date has passed",
+    services: ["trello"],
+    async direct(agent) {
+      const lists = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_board_lists", {
+        id: BOARD,
+        result_fields: ["id", "name"],
+      });
+      const done = lists.items.find((l) => l.name === "Done")!.id;
+      const inDone = await agent.call<{ items: Card[] }>("trello_get_list_cards", {
+        id: done,
+        result_fields: ["id", "name", "due"],
+      });
+      const archived: string[] = [];
+      for (const c of inDone.items.filter((x) => x.due && Date.parse(x.due) < Date.now())) {
+        await agent.call("trello_archive_card", { id: c.id });
+        archived.push(c.name);
+      }
+      return archived;
+    },
+    searches: ["lists of a board", "cards in a list", "archive card"],
+    code: {
+      searches: [{ query: "lists of a board cards in a list archive card", service: "trello" }],
+      program: `const lists = await services.trello.getBoardLists({ params: { path: { id: "${BOARD}" } } });
+const done = lists.find((l) => l.name === "Done")!.id;
+const archived: string[] = [];
+for (const card of await services.trello.getListCards({ params: { path: { id: done } } })) {
+  if (!card.due || Date.parse(card.due) >= Date.now()) continue;
+  await services.trello.updateCard({ params: { path: { id: card.id } }, body: { closed: true } });
+  archived.push(card.name ?? card.id);
+}
+return archived;`,
+    },
+    check(state) {
+      const problems: string[] = [];
+      if (named(state, "Ship 1.9")?.closed !== true) problems.push("Ship 1.9 is not archived");
+      for (const name of ["Ship 2.0", "Retro notes"])
+        if (named(state, name)?.closed) problems.push(`${name} was archived`);
+      return problems;
+    },
+  },
+  {
+    id: "trello-checklist",
+    title: 'Add a checklist "Release" with the items Tag, Build and Announce to the card "Rotate API keys"',
+    services: ["trello"],
+    async direct(agent) {
+      const all = await agent.call<{ items: Card[] }>("trello_get_board_cards", {
+        id: BOARD,
+        result_fields: ["id", "name"],
+      });
+      const target = all.items.find((c) => c.name === "Rotate API keys")!;
+      const checklist = await agent.call<{ id: string }>("trello_add_checklist", {
+        idCard: target.id,
+        name: "Release",
+      });
+      for (const item of ["Tag", "Build", "Announce"])
+        await agent.call("trello_create_checklist_item", { id: checklist.id, name: item });
+      return checklist.id;
+    },
+    searches: ["cards of a board", "add checklist item"],
+    code: {
+      searches: [{ query: "cards of a board add checklist item", service: "trello" }],
+      program: `const cards = await services.trello.getBoardCards({ params: { path: { id: "${BOARD}" } } });
+const target = cards.find((c) => c.name === "Rotate API keys")!;
+const checklist = await services.trello.createChecklist({ body: { idCard: target.id, name: "Release" } });
+for (const name of ["Tag", "Build", "Announce"]) {
+  await services.trello.createChecklistItem({ params: { path: { id: checklist.id } }, body: { name } });
+}
+return checklist.id;`,
+    },
+    check(state) {
+      const target = named(state, "Rotate API keys");
+      const lists = (
+        state.records("trello", "checklist") as Array<{
+          idCard?: string;
+          name?: string;
+          checkItems?: Array<{ name?: string }>;
+        }>
+      ).filter((c) => c.idCard === target?.id);
+      if (lists.length !== 1 || lists[0]!.name !== "Release")
+        return [`expected one checklist "Release" on the card, found ${lists.length}`];
+      const items = (lists[0]!.checkItems ?? []).map((i) => i.name).join(",");
+      return items === "Tag,Build,Announce" ? [] : [`items are ${items}`];
+    },
+  },
+  {
+    id: "trello-label-crash",
+    title: "Add the Bug label to every card in To Do whose name mentions a crash",
+    services: ["trello"],
+    async direct(agent) {
+      const labels = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_board_labels", {
+        id: BOARD,
+        result_fields: ["id", "name"],
+      });
+      const bug = labels.items.find((l) => l.name === "Bug")!.id;
+      const lists = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_board_lists", {
+        id: BOARD,
+        result_fields: ["id", "name"],
+      });
+      const todo = lists.items.find((l) => l.name === "To Do")!.id;
+      const inTodo = await agent.call<{ items: Card[] }>("trello_get_list_cards", {
+        id: todo,
+        result_fields: ["id", "name", "idLabels"],
+      });
+      const labelled: string[] = [];
+      for (const c of inTodo.items.filter((x) => /crash/i.test(x.name) && !x.idLabels?.includes(bug))) {
+        await agent.call("trello_add_label_to_card", { id: c.id, value: bug });
+        labelled.push(c.name);
+      }
+      return labelled;
+    },
+    searches: ["labels of a board", "cards in a list", "add label to card"],
+    code: {
+      searches: [{ query: "labels of a board cards in a list add label to card", service: "trello" }],
+      program: `const labels = await services.trello.getBoardLabels({ params: { path: { id: "${BOARD}" } } });
+const bug = labels.find((l) => l.name === "Bug")!.id;
+const lists = await services.trello.getBoardLists({ params: { path: { id: "${BOARD}" } } });
+const todo = lists.find((l) => l.name === "To Do")!.id;
+const labelled: string[] = [];
+for (const card of await services.trello.getListCards({ params: { path: { id: todo } } })) {
+  if (!/crash/i.test(card.name ?? "") || card.idLabels?.includes(bug)) continue;
+  await services.trello.addLabelToCard({ params: { path: { id: card.id } }, body: { value: bug } });
+  labelled.push(card.name ?? card.id);
+}
+return labelled;`,
+    },
+    check(state) {
+      const problems: string[] = [];
+      for (const name of ["Crash on export", "App crash when offline"])
+        if (!named(state, name)?.idLabels?.includes(BUG)) problems.push(`${name} has no Bug label`);
+      if (named(state, "Write onboarding guide")?.idLabels?.includes(BUG))
+        problems.push("Write onboarding guide got the label");
+      return problems;
+    },
+  },
+  {
+    id: "trello-report",
+    title: "How many open cards does each list of the Product Roadmap board hold, and which list is fullest?",
+    services: ["trello"],
+    async direct(agent) {
+      const lists = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_board_lists", {
+        id: BOARD,
+        result_fields: ["id", "name"],
+      });
+      const all = await agent.call<{ items: Card[] }>("trello_get_board_cards", {
+        id: BOARD,
+        filter: "open",
+        result_fields: ["idList"],
+      });
+      const counts = Object.fromEntries(
+        lists.items.map((l) => [l.name, all.items.filter((c) => c.idList === l.id).length]),
+      );
+      return { counts, fullest: Object.entries(counts).sort((a, b) => b[1] - a[1])[0]![0] };
+    },
+    searches: ["lists of a board", "cards of a board"],
+    code: {
+      searches: [{ query: "lists of a board cards of a board", service: "trello" }],
+      program: `const lists = await services.trello.getBoardLists({ params: { path: { id: "${BOARD}" } } });
+const cards = await services.trello.getBoardCards({ params: { path: { id: "${BOARD}" }, query: { filter: "open" } } });
+const counts: Record<string, number> = {};
+for (const list of lists) counts[list.name ?? list.id] = cards.filter((c) => c.idList === list.id).length;
+const fullest = Object.entries(counts).sort((a, b) => b[1] - a[1])[0]![0];
+return { counts, fullest };`,
+    },
+    check(state, answer) {
+      const lists = state.records("trello", "list") as Array<{
+        id: string;
+        name: string;
+        idBoard: string;
+        closed?: boolean;
+      }>;
+      const open = cards(state).filter((c) => !c.closed);
+      const counts = Object.fromEntries(
+        lists
+          .filter((l) => l.idBoard === BOARD && !l.closed)
+          .map((l) => [l.name, open.filter((c) => c.idList === l.id).length]),
+      );
+      const fullest = Object.entries(counts).sort((a, b) => b[1] - a[1])[0]![0];
+      const got = answer as { counts?: Record<string, number>; fullest?: unknown } | undefined;
+      const same =
+        Object.keys(counts).length === Object.keys(got?.counts ?? {}).length &&
+        Object.entries(counts).every(([k, v]) => got?.counts?.[k] === v);
+      return same && got?.fullest === fullest
+        ? []
+        : [`answer ${JSON.stringify(answer)}, expected ${JSON.stringify({ counts, fullest })}`];
+    },
+  },
+];
+
+export { BOARD as TRELLO_BOARD, TODO as TRELLO_TODO };

@@ -1,0 +1,187 @@
+/**
+ * Code mode's two tools through an MCP client: the listing's size, search's answers and input
+ * checks, several accounts of one service, a read-only selection, a thrown error's line, the
+ * result cut to the budget with console lines beside it, and the provider exports.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCodeMode, exportCodeTools } from "../../runtime/code/index.js";
+import { Accounts, type Account, type MockAccounts } from "../../runtime/mcp/index.js";
+import { bundledServices, json, mockAccounts, serve, texts, type Served } from "./helpers.js";
+
+let mocks: MockAccounts;
+let served: Served;
+const execute = (s: Served, code: string) => s.client.callTool({ name: "execute", arguments: { code } });
+
+beforeAll(async () => {
+  mocks = await mockAccounts();
+  served = await serve("code", mocks.accounts, { resultBytes: 4_000 });
+}, 120_000);
+afterAll(async () => {
+  await served?.close();
+  await mocks?.close();
+});
+
+describe("the listing", () => {
+  it("is two tools in under 4 KB for the four services", async () => {
+    const { tools } = await served.client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(["search", "execute"]);
+    expect(Buffer.byteLength(JSON.stringify({ tools }))).toBeLessThan(4096);
+    expect(tools[0]!.annotations).toMatchObject({ readOnlyHint: true });
+  });
+
+  it("exports the same two tools for each provider", async () => {
+    const mode = served.code!;
+    const openai = exportCodeTools(mode, "openai") as unknown as Array<{
+      function: { name: string; strict: boolean; parameters: { additionalProperties: boolean } };
+    }>;
+    expect(openai.map((t) => [t.function.name, t.function.strict, t.function.parameters.additionalProperties])).toEqual(
+      [
+        ["search", true, false],
+        ["execute", true, false],
+      ],
+    );
+    expect(
+      (exportCodeTools(mode, "anthropic") as unknown as Array<{ input_schema: { type: string } }>)[1]!.input_schema
+        .type,
+    ).toBe("object");
+    expect((exportCodeTools(mode, "gemini") as Array<{ name: string }>).map((t) => t.name)).toEqual([
+      "search",
+      "execute",
+    ]);
+  });
+});
+
+describe("search", () => {
+  it("answers exact calls with the types they use", async () => {
+    const found = texts(
+      await served.client.callTool({ name: "search", arguments: { query: "add a comment to a card", limit: 1 } }),
+    )[0]!;
+    expect(found).toMatch(/^\/\/ 1 of \d+ operations for "add a comment to a card"/);
+    expect(found).toContain(
+      "services.trello.addCommentToCard(init: { params: { path: { id: IdOrShortLink; } }; body: { text: string; " +
+      "} }): Promise<Action>",
+    );
+    expect(found).toMatch(/\ntype Action = \{ id: TrelloId;/);
+    expect(found).toMatch(/\ntype TrelloId = string;/);
+  });
+
+  it("shows named types on request, and says which names do not exist", async () => {
+    const found = texts(
+      await served.client.callTool({
+        name: "search",
+        arguments: { query: "", service: "worldnews", limit: 1, types: ["GeoCoordinates", "Nope"] },
+      }),
+    )[0]!;
+    expect(found).toMatch(/\ntype GeoCoordinates = \{ latitude: number; longitude: number;/);
+    expect(found).toContain("// No type is named Nope.");
+  });
+
+  it("refuses fields it does not declare, naming them", async () => {
+    const result = await served.client.callTool({ name: "search", arguments: { query: "card", services: ["trello"] } });
+    expect(result.isError).toBe(true);
+    expect(json(result)).toMatchObject({
+      kind: "invalid_input",
+      fields: [{ path: "services", message: expect.stringMatching(/query, service, limit, types/) }],
+    });
+    const limit = await served.client.callTool({ name: "search", arguments: { query: "card", limit: 0 } });
+    expect(json(limit)).toMatchObject({ fields: [{ path: "limit" }] });
+  });
+});
+
+describe("execute", () => {
+  it("gives a thrown error's line in the agent's code", async () => {
+    const result = await execute(
+      served,
+      `const boards = await services.trello.getMemberBoards({ params: { path: { id: "me" } } });\nif ` +
+      `(boards.length > 0) {\n  throw new Error("stop here");\n}\nreturn 1;`,
+    );
+    expect(result.isError).toBe(true);
+    expect(json(result)).toMatchObject({ error: { kind: "thrown", message: "Error: stop here", line: 3 }, calls: 1 });
+  });
+
+  it("cuts a large result to the budget with a note, and returns console lines", async () => {
+    const result = await execute(
+      served,
+      `console.log("reading", 200);\nreturn Array.from({ length: 200 }, (_, i) => ({ i, text: "x".repeat(40) }));`,
+    );
+    expect(result.isError).toBeFalsy();
+    const body = json<{ result: unknown[]; logs: string[] }>(result);
+    expect(body.logs).toEqual(["reading 200"]);
+    expect(body.result.length).toBeGreaterThan(10);
+    expect(body.result.length).toBeLessThan(200);
+    expect(texts(result)[1]).toMatch(
+      /^Result cut to stay under 4000 bytes: the list holds records 1-\d+ of 200\. Return fewer records/,
+    );
+  });
+
+  it("refuses code that is empty or not a string", async () => {
+    expect(json(await served.client.callTool({ name: "execute", arguments: { code: " " } }))).toMatchObject({
+      kind: "invalid_input",
+      fields: [{ path: "code" }],
+    });
+    expect(json(await served.client.callTool({ name: "execute", arguments: { code: 3 } }))).toMatchObject({
+      kind: "invalid_input",
+      fields: [{ path: "code" }],
+    });
+  });
+});
+
+describe("accounts and selections", () => {
+  it("with several accounts the code names one: services.trello.<account>", async () => {
+    const [, [mock]] = mocks.accounts.find(([id]) => id === "trello") as [string, Account[]];
+    const two: Array<[string, Account[]]> = [
+      [
+        "trello",
+        [
+          { ...mock!, name: "work" },
+          { ...mock!, name: "home" },
+        ],
+      ],
+    ];
+    const several = await serve("code", two, { selection: { services: ["trello"] } });
+    try {
+      const { tools } = await several.client.listTools();
+      expect(tools[1]!.description).toContain("services.trello.<account> (home, work)");
+      const ok = await execute(
+        several,
+        `return (await services.trello.work.getMemberBoards({ params: { path: { id: "me" } } })).length;`,
+      );
+      expect(json(ok)).toMatchObject({ result: 2 });
+      const unnamed = await execute(
+        several,
+        `return await services.trello.getMemberBoards({ params: { path: { id: "me" } } });`,
+      );
+      expect(json(unnamed)).toMatchObject({ kind: "type_error", diagnostics: [{ code: "TS2339" }] });
+    } finally {
+      await several.close();
+    }
+  });
+
+  it("read-only exposes reads only, in the types and at the bridge", async () => {
+    const mode = await createCodeMode({
+      services: await bundledServices(),
+      connections: new Accounts(mocks.accounts),
+      selection: { services: ["trello"], readOnly: true },
+    });
+    try {
+      expect(mode.listTools()[1]!.annotations).toMatchObject({ readOnlyHint: true });
+      const typed = await mode.callTool("execute", {
+        code: `await services.trello.updateCard({ params: { path: { id: "x" } }, body: { name: "y" } }); return 1;`,
+      });
+      expect(json(typed)).toMatchObject({ kind: "type_error", diagnostics: [{ code: "TS2339" }] });
+      const bypassed = await mode.callTool("execute", {
+        code: `return await (services.trello as any).updateCard({ params: { path: { id: "x" } }, body: { name: ` +
+          `"y" } });`,
+      });
+      expect(json(bypassed)).toMatchObject({
+        error: { kind: "thrown", message: expect.stringMatching(/not a function/) },
+      });
+      const read = await mode.callTool("execute", {
+        code: `return (await services.trello.getMemberBoards({ params: { path: { id: "me" } } })).length;`,
+      });
+      expect(json(read)).toMatchObject({ result: 2 });
+    } finally {
+      await mode.close();
+    }
+  });
+});

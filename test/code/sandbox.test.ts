@@ -1,0 +1,43 @@
+/**
+ * The sandbox on its own (runtime/code/sandbox.ts), with a host that answers from a table: its
+ * memory is capped by the WebAssembly memory's maximum (QuickJS's own limit counts allocations,
+ * not bytes, in this build), and a worker that ran out is replaced while the next run goes on.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { DEFAULT_BUDGETS, type HostCall } from "../../runtime/code/protocol.js";
+import { Sandbox } from "../../runtime/code/sandbox.js";
+
+const MIB = 1024 * 1024;
+const budgets = { ...DEFAULT_BUDGETS, cpuMs: 5_000, wallMs: 20_000, memoryBytes: 32 * MIB };
+const sandbox = new Sandbox({ workers: 1, memoryBytes: budgets.memoryBytes });
+afterAll(() => sandbox.close());
+
+const host: HostCall = async (request) =>
+  JSON.stringify({ ok: true, data: { method: request.method, init: request.init ? JSON.parse(request.init) : null } });
+const shape = [{ id: "svc", methods: ["echo"] }];
+const program = (body: string) => `"use strict";\nasync function main(services) {\n${body}\n}`;
+
+describe("the sandbox's memory", () => {
+  it("stops large allocations at the budget: the memory never grows past it", { timeout: 60_000 }, async () => {
+    const outcome = await sandbox.run(
+      program(`const keep = []; for (;;) keep.push(new Uint8Array(4 << 20));`),
+      "main",
+      shape,
+      host,
+      budgets,
+    );
+    expect(outcome.failure?.kind).toBe("memory");
+    expect(outcome.heapBytes).toBeLessThanOrEqual(16 * MIB + budgets.memoryBytes);
+  });
+
+  it("runs the next program, calls included, after a run that ran out", { timeout: 60_000 }, async () => {
+    const outcome = await sandbox.run(
+      program(`const r = await services.svc.echo({ params: { path: { id: "1" } } }); return r.init.params.path.id;`),
+      "main",
+      shape,
+      host,
+      budgets,
+    );
+    expect(outcome).toMatchObject({ value: '"1"', calls: 1 });
+  });
+});
