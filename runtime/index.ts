@@ -29,6 +29,8 @@ export {
   resolveTokenUrl,
   operationOf,
   UNSAFE_PATH_VALUE,
+  DEFAULT_MAX_PAGES,
+  PagingStoppedError,
 } from "./client/client.js";
 export { pathValueProblem } from "./internal/path-values.js";
 export type {

@@ -32,6 +32,7 @@ export { querySerializerFor } from "./request.js";
 export { UNSAFE_PATH_VALUE } from "./failures.js";
 export type { CallOptions } from "./context.js";
 export type { Page, PagingOptions };
+export { DEFAULT_MAX_PAGES, PagingStoppedError } from "./paging.js";
 
 export interface ClientOptions {
   /** The named connection whose credentials and limits this client uses. */
