@@ -15,7 +15,7 @@ import createClient from "openapi-fetch";
 import { TrelloClient } from "../generated/trello/index.js";
 import { descriptor as trelloDescriptor } from "../generated/trello/descriptor.js";
 import type { paths as TrelloPaths } from "../generated/trello/types.js";
-import { createServiceClient, type ServiceDescriptor } from "../runtime/index.js";
+import { createServiceClient, createSharedState, type ServiceDescriptor } from "../runtime/index.js";
 import { startMock } from "../runtime/mock/index.js";
 // Each generated mock registers itself when imported, so startMock("<id>") finds it.
 import "../generated/contentsnare/mock.js";
@@ -28,15 +28,21 @@ const CARD = { id: "6123a9f0c4b5d6e7f8091a2b", name: "Bench", idList: "60d5ecb74
 const BODY = JSON.stringify(CARD);
 const AUTH = { apiKey: "0123456789abcdef0123456789abcdef", token: "ATTAmocktoken0123456789abcdef0123456789abcdef" };
 
-async function time(label: string, n: number, fn: () => Promise<unknown>): Promise<{ label: string; usPerCall: number }> {
-  for (let i = 0; i < 200; i++) await fn(); // warm-up
-  const rounds: number[] = [];
-  for (let r = 0; r < 5; r++) {
-    const started = performance.now();
-    for (let i = 0; i < n; i++) await fn();
-    rounds.push(((performance.now() - started) * 1000) / n);
+/**
+ * Median µs per call of each client, measured in interleaved rounds (every client once per
+ * round, in turn), so a slower stretch of the machine weighs on every row alike.
+ */
+async function timeSideBySide(n: number, rounds: number, clients: Array<[string, () => Promise<unknown>]>) {
+  for (const [, fn] of clients) for (let i = 0; i < 200; i++) await fn(); // warm-up
+  const samples = clients.map(() => [] as number[]);
+  for (let r = 0; r < rounds; r++) {
+    for (const [k, [, fn]] of clients.entries()) {
+      const started = performance.now();
+      for (let i = 0; i < n; i++) await fn();
+      samples[k]!.push(((performance.now() - started) * 1000) / n);
+    }
   }
-  return { label, usPerCall: median(rounds) };
+  return clients.map(([label], k) => ({ label, usPerCall: median(samples[k]!) }));
 }
 
 async function overhead(target: "in-process" | "loopback") {
@@ -54,21 +60,35 @@ async function overhead(target: "in-process" | "loopback") {
   } else {
     fetchImpl = async () => new Response(BODY, { status: 200, headers: { "content-type": "application/json" } });
   }
-  const n = target === "loopback" ? 500 : 5000;
+  const n = target === "loopback" ? 500 : 2000;
   const url = `${baseUrl}/1/cards/${CARD.id}?key=${AUTH.apiKey}&token=${AUTH.token}`;
   const bare = createClient<TrelloPaths>({ baseUrl, fetch: fetchImpl });
-  // Limits off, so this measures the runtime's own cost, not waiting for a budget.
-  const limits = Object.fromEntries(trelloDescriptor.limits.map((l) => [l.id, { disabled: true }]));
-  const stepforge = new TrelloClient({ connection: { name: "bench", fields: AUTH }, baseUrl, fetch: fetchImpl, limits });
-  const results = [
-    await time("plain fetch", n, async () => (await fetchImpl(url)).json()),
-    await time("openapi-fetch", n, () => bare.GET("/1/cards/{id}", { params: { path: { id: CARD.id }, query: { key: AUTH.apiKey, token: AUTH.token } as never } })),
-    await time("stepforge client", n, () => stepforge.getCard({ params: { path: { id: CARD.id } } })),
-  ];
+  const connection = { name: "bench", fields: AUTH };
+  // Limits off: the runtime's own cost. Limits on: every declared limit counts each call (as a
+  // user runs it), with room so large that none binds, so the row measures counting, not waiting.
+  const off = Object.fromEntries(trelloDescriptor.limits.map((l) => [l.id, { disabled: true }]));
+  const roomy = Object.fromEntries(trelloDescriptor.limits.map((l) => [l.id, { requests: 1e9 }]));
+  const limitsOff = new TrelloClient({ connection, baseUrl, fetch: fetchImpl, limits: off });
+  const limitsOn = new TrelloClient({ connection, baseUrl, fetch: fetchImpl, limits: roomy, shared: createSharedState() });
+  const getCard = { params: { path: { id: CARD.id } } };
+  const query = { key: AUTH.apiKey, token: AUTH.token } as never;
+  const results = await timeSideBySide(n, target === "loopback" ? 5 : 11, [
+    ["plain fetch", async () => (await fetchImpl(url)).json()],
+    ["openapi-fetch", () => bare.GET("/1/cards/{id}", { params: { path: { id: CARD.id }, query } })],
+    ["stepforge client, limits off", () => limitsOff.getCard(getCard)],
+    ["stepforge client, limits on (not binding)", () => limitsOn.getCard(getCard)],
+  ]);
   await close();
+  const fetchCost = results[0]!.usPerCall;
   const base = results[1]!.usPerCall;
-  console.log(`\nper-call cost, ${target} (${n} sequential GETs × 5 rounds, median µs/call)`);
-  console.log(table(["client", "µs/call", "vs openapi-fetch"], results.map((r) => [r.label, r.usPerCall.toFixed(1), `${(r.usPerCall / base).toFixed(2)}×`])));
+  const rounds = target === "loopback" ? 5 : 11;
+  console.log(`\nper-call cost, ${target} (${n} sequential GETs × ${rounds} interleaved rounds, median µs/call)`);
+  console.log(
+    table(
+      ["client", "µs/call", "vs plain fetch", "vs openapi-fetch"],
+      results.map((r) => [r.label, r.usPerCall.toFixed(1), `${(r.usPerCall / fetchCost).toFixed(2)}×`, `${(r.usPerCall / base).toFixed(2)}×`]),
+    ),
+  );
 }
 
 /** Saturates one window limit of a service against its mock; both sides use the scaled limit. */
@@ -135,5 +155,8 @@ async function limiter() {
 
 console.log(`stepforge runtime benchmarks — ${machineLine()}`);
 await overhead("in-process");
-await overhead("loopback");
-await limiter();
+// --per-call: the in-process row only (a quick look while working on the request pipeline).
+if (!process.argv.includes("--per-call")) {
+  await overhead("loopback");
+  await limiter();
+}

@@ -1,7 +1,16 @@
 /**
- * Hooks for logging and metrics. Silent by default: nothing is printed unless the caller passes
- * hooks. Every event is built from redacted data (URLs pass through `redactUrl`, no header, body or
- * token value is ever included), so a hook can log an event as it is.
+ * What the request pipeline tells the outside world, as events (docs/runtime.md lists them).
+ * Silent by default: nothing is built or printed unless the caller passes hooks or observers.
+ *
+ * - `hooks` get the five request-level events (request, response, retry, throttle, token), each
+ *   through its own function and then `onEvent`, as they always did.
+ * - `observers` get every event, the call and attempt lifecycle included: call start and end,
+ *   attempt start and end. Tracing and a call log attach here (issue 23), not inside the pipeline.
+ *
+ * Every event carries the id of the call it belongs to (`callId`, unique in the process), so an
+ * observer can pair a call's start with its end and its attempts with the call. Events are built
+ * from redacted data (URLs pass through `redactUrl`; no header, body or token value is included),
+ * so an observer can log an event as it is. A throwing hook or observer never breaks a call.
  */
 
 interface EventBase {
@@ -10,6 +19,8 @@ interface EventBase {
   operation?: string | undefined;
   /** The connection name. */
   connection: string;
+  /** The call the event belongs to (a token renewal: the call that needed the token). */
+  callId: string;
 }
 
 export interface RequestEvent extends EventBase {
@@ -38,7 +49,7 @@ export interface RetryEvent extends EventBase {
   type: "retry";
   attempt: number;
   delayMs: number;
-  /** Why: `status 429`, `code 606`, `timeout`, `network`, `reauth`. */
+  /** Why: `status 429`, `code 606`, `timeout`, `network`, `reauth`, `token server`. */
   reason: string;
   /** Whether the delay came from the service's Retry-After. */
   retryAfter: boolean;
@@ -59,7 +70,72 @@ export interface TokenEvent extends EventBase {
   expiresAt?: string | undefined;
 }
 
+/** A call begins (before limits, tokens or anything is sent). */
+export interface CallStartEvent extends EventBase {
+  type: "call_start";
+  operation: string;
+  method: string;
+  /** The operation's path template (`/1/cards/{id}`): no values, so nothing secret or high-cardinality. */
+  urlTemplate: string;
+}
+
+/** A call is over: resolved with the success body, or rejected with a typed error. */
+export interface CallEndEvent extends EventBase {
+  type: "call_end";
+  operation: string;
+  outcome: "success" | "failure";
+  /** The error's kind (`rate_limited`, `auth`, `timeout`, …) when the call failed. */
+  errorKind?: string | undefined;
+  /** The last answer's HTTP status, if one came. */
+  status?: number | undefined;
+  /** Whether a failed write may still have been carried out (see StepforgeError.outcomeUnknown). */
+  outcomeUnknown?: boolean | undefined;
+  /** Requests sent (0 when the call failed before sending: a refused quota, a token failure). */
+  attempts: number;
+  retries: number;
+  durationMs: number;
+}
+
+/** One request is about to be sent (after the limits admitted it and the credentials are on). */
+export interface AttemptStartEvent extends EventBase {
+  type: "attempt_start";
+  operation: string;
+  /** 0 for the first attempt. */
+  attempt: number;
+  /** Times this request was sent before (OpenTelemetry's http.request.resend_count). */
+  resendCount: number;
+  method: string;
+  urlTemplate: string;
+  /** Host name of the address the request goes to. */
+  serverAddress: string;
+  serverPort?: number | undefined;
+}
+
+/** One request is over: answered (any status), timed out or failed on the network. */
+export interface AttemptEndEvent extends EventBase {
+  type: "attempt_end";
+  operation: string;
+  attempt: number;
+  resendCount: number;
+  method: string;
+  urlTemplate: string;
+  serverAddress: string;
+  serverPort?: number | undefined;
+  /** The HTTP status, when an answer came. */
+  status?: number | undefined;
+  /**
+   * Why the attempt failed, low-cardinality: the error kind of a failed answer (`rate_limited`,
+   * `server`, …) or `timeout` / `network` when no answer came. Absent on success.
+   */
+  errorType?: string | undefined;
+  durationMs: number;
+}
+
+/** The events `hooks` receive. */
 export type RuntimeEvent = RequestEvent | ResponseEvent | RetryEvent | ThrottleEvent | TokenEvent;
+
+/** Every event the pipeline emits: what observers receive. */
+export type PipelineEvent = RuntimeEvent | CallStartEvent | CallEndEvent | AttemptStartEvent | AttemptEndEvent;
 
 export interface Hooks {
   onRequest?: (event: RequestEvent) => void;
@@ -67,8 +143,13 @@ export interface Hooks {
   onRetry?: (event: RetryEvent) => void;
   onThrottle?: (event: ThrottleEvent) => void;
   onToken?: (event: TokenEvent) => void;
-  /** Every event, after its specific hook. */
+  /** Every request-level event (the five above), after its specific hook. */
   onEvent?: (event: RuntimeEvent) => void;
+}
+
+/** Receives every event of every call of a client, in the order they happen. */
+export interface Observer {
+  onEvent(event: PipelineEvent): void;
 }
 
 /** Calls the hooks for `event`; a throwing hook never breaks a call. */

@@ -29,9 +29,21 @@ export {
   resolveTokenUrl,
   operationOf,
   UNSAFE_PATH_VALUE,
+  DEFAULT_MAX_PAGES,
+  PagingStoppedError,
 } from "./client/client.js";
 export { pathValueProblem } from "./internal/path-values.js";
-export type { ClientOptions, OperationInit, OperationData, ServiceClient, SharedState, Page, PagingOptions } from "./client/client.js";
+export type {
+  CallOptions,
+  ClientOptions,
+  OperationInit,
+  OperationData,
+  RawRequest,
+  ServiceClient,
+  SharedState,
+  Page,
+  PagingOptions,
+} from "./client/client.js";
 export { authorizeUrl, exchangeAuthorizationCode, secretValues, parseExpiry } from "./credentials/auth.js";
 export type { Connection } from "./credentials/auth.js";
 export {
@@ -76,7 +88,21 @@ export type {
   StateStore,
   StoredRecord,
 } from "./state/index.js";
-export type { Hooks, RuntimeEvent, RequestEvent, ResponseEvent, RetryEvent, ThrottleEvent, TokenEvent } from "./hooks.js";
+export type {
+  AttemptEndEvent,
+  AttemptStartEvent,
+  CallEndEvent,
+  CallStartEvent,
+  Hooks,
+  Observer,
+  PipelineEvent,
+  RuntimeEvent,
+  RequestEvent,
+  ResponseEvent,
+  RetryEvent,
+  ThrottleEvent,
+  TokenEvent,
+} from "./hooks.js";
 export type { RetryOptions } from "./client/retry.js";
 export { nextMidnight, dayIn, monthIn, nextMonthStart } from "./internal/time.js";
 export { getPath, firstPath } from "./internal/values.js";

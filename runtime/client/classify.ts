@@ -1,10 +1,11 @@
 /**
- * Turns a service's answer into a typed error (or none), using only what the descriptor declares:
- * HTTP statuses, service error codes, an error envelope inside successful responses, where the
- * message and request id live, and Retry-After headers.
+ * Classification: whether a service's answer is a success or a failure, and which declared rule
+ * the failure falls under, using only what the descriptor declares: HTTP statuses, service error
+ * codes, an error envelope inside successful responses, where the message and request id live,
+ * and Retry-After headers. The typed error is built by the caller (failures.ts), which knows the
+ * call; what happens next is the retry policy's decision (retry.ts).
  */
-import type { ErrorKind, ErrorRule, OperationDescriptor, ServiceDescriptor } from "../descriptor.js";
-import { createError, redact, type StepforgeError } from "../errors.js";
+import type { ErrorKind, ErrorRule, ServiceDescriptor } from "../descriptor.js";
 import { getPath } from "../internal/values.js";
 
 const DEFAULT_STATUS_KINDS: Array<[number, number, ErrorKind, boolean]> = [
@@ -44,7 +45,9 @@ export function parseRetryAfter(value: string | null | undefined, now = Date.now
 function firstString(value: unknown): string | undefined {
   if (typeof value === "string" && value.length > 0) return value;
   if (Array.isArray(value)) {
-    const parts = value.map((v) => (typeof v === "string" ? v : firstString((v as { message?: unknown })?.message))).filter(Boolean);
+    const parts = value
+      .map((v) => (typeof v === "string" ? v : firstString((v as { message?: unknown })?.message)))
+      .filter(Boolean);
     return parts.length ? parts.join("; ") : undefined;
   }
   return undefined;
@@ -59,7 +62,8 @@ function field(body: unknown, name: string): unknown {
  * objects (`error.message`, `meta.requestId`). Own properties only (runtime/internal/values.ts).
  */
 function declaredField(body: unknown, name: string): unknown {
-  if (body && typeof body === "object" && Object.prototype.hasOwnProperty.call(body, name)) return (body as Record<string, unknown>)[name];
+  if (body && typeof body === "object" && Object.prototype.hasOwnProperty.call(body, name))
+    return (body as Record<string, unknown>)[name];
   return name.includes(".") ? getPath(body, name) : undefined;
 }
 
@@ -71,7 +75,11 @@ export interface ServiceFailure {
 }
 
 /** Finds what went wrong in a response, if anything, without building the error yet. */
-export function findFailure(descriptor: ServiceDescriptor, response: Response, body: unknown): ServiceFailure | undefined {
+export function findFailure(
+  descriptor: ServiceDescriptor,
+  response: Response,
+  body: unknown,
+): ServiceFailure | undefined {
   const { errors } = descriptor;
   if (!response.ok) {
     const candidate = firstString(field(body, "code")) ?? firstString(field(body, "error"));
@@ -92,7 +100,8 @@ export function findFailure(descriptor: ServiceDescriptor, response: Response, b
     const list = field(body, envelope.errorsField);
     const first = Array.isArray(list) ? (list[0] as Record<string, unknown> | undefined) : undefined;
     const code = first?.[envelope.codeField] !== undefined ? String(first[envelope.codeField]) : undefined;
-    const message = typeof first?.[envelope.messageField] === "string" ? (first[envelope.messageField] as string) : "request failed";
+    const message =
+      typeof first?.[envelope.messageField] === "string" ? (first[envelope.messageField] as string) : "request failed";
     const rule = (code !== undefined ? errors.codes[code] : undefined) ?? {
       kind: "server" as const,
       retry: false,
@@ -122,23 +131,19 @@ export function retryAfterOf(descriptor: ServiceDescriptor, response: Response):
   return undefined;
 }
 
-export async function errorFromResponse(
-  descriptor: ServiceDescriptor,
-  op: OperationDescriptor,
-  response: Response,
-  body: unknown,
-  secrets: string[],
-): Promise<StepforgeError | undefined> {
+/** What an answer is: a success, or a failure with what the retry policy and the error need. */
+export interface Answer {
+  failure: ServiceFailure | undefined;
+  requestId: string | undefined;
+  /** How long the service asked to wait (declared Retry-After headers), for failures only. */
+  retryAfterMs: number | undefined;
+}
+
+export function classifyAnswer(descriptor: ServiceDescriptor, response: Response, body: unknown): Answer {
   const failure = findFailure(descriptor, response, body);
-  if (!failure) return undefined;
-  const what = failure.code ? `${failure.code} ` : "";
-  return createError(failure.rule.kind, redact(`${descriptor.title} ${op.operationId}: ${what}${failure.message}`, secrets), {
-    service: descriptor.id,
-    operation: op.operationId,
-    status: failure.status,
-    code: failure.code,
+  return {
+    failure,
     requestId: requestIdOf(descriptor, response, body),
-    retryable: failure.rule.retry,
-    retryAfterMs: retryAfterOf(descriptor, response),
-  });
+    retryAfterMs: failure ? retryAfterOf(descriptor, response) : undefined,
+  };
 }

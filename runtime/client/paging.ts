@@ -9,11 +9,62 @@
  * Each page carries `next`, the cursor to resume from (a token or an offset); it is absent on the
  * last page. With `maxItems`, an offset cursor resumes exactly after the last item returned; a
  * token cursor resumes at the next page.
+ *
+ * Safe by default (issue 19): a walk without `maxPages` stops after {@link DEFAULT_MAX_PAGES} pages
+ * with a {@link PagingStoppedError} when there is more to read, because a small page size or a
+ * service that never says "last page" would otherwise run unbounded. A service that sends the same
+ * token twice, or the same full page for a new offset, stops the walk with the same error type.
  */
 import type { OperationDescriptor, PagingSpec } from "../descriptor.js";
 import { getPath } from "../internal/values.js";
-import { createError } from "../errors.js";
+import { createError, StepforgeError } from "../errors.js";
 import { iteratePageNumbers } from "./page-numbers.js";
+
+/** Pages read when the caller sets no `maxPages`; pass `maxPages: Infinity` to read everything. */
+export const DEFAULT_MAX_PAGES = 100;
+
+/**
+ * A page walk stopped before its end: `page_cap` (the default cap was reached with more to read;
+ * raise `maxPages` or resume from `next`) or `page_loop` (the service repeated a cursor or a page).
+ */
+export class PagingStoppedError extends StepforgeError {
+  readonly reason: "page_cap" | "page_loop";
+  readonly pages: number;
+  /** Where to resume a capped walk (as `startToken` / `startOffset`); absent for a loop. */
+  readonly next: string | number | undefined;
+
+  constructor(
+    kind: "validation" | "server",
+    message: string,
+    details: { service: string; operation: string; reason: "page_cap" | "page_loop"; pages: number; next?: unknown },
+  ) {
+    super(kind, message, { service: details.service, operation: details.operation, retryable: false });
+    this.name = "PagingStoppedError";
+    this.reason = details.reason;
+    this.pages = details.pages;
+    this.next = details.next as string | number | undefined;
+  }
+}
+
+function capReached(service: string, op: OperationDescriptor, pages: number, next: string | number, resumeWith?: string) {
+  const resume = resumeWith ?? (typeof next === "number" ? "startOffset" : "startToken");
+  return new PagingStoppedError(
+    "validation",
+    `${service}: paging "${op.operationId}" stopped after ${pages} pages (the default cap) with more to read; ` +
+      `pass { maxPages: N } to read more pages, { maxPages: Infinity } to read them all, ` +
+      `or resume with { ${resume}: error.next }`,
+    { service, operation: op.operationId, reason: "page_cap", pages, next },
+  );
+}
+
+function loopFound(service: string, op: OperationDescriptor, pages: number, what: string) {
+  return new PagingStoppedError(
+    "server",
+    `${service}: paging "${op.operationId}" stopped after ${pages} pages because the service ${what}; ` +
+      `reading on would loop forever`,
+    { service, operation: op.operationId, reason: "page_loop", pages },
+  );
+}
 
 export interface Page {
   /** The whole response body of this page. */
@@ -25,7 +76,11 @@ export interface Page {
 }
 
 export interface PagingOptions {
-  /** Stop after this many pages. */
+  /**
+   * Stop quietly after this many pages (resume from the last page's `next`). Unset, a walk stops
+   * after {@link DEFAULT_MAX_PAGES} pages with a {@link PagingStoppedError} if there is more;
+   * `Infinity` reads every page.
+   */
   maxPages?: number | undefined;
   /** Stop after this many items in all. */
   maxItems?: number | undefined;
@@ -39,7 +94,6 @@ export interface PagingOptions {
 
 type Init = { params?: { query?: Record<string, unknown> } & Record<string, unknown> } & Record<string, unknown>;
 
-
 function withQuery(init: Init, query: Record<string, unknown>): Init {
   return { ...init, params: { ...(init.params ?? {}), query } };
 }
@@ -48,16 +102,22 @@ function itemsOf(service: string, op: OperationDescriptor, paging: PagingSpec, d
   const items = getPath(data, paging.itemsField);
   if (items === undefined || items === null) return [];
   if (!Array.isArray(items)) {
-    throw createError("server", `${op.operationId}: the response field "${paging.itemsField}" is not a list, so it cannot be paged`, {
-      service,
-      operation: op.operationId,
-    });
+    throw createError(
+      "server",
+      `${op.operationId}: the response field "${paging.itemsField}" is not a list, so it cannot be paged`,
+      {
+        service,
+        operation: op.operationId,
+      },
+    );
   }
   return items;
 }
 
-function checkCount(name: string, value: number | undefined): void {
-  if (value !== undefined && (!Number.isInteger(value) || value < 0)) throw new RangeError(`${name} must be a whole number ≥ 0`);
+function checkCount(name: string, value: number | undefined, infinite = false): void {
+  if (value === undefined || (infinite && value === Infinity)) return;
+  if (!Number.isInteger(value) || value < 0)
+    throw new RangeError(`${name} must be a whole number ≥ 0${infinite ? " or Infinity" : ""}`);
 }
 
 export async function* iteratePages(
@@ -68,23 +128,42 @@ export async function* iteratePages(
   options: PagingOptions = {},
 ): AsyncGenerator<Page, void, undefined> {
   const paging = op.paging;
-  if (!paging) throw new Error(`${service}: operation "${op.operationId}" declares no paging (x-stepforge-paging); use call()`);
-  checkCount("maxPages", options.maxPages);
-  checkCount("maxItems", options.maxItems);
+  if (!paging)
+    throw new Error(`${service}: operation "${op.operationId}" declares no paging (x-stepforge-paging); use call()`);
+  checkCount("maxPages", options.maxPages, true);
+  checkCount("maxItems", options.maxItems, true);
   const baseQuery = { ...(init.params?.query ?? {}) };
-  const maxPages = options.maxPages ?? Infinity;
+  // Only the default cap is an error: a caller who set maxPages asked to stop there.
+  const capped = options.maxPages === undefined;
+  const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
   const maxItems = options.maxItems ?? Infinity;
   let pages = 0;
   let seen = 0;
   if (maxPages === 0 || maxItems === 0) return;
   if (paging.style === "page") {
-    yield* iteratePageNumbers(op, paging, call, (data) => itemsOf(service, op, paging, data), init, options);
+    // The page-number walk stops at maxPages itself; the default cap is said here, as for the others.
+    let last: Page | undefined;
+    const walk = iteratePageNumbers(op, paging, call, (data) => itemsOf(service, op, paging, data), init, {
+      ...options,
+      maxPages,
+    });
+    for await (const page of walk) {
+      pages++;
+      seen += page.items.length;
+      last = page;
+      yield page;
+    }
+    if (capped && pages >= maxPages && seen < maxItems && last?.next !== undefined) {
+      throw capReached(service, op, pages, last.next, `params.query.${paging.pageParam}`);
+    }
     return;
   }
 
   if (paging.style === "token") {
     let token = options.startToken ?? (baseQuery[paging.tokenParam] as string | undefined);
+    const sent = new Set<string>();
     for (;;) {
+      if (token !== undefined) sent.add(String(token));
       const query = { ...baseQuery };
       if (token !== undefined && token !== "") query[paging.tokenParam] = token;
       else delete query[paging.tokenParam];
@@ -92,35 +171,74 @@ export async function* iteratePages(
       const data = await call(withQuery(init, query));
       const all = itemsOf(service, op, paging, data);
       const rawNext = getPath(data, paging.tokenField);
-      const nextToken = typeof rawNext === "string" && rawNext !== "" ? rawNext : typeof rawNext === "number" ? String(rawNext) : undefined;
-      let more = paging.moreField ? getPath(data, paging.moreField) === true && nextToken !== undefined : nextToken !== undefined;
-      if (more && nextToken === token && all.length === 0) more = false; // a service repeating itself would loop forever
+      const nextToken =
+        typeof rawNext === "string" && rawNext !== ""
+          ? rawNext
+          : typeof rawNext === "number"
+            ? String(rawNext)
+            : undefined;
+      let more = paging.moreField
+        ? getPath(data, paging.moreField) === true && nextToken !== undefined
+        : nextToken !== undefined;
+      // A service repeating itself would loop forever.
+      if (more && nextToken === token && all.length === 0) more = false;
       const items = all.slice(0, maxItems - seen);
       pages++;
       seen += items.length;
       yield { data, items, next: more ? nextToken : undefined };
-      if (!more || pages >= maxPages || seen >= maxItems) return;
+      if (!more || seen >= maxItems) return;
+      if (sent.has(nextToken!)) throw loopFound(service, op, pages, "sent a page token it had sent before");
+      if (pages >= maxPages) {
+        if (capped) throw capReached(service, op, pages, nextToken!);
+        return;
+      }
       token = nextToken;
     }
   }
 
-  const requested = options.pageSize ?? (baseQuery[paging.limitParam] !== undefined ? Number(baseQuery[paging.limitParam]) : paging.maxLimit);
+  const requested =
+    options.pageSize ??
+    (baseQuery[paging.limitParam] !== undefined ? Number(baseQuery[paging.limitParam]) : paging.maxLimit);
   const limit = Math.max(1, Math.min(paging.maxLimit, Math.floor(requested)));
-  let offset = options.startOffset ?? (baseQuery[paging.offsetParam] !== undefined ? Number(baseQuery[paging.offsetParam]) : 0);
+  let offset =
+    options.startOffset ?? (baseQuery[paging.offsetParam] !== undefined ? Number(baseQuery[paging.offsetParam]) : 0);
   checkCount("startOffset", offset);
+  let previousPage: string | undefined;
+  let previousOffset = offset;
   for (;;) {
-    const data = await call(withQuery(init, { ...baseQuery, [paging.offsetParam]: offset, [paging.limitParam]: limit }));
+    const data = await call(
+      withQuery(init, { ...baseQuery, [paging.offsetParam]: offset, [paging.limitParam]: limit }),
+    );
     const all = itemsOf(service, op, paging, data);
     const totalRaw = paging.totalField ? getPath(data, paging.totalField) : undefined;
-    const total = typeof totalRaw === "number" ? totalRaw : typeof totalRaw === "string" && totalRaw !== "" ? Number(totalRaw) : undefined;
+    const total =
+      typeof totalRaw === "number"
+        ? totalRaw
+        : typeof totalRaw === "string" && totalRaw !== ""
+          ? Number(totalRaw)
+          : undefined;
     const items = all.slice(0, maxItems - seen);
     const cut = items.length < all.length;
-    const end = all.length === 0 || all.length < limit || (total !== undefined && Number.isFinite(total) && offset + all.length >= total);
+    const end =
+      all.length === 0 ||
+      all.length < limit ||
+      (total !== undefined && Number.isFinite(total) && offset + all.length >= total);
     pages++;
     seen += items.length;
     const next = cut ? offset + items.length : end ? undefined : offset + all.length;
     yield { data, items, next };
-    if (next === undefined || pages >= maxPages || seen >= maxItems) return;
+    if (next === undefined || seen >= maxItems) return;
+    // A service that ignores the offset sends the same full page forever.
+    const page = JSON.stringify(all);
+    if (page === previousPage) {
+      throw loopFound(service, op, pages, `sent the same page for offsets ${previousOffset} and ${offset}`);
+    }
+    previousPage = page;
+    previousOffset = offset;
+    if (pages >= maxPages) {
+      if (capped) throw capReached(service, op, pages, next);
+      return;
+    }
     offset = next;
   }
 }

@@ -1,8 +1,9 @@
 /**
- * Retry policy: how long to wait before the next attempt, and whether a failed attempt may be sent
- * again at all.
+ * Retry policy: after a failed attempt, what next — retry after a delay, renew the token once, or
+ * give up — and whether a failed write's outcome is unknown (it may have been carried out, so it
+ * is neither resent nor reported as retryable). Pure decisions: the loop (transport.ts) waits.
  */
-import type { ErrorRule } from "../descriptor.js";
+import type { ErrorRule, OperationDescriptor } from "../descriptor.js";
 
 export interface RetryOptions {
   /** Retries after the first attempt (default 3; 0 turns retrying off). */
@@ -58,7 +59,15 @@ export function resendSafe(rule: ErrorRule, status: number): boolean {
 }
 
 /** Transport error codes that mean the request never reached the server. */
-const NOT_SENT = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ENETUNREACH", "EHOSTUNREACH", "UND_ERR_CONNECT_TIMEOUT", "ERR_INVALID_URL"]);
+const NOT_SENT = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ENETUNREACH",
+  "EHOSTUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "ERR_INVALID_URL",
+]);
 
 /** The first `code` along an error's cause chain (undici puts the socket error under `cause`). */
 export function errorCode(error: unknown): string | undefined {
@@ -85,4 +94,85 @@ export function innerMessage(error: unknown): string {
 export function neverSent(error: unknown): boolean {
   const code = errorCode(error);
   return code !== undefined && NOT_SENT.has(code);
+}
+
+/** What the loop does after a failed attempt (a refused token is decided first, by `shouldRenew`). */
+export type NextStep =
+  | { action: "retry"; delayMs: number; reason: string; fromService: boolean }
+  | { action: "give_up" };
+
+const GIVE_UP: NextStep = { action: "give_up" };
+
+/**
+ * No complete answer came. Sent and not idempotent: the outcome is unknown, and the request is not
+ * resent; otherwise it is retried after a backoff.
+ */
+export function afterNoAnswer(
+  op: OperationDescriptor,
+  sent: boolean,
+  timedOut: boolean,
+  retries: number,
+  retry: ResolvedRetry,
+): NextStep {
+  if (unknownWithoutAnswer(op, sent)) return GIVE_UP;
+  return {
+    action: "retry",
+    delayMs: backoffDelay(retries, retry),
+    reason: timedOut ? "timeout" : "network",
+    fromService: false,
+  };
+}
+
+/** A write that was sent and got no answer may have been carried out. */
+export function unknownWithoutAnswer(op: OperationDescriptor, sent: boolean): boolean {
+  return sent && !op.idempotent;
+}
+
+/** A 5xx that does not say the service did nothing leaves a non-idempotent write undecided. */
+export function unknownAfterFailure(op: OperationDescriptor, rule: ErrorRule, status: number): boolean {
+  return rule.kind === "server" && !op.idempotent && !resendSafe(rule, status);
+}
+
+/**
+ * The service refused the token a call carried (a rule with `reauth`): renew it once (shared with
+ * every call that got the same answer for the same token) and repeat the call once.
+ */
+export function shouldRenew(rule: ErrorRule, carriedToken: boolean, renewedBefore: boolean): boolean {
+  return rule.reauth && carriedToken && !renewedBefore;
+}
+
+export interface FailedAnswer {
+  rule: ErrorRule;
+  status: number;
+  code?: string | undefined;
+  /** The service's Retry-After, in ms. */
+  retryAfterMs: number | undefined;
+  /** How long a declared window the service says is full stays shut (the limiter's view). */
+  windowWaitMs: number | undefined;
+  /** The answer spent a quota: nothing more today. */
+  quotaSpent: boolean;
+}
+
+/**
+ * The service answered with a failure. Retried when its rule says so, no quota is spent, and
+ * sending it again cannot do the work twice (idempotent, or the service certainly did nothing).
+ * The wait: the service's Retry-After, else the declared window's (the limiter holds every other
+ * caller too), else a backoff.
+ */
+export function afterFailure(
+  op: OperationDescriptor,
+  failed: FailedAnswer,
+  retries: number,
+  retry: ResolvedRetry,
+): NextStep {
+  const { rule, status } = failed;
+  if (!rule.retry || failed.quotaSpent || !(op.idempotent || resendSafe(rule, status))) return GIVE_UP;
+  const delayMs = failed.retryAfterMs ?? failed.windowWaitMs ?? backoffDelay(retries, retry);
+  const reason = failed.code ? `code ${failed.code}` : `status ${status}`;
+  return { action: "retry", delayMs, reason, fromService: failed.retryAfterMs !== undefined };
+}
+
+/** Whether one more pause of `delayMs` fits the call's budget (retries and total wait). */
+export function withinBudget(retries: number, waitedMs: number, delayMs: number, retry: ResolvedRetry): boolean {
+  return retries < retry.attempts && waitedMs + delayMs <= retry.maxTotalWaitMs;
 }

@@ -6,7 +6,6 @@
 import type { Placement, ServiceDescriptor } from "../descriptor.js";
 import { AuthError, createError, NetworkError, redact, redactUrl, TimeoutError } from "../errors.js";
 import type { LimitOverrides } from "../limits/limits.js";
-import { fillTemplate } from "../internal/template.js";
 import type { TokenEntry } from "./tokens.js";
 
 /** One named, connected account of a service. */
@@ -62,33 +61,6 @@ export function credentialQueryNames(descriptor: ServiceDescriptor): string[] {
   const auth = descriptor.auth;
   const placements = auth.kind === "api-key" ? Object.values(auth.modes).flat() : auth.kind === "none" ? [] : [auth.send];
   return [...new Set(placements.filter((p) => p.in === "query").map((p) => p.name))];
-}
-
-/** Puts the connection's credentials (and `accessToken` for OAuth kinds) on `url` / `headers`. */
-export function applyCredentialsTo(
-  descriptor: ServiceDescriptor,
-  connection: Connection,
-  url: URL,
-  headers: Headers,
-  accessToken?: string,
-): void {
-  // An api-key connection may hold its own "accessToken" field (a bearer scheme derived from a
-  // plain spec): only an OAuth token fetched for this call replaces it, never an absent one.
-  const values: Record<string, string | undefined> = accessToken === undefined ? connection.fields : { ...connection.fields, accessToken };
-  for (const placement of placementsFor(descriptor, connection)) {
-    const value = fillTemplate(placement.value, values, `${descriptor.id} credentials`);
-    if (placement.in === "query") url.searchParams.set(placement.name, value);
-    else headers.set(placement.name, value);
-  }
-}
-
-/** A copy of `request` carrying the connection's credentials (kept for callers of the first core). */
-export async function applyCredentials(descriptor: ServiceDescriptor, connection: Connection, request: Request, accessToken?: string): Promise<Request> {
-  const url = new URL(request.url);
-  const headers = new Headers(request.headers);
-  applyCredentialsTo(descriptor, connection, url, headers, accessToken);
-  const body = request.body ? await request.arrayBuffer() : undefined;
-  return new Request(url, { method: request.method, headers, body, signal: request.signal, redirect: "manual" });
 }
 
 /**

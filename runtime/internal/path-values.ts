@@ -10,6 +10,7 @@
  */
 
 const MAX_DECODES = 5;
+const PLAIN = /^[\x20-\x24\x26-\x2d\x30-\x5b\x5d-\x7e]+$/;
 
 function isDotSegment(text: string): boolean {
   return text.split(/[/\\]/).some((segment) => segment === "." || segment === "..");
@@ -28,6 +29,9 @@ export function pathValueProblem(value: unknown): string | undefined {
   if (value === undefined || value === null) return "it is missing";
   const text = String(value);
   if (text.length === 0) return "it is empty, which would drop a segment of the address";
+  // Printable ASCII with no dot, slash, backslash or percent sign cannot be or become a dot segment
+  // (NFKC leaves ASCII as it is): the usual id needs none of the checks below.
+  if (PLAIN.test(text)) return undefined;
   let form = text;
   for (let round = 0; round <= MAX_DECODES; round++) {
     if (isDotSegment(form) || isDotSegment(form.normalize("NFKC"))) {

@@ -21,7 +21,28 @@
  */
 import { createHash } from "node:crypto";
 import type { LimitSpec, OperationDescriptor, ServiceDescriptor } from "../descriptor.js";
-import { dayIn, monthIn, nextMidnight, nextMonthStart } from "../internal/time.js";
+import {
+  commit,
+  evaluate,
+  NOOP_TICKET,
+  newState,
+  type PlannedLimit,
+  type QuotaRefusal,
+  QuotaRefusedError,
+  refusalFor,
+  type State,
+  type Ticket,
+} from "./counting.js";
+import { dayIn } from "../internal/time.js";
+
+export {
+  type PlannedLimit,
+  type QuotaRefusal,
+  QuotaRefusedError,
+  quotaPeriod,
+  refusalFor,
+  type Ticket,
+} from "./counting.js";
 
 /** Per-connection changes to declared limits: a paid plan's numbers, or shrunk windows in tests. */
 export interface LimitOverride {
@@ -114,66 +135,6 @@ export function hashOf(value: string): string {
   return createHash("sha256").update(value).digest("hex").slice(0, 16);
 }
 
-type Entry = { t: number };
-
-interface WindowState {
-  kind: "window";
-  entries: Entry[];
-  /** The service said this window is full (someone else spent it): send nothing before this. */
-  blockedUntil: number;
-  /** Prune expired entries once the log is this long (keeps the per-call cost flat). */
-  pruneAt: number;
-}
-interface ConcurrencyState {
-  kind: "concurrency";
-  active: number;
-  /** A penalty period after the service refused a call: send nothing before this. */
-  blockedUntil: number;
-}
-/** A daily or monthly quota: `period` is the calendar day or month it counts. */
-interface PeriodState {
-  kind: "daily-quota" | "monthly-quota";
-  period: string;
-  count: number;
-  exhausted: boolean;
-}
-interface HeaderState {
-  kind: "header-quota";
-  day: string;
-  remaining: number | undefined;
-  reserved: number;
-  cost: number;
-}
-type State = WindowState | ConcurrencyState | PeriodState | HeaderState;
-
-export interface PlannedLimit {
-  spec: LimitSpec;
-  /** Names the budget: service, limit and scope (never a secret: credential values are hashed). */
-  key: string;
-  state: State;
-}
-
-/** Why a call cannot be made at all today. */
-export interface QuotaRefusal {
-  limit: LimitSpec;
-  resetsAt: Date;
-  message: string;
-}
-
-export class QuotaRefusedError extends Error {
-  constructor(readonly refusal: QuotaRefusal) {
-    super(refusal.message);
-    this.name = "QuotaRefusedError";
-  }
-}
-
-export interface Ticket {
-  /**
-   * Call once when the attempt is over. `sent: false` when the request never left (it then counts
-   * against nothing); `headers` lets header quotas learn what is left.
-   */
-  release(outcome: { sent: boolean; headers?: Headers | undefined }): void;
-}
 
 interface Waiter {
   planned: PlannedLimit[];
@@ -187,10 +148,6 @@ interface Waiter {
   estimated: Set<string>;
 }
 
-type Verdict = { ok: true } | { ok: false; wait: number; blocking: State[]; limit: string } | { ok: false; refusal: QuotaRefusal };
-
-const NOOP_TICKET: Ticket = { release() {} };
-
 /**
  * What clients need from a limiter: this in-process registry, or one over the shared state layer
  * (`SharedLimitRegistry`, runtime/limits/shared.ts) that many processes use together.
@@ -202,6 +159,11 @@ export interface Limiter {
     options?: { signal?: AbortSignal | undefined; onThrottle?: ((limit: string, waitMs: number) => void) | undefined },
   ): Promise<Ticket>;
   noteRejection(planned: PlannedLimit[], status: number, code: string | undefined, retryAfterMs: number | undefined): { refusal?: QuotaRefusal; waitMs?: number };
+  /**
+   * A ticket at once when nobody waits and every planned limit has room, else undefined (then
+   * `acquire`). Optional: a limiter whose state lives elsewhere cannot answer without waiting.
+   */
+  tryAcquire?(planned: PlannedLimit[]): Ticket | undefined;
   /** This process's view of its budgets, for tests and introspection. */
   snapshot(): Array<{ key: string; kind: string; value: number }>;
 }
@@ -211,6 +173,8 @@ export class LimitRegistry implements Limiter {
   private readonly queue: Waiter[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
   private timerAt = Infinity;
+  /** What a released ticket calls: one function for every ticket, not a closure per call. */
+  private readonly pumpLater = () => this.pump();
 
   /**
    * The limits that apply to one call of `op`, with their shared state. `values` are the call's
@@ -239,6 +203,8 @@ export class LimitRegistry implements Limiter {
   ): Promise<Ticket> {
     if (planned.length === 0) return Promise.resolve(NOOP_TICKET);
     if (options.signal?.aborted) return Promise.reject(options.signal.reason);
+    const now = this.tryAcquire(planned);
+    if (now) return Promise.resolve(now);
     return new Promise<Ticket>((resolve, reject) => {
       const waiter: Waiter = { planned, resolve, reject, signal: options.signal, onThrottle: options.onThrottle, throttled: new Set(), estimated: new Set() };
       if (options.signal) {
@@ -253,6 +219,16 @@ export class LimitRegistry implements Limiter {
       this.queue.push(waiter);
       this.pump();
     });
+  }
+
+  /**
+   * Nobody waiting and room under every limit (the common case): admitted at once, as the queue
+   * walk would admit it, without a promise, a waiter, listeners or a walk.
+   */
+  tryAcquire(planned: PlannedLimit[]): Ticket | undefined {
+    if (planned.length === 0) return NOOP_TICKET;
+    if (this.queue.length > 0 || !evaluate(planned, Date.now()).ok) return undefined;
+    return commit(planned, this.pumpLater);
   }
 
   /**
@@ -300,7 +276,7 @@ export class LimitRegistry implements Limiter {
     return [...this.states.entries()].map(([key, s]) => {
       switch (s.kind) {
         case "window":
-          return { key, kind: s.kind, value: s.entries.length };
+          return { key, kind: s.kind, value: s.pending + s.answered.length - s.start };
         case "concurrency":
           return { key, kind: s.kind, value: s.active };
         case "daily-quota":
@@ -313,6 +289,11 @@ export class LimitRegistry implements Limiter {
   }
 
   private pump(): void {
+    if (this.queue.length === 0) {
+      // Nothing waits (a release with no one queued): only a stale timer to drop.
+      this.schedule(Infinity, 0);
+      return;
+    }
     const now = Date.now();
     const blocked = new Set<State>();
     let soonest = Infinity;
@@ -326,7 +307,7 @@ export class LimitRegistry implements Limiter {
       if (verdict.ok) {
         this.queue.splice(i, 1);
         this.settle(waiter);
-        waiter.resolve(commit(waiter.planned, () => this.pump()));
+        waiter.resolve(commit(waiter.planned, this.pumpLater));
         continue;
       }
       if ("refusal" in verdict) {
@@ -379,154 +360,3 @@ export class LimitRegistry implements Limiter {
   }
 }
 
-function newState(spec: LimitSpec): State {
-  switch (spec.kind) {
-    case "window":
-      return { kind: "window", entries: [], blockedUntil: 0, pruneAt: 64 };
-    case "concurrency":
-      return { kind: "concurrency", active: 0, blockedUntil: 0 };
-    case "daily-quota":
-    case "monthly-quota":
-      return { kind: spec.kind, period: "", count: 0, exhausted: false };
-    case "header-quota":
-      return { kind: "header-quota", day: "", remaining: undefined, reserved: 0, cost: 1 };
-  }
-}
-
-/** The calendar period a quota counts (day or month in its zone) and when the next one starts. */
-export function quotaPeriod(spec: LimitSpec, now: number): { period: string; resetsAt: Date } {
-  const zone = "resetTimeZone" in spec ? spec.resetTimeZone : "UTC";
-  return spec.kind === "monthly-quota"
-    ? { period: monthIn(zone, now), resetsAt: nextMonthStart(zone, now) }
-    : { period: dayIn(zone, now), resetsAt: nextMidnight(zone, now) };
-}
-
-export function refusalFor(spec: LimitSpec, now: number): QuotaRefusal {
-  const zone = "resetTimeZone" in spec ? spec.resetTimeZone : "UTC";
-  const { resetsAt } = quotaPeriod(spec, now);
-  const what =
-    spec.kind === "daily-quota"
-      ? `the daily quota of ${spec.requests} requests ("${spec.id}") is used up`
-      : spec.kind === "monthly-quota"
-        ? `the monthly quota of ${spec.requests} requests ("${spec.id}") is used up`
-        : `the quota reported by the service ("${spec.id}") is used up`;
-  const when = spec.kind === "monthly-quota" ? `midnight on the 1st, ${zone}` : `midnight ${zone}`;
-  return {
-    limit: spec,
-    resetsAt,
-    message: `${what}; it resets at ${resetsAt.toISOString()} (${when})`,
-  };
-}
-
-function evaluate(planned: PlannedLimit[], now: number): Verdict {
-  // Quotas first: a call that cannot be made today fails now instead of waiting for a window.
-  for (const { spec, state } of planned) {
-    if ((state.kind === "daily-quota" || state.kind === "monthly-quota") && (spec.kind === "daily-quota" || spec.kind === "monthly-quota")) {
-      const { period } = quotaPeriod(spec, now);
-      if (state.period !== period) Object.assign(state, { period, count: 0, exhausted: false });
-      if (state.exhausted || state.count >= spec.requests) return { ok: false, refusal: refusalFor(spec, now) };
-    } else if (state.kind === "header-quota" && spec.kind === "header-quota") {
-      const day = dayIn(spec.resetTimeZone, now);
-      if (state.day !== day) Object.assign(state, { day, remaining: undefined });
-      if (state.remaining !== undefined && state.remaining - state.reserved - state.cost < 0) {
-        return { ok: false, refusal: refusalFor(spec, now) };
-      }
-    }
-  }
-  let wait = 0;
-  let limit = "";
-  const blocking: State[] = [];
-  for (const { spec, state } of planned) {
-    let w = 0;
-    if (state.kind === "window" && spec.kind === "window") {
-      const span = spec.windowSeconds * 1000;
-      if (state.entries.length >= spec.requests || state.entries.length >= state.pruneAt) {
-        state.entries = state.entries.filter((e) => e.t > now - span);
-        state.pruneAt = Math.max(64, state.entries.length * 2);
-      }
-      const excess = state.entries.length - spec.requests + 1;
-      if (state.blockedUntil > now) w = state.blockedUntil - now;
-      else if (excess > 0) {
-        const done = state.entries.filter((e) => Number.isFinite(e.t)).map((e) => e.t).sort((a, b) => a - b);
-        w = done.length >= excess ? done[excess - 1]! + span - now + 1 : Infinity;
-      }
-    } else if (state.kind === "concurrency" && spec.kind === "concurrency") {
-      if (state.blockedUntil > now) w = state.blockedUntil - now;
-      else if (state.active >= spec.max) w = Infinity;
-    }
-    if (w > 0) {
-      blocking.push(state);
-      if (w > wait || !limit) {
-        wait = Math.max(wait, w);
-        limit = spec.id;
-      }
-    }
-  }
-  return blocking.length ? { ok: false, wait, blocking, limit } : { ok: true };
-}
-
-function commit(planned: PlannedLimit[], pump: () => void): Ticket {
-  const releases: Array<(outcome: { sent: boolean; headers?: Headers | undefined }) => void> = [];
-  for (const { spec, state } of planned) {
-    switch (state.kind) {
-      case "window": {
-        const entry: Entry = { t: Infinity };
-        state.entries.push(entry);
-        releases.push(({ sent }) => {
-          if (sent) entry.t = Date.now();
-          else {
-            const i = state.entries.indexOf(entry);
-            if (i >= 0) state.entries.splice(i, 1);
-          }
-        });
-        break;
-      }
-      case "concurrency":
-        state.active++;
-        releases.push(() => {
-          state.active--;
-        });
-        break;
-      case "daily-quota":
-      case "monthly-quota":
-        state.count++;
-        releases.push(({ sent }) => {
-          if (!sent) state.count = Math.max(0, state.count - 1);
-        });
-        break;
-      case "header-quota": {
-        const cost = state.cost;
-        state.reserved += cost;
-        const h = spec as Extract<LimitSpec, { kind: "header-quota" }>;
-        releases.push(({ headers }) => {
-          state.reserved = Math.max(0, state.reserved - cost);
-          if (!headers) return;
-          const remaining = numberHeader(headers, h.remainingHeader);
-          if (remaining !== undefined) {
-            state.remaining = remaining;
-            state.day = dayIn(h.resetTimeZone);
-          }
-          const spent = h.costHeader ? numberHeader(headers, h.costHeader) : undefined;
-          if (spent !== undefined && spent > 0) state.cost = Math.max(1, spent);
-        });
-        break;
-      }
-    }
-  }
-  let released = false;
-  return {
-    release(outcome) {
-      if (released) return;
-      released = true;
-      for (const r of releases) r(outcome);
-      pump();
-    },
-  };
-}
-
-function numberHeader(headers: Headers, name: string): number | undefined {
-  const raw = headers.get(name);
-  if (raw === null || raw.trim() === "") return undefined;
-  const n = Number(raw.trim());
-  return Number.isFinite(n) ? n : undefined;
-}

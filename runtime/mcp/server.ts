@@ -19,8 +19,9 @@ import { ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from
 import * as z from "zod";
 import { executeTool } from "../tools/execute.js";
 import { ToolSchemas, type SchemaWork } from "../tools/export-schema.js";
+import { clientFor } from "../tools/context.js";
 import { shapeResult } from "../tools/shape.js";
-import type { ToolContext, ToolError } from "../tools/types.js";
+import type { ToolContext, ToolDefinition, ToolError } from "../tools/types.js";
 import type { Accounts } from "./accounts.js";
 import { selectTools, toolsetsOf, type Selection, type ServiceCatalog } from "./catalog.js";
 import { CursorStore } from "./cursors.js";
@@ -145,8 +146,15 @@ function setRawCallHandler(server: Server, handler: (request: RawCallToolRequest
  * The account's context for one call: the wait bound, and every signal that may cancel it (the
  * account's own, the request's, the server's shutdown) as one.
  */
-function callContext(context: ToolContext, signals: Array<AbortSignal | undefined>, maxLimitWaitMs: number): ToolContext {
+function callContext(context: ToolContext, tool: ToolDefinition, signals: Array<AbortSignal | undefined>, maxLimitWaitMs: number): ToolContext {
   const out: ToolContext = { ...context, maxLimitWaitMs: context.maxLimitWaitMs ?? maxLimitWaitMs };
+  // The account's one client (built on its first call), not one per call; a connection that
+  // cannot build one is left to executeTool, which reports it as the step's error.
+  try {
+    out.client = clientFor(context, tool.descriptor);
+  } catch {
+    /* reported by executeTool */
+  }
   const all = [context.signal, ...signals].filter((s): s is AbortSignal => s !== undefined);
   if (all.length) out.signal = all.length === 1 ? all[0] : AbortSignal.any(all);
   return out;
@@ -300,7 +308,7 @@ export class StepforgeMcp {
     }
     const account = this.options.accounts.resolve(tool.service, requested, name, own.connection ?? CONNECTION_FIELD);
     if (!account.ok) return errorResult(account.error);
-    const result = await executeTool(tool, input, callContext(account.account.context, [signal, this.options.signal], this.maxLimitWaitMs));
+    const result = await executeTool(tool, input, callContext(account.account.context, tool, [signal, this.options.signal], this.maxLimitWaitMs));
     if (!result.ok) return errorResult(result.error);
     return this.shaped(name, result.data, served.recordsKey, fields, 0);
   }

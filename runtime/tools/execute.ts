@@ -3,15 +3,16 @@
  * call the service through the runtime client of the caller's connection, and hand back a result
  * object. Nothing here throws at the agent.
  */
-import { createServiceClient, resolveBaseUrl } from "../client/client.js";
 import type { HttpMethod } from "../descriptor.js";
 import { checkEndpoint } from "./endpoint.js";
 import { fieldErrors, invalidInput, toolErrorFrom } from "./errors.js";
 import { credentialQueryNames } from "../credentials/auth.js";
 import { rawCall } from "./raw.js";
+import { callClient } from "./context.js";
 import { protoKeyPaths, setOwn } from "../internal/values.js";
 import { inputLimitProblem, type InputLimits } from "./input-limits.js";
 import { observeToolCall } from "../observe/tool-calls.js";
+import type { ServiceClient } from "../client/client.js";
 import type { ApiCallToolDefinition, OperationToolDefinition, ToolContext, ToolDefinition, ToolFieldError, ToolResult } from "./types.js";
 
 type Json = Record<string, unknown>;
@@ -81,21 +82,19 @@ export function wrapOutput(data: unknown, wrap: "none" | "items" | "value"): Jso
 }
 
 async function runOperation(tool: OperationToolDefinition, input: Json, context: ToolContext): Promise<unknown> {
-  const { client: given, inputLimits: _limits, callLog: _log, logger: _logger, ...options } = context;
-  const client = given ?? createServiceClient(tool.descriptor, options);
-  return wrapOutput(await tool.handler(client, input), tool.outputWrap);
+  return wrapOutput(await tool.handler(callClient(context, tool.descriptor), input), tool.outputWrap);
 }
 
 async function runApiCall(tool: ApiCallToolDefinition, input: Json, context: ToolContext): Promise<ToolResult> {
   const { config, descriptor } = tool;
   const fail = (fields: ToolFieldError[]): ToolResult => ({ ok: false, error: invalidInput(fields, tool.name, tool.service) });
-  let baseUrl: string;
+  let client: ServiceClient;
   try {
-    baseUrl = context.client?.baseUrl ?? resolveBaseUrl(descriptor, context.connection, context.baseUrl);
+    client = callClient(context, descriptor);
   } catch (error) {
     return { ok: false, error: toolErrorFrom(error, tool.name, tool.service) };
   }
-  const checked = checkEndpoint(input.endpoint, baseUrl);
+  const checked = checkEndpoint(input.endpoint, client.baseUrl);
   if (!checked.ok) {
     return fail([{ path: "endpoint", message: `refused: ${checked.reason}. Give a path under the service's base address, e.g. ${config.examples[0] ?? "/"}` }]);
   }
@@ -116,7 +115,7 @@ async function runApiCall(tool: ApiCallToolDefinition, input: Json, context: Too
   }
   if (problems.length) return fail(problems);
   try {
-    const data = await rawCall(descriptor, { ...context, baseUrl: context.baseUrl ?? context.client?.baseUrl }, { method, path: checked.path, query, body });
+    const data = await rawCall(client, { method, path: checked.path, query, body });
     return { ok: true, data: wrapOutput(data, "none") };
   } catch (error) {
     return { ok: false, error: toolErrorFrom(error, tool.name, tool.service, [config.queryField ?? "", config.bodyField ?? "", "endpoint"].filter(Boolean), { definition: tool, input }) };

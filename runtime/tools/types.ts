@@ -58,7 +58,13 @@ export interface ApiCallToolDefinition extends ToolBase {
 
 export type ToolDefinition = OperationToolDefinition | ApiCallToolDefinition;
 
-/** Where a step runs: the caller's connection and transport, never chosen by the model. */
+/**
+ * Where a step runs: the caller's connection and transport, never chosen by the model. The step's
+ * client is `client` when given (built once by the caller for `connection`), else one built from
+ * these options on the first call and kept for the context object's life (runtime/tools/context.ts):
+ * reuse one context across calls and every call shares one client. `signal` and `maxLimitWaitMs`
+ * apply per call, whichever client runs it.
+ */
 export interface ToolContext extends ClientOptions {
   /** A client already built for `connection` (reused across calls); built from the options otherwise. */
   client?: ServiceClient | undefined;

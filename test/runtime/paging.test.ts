@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createServiceClient, createSharedState, type Page } from "../../runtime/index.js";
+import {
+  createServiceClient,
+  createSharedState,
+  DEFAULT_MAX_PAGES,
+  PagingStoppedError,
+  type Page,
+} from "../../runtime/index.js";
 import { apiKeyConnection, apiKeyService, json, startServer, type TestServer } from "./helpers.js";
 
 let server: TestServer | undefined;
@@ -28,6 +34,16 @@ const service = () =>
       path: "/partner_api/v1/clients",
       paging: { style: "offset", offsetParam: "offset", limitParam: "limit", itemsField: "results", maxLimit: 50, totalField: "pagination.total_count" },
     },
+    stuckToken: {
+      method: "GET",
+      path: "/stuck-token",
+      paging: { style: "token", tokenParam: "cursor", tokenField: "next", itemsField: "result" },
+    },
+    stuckOffset: {
+      method: "GET",
+      path: "/stuck-offset",
+      paging: { style: "offset", offsetParam: "offset", limitParam: "limit", itemsField: "result", maxLimit: 2 },
+    },
     bare: { method: "GET", path: "/bare", paging: { style: "offset", offsetParam: "offset", limitParam: "number", itemsField: ".", maxLimit: 100 } },
     single: { method: "GET", path: "/single" },
   });
@@ -55,6 +71,12 @@ async function start(total = 7) {
       const size = Number(q.get("limit"));
       return json(res, 200, { results: ITEMS.slice(offset, Math.min(offset + size, total)), pagination: { offset, total_count: total } });
     }
+    // A token service that cycles a -> b -> a, and an offset service that ignores the offset.
+    if (req.url.pathname === "/stuck-token") {
+      const cursor = q.get("cursor");
+      return json(res, 200, { result: [{ id: cursor ?? "first" }], next: cursor === "a" ? "b" : "a" });
+    }
+    if (req.url.pathname === "/stuck-offset") return json(res, 200, { result: ITEMS.slice(0, 2) });
     if (req.url.pathname === "/bare") return json(res, 200, ITEMS.slice(offset, Math.min(offset + Number(q.get("number")), total)));
     json(res, 200, {});
   });
@@ -137,5 +159,59 @@ describe("offset paging", () => {
   it("refuses to page an operation that declares no paging", async () => {
     const client = await start(1);
     expect(() => client.pages("single")).toThrow(/declares no paging/);
+  });
+});
+
+describe("paging is safe by default (issue 19 item 5)", () => {
+  it("stops after the default page cap with a typed error naming the operation and the option", async () => {
+    const client = await start(205);
+    const seen: unknown[] = [];
+    const error = await (async () => {
+      for await (const item of client.items("leads", {}, { pageSize: 1 })) seen.push(item);
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PagingStoppedError);
+    const stopped = error as PagingStoppedError;
+    expect(stopped.reason).toBe("page_cap");
+    expect(stopped.operation).toBe("leads");
+    expect(stopped.message).toMatch(/"leads".*100 pages.*maxPages/);
+    expect(seen).toHaveLength(DEFAULT_MAX_PAGES);
+    expect(server!.seen).toHaveLength(DEFAULT_MAX_PAGES);
+    // The error says where to resume, and resuming reads the rest.
+    expect(stopped.next).toBe("tok-100");
+    const rest = await collect(client.items("leads", {}, { pageSize: 5, startToken: stopped.next as string }));
+    expect(rest).toHaveLength(105);
+  });
+
+  it("caps offset paging too, resuming at the error's offset", async () => {
+    const client = await start(205);
+    const error = await collect(client.items("bare", {}, { pageSize: 1 })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PagingStoppedError);
+    expect((error as PagingStoppedError).next).toBe(100);
+    expect((error as PagingStoppedError).message).toMatch(/startOffset/);
+  });
+
+  it("reads every page with maxPages: Infinity, and stops quietly at an explicit maxPages", async () => {
+    const client = await start(205);
+    expect(await collect(client.items("leads", {}, { pageSize: 1, maxPages: Infinity }))).toHaveLength(205);
+    expect(await collect(client.items("bare", {}, { pageSize: 1, maxPages: 150 }))).toHaveLength(150);
+    await expect(collect(client.pages("leads", {}, { maxPages: 1.5 }))).rejects.toThrow(/maxPages.*Infinity/);
+  });
+
+  it("stops with a typed error when the service sends a token it sent before", async () => {
+    const client = await start(1);
+    const error = await collect(client.items("stuckToken", {}, { maxPages: Infinity })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PagingStoppedError);
+    expect((error as PagingStoppedError).reason).toBe("page_loop");
+    expect((error as PagingStoppedError).message).toMatch(/"stuckToken".*token it had sent before/);
+    expect(server!.seen.map((s) => s.url.searchParams.get("cursor"))).toEqual([null, "a", "b"]);
+  });
+
+  it("stops with a typed error when the service sends the same full page for a new offset", async () => {
+    const client = await start(1);
+    const error = await collect(client.items("stuckOffset", {}, { maxPages: Infinity })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PagingStoppedError);
+    expect((error as PagingStoppedError).reason).toBe("page_loop");
+    expect((error as PagingStoppedError).message).toMatch(/"stuckOffset".*offsets 0 and 2/);
+    expect(server!.seen).toHaveLength(2);
   });
 });
