@@ -292,7 +292,7 @@ export const contentsnareGetClient = defineWiredTool({
   descriptor,
   input: s.strictObject({
     id: s.string()
-      .regex(new RegExp("^acc_[A-Za-z0-9]+$"))
+      .regex(new RegExp("^acc_[A-Za-z0-9]+$", "u"))
       .describe("The client's id (`acc_` followed by letters and digits). Example: acc_8fJ2kL0q."),
   }),
   output: OutClient.describe("The client."),
@@ -310,7 +310,7 @@ export const contentsnareUpdateClient = defineWiredTool({
   descriptor,
   input: s.strictObject({
     id: s.string()
-      .regex(new RegExp("^acc_[A-Za-z0-9]+$"))
+      .regex(new RegExp("^acc_[A-Za-z0-9]+$", "u"))
       .describe("The client's id (`acc_` followed by letters and digits). Example: acc_8fJ2kL0q."),
     full_name: s.string().min(1).describe("The client's full name.").optional(),
     email: s.email().describe("The client's e-mail address.").optional(),
@@ -348,7 +348,7 @@ export const contentsnareDeleteClient = defineWiredTool({
   descriptor,
   input: s.strictObject({
     id: s.string()
-      .regex(new RegExp("^acc_[A-Za-z0-9]+$"))
+      .regex(new RegExp("^acc_[A-Za-z0-9]+$", "u"))
       .describe("The client's id (`acc_` followed by letters and digits). Example: acc_8fJ2kL0q."),
   }),
   output: s.looseObject({}).describe("The client was deleted. (No body.)"),
@@ -503,7 +503,7 @@ export const contentsnareGetRequest = defineWiredTool({
   descriptor,
   input: s.strictObject({
     id: s.string()
-      .regex(new RegExp("^req_[A-Za-z0-9]+$"))
+      .regex(new RegExp("^req_[A-Za-z0-9]+$", "u"))
       .describe("The request's id (`req_` followed by letters and digits). Example: req_3Hk9sPq1."),
   }),
   output: OutRequest.describe("The request."),
@@ -521,7 +521,7 @@ export const contentsnareUpdateRequest = defineWiredTool({
   descriptor,
   input: s.strictObject({
     id: s.string()
-      .regex(new RegExp("^req_[A-Za-z0-9]+$"))
+      .regex(new RegExp("^req_[A-Za-z0-9]+$", "u"))
       .describe("The request's id (`req_` followed by letters and digits). Example: req_3Hk9sPq1."),
     name: s.string().min(1).describe("The request's name.").optional(),
     due: s.string().regex(DATE).meta({ format: "date" }).describe("Deadline, `yyyy-mm-dd`.").optional(),
@@ -581,7 +581,7 @@ export const contentsnareDeleteRequest = defineWiredTool({
   descriptor,
   input: s.strictObject({
     id: s.string()
-      .regex(new RegExp("^req_[A-Za-z0-9]+$"))
+      .regex(new RegExp("^req_[A-Za-z0-9]+$", "u"))
       .describe("The request's id (`req_` followed by letters and digits). Example: req_3Hk9sPq1."),
   }),
   output: s.looseObject({}).describe("The request was deleted. (No body.)"),

@@ -9,7 +9,7 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\
 
 // Schemas of the spec's components, shared by the steps below.
 const InTrelloId = s.string()
-  .regex(new RegExp("^[0-9a-fA-F]{24}$"))
+  .regex(new RegExp("^[0-9a-fA-F]{24}$", "u"))
   .describe("A Trello object id, 24 hexadecimal characters. Example: 6123a9f0c4b5d6e7f8091a2b.");
 
 const InPosition = s.union([
@@ -475,7 +475,7 @@ const OutCard = s.looseObject({
   );
 
 const InIdOrShortLink = s.string()
-  .regex(new RegExp("^(?:[0-9a-fA-F]{24}|[0-9A-Za-z]{8})$"))
+  .regex(new RegExp("^(?:[0-9a-fA-F]{24}|[0-9A-Za-z]{8})$", "u"))
   .describe(
     "A Trello object id (24 hex characters) or the 8-character shortLink from the object's web address. Example: 6123a9f0c4b5d6e7f8091a2b or AbCd1234.",
   );
@@ -605,7 +605,7 @@ export const trelloCreateCard = defineWiredTool({
     idLabels: s.array(InTrelloId).describe("Labels (of the card's board) applied to the card.").optional(),
     urlSource: s.string()
       .meta({ format: "uri" })
-      .regex(new RegExp("^https?://"))
+      .regex(new RegExp("^https?://", "u"))
       .describe("A URL (http:// or https://) attached to the card on creation.")
       .optional(),
     idCardSource: InTrelloId.describe("Card to copy into the new card.").optional(),
@@ -617,7 +617,7 @@ export const trelloCreateCard = defineWiredTool({
     address: s.string().describe("Map address of the card.").optional(),
     locationName: s.string().describe("Map location name.").optional(),
     coordinates: s.string()
-      .regex(new RegExp("^-?[0-9.]+,-?[0-9.]+$"))
+      .regex(new RegExp("^-?[0-9.]+,-?[0-9.]+$", "u"))
       .describe("Map coordinates as `latitude,longitude`.")
       .optional(),
   }),
@@ -726,7 +726,7 @@ export const trelloUpdateCard = defineWiredTool({
     idMembers: s.array(InTrelloId).describe("Replaces the card's members.").optional(),
     idLabels: s.array(InTrelloId).describe("Replaces the card's labels.").optional(),
     idAttachmentCover: s.string()
-      .regex(new RegExp("^[0-9a-fA-F]{24}$"))
+      .regex(new RegExp("^[0-9a-fA-F]{24}$", "u"))
       .nullable()
       .describe("Image attachment to use as the cover, or null for none.")
       .optional(),
@@ -734,7 +734,7 @@ export const trelloUpdateCard = defineWiredTool({
     address: s.string().describe("Map address.").optional(),
     locationName: s.string().describe("Map location name.").optional(),
     coordinates: s.string()
-      .regex(new RegExp("^-?[0-9.]+,-?[0-9.]+$"))
+      .regex(new RegExp("^-?[0-9.]+,-?[0-9.]+$", "u"))
       .describe("Map coordinates as `latitude,longitude`.")
       .optional(),
     cover: s.strictObject({
@@ -866,7 +866,7 @@ export const trelloUpdateCheckItem = defineWiredTool({
       .describe("Minutes before the due date to remind, -1 or null for none.")
       .optional(),
     idMember: s.string()
-      .regex(new RegExp("^[0-9a-fA-F]{24}$"))
+      .regex(new RegExp("^[0-9a-fA-F]{24}$", "u"))
       .nullable()
       .describe("Member assigned to the item, or null.")
       .optional(),
@@ -960,7 +960,7 @@ export const trelloAddAttachmentToCard = defineWiredTool({
     id: InIdOrShortLink.describe("Id of the card (24 hex characters) or its 8-character shortLink."),
     url: s.string()
       .meta({ format: "uri" })
-      .regex(new RegExp("^https?://"))
+      .regex(new RegExp("^https?://", "u"))
       .describe("The address to attach (http:// or https://)."),
     name: s.string().max(256).describe("Display name of the attachment (defaults to the URL).").optional(),
     mimeType: s.string()
@@ -1561,7 +1561,7 @@ export const trelloCreateWebhook = defineWiredTool({
   input: s.strictObject({
     callbackURL: s.string()
       .meta({ format: "uri" })
-      .regex(new RegExp("^https?://"))
+      .regex(new RegExp("^https?://", "u"))
       .describe(
         "Address that receives the POSTs and must answer HEAD with 200. Kept exactly as given: it is part of the signed message.",
       ),

@@ -139,21 +139,21 @@ export const worldnewsSearchNews = defineWiredTool({
       )
       .optional(),
     language: s.string()
-      .regex(new RegExp("^[A-Za-z]{2}$"))
+      .regex(new RegExp("^[A-Za-z]{2}$", "u"))
       .max(2)
       .describe(
         "ISO 639-1 language code of the articles, for example `en`. Omitting it returns articles in all languages. Example: en.",
       )
       .optional(),
     source_country: s.string()
-      .regex(new RegExp("^[A-Za-z]{2}$"))
+      .regex(new RegExp("^[A-Za-z]{2}$", "u"))
       .max(2)
       .describe(
         "ISO 3166 country code of the news source, one country only (for example `us`). This is the current (API 2.0+) name; it replaces the seed's `source-countries`. Example: us.",
       )
       .optional(),
     source_countries: s.string()
-      .regex(new RegExp("^[A-Za-z]{2}(,[A-Za-z]{2})*$"))
+      .regex(new RegExp("^[A-Za-z]{2}(,[A-Za-z]{2})*$", "u"))
       .describe(
         "Seed name, pre-2.0 form: comma-separated ISO 3166 country codes of the news sources (for example `gb,us`). The public API renamed it to `source-country` (one code) in 2.0.0; whether the server still honours this name is not known. Prefer `source-country`. Example: gb,us.",
       )
@@ -176,14 +176,14 @@ export const worldnewsSearchNews = defineWiredTool({
       .describe("Only articles whose sentiment is at most this value, in [-1, 1]. Example: 1.")
       .optional(),
     earliest_publish_date: s.string()
-      .regex(new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}( [0-9]{2}:[0-9]{2}:[0-9]{2})?$"))
+      .regex(new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}( [0-9]{2}:[0-9]{2}:[0-9]{2})?$", "u"))
       .max(19)
       .describe(
         "Only articles published at or after this time, \"YYYY-MM-DD HH:MM:SS\" as the API documents it (for example `2024-10-01 00:00:00`). The seed gives it as YYYY-MM-DD, so a bare date is accepted by this spec too; whether the server accepts it is not confirmed. Note the name: `publish`, not `published`. Example: 2024-10-01 00:00:00.",
       )
       .optional(),
     latest_publish_date: s.string()
-      .regex(new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}( [0-9]{2}:[0-9]{2}:[0-9]{2})?$"))
+      .regex(new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}( [0-9]{2}:[0-9]{2}:[0-9]{2})?$", "u"))
       .max(19)
       .describe(
         "Only articles published at or before this time, \"YYYY-MM-DD HH:MM:SS\" (a bare YYYY-MM-DD, as in the seed, is accepted by this spec; server support not confirmed). Example: 2024-10-31 23:59:59.",
@@ -212,7 +212,7 @@ export const worldnewsSearchNews = defineWiredTool({
       )
       .optional(),
     location_filter: s.string()
-      .regex(new RegExp("^-?[0-9]+(\\.[0-9]+)?, ?-?[0-9]+(\\.[0-9]+)?, ?[0-9]+(\\.[0-9]+)?$"))
+      .regex(new RegExp("^-?[0-9]+(\\.[0-9]+)?, ?-?[0-9]+(\\.[0-9]+)?, ?[0-9]+(\\.[0-9]+)?$", "u"))
       .describe(
         "Only news about places within a radius: \"latitude,longitude,radiusKm\" with a radius of 1 to 100 km (for example `51.050407,13.737262,20`). getGeoCoordinates turns a place name into the latitude and longitude. Example: 51.050407,13.737262,20.",
       )
@@ -279,18 +279,18 @@ export const worldnewsTopNews = defineWiredTool({
   descriptor,
   input: s.strictObject({
     source_country: s.string()
-      .regex(new RegExp("^[A-Za-z]{2}$"))
+      .regex(new RegExp("^[A-Za-z]{2}$", "u"))
       .max(2)
       .describe("ISO 3166 country code of the news sources, for example `us`. Example: us."),
     language: s.string()
-      .regex(new RegExp("^[A-Za-z]{2}$"))
+      .regex(new RegExp("^[A-Za-z]{2}$", "u"))
       .max(2)
       .describe(
         "ISO 639-1 language code; must be a language of `source-country`, for example `en`. Example: en.",
       ),
     date: s.string()
       .meta({ format: "date" })
-      .regex(new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}$"))
+      .regex(new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "u"))
       .describe("Day of the top news, YYYY-MM-DD (default today). Example: 2024-10-24.")
       .optional(),
     headlines_only: s.boolean()
@@ -344,7 +344,7 @@ export const worldnewsRetrieveNews = defineWiredTool({
   descriptor,
   input: s.strictObject({
     ids: s.string()
-      .regex(new RegExp("^[0-9]+( ?, ?[0-9]+)*$"))
+      .regex(new RegExp("^[0-9]+( ?, ?[0-9]+)*$", "u"))
       .max(10000)
       .describe(
         "Comma-separated article ids, for example `261548632,261551907`. Example: 261548632,261551907.",

@@ -18,7 +18,8 @@ import type { CheckContext, Path } from "./context.js";
 import { deriveExtension, derivedMock } from "./derive.js";
 import { checkServiceExtension, checkUnknownExtensions, ROOT_EXTENSION } from "./extension.js";
 import { checkOperations, requestMediaTypeOf, typesDocument } from "./operations.js";
-import { bareDiscriminatorNames, checkSchemaKeywords, refsIntoPaths } from "./schemas.js";
+import { normaliseDocument } from "./normalise.js";
+import { bareDiscriminatorNames, checkSchemaKeywords } from "./schemas.js";
 import { checkToolSteps } from "./tools.js";
 import { checkTriggers } from "./triggers.js";
 
@@ -66,10 +67,13 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
 
   checkRefs(context, doc, []);
   checkUnknownExtensions(context);
-  checkSchemaKeywords(context);
+  // From here on the model reads the document with one pattern reading and references by name.
+  const modelDoc = normaliseDocument(doc, checkSchemaKeywords(context));
+  context.doc = modelDoc;
+  context.refs = new RefResolver(modelDoc);
   const extension = declared ? checkServiceExtension(context) : deriveExtension(context, options.serviceId);
 
-  const types = typesDocument(doc);
+  const types = typesDocument(modelDoc);
   // Spellings openapi-typescript does not follow, rewritten in the document it types (same meaning).
   const replace = (path: Path, value: unknown) =>
     types.patch((copy) => {
@@ -77,8 +81,7 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
       for (const key of path.slice(0, -1)) node = (node as Record<string | number, unknown>)[key];
       (node as Record<string | number, unknown>)[path.at(-1)!] = value;
     });
-  for (const { path, ref } of bareDiscriminatorNames(doc)) replace(path, ref);
-  for (const { path, target } of refsIntoPaths(doc, (ref) => context.refs.target({ $ref: ref }))) replace(path, structuredClone(target));
+  for (const { path, ref } of bareDiscriminatorNames(modelDoc)) replace(path, ref);
   const operations = checkOperations(context, types);
   if (operations.length === 0 && !errors()) {
     const message = "the spec has no operations; add at least one method under `paths`";
@@ -126,7 +129,7 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
     apiCall: tools.apiCall,
     toolsets: tools.toolsets,
     mock: mock ?? derivedMock(extension),
-    components: asObject(doc.components) ?? {},
+    components: asObject(modelDoc.components) ?? {},
     refs: context.refs,
     ...(triggers ? { triggers } : {}),
     typesDocument: types.get(),

@@ -13,7 +13,7 @@ import type { ToolStepModel, WireSource } from "../model.js";
 import { NameTable } from "../names.js";
 import { arr, call, chain, constStatement, ident, jsdoc, key, literal, obj, print, str, type Code } from "../print.js";
 import { isObject, type Json, type RefResolver } from "../refs.js";
-import { compiles } from "../check/schemas.js";
+import { compilesWith } from "../pattern.js";
 import { flattenAllOf, sentence } from "../schema.js";
 import { moduleText, pascal, runtimeModule, type Emitter } from "./file.js";
 
@@ -127,15 +127,16 @@ class SchemaWriter {
         const format = typeof schema.format === "string" ? schema.format : undefined;
         if (!checks) return format ? chain("s.string()", "meta", obj([["format", str(format)]])) : "s.string()";
         // One pattern per string (two become an allOf in JSON Schema, which strict mode refuses):
-        // the spec's own when it has one (and compiles: SF162), else a short one for the format.
-        const own = typeof schema.pattern === "string" && compiles(schema.pattern) ? schema.pattern : undefined;
+        // the spec's own when it has one, else a short one for the format. The check stage left only
+        // patterns that compile with the u flag (JSON Schema's reading, the mock's): read the same here.
+        const own = typeof schema.pattern === "string" && compilesWith(schema.pattern, "u") ? schema.pattern : undefined;
         let out: Code = "s.string()";
         if (format === "email" && !own) out = "s.email()";
         else if ((format === "uri" || format === "url") && !own) out = "s.url()";
         else if (format === "date" && !own) out = this.format("DATE", "date");
         else if (format === "date-time" && !own) out = this.format("DATE_TIME", "date-time");
         else if (format) out = chain("s.string()", "meta", obj([["format", str(format)]]));
-        if (own) out = chain(out, "regex", call("new RegExp", str(own)));
+        if (own) out = chain(out, "regex", call("new RegExp", str(own), str("u")));
         out = num(schema.minLength, "min", out);
         return num(schema.maxLength, "max", out);
       }

@@ -23,7 +23,7 @@ describe("emitTools", () => {
     expect(await inputOf({ type: "object", properties: { a: { type: "string", format: "date" }, b: { type: "string", pattern: "^x+$", minLength: 1 }, c: { type: "string", format: "email" } } })).toMatchInlineSnapshot(`
       "  input: s.strictObject({
           a: s.string().regex(DATE).meta({ format: "date" }).optional(),
-          b: s.string().regex(new RegExp("^x+$")).min(1).optional(),
+          b: s.string().regex(new RegExp("^x+$", "u")).min(1).optional(),
           c: s.email().optional(),
         }),"
     `);
