@@ -1,0 +1,115 @@
+/**
+ * `$ref` to any JSON pointer of the document, and schemas found by position: a spec whose
+ * references point inside other nodes (`#/components/schemas/Tag/allOf/0`,
+ * `#/components/parameters/limit/schema`, `#/paths/…/schema`, a self-reference through a nested
+ * node) and whose parameter component is named `schema`. It generates leniently without a warning
+ * and under `--strict`, its types name only schema components, and its tool step and client call
+ * the mock, which checks what the referenced schemas say.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateSpec, inputSchema, refusal, startService, workDir, type Generated, type Service } from "./helpers.js";
+
+const json = (schema: unknown) => ({ "application/json": { schema } });
+
+export const DEEP_REFS = {
+  openapi: "3.0.3",
+  info: { title: "Deep", version: "1" },
+  servers: [{ url: "https://api.deep.example" }],
+  components: {
+    parameters: {
+      // A parameter component named like a keyword: a parameter, not a schema.
+      schema: { name: "schema", in: "query", schema: { type: "string", enum: ["full", "short"] } },
+      limit: { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 50 } },
+    },
+    schemas: {
+      Tag: {
+        allOf: [
+          { type: "object", required: ["name"], properties: { name: { type: "string", minLength: 2 } } },
+          { type: "object", properties: { colour: { type: "string" } } },
+        ],
+      },
+      Tree: {
+        type: "object",
+        properties: {
+          leaf: { type: "object", properties: { value: { type: "string" }, next: { $ref: "#/components/schemas/Tree/properties/leaf" } } },
+        },
+      },
+    },
+  },
+  paths: {
+    "/tags": {
+      get: {
+        operationId: "listTags",
+        parameters: [{ $ref: "#/components/parameters/schema" }, { name: "max", in: "query", schema: { $ref: "#/components/parameters/limit/schema" } }],
+        responses: { "200": { description: "The tags", content: json({ type: "array", items: { $ref: "#/components/schemas/Tag/allOf/0" } }) } },
+      },
+      post: {
+        operationId: "createTag",
+        requestBody: { required: true, content: json({ $ref: "#/components/schemas/Tag/allOf/0" }) },
+        responses: { "201": { description: "Created", content: json({ $ref: "#/paths/~1tags/post/requestBody/content/application~1json/schema" }) } },
+      },
+    },
+    "/trees": {
+      post: {
+        operationId: "plantTree",
+        requestBody: { required: true, content: json({ $ref: "#/components/schemas/Tree/properties/leaf" }) },
+        responses: { "201": { description: "Planted", content: json({ $ref: "#/components/schemas/Tree" }) } },
+      },
+    },
+  },
+};
+
+const work = workDir("refs");
+let generated: Generated;
+let service: Service & { close(): Promise<void> };
+
+beforeAll(async () => {
+  generated = await generateSpec(work.dir, "deep", DEEP_REFS);
+  service = await startService(generated);
+}, 60_000);
+afterAll(async () => {
+  await service?.close();
+  work.clean();
+});
+
+describe("$ref to any pointer of the document", () => {
+  it("generates without a warning, and --strict accepts the parameter component named schema", async () => {
+    expect(generated.warnings.map((w) => `${w.code} ${w.message}`)).toEqual([]);
+    expect(await refusal(work.dir, "deep-strict", DEEP_REFS, { strict: true })).toEqual([]);
+  });
+
+  it("types.ts names schema components only, never a path inside one", () => {
+    const types = readFileSync(join(generated.out, "deep", "types.ts"), "utf8");
+    expect(types).not.toMatch(/\]\["(allOf|properties|0)"\]|\["limit"\]\["schema"\]/);
+    expect(types).toContain('"application/json": components["schemas"]["Tag_allOf_0"][]');
+    expect(types).toContain('max?: components["schemas"]["parameters_limit_schema"]');
+    expect(Object.keys(generated.model.components.schemas as object)).toEqual(["Tag", "Tree", "Tree_properties_leaf", "parameters_limit_schema", "Tag_allOf_0"]);
+  });
+
+  it("the tool step checks the referenced parameter schema, and the mock the referenced body schema", async () => {
+    const list = service.tools.find((t) => t.name === "deep_list_tags")!;
+    expect(inputSchema(list).properties.max).toMatchObject({ type: "integer", minimum: 1, maximum: 50 });
+    expect(inputSchema(list).properties.schema).toMatchObject({ enum: ["full", "short"] });
+    const refused = await service.step("deep_list_tags", { max: 0 });
+    expect(refused).toMatchObject({ ok: false, error: { kind: "invalid_input" } });
+    const listed = await service.step("deep_list_tags", { max: 3, schema: "full" });
+    expect(listed.ok, JSON.stringify(listed)).toBe(true);
+    for (const tag of (listed as { data: { items: Array<{ name: string }> } }).data.items) expect(tag.name.length).toBeGreaterThanOrEqual(2);
+
+    const created = (await service.client.createTag!({ body: { name: "urgent" } })) as { name: string };
+    expect(created.name.length).toBeGreaterThanOrEqual(2);
+    // The mock validates against Tag/allOf/0 (name of two characters or more).
+    await expect(service.client.createTag!({ body: { name: "u" } })).rejects.toMatchObject({ status: 400 });
+    const step = await service.step("deep_create_tag", { name: "x" });
+    expect(step).toMatchObject({ ok: false, error: { kind: "invalid_input" } });
+  });
+
+  it("a schema that refers to itself through a nested node is cut in the tool step and sent whole", async () => {
+    const plant = service.tools.find((t) => t.name === "deep_plant_tree")!;
+    expect(Object.keys(inputSchema(plant).properties)).toEqual(["value", "next"]);
+    const planted = await service.step("deep_plant_tree", { value: "oak", next: { value: "ash", next: { value: "elm" } } });
+    expect(planted.ok, JSON.stringify(planted)).toBe(true);
+  });
+});
