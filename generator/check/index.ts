@@ -19,6 +19,7 @@ import { deriveExtension, derivedMock } from "./derive.js";
 import { checkServiceExtension, checkUnknownExtensions, ROOT_EXTENSION } from "./extension.js";
 import { checkOperations, requestMediaTypeOf, typesDocument } from "./operations.js";
 import { normaliseDocument } from "./normalise.js";
+import { addWriteVariants, needsWriteVariants } from "./request-types.js";
 import { bareDiscriminatorNames, checkSchemaKeywords } from "./schemas.js";
 import { checkToolSteps } from "./tools.js";
 import { checkTriggers } from "./triggers.js";
@@ -82,6 +83,7 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
       (node as Record<string | number, unknown>)[path.at(-1)!] = value;
     });
   for (const { path, ref } of bareDiscriminatorNames(modelDoc)) replace(path, ref);
+  if (needsWriteVariants(modelDoc)) types.patch(addWriteVariants);
   const operations = checkOperations(context, types);
   if (operations.length === 0 && !errors()) {
     const message = "the spec has no operations; add at least one method under `paths`";

@@ -1,6 +1,7 @@
 /**
  * The document the model reads: the spec with the pattern reading applied (check/schemas.ts) and
- * every `$ref` made one that each emitter can follow by name.
+ * every `$ref` made one that each emitter can follow by name, and `readOnly`/`writeOnly` written on
+ * each property they apply to.
  *
  * A `$ref` may point at any node of the document (`#/components/schemas/Tag/allOf/0`,
  * `#/components/parameters/limit/schema`, `#/paths/~1pets/get/…/schema`). openapi-typescript prints
@@ -16,15 +17,21 @@
 import { type Json, isObject, resolvePointer, RefResolver } from "../refs.js";
 import { COMPONENT_SECTION, type NodeKind, type Path, walkDocument } from "../walk.js";
 import { toPointer } from "../diagnostics.js";
+import { hasFlag } from "../schema.js";
 import type { PatternEdit } from "./schemas.js";
 
 /** Rounds of rewriting: a copied target may hold references of its own. Far above any real spec. */
 const MAX_ROUNDS = 20;
 
 export function normaliseDocument(doc: Json, patternEdits: PatternEdit[]): Json {
-  if (patternEdits.length === 0 && !hasIndirectRefs(doc)) return doc;
+  const flags = implicitFlags(doc);
+  if (patternEdits.length === 0 && flags.length === 0 && !hasIndirectRefs(doc)) return doc;
   const copy = structuredClone(doc);
   for (const edit of patternEdits) applyPatternEdit(copy, edit);
+  for (const { path, flag } of flags) {
+    const property = nodeAt(copy, path);
+    if (isObject(property)) property[flag] = true;
+  }
   const names = new SyntheticNames(copy);
   for (let round = 0; round < MAX_ROUNDS && rewriteRound(copy, names); round++);
   return copy;
@@ -34,6 +41,29 @@ export function normaliseDocument(doc: Json, patternEdits: PatternEdit[]): Json 
 export function namesComponent(ref: string, kind: NodeKind): boolean {
   const prefix = `#/components/${COMPONENT_SECTION[kind]}/`;
   return ref.startsWith(prefix) && ref.length > prefix.length && !ref.slice(prefix.length).includes("/");
+}
+
+/**
+ * Properties read-only (or write-only) only through what they refer to (`{ $ref: Id }` with `Id`
+ * read-only, `allOf: [{ $ref: Connection }]`): the flag written on the property itself, as 3.1
+ * allows beside a `$ref`, so every reader (tool steps, the mock's request check, the types) sees it
+ * where it looks. The paths of those properties.
+ */
+function implicitFlags(doc: Json): Array<{ path: Path; flag: "readOnly" | "writeOnly" }> {
+  const refs = new RefResolver(doc);
+  const found: Array<{ path: Path; flag: "readOnly" | "writeOnly" }> = [];
+  walkDocument(doc, {
+    schema: (node, at) => {
+      if (!isObject(node.properties)) return;
+      for (const [name, property] of Object.entries(node.properties)) {
+        if (!isObject(property)) continue;
+        for (const flag of ["readOnly", "writeOnly"] as const) {
+          if (property[flag] !== true && hasFlag(refs, property, flag)) found.push({ path: [...at, "properties", name], flag });
+        }
+      }
+    },
+  });
+  return found;
 }
 
 function hasIndirectRefs(doc: Json): boolean {

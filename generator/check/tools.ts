@@ -11,7 +11,7 @@
 import type { CompositeTool, OperationTool, ServiceTools, ToolField } from "../../runtime/tools/model.js";
 import { TOOL_NAME } from "../../runtime/tools/model.js";
 import type { OperationModel, ToolFieldModel, ToolStepModel, WireSource } from "../model.js";
-import { flattenAllOf, kindOf, sentence } from "../schema.js";
+import { flattenAllOf, hasFlag, kindOf, sentence } from "../schema.js";
 import { asObject, isObject } from "../refs.js";
 import type { CheckContext, Path } from "./context.js";
 
@@ -143,7 +143,7 @@ function flatFields(context: CheckContext, op: OperationModel): FlatField[] {
     if (kindOf(context.refs, body.schema) === "object" && props && Object.keys(props).length > 0) {
       const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
       for (const [key, value] of Object.entries(props)) {
-        if (context.refs.deref(value).readOnly === true) continue;
+        if (hasFlag(context.refs, value, "readOnly")) continue;
         add({ name: fieldNameOf(key), in: "body", wire: key, required: body.required && required.has(key), schema: value, description: "" }, "body");
       }
     } else {

@@ -14,7 +14,7 @@ import { NameTable } from "../names.js";
 import { arr, call, chain, constStatement, ident, jsdoc, key, literal, obj, print, str, type Code } from "../print.js";
 import { isObject, type Json, type RefResolver } from "../refs.js";
 import { compilesWith } from "../pattern.js";
-import { flattenAllOf, sentence } from "../schema.js";
+import { flattenAllOf, hasFlag, sentence } from "../schema.js";
 import { moduleText, pascal, runtimeModule, type Emitter } from "./file.js";
 
 type Mode = "input" | "output";
@@ -171,9 +171,8 @@ class SchemaWriter {
     const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
     const entries: Array<[string, Code]> = [];
     for (const [name, value] of Object.entries(props)) {
-      const resolved = this.refs.deref(value);
-      if (mode === "input" && resolved.readOnly === true) continue;
-      if (mode === "output" && resolved.writeOnly === true) continue;
+      if (mode === "input" && hasFlag(this.refs, value, "readOnly")) continue;
+      if (mode === "output" && hasFlag(this.refs, value, "writeOnly")) continue;
       const code = this.code(value, mode);
       entries.push([key(name), required.has(name) ? code : optional(code)]);
     }

@@ -32,17 +32,32 @@ export interface Generated {
 }
 
 /** Generates `doc` (written as JSON, as most published specs are) into `dir/<name>/`. */
-export async function generateSpec(dir: string, name: string, doc: object, options: { strict?: boolean } = {}): Promise<Generated> {
+export async function generateSpec(
+  dir: string,
+  name: string,
+  doc: object,
+  options: { strict?: boolean } = {},
+): Promise<Generated> {
   const file = join(dir, `${name}.json`);
   writeFileSync(file, JSON.stringify(doc));
   const out = join(dir, `${name}-out`);
-  const result = await generate({ specFiles: [file], outDir: out, projectRoot: ROOT, ...options });
+  const result = await generate({
+    specFiles: [file],
+    outDir: out,
+    projectRoot: ROOT,
+    ...options,
+  });
   write(out, result.files, { wholeOutDir: true });
   return { model: result.models[0]!, warnings: result.warnings, out };
 }
 
 /** The diagnostics `generate` refuses `doc` with (none: it generated). */
-export async function refusal(dir: string, name: string, doc: object, options: { strict?: boolean } = {}): Promise<Diagnostic[]> {
+export async function refusal(
+  dir: string,
+  name: string,
+  doc: object,
+  options: { strict?: boolean } = {},
+): Promise<Diagnostic[]> {
   try {
     await generateSpec(dir, name, doc, options);
     return [];
@@ -64,10 +79,13 @@ export interface Service {
 /** Imports a generated service, starts its mock and makes a client of it; `close` stops the mock. */
 export async function startService(generated: Generated): Promise<Service & { close(): Promise<void> }> {
   const id = generated.model.id;
-  const load = (module: string) => import(pathToFileURL(join(generated.out, id, `${module}.ts`)).href) as Promise<Record<string, unknown>>;
+  const load = (module: string) =>
+    import(pathToFileURL(join(generated.out, id, `${module}.ts`)).href) as Promise<Record<string, unknown>>;
   const [clientModule, toolsModule, mockModule] = await Promise.all([load("client"), load("tools"), load("mock")]);
   const pascal = id[0]!.toUpperCase() + id.slice(1);
-  const mock = await (mockModule[`start${pascal}Mock`] as (options: object) => Promise<RunningMock>)({ noLimits: true });
+  const mock = await (mockModule[`start${pascal}Mock`] as (options: object) => Promise<RunningMock>)({
+    noLimits: true,
+  });
   const connection = { name: "test", fields: {} };
   const shared = createSharedState();
   const retry = { attempts: 0 };
@@ -81,13 +99,21 @@ export async function startService(generated: Generated): Promise<Service & { cl
     step: (name, input) => {
       const tool = tools.find((t) => t.name === name);
       if (!tool) throw new Error(`no step ${name}; the steps are ${tools.map((t) => t.name).join(", ")}`);
-      return executeTool(tool, input, { connection, baseUrl: mock.url, shared, retry });
+      return executeTool(tool, input, {
+        connection,
+        baseUrl: mock.url,
+        shared,
+        retry,
+      });
     },
     close: () => mock.close(),
   };
 }
 
 /** A step's input schema as the agent platforms receive it (JSON Schema). */
-export function inputSchema(tool: ToolDefinition): { properties: Record<string, Record<string, unknown>>; required?: string[] } {
+export function inputSchema(tool: ToolDefinition): {
+  properties: Record<string, Record<string, unknown>>;
+  required?: string[];
+} {
   return canonicalSchema(tool.input, "input") as never;
 }

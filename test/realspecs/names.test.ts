@@ -7,44 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolvePointer } from "../../generator/refs.js";
+import { NAMES } from "./specs.js";
 import { generateSpec, inputSchema, refusal, startService, workDir, type Generated, type Service } from "./helpers.js";
-
-const text = (extra: object = {}) => ({ type: "string", ...extra });
-const ok = { "200": { description: "ok", content: { "application/json": { schema: { type: "object", properties: { ok: { type: "boolean" } } } } } } };
-const LONG = `filter_by_the_date_on_which_the_record_was_last_modified_by_anyone_${"x".repeat(20)}`;
-
-export const NAMES = {
-  openapi: "3.0.3",
-  info: { title: "Events", version: "1" },
-  servers: [{ url: "https://api.events.example" }],
-  paths: {
-    "/events/{id}": {
-      get: {
-        operationId: "listEvents",
-        parameters: [
-          { name: "id", in: "path", required: true, schema: text() },
-          { name: "StartTime", in: "query", schema: text() },
-          // The mock refuses the call unless this one arrives under its own name.
-          { name: "StartTime<", in: "query", required: true, schema: text({ pattern: "^\\d{4}$" }) },
-          { name: "StartTime>", in: "query", schema: text() },
-          { name: "ID", in: "query", schema: text() },
-          { name: "$top", in: "query", schema: { type: "integer" } },
-          { name: "2fa", in: "query", schema: text() },
-          { name: LONG, in: "query", schema: text() },
-          { name: `${LONG}_2`, in: "query", schema: text() },
-          { name: "filter[created][gte]", in: "query", schema: text() },
-        ],
-        responses: ok,
-      },
-    },
-    "/things": {
-      get: { operationId: "getThing", responses: ok },
-      post: { operationId: "GetThing", responses: ok },
-      put: { operationId: "delete", responses: ok },
-      patch: { operationId: "then", responses: ok },
-    },
-  },
-};
 
 const work = workDir("names");
 let generated: Generated;
@@ -63,13 +27,28 @@ describe("names from any wire name", () => {
   it("a lenient spec is never refused for names: only the operationId repairs are warned, each at a real place", () => {
     expect(generated.warnings.map((w) => w.code)).toEqual(["SF111", "SF118", "SF111"]);
     for (const w of generated.warnings) expect(resolvePointer(NAMES, `#${w.pointer}`), w.pointer).toBeDefined();
-    expect(generated.model.operations.map((o) => o.operationId)).toEqual(["listEvents", "getThing", "delete_", "GetThing2", "then2"]);
+    expect(generated.model.operations.map((o) => o.operationId)).toEqual([
+      "listEvents",
+      "getThing",
+      "delete_",
+      "GetThing2",
+      "then2",
+    ]);
   });
 
   it("every field gets a distinct, valid, deterministic name; the wire mapping keeps the real one", () => {
     const step = generated.model.toolSteps.find((s) => s.name === "events_list_events")!;
     const names = step.fields.map((f) => f.name);
-    expect(names.slice(0, 8)).toEqual(["id", "StartTime", "StartTime_lt", "StartTime_gt", "query_ID", "top", "f_2fa", expect.stringMatching(/^filter_by_the_date.*_[0-9a-z]{6}$/)]);
+    expect(names.slice(0, 8)).toEqual([
+      "id",
+      "StartTime",
+      "StartTime_lt",
+      "StartTime_gt",
+      "query_ID",
+      "top",
+      "f_2fa",
+      expect.stringMatching(/^filter_by_the_date.*_[0-9a-z]{6}$/),
+    ]);
     expect(names[9]).toBe("filter_created_gte");
     for (const name of names) expect(name).toMatch(/^[A-Za-z][A-Za-z0-9_]{0,63}$/);
     expect(new Set(names.map((n) => n.toLowerCase())).size).toBe(names.length);
@@ -82,20 +61,44 @@ describe("names from any wire name", () => {
   });
 
   it("a call through the tool step and the client reaches the mock under the wire names", async () => {
-    const viaStep = await service.step("events_list_events", { id: "e1", StartTime_lt: "2024", StartTime_gt: "2020", query_ID: "x", top: 3 });
+    const viaStep = await service.step("events_list_events", {
+      id: "e1",
+      StartTime_lt: "2024",
+      StartTime_gt: "2020",
+      query_ID: "x",
+      top: 3,
+    });
     expect(viaStep.ok, JSON.stringify(viaStep)).toBe(true);
     // Sent as StartTime>: the mock checks StartTime< only, so a wrong wire name fails here.
-    const wrong = await service.step("events_list_events", { id: "e1", StartTime_lt: "20x4" });
-    expect(wrong).toMatchObject({ ok: false, error: { kind: "invalid_input", fields: [{ path: "StartTime_lt" }] } });
-    await expect(service.client.listEvents!({ params: { path: { id: "e1" }, query: { "StartTime<": "1999" } } })).resolves.toMatchObject({});
-    await expect(service.client.listEvents!({ params: { path: { id: "e1" }, query: { StartTime: "1999" } } })).rejects.toMatchObject({ status: 400 });
+    const wrong = await service.step("events_list_events", {
+      id: "e1",
+      StartTime_lt: "20x4",
+    });
+    expect(wrong).toMatchObject({
+      ok: false,
+      error: { kind: "invalid_input", fields: [{ path: "StartTime_lt" }] },
+    });
+    await expect(
+      service.client.listEvents!({
+        params: { path: { id: "e1" }, query: { "StartTime<": "1999" } },
+      }),
+    ).resolves.toMatchObject({});
+    await expect(
+      service.client.listEvents!({
+        params: { path: { id: "e1" }, query: { StartTime: "1999" } },
+      }),
+    ).rejects.toMatchObject({ status: 400 });
   });
 
   it("a name the spec's own x-stepforge-tool gives twice is refused at the field it names", async () => {
     const doc = structuredClone(NAMES) as typeof NAMES & Record<string, unknown>;
-    Object.assign(doc.paths["/events/{id}"].get, { "x-stepforge-tool": { fields: { StartTime: { from: "StartTime_gt" } } } });
+    Object.assign(doc.paths["/events/{id}"].get, {
+      "x-stepforge-tool": { fields: { StartTime: { from: "StartTime_gt" } } },
+    });
     const diagnostics = (await refusal(work.dir, "events-renamed", doc)).filter((d) => d.severity === "error");
-    expect(diagnostics.map((d) => `${d.code} ${d.pointer}`)).toEqual(["SF301 /paths/~1events~1{id}/get/x-stepforge-tool/fields/StartTime"]);
+    expect(diagnostics.map((d) => `${d.code} ${d.pointer}`)).toEqual([
+      "SF301 /paths/~1events~1{id}/get/x-stepforge-tool/fields/StartTime",
+    ]);
     expect(resolvePointer(doc, `#${diagnostics[0]!.pointer}`)).toBeDefined();
   });
 });

@@ -6,38 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolvePointer } from "../../generator/refs.js";
+import { PATTERNS } from "./specs.js";
 import { generateSpec, refusal, startService, workDir, type Generated, type Service } from "./helpers.js";
-
-export const PATTERNS = {
-  openapi: "3.0.3",
-  info: { title: "Slugs", version: "1" },
-  servers: [{ url: "https://api.slugs.example" }],
-  paths: {
-    "/slugs": {
-      post: {
-        operationId: "createSlug",
-        parameters: [{ name: "at", in: "query", schema: { type: "string", pattern: "^\\d+\\:\\d+$" } }],
-        requestBody: {
-          required: true,
-          content: {
-            "application/json": {
-              schema: {
-                type: "object",
-                required: ["slug"],
-                properties: {
-                  slug: { type: "string", pattern: "^[\\w-.]+$" },
-                  // Valid only without u, and no spelling keeps its meaning with it: not checked.
-                  ratio: { type: "string", pattern: "(?=a)*b" },
-                },
-              },
-            },
-          },
-        },
-        responses: { "201": { description: "Created", content: { "application/json": { schema: { type: "object", properties: { slug: { type: "string" } } } } } } },
-      },
-    },
-  },
-};
 
 const work = workDir("patterns");
 let generated: Generated;
@@ -64,28 +34,58 @@ describe("patterns read with the u flag everywhere", () => {
     expect(warnings[0]!.message).toContain('read it as "^\\\\d+:\\\\d+$"');
     expect(warnings[1]!.message).toContain('read it as "^[\\\\w\\\\-.]+$"');
     expect(warnings[2]!.message).toContain("it is not checked");
-    const refused = await refusal(work.dir, "slugs-strict", PATTERNS, { strict: true });
+    const refused = await refusal(work.dir, "slugs-strict", PATTERNS, {
+      strict: true,
+    });
     expect(refused.filter((d) => d.code === "SF163").map((d) => d.severity)).toEqual(["error", "error", "error"]);
     expect(refused[1]!.message).toContain('write it as "^[\\\\w\\\\-.]+$"');
   });
 
   it("a value the pattern allows passes the tool step and the mock", async () => {
-    const ok = await service.step("slugs_create_slug", { slug: "release-1.2_final", at: "12:30" });
+    const ok = await service.step("slugs_create_slug", {
+      slug: "release-1.2_final",
+      at: "12:30",
+    });
     expect(ok.ok, JSON.stringify(ok)).toBe(true);
-    await expect(service.client.createSlug!({ params: { query: { at: "9:05" } }, body: { slug: "a.b-c" } })).resolves.toBeTypeOf("object");
+    await expect(
+      service.client.createSlug!({
+        params: { query: { at: "9:05" } },
+        body: { slug: "a.b-c" },
+      }),
+    ).resolves.toBeTypeOf("object");
   });
 
   it("a value it refuses is refused by the tool step and by the mock alike, naming the field", async () => {
     const step = await service.step("slugs_create_slug", { slug: "two words" });
-    expect(step).toMatchObject({ ok: false, error: { kind: "invalid_input", fields: [{ path: "slug" }] } });
-    await expect(service.client.createSlug!({ body: { slug: "two words" } })).rejects.toMatchObject({ status: 400, message: expect.stringContaining("slug") });
-    const query = await service.step("slugs_create_slug", { slug: "ok", at: "12-30" });
-    expect(query).toMatchObject({ ok: false, error: { kind: "invalid_input", fields: [{ path: "at" }] } });
-    await expect(service.client.createSlug!({ params: { query: { at: "12-30" } }, body: { slug: "ok" } })).rejects.toMatchObject({ status: 400 });
+    expect(step).toMatchObject({
+      ok: false,
+      error: { kind: "invalid_input", fields: [{ path: "slug" }] },
+    });
+    await expect(service.client.createSlug!({ body: { slug: "two words" } })).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining("slug"),
+    });
+    const query = await service.step("slugs_create_slug", {
+      slug: "ok",
+      at: "12-30",
+    });
+    expect(query).toMatchObject({
+      ok: false,
+      error: { kind: "invalid_input", fields: [{ path: "at" }] },
+    });
+    await expect(
+      service.client.createSlug!({
+        params: { query: { at: "12-30" } },
+        body: { slug: "ok" },
+      }),
+    ).rejects.toMatchObject({ status: 400 });
   });
 
   it("a pattern with no u reading is checked nowhere, so no part refuses what another accepts", async () => {
-    const step = await service.step("slugs_create_slug", { slug: "ok", ratio: "zzz" });
+    const step = await service.step("slugs_create_slug", {
+      slug: "ok",
+      ratio: "zzz",
+    });
     expect(step.ok, JSON.stringify(step)).toBe(true);
     await expect(service.client.createSlug!({ body: { slug: "ok", ratio: "zzz" } })).resolves.toBeTypeOf("object");
   });

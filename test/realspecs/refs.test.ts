@@ -9,57 +9,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEEP_REFS } from "./specs.js";
 import { generateSpec, inputSchema, refusal, startService, workDir, type Generated, type Service } from "./helpers.js";
-
-const json = (schema: unknown) => ({ "application/json": { schema } });
-
-export const DEEP_REFS = {
-  openapi: "3.0.3",
-  info: { title: "Deep", version: "1" },
-  servers: [{ url: "https://api.deep.example" }],
-  components: {
-    parameters: {
-      // A parameter component named like a keyword: a parameter, not a schema.
-      schema: { name: "schema", in: "query", schema: { type: "string", enum: ["full", "short"] } },
-      limit: { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 50 } },
-    },
-    schemas: {
-      Tag: {
-        allOf: [
-          { type: "object", required: ["name"], properties: { name: { type: "string", minLength: 2 } } },
-          { type: "object", properties: { colour: { type: "string" } } },
-        ],
-      },
-      Tree: {
-        type: "object",
-        properties: {
-          leaf: { type: "object", properties: { value: { type: "string" }, next: { $ref: "#/components/schemas/Tree/properties/leaf" } } },
-        },
-      },
-    },
-  },
-  paths: {
-    "/tags": {
-      get: {
-        operationId: "listTags",
-        parameters: [{ $ref: "#/components/parameters/schema" }, { name: "max", in: "query", schema: { $ref: "#/components/parameters/limit/schema" } }],
-        responses: { "200": { description: "The tags", content: json({ type: "array", items: { $ref: "#/components/schemas/Tag/allOf/0" } }) } },
-      },
-      post: {
-        operationId: "createTag",
-        requestBody: { required: true, content: json({ $ref: "#/components/schemas/Tag/allOf/0" }) },
-        responses: { "201": { description: "Created", content: json({ $ref: "#/paths/~1tags/post/requestBody/content/application~1json/schema" }) } },
-      },
-    },
-    "/trees": {
-      post: {
-        operationId: "plantTree",
-        requestBody: { required: true, content: json({ $ref: "#/components/schemas/Tree/properties/leaf" }) },
-        responses: { "201": { description: "Planted", content: json({ $ref: "#/components/schemas/Tree" }) } },
-      },
-    },
-  },
-};
 
 const work = workDir("refs");
 let generated: Generated;
@@ -85,20 +36,41 @@ describe("$ref to any pointer of the document", () => {
     expect(types).not.toMatch(/\]\["(allOf|properties|0)"\]|\["limit"\]\["schema"\]/);
     expect(types).toContain('"application/json": components["schemas"]["Tag_allOf_0"][]');
     expect(types).toContain('max?: components["schemas"]["parameters_limit_schema"]');
-    expect(Object.keys(generated.model.components.schemas as object)).toEqual(["Tag", "Tree", "Tree_properties_leaf", "parameters_limit_schema", "Tag_allOf_0"]);
+    expect(Object.keys(generated.model.components.schemas as object)).toEqual([
+      "Tag",
+      "Tree",
+      "Tree_properties_leaf",
+      "parameters_limit_schema",
+      "Tag_allOf_0",
+    ]);
   });
 
   it("the tool step checks the referenced parameter schema, and the mock the referenced body schema", async () => {
     const list = service.tools.find((t) => t.name === "deep_list_tags")!;
-    expect(inputSchema(list).properties.max).toMatchObject({ type: "integer", minimum: 1, maximum: 50 });
-    expect(inputSchema(list).properties.schema).toMatchObject({ enum: ["full", "short"] });
+    expect(inputSchema(list).properties.max).toMatchObject({
+      type: "integer",
+      minimum: 1,
+      maximum: 50,
+    });
+    expect(inputSchema(list).properties.schema).toMatchObject({
+      enum: ["full", "short"],
+    });
     const refused = await service.step("deep_list_tags", { max: 0 });
-    expect(refused).toMatchObject({ ok: false, error: { kind: "invalid_input" } });
-    const listed = await service.step("deep_list_tags", { max: 3, schema: "full" });
+    expect(refused).toMatchObject({
+      ok: false,
+      error: { kind: "invalid_input" },
+    });
+    const listed = await service.step("deep_list_tags", {
+      max: 3,
+      schema: "full",
+    });
     expect(listed.ok, JSON.stringify(listed)).toBe(true);
-    for (const tag of (listed as { data: { items: Array<{ name: string }> } }).data.items) expect(tag.name.length).toBeGreaterThanOrEqual(2);
+    for (const tag of (listed as { data: { items: Array<{ name: string }> } }).data.items)
+      expect(tag.name.length).toBeGreaterThanOrEqual(2);
 
-    const created = (await service.client.createTag!({ body: { name: "urgent" } })) as { name: string };
+    const created = (await service.client.createTag!({
+      body: { name: "urgent" },
+    })) as { name: string };
     expect(created.name.length).toBeGreaterThanOrEqual(2);
     // The mock validates against Tag/allOf/0 (name of two characters or more).
     await expect(service.client.createTag!({ body: { name: "u" } })).rejects.toMatchObject({ status: 400 });
@@ -109,7 +81,10 @@ describe("$ref to any pointer of the document", () => {
   it("a schema that refers to itself through a nested node is cut in the tool step and sent whole", async () => {
     const plant = service.tools.find((t) => t.name === "deep_plant_tree")!;
     expect(Object.keys(inputSchema(plant).properties)).toEqual(["value", "next"]);
-    const planted = await service.step("deep_plant_tree", { value: "oak", next: { value: "ash", next: { value: "elm" } } });
+    const planted = await service.step("deep_plant_tree", {
+      value: "oak",
+      next: { value: "ash", next: { value: "elm" } },
+    });
     expect(planted.ok, JSON.stringify(planted)).toBe(true);
   });
 });
