@@ -135,8 +135,10 @@ export interface ServiceModel {
   /** Every agent tool step, in spec order (operation steps, then `x-stepforge.tools.steps`). */
   toolSteps: ToolStepModel[];
   apiCall?: { name: string; config: ApiCallTool } | undefined;
-  /** Named groups of the steps (`x-stepforge.tools.toolsets`), every name checked. */
+  /** Named groups of the steps (`x-stepforge.tools.toolsets`), every name checked; one per tag when the spec declares none. */
   toolsets: Toolset[];
+  /** True when `toolsets` were made from tags, not declared. */
+  toolsetsFromTags?: boolean | undefined;
   /** How the behavioural mock behaves (`x-stepforge.mock`, or a derived one for a foreign spec). */
   mock: MockService;
   /** `components` of the document: the schemas `$ref`s in the model point at. */

@@ -130,6 +130,7 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
     toolSteps: tools.steps,
     apiCall: tools.apiCall,
     toolsets: tools.toolsets,
+    ...(tools.toolsetsFromTags && tools.toolsets.length > 0 ? { toolsetsFromTags: true } : {}),
     mock: mock ?? derivedMock(extension),
     components: asObject(modelDoc.components) ?? {},
     refs: context.refs,

@@ -7,6 +7,7 @@
  * The input is one flat object: path, query and header parameters and body properties side by side
  * (kebab or bracketed wire names become snake_case; a name taken twice gets a `query_`/`header_`/
  * `body_` prefix). A body with no JSON media type and cookie parameters are left out (SF172, SF173).
+ * A spec without toolsets gets one per tag (check/toolsets.ts).
  */
 import type { CompositeTool, OperationTool, ServiceTools, ToolField } from "../../runtime/tools/model.js";
 import { TOOL_NAME } from "../../runtime/tools/model.js";
@@ -14,6 +15,7 @@ import type { OperationModel, ToolFieldModel, ToolStepModel, WireSource } from "
 import { flattenAllOf, hasFlag, kindOf, sentence } from "../schema.js";
 import { asObject, isObject } from "../refs.js";
 import type { CheckContext, Path } from "./context.js";
+import { defaultToolsets } from "./toolsets.js";
 
 /** createCard → create_card; getLeadsByIDs → get_leads_by_ids. */
 export function snakeCase(name: string): string {
@@ -157,6 +159,7 @@ export interface ToolSteps {
   steps: ToolStepModel[];
   apiCall?: { name: string; config: NonNullable<ServiceTools["apiCall"]> } | undefined;
   toolsets: ServiceTools["toolsets"];
+  toolsetsFromTags: boolean;
 }
 
 export function checkToolSteps(context: CheckContext, id: string, operations: OperationModel[], tools: ServiceTools | undefined, overrides: Map<string, OperationTool>): ToolSteps {
@@ -191,14 +194,16 @@ export function checkToolSteps(context: CheckContext, id: string, operations: Op
     seen.add(name);
   }
   // A step's `check` and every toolset name steps of this service.
-  const toolsets = tools?.toolsets ?? [];
-  toolsets.forEach((set, i) =>
+  const declaredSets = tools?.toolsets ?? [];
+  declaredSets.forEach((set, i) =>
     set.steps.forEach((name, j) => seen.has(name) || report(["x-stepforge", "tools", "toolsets", i, "steps", j], `toolset "${set.name}" names step "${name}", which this spec does not have`)),
   );
+  // A spec that declares no toolsets gets one per tag (check/toolsets.ts), so --toolsets can trim.
+  const toolsets = declaredSets.length > 0 ? declaredSets : defaultToolsets(context.doc, operations, steps);
   for (const step of steps) {
     if (step.check && !seen.has(step.check.step)) report([...step.at, "check", "step"], `step "${step.name}" is checked with "${step.check.step}", which this spec does not have`);
   }
-  return { steps: steps.map(({ at: _at, named: _named, ...step }) => step), toolsets, ...(tools?.apiCall ? { apiCall: { name: apiCallName!, config: tools.apiCall } } : {}) };
+  return { steps: steps.map(({ at: _at, named: _named, ...step }) => step), toolsets, toolsetsFromTags: declaredSets.length === 0, ...(tools?.apiCall ? { apiCall: { name: apiCallName!, config: tools.apiCall } } : {}) };
 }
 
 function stepOf(context: CheckContext, report: (path: Path, message: string) => void, name: string, op: OperationModel, overrides: OperationTool | CompositeTool, at: Path): (ToolStepModel & { at: Path }) | undefined {

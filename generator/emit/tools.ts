@@ -259,7 +259,11 @@ export const emitTools: Emitter = (model, context) => {
     jsdoc(`Every tool step of ${model.title}, in spec order.`),
     constStatement("tools", arr(all), { exported: true, type: "readonly ToolDefinition[]" }),
     "",
-    jsdoc("Named groups of these steps (x-stepforge.tools.toolsets), for agents offered a few at a time."),
+    jsdoc(
+      model.toolsetsFromTags
+        ? "Named groups of these steps, one per tag (the spec declares none), for agents offered a few at a time."
+        : "Named groups of these steps (x-stepforge.tools.toolsets), for agents offered a few at a time.",
+    ),
     constStatement("toolsets", literal(model.toolsets), { exported: true, type: "readonly Toolset[]" }),
   ];
   return [{ path: `${model.id}/tools.ts`, content: moduleText(context.specLabel, body) }];

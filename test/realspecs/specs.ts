@@ -266,3 +266,35 @@ export const READ_ONLY = {
     },
   },
 };
+
+/** toolsets.test.ts: tags (declared, undeclared, colliding, odd), an untagged operation under a version prefix. */
+export const TAGGED = {
+  openapi: "3.1.0",
+  info: { title: "Shop", version: "1" },
+  servers: [{ url: "https://api.shop.example" }],
+  tags: [
+    { name: "Store", description: "Orders and stock.\n\nMore words that a toolset list does not need." },
+    { name: "Pets", description: "Everything about your pets" },
+    { name: "Unused", description: "No operation uses this tag." },
+  ],
+  paths: {
+    "/pets": {
+      get: { operationId: "listPets", tags: ["Pets"], responses: ok },
+      post: { operationId: "addPet", tags: ["Pets", "Store"], responses: ok },
+    },
+    "/store/order": { post: { operationId: "placeOrder", tags: ["Store"], responses: ok } },
+    "/accounts": {
+      get: { operationId: "listAccounts", tags: ["User Accounts"], responses: ok },
+      post: { operationId: "openAccount", tags: ["user-accounts"], responses: ok },
+    },
+    "/everything": { get: { operationId: "getEverything", tags: ["all"], responses: ok } },
+    "/codes": { get: { operationId: "listCodes", tags: ["2FA"], responses: ok } },
+    "/v1/users/{id}": {
+      get: {
+        operationId: "getUser",
+        parameters: [{ name: "id", in: "path", required: true, schema: text() }],
+        responses: ok,
+      },
+    },
+  },
+};

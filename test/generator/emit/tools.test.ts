@@ -80,8 +80,14 @@ describe("emitTools", () => {
       /** Every tool step of Widgets, in spec order. */
       export const tools: readonly ToolDefinition[] = [widgetsListWidgets, widgetsCreateWidget, widgetsGetWidget];
 
-      /** Named groups of these steps (x-stepforge.tools.toolsets), for agents offered a few at a time. */
-      export const toolsets: readonly Toolset[] = [];
+      /** Named groups of these steps, one per tag (the spec declares none), for agents offered a few at a time. */
+      export const toolsets: readonly Toolset[] = [
+        {
+          name: "widgets",
+          description: "Operations tagged \\"widgets\\".",
+          steps: ["widgets_list_widgets", "widgets_create_widget", "widgets_get_widget"],
+        },
+      ];
       "
     `);
   });
