@@ -37,7 +37,9 @@ export function readPattern(pattern: string): PatternReading {
   if (compilesWith(pattern, "u")) return { kind: "valid" };
   if (!compilesWith(pattern, "")) return { kind: "invalid" };
   const respelled = unicodeSpelling(pattern);
-  return respelled !== undefined && compilesWith(respelled, "u") ? { kind: "respelled", pattern: respelled } : { kind: "legacy" };
+  return respelled !== undefined && compilesWith(respelled, "u")
+    ? { kind: "respelled", pattern: respelled }
+    : { kind: "legacy" };
 }
 
 /** Characters `u` lets a backslash escape outside the escapes with a meaning (SyntaxCharacter and `/`). */
@@ -122,7 +124,12 @@ function characterClass(pattern: string, at: number, namedGroups: boolean): { te
 }
 
 /** The escape at `pattern[at]` (a backslash) as `u` must spell it, and how many characters it took. */
-function escapeOf(pattern: string, at: number, inClass: boolean, namedGroups: boolean): { text: string; length: number } | undefined {
+function escapeOf(
+  pattern: string,
+  at: number,
+  inClass: boolean,
+  namedGroups: boolean,
+): { text: string; length: number } | undefined {
   const next = pattern[at + 1];
   if (next === undefined) return undefined;
   const keep = (length: number) => ({ text: pattern.slice(at, at + length), length });

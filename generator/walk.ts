@@ -29,8 +29,18 @@ export type NodeKind =
 
 /** Keywords whose value is one schema. */
 export const ONE_SCHEMA = [
-  "items", "additionalProperties", "not", "contains", "if", "then", "else", "propertyNames",
-  "unevaluatedItems", "unevaluatedProperties", "contentSchema", "additionalItems",
+  "items",
+  "additionalProperties",
+  "not",
+  "contains",
+  "if",
+  "then",
+  "else",
+  "propertyNames",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+  "contentSchema",
+  "additionalItems",
 ];
 /** Keywords whose value is a list of schemas. */
 export const SCHEMA_LIST = ["allOf", "anyOf", "oneOf", "prefixItems"];
@@ -141,7 +151,8 @@ class Walker {
   /** A map of named nodes; `x-` keys are extensions in OpenAPI's maps, but names like any other in a schema's. */
   private map(kind: NodeKind, map: unknown, at: Path, extensions = kind !== "schema"): void {
     if (!isObject(map)) return;
-    for (const [key, node] of Object.entries(map)) if (!(extensions && key.startsWith("x-"))) this.node(kind, node, [...at, key]);
+    for (const [key, node] of Object.entries(map))
+      if (!(extensions && key.startsWith("x-"))) this.node(kind, node, [...at, key]);
   }
 
   private list(kind: NodeKind, list: unknown, at: Path): void {
@@ -161,7 +172,8 @@ class Walker {
       else if (SCHEMA_MAP.includes(key)) this.map("schema", value, [...at, key]);
       else if (key === "dependencies" && isObject(value)) {
         // draft 7: a property's dependency is a list of names or a schema.
-        for (const [name, dep] of Object.entries(value)) if (isObject(dep)) this.node("schema", dep, [...at, key, name]);
+        for (const [name, dep] of Object.entries(value))
+          if (isObject(dep)) this.node("schema", dep, [...at, key, name]);
       }
     }
   }

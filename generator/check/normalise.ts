@@ -58,7 +58,8 @@ function implicitFlags(doc: Json): Array<{ path: Path; flag: "readOnly" | "write
       for (const [name, property] of Object.entries(node.properties)) {
         if (!isObject(property)) continue;
         for (const flag of ["readOnly", "writeOnly"] as const) {
-          if (property[flag] !== true && hasFlag(refs, property, flag)) found.push({ path: [...at, "properties", name], flag });
+          if (property[flag] !== true && hasFlag(refs, property, flag))
+            found.push({ path: [...at, "properties", name], flag });
         }
       }
     },
@@ -74,7 +75,8 @@ function hasIndirectRefs(doc: Json): boolean {
 
 function nodeAt(doc: Json, path: Path): unknown {
   let node: unknown = doc;
-  for (const key of path) node = isObject(node) || Array.isArray(node) ? (node as Record<string | number, unknown>)[key] : undefined;
+  for (const key of path)
+    node = isObject(node) || Array.isArray(node) ? (node as Record<string | number, unknown>)[key] : undefined;
   return node;
 }
 
@@ -88,11 +90,13 @@ function applyPatternEdit(doc: Json, edit: PatternEdit): void {
     return;
   }
   // A patternProperties name: renamed in place, so the entries keep their order.
-  const entries = Object.entries(holder).flatMap(([name, schema]): Array<[string, unknown]> =>
-    name !== key ? [[name, schema]] : edit.value === undefined ? [] : [[edit.value, schema]],
+  const entries = Object.entries(holder).flatMap(
+    ([name, schema]): Array<[string, unknown]> =>
+      name !== key ? [[name, schema]] : edit.value === undefined ? [] : [[edit.value, schema]],
   );
   for (const name of Object.keys(holder)) delete holder[name];
-  for (const [name, schema] of entries) Object.defineProperty(holder, name, { value: schema, enumerable: true, writable: true, configurable: true });
+  for (const [name, schema] of entries)
+    Object.defineProperty(holder, name, { value: schema, enumerable: true, writable: true, configurable: true });
 }
 
 /** Names for moved schemas, from their pointers, unique among the document's schema names (case folded). */
@@ -115,7 +119,11 @@ class SyntheticNames {
   claim(ref: string): string {
     let segments = ref.slice(2).split("/").map(decodeSegment);
     if (segments[0] === "components") segments = segments.slice(segments[1] === "schemas" ? 2 : 1);
-    let base = segments.join("_").replace(/[^A-Za-z0-9_]+/g, "_").replace(/_+/g, "_").replace(/^_|_$/g, "");
+    let base = segments
+      .join("_")
+      .replace(/[^A-Za-z0-9_]+/g, "_")
+      .replace(/_+/g, "_")
+      .replace(/^_|_$/g, "");
     if (!/^[A-Za-z]/.test(base)) base = `Schema_${base}`.replace(/_$/, "");
     let name = base;
     for (let i = 2; this.taken.has(name.toLowerCase()); i++) name = `${base}_${i}`;
@@ -157,7 +165,14 @@ function rewriteRound(doc: Json, names: SyntheticNames): boolean {
   }
 
   // Schemas: every target found before anything moves, then references renamed, then targets moved.
-  const moves: Array<{ parent: Record<string | number, unknown>; key: string | number; node: unknown; name: string; depth: number; order: number }> = [];
+  const moves: Array<{
+    parent: Record<string | number, unknown>;
+    key: string | number;
+    node: unknown;
+    name: string;
+    depth: number;
+    order: number;
+  }> = [];
   const copies: Array<{ name: string; node: unknown; order: number }> = [];
   const forwarded = new Map<string, string>();
   for (const ref of new Set(schemaRefs.map((h) => h.ref))) {
@@ -170,11 +185,21 @@ function rewriteRound(doc: Json, names: SyntheticNames): boolean {
       continue;
     }
     const name = names.claim(ref);
-    const path = ref.slice(2).split("/").map((s) => decodeSegment(s));
+    const path = ref
+      .slice(2)
+      .split("/")
+      .map((s) => decodeSegment(s));
     const parent = nodeAt(doc, path.slice(0, -1));
     if (schemaPositions.has(toPointer(path)) && (isObject(parent) || Array.isArray(parent))) {
       const key = Array.isArray(parent) ? Number(path.at(-1)) : path.at(-1)!;
-      moves.push({ parent: parent as Record<string | number, unknown>, key, node: target, name, depth: path.length, order: moves.length + copies.length });
+      moves.push({
+        parent: parent as Record<string | number, unknown>,
+        key,
+        node: target,
+        name,
+        depth: path.length,
+        order: moves.length + copies.length,
+      });
     } else copies.push({ name, node: structuredClone(target), order: moves.length + copies.length });
   }
   for (const holder of schemaRefs) {
@@ -183,7 +208,8 @@ function rewriteRound(doc: Json, names: SyntheticNames): boolean {
     else if (forwarded.has(holder.ref)) holder.node.$ref = forwarded.get(holder.ref)!;
   }
   // Deepest first: a target inside another target moves before its container carries it away.
-  for (const move of [...moves].sort((a, b) => b.depth - a.depth)) move.parent[move.key] = { $ref: `#/components/schemas/${move.name}` };
+  for (const move of [...moves].sort((a, b) => b.depth - a.depth))
+    move.parent[move.key] = { $ref: `#/components/schemas/${move.name}` };
   // New components in the order their names were claimed (document order).
   for (const { name, node } of [...moves, ...copies].sort((a, b) => a.order - b.order)) names.schemas[name] = node;
   return true;

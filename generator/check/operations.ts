@@ -6,9 +6,10 @@
  * duplicate or case-colliding operationIds, undeclared path parameters) are repaired in lenient
  * mode and recorded in `typesDocument` too, so the types agree with the client.
  */
-import { type DelimitedStyle, type HttpMethod, OperationExtensionsSchema, RAW_REQUEST_MEDIA_TYPES } from "../../runtime/descriptor.js";
+import { type DelimitedStyle, FORM_MEDIA_TYPE, type HttpMethod, OperationExtensionsSchema, RAW_REQUEST_MEDIA_TYPES } from "../../runtime/descriptor.js";
+import { setOwn } from "../../runtime/internal/values.js";
 import { MockOperationSchema, type MockOperationSpec } from "../../runtime/mock/model.js";
-import type { BodyModel, OperationModel, ParameterModel, SuccessModel } from "../model.js";
+import type { BodyModel, OperationModel, ParameterModel, RawBodyKind, SuccessModel } from "../model.js";
 import { NameTable, startsIdentifier, toIdentifier } from "../names.js";
 import { asArray, asObject, type Json, RefResolver } from "../refs.js";
 import { describeValue, reportProtoKeys, reportZod, type CheckContext, type Path } from "./context.js";
@@ -299,11 +300,14 @@ function preferJson(content: Json): string | undefined {
 function reportUnsent(context: CheckContext, raw: RawOperation, body: BodyModel | undefined, parameters: ParameterModel[]): void {
   const where = `${raw.method.toUpperCase()} ${raw.path}`;
   const mediaType = requestMediaTypeOf(body);
-  if (body && mediaType) {
-    const client = RAW_REQUEST_MEDIA_TYPES.includes(mediaType.toLowerCase())
-      ? `the client sends it as ${mediaType}, but the tool step leaves the body out`
-      : "the client sends a body as JSON unless the call sets its Content-Type header, and the tool step leaves the body out";
-    context.report("SF172", [...raw.at, "requestBody"], `${where} (${raw.operationId}) takes its request body as ${body.contentTypes.join(", ")}, not JSON: ${client}`, "warning");
+  // Said only where something is still not sent as the spec says: form fields and bytes go right
+  // through the client and the tool step; the step takes multipart parts and text too.
+  const clientSends = mediaType !== undefined && RAW_REQUEST_MEDIA_TYPES.includes(mediaType.toLowerCase());
+  const stepTakes = body?.raw !== undefined && body.raw.kind !== "other";
+  if (body && mediaType && !(clientSends && stepTakes)) {
+    const client = clientSends ? `the client sends it as ${mediaType}` : "the client sends a body as JSON unless the call passes FormData or sets its Content-Type header";
+    const step = stepTakes ? `the tool step sends it as ${mediaType}` : "the tool step leaves the body out";
+    context.report("SF172", [...raw.at, "requestBody"], `${where} (${raw.operationId}) takes its request body as ${body.contentTypes.join(", ")}, not JSON: ${client}, ${step}`, "warning");
   }
   for (const p of parameters.filter((x) => x.in === "cookie")) {
     context.report("SF173", [...raw.at, "parameters"], `${where} (${raw.operationId}) has the cookie parameter "${p.name}"${p.required ? " (required)" : ""}: neither the client nor the tool step sends cookies; set a Cookie header on the call`, "warning");
@@ -323,13 +327,35 @@ function bodyOf(context: CheckContext, raw: unknown): BodyModel | undefined {
   const content = asObject(body.content) ?? {};
   const mediaType = Object.keys(content).find((t) => /json/i.test(t));
   const schema = mediaType ? asObject(content[mediaType])?.schema : undefined;
-  return {
+  const model: BodyModel = {
     required: body.required === true,
     description: typeof body.description === "string" ? body.description : "",
     contentTypes: Object.keys(content),
     ...(mediaType ? { mediaType } : {}),
     ...(schema !== undefined ? { schema } : {}),
   };
+  const sent = requestMediaTypeOf(model);
+  if (sent !== undefined) {
+    const media = asObject(content[sent]) ?? {};
+    const partTypes: Record<string, string> = {};
+    for (const [part, encoding] of Object.entries(asObject(media.encoding) ?? {})) {
+      const type = asObject(encoding)?.contentType;
+      if (typeof type === "string") setOwn(partTypes, part, type);
+    }
+    model.raw = { mediaType: sent, kind: rawBodyKind(context, sent, media.schema), ...(media.schema !== undefined ? { schema: media.schema } : {}), partTypes };
+  }
+  return model;
+}
+
+/** How a tool step takes a body of `mediaType` (not JSON). */
+function rawBodyKind(context: CheckContext, mediaType: string, schema: unknown): RawBodyKind {
+  const type = mediaType.toLowerCase().split(";")[0]!.trim();
+  if (type === FORM_MEDIA_TYPE) return "form";
+  if (type.startsWith("multipart/")) return "multipart";
+  if (type.startsWith("text/") || /[/+]xml$/.test(type) || type === "application/csv" || type === "application/x-ndjson") return "text";
+  // Any other media type is bytes when its schema is one string (or none): images, PDFs, archives, octet-stream.
+  const s = context.refs.deref(schema);
+  return schema === undefined || (s.type === "string" && s.properties === undefined) || Object.keys(s).length === 0 ? "bytes" : "other";
 }
 
 /** The lowest 2xx response: its status, description, preferred media type, schema and example. */

@@ -77,7 +77,10 @@ class WriteVariants {
   private readOnlyRequired(node: Json): string[] {
     if (!Array.isArray(node.required) || !isObject(node.properties)) return [];
     const properties = node.properties;
-    return node.required.filter((name): name is string => typeof name === "string" && Object.hasOwn(properties, name) && hasFlag(this.refs, properties[name], "readOnly"));
+    return node.required.filter(
+      (name): name is string =>
+        typeof name === "string" && Object.hasOwn(properties, name) && hasFlag(this.refs, properties[name], "readOnly"),
+    );
   }
 
   /** `node` as a request sends it: read-only properties not required, differing components by their variant. */
@@ -86,14 +89,21 @@ class WriteVariants {
     if (!isObject(node) || depth > 64) return node;
     const component = componentOf(node);
     const out: Json = { ...node };
-    if (component !== undefined && this.differ.has(component)) out.$ref = `${PREFIX}${this.variant(component).replace(/~/g, "~0").replace(/\//g, "~1")}`;
+    if (component !== undefined && this.differ.has(component))
+      out.$ref = `${PREFIX}${this.variant(component).replace(/~/g, "~0").replace(/\//g, "~1")}`;
     const readOnly = this.readOnlyRequired(node);
     if (readOnly.length > 0) out.required = (node.required as string[]).filter((name) => !readOnly.includes(name));
     for (const [key, value] of Object.entries(node)) {
       if (ONE_SCHEMA.includes(key) || SCHEMA_LIST.includes(key)) out[key] = this.request(value, depth + 1);
       else if (SCHEMA_MAP.includes(key) && isObject(value)) {
         const map: Json = {};
-        for (const [name, child] of Object.entries(value)) Object.defineProperty(map, name, { value: this.request(child, depth + 1), enumerable: true, writable: true, configurable: true });
+        for (const [name, child] of Object.entries(value))
+          Object.defineProperty(map, name, {
+            value: this.request(child, depth + 1),
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
         out[key] = map;
       }
     }
@@ -116,10 +126,20 @@ class WriteVariants {
 
 /** The request bodies of the document: inline ones of every operation, and `components.requestBodies`. */
 function requestBodies(doc: Json): Json[] {
-  const items = [...Object.values(isObject(doc.paths) ? doc.paths : {}), ...Object.values(isObject(doc.components) && isObject(doc.components.pathItems) ? doc.components.pathItems : {})];
-  const bodies = items.flatMap((item) => (isObject(item) ? METHODS.map((m) => (isObject(item[m]) ? item[m].requestBody : undefined)) : []));
-  const named = isObject(doc.components) && isObject(doc.components.requestBodies) ? Object.values(doc.components.requestBodies) : [];
-  return [...bodies, ...named].filter((b): b is Json => isObject(b) && typeof b.$ref !== "string" && isObject(b.content));
+  const items = [
+    ...Object.values(isObject(doc.paths) ? doc.paths : {}),
+    ...Object.values(isObject(doc.components) && isObject(doc.components.pathItems) ? doc.components.pathItems : {}),
+  ];
+  const bodies = items.flatMap((item) =>
+    isObject(item) ? METHODS.map((m) => (isObject(item[m]) ? item[m].requestBody : undefined)) : [],
+  );
+  const named =
+    isObject(doc.components) && isObject(doc.components.requestBodies)
+      ? Object.values(doc.components.requestBodies)
+      : [];
+  return [...bodies, ...named].filter(
+    (b): b is Json => isObject(b) && typeof b.$ref !== "string" && isObject(b.content),
+  );
 }
 
 /** True when some request body requires a read-only property, so the types document needs write variants. */
@@ -138,6 +158,7 @@ export function needsWriteVariants(doc: Json): boolean {
 export function addWriteVariants(doc: Json): void {
   const variants = new WriteVariants(doc);
   for (const body of requestBodies(doc)) {
-    for (const media of Object.values(body.content as Json)) if (isObject(media) && media.schema !== undefined) media.schema = variants.request(media.schema);
+    for (const media of Object.values(body.content as Json))
+      if (isObject(media) && media.schema !== undefined) media.schema = variants.request(media.schema);
   }
 }

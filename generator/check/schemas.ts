@@ -16,11 +16,13 @@ import { asObject, isObject, type Json } from "../refs.js";
 import { ONE_SCHEMA, SCHEMA_LIST, SCHEMA_MAP, walkDocument } from "../walk.js";
 import type { CheckContext, Path } from "./context.js";
 
+// biome-ignore format: a word list, kept dense
 const OTHER = [
-  "$ref", "$id", "$schema", "$anchor", "$dynamicRef", "$dynamicAnchor", "$comment", "$vocabulary", "type", "enum", "const", "multipleOf",
-  "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems",
-  "maxContains", "minContains", "maxProperties", "minProperties", "required", "dependentRequired", "dependencies", "format", "contentEncoding",
-  "contentMediaType", "title", "description", "default", "deprecated", "readOnly", "writeOnly", "examples", "example", "discriminator", "xml",
+  "$ref", "$id", "$schema", "$anchor", "$dynamicRef", "$dynamicAnchor", "$comment", "$vocabulary", "type", "enum",
+  "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength", "minLength",
+  "pattern", "maxItems", "minItems", "uniqueItems", "maxContains", "minContains", "maxProperties", "minProperties",
+  "required", "dependentRequired", "dependencies", "format", "contentEncoding", "contentMediaType", "title",
+  "description", "default", "deprecated", "readOnly", "writeOnly", "examples", "example", "discriminator", "xml",
   "externalDocs", "nullable",
 ];
 const KNOWN = new Set([...ONE_SCHEMA, ...SCHEMA_LIST, ...SCHEMA_MAP, ...OTHER]);
@@ -29,7 +31,9 @@ const KNOWN = new Set([...ONE_SCHEMA, ...SCHEMA_LIST, ...SCHEMA_MAP, ...OTHER]);
  * A change the pattern reading makes to the document: at `path` (a `pattern` key, or a
  * `patternProperties` entry), the `u` spelling, or nothing (not checked).
  */
-export type PatternEdit = { path: Path; kind: "pattern"; value: string | undefined } | { path: Path; kind: "patternName"; value: string | undefined };
+export type PatternEdit =
+  | { path: Path; kind: "pattern"; value: string | undefined }
+  | { path: Path; kind: "patternName"; value: string | undefined };
 
 export function checkSchemaKeywords(context: CheckContext): PatternEdit[] {
   const edits: PatternEdit[] = [];
@@ -43,8 +47,16 @@ function checkSchema(schema: Json, at: Path, context: CheckContext, edits: Patte
   for (const [key, value] of Object.entries(schema)) {
     if (key.startsWith("x-")) continue;
     if (!KNOWN.has(key)) {
-      const hint = value === null ? " (a key without a value: was a YAML flow mapping `{ … }` split at a comma? Quote the text)" : "";
-      context.report("SF161", [...at, key], `"${key}" is not a schema keyword${hint}; ${context.strict ? "remove or correct it" : "it is ignored"}`, severity);
+      const hint =
+        value === null
+          ? " (a key without a value: was a YAML flow mapping `{ … }` split at a comma? Quote the text)"
+          : "";
+      context.report(
+        "SF161",
+        [...at, key],
+        `"${key}" is not a schema keyword${hint}; ${context.strict ? "remove or correct it" : "it is ignored"}`,
+        severity,
+      );
       continue;
     }
     if (key === "pattern" && typeof value === "string") {
@@ -60,6 +72,9 @@ function checkSchema(schema: Json, at: Path, context: CheckContext, edits: Patte
   }
 }
 
+const NOT_UNICODE =
+  "is a syntax error with the u flag, which JSON Schema, the mock and the tool steps read patterns with";
+
 /** The pattern as every part reads it (undefined: not checked), each change reported. */
 function readAs(pattern: string, at: Path, what: string, context: CheckContext): string | undefined {
   const reading = readPattern(pattern);
@@ -69,15 +84,26 @@ function readAs(pattern: string, at: Path, what: string, context: CheckContext):
     case "valid":
       return pattern;
     case "invalid":
-      context.report("SF162", at, `${what} ${shown} is not a valid JavaScript regular expression; ${context.strict ? "fix it" : unchecked}`, context.strict ? "error" : "warning");
+      context.report(
+        "SF162",
+        at,
+        `${what} ${shown} is not a valid JavaScript regular expression; ${context.strict ? "fix it" : unchecked}`,
+        context.strict ? "error" : "warning",
+      );
       return undefined;
     case "respelled": {
-      const problem = `${what} ${shown} compiles only without the u flag, and JSON Schema reads patterns with it (so do the mock and the tool steps)`;
-      context.repair("SF163", at, problem, `write it as ${JSON.stringify(reading.pattern)}, which means the same`, `read it as ${JSON.stringify(reading.pattern)}, which means the same`);
+      const problem = `${what} ${shown} ${NOT_UNICODE}`;
+      context.repair(
+        "SF163",
+        at,
+        problem,
+        `write it as ${JSON.stringify(reading.pattern)}, which means the same`,
+        `read it as ${JSON.stringify(reading.pattern)}, which means the same`,
+      );
       return reading.pattern;
     }
     case "legacy": {
-      const problem = `${what} ${shown} compiles only without the u flag, and JSON Schema reads patterns with it; it means something else or nothing with it`;
+      const problem = `${what} ${shown} ${NOT_UNICODE}`;
       context.repair("SF163", at, problem, "rewrite it for the u flag", unchecked);
       return undefined;
     }
@@ -97,9 +123,14 @@ export function bareDiscriminatorNames(doc: Json): Array<{ path: Path; ref: stri
     if (!isObject(node)) return;
     const mapping = asObject(asObject(node.discriminator)?.mapping);
     for (const [key, value] of Object.entries(mapping ?? {})) {
-      if (typeof value === "string" && !value.includes("/") && Object.hasOwn(schemas, value)) found.push({ path: [...at, "discriminator", "mapping", key], ref: `#/components/schemas/${value.replace(/~/g, "~0")}` });
+      if (typeof value === "string" && !value.includes("/") && Object.hasOwn(schemas, value))
+        found.push({
+          path: [...at, "discriminator", "mapping", key],
+          ref: `#/components/schemas/${value.replace(/~/g, "~0")}`,
+        });
     }
-    for (const [key, child] of Object.entries(node)) if (key !== "example" && key !== "examples") walk(child, [...at, key]);
+    for (const [key, child] of Object.entries(node))
+      if (key !== "example" && key !== "examples") walk(child, [...at, key]);
   };
   walk(doc, []);
   return found;

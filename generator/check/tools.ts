@@ -11,9 +11,9 @@
  */
 import type { CompositeTool, OperationTool, ServiceTools, ToolField } from "../../runtime/tools/model.js";
 import { TOOL_NAME } from "../../runtime/tools/model.js";
-import type { OperationModel, ToolFieldModel, ToolStepModel, WireSource } from "../model.js";
+import { BASE64_BODY, FILE_PART, type OperationModel, type ToolFieldModel, type ToolStepModel, type WireSource } from "../model.js";
 import { flattenAllOf, hasFlag, kindOf, sentence } from "../schema.js";
-import { asObject, isObject } from "../refs.js";
+import { asObject, isObject, type Json } from "../refs.js";
 import type { CheckContext, Path } from "./context.js";
 import { defaultToolsets } from "./toolsets.js";
 
@@ -139,20 +139,48 @@ function flatFields(context: CheckContext, op: OperationModel): FlatField[] {
     }
   }
   const body = op.body;
-  if (body?.mediaType) {
-    const schema = flattenAllOf(context.refs, context.refs.deref(body.schema));
-    const props = isObject(schema.properties) ? schema.properties : undefined;
-    if (kindOf(context.refs, body.schema) === "object" && props && Object.keys(props).length > 0) {
-      const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
-      for (const [key, value] of Object.entries(props)) {
-        if (hasFlag(context.refs, value, "readOnly")) continue;
-        add({ name: fieldNameOf(key), in: "body", wire: key, required: body.required && required.has(key), schema: value, description: "" }, "body");
-      }
-    } else {
-      add({ name: "body", in: "bodyWhole", wire: "", required: body.required, schema: body.schema, description: body.description || "The request body." }, "body");
+  const raw = body?.mediaType === undefined ? body?.raw : undefined;
+  const bodyFields = (schema: unknown, value: (key: string, schema: unknown) => unknown): boolean => {
+    const merged = flattenAllOf(context.refs, context.refs.deref(schema));
+    const props = isObject(merged.properties) ? merged.properties : undefined;
+    if (kindOf(context.refs, schema) !== "object" || !props || Object.keys(props).length === 0) return false;
+    const required = new Set(Array.isArray(merged.required) ? merged.required.map(String) : []);
+    for (const [key, property] of Object.entries(props)) {
+      if (hasFlag(context.refs, property, "readOnly")) continue;
+      add({ name: fieldNameOf(key), in: "body", wire: key, required: body!.required && required.has(key), schema: value(key, property), description: "" }, "body");
     }
+    return true;
+  };
+  const whole = (schema: unknown, description: string) => add({ name: "body", in: "bodyWhole", wire: "", required: body!.required, schema, description }, "body");
+  if (body?.mediaType) {
+    if (!bodyFields(body.schema, (_key, schema) => schema)) whole(body.schema, body.description || "The request body.");
+  } else if (raw?.kind === "form") {
+    bodyFields(raw.schema, (_key, schema) => schema);
+  } else if (raw?.kind === "multipart") {
+    bodyFields(raw.schema, (key, schema) => filePartOf(context, schema, raw.partTypes[key]) ?? schema);
+  } else if (raw?.kind === "bytes") {
+    whole(BASE64_BODY, `${body!.description ? `${sentence(body!.description)} ` : ""}The request body (${raw.mediaType}) as base64.`);
+  } else if (raw?.kind === "text") {
+    const own = context.refs.deref(raw.schema);
+    whole(own.type === "string" ? raw.schema : { type: "string" }, `${body!.description ? `${sentence(body!.description)} ` : ""}The request body as ${raw.mediaType} text.`);
   }
   return fields;
+}
+
+/**
+ * A multipart property that is a file (`format: binary`, a 3.1 `contentMediaType` without a
+ * `contentEncoding`, or a part whose `encoding` names a media type that is not text), as the file
+ * part schema; a list of files as a list of them. Undefined for any other property.
+ */
+function filePartOf(context: CheckContext, schema: unknown, partType: string | undefined): unknown {
+  const s = context.refs.deref(schema);
+  const isFile = (node: Json) =>
+    node.format === "binary" ||
+    (typeof node.contentMediaType === "string" && node.contentEncoding === undefined) ||
+    (partType !== undefined && !/^text\/|json/i.test(partType) && (node.type === "string" || node.type === undefined) && node.properties === undefined);
+  const description = typeof s.description === "string" ? { description: s.description } : {};
+  if (s.type === "array" && isObject(s.items) && isFile(context.refs.deref(s.items))) return { type: "array", items: FILE_PART, ...description };
+  return isFile(s) ? { ...FILE_PART, ...description } : undefined;
 }
 
 export interface ToolSteps {
@@ -253,6 +281,17 @@ function stepOf(context: CheckContext, report: (path: Path, message: string) => 
   if (context.diagnostics.length > before) return undefined;
 
   const wire: ToolStepModel["wire"] = { path: [], query: [], header: [], body: [], bodyObject: flat.some((f) => f.in === "body") };
+  const raw = op.body?.mediaType === undefined ? op.body?.raw : undefined;
+  if (raw?.kind === "multipart" && wire.bodyObject) {
+    wire.encoding = "multipart";
+    const isFile = (schema: unknown) => isObject(schema) && (schema["x-stepforge-input"] === "file" || (isObject(schema.items) && schema.items["x-stepforge-input"] === "file"));
+    wire.files = {};
+    for (const f of flat.filter((x) => x.in === "body" && isFile(x.schema))) {
+      const type = raw.partTypes[f.wire];
+      Object.defineProperty(wire.files, f.wire, { value: type ? { contentType: type } : {}, enumerable: true, writable: true, configurable: true });
+    }
+  } else if (raw?.kind === "bytes") wire.encoding = "base64";
+  else if (raw?.kind === "text") wire.encoding = "text";
   for (const f of flat) {
     const offeredField = offered.find((x) => x.source === f);
     const source: WireSource | undefined = Object.hasOwn(fixed, f.name) ? { from: "fixed", value: fixed[f.name]! } : offeredField ? { from: "input", field: offeredField.name } : undefined;

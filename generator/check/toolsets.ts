@@ -34,7 +34,8 @@ function toolsetName(key: string, taken: Set<string>): string {
   if (!/^[a-z]/.test(base)) base = `t_${base}`.slice(0, MAX_NAME).replace(/_+$/, "");
   if (base === "t") base = "other";
   let name = base;
-  for (let i = 2; taken.has(name) || name === "all"; i++) name = `${base.slice(0, MAX_NAME - String(i).length - 1)}_${i}`;
+  for (let i = 2; taken.has(name) || name === "all"; i++)
+    name = `${base.slice(0, MAX_NAME - String(i).length - 1)}_${i}`;
   taken.add(name);
   return name;
 }
@@ -74,7 +75,11 @@ export function defaultToolsets(doc: Json, operations: OperationModel[], steps: 
   for (const [id, group] of groups) {
     if (group.steps.length === 0) continue;
     const key = id.slice(id.indexOf(":") + 1);
-    toolsets.push({ name: toolsetName(key, taken), description: describe(key, group.tag, group.tag ? declaredTags.get(key) : undefined), steps: group.steps });
+    toolsets.push({
+      name: toolsetName(key, taken),
+      description: describe(key, group.tag, group.tag ? declaredTags.get(key) : undefined),
+      steps: group.steps,
+    });
   }
   return toolsets;
 }

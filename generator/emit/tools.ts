@@ -22,6 +22,9 @@ type Mode = "input" | "output";
 /** Names tools.ts imports or declares itself. */
 const MODULE_NAMES = ["s", "descriptor", "defineWiredTool", "defineApiCallTool", "ToolDefinition", "Toolset", "tools", "toolsets", "DATE", "DATE_TIME"];
 
+/** What a file part field takes, added to the field's own description (which replaces s.file()'s). */
+const FILE_NOTE = "A file: { base64 } or { text }, with an optional filename and contentType.";
+
 const describe = (code: Code, text: string | undefined): Code => (text ? chain(code, "describe", str(text.trim().replace(/\s+/g, " "))) : code);
 const optional = (code: Code): Code => chain(code, "optional");
 
@@ -40,6 +43,13 @@ class SchemaWriter {
 
   /** zod code for `node`; `description` (when given) replaces the schema's own. */
   code(node: unknown, mode: Mode, description?: string): Code {
+    // A file part or base64 bytes of a body that is not JSON (check/tools.ts): the runtime's schemas.
+    const input = isObject(node) ? node["x-stepforge-input"] : undefined;
+    if (input === "file" || input === "base64") {
+      const text = description ?? (typeof (node as Json).description === "string" ? ((node as Json).description as string) : undefined);
+      if (input === "base64") return describe("s.base64()", text);
+      return text ? describe("s.file()", `${sentence(text)} ${FILE_NOTE}`) : "s.file()";
+    }
     if (isObject(node) && typeof node.$ref === "string" && node.$ref.startsWith("#/components/schemas/")) {
       return describe(this.component(node.$ref, mode), description ?? (typeof node.description === "string" ? node.description : undefined));
     }
@@ -197,6 +207,8 @@ function wire(step: ToolStepModel): Code {
   if (wire.header.length) places.push(["header", place(wire.header)]);
   if (wire.bodyWhole !== undefined) places.push(["bodyWhole", wireValue(wire.bodyWhole)]);
   else if (wire.bodyObject) places.push(["body", place(wire.body)]);
+  if (wire.encoding) places.push(["encoding", str(wire.encoding)]);
+  if (wire.files && Object.keys(wire.files).length > 0) places.push(["files", literal(wire.files)]);
   return obj(places);
 }
 

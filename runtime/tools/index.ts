@@ -7,6 +7,8 @@ export * from "./model.js";
 export { defineOperationTool, defineWiredTool, defineApiCallTool, apiCallInput, apiCallOutput } from "./define.js";
 export type { ToolInput, OperationToolSpec, WiredToolSpec, StepWire, WireValue } from "./define.js";
 export { s } from "./schema.js";
+export { MAX_FILE_BYTES, multipartBody, decodeBase64 } from "./bodies.js";
+export type { BodyEncoding } from "./bodies.js";
 export type { Schema } from "./schema.js";
 export { executeTool, executeToolByName, validateInput, dropNulls, wrapOutput } from "./execute.js";
 export { checkEndpoint } from "./endpoint.js";

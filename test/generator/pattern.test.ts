@@ -9,15 +9,71 @@ import { describe, expect, it } from "vitest";
 import { readPattern, unicodeSpelling } from "../../generator/pattern.js";
 
 const atom = fc.constantFrom(
-  "a", "b", "Z", "0", "7", ".", "\\:", "\\-", "\\_", "\\@", "\\\"", "\\ ", "\\/", "\\.", "\\w", "\\d", "\\s", "\\W", "\\a", "\\e", "\\p",
-  "{", "}", "]", "\\x41", "\\x4", "\\u0041", "\\u41", "\\k", "\\B", "\\b", "\\]",
+  "a",
+  "b",
+  "Z",
+  "0",
+  "7",
+  ".",
+  "\\:",
+  "\\-",
+  "\\_",
+  "\\@",
+  '\\"',
+  "\\ ",
+  "\\/",
+  "\\.",
+  "\\w",
+  "\\d",
+  "\\s",
+  "\\W",
+  "\\a",
+  "\\e",
+  "\\p",
+  "{",
+  "}",
+  "]",
+  "\\x41",
+  "\\x4",
+  "\\u0041",
+  "\\u41",
+  "\\k",
+  "\\B",
+  "\\b",
+  "\\]",
 );
-const classItem = fc.constantFrom("a", "z", "-", ".", "_", ":", "\\w", "\\d", "\\s", "\\-", "\\.", "\\:", "a-z", "0-9", "\\]", "[", "{", "}", "\\b", "\\B", "\\e");
-const charClass = fc.tuple(fc.boolean(), fc.array(classItem, { minLength: 1, maxLength: 5 })).map(([negated, items]) => `[${negated ? "^" : ""}${items.join("")}]`);
+const classItem = fc.constantFrom(
+  "a",
+  "z",
+  "-",
+  ".",
+  "_",
+  ":",
+  "\\w",
+  "\\d",
+  "\\s",
+  "\\-",
+  "\\.",
+  "\\:",
+  "a-z",
+  "0-9",
+  "\\]",
+  "[",
+  "{",
+  "}",
+  "\\b",
+  "\\B",
+  "\\e",
+);
+const charClass = fc
+  .tuple(fc.boolean(), fc.array(classItem, { minLength: 1, maxLength: 5 }))
+  .map(([negated, items]) => `[${negated ? "^" : ""}${items.join("")}]`);
 const quantifier = fc.constantFrom("", "", "", "+", "*", "?", "{2}", "{1,3}", "{1,}");
 const piece = fc.tuple(fc.oneof(atom, charClass), quantifier).map(([a, q]) => a + q);
-const pattern = fc.tuple(fc.boolean(), fc.array(piece, { minLength: 1, maxLength: 6 }), fc.boolean()).map(([start, pieces, end]) => `${start ? "^" : ""}${pieces.join("")}${end ? "$" : ""}`);
-const text = fc.string({ unit: fc.constantFrom(..."abzZ07.-_:@\" /]{}[Axkpue\\B\t\b"), maxLength: 12 });
+const pattern = fc
+  .tuple(fc.boolean(), fc.array(piece, { minLength: 1, maxLength: 6 }), fc.boolean())
+  .map(([start, pieces, end]) => `${start ? "^" : ""}${pieces.join("")}${end ? "$" : ""}`);
+const text = fc.string({ unit: fc.constantFrom(...'abzZ07.-_:@" /]{}[Axkpue\\B\t\b'), maxLength: 12 });
 
 describe("pattern respelling", () => {
   it("the u spelling matches exactly what the pattern matched without u", () => {
@@ -29,7 +85,8 @@ describe("pattern respelling", () => {
         respelled++;
         const before = new RegExp(p);
         const after = new RegExp(reading.pattern, "u");
-        for (const s of samples) expect(after.test(s), `${p} → ${reading.pattern} on ${JSON.stringify(s)}`).toBe(before.test(s));
+        for (const s of samples)
+          expect(after.test(s), `${p} → ${reading.pattern} on ${JSON.stringify(s)}`).toBe(before.test(s));
       }),
       { numRuns: 800, seed: 20 },
     );

@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 describe("patterns read with the u flag everywhere", () => {
-  it("generate warns with SF163 at each pattern, saying how it is read; --strict refuses with the spelling to write", async () => {
+  it("generate warns with SF163 at each pattern, saying how it reads it; --strict refuses it", async () => {
     const warnings = generated.warnings.filter((w) => w.code === "SF163");
     expect(warnings.map((w) => w.pointer)).toEqual([
       "/paths/~1slugs/post/parameters/0/schema/pattern",

@@ -298,3 +298,77 @@ export const TAGGED = {
     },
   },
 };
+
+/** bodies.test.ts: request bodies that are not JSON (form fields, multipart with files, bytes, text). */
+export const BODIES = {
+  openapi: "3.1.0",
+  info: { title: "Uploads", version: "1" },
+  servers: [{ url: "https://api.uploads.example" }],
+  paths: {
+    "/pets": {
+      post: {
+        operationId: "addPet",
+        requestBody: {
+          required: true,
+          content: {
+            "application/x-www-form-urlencoded": {
+              schema: {
+                type: "object",
+                required: ["name"],
+                properties: {
+                  name: { type: "string", description: "The pet's name." },
+                  age: { type: "integer", minimum: 0 },
+                  tags: { type: "array", items: { type: "string" } },
+                  id: { type: "string", readOnly: true },
+                },
+              },
+            },
+          },
+        },
+        responses: ok,
+      },
+    },
+    "/photos": {
+      post: {
+        operationId: "uploadPhoto",
+        requestBody: {
+          required: true,
+          content: {
+            "multipart/form-data": {
+              schema: {
+                type: "object",
+                required: ["photo"],
+                properties: {
+                  caption: { type: "string" },
+                  photo: { type: "string", format: "binary", description: "The picture." },
+                  thumbs: { type: "array", items: { type: "string", contentMediaType: "image/jpeg" } },
+                  meta: { type: "object", properties: { album: { type: "string" } } },
+                },
+              },
+              encoding: { photo: { contentType: "image/png" } },
+            },
+          },
+        },
+        responses: ok,
+      },
+    },
+    "/blobs/{id}": {
+      put: {
+        operationId: "putBlob",
+        parameters: [{ name: "id", in: "path", required: true, schema: text() }],
+        requestBody: {
+          required: true,
+          content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } },
+        },
+        responses: ok,
+      },
+    },
+    "/notes": {
+      post: {
+        operationId: "addNote",
+        requestBody: { content: { "text/plain": { schema: { type: "string", maxLength: 500 } } } },
+        responses: ok,
+      },
+    },
+  },
+};

@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 describe("default toolsets from tags", () => {
-  it("one toolset per tag in document order, then the path segment of untagged operations; names in the toolset syntax", () => {
+  it("one toolset per tag in document order, then the path segment of untagged operations; valid names", () => {
     expect(service.toolsets).toEqual([
       { name: "store", description: "Orders and stock.", steps: ["shop_add_pet", "shop_place_order"] },
       { name: "pets", description: "Everything about your pets.", steps: ["shop_list_pets", "shop_add_pet"] },
@@ -39,10 +39,20 @@ describe("default toolsets from tags", () => {
 
   it("--toolsets selects by them, and a selected step calls the mock", async () => {
     const catalog = [{ id: "shop", title: "Shop", tools: service.tools, toolsets: service.toolsets }];
-    expect(selectTools(catalog, { toolsets: ["pets:read", "users"] }).map((t) => t.name)).toEqual(["shop_list_pets", "shop_get_user"]);
-    expect(selectTools(catalog, { toolsets: ["shop.store:write"] }).map((t) => t.name)).toEqual(["shop_add_pet", "shop_place_order"]);
+    expect(selectTools(catalog, { toolsets: ["pets:read", "users"] }).map((t) => t.name)).toEqual([
+      "shop_list_pets",
+      "shop_get_user",
+    ]);
+    expect(selectTools(catalog, { toolsets: ["shop.store:write"] }).map((t) => t.name)).toEqual([
+      "shop_add_pet",
+      "shop_place_order",
+    ]);
     const [getUser] = selectTools(catalog, { toolsets: ["users"] });
-    const result = await executeTool(getUser!, { id: "u1" }, { connection: { name: "t", fields: {} }, baseUrl: service.mock.url, shared: createSharedState() });
+    const result = await executeTool(
+      getUser!,
+      { id: "u1" },
+      { connection: { name: "t", fields: {} }, baseUrl: service.mock.url, shared: createSharedState() },
+    );
     expect(result.ok, JSON.stringify(result)).toBe(true);
   });
 });

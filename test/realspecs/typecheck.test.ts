@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { typecheck } from "../helpers/tsc.js";
 import { ROOT, generateSpec, workDir } from "./helpers.js";
-import { DEEP_REFS, NAMES, PATTERNS, READ_ONLY } from "./specs.js";
+import { BODIES, DEEP_REFS, NAMES, PATTERNS, READ_ONLY, TAGGED } from "./specs.js";
 
 const CONNECTION = `{ connection: { name: "c", fields: {} } }`;
 
@@ -41,7 +41,8 @@ const CASES: Array<{ name: string; id: string; doc: object; calls: string }> = [
     id: "events",
     doc: NAMES,
     calls: `
-      await client.listEvents({ params: { path: { id: "e1" }, query: { "StartTime<": "2024", "StartTime>": "2020" } } });
+      const query = { "StartTime<": "2024", "StartTime>": "2020" };
+      await client.listEvents({ params: { path: { id: "e1" }, query } });
       return [await client.getThing(), await client.GetThing2(), await client.delete_(), await client.then2()];`,
   },
   {
@@ -49,6 +50,15 @@ const CASES: Array<{ name: string; id: string; doc: object; calls: string }> = [
     id: "slugs",
     doc: PATTERNS,
     calls: `return client.createSlug({ params: { query: { at: "9:05" } }, body: { slug: "a.b-c" } });`,
+  },
+  { name: "shop", id: "shop", doc: TAGGED, calls: `return client.getUser({ params: { path: { id: "u1" } } });` },
+  {
+    name: "uploads",
+    id: "uploads",
+    doc: BODIES,
+    calls: `
+      await client.addPet({ body: { name: "Rex", age: 3, tags: ["a"] } });
+      return client.addNote({ body: "buy milk" });`,
   },
 ];
 
