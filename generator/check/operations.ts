@@ -12,6 +12,7 @@ import { MockOperationSchema, type MockOperationSpec } from "../../runtime/mock/
 import type { BodyModel, OperationModel, ParameterModel, RawBodyKind, SuccessModel } from "../model.js";
 import { NameTable, startsIdentifier, toIdentifier } from "../names.js";
 import { asArray, asObject, type Json, RefResolver } from "../refs.js";
+import { flattenAllOf, kindOf } from "../schema.js";
 import { describeValue, reportProtoKeys, reportZod, type CheckContext, type Path } from "./context.js";
 
 export const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"] as const;
@@ -350,8 +351,10 @@ function bodyOf(context: CheckContext, raw: unknown): BodyModel | undefined {
 /** How a tool step takes a body of `mediaType` (not JSON). */
 function rawBodyKind(context: CheckContext, mediaType: string, schema: unknown): RawBodyKind {
   const type = mediaType.toLowerCase().split(";")[0]!.trim();
-  if (type === FORM_MEDIA_TYPE) return "form";
-  if (type.startsWith("multipart/")) return "multipart";
+  // Fields need an object schema with properties to take them from.
+  const fields = () => kindOf(context.refs, schema) === "object" && Object.keys(asObject(flattenAllOf(context.refs, context.refs.deref(schema)).properties) ?? {}).length > 0;
+  if (type === FORM_MEDIA_TYPE) return fields() ? "form" : "other";
+  if (type.startsWith("multipart/")) return fields() ? "multipart" : "other";
   if (type.startsWith("text/") || /[/+]xml$/.test(type) || type === "application/csv" || type === "application/x-ndjson") return "text";
   // Any other media type is bytes when its schema is one string (or none): images, PDFs, archives, octet-stream.
   const s = context.refs.deref(schema);
