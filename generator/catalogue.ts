@@ -21,7 +21,7 @@ export const CATALOGUE = {
   SF112: { stage: "check", summary: "Two operations with the same operationId (after normalising `get-x` → `getX`). Lenient: the later one is numbered, with a warning." },
   SF113: { stage: "check", summary: "A `{param}` in the path with no `in: path` parameter. Lenient: a required string parameter is added, with a warning." },
   SF114: { stage: "check", summary: "An `in: path` parameter the path does not contain." },
-  SF115: { stage: "check", summary: "A malformed parameter: `parameters` is not a list, or an entry is not an object with a string `name` and an `in` of `path`, `query`, `header` or `cookie`." },
+  SF115: { stage: "check", summary: "A malformed parameter: `parameters` is not a list, or an entry is not an object with a string `name` and an `in` of `path`, `query`, `header` or `cookie`. Lenient: the parameter is left out (it cannot be sent), with a warning." },
   SF116: { stage: "check", summary: "A path item or an operation (`get:`, `post:`, ...) that is not an object, or a path item `$ref` that leads to none (a cycle, or a non-object)." },
   SF117: { stage: "check", summary: "An operation without an operationId. Lenient: one is derived from the method and path, with a warning." },
   SF118: { stage: "check", summary: "Two operationIds that differ only in case (`getFoo`, `GetFoo`): they would make one type name. Lenient: the later one is numbered, with a warning." },

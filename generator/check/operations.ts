@@ -12,7 +12,7 @@ import { MockOperationSchema, type MockOperationSpec } from "../../runtime/mock/
 import type { BodyModel, OperationModel, ParameterModel, RawBodyKind, SuccessModel } from "../model.js";
 import { NameTable, startsIdentifier, toIdentifier } from "../names.js";
 import { asArray, asObject, type Json, RefResolver } from "../refs.js";
-import { flattenAllOf, kindOf } from "../schema.js";
+import { kindOf } from "../schema.js";
 import { describeValue, reportProtoKeys, reportZod, type CheckContext, type Path } from "./context.js";
 
 export const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"] as const;
@@ -218,12 +218,15 @@ function pickExtensions(op: Json): Json {
 
 /**
  * `parameters` must be a list of objects (or `$ref`s to them) with a string `name` and an `in` of
- * path, query, header or cookie; anything else would be dropped or mis-sent without a word.
+ * path, query, header or cookie; anything else would be dropped or mis-sent without a word. Such a
+ * parameter cannot be sent: a lenient spec is generated without it (a published spec with one
+ * nameless header, Notion's, was refused whole), with a warning.
  */
 function checkParameterList(context: CheckContext, list: unknown, at: Path): void {
   if (list === undefined) return;
+  const leftOut = "left it out";
   if (!Array.isArray(list)) {
-    context.report("SF115", [...at, "parameters"], `parameters must be a list, not ${describeValue(list)}`);
+    context.repair("SF115", [...at, "parameters"], `parameters must be a list, not ${describeValue(list)}`, "write a list", leftOut);
     return;
   }
   list.forEach((raw, i) => {
@@ -233,12 +236,16 @@ function checkParameterList(context: CheckContext, list: unknown, at: Path): voi
     if (resolved === undefined && typeof asObject(raw)?.$ref === "string") return;
     const p = asObject(resolved);
     if (!p) {
-      context.report("SF115", where, `a parameter must be an object with name and in, not ${describeValue(resolved)}`);
+      const problem = `a parameter must be an object with name and in, not ${describeValue(resolved)}`;
+      context.repair("SF115", where, problem, "write one", leftOut);
       return;
     }
-    if (typeof p.name !== "string" || p.name.length === 0) context.report("SF115", where, `parameter has no name; add name: <the parameter's name>`);
-    if (typeof p.in !== "string" || !PARAMETER_LOCATIONS.includes(p.in)) {
-      context.report("SF115", where, `parameter ${typeof p.name === "string" ? `"${p.name}" ` : ""}has in: ${JSON.stringify(p.in ?? null)}; it must be one of ${PARAMETER_LOCATIONS.join(", ")} (a body is a requestBody in OpenAPI 3)`);
+    if (typeof p.name !== "string" || p.name.length === 0) {
+      context.repair("SF115", where, "parameter has no name", "add name: <the parameter's name>", leftOut);
+    } else if (typeof p.in !== "string" || !PARAMETER_LOCATIONS.includes(p.in)) {
+      const problem = `parameter "${p.name}" has in: ${JSON.stringify(p.in ?? null)}`;
+      const fix = `it must be one of ${PARAMETER_LOCATIONS.join(", ")} (a body is a requestBody in OpenAPI 3)`;
+      context.repair("SF115", where, problem, fix, `${fix}; ${leftOut}`);
     }
   });
 }
@@ -351,8 +358,8 @@ function bodyOf(context: CheckContext, raw: unknown): BodyModel | undefined {
 /** How a tool step takes a body of `mediaType` (not JSON). */
 function rawBodyKind(context: CheckContext, mediaType: string, schema: unknown): RawBodyKind {
   const type = mediaType.toLowerCase().split(";")[0]!.trim();
-  // Fields need an object schema with properties to take them from.
-  const fields = () => kindOf(context.refs, schema) === "object" && Object.keys(asObject(flattenAllOf(context.refs, context.refs.deref(schema)).properties) ?? {}).length > 0;
+  // Fields come from an object schema (one without properties is an empty form: nothing to take).
+  const fields = () => kindOf(context.refs, schema) === "object";
   if (type === FORM_MEDIA_TYPE) return fields() ? "form" : "other";
   if (type.startsWith("multipart/")) return fields() ? "multipart" : "other";
   if (type.startsWith("text/") || /[/+]xml$/.test(type) || type === "application/csv" || type === "application/x-ndjson") return "text";

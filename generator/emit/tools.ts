@@ -99,7 +99,30 @@ class SchemaWriter {
 
   /** zod code for a resolved schema, without its description. */
   private inline(raw: Json, mode: Mode): Code {
-    const schema = flattenAllOf(this.refs, raw);
+    // Merging `allOf` members writes their properties inline, so a member being written further up
+    // (a schema whose property is `allOf: [{ $ref: itself }]`) would recurse without end: then the
+    // members are written one by one, where the cycle is cut, and intersected.
+    const merged = this.allOfRefs(raw, mode);
+    const cycle = merged.some((ref) => this.busy.has(ref));
+    const added = cycle ? [] : merged.filter((ref) => !this.busy.has(ref));
+    for (const ref of added) this.busy.add(ref);
+    try {
+      return this.inlineMerged(cycle ? raw : flattenAllOf(this.refs, raw), mode);
+    } finally {
+      for (const ref of added) this.busy.delete(ref);
+    }
+  }
+
+  /** `mode:$ref` of each `allOf` member reference that merging would follow, at any depth of `allOf`. */
+  private allOfRefs(schema: Json, mode: Mode, depth = 0): string[] {
+    if (!Array.isArray(schema.allOf) || depth > 20) return [];
+    return schema.allOf.flatMap((member) => {
+      const ref = isObject(member) && typeof member.$ref === "string" ? [`${mode}:${member.$ref}`] : [];
+      return [...ref, ...this.allOfRefs(this.refs.deref(member), mode, depth + 1)];
+    });
+  }
+
+  private inlineMerged(schema: Json, mode: Mode): Code {
     if (Array.isArray(schema.allOf)) return schema.allOf.map((m) => this.code(m, mode)).reduce((a, b) => call("s.intersection", a, b));
     const union = Array.isArray(schema.oneOf) ? schema.oneOf : Array.isArray(schema.anyOf) ? schema.anyOf : undefined;
     if (union && union.length > 0) {

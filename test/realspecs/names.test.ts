@@ -90,6 +90,19 @@ describe("names from any wire name", () => {
     ).rejects.toMatchObject({ status: 400 });
   });
 
+  it("a parameter without a name (Notion's spec has one) is left out with a warning, not a refusal", async () => {
+    const doc = structuredClone(NAMES);
+    doc.paths["/events/{id}"].get.parameters.push({ name: "", in: "header", schema: { type: "string" } });
+    const { model, warnings } = await generateSpec(work.dir, "events-nameless", doc);
+    const warning = warnings.find((w) => w.code === "SF115")!;
+    expect(warning.pointer).toBe("/paths/~1events~1{id}/get/parameters/10");
+    expect(warning.message).toContain("left it out");
+    expect(model.operations[0]!.parameters).toHaveLength(10);
+    expect(await refusal(work.dir, "events-nameless-strict", doc, { strict: true })).toContainEqual(
+      expect.objectContaining({ code: "SF115", severity: "error" }),
+    );
+  });
+
   it("a name the spec's own x-stepforge-tool gives twice is refused at the field it names", async () => {
     const doc = structuredClone(NAMES) as typeof NAMES & Record<string, unknown>;
     Object.assign(doc.paths["/events/{id}"].get, {

@@ -38,6 +38,7 @@ describe("$ref to any pointer of the document", () => {
     expect(types).toContain('max?: components["schemas"]["parameters_limit_schema"]');
     expect(Object.keys(generated.model.components.schemas as object)).toEqual([
       "Tag",
+      "Issue",
       "Tree",
       "Tree_properties_leaf",
       "parameters_limit_schema",
@@ -76,6 +77,15 @@ describe("$ref to any pointer of the document", () => {
     await expect(service.client.createTag!({ body: { name: "u" } })).rejects.toMatchObject({ status: 400 });
     const step = await service.step("deep_create_tag", { name: "x" });
     expect(step).toMatchObject({ ok: false, error: { kind: "invalid_input" } });
+  });
+
+  it("a property that is allOf of its own schema is cut in the tool step (it recursed without end)", async () => {
+    const create = service.tools.find((t) => t.name === "deep_create_issue")!;
+    const parent = inputSchema(create).properties.parent as { properties: Record<string, { description?: string }> };
+    expect(Object.keys(parent.properties)).toEqual(["key", "parent"]);
+    expect(parent.properties.parent!.description).toMatch(/recursive/);
+    const created = await service.step("deep_create_issue", { key: "A-2", parent: { key: "A-1" } });
+    expect(created.ok, JSON.stringify(created)).toBe(true);
   });
 
   it("a schema that refers to itself through a nested node is cut in the tool step and sent whole", async () => {

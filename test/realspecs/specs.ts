@@ -43,6 +43,11 @@ export const DEEP_REFS = {
           { type: "object", properties: { colour: { type: "string" } } },
         ],
       },
+      // Jira's shape: a property that is allOf of the schema it sits in.
+      Issue: {
+        type: "object",
+        properties: { key: { type: "string" }, parent: { allOf: [{ $ref: "#/components/schemas/Issue" }] } },
+      },
       Tree: {
         type: "object",
         properties: {
@@ -93,6 +98,13 @@ export const DEEP_REFS = {
             }),
           },
         },
+      },
+    },
+    "/issues": {
+      post: {
+        operationId: "createIssue",
+        requestBody: { required: true, content: json({ $ref: "#/components/schemas/Issue" }) },
+        responses: { "201": { description: "Created", content: json({ $ref: "#/components/schemas/Issue" }) } },
       },
     },
     "/trees": {
