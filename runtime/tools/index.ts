@@ -7,6 +7,8 @@ export * from "./model.js";
 export { defineOperationTool, defineWiredTool, defineApiCallTool, apiCallInput, apiCallOutput } from "./define.js";
 export type { ToolInput, OperationToolSpec, WiredToolSpec, StepWire, WireValue } from "./define.js";
 export { s } from "./schema.js";
+export { defineWiredTools } from "./data.js";
+export type { SchemaData, ChainData, WiredStepData, WiredToolsData } from "./data.js";
 export { MAX_FILE_BYTES, multipartBody, decodeBase64 } from "./bodies.js";
 export type { BodyEncoding } from "./bodies.js";
 export type { Schema } from "./schema.js";
