@@ -393,7 +393,7 @@ describe("api key", () => {
     const d = apiKeyService();
     const bearer = {
       ...d,
-      connection: { ...d.connection, fields: { accessToken: { description: "Bearer token", secret: true } } },
+      connection: { ...d.connection, fields: { accessToken: { description: "Bearer token", secret: true, required: true } } },
       auth: { kind: "api-key" as const, modes: { bearer: [{ in: "header" as const, name: "Authorization", value: "Bearer {accessToken}" }] }, defaultMode: "bearer" },
     };
     const connection = { name: "m", fields: { accessToken: "bearer-token-0123" } };
