@@ -43,7 +43,15 @@ export interface BodyModel {
   /** The JSON media type the client sends, and its schema, when there is one. */
   mediaType?: string | undefined;
   schema?: unknown;
+  /**
+   * Without a JSON media type: the one the client sends (the descriptor's `requestMediaType`), how
+   * a tool step takes it (form fields, multipart parts, bytes as base64, text; `other`: left out),
+   * its schema, and per multipart part the media type its `encoding` gives.
+   */
+  raw?: { mediaType: string; kind: RawBodyKind; schema?: unknown; partTypes: Record<string, string> } | undefined;
 }
+
+export type RawBodyKind = "form" | "multipart" | "bytes" | "text" | "other";
 
 export interface SuccessModel {
   /** The lowest 2xx status the spec declares (200 when it declares none). */
@@ -55,6 +63,15 @@ export interface SuccessModel {
   /** The media type's `example`, or the value of its first `examples` entry. */
   example?: unknown;
 }
+
+/**
+ * Schemas of the two tool inputs a body that is not JSON adds: a multipart file part
+ * (`{ base64 | text, filename?, contentType? }`) and bytes as base64 (runtime/tools/bodies.ts).
+ * The tools emitter writes them as `s.file()` and `s.base64()`; `{ type: "array", items: FILE_PART }`
+ * is a list of files.
+ */
+export const FILE_PART = { "x-stepforge-input": "file" } as const;
+export const BASE64_BODY = { "x-stepforge-input": "base64" } as const;
 
 /** Where a wire value of a tool step comes from: a field of the step's input, or a fixed value. */
 export type WireSource = { from: "input"; field: string } | { from: "fixed"; value: string | number | boolean | null };
@@ -94,6 +111,10 @@ export interface ToolStepModel {
     bodyWhole?: WireSource | undefined;
     /** The operation takes a body of fields (sent even when none is given). */
     bodyObject: boolean;
+    /** A body that is not JSON or form fields: multipart parts, bytes from base64, or text. */
+    encoding?: "multipart" | "base64" | "text" | undefined;
+    /** Multipart file parts by wire name, with the part's media type when the spec gives one. */
+    files?: Record<string, { contentType?: string }> | undefined;
   };
   output: { schema?: unknown; description: string; wrap: "none" | "items" | "value" };
 }
@@ -136,9 +157,11 @@ export interface ServiceModel {
   /** Every agent tool step, in spec order (operation steps, then `x-stepforge.tools.steps`). */
   toolSteps: ToolStepModel[];
   apiCall?: { name: string; config: ApiCallTool } | undefined;
-  /** Named groups of the steps (`x-stepforge.tools.toolsets`), every name checked. */
+  /** Named groups of the steps (`x-stepforge.tools.toolsets`), every name checked; one per tag when the spec declares none. */
   toolsets: Toolset[];
-  /** How the behavioural mock behaves (`x-stepforge.mock`, or one inferred for a foreign spec). */
+  /** True when `toolsets` were made from tags, not declared. */
+  toolsetsFromTags?: boolean | undefined;
+  /** How the behavioural mock behaves (`x-stepforge.mock`, or a derived one for a foreign spec). */
   mock: MockService;
   /** What the mock does per operation, and what of it was inferred (`stepforge mock --explain`, the README). */
   mockExplain: MockExplain;

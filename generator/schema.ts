@@ -29,6 +29,18 @@ export function flattenAllOf(refs: RefResolver, schema: Json, depth = 0): Json {
   };
 }
 
+/**
+ * Whether a property schema is `readOnly` (or `writeOnly`): on itself, beside its `$ref` (3.1), on
+ * the schema its `$ref` names, or on a member of its `allOf` (`allOf: [{ $ref: Id }]` where `Id` is
+ * read-only, a common 3.0 spelling). Read-only properties are never tool inputs nor required in a
+ * request; write-only ones never in an output.
+ */
+export function hasFlag(refs: RefResolver, schema: unknown, flag: "readOnly" | "writeOnly", depth = 0): boolean {
+  const s = refs.deref(schema);
+  if (s[flag] === true) return true;
+  return depth < 20 && Array.isArray(s.allOf) && s.allOf.some((member) => hasFlag(refs, member, flag, depth + 1));
+}
+
 /** The kind of value a schema describes, after refs and allOf. */
 export function kindOf(refs: RefResolver, schema: unknown): "object" | "array" | "other" {
   const s = flattenAllOf(refs, refs.deref(schema));

@@ -360,7 +360,18 @@ const mockData: Omit<MockDefinition, "descriptor"> = JSON.parse(`
             "name": "filter_by[statuses][]",
             "in": "query",
             "required": false,
-            "schema": { "type": "array", "items": { "$ref": "#/components/schemas/RequestStatus" } }
+            "schema": {
+              "type": "array",
+              "items": {
+                "anyOf": [
+                  {
+                    "type": "string",
+                    "enum": ["draft", "published", "waiting", "scheduled", "completed", "archived"]
+                  },
+                  { "type": "string" }
+                ]
+              }
+            }
           },
           { "name": "sort_by", "in": "query", "required": false, "schema": { "type": "string" } },
           {

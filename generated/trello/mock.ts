@@ -327,7 +327,7 @@ const mockData: Omit<MockDefinition, "descriptor"> = JSON.parse(`
             "name": "id",
             "in": "path",
             "required": true,
-            "schema": { "$ref": "#/components/schemas/IdOrShortLink" }
+            "schema": { "type": "string", "pattern": "^(?:[0-9a-fA-F]{24}|[0-9A-Za-z]{8})$" }
           },
           {
             "name": "fields",
@@ -469,7 +469,7 @@ const mockData: Omit<MockDefinition, "descriptor"> = JSON.parse(`
             "name": "id",
             "in": "path",
             "required": true,
-            "schema": { "$ref": "#/components/schemas/IdOrShortLink" }
+            "schema": { "type": "string", "pattern": "^(?:[0-9a-fA-F]{24}|[0-9A-Za-z]{8})$" }
           }
         ],
         "body": {
@@ -608,7 +608,7 @@ const mockData: Omit<MockDefinition, "descriptor"> = JSON.parse(`
             "name": "id",
             "in": "path",
             "required": true,
-            "schema": { "$ref": "#/components/schemas/IdOrShortLink" }
+            "schema": { "type": "string", "pattern": "^(?:[0-9a-fA-F]{24}|[0-9A-Za-z]{8})$" }
           }
         ],
         "success": {
@@ -648,7 +648,7 @@ const mockData: Omit<MockDefinition, "descriptor"> = JSON.parse(`
             "name": "id",
             "in": "path",
             "required": true,
-            "schema": { "$ref": "#/components/schemas/IdOrShortLink" }
+            "schema": { "type": "string", "pattern": "^(?:[0-9a-fA-F]{24}|[0-9A-Za-z]{8})$" }
           }
         ],
         "body": {
@@ -764,7 +764,7 @@ const mockData: Omit<MockDefinition, "descriptor"> = JSON.parse(`
             "name": "id",
             "in": "path",
             "required": true,
-            "schema": { "$ref": "#/components/schemas/IdOrShortLink" }
+            "schema": { "type": "string", "pattern": "^(?:[0-9a-fA-F]{24}|[0-9A-Za-z]{8})$" }
           },
           {
             "name": "filter",
@@ -849,13 +849,13 @@ const mockData: Omit<MockDefinition, "descriptor"> = JSON.parse(`
             "name": "id",
             "in": "path",
             "required": true,
-            "schema": { "$ref": "#/components/schemas/IdOrShortLink" }
+            "schema": { "type": "string", "pattern": "^(?:[0-9a-fA-F]{24}|[0-9A-Za-z]{8})$" }
           },
           {
             "name": "idCheckItem",
             "in": "path",
             "required": true,
-            "schema": { "$ref": "#/components/schemas/TrelloId" }
+            "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{24}$" }
           }
         ],
         "body": {
@@ -923,7 +923,7 @@ const mockData: Omit<MockDefinition, "descriptor"> = JSON.parse(`
             "name": "id",
             "in": "path",
             "required": true,
-            "schema": { "$ref": "#/components/schemas/IdOrShortLink" }
+            "schema": { "type": "string", "pattern": "^(?:[0-9a-fA-F]{24}|[0-9A-Za-z]{8})$" }
           }
         ],
         "body": {
@@ -974,13 +974,13 @@ const mockData: Omit<MockDefinition, "descriptor"> = JSON.parse(`
             "name": "id",
             "in": "path",
             "required": true,
-            "schema": { "$ref": "#/components/schemas/IdOrShortLink" }
+            "schema": { "type": "string", "pattern": "^(?:[0-9a-fA-F]{24}|[0-9A-Za-z]{8})$" }
           },
           {
             "name": "idLabel",
             "in": "path",
             "required": true,
-            "schema": { "$ref": "#/components/schemas/TrelloId" }
+            "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{24}$" }
           }
         ],
         "success": {
@@ -1020,7 +1020,7 @@ const mockData: Omit<MockDefinition, "descriptor"> = JSON.parse(`
             "name": "id",
             "in": "path",
             "required": true,
-            "schema": { "$ref": "#/components/schemas/IdOrShortLink" }
+            "schema": { "type": "string", "pattern": "^(?:[0-9a-fA-F]{24}|[0-9A-Za-z]{8})$" }
           }
         ],
         "body": {
@@ -1094,7 +1094,7 @@ const mockData: Omit<MockDefinition, "descriptor"> = JSON.parse(`
             "name": "id",
             "in": "path",
             "required": true,
-            "schema": { "$ref": "#/components/schemas/IdOrShortLink" }
+            "schema": { "type": "string", "pattern": "^(?:[0-9a-fA-F]{24}|[0-9A-Za-z]{8})$" }
           }
         ],
         "body": {
@@ -1298,7 +1298,7 @@ const mockData: Omit<MockDefinition, "descriptor"> = JSON.parse(`
             "name": "id",
             "in": "path",
             "required": true,
-            "schema": { "$ref": "#/components/schemas/IdOrShortLink" }
+            "schema": { "type": "string", "pattern": "^(?:[0-9a-fA-F]{24}|[0-9A-Za-z]{8})$" }
           },
           {
             "name": "fields",
@@ -1424,7 +1424,7 @@ const mockData: Omit<MockDefinition, "descriptor"> = JSON.parse(`
             "name": "id",
             "in": "path",
             "required": true,
-            "schema": { "$ref": "#/components/schemas/IdOrShortLink" }
+            "schema": { "type": "string", "pattern": "^(?:[0-9a-fA-F]{24}|[0-9A-Za-z]{8})$" }
           },
           {
             "name": "filter",
@@ -1518,7 +1518,7 @@ const mockData: Omit<MockDefinition, "descriptor"> = JSON.parse(`
             "name": "id",
             "in": "path",
             "required": true,
-            "schema": { "$ref": "#/components/schemas/IdOrShortLink" }
+            "schema": { "type": "string", "pattern": "^(?:[0-9a-fA-F]{24}|[0-9A-Za-z]{8})$" }
           },
           {
             "name": "filter",
@@ -1608,7 +1608,7 @@ const mockData: Omit<MockDefinition, "descriptor"> = JSON.parse(`
             "name": "id",
             "in": "path",
             "required": true,
-            "schema": { "$ref": "#/components/schemas/IdOrShortLink" }
+            "schema": { "type": "string", "pattern": "^(?:[0-9a-fA-F]{24}|[0-9A-Za-z]{8})$" }
           },
           {
             "name": "fields",
@@ -1681,7 +1681,7 @@ const mockData: Omit<MockDefinition, "descriptor"> = JSON.parse(`
             "name": "id",
             "in": "path",
             "required": true,
-            "schema": { "$ref": "#/components/schemas/IdOrShortLink" }
+            "schema": { "type": "string", "pattern": "^(?:[0-9a-fA-F]{24}|[0-9A-Za-z]{8})$" }
           },
           {
             "name": "filter",
@@ -1862,7 +1862,7 @@ const mockData: Omit<MockDefinition, "descriptor"> = JSON.parse(`
             "name": "id",
             "in": "path",
             "required": true,
-            "schema": { "$ref": "#/components/schemas/TrelloId" }
+            "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{24}$" }
           },
           {
             "name": "fields",
@@ -1905,7 +1905,7 @@ const mockData: Omit<MockDefinition, "descriptor"> = JSON.parse(`
             "name": "id",
             "in": "path",
             "required": true,
-            "schema": { "$ref": "#/components/schemas/TrelloId" }
+            "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{24}$" }
           }
         ],
         "body": {
@@ -1967,7 +1967,7 @@ const mockData: Omit<MockDefinition, "descriptor"> = JSON.parse(`
             "name": "id",
             "in": "path",
             "required": true,
-            "schema": { "$ref": "#/components/schemas/TrelloId" }
+            "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{24}$" }
           },
           {
             "name": "filter",
@@ -2085,7 +2085,7 @@ const mockData: Omit<MockDefinition, "descriptor"> = JSON.parse(`
             "name": "id",
             "in": "path",
             "required": true,
-            "schema": { "$ref": "#/components/schemas/TrelloId" }
+            "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{24}$" }
           },
           {
             "name": "fields",
@@ -2164,7 +2164,7 @@ const mockData: Omit<MockDefinition, "descriptor"> = JSON.parse(`
             "name": "id",
             "in": "path",
             "required": true,
-            "schema": { "$ref": "#/components/schemas/TrelloId" }
+            "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{24}$" }
           }
         ],
         "body": {
@@ -2296,7 +2296,7 @@ const mockData: Omit<MockDefinition, "descriptor"> = JSON.parse(`
             "name": "id",
             "in": "path",
             "required": true,
-            "schema": { "$ref": "#/components/schemas/TrelloId" }
+            "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{24}$" }
           },
           {
             "name": "fields",
@@ -2490,13 +2490,13 @@ const mockData: Omit<MockDefinition, "descriptor"> = JSON.parse(`
             "name": "before",
             "in": "query",
             "required": false,
-            "schema": { "$ref": "#/components/schemas/TrelloId" }
+            "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{24}$" }
           },
           {
             "name": "since",
             "in": "query",
             "required": false,
-            "schema": { "$ref": "#/components/schemas/TrelloId" }
+            "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{24}$" }
           },
           {
             "name": "fields",
@@ -2649,7 +2649,7 @@ const mockData: Omit<MockDefinition, "descriptor"> = JSON.parse(`
             "name": "id",
             "in": "path",
             "required": true,
-            "schema": { "$ref": "#/components/schemas/TrelloId" }
+            "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{24}$" }
           }
         ],
         "success": {
@@ -2688,7 +2688,7 @@ const mockData: Omit<MockDefinition, "descriptor"> = JSON.parse(`
             "name": "id",
             "in": "path",
             "required": true,
-            "schema": { "$ref": "#/components/schemas/TrelloId" }
+            "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{24}$" }
           }
         ],
         "success": {

@@ -24,8 +24,10 @@ import { checkMockExamples } from "./mock-examples.js";
 import { declaredExplain, inferMock } from "./mock-infer.js";
 import { checkOperations, requestMediaTypeOf, typesDocument } from "./operations.js";
 import { checkPathParametersRequired } from "./path-parameters.js";
-import { bareDiscriminatorNames, checkSchemaKeywords, refsIntoPaths } from "./schemas.js";
 import { reportBrokenRef } from "./suggest.js";
+import { normaliseDocument } from "./normalise.js";
+import { addWriteVariants, needsWriteVariants } from "./request-types.js";
+import { bareDiscriminatorNames, checkSchemaKeywords } from "./schemas.js";
 import { checkToolSteps } from "./tools.js";
 import { checkTriggers } from "./triggers.js";
 
@@ -73,13 +75,18 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
 
   checkRefs(context, doc, []);
   checkUnknownExtensions(context);
-  checkSchemaKeywords(context);
-  // Defects Spectral's OpenAPI rules report in lint, checked here so generate says the same.
+  const patterns = checkSchemaKeywords(context);
+  // Defects Spectral's OpenAPI rules report in lint, checked here so generate says the same (on the
+  // document as written: their places are the author's).
   checkPathParametersRequired(context);
   checkExamples(context);
+  // From here on the model reads the document with one pattern reading and references by name.
+  const modelDoc = normaliseDocument(doc, patterns);
+  context.doc = modelDoc;
+  context.refs = new RefResolver(modelDoc);
   const extension = declared ? checkServiceExtension(context, options.serviceId) : deriveExtension(context, options.serviceId);
 
-  const types = typesDocument(doc);
+  const types = typesDocument(modelDoc);
   // Spellings openapi-typescript does not follow, rewritten in the document it types (same meaning).
   const replace = (path: Path, value: unknown) =>
     types.patch((copy) => {
@@ -87,8 +94,8 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
       for (const key of path.slice(0, -1)) node = (node as Record<string | number, unknown>)[key];
       (node as Record<string | number, unknown>)[path.at(-1)!] = value;
     });
-  for (const { path, ref } of bareDiscriminatorNames(doc)) replace(path, ref);
-  for (const { path, target } of refsIntoPaths(doc, (ref) => context.refs.target({ $ref: ref }))) replace(path, structuredClone(target));
+  for (const { path, ref } of bareDiscriminatorNames(modelDoc)) replace(path, ref);
+  if (needsWriteVariants(modelDoc)) types.patch(addWriteVariants);
   const operations = checkOperations(context, types);
   if (operations.length === 0 && !errors()) {
     const message = "the spec has no operations; add at least one method under `paths`";
@@ -111,7 +118,7 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
   // The mock: the example it answers picked (invalid ones are SF192); a mock the spec does not declare inferred,
   // with the paging of its lists, before the descriptor takes each operation's paging.
   checkMockExamples(context, operations);
-  const checker = schemaChecker({ resolve: pointerResolver(doc) });
+  const checker = schemaChecker({ resolve: pointerResolver(modelDoc) });
   const accepts = (schema: unknown, value: unknown) => {
     try {
       return checker.conforms(schema, value);
@@ -121,7 +128,7 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
   };
   const declaredMock = extension.mock as Partial<MockService> | undefined;
   const whole = declaredMock !== undefined && MOCK_KEYS.every((key) => key in declaredMock);
-  const inferred = whole ? undefined : inferMock(context.refs, doc, extension, operations, accepts);
+  const inferred = whole ? undefined : inferMock(context.refs, modelDoc, extension, operations, accepts);
 
   const descriptorOperations: Record<string, OperationDescriptor> = {};
   for (const op of operations) {
@@ -150,9 +157,10 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
     toolSteps: tools.steps,
     apiCall: tools.apiCall,
     toolsets: tools.toolsets,
+    ...(tools.toolsetsFromTags && tools.toolsets.length > 0 ? { toolsetsFromTags: true } : {}),
     mock: mock ? completeMock(mock, inferred?.mock) : inferred!.mock,
     mockExplain: inferred?.explain ?? declaredExplain(extension, operations),
-    components: asObject(doc.components) ?? {},
+    components: asObject(modelDoc.components) ?? {},
     refs: context.refs,
     ...(triggers ? { triggers } : {}),
     typesDocument: types.get(),

@@ -6,11 +6,13 @@
  * duplicate or case-colliding operationIds, undeclared path parameters) are repaired in lenient
  * mode and recorded in `typesDocument` too, so the types agree with the client.
  */
-import { type DelimitedStyle, type HttpMethod, OperationExtensionsSchema, RAW_REQUEST_MEDIA_TYPES } from "../../runtime/descriptor.js";
+import { type DelimitedStyle, FORM_MEDIA_TYPE, type HttpMethod, OperationExtensionsSchema, RAW_REQUEST_MEDIA_TYPES } from "../../runtime/descriptor.js";
+import { setOwn } from "../../runtime/internal/values.js";
 import { MockOperationSchema, type MockOperationSpec } from "../../runtime/mock/model.js";
-import type { BodyModel, OperationModel, ParameterModel, SuccessModel } from "../model.js";
+import type { BodyModel, OperationModel, ParameterModel, RawBodyKind, SuccessModel } from "../model.js";
 import { NameTable, startsIdentifier, toIdentifier } from "../names.js";
 import { asArray, asObject, type Json, RefResolver } from "../refs.js";
+import { kindOf } from "../schema.js";
 import { describeValue, reportProtoKeys, reportZod, type CheckContext, type Path } from "./context.js";
 
 export const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"] as const;
@@ -221,12 +223,15 @@ function pickExtensions(op: Json): Json {
 
 /**
  * `parameters` must be a list of objects (or `$ref`s to them) with a string `name` and an `in` of
- * path, query, header or cookie; anything else would be dropped or mis-sent without a word.
+ * path, query, header or cookie; anything else would be dropped or mis-sent without a word. Such a
+ * parameter cannot be sent: a lenient spec is generated without it (a published spec with one
+ * nameless header, Notion's, was refused whole), with a warning.
  */
 function checkParameterList(context: CheckContext, list: unknown, at: Path): void {
   if (list === undefined) return;
+  const leftOut = "left it out";
   if (!Array.isArray(list)) {
-    context.report("SF115", [...at, "parameters"], `parameters must be a list, not ${describeValue(list)}`);
+    context.repair("SF115", [...at, "parameters"], `parameters must be a list, not ${describeValue(list)}`, "write a list", leftOut);
     return;
   }
   list.forEach((raw, i) => {
@@ -236,12 +241,16 @@ function checkParameterList(context: CheckContext, list: unknown, at: Path): voi
     if (resolved === undefined && typeof asObject(raw)?.$ref === "string") return;
     const p = asObject(resolved);
     if (!p) {
-      context.report("SF115", where, `a parameter must be an object with name and in, not ${describeValue(resolved)}`);
+      const problem = `a parameter must be an object with name and in, not ${describeValue(resolved)}`;
+      context.repair("SF115", where, problem, "write one", leftOut);
       return;
     }
-    if (typeof p.name !== "string" || p.name.length === 0) context.report("SF115", where, `parameter has no name; add name: <the parameter's name>`);
-    if (typeof p.in !== "string" || !PARAMETER_LOCATIONS.includes(p.in)) {
-      context.report("SF115", where, `parameter ${typeof p.name === "string" ? `"${p.name}" ` : ""}has in: ${JSON.stringify(p.in ?? null)}; it must be one of ${PARAMETER_LOCATIONS.join(", ")} (a body is a requestBody in OpenAPI 3)`);
+    if (typeof p.name !== "string" || p.name.length === 0) {
+      context.repair("SF115", where, "parameter has no name", "add name: <the parameter's name>", leftOut);
+    } else if (typeof p.in !== "string" || !PARAMETER_LOCATIONS.includes(p.in)) {
+      const problem = `parameter "${p.name}" has in: ${JSON.stringify(p.in ?? null)}`;
+      const fix = `it must be one of ${PARAMETER_LOCATIONS.join(", ")} (a body is a requestBody in OpenAPI 3)`;
+      context.repair("SF115", where, problem, fix, `${fix}; ${leftOut}`);
     }
   });
 }
@@ -304,11 +313,14 @@ function preferJson(content: Json): string | undefined {
 function reportUnsent(context: CheckContext, raw: RawOperation, body: BodyModel | undefined, parameters: ParameterModel[]): void {
   const where = `${raw.method.toUpperCase()} ${raw.path}`;
   const mediaType = requestMediaTypeOf(body);
-  if (body && mediaType) {
-    const client = RAW_REQUEST_MEDIA_TYPES.includes(mediaType.toLowerCase())
-      ? `the client sends it as ${mediaType}, but the tool step leaves the body out`
-      : "the client sends a body as JSON unless the call sets its Content-Type header, and the tool step leaves the body out";
-    context.report("SF172", [...raw.at, "requestBody"], `${where} (${raw.operationId}) takes its request body as ${body.contentTypes.join(", ")}, not JSON: ${client}`, "warning");
+  // Said only where something is still not sent as the spec says: form fields and bytes go right
+  // through the client and the tool step; the step takes multipart parts and text too.
+  const clientSends = mediaType !== undefined && RAW_REQUEST_MEDIA_TYPES.includes(mediaType.toLowerCase());
+  const stepTakes = body?.raw !== undefined && body.raw.kind !== "other";
+  if (body && mediaType && !(clientSends && stepTakes)) {
+    const client = clientSends ? `the client sends it as ${mediaType}` : "the client sends a body as JSON unless the call passes FormData or sets its Content-Type header";
+    const step = stepTakes ? `the tool step sends it as ${mediaType}` : "the tool step leaves the body out";
+    context.report("SF172", [...raw.at, "requestBody"], `${where} (${raw.operationId}) takes its request body as ${body.contentTypes.join(", ")}, not JSON: ${client}, ${step}`, "warning");
   }
   for (const p of parameters.filter((x) => x.in === "cookie")) {
     context.report("SF173", [...raw.at, "parameters"], `${where} (${raw.operationId}) has the cookie parameter "${p.name}"${p.required ? " (required)" : ""}: neither the client nor the tool step sends cookies; set a Cookie header on the call`, "warning");
@@ -328,13 +340,37 @@ function bodyOf(context: CheckContext, raw: unknown): BodyModel | undefined {
   const content = asObject(body.content) ?? {};
   const mediaType = Object.keys(content).find((t) => /json/i.test(t));
   const schema = mediaType ? asObject(content[mediaType])?.schema : undefined;
-  return {
+  const model: BodyModel = {
     required: body.required === true,
     description: typeof body.description === "string" ? body.description : "",
     contentTypes: Object.keys(content),
     ...(mediaType ? { mediaType } : {}),
     ...(schema !== undefined ? { schema } : {}),
   };
+  const sent = requestMediaTypeOf(model);
+  if (sent !== undefined) {
+    const media = asObject(content[sent]) ?? {};
+    const partTypes: Record<string, string> = {};
+    for (const [part, encoding] of Object.entries(asObject(media.encoding) ?? {})) {
+      const type = asObject(encoding)?.contentType;
+      if (typeof type === "string") setOwn(partTypes, part, type);
+    }
+    model.raw = { mediaType: sent, kind: rawBodyKind(context, sent, media.schema), ...(media.schema !== undefined ? { schema: media.schema } : {}), partTypes };
+  }
+  return model;
+}
+
+/** How a tool step takes a body of `mediaType` (not JSON). */
+function rawBodyKind(context: CheckContext, mediaType: string, schema: unknown): RawBodyKind {
+  const type = mediaType.toLowerCase().split(";")[0]!.trim();
+  // Fields come from an object schema (one without properties is an empty form: nothing to take).
+  const fields = () => kindOf(context.refs, schema) === "object";
+  if (type === FORM_MEDIA_TYPE) return fields() ? "form" : "other";
+  if (type.startsWith("multipart/")) return fields() ? "multipart" : "other";
+  if (type.startsWith("text/") || /[/+]xml$/.test(type) || type === "application/csv" || type === "application/x-ndjson") return "text";
+  // Any other media type is bytes when its schema is one string (or none): images, PDFs, archives, octet-stream.
+  const s = context.refs.deref(schema);
+  return schema === undefined || (s.type === "string" && s.properties === undefined) || Object.keys(s).length === 0 ? "bytes" : "other";
 }
 
 /** The lowest 2xx response: its status, description, preferred media type, schema and example. */
@@ -373,17 +409,24 @@ export function lean(node: unknown, namesHere = false): unknown {
   return out;
 }
 
+/** A prefix no reference starts with: `inlineOutside` then writes out every reference. */
+const INLINE_ALL = "\u0000";
+
 function mockSpec(op: Omit<OperationModel, "mock">, ext: unknown, refs: RefResolver): MockOperationSpec {
   const body = op.body;
   // The mock ships only the components: refs elsewhere in the document are inlined.
   const mockSchema = (schema: unknown) => lean(refs.inlineOutside(schema));
+  // A parameter's value arrives as text, and the mock reads it as the schema's type says (an
+  // integer, a list of them): a `$ref`ed schema (`{ $ref: Limit }`) is written out, or "3" stays a
+  // string and fails its own integer check. Parameter schemas are small; a cycle becomes `{}`.
+  const parameterSchema = (schema: unknown) => lean(refs.inlineOutside(schema, INLINE_ALL));
   return {
     operationId: op.operationId,
     method: op.method,
     path: op.path,
     parameters: op.parameters.map((p) => {
       const explode = p.explodeWritten;
-      return { name: p.name, in: p.in, required: p.required, ...(p.schema !== undefined ? { schema: mockSchema(p.schema) } : {}), ...(explode !== undefined ? { explode } : {}) };
+      return { name: p.name, in: p.in, required: p.required, ...(p.schema !== undefined ? { schema: parameterSchema(p.schema) } : {}), ...(explode !== undefined ? { explode } : {}) };
     }),
     ...(body ? { body: { required: body.required, contentTypes: body.contentTypes, ...(body.schema !== undefined ? { schema: mockSchema(body.schema) } : {}) } } : {}),
     success: {

@@ -3,74 +3,110 @@
  * OpenAPI keyword (or an `x-` extension). An unknown key is almost always a typo or a YAML flow
  * mapping split at a comma (`{ type: string, description: Id of the object, when it has one. }`
  * makes a key `when it has one.` and cuts the description), which no other tool reports.
- * A `pattern` must compile as a JavaScript regular expression: tool inputs check it with one.
+ * Schemas are found by position (generator/walk.ts): a parameter component named `schema` is a
+ * parameter, not a schema.
+ *
+ * A `pattern` (and a `patternProperties` name) is read one way, ECMA-262 with the `u` flag as JSON
+ * Schema says (generator/pattern.ts): one that compiles only without `u` is respelled when the
+ * meaning stays (SF163), and one that cannot be read that way is not checked anywhere (SF162,
+ * SF163). The edits come back to the caller, which applies them to the document the model reads.
  */
+import { readPattern } from "../pattern.js";
 import { asObject, isObject, type Json } from "../refs.js";
+import { ONE_SCHEMA, SCHEMA_LIST, SCHEMA_MAP, walkDocument } from "../walk.js";
 import type { CheckContext, Path } from "./context.js";
 
-/** Keywords whose value is one schema. */
-const ONE = ["items", "additionalProperties", "not", "contains", "if", "then", "else", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema", "additionalItems"];
-/** Keywords whose value is a list of schemas. */
-const LIST = ["allOf", "anyOf", "oneOf", "prefixItems"];
-/** Keywords whose value maps names to schemas. */
-const MAP = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+// biome-ignore format: a word list, kept dense
 const OTHER = [
-  "$ref", "$id", "$schema", "$anchor", "$dynamicRef", "$dynamicAnchor", "$comment", "$vocabulary", "type", "enum", "const", "multipleOf",
-  "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems",
-  "maxContains", "minContains", "maxProperties", "minProperties", "required", "dependentRequired", "dependencies", "format", "contentEncoding",
-  "contentMediaType", "title", "description", "default", "deprecated", "readOnly", "writeOnly", "examples", "example", "discriminator", "xml",
+  "$ref", "$id", "$schema", "$anchor", "$dynamicRef", "$dynamicAnchor", "$comment", "$vocabulary", "type", "enum",
+  "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength", "minLength",
+  "pattern", "maxItems", "minItems", "uniqueItems", "maxContains", "minContains", "maxProperties", "minProperties",
+  "required", "dependentRequired", "dependencies", "format", "contentEncoding", "contentMediaType", "title",
+  "description", "default", "deprecated", "readOnly", "writeOnly", "examples", "example", "discriminator", "xml",
   "externalDocs", "nullable",
 ];
-const KNOWN = new Set([...ONE, ...LIST, ...MAP, ...OTHER]);
+const KNOWN = new Set([...ONE_SCHEMA, ...SCHEMA_LIST, ...SCHEMA_MAP, ...OTHER]);
 
-export function checkSchemaKeywords(context: CheckContext): void {
-  const { doc } = context;
-  const components = asObject(doc.components);
-  for (const [name, schema] of Object.entries(asObject(components?.schemas) ?? {})) checkSchema(schema, ["components", "schemas", name], context);
-  // Everywhere else a schema sits under a `schema` key (parameters, media types, headers).
-  walkForSchemas(doc, [], context);
+/**
+ * A change the pattern reading makes to the document: at `path` (a `pattern` key, or a
+ * `patternProperties` entry), the `u` spelling, or nothing (not checked).
+ */
+export type PatternEdit =
+  | { path: Path; kind: "pattern"; value: string | undefined }
+  | { path: Path; kind: "patternName"; value: string | undefined };
+
+export function checkSchemaKeywords(context: CheckContext): PatternEdit[] {
+  const edits: PatternEdit[] = [];
+  walkDocument(context.doc, { schema: (node, at) => checkSchema(node, at, context, edits) });
+  return edits;
 }
 
-function walkForSchemas(node: unknown, at: Path, context: CheckContext): void {
-  if (Array.isArray(node)) {
-    node.forEach((child, i) => walkForSchemas(child, [...at, i], context));
-    return;
-  }
-  if (!isObject(node)) return;
-  for (const [key, child] of Object.entries(node)) {
-    if (key.startsWith("x-") || key === "example" || key === "examples") continue;
-    if (at.length === 1 && at[0] === "components" && key === "schemas") continue;
-    if (key === "schema" && at.length > 0) checkSchema(child, [...at, key], context);
-    else walkForSchemas(child, [...at, key], context);
-  }
-}
-
-function checkSchema(schema: unknown, at: Path, context: CheckContext): void {
-  if (!isObject(schema)) return;
+/** One schema node's own keys; the walk visits its subschemas. */
+function checkSchema(schema: Json, at: Path, context: CheckContext, edits: PatternEdit[]): void {
   const severity = context.strict ? "error" : "warning";
   for (const [key, value] of Object.entries(schema)) {
     if (key.startsWith("x-")) continue;
     if (!KNOWN.has(key)) {
-      const hint = value === null ? " (a key without a value: was a YAML flow mapping `{ … }` split at a comma? Quote the text)" : "";
-      context.report("SF161", [...at, key], `"${key}" is not a schema keyword${hint}; ${context.strict ? "remove or correct it" : "it is ignored"}`, severity);
+      const hint =
+        value === null
+          ? " (a key without a value: was a YAML flow mapping `{ … }` split at a comma? Quote the text)"
+          : "";
+      context.report(
+        "SF161",
+        [...at, key],
+        `"${key}" is not a schema keyword${hint}; ${context.strict ? "remove or correct it" : "it is ignored"}`,
+        severity,
+      );
       continue;
     }
-    if (key === "pattern" && typeof value === "string" && !compiles(value)) {
-      context.report("SF162", [...at, key], `pattern ${JSON.stringify(value).slice(0, 80)} is not a valid JavaScript regular expression; ${context.strict ? "fix it" : "it is not checked"}`, severity);
+    if (key === "pattern" && typeof value === "string") {
+      const read = readAs(value, [...at, key], "pattern", context);
+      if (read !== value) edits.push({ path: [...at, key], kind: "pattern", value: read });
     }
-    if (ONE.includes(key)) checkSchema(value, [...at, key], context);
-    else if (LIST.includes(key) && Array.isArray(value)) value.forEach((member, i) => checkSchema(member, [...at, key, i], context));
-    else if (MAP.includes(key) && isObject(value)) for (const [name, member] of Object.entries(value)) checkSchema(member, [...at, key, name], context);
+    if (key === "patternProperties" && isObject(value)) {
+      for (const name of Object.keys(value)) {
+        const read = readAs(name, [...at, key, name], "patternProperties name", context);
+        if (read !== name) edits.push({ path: [...at, key, name], kind: "patternName", value: read });
+      }
+    }
   }
 }
 
-/** True when `pattern` compiles as the generated tool input will compile it. */
-export function compiles(pattern: string): boolean {
-  try {
-    new RegExp(pattern);
-    return true;
-  } catch {
-    return false;
+const NOT_UNICODE =
+  "is a syntax error with the u flag, which JSON Schema, the mock and the tool steps read patterns with";
+
+/** The pattern as every part reads it (undefined: not checked), each change reported. */
+function readAs(pattern: string, at: Path, what: string, context: CheckContext): string | undefined {
+  const reading = readPattern(pattern);
+  const shown = JSON.stringify(pattern).slice(0, 80);
+  const unchecked = what === "pattern" ? "it is not checked" : "the entry is left out";
+  switch (reading.kind) {
+    case "valid":
+      return pattern;
+    case "invalid":
+      context.report(
+        "SF162",
+        at,
+        `${what} ${shown} is not a valid JavaScript regular expression; ${context.strict ? "fix it" : unchecked}`,
+        context.strict ? "error" : "warning",
+      );
+      return undefined;
+    case "respelled": {
+      const problem = `${what} ${shown} ${NOT_UNICODE}`;
+      context.repair(
+        "SF163",
+        at,
+        problem,
+        `write it as ${JSON.stringify(reading.pattern)}, which means the same`,
+        `read it as ${JSON.stringify(reading.pattern)}, which means the same`,
+      );
+      return reading.pattern;
+    }
+    case "legacy": {
+      const problem = `${what} ${shown} ${NOT_UNICODE}`;
+      context.repair("SF163", at, problem, "rewrite it for the u flag", unchecked);
+      return undefined;
+    }
   }
 }
 
@@ -87,30 +123,14 @@ export function bareDiscriminatorNames(doc: Json): Array<{ path: Path; ref: stri
     if (!isObject(node)) return;
     const mapping = asObject(asObject(node.discriminator)?.mapping);
     for (const [key, value] of Object.entries(mapping ?? {})) {
-      if (typeof value === "string" && !value.includes("/") && Object.hasOwn(schemas, value)) found.push({ path: [...at, "discriminator", "mapping", key], ref: `#/components/schemas/${value.replace(/~/g, "~0")}` });
+      if (typeof value === "string" && !value.includes("/") && Object.hasOwn(schemas, value))
+        found.push({
+          path: [...at, "discriminator", "mapping", key],
+          ref: `#/components/schemas/${value.replace(/~/g, "~0")}`,
+        });
     }
-    for (const [key, child] of Object.entries(node)) if (key !== "example" && key !== "examples") walk(child, [...at, key]);
-  };
-  walk(doc, []);
-  return found;
-}
-
-/**
- * `$ref`s into `#/paths/…` (a schema reused from another operation): openapi-typescript types them
- * as the operation, not the schema. The paths of such references and their targets, so the
- * document it types can carry a copy of the target instead (same meaning).
- */
-export function refsIntoPaths(doc: Json, resolve: (ref: string) => unknown): Array<{ path: Path; target: unknown }> {
-  const found: Array<{ path: Path; target: unknown }> = [];
-  const walk = (node: unknown, at: Path) => {
-    if (Array.isArray(node)) return node.forEach((child, i) => walk(child, [...at, i]));
-    if (!isObject(node)) return;
-    if (typeof node.$ref === "string" && node.$ref.startsWith("#/paths/")) {
-      const target = resolve(node.$ref);
-      if (target !== undefined) found.push({ path: at, target });
-      return;
-    }
-    for (const [key, child] of Object.entries(node)) if (key !== "example" && key !== "examples") walk(child, [...at, key]);
+    for (const [key, child] of Object.entries(node))
+      if (key !== "example" && key !== "examples") walk(child, [...at, key]);
   };
   walk(doc, []);
   return found;

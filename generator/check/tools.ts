@@ -7,13 +7,15 @@
  * The input is one flat object: path, query and header parameters and body properties side by side
  * (kebab or bracketed wire names become snake_case; a name taken twice gets a `query_`/`header_`/
  * `body_` prefix). A body with no JSON media type and cookie parameters are left out (SF172, SF173).
+ * A spec without toolsets gets one per tag (check/toolsets.ts).
  */
 import type { CompositeTool, OperationTool, ServiceTools, ToolField } from "../../runtime/tools/model.js";
 import { TOOL_NAME } from "../../runtime/tools/model.js";
-import type { OperationModel, ToolFieldModel, ToolStepModel, WireSource } from "../model.js";
-import { flattenAllOf, kindOf, sentence } from "../schema.js";
-import { asObject, isObject } from "../refs.js";
+import { BASE64_BODY, FILE_PART, type OperationModel, type ToolFieldModel, type ToolStepModel, type WireSource } from "../model.js";
+import { flattenAllOf, hasFlag, kindOf, sentence } from "../schema.js";
+import { asObject, isObject, type Json } from "../refs.js";
 import type { CheckContext, Path } from "./context.js";
+import { defaultToolsets } from "./toolsets.js";
 
 /** createCard → create_card; getLeadsByIDs → get_leads_by_ids. */
 export function snakeCase(name: string): string {
@@ -28,11 +30,57 @@ export function snakeCase(name: string): string {
     .toLowerCase();
 }
 
-/** A wire name as an input field name: `source-countries` → `source_countries`, `q_by[]` → `q_by`. */
+/** Comparison operators in wire names (`StartTime<`, `price>=`): words, so `StartTime<` and `StartTime>` stay apart. */
+const OPERATOR_WORDS: Array<[RegExp, string]> = [
+  [/<=/g, "_lte_"],
+  [/>=/g, "_gte_"],
+  [/!=/g, "_ne_"],
+  [/</g, "_lt_"],
+  [/>/g, "_gt_"],
+];
+
+/** Longest field name: Anthropic's tool input keys are at most 64 characters (`^[a-zA-Z0-9_.-]{1,64}$`). */
+const MAX_FIELD = 64;
+
+/**
+ * A wire name as an input field name: `source-countries` → `source_countries`, `q_by[]` → `q_by`,
+ * `StartTime<` → `StartTime_lt`, `2fa` → `f_2fa`. Letters, digits and `_` only, at most 64
+ * characters (a digest keeps cut names apart); the wire mapping keeps the real name.
+ */
 export function fieldNameOf(wire: string): string {
-  if (/^[A-Za-z][A-Za-z0-9_]*$/.test(wire)) return wire;
-  const name = wire.replace(/[^A-Za-z0-9]+/g, "_").replace(/^_+|_+$/g, "");
-  return /^[A-Za-z]/.test(name) ? name : `f_${name}`;
+  if (/^[A-Za-z][A-Za-z0-9_]*$/.test(wire) && wire.length <= MAX_FIELD) return wire;
+  let name = wire;
+  for (const [operator, word] of OPERATOR_WORDS) name = name.replace(operator, word);
+  name = name.normalize("NFKD").replace(/\p{M}+/gu, "").replace(/[^A-Za-z0-9]+/g, "_").replace(/^_+|_+$/g, "");
+  if (!/^[A-Za-z]/.test(name)) name = name ? `f_${name}` : "field";
+  return name.length <= MAX_FIELD ? name : `${name.slice(0, MAX_FIELD - 7).replace(/_+$/, "")}_${digest(wire)}`;
+}
+
+/** Six base-36 characters of a string's hash: tells apart names cut to one length. */
+function digest(text: string): string {
+  let hash = 0;
+  for (const c of text) hash = (hash * 31 + c.codePointAt(0)!) >>> 0;
+  return hash.toString(36).padStart(6, "0").slice(0, 6);
+}
+
+/**
+ * The input field names of one step, unique case-insensitively (a model reading `id` and `ID` side
+ * by side cannot tell which is which). The first field keeps its name; a later one is prefixed
+ * with its place (`query_id`), then numbered (`query_id_2`). Deterministic: spec order decides.
+ */
+class FieldNames {
+  private readonly taken = new Set<string>();
+
+  claim(wanted: string, place: string): string {
+    const candidates = [wanted, fieldNameOf(`${place}_${wanted}`)];
+    let name = candidates.find((c) => !this.taken.has(c.toLowerCase()));
+    for (let i = 2; name === undefined; i++) {
+      const numbered = fieldNameOf(`${candidates[1]}_${i}`);
+      if (!this.taken.has(numbered.toLowerCase())) name = numbered;
+    }
+    this.taken.add(name.toLowerCase());
+    return name;
+  }
 }
 
 /**
@@ -77,12 +125,8 @@ interface FlatField {
 
 function flatFields(context: CheckContext, op: OperationModel): FlatField[] {
   const fields: FlatField[] = [];
-  const taken = new Set<string>();
-  const add = (field: FlatField, prefix: string) => {
-    const name = taken.has(field.name) ? `${prefix}_${field.name}` : field.name;
-    taken.add(name);
-    fields.push({ ...field, name });
-  };
+  const names = new FieldNames();
+  const add = (field: FlatField, place: string) => fields.push({ ...field, name: names.claim(field.name, place) });
   // Cookie parameters are not sent (SF173, reported with the operation).
   const unasked = unaskedHeaders(context);
   for (const where of ["path", "query", "header"] as const) {
@@ -95,26 +139,55 @@ function flatFields(context: CheckContext, op: OperationModel): FlatField[] {
     }
   }
   const body = op.body;
-  if (body?.mediaType) {
-    const schema = flattenAllOf(context.refs, context.refs.deref(body.schema));
-    const props = isObject(schema.properties) ? schema.properties : undefined;
-    if (kindOf(context.refs, body.schema) === "object" && props && Object.keys(props).length > 0) {
-      const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
-      for (const [key, value] of Object.entries(props)) {
-        if (context.refs.deref(value).readOnly === true) continue;
-        add({ name: fieldNameOf(key), in: "body", wire: key, required: body.required && required.has(key), schema: value, description: "" }, "body");
-      }
-    } else {
-      add({ name: "body", in: "bodyWhole", wire: "", required: body.required, schema: body.schema, description: body.description || "The request body." }, "body");
+  const raw = body?.mediaType === undefined ? body?.raw : undefined;
+  const bodyFields = (schema: unknown, value: (key: string, schema: unknown) => unknown): boolean => {
+    const merged = flattenAllOf(context.refs, context.refs.deref(schema));
+    const props = isObject(merged.properties) ? merged.properties : undefined;
+    if (kindOf(context.refs, schema) !== "object" || !props || Object.keys(props).length === 0) return false;
+    const required = new Set(Array.isArray(merged.required) ? merged.required.map(String) : []);
+    for (const [key, property] of Object.entries(props)) {
+      if (hasFlag(context.refs, property, "readOnly")) continue;
+      add({ name: fieldNameOf(key), in: "body", wire: key, required: body!.required && required.has(key), schema: value(key, property), description: "" }, "body");
     }
+    return true;
+  };
+  const whole = (schema: unknown, description: string) => add({ name: "body", in: "bodyWhole", wire: "", required: body!.required, schema, description }, "body");
+  if (body?.mediaType) {
+    if (!bodyFields(body.schema, (_key, schema) => schema)) whole(body.schema, body.description || "The request body.");
+  } else if (raw?.kind === "form") {
+    bodyFields(raw.schema, (_key, schema) => schema);
+  } else if (raw?.kind === "multipart") {
+    bodyFields(raw.schema, (key, schema) => filePartOf(context, schema, raw.partTypes[key]) ?? schema);
+  } else if (raw?.kind === "bytes") {
+    whole(BASE64_BODY, `${body!.description ? `${sentence(body!.description)} ` : ""}The request body (${raw.mediaType}) as base64.`);
+  } else if (raw?.kind === "text") {
+    const own = context.refs.deref(raw.schema);
+    whole(own.type === "string" ? raw.schema : { type: "string" }, `${body!.description ? `${sentence(body!.description)} ` : ""}The request body as ${raw.mediaType} text.`);
   }
   return fields;
+}
+
+/**
+ * A multipart property that is a file (`format: binary`, a 3.1 `contentMediaType` without a
+ * `contentEncoding`, or a part whose `encoding` names a media type that is not text), as the file
+ * part schema; a list of files as a list of them. Undefined for any other property.
+ */
+function filePartOf(context: CheckContext, schema: unknown, partType: string | undefined): unknown {
+  const s = context.refs.deref(schema);
+  const isFile = (node: Json) =>
+    node.format === "binary" ||
+    (typeof node.contentMediaType === "string" && node.contentEncoding === undefined) ||
+    (partType !== undefined && !/^text\/|json/i.test(partType) && (node.type === "string" || node.type === undefined) && node.properties === undefined);
+  const description = typeof s.description === "string" ? { description: s.description } : {};
+  if (s.type === "array" && isObject(s.items) && isFile(context.refs.deref(s.items))) return { type: "array", items: FILE_PART, ...description };
+  return isFile(s) ? { ...FILE_PART, ...description } : undefined;
 }
 
 export interface ToolSteps {
   steps: ToolStepModel[];
   apiCall?: { name: string; config: NonNullable<ServiceTools["apiCall"]> } | undefined;
   toolsets: ServiceTools["toolsets"];
+  toolsetsFromTags: boolean;
 }
 
 export function checkToolSteps(context: CheckContext, id: string, operations: OperationModel[], tools: ServiceTools | undefined, overrides: Map<string, OperationTool>): ToolSteps {
@@ -123,37 +196,42 @@ export function checkToolSteps(context: CheckContext, id: string, operations: Op
   const apiCallName = tools?.apiCall ? (tools.apiCall.name ?? `${id}_api_call`) : undefined;
   const declared = new Set([...[...overrides.values()].flatMap((t) => (t.name ? [t.name] : [])), ...(tools?.steps ?? []).map((s) => s.name), ...(apiCallName ? [apiCallName] : [])]);
   const derived = new Set<string>();
-  const steps: Array<ToolStepModel & { at: Path }> = [];
+  const steps: Array<ToolStepModel & { at: Path; named?: boolean }> = [];
   for (const op of operations) {
     const tool = overrides.get(op.operationId) ?? {};
     if (tool.skip) continue;
     const name = tool.name ?? derivedName(id, op.operationId, (n) => declared.has(n) || derived.has(n));
     if (!tool.name) derived.add(name);
     const step = stepOf(context, report, name, op, tool, ["paths", op.path, op.method.toLowerCase(), "x-stepforge-tool"]);
-    if (step) steps.push(step);
+    if (step) steps.push({ ...step, named: tool.name !== undefined });
   }
   tools?.steps.forEach((composite, i) => {
     const op = byId.get(composite.operation);
     const at: Path = ["x-stepforge", "tools", "steps", i];
     if (!op) return report([...at, "operation"], `step "${composite.name}" is built on operation "${composite.operation}", which the spec does not have`);
     const step = stepOf(context, report, composite.name, op, composite, at);
-    if (step) steps.push(step);
+    if (step) steps.push({ ...step, named: true });
   });
   const seen = new Set<string>();
-  for (const name of [...steps.map((s) => s.name), ...(apiCallName ? [apiCallName] : [])]) {
-    if (!TOOL_NAME.test(name) || !name.startsWith(`${id}_`)) report(["x-stepforge", "id"], `tool name "${name}" must match ${TOOL_NAME} and start with "${id}_"; name it in x-stepforge-tool`);
-    if (seen.has(name)) report(["x-stepforge", "id"], `tool name "${name}" is used twice; give one of them another name with x-stepforge-tool.name`);
+  // Where each name is written: the step's own `name`, else the service id it is derived from.
+  const idAt: Path = context.doc["x-stepforge"] !== undefined ? ["x-stepforge", "id"] : ["info", "title"];
+  const named = [...steps.map((s) => ({ name: s.name, at: s.named ? [...s.at, "name"] : idAt })), ...(apiCallName ? [{ name: apiCallName, at: ["x-stepforge", "tools", "apiCall"] }] : [])];
+  for (const { name, at } of named) {
+    if (!TOOL_NAME.test(name) || !name.startsWith(`${id}_`)) report(at, `tool name "${name}" must match ${TOOL_NAME} and start with "${id}_"; name it in x-stepforge-tool`);
+    if (seen.has(name)) report(at, `tool name "${name}" is used twice; give one of them another name with x-stepforge-tool.name`);
     seen.add(name);
   }
   // A step's `check` and every toolset name steps of this service.
-  const toolsets = tools?.toolsets ?? [];
-  toolsets.forEach((set, i) =>
+  const declaredSets = tools?.toolsets ?? [];
+  declaredSets.forEach((set, i) =>
     set.steps.forEach((name, j) => seen.has(name) || report(["x-stepforge", "tools", "toolsets", i, "steps", j], `toolset "${set.name}" names step "${name}", which this spec does not have`)),
   );
+  // A spec that declares no toolsets gets one per tag (check/toolsets.ts), so --toolsets can trim.
+  const toolsets = declaredSets.length > 0 ? declaredSets : defaultToolsets(context.doc, operations, steps);
   for (const step of steps) {
     if (step.check && !seen.has(step.check.step)) report([...step.at, "check", "step"], `step "${step.name}" is checked with "${step.check.step}", which this spec does not have`);
   }
-  return { steps: steps.map(({ at: _at, ...step }) => step), toolsets, ...(tools?.apiCall ? { apiCall: { name: apiCallName!, config: tools.apiCall } } : {}) };
+  return { steps: steps.map(({ at: _at, named: _named, ...step }) => step), toolsets, toolsetsFromTags: declaredSets.length === 0, ...(tools?.apiCall ? { apiCall: { name: apiCallName!, config: tools.apiCall } } : {}) };
 }
 
 function stepOf(context: CheckContext, report: (path: Path, message: string) => void, name: string, op: OperationModel, overrides: OperationTool | CompositeTool, at: Path): (ToolStepModel & { at: Path }) | undefined {
@@ -194,14 +272,26 @@ function stepOf(context: CheckContext, report: (path: Path, message: string) => 
     for (const f of facing) if (!overrides.only.includes(f.name) && f.required) report([...at, "only"], `"${f.name}" is required by ${op.operationId}; list it under only or give it under fixed`);
     offered = facing.filter((f) => overrides.only!.includes(f.name));
   }
+  // Derived names never collide (FieldNames); a name the step declares under `fields` may.
   const names = new Set<string>();
   for (const f of offered) {
-    if (names.has(f.name)) report([...at, "fields"], `two fields are named "${f.name}"; rename one`);
+    if (names.has(f.name)) report([...at, "fields", f.name], `two fields are named "${f.name}"; rename one`);
     names.add(f.name);
   }
   if (context.diagnostics.length > before) return undefined;
 
   const wire: ToolStepModel["wire"] = { path: [], query: [], header: [], body: [], bodyObject: flat.some((f) => f.in === "body") };
+  const raw = op.body?.mediaType === undefined ? op.body?.raw : undefined;
+  if (raw?.kind === "multipart" && wire.bodyObject) {
+    wire.encoding = "multipart";
+    const isFile = (schema: unknown) => isObject(schema) && (schema["x-stepforge-input"] === "file" || (isObject(schema.items) && schema.items["x-stepforge-input"] === "file"));
+    wire.files = {};
+    for (const f of flat.filter((x) => x.in === "body" && isFile(x.schema))) {
+      const type = raw.partTypes[f.wire];
+      Object.defineProperty(wire.files, f.wire, { value: type ? { contentType: type } : {}, enumerable: true, writable: true, configurable: true });
+    }
+  } else if (raw?.kind === "bytes") wire.encoding = "base64";
+  else if (raw?.kind === "text") wire.encoding = "text";
   for (const f of flat) {
     const offeredField = offered.find((x) => x.source === f);
     const source: WireSource | undefined = Object.hasOwn(fixed, f.name) ? { from: "fixed", value: fixed[f.name]! } : offeredField ? { from: "input", field: offeredField.name } : undefined;

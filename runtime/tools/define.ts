@@ -12,6 +12,7 @@ import { TOOL_NAME } from "./model.js";
 import type { ApiCallToolDefinition, OperationToolDefinition, ToolAnnotations } from "./types.js";
 import { credentialQueryNames } from "../credentials/auth.js";
 import { getPath, setOwn } from "../internal/values.js";
+import { type BodyEncoding, decodeBase64, multipartBody } from "./bodies.js";
 
 function checkName(name: string, service: string): void {
   if (!TOOL_NAME.test(name) || !name.startsWith(`${service}_`)) {
@@ -42,6 +43,14 @@ export interface StepWire {
   header?: Record<string, WireValue>;
   body?: Record<string, WireValue>;
   bodyWhole?: WireValue;
+  /**
+   * A body that is not JSON or form fields (runtime/tools/bodies.ts): `multipart` sends `body` as
+   * FormData (the wire names in `files` as file parts), `base64` decodes `bodyWhole` to bytes,
+   * `text` sends it as it is.
+   */
+  encoding?: BodyEncoding;
+  /** Multipart file parts by wire name, with the media type the spec gives the part. */
+  files?: Record<string, { contentType?: string }>;
 }
 
 /**
@@ -99,8 +108,13 @@ function wireHandler(operationId: string, wire: StepWire): OperationToolDefiniti
     if (wire.query) params.query = wireObject(wire.query, input);
     if (wire.header) params.header = wireObject(wire.header, input);
     if (wire.path || wire.query || wire.header) init.params = params;
-    if (wire.bodyWhole !== undefined) init.body = wireValue(wire.bodyWhole, input);
-    else if (wire.body) init.body = wireObject(wire.body, input);
+    if (wire.bodyWhole !== undefined) {
+      const value = wireValue(wire.bodyWhole, input);
+      init.body = wire.encoding === "base64" && typeof value === "string" ? decodeBase64(value) : value;
+    } else if (wire.body) {
+      const fields = wireObject(wire.body, input);
+      init.body = wire.encoding === "multipart" ? multipartBody(fields, wire.files ?? {}) : fields;
+    }
     return client.call(operationId, init);
   };
 }

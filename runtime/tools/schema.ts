@@ -11,6 +11,7 @@
  * its dozens of generic methods, cost a Trello-sized tools.ts about 70 ms of a consumer's check.
  */
 import * as z from "zod";
+import { base64Schema, filePartSchema } from "./bodies.js";
 
 /**
  * A schema as generated code sees it: the methods it calls on one. The value is always a zod
@@ -61,4 +62,8 @@ export const s = {
   email: z.email as unknown as () => Schema,
   unknown: z.unknown as unknown as () => Schema,
   null: z.null as unknown as () => Schema,
+  /** A multipart file part: `{ base64 | text, filename?, contentType? }` (runtime/tools/bodies.ts). */
+  file: filePartSchema as unknown as () => Schema,
+  /** Bytes as base64 text, size-capped (a raw request body). */
+  base64: base64Schema as unknown as () => Schema,
 };
