@@ -204,12 +204,18 @@ function compareToolFields(before: ToolSurface, tool: ToolSurface): Change[] {
 
 function compareToolsets(old: ServiceSurface, now: ServiceSurface): Change[] {
   const changes: Change[] = [];
-  for (const [name, steps] of Object.entries(old.toolsets)) {
+  // A renamed step is the same member of its toolsets (the rename is reported once, as tool-renamed).
+  const renamedTo = new Map([...toolRenames(old, now)].map(([tool, was]) => [was, tool.name]));
+  const stillThere = new Set(now.tools.map((t) => t.name));
+  const wasThere = new Set(old.tools.map((t) => renamedTo.get(t.name) ?? t.name));
+  for (const [name, members] of Object.entries(old.toolsets)) {
+    const steps = members.map((s) => renamedTo.get(s) ?? s);
     const after = now.toolsets[name];
     if (!after) changes.push(change("toolset-removed", true, name, "toolset removed"));
     else {
-      const left = steps.filter((s) => !after.includes(s));
-      const joined = after.filter((s) => !steps.includes(s));
+      // Steps added or removed are reported as such; a toolset change is a step that stays but moves.
+      const left = steps.filter((s) => !after.includes(s) && stillThere.has(s));
+      const joined = after.filter((s) => !steps.includes(s) && wasThere.has(s));
       if (left.length + joined.length > 0)
         changes.push(
           change(

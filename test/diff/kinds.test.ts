@@ -80,6 +80,8 @@ describe("operations", { timeout: 120_000 }, () => {
     ).toMatchInlineSnapshot(`
       [
         "c operation-moved getWidget: GET /widgets/{id} → GET /gadgets/{id} [model]",
+        "B toolset-changed widgets: -widgets_get_widget [model]",
+        "c toolset-added gadgets: toolset added [model]",
       ]
     `);
   });
