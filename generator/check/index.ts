@@ -30,6 +30,11 @@ export interface CheckOptions {
   serviceId?: string;
   /** Refuse defects a foreign spec would have repaired. */
   strict?: boolean;
+  /**
+   * Whether a lenient check validates examples (a strict one always does). Off for `stepforge diff`:
+   * in a lenient check a mismatch is only a warning, which diff does not show, and nothing is repaired.
+   */
+  lenientExamples?: boolean;
 }
 
 export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): ServiceModel {
@@ -72,7 +77,7 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
   checkSchemaKeywords(context);
   // Defects Spectral's OpenAPI rules report in lint, checked here so generate says the same.
   checkPathParametersRequired(context);
-  checkExamples(context);
+  if (strict || options.lenientExamples !== false) checkExamples(context);
   const extension = declared ? checkServiceExtension(context, options.serviceId) : deriveExtension(context, options.serviceId);
 
   const types = typesDocument(doc);
