@@ -36,6 +36,11 @@ export interface CheckOptions {
   serviceId?: string;
   /** Refuse defects a foreign spec would have repaired. */
   strict?: boolean;
+  /**
+   * Whether a lenient check validates examples (a strict one always does). Off for `stepforge diff`:
+   * in a lenient check a mismatch is only a warning, which diff does not show, and nothing is repaired.
+   */
+  lenientExamples?: boolean;
 }
 
 export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): ServiceModel {
@@ -79,7 +84,7 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
   // Defects Spectral's OpenAPI rules report in lint, checked here so generate says the same (on the
   // document as written: their places are the author's).
   checkPathParametersRequired(context);
-  checkExamples(context);
+  if (strict || options.lenientExamples !== false) checkExamples(context);
   // From here on the model reads the document with one pattern reading and references by name.
   const modelDoc = normaliseDocument(doc, patterns);
   context.doc = modelDoc;

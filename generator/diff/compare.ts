@@ -108,6 +108,8 @@ function compareTools(old: ServiceSurface, now: ServiceSurface): Change[] {
   const renames = toolRenames(old, now);
   const renamedFrom = new Set(renames.values());
   const oldByName = new Map(old.tools.map((t) => [t.name, t]));
+  // A surface written by an older stepforge hashed schemas another way: its hashes say nothing here.
+  const sameScheme = (old.fingerprints ?? 1) === (now.fingerprints ?? 1);
   for (const tool of old.tools) {
     if (!now.tools.some((t) => t.name === tool.name) && !renamedFrom.has(tool.name))
       changes.push(change("tool-removed", true, tool.name, "step removed"));
@@ -121,7 +123,7 @@ function compareTools(old: ServiceSurface, now: ServiceSurface): Change[] {
     }
     if (renamed)
       changes.push({ ...change("tool-renamed", true, tool.name, `${renamed} → ${tool.name}`), migratable: true });
-    changes.push(...compareToolFields(before, tool));
+    changes.push(...compareToolFields(before, tool, sameScheme));
     if (before.description !== tool.description || before.title !== tool.title) {
       changes.push(
         change(
@@ -147,7 +149,7 @@ function compareTools(old: ServiceSurface, now: ServiceSurface): Change[] {
   return changes;
 }
 
-function compareToolFields(before: ToolSurface, tool: ToolSurface): Change[] {
+function compareToolFields(before: ToolSurface, tool: ToolSurface, sameScheme: boolean): Change[] {
   const changes: Change[] = [];
   for (const field of before.fields) {
     if (!tool.fields.some((f) => f.name === field.name))
@@ -175,7 +177,10 @@ function compareToolFields(before: ToolSurface, tool: ToolSurface): Change[] {
           `field ${field.name} became ${field.required ? "required" : "optional"}`,
         ),
       );
-    if (was.schema.hash !== field.schema.hash) {
+    const differs = sameScheme
+      ? was.schema.hash !== field.schema.hash
+      : JSON.stringify([was.schema.types, was.schema.enum]) !== JSON.stringify([field.schema.types, field.schema.enum]);
+    if (differs) {
       const lostTypes = (was.schema.types ?? []).filter((t) => field.schema.types && !field.schema.types.includes(t));
       const same = (a: unknown) => (b: unknown) => JSON.stringify(a) === JSON.stringify(b);
       // Values the old field listed that the new one no longer lists (none when the new one lists none).

@@ -11,8 +11,16 @@ import type { ServiceModel } from "../model.js";
 import { asObject, isObject } from "../refs.js";
 import type { Change, ServiceReport } from "./change.js";
 import { compareSurfaces, type TypedPair } from "./compare.js";
+import { writeDeclarations } from "./declarations.js";
 import type { Declarations } from "./program.js";
-import { parseSurface, SURFACE_FILE, surfaceOf, surfaceText, type OperationSurface, type ServiceSurface } from "./surface.js";
+import {
+  parseSurface,
+  SURFACE_FILE,
+  surfaceOf,
+  surfaceText,
+  type OperationSurface,
+  type ServiceSurface,
+} from "./surface.js";
 
 export type { Change, ServiceReport } from "./change.js";
 
@@ -130,24 +138,42 @@ function prunedTypesDocument(model: ServiceModel, paths: ReadonlySet<string>): R
   };
   visit(kept);
   // A component is kept whole when anything inside it is reached (refs may point below its root).
-  const keep = (section: string, name: string) => [...reached].some((ref) => ref === `#/components/${section}/${name}` || ref.startsWith(`#/components/${section}/${name}/`));
+  const keep = (section: string, name: string) =>
+    [...reached].some(
+      (ref) => ref === `#/components/${section}/${name}` || ref.startsWith(`#/components/${section}/${name}/`),
+    );
   const pruned = Object.fromEntries(
     Object.entries(components).map(([section, entries]) => [
       section,
-      Object.fromEntries(Object.entries(asObject(entries) ?? {}).filter(([name]) => keep(section, name.replace(/~/g, "~0").replace(/\//g, "~1")))),
+      Object.fromEntries(
+        Object.entries(asObject(entries) ?? {}).filter(([name]) =>
+          keep(section, name.replace(/~/g, "~0").replace(/\//g, "~1")),
+        ),
+      ),
     ]),
   );
   return { ...doc, paths: kept, components: pruned };
 }
 
-/** Declarations of `model` for the checker, emitted in memory: the compared operations only. */
+/**
+ * Declarations of `model` for the checker, emitted in memory: the compared operations only. types.ts
+ * is written from the pruned document by declarations.ts (what openapi-typescript would write, without
+ * loading it); a document it does not write goes to openapi-typescript itself.
+ */
 async function declarationsOf(model: ServiceModel, pairs: readonly OperationSurface[]): Promise<Declarations> {
   const context = { runtimeImport: "stepforge/runtime", specLabel: model.spec.file };
-  const [{ emitTypes }, { emitClient }] = await Promise.all([import("../emit/types.js"), import("../emit/client.js")]);
   const ids = new Set(pairs.map((op) => op.operationId));
   const paths = new Set(pairs.map((op) => op.path));
-  const [types] = await emitTypes({ ...model, typesDocument: prunedTypesDocument(model, paths) }, context);
-  const [client] = await emitClient({ ...model, operations: model.operations.filter((op) => ids.has(op.operationId)) }, context);
+  const pruned = { ...model, typesDocument: prunedTypesDocument(model, paths) };
+  const { emitClient } = await import("../emit/client.js");
+  const [client] = await emitClient(
+    { ...model, operations: model.operations.filter((op) => ids.has(op.operationId)) },
+    context,
+  );
+  const written = writeDeclarations(pruned.typesDocument);
+  if (written !== undefined) return { types: written, client: client!.content };
+  const { emitTypes } = await import("../emit/types.js");
+  const [types] = await emitTypes(pruned, context);
   return { types: types!.content, client: client!.content };
 }
 
@@ -155,7 +181,11 @@ async function declarationsOf(model: ServiceModel, pairs: readonly OperationSurf
 export async function compareSpecs(old: ServiceModel, now: ServiceModel): Promise<ServiceReport> {
   const version = (model: ServiceModel, surface: ServiceSurface): Version => ({
     surface,
-    declarations: (pairs, side) => declarationsOf(model, pairs.map((p) => (side === "old" ? p.old : p.now))),
+    declarations: (pairs, side) =>
+      declarationsOf(
+        model,
+        pairs.map((p) => (side === "old" ? p.old : p.now)),
+      ),
   });
   const oldSurface = surfaceOf(old, old.spec.file);
   return compareVersions(now.id, version(old, oldSurface), version(now, surfaceOf(now, now.spec.file)));

@@ -1,23 +1,24 @@
 /**
  * An in-memory TypeScript program over two versions of a service's declarations (types.ts and
- * client.ts, old and new), with the runtime's own declarations and the TypeScript library read
- * from disk. Nothing is written: the compared modules exist only in memory.
+ * client.ts, old and new), with the runtime's OperationData and the part of TypeScript's library
+ * the checker can meet (library.ts). Nothing is written: the compared modules exist only in memory.
  *
- * This uses the compiler API of the `typescript` package rather than ts-morph: `generate` and
- * `diff` already load it (openapi-typescript runs on it), while ts-morph would load a second,
- * bundled compiler — about as long again as the whole comparison (docs/regeneration.md).
+ * This uses the compiler API of the `typescript` package rather than ts-morph: ts-morph would load
+ * a second, bundled compiler — about as long again as the whole comparison (docs/regeneration.md).
  * `stepforge migrate`, which edits a consumer's code, is where ts-morph earns its place.
  *
- * Only `OperationData` is needed from the runtime; `stepforge/runtime` resolves to the runtime's
- * declarations (dist/runtime, or the sources in a checkout without a build), and of its
- * dependencies only openapi-typescript-helpers is offered (zod and the rest stay unresolved and
- * cost nothing).
+ * What the program holds is what the verdicts need and no more, since parsing and binding are most
+ * of its cost: of the runtime, only the module that declares `OperationData` (its own imports stay
+ * unresolved and cost nothing) and openapi-typescript-helpers, which it is written with; JSDoc is
+ * not parsed (comments are the bulk of a generated client and decide nothing).
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import ts from "typescript";
+import type TypeScript from "typescript";
 import { installedPackageDir } from "../../runtime/internal/package-bin.js";
 import { packageRoot } from "../package-root.js";
+import { ts } from "./compiler.js";
+import { checkerLibrary } from "./library.js";
 
 export interface Declarations {
   /** types.ts as openapi-typescript wrote it. */
@@ -27,24 +28,12 @@ export interface Declarations {
 }
 
 export interface DeclarationProgram {
-  checker: ts.TypeChecker;
-  oldClient: ts.SourceFile;
-  newClient: ts.SourceFile;
+  checker: TypeScript.TypeChecker;
+  oldClient: TypeScript.SourceFile;
+  newClient: TypeScript.SourceFile;
 }
 
-const OPTIONS: ts.CompilerOptions = {
-  target: ts.ScriptTarget.ES2022,
-  module: ts.ModuleKind.ESNext,
-  moduleResolution: ts.ModuleResolutionKind.Bundler,
-  strict: true,
-  noEmit: true,
-  skipLibCheck: true,
-  types: [],
-  // The checker needs arrays, promises and literal types: es5 and promises, not the whole ES2022 library.
-  lib: ["lib.es5.d.ts", "lib.es2015.promise.d.ts"],
-  baseUrl: "/",
-  paths: { "stepforge/runtime": ["/sf/runtime/index"] },
-};
+const LIBRARY = "/sf/lib.d.ts";
 
 /** Names the DOM would declare that generated declarations use (the signal of every call). */
 const GLOBALS = "interface AbortSignal { readonly aborted: boolean }\ninterface Blob { readonly size: number }\n";
@@ -53,21 +42,55 @@ const GLOBALS = "interface AbortSignal { readonly aborted: boolean }\ninterface 
  * A success type through the runtime's OperationData: if the runtime's declarations ever stop
  * resolving, every response type would silently become `any` (and every change compatible).
  */
-const PROBE = 'import type { OperationData } from "stepforge/runtime";\nexport type Probe = OperationData<{ responses: { 200: { content: { "application/json": { probe: true } } } } }>;\n';
+const PROBE = [
+  'import type { OperationData } from "stepforge/runtime";',
+  'export type Probe = OperationData<{ responses: { 200: { content: { "application/json": { probe: true } } } } }>;',
+  "",
+].join("\n");
 
-/** Virtual folders backed by real ones. */
-function mounts(): Array<[string, string]> {
-  const root = packageRoot();
-  const built = join(root, "dist", "runtime");
-  const runtime = existsSync(join(built, "index.d.ts")) ? built : join(root, "runtime");
-  const list: Array<[string, string]> = [["/sf/runtime/", `${runtime}/`]];
+/** The runtime's declarations (dist/runtime), or its sources in a checkout without a build. */
+function runtimeDir(): string {
+  const built = join(packageRoot(), "dist", "runtime");
+  return existsSync(join(built, "index.d.ts")) ? built : join(packageRoot(), "runtime");
+}
+
+/** The runtime module that declares OperationData, as the runtime's index exports it ("client/client"). */
+function operationDataModule(dir: string): string {
+  const index = ["index.d.ts", "index.ts"].map((name) => join(dir, name)).find(existsSync);
+  const text = index ? readFileSync(index, "utf8") : "";
+  const from = /export type \{[^}]*\bOperationData\b[^}]*\} from "\.\/([^"]+)\.js"/.exec(text);
+  if (!from) throw new Error(`the runtime's index (in ${dir}) does not export OperationData; rebuild stepforge`);
+  return from[1]!;
+}
+
+/** Virtual folders backed by real ones: the one runtime module and openapi-typescript-helpers. */
+function mounts(): { list: Array<[string, string]>; runtimeModule: string } {
+  const dir = runtimeDir();
+  const module = operationDataModule(dir);
+  const extension = existsSync(join(dir, `${module}.d.ts`)) ? ".d.ts" : ".ts";
+  const list: Array<[string, string]> = [[`/sf/runtime/${module}${extension}`, join(dir, `${module}${extension}`)]];
   const helpers = installedPackageDir("openapi-typescript-helpers");
   if (helpers) list.push(["/sf/node_modules/openapi-typescript-helpers/", `${helpers}/`]);
-  return list;
+  return { list, runtimeModule: `/sf/runtime/${module}` };
 }
 
 /** Library and runtime files never change within a process: parse each once (watch mode reuses them). */
-const parsed = new Map<string, ts.SourceFile>();
+const parsed = new Map<string, TypeScript.SourceFile>();
+
+const parse = (
+  path: string,
+  text: string,
+  languageVersion: TypeScript.ScriptTarget | TypeScript.CreateSourceFileOptions,
+) =>
+  ts.createSourceFile(
+    path,
+    text,
+    {
+      languageVersion: typeof languageVersion === "object" ? languageVersion.languageVersion : languageVersion,
+      jsDocParsingMode: ts.JSDocParsingMode.ParseNone,
+    },
+    true,
+  );
 
 export function declarationProgram(old: Declarations, now: Declarations): DeclarationProgram {
   const virtual = new Map<string, string>([
@@ -75,55 +98,76 @@ export function declarationProgram(old: Declarations, now: Declarations): Declar
     ["/old/client.ts", old.client],
     ["/new/types.ts", now.types],
     ["/new/client.ts", now.client],
-    ["/sf/globals.d.ts", GLOBALS],
-    ["/sf/probe.ts", PROBE],
   ]);
-  const mounted = mounts();
-  const libDir = dirname(ts.getDefaultLibFilePath(OPTIONS));
+  const shared = new Map<string, () => string>([
+    [LIBRARY, checkerLibrary],
+    ["/sf/globals.d.ts", () => GLOBALS],
+    ["/sf/probe.ts", () => PROBE],
+  ]);
+  const { list: mounted, runtimeModule } = mounts();
   const real = (path: string): string | undefined => {
-    for (const [at, to] of mounted) if (path.startsWith(at)) return to + path.slice(at.length);
-    return path.startsWith(`${libDir}/`) ? path : undefined;
+    for (const [at, to] of mounted) {
+      if (path === at) return to;
+      if (at.endsWith("/") && path.startsWith(at)) return to + path.slice(at.length);
+    }
+    return undefined;
   };
   const readText = (path: string): string | undefined => {
     if (virtual.has(path)) return virtual.get(path);
+    if (shared.has(path)) return shared.get(path)!();
     const file = real(path);
     return file && existsSync(file) ? readFileSync(file, "utf8") : undefined;
   };
-  const host: ts.CompilerHost = {
+  const host: TypeScript.CompilerHost = {
     getSourceFile(path, languageVersion) {
-      if (virtual.has(path)) return ts.createSourceFile(path, virtual.get(path)!, languageVersion, true);
+      if (virtual.has(path)) return parse(path, virtual.get(path)!, languageVersion);
       const cached = parsed.get(path);
       if (cached) return cached;
       const text = readText(path);
       if (text === undefined) return undefined;
-      const file = ts.createSourceFile(path, text, languageVersion, true);
+      const file = parse(path, text, languageVersion);
       parsed.set(path, file);
       return file;
     },
-    getDefaultLibFileName: (options) => ts.getDefaultLibFilePath(options),
+    getDefaultLibFileName: () => LIBRARY,
     writeFile: () => undefined,
     getCurrentDirectory: () => "/",
     getCanonicalFileName: (name) => name,
     useCaseSensitiveFileNames: () => true,
     getNewLine: () => "\n",
-    fileExists: (path) => virtual.has(path) || (real(path) !== undefined && existsSync(real(path)!)),
+    fileExists: (path) =>
+      virtual.has(path) || shared.has(path) || (real(path) !== undefined && existsSync(real(path)!)),
     readFile: readText,
     directoryExists: (dir) => {
-      if (["/", "/old", "/new", "/sf", "/sf/node_modules"].includes(dir)) return true;
-      const file = real(`${dir}/`);
+      const prefix = dir.endsWith("/") ? dir : `${dir}/`;
+      if ([...virtual.keys(), ...shared.keys(), ...mounted.map(([at]) => at)].some((p) => p.startsWith(prefix)))
+        return true;
+      const file = real(prefix);
       return file !== undefined && existsSync(file) && statSync(file).isDirectory();
     },
     getDirectories: () => [],
   };
   const program = ts.createProgram({
-    rootNames: ["/sf/globals.d.ts", "/sf/probe.ts", "/old/client.ts", "/new/client.ts"],
-    options: OPTIONS,
+    rootNames: [LIBRARY, "/sf/globals.d.ts", "/sf/probe.ts", "/old/client.ts", "/new/client.ts"],
+    options: {
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.ESNext,
+      moduleResolution: ts.ModuleResolutionKind.Bundler,
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+      types: [],
+      // The library is library.ts's cut of lib.es5, given as a root file.
+      noLib: true,
+      baseUrl: "/",
+      paths: { "stepforge/runtime": [runtimeModule] },
+    },
     host,
   });
   const checker = program.getTypeChecker();
   const probe = program.getSourceFile("/sf/probe.ts")!.statements.find(ts.isTypeAliasDeclaration)!;
   if (!checker.getTypeAtLocation(probe.name).getProperty("probe")) {
-    throw new Error(`the runtime's declarations do not resolve OperationData (in ${mounted[0]![1]}); rebuild stepforge`);
+    throw new Error(`the runtime's declarations do not resolve OperationData (in ${runtimeDir()}); rebuild stepforge`);
   }
   return {
     checker,
@@ -135,15 +179,16 @@ export function declarationProgram(old: Declarations, now: Declarations): Declar
 /** What a client method takes and what it resolves to, as the checker sees them. */
 export function methodTypes(
   program: DeclarationProgram,
-  file: ts.SourceFile,
+  file: TypeScript.SourceFile,
   className: string,
   method: string,
-): { input?: ts.Type; output: ts.Type } | undefined {
+): { input?: TypeScript.Type; output: TypeScript.Type } | undefined {
   const cls = file.statements.find(
-    (s): s is ts.ClassDeclaration => ts.isClassDeclaration(s) && s.name?.text === className,
+    (s): s is TypeScript.ClassDeclaration => ts.isClassDeclaration(s) && s.name?.text === className,
   );
   const member = cls?.members.find(
-    (m): m is ts.MethodDeclaration => ts.isMethodDeclaration(m) && ts.isIdentifier(m.name) && m.name.text === method,
+    (m): m is TypeScript.MethodDeclaration =>
+      ts.isMethodDeclaration(m) && ts.isIdentifier(m.name) && m.name.text === method,
   );
   if (!member) return undefined;
   const { checker } = program;

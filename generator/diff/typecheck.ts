@@ -10,9 +10,10 @@
  * A property gone from the new type is breaking on both sides even where assignability allows it:
  * a call that passes it as an object literal, or code that reads it, no longer compiles.
  */
-import ts from "typescript";
+import type TypeScript from "typescript";
 import type { Change, ChangeKind } from "./change.js";
 import type { TypedPair } from "./compare.js";
+import { ts } from "./compiler.js";
 import { declarationProgram, methodTypes, type Declarations, type DeclarationProgram } from "./program.js";
 
 type Side = "request" | "response";
@@ -47,8 +48,8 @@ export function checkPairs(input: CheckerInput): Change[] {
 const short = (text: string) => (text.length > 80 ? `${text.slice(0, 77)}...` : text);
 
 class Walker {
-  private readonly checker: ts.TypeChecker;
-  private readonly seen = new Map<ts.Type, Set<ts.Type>>();
+  private readonly checker: TypeScript.TypeChecker;
+  private readonly seen = new Map<TypeScript.Type, Set<TypeScript.Type>>();
 
   constructor(
     program: DeclarationProgram,
@@ -59,11 +60,11 @@ class Walker {
   }
 
   /** The checker's verdict: does the change break the side it is on? */
-  private breaks(side: Side, old: ts.Type, now: ts.Type): boolean {
+  private breaks(side: Side, old: TypeScript.Type, now: TypeScript.Type): boolean {
     return side === "request" ? !this.checker.isTypeAssignableTo(old, now) : !this.checker.isTypeAssignableTo(now, old);
   }
 
-  walk(side: Side, old: ts.Type, now: ts.Type, path: string[], depth: number): void {
+  walk(side: Side, old: TypeScript.Type, now: TypeScript.Type, path: string[], depth: number): void {
     if (old === now || depth > MAX_DEPTH) return;
     const seen = this.seen.get(old) ?? new Set();
     if (seen.has(now)) return;
@@ -85,8 +86,8 @@ class Walker {
     else if (c.isArrayType(o) && c.isArrayType(n)) {
       this.walk(
         side,
-        c.getTypeArguments(o as ts.TypeReference)[0]!,
-        c.getTypeArguments(n as ts.TypeReference)[0]!,
+        c.getTypeArguments(o as TypeScript.TypeReference)[0]!,
+        c.getTypeArguments(n as TypeScript.TypeReference)[0]!,
         [...path, "[]"],
         depth + 1,
       );
@@ -96,7 +97,7 @@ class Walker {
     }
   }
 
-  private walkObject(side: Side, o: ts.Type, n: ts.Type, path: string[], depth: number): void {
+  private walkObject(side: Side, o: TypeScript.Type, n: TypeScript.Type, path: string[], depth: number): void {
     const c = this.checker;
     const oldProps = new Map(c.getPropertiesOfType(o).map((p) => [p.name, p]));
     const newProps = c.getPropertiesOfType(n);
@@ -162,8 +163,8 @@ class Walker {
     if (oi[0] && ni[0]) this.walk(side, oi[0].type, ni[0].type, [...path, "*"], depth + 1);
   }
 
-  private walkEnum(side: Side, o: ts.Type, n: ts.Type, path: string[]): void {
-    const members = (t: ts.Type) => (t.isUnion() ? t.types : [t]);
+  private walkEnum(side: Side, o: TypeScript.Type, n: TypeScript.Type, path: string[]): void {
+    const members = (t: TypeScript.Type) => (t.isUnion() ? t.types : [t]);
     for (const value of members(o)) {
       if (!this.checker.isTypeAssignableTo(value, n))
         this.report(side, path, "enum-removed", side === "request", `value ${this.show(value)} removed`);
@@ -175,7 +176,7 @@ class Walker {
   }
 
   /** An object type with properties (or `never`, read as "no properties", when the other side is one). */
-  private isObject(t: ts.Type, other: ts.Type): boolean {
+  private isObject(t: TypeScript.Type, other: TypeScript.Type): boolean {
     if (this.isNever(t)) return this.isObject(other, t) && !this.isNever(other);
     if (t.isIntersection()) return t.types.every((m) => this.isObject(m, other));
     return (
@@ -186,22 +187,22 @@ class Walker {
     );
   }
 
-  private isNever(t: ts.Type): boolean {
+  private isNever(t: TypeScript.Type): boolean {
     return Boolean(t.flags & ts.TypeFlags.Never);
   }
 
   /** A literal or a union of literals (an enum); `boolean` is not one. */
-  private literals(t: ts.Type): boolean {
+  private literals(t: TypeScript.Type): boolean {
     if (t.flags & ts.TypeFlags.Boolean) return false;
     const members = t.isUnion() ? t.types : [t];
     return members.every((m) => m.isLiteral() || Boolean(m.flags & ts.TypeFlags.BooleanLiteral));
   }
 
-  private hasNull(t: ts.Type): boolean {
+  private hasNull(t: TypeScript.Type): boolean {
     return (t.isUnion() ? t.types : [t]).some((m) => m.flags & ts.TypeFlags.Null);
   }
 
-  private show(t: ts.Type): string {
+  private show(t: TypeScript.Type): string {
     return short(
       this.checker.typeToString(
         t,
