@@ -133,6 +133,13 @@ export function withTraceparent<T>(meta: { traceparent?: unknown; tracestate?: u
   return api && parent ? runWithParent(api, parent, fn) : fn();
 }
 
+/** The trace context fields of an MCP request's `params._meta` (`traceparent`, `tracestate`), if any. */
+export function traceMetaOf(params: unknown): { traceparent?: unknown; tracestate?: unknown } | undefined {
+  if (params === null || typeof params !== "object") return undefined;
+  const meta = (params as { _meta?: unknown })._meta;
+  return meta !== null && typeof meta === "object" ? (meta as { traceparent?: unknown; tracestate?: unknown }) : undefined;
+}
+
 interface OpenCall {
   span: OtelApi.Span;
   context: OtelApi.Context;
