@@ -81,6 +81,17 @@ export type AnswerValidation = (ctx: ClientContext, call: CallState, status: num
 
 const warned = new Set<string>();
 
+/** One compiled checker per service for every client of it (compiling the schemas is the costly part). */
+const shared = new WeakMap<ServiceDescriptor, Promise<BodyCheck>>();
+
+function bodyCheckFor(descriptor: ServiceDescriptor, schemas: ValidateOptions["schemas"]): Promise<BodyCheck> {
+  const load = () => import("./response-validator.js").then((m) => m.createBodyCheck(descriptor, schemas));
+  if (schemas) return load();
+  let found = shared.get(descriptor);
+  if (!found) shared.set(descriptor, (found = load()));
+  return found;
+}
+
 /** The client's answer validation for `option`, or undefined when off (then nothing is loaded). */
 export function answerValidation(
   descriptor: ServiceDescriptor,
@@ -93,7 +104,7 @@ export function answerValidation(
   let loading: Promise<BodyCheck> | undefined;
   return async (ctx, call, status, body) => {
     if (!check) {
-      loading ??= import("./response-validator.js").then((m) => m.createBodyCheck(descriptor, schemas));
+      loading ??= bodyCheckFor(descriptor, schemas);
       check = await loading;
     }
     const found = check(call.op.operationId, status, body);
