@@ -80,12 +80,17 @@ export type BodyCheck = (operationId: string, status: number, body: unknown) => 
 export type AnswerValidation = (ctx: ClientContext, call: CallState, status: number, body: unknown) => Promise<unknown>;
 
 const warned = new Set<string>();
+const VALIDATOR = "./response-validator.js";
 
 /** One compiled checker per service for every client of it (compiling the schemas is the costly part). */
 const shared = new WeakMap<ServiceDescriptor, Promise<BodyCheck>>();
 
 function bodyCheckFor(descriptor: ServiceDescriptor, schemas: ValidateOptions["schemas"]): Promise<BodyCheck> {
-  const load = () => import("./response-validator.js").then((m) => m.createBodyCheck(descriptor, schemas));
+  // A computed address, so a bundler leaves Ajv and the schemas out of an application's bundle.
+  const load = () =>
+    (import(new URL(VALIDATOR, import.meta.url).href) as Promise<typeof import("./response-validator.js")>).then((m) =>
+      m.createBodyCheck(descriptor, schemas),
+    );
   if (schemas) return load();
   let found = shared.get(descriptor);
   if (!found) shared.set(descriptor, (found = load()));
