@@ -88,9 +88,18 @@ export function parentContext(api: Api): OtelApi.Context {
   return parentScope.getStore() ?? api.context.active();
 }
 
+const hashes = new Map<string, string>();
+
 /** A connection name as a span may carry it: a short digest (names can be customer names). */
 export function hashConnection(service: string, connection: string): string {
-  return createHash("sha256").update(`${service}\u0000${connection}`).digest("hex").slice(0, 16);
+  const key = `${service}\u0000${connection}`;
+  let hash = hashes.get(key);
+  if (hash === undefined) {
+    hash = createHash("sha256").update(key).digest("hex").slice(0, 16);
+    // Connection names are few; the bound only keeps a process that makes up names from growing.
+    if (hashes.size < 10_000) hashes.set(key, hash);
+  }
+  return hash;
 }
 
 /** W3C Trace Context `traceparent` (version 00 layout): `00-<32 hex>-<16 hex>-<2 hex>`. */
@@ -101,7 +110,11 @@ const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(
  * malformed or all-zero value (the W3C spec says to ignore those). Written here because the API has
  * no W3C parser (the SDK's propagator lives in @opentelemetry/core, not a peer of ours).
  */
-export function contextFromTraceparent(api: Api, traceparent: unknown, tracestate?: unknown): OtelApi.Context | undefined {
+export function contextFromTraceparent(
+  api: Api,
+  traceparent: unknown,
+  tracestate?: unknown,
+): OtelApi.Context | undefined {
   if (typeof traceparent !== "string") return undefined;
   const m = TRACEPARENT.exec(traceparent.trim());
   if (!m || m[1] === "ff") return undefined;
@@ -126,18 +139,20 @@ export function contextFromTraceparent(api: Api, traceparent: unknown, tracestat
 }
 
 /** Runs `fn` under the remote parent `traceparent` names (when the API is there and the value valid). */
-export function withTraceparent<T>(meta: { traceparent?: unknown; tracestate?: unknown } | undefined, fn: () => T): T {
+export function withTraceparent<T>(meta: TraceMeta | undefined, fn: () => T): T {
   if (!meta || meta.traceparent === undefined) return fn();
   const api = otelApi();
   const parent = api && contextFromTraceparent(api, meta.traceparent, meta.tracestate);
   return api && parent ? runWithParent(api, parent, fn) : fn();
 }
 
+type TraceMeta = { traceparent?: unknown; tracestate?: unknown };
+
 /** The trace context fields of an MCP request's `params._meta` (`traceparent`, `tracestate`), if any. */
-export function traceMetaOf(params: unknown): { traceparent?: unknown; tracestate?: unknown } | undefined {
+export function traceMetaOf(params: unknown): TraceMeta | undefined {
   if (params === null || typeof params !== "object") return undefined;
   const meta = (params as { _meta?: unknown })._meta;
-  return meta !== null && typeof meta === "object" ? (meta as { traceparent?: unknown; tracestate?: unknown }) : undefined;
+  return meta !== null && typeof meta === "object" ? (meta as TraceMeta) : undefined;
 }
 
 interface OpenCall {

@@ -39,7 +39,9 @@ export async function observeToolCall(
 ): Promise<ToolResult> {
   const log = logFor(context);
   const traced = tracerFor(context.tracing);
-  if (traced) return traceToolCall(traced, tool, context, (traceId) => logToolCall(tool, input, context, log, run, traceId));
+  if (traced) {
+    return traceToolCall(traced, tool, context, (traceId) => logToolCall(tool, input, context, log, run, traceId));
+  }
   if (!log && !context.logger) return run(context);
   return logToolCall(tool, input, context, log, run, undefined);
 }

@@ -1,7 +1,7 @@
 /**
  * Traces from the pipeline's observer events, exported by the OpenTelemetry SDK's in-memory
  * exporter: a Marketo tool call against the behavioural mock whose first attempt gets a 503 (a
- * seeded fault) and whose OAuth token is renewed (a one-second token lifetime), then a scan of
+ * seeded fault) and whose OAuth token is renewed (a two-second token lifetime), then a scan of
  * every exported span for the client secret and the access tokens the mock issued.
  */
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
@@ -44,11 +44,11 @@ function recordingFetch(tokens: string[]): typeof fetch {
 }
 
 describe("tracing a tool call", () => {
-  it("a span per tool call, per operation call and per attempt; the retry and token renewals as events; no secret", async () => {
+  it("spans per tool call, operation call and attempt; retry and token renewals as events; no secret", async () => {
     const secret = textMarker("marketo.clientSecret");
     const mock = await startMock("marketo", {
       credentials: { clientId: MARKETO.clientId, clientSecret: secret.value },
-      tokenLifetimeSeconds: 1,
+      tokenLifetimeSeconds: 2,
       // Seed 12: the first getLeads request gets a 503, the next ones do not.
       faults: { seed: 12, error: { rate: 0.5, statuses: [503] }, operations: ["getLeads"] },
     });
@@ -67,8 +67,9 @@ describe("tracing a tool call", () => {
     const first = await executeTool(marketoGetLeads, input, context);
 
     expect(first.ok).toBe(true);
-    // The one-second token is due for renewal half a second before it lapses.
-    await new Promise((r) => setTimeout(r, 600));
+    // A two-second token is due for renewal a second before it lapses (less than a minute of life:
+    // renewed a moment before it ends, at most a second).
+    await new Promise((r) => setTimeout(r, 1100));
     const second = await executeTool(marketoGetLeads, input, context);
     expect(second.ok).toBe(true);
 
@@ -111,15 +112,19 @@ describe("tracing a tool call", () => {
     expect(attempts[1]!.attributes).toMatchObject({ "http.request.resend_count": 1, "http.response.status_code": 200 });
     expect(attempts[1]!.attributes["error.type"]).toBeUndefined();
 
+    // (On a slow machine the resend may already need the renewed token: a third event.)
     const eventNames = call!.events.map((e) => e.name);
-    expect(eventNames).toEqual(["stepforge.token", "stepforge.retry"]);
+    expect(eventNames.slice(0, 2)).toEqual(["stepforge.token", "stepforge.retry"]);
     expect(call!.events[0]!.attributes).toMatchObject({ "stepforge.token.action": "fetched" });
-    expect(call!.events[1]!.attributes).toMatchObject({ "stepforge.retry.attempt": 1, "stepforge.retry.reason": "status 503" });
+    expect(call!.events[1]!.attributes).toMatchObject({
+      "stepforge.retry.attempt": 1,
+      "stepforge.retry.reason": "status 503",
+    });
 
     // The second tool call renewed the token (the first one's had gone stale).
     const [secondCall] = childrenOf(spans, tools[1]!);
     expect(secondCall!.events.map((e) => e.name)).toContain("stepforge.token");
-    expect(tokens.length).toBe(2);
+    expect(tokens.length).toBeGreaterThanOrEqual(2);
 
     const exported = JSON.stringify(
       spans.map((s) => ({ name: s.name, attributes: s.attributes, events: s.events, status: s.status })),
@@ -128,9 +133,11 @@ describe("tracing a tool call", () => {
   });
 
   it("an operation call without a tool is a root span; tracing: false and no option trace nothing", async () => {
-    const mock = await startMock("marketo", { credentials: { clientId: MARKETO.clientId, clientSecret: MARKETO.clientSecret } });
+    const credentials = { clientId: MARKETO.clientId, clientSecret: MARKETO.clientSecret };
+    const mock = await startMock("marketo", { credentials });
     open.push(mock);
-    const options = { connection: { name: "m", fields: { ...MARKETO } }, baseUrl: mock.url, shared: createSharedState() };
+    const connection = { name: "m", fields: { ...MARKETO } };
+    const options = { connection, baseUrl: mock.url, shared: createSharedState() };
     await createServiceClient(marketoDescriptor, { ...options, tracing: { tracer } }).call("getLeads", {
       params: { query: { filterType: "email", filterValues: ["x@example.com"] } },
     });
