@@ -26,6 +26,7 @@ import { resolveRetry, type RetryOptions } from "./retry.js";
 import { defaultSharedState, type SharedState } from "./shared-state.js";
 import { callOperation } from "./transport.js";
 import { withTracing, type TracingOption } from "../observe/otel.js";
+import { metricsObserver, type MetricsOption } from "../observe/metrics.js";
 import { answerValidation, type ValidateOption } from "../observe/response-check.js";
 
 export { checkAddress, normaliseConnection, resolveBaseUrl, resolveTokenUrl } from "./address.js";
@@ -70,6 +71,12 @@ export interface ClientOptions {
    * it, nothing happens). Default: on when STEPFORGE_TRACING is set.
    */
   tracing?: TracingOption | undefined;
+  /**
+   * OpenTelemetry metrics (request and call duration, limit waits, retries, token renewals, drift):
+   * `true` uses the global meter provider, `{ meter }` a meter of yours. Default: on when
+   * STEPFORGE_METRICS is set.
+   */
+  metrics?: MetricsOption | undefined;
   /**
    * Checks each success answer against the spec: `"warn"` reports differences as `drift` events,
    * `"strict"` also fails the call with a ResponseDriftError. Default: `"warn"` when NODE_ENV is
@@ -168,7 +175,7 @@ export function createClientContext(descriptor: ServiceDescriptor, options: Clie
   const send = options.fetch ?? globalThis.fetch;
   const retry = resolveRetry(options.retry);
   const shared = options.shared ?? defaultSharedState;
-  const observers = withTracing(options.observers, options.tracing);
+  const observers = withTracing(options.observers, options.tracing, metricsObserver(options.metrics));
   const events = new Events({ service: descriptor.id, connection: connection.name }, options.hooks, observers);
   const scopes = accountScopes(descriptor, connection);
   const limits = effectiveLimits(descriptor, connection.limits, options.limits);

@@ -47,9 +47,9 @@ export function otelApi(): Api | undefined {
 }
 
 /** Whether `option` (or, when absent, the environment) turns tracing on. */
-export function tracingWanted(option: TracingOption | undefined): boolean {
+export function tracingWanted(option: boolean | object | undefined, variable = TRACING_ENV): boolean {
   if (option !== undefined) return option !== false;
-  const env = process.env[TRACING_ENV];
+  const env = process.env[variable];
   return env !== undefined && env !== "" && env !== "0" && env.toLowerCase() !== "false";
 }
 
@@ -62,14 +62,16 @@ export function tracerFor(option: TracingOption | undefined): { api: Api; tracer
   return { api, tracer: own ?? api.trace.getTracer("stepforge") };
 }
 
-/** `observers` with a tracing observer added when `tracing` turns it on. */
+/** `observers` with a tracing observer (and a metrics one, `also`) added when asked for. */
 export function withTracing(
   observers: readonly Observer[] | undefined,
   tracing: TracingOption | undefined,
+  also?: Observer | undefined,
 ): readonly Observer[] | undefined {
   const found = tracerFor(tracing);
-  if (!found) return observers;
-  return [...(observers ?? []), new TracingObserver(found.api, found.tracer)];
+  if (!found && !also) return observers;
+  const added = found ? [new TracingObserver(found.api, found.tracer)] : [];
+  return [...(observers ?? []), ...added, ...(also ? [also] : [])];
 }
 
 /**
