@@ -124,6 +124,22 @@ describe("validate", () => {
     expect(drift).toMatchObject([{ kind: "undocumented-field", pointer: "/body/brandNewField" }]);
   });
 
+  it("warn with nobody listening: one process warning per operation and pointer", async () => {
+    changes = { id: 4242, idBoard: 7 };
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => void warnings.push(w.message);
+    process.on("warning", onWarning);
+    try {
+      for (let i = 0; i < 3; i++) await call({ validate: "warn" });
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off("warning", onWarning);
+    }
+    const drift = warnings.filter((w) => w.includes("differs from the spec"));
+    expect(drift.filter((w) => w.includes("/body/idBoard"))).toHaveLength(1);
+    expect(drift.every((w) => !w.includes("4242"))).toBe(true);
+  });
+
   it("off (and the default outside development) checks nothing", async () => {
     changes = { id: 4242 };
     const drift: DriftEvent[] = [];
