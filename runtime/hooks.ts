@@ -70,6 +70,24 @@ export interface TokenEvent extends EventBase {
   expiresAt?: string | undefined;
 }
 
+/**
+ * A success answer differs from the spec's schema for it (`validate: "warn"` or `"strict"`): one
+ * event per difference. Carries the JSON type seen, never the value.
+ */
+export interface DriftEvent extends EventBase {
+  type: "drift";
+  operation: string;
+  status: number;
+  /** What differs: `type`, `missing-field`, `undocumented-field`, `enum`, … (runtime/observe/conformance.ts). */
+  kind: string;
+  /** JSON pointer into the body: `/body/labels/0/color`. */
+  pointer: string;
+  /** What the spec says, in words: `type string`, `required`, `not in the spec`. */
+  expected: string;
+  /** The JSON type of the value seen (absent for a missing value). */
+  got?: string | undefined;
+}
+
 /** A call begins (before limits, tokens or anything is sent). */
 export interface CallStartEvent extends EventBase {
   type: "call_start";
@@ -132,7 +150,7 @@ export interface AttemptEndEvent extends EventBase {
 }
 
 /** The events `hooks` receive. */
-export type RuntimeEvent = RequestEvent | ResponseEvent | RetryEvent | ThrottleEvent | TokenEvent;
+export type RuntimeEvent = RequestEvent | ResponseEvent | RetryEvent | ThrottleEvent | TokenEvent | DriftEvent;
 
 /** Every event the pipeline emits: what observers receive. */
 export type PipelineEvent = RuntimeEvent | CallStartEvent | CallEndEvent | AttemptStartEvent | AttemptEndEvent;
@@ -143,7 +161,9 @@ export interface Hooks {
   onRetry?: (event: RetryEvent) => void;
   onThrottle?: (event: ThrottleEvent) => void;
   onToken?: (event: TokenEvent) => void;
-  /** Every request-level event (the five above), after its specific hook. */
+  /** A success answer differs from the spec (response validation, `validate: "warn"`). */
+  onDrift?: (event: DriftEvent) => void;
+  /** Every request-level event (the six above), after its specific hook. */
   onEvent?: (event: RuntimeEvent) => void;
 }
 
@@ -171,6 +191,9 @@ export function emit(hooks: Hooks | undefined, event: RuntimeEvent): void {
         break;
       case "token":
         hooks.onToken?.(event);
+        break;
+      case "drift":
+        hooks.onDrift?.(event);
         break;
     }
     hooks.onEvent?.(event);

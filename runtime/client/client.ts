@@ -25,6 +25,9 @@ import { adHocOperation, RequestBuilder } from "./request.js";
 import { resolveRetry, type RetryOptions } from "./retry.js";
 import { defaultSharedState, type SharedState } from "./shared-state.js";
 import { callOperation } from "./transport.js";
+import { withTracing, type TracingOption } from "../observe/otel.js";
+import { metricsObserver, type MetricsOption } from "../observe/metrics.js";
+import { answerValidation, type ValidateOption } from "../observe/response-check.js";
 
 export { checkAddress, normaliseConnection, resolveBaseUrl, resolveTokenUrl } from "./address.js";
 export { closeDefaultSharedState, createSharedState, defaultSharedState, type SharedState } from "./shared-state.js";
@@ -62,6 +65,24 @@ export interface ClientOptions {
   hooks?: Hooks | undefined;
   /** Every event of every call, lifecycle included (tracing, a call log); see docs/runtime.md. */
   observers?: readonly Observer[] | undefined;
+  /**
+   * OpenTelemetry spans for every call (docs/observability.md): `true` uses the global tracer
+   * provider, `{ tracer }` a tracer of yours. Needs `@opentelemetry/api` (an optional peer; without
+   * it, nothing happens). Default: on when STEPFORGE_TRACING is set.
+   */
+  tracing?: TracingOption | undefined;
+  /**
+   * OpenTelemetry metrics (request and call duration, limit waits, retries, token renewals, drift):
+   * `true` uses the global meter provider, `{ meter }` a meter of yours. Default: on when
+   * STEPFORGE_METRICS is set.
+   */
+  metrics?: MetricsOption | undefined;
+  /**
+   * Checks each success answer against the spec: `"warn"` reports differences as `drift` events,
+   * `"strict"` also fails the call with a ResponseDriftError. Default: `"warn"` when NODE_ENV is
+   * `development`, else `"off"` (docs/observability.md).
+   */
+  validate?: ValidateOption | undefined;
   /** Shared limits and tokens (default: `defaultSharedState`). */
   shared?: SharedState | undefined;
   /** Limit numbers for this client, over the connection's own `limits` and the descriptor's. */
@@ -154,7 +175,8 @@ export function createClientContext(descriptor: ServiceDescriptor, options: Clie
   const send = options.fetch ?? globalThis.fetch;
   const retry = resolveRetry(options.retry);
   const shared = options.shared ?? defaultSharedState;
-  const events = new Events({ service: descriptor.id, connection: connection.name }, options.hooks, options.observers);
+  const observers = withTracing(options.observers, options.tracing, metricsObserver(options.metrics));
+  const events = new Events({ service: descriptor.id, connection: connection.name }, options.hooks, observers);
   const scopes = accountScopes(descriptor, connection);
   const limits = effectiveLimits(descriptor, connection.limits, options.limits);
   const { onTokens, store } = options;
@@ -183,6 +205,7 @@ export function createClientContext(descriptor: ServiceDescriptor, options: Clie
     requests: new RequestBuilder(baseUrl),
     admission: new Admission(descriptor, shared, limits, scopes),
     credentials,
+    checkAnswer: answerValidation(descriptor, options.validate),
     showUrl: (url) => redactUrl(url, secrets, queryNames),
     clean: (text) => redact(text, secrets),
   };

@@ -7,6 +7,7 @@ import type { Connection } from "../credentials/auth.js";
 import type { CredentialsSource } from "../credentials/source.js";
 import type { Admission } from "./admission.js";
 import type { Events } from "./observer.js";
+import type { AnswerValidation } from "../observe/response-check.js";
 import type { RequestBuilder } from "./request.js";
 import type { ResolvedRetry } from "./retry.js";
 
@@ -24,6 +25,8 @@ export interface ClientContext {
   readonly requests: RequestBuilder;
   readonly admission: Admission;
   readonly credentials: CredentialsSource;
+  /** Checks a success answer against the spec (`validate`); undefined when off. */
+  readonly checkAnswer: AnswerValidation | undefined;
   /** A URL as events and errors may show it (credentials and secret values masked). */
   showUrl(url: string): string;
   /** Text with every secret value masked. */

@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { emit, type Hooks, type Observer, type PipelineEvent, type RuntimeEvent } from "../hooks.js";
 
-const REQUEST_LEVEL = new Set<PipelineEvent["type"]>(["request", "response", "retry", "throttle", "token"]);
+const REQUEST_LEVEL = new Set<PipelineEvent["type"]>(["request", "response", "retry", "throttle", "token", "drift"]);
 
 /** Distinguishes this process's call ids from another's in a shared log. */
 const PROCESS_PREFIX = randomBytes(4).toString("hex");

@@ -147,7 +147,7 @@ async function attempts(ctx: ClientContext, call: CallState, request: PreparedRe
         requestId: answer.requestId,
       });
     }
-    if (!failure) return body;
+    if (!failure) return ctx.checkAnswer ? ctx.checkAnswer(ctx, call, response.status, body) : body;
 
     if (token !== undefined && shouldRenew(failure.rule, true, call.reauthed)) {
       call.reauthed = true;

@@ -18,6 +18,7 @@ import { Protocol, type RequestHandlerExtra } from "@modelcontextprotocol/sdk/sh
 import { ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod";
 import { executeTool } from "../tools/execute.js";
+import { traceMetaOf, withTraceparent } from "../observe/otel.js";
 import { ToolSchemas, type SchemaWork } from "../tools/export-schema.js";
 import { clientFor } from "../tools/context.js";
 import { shapeResult } from "../tools/shape.js";
@@ -265,7 +266,8 @@ export class StepforgeMcp {
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: this.listing as never }));
     setRawCallHandler(server, async (request, extra) => {
       const { name, args } = toolCall(request.params);
-      return this.callTool(name, args, extra.signal);
+      // A client's W3C trace context (`_meta.traceparent`): the call's spans continue its trace.
+      return withTraceparent(traceMetaOf(request.params), () => this.callTool(name, args, extra.signal));
     });
     return server;
   }

@@ -309,6 +309,20 @@ export class ConformanceChecker {
     return fn(body) ? [] : this.differences(fn.errors, body, base, "/body");
   }
 
+  /**
+   * A body the client already parsed, against the operation's schema for `status` (the client's
+   * `validate` option): the same checks as `checkResponse` past the content type.
+   */
+  checkParsedBody(op: ConformanceOperation, status: number, body: unknown): Difference[] {
+    const declared = declaredFor(op, status);
+    if (declared?.schema === undefined) return [];
+    const base = { operation: op.operationId, direction: "response" as const, status };
+    const fn = this.compile(`${op.operationId}:${status}:response`, () =>
+      closeSchema(requestSchema(declared.schema, RESPONSE_ID, "response"), this.responseResolve),
+    );
+    return fn(body) ? [] : this.differences(fn.errors, body, base, "/body");
+  }
+
   /** Ajv's errors as differences; branch errors under an `anyOf`/`oneOf` that failed are folded into it. */
   private differences(
     errors: ErrorObject[] | null | undefined,

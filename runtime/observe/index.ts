@@ -1,5 +1,6 @@
 /**
- * Production visibility (issue 23): the call log, a logger for the runtime's events, and the
+ * Production visibility (issue 23): traces and metrics (OpenTelemetry), response validation, the
+ * call log, a logger for the runtime's events, and the
  * validation proxy's drift checks. See docs/observability.md.
  */
 export {
@@ -49,3 +50,16 @@ export { Redactor } from "./secrets.js";
 export { startValidationProxy } from "./proxy.js";
 export type { ProxyOptions, RunningProxy } from "./proxy.js";
 export { closeSchema, closeComponents } from "./closed.js";
+export {
+  TracingObserver,
+  TRACING_ENV,
+  contextFromTraceparent,
+  hashConnection,
+  otelApi,
+  withTraceparent,
+} from "./otel.js";
+export type { TracingOption, TracingOptions } from "./otel.js";
+export { MetricsObserver, METRICS_ENV, metricsObserver } from "./metrics.js";
+export type { MetricsOption, MetricsOptions } from "./metrics.js";
+export { ResponseDriftError, RESPONSE_DRIFT, MAX_DRIFT_EVENTS, validateModeOf } from "./response-check.js";
+export type { DriftFound, ValidateMode, ValidateOption, ValidateOptions } from "./response-check.js";

@@ -33,6 +33,8 @@ export function levelOf(event: RuntimeEvent): LogLevel {
       return "info";
     case "token":
       return event.action === "failed" ? "error" : "info";
+    case "drift":
+      return "warn";
   }
 }
 
@@ -51,6 +53,10 @@ export function messageOf(event: RuntimeEvent): string {
       return `${where}: waiting for limit ${event.limit}${wait}`;
     case "token":
       return `${where}: token ${event.action}`;
+    case "drift":
+      return `${where}: answer differs from the spec at ${event.pointer}: expected ${event.expected}${
+        event.got ? `, got ${event.got}` : ""
+      }`;
   }
 }
 
@@ -93,6 +99,7 @@ export function combineHooks(...sets: Array<Hooks | undefined>): Hooks | undefin
     onRetry: each("onRetry"),
     onThrottle: each("onThrottle"),
     onToken: each("onToken"),
+    onDrift: each("onDrift"),
     onEvent: each("onEvent"),
   };
 }

@@ -1,13 +1,15 @@
 /**
  * What `executeTool` does around a step when observability is on: times it, counts its HTTP
- * attempts (the client's `request` events), logs its events through the context's logger, and
- * writes its call-log record. With no log and no logger it only runs the step.
+ * attempts (the client's `request` events), logs its events through the context's logger, wraps it
+ * in a span (`tracing`: the operation call's span becomes its child) and writes its call-log record.
+ * With no log, no logger and no tracing it only runs the step.
  */
 import { secretValues } from "../credentials/auth.js";
 import type { Hooks } from "../hooks.js";
 import type { ToolContext, ToolDefinition, ToolResult } from "../tools/types.js";
 import { type CallLog, defaultCallLog } from "./call-log.js";
 import { combineHooks, loggerHooks } from "./logger.js";
+import { hashConnection, parentContext, runWithParent, tracerFor } from "./otel.js";
 
 let warnedAboutEnv = false;
 
@@ -36,6 +38,63 @@ export async function observeToolCall(
   run: (context: ToolContext) => Promise<ToolResult>,
 ): Promise<ToolResult> {
   const log = logFor(context);
+  const traced = tracerFor(context.tracing);
+  if (traced) {
+    return traceToolCall(traced, tool, context, (traceId) => logToolCall(tool, input, context, log, run, traceId));
+  }
+  if (!log && !context.logger) return run(context);
+  return logToolCall(tool, input, context, log, run, undefined);
+}
+
+type Traced = NonNullable<ReturnType<typeof tracerFor>>;
+
+/** The step inside its own span (GenAI conventions: `execute_tool <name>`, `gen_ai.tool.name`). */
+async function traceToolCall(
+  { api, tracer }: Traced,
+  tool: ToolDefinition,
+  context: ToolContext,
+  run: (traceId: string | undefined) => Promise<ToolResult>,
+): Promise<ToolResult> {
+  const parent = parentContext(api);
+  const connection = context.connection?.name ?? context.client?.connectionName;
+  const span = tracer.startSpan(
+    `execute_tool ${tool.name}`,
+    {
+      kind: api.SpanKind.INTERNAL,
+      attributes: {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": tool.name,
+        "stepforge.service": tool.service,
+        ...(connection ? { "stepforge.connection.hash": hashConnection(tool.service, connection) } : {}),
+      },
+    },
+    parent,
+  );
+  const spanContext = span.spanContext();
+  const traceId = api.isSpanContextValid(spanContext) ? spanContext.traceId : undefined;
+  let result: ToolResult | undefined;
+  try {
+    result = await runWithParent(api, api.trace.setSpan(parent, span), () => run(traceId));
+    return result;
+  } finally {
+    const error = result && !result.ok ? result.error : undefined;
+    span.setAttribute("stepforge.outcome", result ? (error ? error.kind : "ok") : "internal");
+    if (!result || error) {
+      span.setAttribute("error.type", error?.kind ?? "internal");
+      span.setStatus({ code: api.SpanStatusCode.ERROR });
+    }
+    span.end();
+  }
+}
+
+async function logToolCall(
+  tool: ToolDefinition,
+  input: unknown,
+  context: ToolContext,
+  log: CallLog | undefined,
+  run: (context: ToolContext) => Promise<ToolResult>,
+  traceId: string | undefined,
+): Promise<ToolResult> {
   if (!log && !context.logger) return run(context);
   let attempts = 0;
   const counting: Hooks = { onRequest: () => void attempts++ };
@@ -76,6 +135,7 @@ export async function observeToolCall(
             }
           : {}),
         attempts: ownClient ? undefined : attempts,
+        traceId,
       },
       connection ? secretValues(tool.descriptor, connection) : [],
     );
