@@ -25,7 +25,8 @@ const identifier = z.string().regex(/^[a-zA-Z][a-zA-Z0-9_]*$/, "must be an ident
 
 /** Where a value travels on the wire. `{field}` placeholders name connection fields or `accessToken`. */
 export type Placement = {
-  in: "query" | "header";
+  /** A cookie placement travels as `name=value` in the Cookie header, beside the call's own cookies. */
+  in: "query" | "header" | "cookie";
   name: string;
   /** Template; `{field}` is replaced by the connection field of that name. */
   value: string;
@@ -34,7 +35,7 @@ export type Placement = {
 /** Validates {@link Placement}. */
 export const PlacementSchema = z
   .object({
-    in: z.enum(["query", "header"]),
+    in: z.enum(["query", "header", "cookie"]),
     name: z.string().min(1),
     value: z.string().min(1).describe("template; {field} is replaced by the connection field of that name"),
   })
