@@ -571,6 +571,20 @@ export const OperationExtensionsSchema = z
 
 export type DelimitedStyle = "form" | "spaceDelimited" | "pipeDelimited";
 
+/** OpenAPI parameter styles (query: form, spaceDelimited, pipeDelimited, deepObject; path: simple, label, matrix). */
+export type ParamStyle = DelimitedStyle | "deepObject" | "simple" | "label" | "matrix";
+
+/**
+ * How one parameter travels when it is not its place's default (query: form, exploded; path
+ * and header: simple, not exploded): its style and explode, or `json` for a parameter declared
+ * with `content: application/json` (the value JSON-encoded).
+ */
+export interface ParamSerialization {
+  style?: ParamStyle;
+  explode?: boolean;
+  json?: true;
+}
+
 /** Request media types other than JSON the client sends as the spec says (runtime/client/client.ts rawBody). */
 export const FORM_MEDIA_TYPE = "application/x-www-form-urlencoded";
 export const OCTET_MEDIA_TYPE = "application/octet-stream";
@@ -587,10 +601,10 @@ export interface OperationDescriptor {
   limitClass: "read" | "write";
   paging?: PagingSpec;
   /**
-   * Array query parameters sent as one delimited value (OpenAPI `explode: false`), by their
-   * style: form `a,b`, spaceDelimited `a b`, pipeDelimited `a|b`; others repeat the key.
+   * Parameters that do not travel as their place's default, by place and wire name (runtime/client/params.ts):
+   * `explode: false` arrays as one delimited value, deepObject, label and matrix paths, JSON content.
    */
-  delimitedQuery?: Record<string, DelimitedStyle>;
+  serialization?: Partial<Record<"query" | "path" | "header", Record<string, ParamSerialization>>>;
   /**
    * The request body's media type when the spec gives it no JSON one. The client sends
    * application/x-www-form-urlencoded bodies as form fields and application/octet-stream bodies

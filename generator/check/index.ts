@@ -23,6 +23,7 @@ import { checkServiceExtension, checkUnknownExtensions, ROOT_EXTENSION } from ".
 import { checkMockExamples } from "./mock-examples.js";
 import { declaredExplain, inferMock } from "./mock-infer.js";
 import { checkOperations, requestMediaTypeOf, typesDocument } from "./operations.js";
+import { serializationOf } from "./serialization.js";
 import { checkPathParametersRequired } from "./path-parameters.js";
 import { reportBrokenRef } from "./suggest.js";
 import { normaliseDocument } from "./normalise.js";
@@ -132,7 +133,7 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
 
   const descriptorOperations: Record<string, OperationDescriptor> = {};
   for (const op of operations) {
-    const delimited = op.parameters.filter((p) => p.delimitedStyle);
+    const serialization = serializationOf(op.parameters);
     descriptorOperations[op.operationId] = {
       operationId: op.operationId,
       method: op.method,
@@ -140,7 +141,7 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
       idempotent: op.idempotent,
       limitClass: op.limitClass,
       ...(op.paging ? { paging: op.paging } : {}),
-      ...(delimited.length ? { delimitedQuery: Object.fromEntries(delimited.map((p) => [p.name, p.delimitedStyle!])) } : {}),
+      ...(serialization ? { serialization } : {}),
       ...(requestMediaTypeOf(op.body) ? { requestMediaType: requestMediaTypeOf(op.body) } : {}),
     };
   }

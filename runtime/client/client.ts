@@ -28,7 +28,7 @@ import { callOperation } from "./transport.js";
 
 export { checkAddress, normaliseConnection, resolveBaseUrl, resolveTokenUrl } from "./address.js";
 export { closeDefaultSharedState, createSharedState, defaultSharedState, type SharedState } from "./shared-state.js";
-export { querySerializerFor } from "./request.js";
+export { querySerializerFor } from "./params.js";
 export { UNSAFE_PATH_VALUE } from "./failures.js";
 export type { CallOptions } from "./context.js";
 export type { Page, PagingOptions };

@@ -5,18 +5,15 @@
  * the same bytes. A string, not a Request object: fetch makes its own, and a Request built here
  * only to be copied cost a third of the client's time per call.
  *
- * Values are encoded as openapi-fetch encodes them (its serialisers), except array query
- * parameters the spec declares `explode: false`, which travel as one delimited value.
+ * Values are encoded as OpenAPI's style and explode say (params.ts, with openapi-fetch's
+ * serialisers), and parameters declared with JSON content as JSON.
  */
-import {
-  createQuerySerializer,
-  defaultBodySerializer,
-  defaultPathSerializer,
-  mergeHeaders,
-  serializeArrayParam,
-} from "openapi-fetch";
+import { defaultBodySerializer, defaultPathSerializer, mergeHeaders } from "openapi-fetch";
 import { FORM_MEDIA_TYPE, type HttpMethod, OCTET_MEDIA_TYPE, type OperationDescriptor } from "../descriptor.js";
 import { pathValueProblem } from "../internal/path-values.js";
+import { defaultQuery, headerValues, pathValue, type QuerySerializer, querySerializerFor } from "./params.js";
+
+export { querySerializerFor } from "./params.js";
 
 /** What a generated operation passes: openapi-fetch's `params` and `body` shapes. */
 export interface CallInit {
@@ -36,9 +33,6 @@ export interface PreparedRequest {
   pathValues: Record<string, unknown> | undefined;
 }
 
-type QuerySerializer = (query: Record<string, unknown>) => string;
-
-const defaultQuery = createQuerySerializer();
 
 /** Builds requests for one base address, keeping what it works out per operation. */
 export class RequestBuilder {
@@ -84,7 +78,7 @@ export class RequestBuilder {
   private template(op: OperationDescriptor): PathTemplate {
     let template = this.templates.get(op);
     if (!template) {
-      template = compilePath(op.path, this.baseUrl);
+      template = compilePath(op, this.baseUrl);
       this.templates.set(op, template);
     }
     return template;
@@ -117,7 +111,8 @@ interface PathTemplate {
 
 const PATH_PARAM = /\{([^{}]+)\}/g;
 
-function compilePath(path: string, baseUrl: string): PathTemplate {
+function compilePath(op: OperationDescriptor, baseUrl: string): PathTemplate {
+  const path = op.path;
   const names: string[] = [];
   const literals: string[] = [];
   let simple = !baseUrl.includes("{");
@@ -125,6 +120,7 @@ function compilePath(path: string, baseUrl: string): PathTemplate {
   for (const match of path.matchAll(PATH_PARAM)) {
     const name = match[1]!;
     if (name.startsWith(".") || name.startsWith(";") || name.endsWith("*")) simple = false;
+    if (op.serialization?.path?.[name]) simple = false;
     literals.push(path.slice(last, match.index));
     names.push(name);
     last = match.index! + match[0].length;
@@ -141,6 +137,7 @@ function fillPath(
   values: Record<string, unknown> | undefined,
 ): string {
   if (!values || template.names.length === 0) return baseUrl + op.path;
+  if (op.serialization?.path) return styledPath(baseUrl, op, template, values);
   if (!template.simple) return defaultPathSerializer(baseUrl + op.path, values);
   let url = baseUrl + template.literals[0]!;
   for (let i = 0; i < template.names.length; i++) {
@@ -149,6 +146,23 @@ function fillPath(
     if (value !== null && typeof value === "object") return defaultPathSerializer(baseUrl + op.path, values);
     // A value left out keeps its placeholder, as openapi-fetch leaves it (the path check refuses it first).
     url += value === undefined || value === null ? `{${name}}` : encodeURIComponent(value as string | number | boolean);
+    url += template.literals[i + 1]!;
+  }
+  return url;
+}
+
+/** The address with path values in their declared styles (label, matrix, explode, JSON). */
+function styledPath(
+  baseUrl: string,
+  op: OperationDescriptor,
+  template: PathTemplate,
+  values: Record<string, unknown>,
+): string {
+  let url = baseUrl + template.literals[0]!;
+  for (let i = 0; i < template.names.length; i++) {
+    const name = template.names[i]!;
+    const value = values[name];
+    url += value === undefined || value === null ? `{${name}}` : pathValue(name, value, op.serialization?.path?.[name]);
     url += template.literals[i + 1]!;
   }
   return url;
@@ -171,7 +185,7 @@ function prepareRequest(
   if (init.headers === undefined && params.header === undefined && init.body === undefined) {
     return { method, url, headers: undefined, body: undefined, pathValues: params.path };
   }
-  const given = mergeHeaders(init.headers, params.header as never);
+  const given = mergeHeaders(init.headers, headerValues(op, params.header));
   const raw =
     init.body === undefined || init.body instanceof FormData ? undefined : rawBody(op.requestMediaType, init.body);
   if (raw) {
@@ -211,28 +225,6 @@ function rawBody(mediaType: string | undefined, body: unknown): string | Blob | 
 
 function isBinary(value: unknown): value is Blob | ArrayBuffer | Uint8Array {
   return value instanceof Blob || value instanceof ArrayBuffer || value instanceof Uint8Array;
-}
-
-/**
- * openapi-fetch serialises every array the same way; this sends the operation's `explode: false`
- * parameters as one delimited value (Marketo's filterValues=a,b) and the rest as usual.
- */
-export function querySerializerFor(op: OperationDescriptor): QuerySerializer | undefined {
-  const delimited = op.delimitedQuery;
-  if (!delimited || Object.keys(delimited).length === 0) return undefined;
-  return (query) => {
-    const parts: string[] = [];
-    for (const [name, value] of Object.entries(query ?? {})) {
-      if (value === undefined || value === null) continue;
-      const style = delimited[name];
-      const part =
-        Array.isArray(value) && style
-          ? serializeArrayParam(name, value, { style, explode: false })
-          : defaultQuery({ [name]: value });
-      if (part) parts.push(part);
-    }
-    return parts.join("&");
-  };
 }
 
 /** An operation for a request to any path (the API Call step's), declared for this one call. */
