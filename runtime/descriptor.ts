@@ -585,7 +585,7 @@ export interface ParamSerialization {
   json?: true;
 }
 
-/** Request media types other than JSON the client sends as the spec says (runtime/client/client.ts rawBody). */
+/** Request media types a body is sent in by preference when the spec offers no JSON one (runtime/client/request.ts rawBody). */
 export const FORM_MEDIA_TYPE = "application/x-www-form-urlencoded";
 export const OCTET_MEDIA_TYPE = "application/octet-stream";
 export const RAW_REQUEST_MEDIA_TYPES = [FORM_MEDIA_TYPE, OCTET_MEDIA_TYPE];
@@ -607,8 +607,8 @@ export interface OperationDescriptor {
   serialization?: Partial<Record<"query" | "path" | "header", Record<string, ParamSerialization>>>;
   /**
    * The request body's media type when the spec gives it no JSON one. The client sends
-   * application/x-www-form-urlencoded bodies as form fields and application/octet-stream bodies
-   * as they are; any other is sent as JSON (the generator warned, SF172).
+   * application/x-www-form-urlencoded bodies as form fields, multipart/* as parts (files as
+   * Blob/Uint8Array), and any other type (octet-stream, text/plain, …) as the string or bytes given.
    */
   requestMediaType?: string;
 }

@@ -23,7 +23,10 @@ export function serializationOf(parameters: ParameterModel[]): OperationDescript
     let how: ParamSerialization | undefined;
     if (p.json) how = { json: true };
     else if (style !== defaultStyle || p.explode !== explodeDefault) {
-      how = { ...(style !== defaultStyle ? { style } : {}), ...(p.explode !== explodeDefault ? { explode: p.explode } : {}) };
+      how = {
+        ...(style !== defaultStyle ? { style } : {}),
+        ...(p.explode !== explodeDefault ? { explode: p.explode } : {}),
+      };
     }
     if (how) (out[p.in] ??= {})[p.name] = how;
   }

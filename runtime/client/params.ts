@@ -5,7 +5,12 @@
  * exploded (arrays repeat the key, objects become one pair per property), path and header
  * `simple` (comma-joined). openapi-fetch's serialisers do the encoding; this picks the style.
  */
-import { createQuerySerializer, serializeArrayParam, serializeObjectParam, serializePrimitiveParam } from "openapi-fetch";
+import {
+  createQuerySerializer,
+  serializeArrayParam,
+  serializeObjectParam,
+  serializePrimitiveParam,
+} from "openapi-fetch";
 import type { OperationDescriptor, ParamSerialization } from "../descriptor.js";
 
 export type QuerySerializer = (query: Record<string, unknown>) => string;

@@ -188,7 +188,11 @@ function prepareRequest(
   const given = mergeHeaders(init.headers, headerValues(op, params.header));
   const raw =
     init.body === undefined || init.body instanceof FormData ? undefined : rawBody(op.requestMediaType, init.body);
-  if (raw) {
+  if (raw instanceof FormData) {
+    // fetch writes the multipart Content-Type itself, with the boundary; a type the call sets wins.
+    return { method, url, headers: given, body: raw, pathValues: params.path };
+  }
+  if (raw !== undefined) {
     const headers = mergeHeaders({ "Content-Type": op.requestMediaType! }, given);
     return { method, url, headers, body: raw, pathValues: params.path };
   }
@@ -203,12 +207,16 @@ function prepareRequest(
 
 /**
  * A body the operation takes in a media type that is not JSON (the descriptor's requestMediaType):
- * form fields (arrays repeat the key, as form style explodes them) or the bytes as given. A Blob,
- * unlike a stream, can be sent again by a retry. Undefined: send it as JSON.
+ * form fields (arrays repeat the key, as form style explodes them), multipart parts (files as
+ * Blob, Uint8Array or ArrayBuffer), or, for any other type (octet-stream, text/plain, XML, an
+ * image), the string or bytes as given. A Blob, unlike a stream, can be sent again by a retry.
+ * Undefined: send it as JSON.
  */
-function rawBody(mediaType: string | undefined, body: unknown): string | Blob | undefined {
-  const type = mediaType?.toLowerCase();
-  if (type === FORM_MEDIA_TYPE && body !== null && typeof body === "object" && !isBinary(body)) {
+function rawBody(mediaType: string | undefined, body: unknown): string | Blob | FormData | undefined {
+  const type = mediaType?.toLowerCase().split(";")[0]!.trim();
+  if (type === undefined || /json/.test(type)) return undefined;
+  const fields = body !== null && typeof body === "object" && !isBinary(body) && !Array.isArray(body);
+  if (type === FORM_MEDIA_TYPE && fields) {
     const form = new URLSearchParams();
     for (const [name, value] of Object.entries(body)) {
       for (const item of Array.isArray(value) ? value : [value]) {
@@ -217,10 +225,29 @@ function rawBody(mediaType: string | undefined, body: unknown): string | Blob | 
     }
     return form.toString();
   }
-  if (type === OCTET_MEDIA_TYPE && (typeof body === "string" || isBinary(body))) {
+  if (type.startsWith("multipart/") && fields) return multipartBody(body as Record<string, unknown>);
+  if (typeof body === "string" || isBinary(body)) {
+    if (typeof body === "string" && type !== OCTET_MEDIA_TYPE) return body;
     return body instanceof Blob ? body : new Blob([body as string | ArrayBuffer | Uint8Array<ArrayBuffer>]);
   }
   return undefined;
+}
+
+/**
+ * Multipart parts from an object: each property a part (an array, one part per item); bytes as
+ * file parts (a File keeps its name), objects as JSON text, other values as text.
+ */
+function multipartBody(body: Record<string, unknown>): FormData {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(body)) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (item === undefined || item === null) continue;
+      if (item instanceof Blob) form.append(name, item);
+      else if (isBinary(item)) form.append(name, new Blob([item as Uint8Array<ArrayBuffer>]), name);
+      else form.append(name, typeof item === "object" ? JSON.stringify(item) : String(item));
+    }
+  }
+  return form;
 }
 
 function isBinary(value: unknown): value is Blob | ArrayBuffer | Uint8Array {

@@ -15,17 +15,25 @@ afterAll(() => server.close());
 
 const ping = { "/ping": { get: { operationId: "ping", responses: ok } } };
 const withSchemes = (schemes: Record<string, unknown>, security?: unknown[]) =>
-  plainSpec({ paths: ping, components: { securitySchemes: schemes }, security: security ?? Object.keys(schemes).map((s) => ({ [s]: [] })) });
+  plainSpec({
+    paths: ping,
+    components: { securitySchemes: schemes },
+    security: security ?? Object.keys(schemes).map((s) => ({ [s]: [] })),
+  });
 const last = () => server.received.at(-1)!;
 
 describe("credentials for each security scheme type", () => {
   it("apiKey in a header", async () => {
-    await clientOf(withSchemes({ key: { type: "apiKey", in: "header", name: "X-Api-Key" } }), server.url, { apiKey: "k1" }).call("ping");
+    await clientOf(withSchemes({ key: { type: "apiKey", in: "header", name: "X-Api-Key" } }), server.url, {
+      apiKey: "k1",
+    }).call("ping");
     expect(last().headers["x-api-key"]).toBe("k1");
   });
 
   it("apiKey in the query", async () => {
-    await clientOf(withSchemes({ key: { type: "apiKey", in: "query", name: "api_key" } }), server.url, { apiKey: "k 2" }).call("ping");
+    await clientOf(withSchemes({ key: { type: "apiKey", in: "query", name: "api_key" } }), server.url, {
+      apiKey: "k 2",
+    }).call("ping");
     expect(last().url.searchParams.get("api_key")).toBe("k 2");
   });
 
@@ -42,7 +50,9 @@ describe("credentials for each security scheme type", () => {
 
   it("http basic: base64 of user:password", async () => {
     const basic = Buffer.from("ann:pw").toString("base64");
-    await clientOf(withSchemes({ basic: { type: "http", scheme: "basic" } }), server.url, { basicCredentials: basic }).call("ping");
+    await clientOf(withSchemes({ basic: { type: "http", scheme: "basic" } }), server.url, {
+      basicCredentials: basic,
+    }).call("ping");
     expect(last().headers.authorization).toBe(`Basic ${basic}`);
   });
 
@@ -55,7 +65,11 @@ describe("credentials for each security scheme type", () => {
 
   it("oauth2 (any flow) and openIdConnect send the token as a bearer", async () => {
     const flows = {
-      authorizationCode: { authorizationUrl: "https://a.example.com/auth", tokenUrl: "https://a.example.com/token", scopes: {} },
+      authorizationCode: {
+        authorizationUrl: "https://a.example.com/auth",
+        tokenUrl: "https://a.example.com/token",
+        scopes: {},
+      },
     };
     for (const scheme of [
       { type: "oauth2", flows },
@@ -79,7 +93,10 @@ describe("credentials for each security scheme type", () => {
   });
 
   it("OR: each requirement is a mode the connection picks", async () => {
-    const spec = withSchemes({ key: { type: "apiKey", in: "header", name: "X-Key" }, bearer: { type: "http", scheme: "bearer" } });
+    const spec = withSchemes({
+      key: { type: "apiKey", in: "header", name: "X-Key" },
+      bearer: { type: "http", scheme: "bearer" },
+    });
     const auth = modelOf(spec).descriptor.auth;
     expect(auth.kind === "api-key" && Object.keys(auth.modes)).toEqual(["key", "bearer"]);
     await clientOf(spec, server.url, { apiKey: "k" }).call("ping");

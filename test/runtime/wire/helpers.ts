@@ -3,11 +3,13 @@
  * does), a client for its descriptor, and a loopback server on 127.0.0.1 that records what
  * arrived, so each test asserts the bytes a real request carried.
  */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { stringify } from "yaml";
 import { checkSpec } from "../../../generator/check/index.js";
 import { loadSpecText } from "../../../generator/load.js";
 import { createServiceClient, createSharedState, type ServiceClient } from "../../../runtime/index.js";
 import type { Connection } from "../../../runtime/credentials/auth.js";
+import { listenOnLoopback } from "../helpers.js";
 
 export const ok = { "200": { description: "ok", content: { "application/json": { schema: { type: "object" } } } } };
 
@@ -36,4 +38,30 @@ export function clientOf(
   const model = modelOf(spec);
   const connection: Connection = { name: "t", fields, ...extra };
   return createServiceClient(model.descriptor, { connection, baseUrl, shared: createSharedState() });
+}
+
+/** What a request carried, its body as the raw bytes. */
+export interface RawRequest {
+  url: URL;
+  headers: IncomingMessage["headers"];
+  bytes: Buffer;
+}
+
+/** A loopback server that keeps each request's body as bytes (never decoded) and answers with `reply`. */
+export async function bytesServer(reply: (req: RawRequest, res: ServerResponse) => void) {
+  const received: RawRequest[] = [];
+  const server = createServer((raw, res) => {
+    const chunks: Buffer[] = [];
+    raw.on("data", (c: Buffer) => chunks.push(c));
+    raw.on("end", () => {
+      const req = {
+        url: new URL(raw.url ?? "/", "http://127.0.0.1"),
+        headers: raw.headers,
+        bytes: Buffer.concat(chunks),
+      };
+      received.push(req);
+      reply(req, res);
+    });
+  });
+  return { ...(await listenOnLoopback(server)), received };
 }
