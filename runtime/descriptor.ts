@@ -606,6 +606,11 @@ export interface OperationDescriptor {
    */
   serialization?: Partial<Record<"query" | "path" | "header", Record<string, ParamSerialization>>>;
   /**
+   * The operation's own server (OpenAPI `servers` at operation level, else path level; the first,
+   * variables at their defaults): absolute, or relative to the base address's origin.
+   */
+  server?: string;
+  /**
    * The request body's media type when the spec gives it no JSON one. The client sends
    * application/x-www-form-urlencoded bodies as form fields, multipart/* as parts (files as
    * Blob/Uint8Array), and any other type (octet-stream, text/plain, …) as the string or bytes given.

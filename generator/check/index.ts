@@ -24,6 +24,7 @@ import { checkMockExamples } from "./mock-examples.js";
 import { declaredExplain, inferMock } from "./mock-infer.js";
 import { checkOperations, requestMediaTypeOf, typesDocument } from "./operations.js";
 import { serializationOf } from "./serialization.js";
+import { operationServer } from "./servers.js";
 import { checkPathParametersRequired } from "./path-parameters.js";
 import { reportBrokenRef } from "./suggest.js";
 import { normaliseDocument } from "./normalise.js";
@@ -134,6 +135,7 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
   const descriptorOperations: Record<string, OperationDescriptor> = {};
   for (const op of operations) {
     const serialization = serializationOf(op.parameters);
+    const server = operationServer(doc, op.path, op.method);
     descriptorOperations[op.operationId] = {
       operationId: op.operationId,
       method: op.method,
@@ -142,6 +144,7 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
       limitClass: op.limitClass,
       ...(op.paging ? { paging: op.paging } : {}),
       ...(serialization ? { serialization } : {}),
+      ...(server ? { server } : {}),
       ...(requestMediaTypeOf(op.body) ? { requestMediaType: requestMediaTypeOf(op.body) } : {}),
     };
   }

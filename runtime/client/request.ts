@@ -38,6 +38,7 @@ export interface PreparedRequest {
 export class RequestBuilder {
   private readonly serializers = new Map<OperationDescriptor, QuerySerializer>();
   private readonly templates = new Map<OperationDescriptor, PathTemplate>();
+  private readonly bases = new Map<OperationDescriptor, string>();
 
   /**
    * The base address as fetch would see it (host lower-cased, default port dropped): requests
@@ -48,10 +49,28 @@ export class RequestBuilder {
   /** The base address does not parse (an override): every call is refused before sending. */
   readonly baseInvalid: boolean;
 
-  constructor(baseUrl: string) {
+  /**
+   * `serverBase` gives the base of an operation with its own server (path- or operation-level
+   * `servers`, the descriptor's `server`); without it every operation uses `baseUrl`.
+   */
+  constructor(
+    baseUrl: string,
+    private readonly serverBase?: (server: string, baseUrl: string) => string,
+  ) {
     const normalised = normalisedBase(baseUrl);
     this.baseUrl = normalised ?? baseUrl;
     this.baseInvalid = normalised === undefined;
+  }
+
+  /** The base address of an operation's requests: its own server when it declares one, else the client's. */
+  baseOf(op: OperationDescriptor): string {
+    if (op.server === undefined || !this.serverBase || this.baseInvalid) return this.baseUrl;
+    let base = this.bases.get(op);
+    if (base === undefined) {
+      base = normalisedBase(this.serverBase(op.server, this.baseUrl)) ?? this.baseUrl;
+      this.bases.set(op, base);
+    }
+    return base;
   }
 
   /**
@@ -72,13 +91,13 @@ export class RequestBuilder {
       querySerializer = querySerializerFor(op) ?? defaultQuery;
       this.serializers.set(op, querySerializer);
     }
-    return prepareRequest(this.baseUrl, op, this.template(op), init, querySerializer);
+    return prepareRequest(this.baseOf(op), op, this.template(op), init, querySerializer);
   }
 
   private template(op: OperationDescriptor): PathTemplate {
     let template = this.templates.get(op);
     if (!template) {
-      template = compilePath(op, this.baseUrl);
+      template = compilePath(op, this.baseOf(op));
       this.templates.set(op, template);
     }
     return template;
