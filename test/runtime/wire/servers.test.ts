@@ -58,7 +58,10 @@ describe("servers at path and operation level", () => {
       paths: { "/x": { get: { operationId: "x", servers: [{ url: "http://files.example.com" }], responses: ok } } },
     });
     const descriptor = modelOf(other).descriptor;
-    const client = createServiceClient(descriptor, { connection: { name: "t", fields: {} }, shared: createSharedState() });
+    const client = createServiceClient(descriptor, {
+      connection: { name: "t", fields: {} },
+      shared: createSharedState(),
+    });
     await expect(client.call("x")).rejects.toThrow(/http:\/\/files\.example\.com\/ is not https/);
   });
 });
