@@ -7,7 +7,7 @@
  * Schemas stay JSON Schema nodes (they may hold `$ref`s to components, which `refs` resolves), so
  * the types, tools and mock emitters each render them in their own language.
  */
-import type { DelimitedStyle, HttpMethod, PagingSpec, ServiceDescriptor } from "../runtime/descriptor.js";
+import type { HttpMethod, PagingSpec, ServiceDescriptor } from "../runtime/descriptor.js";
 import type { MockOperationSpec, MockService } from "../runtime/mock/model.js";
 import type { ApiCallTool, ToolCheck, Toolset } from "../runtime/tools/model.js";
 import type { ToolAnnotations } from "../runtime/tools/types.js";
@@ -28,8 +28,8 @@ export interface ParameterModel {
   schema: unknown;
   style: string;
   explode: boolean;
-  /** For a query array sent as one delimited value (`explode: false`): its style. */
-  delimitedStyle?: DelimitedStyle | undefined;
+  /** Declared with `content: application/json` rather than a schema: the value travels JSON-encoded. */
+  json?: true | undefined;
   /** Set when the spec writes explode: false or a style other than form: whether the mock reads the value exploded. */
   explodeWritten?: boolean | undefined;
   example?: unknown;

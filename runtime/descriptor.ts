@@ -25,7 +25,8 @@ const identifier = z.string().regex(/^[a-zA-Z][a-zA-Z0-9_]*$/, "must be an ident
 
 /** Where a value travels on the wire. `{field}` placeholders name connection fields or `accessToken`. */
 export type Placement = {
-  in: "query" | "header";
+  /** A cookie placement travels as `name=value` in the Cookie header, beside the call's own cookies. */
+  in: "query" | "header" | "cookie";
   name: string;
   /** Template; `{field}` is replaced by the connection field of that name. */
   value: string;
@@ -34,7 +35,7 @@ export type Placement = {
 /** Validates {@link Placement}. */
 export const PlacementSchema = z
   .object({
-    in: z.enum(["query", "header"]),
+    in: z.enum(["query", "header", "cookie"]),
     name: z.string().min(1),
     value: z.string().min(1).describe("template; {field} is replaced by the connection field of that name"),
   })
@@ -570,7 +571,21 @@ export const OperationExtensionsSchema = z
 
 export type DelimitedStyle = "form" | "spaceDelimited" | "pipeDelimited";
 
-/** Request media types other than JSON the client sends as the spec says (runtime/client/client.ts rawBody). */
+/** OpenAPI parameter styles (query: form, spaceDelimited, pipeDelimited, deepObject; path: simple, label, matrix). */
+export type ParamStyle = DelimitedStyle | "deepObject" | "simple" | "label" | "matrix";
+
+/**
+ * How one parameter travels when it is not its place's default (query: form, exploded; path
+ * and header: simple, not exploded): its style and explode, or `json` for a parameter declared
+ * with `content: application/json` (the value JSON-encoded).
+ */
+export interface ParamSerialization {
+  style?: ParamStyle;
+  explode?: boolean;
+  json?: true;
+}
+
+/** Request media types a body is sent in by preference when the spec offers no JSON one (runtime/client/request.ts rawBody). */
 export const FORM_MEDIA_TYPE = "application/x-www-form-urlencoded";
 export const OCTET_MEDIA_TYPE = "application/octet-stream";
 export const RAW_REQUEST_MEDIA_TYPES = [FORM_MEDIA_TYPE, OCTET_MEDIA_TYPE];
@@ -586,14 +601,19 @@ export interface OperationDescriptor {
   limitClass: "read" | "write";
   paging?: PagingSpec;
   /**
-   * Array query parameters sent as one delimited value (OpenAPI `explode: false`), by their
-   * style: form `a,b`, spaceDelimited `a b`, pipeDelimited `a|b`; others repeat the key.
+   * Parameters that do not travel as their place's default, by place and wire name (runtime/client/params.ts):
+   * `explode: false` arrays as one delimited value, deepObject, label and matrix paths, JSON content.
    */
-  delimitedQuery?: Record<string, DelimitedStyle>;
+  serialization?: Partial<Record<"query" | "path" | "header", Record<string, ParamSerialization>>>;
+  /**
+   * The operation's own server (OpenAPI `servers` at operation level, else path level; the first,
+   * variables at their defaults): absolute, or relative to the base address's origin.
+   */
+  server?: string;
   /**
    * The request body's media type when the spec gives it no JSON one. The client sends
-   * application/x-www-form-urlencoded bodies as form fields and application/octet-stream bodies
-   * as they are; any other is sent as JSON (the generator warned, SF172).
+   * application/x-www-form-urlencoded bodies as form fields, multipart/* as parts (files as
+   * Blob/Uint8Array), and any other type (octet-stream, text/plain, …) as the string or bytes given.
    */
   requestMediaType?: string;
 }

@@ -7,6 +7,8 @@ export type {
   AuthSpec,
   ConnectionField,
   DelimitedStyle,
+  ParamSerialization,
+  ParamStyle,
   ErrorKind,
   ErrorRule,
   ErrorsSpec,

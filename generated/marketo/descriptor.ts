@@ -334,7 +334,7 @@ export const descriptor: ServiceDescriptor = {
         itemsField: "result",
         sizeParam: "batchSize",
       },
-      delimitedQuery: { filterValues: "form", fields: "form" },
+      serialization: { query: { filterValues: { explode: false }, fields: { explode: false } } },
     },
     syncLeads: {
       operationId: "syncLeads",
@@ -364,7 +364,13 @@ export const descriptor: ServiceDescriptor = {
         sizeParam: "batchSize",
         moreField: "moreResult",
       },
-      delimitedQuery: { activityTypeIds: "form", assetIds: "form", leadIds: "form" },
+      serialization: {
+        query: {
+          activityTypeIds: { explode: false },
+          assetIds: { explode: false },
+          leadIds: { explode: false },
+        },
+      },
     },
     getLeadChanges: {
       operationId: "getLeadChanges",
@@ -380,7 +386,7 @@ export const descriptor: ServiceDescriptor = {
         sizeParam: "batchSize",
         moreField: "moreResult",
       },
-      delimitedQuery: { fields: "form", leadIds: "form" },
+      serialization: { query: { fields: { explode: false }, leadIds: { explode: false } } },
     },
     getActivityTypes: {
       operationId: "getActivityTypes",
@@ -403,7 +409,7 @@ export const descriptor: ServiceDescriptor = {
         sizeParam: "batchSize",
         moreField: "moreResult",
       },
-      delimitedQuery: { assetIds: "form", leadIds: "form" },
+      serialization: { query: { assetIds: { explode: false }, leadIds: { explode: false } } },
     },
     getEmailOpenedActivities: {
       operationId: "getEmailOpenedActivities",
@@ -419,7 +425,7 @@ export const descriptor: ServiceDescriptor = {
         sizeParam: "batchSize",
         moreField: "moreResult",
       },
-      delimitedQuery: { assetIds: "form", leadIds: "form" },
+      serialization: { query: { assetIds: { explode: false }, leadIds: { explode: false } } },
     },
     getCampaigns: {
       operationId: "getCampaigns",
@@ -434,7 +440,14 @@ export const descriptor: ServiceDescriptor = {
         itemsField: "result",
         sizeParam: "batchSize",
       },
-      delimitedQuery: { id: "form", name: "form", programName: "form", workspaceName: "form" },
+      serialization: {
+        query: {
+          id: { explode: false },
+          name: { explode: false },
+          programName: { explode: false },
+          workspaceName: { explode: false },
+        },
+      },
     },
     getCampaign: {
       operationId: "getCampaign",
@@ -470,7 +483,7 @@ export const descriptor: ServiceDescriptor = {
         itemsField: "result",
         maxLimit: 200,
       },
-      delimitedQuery: { filterValues: "form" },
+      serialization: { query: { filterValues: { explode: false } } },
     },
     getProgramStats: {
       operationId: "getProgramStats",
@@ -520,7 +533,14 @@ export const descriptor: ServiceDescriptor = {
         itemsField: "result",
         sizeParam: "batchSize",
       },
-      delimitedQuery: { id: "form", name: "form", programName: "form", workspaceName: "form" },
+      serialization: {
+        query: {
+          id: { explode: false },
+          name: { explode: false },
+          programName: { explode: false },
+          workspaceName: { explode: false },
+        },
+      },
     },
     getListMembers: {
       operationId: "getListMembers",
@@ -535,7 +555,7 @@ export const descriptor: ServiceDescriptor = {
         itemsField: "result",
         sizeParam: "batchSize",
       },
-      delimitedQuery: { fields: "form" },
+      serialization: { query: { fields: { explode: false } } },
     },
     addLeadsToList: {
       operationId: "addLeadsToList",

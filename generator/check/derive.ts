@@ -111,7 +111,7 @@ function placementOf(context: CheckContext, name: string, scheme: Json | undefin
   };
   const type = scheme?.type;
   const httpScheme = String(scheme?.scheme ?? "").toLowerCase();
-  if (type === "apiKey" && typeof scheme!.name === "string" && scheme!.name && (scheme!.in === "query" || scheme!.in === "header")) {
+  if (type === "apiKey" && typeof scheme!.name === "string" && scheme!.name && (scheme!.in === "query" || scheme!.in === "header" || scheme!.in === "cookie")) {
     return { in: scheme!.in, name: scheme!.name, value: `{${field("apiKey", `API key (${name})`)}}` };
   }
   if ((type === "http" && httpScheme === "bearer") || type === "oauth2" || type === "openIdConnect") {

@@ -23,6 +23,8 @@ import { checkServiceExtension, checkUnknownExtensions, ROOT_EXTENSION } from ".
 import { checkMockExamples } from "./mock-examples.js";
 import { declaredExplain, inferMock } from "./mock-infer.js";
 import { checkOperations, requestMediaTypeOf, typesDocument } from "./operations.js";
+import { serializationOf } from "./serialization.js";
+import { operationServer } from "./servers.js";
 import { checkPathParametersRequired } from "./path-parameters.js";
 import { reportBrokenRef } from "./suggest.js";
 import { normaliseDocument } from "./normalise.js";
@@ -137,7 +139,8 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
 
   const descriptorOperations: Record<string, OperationDescriptor> = {};
   for (const op of operations) {
-    const delimited = op.parameters.filter((p) => p.delimitedStyle);
+    const serialization = serializationOf(op.parameters);
+    const server = operationServer(doc, op.path, op.method);
     descriptorOperations[op.operationId] = {
       operationId: op.operationId,
       method: op.method,
@@ -145,7 +148,8 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
       idempotent: op.idempotent,
       limitClass: op.limitClass,
       ...(op.paging ? { paging: op.paging } : {}),
-      ...(delimited.length ? { delimitedQuery: Object.fromEntries(delimited.map((p) => [p.name, p.delimitedStyle!])) } : {}),
+      ...(serialization ? { serialization } : {}),
+      ...(server ? { server } : {}),
       ...(requestMediaTypeOf(op.body) ? { requestMediaType: requestMediaTypeOf(op.body) } : {}),
     };
   }

@@ -6,7 +6,7 @@
  * duplicate or case-colliding operationIds, undeclared path parameters) are repaired in lenient
  * mode and recorded in `typesDocument` too, so the types agree with the client.
  */
-import { type DelimitedStyle, FORM_MEDIA_TYPE, type HttpMethod, OperationExtensionsSchema, RAW_REQUEST_MEDIA_TYPES } from "../../runtime/descriptor.js";
+import { FORM_MEDIA_TYPE, type HttpMethod, OperationExtensionsSchema, RAW_REQUEST_MEDIA_TYPES } from "../../runtime/descriptor.js";
 import { setOwn } from "../../runtime/internal/values.js";
 import { MockOperationSchema, type MockOperationSpec } from "../../runtime/mock/model.js";
 import type { BodyModel, OperationModel, ParameterModel, RawBodyKind, SuccessModel } from "../model.js";
@@ -265,17 +265,20 @@ function collectParameters(context: CheckContext, shared: unknown[], own: unknow
     const where = p.in as ParameterModel["in"];
     const style = typeof p.style === "string" ? p.style : where === "query" || where === "cookie" ? "form" : "simple";
     const explode = typeof p.explode === "boolean" ? p.explode : style === "form";
-    const delimited = where === "query" && !explode && (style === "form" || style === "spaceDelimited" || style === "pipeDelimited") ? (style as DelimitedStyle) : undefined;
+    // A parameter with `content` (instead of a schema) travels in that media type: JSON is encoded as JSON.
+    const content = asObject(p.content);
+    const contentType = content ? Object.keys(content)[0] : undefined;
+    const contentSchema = contentType !== undefined ? asObject(content![contentType])?.schema : undefined;
     byKey.set(`${where}:${p.name}`, {
       name: p.name,
       in: where,
       required: p.required === true || where === "path",
       deprecated: p.deprecated === true,
       description: typeof p.description === "string" ? p.description.trim() : "",
-      schema: p.schema ?? { type: "string" },
+      schema: p.schema ?? contentSchema ?? { type: "string" },
       style,
       explode,
-      delimitedStyle: delimited,
+      ...(contentType !== undefined && /json/i.test(contentType) ? { json: true as const } : {}),
       ...(p.example !== undefined ? { example: p.example } : {}),
       ...(p.explode === false || (p.style !== undefined && p.style !== "form") ? { explodeWritten: p.explode === true } : {}),
     });
@@ -315,7 +318,9 @@ function reportUnsent(context: CheckContext, raw: RawOperation, body: BodyModel 
   const mediaType = requestMediaTypeOf(body);
   // Said only where something is still not sent as the spec says: form fields and bytes go right
   // through the client and the tool step; the step takes multipart parts and text too.
-  const clientSends = mediaType !== undefined && RAW_REQUEST_MEDIA_TYPES.includes(mediaType.toLowerCase());
+  // The client sends every media type (runtime/client/request.ts rawBody): form and multipart from
+  // an object, any other from the string or bytes the call gives.
+  const clientSends = mediaType !== undefined;
   const stepTakes = body?.raw !== undefined && body.raw.kind !== "other";
   if (body && mediaType && !(clientSends && stepTakes)) {
     const client = clientSends ? `the client sends it as ${mediaType}` : "the client sends a body as JSON unless the call passes FormData or sets its Content-Type header";

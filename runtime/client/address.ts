@@ -93,3 +93,36 @@ export function normaliseConnection(descriptor: ServiceDescriptor, connection: C
   }
   return fields === connection.fields ? connection : { ...connection, fields };
 }
+
+/**
+ * Where an operation with its own server (OpenAPI `servers` at path or operation level, the
+ * descriptor's `server`) sends its requests: a relative server under the base address's origin; an
+ * absolute one on the declared base's origin follows the base actually used (a connection's
+ * instance, an override such as a mock); any other as declared, and then only over https unless
+ * the client's base is an override. Undefined when the operation has no server of its own.
+ */
+export function operationBase(
+  descriptor: ServiceDescriptor,
+  connection: Connection,
+  server: string,
+  baseUrl: string,
+  overridden: boolean,
+): string {
+  const base = new URL(baseUrl);
+  let url: URL;
+  try {
+    url = new URL(server, base.origin);
+  } catch {
+    return baseUrl;
+  }
+  let declaredOrigin: string | undefined;
+  try {
+    declaredOrigin = new URL(resolveBaseUrl(descriptor, connection)).origin;
+  } catch {
+    /* the declared base needs fields an override made unnecessary */
+  }
+  const relative = !/^[a-z][a-z0-9+.-]*:/i.test(server);
+  if (relative || url.origin === declaredOrigin) return (base.origin + url.pathname).replace(/\/+$/, "");
+  checkAddress(descriptor, url.href, `server of an operation`, undefined, { https: !overridden });
+  return url.href.replace(/\/+$/, "");
+}

@@ -94,9 +94,26 @@ function looksLikeJson(text: string): boolean {
   return trimmed.startsWith("{") || trimmed.startsWith("[");
 }
 
-/** JSON when the answer says so (or looks like it); text otherwise; undefined for an empty body. */
+/**
+ * Media types read as text: text/*, XML, forms, JavaScript, CSV and the like. Any other declared
+ * type that is not JSON (images, PDFs, archives, octet-stream, …) is bytes, never UTF-8-decoded.
+ */
+const TEXT_APPLICATION = "x-www-form-urlencoded|javascript|ecmascript|csv|x-ndjson|graphql|yaml|x-yaml|sql";
+const TEXT_TYPE = new RegExp(`^(text/|[^;]*[/+]xml\\b|application/(${TEXT_APPLICATION})\\b)`, "i");
+
+/** Whether a response's Content-Type says its body is bytes (a Blob), not text or JSON. */
+export function isBinaryType(contentType: string | null): boolean {
+  const type = contentType?.trim();
+  return !!type && !JSON_TYPE.test(type) && !TEXT_TYPE.test(type);
+}
+
+/**
+ * JSON when the answer says so (or looks like it); a Blob of the bytes (typed as the answer says)
+ * for a binary media type; text otherwise; undefined for an empty body.
+ */
 export function parseBody(bytes: ArrayBuffer, contentType: string | null): unknown {
   if (bytes.byteLength === 0) return undefined;
+  if (isBinaryType(contentType)) return new Blob([bytes], { type: contentType!.trim() });
   const text = decoder.decode(bytes);
   if (JSON_TYPE.test(contentType ?? "") || looksLikeJson(text)) {
     try {

@@ -16,7 +16,7 @@ import { baseUrlFields, type ConnectionStore, validateConnection } from "../cred
 import { CredentialsSource } from "../credentials/source.js";
 import type { Hooks, Observer } from "../hooks.js";
 import { effectiveLimits, type LimitOverrides } from "../limits/limits.js";
-import { checkAddress, normaliseConnection, resolveBaseUrl, resolveTokenUrl } from "./address.js";
+import { checkAddress, normaliseConnection, operationBase, resolveBaseUrl, resolveTokenUrl } from "./address.js";
 import { Admission, accountScopes } from "./admission.js";
 import type { CallOptions, ClientContext } from "./context.js";
 import { Events } from "./observer.js";
@@ -31,7 +31,7 @@ import { answerValidation, type ValidateOption } from "../observe/response-check
 
 export { checkAddress, normaliseConnection, resolveBaseUrl, resolveTokenUrl } from "./address.js";
 export { closeDefaultSharedState, createSharedState, defaultSharedState, type SharedState } from "./shared-state.js";
-export { querySerializerFor } from "./request.js";
+export { querySerializerFor } from "./params.js";
 export { UNSAFE_PATH_VALUE } from "./failures.js";
 export type { CallOptions } from "./context.js";
 export type { Page, PagingOptions };
@@ -202,7 +202,9 @@ export function createClientContext(descriptor: ServiceDescriptor, options: Clie
     signal: options.signal,
     maxLimitWaitMs: options.maxLimitWaitMs,
     events,
-    requests: new RequestBuilder(baseUrl),
+    requests: new RequestBuilder(baseUrl, (server: string, base: string) =>
+      operationBase(descriptor, connection, server, base, options.baseUrl !== undefined),
+    ),
     admission: new Admission(descriptor, shared, limits, scopes),
     credentials,
     checkAnswer: answerValidation(descriptor, options.validate),

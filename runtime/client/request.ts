@@ -5,18 +5,15 @@
  * the same bytes. A string, not a Request object: fetch makes its own, and a Request built here
  * only to be copied cost a third of the client's time per call.
  *
- * Values are encoded as openapi-fetch encodes them (its serialisers), except array query
- * parameters the spec declares `explode: false`, which travel as one delimited value.
+ * Values are encoded as OpenAPI's style and explode say (params.ts, with openapi-fetch's
+ * serialisers), and parameters declared with JSON content as JSON.
  */
-import {
-  createQuerySerializer,
-  defaultBodySerializer,
-  defaultPathSerializer,
-  mergeHeaders,
-  serializeArrayParam,
-} from "openapi-fetch";
+import { defaultBodySerializer, defaultPathSerializer, mergeHeaders } from "openapi-fetch";
 import { FORM_MEDIA_TYPE, type HttpMethod, OCTET_MEDIA_TYPE, type OperationDescriptor } from "../descriptor.js";
 import { pathValueProblem } from "../internal/path-values.js";
+import { defaultQuery, headerValues, pathValue, type QuerySerializer, querySerializerFor } from "./params.js";
+
+export { querySerializerFor } from "./params.js";
 
 /** What a generated operation passes: openapi-fetch's `params` and `body` shapes. */
 export interface CallInit {
@@ -36,14 +33,12 @@ export interface PreparedRequest {
   pathValues: Record<string, unknown> | undefined;
 }
 
-type QuerySerializer = (query: Record<string, unknown>) => string;
-
-const defaultQuery = createQuerySerializer();
 
 /** Builds requests for one base address, keeping what it works out per operation. */
 export class RequestBuilder {
   private readonly serializers = new Map<OperationDescriptor, QuerySerializer>();
   private readonly templates = new Map<OperationDescriptor, PathTemplate>();
+  private readonly bases = new Map<OperationDescriptor, string>();
 
   /**
    * The base address as fetch would see it (host lower-cased, default port dropped): requests
@@ -54,10 +49,28 @@ export class RequestBuilder {
   /** The base address does not parse (an override): every call is refused before sending. */
   readonly baseInvalid: boolean;
 
-  constructor(baseUrl: string) {
+  /**
+   * `serverBase` gives the base of an operation with its own server (path- or operation-level
+   * `servers`, the descriptor's `server`); without it every operation uses `baseUrl`.
+   */
+  constructor(
+    baseUrl: string,
+    private readonly serverBase?: (server: string, baseUrl: string) => string,
+  ) {
     const normalised = normalisedBase(baseUrl);
     this.baseUrl = normalised ?? baseUrl;
     this.baseInvalid = normalised === undefined;
+  }
+
+  /** The base address of an operation's requests: its own server when it declares one, else the client's. */
+  baseOf(op: OperationDescriptor): string {
+    if (op.server === undefined || !this.serverBase || this.baseInvalid) return this.baseUrl;
+    let base = this.bases.get(op);
+    if (base === undefined) {
+      base = normalisedBase(this.serverBase(op.server, this.baseUrl)) ?? this.baseUrl;
+      this.bases.set(op, base);
+    }
+    return base;
   }
 
   /**
@@ -78,13 +91,13 @@ export class RequestBuilder {
       querySerializer = querySerializerFor(op) ?? defaultQuery;
       this.serializers.set(op, querySerializer);
     }
-    return prepareRequest(this.baseUrl, op, this.template(op), init, querySerializer);
+    return prepareRequest(this.baseOf(op), op, this.template(op), init, querySerializer);
   }
 
   private template(op: OperationDescriptor): PathTemplate {
     let template = this.templates.get(op);
     if (!template) {
-      template = compilePath(op.path, this.baseUrl);
+      template = compilePath(op, this.baseOf(op));
       this.templates.set(op, template);
     }
     return template;
@@ -117,7 +130,8 @@ interface PathTemplate {
 
 const PATH_PARAM = /\{([^{}]+)\}/g;
 
-function compilePath(path: string, baseUrl: string): PathTemplate {
+function compilePath(op: OperationDescriptor, baseUrl: string): PathTemplate {
+  const path = op.path;
   const names: string[] = [];
   const literals: string[] = [];
   let simple = !baseUrl.includes("{");
@@ -125,6 +139,7 @@ function compilePath(path: string, baseUrl: string): PathTemplate {
   for (const match of path.matchAll(PATH_PARAM)) {
     const name = match[1]!;
     if (name.startsWith(".") || name.startsWith(";") || name.endsWith("*")) simple = false;
+    if (op.serialization?.path?.[name]) simple = false;
     literals.push(path.slice(last, match.index));
     names.push(name);
     last = match.index! + match[0].length;
@@ -141,6 +156,7 @@ function fillPath(
   values: Record<string, unknown> | undefined,
 ): string {
   if (!values || template.names.length === 0) return baseUrl + op.path;
+  if (op.serialization?.path) return styledPath(baseUrl, op, template, values);
   if (!template.simple) return defaultPathSerializer(baseUrl + op.path, values);
   let url = baseUrl + template.literals[0]!;
   for (let i = 0; i < template.names.length; i++) {
@@ -149,6 +165,23 @@ function fillPath(
     if (value !== null && typeof value === "object") return defaultPathSerializer(baseUrl + op.path, values);
     // A value left out keeps its placeholder, as openapi-fetch leaves it (the path check refuses it first).
     url += value === undefined || value === null ? `{${name}}` : encodeURIComponent(value as string | number | boolean);
+    url += template.literals[i + 1]!;
+  }
+  return url;
+}
+
+/** The address with path values in their declared styles (label, matrix, explode, JSON). */
+function styledPath(
+  baseUrl: string,
+  op: OperationDescriptor,
+  template: PathTemplate,
+  values: Record<string, unknown>,
+): string {
+  let url = baseUrl + template.literals[0]!;
+  for (let i = 0; i < template.names.length; i++) {
+    const name = template.names[i]!;
+    const value = values[name];
+    url += value === undefined || value === null ? `{${name}}` : pathValue(name, value, op.serialization?.path?.[name]);
     url += template.literals[i + 1]!;
   }
   return url;
@@ -171,10 +204,14 @@ function prepareRequest(
   if (init.headers === undefined && params.header === undefined && init.body === undefined) {
     return { method, url, headers: undefined, body: undefined, pathValues: params.path };
   }
-  const given = mergeHeaders(init.headers, params.header as never);
+  const given = mergeHeaders(init.headers, headerValues(op, params.header));
   const raw =
     init.body === undefined || init.body instanceof FormData ? undefined : rawBody(op.requestMediaType, init.body);
-  if (raw) {
+  if (raw instanceof FormData) {
+    // fetch writes the multipart Content-Type itself, with the boundary; a type the call sets wins.
+    return { method, url, headers: given, body: raw, pathValues: params.path };
+  }
+  if (raw !== undefined) {
     const headers = mergeHeaders({ "Content-Type": op.requestMediaType! }, given);
     return { method, url, headers, body: raw, pathValues: params.path };
   }
@@ -189,12 +226,16 @@ function prepareRequest(
 
 /**
  * A body the operation takes in a media type that is not JSON (the descriptor's requestMediaType):
- * form fields (arrays repeat the key, as form style explodes them) or the bytes as given. A Blob,
- * unlike a stream, can be sent again by a retry. Undefined: send it as JSON.
+ * form fields (arrays repeat the key, as form style explodes them), multipart parts (files as
+ * Blob, Uint8Array or ArrayBuffer), or, for any other type (octet-stream, text/plain, XML, an
+ * image), the string or bytes as given. A Blob, unlike a stream, can be sent again by a retry.
+ * Undefined: send it as JSON.
  */
-function rawBody(mediaType: string | undefined, body: unknown): string | Blob | undefined {
-  const type = mediaType?.toLowerCase();
-  if (type === FORM_MEDIA_TYPE && body !== null && typeof body === "object" && !isBinary(body)) {
+function rawBody(mediaType: string | undefined, body: unknown): string | Blob | FormData | undefined {
+  const type = mediaType?.toLowerCase().split(";")[0]!.trim();
+  if (type === undefined || /json/.test(type)) return undefined;
+  const fields = body !== null && typeof body === "object" && !isBinary(body) && !Array.isArray(body);
+  if (type === FORM_MEDIA_TYPE && fields) {
     const form = new URLSearchParams();
     for (const [name, value] of Object.entries(body)) {
       for (const item of Array.isArray(value) ? value : [value]) {
@@ -203,36 +244,33 @@ function rawBody(mediaType: string | undefined, body: unknown): string | Blob | 
     }
     return form.toString();
   }
-  if (type === OCTET_MEDIA_TYPE && (typeof body === "string" || isBinary(body))) {
+  if (type.startsWith("multipart/") && fields) return multipartBody(body as Record<string, unknown>);
+  if (typeof body === "string" || isBinary(body)) {
+    if (typeof body === "string" && type !== OCTET_MEDIA_TYPE) return body;
     return body instanceof Blob ? body : new Blob([body as string | ArrayBuffer | Uint8Array<ArrayBuffer>]);
   }
   return undefined;
 }
 
-function isBinary(value: unknown): value is Blob | ArrayBuffer | Uint8Array {
-  return value instanceof Blob || value instanceof ArrayBuffer || value instanceof Uint8Array;
+/**
+ * Multipart parts from an object: each property a part (an array, one part per item); bytes as
+ * file parts (a File keeps its name), objects as JSON text, other values as text.
+ */
+function multipartBody(body: Record<string, unknown>): FormData {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(body)) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (item === undefined || item === null) continue;
+      if (item instanceof Blob) form.append(name, item);
+      else if (isBinary(item)) form.append(name, new Blob([item as Uint8Array<ArrayBuffer>]), name);
+      else form.append(name, typeof item === "object" ? JSON.stringify(item) : String(item));
+    }
+  }
+  return form;
 }
 
-/**
- * openapi-fetch serialises every array the same way; this sends the operation's `explode: false`
- * parameters as one delimited value (Marketo's filterValues=a,b) and the rest as usual.
- */
-export function querySerializerFor(op: OperationDescriptor): QuerySerializer | undefined {
-  const delimited = op.delimitedQuery;
-  if (!delimited || Object.keys(delimited).length === 0) return undefined;
-  return (query) => {
-    const parts: string[] = [];
-    for (const [name, value] of Object.entries(query ?? {})) {
-      if (value === undefined || value === null) continue;
-      const style = delimited[name];
-      const part =
-        Array.isArray(value) && style
-          ? serializeArrayParam(name, value, { style, explode: false })
-          : defaultQuery({ [name]: value });
-      if (part) parts.push(part);
-    }
-    return parts.join("&");
-  };
+function isBinary(value: unknown): value is Blob | ArrayBuffer | Uint8Array {
+  return value instanceof Blob || value instanceof ArrayBuffer || value instanceof Uint8Array;
 }
 
 /** An operation for a request to any path (the API Call step's), declared for this one call. */

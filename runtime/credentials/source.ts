@@ -34,6 +34,8 @@ interface Placed {
   query: string;
   queryPairs: Array<[string, string]>;
   headerPairs: Array<[string, string]>;
+  /** Credential cookies as one Cookie header value (`a=1; b=2`); empty when there are none. */
+  cookies: string;
 }
 
 /** An attempt's address and headers with the credentials on. */
@@ -125,9 +127,14 @@ export class CredentialsSource {
         out = parsed.href;
       }
     }
-    if (placed.headerPairs.length === 0) return { url: out, headers };
+    if (placed.headerPairs.length === 0 && !placed.cookies) return { url: out, headers };
     const withCredentials = new Headers(headers);
     for (const [name, value] of placed.headerPairs) withCredentials.set(name, value);
+    if (placed.cookies) {
+      // The call's own cookies stay; the credential cookies follow them.
+      const own = withCredentials.get("cookie");
+      withCredentials.set("cookie", own ? `${own}; ${placed.cookies}` : placed.cookies);
+    }
     return { url: out, headers: withCredentials };
   }
 
@@ -141,15 +148,18 @@ export class CredentialsSource {
     const values = accessToken === undefined ? connection.fields : { ...connection.fields, accessToken };
     const queryPairs: Array<[string, string]> = [];
     const headerPairs: Array<[string, string]> = [];
+    const cookiePairs: Array<[string, string]> = [];
     for (const placement of placementsFor(descriptor, connection)) {
       const value = fillTemplate(placement.value, values, `${descriptor.id} credentials`);
-      const pairs = placement.in === "query" ? queryPairs : headerPairs;
+      const pairs = placement.in === "query" ? queryPairs : placement.in === "cookie" ? cookiePairs : headerPairs;
       // A later placement of the same name replaces the earlier one in place, as setting it twice would.
       const same = pairs.findIndex(([name]) => sameName(name, placement.name, placement.in === "header"));
       if (same >= 0) pairs[same] = [placement.name, value];
       else pairs.push([placement.name, value]);
     }
-    const placed = { query: new URLSearchParams(queryPairs).toString(), queryPairs, headerPairs };
+    // Cookies travel together in one header (RFC 6265: `a=1; b=2`), values as given.
+    const cookies = cookiePairs.map(([name, value]) => `${name}=${value}`).join("; ");
+    const placed = { query: new URLSearchParams(queryPairs).toString(), queryPairs, headerPairs, cookies };
     this.lastPlaced = { token: accessToken, placed };
     return placed;
   }

@@ -36,12 +36,24 @@ export function tokenPathOf(descriptor: ServiceDescriptor): string | undefined {
   }
 }
 
-type Placement = { in: "query" | "header"; name: string; value: string };
+type Placement = { in: "query" | "header" | "cookie"; name: string; value: string };
 
 function read(from: CredentialSource, p: { in: string; name: string }): string | undefined {
   if (p.in === "query") return from.query.get(p.name) ?? undefined;
+  if (p.in === "cookie") return cookieValue(from.headers.cookie, p.name);
   const h = from.headers[p.name.toLowerCase()];
   return Array.isArray(h) ? h[0] : h;
+}
+
+/** A cookie's value from the request's Cookie header(s) (`a=1; b=2`). */
+function cookieValue(header: string | string[] | undefined, name: string): string | undefined {
+  for (const line of [header ?? []].flat()) {
+    for (const pair of line.split(";")) {
+      const at = pair.indexOf("=");
+      if (at > 0 && pair.slice(0, at).trim() === name) return pair.slice(at + 1).trim();
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -59,7 +71,7 @@ function shapeOf(p: { in: string; name: string; value: string }): { from: Placem
     last = m.index + m[0].length;
   }
   source += p.value.slice(last).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const from: Placement = { in: p.in as "query" | "header", name: p.in === "header" ? p.name.toLowerCase() : p.name, value: p.value };
+  const from: Placement = { in: p.in as Placement["in"], name: p.in === "header" ? p.name.toLowerCase() : p.name, value: p.value };
   return { from, pattern: new RegExp(`^${source}$`, "i"), fields };
 }
 

@@ -22,10 +22,10 @@ describe("query serialisation from the spec", async () => {
   const { querySerializerFor } = await import("../../runtime/client/client.js");
   it("sends explode:false arrays comma-separated and others as repeated keys", () => {
     const getLeads = marketo.operations.getLeads!;
-    expect(getLeads.delimitedQuery?.filterValues).toBe("form");
+    expect(getLeads.serialization?.query?.filterValues).toEqual({ explode: false });
     const serialise = querySerializerFor(getLeads)!;
     expect(serialise({ filterType: "email", filterValues: ["a@example.com", "b@example.com"], batchSize: 2 })).toBe("filterType=email&filterValues=a%40example.com,b%40example.com&batchSize=2");
     const isMember = marketo.operations.checkListMembership!;
-    expect(isMember.delimitedQuery?.id).toBeUndefined();
+    expect(isMember.serialization?.query?.id).toBeUndefined();
   });
 });

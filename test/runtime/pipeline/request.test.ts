@@ -27,7 +27,9 @@ describe("RequestBuilder.build", () => {
   });
 
   it("sends explode:false arrays as one delimited value, by style", () => {
-    const op = get("/leads", { delimitedQuery: { ids: "form", tags: "pipeDelimited" } });
+    const op = get("/leads", {
+      serialization: { query: { ids: { explode: false }, tags: { style: "pipeDelimited" } } },
+    });
     const request = new RequestBuilder(BASE).build(op, {
       params: { query: { ids: [1, 2], tags: ["a", "b"], other: ["x", "y"] } },
     });
