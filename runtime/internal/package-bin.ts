@@ -100,5 +100,6 @@ export async function importPeer<T>(specifier: string, feature: string): Promise
 function notFound(error: unknown, name: string): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   if (code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND") return false;
-  return typeof message === "string" && (message.includes(`'${name}'`) || message.includes(`"${name}"`));
+  // Node names the package ('ioredis'); some loaders (vitest's) name the whole specifier ('pkg/sub.js').
+  return typeof message === "string" && [`'${name}'`, `'${name}/`, `"${name}"`, `"${name}/`].some((q) => message.includes(q));
 }
