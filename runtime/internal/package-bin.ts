@@ -62,7 +62,11 @@ export function installedPackageDir(name: string): string | undefined {
 }
 
 /** Throws one MissingPackageError naming every package `feature` needs that is not installed. */
-export function requirePackages(feature: string, names: readonly string[], dependency: "dev" | "runtime" = "dev"): void {
+export function requirePackages(
+  feature: string,
+  names: readonly string[],
+  dependency: "dev" | "runtime" = "dev",
+): void {
   const missing = names.filter((n) => installedPackageDir(n) === undefined);
   if (missing.length > 0) throw new MissingPackageError(feature, missing, dependency);
 }
@@ -101,5 +105,6 @@ function notFound(error: unknown, name: string): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   if (code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND") return false;
   // Node names the package ('ioredis'); some loaders (vitest's) name the whole specifier ('pkg/sub.js').
-  return typeof message === "string" && [`'${name}'`, `'${name}/`, `"${name}"`, `"${name}/`].some((q) => message.includes(q));
+  if (typeof message !== "string") return false;
+  return [`'${name}'`, `'${name}/`, `"${name}"`, `"${name}/`].some((quoted) => message.includes(quoted));
 }

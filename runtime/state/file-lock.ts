@@ -50,7 +50,8 @@ async function lockedStep<T>(path: string, step: () => Promise<T> | T, options: 
   const deadline = Date.now() + timeoutMs;
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   // An optional peer, loaded on first use: a bundle that never locks a file does not carry it.
-  const lockfile = (await importPeer<{ default: typeof import("proper-lockfile") }>("proper-lockfile", "state or connections kept in a folder")).default;
+  type Lockfile = { default: typeof import("proper-lockfile") };
+  const lockfile = (await importPeer<Lockfile>("proper-lockfile", "state or connections kept in a folder")).default;
   let compromised: Error | undefined;
   let release: () => Promise<void>;
   for (let pause = 1; ; pause = Math.min(pause * 2, 16)) {

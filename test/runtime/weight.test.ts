@@ -17,7 +17,11 @@ describe("the Trello client's weight", () => {
   it("its bundle (esbuild, Node ESM) holds no zod, ioredis, proper-lockfile or MCP SDK", async () => {
     const client = JSON.stringify(join(root, "generated", "trello", "index.js"));
     const result = await build({
-      stdin: { contents: `import { TrelloClient } from ${client};\nconsole.log(TrelloClient);\n`, resolveDir: root, loader: "ts" },
+      stdin: {
+        contents: `import { TrelloClient } from ${client};\nconsole.log(TrelloClient);\n`,
+        resolveDir: root,
+        loader: "ts",
+      },
       bundle: true,
       platform: "node",
       format: "esm",
@@ -57,7 +61,10 @@ describe("the Trello client's weight", () => {
     const missing = importPeer("@example/not-installed-peer/sub.js", "a demo feature");
     await expect(missing).rejects.toBeInstanceOf(MissingPackageError);
     await expect(missing).rejects.toThrow(
-      /^a demo feature needs @example\/not-installed-peer, which is not installed; add it to your project: npm install @example\/not-installed-peer@latest$/,
+      new RegExp(
+        "^a demo feature needs @example/not-installed-peer, which is not installed; " +
+          "add it to your project: npm install @example/not-installed-peer@latest$",
+      ),
     );
     // An installed peer loads as itself.
     const yaml = await importPeer<typeof import("yaml")>("yaml", "a demo feature");
