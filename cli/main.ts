@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { formatDiagnostic, SpecError } from "../generator/diagnostics.js";
 import { packageRoot } from "../generator/package-root.js";
+import { requirePackages } from "../runtime/internal/package-bin.js";
 import { COMMAND_HELP, commandHelp, overview, usage, usageOf, UsageError } from "./usage.js";
 
 type Command = (argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream) => Promise<number>;
@@ -28,7 +29,11 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   tools: async () => (await import("./commands/tools.js")).toolsCommand,
   call: async () => (await import("./commands/call.js")).callCommand,
   mock: async () => (await import("./commands/mock.js")).mockCommand,
-  mcp: async () => (await import("./commands/mcp.js")).mcpCommand,
+  mcp: async () => {
+    // The MCP SDK is an optional peer: without it, one sentence with the install command.
+    requirePackages("an MCP server", ["@modelcontextprotocol/sdk"], "runtime");
+    return (await import("./commands/mcp.js")).mcpCommand;
+  },
   auth: async () => (await import("./commands/auth.js")).authCommand,
   proxy: async () => (await import("./commands/proxy.js")).proxyCommand,
   log: async () => (await import("./commands/log.js")).logCommand,

@@ -1,27 +1,19 @@
 /**
  * The service descriptor: everything service-specific that the runtime needs, declared in a spec's
- * `x-stepforge` extensions and validated here. The generator validates the YAML against these
- * schemas (so a typo is an error with file:line:col) and emits the parsed result into
- * `generated/<service>/descriptor.ts`; the runtime reads only this shape, never a service name.
+ * `x-stepforge` extensions; the runtime reads only this shape, never a service name. The generator
+ * validates the YAML against the schemas in descriptor-schemas.ts (so a typo is an error with
+ * file:line:col) and emits the parsed result into `generated/<service>/descriptor.ts`.
  *
- * Every object is `.strict()`: an unknown key is a mistake the author must hear about, not a
- * silently ignored setting.
- *
- * The types are written out beside their schemas instead of being `z.infer`red from them: every
- * project that compiles generated code names them, and resolving zod's inference for one
- * `ServiceExtension` cost its type-check ~4,700 types and ~150 ms. test/types/model-types.ts proves
- * each type identical to the `z.infer` of its schema, so changing one without the other fails
- * `tsc`. They are object type aliases, not interfaces, as zod's inferred types are (an interface
- * is not assignable to `Record<string, unknown>`). Fields are documented on the types; a schema's
- * constraints are on the schema, and its defaults on both.
+ * This file is plain types and constants, with no zod: every generated client imports it, so a zod
+ * import here put zod into every application bundle (~97 KB minified) and its declaration files
+ * into every consumer's type-check. The types are written out instead of being `z.infer`red from
+ * the schemas (resolving zod's inference for one `ServiceExtension` cost ~4,700 types);
+ * test/types/model-types.ts proves each identical to the `z.infer` of its schema, so changing one
+ * without the other fails `tsc`. They are object type aliases, not interfaces, as zod's inferred
+ * types are (an interface is not assignable to `Record<string, unknown>`).
  */
-import * as z from "zod";
-import { MockOperationSchema, MockServiceSchema } from "./mock/model.js";
-import type { MockService } from "./mock/model.js";
-import { OperationToolSchema, ServiceToolsSchema } from "./tools/model.js";
-import type { ServiceTools } from "./tools/model.js";
-
-const identifier = z.string().regex(/^[a-zA-Z][a-zA-Z0-9_]*$/, "must be an identifier (letters, digits, _)");
+import type { MockService } from "./mock/model-types.js";
+import type { ServiceTools } from "./tools/model-types.js";
 
 /** Where a value travels on the wire. `{field}` placeholders name connection fields or `accessToken`. */
 export type Placement = {
@@ -31,15 +23,6 @@ export type Placement = {
   /** Template; `{field}` is replaced by the connection field of that name. */
   value: string;
 };
-
-/** Validates {@link Placement}. */
-export const PlacementSchema = z
-  .object({
-    in: z.enum(["query", "header", "cookie"]),
-    name: z.string().min(1),
-    value: z.string().min(1).describe("template; {field} is replaced by the connection field of that name"),
-  })
-  .strict();
 
 /** One field of a connection (an API key, a token, an instance endpoint). */
 export type ConnectionField = {
@@ -54,18 +37,6 @@ export type ConnectionField = {
   example?: string | undefined;
 };
 
-/** Validates {@link ConnectionField}. */
-export const ConnectionFieldSchema = z
-  .object({
-    description: z.string().min(1),
-    secret: z.boolean(),
-    required: z.boolean().default(true),
-    pattern: z.string().optional().describe("regular expression the value must match"),
-    trimSuffix: z.string().min(1).optional(),
-    example: z.string().optional(),
-  })
-  .strict();
-
 /** What a connection to the service holds: its base address and its fields. */
 export type ConnectionSpec = {
   /** Base address of every request; `{field}` placeholders are connection fields. */
@@ -73,14 +44,6 @@ export type ConnectionSpec = {
   /** The connection's fields, by identifier. */
   fields: Record<string, ConnectionField>;
 };
-
-/** Validates {@link ConnectionSpec}. */
-export const ConnectionSchema = z
-  .object({
-    baseUrl: z.string().min(1),
-    fields: z.record(identifier, ConnectionFieldSchema),
-  })
-  .strict();
 
 /** Credentials sent as they are: an API key (and a token), in the query or a header. */
 export type ApiKeyAuth = {
@@ -102,22 +65,6 @@ export type ApiKeyAuth = {
     | undefined;
 };
 
-/** Validates {@link ApiKeyAuth}. */
-const ApiKeyAuthSchema = z
-  .object({
-    kind: z.literal("api-key"),
-    modes: z.record(identifier, z.array(PlacementSchema).min(1)),
-    defaultMode: identifier,
-    authorize: z
-      .object({
-        url: z.string().url(),
-        query: z.record(z.string().min(1), z.string()).default({}),
-      })
-      .strict()
-      .optional(),
-  })
-  .strict();
-
 /** OAuth 2 client credentials: the runtime fetches and renews access tokens itself. */
 export type ClientCredentialsAuth = {
   kind: "oauth2-client-credentials";
@@ -133,20 +80,6 @@ export type ClientCredentialsAuth = {
   renewBeforeSeconds: number;
   send: Placement;
 };
-
-/** Validates {@link ClientCredentialsAuth}. */
-const ClientCredentialsAuthSchema = z
-  .object({
-    kind: z.literal("oauth2-client-credentials"),
-    tokenUrl: z.string().min(1).describe("template, may use {field} placeholders such as the instance endpoint"),
-    tokenMethod: z.enum(["GET", "POST"]).default("GET"),
-    clientIdField: identifier,
-    clientSecretField: identifier,
-    credentialsIn: z.enum(["query", "form", "json"]),
-    renewBeforeSeconds: z.number().int().nonnegative().default(300),
-    send: PlacementSchema,
-  })
-  .strict();
 
 /** OAuth 2 authorization code: a user grants access once; the runtime refreshes the token. */
 export type AuthorizationCodeAuth = {
@@ -168,58 +101,19 @@ export type AuthorizationCodeAuth = {
   send: Placement;
 };
 
-/** Validates {@link AuthorizationCodeAuth}. */
-const AuthorizationCodeAuthSchema = z
-  .object({
-    kind: z.literal("oauth2-authorization-code"),
-    authorizeUrl: z.string().url(),
-    tokenUrl: z.string().url(),
-    clientIdField: identifier,
-    clientSecretField: identifier,
-    accessTokenField: identifier,
-    refreshTokenField: identifier,
-    expiresAtField: identifier.optional(),
-    credentialsIn: z.enum(["form", "json"]),
-    scopes: z.array(z.string().min(1)).default([]),
-    renewBeforeSeconds: z.number().int().nonnegative().default(300),
-    rotatesRefreshToken: z.boolean().default(true),
-    send: PlacementSchema,
-  })
-  .strict();
-
 /** A service that takes no credentials (public APIs; foreign specs without security). */
 export type NoAuth = {
   kind: "none";
 };
 
-/** Validates {@link NoAuth}. */
-const NoAuthSchema = z.object({ kind: z.literal("none") }).strict();
-
 /** How the service authenticates a connection, by `kind`. */
 export type AuthSpec = NoAuth | ApiKeyAuth | ClientCredentialsAuth | AuthorizationCodeAuth;
-
-/** Validates {@link AuthSpec}. */
-export const AuthSchema = z.discriminatedUnion("kind", [
-  NoAuthSchema,
-  ApiKeyAuthSchema,
-  ClientCredentialsAuthSchema,
-  AuthorizationCodeAuthSchema,
-]);
 
 /** How the service says "no" when a limit is crossed: an HTTP status or a service error code (at least one). */
 export type Rejection = {
   status?: number | undefined;
   code?: string | undefined;
 };
-
-/** Validates {@link Rejection}. */
-export const RejectionSchema = z
-  .object({
-    status: z.number().int().min(100).max(599).optional(),
-    code: z.string().optional(),
-  })
-  .strict()
-  .refine((r) => r.status !== undefined || r.code !== undefined, "give `status` or `code`");
 
 /**
  * One object type with the fields of an intersection, as zod's inferred types are; a variant is
@@ -291,44 +185,6 @@ export type HeaderQuotaLimit = Flat<LimitSpecBase & {
 /** One limit of the service, by `kind`. */
 export type LimitSpec = WindowLimit | ConcurrencyLimit | DailyQuotaLimit | MonthlyQuotaLimit | HeaderQuotaLimit;
 
-/** The fields of {@link LimitSpecBase}. */
-const LimitBase = {
-  id: identifier,
-  description: z.string().min(1),
-  applies: z.enum(["all", "read", "write"]).default("all"),
-  per: z.union([z.literal("connection"), z.string().regex(/^field:[a-zA-Z][a-zA-Z0-9_]*$/), z.string().regex(/^path:[a-zA-Z][a-zA-Z0-9_]*$/)]).default("connection"),
-  excludePathPrefixes: z.array(z.string().startsWith("/")).optional(),
-  penaltySeconds: z.number().positive().optional(),
-  pathPrefix: z.string().startsWith("/").optional(),
-  rejection: RejectionSchema,
-};
-
-/** Validates {@link LimitSpec}. */
-export const LimitSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("window"), ...LimitBase, requests: z.number().int().positive(), windowSeconds: z.number().positive() }).strict(),
-  z.object({ kind: z.literal("concurrency"), ...LimitBase, max: z.number().int().positive() }).strict(),
-  z
-    .object({
-      kind: z.literal("daily-quota"),
-      ...LimitBase,
-      requests: z.number().int().positive(),
-      resetTimeZone: z.string().min(1).describe("IANA zone whose midnight resets the quota"),
-    })
-    .strict(),
-  z.object({ kind: z.literal("monthly-quota"), ...LimitBase, requests: z.number().int().positive(),
-    resetTimeZone: z.string().min(1).describe("IANA zone whose midnight on the 1st resets the quota") }).strict(),
-  z
-    .object({
-      kind: z.literal("header-quota"),
-      ...LimitBase,
-      remainingHeader: z.string().min(1),
-      usedHeader: z.string().min(1).optional(),
-      costHeader: z.string().min(1).optional(),
-      resetTimeZone: z.string().min(1),
-    })
-    .strict(),
-]);
-
 /** What kind of failure an error is; decides retries, renewals and what a caller is told. */
 export type ErrorKind =
   | "auth"
@@ -341,20 +197,6 @@ export type ErrorKind =
   | "timeout"
   | "network"
   | "server";
-
-/** Validates {@link ErrorKind}. */
-export const ErrorKindSchema = z.enum([
-  "auth",
-  "permission",
-  "not_found",
-  "validation",
-  "conflict",
-  "rate_limited",
-  "quota_exhausted",
-  "timeout",
-  "network",
-  "server",
-]);
 
 /** What a service error code or HTTP status means and what to do about it. */
 export type ErrorRule = {
@@ -372,17 +214,6 @@ export type ErrorRule = {
   resendSafe?: boolean | undefined;
   description: string;
 };
-
-/** Validates {@link ErrorRule}. */
-export const ErrorRuleSchema = z
-  .object({
-    kind: ErrorKindSchema,
-    retry: z.boolean().default(false),
-    reauth: z.boolean().default(false),
-    resendSafe: z.boolean().optional(),
-    description: z.string().min(1),
-  })
-  .strict();
 
 /** Errors reported inside a successful HTTP response (Marketo's `success: false`). */
 export type ErrorEnvelope = {
@@ -414,27 +245,6 @@ export type ErrorsSpec = {
   statuses: Record<string, ErrorRule>;
 };
 
-/** Validates {@link ErrorsSpec}. */
-export const ErrorsSchema = z
-  .object({
-    envelope: z
-      .object({
-        successField: z.string().min(1),
-        errorsField: z.string().min(1),
-        codeField: z.string().min(1),
-        messageField: z.string().min(1),
-      })
-      .strict()
-      .optional(),
-    messageFields: z.array(z.string().min(1)).default(["message", "error"]),
-    requestIdHeaders: z.array(z.string().min(1)).default([]),
-    requestIdField: z.string().min(1).optional(),
-    retryAfterHeaders: z.array(z.string().min(1)).default(["retry-after"]),
-    codes: z.record(z.string().regex(/^[0-9A-Za-z_]+$/), ErrorRuleSchema).default({}),
-    statuses: z.record(z.string().regex(/^[1-5][0-9][0-9]$/, "an HTTP status code"), ErrorRuleSchema).default({}),
-  })
-  .strict();
-
 /** The spec's root `x-stepforge` extension: the service as the runtime sees it. */
 export type ServiceExtension = {
   /** Service id: the module name (`stepforge/<id>`) and the prefix of every tool name. */
@@ -450,20 +260,6 @@ export type ServiceExtension = {
   /** How the behavioural mock behaves (runtime/mock/model.ts); optional. */
   mock?: MockService | undefined;
 };
-
-/** Validates {@link ServiceExtension}. */
-export const ServiceExtensionSchema = z
-  .object({
-    id: z.string().regex(/^[a-z][a-z0-9]{1,30}$/, "lower-case letters and digits, starting with a letter"),
-    title: z.string().min(1),
-    connection: ConnectionSchema,
-    auth: AuthSchema,
-    limits: z.array(LimitSchema).default([]),
-    errors: ErrorsSchema,
-    tools: ServiceToolsSchema.optional(),
-    mock: MockServiceSchema.optional(),
-  })
-  .strict();
 
 /** Paging by an opaque token the service returns with each page. */
 export type TokenPaging = {
@@ -508,66 +304,6 @@ export type PagePaging = {
 
 /** How an operation's results are paged, by `style`. */
 export type PagingSpec = TokenPaging | OffsetPaging | PagePaging;
-
-/** Validates {@link PagingSpec}. */
-export const PagingSchema = z.discriminatedUnion("style", [
-  z
-    .object({
-      style: z.literal("token"),
-      tokenParam: z.string().min(1),
-      tokenField: z.string().min(1),
-      itemsField: z.string().min(1),
-      sizeParam: z.string().min(1).optional(),
-      moreField: z.string().min(1).optional(),
-    })
-    .strict(),
-  z
-    .object({
-      style: z.literal("offset"),
-      offsetParam: z.string().min(1),
-      limitParam: z.string().min(1),
-      itemsField: z.string().min(1).describe("field of the response holding the items; `.` for a bare array"),
-      maxLimit: z.number().int().positive(),
-      totalField: z.string().min(1).optional(),
-    })
-    .strict(),
-  z
-    .object({
-      style: z.literal("page"),
-      pageParam: z.string().min(1),
-      sizeParam: z.string().min(1).optional(),
-      itemsField: z.string().min(1).describe("field of the response holding the items; `.` for a bare array"),
-      firstPage: z.number().int().min(0).default(1),
-      maxSize: z.number().int().positive().optional(),
-      totalField: z.string().min(1).optional(),
-      totalPagesField: z.string().min(1).optional(),
-      moreField: z.string().min(1).optional(),
-    })
-    .strict(),
-]);
-
-/** Where the seed document and the public API disagree; kept in the spec so a reader sees it. */
-export const SeedNoteSchema = z
-  .object({
-    name: z.string().min(1).describe("the operation's name in the seed document"),
-    differs: z.string().min(1).optional().describe("how the real API differs from the seed, and what we did"),
-  })
-  .strict();
-
-export const OperationExtensionsSchema = z
-  .object({
-    "x-stepforge-paging": PagingSchema.optional(),
-    /** Safe to send again after a timeout. Defaults: GET/HEAD/PUT/DELETE yes, POST/PATCH no. */
-    "x-stepforge-idempotent": z.boolean().optional(),
-    /** Which limit class the call counts against. Defaults: GET/HEAD read, others write. */
-    "x-stepforge-limit-class": z.enum(["read", "write"]).optional(),
-    "x-stepforge-seed": SeedNoteSchema.optional(),
-    /** The agent tool step of this operation: name, wording, fixed values, hints, or skip (runtime/tools/model.ts). */
-    "x-stepforge-tool": OperationToolSchema.optional(),
-    /** What the behavioural mock does for this operation (runtime/mock/model.ts); optional. */
-    "x-stepforge-mock": MockOperationSchema.optional(),
-  })
-  .strict();
 
 export type DelimitedStyle = "form" | "spaceDelimited" | "pipeDelimited";
 

@@ -109,4 +109,4 @@ export type { RetryOptions } from "./client/retry.js";
 export { nextMidnight, dayIn, monthIn, nextMonthStart } from "./internal/time.js";
 export { getPath, firstPath } from "./internal/values.js";
 export { parseRetryAfter } from "./client/classify.js";
-export type { TriggersExtension } from "./triggers/model.js";
+export type { TriggersExtension } from "./triggers/model-types.js";

@@ -2,7 +2,7 @@
 // spec with the runtime's zod schemas. `stepforge lint` supersedes it.
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
-import { OperationExtensionsSchema, ServiceExtensionSchema } from "../runtime/descriptor.js";
+import { OperationExtensionsSchema, ServiceExtensionSchema } from "../runtime/descriptor-schemas.js";
 
 const file = process.argv[2]!;
 const doc = parse(readFileSync(file, "utf8"));

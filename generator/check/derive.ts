@@ -7,7 +7,8 @@
  * mode. The first alternative is the default. Schemes stepforge cannot send are left out with a
  * warning (SF171).
  */
-import { ServiceExtensionSchema, type Placement, type ServiceExtension } from "../../runtime/descriptor.js";
+import type { Placement, ServiceExtension } from "../../runtime/descriptor.js";
+import { ServiceExtensionSchema } from "../../runtime/descriptor-schemas.js";
 import { asArray, asObject, type Json } from "../refs.js";
 import type { CheckContext } from "./context.js";
 

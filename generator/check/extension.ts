@@ -8,15 +8,13 @@
  * reported in one run, in words (./zod-words.ts): the schema's issues and the cross-field ones
  * together, the latter checked on whatever parts of the extension are valid.
  */
+import type { AuthSpec, ConnectionSpec, ServiceExtension } from "../../runtime/descriptor.js";
 import {
   AuthSchema,
   ConnectionSchema,
   ErrorsSchema,
   ServiceExtensionSchema,
-  type AuthSpec,
-  type ConnectionSpec,
-  type ServiceExtension,
-} from "../../runtime/descriptor.js";
+} from "../../runtime/descriptor-schemas.js";
 import { MockServiceSchema, type MockService } from "../../runtime/mock/model.js";
 import type { DiagnosticCode } from "../catalogue.js";
 import { asObject, isObject } from "../refs.js";

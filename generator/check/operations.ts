@@ -6,7 +6,8 @@
  * duplicate or case-colliding operationIds, undeclared path parameters) are repaired in lenient
  * mode and recorded in `typesDocument` too, so the types agree with the client.
  */
-import { FORM_MEDIA_TYPE, type HttpMethod, OperationExtensionsSchema, RAW_REQUEST_MEDIA_TYPES } from "../../runtime/descriptor.js";
+import { type DelimitedStyle, FORM_MEDIA_TYPE, type HttpMethod, RAW_REQUEST_MEDIA_TYPES } from "../../runtime/descriptor.js";
+import { OperationExtensionsSchema } from "../../runtime/descriptor-schemas.js";
 import { setOwn } from "../../runtime/internal/values.js";
 import { MockOperationSchema, type MockOperationSpec } from "../../runtime/mock/model.js";
 import type { BodyModel, OperationModel, ParameterModel, RawBodyKind, SuccessModel } from "../model.js";

@@ -1,9 +1,11 @@
 /**
- * Finding the tools stepforge runs but does not depend on. Spectral (`lint`), Prism (`mock
+ * Finding the packages stepforge uses but does not depend on. Spectral (`lint`), Prism (`mock
  * --prism`) and the generator's openapi-typescript and Handlebars (`generate`) are optional peer
- * dependencies: an application that only imports `stepforge/trello` does not install them. When a
- * command needs one that is missing, it says so in one sentence with the exact command to add it,
- * instead of failing inside Node's module loader.
+ * dependencies of the tooling; ioredis (Redis state), proper-lockfile (state and connections in a
+ * folder) and the MCP SDK (MCP servers) are optional peers of the runtime: an application that only
+ * imports `stepforge/trello` installs none of them, and its bundle carries none of them. When a
+ * command or a feature needs one that is missing, it says so in one sentence with the exact command
+ * to add it, instead of failing inside Node's module loader.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -15,10 +17,14 @@ export class MissingPackageError extends Error {
   constructor(
     readonly feature: string,
     readonly packages: readonly string[],
+    /** "dev" for tools a project runs while building (`npm install -D`), "runtime" for what it ships with. */
+    readonly dependency: "dev" | "runtime" = "dev",
   ) {
     const list = packages.length === 1 ? packages[0]! : `${packages.slice(0, -1).join(", ")} and ${packages.at(-1)!}`;
     const specs = packages.map((p) => `${p}@${suggestedVersion(p)}`).join(" ");
-    super(`${feature} needs ${list}, which ${packages.length === 1 ? "is" : "are"} not installed; add ${packages.length === 1 ? "it" : "them"} to your project: npm install -D ${specs}`);
+    const install = dependency === "dev" ? "npm install -D" : "npm install";
+    const they = packages.length === 1 ? ["is", "it"] : ["are", "them"];
+    super(`${feature} needs ${list}, which ${they[0]} not installed; add ${they[1]} to your project: ${install} ${specs}`);
   }
 }
 
@@ -56,9 +62,13 @@ export function installedPackageDir(name: string): string | undefined {
 }
 
 /** Throws one MissingPackageError naming every package `feature` needs that is not installed. */
-export function requirePackages(feature: string, names: readonly string[]): void {
+export function requirePackages(
+  feature: string,
+  names: readonly string[],
+  dependency: "dev" | "runtime" = "dev",
+): void {
   const missing = names.filter((n) => installedPackageDir(n) === undefined);
-  if (missing.length > 0) throw new MissingPackageError(feature, missing);
+  if (missing.length > 0) throw new MissingPackageError(feature, missing, dependency);
 }
 
 /** The script behind an installed package's bin (run with this Node, no shell, no npx). */
@@ -69,4 +79,32 @@ export function packageBin(packageName: string, binName: string, feature = `runn
   const bin = typeof pkg.bin === "string" ? pkg.bin : pkg.bin?.[binName];
   if (!bin) throw new Error(`${packageName} has no bin "${binName}"; reinstall it: npm install -D ${packageName}@${suggestedVersion(packageName)}`);
   return join(dir, bin);
+}
+
+/**
+ * Loads an optional runtime peer (ioredis, proper-lockfile, the MCP SDK) when a feature first needs
+ * it, or throws MissingPackageError naming the feature and `npm install <name>`.
+ *
+ * The specifier is a variable on purpose: bundlers (esbuild, Rollup, webpack) inline every
+ * `import("literal")` they can see, so a literal here put ioredis, proper-lockfile and graceful-fs
+ * (~190 KB minified) into every application bundle that imports a client, Redis or not. An
+ * application that does use the feature installs the peer and Node loads it at run time.
+ */
+export async function importPeer<T>(specifier: string, feature: string): Promise<T> {
+  const name = specifier.startsWith("@") ? specifier.split("/", 2).join("/") : specifier.split("/", 1)[0]!;
+  try {
+    return (await import(specifier)) as T;
+  } catch (error) {
+    if (notFound(error, name)) throw new MissingPackageError(feature, [name], "runtime");
+    throw error;
+  }
+}
+
+/** Node's "cannot find this package" (not a failure inside a package that is there). */
+function notFound(error: unknown, name: string): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND") return false;
+  // Node names the package ('ioredis'); some loaders (vitest's) name the whole specifier ('pkg/sub.js').
+  if (typeof message !== "string") return false;
+  return [`'${name}'`, `'${name}/`, `"${name}"`, `"${name}/`].some((quoted) => message.includes(quoted));
 }

@@ -6,6 +6,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { importPeer } from "../internal/package-bin.js";
 
 export interface FileLockOptions {
   /** Give up waiting after this long (default 10 s). */
@@ -48,8 +49,9 @@ async function lockedStep<T>(path: string, step: () => Promise<T> | T, options: 
   const staleMs = Math.max(2000, options.staleMs ?? 5000);
   const deadline = Date.now() + timeoutMs;
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  // Loaded on first use, so a bundle that never locks a file does not carry the library.
-  const lockfile = (await import("proper-lockfile")).default;
+  // An optional peer, loaded on first use: a bundle that never locks a file does not carry it.
+  type Lockfile = { default: typeof import("proper-lockfile") };
+  const lockfile = (await importPeer<Lockfile>("proper-lockfile", "state or connections kept in a folder")).default;
   let compromised: Error | undefined;
   let release: () => Promise<void>;
   for (let pause = 1; ; pause = Math.min(pause * 2, 16)) {

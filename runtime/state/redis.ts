@@ -10,6 +10,7 @@
  * address (which may hold a password) appears in no key and no message.
  */
 import type { Redis, RedisOptions } from "ioredis";
+import { importPeer } from "../internal/package-bin.js";
 import { SCRIPTS, type ScriptName } from "./redis-scripts.js";
 import {
   type Admission,
@@ -83,8 +84,9 @@ export class RedisStateStore implements StateStore {
     this.waitMs = options.unreachableAfterMs ?? 5000;
     this.unreachableAfterMs = this.waitMs;
     this.where = describeRedisUrl(url);
-    // ioredis is loaded on first use, so a bundle that never talks to Redis does not carry it.
-    this.connecting = import("ioredis").then(({ Redis }) => {
+    // ioredis, an optional peer, is loaded on first use: a bundle that never talks to Redis does not
+    // carry it, and without it installed the first operation says which package to add.
+    this.connecting = importPeer<typeof import("ioredis")>("ioredis", "shared state on Redis").then(({ Redis }) => {
       if (this.closed) return;
       this.connect(new Redis(url, {
       enableOfflineQueue: false,
@@ -97,6 +99,9 @@ export class RedisStateStore implements StateStore {
       ...(options.redis as RedisOptions | undefined),
       }));
     });
+    // Handled here so a missing ioredis is not an unhandled rejection; each operation awaits this
+    // promise and throws its MissingPackageError to the caller.
+    this.connecting.catch(() => undefined);
   }
 
   private connect(redis: Redis): void {

@@ -12,6 +12,9 @@
  */
 import * as z from "zod";
 
+export * from "./model-types.js";
+import type { RefSpec } from "./model-types.js";
+
 /** A dotted path into a delivery or an item, e.g. "event.data.ticket.id". */
 const DottedPath = z.string().regex(/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/, "a dotted path such as event.data.id");
 
@@ -20,15 +23,6 @@ const RefPath = z.union([z.literal("."), DottedPath]);
 
 /** A name the spec gives a reference, a scope or an option: letters, digits and `_`, starting with a letter. */
 const Name = z.string().regex(/^[a-zA-Z][a-zA-Z0-9_]*$/, "a name of letters, digits and _ that starts with a letter");
-
-/** How the service signs a webhook delivery. */
-export type Signature = {
-  header: string;
-  algorithm: "sha1" | "sha256";
-  encoding: "base64" | "hex";
-  /** What is signed: the raw body, optionally followed by the exact callback URL as registered. */
-  message: "body" | "body+callbackUrl";
-};
 
 /** Validates {@link Signature}. */
 export const SignatureSchema = z
@@ -39,31 +33,6 @@ export const SignatureSchema = z
     message: z.enum(["body", "body+callbackUrl"]),
   })
   .strict();
-
-/** Operations that manage webhook registrations, and the fields of a registration. */
-export type WebhookRegistration = {
-  create: string;
-  list: string;
-  remove: string;
-  /** Path parameter of `remove` that takes the registration's id. Default `id`. */
-  removeParam: string;
-  /** Body field of `create` (and field of a listed registration) naming what is watched: a scope value. */
-  modelField: string;
-  callbackField: string;
-  idField: string;
-  /** Path parameter of `list` that takes a connection field (a service that lists registrations per token). */
-  listPathParam?: { name: string; connectionField: string } | undefined;
-};
-
-/** What an event points at, and where it is found. Written as a list of paths, it reads `id` and `name`. */
-export type RefSpec = {
-  /** Dotted paths; the first that holds a value wins. `.` is the item itself (polling triggers). */
-  paths: string[];
-  /** Field of an object holding its id (default `id`); a string or number value is the id itself. */
-  idField: string;
-  /** Fields tried in order for a display name. Default `["name"]`. */
-  nameFields: string[];
-};
 
 const RefObjectSchema = z
   .object({
@@ -80,28 +49,6 @@ export const RefSpecSchema = z
 
 /** References by the spec's names (`project`, `ticket`, `assignee` …). */
 const RefsSchema = z.record(Name, RefSpecSchema);
-
-/** How instant events arrive: a signed webhook delivery, and where its parts are. Paths are dotted. */
-export type Delivery = {
-  signature: Signature;
-  /**
-   * The media type every delivery has (`application/json`). When given, a request with another
-   * Content-Type is refused before its body is read; leave it out when the service does not say.
-   */
-  contentType?: string | undefined;
-  /** The service checks the callback with this method before registering; answer it with 200. */
-  probeMethod?: "HEAD" | "GET" | undefined;
-  /** Unique id of one event: a repeated delivery with the same id is ignored. */
-  eventIdPath: string;
-  eventTypePath: string;
-  timePath: string;
-  /** Where the service's own record of what happened is (an event's `raw`); default the whole delivery. */
-  recordPath?: string | undefined;
-  /** What a webhook event points at, by the spec's names. Default `{}`. */
-  refs: Record<string, RefSpec>;
-  /** Operations that manage webhook registrations. */
-  register: WebhookRegistration;
-};
 
 /** Validates {@link Delivery}. */
 export const DeliverySchema = z
@@ -135,21 +82,6 @@ export const DeliverySchema = z
   })
   .strict();
 
-/**
- * What a trigger watches: the values a configuration gives under `scope.<name>` (and `webhook
- * serve --scope NAME=VALUE`) — the ids a webhook is registered on and a poll lists.
- */
-export type TriggerScope = {
-  description: string;
-  /**
-   * The reference that names the scope in an event. A webhook trigger fires only for events whose
-   * reference is one of the values; a polling trigger's events get it (`{id: value}`).
-   */
-  ref?: string | undefined;
-  /** Values used when a configuration gives none. */
-  default?: string[] | undefined;
-};
-
 /** Validates {@link TriggerScope}. */
 export const TriggerScopeSchema = z
   .object({
@@ -158,13 +90,6 @@ export const TriggerScopeSchema = z
     default: z.array(z.string().min(1)).min(1).optional(),
   })
   .strict();
-/** One condition on a delivery: the value at `path` is one of `in`, or exists / is absent (give `in` or `exists`). */
-export type Condition = {
-  /** A dotted path into the delivery. */
-  path: string;
-  in?: Array<string | boolean | number> | undefined;
-  exists?: boolean | undefined;
-};
 
 /** Validates {@link Condition}. */
 export const ConditionSchema = z
@@ -179,13 +104,6 @@ export const ConditionSchema = z
   .strict()
   .refine((c) => c.in !== undefined || c.exists !== undefined, "give `in` or `exists`");
 
-/** A filter the user configures: keep the event if the value at one of `paths` is among the option's values. */
-export type OptionFilter = {
-  option: string;
-  /** Dotted paths into the delivery. */
-  paths: string[];
-};
-
 /** Validates {@link OptionFilter}. */
 export const OptionFilterSchema = z
   .object({
@@ -193,20 +111,6 @@ export const OptionFilterSchema = z
     paths: z.array(DottedPath).min(1),
   })
   .strict();
-
-/** An option a trigger's configuration may set. */
-export type TriggerOption = {
-  type: "string-list" | "number" | "enum-list";
-  description: string;
-  /** Default false. */
-  required: boolean;
-  values?: string[] | undefined;
-  /**
-   * Used when a configuration leaves the option out: a number for `number`, a list for the list
-   * types (for `enum-list`, of its `values`).
-   */
-  default?: number | string[] | undefined;
-};
 
 /** Validates {@link TriggerOption}. */
 export const TriggerOptionSchema = z
@@ -227,25 +131,6 @@ export const TriggerOptionSchema = z
     path: ["default"],
   });
 
-/**
- * One object type with the fields of an intersection, as zod's inferred types are; a variant is
- * `Flat<Base & { … }>` so that it stays identical to the `z.infer` of its schema.
- */
-type Flat<T> = { [K in keyof T]: T[K] };
-
-/** What every kind of trigger has. */
-export type TriggerSpecBase = {
-  name: string;
-  title: string;
-  description: string;
-  /** The seed's name for it. */
-  seedName?: string | undefined;
-  /** What it watches: the name of one of the extension's `scopes`. None: the whole account. */
-  scope?: string | undefined;
-  /** By option name. Default `{}`. */
-  options: Record<string, TriggerOption>;
-};
-
 /** The fields of {@link TriggerSpecBase}. */
 const TriggerBase = {
   name: z.string().regex(/^[a-z0-9_]{1,64}$/),
@@ -262,17 +147,6 @@ const TriggerBase = {
  */
 const PathParams = z.record(z.string().min(1), z.string()).default({});
 
-/** An instant trigger: fired by webhook deliveries that match; its events carry the delivery's refs. */
-export type WebhookTriggerSpec = Flat<
-  TriggerSpecBase & {
-    kind: "webhook";
-    /** Default `[]`. */
-    match: Condition[];
-    /** Default `[]`. */
-    filters: OptionFilter[];
-  }
->;
-
 /** Validates {@link WebhookTriggerSpec}. */
 export const WebhookTriggerSchema = z
   .object({
@@ -282,29 +156,6 @@ export const WebhookTriggerSchema = z
     filters: z.array(OptionFilterSchema).default([]),
   })
   .strict();
-
-/**
- * A polling trigger: fires when an item's due date comes. The lead time is the number option
- * `minutesBefore` (60 when the trigger declares no default).
- */
-export type DueDatePollSpec = Flat<
-  TriggerSpecBase & {
-    kind: "poll-due";
-    /** Operation listing the items, called with `pathParams`. */
-    listOperation: string;
-    /** Default `{}`. */
-    pathParams: Record<string, string>;
-    idField: string;
-    dueField: string;
-    /** Items with any of these fields true do not fire. Default `[]`. */
-    skipWhen: string[];
-    /** The events' `type`. Default `dueReminder`. */
-    eventType: string;
-    /** What an event points at, read from its item (`.` is the item itself). Default `{}`. */
-    refs: Record<string, RefSpec>;
-    intervalSeconds: number;
-  }
->;
 
 /** Validates {@link DueDatePollSpec}. */
 export const DueDatePollSchema = z
@@ -322,27 +173,6 @@ export const DueDatePollSchema = z
   })
   .strict();
 
-/** A polling trigger: fires for each new item of a feed. */
-export type FeedPollSpec = Flat<
-  TriggerSpecBase & {
-    kind: "poll-feed";
-    /** Operation listing new items newest first, called with `pathParams`. */
-    listOperation: string;
-    /** Default `{}`. */
-    pathParams: Record<string, string>;
-    idField: string;
-    /** Query parameter that asks for items newer than a given id. */
-    sinceParam?: string | undefined;
-    /** Where an item says what happened (the event's `type`; `item` when absent). */
-    typePath?: string | undefined;
-    /** Where an item says when (the event's `time`; the time of the poll when absent). */
-    timePath?: string | undefined;
-    /** What an event points at, read from its item (`.` is the item itself). Default `{}`. */
-    refs: Record<string, RefSpec>;
-    intervalSeconds: number;
-  }
->;
-
 /** Validates {@link FeedPollSpec}. */
 export const FeedPollSchema = z
   .object({
@@ -359,20 +189,8 @@ export const FeedPollSchema = z
   })
   .strict();
 
-/** One trigger, by `kind`. */
-export type TriggerSpec = WebhookTriggerSpec | DueDatePollSpec | FeedPollSpec;
-
 /** Validates {@link TriggerSpec}. */
 export const TriggerSchema = z.discriminatedUnion("kind", [WebhookTriggerSchema, DueDatePollSchema, FeedPollSchema]);
-
-/** The spec's root `x-stepforge-triggers`. */
-export type TriggersExtension = {
-  /** What triggers watch, by name (`project`, `queue`, `repository` …). Default `{}`. */
-  scopes: Record<string, TriggerScope>;
-  delivery: Delivery;
-  /** At least one. */
-  triggers: TriggerSpec[];
-};
 
 /** Validates {@link TriggersExtension}. */
 export const TriggersExtensionSchema = z

@@ -126,7 +126,15 @@ describe("an application that imports stepforge/trello", { timeout: 180_000 }, (
     const size = await installSize(app, env, true);
     figures.applicationInstall = { packages: size.packages, mb: size.mb };
     expect(size.names).toContain("stepforge");
-    expect(size.names.filter((n) => /^(@stoplight|openapi-typescript$|handlebars$|typescript$|@redocly)/.test(n))).toEqual([]);
+    // npm lists the application's own TypeScript here once it also satisfies stepforge's optional
+    // peer; what stepforge itself asks for is its manifest's dependencies.
+    const tooling = /^(@stoplight|openapi-typescript$|handlebars$|typescript$|@redocly)/;
+    expect(size.names.filter((n) => tooling.test(n) && n !== "typescript")).toEqual([]);
+    const installed = JSON.parse(readFileSync(join(app, "node_modules", "stepforge", "package.json"), "utf8"));
+    expect(Object.keys(installed.dependencies).filter((n) => tooling.test(n))).toEqual([]);
+    // Redis state, file locks and MCP servers are optional peers: installed only by who uses them.
+    expect(size.names.filter((n) => /^(ioredis|@ioredis\/|proper-lockfile$|graceful-fs$|@modelcontextprotocol\/)/.test(n))).toEqual([]);
+    expect(size.packages).toBeLessThanOrEqual(30);
   });
 
   it("compiles under strict NodeNext (no skipLibCheck) and under moduleResolution bundler", async () => {
@@ -183,7 +191,7 @@ describe("an application that imports stepforge/trello", { timeout: 180_000 }, (
     }
   });
 
-  it("lint, mock --prism and generate name the missing package and the exact command, in one sentence, exit 1", async () => {
+  it("lint, mock --prism, generate, mcp and Redis state name the missing package and the exact command, in one sentence, exit 1", async () => {
     const spec = join(app, "train-travel.json");
     cpSync(join(root, "node_modules", "@readme", "oas-examples", "3.1", "json", "train-travel.json"), spec);
     const cases: Array<[string[], RegExp]> = [
@@ -198,6 +206,18 @@ describe("an application that imports stepforge/trello", { timeout: 180_000 }, (
       expectClean(result, args.join(" "));
     }
     expect(existsSync(join(app, "gen"))).toBe(false);
+    // The runtime's optional peers: an MCP server, and shared state on Redis, without them installed.
+    const mcp = await run(stepforge, ["mcp", "--mock"], app, env);
+    expect(mcp.stderr).toMatch(/^stepforge mcp: an MCP server needs @modelcontextprotocol\/sdk, which is not installed; add it to your project: npm install @modelcontextprotocol\/sdk@\d+\.\d+\.\d+\n$/);
+    expect(mcp.code).toBe(1);
+    const redisScript = [
+      'import { createStateStore } from "stepforge/runtime";',
+      'const store = createStateStore({ redisUrl: "redis://:hunter2@127.0.0.1:1" });',
+      "try { await store.get('k'); } catch (error) { console.error(error.message); process.exitCode = 1; }",
+    ].join("\n");
+    const redis = await run(process.execPath, ["--input-type=module", "-e", redisScript], app, env);
+    expect(redis.stderr).toMatch(/^shared state on Redis needs ioredis, which is not installed; add it to your project: npm install ioredis@\d+\.\d+\.\d+\n$/);
+    expect(redis.code).toBe(1);
     // Regenerating stepforge's own integrations is a checkout's job, not an installed copy's.
     const own = await run(stepforge, ["generate"], app, env);
     expect(own.code).toBe(2);

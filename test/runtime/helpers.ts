@@ -4,7 +4,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { ServiceExtensionSchema } from "../../runtime/descriptor.js";
+import { ServiceExtensionSchema } from "../../runtime/descriptor-schemas.js";
 import type { HttpMethod, OperationDescriptor, PagingSpec, ServiceDescriptor } from "../../runtime/index.js";
 
 export interface Seen {

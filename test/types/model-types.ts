@@ -1,5 +1,5 @@
 /**
- * The runtime's model types (runtime/descriptor.ts, runtime/mock/model.ts, runtime/tools/model.ts,
+ * The runtime's model types (runtime/descriptor.ts, runtime/mock/model-types.ts, runtime/tools/model-types.ts,
  * runtime/triggers/model.ts) are written out by hand so that code naming them does not make tsc
  * resolve zod's inference. This file, checked by `tsc --noEmit` (test/project.test.ts runs it),
  * proves each one identical to the `z.infer` of the schema that validates it: a field added,
@@ -7,29 +7,31 @@
  */
 import type * as z from "zod";
 import type {
-  AuthSchema,
   AuthSpec,
   ConnectionField,
-  ConnectionFieldSchema,
-  ConnectionSchema,
   ConnectionSpec,
   ErrorKind,
-  ErrorKindSchema,
   ErrorRule,
-  ErrorRuleSchema,
-  ErrorsSchema,
   ErrorsSpec,
-  LimitSchema,
   LimitSpec,
-  PagingSchema,
   PagingSpec,
   Placement,
-  PlacementSchema,
   Rejection,
-  RejectionSchema,
   ServiceExtension,
-  ServiceExtensionSchema,
 } from "../../runtime/descriptor.js";
+import type {
+  AuthSchema,
+  ConnectionFieldSchema,
+  ConnectionSchema,
+  ErrorKindSchema,
+  ErrorRuleSchema,
+  ErrorsSchema,
+  LimitSchema,
+  PagingSchema,
+  PlacementSchema,
+  RejectionSchema,
+  ServiceExtensionSchema,
+} from "../../runtime/descriptor-schemas.js";
 import type {
   MockAnswer,
   MockAnswerSchema,
