@@ -20,6 +20,7 @@ import * as z from "zod";
 import { executeTool } from "../tools/execute.js";
 import { traceMetaOf, withTraceparent } from "../observe/otel.js";
 import { ToolSchemas, type SchemaWork } from "../tools/export-schema.js";
+import { logsCalls } from "../observe/tool-calls.js";
 import { clientFor } from "../tools/context.js";
 import { shapeResult } from "../tools/shape.js";
 import type { ToolContext, ToolDefinition, ToolError } from "../tools/types.js";
@@ -150,9 +151,10 @@ function setRawCallHandler(server: Server, handler: (request: RawCallToolRequest
 function callContext(context: ToolContext, tool: ToolDefinition, signals: Array<AbortSignal | undefined>, maxLimitWaitMs: number): ToolContext {
   const out: ToolContext = { ...context, maxLimitWaitMs: context.maxLimitWaitMs ?? maxLimitWaitMs };
   // The account's one client (built on its first call), not one per call; a connection that
-  // cannot build one is left to executeTool, which reports it as the step's error.
+  // cannot build one is left to executeTool, which reports it as the step's error. A logged call
+  // builds its own, so the log counts its attempts and the logger sees them.
   try {
-    out.client = clientFor(context, tool.descriptor);
+    if (!logsCalls(context)) out.client = clientFor(context, tool.descriptor);
   } catch {
     /* reported by executeTool */
   }

@@ -16,6 +16,7 @@
  */
 import type { Redis, RedisOptions } from "ioredis";
 import { describeRedisUrl } from "../state/redis.js";
+import { importPeer } from "../internal/package-bin.js";
 import { type CallRecord, parseRecord } from "./record.js";
 import { type CallLogFilter, type CallLogSink, matches, type ReadResult } from "./sink.js";
 
@@ -60,7 +61,7 @@ export class RedisCallLog implements CallLogSink {
 
   /** A new ioredis client (loaded on first use: a process that never logs to Redis does not load it). */
   private async connect(extra: RedisOptions = {}): Promise<Redis> {
-    const { Redis } = await import("ioredis");
+    const { Redis } = await importPeer<typeof import("ioredis")>("ioredis", "the tool-call log on Redis");
     const redis = new Redis(this.url, {
       enableOfflineQueue: true,
       maxRetriesPerRequest: 1,

@@ -31,6 +31,14 @@ function logFor(context: ToolContext): CallLog | undefined {
   }
 }
 
+/**
+ * Whether a step's calls are logged or sent to a logger: then each call needs a client built with
+ * the log's hooks (a client's hooks are fixed when it is built), not a shared one.
+ */
+export function logsCalls(context: ToolContext): boolean {
+  return context.logger !== undefined || logFor(context) !== undefined;
+}
+
 export async function observeToolCall(
   tool: ToolDefinition,
   input: unknown,

@@ -8,6 +8,7 @@ import { checkEndpoint } from "./endpoint.js";
 import { fieldErrors, invalidInput, toolErrorFrom } from "./errors.js";
 import { credentialQueryNames } from "../credentials/auth.js";
 import { rawCall } from "./raw.js";
+import { MAX_FILE_BYTES } from "./bodies.js";
 import { callClient } from "./context.js";
 import { protoKeyPaths, setOwn } from "../internal/values.js";
 import { inputLimitProblem, type InputLimits } from "./input-limits.js";
@@ -81,8 +82,27 @@ export function wrapOutput(data: unknown, wrap: "none" | "items" | "value"): Jso
   return data;
 }
 
+/**
+ * A binary answer (the client gives a Blob: an image, a PDF, bytes) as a step result a model can
+ * read: its media type, its size and its bytes in base64, at most MAX_FILE_BYTES of them (a cut one
+ * says `truncated`). As JSON a Blob would be `{}`.
+ */
+export async function binaryOutput(blob: Blob): Promise<Json> {
+  const bytes = new Uint8Array(await blob.arrayBuffer());
+  const kept = bytes.subarray(0, MAX_FILE_BYTES);
+  return {
+    contentType: blob.type || "application/octet-stream",
+    bytes: bytes.length,
+    base64: Buffer.from(kept).toString("base64"),
+    ...(kept.length < bytes.length ? { truncated: true } : {}),
+  };
+}
+
+const stepOutput = (data: unknown, wrap: "none" | "items" | "value") =>
+  data instanceof Blob ? binaryOutput(data) : wrapOutput(data, wrap);
+
 async function runOperation(tool: OperationToolDefinition, input: Json, context: ToolContext): Promise<unknown> {
-  return wrapOutput(await tool.handler(callClient(context, tool.descriptor), input), tool.outputWrap);
+  return stepOutput(await tool.handler(callClient(context, tool.descriptor), input), tool.outputWrap);
 }
 
 async function runApiCall(tool: ApiCallToolDefinition, input: Json, context: ToolContext): Promise<ToolResult> {
@@ -116,7 +136,7 @@ async function runApiCall(tool: ApiCallToolDefinition, input: Json, context: Too
   if (problems.length) return fail(problems);
   try {
     const data = await rawCall(client, { method, path: checked.path, query, body });
-    return { ok: true, data: wrapOutput(data, "none") };
+    return { ok: true, data: await stepOutput(data, "none") };
   } catch (error) {
     return { ok: false, error: toolErrorFrom(error, tool.name, tool.service, [config.queryField ?? "", config.bodyField ?? "", "endpoint"].filter(Boolean), { definition: tool, input }) };
   }

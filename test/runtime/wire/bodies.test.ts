@@ -5,6 +5,8 @@
  * server that keeps and sends raw bytes.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tools as trelloTools } from "../../../generated/trello/tools.js";
+import { executeTool } from "../../../runtime/tools/index.js";
 import { bytesServer, clientOf, plainSpec } from "./helpers.js";
 
 type Server = Awaited<ReturnType<typeof bytesServer>>;
@@ -122,6 +124,15 @@ describe("responses by their media type", () => {
       expect(new Uint8Array(await (body as Blob).arrayBuffer())).toEqual(PNG);
     }
     expect(((await client().call("getPng")) as Blob).type).toBe("image/png");
+  });
+
+  it("a tool step hands a binary answer to the model as its type, size and base64 bytes (not `{}`)", async () => {
+    const apiCall = trelloTools.find((t) => t.name === "trello_api_call")!;
+    const result = await executeTool(apiCall, { method: "GET", endpoint: "/answer/png" }, { client: client() });
+    expect(result).toEqual({
+      ok: true,
+      data: { contentType: "image/png", bytes: PNG.length, base64: Buffer.from(PNG).toString("base64") },
+    });
   });
 
   it("text as text, JSON as JSON", async () => {
