@@ -28,7 +28,11 @@ interface Entry {
 function heyApi(spec: string, out: string, withZod: boolean): void {
   const plugins = ["@hey-api/typescript", "@hey-api/sdk", ...(withZod ? ["zod"] : [])];
   const cli = join(root, "node_modules", "@hey-api", "openapi-ts", "bin", "run.js");
-  const run = spawnSync(process.execPath, [cli, "-i", spec, "-o", out, "-c", "@hey-api/client-fetch", "-p", ...plugins, "--no-log-file", "-s"], { encoding: "utf8" });
+  const run = spawnSync(
+    process.execPath,
+    [cli, "-i", spec, "-o", out, "-c", "@hey-api/client-fetch", "-p", ...plugins, "--no-log-file", "-s"],
+    { encoding: "utf8" },
+  );
   if (run.status !== 0) throw new Error(`HeyAPI failed on ${spec}:\n${run.stderr}`);
 }
 
@@ -58,7 +62,10 @@ heyApi(trelloSpec, join(work, "hey-trello-zod"), true);
 const generated = (path: string) => JSON.stringify(join(root, "generated", path));
 // Every entry uses what it imports (a call that cannot be tree-shaken away), as an application would.
 const entries: Entry[] = [
-  { label: "stepforge: Trello client", source: `import { TrelloClient } from ${generated("trello/index.js")};\nconsole.log(new TrelloClient({ connection: { name: "a", fields: {} } }).getCard);\n` },
+  {
+    label: "stepforge: Trello client",
+    source: `import { TrelloClient } from ${generated("trello/index.js")};\nconsole.log(new TrelloClient({ connection: { name: "a", fields: {} } }).getCard);\n`,
+  },
   {
     label: "stepforge: Trello client + tool steps + triggers",
     source: `import * as trello from ${generated("trello/index.js")};\nconsole.log(trello);\n`,
@@ -67,18 +74,29 @@ const entries: Entry[] = [
     label: "stepforge: all four clients",
     // One import per service module (stepforge/trello, ...): the root index's namespaces
     // (`stepforge`'s `trello.TrelloClient`) keep every module of every service in the bundle.
-    source: ["contentsnare/index.js:ContentsnareClient", "marketo/index.js:MarketoClient", "trello/index.js:TrelloClient", "worldnews/index.js:WorldnewsClient"]
+    source: [
+      "contentsnare/index.js:ContentsnareClient",
+      "marketo/index.js:MarketoClient",
+      "trello/index.js:TrelloClient",
+      "worldnews/index.js:WorldnewsClient",
+    ]
       .map((spec) => spec.split(":"))
       .map(([path, name]) => `import { ${name} } from ${generated(path!)};\nconsole.log(${name});\n`)
       .join(""),
   },
-  { label: "stepforge: all four, everything (root index)", source: `import * as all from ${generated("index.js")};\nconsole.log(all);\n` },
+  {
+    label: "stepforge: all four, everything (root index)",
+    source: `import * as all from ${generated("index.js")};\nconsole.log(all);\n`,
+  },
   {
     label: "openapi-fetch + openapi-typescript types",
     source: `import createClient from "openapi-fetch";\nimport type { paths } from ${generated("trello/types.js")};\nconsole.log(createClient<paths>({ baseUrl: "https://api.trello.com" }).GET);\n`,
   },
   { label: "HeyAPI SDK (fetch client)", source: `import * as sdk from "./hey-trello/index.js";\nconsole.log(sdk);\n` },
-  { label: "HeyAPI SDK + zod schemas", source: `import * as sdk from "./hey-trello-zod/index.js";\nimport * as schemas from "./hey-trello-zod/zod.gen.js";\nconsole.log(sdk, schemas);\n` },
+  {
+    label: "HeyAPI SDK + zod schemas",
+    source: `import * as sdk from "./hey-trello-zod/index.js";\nimport * as schemas from "./hey-trello-zod/zod.gen.js";\nconsole.log(sdk, schemas);\n`,
+  },
 ];
 
 const sizes = [];
@@ -87,4 +105,9 @@ const base = sizes[0]!;
 const kb = (n: number) => (n / 1024).toFixed(1);
 console.log(`stepforge package weight — ${machineLine()}`);
 console.log("\nbundled and minified with esbuild (ESM, platform node), Trello where a single service is meant");
-console.log(table(["what the application imports", "minified KB", "gzip KB", "vs stepforge Trello client"], sizes.map((s) => [s.label, kb(s.bytes), kb(s.gzip), `${(s.bytes / base.bytes).toFixed(2)}×`])));
+console.log(
+  table(
+    ["what the application imports", "minified KB", "gzip KB", "vs stepforge Trello client"],
+    sizes.map((s) => [s.label, kb(s.bytes), kb(s.gzip), `${(s.bytes / base.bytes).toFixed(2)}×`]),
+  ),
+);

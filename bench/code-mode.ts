@@ -62,9 +62,11 @@ function harnessSummary(rows: Row[]): string {
     rows.filter((r) => r.mode === mode).reduce((n, r) => n + f(r), 0);
   const share = (mode: string) =>
     `${((100 * total(mode, (r) => r.bytes)) / total("direct", (r) => r.bytes)).toFixed(1)} %`;
-  return `Bytes as a share of direct tools': dynamic ${share("dynamic")}, code ${share("code")}. Calls: direct ` +
+  return (
+    `Bytes as a share of direct tools': dynamic ${share("dynamic")}, code ${share("code")}. Calls: direct ` +
     `${total("direct", (r) => r.calls)}, dynamic ${total("dynamic", (r) => r.calls)}, code ` +
-    `${total("code", (r) => r.calls)}.`;
+    `${total("code", (r) => r.calls)}.`
+  );
 }
 
 const THREE = `const card = await services.trello.getCard({ params: { path: { id: "${CARD}" } } });
@@ -162,12 +164,12 @@ try {
   const rows = await runHarness(harness);
   console.log(
     `### Evaluation harness (${TASKS.length} tasks; calls / bytes a model reads / ` +
-    `correct)\n\n${harnessTable(rows)}\n\n${harnessSummary(rows)}\n`,
+      `correct)\n\n${harnessTable(rows)}\n\n${harnessSummary(rows)}\n`,
   );
   console.log(`### The cost of a call\n\n${await perCall(harness)}\n`);
   console.log(
     `### Sandbox attacks (1 s CPU, 64 MiB, 20 calls, 256 KiB output; marketo without an ` +
-    `account)\n\n${await attacks(harness)}\n`,
+      `account)\n\n${await attacks(harness)}\n`,
   );
 } finally {
   await harness.close();

@@ -28,12 +28,27 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { parse as parseYaml } from "yaml";
 import { syntheticSpecYaml } from "./fixtures/synthetic-spec.js";
-import { fmtMiB, fmtSeconds, machineLine, ratio, runChild, sampleSideBySide, table, treeSize, type ChildRun, type Sample, type TreeSize } from "./lib/report.js";
+import {
+  fmtMiB,
+  fmtSeconds,
+  machineLine,
+  ratio,
+  runChild,
+  sampleSideBySide,
+  table,
+  treeSize,
+  type ChildRun,
+  type Sample,
+  type TreeSize,
+} from "./lib/report.js";
 
-const { values } = parseArgs({ options: { rounds: { type: "string", default: "3" }, quick: { type: "boolean", default: false } } });
+const { values } = parseArgs({
+  options: { rounds: { type: "string", default: "3" }, quick: { type: "boolean", default: false } },
+});
 const QUICK = values.quick;
 const ROUNDS = QUICK ? 1 : Number(values.rounds);
-if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`--rounds must be a positive integer, got ${values.rounds}`);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1)
+  throw new Error(`--rounds must be a positive integer, got ${values.rounds}`);
 /** Seconds of measured runs one case may take after its warm-up (a one-minute case runs once). */
 const BUDGET_SECONDS = 20;
 
@@ -49,7 +64,16 @@ const STEPFORGE_BIN = join(ROOT, "bin", "stepforge.js");
 const OATS_BIN = join(ROOT, "node_modules", "openapi-typescript", "bin", "cli.js");
 const HEYAPI_BIN = join(ROOT, "node_modules", "@hey-api", "openapi-ts", "bin", "run.js");
 /** HeyAPI doing roughly what stepforge does: types, zod schemas and an SDK over its fetch client. */
-const HEYAPI_PLUGINS = ["-c", "@hey-api/client-fetch", "-p", "@hey-api/typescript", "zod", "@hey-api/sdk", "--no-log-file", "-s"];
+const HEYAPI_PLUGINS = [
+  "-c",
+  "@hey-api/client-fetch",
+  "-p",
+  "@hey-api/typescript",
+  "zod",
+  "@hey-api/sdk",
+  "--no-log-file",
+  "-s",
+];
 
 interface Measured {
   label: string;
@@ -70,27 +94,46 @@ function projectCopy(): string {
   // copy's generated code resolve its imports as the repository's does; generate does not read it.
   // The tsconfigs make it a checkout: `generate` without --spec refuses to run in an installed copy,
   // and in a checkout it also compiles what it wrote into dist/ (part of the measured time).
-  for (const entry of ["package.json", "tsconfig.json", "tsconfig.build.json", "bin", "dist", "specs", "templates", "runtime"]) cpSync(join(ROOT, entry), join(copy, entry), { recursive: true });
+  for (const entry of [
+    "package.json",
+    "tsconfig.json",
+    "tsconfig.build.json",
+    "bin",
+    "dist",
+    "specs",
+    "templates",
+    "runtime",
+  ])
+    cpSync(join(ROOT, entry), join(copy, entry), { recursive: true });
   return copy;
 }
 
-const stepforgeProject = (project: string, ...flags: string[]) => () => runChild(NODE, [join(project, "bin", "stepforge.js"), "generate", ...flags], { cwd: project });
+const stepforgeProject =
+  (project: string, ...flags: string[]) =>
+  () =>
+    runChild(NODE, [join(project, "bin", "stepforge.js"), "generate", ...flags], { cwd: project });
 
-const stepforgeSpec = (spec: string, out: string, service: string) => () => runChild(NODE, [STEPFORGE_BIN, "generate", "--spec", spec, "--out", out, "--service", service], { cwd: ROOT });
+const stepforgeSpec = (spec: string, out: string, service: string) => () =>
+  runChild(NODE, [STEPFORGE_BIN, "generate", "--spec", spec, "--out", out, "--service", service], { cwd: ROOT });
 
 /** openapi-typescript takes several specs in one process only through a Redocly config's `apis`. */
 function oatsConfig(specs: Record<string, string>, outDir: string): string {
-  const apis = Object.entries(specs).map(([name, spec]) => `  ${name}:\n    root: ${JSON.stringify(spec)}\n    x-openapi-ts:\n      output: ${JSON.stringify(join(outDir, `${name}.ts`))}\n`);
+  const apis = Object.entries(specs).map(
+    ([name, spec]) =>
+      `  ${name}:\n    root: ${JSON.stringify(spec)}\n    x-openapi-ts:\n      output: ${JSON.stringify(join(outDir, `${name}.ts`))}\n`,
+  );
   const file = join(CACHE, "oats-redocly.yaml");
   writeFileSync(file, `apis:\n${apis.join("")}`);
   return file;
 }
 
 const oatsProject = (config: string) => () => runChild(NODE, [OATS_BIN, "--redocly", config], { cwd: ROOT });
-const oatsSpec = (spec: string, outDir: string) => () => runChild(NODE, [OATS_BIN, spec, "-o", join(outDir, "types.ts")], { cwd: ROOT });
+const oatsSpec = (spec: string, outDir: string) => () =>
+  runChild(NODE, [OATS_BIN, spec, "-o", join(outDir, "types.ts")], { cwd: ROOT });
 
 /** HeyAPI pairs the n-th input with the n-th output, so four specs are one process. */
-const heyapi = (specs: string[], outDirs: string[]) => () => runChild(NODE, [HEYAPI_BIN, "-i", ...specs, "-o", ...outDirs, ...HEYAPI_PLUGINS], { cwd: ROOT });
+const heyapi = (specs: string[], outDirs: string[]) => () =>
+  runChild(NODE, [HEYAPI_BIN, "-i", ...specs, "-o", ...outDirs, ...HEYAPI_PLUGINS], { cwd: ROOT });
 
 /** Runs `measure` with `outDir` emptied first, so every run writes its whole output. */
 const cold = (outDir: string, measure: () => ChildRun) => () => {
@@ -158,14 +201,38 @@ function projectSpecs(work: string): Measured[] {
   const oatsOut = join(work, "oats-project");
   const heyOut = SERVICES.map((s) => join(work, "heyapi-project", s));
   return measureCases([
-    { label: "stepforge", what: "`generate`, generated/ deleted before each run (cold, all artefacts, then compiled into dist/ as in a checkout)", measure: cold(generated, stepforgeProject(project)), outDir: generated },
+    {
+      label: "stepforge",
+      what: "`generate`, generated/ deleted before each run (cold, all artefacts, then compiled into dist/ as in a checkout)",
+      measure: cold(generated, stepforgeProject(project)),
+      outDir: generated,
+    },
     // Runs right after the cold run, so generated/ is current and this writes nothing.
-    { label: "stepforge rerun", what: "`generate` with generated/ current (writes nothing)", measure: stepforgeProject(project), outDir: generated },
-    { label: "stepforge --check", what: "`generate --check` (CI freshness check: whole pipeline, writes nothing)", measure: stepforgeProject(project, "--check") },
+    {
+      label: "stepforge rerun",
+      what: "`generate` with generated/ current (writes nothing)",
+      measure: stepforgeProject(project),
+      outDir: generated,
+    },
+    {
+      label: "stepforge --check",
+      what: "`generate --check` (CI freshness check: whole pipeline, writes nothing)",
+      measure: stepforgeProject(project, "--check"),
+    },
     // The competitors have no incremental mode: every run is a full run that rewrites the output,
     // so their measured runs double as their no-change rerun.
-    { label: "openapi-typescript", what: "one process, 4 specs via a Redocly `apis` config; types only", measure: oatsProject(oatsConfig(specs, oatsOut)), outDir: oatsOut },
-    { label: "HeyAPI", what: "one process, 4 jobs (`-i` ×4 `-o` ×4); types + zod + SDK + client", measure: heyapi(Object.values(specs), heyOut), outDir: join(work, "heyapi-project") },
+    {
+      label: "openapi-typescript",
+      what: "one process, 4 specs via a Redocly `apis` config; types only",
+      measure: oatsProject(oatsConfig(specs, oatsOut)),
+      outDir: oatsOut,
+    },
+    {
+      label: "HeyAPI",
+      what: "one process, 4 jobs (`-i` ×4 `-o` ×4); types + zod + SDK + client",
+      measure: heyapi(Object.values(specs), heyOut),
+      outDir: join(work, "heyapi-project"),
+    },
   ]);
 }
 
@@ -173,19 +240,52 @@ function printProjectTables(rows: Measured[]): void {
   const [stepforge, rerun, check, oats, hey] = rows as [Measured, Measured, Measured, Measured, Measured];
   const operations = SERVICES.reduce((n, s) => n + countOperations(join(ROOT, "specs", `${s}.yaml`)), 0);
   console.log(`\n### Generation: the four project specs (${SERVICES.join(", ")}; ${operations} operations)\n`);
-  console.log(table(["tool", ...FIGURES, "what is measured"], rows.map((m) => [...row(m, stepforge, []), m.what])));
-  console.log(`\nRatios are against the cold stepforge run. stepforge writes types, descriptor, client, tool steps, triggers, README and mock per service; openapi-typescript writes types only.`);
+  console.log(
+    table(
+      ["tool", ...FIGURES, "what is measured"],
+      rows.map((m) => [...row(m, stepforge, []), m.what]),
+    ),
+  );
+  console.log(
+    `\nRatios are against the cold stepforge run. stepforge writes types, descriptor, client, tool steps, triggers, README and mock per service; openapi-typescript writes types only.`,
+  );
 
   console.log("\n### No-change rerun (output already current)\n");
   const rerunRows = [
-    ["stepforge", "`generate`: writes no file when nothing changed", fmtSeconds(seconds(rerun)), fmtMiB(mib(rerun)), ratio(seconds(rerun), seconds(rerun))],
-    ["stepforge --check", "whole pipeline every time, compares, writes nothing", fmtSeconds(seconds(check)), fmtMiB(mib(check)), vs(seconds(check), seconds(rerun))],
-    ["openapi-typescript", "no incremental mode: a rerun is a full run (rewrites every file)", fmtSeconds(seconds(oats)), fmtMiB(mib(oats)), vs(seconds(oats), seconds(rerun))],
-    ["HeyAPI", "no incremental mode: a rerun is a full run (cleans and rewrites the output)", fmtSeconds(seconds(hey)), fmtMiB(mib(hey)), vs(seconds(hey), seconds(rerun))],
+    [
+      "stepforge",
+      "`generate`: writes no file when nothing changed",
+      fmtSeconds(seconds(rerun)),
+      fmtMiB(mib(rerun)),
+      ratio(seconds(rerun), seconds(rerun)),
+    ],
+    [
+      "stepforge --check",
+      "whole pipeline every time, compares, writes nothing",
+      fmtSeconds(seconds(check)),
+      fmtMiB(mib(check)),
+      vs(seconds(check), seconds(rerun)),
+    ],
+    [
+      "openapi-typescript",
+      "no incremental mode: a rerun is a full run (rewrites every file)",
+      fmtSeconds(seconds(oats)),
+      fmtMiB(mib(oats)),
+      vs(seconds(oats), seconds(rerun)),
+    ],
+    [
+      "HeyAPI",
+      "no incremental mode: a rerun is a full run (cleans and rewrites the output)",
+      fmtSeconds(seconds(hey)),
+      fmtMiB(mib(hey)),
+      vs(seconds(hey), seconds(rerun)),
+    ],
   ];
   console.log(table(["tool", "rerun behaviour", "seconds", "peak MiB", "time / stepforge rerun"], rerunRows));
   const target = seconds(rerun) < 1 ? "met" : "NOT met";
-  console.log(`\nTargets: stepforge cold ${fmtSeconds(seconds(stepforge))} s vs HeyAPI ${fmtSeconds(seconds(hey))} s (faster than HeyAPI: ${seconds(stepforge) < seconds(hey) ? "met" : "NOT met"}); no-change rerun ${fmtSeconds(seconds(rerun))} s (well under 1 s: ${target}).`);
+  console.log(
+    `\nTargets: stepforge cold ${fmtSeconds(seconds(stepforge))} s vs HeyAPI ${fmtSeconds(seconds(hey))} s (faster than HeyAPI: ${seconds(stepforge) < seconds(hey) ? "met" : "NOT met"}); no-change rerun ${fmtSeconds(seconds(rerun))} s (well under 1 s: ${target}).`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -213,20 +313,36 @@ function githubCase(): SpecCase | string {
   const file = join(dir, "api.github.com.json");
   if (!existsSync(file)) {
     mkdirSync(dir, { recursive: true });
-    const pack = spawnSync("npm", ["pack", GITHUB_PACKAGE, "--pack-destination", dir, "--silent"], { cwd: dir, encoding: "utf8" });
+    const pack = spawnSync("npm", ["pack", GITHUB_PACKAGE, "--pack-destination", dir, "--silent"], {
+      cwd: dir,
+      encoding: "utf8",
+    });
     const tarball = pack.stdout?.trim().split("\n").at(-1);
-    if (pack.status !== 0 || !tarball) return `npm pack ${GITHUB_PACKAGE} failed: ${(pack.stderr ?? "").trim().split("\n").at(-1)}`;
-    const untar = spawnSync("tar", ["-xzf", join(dir, tarball), "-C", dir, "--strip-components=2", `package/${GITHUB_FILE}`], { encoding: "utf8" });
+    if (pack.status !== 0 || !tarball)
+      return `npm pack ${GITHUB_PACKAGE} failed: ${(pack.stderr ?? "").trim().split("\n").at(-1)}`;
+    const untar = spawnSync(
+      "tar",
+      ["-xzf", join(dir, tarball), "-C", dir, "--strip-components=2", `package/${GITHUB_FILE}`],
+      { encoding: "utf8" },
+    );
     rmSync(join(dir, tarball), { force: true });
-    if (untar.status !== 0 || !existsSync(file)) return `cannot extract ${GITHUB_FILE} from ${tarball}: ${untar.stderr.trim()}`;
+    if (untar.status !== 0 || !existsSync(file))
+      return `cannot extract ${GITHUB_FILE} from ${tarball}: ${untar.stderr.trim()}`;
   }
-  return { name: `GitHub REST (${GITHUB_PACKAGE}, OpenAPI 3.0, JSON)`, slug: "github", file, operations: countOperations(file) };
+  return {
+    name: `GitHub REST (${GITHUB_PACKAGE}, OpenAPI 3.0, JSON)`,
+    slug: "github",
+    file,
+    operations: countOperations(file),
+  };
 }
 
 /** Operations in a spec file (JSON.parse for JSON: the YAML parser takes seconds on 13 MB). */
 function countOperations(file: string): number {
   const text = readFileSync(file, "utf8");
-  const spec = (file.endsWith(".json") ? JSON.parse(text) : parseYaml(text)) as { paths: Record<string, Record<string, unknown>> };
+  const spec = (file.endsWith(".json") ? JSON.parse(text) : parseYaml(text)) as {
+    paths: Record<string, Record<string, unknown>>;
+  };
   const methods = new Set(["get", "put", "post", "delete", "patch", "head", "options", "trace"]);
   return Object.values(spec.paths).reduce((n, item) => n + Object.keys(item).filter((k) => methods.has(k)).length, 0);
 }
@@ -236,8 +352,18 @@ function scalingCase(spec: SpecCase, work: string): Measured[] {
   const dir = join(work, spec.slug);
   const out = { stepforge: join(dir, "stepforge"), oats: join(dir, "oats"), hey: join(dir, "heyapi") };
   return measureCases([
-    { label: "stepforge", what: "", measure: cold(out.stepforge, stepforgeSpec(spec.file, out.stepforge, "bench")), outDir: out.stepforge },
-    { label: "stepforge rerun", what: "", measure: stepforgeSpec(spec.file, out.stepforge, "bench"), outDir: out.stepforge },
+    {
+      label: "stepforge",
+      what: "",
+      measure: cold(out.stepforge, stepforgeSpec(spec.file, out.stepforge, "bench")),
+      outDir: out.stepforge,
+    },
+    {
+      label: "stepforge rerun",
+      what: "",
+      measure: stepforgeSpec(spec.file, out.stepforge, "bench"),
+      outDir: out.stepforge,
+    },
     { label: "openapi-typescript", what: "", measure: oatsSpec(spec.file, out.oats), outDir: out.oats },
     { label: "HeyAPI", what: "", measure: heyapi([spec.file], [out.hey]), outDir: out.hey },
   ]);
@@ -264,14 +390,21 @@ function main(): void {
   mkdirSync(work, { recursive: true });
   // The load average says how busy the machine was (other jobs share its cores).
   const load = () => loadavg()[0]!.toFixed(1);
-  console.log(`${machineLine()} · load ${load()} · ${ROUNDS} measured round${ROUNDS === 1 ? "" : "s"} after 1 warm-up, median${QUICK ? " (--quick)" : ""}`);
+  console.log(
+    `${machineLine()} · load ${load()} · ${ROUNDS} measured round${ROUNDS === 1 ? "" : "s"} after 1 warm-up, median${QUICK ? " (--quick)" : ""}`,
+  );
   printProjectTables(projectSpecs(work));
 
   const skipped: string[] = [];
   const specs: SpecCase[] = (QUICK ? [10, 100] : [10, 100, 1000]).map(syntheticCase);
   // Atlassian's official Trello spec (test/corpus/specs/, one-line JSON): beside HeyAPI on a spec
   // nobody here wrote. While stepforge refuses it (SF112/SF113), its rows show the refusal.
-  specs.push({ name: "Trello official (OpenAPI 3.0, one-line JSON)", slug: "trello-official", file: TRELLO_OFFICIAL, operations: countOperations(TRELLO_OFFICIAL) });
+  specs.push({
+    name: "Trello official (OpenAPI 3.0, one-line JSON)",
+    slug: "trello-official",
+    file: TRELLO_OFFICIAL,
+    operations: countOperations(TRELLO_OFFICIAL),
+  });
   if (QUICK) skipped.push("1,000-operation and GitHub cases (--quick).");
   else {
     const github = githubCase();

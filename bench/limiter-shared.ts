@@ -29,10 +29,25 @@ import { describeResult, MEASURED, runScenario } from "../test/runtime/limits-ha
 import { median, ratio, table } from "./lib/report.js";
 
 const quick = process.argv.includes("--quick");
-const op: OperationDescriptor = { operationId: "getThing", method: "GET", path: "/things/{id}", idempotent: true, limitClass: "read" };
+const op: OperationDescriptor = {
+  operationId: "getThing",
+  method: "GET",
+  path: "/things/{id}",
+  idempotent: true,
+  limitClass: "read",
+};
 const scopes = { connection: "bench", fields: {} };
 const window = (requests: number, windowSeconds: number): LimitSpec =>
-  ({ id: "rate", kind: "window", requests, windowSeconds, applies: "all", per: "connection", description: "bench", rejection: { status: 429 } }) as LimitSpec;
+  ({
+    id: "rate",
+    kind: "window",
+    requests,
+    windowSeconds,
+    applies: "all",
+    per: "connection",
+    description: "bench",
+    rejection: { status: 429 },
+  }) as LimitSpec;
 
 const redis = await startRedis();
 const dir = mkdtempSync(join(tmpdir(), "sf-bench-limits-"));
@@ -54,7 +69,9 @@ try {
     return ((performance.now() - started) / calls) * 1000;
   };
   const base = await perCall(new LimitRegistry());
-  const rows: Array<Array<string | number>> = [["in-process LimitRegistry (one process only)", base.toFixed(1), "1.00×"]];
+  const rows: Array<Array<string | number>> = [
+    ["in-process LimitRegistry (one process only)", base.toFixed(1), "1.00×"],
+  ];
   for (const [name, make] of stores) {
     const store = make();
     const us = await perCall(new SharedLimitRegistry(store));
@@ -66,9 +83,13 @@ try {
 
   // 2. Wait under load.
   const loadRows: Array<Array<string | number>> = [];
-  for (const [name, make] of [["in-process (1 limiter)", () => undefined], ...stores] as Array<[string, () => StateStore | undefined]>) {
+  for (const [name, make] of [["in-process (1 limiter)", () => undefined], ...stores] as Array<
+    [string, () => StateStore | undefined]
+  >) {
     const shared = make();
-    const limiters: Limiter[] = shared ? Array.from({ length: 4 }, () => new SharedLimitRegistry(shared)) : [new LimitRegistry()];
+    const limiters: Limiter[] = shared
+      ? Array.from({ length: 4 }, () => new SharedLimitRegistry(shared))
+      : [new LimitRegistry()];
     const spec = window(100, 1);
     const waits: number[] = [];
     const started = Date.now();
@@ -82,7 +103,9 @@ try {
         (async () => {
           await new Promise((r) => setTimeout(r, (i / 300) * 1000 - (Date.now() - started)));
           const asked = performance.now();
-          const ticket = await limiter.acquire(planned, { signal: AbortSignal.timeout(seconds * 1000 + 500) }).catch(() => undefined);
+          const ticket = await limiter
+            .acquire(planned, { signal: AbortSignal.timeout(seconds * 1000 + 500) })
+            .catch(() => undefined);
           if (!ticket) return;
           waits.push(performance.now() - asked);
           setTimeout(() => ticket.release({ sent: true }), 2);
@@ -95,7 +118,9 @@ try {
     loadRows.push([name, waits.length, median(waits).toFixed(0), p(0.99).toFixed(0)]);
     await shared?.close();
   }
-  console.log(`\nwait for a slot under load (a 100 per 1 s window offered 300 per second for 3 s, 4 limiters on one store)\n`);
+  console.log(
+    `\nwait for a slot under load (a 100 per 1 s window offered 300 per second for 3 s, 4 limiters on one store)\n`,
+  );
   console.log(table(["limiter", "admitted", "p50 wait ms", "p99 wait ms"], loadRows));
 
   // 3. Before and after, real processes at real windows.
@@ -105,7 +130,9 @@ try {
     for (const backend of ["memory", "file", "redis"] as const) {
       results.push(await runScenario({ backend, procs: 2, durationMs: 21_000, only, redisUrl: `${redis.url}/3` }));
     }
-    console.log(`\ntwo processes on one account, 3× offered load, real windows, 21 s (what the behavioural mock refused)\n`);
+    console.log(
+      `\ntwo processes on one account, 3× offered load, real windows, 21 s (what the behavioural mock refused)\n`,
+    );
     const names = results[0]!.uses.map((u) => u.name);
     console.log(
       table(

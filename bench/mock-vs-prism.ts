@@ -102,7 +102,13 @@ async function load(url: string, total: number, concurrency: number, pid: number
   const cpu = (cpuMicros(pid) - cpuBefore) / total;
   agent.destroy();
   latencies.sort((a, b) => a - b);
-  return { rps: total / seconds, p50: latencies[Math.floor(latencies.length * 0.5)]!, p99: latencies[Math.floor(latencies.length * 0.99)]!, failures, cpu };
+  return {
+    rps: total / seconds,
+    p50: latencies[Math.floor(latencies.length * 0.5)]!,
+    p99: latencies[Math.floor(latencies.length * 0.99)]!,
+    failures,
+    cpu,
+  };
 }
 
 /**
@@ -113,7 +119,8 @@ async function load(url: string, total: number, concurrency: number, pid: number
  */
 function mockArgs(root: string): string[] {
   const dist = join(root, "dist");
-  if (!existsSync(join(dist, "runtime", "mock", "index.js"))) return ["--import", "tsx", import.meta.filename, "--serve", "mock"];
+  if (!existsSync(join(dist, "runtime", "mock", "index.js")))
+    return ["--import", "tsx", import.meta.filename, "--serve", "mock"];
   const url = (...parts: string[]) => JSON.stringify(pathToFileURL(join(dist, ...parts)).href);
   const code = [
     `const runtime = await import(${url("runtime", "mock", "index.js")});`,
@@ -142,9 +149,16 @@ server.listen(0, "127.0.0.1", () => process.stdout.write("http://127.0.0.1:" + s
 process.on("SIGTERM", () => server.close(() => process.exit(0)));
 `;
 
-function serve(kind: "mock" | "bare", env: NodeJS.ProcessEnv = {}, root = join(import.meta.dirname, "..")): Promise<{ url: string; child: ChildProcess; how: string }> {
+function serve(
+  kind: "mock" | "bare",
+  env: NodeJS.ProcessEnv = {},
+  root = join(import.meta.dirname, ".."),
+): Promise<{ url: string; child: ChildProcess; how: string }> {
   const args = kind === "mock" ? mockArgs(root) : ["--input-type=module", "-e", BARE];
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, args, {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, ...env },
+  });
   process.once("exit", () => child.kill("SIGKILL"));
   return new Promise((resolve, reject) => {
     let out = "";
@@ -173,10 +187,16 @@ async function main(): Promise<void> {
   const mock = await serve("mock");
   const before = values.before ? await serve("mock", {}, values.before) : undefined;
   const bare = await serve("bare", { BENCH_REPLY: JSON.stringify(await capture(mock.url)) });
-  const prism = await startPrism({ specFile: join(import.meta.dirname, "..", "specs", "trello.yaml"), port: await freePort(), errors: true });
+  const prism = await startPrism({
+    specFile: join(import.meta.dirname, "..", "specs", "trello.yaml"),
+    port: await freePort(),
+    errors: true,
+  });
   const servers = [
     { name: `stepforge behavioural mock (${mock.how})`, url: mock.url, pid: mock.child.pid },
-    ...(before ? [{ name: `stepforge mock before (${values.before}, ${before.how})`, url: before.url, pid: before.child.pid }] : []),
+    ...(before
+      ? [{ name: `stepforge mock before (${values.before}, ${before.how})`, url: before.url, pid: before.child.pid }]
+      : []),
     { name: "bare node:http, same bytes", url: bare.url, pid: bare.child.pid },
     { name: "Prism 5.14 --errors", url: prism.url, pid: prism.pid },
   ];
@@ -197,10 +217,21 @@ async function main(): Promise<void> {
         cpu: median(rs.map((r) => r.cpu)),
       }));
       const m = mid[0]!;
-      console.log(`\ngetCard with key and token, ${total} requests × ${rounds} rounds (median shown), ${concurrency} concurrent, keep-alive, 127.0.0.1`);
+      console.log(
+        `\ngetCard with key and token, ${total} requests × ${rounds} rounds (median shown), ${concurrency} concurrent, keep-alive, 127.0.0.1`,
+      );
       console.log(
         table(
-          ["server", "req/s", "p50 ms", "p99 ms", "failures", "server CPU µs/req", "mock req/s vs this", "mock capacity vs this (CPU)"],
+          [
+            "server",
+            "req/s",
+            "p50 ms",
+            "p99 ms",
+            "failures",
+            "server CPU µs/req",
+            "mock req/s vs this",
+            "mock capacity vs this (CPU)",
+          ],
           servers.map((s, i) => [
             s.name,
             mid[i]!.rps.toFixed(0),
@@ -232,7 +263,9 @@ if (values.serve === "mock") {
   const runtime = await import("../runtime/mock/index.js");
   await import("../generated/trello/mock.js");
   const { descriptor } = await import("../generated/trello/descriptor.js");
-  const mock = await runtime.startMock("trello", { limits: Object.fromEntries(descriptor.limits.map((l) => [l.id, { disabled: true }])) });
+  const mock = await runtime.startMock("trello", {
+    limits: Object.fromEntries(descriptor.limits.map((l) => [l.id, { disabled: true }])),
+  });
   process.stdout.write(`${mock.url} source\n`);
   process.on("SIGTERM", () => void mock.close().then(() => process.exit(0)));
 } else {

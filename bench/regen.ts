@@ -16,9 +16,20 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } f
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { plantedTrello, TRELLO_OFFICIAL } from "../test/diff/trello-planted.js";
-import { fmtSeconds, machineLine, median, ratio, runChild, sampleSideBySide, table, type Sample } from "./lib/report.js";
+import {
+  fmtSeconds,
+  machineLine,
+  median,
+  ratio,
+  runChild,
+  sampleSideBySide,
+  table,
+  type Sample,
+} from "./lib/report.js";
 
-const { values } = parseArgs({ options: { rounds: { type: "string", default: "3" }, quick: { type: "boolean", default: false } } });
+const { values } = parseArgs({
+  options: { rounds: { type: "string", default: "3" }, quick: { type: "boolean", default: false } },
+});
 const ROUNDS = values.quick ? 1 : Number(values.rounds);
 const EDITS = values.quick ? 3 : 7;
 const ROOT = resolve(import.meta.dirname, "..");
@@ -36,14 +47,25 @@ const cell = (s: Sample) => (s.ok ? fmtSeconds(s.run.seconds) : `failed: ${s.rea
 const edited = join(CACHE, "trello-edited.json");
 writeFileSync(edited, plantedTrello().text);
 const renamedOnly = join(CACHE, "trello-renamed.json");
-writeFileSync(renamedOnly, readFileSync(TRELLO_OFFICIAL, "utf8").replace(/"operationId":"post-cards"/, '"operationId":"create-card"'));
+writeFileSync(
+  renamedOnly,
+  readFileSync(TRELLO_OFFICIAL, "utf8").replace(/"operationId":"post-cards"/, '"operationId":"create-card"'),
+);
 const coldOut = join(CACHE, "cold-trello");
 const coldTrello = () => {
   rmSync(coldOut, { recursive: true, force: true });
-  return runChild(NODE, [BIN, "generate", "--spec", TRELLO_OFFICIAL, "--out", coldOut, "--service", "trello", "--no-cache"], { cwd: ROOT });
+  return runChild(
+    NODE,
+    [BIN, "generate", "--spec", TRELLO_OFFICIAL, "--out", coldOut, "--service", "trello", "--no-cache"],
+    { cwd: ROOT },
+  );
 };
-const diffOf = (file: string) => () => runChild(NODE, [BIN, "diff", TRELLO_OFFICIAL, file, "--service", "trello"], { cwd: ROOT });
-const [generateTrello, diffPlanted, diffRenamed] = sampleSideBySide([coldTrello, diffOf(edited), diffOf(renamedOnly)], ROUNDS);
+const diffOf = (file: string) => () =>
+  runChild(NODE, [BIN, "diff", TRELLO_OFFICIAL, file, "--service", "trello"], { cwd: ROOT });
+const [generateTrello, diffPlanted, diffRenamed] = sampleSideBySide(
+  [coldTrello, diffOf(edited), diffOf(renamedOnly)],
+  ROUNDS,
+);
 const base = seconds(generateTrello!);
 console.log(`${machineLine()}\n`);
 console.log("### diff of the official Trello spec (255 operations) vs a cold generate of it\n");
@@ -51,9 +73,24 @@ console.log(
   table(
     ["what", "runs", "s", "vs cold generate"],
     [
-      ["cold `generate --spec trello-openapi.json --no-cache`", generateTrello!.ok ? generateTrello!.samples : 0, cell(generateTrello!), "1.00×"],
-      ["`diff` against 15 planted changes (checker runs)", diffPlanted!.ok ? diffPlanted!.samples : 0, cell(diffPlanted!), ratio(seconds(diffPlanted!), base)],
-      ["`diff` against a renamed operation (no checker)", diffRenamed!.ok ? diffRenamed!.samples : 0, cell(diffRenamed!), ratio(seconds(diffRenamed!), base)],
+      [
+        "cold `generate --spec trello-openapi.json --no-cache`",
+        generateTrello!.ok ? generateTrello!.samples : 0,
+        cell(generateTrello!),
+        "1.00×",
+      ],
+      [
+        "`diff` against 15 planted changes (checker runs)",
+        diffPlanted!.ok ? diffPlanted!.samples : 0,
+        cell(diffPlanted!),
+        ratio(seconds(diffPlanted!), base),
+      ],
+      [
+        "`diff` against a renamed operation (no checker)",
+        diffRenamed!.ok ? diffRenamed!.samples : 0,
+        cell(diffRenamed!),
+        ratio(seconds(diffRenamed!), base),
+      ],
     ],
   ),
 );
@@ -61,7 +98,9 @@ console.log(
 // 2. The watch loop over the four project specs.
 const project = join(CACHE, "four");
 mkdirSync(project, { recursive: true });
-const specs = readdirSync(join(ROOT, "specs")).filter((f) => f.endsWith(".yaml")).sort();
+const specs = readdirSync(join(ROOT, "specs"))
+  .filter((f) => f.endsWith(".yaml"))
+  .sort();
 for (const spec of specs) cpSync(join(ROOT, "specs", spec), join(project, spec));
 const specArgs = specs.flatMap((s) => ["--spec", join(project, s)]);
 const coldFourOut = join(CACHE, "cold-four");
@@ -78,8 +117,18 @@ console.log(
   table(
     ["what", "runs", "s", "vs cold generate"],
     [
-      ["cold `generate` of the four specs (--spec ×4 --out, --no-cache)", generateFour!.ok ? generateFour!.samples : 0, cell(generateFour!), "1.00×"],
-      ["watch round: save → files written (median)", saves.length, fmtSeconds(loop), ratio(loop, seconds(generateFour!))],
+      [
+        "cold `generate` of the four specs (--spec ×4 --out, --no-cache)",
+        generateFour!.ok ? generateFour!.samples : 0,
+        cell(generateFour!),
+        "1.00×",
+      ],
+      [
+        "watch round: save → files written (median)",
+        saves.length,
+        fmtSeconds(loop),
+        ratio(loop, seconds(generateFour!)),
+      ],
     ],
   ),
 );
@@ -88,7 +137,10 @@ console.log(`\nwatch rounds (s): ${saves.map((s) => s.toFixed(2)).join(", ")}`);
 /** Starts the watch, then saves EDITS one-line edits in turn, each timed from the write to its round's line. */
 async function watchLoop(): Promise<number[]> {
   const out = join(CACHE, "watch-out");
-  const child = spawn(NODE, [BIN, "generate", "--watch", ...specArgs, "--out", out], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(NODE, [BIN, "generate", "--watch", ...specArgs, "--out", out], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let log = "";
   child.stdout.on("data", (c: Buffer) => (log += c.toString()));
   child.stderr.on("data", (c: Buffer) => (log += c.toString()));

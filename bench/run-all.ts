@@ -25,17 +25,53 @@ interface Benchmark {
 }
 
 const BENCHMARKS: Benchmark[] = [
-  { name: "generate", file: "generate.ts", title: "Generation: stepforge vs openapi-typescript vs HeyAPI", quick: true },
+  {
+    name: "generate",
+    file: "generate.ts",
+    title: "Generation: stepforge vs openapi-typescript vs HeyAPI",
+    quick: true,
+  },
   // The official Trello spec too: issue 12 holds its output to HeyAPI's type-check cost.
-  { name: "typecheck", file: "typecheck.ts", title: "Type-check cost of the generated code", quick: true, args: ["--spec", "test/corpus/specs/trello-openapi.json"] },
+  {
+    name: "typecheck",
+    file: "typecheck.ts",
+    title: "Type-check cost of the generated code",
+    quick: true,
+    args: ["--spec", "test/corpus/specs/trello-openapi.json"],
+  },
   { name: "runtime", file: "runtime.ts", title: "Runtime: per-call overhead and the limiter", quick: false },
-  { name: "limiter-shared", file: "limiter-shared.ts", title: "Shared limiter: per-call overhead on each store, wait under load, many processes before and after", quick: true },
+  {
+    name: "limiter-shared",
+    file: "limiter-shared.ts",
+    title: "Shared limiter: per-call overhead on each store, wait under load, many processes before and after",
+    quick: true,
+  },
   { name: "mock", file: "mock-vs-prism.ts", title: "Mocks: behavioural mock vs Prism", quick: false },
   { name: "bundle", file: "bundle.ts", title: "Package weight", quick: false },
-  { name: "mock-inference", file: "mock-inference.ts", title: "Plain spec mocks: example checks and the check stage", quick: true },
-  { name: "regen", file: "regen.ts", title: "Safe regeneration: diff and the watch loop vs a cold generate", quick: true },
-  { name: "mcp-listing", file: "mcp-listing.ts", title: "MCP listing time by tool count, beside the OpenAI export", quick: false },
-  { name: "code-mode", file: "code-mode.ts", title: "Code mode vs direct tools: context bytes, the cost of a call, sandbox attacks", quick: true },
+  {
+    name: "mock-inference",
+    file: "mock-inference.ts",
+    title: "Plain spec mocks: example checks and the check stage",
+    quick: true,
+  },
+  {
+    name: "regen",
+    file: "regen.ts",
+    title: "Safe regeneration: diff and the watch loop vs a cold generate",
+    quick: true,
+  },
+  {
+    name: "mcp-listing",
+    file: "mcp-listing.ts",
+    title: "MCP listing time by tool count, beside the OpenAI export",
+    quick: false,
+  },
+  {
+    name: "code-mode",
+    file: "code-mode.ts",
+    title: "Code mode vs direct tools: context bytes, the cost of a call, sandbox attacks",
+    quick: true,
+  },
 ];
 
 const { values } = parseArgs({ options: { quick: { type: "boolean", default: false }, only: { type: "string" } } });
@@ -48,7 +84,13 @@ if (unknown.length > 0) {
 const chosen = BENCHMARKS.filter((b) => !only || only.includes(b.name));
 
 function run(benchmark: Benchmark): Promise<{ output: string; code: number }> {
-  const args = ["--import", "tsx", join(import.meta.dirname, benchmark.file), ...(benchmark.args ?? []), ...(values.quick && benchmark.quick ? ["--quick"] : [])];
+  const args = [
+    "--import",
+    "tsx",
+    join(import.meta.dirname, benchmark.file),
+    ...(benchmark.args ?? []),
+    ...(values.quick && benchmark.quick ? ["--quick"] : []),
+  ];
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] });
     let output = "";
@@ -67,7 +109,9 @@ for (const benchmark of chosen) {
   console.log(`\n## ${benchmark.title}\n`);
   const { output, code } = await run(benchmark);
   if (code !== 0) failed++;
-  sections.push(`## ${benchmark.title}\n\n\`bench/${benchmark.file}\`${code === 0 ? "" : ` — **failed (exit ${code})**`}\n\n${output.trim()}\n`);
+  sections.push(
+    `## ${benchmark.title}\n\n\`bench/${benchmark.file}\`${code === 0 ? "" : ` — **failed (exit ${code})**`}\n\n${output.trim()}\n`,
+  );
 }
 const minutes = ((performance.now() - started) / 60000).toFixed(1);
 

@@ -24,7 +24,12 @@ import "../generated/trello/mock.js";
 import "../generated/worldnews/mock.js";
 import { machineLine, median, table } from "./lib/report.js";
 
-const CARD = { id: "6123a9f0c4b5d6e7f8091a2b", name: "Bench", idList: "60d5ecb74e2a1b3c4d5e6f72", idBoard: "60d5ecb74e2a1b3c4d5e6f70" };
+const CARD = {
+  id: "6123a9f0c4b5d6e7f8091a2b",
+  name: "Bench",
+  idList: "60d5ecb74e2a1b3c4d5e6f72",
+  idBoard: "60d5ecb74e2a1b3c4d5e6f70",
+};
 const BODY = JSON.stringify(CARD);
 const AUTH = { apiKey: "0123456789abcdef0123456789abcdef", token: "ATTAmocktoken0123456789abcdef0123456789abcdef" };
 
@@ -69,7 +74,13 @@ async function overhead(target: "in-process" | "loopback") {
   const off = Object.fromEntries(trelloDescriptor.limits.map((l) => [l.id, { disabled: true }]));
   const roomy = Object.fromEntries(trelloDescriptor.limits.map((l) => [l.id, { requests: 1e9 }]));
   const limitsOff = new TrelloClient({ connection, baseUrl, fetch: fetchImpl, limits: off });
-  const limitsOn = new TrelloClient({ connection, baseUrl, fetch: fetchImpl, limits: roomy, shared: createSharedState() });
+  const limitsOn = new TrelloClient({
+    connection,
+    baseUrl,
+    fetch: fetchImpl,
+    limits: roomy,
+    shared: createSharedState(),
+  });
   const getCard = { params: { path: { id: CARD.id } } };
   const query = { key: AUTH.apiKey, token: AUTH.token } as never;
   const results = await timeSideBySide(n, target === "loopback" ? 5 : 11, [
@@ -86,21 +97,41 @@ async function overhead(target: "in-process" | "loopback") {
   console.log(
     table(
       ["client", "µs/call", "vs plain fetch", "vs openapi-fetch"],
-      results.map((r) => [r.label, r.usPerCall.toFixed(1), `${(r.usPerCall / fetchCost).toFixed(2)}×`, `${(r.usPerCall / base).toFixed(2)}×`]),
+      results.map((r) => [
+        r.label,
+        r.usPerCall.toFixed(1),
+        `${(r.usPerCall / fetchCost).toFixed(2)}×`,
+        `${(r.usPerCall / base).toFixed(2)}×`,
+      ]),
     ),
   );
 }
 
 /** Saturates one window limit of a service against its mock; both sides use the scaled limit. */
-async function saturate(service: string, descriptor: ServiceDescriptor, limitId: string, operationId: string, init: object, fields: Record<string, string>, scale: number, seconds: number) {
+async function saturate(
+  service: string,
+  descriptor: ServiceDescriptor,
+  limitId: string,
+  operationId: string,
+  init: object,
+  fields: Record<string, string>,
+  scale: number,
+  seconds: number,
+) {
   const limit = descriptor.limits.find((l) => l.id === limitId);
   if (!limit || limit.kind !== "window") throw new Error(`${service} has no window limit ${limitId}`);
   const windowSeconds = limit.windowSeconds / scale;
   const scaled = { [limitId]: { requests: limit.requests, windowSeconds } };
   // Other limits of the service are left out of the run on both sides, so only this one binds.
-  const others = Object.fromEntries(descriptor.limits.filter((l) => l.id !== limitId).map((l) => [l.id, { disabled: true }]));
+  const others = Object.fromEntries(
+    descriptor.limits.filter((l) => l.id !== limitId).map((l) => [l.id, { disabled: true }]),
+  );
   const mock = await startMock(service, { limits: { ...scaled, ...others } });
-  const client = createServiceClient(descriptor, { connection: { name: `bench-${service}`, fields }, baseUrl: mock.url, limits: { ...scaled, ...others } });
+  const client = createServiceClient(descriptor, {
+    connection: { name: `bench-${service}`, fields },
+    baseUrl: mock.url,
+    limits: { ...scaled, ...others },
+  });
   const finished: number[] = [];
   let failed = 0;
   const started = performance.now();
@@ -136,13 +167,58 @@ async function limiter() {
   const { descriptor: marketo } = await import("../generated/marketo/descriptor.js");
   const { descriptor: worldnews } = await import("../generated/worldnews/descriptor.js");
   const { descriptor: contentsnare } = await import("../generated/contentsnare/descriptor.js");
-  const marketoFields = { endpoint: "https://123-ABC-456.mktorest.com", clientId: "5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61", clientSecret: "mock-client-secret-0123456789abcdef" };
-  const snareFields = { clientId: "mock-client-id", clientSecret: "mock-client-secret", accessToken: "mock-access-token", refreshToken: "mock-refresh-token" };
+  const marketoFields = {
+    endpoint: "https://123-ABC-456.mktorest.com",
+    clientId: "5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61",
+    clientSecret: "mock-client-secret-0123456789abcdef",
+  };
+  const snareFields = {
+    clientId: "mock-client-id",
+    clientSecret: "mock-client-secret",
+    accessToken: "mock-access-token",
+    refreshToken: "mock-refresh-token",
+  };
   const runs = [
-    await saturate("trello", trelloDescriptor, "perToken", "getCard", { params: { path: { id: CARD.id } } }, AUTH, 5, 4),
-    await saturate("marketo", marketo, marketo.limits.find((l) => l.kind === "window")!.id, "getLists", {}, marketoFields, 10, 4),
-    await saturate("worldnews", worldnews, worldnews.limits.find((l) => l.kind === "window")!.id, "getGeoCoordinates", { params: { query: { location: "Tokyo, Japan" } } }, { apiKey: "mock-worldnews-api-key-0123456789" }, 20, 4),
-    await saturate("contentsnare", contentsnare, contentsnare.limits.find((l) => l.kind === "window" && l.applies === "read")!.id, "listClients", {}, snareFields, 5, 4),
+    await saturate(
+      "trello",
+      trelloDescriptor,
+      "perToken",
+      "getCard",
+      { params: { path: { id: CARD.id } } },
+      AUTH,
+      5,
+      4,
+    ),
+    await saturate(
+      "marketo",
+      marketo,
+      marketo.limits.find((l) => l.kind === "window")!.id,
+      "getLists",
+      {},
+      marketoFields,
+      10,
+      4,
+    ),
+    await saturate(
+      "worldnews",
+      worldnews,
+      worldnews.limits.find((l) => l.kind === "window")!.id,
+      "getGeoCoordinates",
+      { params: { query: { location: "Tokyo, Japan" } } },
+      { apiKey: "mock-worldnews-api-key-0123456789" },
+      20,
+      4,
+    ),
+    await saturate(
+      "contentsnare",
+      contentsnare,
+      contentsnare.limits.find((l) => l.kind === "window" && l.applies === "read")!.id,
+      "listClients",
+      {},
+      snareFields,
+      5,
+      4,
+    ),
   ];
   console.log("\nlimiter under a saturating load (16 concurrent callers, 4 s per service)");
   console.log(

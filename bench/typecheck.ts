@@ -24,7 +24,18 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { fmtMiB, fmtSeconds, machineLine, ratio, runChild, sampleSideBySide, table, treeSize, type Sample, type TreeSize } from "./lib/report.js";
+import {
+  fmtMiB,
+  fmtSeconds,
+  machineLine,
+  ratio,
+  runChild,
+  sampleSideBySide,
+  table,
+  treeSize,
+  type Sample,
+  type TreeSize,
+} from "./lib/report.js";
 
 const { values } = parseArgs({
   options: {
@@ -36,7 +47,8 @@ const { values } = parseArgs({
   },
 });
 const ROUNDS = values.quick ? 1 : Number(values.rounds);
-if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`--rounds must be a positive integer, got ${values.rounds}`);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1)
+  throw new Error(`--rounds must be a positive integer, got ${values.rounds}`);
 
 const ROOT = resolve(import.meta.dirname, "..");
 const WORK = join(ROOT, "bench", ".cache", "typecheck");
@@ -102,7 +114,17 @@ function tsconfig(name: string, scope: { files?: string[]; include?: string[] })
 function consumerProject(name: string, specs: string[], extra: string[] = []): { tsconfig: string; output: string } {
   const out = join(tmpdir(), "stepforge-bench-typecheck", name);
   rmSync(out, { recursive: true, force: true });
-  for (const spec of specs) run(NODE, [join(ROOT, "bin", "stepforge.js"), "generate", "--no-cache", "--spec", resolve(spec), "--out", out, ...extra]);
+  for (const spec of specs)
+    run(NODE, [
+      join(ROOT, "bin", "stepforge.js"),
+      "generate",
+      "--no-cache",
+      "--spec",
+      resolve(spec),
+      "--out",
+      out,
+      ...extra,
+    ]);
   const dir = join(WORK, name);
   mkdirSync(dir, { recursive: true });
   const dist = (path: string) => join(ROOT, "dist", "runtime", path);
@@ -123,7 +145,8 @@ function consumerProject(name: string, specs: string[], extra: string[] = []): {
 
 function run(command: string, args: string[]): void {
   const result = spawnSync(command, args, { cwd: ROOT, encoding: "utf8" });
-  if (result.status !== 0) throw new Error(`${[command, ...args].join(" ")} failed (exit ${result.status}):\n${result.stderr.slice(-2000)}`);
+  if (result.status !== 0)
+    throw new Error(`${[command, ...args].join(" ")} failed (exit ${result.status}):\n${result.stderr.slice(-2000)}`);
 }
 
 /** HeyAPI output for the four specs, one process (it pairs the n-th input with the n-th output). */
@@ -131,7 +154,16 @@ function heyapiOutput(): string {
   const out = join(WORK, "heyapi-out");
   rmSync(out, { recursive: true, force: true });
   const bin = join(ROOT, "node_modules", "@hey-api", "openapi-ts", "bin", "run.js");
-  const plugins = ["-c", "@hey-api/client-fetch", "-p", "@hey-api/typescript", "zod", "@hey-api/sdk", "--no-log-file", "-s"];
+  const plugins = [
+    "-c",
+    "@hey-api/client-fetch",
+    "-p",
+    "@hey-api/typescript",
+    "zod",
+    "@hey-api/sdk",
+    "--no-log-file",
+    "-s",
+  ];
   run(NODE, [bin, "-i", ...SERVICES.map(specFile), "-o", ...SERVICES.map((s) => join(out, s)), ...plugins]);
   return out;
 }
@@ -153,16 +185,39 @@ function projects(): Project[] {
   const hey = heyapiOutput();
   const oats = oatsOutput();
   return [
-    { name: "baseline", what: "an empty module: lib .d.ts files and @types/node only", tsconfig: tsconfig("baseline", { files: [rel(empty)] }) },
+    {
+      name: "baseline",
+      what: "an empty module: lib .d.ts files and @types/node only",
+      tsconfig: tsconfig("baseline", { files: [rel(empty)] }),
+    },
     {
       name: "stepforge runtime",
       what: "runtime/ entries generated code imports (index, mock, tools), no generated code",
       tsconfig: tsconfig("runtime", { files: ["runtime/index.ts", "runtime/mock/index.ts", "runtime/tools/index.ts"] }),
     },
-    { name: "stepforge", what: "generated/ (4 services, all artefacts) + the runtime it imports", tsconfig: tsconfig("stepforge", { include: ["generated"] }), output: join(ROOT, "generated") },
-    { name: "stepforge, as a consumer", what: "the same output generated outside the package, against the runtime's .d.ts (what a user's tsc checks)", ...consumerProject("consumer", SERVICES.map(specFile)) },
-    { name: "HeyAPI", what: "types + zod + SDK + bundled fetch client, 4 services", tsconfig: tsconfig("heyapi", { include: [rel(hey)] }), output: hey },
-    { name: "openapi-typescript", what: "types only, 4 services (no client)", tsconfig: tsconfig("oats", { include: [rel(oats)] }), output: oats },
+    {
+      name: "stepforge",
+      what: "generated/ (4 services, all artefacts) + the runtime it imports",
+      tsconfig: tsconfig("stepforge", { include: ["generated"] }),
+      output: join(ROOT, "generated"),
+    },
+    {
+      name: "stepforge, as a consumer",
+      what: "the same output generated outside the package, against the runtime's .d.ts (what a user's tsc checks)",
+      ...consumerProject("consumer", SERVICES.map(specFile)),
+    },
+    {
+      name: "HeyAPI",
+      what: "types + zod + SDK + bundled fetch client, 4 services",
+      tsconfig: tsconfig("heyapi", { include: [rel(hey)] }),
+      output: hey,
+    },
+    {
+      name: "openapi-typescript",
+      what: "types only, 4 services (no client)",
+      tsconfig: tsconfig("oats", { include: [rel(oats)] }),
+      output: oats,
+    },
   ];
 }
 
@@ -173,7 +228,11 @@ function projects(): Project[] {
 const checked = (status: number) => status === 0 || status === 1 || status === 2;
 
 function diagnose(project: Project): Diagnostics {
-  const result = spawnSync(NODE, [TSC, "--noEmit", "-p", project.tsconfig, "--extendedDiagnostics"], { cwd: ROOT, encoding: "utf8", maxBuffer: 64 * 2 ** 20 });
+  const result = spawnSync(NODE, [TSC, "--noEmit", "-p", project.tsconfig, "--extendedDiagnostics"], {
+    cwd: ROOT,
+    encoding: "utf8",
+    maxBuffer: 64 * 2 ** 20,
+  });
   const out = result.stdout ?? "";
   const field = (name: string) => new RegExp(`^${name}:\\s+(\\S+)`, "m").exec(out)?.[1] ?? "?";
   const errors = out.split("\n").filter((line) => /error TS\d+/.test(line));
@@ -194,7 +253,12 @@ function measure(list: Project[]): Result[] {
   });
   const tsc = (project: Project) => () => runChild(NODE, [TSC, "--noEmit", "-p", project.tsconfig], { cwd: ROOT });
   const samples = sampleSideBySide(list.map(tsc), ROUNDS, { ok: (r) => checked(r.status) });
-  return list.map((project, i) => ({ project, sample: samples[i]!, facts: facts[i]!, ...(project.output ? { size: treeSize(project.output) } : {}) }));
+  return list.map((project, i) => ({
+    project,
+    sample: samples[i]!,
+    facts: facts[i]!,
+    ...(project.output ? { size: treeSize(project.output) } : {}),
+  }));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -202,30 +266,54 @@ function measure(list: Project[]): Result[] {
 
 /** stepforge and HeyAPI output of one foreign spec, as two projects. */
 function foreignProjects(spec: string): Project[] {
-  const name = spec.split("/").pop()!.replace(/\.(json|ya?ml)$/, "");
+  const name = spec
+    .split("/")
+    .pop()!
+    .replace(/\.(json|ya?ml)$/, "");
   const dir = join(WORK, `foreign-${name}`);
   rmSync(dir, { recursive: true, force: true });
   const hey = join(dir, "heyapi");
   const sf = consumerProject(`foreign-${name}-sf`, [spec], ["--service", "foreign"]);
   const bin = join(ROOT, "node_modules", "@hey-api", "openapi-ts", "bin", "run.js");
-  run(NODE, [bin, "-i", resolve(spec), "-o", hey, "-c", "@hey-api/client-fetch", "-p", "@hey-api/typescript", "zod", "@hey-api/sdk", "--no-log-file", "-s"]);
+  run(NODE, [
+    bin,
+    "-i",
+    resolve(spec),
+    "-o",
+    hey,
+    "-c",
+    "@hey-api/client-fetch",
+    "-p",
+    "@hey-api/typescript",
+    "zod",
+    "@hey-api/sdk",
+    "--no-log-file",
+    "-s",
+  ]);
   const rel = (abs: string) => relative(ROOT, abs);
   return [
     { name: `stepforge (${name})`, what: `generate --spec ${name}: all artefacts, against the runtime's .d.ts`, ...sf },
-    { name: `HeyAPI (${name})`, what: "types + zod + SDK + bundled fetch client", tsconfig: tsconfig(`foreign-${name}-hey`, { include: [rel(hey)] }), output: hey },
+    {
+      name: `HeyAPI (${name})`,
+      what: "types + zod + SDK + bundled fetch client",
+      tsconfig: tsconfig(`foreign-${name}-hey`, { include: [rel(hey)] }),
+      output: hey,
+    },
   ];
 }
 
 function printTable(results: Result[], title = "the four project specs"): void {
   const base = results.find((r) => r.project.name === "stepforge" || r.project.name.startsWith("stepforge ("))!;
-  const figure = (r: Result, pick: (s: { seconds: number; peakMiB: number }) => number) => (r.sample.ok ? pick(r.sample.run) : Number.NaN);
+  const figure = (r: Result, pick: (s: { seconds: number; peakMiB: number }) => number) =>
+    r.sample.ok ? pick(r.sample.run) : Number.NaN;
   const vs = (r: Result, pick: (s: { seconds: number; peakMiB: number }) => number) => {
     const value = figure(r, pick);
     const against = figure(base, pick);
     return Number.isNaN(value) || Number.isNaN(against) ? "—" : ratio(value, against);
   };
   const rows = results.map((r) => {
-    if (!r.sample.ok) return [r.project.name, r.sample.reason, "", "", "", "", "", "", "", "", "", "", "", r.project.what];
+    if (!r.sample.ok)
+      return [r.project.name, r.sample.reason, "", "", "", "", "", "", "", "", "", "", "", r.project.what];
     return [
       r.project.name,
       String(r.sample.samples),
@@ -245,17 +333,43 @@ function printTable(results: Result[], title = "the four project specs"): void {
   });
   console.log(`\n### Type-check: \`tsc --noEmit\` over the generated code of ${title}\n`);
   console.log(
-    table(["project", "runs", "seconds", "peak MiB", "tsc errors", "program files", "types", "checking share", "generated files", "lines", "KiB", "time / stepforge", "memory / stepforge", "what is checked"], rows),
+    table(
+      [
+        "project",
+        "runs",
+        "seconds",
+        "peak MiB",
+        "tsc errors",
+        "program files",
+        "types",
+        "checking share",
+        "generated files",
+        "lines",
+        "KiB",
+        "time / stepforge",
+        "memory / stepforge",
+        "what is checked",
+      ],
+      rows,
+    ),
   );
-  console.log("\nseconds and peak MiB: whole `tsc` process. program files, types and checking share (of tsc's total time; the rest is reading, parsing and binding): a separate tsc --extendedDiagnostics run. generated files/lines/KiB: every file the tool wrote (stepforge: includes README.md and mock files).");
-  for (const r of results.filter((r) => r.facts.firstError)) console.log(`\n${r.project.name}: first of ${r.facts.errors} errors: \`${r.facts.firstError}\``);
+  console.log(
+    "\nseconds and peak MiB: whole `tsc` process. program files, types and checking share (of tsc's total time; the rest is reading, parsing and binding): a separate tsc --extendedDiagnostics run. generated files/lines/KiB: every file the tool wrote (stepforge: includes README.md and mock files).",
+  );
+  for (const r of results.filter((r) => r.facts.firstError))
+    console.log(`\n${r.project.name}: first of ${r.facts.errors} errors: \`${r.facts.firstError}\``);
 }
 
 function main(): void {
   const ts = spawnSync(NODE, [TSC, "--version"], { encoding: "utf8" }).stdout.trim();
-  console.log(`${machineLine()} · load ${loadavg()[0]!.toFixed(1)} · ${ts} · ${ROUNDS} measured round${ROUNDS === 1 ? "" : "s"} after 1 warm-up, median`);
+  console.log(
+    `${machineLine()} · load ${loadavg()[0]!.toFixed(1)} · ${ts} · ${ROUNDS} measured round${ROUNDS === 1 ? "" : "s"} after 1 warm-up, median`,
+  );
   // The stepforge row checks the repository's generated/, so say whether it matches the specs.
-  const fresh = spawnSync(NODE, [join(ROOT, "bin", "stepforge.js"), "generate", "--check"], { cwd: ROOT, encoding: "utf8" });
+  const fresh = spawnSync(NODE, [join(ROOT, "bin", "stepforge.js"), "generate", "--check"], {
+    cwd: ROOT,
+    encoding: "utf8",
+  });
   console.log(`\ngenerated/: ${fresh.stdout.split("\n")[0] || fresh.stderr.trim().split("\n")[0]}`);
   console.error("type-check projects:");
   if (!values["specs-only"]) printTable(measure(projects()));

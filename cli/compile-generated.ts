@@ -47,7 +47,11 @@ function orphans(root: string): string[] {
  * the whole runtime (and its dependencies' types) again. That was two thirds of a cold `generate`.
  * The emitted imports are unchanged: dist/ mirrors the source layout.
  */
-function againstBuiltRuntime(ts: typeof import("typescript"), root: string, options: import("typescript").CompilerOptions): import("typescript").CompilerHost {
+function againstBuiltRuntime(
+  ts: typeof import("typescript"),
+  root: string,
+  options: import("typescript").CompilerOptions,
+): import("typescript").CompilerHost {
   const host = ts.createCompilerHost(options);
   const cache = ts.createModuleResolutionCache(root, (name) => name, options);
   const runtimeSources = join(root, "runtime") + sep;
@@ -57,7 +61,9 @@ function againstBuiltRuntime(ts: typeof import("typescript"), root: string, opti
       const file = found.resolvedModule?.resolvedFileName;
       if (!file || !file.startsWith(runtimeSources) || file.endsWith(".d.ts")) return found;
       const built = join(root, "dist", relative(root, file)).replace(/\.ts$/, ".d.ts");
-      return existsSync(built) ? { resolvedModule: { ...found.resolvedModule!, resolvedFileName: built, extension: ts.Extension.Dts } } : found;
+      return existsSync(built)
+        ? { resolvedModule: { ...found.resolvedModule!, resolvedFileName: built, extension: ts.Extension.Dts } }
+        : found;
     });
   return host;
 }
@@ -71,20 +77,41 @@ export async function compileGenerated(root: string): Promise<DistSync> {
   // TypeScript is a devDependency, present in every checkout that can run generate.
   const ts = (await import("typescript")).default;
   const configFile = join(root, "tsconfig.build.json");
-  const parsed = ts.getParsedCommandLineOfConfigFile(configFile, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    configFile,
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+  );
   if (!parsed) throw new Error(`cannot read ${configFile}`);
-  const program = ts.createProgram({ rootNames: stale, options: parsed.options, host: againstBuiltRuntime(ts, root, parsed.options) });
+  const program = ts.createProgram({
+    rootNames: stale,
+    options: parsed.options,
+    host: againstBuiltRuntime(ts, root, parsed.options),
+  });
   const sources = stale.map((file) => {
     const source = program.getSourceFile(file);
     if (!source) throw new Error(`cannot compile ${relative(root, file)}: not part of the build`);
     return source;
   });
   // Code that does not compile is not emitted: dist/ keeps the last good build and the message says why.
-  const problems = sources.flatMap((source) => [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]);
+  const problems = sources.flatMap((source) => [
+    ...program.getSyntacticDiagnostics(source),
+    ...program.getSemanticDiagnostics(source),
+  ]);
   if (problems.length === 0) for (const source of sources) problems.push(...program.emit(source).diagnostics);
   if (problems.length > 0) {
-    const text = problems.slice(0, 3).map((d) => `${d.file ? `${toPosix(relative(root, d.file.fileName))}: ` : ""}${ts.flattenDiagnosticMessageText(d.messageText, " ")}`);
-    throw new Error(`compiling generated code into dist/ failed (${problems.length} problem${problems.length === 1 ? "" : "s"}): ${text.join("; ")}`);
+    const text = problems
+      .slice(0, 3)
+      .map(
+        (d) =>
+          `${d.file ? `${toPosix(relative(root, d.file.fileName))}: ` : ""}${ts.flattenDiagnosticMessageText(d.messageText, " ")}`,
+      );
+    throw new Error(
+      `compiling generated code into dist/ failed (${problems.length} problem${problems.length === 1 ? "" : "s"}): ${text.join("; ")}`,
+    );
   }
-  return { compiled: stale.map((f) => toPosix(relative(root, f))), removed: removed.map((f) => toPosix(relative(root, f))) };
+  return {
+    compiled: stale.map((f) => toPosix(relative(root, f))),
+    removed: removed.map((f) => toPosix(relative(root, f))),
+  };
 }

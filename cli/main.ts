@@ -47,7 +47,11 @@ function version(): string {
   return (JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string }).version;
 }
 
-export async function main(argv: string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
+export async function main(
+  argv: string[],
+  out: NodeJS.WritableStream = process.stdout,
+  err: NodeJS.WritableStream = process.stderr,
+): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined) {
     err.write(overview());
@@ -68,7 +72,9 @@ export async function main(argv: string[], out: NodeJS.WritableStream = process.
     }
     const text = commandHelp(rest[0]!);
     if (text === undefined || rest.length > 1) {
-      err.write(`stepforge help: ${text === undefined ? `unknown command "${rest[0]}"` : "name one command"}\n${usage()}`);
+      err.write(
+        `stepforge help: ${text === undefined ? `unknown command "${rest[0]}"` : "name one command"}\n${usage()}`,
+      );
       return 2;
     }
     out.write(text);
@@ -90,13 +96,18 @@ export async function main(argv: string[], out: NodeJS.WritableStream = process.
   } catch (error) {
     if (error instanceof SpecError) {
       for (const d of error.diagnostics) err.write(`${formatDiagnostic(d)}\n`);
-      err.write(`stepforge ${name}: ${error.diagnostics.length} problem${error.diagnostics.length === 1 ? "" : "s"} in the spec; nothing was written\n`);
+      err.write(
+        `stepforge ${name}: ${error.diagnostics.length} problem${error.diagnostics.length === 1 ? "" : "s"} in the spec; nothing was written\n`,
+      );
       return 1;
     }
     const code = (error as { code?: string }).code;
     if (error instanceof UsageError || code?.startsWith("ERR_PARSE_ARGS")) {
       // parseArgs quotes a stray argument, which may be a secret given without its flag (--secret).
-      const message = code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL" ? "unexpected argument without a --flag before it; this command takes only --flag value options" : (error as Error).message;
+      const message =
+        code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL"
+          ? "unexpected argument without a --flag before it; this command takes only --flag value options"
+          : (error as Error).message;
       err.write(`stepforge ${name}: ${message}\n${usageOf(name)}`);
       return 2;
     }

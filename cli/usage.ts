@@ -127,7 +127,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
       "stepforge call TOOL --input JSON [--connection NAME] [--connections FILE] [--base-url URL]",
     ],
     details: [
-      "Prints { \"ok\": true, \"data\": … } and exits 0, or { \"ok\": false, \"error\": … } and exits 1.",
+      'Prints { "ok": true, "data": … } and exits 0, or { "ok": false, "error": … } and exits 1.',
       "TOOL is a step of the project's services, of --spec FILE or of a bundled service (tools list).",
       "  --mock              run it against the service's behavioural mock, started in this process",
       "  --connections FILE  connections file (default: $STEPFORGE_CONNECTIONS); see the README for",
@@ -237,7 +237,9 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   },
   log: {
     summary: "print (and follow) the tool-call log, filtered",
-    usage: ["stepforge log [--file FILE | --redis URL] [--tool T] [--service S] [--connection C] [--outcome ok|error|KIND] [--since 15m|ISO] [--limit N] [--follow] [--json]"],
+    usage: [
+      "stepforge log [--file FILE | --redis URL] [--tool T] [--service S] [--connection C] [--outcome ok|error|KIND] [--since 15m|ISO] [--limit N] [--follow] [--json]",
+    ],
     details: [
       "The log is STEPFORGE_CALL_LOG's (a JSONL file, or state: the Redis stream or the state folder)",
       "unless --file or --redis names one. Prints the newest --limit records (default 100; 10 with --follow),",
@@ -247,7 +249,10 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
 
   auth: {
     summary: "print the address where a user authorizes a token (e.g. Trello)",
-    usage: ["stepforge auth trello-url --key KEY --app-name NAME", "stepforge auth SERVICE-url --VALUE V... [--spec FILE]... [--project DIR]"],
+    usage: [
+      "stepforge auth trello-url --key KEY --app-name NAME",
+      "stepforge auth SERVICE-url --VALUE V... [--spec FILE]... [--project DIR]",
+    ],
     details: [
       "The flags are the values the spec's authorize template leaves open, in kebab-case ({appName}:",
       "--app-name; {apiKey}: --key); any other flag is refused, naming what the spec fixes.",

@@ -50,7 +50,11 @@ const sha256 = (data: string | Buffer): string => createHash("sha256").update(da
  */
 function generatorCode(projectRoot: string): string[] {
   const here = dirname(fileURLToPath(import.meta.url));
-  return [...filesBelow(here), ...filesBelow(join(here, "..", "runtime")), ...filesBelow(join(projectRoot, "templates"))];
+  return [
+    ...filesBelow(here),
+    ...filesBelow(join(here, "..", "runtime")),
+    ...filesBelow(join(projectRoot, "templates")),
+  ];
 }
 
 /**
@@ -58,7 +62,10 @@ function generatorCode(projectRoot: string): string[] {
  * yaml, ...): an upgrade can change the output without touching a file hashed above.
  */
 function dependencyVersions(projectRoot: string): string {
-  const pkg = JSON.parse(readFileSync(join(projectRoot, "package.json"), "utf8")) as { dependencies?: Record<string, string>; peerDependencies?: Record<string, string> };
+  const pkg = JSON.parse(readFileSync(join(projectRoot, "package.json"), "utf8")) as {
+    dependencies?: Record<string, string>;
+    peerDependencies?: Record<string, string>;
+  };
   // The generator's own tools (openapi-typescript, handlebars) are optional peer dependencies.
   return [...new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})])]
     .sort()
@@ -76,7 +83,13 @@ function dependencyVersions(projectRoot: string): string {
 export function inputsHash(key: CacheKey): string {
   const hash = createHash("sha256");
   hash.update(
-    JSON.stringify({ outDir: resolve(key.outDir), serviceId: key.serviceId ?? null, variant: key.variant ?? null, node: process.versions.node, deps: dependencyVersions(key.projectRoot) }),
+    JSON.stringify({
+      outDir: resolve(key.outDir),
+      serviceId: key.serviceId ?? null,
+      variant: key.variant ?? null,
+      node: process.versions.node,
+      deps: dependencyVersions(key.projectRoot),
+    }),
   );
   for (const file of [...key.specFiles.map((f) => resolve(f)), ...generatorCode(key.projectRoot)]) {
     hash.update(`\0${file}\0`);
@@ -86,7 +99,13 @@ export function inputsHash(key: CacheKey): string {
 }
 
 function recordPath(key: CacheKey): string {
-  return join(key.projectRoot, "node_modules", ".cache", "stepforge", `generate-${sha256(resolve(key.outDir)).slice(0, 16)}.json`);
+  return join(
+    key.projectRoot,
+    "node_modules",
+    ".cache",
+    "stepforge",
+    `generate-${sha256(resolve(key.outDir)).slice(0, 16)}.json`,
+  );
 }
 
 /**

@@ -3,7 +3,18 @@
  * point at file:line:col. Nothing here knows what OpenAPI is.
  */
 import { readFileSync } from "node:fs";
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node, type Pair, type YAMLMap } from "yaml";
+import {
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseDocument,
+  type Document,
+  type Node,
+  type Pair,
+  type YAMLMap,
+} from "yaml";
 import { SpecError, toPointer, type Diagnostic, type Severity } from "./diagnostics.js";
 import { yamlErrorDiagnostics } from "./yaml-errors.js";
 
@@ -24,7 +35,9 @@ export function loadSpecFile(file: string): LoadedSpec {
     text = readFileSync(file, "utf8");
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message;
-    throw new SpecError([{ code: "SF001", severity: "error", message: `cannot read the spec: ${reason}`, file, line: 1, column: 1 }]);
+    throw new SpecError([
+      { code: "SF001", severity: "error", message: `cannot read the spec: ${reason}`, file, line: 1, column: 1 },
+    ]);
   }
   return loadSpecText(file, text);
 }
@@ -38,13 +51,23 @@ function tooDeep(value: unknown): boolean {
   while (stack.length > 0) {
     const [node, depth] = stack.pop()!;
     if (depth > MAX_DEPTH) return true;
-    if (node && typeof node === "object") for (const child of Object.values(node)) if (child && typeof child === "object") stack.push([child, depth + 1]);
+    if (node && typeof node === "object")
+      for (const child of Object.values(node)) if (child && typeof child === "object") stack.push([child, depth + 1]);
   }
   return false;
 }
 
 function tooDeepError(file: string): SpecError {
-  return new SpecError([{ code: "SF002", severity: "error", message: `the document nests deeper than ${MAX_DEPTH} levels; no OpenAPI document needs that`, file, line: 1, column: 1 }]);
+  return new SpecError([
+    {
+      code: "SF002",
+      severity: "error",
+      message: `the document nests deeper than ${MAX_DEPTH} levels; no OpenAPI document needs that`,
+      file,
+      line: 1,
+      column: 1,
+    },
+  ]);
 }
 
 export function loadSpecText(file: string, text: string): LoadedSpec {
@@ -66,7 +89,9 @@ export function loadSpecText(file: string, text: string): LoadedSpec {
     if (data && typeof data === "object" && !Array.isArray(data)) {
       if (tooDeep(data)) throw tooDeepError(file);
       let positions: LoadedSpec | undefined;
-      return loadedSpec(file, text, data as Record<string, unknown>, (path) => (positions ??= parseWithPositions(file, text)).locate(path));
+      return loadedSpec(file, text, data as Record<string, unknown>, (path) =>
+        (positions ??= parseWithPositions(file, text)).locate(path),
+      );
     }
   }
   return parseWithPositions(file, text);
@@ -78,7 +103,9 @@ function jsonError(file: string, text: string, error: SyntaxError): SpecError {
   const offset = at ? Number(at[1]) : text.length;
   const before = text.slice(0, offset).split(/\r\n|\r|\n/);
   const message = `not valid JSON: ${error.message.replace(/ in JSON at position \d+.*$/, "")}`;
-  return new SpecError([{ code: "SF002", severity: "error", message, file, line: before.length, column: before.at(-1)!.length + 1 }]);
+  return new SpecError([
+    { code: "SF002", severity: "error", message, file, line: before.length, column: before.at(-1)!.length + 1 },
+  ]);
 }
 
 function parseWithPositions(file: string, text: string): LoadedSpec {
@@ -100,11 +127,29 @@ function parseWithPositions(file: string, text: string): LoadedSpec {
   } catch (error) {
     if (error instanceof RangeError) throw tooDeepError(file);
     // yaml throws (a ReferenceError) on alias expansion that would blow up ("billion laughs").
-    throw new SpecError([{ code: "SF002", severity: "error", message: `not valid YAML: ${(error as Error).message.split("\n")[0]}`, file, line: 1, column: 1 }]);
+    throw new SpecError([
+      {
+        code: "SF002",
+        severity: "error",
+        message: `not valid YAML: ${(error as Error).message.split("\n")[0]}`,
+        file,
+        line: 1,
+        column: 1,
+      },
+    ]);
   }
   if (tooDeep(data)) throw tooDeepError(file);
   if (!data || typeof data !== "object" || Array.isArray(data)) {
-    throw new SpecError([{ code: "SF003", severity: "error", message: "the spec must be a YAML or JSON object (an OpenAPI document)", file, line: 1, column: 1 }]);
+    throw new SpecError([
+      {
+        code: "SF003",
+        severity: "error",
+        message: "the spec must be a YAML or JSON object (an OpenAPI document)",
+        file,
+        line: 1,
+        column: 1,
+      },
+    ]);
   }
 
   const locate = (path: ReadonlyArray<string | number>) => {
@@ -117,7 +162,12 @@ function parseWithPositions(file: string, text: string): LoadedSpec {
   return loadedSpec(file, text, data as Record<string, unknown>, locate);
 }
 
-function loadedSpec(file: string, text: string, data: Record<string, unknown>, locate: LoadedSpec["locate"]): LoadedSpec {
+function loadedSpec(
+  file: string,
+  text: string,
+  data: Record<string, unknown>,
+  locate: LoadedSpec["locate"],
+): LoadedSpec {
   return {
     file,
     text,

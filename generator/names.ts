@@ -53,7 +53,9 @@ export function toIdentifier(text: string, prefix = "op"): string {
   if (id === "") return prefix === "op" ? "operation" : prefix;
   const named = STARTS_IDENTIFIER.test(id) ? id : `${prefix}${changeFirst(id, (c) => c.toUpperCase())}`;
   // Case mapping can, in rare scripts, give a character that is no identifier part: keep ASCII then.
-  return IDENTIFIER.test(named) ? named : toIdentifier(named.normalize("NFKD").replace(/[^A-Za-z0-9_$]+/g, " "), prefix);
+  return IDENTIFIER.test(named)
+    ? named
+    : toIdentifier(named.normalize("NFKD").replace(/[^A-Za-z0-9_$]+/g, " "), prefix);
 }
 
 export interface Claim {

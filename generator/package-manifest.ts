@@ -31,7 +31,8 @@ export interface ManifestRequest {
 /** npm's rules for a package name (lower case, URL-safe, optionally scoped, at most 214 characters). */
 export function packageNameProblem(name: string): string | undefined {
   if (name.length === 0 || name.length > 214) return "must be 1 to 214 characters long";
-  if (!/^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/.test(name)) return "must be lower case letters, digits and - . _ ~, optionally with an @scope/ prefix";
+  if (!/^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/.test(name))
+    return "must be lower case letters, digits and - . _ ~, optionally with an @scope/ prefix";
   return undefined;
 }
 
@@ -39,12 +40,18 @@ export function packageNameProblem(name: string): string | undefined {
 type Entry = { types: string; import: string; default: string };
 
 export function packageExports(serviceIds: readonly string[], files: readonly ManifestInput[]): Record<string, Entry> {
-  const entry = (module: string): Entry => ({ types: `./dist/${module}.d.ts`, import: `./dist/${module}.js`, default: `./dist/${module}.js` });
+  const entry = (module: string): Entry => ({
+    types: `./dist/${module}.d.ts`,
+    import: `./dist/${module}.js`,
+    default: `./dist/${module}.js`,
+  });
   const exports: Record<string, Entry> = {};
   if (files.some((f) => f.path === "index.ts")) exports["."] = entry("index");
   for (const id of [...serviceIds].sort()) {
     exports[`./${id}`] = entry(`${id}/index`);
-    const own = files.filter((f) => f.ownEntry && f.path.startsWith(`${id}/`) && f.path.endsWith(".ts")).map((f) => f.path.replace(/\.ts$/, ""));
+    const own = files
+      .filter((f) => f.ownEntry && f.path.startsWith(`${id}/`) && f.path.endsWith(".ts"))
+      .map((f) => f.path.replace(/\.ts$/, ""));
     for (const module of own.sort()) exports[`./${module}`] = entry(module);
   }
   return exports;
@@ -58,7 +65,10 @@ export function packageManifest(request: ManifestRequest): string {
     } catch {
       pkg = undefined as never;
     }
-    if (!pkg || typeof pkg !== "object" || Array.isArray(pkg)) throw new Error("the existing package.json in the output folder is not a JSON object; fix it or remove it, then run generate again");
+    if (!pkg || typeof pkg !== "object" || Array.isArray(pkg))
+      throw new Error(
+        "the existing package.json in the output folder is not a JSON object; fix it or remove it, then run generate again",
+      );
   }
   const defaults: Record<string, unknown> = {
     name: request.packageName,
@@ -73,7 +83,10 @@ export function packageManifest(request: ManifestRequest): string {
   merged.name = request.packageName;
   merged.type = "module";
   merged.exports = packageExports(request.serviceIds, request.files);
-  merged.dependencies = { ...((pkg.dependencies as Record<string, string> | undefined) ?? {}), stepforge: `^${request.stepforgeVersion}` };
+  merged.dependencies = {
+    ...((pkg.dependencies as Record<string, string> | undefined) ?? {}),
+    stepforge: `^${request.stepforgeVersion}`,
+  };
   return `${JSON.stringify(merged, null, 2)}\n`;
 }
 

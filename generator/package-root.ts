@@ -13,7 +13,8 @@ export function packageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const pkg = join(dir, "package.json");
-    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, "utf8")) as { name?: string }).name === "stepforge") return (cached = dir);
+    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, "utf8")) as { name?: string }).name === "stepforge")
+      return (cached = dir);
     const parent = dirname(dir);
     if (parent === dir) throw new Error("cannot find the stepforge package root");
     dir = parent;

@@ -60,10 +60,10 @@ export function unicodeSpelling(pattern: string): string | undefined {
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i]!;
     if (c === "\\") {
-      const escape = escapeOf(pattern, i, false, namedGroups);
-      if (escape === undefined) return undefined;
-      out += escape.text;
-      i += escape.length - 1;
+      const escaped = escapeOf(pattern, i, false, namedGroups);
+      if (escaped === undefined) return undefined;
+      out += escaped.text;
+      i += escaped.length - 1;
     } else if (c === "[") {
       const cls = characterClass(pattern, i, namedGroups);
       if (cls === undefined) return undefined;
@@ -103,10 +103,10 @@ function characterClass(pattern: string, at: number, namedGroups: boolean): { te
       i++;
       return { text: c === "-" ? "\\-" : c, set: false };
     }
-    const escape = escapeOf(pattern, i, true, namedGroups);
-    if (escape === undefined) return undefined;
-    i += escape.length;
-    return { text: escape.text === "-" ? "\\-" : escape.text, set: CLASS_ESCAPE.test(escape.text) };
+    const escaped = escapeOf(pattern, i, true, namedGroups);
+    if (escaped === undefined) return undefined;
+    i += escaped.length;
+    return { text: escaped.text === "-" ? "\\-" : escaped.text, set: CLASS_ESCAPE.test(escaped.text) };
   };
   while (i < pattern.length && pattern[i] !== "]") {
     const first = atom();

@@ -20,7 +20,15 @@ import { checkProjectSpec, type SpecOverrides } from "./project-spec.js";
 import type { ServiceModel } from "./model.js";
 
 /** Every per-service emitter, in output order. A new artefact is a new entry here. */
-export const SERVICE_EMITTERS: Emitter[] = [emitTypes, emitDescriptor, emitClient, emitTools, emitTriggers, emitReadme, emitMock];
+export const SERVICE_EMITTERS: Emitter[] = [
+  emitTypes,
+  emitDescriptor,
+  emitClient,
+  emitTools,
+  emitTriggers,
+  emitReadme,
+  emitMock,
+];
 
 export type { SpecOverrides } from "./project-spec.js";
 
@@ -87,7 +95,13 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
   for (const model of models) {
     const other = ids.get(model.id);
     if (other) {
-      throw new SpecError([model.spec.diagnostic("SF141", ["x-stepforge", "id"], `service id "${model.id}" is also used by ${other}; each spec needs its own id`)]);
+      throw new SpecError([
+        model.spec.diagnostic(
+          "SF141",
+          ["x-stepforge", "id"],
+          `service id "${model.id}" is also used by ${other}; each spec needs its own id`,
+        ),
+      ]);
     }
     ids.set(model.id, model.spec.file);
   }
@@ -101,7 +115,11 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
 }
 
 /** Every file of one service, its index last; `emitters` adds each emitter's milliseconds. */
-export async function emitService(model: ServiceModel, request: GenerateRequest, emitters: Record<string, number> = {}): Promise<GeneratedFile[]> {
+export async function emitService(
+  model: ServiceModel,
+  request: GenerateRequest,
+  emitters: Record<string, number> = {},
+): Promise<GeneratedFile[]> {
   const ownPackage = isInside(resolve(request.outDir), resolve(request.projectRoot));
   const context: EmitContext = {
     runtimeImport: runtimeImportFor(request.outDir, model.id, request.projectRoot),
@@ -128,21 +146,31 @@ export async function emitService(model: ServiceModel, request: GenerateRequest,
  * How a user's code imports a service generated outside this package: from the package the output
  * is published as, else by the output folder's path from the project folder.
  */
-export function moduleImportFor(request: Pick<GenerateRequest, "outDir" | "packageName" | "userRoot">, serviceId: string): string {
+export function moduleImportFor(
+  request: Pick<GenerateRequest, "outDir" | "packageName" | "userRoot">,
+  serviceId: string,
+): string {
   if (request.packageName) return `${request.packageName}/${serviceId}`;
-  const rel = toPosix(relative(resolve(request.userRoot ?? process.cwd()), join(resolve(request.outDir), serviceId, "index.js")));
+  const rel = toPosix(
+    relative(resolve(request.userRoot ?? process.cwd()), join(resolve(request.outDir), serviceId, "index.js")),
+  );
   return rel.startsWith(".") ? rel : `./${rel}`;
 }
 
 /** The root index over every service (one namespace per spec). */
 export function emitRoot(models: readonly ServiceModel[], request: GenerateRequest): GeneratedFile {
-  const label = models.map((m) => specLabel(m.spec.file, request.projectRoot)).sort().join(", ");
+  const label = models
+    .map((m) => specLabel(m.spec.file, request.projectRoot))
+    .sort()
+    .join(", ");
   return emitRootIndex([...models], { runtimeImport: "", specLabel: label });
 }
 
 export function specLabel(file: string, projectRoot: string): string {
   const abs = resolve(file);
-  return toPosix(isInside(abs, resolve(projectRoot)) ? relative(resolve(projectRoot), abs) : relative(process.cwd(), abs));
+  return toPosix(
+    isInside(abs, resolve(projectRoot)) ? relative(resolve(projectRoot), abs) : relative(process.cwd(), abs),
+  );
 }
 
 export interface Drift {
@@ -217,12 +245,22 @@ export interface PackageEntry {
  * service keeps out of its index (`stepforge/trello/mock`).
  */
 export function packageExports(models: ServiceModel[], files: GeneratedFile[]): Record<string, PackageEntry> {
-  const entry = (path: string) => ({ types: `./dist/${path}.d.ts`, import: `./dist/${path}.js`, default: `./dist/${path}.js` });
-  const exports: Record<string, PackageEntry> = { ".": entry("generated/index"), "./config": entry("cli/config/define"), "./runtime": entry("runtime/index") };
+  const entry = (path: string) => ({
+    types: `./dist/${path}.d.ts`,
+    import: `./dist/${path}.js`,
+    default: `./dist/${path}.js`,
+  });
+  const exports: Record<string, PackageEntry> = {
+    ".": entry("generated/index"),
+    "./config": entry("cli/config/define"),
+    "./runtime": entry("runtime/index"),
+  };
   for (const module of RUNTIME_ENTRIES) exports[`./runtime/${module}`] = entry(`runtime/${module}/index`);
   for (const id of models.map((m) => m.id).sort()) {
     exports[`./${id}`] = entry(`generated/${id}/index`);
-    for (const file of files.filter((f) => f.ownEntry && f.path.startsWith(`${id}/`)).sort((a, b) => a.path.localeCompare(b.path))) {
+    for (const file of files
+      .filter((f) => f.ownEntry && f.path.startsWith(`${id}/`))
+      .sort((a, b) => a.path.localeCompare(b.path))) {
       const module = file.path.replace(/\.ts$/, "");
       exports[`./${module}`] = entry(`generated/${module}`);
     }
@@ -236,4 +274,3 @@ export function packageJsonWithExports(text: string, models: ServiceModel[], fil
   pkg.exports = packageExports(models, files);
   return `${JSON.stringify(pkg, null, 2)}\n`;
 }
-

@@ -27,7 +27,9 @@ export function jsdoc(text: string, indent = ""): string {
   const lines = commentLines(text.trim());
   while (lines.length > 1 && lines.at(-1) === "") lines.pop();
   if (lines.length === 1 && indent.length + lines[0]!.length + 7 <= WIDTH) return `${indent}/** ${lines[0]} */`;
-  return [`${indent}/**`, ...lines.map((line) => (line ? `${indent} * ${line}` : `${indent} *`)), `${indent} */`].join("\n");
+  return [`${indent}/**`, ...lines.map((line) => (line ? `${indent} * ${line}` : `${indent} *`)), `${indent} */`].join(
+    "\n",
+  );
 }
 
 /** A `//` comment: always one line (a line break in the text would end the comment). */
@@ -37,7 +39,9 @@ export function lineComment(text: string): string {
 
 /** A string literal (double quotes; line and paragraph separators escaped too, for readers and old parsers). */
 export function str(value: string): string {
-  return JSON.stringify(value).replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+  return JSON.stringify(value)
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
 }
 
 /**
@@ -63,7 +67,9 @@ export function compactJsonData(value: unknown, depth = 2, indent = ""): string 
     if (level >= depth || v === null || typeof v !== "object") return JSON.stringify(v) ?? "null";
     if (Array.isArray(v)) return v.length ? `[\n${v.map((item) => lines(item, level + 1)).join(",\n")}\n]` : "[]";
     const entries = jsonEntries(v);
-    return entries.length ? `{\n${entries.map(([k, x]) => `${JSON.stringify(k)}:${lines(x, level + 1)}`).join(",\n")}\n}` : "{}";
+    return entries.length
+      ? `{\n${entries.map(([k, x]) => `${JSON.stringify(k)}:${lines(x, level + 1)}`).join(",\n")}\n}`
+      : "{}";
   };
   return templateJson(lines(value, 0), indent);
 }
@@ -103,7 +109,9 @@ function jsonFlat(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
   if (Array.isArray(value)) return `[${value.map(jsonFlat).join(", ")}]`;
   const entries = jsonEntries(value);
-  return entries.length === 0 ? "{}" : `{ ${entries.map(([k, v]) => `${JSON.stringify(k)}: ${jsonFlat(v)}`).join(", ")} }`;
+  return entries.length === 0
+    ? "{}"
+    : `{ ${entries.map(([k, v]) => `${JSON.stringify(k)}: ${jsonFlat(v)}`).join(", ")} }`;
 }
 
 export function isIdentifier(name: string): boolean {
@@ -124,7 +132,8 @@ export function key(name: string): string {
  * refuses anything else, so a spec value can never reach the source as code.
  */
 export function ident(name: string): string {
-  if (!isIdentifier(name) || isReservedWord(name)) throw new Error(`internal: "${name}" is not a usable identifier (it should have come from a name table)`);
+  if (!isIdentifier(name) || isReservedWord(name))
+    throw new Error(`internal: "${name}" is not a usable identifier (it should have come from a name table)`);
   return name;
 }
 
@@ -160,7 +169,8 @@ export const arr = (items: Code[]): ArrayLit => ({ kind: "array", items });
 
 /** `base.method(args)`, appended to an existing chain when `base` is one. */
 export function chain(base: Code, method: string, ...args: Code[]): Chain {
-  if (typeof base !== "string" && base.kind === "chain") return { kind: "chain", base: base.base, links: [...base.links, { method, args }] };
+  if (typeof base !== "string" && base.kind === "chain")
+    return { kind: "chain", base: base.base, links: [...base.links, { method, args }] };
   return { kind: "chain", base, links: [{ method, args }] };
 }
 
@@ -170,7 +180,11 @@ export function literal(value: unknown): Code {
   if (typeof value === "string") return str(value);
   if (Array.isArray(value)) return arr(value.map(literal));
   if (value !== null && typeof value === "object") {
-    return obj(Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).map(([k, v]) => [key(k), literal(v)]));
+    return obj(
+      Object.entries(value as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => [key(k), literal(v)]),
+    );
   }
   if (typeof value === "number" && !Number.isFinite(value)) return "null";
   return String(value);
@@ -238,7 +252,8 @@ export function print(code: Code, indent = "", column = indent.length): string {
     case "chain": {
       const base = print(code.base, indent, column);
       const lastLine = base.slice(base.lastIndexOf("\n") + 1);
-      const linkText = (l: Chain["links"][number], at: string, col: number) => print(call(`.${l.method}`, ...l.args), at, col);
+      const linkText = (l: Chain["links"][number], at: string, col: number) =>
+        print(call(`.${l.method}`, ...l.args), at, col);
       const tail = code.links.map((l) => flat(call(`.${l.method}`, ...l.args))).join("");
       const baseColumn = base.includes("\n") ? lastLine.length : column + base.length;
       if (baseColumn + tail.length <= WIDTH) return base + tail;

@@ -90,7 +90,7 @@ export class RefResolver {
         if (open.has(ref)) return {};
         const { $ref: _ref, ...siblings } = node;
         const target = walk(this.pointer(ref), new Set([...open, ref]));
-        return isObject(target) ? { ...target, ...walk(siblings, open) as Json } : target ?? {};
+        return isObject(target) ? { ...target, ...(walk(siblings, open) as Json) } : (target ?? {});
       }
       const out: Json = {};
       for (const [key, child] of Object.entries(node)) setOwn(out, key, walk(child, open));
@@ -102,7 +102,8 @@ export class RefResolver {
   /** Follows `$ref`s without merging siblings; undefined when the chain breaks. */
   target(value: unknown): unknown {
     let node = value;
-    for (let i = 0; i < MAX_CHAIN && isObject(node) && typeof node.$ref === "string"; i++) node = this.pointer(node.$ref);
+    for (let i = 0; i < MAX_CHAIN && isObject(node) && typeof node.$ref === "string"; i++)
+      node = this.pointer(node.$ref);
     return isObject(node) && typeof node.$ref === "string" ? undefined : node;
   }
 }

@@ -116,7 +116,13 @@ const LimitBase = {
   id: identifier,
   description: z.string().min(1),
   applies: z.enum(["all", "read", "write"]).default("all"),
-  per: z.union([z.literal("connection"), z.string().regex(/^field:[a-zA-Z][a-zA-Z0-9_]*$/), z.string().regex(/^path:[a-zA-Z][a-zA-Z0-9_]*$/)]).default("connection"),
+  per: z
+    .union([
+      z.literal("connection"),
+      z.string().regex(/^field:[a-zA-Z][a-zA-Z0-9_]*$/),
+      z.string().regex(/^path:[a-zA-Z][a-zA-Z0-9_]*$/),
+    ])
+    .default("connection"),
   excludePathPrefixes: z.array(z.string().startsWith("/")).optional(),
   penaltySeconds: z.number().positive().optional(),
   pathPrefix: z.string().startsWith("/").optional(),
@@ -125,7 +131,14 @@ const LimitBase = {
 
 /** Validates {@link LimitSpec}. */
 export const LimitSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("window"), ...LimitBase, requests: z.number().int().positive(), windowSeconds: z.number().positive() }).strict(),
+  z
+    .object({
+      kind: z.literal("window"),
+      ...LimitBase,
+      requests: z.number().int().positive(),
+      windowSeconds: z.number().positive(),
+    })
+    .strict(),
   z.object({ kind: z.literal("concurrency"), ...LimitBase, max: z.number().int().positive() }).strict(),
   z
     .object({
@@ -135,8 +148,14 @@ export const LimitSchema = z.discriminatedUnion("kind", [
       resetTimeZone: z.string().min(1).describe("IANA zone whose midnight resets the quota"),
     })
     .strict(),
-  z.object({ kind: z.literal("monthly-quota"), ...LimitBase, requests: z.number().int().positive(),
-    resetTimeZone: z.string().min(1).describe("IANA zone whose midnight on the 1st resets the quota") }).strict(),
+  z
+    .object({
+      kind: z.literal("monthly-quota"),
+      ...LimitBase,
+      requests: z.number().int().positive(),
+      resetTimeZone: z.string().min(1).describe("IANA zone whose midnight on the 1st resets the quota"),
+    })
+    .strict(),
   z
     .object({
       kind: z.literal("header-quota"),

@@ -144,43 +144,53 @@ export type LimitSpecBase = {
 };
 
 /** At most `requests` per `windowSeconds`. */
-export type WindowLimit = Flat<LimitSpecBase & {
-  kind: "window";
-  requests: number;
-  windowSeconds: number;
-}>;
+export type WindowLimit = Flat<
+  LimitSpecBase & {
+    kind: "window";
+    requests: number;
+    windowSeconds: number;
+  }
+>;
 
 /** At most `max` requests in flight at once. */
-export type ConcurrencyLimit = Flat<LimitSpecBase & {
-  kind: "concurrency";
-  max: number;
-}>;
+export type ConcurrencyLimit = Flat<
+  LimitSpecBase & {
+    kind: "concurrency";
+    max: number;
+  }
+>;
 
 /** At most `requests` per day. */
-export type DailyQuotaLimit = Flat<LimitSpecBase & {
-  kind: "daily-quota";
-  requests: number;
-  /** IANA zone whose midnight resets the quota. */
-  resetTimeZone: string;
-}>;
+export type DailyQuotaLimit = Flat<
+  LimitSpecBase & {
+    kind: "daily-quota";
+    requests: number;
+    /** IANA zone whose midnight resets the quota. */
+    resetTimeZone: string;
+  }
+>;
 
 /** At most `requests` per month. */
-export type MonthlyQuotaLimit = Flat<LimitSpecBase & {
-  kind: "monthly-quota";
-  requests: number;
-  /** IANA zone whose midnight on the 1st resets the quota. */
-  resetTimeZone: string;
-}>;
+export type MonthlyQuotaLimit = Flat<
+  LimitSpecBase & {
+    kind: "monthly-quota";
+    requests: number;
+    /** IANA zone whose midnight on the 1st resets the quota. */
+    resetTimeZone: string;
+  }
+>;
 
 /** A quota the service reports in response headers. */
-export type HeaderQuotaLimit = Flat<LimitSpecBase & {
-  kind: "header-quota";
-  /** Response headers that report what is left; the client stops before it reaches zero. */
-  remainingHeader: string;
-  usedHeader?: string | undefined;
-  costHeader?: string | undefined;
-  resetTimeZone: string;
-}>;
+export type HeaderQuotaLimit = Flat<
+  LimitSpecBase & {
+    kind: "header-quota";
+    /** Response headers that report what is left; the client stops before it reaches zero. */
+    remainingHeader: string;
+    usedHeader?: string | undefined;
+    costHeader?: string | undefined;
+    resetTimeZone: string;
+  }
+>;
 
 /** One limit of the service, by `kind`. */
 export type LimitSpec = WindowLimit | ConcurrencyLimit | DailyQuotaLimit | MonthlyQuotaLimit | HeaderQuotaLimit;

@@ -133,7 +133,10 @@ const REDACTED = "[redacted]";
 function escapesInAnyCase(form: string): RegExp {
   const source = form
     .replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
-    .replace(/%([0-9A-F])([0-9A-F])/g, (_, a: string, b: string) => `%[${a}${a.toLowerCase()}][${b}${b.toLowerCase()}]`);
+    .replace(
+      /%([0-9A-F])([0-9A-F])/g,
+      (_, a: string, b: string) => `%[${a}${a.toLowerCase()}][${b}${b.toLowerCase()}]`,
+    );
   return new RegExp(source, "g");
 }
 
@@ -141,7 +144,11 @@ export function redact(text: string, secrets: Iterable<string>): string {
   let out = text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@'"]*@/gi, "$1");
   for (const secret of secrets) {
     if (!secret || secret.length < 4) continue;
-    for (const form of new Set([secret, encodeURIComponent(secret), new URLSearchParams([["", secret]]).toString().slice(1)])) {
+    for (const form of new Set([
+      secret,
+      encodeURIComponent(secret),
+      new URLSearchParams([["", secret]]).toString().slice(1),
+    ])) {
       out = form.includes("%") ? out.replace(escapesInAnyCase(form), REDACTED) : out.split(form).join(REDACTED);
     }
   }
@@ -181,7 +188,8 @@ export class ConnectionError extends ValidationError {
 }
 
 /** Query keys whose values are credentials whatever service they belong to. */
-const SENSITIVE_QUERY_KEY = /^(key|token|api[-_]?key|apikey|access[-_]?token|refresh[-_]?token|client[-_]?secret|secret|password|passwd|code|signature|sig|auth|authorization)$/i;
+const SENSITIVE_QUERY_KEY =
+  /^(key|token|api[-_]?key|apikey|access[-_]?token|refresh[-_]?token|client[-_]?secret|secret|password|passwd|code|signature|sig|auth|authorization)$/i;
 
 /**
  * A URL fit for a log line or an error: values of credential-like query keys (and of `extraKeys`,

@@ -29,7 +29,9 @@ try {
     process.stderr.write(`stepforge: cannot build the package: ${why}\n`);
     process.exit(1);
   }
-  process.stderr.write(`stepforge: dist/ not built: ${why}; to use stepforge in another project, install a packed tarball (\`npm pack\`) instead\n`);
+  process.stderr.write(
+    `stepforge: dist/ not built: ${why}; to use stepforge in another project, install a packed tarball (\`npm pack\`) instead\n`,
+  );
   process.exit(0);
 }
 

@@ -8,13 +8,16 @@ const file = process.argv[2]!;
 const doc = parse(readFileSync(file, "utf8"));
 let problems = 0;
 const report = (where: string, issues: { path: PropertyKey[]; message: string }[]) => {
-  for (const i of issues) { problems++; console.log(`${where}.${i.path.join(".")}: ${i.message}`); }
+  for (const i of issues) {
+    problems++;
+    console.log(`${where}.${i.path.join(".")}: ${i.message}`);
+  }
 };
 const root = ServiceExtensionSchema.safeParse(doc["x-stepforge"]);
 if (!root.success) report("x-stepforge", root.error.issues);
 for (const [p, item] of Object.entries<any>(doc.paths ?? {})) {
   for (const [m, op] of Object.entries<any>(item)) {
-    if (!["get","put","post","delete","patch","head","options"].includes(m)) continue;
+    if (!["get", "put", "post", "delete", "patch", "head", "options"].includes(m)) continue;
     const ext = Object.fromEntries(Object.entries(op).filter(([k]) => k.startsWith("x-")));
     const r = OperationExtensionsSchema.safeParse(ext);
     if (!r.success) report(`${m.toUpperCase()} ${p}`, r.error.issues);

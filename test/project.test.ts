@@ -16,6 +16,16 @@ const root = packageRoot();
 const seedFile = join(root, "..", "shared", "seed", "000_2f5e8f1b598fe6f9.txt");
 
 describe("project", () => {
+  it("the sources are formatted and linted as biome.json says (biome ci: 120 columns, recommended rules)", () => {
+    const biome = join(root, "node_modules", "@biomejs", "biome", "bin", "biome");
+    const run = spawnSync(process.execPath, [biome, "ci", "--diagnostic-level=error", "--colors=off", "."], {
+      cwd: root,
+      encoding: "utf8",
+    });
+    // The file names and rules it reports are the fix: `npx biome format --write .`, or the rule's advice.
+    expect(run.status, `${run.stdout}\n${run.stderr}`.slice(0, 4000)).toBe(0);
+  });
+
   it("stepforge lint: the four specs have no errors and no warnings (Spectral's findings and stepforge's conventions are warnings)", async () => {
     const result = await runCli("lint");
     expect(result.stdout).toContain("4 specs linted: 0 errors, 0 warnings");
@@ -29,7 +39,9 @@ describe("project", () => {
   });
 
   it("the built command runs (bin/stepforge.js → dist/)", () => {
-    const run = spawnSync(process.execPath, [join(root, "bin", "stepforge.js"), "generate", "--check"], { encoding: "utf8" });
+    const run = spawnSync(process.execPath, [join(root, "bin", "stepforge.js"), "generate", "--check"], {
+      encoding: "utf8",
+    });
     expect(run.stderr).toBe("");
     expect(run.stdout).toContain("generated code is fresh");
     expect(run.status).toBe(0);
@@ -44,11 +56,32 @@ describe("project", () => {
   it("package exports load one service without the others", () => {
     const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
     expect(Object.keys(pkg.exports).sort()).toEqual([
-      ".", "./config", "./contentsnare", "./contentsnare/mock", "./marketo", "./marketo/mock", "./runtime", "./runtime/code", "./runtime/mcp", "./runtime/mock", "./runtime/observe", "./runtime/tools", "./runtime/triggers", "./runtime/zod", "./trello", "./trello/mock", "./worldnews", "./worldnews/mock",
+      ".",
+      "./config",
+      "./contentsnare",
+      "./contentsnare/mock",
+      "./marketo",
+      "./marketo/mock",
+      "./runtime",
+      "./runtime/code",
+      "./runtime/mcp",
+      "./runtime/mock",
+      "./runtime/observe",
+      "./runtime/tools",
+      "./runtime/triggers",
+      "./runtime/zod",
+      "./trello",
+      "./trello/mock",
+      "./worldnews",
+      "./worldnews/mock",
     ]);
     // `default` is what require() resolves to from CommonJS: the same ES build (Node >= 20.19).
     const trello = "./dist/generated/trello/index.js";
-    expect(pkg.exports["./trello"]).toEqual({ types: "./dist/generated/trello/index.d.ts", import: trello, default: trello });
+    expect(pkg.exports["./trello"]).toEqual({
+      types: "./dist/generated/trello/index.d.ts",
+      import: trello,
+      default: trello,
+    });
     const index = readFileSync(join(root, "generated", "trello", "index.ts"), "utf8");
     expect(index).not.toMatch(/marketo|worldnews|contentsnare/);
     // The mock (HTTP server, JSON Schema validator) is its own entry, not part of the client's import.
@@ -63,24 +96,35 @@ describe("seed coverage", () => {
     for (const [service, section] of Object.entries(SEED_SECTIONS)) {
       const start = endpoints.indexOf(`### ${section}`);
       const end = endpoints.indexOf("###", start + 4);
-      const rows = [...endpoints.slice(start, end === -1 ? undefined : end).matchAll(/^\| ([^|]+) \| (GET|POST|PUT|DELETE) (\S+) \|/gm)];
+      const rows = [
+        ...endpoints
+          .slice(start, end === -1 ? undefined : end)
+          .matchAll(/^\| ([^|]+) \| (GET|POST|PUT|DELETE) (\S+) \|/gm),
+      ];
       expect(rows.map((r) => [r[2], r[3], r[1]!.trim()])).toEqual(SEED_ENDPOINTS[service]);
     }
   });
 
-  it.each(Object.entries(SEED_ENDPOINTS))("specs/%s.yaml holds every seed endpoint with its method, path and seed name", (service, endpoints) => {
-    const doc = parse(readFileSync(join(root, "specs", `${service}.yaml`), "utf8"));
-    for (const [method, path, name] of endpoints) {
-      const op = doc.paths?.[path]?.[method.toLowerCase()];
-      expect(op, `${method} ${path}`).toBeDefined();
-      expect(op["x-stepforge-seed"]?.name?.toLowerCase(), `${method} ${path} seed name`).toBe(name.toLowerCase());
-      for (const code of Object.keys(op.responses)) {
-        const refName = String(op.responses[code].$ref ?? "").split("/").pop() ?? "";
-        const content = op.responses[code].content ?? doc.components?.responses?.[refName]?.content;
-        for (const media of Object.values<any>(content ?? {})) expect(media.example ?? media.examples, `${method} ${path} ${code} example`).toBeDefined();
+  it.each(Object.entries(SEED_ENDPOINTS))(
+    "specs/%s.yaml holds every seed endpoint with its method, path and seed name",
+    (service, endpoints) => {
+      const doc = parse(readFileSync(join(root, "specs", `${service}.yaml`), "utf8"));
+      for (const [method, path, name] of endpoints) {
+        const op = doc.paths?.[path]?.[method.toLowerCase()];
+        expect(op, `${method} ${path}`).toBeDefined();
+        expect(op["x-stepforge-seed"]?.name?.toLowerCase(), `${method} ${path} seed name`).toBe(name.toLowerCase());
+        for (const code of Object.keys(op.responses)) {
+          const refName =
+            String(op.responses[code].$ref ?? "")
+              .split("/")
+              .pop() ?? "";
+          const content = op.responses[code].content ?? doc.components?.responses?.[refName]?.content;
+          for (const media of Object.values<any>(content ?? {}))
+            expect(media.example ?? media.examples, `${method} ${path} ${code} example`).toBeDefined();
+        }
       }
-    }
-  });
+    },
+  );
 });
 
 describe("the commands that repair generated/ do not depend on it", () => {
@@ -100,7 +144,10 @@ describe("the commands that repair generated/ do not depend on it", () => {
   }
 
   it.each(["generate", "lint"])("stepforge %s never imports generated code", (command) => {
-    const graph = [...importGraph(join(root, "cli", "commands", `${command}.ts`)), ...importGraph(join(root, "cli", "main.ts"))];
+    const graph = [
+      ...importGraph(join(root, "cli", "commands", `${command}.ts`)),
+      ...importGraph(join(root, "cli", "main.ts")),
+    ];
     expect(graph.length).toBeGreaterThan(5);
     expect(graph.filter((f) => f.includes(`${join(root, "generated")}/`))).toEqual([]);
   });

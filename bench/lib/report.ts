@@ -46,11 +46,20 @@ let gnuTime: boolean | undefined;
  * Runs a command to completion and measures it. Peak memory comes from GNU time's `%M` when the
  * machine has it (Debian: the `time` package); the benchmark still runs without it.
  */
-export function runChild(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): ChildRun {
+export function runChild(
+  command: string,
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): ChildRun {
   gnuTime ??= spawnSync(GNU_TIME, ["-f", "%M", "true"]).status === 0;
   const [file, argv] = gnuTime ? [GNU_TIME, ["-f", "@@peak %M", command, ...args]] : [command, [...args]];
   const started = performance.now();
-  const result = spawnSync(file, argv, { cwd: options.cwd, env: options.env ?? process.env, encoding: "utf8", maxBuffer: 256 * 2 ** 20 });
+  const result = spawnSync(file, argv, {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    encoding: "utf8",
+    maxBuffer: 256 * 2 ** 20,
+  });
   const seconds = (performance.now() - started) / 1000;
   const stderr = result.stderr ?? "";
   const peak = /@@peak (\d+)\s*$/.exec(stderr);
@@ -89,7 +98,13 @@ export function sampleSideBySide(
   const cases = measures.map((measure) => {
     const warm = measure();
     const failure = ok(warm) ? undefined : failureReason(warm);
-    return { measure, warm, failure, wanted: Math.min(rounds, Math.floor(budget / warm.seconds)), runs: [] as ChildRun[] };
+    return {
+      measure,
+      warm,
+      failure,
+      wanted: Math.min(rounds, Math.floor(budget / warm.seconds)),
+      runs: [] as ChildRun[],
+    };
   });
   for (let round = 0; round < rounds; round++) {
     for (const c of cases) {
@@ -102,14 +117,22 @@ export function sampleSideBySide(
   return cases.map((c): Sample => {
     if (c.failure !== undefined) return { ok: false, reason: c.failure };
     if (c.runs.length === 0) return { ok: true, run: c.warm, samples: 1 };
-    const run = { seconds: median(c.runs.map((r) => r.seconds)), peakMiB: median(c.runs.map((r) => r.peakMiB)), status: c.runs[0]!.status, stderr: "" };
+    const run = {
+      seconds: median(c.runs.map((r) => r.seconds)),
+      peakMiB: median(c.runs.map((r) => r.peakMiB)),
+      status: c.runs[0]!.status,
+      stderr: "",
+    };
     return { ok: true, run, samples: c.runs.length };
   });
 }
 
 /** The last meaningful stderr line of a failed run, short enough for a table cell. */
 function failureReason(run: ChildRun): string {
-  const lines = run.stderr.split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("npm warn") && !/^at /.test(l));
+  const lines = run.stderr
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith("npm warn") && !/^at /.test(l));
   const last = lines.at(-1) ?? "no output";
   return `failed (exit ${run.status}): ${last.replace(/\|/g, "\\|").slice(0, 160)}`;
 }

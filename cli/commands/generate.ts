@@ -51,7 +51,11 @@ interface Target {
   commands?: { generate: string; scope: string };
 }
 
-export async function generateCommand(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream = process.stderr): Promise<number> {
+export async function generateCommand(
+  argv: string[],
+  out: NodeJS.WritableStream,
+  err: NodeJS.WritableStream = process.stderr,
+): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -71,24 +75,42 @@ export async function generateCommand(argv: string[], out: NodeJS.WritableStream
     strict: true,
     allowPositionals: false,
   });
-  if ((values.spec === undefined) !== (values.out === undefined)) throw new UsageError("--spec and --out go together: stepforge generate --spec FILE --out DIR");
-  if (values.service !== undefined && values.spec?.length !== 1) throw new UsageError("--service goes with one --spec (it names that spec's service)");
-  if (values.project !== undefined && values.spec !== undefined) throw new UsageError("--project reads the project's config; --spec FILE --out DIR generates without one: use one");
-  if (values.watch && values.check) throw new UsageError("--watch writes on every save; --check writes nothing: use one");
-  if (values.watch && values["fail-on-breaking"]) throw new UsageError("--fail-on-breaking is a gate for one run (CI); --watch keeps writing: use one");
-  if (values.package !== undefined && values.spec === undefined) throw new UsageError("--package goes with --spec FILE --out DIR (in a project, the config's package names it)");
+  if ((values.spec === undefined) !== (values.out === undefined))
+    throw new UsageError("--spec and --out go together: stepforge generate --spec FILE --out DIR");
+  if (values.service !== undefined && values.spec?.length !== 1)
+    throw new UsageError("--service goes with one --spec (it names that spec's service)");
+  if (values.project !== undefined && values.spec !== undefined)
+    throw new UsageError("--project reads the project's config; --spec FILE --out DIR generates without one: use one");
+  if (values.watch && values.check)
+    throw new UsageError("--watch writes on every save; --check writes nothing: use one");
+  if (values.watch && values["fail-on-breaking"])
+    throw new UsageError("--fail-on-breaking is a gate for one run (CI); --watch keeps writing: use one");
+  if (values.package !== undefined && values.spec === undefined)
+    throw new UsageError("--package goes with --spec FILE --out DIR (in a project, the config's package names it)");
   const nameProblem = values.package === undefined ? undefined : packageNameProblem(values.package);
   if (nameProblem) throw new UsageError(`--package "${values.package}": a package name ${nameProblem}`);
 
   const root = packageRoot();
   const target = await targetOf(values, root);
   const ownSpecs = target.mode === "own";
-  if (values.strict && ownSpecs) throw new UsageError("--strict goes with --spec or a project (the package's own specs are always strict)");
+  if (values.strict && ownSpecs)
+    throw new UsageError("--strict goes with --spec or a project (the package's own specs are always strict)");
   const { specFiles, outDir } = target;
   const packageName = target.packageName;
   const started = performance.now();
-  const variant = JSON.stringify({ overrides: target.overrides, packageName: packageName ?? null, commands: target.commands ?? null, userRoot: target.userRoot });
-  const cacheKey: CacheKey = { specFiles, outDir, projectRoot: root, ...(values.service ? { serviceId: values.service } : {}), variant };
+  const variant = JSON.stringify({
+    overrides: target.overrides,
+    packageName: packageName ?? null,
+    commands: target.commands ?? null,
+    userRoot: target.userRoot,
+  });
+  const cacheKey: CacheKey = {
+    specFiles,
+    outDir,
+    projectRoot: root,
+    ...(values.service ? { serviceId: values.service } : {}),
+    variant,
+  };
   const request = {
     specFiles,
     outDir,
@@ -111,7 +133,9 @@ export async function generateCommand(argv: string[], out: NodeJS.WritableStream
     const unchanged = unchangedSince(cacheKey);
     if (unchanged) {
       const ms = Math.round(performance.now() - started);
-      out.write(`generated ${summary(unchanged)} into ${outDir}: 0 files changed (inputs unchanged since the last run), ${ms} ms\n`);
+      out.write(
+        `generated ${summary(unchanged)} into ${outDir}: 0 files changed (inputs unchanged since the last run), ${ms} ms\n`,
+      );
       if (ownSpecs) await reportDist(root, out);
       return 0;
     }
@@ -127,7 +151,9 @@ export async function generateCommand(argv: string[], out: NodeJS.WritableStream
 
   // For the project's own specs the package exports map is generated output too.
   const pkgPath = join(root, "package.json");
-  const pkgFile = ownSpecs ? { path: pkgPath, content: packageJsonWithExports(readFileSync(pkgPath, "utf8"), result.models, result.files) } : undefined;
+  const pkgFile = ownSpecs
+    ? { path: pkgPath, content: packageJsonWithExports(readFileSync(pkgPath, "utf8"), result.models, result.files) }
+    : undefined;
 
   // The change report: what is about to be written against what the output folder holds. Its
   // surface.json files are output too (so --check also proves them fresh).
@@ -141,7 +167,8 @@ export async function generateCommand(argv: string[], out: NodeJS.WritableStream
   if (values.check) {
     drift = compare(outDir, result.files, { wholeOutDir: ownSpecs });
     if (owned) drift.extra.push(...owned.stale.remove, ...owned.stale.edited);
-    if (pkgFile && readFileSync(pkgFile.path, "utf8") !== pkgFile.content) drift.changed.push("../package.json (exports)");
+    if (pkgFile && readFileSync(pkgFile.path, "utf8") !== pkgFile.content)
+      drift.changed.push("../package.json (exports)");
     const stale = [
       ...drift.changed.map((p) => `changed  ${p}`),
       ...drift.missing.map((p) => `missing  ${p}`),
@@ -149,45 +176,80 @@ export async function generateCommand(argv: string[], out: NodeJS.WritableStream
       ...drift.stray.map((p) => `stray    ${p} (no spec generates it; remove it)`),
     ];
     if (stale.length > 0) {
-      out.write(`generated code is stale (${stale.length} file${stale.length === 1 ? "" : "s"}); run \`stepforge generate\` and commit:\n`);
+      out.write(
+        `generated code is stale (${stale.length} file${stale.length === 1 ? "" : "s"}); run \`stepforge generate\` and commit:\n`,
+      );
       for (const line of stale) out.write(`  ${line}\n`);
       return 1;
     }
-    out.write(`generated code is fresh (${result.files.length} files from ${result.models.length} spec${result.models.length === 1 ? "" : "s"})\n`);
+    out.write(
+      `generated code is fresh (${result.files.length} files from ${result.models.length} spec${result.models.length === 1 ? "" : "s"})\n`,
+    );
     return 0;
   }
 
   out.write(run.text);
   if (values["fail-on-breaking"] && run.breaking > 0) {
-    err.write(`stepforge generate: ${run.breaking} breaking change${run.breaking === 1 ? "" : "s"} (listed above); nothing was written (--fail-on-breaking)\n`);
+    err.write(
+      `stepforge generate: ${run.breaking} breaking change${run.breaking === 1 ? "" : "s"} (listed above); nothing was written (--fail-on-breaking)\n`,
+    );
     return 1;
   }
   // Built before anything is written, so a package.json it cannot update stops the run cleanly.
-  const packageFiles = packageName === undefined ? undefined : packageFilesFor(outDir, packageName, result.models.map((m) => m.id), result.files, root);
+  const packageFiles =
+    packageName === undefined
+      ? undefined
+      : packageFilesFor(
+          outDir,
+          packageName,
+          result.models.map((m) => m.id),
+          result.files,
+          root,
+        );
   drift = write(outDir, result.files, { wholeOutDir: ownSpecs });
   if (owned) {
     settleOwned(outDir, owned.files, owned.stale, owned.scope);
     drift.extra.push(...owned.stale.remove);
-    for (const path of owned.stale.edited) err.write(`stepforge generate: kept ${join(outDir, path)}: no spec generates it any more, but it was edited since; remove it yourself\n`);
+    for (const path of owned.stale.edited)
+      err.write(
+        `stepforge generate: kept ${join(outDir, path)}: no spec generates it any more, but it was edited since; remove it yourself\n`,
+      );
   }
-  if (pkgFile && (!existsSync(pkgFile.path) || readFileSync(pkgFile.path, "utf8") !== pkgFile.content)) writeFileSync(pkgFile.path, pkgFile.content);
-  remember(cacheKey, result.models.map((m) => ({ id: m.id, operations: m.operations.length })), pkgFile ? [pkgFile.path] : []);
+  if (pkgFile && (!existsSync(pkgFile.path) || readFileSync(pkgFile.path, "utf8") !== pkgFile.content))
+    writeFileSync(pkgFile.path, pkgFile.content);
+  remember(
+    cacheKey,
+    result.models.map((m) => ({ id: m.id, operations: m.operations.length })),
+    pkgFile ? [pkgFile.path] : [],
+  );
   const touched = drift.changed.length + drift.missing.length + drift.extra.length;
   const ms = Math.round(performance.now() - started);
-  out.write(`generated ${summary(result.models.map((m) => ({ id: m.id, operations: m.operations.length })))} into ${outDir}: ${touched} file${touched === 1 ? "" : "s"} changed, ${ms} ms\n`);
+  out.write(
+    `generated ${summary(result.models.map((m) => ({ id: m.id, operations: m.operations.length })))} into ${outDir}: ${touched} file${touched === 1 ? "" : "s"} changed, ${ms} ms\n`,
+  );
   if (values.timings) {
     const t = result.timings;
-    const split = Object.entries(t.emitters).map(([name, ms]) => `${name.replace(/^emit/, "").toLowerCase()} ${ms.toFixed(0)}`).join(", ");
-    out.write(`  load ${t.load.toFixed(0)} ms · check ${t.check.toFixed(0)} ms · emit ${t.emit.toFixed(0)} ms (${split})\n`);
+    const split = Object.entries(t.emitters)
+      .map(([name, ms]) => `${name.replace(/^emit/, "").toLowerCase()} ${ms.toFixed(0)}`)
+      .join(", ");
+    out.write(
+      `  load ${t.load.toFixed(0)} ms · check ${t.check.toFixed(0)} ms · emit ${t.emit.toFixed(0)} ms (${split})\n`,
+    );
   }
   if (packageFiles) {
     for (const file of packageFiles) if (file.content !== undefined) writeFileSync(file.path, file.content);
-    out.write(`package ${packageName}: ${packageFiles[0]!.path} (build it with \`npx tsc -p ${packageFiles[1]!.path}\`)\n`);
+    out.write(
+      `package ${packageName}: ${packageFiles[0]!.path} (build it with \`npx tsc -p ${packageFiles[1]!.path}\`)\n`,
+    );
   }
   if (values.changelog) {
     const home = ownSpecs ? root : outDir;
     const heading = writeChangelog(join(home, "CHANGELOG.md"), run, packageVersion(home, run));
-    out.write(heading ? `changelog: ${join(home, "CHANGELOG.md")} [${heading}]\n` : "changelog: no API changes, CHANGELOG.md left as it was\n");
+    out.write(
+      heading
+        ? `changelog: ${join(home, "CHANGELOG.md")} [${heading}]\n`
+        : "changelog: no API changes, CHANGELOG.md left as it was\n",
+    );
   }
   if (ownSpecs) await reportDist(root, out);
   return 0;
@@ -198,7 +260,16 @@ export async function generateCommand(argv: string[], out: NodeJS.WritableStream
  * `library`) unless the spec declares one or --service names it. No --spec: the project's config
  * (in the working directory or --project DIR), else, in a checkout of stepforge, its own specs.
  */
-async function targetOf(values: { spec?: string[] | undefined; out?: string | undefined; service?: string | undefined; project?: string | undefined; package?: string | undefined }, root: string): Promise<Target> {
+async function targetOf(
+  values: {
+    spec?: string[] | undefined;
+    out?: string | undefined;
+    service?: string | undefined;
+    project?: string | undefined;
+    package?: string | undefined;
+  },
+  root: string,
+): Promise<Target> {
   const cwd = process.cwd();
   if (values.spec !== undefined) {
     const specFiles = values.spec.map((file) => resolve(file));
@@ -222,7 +293,9 @@ async function targetOf(values: { spec?: string[] | undefined; out?: string | un
   }
   const project = await loadProject(values.project ?? cwd);
   if (project) {
-    const overrides = Object.fromEntries(project.specs.map((s) => [s.file, { id: s.id, ...(s.baseUrl ? { baseUrl: s.baseUrl } : {}) }]));
+    const overrides = Object.fromEntries(
+      project.specs.map((s) => [s.file, { id: s.id, ...(s.baseUrl ? { baseUrl: s.baseUrl } : {}) }]),
+    );
     return {
       mode: "project",
       specFiles: project.specs.map((s) => s.file),
@@ -233,7 +306,8 @@ async function targetOf(values: { spec?: string[] | undefined; out?: string | un
       commands: { generate: "npx stepforge generate", scope: "" },
     };
   }
-  if (values.project !== undefined) throw new UsageError(`--project ${values.project}: no stepforge.config.* there; create one with stepforge init`);
+  if (values.project !== undefined)
+    throw new UsageError(`--project ${values.project}: no stepforge.config.* there; create one with stepforge init`);
   // An installed copy has no generated/ sources or build config: regenerating its own integrations
   // there would rewrite node_modules/stepforge. Only a checkout of stepforge does that.
   if (!existsSync(join(root, "tsconfig.build.json"))) {
@@ -248,7 +322,11 @@ async function targetOf(values: { spec?: string[] | undefined; out?: string | un
 /** What this run writes, by spec, and what earlier runs wrote into the folder that it no longer does. */
 function ownedFiles(target: Target, models: readonly ServiceModel[], files: readonly GeneratedFile[]) {
   const specOf = new Map(models.map((m) => [m.id, specKey(target.outDir, m.spec.file)]));
-  const ownedList: OwnedFile[] = files.map((f) => ({ path: f.path, content: f.content, spec: specOf.get(f.path.split("/")[0]!) ?? "" }));
+  const ownedList: OwnedFile[] = files.map((f) => ({
+    path: f.path,
+    content: f.content,
+    spec: specOf.get(f.path.split("/")[0]!) ?? "",
+  }));
   const scope: ReadonlySet<string> | "all" = target.mode === "project" ? "all" : new Set(specOf.values());
   return { files: ownedList, scope, stale: staleFiles(target.outDir, ownedList, scope) };
 }
@@ -259,16 +337,28 @@ export async function reportDist(root: string, out: NodeJS.WritableStream): Prom
   const sync = await compileGenerated(root);
   if (sync.compiled.length + sync.removed.length === 0) return;
   const ms = Math.round(performance.now() - started);
-  const removed = sync.removed.length > 0 ? `, ${sync.removed.length} stale file${sync.removed.length === 1 ? "" : "s"} removed` : "";
-  out.write(`compiled ${sync.compiled.length} generated module${sync.compiled.length === 1 ? "" : "s"} into dist/${removed}, ${ms} ms\n`);
+  const removed =
+    sync.removed.length > 0 ? `, ${sync.removed.length} stale file${sync.removed.length === 1 ? "" : "s"} removed` : "";
+  out.write(
+    `compiled ${sync.compiled.length} generated module${sync.compiled.length === 1 ? "" : "s"} into dist/${removed}, ${ms} ms\n`,
+  );
 }
 
 /**
  * `--package NAME`: DIR/package.json (updated in place when it exists) and DIR/tsconfig.json
  * (written only when absent); `content` is undefined where nothing needs writing.
  */
-function packageFilesFor(outDir: string, name: string, serviceIds: string[], files: { path: string; ownEntry?: boolean }[], root: string): Array<{ path: string; content?: string }> {
-  const own = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string; devDependencies?: Record<string, string> };
+function packageFilesFor(
+  outDir: string,
+  name: string,
+  serviceIds: string[],
+  files: { path: string; ownEntry?: boolean }[],
+  root: string,
+): Array<{ path: string; content?: string }> {
+  const own = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+    version: string;
+    devDependencies?: Record<string, string>;
+  };
   const manifestPath = join(outDir, "package.json");
   const existing = existsSync(manifestPath) ? readFileSync(manifestPath, "utf8") : undefined;
   const manifest = packageManifest({

@@ -66,14 +66,18 @@ function budgetReport(catalogs: ServiceCatalog[], selection: Selection): string 
   for (const s of services) row(s, { ...selection, services: [s] });
   if (services.length > 1) row("all", selection);
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ")).join("\n") + "\n";
+  return (
+    rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ")).join("\n") +
+    "\n"
+  );
 }
 
 function parseBaseUrls(values: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const value of values) {
     const match = /^([a-z][a-z0-9]*)=(.+)$/.exec(value);
-    if (!match) throw new UsageError(`--base-url takes SERVICE=URL (e.g. trello=http://127.0.0.1:4110), got "${value}"`);
+    if (!match)
+      throw new UsageError(`--base-url takes SERVICE=URL (e.g. trello=http://127.0.0.1:4110), got "${value}"`);
     try {
       const u = new URL(match[2]!);
       if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error("scheme");
@@ -106,7 +110,12 @@ const MCP_OPTIONS = {
   ...BUDGET_FLAGS,
 } as const satisfies ParseArgsConfig["options"];
 
-export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream, until?: Promise<unknown>): Promise<number> {
+export async function mcpCommand(
+  argv: string[],
+  out: NodeJS.WritableStream,
+  err: NodeJS.WritableStream,
+  until?: Promise<unknown>,
+): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: MCP_OPTIONS,
@@ -121,25 +130,48 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
   const catalogs = await scopeCatalogs({ specs: values.spec, project: values.project, services: values.service });
   const selection: Selection = {
     services: values.service,
-    toolsets: values.toolsets?.split(",").map((t) => t.trim()).filter(Boolean),
+    toolsets: values.toolsets
+      ?.split(",")
+      .map((t) => t.trim())
+      .filter(Boolean),
     readOnly: values["read-only"],
   };
-  const resultBytes = numberFlag("--result-bytes", values["result-bytes"], { what: "a whole number of bytes, at least 2000", integer: true, min: 2000 });
-  const maxLimitWaitMs = numberFlag("--max-limit-wait-ms", values["max-limit-wait-ms"], { what: "a whole number of milliseconds, 0 or more", integer: true, min: 0 });
+  const resultBytes = numberFlag("--result-bytes", values["result-bytes"], {
+    what: "a whole number of bytes, at least 2000",
+    integer: true,
+    min: 2000,
+  });
+  const maxLimitWaitMs = numberFlag("--max-limit-wait-ms", values["max-limit-wait-ms"], {
+    what: "a whole number of milliseconds, 0 or more",
+    integer: true,
+    min: 0,
+  });
   const port = numberFlag("--http", values.http, PORT);
   if (port === undefined && values.host !== undefined) throw new UsageError("--host only applies with --http PORT");
   // Said before the accounts are read: the listening address is the first thing to fix.
-  if (port !== undefined && values.host !== undefined && !isLoopbackHost(values.host) && !process.env.STEPFORGE_MCP_TOKEN) {
+  if (
+    port !== undefined &&
+    values.host !== undefined &&
+    !isLoopbackHost(values.host) &&
+    !process.env.STEPFORGE_MCP_TOKEN
+  ) {
     throw new UsageError(`listening on ${values.host} (beyond loopback) needs a bearer token: set STEPFORGE_MCP_TOKEN`);
   }
-  if (values.mock && (values.connections || values["base-url"])) throw new UsageError("--mock uses the mocks' own accounts; leave out --connections and --base-url");
+  if (values.mock && (values.connections || values["base-url"]))
+    throw new UsageError("--mock uses the mocks' own accounts; leave out --connections and --base-url");
   const listing = budgetOptions(values);
-  if (values.mock && values["all-services"]) throw new UsageError("--mock gives every service an account; --all-services is for a connections file");
-  if (values.code && values.dynamic) throw new UsageError("--code and --dynamic are two ways of offering the services; choose one");
+  if (values.mock && values["all-services"])
+    throw new UsageError("--mock gives every service an account; --all-services is for a connections file");
+  if (values.code && values.dynamic)
+    throw new UsageError("--code and --dynamic are two ways of offering the services; choose one");
 
   let served: string[];
   try {
-    served = [...new Set(new StepforgeMcp({ catalogs, selection, accounts: new Accounts([]) }).served.map((s) => s.definition.service))];
+    served = [
+      ...new Set(
+        new StepforgeMcp({ catalogs, selection, accounts: new Accounts([]) }).served.map((s) => s.definition.service),
+      ),
+    ];
     if (values.budget) {
       out.write(budgetReport(catalogs, selection));
       return 0;
@@ -162,14 +194,19 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
     // Each served service's mock, registered so startMockAccounts starts it by id.
     const scope = await resolveScope({ specs: values.spec, project: values.project });
     for (const id of served) await loadMockDefinition(pickService(scope, id));
-    const mocks = await startMockAccounts(catalogs.filter((c) => served.includes(c.id)), shared);
+    const mocks = await startMockAccounts(
+      catalogs.filter((c) => served.includes(c.id)),
+      shared,
+    );
     accounts = mocks.accounts;
     closeMocks = mocks.close;
     for (const m of mocks.mocks) err.write(`stepforge mcp: ${m.service} mock on ${m.url}\n`);
   } else {
     const file = values.connections ?? process.env.STEPFORGE_CONNECTIONS;
     const baseUrls = parseBaseUrls(values["base-url"] ?? []);
-    for (const s of Object.keys(baseUrls)) if (!served.includes(s)) throw new UsageError(`--base-url names "${s}", which is not served (services: ${served.join(", ")})`);
+    for (const s of Object.keys(baseUrls))
+      if (!served.includes(s))
+        throw new UsageError(`--base-url names "${s}", which is not served (services: ${served.join(", ")})`);
     if (file) {
       try {
         const descriptors = Object.fromEntries(catalogs.map((c) => [c.id, c.tools[0]!.descriptor]));
@@ -180,12 +217,18 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
       }
     }
     const missing = served.filter((s) => !accounts.some(([id, list]) => id === s && list.length > 0));
-    const how = file ? `add a connection for it to ${file}` : "give --connections FILE (or set STEPFORGE_CONNECTIONS), or use --mock";
+    const how = file
+      ? `add a connection for it to ${file}`
+      : "give --connections FILE (or set STEPFORGE_CONNECTIONS), or use --mock";
     if (missing.length && values["all-services"]) {
-      err.write(`stepforge mcp: no account for ${missing.join(", ")}; their steps are listed (--all-services) but calls fail until one is added (${how})\n`);
+      err.write(
+        `stepforge mcp: no account for ${missing.join(", ")}; their steps are listed (--all-services) but calls fail until one is added (${how})\n`,
+      );
     } else if (missing.length) {
       // A step that can only fail costs the model's context and a wasted call: leave its service out.
-      err.write(`stepforge mcp: left out ${missing.join(", ")} (no account; ${how}, or pass --all-services to list them anyway)\n`);
+      err.write(
+        `stepforge mcp: left out ${missing.join(", ")} (no account; ${how}, or pass --all-services to list them anyway)\n`,
+      );
       servedCatalogs = catalogs.filter((c) => !missing.includes(c.id));
       served = served.filter((s) => !missing.includes(s));
       if (served.length === 0) throw new UsageError(`no service to serve: none has an account (${how})`);
@@ -195,13 +238,21 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
   // Aborted on shutdown: every call still queued behind a limit (which may hold it for minutes) or
   // in flight is cancelled, so the process can end instead of outliving its client.
   const shutdown = new AbortController();
-  const servedSelection = { ...selection, ...(selection.services ? { services: selection.services.filter((s) => served.includes(s)) } : {}) };
+  const servedSelection = {
+    ...selection,
+    ...(selection.services ? { services: selection.services.filter((s) => served.includes(s)) } : {}),
+  };
   let code: Awaited<ReturnType<typeof import("./code.js").startCodeMode>> | undefined;
   let mcp: StepforgeMcp;
   try {
     if (values.code) {
       const options = { resultBytes, maxLimitWaitMs, signal: shutdown.signal };
-      code = await (await import("./code.js")).startCodeMode(servedCatalogs, servedSelection, new Accounts(accounts), options);
+      code = await (await import("./code.js")).startCodeMode(
+        servedCatalogs,
+        servedSelection,
+        new Accounts(accounts),
+        options,
+      );
     }
     mcp = new StepforgeMcp({
       catalogs: servedCatalogs,
@@ -245,7 +296,9 @@ export async function mcpCommand(argv: string[], out: NodeJS.WritableStream, err
       } catch (error) {
         throw new UsageError((error as Error).message);
       }
-      err.write(`stepforge mcp: ${mcp.served.length} steps of ${served.join(", ")}${mode} on ${http.url}${token ? " (bearer token required)" : ""}\n`);
+      err.write(
+        `stepforge mcp: ${mcp.served.length} steps of ${served.join(", ")}${mode} on ${http.url}${token ? " (bearer token required)" : ""}\n`,
+      );
       await stopSignal();
       shutdown.abort();
       await http.close();

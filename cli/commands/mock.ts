@@ -25,7 +25,15 @@ import { formatDiagnostic, SpecError } from "../../generator/diagnostics.js";
 import { loadSpecFile } from "../../generator/load.js";
 import { checkSpec } from "../../generator/check/index.js";
 import type { FaultOptions } from "../../runtime/mock/faults.js";
-import { loadMock, startMockServer, startPrism, type MockDefinition, type MockOptions, type MockState, type RunningMock } from "../../runtime/mock/index.js";
+import {
+  loadMock,
+  startMockServer,
+  startPrism,
+  type MockDefinition,
+  type MockOptions,
+  type MockState,
+  type RunningMock,
+} from "../../runtime/mock/index.js";
 import { declaredId, idFromFileName } from "../config/load.js";
 import { numberFlag, PORT, SCOPE_OPTIONS } from "../flags.js";
 import { pickService, reachable, resolveScope, type Scope, type ServiceSource } from "../project.js";
@@ -52,11 +60,20 @@ interface Target {
 }
 
 /** Every spec of the scope, each loaded on its own: one broken file does not hide the others. */
-type Loaded = { id: string; file: string; source: ServiceSource; ports?: { mock: number; prism: number } | undefined; definition?: MockDefinition; problem?: string; explain?: MockExplain };
+type Loaded = {
+  id: string;
+  file: string;
+  source: ServiceSource;
+  ports?: { mock: number; prism: number } | undefined;
+  definition?: MockDefinition;
+  problem?: string;
+  explain?: MockExplain;
+};
 /** Bundled specs already read in this process, by file, size and change time (tests start many mocks). */
 const loaded = new Map<string, { stamp: string; spec: Loaded }>();
 
-const problemOf = (error: unknown) => (error instanceof SpecError ? error.diagnostics.map(formatDiagnostic).join("\n") : (error as Error).message);
+const problemOf = (error: unknown) =>
+  error instanceof SpecError ? error.diagnostics.map(formatDiagnostic).join("\n") : (error as Error).message;
 
 async function loadTarget(source: ServiceSource): Promise<Loaded> {
   if (source.origin !== "bundled") {
@@ -83,7 +100,11 @@ async function loadTarget(source: ServiceSource): Promise<Loaded> {
   return spec;
 }
 
-export async function mockTargets(which: string, options: { prism: boolean; port?: number | undefined }, scope: Scope): Promise<Target[]> {
+export async function mockTargets(
+  which: string,
+  options: { prism: boolean; port?: number | undefined },
+  scope: Scope,
+): Promise<Target[]> {
   const chosenSources = which === "all" ? scope.services : [pickService(scope, which)];
   const all = [];
   for (const source of chosenSources) all.push(await loadTarget(source));
@@ -92,20 +113,35 @@ export async function mockTargets(which: string, options: { prism: boolean; port
   const base = options.port;
   const last = base === undefined ? 0 : base + chosen.length - 1;
   if (base !== undefined && base !== 0 && last > 65535) {
-    throw new UsageError(`--port ${base}: the ${chosen.length} services need ports ${base}-${last}, past 65535; give --port ${65536 - chosen.length} or lower, or --port 0 for free ports`);
+    throw new UsageError(
+      `--port ${base}: the ${chosen.length} services need ports ${base}-${last}, past 65535; give --port ${65536 - chosen.length} or lower, or --port 0 for free ports`,
+    );
   }
   // A service without ports of its own takes 4120+i (4020+i for Prism), i its place in the scope.
-  const place = (id: string) => Math.max(0, reachable(scope).findIndex((s) => s.id === id));
+  const place = (id: string) =>
+    Math.max(
+      0,
+      reachable(scope).findIndex((s) => s.id === id),
+    );
   return chosen.map((s, i) => {
     const fallback = (options.prism ? 4020 : 4120) + place(s.id);
     const declared = options.prism ? s.ports?.prism : (s.source.mockPort ?? s.ports?.mock);
     // 0 asks the system for a free port; 0+i would ask for ports 1, 2, 3 (privileged, or taken).
     const port = base !== undefined ? (base === 0 ? 0 : base + i) : (declared ?? fallback);
-    return { id: s.id, specFile: s.file, port, source: s.source, ...(s.definition ? { definition: s.definition } : {}), explain: s.explain, ...(s.problem ? { problem: s.problem } : {}) };
+    return {
+      id: s.id,
+      specFile: s.file,
+      port,
+      source: s.source,
+      ...(s.definition ? { definition: s.definition } : {}),
+      explain: s.explain,
+      ...(s.problem ? { problem: s.problem } : {}),
+    };
   });
 }
 
-const rate = (flag: string, raw: string): number => numberFlag(flag, raw, { what: "a rate between 0 and 1", min: 0, max: 1 })!;
+const rate = (flag: string, raw: string): number =>
+  numberFlag(flag, raw, { what: "a rate between 0 and 1", min: 0, max: 1 })!;
 
 /** `error=0.1,drop=0.05,slow=0.1` (slow bodies pause 5 ms per 16 bytes). */
 export function parseFaults(raw: string): Omit<FaultOptions, "seed" | "latency"> {
@@ -116,7 +152,10 @@ export function parseFaults(raw: string): Omit<FaultOptions, "seed" | "latency">
     if (name === "error") out.error = { rate: rate("--faults error", value) };
     else if (name === "drop") out.drop = { rate: rate("--faults drop", value) };
     else if (name === "slow") out.slowBody = { rate: rate("--faults slow", value), delayMs: 5 };
-    else throw new UsageError(`--faults: unknown fault "${name}"; use error, drop or slow (latency has its own --latency MS[@RATE])`);
+    else
+      throw new UsageError(
+        `--faults: unknown fault "${name}"; use error, drop or slow (latency has its own --latency MS[@RATE])`,
+      );
   }
   return out;
 }
@@ -124,7 +163,11 @@ export function parseFaults(raw: string): Omit<FaultOptions, "seed" | "latency">
 /** `50` (every request) or `50@0.2` (a fifth of them). */
 export function parseLatency(raw: string): { ms: number; rate: number } {
   const [ms, r] = raw.split("@", 2) as [string, string | undefined];
-  const delay = numberFlag("--latency", ms, { what: "milliseconds (0-600000), optionally @RATE", min: 0, max: 600_000 })!;
+  const delay = numberFlag("--latency", ms, {
+    what: "milliseconds (0-600000), optionally @RATE",
+    min: 0,
+    max: 600_000,
+  })!;
   return { ms: delay, rate: r === undefined ? 1 : rate("--latency rate", r) };
 }
 
@@ -137,12 +180,19 @@ function readState(file: string): Record<string, MockState> {
   } catch (error) {
     throw new UsageError(`--state ${file}: not JSON (${(error as Error).message})`);
   }
-  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new UsageError(`--state ${file}: expected {"<service>": {"records": {"<resource>": [ … ]}}}`);
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
+    throw new UsageError(`--state ${file}: expected {"<service>": {"records": {"<resource>": [ … ]}}}`);
   return parsed as Record<string, MockState>;
 }
 
 /** `until` and `specFiles` are for tests: stop without a signal, read other bundled spec files than the package's. */
-export async function mockCommand(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream, until?: Promise<unknown>, specFiles?: string[]): Promise<number> {
+export async function mockCommand(
+  argv: string[],
+  out: NodeJS.WritableStream,
+  err: NodeJS.WritableStream,
+  until?: Promise<unknown>,
+  specFiles?: string[],
+): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     options: {
@@ -167,21 +217,47 @@ export async function mockCommand(argv: string[], out: NodeJS.WritableStream, er
   });
   if (positionals.length !== 1) throw new UsageError(`name one service, or all: ${MOCK_USAGE}`);
   const port = numberFlag("--port", values.port, PORT);
-  if (values["no-limits"] && values["limits-scale"] !== undefined) throw new UsageError("--no-limits and --limits-scale contradict each other; give one");
-  const behaviourFlags = ["no-limits", "limits-scale", "faults", "latency", "seed", "token-lifetime", "webhook-secret", "state", "dump-state", "replay"] as const;
+  if (values["no-limits"] && values["limits-scale"] !== undefined)
+    throw new UsageError("--no-limits and --limits-scale contradict each other; give one");
+  const behaviourFlags = [
+    "no-limits",
+    "limits-scale",
+    "faults",
+    "latency",
+    "seed",
+    "token-lifetime",
+    "webhook-secret",
+    "state",
+    "dump-state",
+    "replay",
+  ] as const;
   const given = behaviourFlags.filter((f) => values[f] !== undefined && values[f] !== false);
-  if (values.prism && given.length) throw new UsageError(`--${given[0]} sets the behavioural mock; Prism takes only --port and --errors`);
+  if (values.prism && given.length)
+    throw new UsageError(`--${given[0]} sets the behavioural mock; Prism takes only --port and --errors`);
 
   const seed = numberFlag("--seed", values.seed, { what: "a whole number", integer: true, min: 0 });
   const options: MockOptions = {};
   if (values["no-limits"]) options.noLimits = true;
-  const scale = numberFlag("--limits-scale", values["limits-scale"], { what: "a positive number (10: ten times the budgets)", min: 0, aboveMin: true });
+  const scale = numberFlag("--limits-scale", values["limits-scale"], {
+    what: "a positive number (10: ten times the budgets)",
+    min: 0,
+    aboveMin: true,
+  });
   if (scale !== undefined) options.limitScale = scale;
   if (values.faults !== undefined || values.latency !== undefined) {
-    options.faults = { ...(values.faults !== undefined ? parseFaults(values.faults) : {}), ...(values.latency !== undefined ? { latency: parseLatency(values.latency) } : {}), seed: seed ?? 1 };
+    options.faults = {
+      ...(values.faults !== undefined ? parseFaults(values.faults) : {}),
+      ...(values.latency !== undefined ? { latency: parseLatency(values.latency) } : {}),
+      seed: seed ?? 1,
+    };
   }
   if (seed !== undefined) options.idSeed = seed;
-  const lifetime = numberFlag("--token-lifetime", values["token-lifetime"], { what: "whole seconds above 0", integer: true, min: 0, aboveMin: true });
+  const lifetime = numberFlag("--token-lifetime", values["token-lifetime"], {
+    what: "whole seconds above 0",
+    integer: true,
+    min: 0,
+    aboveMin: true,
+  });
   if (lifetime !== undefined) options.tokenLifetimeSeconds = lifetime;
   // The environment keeps the secret out of the process list.
   const secret = values["webhook-secret"] ?? process.env.STEPFORGE_WEBHOOK_SECRET;
@@ -190,7 +266,8 @@ export async function mockCommand(argv: string[], out: NodeJS.WritableStream, er
   let replay: HarEntry[] | undefined;
   if (values.replay !== undefined) {
     // A recording is of one service (stepforge proxy --service S --record FILE).
-    if (positionals[0] === "all") throw new UsageError("--replay serves one service's recording; name the service instead of all");
+    if (positionals[0] === "all")
+      throw new UsageError("--replay serves one service's recording; name the service instead of all");
     try {
       replay = readHar(values.replay);
     } catch (error) {
@@ -199,24 +276,38 @@ export async function mockCommand(argv: string[], out: NodeJS.WritableStream, er
   }
 
   const scope = specFiles
-    ? { services: specFiles.map((file) => ({ id: declaredId(file) ?? idFromFileName(file)!, specFile: file, origin: "bundled" as const })), bundled: [] }
+    ? {
+        services: specFiles.map((file) => ({
+          id: declaredId(file) ?? idFromFileName(file)!,
+          specFile: file,
+          origin: "bundled" as const,
+        })),
+        bundled: [],
+      }
     : await resolveScope({ specs: values.spec, project: values.project });
   const targets = await mockTargets(positionals[0]!, { prism: values.prism, port }, scope);
   if (states) {
     const unknown = Object.keys(states).filter((id) => !targets.some((t) => t.id === id));
-    if (unknown.length) throw new UsageError(`--state ${values.state}: "${unknown[0]}" is not a service started here (${targets.map((t) => t.id).join(", ")})`);
+    if (unknown.length)
+      throw new UsageError(
+        `--state ${values.state}: "${unknown[0]}" is not a service started here (${targets.map((t) => t.id).join(", ")})`,
+      );
   }
   const broken = targets.filter((t) => t.problem !== undefined);
   if (values.explain) {
     for (const t of targets) {
       // A project's spec is built for its mock without keeping the model: read it again to explain it.
-      const explain = t.explain ?? (t.problem === undefined ? checkSpec(loadSpecFile(t.specFile)).mockExplain : undefined);
+      const explain =
+        t.explain ?? (t.problem === undefined ? checkSpec(loadSpecFile(t.specFile)).mockExplain : undefined);
       if (explain) out.write(explainText(t.id, t.specFile, explain));
     }
     for (const t of broken) err.write(`${t.problem}\nstepforge mock: ${t.id}: its spec (${t.specFile}) has errors\n`);
     return broken.length ? 1 : 0;
   }
-  for (const t of broken) err.write(`${t.problem}\nstepforge mock: ${t.id} not started: its spec (${t.specFile}) has errors; fix them and run \`stepforge generate\`\n`);
+  for (const t of broken)
+    err.write(
+      `${t.problem}\nstepforge mock: ${t.id} not started: its spec (${t.specFile}) has errors; fix them and run \`stepforge generate\`\n`,
+    );
   const startable = targets.filter((t) => t.problem === undefined);
   if (startable.length === 0) return 1;
 
@@ -238,8 +329,16 @@ export async function mockCommand(argv: string[], out: NodeJS.WritableStream, er
         }
         const definition = t.definition ?? (await loadMock(generatedMock(t.id)));
         const replayer = replay ? createReplayer(replay, definition) : undefined;
-        if (replayer) out.write(`${t.id}: ${replay!.length - replayer.unmatched} recorded answers from ${values.replay}${replayer.unmatched ? ` (${replayer.unmatched} for no operation of the spec left out)` : ""}\n`);
-        const mock = await startMockServer(definition, { ...options, port: t.port, ...(states?.[t.id] ? { state: states[t.id] } : {}), ...(replayer ? { replay: replayer } : {}) });
+        if (replayer)
+          out.write(
+            `${t.id}: ${replay!.length - replayer.unmatched} recorded answers from ${values.replay}${replayer.unmatched ? ` (${replayer.unmatched} for no operation of the spec left out)` : ""}\n`,
+          );
+        const mock = await startMockServer(definition, {
+          ...options,
+          port: t.port,
+          ...(states?.[t.id] ? { state: states[t.id] } : {}),
+          ...(replayer ? { replay: replayer } : {}),
+        });
         running.push(mock);
         mocks.push({ id: t.id, mock });
         return { t, server: mock as { url: string; pid?: number } };
@@ -249,15 +348,22 @@ export async function mockCommand(argv: string[], out: NodeJS.WritableStream, er
     if (failures.length) {
       for (const f of failures) err.write(`stepforge mock: ${(f.reason as Error).message}\n`);
       // Say what was stopped only when something had started; a lone failure speaks for itself.
-      if (running.length > 0) err.write(`stepforge mock: stopped the ${running.length} server${running.length === 1 ? "" : "s"} already started\n`);
+      if (running.length > 0)
+        err.write(
+          `stepforge mock: stopped the ${running.length} server${running.length === 1 ? "" : "s"} already started\n`,
+        );
       return 1;
     }
     for (const s of started) {
       const { t, server } = (s as PromiseFulfilledResult<{ t: Target; server: { url: string; pid?: number } }>).value;
-      out.write(`${t.id} ${values.prism ? "prism" : "mock"} ${server.url}${server.pid !== undefined ? ` (pid ${server.pid})` : ""}\n`);
+      out.write(
+        `${t.id} ${values.prism ? "prism" : "mock"} ${server.url}${server.pid !== undefined ? ` (pid ${server.pid})` : ""}\n`,
+      );
     }
     const n = started.length;
-    out.write(`${n} mock${n === 1 ? "" : "s"} running on 127.0.0.1; Ctrl-C stops ${n === 1 ? "it" : "them"}${broken.length ? ` (not started: ${broken.map((b) => b.id).join(", ")})` : ""}\n`);
+    out.write(
+      `${n} mock${n === 1 ? "" : "s"} running on 127.0.0.1; Ctrl-C stops ${n === 1 ? "it" : "them"}${broken.length ? ` (not started: ${broken.map((b) => b.id).join(", ")})` : ""}\n`,
+    );
     await Promise.race([signal, ...(until ? [until] : [])]);
     if (values["dump-state"] !== undefined) {
       const dump = Object.fromEntries(mocks.map(({ id, mock }) => [id, mock.dumpState()]));
@@ -274,7 +380,9 @@ export async function mockCommand(argv: string[], out: NodeJS.WritableStream, er
 
 /** The generated mock of a service of this package (compiled beside dist/cli, or the source under tsx). */
 function generatedMock(id: string): URL {
-  const file = ["js", "ts"].map((ext) => new URL(`../../generated/${id}/mock.${ext}`, import.meta.url)).find((u) => existsSync(u));
+  const file = ["js", "ts"]
+    .map((ext) => new URL(`../../generated/${id}/mock.${ext}`, import.meta.url))
+    .find((u) => existsSync(u));
   if (!file) throw new Error(`${id} mock: no generated mock; run \`stepforge generate\``);
   return file;
 }

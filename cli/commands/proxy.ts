@@ -93,7 +93,14 @@ export async function proxyCommand(
   } else {
     // The service is one of the project's (stepforge.config.*), else a bundled one; tests pass spec files.
     const scope = specFiles
-      ? { services: specFiles.map((file) => ({ id: declaredId(file) ?? idFromFileName(file)!, specFile: file, origin: "bundled" as const })), bundled: [] }
+      ? {
+          services: specFiles.map((file) => ({
+            id: declaredId(file) ?? idFromFileName(file)!,
+            specFile: file,
+            origin: "bundled" as const,
+          })),
+          bundled: [],
+        }
       : await resolveScope({});
     const [target] = await mockTargets(values.service!, { prism: false }, scope);
     if (target!.problem) {

@@ -32,24 +32,43 @@ export async function loadTools(): Promise<ToolDefinition[]> {
  * The catalogues a command works on: the services named (each one of the project's, a --spec or a
  * bundled one), else every service of the scope (cli/project.ts).
  */
-export async function scopeCatalogs(options: ScopeOptions & { services?: readonly string[] | undefined }): Promise<ServiceCatalog[]> {
+export async function scopeCatalogs(
+  options: ScopeOptions & { services?: readonly string[] | undefined },
+): Promise<ServiceCatalog[]> {
   const scope = await resolveScope(options);
-  const sources = options.services?.length ? [...new Set(options.services)].map((id) => pickService(scope, id)) : scope.services;
+  const sources = options.services?.length
+    ? [...new Set(options.services)].map((id) => pickService(scope, id))
+    : scope.services;
   return catalogsOf(await loadServices(sources, process.cwd(), { tools: true }));
 }
 
 /** Every tool step of the scope (or of the services named). */
-export async function scopeTools(options: ScopeOptions & { services?: readonly string[] | undefined }): Promise<ToolDefinition[]> {
+export async function scopeTools(
+  options: ScopeOptions & { services?: readonly string[] | undefined },
+): Promise<ToolDefinition[]> {
   return (await scopeCatalogs(options)).flatMap((c) => [...c.tools]);
 }
 
 const FORMATS: ExportFormat[] = ["openai", "anthropic", "mcp", "gemini"];
 
-export async function toolsCommand(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
+export async function toolsCommand(
+  argv: string[],
+  out: NodeJS.WritableStream,
+  err: NodeJS.WritableStream,
+): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === "list") {
-    const { values } = parseArgs({ args: rest, options: { ...SCOPE_OPTIONS, service: { type: "string" }, json: { type: "boolean", default: false } }, strict: true, allowPositionals: false });
-    const tools = await scopeTools({ specs: values.spec, project: values.project, services: values.service === undefined ? undefined : [values.service] });
+    const { values } = parseArgs({
+      args: rest,
+      options: { ...SCOPE_OPTIONS, service: { type: "string" }, json: { type: "boolean", default: false } },
+      strict: true,
+      allowPositionals: false,
+    });
+    const tools = await scopeTools({
+      specs: values.spec,
+      project: values.project,
+      services: values.service === undefined ? undefined : [values.service],
+    });
     if (values.json) {
       const rows = tools.map((t) => ({
         name: t.name,
@@ -68,26 +87,53 @@ export async function toolsCommand(argv: string[], out: NodeJS.WritableStream, e
     }
     const width = Math.max(...tools.map((t) => t.name.length), 4);
     for (const t of tools) {
-      const flags = [t.annotations.readOnlyHint ? "read-only" : t.annotations.destructiveHint ? "destructive" : "writes", t.deprecated ? "deprecated" : ""].filter(Boolean).join(", ");
+      const flags = [
+        t.annotations.readOnlyHint ? "read-only" : t.annotations.destructiveHint ? "destructive" : "writes",
+        t.deprecated ? "deprecated" : "",
+      ]
+        .filter(Boolean)
+        .join(", ");
       out.write(`${t.name.padEnd(width)}  ${t.title} (${flags})\n`);
     }
     out.write(`${tools.length} tool step${tools.length === 1 ? "" : "s"}\n`);
     return 0;
   }
   if (sub === "schema") {
-    const { values } = parseArgs({ args: rest, options: { ...SCOPE_OPTIONS, service: { type: "string" }, format: { type: "string" } }, strict: true, allowPositionals: false });
+    const { values } = parseArgs({
+      args: rest,
+      options: { ...SCOPE_OPTIONS, service: { type: "string" }, format: { type: "string" } },
+      strict: true,
+      allowPositionals: false,
+    });
     const format = values.format as ExportFormat | undefined;
     if (!format || !FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(", ")}`);
-    const tools = await scopeTools({ specs: values.spec, project: values.project, services: values.service === undefined ? undefined : [values.service] });
+    const tools = await scopeTools({
+      specs: values.spec,
+      project: values.project,
+      services: values.service === undefined ? undefined : [values.service],
+    });
     if (format === "mcp") {
       // Exactly what `stepforge mcp` lists: no output schemas, hints only where they differ from the defaults.
-      out.write(`${JSON.stringify(serveTools(tools).map((s) => s.listed), null, 2)}\n`);
+      out.write(
+        `${JSON.stringify(
+          serveTools(tools).map((s) => s.listed),
+          null,
+          2,
+        )}\n`,
+      );
       return 0;
     }
     const result = exportTools(tools, format);
     out.write(`${JSON.stringify(result.tools, null, 2)}\n`);
-    for (const n of result.nonStrict) err.write(`note: ${n.name} is exported with ${format === "gemini" ? "parametersJsonSchema" : "strict: false"} (${n.reasons.join("; ")})\n`);
+    for (const n of result.nonStrict)
+      err.write(
+        `note: ${n.name} is exported with ${format === "gemini" ? "parametersJsonSchema" : "strict: false"} (${n.reasons.join("; ")})\n`,
+      );
     return 0;
   }
-  throw new UsageError(sub === undefined ? "tools needs a subcommand: list or schema" : `unknown tools subcommand "${sub}"; use list or schema`);
+  throw new UsageError(
+    sub === undefined
+      ? "tools needs a subcommand: list or schema"
+      : `unknown tools subcommand "${sub}"; use list or schema`,
+  );
 }

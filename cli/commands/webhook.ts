@@ -142,7 +142,10 @@ async function serviceOf(args: string[]): Promise<LoadedService> {
   // Only the flags that choose the service; the rest are parsed strictly once its scopes are known.
   const { values } = parseArgs({ args, options: { ...SCOPE_OPTIONS, service: { type: "string" } }, strict: false });
   const wanted = typeof values.service === "string" ? values.service : undefined;
-  const scope = await resolveScope({ specs: values.spec as string[] | undefined, project: values.project as string | undefined });
+  const scope = await resolveScope({
+    specs: values.spec as string[] | undefined,
+    project: values.project as string | undefined,
+  });
   const sources = wanted === undefined ? scope.services : [pickService(scope, wanted)];
   const withTriggers = (await loadServices(sources, process.cwd(), { triggers: true })).filter((s) => s.triggers);
   if (withTriggers.length !== 1) {

@@ -50,7 +50,8 @@ export function reportZod(error: z.ZodError, base: Path, report: Report): void {
 export function reportProtoKeys(value: unknown, at: Path, context: CheckContext): void {
   for (const key of protoKeyPaths(value)) {
     const path = [...at, ...key];
-    if (!context.diagnostics.some((d) => d.pointer === toPointer(path))) context.report("SF120", path, `${path.slice(0, -1).join(".")}: "__proto__" is not allowed as a key; remove it`);
+    if (!context.diagnostics.some((d) => d.pointer === toPointer(path)))
+      context.report("SF120", path, `${path.slice(0, -1).join(".")}: "__proto__" is not allowed as a key; remove it`);
   }
 }
 

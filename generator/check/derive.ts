@@ -32,7 +32,11 @@ export function derivedTitle(doc: Json): string {
 }
 
 /** `serviceId` (--service) or an id made from the title; SF105 and undefined when it is not an id. */
-export function derivedServiceId(context: CheckContext, title: string, serviceId: string | undefined): string | undefined {
+export function derivedServiceId(
+  context: CheckContext,
+  title: string,
+  serviceId: string | undefined,
+): string | undefined {
   const id = serviceId ?? slug(title);
   if (SERVICE_ID.test(id)) return id;
   // Name what was refused: the --service value when one was passed, else the title.
@@ -71,9 +75,12 @@ export function derivedBaseUrl(doc: Json, fields: Fields): string {
 /** The auth from the security requirements; the connection fields it sends are added to `fields`. */
 export function deriveAuth(context: CheckContext, fields: Fields): ServiceExtension["auth"] {
   const schemes = asObject(asObject(context.doc.components)?.securitySchemes) ?? {};
-  const declared = asArray(context.doc.security).map(asObject).filter((r): r is Json => r !== undefined && Object.keys(r).length > 0);
+  const declared = asArray(context.doc.security)
+    .map(asObject)
+    .filter((r): r is Json => r !== undefined && Object.keys(r).length > 0);
   // Without top-level requirements, each declared scheme is an alternative of its own.
-  const requirements = declared.length > 0 ? declared.map((r) => Object.keys(r)) : Object.keys(schemes).map((name) => [name]);
+  const requirements =
+    declared.length > 0 ? declared.map((r) => Object.keys(r)) : Object.keys(schemes).map((name) => [name]);
   const modes: Record<string, Placement[]> = {};
   const fieldOf = new Map<string, string>();
   const usedFields: string[][] = [];
@@ -99,8 +106,16 @@ export function deriveAuth(context: CheckContext, fields: Fields): ServiceExtens
   return { kind: "api-key", modes, defaultMode: modeNames[0]! };
 }
 
-function placementOf(context: CheckContext, name: string, scheme: Json | undefined, fields: Fields, fieldOf: Map<string, string>, requirement: number): Placement | undefined {
-  const at = context.doc.security === undefined ? ["components", "securitySchemes", name] : ["security", requirement, name];
+function placementOf(
+  context: CheckContext,
+  name: string,
+  scheme: Json | undefined,
+  fields: Fields,
+  fieldOf: Map<string, string>,
+  requirement: number,
+): Placement | undefined {
+  const at =
+    context.doc.security === undefined ? ["components", "securitySchemes", name] : ["security", requirement, name];
   const field = (base: string, description: string) => {
     let known = fieldOf.get(name);
     if (!known) {
@@ -112,24 +127,43 @@ function placementOf(context: CheckContext, name: string, scheme: Json | undefin
   };
   const type = scheme?.type;
   const httpScheme = String(scheme?.scheme ?? "").toLowerCase();
-  if (type === "apiKey" && typeof scheme!.name === "string" && scheme!.name && (scheme!.in === "query" || scheme!.in === "header" || scheme!.in === "cookie")) {
+  if (
+    type === "apiKey" &&
+    typeof scheme!.name === "string" &&
+    scheme!.name &&
+    (scheme!.in === "query" || scheme!.in === "header" || scheme!.in === "cookie")
+  ) {
     return { in: scheme!.in, name: scheme!.name, value: `{${field("apiKey", `API key (${name})`)}}` };
   }
   if ((type === "http" && httpScheme === "bearer") || type === "oauth2" || type === "openIdConnect") {
     return { in: "header", name: "Authorization", value: `Bearer {${field("accessToken", `Bearer token (${name})`)}}` };
   }
   if (type === "http" && httpScheme === "basic") {
-    return { in: "header", name: "Authorization", value: `Basic {${field("basicCredentials", `base64 of user:password (${name})`)}}` };
+    return {
+      in: "header",
+      name: "Authorization",
+      value: `Basic {${field("basicCredentials", `base64 of user:password (${name})`)}}`,
+    };
   }
-  const what = scheme === undefined ? "is not declared under components.securitySchemes" : `(${String(type)}${scheme.in ? ` in ${String(scheme.in)}` : ""}${httpScheme ? ` ${httpScheme}` : ""}) cannot be sent by stepforge`;
-  context.report("SF171", at, `security scheme "${name}" ${what}; the requirement that names it is left out of the derived auth`, "warning");
+  const what =
+    scheme === undefined
+      ? "is not declared under components.securitySchemes"
+      : `(${String(type)}${scheme.in ? ` in ${String(scheme.in)}` : ""}${httpScheme ? ` ${httpScheme}` : ""}) cannot be sent by stepforge`;
+  context.report(
+    "SF171",
+    at,
+    `security scheme "${name}" ${what}; the requirement that names it is left out of the derived auth`,
+    "warning",
+  );
   return undefined;
 }
 
 /** `APIKey` → `apiKey`, `petstore_auth` → `petstoreAuth`. */
 function camelWords(text: string): string {
   const words = text.match(/[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+/g) ?? [];
-  const joined = words.map((w, i) => (i === 0 ? w.toLowerCase() : w[0]!.toUpperCase() + w.slice(1).toLowerCase())).join("");
+  const joined = words
+    .map((w, i) => (i === 0 ? w.toLowerCase() : w[0]!.toUpperCase() + w.slice(1).toLowerCase()))
+    .join("");
   return /^[a-z]/.test(joined) ? joined : "";
 }
 
@@ -144,7 +178,9 @@ function uniqueName(base: string, taken: Record<string, unknown>): string {
 }
 
 function slug(title: string): string {
-  const s = title.toLowerCase().replace(/[^a-z0-9]+/g, "").slice(0, 31);
+  const s = title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "")
+    .slice(0, 31);
   return /^[a-z]/.test(s) ? s : `api${s}`.slice(0, 31);
 }
-

@@ -56,9 +56,14 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
     refs: new RefResolver(doc),
     strict,
     diagnostics,
-    report: (code, path, message, severity = "error") => void diagnostics.push(spec.diagnostic(code, path, message, severity)),
+    report: (code, path, message, severity = "error") =>
+      void diagnostics.push(spec.diagnostic(code, path, message, severity)),
     repair: (code, path, problem, fix, repaired) =>
-      void diagnostics.push(strict ? spec.diagnostic(code, path, `${problem}; ${fix}${declared ? "" : " (refused: --strict)"}`) : spec.diagnostic(code, path, `${problem}; ${repaired}`, "warning")),
+      void diagnostics.push(
+        strict
+          ? spec.diagnostic(code, path, `${problem}; ${fix}${declared ? "" : " (refused: --strict)"}`)
+          : spec.diagnostic(code, path, `${problem}; ${repaired}`, "warning"),
+      ),
   };
   const fail = () => new SpecError(diagnostics);
   const errors = () => diagnostics.some((d) => d.severity === "error");
@@ -67,14 +72,21 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
   if (typeof version !== "string" || !/^3\.[01]\.\d+$/.test(version)) {
     const found = typeof doc.swagger === "string" ? `Swagger ${doc.swagger}` : JSON.stringify(version ?? null);
     // A newer 3.x is not "not OpenAPI 3": say which versions are read instead of asking for a conversion.
-    const fix = typeof version === "string" && /^3\./.test(version) ? "stepforge reads OpenAPI 3.0.x and 3.1.x; write the document as 3.1" : "convert the document to OpenAPI 3 first";
+    const fix =
+      typeof version === "string" && /^3\./.test(version)
+        ? "stepforge reads OpenAPI 3.0.x and 3.1.x; write the document as 3.1"
+        : "convert the document to OpenAPI 3 first";
     context.report("SF101", ["openapi"], `expected "openapi: 3.1.x" (or 3.0.x), found ${found}; ${fix}`);
     throw fail();
   }
   const info = asObject(doc.info);
-  if (!info || typeof info.title !== "string") context.report("SF102", ["info"], "info.title is required: it names the service in generated code and docs");
+  if (!info || typeof info.title !== "string")
+    context.report("SF102", ["info"], "info.title is required: it names the service in generated code and docs");
   // OpenAPI 3.1 makes paths optional (a document may describe only webhooks or components).
-  const pathsOptional = !strict && version.startsWith("3.1") && (asObject(doc.webhooks) !== undefined || asObject(doc.components) !== undefined);
+  const pathsOptional =
+    !strict &&
+    version.startsWith("3.1") &&
+    (asObject(doc.webhooks) !== undefined || asObject(doc.components) !== undefined);
   if (!asObject(doc.paths) && !(pathsOptional && doc.paths === undefined)) {
     context.report("SF103", ["paths"], "the spec has no `paths` object; add the operations to generate a client for");
     throw fail();
@@ -91,7 +103,9 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
   const modelDoc = normaliseDocument(doc, patterns);
   context.doc = modelDoc;
   context.refs = new RefResolver(modelDoc);
-  const extension = declared ? checkServiceExtension(context, options.serviceId) : deriveExtension(context, options.serviceId);
+  const extension = declared
+    ? checkServiceExtension(context, options.serviceId)
+    : deriveExtension(context, options.serviceId);
 
   const types = typesDocument(modelDoc);
   // Spellings openapi-typescript does not follow, rewritten in the document it types (same meaning).
@@ -118,7 +132,8 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
     const parsed = raw === undefined ? undefined : OperationToolSchema.safeParse(raw);
     if (parsed?.success) overrides.set(op.operationId, parsed.data);
   }
-  const tools = extension && !errors() ? checkToolSteps(context, extension.id, operations, extension.tools, overrides) : undefined;
+  const tools =
+    extension && !errors() ? checkToolSteps(context, extension.id, operations, extension.tools, overrides) : undefined;
 
   if (errors() || !extension || !tools) throw fail();
 
@@ -186,7 +201,12 @@ function checkRefs(context: CheckContext, node: unknown, at: Path): void {
   if (!isObject(node)) return;
   if (typeof node.$ref === "string") {
     const ref = node.$ref;
-    if (!ref.startsWith("#/")) context.report("SF106", [...at, "$ref"], `external reference "${ref}" is not supported; bundle the spec into one file first`);
+    if (!ref.startsWith("#/"))
+      context.report(
+        "SF106",
+        [...at, "$ref"],
+        `external reference "${ref}" is not supported; bundle the spec into one file first`,
+      );
     else if (context.refs.pointer(ref) === undefined) reportBrokenRef(context, [...at, "$ref"], ref);
   }
   for (const [key, child] of Object.entries(node)) {

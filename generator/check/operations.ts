@@ -6,7 +6,12 @@
  * duplicate or case-colliding operationIds, undeclared path parameters) are repaired in lenient
  * mode and recorded in `typesDocument` too, so the types agree with the client.
  */
-import { type DelimitedStyle, FORM_MEDIA_TYPE, type HttpMethod, RAW_REQUEST_MEDIA_TYPES } from "../../runtime/descriptor.js";
+import {
+  type DelimitedStyle,
+  FORM_MEDIA_TYPE,
+  type HttpMethod,
+  RAW_REQUEST_MEDIA_TYPES,
+} from "../../runtime/descriptor.js";
 import { OperationExtensionsSchema } from "../../runtime/descriptor-schemas.js";
 import { setOwn } from "../../runtime/internal/values.js";
 import { MockOperationSchema, type MockOperationSpec } from "../../runtime/mock/model.js";
@@ -27,9 +32,23 @@ const PARAMETER_LOCATIONS = ["path", "query", "header", "cookie"];
  * (`${client}`, JSON.stringify, ==), so a method of that name would send a request.
  */
 export const CLIENT_RESERVED = [
-  "core", "constructor", "descriptor", "then", "__proto__", "prototype",
-  "toJSON", "toString", "toLocaleString", "valueOf", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable",
-  "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__",
+  "core",
+  "constructor",
+  "descriptor",
+  "then",
+  "__proto__",
+  "prototype",
+  "toJSON",
+  "toString",
+  "toLocaleString",
+  "valueOf",
+  "hasOwnProperty",
+  "isPrototypeOf",
+  "propertyIsEnumerable",
+  "__defineGetter__",
+  "__defineSetter__",
+  "__lookupGetter__",
+  "__lookupSetter__",
 ];
 
 /** A copy of the document for openapi-typescript, made on the first repair. */
@@ -56,14 +75,24 @@ export function checkOperations(context: CheckContext, types: TypesDocument): Op
   const names = new NameTable(CLIENT_RESERVED);
   for (const [path, rawItem] of Object.entries(paths)) {
     if (!path.startsWith("/")) context.report("SF110", ["paths", path], `path "${path}" must start with "/"`);
-    if (/%(?![0-9A-Fa-f]{2})/.test(path)) context.report("SF110", ["paths", path], `path "${path}" has a "%" that starts no %-escape; write a literal % as %25`);
+    if (/%(?![0-9A-Fa-f]{2})/.test(path))
+      context.report(
+        "SF110",
+        ["paths", path],
+        `path "${path}" has a "%" that starts no %-escape; write a literal % as %25`,
+      );
     const item = pathItemOf(context, path, rawItem);
     if (!item) continue;
     checkParameterList(context, item.parameters, ["paths", path]);
     for (const method of METHODS) {
       const op = asObject(item[method]);
       if (!op) {
-        if (item[method] !== undefined) context.report("SF116", ["paths", path, method], `operation ${method.toUpperCase()} ${path} must be an object, not ${describeValue(item[method])}`);
+        if (item[method] !== undefined)
+          context.report(
+            "SF116",
+            ["paths", path, method],
+            `operation ${method.toUpperCase()} ${path} must be an object, not ${describeValue(item[method])}`,
+          );
         continue;
       }
       const at: Path = ["paths", path, method];
@@ -86,7 +115,12 @@ function pathItemOf(context: CheckContext, path: string, raw: unknown): Json | u
   const at: Path = ["paths", path];
   const ref = asObject(raw)?.$ref;
   if (typeof ref !== "string") {
-    if (!asObject(raw)) context.report("SF116", at, `path item "${path}" must be an object of operations (get, post, ...), not ${describeValue(raw)}`);
+    if (!asObject(raw))
+      context.report(
+        "SF116",
+        at,
+        `path item "${path}" must be an object of operations (get, post, ...), not ${describeValue(raw)}`,
+      );
     return asObject(raw);
   }
   // An external or dangling $ref is SF106/SF107 already, at this path's $ref.
@@ -94,7 +128,11 @@ function pathItemOf(context: CheckContext, path: string, raw: unknown): Json | u
   const target = context.refs.target(raw);
   if (!asObject(target)) {
     const found = target === undefined ? "a chain of $refs that never ends" : describeValue(target);
-    context.report("SF116", [...at, "$ref"], `path item "${path}" refers to "${ref}", which must be an object of operations (get, post, ...), not ${found}`);
+    context.report(
+      "SF116",
+      [...at, "$ref"],
+      `path item "${path}" refers to "${ref}", which must be an object of operations (get, post, ...), not ${found}`,
+    );
     return undefined;
   }
   return context.refs.deref(raw);
@@ -122,33 +160,77 @@ function reportUnsendable(context: CheckContext, item: Json, path: string): void
   for (const method of UNSENDABLE_METHODS) {
     if (item[method] === undefined) continue;
     const where = `${method.toUpperCase()} ${path}`;
-    context.repair("SF119", ["paths", path, method], `${where} cannot be sent: fetch refuses the ${method.toUpperCase()} method`, "remove the operation", "left it out of the client, the tool steps and the mock");
+    context.repair(
+      "SF119",
+      ["paths", path, method],
+      `${where} cannot be sent: fetch refuses the ${method.toUpperCase()} method`,
+      "remove the operation",
+      "left it out of the client, the tool steps and the mock",
+    );
   }
 }
 
 /** The method name of an operation, repaired (lenient) or reported (strict); undefined when refused outright. */
-function operationIdOf(context: CheckContext, names: NameTable, op: Json, method: string, path: string, at: Path, types: TypesDocument): string | undefined {
+function operationIdOf(
+  context: CheckContext,
+  names: NameTable,
+  op: Json,
+  method: string,
+  path: string,
+  at: Path,
+  types: TypesDocument,
+): string | undefined {
   const where = `${method.toUpperCase()} ${path}`;
   if (op.operationId !== undefined && typeof op.operationId !== "string") {
-    context.report("SF111", [...at, "operationId"], `operationId must be a string, not ${describeValue(op.operationId)}; write it in lowerCamelCase`);
+    context.report(
+      "SF111",
+      [...at, "operationId"],
+      `operationId must be a string, not ${describeValue(op.operationId)}; write it in lowerCamelCase`,
+    );
     return undefined;
   }
   const written = op.operationId as string | undefined;
   // Public specs often use ids like "get-stations"; the method becomes getStations (a spelling, not a defect).
   const wanted = written !== undefined ? toIdentifier(written) : deriveOperationId(method, path);
-  if (written === undefined) context.repair("SF117", at, `${where} has no operationId`, "add one in lowerCamelCase", `named it "${wanted}"`);
-  else if (!startsIdentifier(written.trim())) context.repair("SF111", [...at, "operationId"], `operationId "${written}" does not make a method name`, "rename it in lowerCamelCase", `named it "${wanted}"`);
+  if (written === undefined)
+    context.repair("SF117", at, `${where} has no operationId`, "add one in lowerCamelCase", `named it "${wanted}"`);
+  else if (!startsIdentifier(written.trim()))
+    context.repair(
+      "SF111",
+      [...at, "operationId"],
+      `operationId "${written}" does not make a method name`,
+      "rename it in lowerCamelCase",
+      `named it "${wanted}"`,
+    );
   const holder = names.ownerOf(wanted);
   const claim = names.claim(wanted, `${where} ("${wanted}")`);
   if (claim.name !== wanted) {
     const shown = written ?? wanted;
     const fix = `named this one "${claim.name}"`;
     if (holder === undefined || holder.startsWith("the generated code")) {
-      context.repair("SF111", [...at, "operationId"], `operationId "${shown}" is a name the client cannot use (${claim.changed})`, "rename it", fix);
+      context.repair(
+        "SF111",
+        [...at, "operationId"],
+        `operationId "${shown}" is a name the client cannot use (${claim.changed})`,
+        "rename it",
+        fix,
+      );
     } else if (holder.endsWith(`("${wanted}")`)) {
-      context.repair("SF112", [...at, "operationId"], `operationId "${shown}" is also used by ${holder}; every operation needs its own`, "rename one", fix);
+      context.repair(
+        "SF112",
+        [...at, "operationId"],
+        `operationId "${shown}" is also used by ${holder}; every operation needs its own`,
+        "rename one",
+        fix,
+      );
     } else {
-      context.repair("SF118", [...at, "operationId"], `operationId "${shown}" differs only in case from ${holder}; both would make one type name`, "rename one", fix);
+      context.repair(
+        "SF118",
+        [...at, "operationId"],
+        `operationId "${shown}" differs only in case from ${holder}; both would make one type name`,
+        "rename one",
+        fix,
+      );
     }
   }
   if (claim.name !== written) {
@@ -187,12 +269,26 @@ function operationModel(context: CheckContext, types: TypesDocument, raw: RawOpe
     const known = new Set(parameters.map((p) => p.name));
     const need =
       paging.style === "token"
-        ? [["tokenParam", paging.tokenParam], ["sizeParam", paging.sizeParam]]
+        ? [
+            ["tokenParam", paging.tokenParam],
+            ["sizeParam", paging.sizeParam],
+          ]
         : paging.style === "page"
-          ? [["pageParam", paging.pageParam], ["sizeParam", paging.sizeParam]]
-          : [["offsetParam", paging.offsetParam], ["limitParam", paging.limitParam]];
+          ? [
+              ["pageParam", paging.pageParam],
+              ["sizeParam", paging.sizeParam],
+            ]
+          : [
+              ["offsetParam", paging.offsetParam],
+              ["limitParam", paging.limitParam],
+            ];
     for (const [key, name] of need) {
-      if (name !== undefined && !known.has(name)) context.report("SF131", [...at, "x-stepforge-paging", key!], `${key} "${name}" is not a parameter of this operation; declare it under parameters or fix the name`);
+      if (name !== undefined && !known.has(name))
+        context.report(
+          "SF131",
+          [...at, "x-stepforge-paging", key!],
+          `${key} "${name}" is not a parameter of this operation; declare it under parameters or fix the name`,
+        );
     }
   }
   const seed = ext["x-stepforge-seed"];
@@ -232,7 +328,13 @@ function checkParameterList(context: CheckContext, list: unknown, at: Path): voi
   if (list === undefined) return;
   const leftOut = "left it out";
   if (!Array.isArray(list)) {
-    context.repair("SF115", [...at, "parameters"], `parameters must be a list, not ${describeValue(list)}`, "write a list", leftOut);
+    context.repair(
+      "SF115",
+      [...at, "parameters"],
+      `parameters must be a list, not ${describeValue(list)}`,
+      "write a list",
+      leftOut,
+    );
     return;
   }
   list.forEach((raw, i) => {
@@ -262,7 +364,13 @@ function collectParameters(context: CheckContext, shared: unknown[], own: unknow
   for (const raw of [...shared, ...own]) {
     const p = context.refs.deref(raw);
     // Malformed parameters are reported by checkParameterList.
-    if (typeof p.name !== "string" || p.name.length === 0 || typeof p.in !== "string" || !PARAMETER_LOCATIONS.includes(p.in)) continue;
+    if (
+      typeof p.name !== "string" ||
+      p.name.length === 0 ||
+      typeof p.in !== "string" ||
+      !PARAMETER_LOCATIONS.includes(p.in)
+    )
+      continue;
     const where = p.in as ParameterModel["in"];
     const style = typeof p.style === "string" ? p.style : where === "query" || where === "cookie" ? "form" : "simple";
     const explode = typeof p.explode === "boolean" ? p.explode : style === "form";
@@ -281,27 +389,54 @@ function collectParameters(context: CheckContext, shared: unknown[], own: unknow
       explode,
       ...(contentType !== undefined && /json/i.test(contentType) ? { json: true as const } : {}),
       ...(p.example !== undefined ? { example: p.example } : {}),
-      ...(p.explode === false || (p.style !== undefined && p.style !== "form") ? { explodeWritten: p.explode === true } : {}),
+      ...(p.explode === false || (p.style !== undefined && p.style !== "form")
+        ? { explodeWritten: p.explode === true }
+        : {}),
     });
   }
   return [...byKey.values()];
 }
 
-function checkPathParameters(context: CheckContext, types: TypesDocument, raw: RawOperation, parameters: ParameterModel[]): void {
+function checkPathParameters(
+  context: CheckContext,
+  types: TypesDocument,
+  raw: RawOperation,
+  parameters: ParameterModel[],
+): void {
   const { path, method, at } = raw;
   const inTemplate = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
   const declared = parameters.filter((p) => p.in === "path").map((p) => p.name);
   for (const name of inTemplate) {
     if (declared.includes(name)) continue;
-    context.repair("SF113", at, `path parameter "{${name}}" is not declared`, `add a parameter with in: path, name: ${name}, required: true`, `added it as a required string`);
-    parameters.push({ name, in: "path", required: true, deprecated: false, description: "", schema: { type: "string" }, style: "simple", explode: false });
+    context.repair(
+      "SF113",
+      at,
+      `path parameter "{${name}}" is not declared`,
+      `add a parameter with in: path, name: ${name}, required: true`,
+      `added it as a required string`,
+    );
+    parameters.push({
+      name,
+      in: "path",
+      required: true,
+      deprecated: false,
+      description: "",
+      schema: { type: "string" },
+      style: "simple",
+      explode: false,
+    });
     types.patch((copy) => {
       const target = typesOperation(copy, path, method);
-      if (target) target.parameters = [...asArray(target.parameters), { name, in: "path", required: true, schema: { type: "string" } }];
+      if (target)
+        target.parameters = [
+          ...asArray(target.parameters),
+          { name, in: "path", required: true, schema: { type: "string" } },
+        ];
     });
   }
   for (const name of declared) {
-    if (!inTemplate.includes(name)) context.report("SF114", at, `parameter "${name}" is declared in: path but "${path}" has no {${name}}`);
+    if (!inTemplate.includes(name))
+      context.report("SF114", at, `parameter "${name}" is declared in: path but "${path}" has no {${name}}`);
   }
 }
 
@@ -314,7 +449,12 @@ function preferJson(content: Json): string | undefined {
  * Warnings for what the client would mis-send or leave out, rather than silence: a request body
  * with no JSON media type (the client serialises a body as JSON) and cookie parameters.
  */
-function reportUnsent(context: CheckContext, raw: RawOperation, body: BodyModel | undefined, parameters: ParameterModel[]): void {
+function reportUnsent(
+  context: CheckContext,
+  raw: RawOperation,
+  body: BodyModel | undefined,
+  parameters: ParameterModel[],
+): void {
   const where = `${raw.method.toUpperCase()} ${raw.path}`;
   const mediaType = requestMediaTypeOf(body);
   // Said only where something is still not sent as the spec says: form fields and bytes go right
@@ -324,12 +464,24 @@ function reportUnsent(context: CheckContext, raw: RawOperation, body: BodyModel 
   const clientSends = mediaType !== undefined;
   const stepTakes = body?.raw !== undefined && body.raw.kind !== "other";
   if (body && mediaType && !(clientSends && stepTakes)) {
-    const client = clientSends ? `the client sends it as ${mediaType}` : "the client sends a body as JSON unless the call passes FormData or sets its Content-Type header";
+    const client = clientSends
+      ? `the client sends it as ${mediaType}`
+      : "the client sends a body as JSON unless the call passes FormData or sets its Content-Type header";
     const step = stepTakes ? `the tool step sends it as ${mediaType}` : "the tool step leaves the body out";
-    context.report("SF172", [...raw.at, "requestBody"], `${where} (${raw.operationId}) takes its request body as ${body.contentTypes.join(", ")}, not JSON: ${client}, ${step}`, "warning");
+    context.report(
+      "SF172",
+      [...raw.at, "requestBody"],
+      `${where} (${raw.operationId}) takes its request body as ${body.contentTypes.join(", ")}, not JSON: ${client}, ${step}`,
+      "warning",
+    );
   }
   for (const p of parameters.filter((x) => x.in === "cookie")) {
-    context.report("SF173", [...raw.at, "parameters"], `${where} (${raw.operationId}) has the cookie parameter "${p.name}"${p.required ? " (required)" : ""}: neither the client nor the tool step sends cookies; set a Cookie header on the call`, "warning");
+    context.report(
+      "SF173",
+      [...raw.at, "parameters"],
+      `${where} (${raw.operationId}) has the cookie parameter "${p.name}"${p.required ? " (required)" : ""}: neither the client nor the tool step sends cookies; set a Cookie header on the call`,
+      "warning",
+    );
   }
 }
 
@@ -361,7 +513,12 @@ function bodyOf(context: CheckContext, raw: unknown): BodyModel | undefined {
       const type = asObject(encoding)?.contentType;
       if (typeof type === "string") setOwn(partTypes, part, type);
     }
-    model.raw = { mediaType: sent, kind: rawBodyKind(context, sent, media.schema), ...(media.schema !== undefined ? { schema: media.schema } : {}), partTypes };
+    model.raw = {
+      mediaType: sent,
+      kind: rawBodyKind(context, sent, media.schema),
+      ...(media.schema !== undefined ? { schema: media.schema } : {}),
+      partTypes,
+    };
   }
   return model;
 }
@@ -373,23 +530,34 @@ function rawBodyKind(context: CheckContext, mediaType: string, schema: unknown):
   const fields = () => kindOf(context.refs, schema) === "object";
   if (type === FORM_MEDIA_TYPE) return fields() ? "form" : "other";
   if (type.startsWith("multipart/")) return fields() ? "multipart" : "other";
-  if (type.startsWith("text/") || /[/+]xml$/.test(type) || type === "application/csv" || type === "application/x-ndjson") return "text";
+  if (
+    type.startsWith("text/") ||
+    /[/+]xml$/.test(type) ||
+    type === "application/csv" ||
+    type === "application/x-ndjson"
+  )
+    return "text";
   // Any other media type is bytes when its schema is one string (or none): images, PDFs, archives, octet-stream.
   const s = context.refs.deref(schema);
-  return schema === undefined || (s.type === "string" && s.properties === undefined) || Object.keys(s).length === 0 ? "bytes" : "other";
+  return schema === undefined || (s.type === "string" && s.properties === undefined) || Object.keys(s).length === 0
+    ? "bytes"
+    : "other";
 }
 
 /** The lowest 2xx response: its status, description, preferred media type, schema and example. */
 function successOf(context: CheckContext, raw: unknown): SuccessModel {
   const responses = asObject(raw) ?? {};
-  const code = Object.keys(responses).filter((c) => /^2\d\d$/.test(c)).sort()[0];
+  const code = Object.keys(responses)
+    .filter((c) => /^2\d\d$/.test(c))
+    .sort()[0];
   if (code === undefined) return { status: 200, description: "" };
   const response = context.refs.deref(responses[code]);
   const content = asObject(response.content) ?? {};
   const mediaType = preferJson(content);
   const media = mediaType ? asObject(content[mediaType]) : undefined;
   let example = media?.example;
-  if (example === undefined && media && asObject(media.examples)) example = asObject(context.refs.target(Object.values(asObject(media.examples)!)[0]))?.value;
+  if (example === undefined && media && asObject(media.examples))
+    example = asObject(context.refs.target(Object.values(asObject(media.examples)!)[0]))?.value;
   return {
     status: Number(code),
     description: typeof response.description === "string" ? response.description : "",
@@ -399,7 +567,15 @@ function successOf(context: CheckContext, raw: unknown): SuccessModel {
   };
 }
 
-const DOC_KEYS = new Set(["description", "summary", "example", "examples", "externalDocs", "title", "x-stepforge-seed"]);
+const DOC_KEYS = new Set([
+  "description",
+  "summary",
+  "example",
+  "examples",
+  "externalDocs",
+  "title",
+  "x-stepforge-seed",
+]);
 const NAME_MAPS = new Set(["properties", "patternProperties", "$defs", "dependentSchemas"]);
 
 /** A schema without its prose and examples (the mock validates with it; it does not print it). */
@@ -432,9 +608,23 @@ function mockSpec(op: Omit<OperationModel, "mock">, ext: unknown, refs: RefResol
     path: op.path,
     parameters: op.parameters.map((p) => {
       const explode = p.explodeWritten;
-      return { name: p.name, in: p.in, required: p.required, ...(p.schema !== undefined ? { schema: parameterSchema(p.schema) } : {}), ...(explode !== undefined ? { explode } : {}) };
+      return {
+        name: p.name,
+        in: p.in,
+        required: p.required,
+        ...(p.schema !== undefined ? { schema: parameterSchema(p.schema) } : {}),
+        ...(explode !== undefined ? { explode } : {}),
+      };
     }),
-    ...(body ? { body: { required: body.required, contentTypes: body.contentTypes, ...(body.schema !== undefined ? { schema: mockSchema(body.schema) } : {}) } } : {}),
+    ...(body
+      ? {
+          body: {
+            required: body.required,
+            contentTypes: body.contentTypes,
+            ...(body.schema !== undefined ? { schema: mockSchema(body.schema) } : {}),
+          },
+        }
+      : {}),
     success: {
       status: op.success.status,
       ...(op.success.mediaType ? { contentType: op.success.mediaType, example: op.success.example } : {}),

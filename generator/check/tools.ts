@@ -11,7 +11,14 @@
  */
 import type { CompositeTool, OperationTool, ServiceTools, ToolField } from "../../runtime/tools/model.js";
 import { TOOL_NAME } from "../../runtime/tools/model.js";
-import { BASE64_BODY, FILE_PART, type OperationModel, type ToolFieldModel, type ToolStepModel, type WireSource } from "../model.js";
+import {
+  BASE64_BODY,
+  FILE_PART,
+  type OperationModel,
+  type ToolFieldModel,
+  type ToolStepModel,
+  type WireSource,
+} from "../model.js";
 import { flattenAllOf, hasFlag, kindOf, sentence } from "../schema.js";
 import { asObject, isObject, type Json } from "../refs.js";
 import type { CheckContext, Path } from "./context.js";
@@ -19,15 +26,17 @@ import { defaultToolsets } from "./toolsets.js";
 
 /** createCard → create_card; getLeadsByIDs → get_leads_by_ids. */
 export function snakeCase(name: string): string {
-  return name
-    // Tool names are ASCII (TOOL_NAME): ñandú → nandu, not "and".
-    .normalize("NFKD")
-    .replace(/\p{M}+/gu, "")
-    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
-    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2")
-    .replace(/[^A-Za-z0-9]+/g, "_")
-    .replace(/^_+|_+$/g, "")
-    .toLowerCase();
+  return (
+    name
+      // Tool names are ASCII (TOOL_NAME): ñandú → nandu, not "and".
+      .normalize("NFKD")
+      .replace(/\p{M}+/gu, "")
+      .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+      .replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2")
+      .replace(/[^A-Za-z0-9]+/g, "_")
+      .replace(/^_+|_+$/g, "")
+      .toLowerCase()
+  );
 }
 
 /** Comparison operators in wire names (`StartTime<`, `price>=`): words, so `StartTime<` and `StartTime>` stay apart. */
@@ -51,7 +60,11 @@ export function fieldNameOf(wire: string): string {
   if (/^[A-Za-z][A-Za-z0-9_]*$/.test(wire) && wire.length <= MAX_FIELD) return wire;
   let name = wire;
   for (const [operator, word] of OPERATOR_WORDS) name = name.replace(operator, word);
-  name = name.normalize("NFKD").replace(/\p{M}+/gu, "").replace(/[^A-Za-z0-9]+/g, "_").replace(/^_+|_+$/g, "");
+  name = name
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
+    .replace(/[^A-Za-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "");
   if (!/^[A-Za-z]/.test(name)) name = name ? `f_${name}` : "field";
   return name.length <= MAX_FIELD ? name : `${name.slice(0, MAX_FIELD - 7).replace(/_+$/, "")}_${digest(wire)}`;
 }
@@ -108,8 +121,12 @@ const IGNORED_HEADERS = ["accept", "content-type", "authorization"];
 
 /** Headers a step never asks the model for: the ignored ones and the API keys the connection sends. */
 function unaskedHeaders(context: CheckContext): Set<string> {
-  const schemes = Object.values(asObject(asObject(context.doc.components)?.securitySchemes) ?? {}).map((s) => context.refs.deref(s));
-  const keys = schemes.filter((s) => s.type === "apiKey" && s.in === "header" && typeof s.name === "string").map((s) => String(s.name).toLowerCase());
+  const schemes = Object.values(asObject(asObject(context.doc.components)?.securitySchemes) ?? {}).map((s) =>
+    context.refs.deref(s),
+  );
+  const keys = schemes
+    .filter((s) => s.type === "apiKey" && s.in === "header" && typeof s.name === "string")
+    .map((s) => String(s.name).toLowerCase());
   return new Set([...IGNORED_HEADERS, ...keys]);
 }
 
@@ -130,12 +147,20 @@ function flatFields(context: CheckContext, op: OperationModel): FlatField[] {
   // Cookie parameters are not sent (SF173, reported with the operation).
   const unasked = unaskedHeaders(context);
   for (const where of ["path", "query", "header"] as const) {
-    for (const p of op.parameters.filter((x) => x.in === where && !(where === "header" && unasked.has(x.name.toLowerCase())))) {
+    for (const p of op.parameters.filter(
+      (x) => x.in === where && !(where === "header" && unasked.has(x.name.toLowerCase())),
+    )) {
       const own = context.refs.deref(p.schema);
       const text = p.description || (typeof own.description === "string" ? own.description : "");
-      const description = p.example !== undefined ? `${sentence(text)} Example: ${typeof p.example === "string" ? p.example : JSON.stringify(p.example)}.` : text;
+      const description =
+        p.example !== undefined
+          ? `${sentence(text)} Example: ${typeof p.example === "string" ? p.example : JSON.stringify(p.example)}.`
+          : text;
       // Arrays stay arrays: the runtime serialises `explode: false` ones from the descriptor.
-      add({ name: fieldNameOf(p.name), in: where, wire: p.name, required: p.required, schema: p.schema, description }, where);
+      add(
+        { name: fieldNameOf(p.name), in: where, wire: p.name, required: p.required, schema: p.schema, description },
+        where,
+      );
     }
   }
   const body = op.body;
@@ -147,11 +172,22 @@ function flatFields(context: CheckContext, op: OperationModel): FlatField[] {
     const required = new Set(Array.isArray(merged.required) ? merged.required.map(String) : []);
     for (const [key, property] of Object.entries(props)) {
       if (hasFlag(context.refs, property, "readOnly")) continue;
-      add({ name: fieldNameOf(key), in: "body", wire: key, required: body!.required && required.has(key), schema: value(key, property), description: "" }, "body");
+      add(
+        {
+          name: fieldNameOf(key),
+          in: "body",
+          wire: key,
+          required: body!.required && required.has(key),
+          schema: value(key, property),
+          description: "",
+        },
+        "body",
+      );
     }
     return true;
   };
-  const whole = (schema: unknown, description: string) => add({ name: "body", in: "bodyWhole", wire: "", required: body!.required, schema, description }, "body");
+  const whole = (schema: unknown, description: string) =>
+    add({ name: "body", in: "bodyWhole", wire: "", required: body!.required, schema, description }, "body");
   if (body?.mediaType) {
     if (!bodyFields(body.schema, (_key, schema) => schema)) whole(body.schema, body.description || "The request body.");
   } else if (raw?.kind === "form") {
@@ -159,10 +195,16 @@ function flatFields(context: CheckContext, op: OperationModel): FlatField[] {
   } else if (raw?.kind === "multipart") {
     bodyFields(raw.schema, (key, schema) => filePartOf(context, schema, raw.partTypes[key]) ?? schema);
   } else if (raw?.kind === "bytes") {
-    whole(BASE64_BODY, `${body!.description ? `${sentence(body!.description)} ` : ""}The request body (${raw.mediaType}) as base64.`);
+    whole(
+      BASE64_BODY,
+      `${body!.description ? `${sentence(body!.description)} ` : ""}The request body (${raw.mediaType}) as base64.`,
+    );
   } else if (raw?.kind === "text") {
     const own = context.refs.deref(raw.schema);
-    whole(own.type === "string" ? raw.schema : { type: "string" }, `${body!.description ? `${sentence(body!.description)} ` : ""}The request body as ${raw.mediaType} text.`);
+    whole(
+      own.type === "string" ? raw.schema : { type: "string" },
+      `${body!.description ? `${sentence(body!.description)} ` : ""}The request body as ${raw.mediaType} text.`,
+    );
   }
   return fields;
 }
@@ -177,9 +219,13 @@ function filePartOf(context: CheckContext, schema: unknown, partType: string | u
   const isFile = (node: Json) =>
     node.format === "binary" ||
     (typeof node.contentMediaType === "string" && node.contentEncoding === undefined) ||
-    (partType !== undefined && !/^text\/|json/i.test(partType) && (node.type === "string" || node.type === undefined) && node.properties === undefined);
+    (partType !== undefined &&
+      !/^text\/|json/i.test(partType) &&
+      (node.type === "string" || node.type === undefined) &&
+      node.properties === undefined);
   const description = typeof s.description === "string" ? { description: s.description } : {};
-  if (s.type === "array" && isObject(s.items) && isFile(context.refs.deref(s.items))) return { type: "array", items: FILE_PART, ...description };
+  if (s.type === "array" && isObject(s.items) && isFile(context.refs.deref(s.items)))
+    return { type: "array", items: FILE_PART, ...description };
   return isFile(s) ? { ...FILE_PART, ...description } : undefined;
 }
 
@@ -190,11 +236,21 @@ export interface ToolSteps {
   toolsetsFromTags: boolean;
 }
 
-export function checkToolSteps(context: CheckContext, id: string, operations: OperationModel[], tools: ServiceTools | undefined, overrides: Map<string, OperationTool>): ToolSteps {
+export function checkToolSteps(
+  context: CheckContext,
+  id: string,
+  operations: OperationModel[],
+  tools: ServiceTools | undefined,
+  overrides: Map<string, OperationTool>,
+): ToolSteps {
   const report = (path: Path, message: string) => context.report("SF301", path, message);
   const byId = new Map(operations.map((op) => [op.operationId, op]));
   const apiCallName = tools?.apiCall ? (tools.apiCall.name ?? `${id}_api_call`) : undefined;
-  const declared = new Set([...[...overrides.values()].flatMap((t) => (t.name ? [t.name] : [])), ...(tools?.steps ?? []).map((s) => s.name), ...(apiCallName ? [apiCallName] : [])]);
+  const declared = new Set([
+    ...[...overrides.values()].flatMap((t) => (t.name ? [t.name] : [])),
+    ...(tools?.steps ?? []).map((s) => s.name),
+    ...(apiCallName ? [apiCallName] : []),
+  ]);
   const derived = new Set<string>();
   const steps: Array<ToolStepModel & { at: Path; named?: boolean }> = [];
   for (const op of operations) {
@@ -202,57 +258,104 @@ export function checkToolSteps(context: CheckContext, id: string, operations: Op
     if (tool.skip) continue;
     const name = tool.name ?? derivedName(id, op.operationId, (n) => declared.has(n) || derived.has(n));
     if (!tool.name) derived.add(name);
-    const step = stepOf(context, report, name, op, tool, ["paths", op.path, op.method.toLowerCase(), "x-stepforge-tool"]);
+    const step = stepOf(context, report, name, op, tool, [
+      "paths",
+      op.path,
+      op.method.toLowerCase(),
+      "x-stepforge-tool",
+    ]);
     if (step) steps.push({ ...step, named: tool.name !== undefined });
   }
   tools?.steps.forEach((composite, i) => {
     const op = byId.get(composite.operation);
     const at: Path = ["x-stepforge", "tools", "steps", i];
-    if (!op) return report([...at, "operation"], `step "${composite.name}" is built on operation "${composite.operation}", which the spec does not have`);
+    if (!op)
+      return report(
+        [...at, "operation"],
+        `step "${composite.name}" is built on operation "${composite.operation}", which the spec does not have`,
+      );
     const step = stepOf(context, report, composite.name, op, composite, at);
     if (step) steps.push({ ...step, named: true });
   });
   const seen = new Set<string>();
   // Where each name is written: the step's own `name`, else the service id it is derived from.
   const idAt: Path = context.doc["x-stepforge"] !== undefined ? ["x-stepforge", "id"] : ["info", "title"];
-  const named = [...steps.map((s) => ({ name: s.name, at: s.named ? [...s.at, "name"] : idAt })), ...(apiCallName ? [{ name: apiCallName, at: ["x-stepforge", "tools", "apiCall"] }] : [])];
+  const named = [
+    ...steps.map((s) => ({ name: s.name, at: s.named ? [...s.at, "name"] : idAt })),
+    ...(apiCallName ? [{ name: apiCallName, at: ["x-stepforge", "tools", "apiCall"] }] : []),
+  ];
   for (const { name, at } of named) {
-    if (!TOOL_NAME.test(name) || !name.startsWith(`${id}_`)) report(at, `tool name "${name}" must match ${TOOL_NAME} and start with "${id}_"; name it in x-stepforge-tool`);
-    if (seen.has(name)) report(at, `tool name "${name}" is used twice; give one of them another name with x-stepforge-tool.name`);
+    if (!TOOL_NAME.test(name) || !name.startsWith(`${id}_`))
+      report(at, `tool name "${name}" must match ${TOOL_NAME} and start with "${id}_"; name it in x-stepforge-tool`);
+    if (seen.has(name))
+      report(at, `tool name "${name}" is used twice; give one of them another name with x-stepforge-tool.name`);
     seen.add(name);
   }
   // A step's `check` and every toolset name steps of this service.
   const declaredSets = tools?.toolsets ?? [];
   declaredSets.forEach((set, i) =>
-    set.steps.forEach((name, j) => seen.has(name) || report(["x-stepforge", "tools", "toolsets", i, "steps", j], `toolset "${set.name}" names step "${name}", which this spec does not have`)),
+    set.steps.forEach(
+      (name, j) =>
+        seen.has(name) ||
+        report(
+          ["x-stepforge", "tools", "toolsets", i, "steps", j],
+          `toolset "${set.name}" names step "${name}", which this spec does not have`,
+        ),
+    ),
   );
   // A spec that declares no toolsets gets one per tag (check/toolsets.ts), so --toolsets can trim.
   const toolsets = declaredSets.length > 0 ? declaredSets : defaultToolsets(context.doc, operations, steps);
   for (const step of steps) {
-    if (step.check && !seen.has(step.check.step)) report([...step.at, "check", "step"], `step "${step.name}" is checked with "${step.check.step}", which this spec does not have`);
+    if (step.check && !seen.has(step.check.step))
+      report(
+        [...step.at, "check", "step"],
+        `step "${step.name}" is checked with "${step.check.step}", which this spec does not have`,
+      );
   }
-  return { steps: steps.map(({ at: _at, named: _named, ...step }) => step), toolsets, toolsetsFromTags: declaredSets.length === 0, ...(tools?.apiCall ? { apiCall: { name: apiCallName!, config: tools.apiCall } } : {}) };
+  return {
+    steps: steps.map(({ at: _at, named: _named, ...step }) => step),
+    toolsets,
+    toolsetsFromTags: declaredSets.length === 0,
+    ...(tools?.apiCall ? { apiCall: { name: apiCallName!, config: tools.apiCall } } : {}),
+  };
 }
 
-function stepOf(context: CheckContext, report: (path: Path, message: string) => void, name: string, op: OperationModel, overrides: OperationTool | CompositeTool, at: Path): (ToolStepModel & { at: Path }) | undefined {
+function stepOf(
+  context: CheckContext,
+  report: (path: Path, message: string) => void,
+  name: string,
+  op: OperationModel,
+  overrides: OperationTool | CompositeTool,
+  at: Path,
+): (ToolStepModel & { at: Path }) | undefined {
   const before = context.diagnostics.length;
   const flat = flatFields(context, op);
   const byName = new Map(flat.map((f) => [f.name, f]));
   const fieldList = () => [...byName.keys()].join(", ");
   const fixed = overrides.fixed ?? {};
   const omit = overrides.omit ?? [];
-  for (const key of Object.keys(fixed)) if (!byName.has(key)) report([...at, "fixed", key], `"${key}" is not a field of ${op.operationId} (fields: ${fieldList()})`);
+  for (const key of Object.keys(fixed))
+    if (!byName.has(key))
+      report([...at, "fixed", key], `"${key}" is not a field of ${op.operationId} (fields: ${fieldList()})`);
   for (const key of omit) {
     const f = byName.get(key);
     if (!f) report([...at, "omit"], `"${key}" is not a field of ${op.operationId}`);
-    else if (f.required) report([...at, "omit"], `"${key}" is required by ${op.operationId}; give it a value under fixed instead of omitting it`);
+    else if (f.required)
+      report(
+        [...at, "omit"],
+        `"${key}" is required by ${op.operationId}; give it a value under fixed instead of omitting it`,
+      );
   }
   const declared: Record<string, ToolField> = overrides.fields ?? {};
   const renamedFrom = new Map<string, string>();
   for (const [facing, spec] of Object.entries(declared)) {
     if (spec.ignored) continue;
     const from = spec.from ?? facing;
-    if (!byName.has(from)) report([...at, "fields", facing, "from"], `"${from}" is not a field of ${op.operationId} (fields: ${fieldList()})`);
+    if (!byName.has(from))
+      report(
+        [...at, "fields", facing, "from"],
+        `"${from}" is not a field of ${op.operationId} (fields: ${fieldList()})`,
+      );
     else renamedFrom.set(from, facing);
   }
   // Model-facing fields: each source field once, under its (possibly new) name.
@@ -262,14 +365,33 @@ function stepOf(context: CheckContext, report: (path: Path, message: string) => 
     if (Object.hasOwn(fixed, f.name) || omit.includes(f.name)) continue;
     const facingName = renamedFrom.get(f.name) ?? f.name;
     const spec = Object.hasOwn(declared, facingName) ? declared[facingName] : undefined;
-    facing.push({ name: facingName, source: f, required: f.required || spec?.required === true, description: spec?.description ?? (f.description || undefined), schema: f.schema, ignored: false });
+    facing.push({
+      name: facingName,
+      source: f,
+      required: f.required || spec?.required === true,
+      description: spec?.description ?? (f.description || undefined),
+      schema: f.schema,
+      ignored: false,
+    });
   }
   for (const [facingName, spec] of Object.entries(declared)) {
-    if (spec.ignored) facing.push({ name: facingName, required: false, description: `${spec.description ?? "Accepted for compatibility"} (not sent).`, schema: spec.schema ?? { type: "string" }, ignored: true });
+    if (spec.ignored)
+      facing.push({
+        name: facingName,
+        required: false,
+        description: `${spec.description ?? "Accepted for compatibility"} (not sent).`,
+        schema: spec.schema ?? { type: "string" },
+        ignored: true,
+      });
   }
   let offered = facing;
   if (overrides.only) {
-    for (const f of facing) if (!overrides.only.includes(f.name) && f.required) report([...at, "only"], `"${f.name}" is required by ${op.operationId}; list it under only or give it under fixed`);
+    for (const f of facing)
+      if (!overrides.only.includes(f.name) && f.required)
+        report(
+          [...at, "only"],
+          `"${f.name}" is required by ${op.operationId}; list it under only or give it under fixed`,
+        );
     offered = facing.filter((f) => overrides.only!.includes(f.name));
   }
   // Derived names never collide (FieldNames); a name the step declares under `fields` may.
@@ -280,21 +402,39 @@ function stepOf(context: CheckContext, report: (path: Path, message: string) => 
   }
   if (context.diagnostics.length > before) return undefined;
 
-  const wire: ToolStepModel["wire"] = { path: [], query: [], header: [], body: [], bodyObject: flat.some((f) => f.in === "body") };
+  const wire: ToolStepModel["wire"] = {
+    path: [],
+    query: [],
+    header: [],
+    body: [],
+    bodyObject: flat.some((f) => f.in === "body"),
+  };
   const raw = op.body?.mediaType === undefined ? op.body?.raw : undefined;
   if (raw?.kind === "multipart" && wire.bodyObject) {
     wire.encoding = "multipart";
-    const isFile = (schema: unknown) => isObject(schema) && (schema["x-stepforge-input"] === "file" || (isObject(schema.items) && schema.items["x-stepforge-input"] === "file"));
+    const isFile = (schema: unknown) =>
+      isObject(schema) &&
+      (schema["x-stepforge-input"] === "file" ||
+        (isObject(schema.items) && schema.items["x-stepforge-input"] === "file"));
     wire.files = {};
     for (const f of flat.filter((x) => x.in === "body" && isFile(x.schema))) {
       const type = raw.partTypes[f.wire];
-      Object.defineProperty(wire.files, f.wire, { value: type ? { contentType: type } : {}, enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(wire.files, f.wire, {
+        value: type ? { contentType: type } : {},
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
   } else if (raw?.kind === "bytes") wire.encoding = "base64";
   else if (raw?.kind === "text") wire.encoding = "text";
   for (const f of flat) {
     const offeredField = offered.find((x) => x.source === f);
-    const source: WireSource | undefined = Object.hasOwn(fixed, f.name) ? { from: "fixed", value: fixed[f.name]! } : offeredField ? { from: "input", field: offeredField.name } : undefined;
+    const source: WireSource | undefined = Object.hasOwn(fixed, f.name)
+      ? { from: "fixed", value: fixed[f.name]! }
+      : offeredField
+        ? { from: "input", field: offeredField.name }
+        : undefined;
     if (source === undefined) continue;
     if (f.in === "bodyWhole") wire.bodyWhole = source;
     else wire[f.in].push([f.wire, source]);
@@ -306,9 +446,11 @@ function stepOf(context: CheckContext, report: (path: Path, message: string) => 
   // A step that narrows its operation (only some fields, or fixed values) and says what it does
   // itself: the operation's description would tell the model about fields it cannot send
   // (trello_archive_card offered "Setting idList moves the card").
-  const narrowed = overrides.description !== undefined && (overrides.only !== undefined || Object.keys(fixed).length > 0);
+  const narrowed =
+    overrides.description !== undefined && (overrides.only !== undefined || Object.keys(fixed).length > 0);
   if (op.description && !narrowed) parts.push(sentence(op.description.split(/\n\s*\n/)[0]!));
-  if (success.description) parts.push(`Returns: ${sentence(success.description).replace(/^./, (c) => c.toLowerCase())}`);
+  if (success.description)
+    parts.push(`Returns: ${sentence(success.description).replace(/^./, (c) => c.toLowerCase())}`);
   const hints = overrides.hints ?? {};
   const readOnly = hints.readOnly ?? (op.method === "GET" || op.method === "HEAD");
   return {

@@ -37,7 +37,9 @@ function inputType(op: OperationModel, operation: string): string[] {
   if (!op.body || types.length === 0) members.push("body?: never");
   else {
     const holder = op.body.required ? `${operation}["requestBody"]` : `NonNullable<${operation}["requestBody"]>`;
-    members.push(`${op.body.required ? "body" : "body?"}: ${types.map((type) => `${holder}["content"][${str(type)}]`).join(" | ")}`);
+    members.push(
+      `${op.body.required ? "body" : "body?"}: ${types.map((type) => `${holder}["content"][${str(type)}]`).join(" | ")}`,
+    );
   }
   members.push("signal?: AbortSignal");
   return members;
@@ -63,7 +65,9 @@ export const emitClient: Emitter = (model, context) => {
   const methods: string[] = [];
   for (const op of model.operations) {
     const base = pascal(op.operationId);
-    const [operation, input, data] = ["Operation", "Input", "Data"].map((suffix) => ident(names.claim(`${base}${suffix}`, op.operationId).name));
+    const [operation, input, data] = ["Operation", "Input", "Data"].map((suffix) =>
+      ident(names.claim(`${base}${suffix}`, op.operationId).name),
+    );
     body.push(
       jsdoc(`The ${op.operationId} operation as the spec describes it.`),
       `export type ${operation} = paths[${str(op.path)}][${str(op.method.toLowerCase())}];`,
@@ -83,7 +87,9 @@ export const emitClient: Emitter = (model, context) => {
   }
   body.push(
     "",
-    jsdoc(`Typed client for ${model.title}: one method per operation of ${context.specLabel}.\n\nCalls resolve to the success body or throw a StepforgeError subclass (auth, rate_limited, …).`),
+    jsdoc(
+      `Typed client for ${model.title}: one method per operation of ${context.specLabel}.\n\nCalls resolve to the success body or throw a StepforgeError subclass (auth, rate_limited, …).`,
+    ),
     `export class ${className} {`,
     jsdoc("The untyped service client underneath (descriptor, base address, call by id).", "  "),
     "  public readonly core: ServiceClient;",

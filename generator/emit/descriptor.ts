@@ -10,7 +10,9 @@ export const emitDescriptor: Emitter = (model, context) => {
   const body = [
     `import type { ServiceDescriptor } from ${str(context.runtimeImport)};`,
     "",
-    jsdoc(`Everything the runtime needs to know about ${model.title}: auth, limits, error meanings and operations, from the spec's x-stepforge extensions.`),
+    jsdoc(
+      `Everything the runtime needs to know about ${model.title}: auth, limits, error meanings and operations, from the spec's x-stepforge extensions.`,
+    ),
     constStatement("descriptor", literal(model.descriptor), { exported: true, type: "ServiceDescriptor" }),
   ];
   return [{ path: `${model.id}/descriptor.ts`, content: moduleText(context.specLabel, body) }];
@@ -22,7 +24,9 @@ export const emitTriggers: Emitter = (model, context) => {
   const body = [
     `import type { TriggersExtension } from ${str(context.runtimeImport)};`,
     "",
-    jsdoc(`${model.title} triggers: how events arrive (signature, refs, registration) and each trigger's rule and options.`),
+    jsdoc(
+      `${model.title} triggers: how events arrive (signature, refs, registration) and each trigger's rule and options.`,
+    ),
     constStatement("triggers", literal(model.triggers), { exported: true, type: "TriggersExtension" }),
   ];
   return [{ path: `${model.id}/triggers.ts`, content: moduleText(context.specLabel, body) }];

@@ -9,7 +9,9 @@ import { moduleText, type EmitContext, type GeneratedFile } from "./file.js";
 
 export function emitServiceIndex(model: ServiceModel, context: EmitContext, modules: string[]): GeneratedFile {
   const body = [
-    jsdoc(`${model.title}: everything generated from its spec. Import from "${context.moduleImport ?? `stepforge/${model.id}`}".`),
+    jsdoc(
+      `${model.title}: everything generated from its spec. Import from "${context.moduleImport ?? `stepforge/${model.id}`}".`,
+    ),
     ...modules.map((module) => `export * from ${str(`./${module}.js`)};`),
     `export type { paths, components } from "./types.js";`,
   ];
@@ -18,6 +20,8 @@ export function emitServiceIndex(model: ServiceModel, context: EmitContext, modu
 
 export function emitRootIndex(models: ServiceModel[], context: EmitContext): GeneratedFile {
   // Service ids are lower-case letters and digits (the extension schema), valid export names.
-  const body = [...models].sort((a, b) => a.id.localeCompare(b.id)).map((model) => `export * as ${model.id} from ${str(`./${model.id}/index.js`)};`);
+  const body = [...models]
+    .sort((a, b) => a.id.localeCompare(b.id))
+    .map((model) => `export * as ${model.id} from ${str(`./${model.id}/index.js`)};`);
   return { path: "index.ts", content: moduleText(context.specLabel, body) };
 }

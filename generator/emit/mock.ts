@@ -30,7 +30,10 @@ export const emitMock: Emitter = (model, context) => {
     "",
     jsdoc(`The behavioural mock of ${model.title}: its descriptor and the data above.`),
     // Importing the module registers the service, so `startMock("<id>")` finds it by name.
-    constStatement("mockDefinition", call("registerMock", obj([["descriptor"], ["...mockData"]])), { exported: true, type: "MockDefinition" }),
+    constStatement("mockDefinition", call("registerMock", obj([["descriptor"], ["...mockData"]])), {
+      exported: true,
+      type: "MockDefinition",
+    }),
     "",
     jsdoc(`Starts the ${model.title} mock on 127.0.0.1 (a free port unless \`options.port\`); \`close()\` stops it.`),
     `export function ${name}(options: MockOptions = {}): Promise<RunningMock> {`,

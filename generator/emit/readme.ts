@@ -18,7 +18,10 @@ import { markdownHeader, pascal, type Emitter } from "./file.js";
 let template: Handlebars.TemplateDelegate | undefined;
 
 function cell(text: string): string {
-  return text.replace(/\r?\n+/g, " ").replace(/\|/g, "\\|").trim();
+  return text
+    .replace(/\r?\n+/g, " ")
+    .replace(/\|/g, "\\|")
+    .trim();
 }
 
 function budget(limit: LimitSpec): string {
@@ -49,7 +52,10 @@ function authSummary(d: ServiceDescriptor): string {
       return "No credentials.";
     case "api-key":
       return Object.entries(a.modes)
-        .map(([mode, ps]) => `- mode \`${mode}\`${mode === a.defaultMode ? " (default)" : ""}: ${ps.map((p) => `${p.in} \`${p.name}\``).join(" + ")}`)
+        .map(
+          ([mode, ps]) =>
+            `- mode \`${mode}\`${mode === a.defaultMode ? " (default)" : ""}: ${ps.map((p) => `${p.in} \`${p.name}\``).join(" + ")}`,
+        )
         .join("\n");
     case "oauth2-client-credentials":
       return `OAuth 2.0 client credentials: token from \`${a.tokenUrl}\` (${a.tokenMethod}, credentials in ${a.credentialsIn}), renewed ${a.renewBeforeSeconds} s before it expires; sent as ${a.send.in} \`${a.send.name}\`.`;
@@ -82,7 +88,9 @@ function mockSection(model: Parameters<Emitter>[0]) {
 }
 
 export const emitReadme: Emitter = (model, context) => {
-  template ??= Handlebars.compile(readFileSync(join(packageRoot(), "templates", "service-readme.md.hbs"), "utf8"), { noEscape: true });
+  template ??= Handlebars.compile(readFileSync(join(packageRoot(), "templates", "service-readme.md.hbs"), "utf8"), {
+    noEscape: true,
+  });
   const d = model.descriptor;
   const rules = [
     ...Object.entries(d.errors.statuses).map(([k, r]) => ({ when: `HTTP ${k}`, ...r })),
@@ -96,7 +104,9 @@ export const emitReadme: Emitter = (model, context) => {
     commands: context.commands && {
       generate: context.commands.generate,
       scope: context.commands.scope ? ` ${context.commands.scope}` : "",
-      intro: context.commands.scope ? "Run these in the folder the spec path is relative to:" : "Run these where the project's `stepforge.config.*` is:",
+      intro: context.commands.scope
+        ? "Run these in the folder the spec path is relative to:"
+        : "Run these where the project's `stepforge.config.*` is:",
     },
     // A step `call --mock` can run with no input: a read without required fields.
     sampleStep: model.toolSteps.find((t) => t.annotations.readOnlyHint && t.fields.every((f) => !f.required))?.name,
@@ -108,7 +118,11 @@ export const emitReadme: Emitter = (model, context) => {
     version: model.version,
     operationCount: model.operations.length,
     baseUrl: d.connection.baseUrl,
-    connectionFields: Object.entries(d.connection.fields).map(([name, f]) => ({ name, ...f, description: cell(f.description) })),
+    connectionFields: Object.entries(d.connection.fields).map(([name, f]) => ({
+      name,
+      ...f,
+      description: cell(f.description),
+    })),
     authSummary: authSummary(d),
     limits: d.limits.map((l) => ({
       ...l,
@@ -125,7 +139,9 @@ export const emitReadme: Emitter = (model, context) => {
       paging: op.paging ? pagingLabel(op.paging) : "",
     })),
     mock: mockSection(model),
-    seedNotes: model.operations.filter((op) => op.seed?.differs).map((op) => ({ operationId: op.operationId, name: op.seed!.name, differs: cell(op.seed!.differs!) })),
+    seedNotes: model.operations
+      .filter((op) => op.seed?.differs)
+      .map((op) => ({ operationId: op.operationId, name: op.seed!.name, differs: cell(op.seed!.differs!) })),
   });
   return [{ path: `${model.id}/README.md`, content: content.replace(/\n{3,}/g, "\n\n").trimEnd() + "\n" }];
 };

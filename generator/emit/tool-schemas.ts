@@ -78,7 +78,11 @@ export class SchemaWriter {
     if (mode === "output") return "";
     const parts: string[] = [];
     const show = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value));
-    const examples = Array.isArray(schema.examples) ? schema.examples : schema.example !== undefined ? [schema.example] : [];
+    const examples = Array.isArray(schema.examples)
+      ? schema.examples
+      : schema.example !== undefined
+        ? [schema.example]
+        : [];
     if (examples.length) parts.push(`Example: ${examples.slice(0, 2).map(show).join(" or ")}.`);
     if (schema.default !== undefined) parts.push(`Default: ${show(schema.default)}.`);
     return parts.join(" ");
@@ -93,7 +97,8 @@ export class SchemaWriter {
     this.busy.add(key);
     const schema = this.refs.deref({ $ref: ref });
     const notes = this.notes(schema, mode);
-    const text = typeof schema.description === "string" ? `${sentence(schema.description)}${notes ? ` ${notes}` : ""}` : notes;
+    const text =
+      typeof schema.description === "string" ? `${sentence(schema.description)}${notes ? ` ${notes}` : ""}` : notes;
     const data = describe(this.inline(schema, mode), text || undefined);
     this.busy.delete(key);
     const name = this.names.claim(`${mode === "input" ? "In" : "Out"}${pascal(shortName) || "Schema"}`, ref).name;
@@ -155,12 +160,19 @@ export class SchemaWriter {
       if (values.length === 0) return "null";
       if (values.every((v) => typeof v === "string")) out = build("enum", values);
       else if (values.length === 1) out = build("literal", values[0]);
-      else out = build("union", values.map((v) => build("literal", v)));
+      else
+        out = build(
+          "union",
+          values.map((v) => build("literal", v)),
+        );
       if (schema.enum.includes(null)) return chain(out, "nullable");
     } else if (rest.length === 0) {
       return types.includes("null") ? "null" : "unknown";
     } else if (rest.length > 1) {
-      out = build("union", rest.map((t) => this.inline({ ...schema, type: t, description: undefined }, mode)));
+      out = build(
+        "union",
+        rest.map((t) => this.inline({ ...schema, type: t, description: undefined }, mode)),
+      );
     } else {
       out = this.typed(rest[0]!, schema, mode);
     }
@@ -178,12 +190,14 @@ export class SchemaWriter {
         // One pattern per string (two become an allOf in JSON Schema, which strict mode refuses):
         // the spec's own when it has one, else a short one for the format. The check stage left only
         // patterns that compile with the u flag (JSON Schema's reading, the mock's): read the same here.
-        const own = typeof schema.pattern === "string" && compilesWith(schema.pattern, "u") ? schema.pattern : undefined;
+        const own =
+          typeof schema.pattern === "string" && compilesWith(schema.pattern, "u") ? schema.pattern : undefined;
         let out: SchemaData = "string";
         if (format === "email" && !own) out = "email";
         else if ((format === "uri" || format === "url") && !own) out = "url";
         else if (format === "date" && !own) out = chain(chain("string", "regex", "DATE"), "meta", { format: "date" });
-        else if (format === "date-time" && !own) out = chain(chain("string", "regex", "DATE_TIME"), "meta", { format: "date-time" });
+        else if (format === "date-time" && !own)
+          out = chain(chain("string", "regex", "DATE_TIME"), "meta", { format: "date-time" });
         else if (format) out = chain("string", "meta", { format });
         if (own) out = chain(out, "regex", { p: own, f: "u" });
         out = num(schema.minLength, "min", out);
@@ -219,11 +233,17 @@ export class SchemaWriter {
       if (mode === "output" && hasFlag(this.refs, value, "writeOnly")) continue;
       const data = this.data(value, mode);
       // Own keys: a property named "__proto__" is a key like any other.
-      Object.defineProperty(shape, name, { value: required.has(name) ? data : optional(data), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(shape, name, {
+        value: required.has(name) ? data : optional(data),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     const ap = schema.additionalProperties;
     const empty = Object.keys(shape).length === 0;
-    if (empty && (ap === undefined || ap === true || isObject(ap))) return build("record", "string", isObject(ap) ? this.data(ap, mode) : "unknown");
+    if (empty && (ap === undefined || ap === true || isObject(ap)))
+      return build("record", "string", isObject(ap) ? this.data(ap, mode) : "unknown");
     if (isObject(ap)) return build("catchall", shape, this.data(ap, mode));
     return build(mode === "output" || ap === true ? "looseObject" : "strictObject", shape);
   }

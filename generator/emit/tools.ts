@@ -21,8 +21,18 @@ import { describe, optional, SchemaWriter } from "./tool-schemas.js";
 
 /** Names tools.ts imports or declares itself. */
 const MODULE_NAMES = [
-  "s", "descriptor", "defineWiredTool", "defineWiredTools", "defineApiCallTool", "ToolDefinition", "Toolset",
-  "tools", "toolsets", "steps", "DATE", "DATE_TIME",
+  "s",
+  "descriptor",
+  "defineWiredTool",
+  "defineWiredTools",
+  "defineApiCallTool",
+  "ToolDefinition",
+  "Toolset",
+  "tools",
+  "toolsets",
+  "steps",
+  "DATE",
+  "DATE_TIME",
 ];
 
 function wireValue(source: WireSource): WireValue {
@@ -34,14 +44,24 @@ function wire(step: ToolStepModel): StepWire {
   const { wire } = step;
   const place = (list: Array<[string, WireSource]>) => {
     const out: Record<string, WireValue> = {};
-    for (const [name, source] of list) Object.defineProperty(out, name, { value: wireValue(source), enumerable: true, writable: true, configurable: true });
+    for (const [name, source] of list)
+      Object.defineProperty(out, name, {
+        value: wireValue(source),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     return out;
   };
   return {
     ...(wire.path.length ? { path: place(wire.path) } : {}),
     ...(wire.query.length ? { query: place(wire.query) } : {}),
     ...(wire.header.length ? { header: place(wire.header) } : {}),
-    ...(wire.bodyWhole !== undefined ? { bodyWhole: wireValue(wire.bodyWhole) } : wire.bodyObject ? { body: place(wire.body) } : {}),
+    ...(wire.bodyWhole !== undefined
+      ? { bodyWhole: wireValue(wire.bodyWhole) }
+      : wire.bodyObject
+        ? { body: place(wire.body) }
+        : {}),
     ...(wire.encoding ? { encoding: wire.encoding } : {}),
     ...(wire.files && Object.keys(wire.files).length > 0 ? { files: wire.files } : {}),
   };
@@ -51,11 +71,19 @@ function stepData(step: ToolStepModel, writer: SchemaWriter): WiredStepData {
   const shape: Record<string, SchemaData> = {};
   for (const f of step.fields) {
     const data = writer.data(f.schema, "input", f.description);
-    Object.defineProperty(shape, f.name, { value: f.required ? data : optional(data), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(shape, f.name, {
+      value: f.required ? data : optional(data),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   let output: SchemaData;
   if (step.output.schema === undefined) {
-    output = describe({ s: "looseObject", a: [{}] }, step.output.description ? `${sentence(step.output.description)} (No body.)` : "No body.");
+    output = describe(
+      { s: "looseObject", a: [{}] },
+      step.output.description ? `${sentence(step.output.description)} (No body.)` : "No body.",
+    );
   } else {
     const data = writer.data(step.output.schema, "output", step.output.description || undefined);
     output = step.output.wrap === "none" ? data : { s: "looseObject", a: [{ [step.output.wrap]: data }] };
@@ -87,12 +115,21 @@ export const emitTools: Emitter = (model, context) => {
   const data: WiredToolsData = { ...(Object.keys(writer.shared).length ? { schemas: writer.shared } : {}), steps };
   const apiBlock = model.apiCall
     ? [
-        jsdoc(`${model.apiCall.config.title}: any endpoint under the connection's base address (${model.apiCall.config.methods.join(", ")}).`),
-        constStatement(apiName!, call("defineApiCallTool", "descriptor", literal(model.apiCall.config)), { exported: true }),
+        jsdoc(
+          `${model.apiCall.config.title}: any endpoint under the connection's base address (${model.apiCall.config.methods.join(", ")}).`,
+        ),
+        constStatement(apiName!, call("defineApiCallTool", "descriptor", literal(model.apiCall.config)), {
+          exported: true,
+        }),
       ].join("\n")
     : undefined;
   const all = [...stepNames, ...(apiName ? [apiName] : [])];
-  const imports = [apiBlock ? "defineApiCallTool" : "", steps.length ? "defineWiredTools" : "", "type ToolDefinition", "type Toolset"];
+  const imports = [
+    apiBlock ? "defineApiCallTool" : "",
+    steps.length ? "defineWiredTools" : "",
+    "type ToolDefinition",
+    "type Toolset",
+  ];
   const body = [
     `import { ${imports.filter(Boolean).join(", ")} } from ${str(runtimeModule(context, "tools"))};`,
     `import { descriptor } from "./descriptor.js";`,

@@ -18,7 +18,16 @@ export const emitTypes: Emitter = async (model, context) => {
     ast = await openapiTS(structuredClone(model.typesDocument) as never, { silent: true, defaultNonNullable: false });
   } catch (error) {
     const message = (error as Error).message.split("\n")[0] ?? "unknown error";
-    throw new SpecError([{ code: "SF201", severity: "error", message: `types could not be generated: ${message}`, file: model.spec.file, line: 1, column: 1 }]);
+    throw new SpecError([
+      {
+        code: "SF201",
+        severity: "error",
+        message: `types could not be generated: ${message}`,
+        file: model.spec.file,
+        line: 1,
+        column: 1,
+      },
+    ]);
   }
   return [{ path: `${model.id}/types.ts`, content: `${codeHeader(context.specLabel)}\n${reindent(astToString(ast))}` }];
 };

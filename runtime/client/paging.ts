@@ -46,7 +46,13 @@ export class PagingStoppedError extends StepforgeError {
   }
 }
 
-function capReached(service: string, op: OperationDescriptor, pages: number, next: string | number, resumeWith?: string) {
+function capReached(
+  service: string,
+  op: OperationDescriptor,
+  pages: number,
+  next: string | number,
+  resumeWith?: string,
+) {
   const resume = resumeWith ?? (typeof next === "number" ? "startOffset" : "startToken");
   return new PagingStoppedError(
     "validation",

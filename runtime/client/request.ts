@@ -33,7 +33,6 @@ export interface PreparedRequest {
   pathValues: Record<string, unknown> | undefined;
 }
 
-
 /** Builds requests for one base address, keeping what it works out per operation. */
 export class RequestBuilder {
   private readonly serializers = new Map<OperationDescriptor, QuerySerializer>();
@@ -232,7 +231,7 @@ function prepareRequest(
  * Undefined: send it as JSON.
  */
 function rawBody(mediaType: string | undefined, body: unknown): string | Blob | FormData | undefined {
-  const type = mediaType?.toLowerCase().split(";")[0]!.trim();
+  const type = mediaType?.toLowerCase().split(";")[0]?.trim();
   if (type === undefined || /json/.test(type)) return undefined;
   const fields = body !== null && typeof body === "object" && !isBinary(body) && !Array.isArray(body);
   if (type === FORM_MEDIA_TYPE && fields) {

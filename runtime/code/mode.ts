@@ -124,7 +124,8 @@ export class CodeMode {
       {
         name: "search",
         title: "Search operations",
-        description: `Find operations of ${this.services.join(", ")} for a task. Returns TypeScript: each ` +
+        description:
+          `Find operations of ${this.services.join(", ")} for a task. Returns TypeScript: each ` +
           `operation's call signature as execute's code calls it, and the types it uses.`,
         inputSchema: {
           type: "object",
@@ -252,7 +253,8 @@ export class CodeMode {
     if (!compiled.ok) {
       return errorResult({
         kind: "type_error",
-        message: `The code does not type-check; fix ${compiled.diagnostics.length > 1 ? "these" : "this"} and ` +
+        message:
+          `The code does not type-check; fix ${compiled.diagnostics.length > 1 ? "these" : "this"} and ` +
           `run it again. Nothing was run.`,
         diagnostics: compiled.diagnostics,
         ...(compiled.more ? { more: compiled.more } : {}),
@@ -298,12 +300,12 @@ export class CodeMode {
       const where = shaped.cut.path.length ? `"${shaped.cut.path.join(".")}"` : "the list";
       notes.push(
         `Result cut to stay under ${this.resultBytes} bytes: ${where} holds records 1-${shaped.cut.returned} of ` +
-        `${shaped.cut.total}. Return fewer records or fields (e.g. map them to { id, name }), or a slice.`,
+          `${shaped.cut.total}. Return fewer records or fields (e.g. map them to { id, name }), or a slice.`,
       );
     } else if (shaped.stringsCut) {
       notes.push(
         `Result shortened to stay under ${this.resultBytes} bytes: long texts end in "…[cut]". Return less to ` +
-        `see them whole.`,
+          `see them whole.`,
       );
     }
     const body = { ...(value === undefined ? {} : { result: shaped.data }), ...extras };

@@ -124,7 +124,8 @@ export function clientPath(service: string, account?: string): string {
 
 /** The sentence an unknown outcome carries: do not repeat the write before the check. */
 export function unknownOutcomeAdvice(label: string, check: CodeCheck | undefined): string {
-  const head = `The request was sent but no usable answer came back, so it may or may not have been applied. Do ` +
+  const head =
+    `The request was sent but no usable answer came back, so it may or may not have been applied. Do ` +
     `not call ${label} again yet: `;
   if (!check)
     return `${head}first read the records it would have changed, and call it again only if the change is not there.`;
@@ -134,6 +135,8 @@ export function unknownOutcomeAdvice(label: string, check: CodeCheck | undefined
         `${field} ${Array.isArray(value) ? `one of ${JSON.stringify(value)}` : `= ${JSON.stringify(value)}`}`,
     )
     .join(" and ");
-  return `${head}first call ${check.call}(${JSON.stringify(check.init)}) and look for a record with ${match}; ` +
-    `call it again only if there is none.`;
+  return (
+    `${head}first call ${check.call}(${JSON.stringify(check.init)}) and look for a record with ${match}; ` +
+    `call it again only if there is none.`
+  );
 }

@@ -60,7 +60,7 @@ class Slot {
         reject(
           new Error(
             `the code mode's sandbox could not start: ${error.message}. It needs the packages quickjs-emscripten ` +
-            `(0.32) and typescript (5.x) installed beside stepforge.`,
+              `(0.32) and typescript (5.x) installed beside stepforge.`,
           ),
         );
       };
@@ -199,7 +199,7 @@ export class Sandbox {
             kill(
               "cpu_time",
               `The code used more than ${budgets.cpuMs} ms of CPU time (inside one builtin operation, which ` +
-              `QuickJS cannot interrupt) and its sandbox was stopped. Do less work in one run.`,
+                `QuickJS cannot interrupt) and its sandbox was stopped. Do less work in one run.`,
             ),
           Math.max(0, budgets.cpuMs - cpuReported) + GRACE_MS,
         );
@@ -209,7 +209,7 @@ export class Sandbox {
           kill(
             "wall_time",
             `The run took longer than ${budgets.wallMs} ms and its sandbox was stopped; calls still waiting were ` +
-            `cancelled.`,
+              `cancelled.`,
           ),
         budgets.wallMs + GRACE_MS,
       );

@@ -138,7 +138,7 @@ export function render(
   if (left.length)
     lines.push(
       `// Not shown (too long for one answer): ${left.join(", ")}; ask search for them with types: ` +
-      `[${left.map((n) => JSON.stringify(n)).join(", ")}].`,
+        `[${left.map((n) => JSON.stringify(n)).join(", ")}].`,
     );
   if (request.types?.length) {
     const unknown = request.types.filter((n) => !declarations.some((d) => d.aliases.has(n)));

@@ -94,7 +94,7 @@ class Run {
       this.fail(
         "cpu_time",
         `The code used more than ${this.budgets.cpuMs} ms of CPU time and was stopped (a loop that never ends?). ` +
-        `Do less work in one run.`,
+          `Do less work in one run.`,
       );
       return true;
     }
@@ -162,7 +162,7 @@ class Run {
       this.fail(
         "calls",
         `The code made more than ${this.budgets.calls} service calls, the most one run may make. Work in smaller ` +
-        `batches; the writes already done are listed.`,
+          `batches; the writes already done are listed.`,
       );
       return undefined;
     }
@@ -198,7 +198,8 @@ class Run {
             ok: false,
             error: {
               kind: "too_large",
-              message: `the answer is ${reply.length} characters, more than the sandbox takes (${max}); ask for ` +
+              message:
+                `the answer is ${reply.length} characters, more than the sandbox takes (${max}); ask for ` +
                 `fewer records (filters, a smaller page)`,
             },
           })
@@ -227,7 +228,7 @@ class Run {
         this.fail(
           "output",
           `The code's output passed ${this.budgets.outputBytes} bytes (console text and the returned value) and ` +
-          `was stopped. Log and return less: pick fields, count instead of listing.`,
+            `was stopped. Log and return less: pick fields, count instead of listing.`,
         );
         return;
       }
@@ -340,7 +341,7 @@ class Run {
         this.fail(
           "stalled",
           "The code awaits something that never settles (a promise nothing resolves; there are no timers here) " +
-          "and was stopped.",
+            "and was stopped.",
         );
         return this.outcome(undefined);
       }
@@ -358,8 +359,10 @@ class Run {
   }
 
   private memoryMessage(): string {
-    return `The code used more than ${Math.round(this.budgets.memoryBytes / 1048576)} MiB of memory and was ` +
-      `stopped. Work on fewer records at once.`;
+    return (
+      `The code used more than ${Math.round(this.budgets.memoryBytes / 1048576)} MiB of memory and was ` +
+      `stopped. Work on fewer records at once.`
+    );
   }
 
   /** A thrown error's failure: running out of memory or stack has its own kind. */
@@ -369,7 +372,8 @@ class Run {
     if (message === "stack overflow" || (name === "RangeError" && /call stack/.test(message ?? ""))) {
       return {
         kind: "stack",
-        message: `The code nested calls too deeply (stack overflow at ` +
+        message:
+          `The code nested calls too deeply (stack overflow at ` +
           `${Math.round(this.budgets.stackBytes / 1024)} KiB). Use a loop instead of deep recursion.`,
       };
     }
@@ -399,7 +403,7 @@ class Run {
       this.fail(
         "output",
         `The returned value passed the output budget of ${this.budgets.outputBytes} bytes (console text ` +
-        `included). Return less: pick fields, count instead of listing.`,
+          `included). Return less: pick fields, count instead of listing.`,
       );
       return this.outcome(undefined);
     }

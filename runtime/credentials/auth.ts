@@ -34,12 +34,15 @@ export function secretValues(descriptor: ServiceDescriptor, connection: Connecti
       .map(([name]) => name),
   );
   const auth = descriptor.auth;
-  if (auth.kind === "oauth2-client-credentials" || auth.kind === "oauth2-authorization-code") names.add(auth.clientSecretField);
+  if (auth.kind === "oauth2-client-credentials" || auth.kind === "oauth2-authorization-code")
+    names.add(auth.clientSecretField);
   if (auth.kind === "oauth2-authorization-code") {
     names.add(auth.accessTokenField);
     names.add(auth.refreshTokenField);
   }
-  return [...names].map((name) => connection.fields[name]).filter((v): v is string => typeof v === "string" && v.length > 0);
+  return [...names]
+    .map((name) => connection.fields[name])
+    .filter((v): v is string => typeof v === "string" && v.length > 0);
 }
 
 export function placementsFor(descriptor: ServiceDescriptor, connection: Connection): Placement[] {
@@ -48,7 +51,9 @@ export function placementsFor(descriptor: ServiceDescriptor, connection: Connect
     const mode = connection.authMode ?? auth.defaultMode;
     const placements = auth.modes[mode];
     if (!placements) {
-      throw new Error(`${descriptor.id}: unknown auth mode "${mode}"; use one of ${Object.keys(auth.modes).join(", ")}`);
+      throw new Error(
+        `${descriptor.id}: unknown auth mode "${mode}"; use one of ${Object.keys(auth.modes).join(", ")}`,
+      );
     }
     return placements;
   }
@@ -59,7 +64,8 @@ export function placementsFor(descriptor: ServiceDescriptor, connection: Connect
 /** Query parameter names that carry credentials for this service (redacted from every URL shown). */
 export function credentialQueryNames(descriptor: ServiceDescriptor): string[] {
   const auth = descriptor.auth;
-  const placements = auth.kind === "api-key" ? Object.values(auth.modes).flat() : auth.kind === "none" ? [] : [auth.send];
+  const placements =
+    auth.kind === "api-key" ? Object.values(auth.modes).flat() : auth.kind === "none" ? [] : [auth.send];
   return [...new Set(placements.filter((p) => p.in === "query").map((p) => p.name))];
 }
 
@@ -82,7 +88,9 @@ export function authorizeUrl(descriptor: ServiceDescriptor, values: Record<strin
     });
   if (auth.kind === "api-key") {
     if (!auth.authorize) {
-      throw new Error(`${descriptor.title} declares no authorize address (x-stepforge.auth.authorize); its credentials are entered directly`);
+      throw new Error(
+        `${descriptor.title} declares no authorize address (x-stepforge.auth.authorize); its credentials are entered directly`,
+      );
     }
     const url = new URL(auth.authorize.url);
     for (const [name, template] of Object.entries(auth.authorize.query)) {
@@ -93,9 +101,13 @@ export function authorizeUrl(descriptor: ServiceDescriptor, values: Record<strin
   if (auth.kind === "oauth2-authorization-code") {
     const url = new URL(auth.authorizeUrl);
     const clientId = values.clientId ?? values[auth.clientIdField];
-    if (!clientId) throw new Error(`${descriptor.title} authorize address needs the client id; pass ${auth.clientIdField}`);
+    if (!clientId)
+      throw new Error(`${descriptor.title} authorize address needs the client id; pass ${auth.clientIdField}`);
     const redirectUri = values.redirectUri ?? values.redirect_uri;
-    if (!redirectUri) throw new Error(`${descriptor.title} authorize address needs the redirect address registered with the app; pass redirectUri`);
+    if (!redirectUri)
+      throw new Error(
+        `${descriptor.title} authorize address needs the redirect address registered with the app; pass redirectUri`,
+      );
     url.searchParams.set("client_id", clientId);
     url.searchParams.set("redirect_uri", redirectUri);
     url.searchParams.set("response_type", "code");
@@ -131,7 +143,12 @@ export function parseExpiry(value: string | undefined): number | undefined {
   return Number.isNaN(t) ? undefined : t;
 }
 
-async function tokenRequest(ctx: TokenRequestContext, params: Record<string, string>, method: "GET" | "POST", placeIn: "query" | "form" | "json"): Promise<TokenEntry> {
+async function tokenRequest(
+  ctx: TokenRequestContext,
+  params: Record<string, string>,
+  method: "GET" | "POST",
+  placeIn: "query" | "form" | "json",
+): Promise<TokenEntry> {
   const { descriptor } = ctx;
   const url = new URL(ctx.tokenUrl);
   const headers = new Headers({ accept: "application/json" });
@@ -149,14 +166,29 @@ async function tokenRequest(ctx: TokenRequestContext, params: Record<string, str
   let response: Response;
   let text: string;
   try {
-    response = await ctx.fetch(url, { method, headers, body, redirect: "manual", signal: AbortSignal.timeout(ctx.timeoutMs) });
+    response = await ctx.fetch(url, {
+      method,
+      headers,
+      body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(ctx.timeoutMs),
+    });
     text = await response.text();
   } catch (cause) {
     if (cause instanceof Error && (cause.name === "TimeoutError" || cause.name === "AbortError")) {
-      throw new TimeoutError("timeout", `${descriptor.title}: the token endpoint ${where} did not answer within ${ctx.timeoutMs} ms`, { ...details, retryable: true });
+      throw new TimeoutError(
+        "timeout",
+        `${descriptor.title}: the token endpoint ${where} did not answer within ${ctx.timeoutMs} ms`,
+        { ...details, retryable: true },
+      );
     }
-    const reason = cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause);
-    throw new NetworkError("network", redact(`${descriptor.title}: could not reach the token endpoint ${where}: ${reason}`, ctx.secrets), { ...details, retryable: true });
+    const reason =
+      cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause);
+    throw new NetworkError(
+      "network",
+      redact(`${descriptor.title}: could not reach the token endpoint ${where}: ${reason}`, ctx.secrets),
+      { ...details, retryable: true },
+    );
   }
   let json: Record<string, unknown> | undefined;
   try {
@@ -178,7 +210,12 @@ async function tokenRequest(ctx: TokenRequestContext, params: Record<string, str
       : `${descriptor.title}: the token endpoint ${where} refused the request (HTTP ${status}${said ? `: ${said}` : ""});${hint}`;
     throw createError(kind, redact(message, ctx.secrets), { ...details, status, retryable: kind !== "auth" });
   }
-  const expiresIn = typeof json.expires_in === "number" ? json.expires_in : typeof json.expires_in === "string" ? Number(json.expires_in) : undefined;
+  const expiresIn =
+    typeof json.expires_in === "number"
+      ? json.expires_in
+      : typeof json.expires_in === "string"
+        ? Number(json.expires_in)
+        : undefined;
   const entry: TokenEntry = {
     accessToken: json.access_token,
     expiresAt: expiresIn !== undefined && Number.isFinite(expiresIn) ? Date.now() + expiresIn * 1000 : undefined,
@@ -192,10 +229,14 @@ async function tokenRequest(ctx: TokenRequestContext, params: Record<string, str
 function required(ctx: TokenRequestContext, field: string): string {
   const value = ctx.connection.fields[field];
   if (!value) {
-    throw new AuthError("auth", `${ctx.descriptor.title} connection "${ctx.connection.name}" has no "${field}"; add it to the connection`, {
-      service: ctx.descriptor.id,
-      operation: ctx.operation,
-    });
+    throw new AuthError(
+      "auth",
+      `${ctx.descriptor.title} connection "${ctx.connection.name}" has no "${field}"; add it to the connection`,
+      {
+        service: ctx.descriptor.id,
+        operation: ctx.operation,
+      },
+    );
   }
   return value;
 }
@@ -204,12 +245,19 @@ function required(ctx: TokenRequestContext, field: string): string {
 export function fetchClientCredentialsToken(ctx: TokenRequestContext): Promise<TokenEntry> {
   const auth = ctx.descriptor.auth;
   if (auth.kind !== "oauth2-client-credentials") throw new Error("not a client-credentials service");
-  const params = { grant_type: "client_credentials", client_id: required(ctx, auth.clientIdField), client_secret: required(ctx, auth.clientSecretField) };
+  const params = {
+    grant_type: "client_credentials",
+    client_id: required(ctx, auth.clientIdField),
+    client_secret: required(ctx, auth.clientSecretField),
+  };
   return tokenRequest(ctx, params, auth.tokenMethod, auth.credentialsIn);
 }
 
 /** OAuth 2.0 authorization code: a new access token (and, if it rotates, refresh token) from a refresh token. */
-export async function refreshAuthorizationCode(ctx: TokenRequestContext, current: TokenEntry | undefined): Promise<TokenEntry> {
+export async function refreshAuthorizationCode(
+  ctx: TokenRequestContext,
+  current: TokenEntry | undefined,
+): Promise<TokenEntry> {
   const auth = ctx.descriptor.auth;
   if (auth.kind !== "oauth2-authorization-code") throw new Error("not an authorization-code service");
   const refreshToken = current?.refreshToken ?? ctx.connection.fields[auth.refreshTokenField];
@@ -237,10 +285,18 @@ export async function refreshAuthorizationCode(ctx: TokenRequestContext, current
  */
 export async function exchangeAuthorizationCode(
   descriptor: ServiceDescriptor,
-  options: { connection: Connection; code: string; redirectUri: string; fetch?: typeof fetch; tokenUrl?: string; timeoutMs?: number },
+  options: {
+    connection: Connection;
+    code: string;
+    redirectUri: string;
+    fetch?: typeof fetch;
+    tokenUrl?: string;
+    timeoutMs?: number;
+  },
 ): Promise<Record<string, string>> {
   const auth = descriptor.auth;
-  if (auth.kind !== "oauth2-authorization-code") throw new Error(`${descriptor.title} does not use the OAuth 2.0 authorization-code flow`);
+  if (auth.kind !== "oauth2-authorization-code")
+    throw new Error(`${descriptor.title} does not use the OAuth 2.0 authorization-code flow`);
   const ctx: TokenRequestContext = {
     descriptor,
     connection: options.connection,
@@ -266,7 +322,7 @@ export function tokenFields(descriptor: ServiceDescriptor, entry: TokenEntry): R
   if (auth.kind !== "oauth2-authorization-code") return {};
   const fields: Record<string, string> = { [auth.accessTokenField]: entry.accessToken };
   if (entry.refreshToken) fields[auth.refreshTokenField] = entry.refreshToken;
-  if (auth.expiresAtField && entry.expiresAt !== undefined) fields[auth.expiresAtField] = new Date(entry.expiresAt).toISOString();
+  if (auth.expiresAtField && entry.expiresAt !== undefined)
+    fields[auth.expiresAtField] = new Date(entry.expiresAt).toISOString();
   return fields;
 }
-

@@ -30,11 +30,17 @@ export interface ValidateOptions {
 }
 
 /** Every problem with `connection`, as messages that name the field and the fix. */
-export function connectionProblems(descriptor: ServiceDescriptor, connection: Connection, options: ValidateOptions = {}): Array<{ field?: string; message: string }> {
+export function connectionProblems(
+  descriptor: ServiceDescriptor,
+  connection: Connection,
+  options: ValidateOptions = {},
+): Array<{ field?: string; message: string }> {
   const problems: Array<{ field?: string; message: string }> = [];
   const who = `${descriptor.title} connection "${connection.name}"`;
   if (typeof connection.name !== "string" || !CONNECTION_NAME.test(connection.name)) {
-    problems.push({ message: `${descriptor.title}: connection name must be 1-64 letters, digits, "_", "." or "-", starting with a letter or digit` });
+    problems.push({
+      message: `${descriptor.title}: connection name must be 1-64 letters, digits, "_", "." or "-", starting with a letter or digit`,
+    });
   }
   const declared = descriptor.connection.fields;
   const managed = new Set(managedFields(descriptor));
@@ -44,7 +50,10 @@ export function connectionProblems(descriptor: ServiceDescriptor, connection: Co
     const value = fields[name];
     if (value === undefined || value === "") {
       if (spec.required && !managed.has(name)) {
-        problems.push({ field: name, message: `${who}: field "${name}" is missing (${spec.description}); add "${name}" to the connection` });
+        problems.push({
+          field: name,
+          message: `${who}: field "${name}" is missing (${spec.description}); add "${name}" to the connection`,
+        });
       }
       continue;
     }
@@ -71,7 +80,9 @@ export function connectionProblems(descriptor: ServiceDescriptor, connection: Co
   }
   const auth = descriptor.auth;
   if (auth.kind === "api-key" && connection.authMode !== undefined && !(connection.authMode in auth.modes)) {
-    problems.push({ message: `${who}: authMode "${connection.authMode}" is unknown; use one of ${Object.keys(auth.modes).join(", ")}` });
+    problems.push({
+      message: `${who}: authMode "${connection.authMode}" is unknown; use one of ${Object.keys(auth.modes).join(", ")}`,
+    });
   }
   if (connection.limits) {
     try {
@@ -95,7 +106,11 @@ function withoutUserInfo(value: string): string {
 }
 
 /** Throws a ConnectionError for the first problem (all of them listed in its message). */
-export function validateConnection(descriptor: ServiceDescriptor, connection: Connection, options: ValidateOptions = {}): void {
+export function validateConnection(
+  descriptor: ServiceDescriptor,
+  connection: Connection,
+  options: ValidateOptions = {},
+): void {
   const problems = connectionProblems(descriptor, connection, options);
   if (problems.length === 0) return;
   const message = problems.length === 1 ? problems[0]!.message : problems.map((p) => p.message).join("; ");
@@ -125,7 +140,11 @@ export interface ConnectionStore {
    * the store) can rotate or change it; merges the fields `step` returns into the stored connection.
    * Stores without it are updated with `updateFields` after the fact (no protection across processes).
    */
-  rotate?<T>(service: string, name: string, step: (stored: Connection | undefined) => Promise<RotationStep<T>>): Promise<T>;
+  rotate?<T>(
+    service: string,
+    name: string,
+    step: (stored: Connection | undefined) => Promise<RotationStep<T>>,
+  ): Promise<T>;
 }
 
 /** What a rotation step decided: fields to merge into the stored connection (none: leave it), and its result. */
@@ -135,7 +154,11 @@ export interface RotationStep<T> {
 }
 
 /** Loads a connection or explains which ones exist. */
-export async function requireConnection(store: ConnectionStore, descriptor: ServiceDescriptor, name: string): Promise<Connection> {
+export async function requireConnection(
+  store: ConnectionStore,
+  descriptor: ServiceDescriptor,
+  name: string,
+): Promise<Connection> {
   const connection = await store.get(descriptor.id, name);
   if (connection) return connection;
   const known = (await store.list(descriptor.id)).map((r) => r.name);
@@ -173,7 +196,11 @@ abstract class BaseStore implements ConnectionStore {
     const data = await this.load();
     return Object.entries(data)
       .filter(([s]) => service === undefined || s === service)
-      .flatMap(([s, byName]) => Object.keys(byName).sort().map((name) => ({ service: s, name })));
+      .flatMap(([s, byName]) =>
+        Object.keys(byName)
+          .sort()
+          .map((name) => ({ service: s, name })),
+      );
   }
 
   async put(descriptor: ServiceDescriptor, connection: Connection): Promise<void> {
@@ -206,7 +233,11 @@ abstract class BaseStore implements ConnectionStore {
     });
   }
 
-  rotate<T>(service: string, name: string, step: (stored: Connection | undefined) => Promise<RotationStep<T>>): Promise<T> {
+  rotate<T>(
+    service: string,
+    name: string,
+    step: (stored: Connection | undefined) => Promise<RotationStep<T>>,
+  ): Promise<T> {
     return this.exclusive(async () => {
       const before = (await this.load())[service]?.[name];
       const outcome = await step(before ? copy(before) : undefined);
@@ -257,8 +288,13 @@ export class FileConnectionStore extends BaseStore {
 
   protected override exclusive<T>(step: () => Promise<T>): Promise<T> {
     // A lock is held across a token request, so it is taken over only after 30 s without a sign of life.
-    return withFileLock(this.path, step, { timeoutMs: this.lockTimeoutMs, staleMs: 30_000, tolerateTakeover: true }).catch((error: unknown) => {
-      if ((error as Error).name === "FileLockTimeoutError") throw new ConnectionError((error as Error).message, { service: "", operation: "" });
+    return withFileLock(this.path, step, {
+      timeoutMs: this.lockTimeoutMs,
+      staleMs: 30_000,
+      tolerateTakeover: true,
+    }).catch((error: unknown) => {
+      if ((error as Error).name === "FileLockTimeoutError")
+        throw new ConnectionError((error as Error).message, { service: "", operation: "" });
       throw error;
     });
   }
@@ -285,17 +321,23 @@ export class FileConnectionStore extends BaseStore {
       parsed = JSON.parse(text);
     } catch {
       // The parser's message quotes the file's text, which holds secrets: say only where.
-      throw new ConnectionError(`connection file ${this.path} is not valid JSON; fix it or move it away and add the connections again`, {
-        service: "",
-        operation: "",
-      });
+      throw new ConnectionError(
+        `connection file ${this.path} is not valid JSON; fix it or move it away and add the connections again`,
+        {
+          service: "",
+          operation: "",
+        },
+      );
     }
     const connections = (parsed as { connections?: unknown })?.connections;
     if (!connections || typeof connections !== "object" || Array.isArray(connections)) {
-      throw new ConnectionError(`connection file ${this.path} has no "connections" object; expected { "version": 1, "connections": { "<service>": { "<name>": {...} } } }`, {
-        service: "",
-        operation: "",
-      });
+      throw new ConnectionError(
+        `connection file ${this.path} has no "connections" object; expected { "version": 1, "connections": { "<service>": { "<name>": {...} } } }`,
+        {
+          service: "",
+          operation: "",
+        },
+      );
     }
     return connections as Data;
   }
@@ -372,18 +414,27 @@ export class StateConnectionStore implements ConnectionStore {
     return this.state.delete(this.key(service, name));
   }
 
-  async rotate<T>(service: string, name: string, step: (stored: Connection | undefined) => Promise<RotationStep<T>>): Promise<T> {
+  async rotate<T>(
+    service: string,
+    name: string,
+    step: (stored: Connection | undefined) => Promise<RotationStep<T>>,
+  ): Promise<T> {
     const key = this.key(service, name);
     const lockKey = `connection-rotation:${encodeURIComponent(service)}:${encodeURIComponent(name)}`;
     let pause = 10;
     for (;;) {
       const grant = await this.state.lock(lockKey, this.lockTtlMs);
       if (!("token" in grant)) {
-        await new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.min(pause, grant.heldUntil - this.state.clock.now()))));
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.max(1, Math.min(pause, grant.heldUntil - this.state.clock.now()))),
+        );
         pause = Math.min(pause * 2, 50);
         continue;
       }
-      const keepAlive = setInterval(() => void this.state.renewLock(grant, this.lockTtlMs).catch(() => undefined), Math.max(1000, this.lockTtlMs / 3));
+      const keepAlive = setInterval(
+        () => void this.state.renewLock(grant, this.lockTtlMs).catch(() => undefined),
+        Math.max(1000, this.lockTtlMs / 3),
+      );
       keepAlive.unref?.();
       try {
         const before = await this.state.get<Connection>(key);

@@ -69,7 +69,12 @@ function dueAt(entry: TokenEntry): number {
  * lapse on its way), and a token the service handed back unchanged (`previous`) until it expires:
  * asking again before then would only bring the same token back.
  */
-export function scheduleRenewal(entry: TokenEntry, renewBeforeMs: number, previous?: TokenEntry, now = Date.now()): TokenEntry {
+export function scheduleRenewal(
+  entry: TokenEntry,
+  renewBeforeMs: number,
+  previous?: TokenEntry,
+  now = Date.now(),
+): TokenEntry {
   if (entry.expiresAt === undefined) return { ...entry, renewAt: undefined };
   const early = entry.expiresAt - renewBeforeMs;
   if (early > now) return { ...entry, renewAt: early };
@@ -99,20 +104,33 @@ export class TokenCache {
    */
   seed(key: string, entry: TokenEntry, renewBeforeMs = 0): void {
     if (this.local.has(key)) return;
-    this.local.set(key, { entry: { ...entry, renewAt: entry.expiresAt === undefined ? undefined : entry.expiresAt - renewBeforeMs } });
+    this.local.set(key, {
+      entry: { ...entry, renewAt: entry.expiresAt === undefined ? undefined : entry.expiresAt - renewBeforeMs },
+    });
   }
 
   /**
    * A usable token: the cached one while it is not due, else the result of the one renewal in
    * flight for `key` (started here if none is; across processes, one holder renews).
    */
-  get(key: string, renewBeforeMs: number, renew: (current: TokenEntry | undefined) => Promise<TokenEntry>, retry: RenewalRetry = {}): Promise<TokenEntry> {
+  get(
+    key: string,
+    renewBeforeMs: number,
+    renew: (current: TokenEntry | undefined) => Promise<TokenEntry>,
+    retry: RenewalRetry = {},
+  ): Promise<TokenEntry> {
     const found = this.local.get(key);
-    if (found && dueAt(found.entry) > Date.now() && found.entry.accessToken !== found.rejected) return Promise.resolve(found.entry);
+    if (found && dueAt(found.entry) > Date.now() && found.entry.accessToken !== found.rejected)
+      return Promise.resolve(found.entry);
     return this.renew(key, renew, renewBeforeMs, retry);
   }
 
-  renew(key: string, renew: (current: TokenEntry | undefined) => Promise<TokenEntry>, renewBeforeMs = 0, retry: RenewalRetry = {}): Promise<TokenEntry> {
+  renew(
+    key: string,
+    renew: (current: TokenEntry | undefined) => Promise<TokenEntry>,
+    renewBeforeMs = 0,
+    retry: RenewalRetry = {},
+  ): Promise<TokenEntry> {
     const running = this.inflight.get(key);
     if (running) return running;
     const promise = this.renewShared(key, renew, renewBeforeMs, retry).finally(() => this.inflight.delete(key));
@@ -144,7 +162,12 @@ export class TokenCache {
     return entry;
   }
 
-  private async renewShared(key: string, renew: (current: TokenEntry | undefined) => Promise<TokenEntry>, renewBeforeMs: number, retry: RenewalRetry): Promise<TokenEntry> {
+  private async renewShared(
+    key: string,
+    renew: (current: TokenEntry | undefined) => Promise<TokenEntry>,
+    renewBeforeMs: number,
+    retry: RenewalRetry,
+  ): Promise<TokenEntry> {
     const id = hashed(key);
     const recordKey = `token:${id}`;
     const lockKey = `token-renewal:${id}`;
@@ -173,9 +196,12 @@ export class TokenCache {
     retry: RenewalRetry,
   ): Promise<TokenEntry> {
     let released = false;
-    const keepAlive = setInterval(() => {
-      void this.store.renewLock(grant, this.lockTtlMs).catch(() => undefined);
-    }, Math.max(1000, this.lockTtlMs / 3));
+    const keepAlive = setInterval(
+      () => {
+        void this.store.renewLock(grant, this.lockTtlMs).catch(() => undefined);
+      },
+      Math.max(1000, this.lockTtlMs / 3),
+    );
     keepAlive.unref?.();
     try {
       // Someone may have renewed between our read and our lock.
@@ -196,7 +222,8 @@ export class TokenCache {
             // Refused (a spent refresh token): read the shared record once more before giving up;
             // a holder whose lock lapsed may have rotated it a moment ago.
             reread = true;
-            const again: TokenEntry | undefined = (await this.store.get<TokenEntry>(recordKey).catch(() => undefined))?.value;
+            const again: TokenEntry | undefined = (await this.store.get<TokenEntry>(recordKey).catch(() => undefined))
+              ?.value;
             if (this.usable(key, again)) return this.adopt(key, again);
             const other = again as TokenEntry | undefined;
             if (other?.refreshToken && other.refreshToken !== current?.refreshToken) {
@@ -227,7 +254,10 @@ export class TokenCache {
         }
       }
       // A refresh token is the account: keep it until replaced. A bare access token may lapse.
-      const ttlMs = fresh.refreshToken || fresh.expiresAt === undefined ? undefined : Math.max(1000, fresh.expiresAt - Date.now() + 60_000);
+      const ttlMs =
+        fresh.refreshToken || fresh.expiresAt === undefined
+          ? undefined
+          : Math.max(1000, fresh.expiresAt - Date.now() + 60_000);
       let written = await this.store.set(recordKey, fresh, { fence: { lock: grant.key, token: grant.token }, ttlMs });
       if (!written.ok && written.reason === "fence") {
         // We lost the lock while renewing. Our token is still the newest unless the new holder wrote one.

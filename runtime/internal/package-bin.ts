@@ -24,7 +24,9 @@ export class MissingPackageError extends Error {
     const specs = packages.map((p) => `${p}@${suggestedVersion(p)}`).join(" ");
     const install = dependency === "dev" ? "npm install -D" : "npm install";
     const they = packages.length === 1 ? ["is", "it"] : ["are", "them"];
-    super(`${feature} needs ${list}, which ${they[0]} not installed; add ${they[1]} to your project: ${install} ${specs}`);
+    super(
+      `${feature} needs ${list}, which ${they[0]} not installed; add ${they[1]} to your project: ${install} ${specs}`,
+    );
   }
 }
 
@@ -35,7 +37,11 @@ function ownManifest(): { devDependencies?: Record<string, string>; peerDependen
   for (let dir = here; ; dir = dirname(dir)) {
     const file = join(dir, "package.json");
     if (existsSync(file)) {
-      const pkg = JSON.parse(readFileSync(file, "utf8")) as { name?: string; devDependencies?: Record<string, string>; peerDependencies?: Record<string, string> };
+      const pkg = JSON.parse(readFileSync(file, "utf8")) as {
+        name?: string;
+        devDependencies?: Record<string, string>;
+        peerDependencies?: Record<string, string>;
+      };
       if (pkg.name === "stepforge") return pkg;
     }
     if (dirname(dir) === dir) return {};
@@ -77,7 +83,10 @@ export function packageBin(packageName: string, binName: string, feature = `runn
   if (!dir) throw new MissingPackageError(feature, [packageName]);
   const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { bin?: string | Record<string, string> };
   const bin = typeof pkg.bin === "string" ? pkg.bin : pkg.bin?.[binName];
-  if (!bin) throw new Error(`${packageName} has no bin "${binName}"; reinstall it: npm install -D ${packageName}@${suggestedVersion(packageName)}`);
+  if (!bin)
+    throw new Error(
+      `${packageName} has no bin "${binName}"; reinstall it: npm install -D ${packageName}@${suggestedVersion(packageName)}`,
+    );
   return join(dir, bin);
 }
 

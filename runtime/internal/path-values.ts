@@ -35,7 +35,9 @@ export function pathValueProblem(value: unknown): string | undefined {
   let form = text;
   for (let round = 0; round <= MAX_DECODES; round++) {
     if (isDotSegment(form) || isDotSegment(form.normalize("NFKC"))) {
-      return round === 0 ? `"${text}" is a "." or ".." path segment, which would move the request to another address` : `"${text}" decodes to a "." or ".." path segment`;
+      return round === 0
+        ? `"${text}" is a "." or ".." path segment, which would move the request to another address`
+        : `"${text}" decodes to a "." or ".." path segment`;
     }
     const next = form.includes("%") ? decodeOnce(form) : undefined;
     if (next === undefined || next === form) return undefined;

@@ -2,7 +2,11 @@
  * `{name}` placeholders in descriptor strings (base URLs, credential placements, token URLs).
  * A missing value is an error naming the placeholder, never an empty string sent on the wire.
  */
-export function fillTemplate(template: string, values: Readonly<Record<string, string | undefined>>, what: string): string {
+export function fillTemplate(
+  template: string,
+  values: Readonly<Record<string, string | undefined>>,
+  what: string,
+): string {
   return template.replace(/\{([a-zA-Z][a-zA-Z0-9_]*)\}/g, (_, name: string) => {
     const value = values[name];
     if (value === undefined || value === "") {

@@ -87,7 +87,7 @@ function wallClock(at: number, timeZone: string): WallClock {
 function offsetAt(at: number, timeZone: string): number {
   const w = wallClock(at, timeZone);
   const asUtc = Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second);
-  return asUtc - (at - (at % 1000 + 1000) % 1000);
+  return asUtc - (at - (((at % 1000) + 1000) % 1000));
 }
 
 /** The calendar day (YYYY-MM-DD) that instant `at` falls on in `timeZone`. */

@@ -35,7 +35,11 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   }
   const keys = Object.keys(a);
   if (keys.length !== Object.keys(b).length) return false;
-  return keys.every((k) => Object.prototype.hasOwnProperty.call(b, k) && jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return keys.every(
+    (k) =>
+      Object.prototype.hasOwnProperty.call(b, k) &&
+      jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+  );
 }
 
 /** JSON text with sorted keys: two JSON values are equal exactly when their texts are. */
@@ -43,7 +47,10 @@ export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (value !== null && typeof value === "object") {
     const record = value as Record<string, unknown>;
-    return `{${Object.keys(record).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`).join(",")}}`;
+    return `{${Object.keys(record)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`)
+      .join(",")}}`;
   }
   return JSON.stringify(value) ?? "undefined";
 }
@@ -99,7 +106,9 @@ export function protoKeyPaths(value: unknown): Array<Array<string | number>> {
     const visit = stack.pop()!;
     const node = visit.node;
     if (node === null || typeof node !== "object") continue;
-    const entries: Array<[string | number, unknown]> = Array.isArray(node) ? node.map((child, i) => [i, child]) : Object.entries(node);
+    const entries: Array<[string | number, unknown]> = Array.isArray(node)
+      ? node.map((child, i) => [i, child])
+      : Object.entries(node);
     for (const [key, child] of entries) {
       const next: Visit = { node: child, key, parent: visit };
       if (key === "__proto__") found.push(spell(next));

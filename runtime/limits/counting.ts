@@ -72,7 +72,10 @@ export interface Ticket {
   release(outcome: { sent: boolean; headers?: Headers | undefined }): void;
 }
 
-export type Verdict = { ok: true } | { ok: false; wait: number; blocking: State[]; limit: string } | { ok: false; refusal: QuotaRefusal };
+export type Verdict =
+  | { ok: true }
+  | { ok: false; wait: number; blocking: State[]; limit: string }
+  | { ok: false; refusal: QuotaRefusal };
 
 export const NOOP_TICKET: Ticket = { release() {} };
 
@@ -118,7 +121,10 @@ export function refusalFor(spec: LimitSpec, now: number): QuotaRefusal {
 export function evaluate(planned: PlannedLimit[], now: number): Verdict {
   // Quotas first: a call that cannot be made today fails now instead of waiting for a window.
   for (const { spec, state } of planned) {
-    if ((state.kind === "daily-quota" || state.kind === "monthly-quota") && (spec.kind === "daily-quota" || spec.kind === "monthly-quota")) {
+    if (
+      (state.kind === "daily-quota" || state.kind === "monthly-quota") &&
+      (spec.kind === "daily-quota" || spec.kind === "monthly-quota")
+    ) {
       const { period } = quotaPeriod(spec, now);
       if (state.period !== period) Object.assign(state, { period, count: 0, exhausted: false });
       if (state.exhausted || state.count >= spec.requests) return { ok: false, refusal: refusalFor(spec, now) };

@@ -55,7 +55,10 @@ export interface LimitOverride {
 export type LimitOverrides = Record<string, LimitOverride>;
 
 /** The descriptor's limits with overrides applied in order; unknown ids are an error naming them. */
-export function effectiveLimits(descriptor: ServiceDescriptor, ...overrides: Array<LimitOverrides | undefined>): LimitSpec[] {
+export function effectiveLimits(
+  descriptor: ServiceDescriptor,
+  ...overrides: Array<LimitOverrides | undefined>
+): LimitSpec[] {
   const byId = new Map(descriptor.limits.map((l) => [l.id, { ...l }] as [string, LimitSpec]));
   for (const set of overrides) {
     if (!set) continue;
@@ -76,7 +79,8 @@ export function effectiveLimits(descriptor: ServiceDescriptor, ...overrides: Arr
         if (typeof value !== "number" || !(value > 0)) {
           throw new Error(`${descriptor.id}: limit override ${id}.${name} must be a positive number`);
         }
-        if (!(name in limit)) throw new Error(`${descriptor.id}: limit "${id}" (${limit.kind}) has no setting "${name}"`);
+        if (!(name in limit))
+          throw new Error(`${descriptor.id}: limit "${id}" (${limit.kind}) has no setting "${name}"`);
         (limit as Record<string, unknown>)[name] = value;
       }
     }
@@ -118,7 +122,9 @@ export function limitCovers(spec: LimitSpec, op: OperationDescriptor, path: stri
  */
 export function planKey(limits: LimitSpec[], op: OperationDescriptor, values: PathValues): string {
   if (!values || !op.path.includes("{")) return "";
-  const byPath = limits.some((l) => l.per.startsWith("path:") || l.pathPrefix !== undefined || l.excludePathPrefixes !== undefined);
+  const byPath = limits.some(
+    (l) => l.per.startsWith("path:") || l.pathPrefix !== undefined || l.excludePathPrefixes !== undefined,
+  );
   return byPath ? `|${concretePath(op, values)}` : "";
 }
 
@@ -134,7 +140,6 @@ export function scopeOf(spec: LimitSpec, scopes: LimitScopes, values: PathValues
 export function hashOf(value: string): string {
   return createHash("sha256").update(value).digest("hex").slice(0, 16);
 }
-
 
 interface Waiter {
   planned: PlannedLimit[];
@@ -153,12 +158,23 @@ interface Waiter {
  * (`SharedLimitRegistry`, runtime/limits/shared.ts) that many processes use together.
  */
 export interface Limiter {
-  plan(service: string, limits: LimitSpec[], op: OperationDescriptor, scopes: LimitScopes, values?: PathValues): PlannedLimit[];
+  plan(
+    service: string,
+    limits: LimitSpec[],
+    op: OperationDescriptor,
+    scopes: LimitScopes,
+    values?: PathValues,
+  ): PlannedLimit[];
   acquire(
     planned: PlannedLimit[],
     options?: { signal?: AbortSignal | undefined; onThrottle?: ((limit: string, waitMs: number) => void) | undefined },
   ): Promise<Ticket>;
-  noteRejection(planned: PlannedLimit[], status: number, code: string | undefined, retryAfterMs: number | undefined): { refusal?: QuotaRefusal; waitMs?: number };
+  noteRejection(
+    planned: PlannedLimit[],
+    status: number,
+    code: string | undefined,
+    retryAfterMs: number | undefined,
+  ): { refusal?: QuotaRefusal; waitMs?: number };
   /**
    * A ticket at once when nobody waits and every planned limit has room, else undefined (then
    * `acquire`). Optional: a limiter whose state lives elsewhere cannot answer without waiting.
@@ -180,7 +196,13 @@ export class LimitRegistry implements Limiter {
    * The limits that apply to one call of `op`, with their shared state. `values` are the call's
    * path parameters (needed for `per: path:` limits and path prefixes; see `planKey`).
    */
-  plan(service: string, limits: LimitSpec[], op: OperationDescriptor, scopes: LimitScopes, values?: PathValues): PlannedLimit[] {
+  plan(
+    service: string,
+    limits: LimitSpec[],
+    op: OperationDescriptor,
+    scopes: LimitScopes,
+    values?: PathValues,
+  ): PlannedLimit[] {
     const planned: PlannedLimit[] = [];
     const path = concretePath(op, values);
     for (const spec of limits) {
@@ -199,14 +221,25 @@ export class LimitRegistry implements Limiter {
   /** Waits until every planned limit has room, then takes it. Rejects with QuotaRefusedError or the signal's reason. */
   acquire(
     planned: PlannedLimit[],
-    options: { signal?: AbortSignal | undefined; onThrottle?: ((limit: string, waitMs: number) => void) | undefined } = {},
+    options: {
+      signal?: AbortSignal | undefined;
+      onThrottle?: ((limit: string, waitMs: number) => void) | undefined;
+    } = {},
   ): Promise<Ticket> {
     if (planned.length === 0) return Promise.resolve(NOOP_TICKET);
     if (options.signal?.aborted) return Promise.reject(options.signal.reason);
     const now = this.tryAcquire(planned);
     if (now) return Promise.resolve(now);
     return new Promise<Ticket>((resolve, reject) => {
-      const waiter: Waiter = { planned, resolve, reject, signal: options.signal, onThrottle: options.onThrottle, throttled: new Set(), estimated: new Set() };
+      const waiter: Waiter = {
+        planned,
+        resolve,
+        reject,
+        signal: options.signal,
+        onThrottle: options.onThrottle,
+        throttled: new Set(),
+        estimated: new Set(),
+      };
       if (options.signal) {
         waiter.onAbort = () => {
           const i = this.queue.indexOf(waiter);
@@ -352,11 +385,13 @@ export class LimitRegistry implements Limiter {
     if (this.timer && this.timerAt <= at) return;
     if (this.timer) clearTimeout(this.timer);
     this.timerAt = at;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.timerAt = Infinity;
-      this.pump();
-    }, Math.max(0, Math.ceil(wait)));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.timerAt = Infinity;
+        this.pump();
+      },
+      Math.max(0, Math.ceil(wait)),
+    );
   }
 }
-

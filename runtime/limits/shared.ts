@@ -116,7 +116,13 @@ export class SharedLimitRegistry implements Limiter {
     this.pollMs = options.pollMs ?? (store.backend === "file" ? 50 : 15);
   }
 
-  plan(service: string, limits: LimitSpec[], op: OperationDescriptor, scopes: LimitScopes, values?: PathValues): PlannedLimit[] {
+  plan(
+    service: string,
+    limits: LimitSpec[],
+    op: OperationDescriptor,
+    scopes: LimitScopes,
+    values?: PathValues,
+  ): PlannedLimit[] {
     const planned = this.local.plan(service, limits, op, scopes, values);
     // Store keys: the local key hashed (it holds connection names and hashed field values).
     const shared = planned.map((p) => ({ ...p, key: stateKey("limits", service, p.spec.id, hashed(p.key)) }));
@@ -126,12 +132,24 @@ export class SharedLimitRegistry implements Limiter {
 
   acquire(
     planned: PlannedLimit[],
-    options: { signal?: AbortSignal | undefined; onThrottle?: ((limit: string, waitMs: number) => void) | undefined } = {},
+    options: {
+      signal?: AbortSignal | undefined;
+      onThrottle?: ((limit: string, waitMs: number) => void) | undefined;
+    } = {},
   ): Promise<Ticket> {
     if (planned.length === 0) return Promise.resolve({ release() {} });
     if (options.signal?.aborted) return Promise.reject(options.signal.reason);
     return new Promise<Ticket>((resolve, reject) => {
-      const waiter: Waiter = { planned, resolve, reject, signal: options.signal, onThrottle: options.onThrottle, throttled: new Set(), since: Date.now(), settled: false };
+      const waiter: Waiter = {
+        planned,
+        resolve,
+        reject,
+        signal: options.signal,
+        onThrottle: options.onThrottle,
+        throttled: new Set(),
+        since: Date.now(),
+        settled: false,
+      };
       if (options.signal) {
         waiter.onAbort = () => {
           if (this.remove(waiter)) reject(options.signal!.reason);
@@ -146,7 +164,12 @@ export class SharedLimitRegistry implements Limiter {
     });
   }
 
-  noteRejection(planned: PlannedLimit[], status: number, code: string | undefined, retryAfterMs: number | undefined): { refusal?: QuotaRefusal; waitMs?: number } {
+  noteRejection(
+    planned: PlannedLimit[],
+    status: number,
+    code: string | undefined,
+    retryAfterMs: number | undefined,
+  ): { refusal?: QuotaRefusal; waitMs?: number } {
     // The local registry works out what the refusal means (and remembers it for the fallback).
     const result = this.local.noteRejection(planned, status, code, retryAfterMs);
     const now = Date.now();
@@ -262,11 +285,16 @@ export class SharedLimitRegistry implements Limiter {
       const failedAt = Date.now();
       for (const line of this.lines.values()) {
         for (const w of line) {
-          if (!w.settled && failedAt - Math.max(w.since, this.downSince) >= this.unreachableWaitMs && this.remove(w)) w.reject(error);
+          if (!w.settled && failedAt - Math.max(w.since, this.downSince) >= this.unreachableWaitMs && this.remove(w))
+            w.reject(error);
         }
       }
       if (waiter.settled) return { done: true };
-      return { done: false, retryAt: now + Math.min(250, this.unreachableWaitMs / 10) * (0.5 + Math.random()), blocking: [] };
+      return {
+        done: false,
+        retryAt: now + Math.min(250, this.unreachableWaitMs / 10) * (0.5 + Math.random()),
+        blocking: [],
+      };
     }
     if (admission.ok) {
       if (this.remove(waiter)) waiter.resolve(this.ticket(waiter.planned, items, id));
@@ -307,7 +335,13 @@ export class SharedLimitRegistry implements Limiter {
         return { kind: "slots", key: p.key, capacity: spec.max, holdMs: this.leaseMs };
       case "daily-quota":
       case "monthly-quota":
-        return { kind: "counter", key: this.counterKey(p, now), limit: spec.requests, cost: 1, resetAt: quotaPeriod(spec, now).resetsAt.getTime() };
+        return {
+          kind: "counter",
+          key: this.counterKey(p, now),
+          limit: spec.requests,
+          cost: 1,
+          resetAt: quotaPeriod(spec, now).resetsAt.getTime(),
+        };
       case "header-quota":
         return { kind: "budget", key: p.key, cost: this.costs.get(p.key) ?? 1 };
     }
@@ -315,9 +349,13 @@ export class SharedLimitRegistry implements Limiter {
 
   private ticket(planned: PlannedLimit[], items: AdmissionItem[], id: string): Ticket {
     // Leases and in-flight slots are renewed while the request runs, so only a dead worker's lapse.
-    const renew = setInterval(() => {
-      for (const item of items) if (item.kind === "slots") void this.quietly(this.store.hold(item.key, id, item.holdMs));
-    }, Math.max(50, Math.floor(this.leaseMs / RENEW_FRACTION)));
+    const renew = setInterval(
+      () => {
+        for (const item of items)
+          if (item.kind === "slots") void this.quietly(this.store.hold(item.key, id, item.holdMs));
+      },
+      Math.max(50, Math.floor(this.leaseMs / RENEW_FRACTION)),
+    );
     renew.unref?.();
     let released = false;
     return {
@@ -332,10 +370,12 @@ export class SharedLimitRegistry implements Limiter {
           const spec = p.spec;
           if (spec.kind === "window") work.push(this.store.hold(item.key, id, sent ? spec.windowSeconds * 1000 : 0));
           else if (spec.kind === "concurrency") work.push(this.store.hold(item.key, id, 0));
-          else if ((spec.kind === "daily-quota" || spec.kind === "monthly-quota") && !sent && item.kind === "counter") work.push(this.store.addToCounter(item.key, -1, item.resetAt));
+          else if ((spec.kind === "daily-quota" || spec.kind === "monthly-quota") && !sent && item.kind === "counter")
+            work.push(this.store.addToCounter(item.key, -1, item.resetAt));
           else if (spec.kind === "header-quota" && headers) {
             const remaining = numberHeader(headers, spec.remainingHeader);
-            if (remaining !== undefined) work.push(this.store.setCounter(p.key, remaining, nextMidnight(spec.resetTimeZone, now).getTime()));
+            if (remaining !== undefined)
+              work.push(this.store.setCounter(p.key, remaining, nextMidnight(spec.resetTimeZone, now).getTime()));
             const spent = spec.costHeader ? numberHeader(headers, spec.costHeader) : undefined;
             if (spent !== undefined && spent > 0) this.costs.set(p.key, Math.max(1, spent));
           }
@@ -389,7 +429,10 @@ export class SharedLimitRegistry implements Limiter {
   private timed<T>(operation: Promise<T>): Promise<T> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new StateUnavailableError(this.store.backend, `no answer within ${this.operationTimeoutMs} ms`)), this.operationTimeoutMs);
+      timer = setTimeout(
+        () => reject(new StateUnavailableError(this.store.backend, `no answer within ${this.operationTimeoutMs} ms`)),
+        this.operationTimeoutMs,
+      );
     });
     return Promise.race([operation, timeout]).finally(() => clearTimeout(timer));
   }

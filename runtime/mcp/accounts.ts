@@ -36,7 +36,9 @@ export class Accounts {
   private readonly byService: Map<string, Account[]>;
 
   constructor(entries: Iterable<[string, Account[]]>) {
-    this.byService = new Map([...entries].map(([service, list]) => [service, [...list].sort((a, b) => a.name.localeCompare(b.name))]));
+    this.byService = new Map(
+      [...entries].map(([service, list]) => [service, [...list].sort((a, b) => a.name.localeCompare(b.name))]),
+    );
   }
 
   names(service: string): string[] {
@@ -51,22 +53,41 @@ export class Accounts {
    * The account a call names (in `field`, the server's `stepforge_connection`), or a tool error
    * that names the field and the choices.
    */
-  resolve(service: string, requested: unknown, tool: string, field = "stepforge_connection"): { ok: true; account: Account } | { ok: false; error: ToolError } {
+  resolve(
+    service: string,
+    requested: unknown,
+    tool: string,
+    field = "stepforge_connection",
+  ): { ok: true; account: Account } | { ok: false; error: ToolError } {
     const list = this.byService.get(service) ?? [];
     const fail = (message: string, path = field): { ok: false; error: ToolError } => ({
       ok: false,
-      error: { kind: requested === undefined && list.length === 0 ? "connection" : "invalid_input", message, retryable: false, fields: list.length ? [{ path, message }] : [], service, tool },
+      error: {
+        kind: requested === undefined && list.length === 0 ? "connection" : "invalid_input",
+        message,
+        retryable: false,
+        fields: list.length ? [{ path, message }] : [],
+        service,
+        tool,
+      },
     });
     if (list.length === 0) {
-      return fail(`No ${service} account is configured on this server, so ${tool} cannot run. This is a problem of the server's setup, not of the input: add a ${service} connection to the connections file (or start the server with --mock).`, "");
+      return fail(
+        `No ${service} account is configured on this server, so ${tool} cannot run. This is a problem of the server's setup, not of the input: add a ${service} connection to the connections file (or start the server with --mock).`,
+        "",
+      );
     }
     if (requested === undefined || requested === null) {
       if (list.length === 1) return { ok: true, account: list[0]! };
-      return fail(`required: this server has several ${service} accounts; set "${field}" to one of ${list.map((a) => JSON.stringify(a.name)).join(", ")}.`);
+      return fail(
+        `required: this server has several ${service} accounts; set "${field}" to one of ${list.map((a) => JSON.stringify(a.name)).join(", ")}.`,
+      );
     }
     const found = list.find((a) => a.name === requested);
     if (found) return { ok: true, account: found };
-    return fail(`${JSON.stringify(requested)} is not a ${service} account of this server; set "${field}" to one of ${list.map((a) => JSON.stringify(a.name)).join(", ")}.`);
+    return fail(
+      `${JSON.stringify(requested)} is not a ${service} account of this server; set "${field}" to one of ${list.map((a) => JSON.stringify(a.name)).join(", ")}.`,
+    );
   }
 }
 
@@ -88,28 +109,52 @@ function ownBaseUrl(file: string, service: string, name: string, raw: unknown): 
   } catch {
     ok = false;
   }
-  if (!ok) throw new AccountsError(`the connections file ${file}: ${service} connection "${name}": baseUrl must be an http(s) address, e.g. http://127.0.0.1:4010`);
+  if (!ok)
+    throw new AccountsError(
+      `the connections file ${file}: ${service} connection "${name}": baseUrl must be an http(s) address, e.g. http://127.0.0.1:4010`,
+    );
   return (raw as string).replace(/\/+$/, "");
 }
 
-function contextFor(service: string, connection: Connection, options: FileAccountsOptions, own: string | undefined, store?: FileConnectionStore): ToolContext {
+function contextFor(
+  service: string,
+  connection: Connection,
+  options: FileAccountsOptions,
+  own: string | undefined,
+  store?: FileConnectionStore,
+): ToolContext {
   const baseUrl = options.baseUrls?.[service] ?? own;
   const descriptor = options.descriptors?.[service];
   let filled = connection;
   if (baseUrl && descriptor) {
     const missing = baseUrlFields(descriptor).filter((field) => !connection.fields[field]);
-    if (missing.length) filled = { ...connection, fields: { ...connection.fields, ...Object.fromEntries(missing.map((f) => [f, baseUrl])) } };
+    if (missing.length)
+      filled = {
+        ...connection,
+        fields: { ...connection.fields, ...Object.fromEntries(missing.map((f) => [f, baseUrl])) },
+      };
   }
-  return { connection: filled, ...(baseUrl ? { baseUrl } : {}), ...(options.shared ? { shared: options.shared } : {}), ...(store ? { store } : {}) };
+  return {
+    connection: filled,
+    ...(baseUrl ? { baseUrl } : {}),
+    ...(options.shared ? { shared: options.shared } : {}),
+    ...(store ? { store } : {}),
+  };
 }
 
 /** Every connection of `services` in a connections file, as accounts. */
-export async function accountsFromFile(file: string, services: readonly string[], options: FileAccountsOptions = {}): Promise<Array<[string, Account[]]>> {
+export async function accountsFromFile(
+  file: string,
+  services: readonly string[],
+  options: FileAccountsOptions = {},
+): Promise<Array<[string, Account[]]>> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    throw new AccountsError(`cannot read the connections file ${file}: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
+    throw new AccountsError(
+      `cannot read the connections file ${file}: ${(error as NodeJS.ErrnoException).code ?? "error"}`,
+    );
   }
   let parsed: unknown;
   try {
@@ -118,17 +163,21 @@ export async function accountsFromFile(file: string, services: readonly string[]
     // The parser's message would quote the file, which holds secrets.
     throw new AccountsError(`the connections file ${file} is not valid JSON`);
   }
-  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new AccountsError(`the connections file ${file} must hold a JSON object`);
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
+    throw new AccountsError(`the connections file ${file} must hold a JSON object`);
   const out: Array<[string, Account[]]> = [];
   if ("connections" in parsed) {
     const store = new FileConnectionStore(file);
-    const raw = (parsed as { connections?: Record<string, Record<string, { baseUrl?: unknown } | null> | null> }).connections ?? {};
+    const raw =
+      (parsed as { connections?: Record<string, Record<string, { baseUrl?: unknown } | null> | null> }).connections ??
+      {};
     for (const service of services) {
       const accounts: Account[] = [];
       for (const ref of await store.list(service)) {
         const connection = await store.get(service, ref.name);
         const own = ownBaseUrl(file, service, ref.name, raw[service]?.[ref.name]?.baseUrl);
-        if (connection) accounts.push({ name: ref.name, context: contextFor(service, connection, options, own, store) });
+        if (connection)
+          accounts.push({ name: ref.name, context: contextFor(service, connection, options, own, store) });
       }
       out.push([service, accounts]);
     }
@@ -137,10 +186,24 @@ export async function accountsFromFile(file: string, services: readonly string[]
   for (const service of services) {
     const accounts: Account[] = [];
     for (const [name, raw] of Object.entries(parsed as Record<string, unknown>)) {
-      const entry = raw as { service?: unknown; fields?: Record<string, string>; authMode?: string; limits?: Connection["limits"]; baseUrl?: unknown } | null;
+      const entry = raw as {
+        service?: unknown;
+        fields?: Record<string, string>;
+        authMode?: string;
+        limits?: Connection["limits"];
+        baseUrl?: unknown;
+      } | null;
       if (entry?.service !== service) continue;
-      const connection: Connection = { name, fields: entry.fields ?? {}, ...(entry.authMode ? { authMode: entry.authMode } : {}), ...(entry.limits ? { limits: entry.limits } : {}) };
-      accounts.push({ name, context: contextFor(service, connection, options, ownBaseUrl(file, service, name, entry.baseUrl)) });
+      const connection: Connection = {
+        name,
+        fields: entry.fields ?? {},
+        ...(entry.authMode ? { authMode: entry.authMode } : {}),
+        ...(entry.limits ? { limits: entry.limits } : {}),
+      };
+      accounts.push({
+        name,
+        context: contextFor(service, connection, options, ownBaseUrl(file, service, name, entry.baseUrl)),
+      });
     }
     out.push([service, accounts]);
   }

@@ -55,19 +55,28 @@ function available(catalogs: readonly ServiceCatalog[]): string {
 export function selectTools(catalogs: readonly ServiceCatalog[], selection: Selection = {}): ToolDefinition[] {
   const ids = selection.services?.length ? [...new Set(selection.services)] : catalogs.map((c) => c.id);
   for (const id of ids) {
-    if (!catalogs.some((c) => c.id === id)) throw new SelectionError(`unknown service "${id}" in --service; the services are ${catalogs.map((c) => c.id).join(", ")}`);
+    if (!catalogs.some((c) => c.id === id))
+      throw new SelectionError(
+        `unknown service "${id}" in --service; the services are ${catalogs.map((c) => c.id).join(", ")}`,
+      );
   }
   const chosen = catalogs.filter((c) => ids.includes(c.id));
   const picked = new Set<ToolDefinition>();
   const selectors = selection.toolsets?.length ? selection.toolsets : ["all"];
   for (const raw of selectors) {
     const match = /^(?:([a-z][a-z0-9]*)\.)?([a-z][a-z0-9_]*)(?::(read|write))?$/.exec(raw.trim());
-    if (!match) throw new SelectionError(`"${raw}" in --toolsets is not a toolset name; write NAME, SERVICE.NAME, or either with :read or :write (e.g. cards:read)`);
+    if (!match)
+      throw new SelectionError(
+        `"${raw}" in --toolsets is not a toolset name; write NAME, SERVICE.NAME, or either with :read or :write (e.g. cards:read)`,
+      );
     const [, service, name, mode] = match;
     let matched = 0;
     for (const catalog of chosen) {
       if (service && catalog.id !== service) continue;
-      const listed = name === "all" ? catalog.tools.map((t) => t.name) : toolsetsOfCatalog(catalog).find((t) => t.name === name)?.steps;
+      const listed =
+        name === "all"
+          ? catalog.tools.map((t) => t.name)
+          : toolsetsOfCatalog(catalog).find((t) => t.name === name)?.steps;
       if (!listed) continue;
       // A set: a public spec's "all" is a thousand steps, checked against each step.
       const steps = new Set(listed);
@@ -79,7 +88,10 @@ export function selectTools(catalogs: readonly ServiceCatalog[], selection: Sele
         matched++;
       }
     }
-    if (matched === 0) throw new SelectionError(`--toolsets "${raw}" matches no step of ${ids.join(", ")}; the toolsets are ${available(chosen)}`);
+    if (matched === 0)
+      throw new SelectionError(
+        `--toolsets "${raw}" matches no step of ${ids.join(", ")}; the toolsets are ${available(chosen)}`,
+      );
   }
   // A write's "outcome unknown" advice names its check step: it must be served with the write, or
   // the advice would send the model to a step the server does not have.
@@ -97,5 +109,9 @@ export function selectTools(catalogs: readonly ServiceCatalog[], selection: Sele
 /** The toolsets a step belongs to, by service. */
 export function toolsetsOf(catalogs: readonly ServiceCatalog[], tool: ToolDefinition): string[] {
   const catalog = catalogs.find((c) => c.id === tool.service);
-  return catalog ? toolsetsOfCatalog(catalog).filter((t) => t.steps.includes(tool.name)).map((t) => t.name) : [];
+  return catalog
+    ? toolsetsOfCatalog(catalog)
+        .filter((t) => t.steps.includes(tool.name))
+        .map((t) => t.name)
+    : [];
 }

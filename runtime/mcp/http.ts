@@ -53,7 +53,10 @@ function reply(res: ServerResponse, status: number, message: string, headers: Re
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
 }
 
-async function readJson(req: IncomingMessage, limit: number): Promise<{ ok: true; body: unknown } | { ok: false; status: number; message: string }> {
+async function readJson(
+  req: IncomingMessage,
+  limit: number,
+): Promise<{ ok: true; body: unknown } | { ok: false; status: number; message: string }> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -71,7 +74,8 @@ async function readJson(req: IncomingMessage, limit: number): Promise<{ ok: true
 export async function serveMcpHttp(makeServer: () => Server, options: McpHttpOptions): Promise<RunningMcpHttp> {
   const host = options.host ?? "127.0.0.1";
   const loopback = isLoopbackHost(host);
-  if (!loopback && !options.token) throw new Error(`listening on ${host} (beyond loopback) needs a bearer token: set STEPFORGE_MCP_TOKEN`);
+  if (!loopback && !options.token)
+    throw new Error(`listening on ${host} (beyond loopback) needs a bearer token: set STEPFORGE_MCP_TOKEN`);
   const limit = options.maxBodyBytes ?? 4 * 2 ** 20;
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -81,12 +85,16 @@ export async function serveMcpHttp(makeServer: () => Server, options: McpHttpOpt
       const hostname = hostnameOf(req.headers.host);
       if (!hostname || !isLoopbackHost(hostname)) return reply(res, 403, "forbidden host");
       const origin = req.headers.origin;
-      if (origin && !isLoopbackHost(hostnameOf(origin.replace(/^[a-z]+:\/\//i, "")) ?? "")) return reply(res, 403, "forbidden origin");
+      if (origin && !isLoopbackHost(hostnameOf(origin.replace(/^[a-z]+:\/\//i, "")) ?? ""))
+        return reply(res, 403, "forbidden origin");
     }
     if (options.token && !tokenMatches(req.headers.authorization, options.token)) {
-      return reply(res, 401, "a bearer token is required (Authorization: Bearer <token>)", { "www-authenticate": 'Bearer realm="stepforge-mcp"' });
+      return reply(res, 401, "a bearer token is required (Authorization: Bearer <token>)", {
+        "www-authenticate": 'Bearer realm="stepforge-mcp"',
+      });
     }
-    if (req.method !== "POST") return reply(res, 405, "this server is stateless: POST JSON-RPC messages to /mcp", { allow: "POST" });
+    if (req.method !== "POST")
+      return reply(res, 405, "this server is stateless: POST JSON-RPC messages to /mcp", { allow: "POST" });
     const parsed = await readJson(req, limit);
     if (!parsed.ok) return reply(res, parsed.status, parsed.message);
     const server = makeServer();

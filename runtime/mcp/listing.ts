@@ -78,7 +78,12 @@ export function listedOutputSchema(tool: ToolDefinition, book = new ToolSchemas(
     const out: Json = {};
     for (const [key, value] of Object.entries(node)) {
       if (!SHAPE_KEYS.has(key)) continue;
-      out[key] = key === "properties" ? Object.fromEntries(Object.entries(value as Json).map(([k, v]) => [k, walk(v)])) : key === "additionalProperties" && value !== false ? true : walk(value);
+      out[key] =
+        key === "properties"
+          ? Object.fromEntries(Object.entries(value as Json).map(([k, v]) => [k, walk(v)]))
+          : key === "additionalProperties" && value !== false
+            ? true
+            : walk(value);
     }
     return out;
   };
@@ -116,7 +121,11 @@ export function serveTool(
   }
   if (accounts.length > 1) {
     fields.connection = freeName(CONNECTION_FIELD, properties);
-    properties[fields.connection] = { type: "string", enum: [...accounts], description: `Which ${tool.descriptor.title} account to use.` };
+    properties[fields.connection] = {
+      type: "string",
+      enum: [...accounts],
+      description: `Which ${tool.descriptor.title} account to use.`,
+    };
     required.push(fields.connection);
   }
   const inputSchema: Json = { ...schema, type: "object", properties };

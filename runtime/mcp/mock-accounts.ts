@@ -16,7 +16,10 @@ export interface MockAccounts {
   close(): Promise<void>;
 }
 
-export async function startMockAccounts(catalogs: readonly ServiceCatalog[], shared?: SharedState): Promise<MockAccounts> {
+export async function startMockAccounts(
+  catalogs: readonly ServiceCatalog[],
+  shared?: SharedState,
+): Promise<MockAccounts> {
   const mocks: RunningMock[] = [];
   const accounts: Array<[string, Account[]]> = [];
   try {
@@ -26,14 +29,25 @@ export async function startMockAccounts(catalogs: readonly ServiceCatalog[], sha
       const credentials = definition?.mock.credentials ?? {};
       // A service without auth needs no credentials; one with auth needs the mock's.
       const open = definition?.descriptor.auth.kind === "none";
-      if (!definition || (!open && Object.keys(credentials).length === 0)) throw new Error(`${catalog.id} declares no mock credentials (x-stepforge.mock.credentials); --mock cannot run it`);
+      if (!definition || (!open && Object.keys(credentials).length === 0))
+        throw new Error(
+          `${catalog.id} declares no mock credentials (x-stepforge.mock.credentials); --mock cannot run it`,
+        );
       const descriptor = definition.descriptor;
       const mock = await startMock(definition);
       mocks.push(mock);
       // A connection field that holds the service's address (Marketo's endpoint) points at the mock.
       const fields: Record<string, string> = { ...credentials };
       for (const name of baseUrlFields(descriptor)) fields[name] ??= mock.url;
-      accounts.push([catalog.id, [{ name: "mock", context: { connection: { name: "mock", fields }, baseUrl: mock.url, ...(shared ? { shared } : {}) } }]]);
+      accounts.push([
+        catalog.id,
+        [
+          {
+            name: "mock",
+            context: { connection: { name: "mock", fields }, baseUrl: mock.url, ...(shared ? { shared } : {}) },
+          },
+        ],
+      ]);
     }
   } catch (error) {
     await Promise.allSettled(mocks.map((m) => m.close()));

@@ -30,7 +30,14 @@ import { CursorStore } from "./cursors.js";
 import { budgetNotice, clientProfile, clientToolName, fittingToolsets, overBudget } from "./budget.js";
 import { DEFAULT_LISTING_BUDGET } from "./budget.js";
 import type { ClientName, ClientProfile, ListingBudget } from "./budget.js";
-import { CONNECTION_FIELD, outputShape, RESULT_FIELDS_FIELD, serveTool, type ListedTool, type ServedTool } from "./listing.js";
+import {
+  CONNECTION_FIELD,
+  outputShape,
+  RESULT_FIELDS_FIELD,
+  serveTool,
+  type ListedTool,
+  type ServedTool,
+} from "./listing.js";
 
 type Json = Record<string, unknown>;
 
@@ -93,7 +100,13 @@ function errorResult(error: ToolError): CallToolResult {
 }
 
 function inputError(tool: string, field: string, message: string): CallToolResult {
-  return errorResult({ kind: "invalid_input", message: `The input for ${tool} is not valid — ${field || "(input)"}: ${message}. Correct it and call again.`, retryable: false, fields: [{ path: field, message }], tool });
+  return errorResult({
+    kind: "invalid_input",
+    message: `The input for ${tool} is not valid — ${field || "(input)"}: ${message}. Correct it and call again.`,
+    retryable: false,
+    fields: [{ path: field, message }],
+    tool,
+  });
 }
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -103,7 +116,12 @@ function continueTool(): ListedTool {
     name: CONTINUE_TOOL,
     title: "Continue a cut result",
     description: "Get the next records of a result that was cut to fit the context; pass the cursor its note gave.",
-    inputSchema: { type: "object", properties: { cursor: { type: "string", description: "The cursor from the note of the cut result." } }, required: ["cursor"], additionalProperties: false },
+    inputSchema: {
+      type: "object",
+      properties: { cursor: { type: "string", description: "The cursor from the note of the cut result." } },
+      required: ["cursor"],
+      additionalProperties: false,
+    },
     annotations: READ_ONLY,
   };
 }
@@ -112,11 +130,23 @@ function continueTool(): ListedTool {
  * A meta-tool's arguments against its declared schema's shape: an object with only the declared
  * properties (the schemas say additionalProperties: false). The fields' own checks follow in each tool.
  */
-function metaArgs(tool: string, args: unknown, allowed: readonly string[]): { ok: true; args: Json } | { ok: false; result: CallToolResult } {
+function metaArgs(
+  tool: string,
+  args: unknown,
+  allowed: readonly string[],
+): { ok: true; args: Json } | { ok: false; result: CallToolResult } {
   if (args === undefined) return { ok: true, args: {} };
-  if (!isObject(args)) return { ok: false, result: inputError(tool, "", `the input must be a JSON object with the fields ${allowed.join(", ")}`) };
+  if (!isObject(args))
+    return {
+      ok: false,
+      result: inputError(tool, "", `the input must be a JSON object with the fields ${allowed.join(", ")}`),
+    };
   const extra = Object.keys(args).find((k) => !allowed.includes(k));
-  if (extra !== undefined) return { ok: false, result: inputError(tool, extra, `"${extra}" is not a field of ${tool}; the fields are ${allowed.join(", ")}`) };
+  if (extra !== undefined)
+    return {
+      ok: false,
+      result: inputError(tool, extra, `"${extra}" is not a field of ${tool}; the fields are ${allowed.join(", ")}`),
+    };
   return { ok: true, args };
 }
 
@@ -131,8 +161,10 @@ type RawCallToolRequest = z.infer<typeof RawCallToolRequestSchema>;
 /** The name and arguments of a `tools/call`; malformed params are the protocol's invalid params (-32602). */
 function toolCall(params: unknown): { name: string; args: unknown } {
   const usage = 'tools/call takes params {"name": "<tool name from tools/list>", "arguments": {…}}';
-  if (!isObject(params)) throw new McpError(ErrorCode.InvalidParams, `${usage}; the params are missing or not an object`);
-  if (typeof params.name !== "string" || params.name.length === 0) throw new McpError(ErrorCode.InvalidParams, `${usage}; "name" must be a tool's name (a string)`);
+  if (!isObject(params))
+    throw new McpError(ErrorCode.InvalidParams, `${usage}; the params are missing or not an object`);
+  if (typeof params.name !== "string" || params.name.length === 0)
+    throw new McpError(ErrorCode.InvalidParams, `${usage}; "name" must be a tool's name (a string)`);
   return { name: params.name, args: params.arguments };
 }
 
@@ -140,15 +172,29 @@ function toolCall(params: unknown): { name: string; args: unknown } {
  * Installs the `tools/call` handler through the protocol layer: the SDK's `Server` would first
  * check the request against its strict schema (see RawCallToolRequestSchema).
  */
-function setRawCallHandler(server: Server, handler: (request: RawCallToolRequest, extra: RequestHandlerExtra<never, never>) => Promise<CallToolResult>): void {
-  (Protocol.prototype.setRequestHandler as (this: Server, schema: typeof RawCallToolRequestSchema, h: typeof handler) => void).call(server, RawCallToolRequestSchema, handler);
+function setRawCallHandler(
+  server: Server,
+  handler: (request: RawCallToolRequest, extra: RequestHandlerExtra<never, never>) => Promise<CallToolResult>,
+): void {
+  (
+    Protocol.prototype.setRequestHandler as (
+      this: Server,
+      schema: typeof RawCallToolRequestSchema,
+      h: typeof handler,
+    ) => void
+  ).call(server, RawCallToolRequestSchema, handler);
 }
 
 /**
  * The account's context for one call: the wait bound, and every signal that may cancel it (the
  * account's own, the request's, the server's shutdown) as one.
  */
-function callContext(context: ToolContext, tool: ToolDefinition, signals: Array<AbortSignal | undefined>, maxLimitWaitMs: number): ToolContext {
+function callContext(
+  context: ToolContext,
+  tool: ToolDefinition,
+  signals: Array<AbortSignal | undefined>,
+  maxLimitWaitMs: number,
+): ToolContext {
   const out: ToolContext = { ...context, maxLimitWaitMs: context.maxLimitWaitMs ?? maxLimitWaitMs };
   // The account's one client (built on its first call), not one per call; a connection that
   // cannot build one is left to executeTool, which reports it as the step's error. A logged call
@@ -241,14 +287,22 @@ export class StepforgeMcp {
           const checked = metaArgs(name, args, ["name", "input"]);
           if (!checked.ok) return checked.result;
           const a = checked.args;
-          if (typeof a.name !== "string") return inputError(name, "name", "required: the step's name, from search_steps");
-          if (a.input !== undefined && !isObject(a.input)) return inputError(name, "input", "must be an object with the step's fields (see describe_step)");
+          if (typeof a.name !== "string")
+            return inputError(name, "name", "required: the step's name, from search_steps");
+          if (a.input !== undefined && !isObject(a.input))
+            return inputError(name, "input", "must be an object with the step's fields (see describe_step)");
           return this.callStep(a.name, a.input ?? {}, signal);
         }
       }
       return this.callStep(name, args, signal);
     } catch (error) {
-      return errorResult({ kind: "internal", message: `The call failed unexpectedly: ${(error as Error).message}`, retryable: false, fields: [], tool: name });
+      return errorResult({
+        kind: "internal",
+        message: `The call failed unexpectedly: ${(error as Error).message}`,
+        retryable: false,
+        fields: [],
+        tool: name,
+      });
     }
   }
 
@@ -261,8 +315,8 @@ export class StepforgeMcp {
         instructions: this.options.toolSet
           ? this.options.toolSet.instructions
           : this.dynamic
-          ? "Steps act on the connected services. Find one with search_steps, read its input with describe_step, run it with call_step. A write whose result says outcome \"unknown\" may have been applied: run its check before trying again."
-          : "Each tool is a step on a connected service. A write whose result says outcome \"unknown\" may have been applied: run its check before trying again. Cut results give a cursor for continue_result.",
+            ? 'Steps act on the connected services. Find one with search_steps, read its input with describe_step, run it with call_step. A write whose result says outcome "unknown" may have been applied: run its check before trying again.'
+            : 'Each tool is a step on a connected service. A write whose result says outcome "unknown" may have been applied: run its check before trying again. Cut results give a cursor for continue_result.',
       },
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: this.listing as never }));
@@ -276,9 +330,22 @@ export class StepforgeMcp {
 
   private unknownStep(name: string): CallToolResult {
     const prefix = name.split("_")[0];
-    const close = this.served.filter((s) => s.listed.name.startsWith(`${prefix}_`)).map((s) => s.listed.name).slice(0, 30);
-    const hint = this.dynamic ? " Find steps with search_steps." : close.length ? ` Steps of ${prefix}: ${close.join(", ")}.` : ` The tools are listed by tools/list.`;
-    return errorResult({ kind: "unknown_tool", message: `There is no step named "${name}" on this server.${hint}`, retryable: false, fields: [{ path: "name", message: "unknown step" }], tool: name });
+    const close = this.served
+      .filter((s) => s.listed.name.startsWith(`${prefix}_`))
+      .map((s) => s.listed.name)
+      .slice(0, 30);
+    const hint = this.dynamic
+      ? " Find steps with search_steps."
+      : close.length
+        ? ` Steps of ${prefix}: ${close.join(", ")}.`
+        : ` The tools are listed by tools/list.`;
+    return errorResult({
+      kind: "unknown_tool",
+      message: `There is no step named "${name}" on this server.${hint}`,
+      retryable: false,
+      fields: [{ path: "name", message: "unknown step" }],
+      tool: name,
+    });
   }
 
   private async callStep(name: string, args: unknown, signal?: AbortSignal): Promise<CallToolResult> {
@@ -288,7 +355,11 @@ export class StepforgeMcp {
     // Absent arguments are no fields; anything else but an object (null, a list, a string) is refused.
     if (!isObject(args) && args !== undefined) {
       const got = args === null ? "null" : Array.isArray(args) ? "a list" : typeof args;
-      return inputError(name, "", `the input must be a JSON object with the fields ${Object.keys(served.listed.inputSchema.properties as Json).join(", ")}, not ${got}`);
+      return inputError(
+        name,
+        "",
+        `the input must be a JSON object with the fields ${Object.keys(served.listed.inputSchema.properties as Json).join(", ")}, not ${got}`,
+      );
     }
     const input: Json = isObject(args) ? { ...args } : {};
     // The server's own fields exist only where it lists them (several accounts; a list result);
@@ -304,7 +375,11 @@ export class StepforgeMcp {
       const raw = input[own.resultFields];
       delete input[own.resultFields];
       if (raw !== undefined && raw !== null) {
-        if (!Array.isArray(raw) || raw.some((f) => typeof f !== "string" || f.length === 0 || f.length > 200) || raw.length > 100) {
+        if (
+          !Array.isArray(raw) ||
+          raw.some((f) => typeof f !== "string" || f.length === 0 || f.length > 200) ||
+          raw.length > 100
+        ) {
           return inputError(name, own.resultFields, 'must be a list of field names such as ["id","name"]');
         }
         fields = raw as string[];
@@ -312,30 +387,54 @@ export class StepforgeMcp {
     }
     const account = this.options.accounts.resolve(tool.service, requested, name, own.connection ?? CONNECTION_FIELD);
     if (!account.ok) return errorResult(account.error);
-    const result = await executeTool(tool, input, callContext(account.account.context, tool, [signal, this.options.signal], this.maxLimitWaitMs));
+    const result = await executeTool(
+      tool,
+      input,
+      callContext(account.account.context, tool, [signal, this.options.signal], this.maxLimitWaitMs),
+    );
     if (!result.ok) return errorResult(result.error);
     return this.shaped(name, result.data, served.recordsKey, fields, 0);
   }
 
   /** The result as text, cut to the budget, with a note and a cursor when records were left out. */
-  private shaped(tool: string, data: unknown, recordsKey: string | undefined, fields: string[] | undefined, offset: number, total?: number): CallToolResult {
+  private shaped(
+    tool: string,
+    data: unknown,
+    recordsKey: string | undefined,
+    fields: string[] | undefined,
+    offset: number,
+    total?: number,
+  ): CallToolResult {
     const shaped = shapeResult(data, { maxBytes: this.resultBytes, recordsKey, fields });
     const content: CallToolResult["content"] = [{ type: "text", text: JSON.stringify(shaped.data) }];
     const notes: string[] = [];
     const fieldsName = this.byName.get(tool)?.fields.resultFields ?? RESULT_FIELDS_FIELD;
-    if (shaped.unknownFields?.length) notes.push(`No record has the field${shaped.unknownFields.length > 1 ? "s" : ""} ${shaped.unknownFields.map((f) => JSON.stringify(f)).join(", ")} named in ${fieldsName}.`);
+    if (shaped.unknownFields?.length)
+      notes.push(
+        `No record has the field${shaped.unknownFields.length > 1 ? "s" : ""} ${shaped.unknownFields.map((f) => JSON.stringify(f)).join(", ")} named in ${fieldsName}.`,
+      );
     if (shaped.cut) {
       const all = total ?? shaped.cut.total;
       const from = offset + 1;
       const to = offset + shaped.cut.returned;
-      const cursor = this.cursors.put({ tool, path: shaped.cut.path, records: shaped.cut.rest, offset: to, total: all }, shaped.fullBytes - shaped.bytes);
-      const narrower = recordsKey && !fields ? `, or call ${tool} again with ${fieldsName} (e.g. ["id","name"]) for smaller records` : "";
+      const cursor = this.cursors.put(
+        { tool, path: shaped.cut.path, records: shaped.cut.rest, offset: to, total: all },
+        shaped.fullBytes - shaped.bytes,
+      );
+      const narrower =
+        recordsKey && !fields
+          ? `, or call ${tool} again with ${fieldsName} (e.g. ["id","name"]) for smaller records`
+          : "";
       const shown = shaped.preview
         ? `"preview" holds only the start of the JSON text of record${from === to ? ` ${from}` : `s ${from}-${to}`} of ${all}, too large to show whole`
         : `"${shaped.cut.path.join(".")}" holds records ${from}-${to} of ${all}`;
-      notes.push(`Result cut to stay under ${this.resultBytes} bytes: ${shown}. For the next records call ${CONTINUE_TOOL} with {"cursor":"${cursor}"}${narrower}.`);
+      notes.push(
+        `Result cut to stay under ${this.resultBytes} bytes: ${shown}. For the next records call ${CONTINUE_TOOL} with {"cursor":"${cursor}"}${narrower}.`,
+      );
     } else if (shaped.stringsCut) {
-      notes.push(`Result shortened to stay under ${this.resultBytes} bytes: long texts end in "…[cut]". Ask for fewer or smaller records to see them whole.`);
+      notes.push(
+        `Result shortened to stay under ${this.resultBytes} bytes: long texts end in "…[cut]". Ask for fewer or smaller records to see them whole.`,
+      );
     }
     if (notes.length) content.push({ type: "text", text: notes.join(" ") });
     // A step that lists an output schema owes the client its data as structuredContent.
@@ -347,9 +446,15 @@ export class StepforgeMcp {
     const checked = metaArgs(CONTINUE_TOOL, args, ["cursor"]);
     if (!checked.ok) return checked.result;
     const cursor = checked.args.cursor;
-    if (typeof cursor !== "string" || cursor.length === 0) return inputError(CONTINUE_TOOL, "cursor", "required: the cursor from a cut result's note");
+    if (typeof cursor !== "string" || cursor.length === 0)
+      return inputError(CONTINUE_TOOL, "cursor", "required: the cursor from a cut result's note");
     const pending = this.cursors.take(cursor);
-    if (!pending) return inputError(CONTINUE_TOOL, "cursor", "unknown or expired (a cursor works once, for 15 minutes); call the step again");
+    if (!pending)
+      return inputError(
+        CONTINUE_TOOL,
+        "cursor",
+        "unknown or expired (a cursor works once, for 15 minutes); call the step again",
+      );
     const key = pending.path[pending.path.length - 1] ?? "items";
     return this.shaped(pending.tool, { [key]: pending.records }, key, undefined, pending.offset, pending.total);
   }
@@ -366,7 +471,10 @@ export class StepforgeMcp {
         inputSchema: {
           type: "object",
           properties: {
-            query: { type: "string", description: 'Words for the task, e.g. "create card" or "news about tesla"; "" lists every step.' },
+            query: {
+              type: "string",
+              description: 'Words for the task, e.g. "create card" or "news about tesla"; "" lists every step.',
+            },
             service: { type: "string", enum: services },
             limit: { type: "integer", minimum: 1, maximum: 100, description: "At most this many steps (default 10)." },
           },
@@ -379,7 +487,12 @@ export class StepforgeMcp {
         name: "describe_step",
         title: "Describe a step",
         description: "A step's full description, input schema (for call_step), result shape and hints.",
-        inputSchema: { type: "object", properties: { name: { type: "string", description: "Step name from search_steps." } }, required: ["name"], additionalProperties: false },
+        inputSchema: {
+          type: "object",
+          properties: { name: { type: "string", description: "Step name from search_steps." } },
+          required: ["name"],
+          additionalProperties: false,
+        },
         annotations: READ_ONLY,
       },
       {
@@ -388,7 +501,10 @@ export class StepforgeMcp {
         description: "Run a step with its input (fields as describe_step lists them). Errors name the field to fix.",
         inputSchema: {
           type: "object",
-          properties: { name: { type: "string", description: "Step name." }, input: { type: "object", description: "The step's input fields.", additionalProperties: true } },
+          properties: {
+            name: { type: "string", description: "Step name." },
+            input: { type: "object", description: "The step's input fields.", additionalProperties: true },
+          },
           required: ["name", "input"],
           additionalProperties: false,
         },
@@ -402,13 +518,24 @@ export class StepforgeMcp {
     const checked = metaArgs("search_steps", args, ["query", "service", "limit"]);
     if (!checked.ok) return checked.result;
     const a = checked.args;
-    if (typeof a.query !== "string") return inputError("search_steps", "query", 'required: words for the task, or "" for every step');
+    if (typeof a.query !== "string")
+      return inputError("search_steps", "query", 'required: words for the task, or "" for every step');
     const services = [...new Set(this.served.map((s) => s.definition.service))];
-    if (a.service !== undefined && !services.includes(a.service as string)) return inputError("search_steps", "service", `must be one of ${services.map((x) => JSON.stringify(x)).join(", ")}`);
+    if (a.service !== undefined && !services.includes(a.service as string))
+      return inputError(
+        "search_steps",
+        "service",
+        `must be one of ${services.map((x) => JSON.stringify(x)).join(", ")}`,
+      );
     const limit = a.limit === undefined ? 10 : a.limit;
-    if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > 100) return inputError("search_steps", "limit", "must be a whole number (not a string) from 1 to 100");
+    if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > 100)
+      return inputError("search_steps", "limit", "must be a whole number (not a string) from 1 to 100");
     const stem = (w: string) => w.replace(/(ies|es|s)$/, (m) => (m === "ies" ? "y" : ""));
-    const words = a.query.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 1).map(stem);
+    const words = a.query
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter((w) => w.length > 1)
+      .map(stem);
     const scored = this.served
       .filter((s) => a.service === undefined || s.definition.service === a.service)
       .map((s) => {
@@ -417,7 +544,8 @@ export class StepforgeMcp {
         const sets = toolsetsOf(this.options.catalogs, t).join(" ");
         const body = t.description.toLowerCase();
         let score = words.length === 0 ? 1 : 0;
-        for (const w of words) score += (head.includes(w) ? 3 : 0) + (sets.includes(w) ? 2 : 0) + (body.includes(w) ? 1 : 0);
+        for (const w of words)
+          score += (head.includes(w) ? 3 : 0) + (sets.includes(w) ? 2 : 0) + (body.includes(w) ? 1 : 0);
         if (t.deprecated) score -= 0.5;
         return { s, score };
       })
@@ -430,7 +558,20 @@ export class StepforgeMcp {
       readOnly: s.definition.annotations.readOnlyHint,
       ...(s.definition.deprecated ? { deprecated: true } : {}),
     }));
-    return { content: [{ type: "text", text: JSON.stringify({ steps, matched: scored.length, ...(scored.length > limit ? { note: `${scored.length - limit} more; raise limit or narrow the query` } : {}) }) }] };
+    return {
+      content: [
+        {
+          type: "text",
+          text: JSON.stringify({
+            steps,
+            matched: scored.length,
+            ...(scored.length > limit
+              ? { note: `${scored.length - limit} more; raise limit or narrow the query` }
+              : {}),
+          }),
+        },
+      ],
+    };
   }
 
   private describeStep(args: unknown): CallToolResult {

@@ -45,7 +45,11 @@ const RESULT_DEFAULT = { id: "{key}", status: "{status}" };
 export function splitValues(v: unknown): unknown[] {
   if (v === undefined || v === null || v === "") return [];
   if (Array.isArray(v)) return v;
-  if (typeof v === "string") return v.split(",").map((s) => s.trim()).filter(Boolean);
+  if (typeof v === "string")
+    return v
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
   return [v];
 }
 
@@ -54,7 +58,8 @@ export function deepMerge(target: Rec, patch: Rec): void {
   for (const [k, v] of Object.entries(patch)) {
     if (k === "__proto__" || k === "constructor" || k === "prototype") continue;
     const cur = target[k];
-    if (v && typeof v === "object" && !Array.isArray(v) && cur && typeof cur === "object" && !Array.isArray(cur)) deepMerge(cur as Rec, v as Rec);
+    if (v && typeof v === "object" && !Array.isArray(v) && cur && typeof cur === "object" && !Array.isArray(cur))
+      deepMerge(cur as Rec, v as Rec);
     else target[k] = v;
   }
 }
@@ -108,11 +113,19 @@ function listReply(a: Act, all: Rec[]): Reply {
     count: () => table.size,
   };
   const result = a.pager.page(a.desc, a.m, all, (a.ctx.query ?? {}) as Rec, created);
-  if ("badToken" in result) return a.answers.of("badRequest", a.ctx, { field: result.badToken, detail: `${result.badToken} is not a valid paging token` });
+  if ("badToken" in result)
+    return a.answers.of("badRequest", a.ctx, {
+      field: result.badToken,
+      detail: `${result.badToken} is not a valid paging token`,
+    });
   a.ctx.resultCount = result.items.length;
   const items = result.items.map((r) => shown(a, r));
   const page = withNextUrl(a, result.page);
-  return jsonReply(a.status, render(a.m.respond ?? a.model.envelopes.list ?? "{items}", { ...a.ctx, items, page }), a.contentType);
+  return jsonReply(
+    a.status,
+    render(a.m.respond ?? a.model.envelopes.list ?? "{items}", { ...a.ctx, items, page }),
+    a.contentType,
+  );
 }
 
 /**
@@ -160,7 +173,8 @@ function applySet(a: Act, record: Rec): void {
 function target(a: Act, resource: string): Rec | undefined {
   const record = a.store.find(resource, renderString(a.m.id ?? "{path.id}", a.ctx), a.m.key);
   const parentField = a.parentField;
-  if (record && a.parent !== undefined && parentField && keyOf(getPath(record, parentField)) !== a.parent) return undefined;
+  if (record && a.parent !== undefined && parentField && keyOf(getPath(record, parentField)) !== a.parent)
+    return undefined;
   return record;
 }
 
@@ -171,7 +185,13 @@ function writeLog(a: Act, touched: Array<{ record: Rec | undefined; status: stri
       if (entry.when && !entry.when.includes(t.status)) continue;
       const spec = a.store.spec(entry.resource);
       const id = a.store.newId(entry.resource);
-      const record = render(entry.record, { ...a.ctx, record: t.record, status: t.status, input: t.input, newId: id }) as Rec;
+      const record = render(entry.record, {
+        ...a.ctx,
+        record: t.record,
+        status: t.status,
+        input: t.input,
+        newId: id,
+      }) as Rec;
       a.store.put(entry.resource, { ...record, [spec.idField]: id });
       bump(a.counters.creates, entry.resource);
     }
@@ -188,10 +208,14 @@ function fire(a: Act, record: Rec | undefined, resource: string | undefined, ext
  */
 export function placeInArray(list: Rec[], item: Rec, position: { field: string; step: number }): void {
   const f = position.field;
-  const others = list.filter((x) => x !== item).map((x) => numberOf(x[f])).filter(Number.isFinite);
+  const others = list
+    .filter((x) => x !== item)
+    .map((x) => numberOf(x[f]))
+    .filter(Number.isFinite);
   const asked = item[f];
   if (asked === "top") item[f] = others.length ? Math.min(...others) / 2 : position.step;
-  else if (asked === undefined || asked === "bottom" || asked === "" || !Number.isFinite(numberOf(asked))) item[f] = others.length ? Math.max(...others) + position.step : position.step;
+  else if (asked === undefined || asked === "bottom" || asked === "" || !Number.isFinite(numberOf(asked)))
+    item[f] = others.length ? Math.max(...others) + position.step : position.step;
   else item[f] = numberOf(asked);
   list.sort((x, y) => numberOf(x[f] ?? 0) - numberOf(y[f] ?? 0));
 }
@@ -264,11 +288,23 @@ const remove: Action = (a) => {
   bump(a.counters.deletes, resource);
   writeLog(a, [{ record, status: "deleted" }]);
   fire(a, record, resource);
-  return jsonReply(a.status, a.m.respond !== undefined ? render(a.m.respond, { ...a.ctx, record: shown(a, record) }) : a.example(), a.contentType);
+  return jsonReply(
+    a.status,
+    a.m.respond !== undefined ? render(a.m.respond, { ...a.ctx, record: shown(a, record) }) : a.example(),
+    a.contentType,
+  );
 };
 
 const same = (x: unknown, v: unknown): boolean =>
-  JSON.stringify(x) === JSON.stringify(v) || Boolean(x && typeof x === "object" && v && typeof v === "object" && (x as Rec).id !== undefined && (x as Rec).id === (v as Rec).id);
+  JSON.stringify(x) === JSON.stringify(v) ||
+  Boolean(
+    x &&
+      typeof x === "object" &&
+      v &&
+      typeof v === "object" &&
+      (x as Rec).id !== undefined &&
+      (x as Rec).id === (v as Rec).id,
+  );
 
 const pushOrPull: Action = (a) => {
   const resource = resourceOf(a);
@@ -282,12 +318,20 @@ const pushOrPull: Action = (a) => {
     list.push(value);
     if (a.m.position && value && typeof value === "object") placeInArray(list as Rec[], value as Rec, a.m.position);
   }
-  setPath(record, a.m.field!, a.m.action === "pull" ? list.filter((x) => JSON.stringify(x) !== JSON.stringify(value)) : list);
+  setPath(
+    record,
+    a.m.field!,
+    a.m.action === "pull" ? list.filter((x) => JSON.stringify(x) !== JSON.stringify(value)) : list,
+  );
   a.store.touch(record);
   bump(a.counters.updates, resource);
   writeLog(a, [{ record, status: a.m.action === "push" ? "added" : "removed", input: value }]);
   fire(a, record, resource, { value });
-  return jsonReply(a.status, render(a.m.respond ?? a.model.envelopes.record ?? "{record}", { ...a.ctx, record, value }), a.contentType);
+  return jsonReply(
+    a.status,
+    render(a.m.respond ?? a.model.envelopes.record ?? "{record}", { ...a.ctx, record, value }),
+    a.contentType,
+  );
 };
 
 /** Changes one element of an array field (a check item inside its checklist), found by its id. */
@@ -299,7 +343,9 @@ const updateItem: Action = (a) => {
   for (const record of a.store.all(resource, a.parent, a.parentField)) {
     if (where.some(([f, v]) => v !== undefined && keyOf(getPath(record, f)) !== v)) continue;
     const list = getPath(record, field);
-    const item = Array.isArray(list) ? (list.find((x) => x && typeof x === "object" && keyOf((x as Rec).id) === itemId) as Rec | undefined) : undefined;
+    const item = Array.isArray(list)
+      ? (list.find((x) => x && typeof x === "object" && keyOf((x as Rec).id) === itemId) as Rec | undefined)
+      : undefined;
     if (!item) continue;
     const old = structuredClone(item);
     const fields = requestFields(a);
@@ -334,7 +380,8 @@ export function filtered(a: Act, resource: string): Rec[] {
   if (a.m.newerThan !== undefined || a.m.olderThan !== undefined) {
     // Creation order is the table's insertion order, whatever order the list is shown in.
     const order = [...a.store.table(resource).values()];
-    const at = (t: string | undefined) => (t === undefined ? -1 : order.indexOf(a.store.find(resource, renderString(t, a.ctx)) as Rec));
+    const at = (t: string | undefined) =>
+      t === undefined ? -1 : order.indexOf(a.store.find(resource, renderString(t, a.ctx)) as Rec);
     const after = at(a.m.newerThan);
     const before = at(a.m.olderThan);
     pool = pool.filter((r) => {
@@ -349,7 +396,9 @@ export function filtered(a: Act, resource: string): Rec[] {
       return fields.some((f) => {
         const v = getPath(r, f);
         const have = Array.isArray(v) ? v.map(keyOf) : v === undefined || v === null ? [] : [keyOf(v)];
-        return contains ? have.some((h) => values.some((want) => h.toLowerCase().includes(want.toLowerCase()))) : have.some((h) => values.includes(h));
+        return contains
+          ? have.some((h) => values.some((want) => h.toLowerCase().includes(want.toLowerCase())))
+          : have.some((h) => values.includes(h));
       });
     }),
   );
@@ -377,17 +426,20 @@ const pageToken: Action = (a) => {
   const at = since === undefined ? all.length : all.findIndex(atOrAfter);
   const token = a.pager.encode(at < 0 ? all.length : at, a.m, "record");
   return jsonReply(a.status, render(a.m.respond ?? tokenAnswer(a), { ...a.ctx, token }), a.contentType);
-}
+};
 
 /**
  * The answer of a pageToken operation without `respond`, from its response schema: the token in
  * the first top-level field named for a token or cursor, else the token alone.
  */
 function tokenAnswer(a: Act): unknown {
-  const names = a.op.success.schema === undefined ? [] : [...a.shaper.view(`op:${a.op.operationId}`, a.op.success.schema).properties.keys()];
+  const names =
+    a.op.success.schema === undefined
+      ? []
+      : [...a.shaper.view(`op:${a.op.operationId}`, a.op.success.schema).properties.keys()];
   const field = names.find((n) => /token|cursor/i.test(n));
   return field === undefined ? "{token}" : { [field]: "{token}" };
-};
+}
 
 const upsert: Action = (a) => {
   const resource = resourceOf(a);
@@ -419,10 +471,19 @@ const upsert: Action = (a) => {
       bump(a.counters.creates, resource);
       touched.push({ record, status: "created", input: inRec });
     }
-    return render(a.m.result ?? { id: "{record.id}", status: "{status}" }, { ...a.ctx, input: inRec, record, status: outcome });
+    return render(a.m.result ?? { id: "{record.id}", status: "{status}" }, {
+      ...a.ctx,
+      input: inRec,
+      record,
+      status: outcome,
+    });
   });
   writeLog(a, touched);
-  return jsonReply(a.status, render(a.m.respond ?? a.model.envelopes.list ?? "{items}", { ...a.ctx, items: results }), a.contentType);
+  return jsonReply(
+    a.status,
+    render(a.m.respond ?? a.model.envelopes.list ?? "{items}", { ...a.ctx, items: results }),
+    a.contentType,
+  );
 };
 
 const relate: Action = (a) => {
@@ -453,13 +514,20 @@ const relate: Action = (a) => {
     return render(a.m.result ?? RESULT_DEFAULT, { ...rctx, status: outcome });
   });
   writeLog(a, touched);
-  return jsonReply(a.status, render(a.m.respond ?? a.model.envelopes.list ?? "{items}", { ...a.ctx, items: results }), a.contentType);
+  return jsonReply(
+    a.status,
+    render(a.m.respond ?? a.model.envelopes.list ?? "{items}", { ...a.ctx, items: results }),
+    a.contentType,
+  );
 };
 
 const linked: Action = (a) => {
   const resource = resourceOf(a);
   const keys = a.store.relation(a.m.relation!, renderString(a.m.owner, a.ctx) ?? "");
-  return listReply(a, [...keys].map((k) => a.store.find(resource, k)).filter((r): r is Rec => r !== undefined));
+  return listReply(
+    a,
+    [...keys].map((k) => a.store.find(resource, k)).filter((r): r is Rec => r !== undefined),
+  );
 };
 
 const example: Action = (a) => {

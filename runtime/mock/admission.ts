@@ -51,7 +51,11 @@ export class Admission {
 
   constructor(
     definition: MockDefinition,
-    options: { limits?: Record<string, MockLimitOverride> | undefined; noLimits?: boolean | undefined; limitScale?: number | undefined },
+    options: {
+      limits?: Record<string, MockLimitOverride> | undefined;
+      noLimits?: boolean | undefined;
+      limitScale?: number | undefined;
+    },
     private readonly model: MockService,
     private readonly answers: Answers,
     private readonly counters: () => MockCounters,
@@ -63,11 +67,13 @@ export class Admission {
       const { points: p, ...rest } = o;
       overrides[id] = rest;
       if (p !== undefined) {
-        if (!(p > 0)) throw new Error(`${definition.descriptor.id} mock: limit override ${id}.points must be a positive number`);
+        if (!(p > 0))
+          throw new Error(`${definition.descriptor.id} mock: limit override ${id}.points must be a positive number`);
         points[id] = p;
       }
     }
-    if (options.limitScale !== undefined && !(options.limitScale > 0)) throw new Error(`${definition.descriptor.id} mock: the limit scale must be a positive number`);
+    if (options.limitScale !== undefined && !(options.limitScale > 0))
+      throw new Error(`${definition.descriptor.id} mock: the limit scale must be a positive number`);
     const scale = options.limitScale ?? 1;
     const effective = effectiveLimits(definition.descriptor, overrides);
     this.limits = options.noLimits
@@ -76,7 +82,8 @@ export class Admission {
           const out: Scaled = { ...l };
           if ("requests" in out) out.requests = Math.max(1, Math.round(out.requests * scale));
           if ("max" in out) out.max = Math.max(1, Math.round(out.max * scale));
-          if (l.kind === "header-quota") out.points = (points[l.id] ?? model.quota?.points ?? Number.POSITIVE_INFINITY) * scale;
+          if (l.kind === "header-quota")
+            out.points = (points[l.id] ?? model.quota?.points ?? Number.POSITIVE_INFINITY) * scale;
           return out;
         });
   }
@@ -108,7 +115,8 @@ export class Admission {
       if (!this.applies(limit, req)) continue;
       const key = this.keyOf(limit, req, caller);
       const penalty = this.penalties.get(key);
-      if (penalty !== undefined && penalty > now) return this.refuse(limit, key, ctx, Math.ceil((penalty - now) / 1000));
+      if (penalty !== undefined && penalty > now)
+        return this.refuse(limit, key, ctx, Math.ceil((penalty - now) / 1000));
       switch (limit.kind) {
         case "window": {
           const span = limit.windowSeconds * 1000;
@@ -117,7 +125,8 @@ export class Admission {
           let expired = 0;
           while (expired < log.length && log[expired]! <= now - span) expired++;
           if (expired) log.splice(0, expired);
-          if (log.length >= limit.requests) return this.refuse(limit, key, ctx, Math.ceil((log[0]! + span - now) / 1000));
+          if (log.length >= limit.requests)
+            return this.refuse(limit, key, ctx, Math.ceil((log[0]! + span - now) / 1000));
           planned.push({ limit, key });
           break;
         }
@@ -138,7 +147,13 @@ export class Admission {
         }
         case "header-quota": {
           const period = `${key}|${dayIn(limit.resetTimeZone, now)}`;
-          if ((this.points.get(period) ?? 0) >= limit.points!) return this.refuse(limit, key, ctx, Math.ceil((nextMidnight(limit.resetTimeZone, now).getTime() - now) / 1000));
+          if ((this.points.get(period) ?? 0) >= limit.points!)
+            return this.refuse(
+              limit,
+              key,
+              ctx,
+              Math.ceil((nextMidnight(limit.resetTimeZone, now).getTime() - now) / 1000),
+            );
           planned.push({ limit, key, period });
           break;
         }
@@ -175,7 +190,10 @@ export class Admission {
       this.points.set(key, used);
       if (limit.costHeader) reply.headers[limit.costHeader.toLowerCase()] = String(cost);
       if (limit.usedHeader) reply.headers[limit.usedHeader.toLowerCase()] = String(used);
-      if (Number.isFinite(points)) reply.headers[limit.remainingHeader.toLowerCase()] = String(Math.max(0, Math.round((points - used) * 100) / 100));
+      if (Number.isFinite(points))
+        reply.headers[limit.remainingHeader.toLowerCase()] = String(
+          Math.max(0, Math.round((points - used) * 100) / 100),
+        );
     }
   }
 
@@ -188,7 +206,12 @@ export class Admission {
       retryAfterSeconds = Math.max(retryAfterSeconds, Math.ceil(limit.penaltySeconds));
     }
     const la = this.model.limits[limit.id];
-    const answer: MockAnswer = { status: limit.rejection.status, code: la?.code ?? limit.rejection.code, message: la?.message ?? limit.description, template: la?.template };
+    const answer: MockAnswer = {
+      status: limit.rejection.status,
+      code: la?.code ?? limit.rejection.code,
+      message: la?.message ?? limit.description,
+      template: la?.template,
+    };
     const headers: Record<string, string> = {};
     if (la?.retryAfter) headers["retry-after"] = String(Math.max(1, retryAfterSeconds));
     return this.answers.error(answer, { ...ctx, limit }, headers);

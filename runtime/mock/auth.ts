@@ -60,7 +60,11 @@ function cookieValue(header: string | string[] | undefined, name: string): strin
  * A placement's template as a pattern: `Bearer {accessToken}` takes `Bearer ` (the scheme in any
  * case, as HTTP reads it) and one word without spaces; `{apiKey}` any non-empty value.
  */
-function shapeOf(p: { in: string; name: string; value: string }): { from: Placement; pattern: RegExp; fields: string[] } {
+function shapeOf(p: { in: string; name: string; value: string }): {
+  from: Placement;
+  pattern: RegExp;
+  fields: string[];
+} {
   const fields: string[] = [];
   let source = "";
   let last = 0;
@@ -71,12 +75,19 @@ function shapeOf(p: { in: string; name: string; value: string }): { from: Placem
     last = m.index + m[0].length;
   }
   source += p.value.slice(last).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const from: Placement = { in: p.in as Placement["in"], name: p.in === "header" ? p.name.toLowerCase() : p.name, value: p.value };
+  const from: Placement = {
+    in: p.in as Placement["in"],
+    name: p.in === "header" ? p.name.toLowerCase() : p.name,
+    value: p.value,
+  };
   return { from, pattern: new RegExp(`^${source}$`, "i"), fields };
 }
 
 /** The fields a request's credentials fill, when every placement of the mode carries a well-formed value. */
-function wellFormed(from: CredentialSource, shape: Array<{ from: Placement; pattern: RegExp; fields: string[] }>): Record<string, string> | undefined {
+function wellFormed(
+  from: CredentialSource,
+  shape: Array<{ from: Placement; pattern: RegExp; fields: string[] }>,
+): Record<string, string> | undefined {
   const credential: Record<string, string> = {};
   for (const { from: p, pattern, fields } of shape) {
     const sent = read(from, p);
@@ -120,7 +131,14 @@ export class Auth {
     if (auth.kind === "api-key") {
       for (const [index, credential] of credentials.entries()) {
         for (const placements of Object.values(auth.modes)) {
-          this.keyModes.push({ index, placements: placements.map((p) => ({ in: p.in as "query" | "header", name: p.in === "header" ? p.name.toLowerCase() : p.name, value: fill(p.value, credential) })) });
+          this.keyModes.push({
+            index,
+            placements: placements.map((p) => ({
+              in: p.in as "query" | "header",
+              name: p.in === "header" ? p.name.toLowerCase() : p.name,
+              value: fill(p.value, credential),
+            })),
+          });
         }
       }
     }
@@ -173,7 +191,8 @@ export class Auth {
     if (auth.kind !== "oauth2-authorization-code" || this.refreshTokens.size > 0) return;
     for (const [index, c] of this.credentials.entries()) {
       const access = c[auth.accessTokenField];
-      if (access && !this.accessTokens.has(access)) this.accessTokens.set(access, { index, expiresAt: this.clock() + this.lifetimeMs() });
+      if (access && !this.accessTokens.has(access))
+        this.accessTokens.set(access, { index, expiresAt: this.clock() + this.lifetimeMs() });
       const refresh = c[auth.refreshTokenField];
       if (refresh) this.refreshTokens.set(index, refresh);
     }
@@ -195,7 +214,10 @@ export class Auth {
     const issued = !access;
     if (!access) {
       const h = this.ids.chars(32);
-      access = fill(t?.format ?? "{uuid}", { uuid: `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`, hex: h });
+      access = fill(t?.format ?? "{uuid}", {
+        uuid: `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`,
+        hex: h,
+      });
       this.accessTokens.set(access, { index, expiresAt });
     }
     const auth = this.descriptor.auth;
@@ -216,14 +238,21 @@ export class Auth {
   }
 
   /** The token endpoint: a token body, or why the request was refused. */
-  token(query: URLSearchParams, body: unknown, ctx: Context): { ok: true; body: unknown; issued: boolean } | { ok: false; detail: string } {
+  token(
+    query: URLSearchParams,
+    body: unknown,
+    ctx: Context,
+  ): { ok: true; body: unknown; issued: boolean } | { ok: false; detail: string } {
     const auth = this.descriptor.auth;
-    if (auth.kind !== "oauth2-client-credentials" && auth.kind !== "oauth2-authorization-code") return { ok: false, detail: "no token endpoint" };
+    if (auth.kind !== "oauth2-client-credentials" && auth.kind !== "oauth2-authorization-code")
+      return { ok: false, detail: "no token endpoint" };
     const params: Rec =
       auth.kind === "oauth2-client-credentials" && auth.credentialsIn === "query"
         ? Object.fromEntries(query)
         : { ...Object.fromEntries(query), ...(body && typeof body === "object" ? (body as Rec) : {}) };
-    const index = this.credentials.findIndex((c) => c[auth.clientIdField] === params.client_id && c[auth.clientSecretField] === params.client_secret);
+    const index = this.credentials.findIndex(
+      (c) => c[auth.clientIdField] === params.client_id && c[auth.clientSecretField] === params.client_secret,
+    );
     if (index < 0) return { ok: false, detail: "bad client credentials" };
     if (auth.kind === "oauth2-client-credentials") {
       if (params.grant_type !== "client_credentials") return { ok: false, detail: "unsupported grant_type" };
@@ -231,11 +260,13 @@ export class Auth {
     }
     this.initialTokens();
     if (params.grant_type === "refresh_token") {
-      if (!params.refresh_token || this.refreshTokens.get(index) !== params.refresh_token) return { ok: false, detail: "invalid refresh token" };
+      if (!params.refresh_token || this.refreshTokens.get(index) !== params.refresh_token)
+        return { ok: false, detail: "invalid refresh token" };
       return { ok: true, ...this.issue(index, ctx) };
     }
     if (params.grant_type === "authorization_code") {
-      if (params.code !== (this.options.authorizationCode ?? "mock-authorization-code")) return { ok: false, detail: "invalid authorization code" };
+      if (params.code !== (this.options.authorizationCode ?? "mock-authorization-code"))
+        return { ok: false, detail: "invalid authorization code" };
       return { ok: true, ...this.issue(index, ctx) };
     }
     return { ok: false, detail: "unsupported grant_type" };

@@ -27,7 +27,10 @@ export function draft2020Node(input: SchemaNode): SchemaNode {
     if (Array.isArray(s.enum) && !s.enum.includes(null)) s.enum = [...(s.enum as unknown[]), null];
   }
   delete s.nullable;
-  for (const [flag, bound] of [["exclusiveMinimum", "minimum"], ["exclusiveMaximum", "maximum"]] as const) {
+  for (const [flag, bound] of [
+    ["exclusiveMinimum", "minimum"],
+    ["exclusiveMaximum", "maximum"],
+  ] as const) {
     if (typeof s[flag] !== "boolean") continue;
     if (s[flag] === true && typeof s[bound] === "number") {
       s[flag] = s[bound];
@@ -78,7 +81,15 @@ export function requestSchema(tree: unknown, refBase: string, direction: "reques
     }
     if (Array.isArray(out.required) && isNode(out.properties)) {
       const properties = out.properties;
-      out.required = out.required.filter((name) => !(typeof name === "string" && Object.hasOwn(properties, name) && isNode(properties[name]) && properties[name][serverSide] === true));
+      out.required = out.required.filter(
+        (name) =>
+          !(
+            typeof name === "string" &&
+            Object.hasOwn(properties, name) &&
+            isNode(properties[name]) &&
+            properties[name][serverSide] === true
+          ),
+      );
     }
     if (Array.isArray(out.oneOf)) {
       out.anyOf = out.oneOf;
@@ -95,7 +106,11 @@ export function requestSchema(tree: unknown, refBase: string, direction: "reques
 }
 
 /** A document's `components` for the request validator: every section a map of named nodes. */
-export function requestComponents(components: unknown, refBase: string, direction: "request" | "response" = "request"): SchemaNode {
+export function requestComponents(
+  components: unknown,
+  refBase: string,
+  direction: "request" | "response" = "request",
+): SchemaNode {
   const out: SchemaNode = {};
   if (!isNode(components)) return out;
   for (const [section, named] of Object.entries(components)) {

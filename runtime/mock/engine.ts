@@ -22,7 +22,17 @@ import { Router } from "./router.js";
 import { successSample } from "./samples.js";
 import { Store } from "./store.js";
 import { renderString, type Context } from "./template.js";
-import { bump, emptyCounters, jsonReply, Reply, type MockCounters, type MockDefinition, type MockOptions, type MockState, type Rec } from "./types.js";
+import {
+  bump,
+  emptyCounters,
+  jsonReply,
+  Reply,
+  type MockCounters,
+  type MockDefinition,
+  type MockOptions,
+  type MockState,
+  type Rec,
+} from "./types.js";
 import { RecordShaper } from "./shape.js";
 import { RequestValidator } from "./validate.js";
 import { isLoopbackUrl } from "../internal/loopback.js";
@@ -40,7 +50,12 @@ export interface MockRequest {
 /** What to do with a request: send a reply (maybe slowly), or drop the connection. */
 export type Outcome =
   | { drop: true }
-  | { drop?: false; reply: Reply; slowBody?: { delayMs: number; chunkBytes: number } | undefined; ticket?: Ticket | undefined };
+  | {
+      drop?: false;
+      reply: Reply;
+      slowBody?: { delayMs: number; chunkBytes: number } | undefined;
+      ticket?: Ticket | undefined;
+    };
 
 /** A request past admission, on its way to an answer. */
 interface Call {
@@ -67,7 +82,17 @@ interface Operation {
   usesExample: boolean;
 }
 
-const EXAMPLE_ONLY: MockOperation = { action: "example", refs: {}, from: "body", set: {}, where: {}, newestFirst: false, statuses: {}, merge: "shallow", log: [] };
+const EXAMPLE_ONLY: MockOperation = {
+  action: "example",
+  refs: {},
+  from: "body",
+  set: {},
+  where: {},
+  newestFirst: false,
+  statuses: {},
+  merge: "shallow",
+  log: [],
+};
 const EMPTY_QUERY = new URLSearchParams();
 
 export class MockEngine {
@@ -102,13 +127,24 @@ export class MockEngine {
     this.store = new Store(descriptor.id, model, options.idSeed ?? 1);
     this.answers = new Answers(model);
     const creds = options.credentials ?? model.credentials;
-    this.auth = new Auth(descriptor, model, Array.isArray(creds) ? creds : [creds], this.store.ids, this.clock, options);
+    this.auth = new Auth(
+      descriptor,
+      model,
+      Array.isArray(creds) ? creds : [creds],
+      this.store.ids,
+      this.clock,
+      options,
+    );
     this.admission = new Admission(definition, options, model, this.answers, () => this.counter, this.clock);
     this.pager = new Pager(model);
     this.validator = new RequestValidator(definition.components);
     this.shaper = new RecordShaper(definition.components, this.validator, options.idSeed ?? 1);
     this.webhooks = model.webhooks
-      ? new Webhooks(model.webhooks, this.store, () => this.counter, { secret: options.webhookSecret ?? "mock-webhook-secret", retryDelaysMs: options.webhookRetryDelaysMs, clock: this.clock })
+      ? new Webhooks(model.webhooks, this.store, () => this.counter, {
+          secret: options.webhookSecret ?? "mock-webhook-secret",
+          retryDelaysMs: options.webhookRetryDelaysMs,
+          clock: this.clock,
+        })
       : undefined;
     for (const op of Object.values(definition.operations)) {
       const desc = descriptor.operations[op.operationId];
@@ -116,15 +152,23 @@ export class MockEngine {
       const m = op.mock ?? EXAMPLE_ONLY;
       if (m.resource) this.store.spec(m.resource);
       if (m.parent !== undefined && !(m.resource && (m.parentField ?? this.store.spec(m.resource).parentField))) {
-        throw new Error(`${descriptor.id} mock: ${op.operationId} has \`parent\` but its resource ${m.resource ?? "(none)"} declares no \`parentField\` (nor does the operation)`);
+        throw new Error(
+          `${descriptor.id} mock: ${op.operationId} has \`parent\` but its resource ${m.resource ?? "(none)"} declares no \`parentField\` (nor does the operation)`,
+        );
       }
       for (const entry of m.log) this.store.spec(entry.resource);
-      const registersWebhook = m.action === "create" && m.resource !== undefined && m.resource === model.webhooks?.resource;
+      const registersWebhook =
+        m.action === "create" && m.resource !== undefined && m.resource === model.webhooks?.resource;
       const usesExample = JSON.stringify(m).includes("{example");
       this.router.add(op.method, op.path, { op, desc, m, registersWebhook, usesExample }, (o) => o.op.operationId);
     }
-    const declared = Object.values(definition.operations).filter((op) => op.path === this.auth.tokenPath).map((op) => op.method.toUpperCase());
-    this.tokenMethods = new Set([...declared, descriptor.auth.kind === "oauth2-client-credentials" ? descriptor.auth.tokenMethod : "POST"]);
+    const declared = Object.values(definition.operations)
+      .filter((op) => op.path === this.auth.tokenPath)
+      .map((op) => op.method.toUpperCase());
+    this.tokenMethods = new Set([
+      ...declared,
+      descriptor.auth.kind === "oauth2-client-credentials" ? descriptor.auth.tokenMethod : "POST",
+    ]);
     this.faults = options.faults ? new FaultInjector(options.faults) : undefined;
     this.requestRandom = prng(options.idSeed ?? 1);
     this.start();
@@ -183,17 +227,27 @@ export class MockEngine {
     const method = req.method.toUpperCase();
     this.counter.requests++;
     const now = this.now();
-    const ctx: Context = { method, path: pathname, requestId: this.requestId(), now: now.iso, nowSeconds: Math.floor(now.ms / 1000), actorId: this.model.actorId };
+    const ctx: Context = {
+      method,
+      path: pathname,
+      requestId: this.requestId(),
+      now: now.iso,
+      nowSeconds: Math.floor(now.ms / 1000),
+      actorId: this.model.actorId,
+    };
 
     const { body, badJson, tooDeep } = parseBody(req);
 
     if (this.auth.tokenPath !== undefined && pathname === this.auth.tokenPath) {
       // Another method on the token path is a route the service does not have (Marketo's is GET).
-      return { reply: this.tokenMethods.has(method) ? this.tokenEndpoint(query, body, ctx) : this.answers.of("noRoute", ctx) };
+      return {
+        reply: this.tokenMethods.has(method) ? this.tokenEndpoint(query, body, ctx) : this.answers.of("noRoute", ctx),
+      };
     }
 
     // HEAD is GET without the body (HTTP's rule; node:http leaves the body of a HEAD answer out).
-    const match = this.router.match(method, pathname) ?? (method === "HEAD" ? this.router.match("GET", pathname) : undefined);
+    const match =
+      this.router.match(method, pathname) ?? (method === "HEAD" ? this.router.match("GET", pathname) : undefined);
     if (!match) return { reply: this.answers.of("noRoute", ctx) };
     const operation = match.value;
     bump(this.counter.byOperation, operation.op.operationId);
@@ -208,7 +262,11 @@ export class MockEngine {
       this.counter.authFailures++;
       return { reply: this.answers.of(caller.situation, ctx) };
     }
-    const ticket = this.admission.admit({ limitClass: operation.desc.limitClass, pathParams: match.params, path: pathname }, caller, ctx);
+    const ticket = this.admission.admit(
+      { limitClass: operation.desc.limitClass, pathParams: match.params, path: pathname },
+      caller,
+      ctx,
+    );
     if (ticket instanceof Reply) return { reply: ticket };
     this.counter.inFlight++;
     ctx.path = match.params;
@@ -219,7 +277,19 @@ export class MockEngine {
     const host = req.headers.host;
     if (typeof host === "string" && /^[A-Za-z0-9.\-:[\]]{1,255}$/.test(host)) ctx.origin = `http://${host}`;
     ctx.credential = caller.credential;
-    const call: Call = { operation, ctx, params: match.params, query, headers: req.headers, body, hasBody: req.body.length > 0, badJson, tooDeep: tooDeep === true, fault, ticket };
+    const call: Call = {
+      operation,
+      ctx,
+      params: match.params,
+      query,
+      headers: req.headers,
+      body,
+      hasBody: req.body.length > 0,
+      badJson,
+      tooDeep: tooDeep === true,
+      fault,
+      ticket,
+    };
 
     let wait: Promise<unknown> | undefined;
     if (fault?.latencyMs) {
@@ -253,7 +323,13 @@ export class MockEngine {
     this.counter.validationFailures++;
     const pathname = url.split("?")[0]!;
     if (!this.model.answers.tooLarge) return jsonReply(413, { error: `request body larger than ${limit} bytes` });
-    const ctx: Context = { method: method.toUpperCase(), path: pathname, requestId: this.requestId(), now: this.now().iso, limit };
+    const ctx: Context = {
+      method: method.toUpperCase(),
+      path: pathname,
+      requestId: this.requestId(),
+      now: this.now().iso,
+      limit,
+    };
     return this.answers.of("tooLarge", ctx);
   }
 
@@ -286,7 +362,12 @@ export class MockEngine {
   failed(method: string, url: string, error: unknown): Reply {
     const pathname = url.split("?")[0]!;
     this.report(error, method.toUpperCase(), pathname);
-    return this.answers.internal({ method: method.toUpperCase(), path: pathname, requestId: this.requestId(), now: this.now().iso });
+    return this.answers.internal({
+      method: method.toUpperCase(),
+      path: pathname,
+      requestId: this.requestId(),
+      now: this.now().iso,
+    });
   }
 
   private report(error: unknown, method: string, path: string): void {
@@ -308,9 +389,21 @@ export class MockEngine {
     }
     if (call.tooDeep) {
       this.counter.validationFailures++;
-      return { reply: this.answers.of("badRequest", ctx, { field: "body", detail: `the body nests deeper than ${MAX_BODY_DEPTH} levels` }), ticket };
+      return {
+        reply: this.answers.of("badRequest", ctx, {
+          field: "body",
+          detail: `the body nests deeper than ${MAX_BODY_DEPTH} levels`,
+        }),
+        ticket,
+      };
     }
-    const problem = this.validator.check(call.operation.op, { path: call.params, query: call.query, headers: call.headers, body: call.body, hasBody: call.hasBody });
+    const problem = this.validator.check(call.operation.op, {
+      path: call.params,
+      query: call.query,
+      headers: call.headers,
+      body: call.body,
+      hasBody: call.hasBody,
+    });
     if (problem) {
       this.counter.validationFailures++;
       return { reply: this.answers.of("badRequest", ctx, { field: problem.field, detail: problem.detail }), ticket };
@@ -319,12 +412,20 @@ export class MockEngine {
     const callback = call.operation.registersWebhook ? webhooks!.callbackOf(call.body) : undefined;
     if (callback === undefined) return this.answer(call);
     const field = this.model.webhooks!.callbackField;
-    const rejected = (probeStatus: unknown): Outcome => ({ reply: this.answers.of("webhookRejected", ctx, { callbackUrl: callback, probeStatus, field }), ticket });
+    const rejected = (probeStatus: unknown): Outcome => ({
+      reply: this.answers.of("webhookRejected", ctx, { callbackUrl: callback, probeStatus, field }),
+      ticket,
+    });
     // Never contacted: see isLoopbackUrl.
-    if (!isLoopbackUrl(callback)) return rejected(`no answer (the mock calls only loopback callbacks: ${field} must be on 127.0.0.0/8, ::1 or localhost)`);
+    if (!isLoopbackUrl(callback))
+      return rejected(
+        `no answer (the mock calls only loopback callbacks: ${field} must be on 127.0.0.0/8, ::1 or localhost)`,
+      );
     if (!webhooks!.probes) return this.answer(call);
     // The service calls the callback before it accepts the registration; only a 200 will do.
-    return webhooks!.probe(callback).then((status) => (status === 200 ? this.answer(call) : rejected(status || "no answer")));
+    return webhooks!
+      .probe(callback)
+      .then((status) => (status === 200 ? this.answer(call) : rejected(status || "no answer")));
   }
 
   /** Referenced records, then the action, then the quota charge. */
@@ -332,13 +433,23 @@ export class MockEngine {
     const { operation, ctx, ticket } = call;
     const { op, desc, m } = operation;
     let example: unknown = null;
-    const exampleOf = () => (example === null ? (example = successSample(op, this.definition.components, this.options.idSeed ?? 1)) : structuredClone(example));
+    const exampleOf = () =>
+      example === null
+        ? (example = successSample(op, this.definition.components, this.options.idSeed ?? 1))
+        : structuredClone(example);
     if (operation.usesExample) ctx.example = exampleOf();
     const refs: Rec = {};
     ctx.ref = refs;
     for (const [name, ref] of Object.entries(m.refs)) {
       const record = this.store.find(ref.resource, renderString(ref.id, ctx));
-      if (!record && ref.missing) return { reply: this.answers.of(ref.missing, ctx, { field: ref.field ?? name, detail: `${ref.field ?? name} not found` }), ticket };
+      if (!record && ref.missing)
+        return {
+          reply: this.answers.of(ref.missing, ctx, {
+            field: ref.field ?? name,
+            detail: `${ref.field ?? name} not found`,
+          }),
+          ticket,
+        };
       refs[name] = record;
     }
     const act: Act = {
@@ -362,7 +473,12 @@ export class MockEngine {
     const reply = ACTIONS[m.action](act);
     // A success the spec gives a media type but no body (`examples: {}`, no schema): an empty body
     // still says what it is, unless the status has no body at all.
-    if (reply.body.length === 0 && op.success.contentType && reply.status === op.success.status && !NO_BODY.includes(reply.status)) {
+    if (
+      reply.body.length === 0 &&
+      op.success.contentType &&
+      reply.status === op.success.status &&
+      !NO_BODY.includes(reply.status)
+    ) {
       reply.headers["content-type"] ??= op.success.contentType;
     }
     if (ticket.quotas) this.admission.charge(ticket, reply, typeof ctx.resultCount === "number" ? ctx.resultCount : 0);
@@ -401,7 +517,8 @@ const NO_BODY = [204, 205, 304];
 function parseBody(req: MockRequest): { body: unknown; badJson: boolean; tooDeep?: boolean } {
   if (req.body.length === 0) return { body: undefined, badJson: false };
   const text = req.body.toString("utf8");
-  if (String(req.headers["content-type"] ?? "").includes("application/x-www-form-urlencoded")) return { body: Object.fromEntries(new URLSearchParams(text)), badJson: false };
+  if (String(req.headers["content-type"] ?? "").includes("application/x-www-form-urlencoded"))
+    return { body: Object.fromEntries(new URLSearchParams(text)), badJson: false };
   if (nestsDeeperThan(text, MAX_BODY_DEPTH)) return { body: undefined, badJson: false, tooDeep: true };
   try {
     return { body: JSON.parse(text), badJson: false };
@@ -417,7 +534,8 @@ function nestsDeeperThan(text: string, max: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: the next character is escaped
+      if (c === 0x5c)
+        i++; // backslash: the next character is escaped
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) {

@@ -44,7 +44,8 @@ export class FaultInjector {
   constructor(private readonly options: FaultOptions) {
     for (const key of ["latency", "error", "drop", "slowBody"] as const) {
       const rate = options[key]?.rate;
-      if (rate !== undefined && !(rate >= 0 && rate <= 1)) throw new RangeError(`faults.${key}.rate must be between 0 and 1`);
+      if (rate !== undefined && !(rate >= 0 && rate <= 1))
+        throw new RangeError(`faults.${key}.rate must be between 0 and 1`);
     }
     this.random = prng(options.seed ?? 1);
   }
@@ -58,7 +59,10 @@ export class FaultInjector {
       drop: o.drop !== undefined && d < o.drop.rate,
       errorStatus: o.error !== undefined && e < o.error.rate ? statuses[Math.floor(pick * statuses.length)] : undefined,
       latencyMs: o.latency !== undefined && l < o.latency.rate ? o.latency.ms : 0,
-      slowBody: o.slowBody !== undefined && s < o.slowBody.rate ? { delayMs: o.slowBody.delayMs, chunkBytes: o.slowBody.chunkBytes ?? 16 } : undefined,
+      slowBody:
+        o.slowBody !== undefined && s < o.slowBody.rate
+          ? { delayMs: o.slowBody.delayMs, chunkBytes: o.slowBody.chunkBytes ?? 16 }
+          : undefined,
     };
   }
 }

@@ -14,7 +14,8 @@ export function expandAlphabet(spec: string): string {
     const from = spec[i]!;
     if (spec[i + 1] === "-" && i + 2 < spec.length) {
       const to = spec[i + 2]!;
-      if (to.charCodeAt(0) < from.charCodeAt(0)) throw new Error(`id alphabet "${spec}": the range ${from}-${to} runs backwards`);
+      if (to.charCodeAt(0) < from.charCodeAt(0))
+        throw new Error(`id alphabet "${spec}": the range ${from}-${to} runs backwards`);
       for (let c = from.charCodeAt(0); c <= to.charCodeAt(0); c++) out += String.fromCharCode(c);
       i += 2;
     } else out += from;

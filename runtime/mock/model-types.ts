@@ -331,7 +331,13 @@ export interface MockOperationSpec {
   operationId: string;
   method: string;
   path: string;
-  parameters: Array<{ name: string; in: "path" | "query" | "header" | "cookie"; required: boolean; schema?: unknown; explode?: boolean }>;
+  parameters: Array<{
+    name: string;
+    in: "path" | "query" | "header" | "cookie";
+    required: boolean;
+    schema?: unknown;
+    explode?: boolean;
+  }>;
   body?: { required: boolean; contentTypes: string[]; schema?: unknown } | undefined;
   success: { status: number; contentType?: string | undefined; example?: unknown; schema?: unknown };
   mock?: MockOperation | undefined;

@@ -47,7 +47,12 @@ export const MockAnswerSchema = z
 
 /** Validates {@link MockAnswers}. */
 const answers = z
-  .object(Object.fromEntries(MOCK_SITUATIONS.map((s) => [s, MockAnswerSchema.optional()])) as Record<MockSituation, z.ZodOptional<typeof MockAnswerSchema>>)
+  .object(
+    Object.fromEntries(MOCK_SITUATIONS.map((s) => [s, MockAnswerSchema.optional()])) as Record<
+      MockSituation,
+      z.ZodOptional<typeof MockAnswerSchema>
+    >,
+  )
   .strict();
 
 /** Validates {@link MockLimitAnswer}. */
@@ -82,8 +87,14 @@ export const MockResourceSchema = z
         length: z.number().int().min(1).max(256).optional(),
       })
       .strict()
-      .refine((id) => id.format !== "random" || (id.alphabet !== undefined && id.length !== undefined), "a random id format needs `alphabet` and `length`")
-      .refine((id) => id.format === "random" || (id.alphabet === undefined && id.length === undefined), "`alphabet` and `length` apply to the random id format only")
+      .refine(
+        (id) => id.format !== "random" || (id.alphabet !== undefined && id.length !== undefined),
+        "a random id format needs `alphabet` and `length`",
+      )
+      .refine(
+        (id) => id.format === "random" || (id.alphabet === undefined && id.length === undefined),
+        "`alphabet` and `length` apply to the random id format only",
+      )
       .default({ format: "uuid" }),
     seed: z.array(MockSeedSchema).default([]),
     defaults: z.record(z.string().min(1), template).default({}),
@@ -91,7 +102,11 @@ export const MockResourceSchema = z
     updatedField: z.string().min(1).optional(),
     parentField: z.string().min(1).optional(),
     position: z
-      .object({ field: z.string().min(1), within: z.string().min(1).optional(), step: z.number().positive().default(16384) })
+      .object({
+        field: z.string().min(1),
+        within: z.string().min(1).optional(),
+        step: z.number().positive().default(16384),
+      })
       .strict()
       .optional(),
     schema: z.unknown().optional(),
@@ -156,7 +171,10 @@ export const MockPageSizeSchema = z
 /** Validates {@link MockService}. */
 export const MockServiceSchema = z
   .object({
-    ports: z.object({ mock: z.number().int().min(1024).max(65535), prism: z.number().int().min(1024).max(65535) }).strict().optional(),
+    ports: z
+      .object({ mock: z.number().int().min(1024).max(65535), prism: z.number().int().min(1024).max(65535) })
+      .strict()
+      .optional(),
     credentials: z.record(identifier, z.string()),
     anyCredential: z.boolean().optional(),
     actorId: z.string().optional(),
@@ -189,7 +207,23 @@ export const MockRefSchema = z
 /** Validates {@link MockOperation}. */
 export const MockOperationSchema = z
   .object({
-    action: z.enum(["example", "create", "read", "update", "delete", "list", "push", "pull", "updateItem", "upsert", "link", "unlink", "linked", "isLinked", "pageToken"]),
+    action: z.enum([
+      "example",
+      "create",
+      "read",
+      "update",
+      "delete",
+      "list",
+      "push",
+      "pull",
+      "updateItem",
+      "upsert",
+      "link",
+      "unlink",
+      "linked",
+      "isLinked",
+      "pageToken",
+    ]),
     resource: identifier.optional(),
     id: z.string().min(1).optional(),
     refs: z.record(identifier, MockRefSchema).default({}),
@@ -218,7 +252,10 @@ export const MockOperationSchema = z
     parentField: z.string().min(1).optional(),
     pageSize: MockPageSizeSchema.optional(),
     pageToken: MockPageTokenSchema.optional(),
-    position: z.object({ field: z.string().min(1), step: z.number().positive().default(16384) }).strict().optional(),
+    position: z
+      .object({ field: z.string().min(1), step: z.number().positive().default(16384) })
+      .strict()
+      .optional(),
     itemId: z.string().min(1).optional(),
     sinceField: z.string().min(1).optional(),
     since: z.string().min(1).optional(),
@@ -242,20 +279,46 @@ export const MockOperationSchema = z
     ];
     for (const [key, actions] of onlyFor) {
       if (op[key] !== undefined && !actions.includes(op.action)) {
-        ctx.addIssue({ code: "custom", path: [key], message: `"${String(key)}" applies to the ${actions.join("/")} action${actions.length > 1 ? "s" : ""}, not ${op.action}` });
+        ctx.addIssue({
+          code: "custom",
+          path: [key],
+          message: `"${String(key)}" applies to the ${actions.join("/")} action${actions.length > 1 ? "s" : ""}, not ${op.action}`,
+        });
       }
     }
     if (op.merge === "deep" && !["update", "updateItem"].includes(op.action)) {
-      ctx.addIssue({ code: "custom", path: ["merge"], message: `"merge" applies to the update/updateItem actions, not ${op.action}` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["merge"],
+        message: `"merge" applies to the update/updateItem actions, not ${op.action}`,
+      });
     }
     if (op.merge === "replace" && op.action !== "update") {
-      ctx.addIssue({ code: "custom", path: ["merge"], message: `"merge: replace" applies to the update action, not ${op.action}` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["merge"],
+        message: `"merge: replace" applies to the update action, not ${op.action}`,
+      });
     }
     if (op.parentField !== undefined && op.parent === undefined) {
-      ctx.addIssue({ code: "custom", path: ["parentField"], message: "`parentField` names where `parent` is kept; give `parent` too" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["parentField"],
+        message: "`parentField` names where `parent` is kept; give `parent` too",
+      });
     }
-    if (op.action === "updateItem" && (op.itemId === undefined || op.field === undefined)) ctx.addIssue({ code: "custom", path: ["itemId"], message: "updateItem needs `field` (the array) and `itemId` (the element's id template)" });
+    if (op.action === "updateItem" && (op.itemId === undefined || op.field === undefined))
+      ctx.addIssue({
+        code: "custom",
+        path: ["itemId"],
+        message: "updateItem needs `field` (the array) and `itemId` (the element's id template)",
+      });
     for (const field of Object.keys(op.whereMap ?? {})) {
-      if (!(field in op.where)) ctx.addIssue({ code: "custom", path: ["whereMap", field], message: `whereMap.${field} maps a filter that \`where\` does not have` });
+      if (!(field in op.where))
+        ctx.addIssue({
+          code: "custom",
+          path: ["whereMap", field],
+          message: `whereMap.${field} maps a filter that \`where\` does not have`,
+        });
     }
   });

@@ -48,14 +48,26 @@ function unbase32(text: string): Buffer | undefined {
  * The token of the page that starts at `offset` in the list; with `at: "record"`, at the record
  * that was the `offset`-th created (a "since" token, which stays valid whatever the list filters).
  */
-export function encodeToken(offset: number, format: MockPageToken = { encoding: "base64url", prefix: "" }, at: "list" | "record" = "list"): string {
+export function encodeToken(
+  offset: number,
+  format: MockPageToken = { encoding: "base64url", prefix: "" },
+  at: "list" | "record" = "list",
+): string {
   const raw = Buffer.from(`${at === "list" ? "o" : "r"}${offset}`);
-  const body = format.encoding === "base32" ? base32(raw) : format.encoding === "hex" ? raw.toString("hex") : raw.toString("base64url");
+  const body =
+    format.encoding === "base32"
+      ? base32(raw)
+      : format.encoding === "hex"
+        ? raw.toString("hex")
+        : raw.toString("base64url");
   return format.prefix + body;
 }
 
 /** What a token stands for, or undefined when the mock did not write it. */
-export function decodeToken(token: string, format: MockPageToken = { encoding: "base64url", prefix: "" }): { at: "list" | "record"; n: number } | undefined {
+export function decodeToken(
+  token: string,
+  format: MockPageToken = { encoding: "base64url", prefix: "" },
+): { at: "list" | "record"; n: number } | undefined {
   if (!token.startsWith(format.prefix)) return undefined;
   const body = token.slice(format.prefix.length);
   let raw: Buffer | undefined;
@@ -100,7 +112,13 @@ export class Pager {
    * next-page tokens point at a record, not at a place in this list, so a token stays right when
    * the next call filters differently or records were added since (Marketo's activity tokens).
    */
-  page(desc: OperationDescriptor, op: MockOperation | undefined, all: Rec[], query: Rec, created?: { of: (r: Rec) => number; count: () => number }): Page | { badToken: string } {
+  page(
+    desc: OperationDescriptor,
+    op: MockOperation | undefined,
+    all: Rec[],
+    query: Rec,
+    created?: { of: (r: Rec) => number; count: () => number },
+  ): Page | { badToken: string } {
     const paging = desc.paging;
     const page: Rec = { total: all.length };
     if (paging?.style === "offset") {
@@ -109,7 +127,9 @@ export class Pager {
       const limit = Math.min(max, Math.max(1, int(query[paging.limitParam]) ?? op?.pageSize?.default ?? max));
       const items = all.slice(offset, offset + limit);
       const more = offset + limit < all.length;
-      const nextParams = more ? { [paging.offsetParam]: String(offset + limit), [paging.limitParam]: String(limit) } : undefined;
+      const nextParams = more
+        ? { [paging.offsetParam]: String(offset + limit), [paging.limitParam]: String(limit) }
+        : undefined;
       Object.assign(page, { offset, limit, count: items.length, more, nextParams });
       return { items, page };
     }
@@ -140,7 +160,17 @@ export class Pager {
       // The …IfMore / …OrNull / …OrEmpty forms end with the list even when moreField keeps a token coming.
       const ifMore = more ? next : undefined;
       const nextParams = ifMore === undefined ? undefined : { [paging.tokenParam]: ifMore };
-      Object.assign(page, { offset: from, limit: size, count: items.length, more, nextToken: next, nextTokenIfMore: ifMore, nextTokenOrNull: ifMore ?? null, nextTokenOrEmpty: ifMore ?? "", nextParams });
+      Object.assign(page, {
+        offset: from,
+        limit: size,
+        count: items.length,
+        more,
+        nextToken: next,
+        nextTokenIfMore: ifMore,
+        nextTokenOrNull: ifMore ?? null,
+        nextTokenOrEmpty: ifMore ?? "",
+        nextParams,
+      });
       return { items, page };
     }
     if (paging?.style === "page") {
@@ -152,9 +182,21 @@ export class Pager {
       const items = all.slice(offset, offset + size);
       const more = offset + size < all.length;
       const nextPage = more ? number + 1 : undefined;
-      const nextParams = more ? { [paging.pageParam]: String(number + 1), ...(paging.sizeParam ? { [paging.sizeParam]: String(size) } : {}) } : undefined;
+      const nextParams = more
+        ? { [paging.pageParam]: String(number + 1), ...(paging.sizeParam ? { [paging.sizeParam]: String(size) } : {}) }
+        : undefined;
       const pages = Math.ceil(all.length / size);
-      Object.assign(page, { offset, limit: size, count: items.length, more, number, pages, nextPage, nextPageOrNull: nextPage ?? null, nextParams });
+      Object.assign(page, {
+        offset,
+        limit: size,
+        count: items.length,
+        more,
+        number,
+        pages,
+        nextPage,
+        nextPageOrNull: nextPage ?? null,
+        nextParams,
+      });
       return { items, page };
     }
     return { items: all, page: Object.assign(page, { count: all.length, more: false }) };

@@ -50,7 +50,15 @@ function stop(child: ChildProcess): Promise<void> {
 }
 
 export async function startPrism(options: PrismOptions): Promise<RunningPrism> {
-  const args = [prismBin(), "mock", "-h", "127.0.0.1", "-p", String(options.port), "--json-schema-faker-fillProperties=false"];
+  const args = [
+    prismBin(),
+    "mock",
+    "-h",
+    "127.0.0.1",
+    "-p",
+    String(options.port),
+    "--json-schema-faker-fillProperties=false",
+  ];
   if (options.errors) args.push("--errors");
   args.push(options.specFile);
   const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"] });
@@ -66,7 +74,10 @@ export async function startPrism(options: PrismOptions): Promise<RunningPrism> {
   const startTimeoutMs = options.startTimeoutMs ?? 60_000;
   const deadline = Date.now() + startTimeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`Prism exited (${child.exitCode}) while starting ${options.specFile}: ${stderr.trim().split("\n").slice(-3).join(" ")}`);
+    if (child.exitCode !== null)
+      throw new Error(
+        `Prism exited (${child.exitCode}) while starting ${options.specFile}: ${stderr.trim().split("\n").slice(-3).join(" ")}`,
+      );
     if (await answers(url)) return { url, port: options.port, pid: child.pid!, close: () => stop(child) };
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -26,6 +26,9 @@ export function registeredMocks(): string[] {
 export async function loadMock(file: string | URL): Promise<MockDefinition> {
   const href = typeof file === "string" ? (await import("node:url")).pathToFileURL(file).href : file.href;
   const module = (await import(href)) as { mockDefinition?: MockDefinition };
-  if (!module.mockDefinition) throw new Error(`${typeof file === "string" ? file : file.pathname} exports no mockDefinition; is it a generated mock.ts?`);
+  if (!module.mockDefinition)
+    throw new Error(
+      `${typeof file === "string" ? file : file.pathname} exports no mockDefinition; is it a generated mock.ts?`,
+    );
   return registerMock(module.mockDefinition);
 }

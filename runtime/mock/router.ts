@@ -90,7 +90,8 @@ export class Router<T> {
       }
       at = pattern.node;
     }
-    if (at.route !== undefined) throw new Error(`two operations on ${m} ${template}: ${describe(at.route.value)} and ${describe(value)}`);
+    if (at.route !== undefined)
+      throw new Error(`two operations on ${m} ${template}: ${describe(at.route.value)} and ${describe(value)}`);
     at.route = { value, names };
   }
 

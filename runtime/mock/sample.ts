@@ -22,7 +22,8 @@ import { prng as randomSource } from "./faults.js";
 import { canonicalJson, jsonEqual, setOwn } from "../internal/values.js";
 
 // randexp is CommonJS whose module.exports is the class itself.
-const RandExp = ((RandExpModule as unknown as { default?: unknown }).default ?? RandExpModule) as typeof import("randexp").default;
+const RandExp = ((RandExpModule as unknown as { default?: unknown }).default ??
+  RandExpModule) as typeof import("randexp").default;
 
 export interface SampleOptions {
   /** Same seed, same value (default 1). */
@@ -39,9 +40,13 @@ export interface SampleOptions {
 /** A resolver of local `$ref`s (`#/components/schemas/Card`) against one document. */
 export function pointerResolver(document: unknown): (ref: string) => unknown {
   return (ref) => {
-    if (!ref.startsWith("#")) throw new Error(`sampleFromSchema: cannot resolve "${ref}": only local references (#/...) are supported`);
+    if (!ref.startsWith("#"))
+      throw new Error(`sampleFromSchema: cannot resolve "${ref}": only local references (#/...) are supported`);
     let node: unknown = document;
-    for (const raw of ref.slice(1).split("/").filter((part, i) => i > 0 || part !== "")) {
+    for (const raw of ref
+      .slice(1)
+      .split("/")
+      .filter((part, i) => i > 0 || part !== "")) {
       const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
       if (node === null || typeof node !== "object" || !Object.prototype.hasOwnProperty.call(node, key)) {
         throw new Error(`sampleFromSchema: "${ref}" points at nothing in the document`);
@@ -64,7 +69,10 @@ export type MergedKeywords = Record<string, unknown> & { closedKeys?: Set<string
  * and OpenAPI 3.0 spellings, no code generation, so a thousand schemas cost milliseconds, not
  * Ajv's seconds) and `keywords`, a schema's top level merged as the sampler reads it.
  */
-export function schemaChecker(options: Pick<SampleOptions, "resolve"> = {}): { conforms(schema: unknown, value: unknown): boolean; keywords(schema: unknown): MergedKeywords } {
+export function schemaChecker(options: Pick<SampleOptions, "resolve"> = {}): {
+  conforms(schema: unknown, value: unknown): boolean;
+  keywords(schema: unknown): MergedKeywords;
+} {
   const sampler = new Sampler(options);
   return {
     conforms: (schema, value) => sampler.conforms(schema, value),
@@ -105,7 +113,24 @@ const VALUE_BUDGET = 4_000;
 const RETRY_BUDGET = 40_000;
 /** Past maxDepth by this much a sample gives up on a schema whose requirements never end. */
 const DEPTH_MARGIN = 48;
-const WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima", "mike", "november", "oscar", "papa"];
+const WORDS = [
+  "alpha",
+  "bravo",
+  "charlie",
+  "delta",
+  "echo",
+  "foxtrot",
+  "golf",
+  "hotel",
+  "india",
+  "juliet",
+  "kilo",
+  "lima",
+  "mike",
+  "november",
+  "oscar",
+  "papa",
+];
 const BASE_TIME = Date.UTC(2024, 0, 15, 9, 30, 0);
 
 const isObject = (v: unknown): v is SchemaObject => v !== null && typeof v === "object" && !Array.isArray(v);
@@ -153,14 +178,22 @@ const codePoints = (s: string): number => [...s].length;
 
 function isType(v: unknown, t: string): boolean {
   switch (t) {
-    case "null": return v === null;
-    case "boolean": return typeof v === "boolean";
-    case "string": return typeof v === "string";
-    case "integer": return typeof v === "number" && Number.isInteger(v);
-    case "number": return typeof v === "number" && Number.isFinite(v);
-    case "array": return Array.isArray(v);
-    case "object": return isObject(v);
-    default: return true;
+    case "null":
+      return v === null;
+    case "boolean":
+      return typeof v === "boolean";
+    case "string":
+      return typeof v === "string";
+    case "integer":
+      return typeof v === "number" && Number.isInteger(v);
+    case "number":
+      return typeof v === "number" && Number.isFinite(v);
+    case "array":
+      return Array.isArray(v);
+    case "object":
+      return isObject(v);
+    default:
+      return true;
   }
 }
 
@@ -191,7 +224,15 @@ function mergeKeyword(s: SchemaObject, key: string, value: unknown): void {
     case "type": {
       const a = typeof old === "string" ? [old] : (old as string[]);
       const b = typeof value === "string" ? [value] : Array.isArray(value) ? (value as string[]) : a;
-      const out = a.flatMap((t) => (b.includes(t) ? [t] : t === "number" && b.includes("integer") ? ["integer"] : t === "integer" && b.includes("number") ? ["integer"] : []));
+      const out = a.flatMap((t) =>
+        b.includes(t)
+          ? [t]
+          : t === "number" && b.includes("integer")
+            ? ["integer"]
+            : t === "integer" && b.includes("number")
+              ? ["integer"]
+              : [],
+      );
       s.type = [...new Set(out)];
       return;
     }
@@ -199,7 +240,8 @@ function mergeKeyword(s: SchemaObject, key: string, value: unknown): void {
     case "patternProperties":
     case "dependentSchemas": {
       const merged: SchemaObject = { ...(old as SchemaObject) };
-      for (const [k, v] of Object.entries(isObject(value) ? value : {})) setOwn(merged, k, own(merged, k) ? both(merged[k], v) : v);
+      for (const [k, v] of Object.entries(isObject(value) ? value : {}))
+        setOwn(merged, k, own(merged, k) ? both(merged[k], v) : v);
       s[key] = merged;
       return;
     }
@@ -208,14 +250,25 @@ function mergeKeyword(s: SchemaObject, key: string, value: unknown): void {
       return;
     case "dependentRequired": {
       const merged: Record<string, unknown[]> = { ...(old as Record<string, unknown[]>) };
-      for (const [k, v] of Object.entries(isObject(value) ? value : {})) merged[k] = [...(merged[k] ?? []), ...(Array.isArray(v) ? v : [])];
+      for (const [k, v] of Object.entries(isObject(value) ? value : {}))
+        merged[k] = [...(merged[k] ?? []), ...(Array.isArray(v) ? v : [])];
       s.dependentRequired = merged;
       return;
     }
-    case "minLength": case "minItems": case "minProperties": case "minimum": case "exclusiveMinimum": case "minContains":
+    case "minLength":
+    case "minItems":
+    case "minProperties":
+    case "minimum":
+    case "exclusiveMinimum":
+    case "minContains":
       s[key] = mergeMax(old, value);
       return;
-    case "maxLength": case "maxItems": case "maxProperties": case "maximum": case "exclusiveMaximum": case "maxContains":
+    case "maxLength":
+    case "maxItems":
+    case "maxProperties":
+    case "maximum":
+    case "exclusiveMaximum":
+    case "maxContains":
       s[key] = mergeMin(old, value);
       return;
     case "multipleOf":
@@ -232,7 +285,12 @@ function mergeKeyword(s: SchemaObject, key: string, value: unknown): void {
     case "uniqueItems":
       s.uniqueItems = old === true || value === true;
       return;
-    case "items": case "additionalProperties": case "contains": case "propertyNames": case "unevaluatedProperties": case "unevaluatedItems":
+    case "items":
+    case "additionalProperties":
+    case "contains":
+    case "propertyNames":
+    case "unevaluatedProperties":
+    case "unevaluatedItems":
       s[key] = both(old, value);
       return;
     case "prefixItems": {
@@ -264,7 +322,10 @@ class Sampler {
     this.maxDepth = options.maxDepth ?? 5;
     const resolve = options.resolve;
     this.resolveRef = (ref) => {
-      if (!resolve) throw new Error(`sampleFromSchema: the schema has "$ref": "${ref}"; pass options.resolve (for example pointerResolver(spec))`);
+      if (!resolve)
+        throw new Error(
+          `sampleFromSchema: the schema has "$ref": "${ref}"; pass options.resolve (for example pointerResolver(spec))`,
+        );
       return resolve(ref);
     };
   }
@@ -301,9 +362,14 @@ class Sampler {
     }
     const s = draft2020Node(schema);
     for (const [key, value] of Object.entries(s)) {
-      if (key === "allOf" && Array.isArray(value)) for (const member of value) this.mergeInto(m, member, stack, entered);
+      if (key === "allOf" && Array.isArray(value))
+        for (const member of value) this.mergeInto(m, member, stack, entered);
       else if ((key === "oneOf" || key === "anyOf") && Array.isArray(value) && value.length > 0) {
-        m.choices.push({ kind: key, options: value, discriminator: isObject(s.discriminator) ? s.discriminator : undefined });
+        m.choices.push({
+          kind: key,
+          options: value,
+          discriminator: isObject(s.discriminator) ? s.discriminator : undefined,
+        });
       } else if (key === "not") m.nots.push(value);
       else if (key === "pattern" && typeof value === "string") {
         if (patternOf(value)) m.patterns.push(value);
@@ -356,7 +422,8 @@ class Sampler {
       if (typeof s.maximum === "number" && v > s.maximum) return false;
       if (typeof s.exclusiveMinimum === "number" && v <= s.exclusiveMinimum) return false;
       if (typeof s.exclusiveMaximum === "number" && v >= s.exclusiveMaximum) return false;
-      if (typeof s.multipleOf === "number" && s.multipleOf > 0 && v / s.multipleOf !== Math.trunc(v / s.multipleOf)) return false;
+      if (typeof s.multipleOf === "number" && s.multipleOf > 0 && v / s.multipleOf !== Math.trunc(v / s.multipleOf))
+        return false;
     }
     if (Array.isArray(v) && !this.arrayConforms(s, v, deeper)) return false;
     if (isObject(v) && !this.objectConforms(s, v, deeper)) return false;
@@ -365,7 +432,8 @@ class Sampler {
     if (Array.isArray(s.oneOf) && s.oneOf.filter((x) => deeper(x, v)).length !== 1) return false;
     if (s.not !== undefined && deeper(s.not, v)) return false;
     if (s.if !== undefined) {
-      if (deeper(s.if, v) ? s.then !== undefined && !deeper(s.then, v) : s.else !== undefined && !deeper(s.else, v)) return false;
+      if (deeper(s.if, v) ? s.then !== undefined && !deeper(s.then, v) : s.else !== undefined && !deeper(s.else, v))
+        return false;
     }
     return true;
   }
@@ -440,7 +508,10 @@ class Sampler {
     const s = m.s;
     if (own(s, "const")) return clone(s.const);
     // allOf members that disagree on the type or the allowed values leave nothing to pick
-    const contradicted = (Array.isArray(s.type) && s.type.length === 0) || (Array.isArray(s.enum) && s.enum.length === 0) || isObject(s.not) && Object.keys(s.not).length === 0;
+    const contradicted =
+      (Array.isArray(s.type) && s.type.length === 0) ||
+      (Array.isArray(s.enum) && s.enum.length === 0) ||
+      (isObject(s.not) && Object.keys(s.not).length === 0);
     if (contradicted) {
       this.failures++;
       return null;
@@ -482,25 +553,57 @@ class Sampler {
       return minimal && declared.includes("null") ? ["null", ...nonNull] : nonNull;
     }
     const has = (...keys: string[]): boolean => keys.some((k) => own(s, k));
-    if (has("properties", "required", "additionalProperties", "patternProperties", "minProperties", "maxProperties", "propertyNames", "dependentRequired")) return ["object"];
+    if (
+      has(
+        "properties",
+        "required",
+        "additionalProperties",
+        "patternProperties",
+        "minProperties",
+        "maxProperties",
+        "propertyNames",
+        "dependentRequired",
+      )
+    )
+      return ["object"];
     if (has("items", "prefixItems", "minItems", "maxItems", "contains", "uniqueItems")) return ["array"];
     if (has("minLength", "maxLength") || m.patterns.length > 0) return ["string"];
-    if (typeof s.format === "string") return ["int32", "int64"].includes(s.format) ? ["integer"] : ["float", "double"].includes(s.format) ? ["number"] : ["string"];
+    if (typeof s.format === "string")
+      return ["int32", "int64"].includes(s.format)
+        ? ["integer"]
+        : ["float", "double"].includes(s.format)
+          ? ["number"]
+          : ["string"];
     if (has("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")) return ["number"];
     return ["string", "integer", "boolean", "object", "array", "null"];
   }
 
-  private ofType(type: string, m: Merged, path: string, depth: number, stack: readonly string[], minimal: boolean): unknown {
+  private ofType(
+    type: string,
+    m: Merged,
+    path: string,
+    depth: number,
+    stack: readonly string[],
+    minimal: boolean,
+  ): unknown {
     const rand = this.rand(path);
     switch (type) {
-      case "null": return null;
-      case "boolean": return rand() < 0.5;
-      case "integer": return this.number(m.s, rand, true);
-      case "number": return this.number(m.s, rand, false);
-      case "string": return this.string(m, rand);
-      case "array": return this.array(m, path, depth, stack, minimal);
-      case "object": return this.object(m, path, depth, stack, minimal);
-      default: return this.string(m, rand);
+      case "null":
+        return null;
+      case "boolean":
+        return rand() < 0.5;
+      case "integer":
+        return this.number(m.s, rand, true);
+      case "number":
+        return this.number(m.s, rand, false);
+      case "string":
+        return this.string(m, rand);
+      case "array":
+        return this.array(m, path, depth, stack, minimal);
+      case "object":
+        return this.object(m, path, depth, stack, minimal);
+      default:
+        return this.string(m, rand);
     }
   }
 
@@ -515,7 +618,14 @@ class Sampler {
     for (let i = 0; i < choice.options.length * (choice.kind === "oneOf" ? 2 : 1); i++) {
       const index = (start + i) % choice.options.length;
       const option = choice.options[index];
-      const next: Merged = { ...m, s: { ...m.s }, choices: [...rest], nots: [...m.nots], patterns: [...m.patterns], refs: [...m.refs] };
+      const next: Merged = {
+        ...m,
+        s: { ...m.s },
+        choices: [...rest],
+        nots: [...m.nots],
+        patterns: [...m.patterns],
+        refs: [...m.refs],
+      };
       if (i >= choice.options.length) next.minimal = true;
       if (m.closedKeys) next.closedKeys = new Set(m.closedKeys);
       this.mergeInto(next, option, stack, new Set(m.refs));
@@ -563,7 +673,8 @@ class Sampler {
     else if (lo === -Infinity) lo = hi - 1000;
     else if (hi === Infinity) hi = lo + 1000;
     if (s.format === "int32") [lo, hi] = [Math.max(lo, -(2 ** 31)), Math.min(hi, 2 ** 31 - 1)];
-    if (integer || s.format === "int64") [lo, hi] = [Math.max(lo, Number.MIN_SAFE_INTEGER), Math.min(hi, Number.MAX_SAFE_INTEGER)];
+    if (integer || s.format === "int64")
+      [lo, hi] = [Math.max(lo, Number.MIN_SAFE_INTEGER), Math.min(hi, Number.MAX_SAFE_INTEGER)];
     const step = typeof s.multipleOf === "number" && s.multipleOf > 0 ? s.multipleOf : integer ? 1 : undefined;
     if (step !== undefined) {
       let kLo = Math.ceil(lo / step);
@@ -577,7 +688,8 @@ class Sampler {
       if (kLo > kHi) return kLo * step;
       const k = intBetween(rand, kLo, Math.min(kHi, kLo + 1000));
       // ajv's multipleOf test is v / step === integer; floating point can spoil k * step.
-      for (const v of [Number((k * step).toPrecision(12)), k * step, kLo * step]) if (v / step === Math.trunc(v / step)) return v;
+      for (const v of [Number((k * step).toPrecision(12)), k * step, kLo * step])
+        if (v / step === Math.trunc(v / step)) return v;
       return step;
     }
     const raw = lo + rand() * (hi - lo);
@@ -593,7 +705,12 @@ class Sampler {
     const patterns = m.patterns.map((p) => patternOf(p)!);
     const fits = (v: string): boolean => {
       const n = codePoints(v);
-      return n >= min && n <= max && patterns.every((re) => re.test(v)) && (typeof s.format !== "string" || formatOk(s.format, v));
+      return (
+        n >= min &&
+        n <= max &&
+        patterns.every((re) => re.test(v)) &&
+        (typeof s.format !== "string" || formatOk(s.format, v))
+      );
     };
     let last = "";
     for (let attempt = 0; attempt < 12; attempt++) {
@@ -646,25 +763,39 @@ class Sampler {
     return out;
   }
 
-  private object(m: Merged, path: string, depth: number, stack: readonly string[], minimal: boolean): Record<string, unknown> {
+  private object(
+    m: Merged,
+    path: string,
+    depth: number,
+    stack: readonly string[],
+    minimal: boolean,
+  ): Record<string, unknown> {
     const s = m.s;
     const props = isObject(s.properties) ? s.properties : {};
-    const required = new Set((Array.isArray(s.required) ? s.required : []).filter((k): k is string => typeof k === "string"));
+    const required = new Set(
+      (Array.isArray(s.required) ? s.required : []).filter((k): k is string => typeof k === "string"),
+    );
     const allowed = (k: string): boolean => !m.closedKeys || m.closedKeys.has(k) || required.has(k);
     const maxProps = typeof s.maxProperties === "number" ? s.maxProperties : Infinity;
     const minProps = typeof s.minProperties === "number" ? s.minProperties : 0;
     const keys: string[] = [...required];
-    const optional = Object.keys(props).filter((k) => !required.has(k) && allowed(k) && !(isObject(props[k]) && (props[k] as SchemaObject).writeOnly === true));
+    const optional = Object.keys(props).filter(
+      (k) => !required.has(k) && allowed(k) && !(isObject(props[k]) && (props[k] as SchemaObject).writeOnly === true),
+    );
     for (const k of optional) {
       if (keys.length >= maxProps || (minimal && keys.length >= minProps)) break;
       keys.push(k);
     }
-    const patternProps = Object.entries(isObject(s.patternProperties) ? s.patternProperties : {}).filter(([p]) => patternOf(p));
+    const patternProps = Object.entries(isObject(s.patternProperties) ? s.patternProperties : {}).filter(([p]) =>
+      patternOf(p),
+    );
     const extraSchema = s.additionalProperties;
     const open = extraSchema !== false && !m.closedKeys;
     // Maps (no declared properties) get one entry, named from propertyNames or a pattern when given.
-    const mapLike = Object.keys(props).length === 0 && (isObject(extraSchema) || extraSchema === true || patternProps.length > 0);
-    const extrasWanted = Math.min(maxProps, Math.max(minProps, mapLike && !minimal ? keys.length + 1 : 0)) - keys.length;
+    const mapLike =
+      Object.keys(props).length === 0 && (isObject(extraSchema) || extraSchema === true || patternProps.length > 0);
+    const extrasWanted =
+      Math.min(maxProps, Math.max(minProps, mapLike && !minimal ? keys.length + 1 : 0)) - keys.length;
     for (let i = 0; i < extrasWanted; i++) {
       const key = this.extraKey(s, patternProps, open, `${path}|key${i}`, new Set(keys));
       if (key === undefined) break;
@@ -680,7 +811,11 @@ class Sampler {
       const schema = matching.reduce<unknown>((acc, sub) => both(acc, sub), base === undefined ? true : base);
       const before = this.failures;
       const v = this.value(schema, `${path}/${k.replace(/~/g, "~0").replace(/\//g, "~1")}`, depth + 1, stack);
-      if (this.failures > before && !required.has(k) && Object.keys(out).length + (ordered.length - ordered.indexOf(k) - 1) >= minProps) {
+      if (
+        this.failures > before &&
+        !required.has(k) &&
+        Object.keys(out).length + (ordered.length - ordered.indexOf(k) - 1) >= minProps
+      ) {
         this.failures = before;
         continue;
       }
@@ -690,7 +825,12 @@ class Sampler {
       for (const [k, needs] of Object.entries(s.dependentRequired)) {
         if (!own(out, k) || !Array.isArray(needs)) continue;
         for (const n of needs) {
-          if (typeof n === "string" && !own(out, n)) setOwn(out, n, this.value(own(props, n) ? props[n] : extraSchema ?? true, `${path}/${n}`, depth + 1, stack));
+          if (typeof n === "string" && !own(out, n))
+            setOwn(
+              out,
+              n,
+              this.value(own(props, n) ? props[n] : (extraSchema ?? true), `${path}/${n}`, depth + 1, stack),
+            );
         }
       }
     }
@@ -698,7 +838,13 @@ class Sampler {
   }
 
   /** A property name that is not yet used and that `propertyNames`, and a pattern when closed, allow. */
-  private extraKey(s: SchemaObject, patternProps: Array<[string, unknown]>, open: boolean, path: string, used: Set<string>): string | undefined {
+  private extraKey(
+    s: SchemaObject,
+    patternProps: Array<[string, unknown]>,
+    open: boolean,
+    path: string,
+    used: Set<string>,
+  ): string | undefined {
     const rand = this.rand(path);
     for (let attempt = 0; attempt < 10; attempt++) {
       let key: string | undefined;
@@ -720,7 +866,8 @@ class Sampler {
 
 /** Words joined by dashes, cut to a length between min and max. */
 function words(rand: Rand, min: number, max: number): string {
-  const target = max === Infinity ? Math.max(min, 0) : Math.min(max, Math.max(min, intBetween(rand, min, Math.min(max, min + 12))));
+  const target =
+    max === Infinity ? Math.max(min, 0) : Math.min(max, Math.max(min, intBetween(rand, min, Math.min(max, min + 12))));
   let out = pick(rand, WORDS);
   while (out.length < target) out += `-${pick(rand, WORDS)}`;
   if (max !== Infinity || min > 0) out = out.slice(0, Math.max(target, min));
@@ -742,7 +889,8 @@ function fromPattern(pattern: string, rand: Rand, min: number, max: number): str
   }
 }
 
-const hex = (rand: Rand, n: number): string => Array.from({ length: n }, () => Math.floor(rand() * 16).toString(16)).join("");
+const hex = (rand: Rand, n: number): string =>
+  Array.from({ length: n }, () => Math.floor(rand() * 16).toString(16)).join("");
 
 /** A value of a string format, or undefined for a format this module does not know. */
 function formatted_(format: string, rand: Rand): string | undefined {
@@ -751,26 +899,51 @@ function formatted_(format: string, rand: Rand): string | undefined {
   const word = pick(rand, WORDS);
   const n = intBetween(rand, 1, 999);
   switch (format) {
-    case "date-time": case "iso-date-time": return iso;
-    case "date": return iso.slice(0, 10);
-    case "time": case "iso-time": return iso.slice(11);
-    case "duration": return `P${intBetween(rand, 1, 30)}D`;
-    case "email": case "idn-email": return `${word}${n}@example.com`;
-    case "uri": case "url": case "iri": return `https://example.com/${word}/${n}`;
-    case "uri-reference": case "iri-reference": return `/${word}/${n}`;
-    case "uri-template": return `https://example.com/${word}/{id}`;
-    case "hostname": case "idn-hostname": return `${word}.example.com`;
-    case "ipv4": return `192.0.2.${intBetween(rand, 1, 254)}`;
-    case "ipv6": return `2001:db8::${intBetween(rand, 1, 0xfffe).toString(16)}`;
+    case "date-time":
+    case "iso-date-time":
+      return iso;
+    case "date":
+      return iso.slice(0, 10);
+    case "time":
+    case "iso-time":
+      return iso.slice(11);
+    case "duration":
+      return `P${intBetween(rand, 1, 30)}D`;
+    case "email":
+    case "idn-email":
+      return `${word}${n}@example.com`;
+    case "uri":
+    case "url":
+    case "iri":
+      return `https://example.com/${word}/${n}`;
+    case "uri-reference":
+    case "iri-reference":
+      return `/${word}/${n}`;
+    case "uri-template":
+      return `https://example.com/${word}/{id}`;
+    case "hostname":
+    case "idn-hostname":
+      return `${word}.example.com`;
+    case "ipv4":
+      return `192.0.2.${intBetween(rand, 1, 254)}`;
+    case "ipv6":
+      return `2001:db8::${intBetween(rand, 1, 0xfffe).toString(16)}`;
     case "uuid": {
       const h = hex(rand, 32);
       return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${"89ab"[Math.floor(rand() * 4)]}${h.slice(17, 20)}-${h.slice(20, 32)}`;
     }
-    case "byte": return Buffer.from(`${word}-${n}`).toString("base64");
-    case "json-pointer": return `/${word}/${n}`;
-    case "relative-json-pointer": return `0/${word}`;
-    case "regex": return `^${word}$`;
-    case "int32": case "int64": return String(n);
-    default: return undefined;
+    case "byte":
+      return Buffer.from(`${word}-${n}`).toString("base64");
+    case "json-pointer":
+      return `/${word}/${n}`;
+    case "relative-json-pointer":
+      return `0/${word}`;
+    case "regex":
+      return `^${word}$`;
+    case "int32":
+    case "int64":
+      return String(n);
+    default:
+      return undefined;
   }
 }

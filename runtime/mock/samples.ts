@@ -15,7 +15,10 @@ export function successSample(op: MockOperationSpec, components: unknown, seed: 
   if (op.success.schema === undefined) return undefined;
   let hit = cache.get(op);
   if (!hit || hit.seed !== seed) {
-    const value = sampleFromSchema(op.success.schema, { seed: `${seed}:${op.operationId}`, resolve: pointerResolver({ components }) });
+    const value = sampleFromSchema(op.success.schema, {
+      seed: `${seed}:${op.operationId}`,
+      resolve: pointerResolver({ components }),
+    });
     cache.set(op, (hit = { seed, value }));
   }
   return structuredClone(hit.value);

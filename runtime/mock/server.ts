@@ -58,7 +58,12 @@ const EMPTY = Buffer.alloc(0);
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
 /** How long a refused client may keep sending (read and dropped) while it reads the 413. */
 const CUT_GRACE_MS = 3000;
-const CONTROL_ROUTES = ["GET /__mock/counters", "GET /__mock/state", "GET /__mock/records/<resource>", "POST /__mock/reset"];
+const CONTROL_ROUTES = [
+  "GET /__mock/counters",
+  "GET /__mock/state",
+  "GET /__mock/records/<resource>",
+  "POST /__mock/reset",
+];
 
 /** The control routes under `/__mock/` (counters, state, records, reset), or undefined for a service route. */
 function control(engine: MockEngine, method: string, url: string): Reply | undefined {
@@ -72,14 +77,16 @@ function control(engine: MockEngine, method: string, url: string): Reply | undef
   }
   const resource = /^\/__mock\/records\/([A-Za-z0-9_]+)$/.exec(pathname)?.[1];
   // Own keys only: `constructor` or `toString` is not a resource because every object has one.
-  if (resource && method === "GET" && Object.hasOwn(engine.model.resources, resource)) return jsonReply(200, engine.records(resource));
+  if (resource && method === "GET" && Object.hasOwn(engine.model.resources, resource))
+    return jsonReply(200, engine.records(resource));
   return jsonReply(404, { error: "unknown mock control route", routes: CONTROL_ROUTES });
 }
 
 /** Starts the mock of one service on 127.0.0.1. */
 export async function startMockServer(definition: MockDefinition, options: MockOptions = {}): Promise<RunningMock> {
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  if (!(Number.isSafeInteger(maxBody) && maxBody > 0)) throw new Error(`${definition.descriptor.id} mock: maxBodyBytes must be a positive whole number of bytes`);
+  if (!(Number.isSafeInteger(maxBody) && maxBody > 0))
+    throw new Error(`${definition.descriptor.id} mock: maxBodyBytes must be a positive whole number of bytes`);
   const engine = new MockEngine(definition, options);
   const sockets = new Set<Socket>();
   const failed = (req: IncomingMessage, res: ServerResponse, error: unknown) => {
@@ -103,7 +110,11 @@ export async function startMockServer(definition: MockDefinition, options: MockO
       const replayed = options.replay?.answer(request);
       if (replayed) return void send(res, replayed);
       const outcome = engine.handle(request);
-      if (outcome instanceof Promise) outcome.then((o) => deliver(req, res, o), (e: unknown) => failed(req, res, e));
+      if (outcome instanceof Promise)
+        outcome.then(
+          (o) => deliver(req, res, o),
+          (e: unknown) => failed(req, res, e),
+        );
       else deliver(req, res, outcome);
     } catch (error) {
       failed(req, res, error);
@@ -148,7 +159,9 @@ export async function startMockServer(definition: MockDefinition, options: MockO
   });
   const wanted = options.port ?? 0;
   await new Promise<void>((resolve, reject) => {
-    server.once("error", (e: NodeJS.ErrnoException) => reject(new MockListenError(definition.descriptor.id, wanted, e.code ?? "error")));
+    server.once("error", (e: NodeJS.ErrnoException) =>
+      reject(new MockListenError(definition.descriptor.id, wanted, e.code ?? "error")),
+    );
     server.listen(wanted, "127.0.0.1", () => resolve());
   });
   const port = (server.address() as AddressInfo).port;

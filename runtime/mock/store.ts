@@ -26,7 +26,10 @@ export class Store {
   spec(resource: string): MockResource {
     // Own keys only: a name from a URL or a state file such as `constructor` is not a resource.
     const spec = Object.hasOwn(this.model.resources, resource) ? this.model.resources[resource] : undefined;
-    if (!spec) throw new Error(`${this.service} mock: unknown resource "${resource}" (resources: ${Object.keys(this.model.resources).join(", ") || "none"})`);
+    if (!spec)
+      throw new Error(
+        `${this.service} mock: unknown resource "${resource}" (resources: ${Object.keys(this.model.resources).join(", ") || "none"})`,
+      );
     return spec;
   }
 
@@ -105,7 +108,8 @@ export class Store {
     const p = this.spec(resource).position;
     if (!p) return undefined;
     if (typeof requested === "number" && Number.isFinite(requested)) return requested;
-    if (typeof requested === "string" && requested.trim() !== "" && Number.isFinite(Number(requested))) return Number(requested);
+    if (typeof requested === "string" && requested.trim() !== "" && Number.isFinite(Number(requested)))
+      return Number(requested);
     if (requested !== undefined && requested !== "top" && requested !== "bottom") return undefined;
     const group = p.within ? getPath(record, p.within) : undefined;
     const siblings = [...this.table(resource).values()]
@@ -137,12 +141,14 @@ export class Store {
       for (const s of res.seed) {
         // Own keys only: a seed naming "toString" must not find Object.prototype.toString.
         const op = Object.hasOwn(operations, s.operation) ? operations[s.operation] : undefined;
-        if (!op) throw new Error(`${this.service} mock: resource "${name}" seeds from unknown operation "${s.operation}"`);
+        if (!op)
+          throw new Error(`${this.service} mock: resource "${name}" seeds from unknown operation "${s.operation}"`);
         const found = s.items ? getPath(op.success.example, s.items) : op.success.example;
         const records = Array.isArray(found) ? [...found] : found ? [found] : [];
         if (s.newestFirst) records.reverse();
         for (const record of records) {
-          if (record && typeof record === "object" && !this.find(name, (record as Rec)[res.idField])) this.put(name, structuredClone(record as Rec));
+          if (record && typeof record === "object" && !this.find(name, (record as Rec)[res.idField]))
+            this.put(name, structuredClone(record as Rec));
         }
       }
     }
@@ -155,9 +161,12 @@ export class Store {
     }
     for (const [resource, records] of Object.entries(state.records)) {
       if (!Object.hasOwn(this.model.resources, resource)) {
-        throw new Error(`${this.service} mock state: unknown resource "${resource}" (resources: ${Object.keys(this.model.resources).join(", ") || "none"})`);
+        throw new Error(
+          `${this.service} mock state: unknown resource "${resource}" (resources: ${Object.keys(this.model.resources).join(", ") || "none"})`,
+        );
       }
-      if (!Array.isArray(records)) throw new Error(`${this.service} mock state: records.${resource} must be an array of records`);
+      if (!Array.isArray(records))
+        throw new Error(`${this.service} mock state: records.${resource} must be an array of records`);
       const idField = this.spec(resource).idField;
       records.forEach((r, i) => {
         if (!r || typeof r !== "object" || Array.isArray(r) || r[idField] === undefined || r[idField] === null) {
@@ -167,15 +176,18 @@ export class Store {
       });
     }
     for (const [name, owners] of Object.entries(state.relations ?? {})) {
-      for (const [owner, keys] of Object.entries(owners)) for (const k of keys) this.relation(name, owner).add(keyOf(k));
+      for (const [owner, keys] of Object.entries(owners))
+        for (const k of keys) this.relation(name, owner).add(keyOf(k));
     }
   }
 
   dump(): MockState {
     const records: Record<string, Rec[]> = {};
-    for (const name of Object.keys(this.model.resources)) records[name] = [...this.table(name).values()].map((r) => structuredClone(r));
+    for (const name of Object.keys(this.model.resources))
+      records[name] = [...this.table(name).values()].map((r) => structuredClone(r));
     const relations: Record<string, Record<string, string[]>> = {};
-    for (const [name, byOwner] of this.links) relations[name] = Object.fromEntries([...byOwner].map(([o, s]) => [o, [...s]]));
+    for (const [name, byOwner] of this.links)
+      relations[name] = Object.fromEntries([...byOwner].map(([o, s]) => [o, [...s]]));
     return { records, relations };
   }
 }

@@ -78,7 +78,14 @@ export interface MockOptions {
    * Asked first for every service request: a reply to send instead of the mock's own answer
    * (a recorded one, see replay.ts), or undefined to answer as usual.
    */
-  replay?: { answer(request: { method: string; url: string; headers: Record<string, string | string[] | undefined>; body: Buffer }): Reply | undefined };
+  replay?: {
+    answer(request: {
+      method: string;
+      url: string;
+      headers: Record<string, string | string[] | undefined>;
+      body: Buffer;
+    }): Reply | undefined;
+  };
 }
 
 export interface MockCounters {

@@ -11,7 +11,9 @@ import { requestComponents, requestSchema, typesOf } from "./dialect.js";
 import type { MockOperationSpec } from "./model.js";
 
 // ajv-formats is CommonJS; under NodeNext its default export is the module object.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv2020,
+) => void;
 
 const SPEC_ID = "stepforge-mock-spec.json";
 
@@ -32,7 +34,8 @@ export interface RequestParts {
 /** The first error, named by its field; a body's fields are named from its top (`idList`), the body itself `body`. */
 function problemOf(errors: ErrorObject[] | null | undefined, base: string): Problem {
   const e = errors?.[0];
-  const extra = e?.keyword === "required" ? String((e.params as { missingProperty?: string }).missingProperty ?? "") : "";
+  const extra =
+    e?.keyword === "required" ? String((e.params as { missingProperty?: string }).missingProperty ?? "") : "";
   const path = [base, ...(e?.instancePath.split("/") ?? []).filter(Boolean), extra].filter(Boolean).join(".");
   const field = path || base || "body";
   return { field, detail: `${field} ${e?.message ?? "is invalid"}` };
@@ -50,15 +53,24 @@ export function withJsonEquality(ajv: Ajv2020): void {
     fn.errors = [{ keyword, message, params }];
     return false;
   };
-  const enumCheck: SchemaValidateFunction = (allowed: unknown[], data: unknown): boolean => allowed.some((v) => jsonEqual(v, data)) || fail(enumCheck, "enum", "must be equal to one of the allowed values", { allowedValues: allowed });
-  const constCheck: SchemaValidateFunction = (allowed: unknown, data: unknown): boolean => jsonEqual(allowed, data) || fail(constCheck, "const", "must be equal to constant", { allowedValue: allowed });
+  const enumCheck: SchemaValidateFunction = (allowed: unknown[], data: unknown): boolean =>
+    allowed.some((v) => jsonEqual(v, data)) ||
+    fail(enumCheck, "enum", "must be equal to one of the allowed values", { allowedValues: allowed });
+  const constCheck: SchemaValidateFunction = (allowed: unknown, data: unknown): boolean =>
+    jsonEqual(allowed, data) || fail(constCheck, "const", "must be equal to constant", { allowedValue: allowed });
   const uniqueCheck: SchemaValidateFunction = (unique: boolean, data: unknown): boolean => {
     if (!unique || !Array.isArray(data)) return true;
     const seen = new Map<string, number>();
     for (const [j, item] of data.entries()) {
       const text = canonicalJson(item);
       const i = seen.get(text);
-      if (i !== undefined) return fail(uniqueCheck, "uniqueItems", `must NOT have duplicate items (items ## ${j} and ${i} are identical)`, { i, j });
+      if (i !== undefined)
+        return fail(
+          uniqueCheck,
+          "uniqueItems",
+          `must NOT have duplicate items (items ## ${j} and ${i} are identical)`,
+          { i, j },
+        );
       seen.set(text, j);
     }
     return true;
@@ -83,7 +95,8 @@ export function queryNumber(text: string): number | undefined {
 }
 
 /** A parameter schema's type names (none when it has no schema or no `type`). */
-const typesOfSchema = (schema: unknown): string[] => (schema !== null && typeof schema === "object" ? typesOf(schema as Record<string, unknown>) : undefined) ?? [];
+const typesOfSchema = (schema: unknown): string[] =>
+  (schema !== null && typeof schema === "object" ? typesOf(schema as Record<string, unknown>) : undefined) ?? [];
 
 /** Query values as a schema expects them: arrays from repeats or commas, numbers and booleans from text. */
 export function coerce(schema: unknown, values: string[], explode: boolean): unknown {
@@ -107,7 +120,13 @@ export class RequestValidator {
   constructor(components: unknown) {
     // ownProperties: a required body field named `constructor` or `toString` must be in the body,
     // not found on Object.prototype.
-    this.ajv = new Ajv2020({ strict: false, allErrors: false, logger: false, validateFormats: true, ownProperties: true });
+    this.ajv = new Ajv2020({
+      strict: false,
+      allErrors: false,
+      logger: false,
+      validateFormats: true,
+      ownProperties: true,
+    });
     addFormats(this.ajv);
     withJsonEquality(this.ajv);
     // OpenAPI's numeric formats; ajv-formats knows int32/int64/float/double already in v3.
@@ -163,12 +182,22 @@ export class RequestValidator {
   private readonly uncompilable = new Set<string>();
 
   /** Each operation's parameter checks, compiled once. */
-  private readonly plans = new WeakMap<MockOperationSpec, Array<{ p: MockOperationSpec["parameters"][number]; fn: ValidateFunction | undefined }>>();
+  private readonly plans = new WeakMap<
+    MockOperationSpec,
+    Array<{ p: MockOperationSpec["parameters"][number]; fn: ValidateFunction | undefined }>
+  >();
 
-  private plan(op: MockOperationSpec): Array<{ p: MockOperationSpec["parameters"][number]; fn: ValidateFunction | undefined }> {
+  private plan(
+    op: MockOperationSpec,
+  ): Array<{ p: MockOperationSpec["parameters"][number]; fn: ValidateFunction | undefined }> {
     let plan = this.plans.get(op);
     if (!plan) {
-      plan = op.parameters.filter((p) => p.in !== "cookie").map((p) => ({ p, fn: p.schema === undefined ? undefined : this.compile(`${op.operationId}:${p.in}:${p.name}`, p.schema) }));
+      plan = op.parameters
+        .filter((p) => p.in !== "cookie")
+        .map((p) => ({
+          p,
+          fn: p.schema === undefined ? undefined : this.compile(`${op.operationId}:${p.in}:${p.name}`, p.schema),
+        }));
       this.plans.set(op, plan);
     }
     return plan;
@@ -190,7 +219,8 @@ export class RequestValidator {
       }
       // Which of two values would count is anyone's guess (the checks took the last, the paging
       // the first): a value that is not a list is given once.
-      if (p.in === "query" && raw.length > 1 && !typesOfSchema(p.schema).includes("array")) return { field: p.name, detail: `${p.name} is given more than once` };
+      if (p.in === "query" && raw.length > 1 && !typesOfSchema(p.schema).includes("array"))
+        return { field: p.name, detail: `${p.name} is given more than once` };
       if (!fn) continue;
       if (!fn(coerce(p.schema, raw, p.explode ?? true))) return problemOf(fn.errors, p.name);
     }

@@ -46,7 +46,11 @@ export class Webhooks {
     try {
       // A redirect is the callback's answer, not an address to follow: following it would reach
       // hosts the loopback check never saw.
-      const r = await fetch(callback, { method: this.spec.probeMethod!, redirect: "manual", signal: AbortSignal.timeout(5000) });
+      const r = await fetch(callback, {
+        method: this.spec.probeMethod!,
+        redirect: "manual",
+        signal: AbortSignal.timeout(5000),
+      });
       await r.body?.cancel();
       return r.status;
     } catch {
@@ -57,7 +61,9 @@ export class Webhooks {
   /** Delivers `event` to every active registration whose model the change concerns. */
   fire(event: string, eventData: unknown, record: Rec | undefined, ctx: Context, resource: string | undefined): void {
     const wh = this.spec;
-    const hooks = [...this.store.table(wh.resource).values()].filter((h) => !wh.activeField || h[wh.activeField] !== false);
+    const hooks = [...this.store.table(wh.resource).values()].filter(
+      (h) => !wh.activeField || h[wh.activeField] !== false,
+    );
     if (hooks.length === 0) return;
     const subject: Rec = record ?? { path: ctx.path };
     const ids = new Set<string>();
@@ -71,7 +77,15 @@ export class Webhooks {
       const modelId = keyOf(hook[wh.modelField]);
       if (!ids.has(modelId)) continue;
       const model = this.store.findAnywhere(modelId, wh.resource) ?? { id: modelId };
-      const payload = render(wh.payload, { ...ctx, event, eventData: data, model, webhook: hook, newId: this.store.ids.chars(24), record });
+      const payload = render(wh.payload, {
+        ...ctx,
+        event,
+        eventData: data,
+        model,
+        webhook: hook,
+        newId: this.store.ids.chars(24),
+        record,
+      });
       this.track(this.deliver(hook, JSON.stringify(payload)));
     }
   }
@@ -88,7 +102,12 @@ export class Webhooks {
   private async deliver(hook: Rec, body: string): Promise<void> {
     const wh = this.spec;
     const callback = keyOf(getPath(hook, wh.callbackField));
-    const signature = hmacOf(wh.signature.algorithm, wh.signature.encoding, this.options.secret, wh.signature.message.map((part) => (part === "body" ? body : callback)));
+    const signature = hmacOf(
+      wh.signature.algorithm,
+      wh.signature.encoding,
+      this.options.secret,
+      wh.signature.message.map((part) => (part === "body" ? body : callback)),
+    );
     const delays = this.delays();
     for (let attempt = 0; ; attempt++) {
       const status = await this.send(callback, signature, body);
@@ -104,7 +123,12 @@ export class Webhooks {
         this.store.remove(wh.resource, hook);
         return;
       }
-      if (attempt >= delays.length || this.closed || !this.store.table(wh.resource).has(keyOf(hook[this.store.spec(wh.resource).idField]))) return;
+      if (
+        attempt >= delays.length ||
+        this.closed ||
+        !this.store.table(wh.resource).has(keyOf(hook[this.store.spec(wh.resource).idField]))
+      )
+        return;
       c.webhookRetries++;
       if (!(await this.wait(delays[attempt]!))) return;
     }
@@ -132,7 +156,8 @@ export class Webhooks {
   private recordOutcome(hook: Rec, delivered: boolean): void {
     const retry = this.spec.retry;
     if (!retry) return;
-    if (retry.failuresField) hook[retry.failuresField] = delivered ? 0 : (numberOf(hook[retry.failuresField] ?? 0) || 0) + 1;
+    if (retry.failuresField)
+      hook[retry.failuresField] = delivered ? 0 : (numberOf(hook[retry.failuresField] ?? 0) || 0) + 1;
     if (retry.firstFailureField) {
       if (delivered) hook[retry.firstFailureField] = null;
       else hook[retry.firstFailureField] ??= new Date(this.options.clock()).toISOString();

@@ -143,7 +143,7 @@ export function valueAt(root: unknown, pointer: string): unknown {
 }
 
 const isJsonType = (contentType: string | undefined) => contentType !== undefined && /[/+]json\b/i.test(contentType);
-const mediaOf = (contentType: string | undefined) => contentType?.split(";")[0]!.trim().toLowerCase();
+const mediaOf = (contentType: string | undefined) => contentType?.split(";")[0]?.trim().toLowerCase();
 
 /** The declared answer for a status: the exact code, then `4XX`, then `default`. */
 export function declaredFor(op: ConformanceOperation, status: number): DeclaredResponse | undefined {

@@ -48,9 +48,10 @@ export function messageOf(event: RuntimeEvent): string {
       return `${where}: ${event.status}${event.code ? ` ${event.code}` : ""} in ${Math.round(event.durationMs)} ms`;
     case "retry":
       return `${where}: retrying after ${Math.round(event.delayMs)} ms (${event.reason})`;
-    case "throttle":
+    case "throttle": {
       const wait = Number.isFinite(event.waitMs) ? ` (~${Math.round(event.waitMs)} ms)` : "";
       return `${where}: waiting for limit ${event.limit}${wait}`;
+    }
     case "token":
       return `${where}: token ${event.action}`;
     case "drift":

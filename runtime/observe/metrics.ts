@@ -78,7 +78,10 @@ export class MetricsObserver implements Observer {
         return;
       case "throttle":
         if (!Number.isFinite(event.waitMs)) return;
-        this.limitWait.record(event.waitMs / 1000, { "stepforge.service": event.service, "stepforge.limit": event.limit });
+        this.limitWait.record(event.waitMs / 1000, {
+          "stepforge.service": event.service,
+          "stepforge.limit": event.limit,
+        });
         return;
       case "retry":
         this.retries.add(1, {

@@ -44,12 +44,18 @@ export function stateConfigFromEnv(env: NodeJS.ProcessEnv = process.env): StateC
   const wait = env[STATE_WAIT_ENV]?.trim();
   if (wait) {
     const ms = Number(wait);
-    if (!Number.isInteger(ms) || ms <= 0) throw new Error(`${STATE_WAIT_ENV}="${wait}" must be a whole number of milliseconds above 0 (the longest wait for an unreachable Redis)`);
+    if (!Number.isInteger(ms) || ms <= 0)
+      throw new Error(
+        `${STATE_WAIT_ENV}="${wait}" must be a whole number of milliseconds above 0 (the longest wait for an unreachable Redis)`,
+      );
     config.unreachableAfterMs = ms;
   }
   const fallback = env[STATE_FALLBACK_ENV]?.trim();
   if (fallback === "local") config.fallbackToLocal = true;
-  else if (fallback) throw new Error(`${STATE_FALLBACK_ENV}="${fallback}" is not understood; set it to "local" (or unset it to fail when the shared state is unreachable)`);
+  else if (fallback)
+    throw new Error(
+      `${STATE_FALLBACK_ENV}="${fallback}" is not understood; set it to "local" (or unset it to fail when the shared state is unreachable)`,
+    );
   return config;
 }
 
@@ -60,7 +66,10 @@ export function checkStateEnv(env: NodeJS.ProcessEnv = process.env): void {
 }
 
 function checkRedisUrl(url: string): void {
-  if (!/^rediss?:\/\/[^/]/.test(url)) throw new Error(`the Redis address must look like redis://host:6379 or rediss://host:6380 (check ${REDIS_URL_ENV})`);
+  if (!/^rediss?:\/\/[^/]/.test(url))
+    throw new Error(
+      `the Redis address must look like redis://host:6379 or rediss://host:6380 (check ${REDIS_URL_ENV})`,
+    );
 }
 
 /** Builds the store a config asks for; with neither Redis nor a folder in it, asks the environment. */
@@ -70,7 +79,12 @@ export function createStateStore(config: StateConfig = {}, env: NodeJS.ProcessEn
   let store: StateStore;
   if (chosen.redisUrl) {
     checkRedisUrl(chosen.redisUrl);
-    store = new RedisStateStore(chosen.redisUrl, { clock: chosen.clock, prefix: chosen.prefix, unreachableAfterMs: chosen.unreachableAfterMs, redis: chosen.redis });
+    store = new RedisStateStore(chosen.redisUrl, {
+      clock: chosen.clock,
+      prefix: chosen.prefix,
+      unreachableAfterMs: chosen.unreachableAfterMs,
+      redis: chosen.redis,
+    });
   } else if (chosen.stateDir) {
     store = new FileStateStore(chosen.stateDir, { clock: chosen.clock });
   } else {

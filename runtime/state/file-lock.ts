@@ -21,8 +21,13 @@ export interface FileLockOptions {
 }
 
 export class FileLockTimeoutError extends Error {
-  constructor(readonly path: string, timeoutMs: number) {
-    super(`could not lock ${path} within ${timeoutMs} ms: another process holds it (a lock left by a dead process is taken over after a few seconds)`);
+  constructor(
+    readonly path: string,
+    timeoutMs: number,
+  ) {
+    super(
+      `could not lock ${path} within ${timeoutMs} ms: another process holds it (a lock left by a dead process is taken over after a few seconds)`,
+    );
     this.name = "FileLockTimeoutError";
   }
 }
@@ -74,7 +79,10 @@ async function lockedStep<T>(path: string, step: () => Promise<T> | T, options: 
   }
   try {
     const result = await step();
-    if (compromised && !options.tolerateTakeover) throw new Error(`the lock on ${path} was taken over while held (${compromised.message}); the step's result is not trusted`);
+    if (compromised && !options.tolerateTakeover)
+      throw new Error(
+        `the lock on ${path} was taken over while held (${compromised.message}); the step's result is not trusted`,
+      );
     return result;
   } finally {
     await release().catch(() => undefined);

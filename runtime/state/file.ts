@@ -6,7 +6,17 @@
  * each entry whole. The folder is mode 0700 and its files 0600: records may hold tokens.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import { FileLockTimeoutError, withFileLock } from "./file-lock.js";
 import * as model from "./model.js";

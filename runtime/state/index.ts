@@ -7,6 +7,15 @@ export { MemoryStateStore } from "./memory.js";
 export { FileStateStore, type FileStateOptions } from "./file.js";
 export { RedisStateStore, type RedisStateOptions } from "./redis.js";
 export { withLocalFallback, type FallbackOptions } from "./fallback.js";
-export { checkStateEnv, createStateStore, stateConfigFromEnv, type StateConfig, REDIS_URL_ENV, STATE_DIR_ENV, STATE_FALLBACK_ENV, STATE_WAIT_ENV } from "./config.js";
+export {
+  checkStateEnv,
+  createStateStore,
+  stateConfigFromEnv,
+  type StateConfig,
+  REDIS_URL_ENV,
+  STATE_DIR_ENV,
+  STATE_FALLBACK_ENV,
+  STATE_WAIT_ENV,
+} from "./config.js";
 export { withFileLock, FileLockTimeoutError } from "./file-lock.js";
 export { hashed, stateKey } from "./keys.js";

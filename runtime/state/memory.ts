@@ -37,7 +37,9 @@ export class MemoryStateStore implements StateStore {
   }
   async set<T = unknown>(key: string, value: T, options: SetOptions = {}): Promise<SetResult<T>> {
     const result = model.setRecord<T>(this.tx, key, structuredClone(value), options, this.clock.now());
-    return !result.ok && result.current ? { ...result, current: { value: structuredClone(result.current.value), version: result.current.version } } : result;
+    return !result.ok && result.current
+      ? { ...result, current: { value: structuredClone(result.current.value), version: result.current.version } }
+      : result;
   }
   async delete(key: string, options: { ifVersion?: number | undefined } = {}): Promise<boolean> {
     return model.deleteRecord(this.tx, key, options.ifVersion, this.clock.now());

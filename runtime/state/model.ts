@@ -68,7 +68,9 @@ function liveRecord(tx: Tx, key: string, now: number): RecordEntry | undefined {
 }
 
 function asStored<T>(entry: RecordEntry | undefined): StoredRecord<T> | undefined {
-  return entry && "value" in entry && entry.value !== undefined ? { value: entry.value as T, version: entry.version } : undefined;
+  return entry && "value" in entry && entry.value !== undefined
+    ? { value: entry.value as T, version: entry.version }
+    : undefined;
 }
 
 export function getRecord<T>(tx: Tx, key: string, now: number): StoredRecord<T> | undefined {
@@ -82,7 +84,8 @@ export function setRecord<T>(tx: Tx, key: string, value: T, options: SetOptions,
     const lock = tx.read<LockEntry>(L(options.fence.lock));
     if (!lock || lock.token !== options.fence.token) return { ok: false, reason: "fence", current };
   }
-  if (options.ifVersion !== undefined && (current?.version ?? 0) !== options.ifVersion) return { ok: false, reason: "version", current };
+  if (options.ifVersion !== undefined && (current?.version ?? 0) !== options.ifVersion)
+    return { ok: false, reason: "version", current };
   const version = (entry?.version ?? 0) + 1;
   const next: RecordEntry = { value: value as unknown, version };
   if (options.ttlMs !== undefined) next.expiresAt = now + options.ttlMs;
@@ -147,7 +150,8 @@ export function admit(tx: Tx, items: AdmissionItem[], id: string, now: number): 
   for (const [i, item] of items.entries()) {
     if (item.kind === "counter") {
       const c = liveCounter(tx, item.key, now);
-      if ((c?.value ?? 0) + item.cost > item.limit) return { ok: false, item: i, exhausted: true, resetAt: c?.resetAt ?? item.resetAt };
+      if ((c?.value ?? 0) + item.cost > item.limit)
+        return { ok: false, item: i, exhausted: true, resetAt: c?.resetAt ?? item.resetAt };
     } else if (item.kind === "budget") {
       const c = liveCounter(tx, item.key, now);
       if (c && c.value - item.cost < 0) return { ok: false, item: i, exhausted: true, resetAt: c.resetAt };

@@ -63,7 +63,11 @@ function neverSent(error: unknown): boolean {
 function unreachable(error: unknown): boolean {
   const message = error instanceof Error ? error.message : "";
   const name = error instanceof Error ? error.name : "";
-  return neverSent(error) || name === "MaxRetriesPerRequestError" || /Command timed out|ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|socket/i.test(message);
+  return (
+    neverSent(error) ||
+    name === "MaxRetriesPerRequestError" ||
+    /Command timed out|ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|socket/i.test(message)
+  );
 }
 
 export class RedisStateStore implements StateStore {
@@ -88,16 +92,18 @@ export class RedisStateStore implements StateStore {
     // carry it, and without it installed the first operation says which package to add.
     this.connecting = importPeer<typeof import("ioredis")>("ioredis", "shared state on Redis").then(({ Redis }) => {
       if (this.closed) return;
-      this.connect(new Redis(url, {
-      enableOfflineQueue: false,
-      autoResendUnfulfilledCommands: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: this.waitMs,
-      connectTimeout: Math.min(this.waitMs, 10_000),
-      // Reconnect forever, backing off to one attempt a second.
-      retryStrategy: (times) => Math.min(50 * times, 1000),
-      ...(options.redis as RedisOptions | undefined),
-      }));
+      this.connect(
+        new Redis(url, {
+          enableOfflineQueue: false,
+          autoResendUnfulfilledCommands: false,
+          maxRetriesPerRequest: 0,
+          commandTimeout: this.waitMs,
+          connectTimeout: Math.min(this.waitMs, 10_000),
+          // Reconnect forever, backing off to one attempt a second.
+          retryStrategy: (times) => Math.min(50 * times, 1000),
+          ...(options.redis as RedisOptions | undefined),
+        }),
+      );
     });
     // Handled here so a missing ioredis is not an unhandled rejection; each operation awaits this
     // promise and throws its MissingPackageError to the caller.
@@ -111,7 +117,10 @@ export class RedisStateStore implements StateStore {
     });
     // Neither an idle connection nor waiting to reconnect keeps the process alive (a pending
     // command's timeout timer does). ioredis sets its reconnect timer right after this event.
-    const internals = redis as unknown as { stream?: { unref?: () => void }; reconnectTimeout?: { unref?: () => void } | null };
+    const internals = redis as unknown as {
+      stream?: { unref?: () => void };
+      reconnectTimeout?: { unref?: () => void } | null;
+    };
     redis.on("connect", () => internals.stream?.unref?.());
     redis.on("reconnecting", () => queueMicrotask(() => internals.reconnectTimeout?.unref?.()));
     for (const [name, script] of Object.entries(SCRIPTS)) {
@@ -125,7 +134,10 @@ export class RedisStateStore implements StateStore {
   }
 
   private unavailable(detail: string): StateUnavailableError {
-    return new StateUnavailableError("redis", `${this.where}: ${detail}${this.lastError ? ` (${this.lastError})` : ""}`);
+    return new StateUnavailableError(
+      "redis",
+      `${this.where}: ${detail}${this.lastError ? ` (${this.lastError})` : ""}`,
+    );
   }
 
   /** Runs one script, waiting at most `waitMs` in all for a connection and an answer. */
@@ -142,7 +154,8 @@ export class RedisStateStore implements StateStore {
         } catch (error) {
           if (!unreachable(error)) throw error;
           // Only a command that never left may be sent again; one lost in flight is reported.
-          if (!neverSent(error) || Date.now() >= deadline) throw this.unavailable(error instanceof Error ? error.message : String(error));
+          if (!neverSent(error) || Date.now() >= deadline)
+            throw this.unavailable(error instanceof Error ? error.message : String(error));
         }
       }
       const left = deadline - Date.now();
@@ -172,7 +185,13 @@ export class RedisStateStore implements StateStore {
     const reply = await this.run<[number, ...unknown[]]>(
       "sfSet",
       [this.k("r", key), this.k("l", options.fence?.lock ?? key)],
-      [JSON.stringify(value), options.ifVersion ?? "", options.fence?.token ?? "", options.ttlMs ?? "", this.clock.now()],
+      [
+        JSON.stringify(value),
+        options.ifVersion ?? "",
+        options.fence?.token ?? "",
+        options.ttlMs ?? "",
+        this.clock.now(),
+      ],
     );
     if (reply[0] === 1) return { ok: true, version: Number(reply[1]) };
     const json = reply[2] as string | null;
@@ -209,11 +228,17 @@ export class RedisStateStore implements StateStore {
 
   async lock(key: string, ttlMs: number): Promise<LockGrant | LockBusy> {
     const reply = await this.run<number[]>("sfLock", [this.k("l", key)], [ttlMs, this.clock.now()]);
-    return reply[0] === 1 ? { key, token: Number(reply[1]), expiresAt: Number(reply[2]) } : { key, heldUntil: Number(reply[1]) };
+    return reply[0] === 1
+      ? { key, token: Number(reply[1]), expiresAt: Number(reply[2]) }
+      : { key, heldUntil: Number(reply[1]) };
   }
 
   async renewLock(grant: LockGrant, ttlMs: number): Promise<LockGrant | undefined> {
-    const reply = await this.run<number | null>("sfRenew", [this.k("l", grant.key)], [grant.token, ttlMs, this.clock.now()]);
+    const reply = await this.run<number | null>(
+      "sfRenew",
+      [this.k("l", grant.key)],
+      [grant.token, ttlMs, this.clock.now()],
+    );
     return reply === null ? undefined : { key: grant.key, token: grant.token, expiresAt: Number(reply) };
   }
 
@@ -239,7 +264,9 @@ export class RedisStateStore implements StateStore {
     const reply = await this.run<number[]>("sfAdmit", keys, args);
     if (reply[0] === 1) return { ok: true };
     const item = Number(reply[1]);
-    return reply[2] === 1 ? { ok: false, item, exhausted: true, resetAt: Number(reply[3]) } : { ok: false, item, exhausted: false, retryAt: Number(reply[3]) };
+    return reply[2] === 1
+      ? { ok: false, item, exhausted: true, resetAt: Number(reply[3]) }
+      : { ok: false, item, exhausted: false, retryAt: Number(reply[3]) };
   }
 
   async hold(key: string, id: string, ms: number): Promise<boolean> {

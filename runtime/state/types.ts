@@ -166,7 +166,9 @@ export class StateUnavailableError extends Error {
     readonly backend: StateBackend,
     detail: string,
   ) {
-    super(`the shared state (${backend}) is unreachable: ${detail}; limits and tokens are not shared until it is back, so nothing was sent`);
+    super(
+      `the shared state (${backend}) is unreachable: ${detail}; limits and tokens are not shared until it is back, so nothing was sent`,
+    );
     this.name = "StateUnavailableError";
   }
 }

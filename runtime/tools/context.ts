@@ -18,7 +18,15 @@ export function clientFor(context: ToolContext, descriptor: ServiceDescriptor): 
   let byService = built.get(context);
   let client = byService?.get(descriptor);
   if (client) return client;
-  const { client: _none, inputLimits: _limits, signal: _signal, maxLimitWaitMs: _wait, callLog: _log, logger: _logger, ...options } = context;
+  const {
+    client: _none,
+    inputLimits: _limits,
+    signal: _signal,
+    maxLimitWaitMs: _wait,
+    callLog: _log,
+    logger: _logger,
+    ...options
+  } = context;
   client = createServiceClient(descriptor, options);
   if (!byService) built.set(context, (byService = new Map()));
   byService.set(descriptor, client);

@@ -21,10 +21,7 @@ import type { OperationToolDefinition } from "./types.js";
  * A schema as data: a builder name with no arguments (`"string"`), a builder call with arguments
  * and chained methods, or a shared schema by name (`{ "r": "InCard" }`), which may be chained too.
  */
-export type SchemaData =
-  | string
-  | { s: string; a?: unknown[]; c?: ChainData[] }
-  | { r: string; c?: ChainData[] };
+export type SchemaData = string | { s: string; a?: unknown[]; c?: ChainData[] } | { r: string; c?: ChainData[] };
 
 /** A method call on a schema: its name and arguments (`["max", 5]`, `["regex", { "p": "^x", "f": "u" }]`). */
 export type ChainData = [string, ...unknown[]];
@@ -107,19 +104,24 @@ class SchemaBuilder {
   private shape(data: unknown): Record<string, Schema> {
     const shape: Record<string, Schema> = {};
     // Own keys, "__proto__" included: JSON.parse makes it an own key, and so does setOwn.
-    for (const [key, value] of Object.entries(data as Record<string, SchemaData>)) setOwn(shape, key, this.build(value));
+    for (const [key, value] of Object.entries(data as Record<string, SchemaData>))
+      setOwn(shape, key, this.build(value));
     return shape;
   }
 
   private chain(schema: Schema, method: string, args: unknown[]): Schema {
     if (method === "regex") {
       const pattern = args[0];
-      const re = typeof pattern === "string" ? NAMED_PATTERNS[pattern] : new RegExp((pattern as { p: string }).p, (pattern as { f?: string }).f);
+      const re =
+        typeof pattern === "string"
+          ? NAMED_PATTERNS[pattern]
+          : new RegExp((pattern as { p: string }).p, (pattern as { f?: string }).f);
       if (!re) throw new Error(`tool schema data names an unknown pattern "${String(pattern)}"`);
       return schema.regex(re);
     }
     const fn = (schema as unknown as Record<string, unknown>)[method];
-    if (!CHAIN_METHODS.has(method) || typeof fn !== "function") throw new Error(`tool schema data calls an unknown method "${method}"`);
+    if (!CHAIN_METHODS.has(method) || typeof fn !== "function")
+      throw new Error(`tool schema data calls an unknown method "${method}"`);
     return (fn as (...a: unknown[]) => Schema).apply(schema, args);
   }
 }
@@ -128,7 +130,10 @@ class SchemaBuilder {
 const CHAIN_METHODS = new Set(["describe", "optional", "nullable", "min", "max", "meta", "gt", "lt", "int"]);
 
 /** Every step of `data`, built as `defineWiredTool` builds one, in order. */
-export function defineWiredTools(descriptor: ServiceDescriptor, data: WiredToolsData): Array<OperationToolDefinition<ToolInput>> {
+export function defineWiredTools(
+  descriptor: ServiceDescriptor,
+  data: WiredToolsData,
+): Array<OperationToolDefinition<ToolInput>> {
   const builder = new SchemaBuilder(data.schemas);
   return data.steps.map((step) => {
     const [readOnlyHint, destructiveHint, idempotentHint, openWorldHint] = step.annotations;

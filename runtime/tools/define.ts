@@ -63,11 +63,19 @@ export type OperationToolSpec<I> = Omit<OperationToolDefinition<I>, "kind" | "in
   output: Schema | z.ZodType;
 };
 
-export function defineOperationTool<I extends object = ToolInput>(definition: OperationToolSpec<I>): OperationToolDefinition<I> {
+export function defineOperationTool<I extends object = ToolInput>(
+  definition: OperationToolSpec<I>,
+): OperationToolDefinition<I> {
   const service = definition.service ?? definition.descriptor.id;
   checkName(definition.name, service);
   // The builders of runtime/tools/schema.ts return zod schemas typed narrowly; these are they.
-  return { kind: "operation", ...definition, service, input: definition.input as z.ZodObject, output: definition.output as z.ZodType };
+  return {
+    kind: "operation",
+    ...definition,
+    service,
+    input: definition.input as z.ZodObject,
+    output: definition.output as z.ZodType,
+  };
 }
 
 /**
@@ -158,24 +166,37 @@ export function apiCallInput(descriptor: ServiceDescriptor, config: ApiCallTool)
       .optional()
       .describe(
         `Query parameters as an object of name → value (a list repeats the parameter), e.g. {"fields": "name,url"}.` +
-          (credentialNames.length ? ` Credentials (${credentialNames.join(", ")}) are added by the connection; do not send them.` : ""),
+          (credentialNames.length
+            ? ` Credentials (${credentialNames.join(", ")}) are added by the connection; do not send them.`
+            : ""),
       );
   }
   if (config.bodyField) {
     shape[config.bodyField] = z
       .record(z.string(), z.unknown())
       .optional()
-      .describe(`JSON request body as an object (for ${inProse(config.methods.filter((m) => m !== "GET"))} when the endpoint takes one). Not allowed with GET.`);
+      .describe(
+        `JSON request body as an object (for ${inProse(config.methods.filter((m) => m !== "GET"))} when the endpoint takes one). Not allowed with GET.`,
+      );
   }
   return z.strictObject(shape);
 }
 
-export const apiCallOutput = z.looseObject({}).describe("The service's JSON answer: an object as returned, a list as { items: [...] }, anything else as { value }.");
+export const apiCallOutput = z
+  .looseObject({})
+  .describe(
+    "The service's JSON answer: an object as returned, a list as { items: [...] }, anything else as { value }.",
+  );
 
 export function defineApiCallTool(descriptor: ServiceDescriptor, config: ApiCallTool): ApiCallToolDefinition {
   const name = config.name ?? `${descriptor.id}_api_call`;
   checkName(name, descriptor.id);
-  const annotations: ToolAnnotations = { readOnlyHint: false, destructiveHint: config.methods.includes("DELETE") || config.methods.includes("PUT"), idempotentHint: false, openWorldHint: true };
+  const annotations: ToolAnnotations = {
+    readOnlyHint: false,
+    destructiveHint: config.methods.includes("DELETE") || config.methods.includes("PUT"),
+    idempotentHint: false,
+    openWorldHint: true,
+  };
   return {
     kind: "api_call",
     name,
@@ -189,4 +210,3 @@ export function defineApiCallTool(descriptor: ServiceDescriptor, config: ApiCall
     config,
   };
 }
-

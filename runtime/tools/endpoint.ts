@@ -53,7 +53,8 @@ function problemIn(form: string, raw: boolean): string | undefined {
   if (/[\u0000-\u001f\u007f-\u009f]/.test(form)) return "it contains control characters (NUL, CR, LF, tab, ...)";
   if (form.includes("\\")) return "it contains a backslash";
   if (form.includes("@")) return "it contains '@' (user information in an address is not allowed)";
-  if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(form)) return "it is an absolute URL; give only the path under the connection's base address";
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(form))
+    return "it is an absolute URL; give only the path under the connection's base address";
   if (form.startsWith("//")) return "it starts with '//', which names another host";
   if (form.includes("..")) return "it contains '..' (moving up out of the base address is not allowed)";
   if (form.split("/").some((segment) => segment === ".")) return "it contains a '.' segment";
@@ -62,7 +63,8 @@ function problemIn(form: string, raw: boolean): string | undefined {
     // Percent-encoded non-ASCII look-alikes (full-width '．' '／' '％', '‥', ...) that a server
     // normalising Unicode (NFKC) would turn into path syntax.
     for (const ch of form) {
-      if (ch.charCodeAt(0) > 0x7f && /[./\\%?#@]/.test(ch.normalize("NFKC"))) return "it contains a Unicode look-alike of '.', '/', '\\', '%', '?', '#' or '@'";
+      if (ch.charCodeAt(0) > 0x7f && /[./\\%?#@]/.test(ch.normalize("NFKC")))
+        return "it contains a Unicode look-alike of '.', '/', '\\', '%', '?', '#' or '@'";
     }
   }
   if (!raw && form.includes("?")) return "it contains an encoded '?'";
@@ -78,12 +80,17 @@ export function checkEndpoint(endpoint: unknown, baseUrl: string): EndpointAccep
   if (typeof endpoint !== "string") return refuse("the endpoint must be a string path such as /1/cards/{id}");
   if (endpoint.length === 0) return refuse("the endpoint is empty; give a path such as /1/members/me/boards");
   if (endpoint.length > MAX_LENGTH) return refuse(`the endpoint is longer than ${MAX_LENGTH} characters`);
-  if (endpoint.includes("?")) return refuse("it contains '?'; put query parameters in their own field, not in the endpoint");
+  if (endpoint.includes("?"))
+    return refuse("it contains '?'; put query parameters in their own field, not in the endpoint");
   if (endpoint.includes("#")) return refuse("it contains '#' (fragments are not sent)");
   const rawProblem = problemIn(endpoint, true);
   if (rawProblem) return refuse(rawProblem);
-  if (!endpoint.startsWith("/")) return refuse("the endpoint must start with '/' (a path under the connection's base address)");
-  if (!PCHAR_PATH.test(endpoint)) return refuse("it contains characters that are not allowed in a path (only letters, digits and - . _ ~ ! $ & ' ( ) * + , ; = : % /)");
+  if (!endpoint.startsWith("/"))
+    return refuse("the endpoint must start with '/' (a path under the connection's base address)");
+  if (!PCHAR_PATH.test(endpoint))
+    return refuse(
+      "it contains characters that are not allowed in a path (only letters, digits and - . _ ~ ! $ & ' ( ) * + , ; = : % /)",
+    );
   if (/%2f|%5c/i.test(endpoint)) return refuse("it contains an encoded '/' or '\\'");
 
   // Decode until stable (double and triple encoding), checking every form.
@@ -114,7 +121,9 @@ export function checkEndpoint(endpoint: unknown, baseUrl: string): EndpointAccep
     return refuse("the endpoint does not make a valid address");
   }
   if (built.origin !== base.origin) return refuse("the endpoint would leave the connection's host");
-  if (built.pathname !== `${basePath}${endpoint}`) return refuse("the endpoint is not a normalised path (the address would change it)");
-  if (built.username || built.password || built.search || built.hash) return refuse("the endpoint adds user information, a query or a fragment");
+  if (built.pathname !== `${basePath}${endpoint}`)
+    return refuse("the endpoint is not a normalised path (the address would change it)");
+  if (built.username || built.password || built.search || built.hash)
+    return refuse("the endpoint adds user information, a query or a fragment");
   return { ok: true, path: endpoint, url: built.toString() };
 }

@@ -21,7 +21,6 @@ function describeExpected(issue: z.core.$ZodIssue): string {
   return "a valid value";
 }
 
-
 /**
  * One message per issue, phrased as a fix. `known` lists the accepted top-level fields; `input`
  * is what was validated (to tell a missing field from a wrong one).
@@ -35,14 +34,21 @@ export function fieldErrors(error: z.ZodError, known: string[], input?: unknown)
         for (const key of issue.keys) {
           const where = path ? `${path}.${key}` : key;
           const list = path ? "" : ` The fields are: ${known.join(", ")}.`;
-          out.push({ path: where, message: `"${key}" is not a field of this step; remove it or use the right name.${list}` });
+          out.push({
+            path: where,
+            message: `"${key}" is not a field of this step; remove it or use the right name.${list}`,
+          });
         }
         break;
       }
       case "invalid_type": {
         const received = "input" in issue ? (issue as { input?: unknown }).input : getPath(input, issue.path);
         if (received === undefined) out.push({ path, message: `required: give ${describeExpected(issue)}` });
-        else out.push({ path, message: `must be ${issue.expected}, not ${received === null ? "null" : Array.isArray(received) ? "an array" : typeof received}` });
+        else
+          out.push({
+            path,
+            message: `must be ${issue.expected}, not ${received === null ? "null" : Array.isArray(received) ? "an array" : typeof received}`,
+          });
         break;
       }
       case "invalid_value": {
@@ -60,7 +66,10 @@ export function fieldErrors(error: z.ZodError, known: string[], input?: unknown)
         out.push({ path, message: issue.message.replace(/^Too (small|big): expected /, "must be ") });
         break;
       case "invalid_union":
-        out.push({ path, message: "does not match any accepted form; check the field's description for the formats it takes" });
+        out.push({
+          path,
+          message: "does not match any accepted form; check the field's description for the formats it takes",
+        });
         break;
       default:
         out.push({ path, message: issue.message });
@@ -71,7 +80,8 @@ export function fieldErrors(error: z.ZodError, known: string[], input?: unknown)
 
 function formatMessage(issue: z.core.$ZodIssue & { code: "invalid_format" }): string {
   const format = issue.format;
-  if (format === "regex") return `has the wrong format: must match ${(issue as { pattern?: string }).pattern ?? "the pattern in its description"}`;
+  if (format === "regex")
+    return `has the wrong format: must match ${(issue as { pattern?: string }).pattern ?? "the pattern in its description"}`;
   if (format === "email") return "must be an e-mail address such as ada@example.com";
   if (format === "url") return "must be an absolute URL such as https://example.com/page";
   if (format === "date") return "must be a date in YYYY-MM-DD form, e.g. 2024-06-14";
@@ -121,15 +131,24 @@ export function valuesAt(input: unknown, path: string): unknown {
 /** The declared check of a write, filled in with what this call sent. */
 export function checkAdvice(check: ToolCheck, input: unknown): ToolCheckAdvice {
   const fill = (spec: Record<string, string | { value: unknown }>) =>
-    Object.fromEntries(Object.entries(spec).map(([field, from]) => [field, typeof from === "string" ? valuesAt(input, from) : from.value]));
+    Object.fromEntries(
+      Object.entries(spec).map(([field, from]) => [
+        field,
+        typeof from === "string" ? valuesAt(input, from) : from.value,
+      ]),
+    );
   return { step: check.step, input: fill(check.input), match: fill(check.match) };
 }
 
 function unknownOutcomeAdvice(tool: string, check: ToolCheckAdvice | undefined): string {
   const head = `The request was sent, but no usable answer came back, so it may or may not have been applied. Do not call ${tool} again yet: `;
-  if (!check) return `${head}first read the records it would have changed with a read step of this service, and call ${tool} again only if the change is not there.`;
+  if (!check)
+    return `${head}first read the records it would have changed with a read step of this service, and call ${tool} again only if the change is not there.`;
   const match = Object.entries(check.match)
-    .map(([field, value]) => `${field} ${Array.isArray(value) ? `one of ${JSON.stringify(value)}` : `= ${JSON.stringify(value)}`}`)
+    .map(
+      ([field, value]) =>
+        `${field} ${Array.isArray(value) ? `one of ${JSON.stringify(value)}` : `= ${JSON.stringify(value)}`}`,
+    )
     .join(" and ");
   return `${head}first call ${check.step} with ${JSON.stringify(check.input)} and look for a record with ${match}. Call ${tool} again only if there is none.`;
 }
@@ -141,13 +160,23 @@ export interface ErrorSource {
 }
 
 /** A thrown error (from the client, the limits, the connection check) as a ToolError. */
-export function toolErrorFrom(error: unknown, tool: string, service: string, inputFields: string[] = [], source: ErrorSource = {}): ToolError {
+export function toolErrorFrom(
+  error: unknown,
+  tool: string,
+  service: string,
+  inputFields: string[] = [],
+  source: ErrorSource = {},
+): ToolError {
   if (error instanceof StepforgeError && error.code === UNSAFE_PATH_VALUE) {
     // The client names the path parameter; the model knows its own field, which holds the value.
     const input = source.input && typeof source.input === "object" ? (source.input as Record<string, unknown>) : {};
-    const culprits = Object.entries(input).filter(([, v]) => (typeof v === "string" || typeof v === "number") && pathValueProblem(v) !== undefined);
+    const culprits = Object.entries(input).filter(
+      ([, v]) => (typeof v === "string" || typeof v === "number") && pathValueProblem(v) !== undefined,
+    );
     const reason = error.message.replace(/^[^:]*: /, "");
-    const fields = culprits.length ? culprits.map(([f, v]) => ({ path: f, message: `refused: ${pathValueProblem(v)}; give a real id or name` })) : [{ path: "", message: reason }];
+    const fields = culprits.length
+      ? culprits.map(([f, v]) => ({ path: f, message: `refused: ${pathValueProblem(v)}; give a real id or name` }))
+      : [{ path: "", message: reason }];
     return invalidInput(fields, tool, service);
   }
   if (error instanceof StepforgeError && error.outcomeUnknown) {
@@ -182,7 +211,11 @@ export function toolErrorFrom(error: unknown, tool: string, service: string, inp
     const resets = error.resetsAt ? ` It resets at ${error.resetsAt}.` : "";
     // A service's validation message that names an input field is pinned to that field.
     const fields: ToolFieldError[] =
-      error.kind === "validation" ? inputFields.filter((f) => new RegExp(`\\b${f.replace(/[^A-Za-z0-9_]/g, "")}\\b`).test(error.message)).map((f) => ({ path: f, message: error.message })) : [];
+      error.kind === "validation"
+        ? inputFields
+            .filter((f) => new RegExp(`\\b${f.replace(/[^A-Za-z0-9_]/g, "")}\\b`).test(error.message))
+            .map((f) => ({ path: f, message: error.message }))
+        : [];
     return {
       kind: error.kind,
       message: `${error.message}. ${hint}${wait}${resets}`.replace(/\.\. /g, ". ").trim(),
@@ -200,7 +233,21 @@ export function toolErrorFrom(error: unknown, tool: string, service: string, inp
   const message = error instanceof Error ? error.message : String(error);
   // fillTemplate and similar connection-shape failures name a field, never a value.
   if (/the connection has no value for/.test(message)) {
-    return { kind: "connection", message: `${message}. This is a problem of the caller's connection, not of the input.`, retryable: false, fields: [], service, tool };
+    return {
+      kind: "connection",
+      message: `${message}. This is a problem of the caller's connection, not of the input.`,
+      retryable: false,
+      fields: [],
+      service,
+      tool,
+    };
   }
-  return { kind: "internal", message: `The step failed unexpectedly: ${message}`, retryable: false, fields: [], service, tool };
+  return {
+    kind: "internal",
+    message: `The step failed unexpectedly: ${message}`,
+    retryable: false,
+    fields: [],
+    service,
+    tool,
+  };
 }

@@ -14,7 +14,14 @@ import { protoKeyPaths, setOwn } from "../internal/values.js";
 import { inputLimitProblem, type InputLimits } from "./input-limits.js";
 import { observeToolCall } from "../observe/tool-calls.js";
 import type { ServiceClient } from "../client/client.js";
-import type { ApiCallToolDefinition, OperationToolDefinition, ToolContext, ToolDefinition, ToolFieldError, ToolResult } from "./types.js";
+import type {
+  ApiCallToolDefinition,
+  OperationToolDefinition,
+  ToolContext,
+  ToolDefinition,
+  ToolFieldError,
+  ToolResult,
+} from "./types.js";
 
 type Json = Record<string, unknown>;
 
@@ -47,10 +54,18 @@ function ownCopy(value: unknown, dropNull: boolean): unknown {
   return out;
 }
 
-export function validateInput(tool: ToolDefinition, input: unknown, limits?: InputLimits): { ok: true; value: Json } | { ok: false; fields: ToolFieldError[] } {
+export function validateInput(
+  tool: ToolDefinition,
+  input: unknown,
+  limits?: InputLimits,
+): { ok: true; value: Json } | { ok: false; fields: ToolFieldError[] } {
   const known = Object.keys(tool.input.shape);
   if (input === undefined || input === null) input = {};
-  if (!isPlainObject(input)) return { ok: false, fields: [{ path: "", message: `the input must be a JSON object with the fields ${known.join(", ")}` }] };
+  if (!isPlainObject(input))
+    return {
+      ok: false,
+      fields: [{ path: "", message: `the input must be a JSON object with the fields ${known.join(", ")}` }],
+    };
   // First, in one linear pass: nothing below (validation, null dropping) meets an unbounded value.
   const tooBig = inputLimitProblem(input, limits);
   if (tooBig) return { ok: false, fields: [tooBig] };
@@ -107,7 +122,10 @@ async function runOperation(tool: OperationToolDefinition, input: Json, context:
 
 async function runApiCall(tool: ApiCallToolDefinition, input: Json, context: ToolContext): Promise<ToolResult> {
   const { config, descriptor } = tool;
-  const fail = (fields: ToolFieldError[]): ToolResult => ({ ok: false, error: invalidInput(fields, tool.name, tool.service) });
+  const fail = (fields: ToolFieldError[]): ToolResult => ({
+    ok: false,
+    error: invalidInput(fields, tool.name, tool.service),
+  });
   let client: ServiceClient;
   try {
     client = callClient(context, descriptor);
@@ -116,7 +134,12 @@ async function runApiCall(tool: ApiCallToolDefinition, input: Json, context: Too
   }
   const checked = checkEndpoint(input.endpoint, client.baseUrl);
   if (!checked.ok) {
-    return fail([{ path: "endpoint", message: `refused: ${checked.reason}. Give a path under the service's base address, e.g. ${config.examples[0] ?? "/"}` }]);
+    return fail([
+      {
+        path: "endpoint",
+        message: `refused: ${checked.reason}. Give a path under the service's base address, e.g. ${config.examples[0] ?? "/"}`,
+      },
+    ]);
   }
   const method = input.method as HttpMethod;
   const query = config.queryField ? (input[config.queryField] as Json | undefined) : undefined;
@@ -125,20 +148,40 @@ async function runApiCall(tool: ApiCallToolDefinition, input: Json, context: Too
   if (query) {
     const reserved = new Set(credentialQueryNames(descriptor).map((n) => n.toLowerCase()));
     for (const key of Object.keys(query)) {
-      if (reserved.has(key.toLowerCase())) problems.push({ path: `${config.queryField}.${key}`, message: `"${key}" carries the connection's credentials and is added automatically; remove it` });
+      if (reserved.has(key.toLowerCase()))
+        problems.push({
+          path: `${config.queryField}.${key}`,
+          message: `"${key}" carries the connection's credentials and is added automatically; remove it`,
+        });
       // eslint-disable-next-line no-control-regex
-      if (key.length === 0 || /[\u0000-\u001f\u007f]/.test(key)) problems.push({ path: `${config.queryField}.${key}`, message: "query parameter names must be non-empty printable text" });
+      if (key.length === 0 || /[\u0000-\u001f\u007f]/.test(key))
+        problems.push({
+          path: `${config.queryField}.${key}`,
+          message: "query parameter names must be non-empty printable text",
+        });
     }
   }
   if (body !== undefined && (method === "GET" || (method as string) === "HEAD")) {
-    problems.push({ path: config.bodyField!, message: `a ${method} request cannot have a body; use POST/PUT or move the values to ${config.queryField ?? "the endpoint"}` });
+    problems.push({
+      path: config.bodyField!,
+      message: `a ${method} request cannot have a body; use POST/PUT or move the values to ${config.queryField ?? "the endpoint"}`,
+    });
   }
   if (problems.length) return fail(problems);
   try {
     const data = await rawCall(client, { method, path: checked.path, query, body });
     return { ok: true, data: await stepOutput(data, "none") };
   } catch (error) {
-    return { ok: false, error: toolErrorFrom(error, tool.name, tool.service, [config.queryField ?? "", config.bodyField ?? "", "endpoint"].filter(Boolean), { definition: tool, input }) };
+    return {
+      ok: false,
+      error: toolErrorFrom(
+        error,
+        tool.name,
+        tool.service,
+        [config.queryField ?? "", config.bodyField ?? "", "endpoint"].filter(Boolean),
+        { definition: tool, input },
+      ),
+    };
   }
 }
 
@@ -155,7 +198,13 @@ async function runTool(tool: ToolDefinition, input: unknown, context: ToolContex
     try {
       return { ok: true, data: await runOperation(tool, parsed.value, context) };
     } catch (error) {
-      return { ok: false, error: toolErrorFrom(error, tool.name, tool.service, Object.keys(tool.input.shape), { definition: tool, input: parsed.value }) };
+      return {
+        ok: false,
+        error: toolErrorFrom(error, tool.name, tool.service, Object.keys(tool.input.shape), {
+          definition: tool,
+          input: parsed.value,
+        }),
+      };
     }
   } catch (error) {
     return { ok: false, error: toolErrorFrom(error, tool.name, tool.service) };
@@ -163,13 +212,26 @@ async function runTool(tool: ToolDefinition, input: unknown, context: ToolContex
 }
 
 /** Finds a step by name in a catalogue and runs it; an unknown name is a result, not a throw. */
-export async function executeToolByName(tools: readonly ToolDefinition[], name: string, input: unknown, context: ToolContext | ((tool: ToolDefinition) => ToolContext)): Promise<ToolResult> {
+export async function executeToolByName(
+  tools: readonly ToolDefinition[],
+  name: string,
+  input: unknown,
+  context: ToolContext | ((tool: ToolDefinition) => ToolContext),
+): Promise<ToolResult> {
   const tool = tools.find((t) => t.name === name);
   if (!tool) {
-    const close = tools.filter((t) => t.name.split("_")[0] === name.split("_")[0]).map((t) => t.name).slice(0, 20);
+    const close = tools
+      .filter((t) => t.name.split("_")[0] === name.split("_")[0])
+      .map((t) => t.name)
+      .slice(0, 20);
     return {
       ok: false,
-      error: { kind: "unknown_tool", message: `There is no step named "${name}".${close.length ? ` Steps of this service: ${close.join(", ")}.` : ""}`, retryable: false, fields: [] },
+      error: {
+        kind: "unknown_tool",
+        message: `There is no step named "${name}".${close.length ? ` Steps of this service: ${close.join(", ")}.` : ""}`,
+        retryable: false,
+        fields: [],
+      },
     };
   }
   return executeTool(tool, input, typeof context === "function" ? context(tool) : context);

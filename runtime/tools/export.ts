@@ -34,20 +34,26 @@ function isObject(value: unknown): value is Json {
 
 function commonViolations(name: unknown, schema: unknown, label: string): RuleViolation[] {
   const out: RuleViolation[] = [];
-  if (typeof name !== "string" || !PROVIDER_NAME.test(name)) out.push({ path: "name", rule: `name must match ${PROVIDER_NAME}` });
+  if (typeof name !== "string" || !PROVIDER_NAME.test(name))
+    out.push({ path: "name", rule: `name must match ${PROVIDER_NAME}` });
   if (!isObject(schema) || schema.type !== "object") out.push({ path: label, rule: 'must be { type: "object" }' });
-  if (isObject(schema)) for (const k of ["anyOf", "oneOf", "allOf"]) if (k in schema) out.push({ path: label, rule: `no ${k} at the top level` });
+  if (isObject(schema))
+    for (const k of ["anyOf", "oneOf", "allOf"])
+      if (k in schema) out.push({ path: label, rule: `no ${k} at the top level` });
   const walk = (node: unknown, at: string): void => {
     if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${at}[${i}]`));
     if (!isObject(node)) return;
-    for (const key of ["$ref", "$schema", "$defs", "default", "nullable"]) if (key in node) out.push({ path: at, rule: `"${key}" is not portable (Anthropic custom tools, Gemini, Zed)` });
+    for (const key of ["$ref", "$schema", "$defs", "default", "nullable"])
+      if (key in node) out.push({ path: at, rule: `"${key}" is not portable (Anthropic custom tools, Gemini, Zed)` });
     if (isObject(node.properties)) {
       for (const [k, v] of Object.entries(node.properties)) {
-        if (!/^[a-zA-Z0-9_.-]{1,64}$/.test(k)) out.push({ path: `${at}.${k}`, rule: "property names must be 1-64 letters, digits, _ . -" });
+        if (!/^[a-zA-Z0-9_.-]{1,64}$/.test(k))
+          out.push({ path: `${at}.${k}`, rule: "property names must be 1-64 letters, digits, _ . -" });
         walk(v, `${at}.${k}`);
       }
     }
-    for (const key of ["items", "anyOf", "oneOf", "allOf", "additionalProperties"]) if (node[key] !== undefined) walk(node[key], `${at}.${key}`);
+    for (const key of ["items", "anyOf", "oneOf", "allOf", "additionalProperties"])
+      if (node[key] !== undefined) walk(node[key], `${at}.${key}`);
   };
   walk(schema, label);
   return out;
@@ -56,18 +62,23 @@ function commonViolations(name: unknown, schema: unknown, label: string): RuleVi
 export function anthropicViolations(tool: unknown): RuleViolation[] {
   const t = isObject(tool) ? tool : {};
   const out = commonViolations(t.name, t.input_schema, "input_schema");
-  if (typeof t.description !== "string" || t.description.length === 0) out.push({ path: "description", rule: "a description is required" });
-  for (const key of Object.keys(t)) if (!["name", "description", "input_schema"].includes(key)) out.push({ path: key, rule: "unknown key" });
+  if (typeof t.description !== "string" || t.description.length === 0)
+    out.push({ path: "description", rule: "a description is required" });
+  for (const key of Object.keys(t))
+    if (!["name", "description", "input_schema"].includes(key)) out.push({ path: key, rule: "unknown key" });
   return out;
 }
 
 export function mcpViolations(tool: unknown): RuleViolation[] {
   const t = isObject(tool) ? tool : {};
   const out = commonViolations(t.name, t.inputSchema, "inputSchema");
-  if (t.outputSchema !== undefined && (!isObject(t.outputSchema) || t.outputSchema.type !== "object")) out.push({ path: "outputSchema", rule: 'the outputSchema root must be { type: "object" }' });
+  if (t.outputSchema !== undefined && (!isObject(t.outputSchema) || t.outputSchema.type !== "object"))
+    out.push({ path: "outputSchema", rule: 'the outputSchema root must be { type: "object" }' });
   const a = t.annotations;
   if (!isObject(a)) out.push({ path: "annotations", rule: "annotations are required here" });
-  else for (const k of ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"]) if (typeof a[k] !== "boolean") out.push({ path: `annotations.${k}`, rule: "must be a boolean" });
+  else
+    for (const k of ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"])
+      if (typeof a[k] !== "boolean") out.push({ path: `annotations.${k}`, rule: "must be a boolean" });
   if (typeof t.title !== "string") out.push({ path: "title", rule: "a title is required here" });
   return out;
 }
@@ -93,7 +104,13 @@ export interface McpTool {
   description: string;
   inputSchema: Json;
   outputSchema: Json;
-  annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  annotations: {
+    title: string;
+    readOnlyHint: boolean;
+    destructiveHint: boolean;
+    idempotentHint: boolean;
+    openWorldHint: boolean;
+  };
 }
 
 /** The description a model sees: the step's text, and what replaces it when it is deprecated. */
@@ -109,7 +126,13 @@ export function toOpenAI(tool: ToolDefinition, book = bookOf(tool)): { tool: Ope
   const canonical = book.input(tool);
   const strict = openaiStrictSchema(canonical);
   const parameters = strict.strict ? strict.schema : canonical;
-  return { tool: { type: "function", function: { name: tool.name, description: fullDescription(tool), parameters, strict: strict.strict } }, reasons: strict.reasons };
+  return {
+    tool: {
+      type: "function",
+      function: { name: tool.name, description: fullDescription(tool), parameters, strict: strict.strict },
+    },
+    reasons: strict.reasons,
+  };
 }
 
 export function toAnthropic(tool: ToolDefinition, book = bookOf(tool)): AnthropicTool {
@@ -121,7 +144,8 @@ export const OUTPUT_SCHEMA_LEVELS = 3;
 
 export function toMcp(tool: ToolDefinition, book = bookOf(tool)): McpTool {
   let outputSchema = book.output(tool, OUTPUT_SCHEMA_LEVELS);
-  if (outputSchema.type !== "object") outputSchema = { type: "object", description: "The step's result.", additionalProperties: true };
+  if (outputSchema.type !== "object")
+    outputSchema = { type: "object", description: "The step's result.", additionalProperties: true };
   return {
     name: tool.name,
     title: tool.title,
@@ -147,7 +171,11 @@ export function exportTools(tools: readonly ToolDefinition[], format: ExportForm
     if (format === "mcp") return toMcp(tool, book);
     if (format === "gemini") {
       const { tool: exported, freeForm } = toGemini(tool, book);
-      if (freeForm.length) nonStrict.push({ name: tool.name, reasons: freeForm.map((p) => `${p} is a free-form object (any keys); exported as parametersJsonSchema`) });
+      if (freeForm.length)
+        nonStrict.push({
+          name: tool.name,
+          reasons: freeForm.map((p) => `${p} is a free-form object (any keys); exported as parametersJsonSchema`),
+        });
       return exported;
     }
     const { tool: exported, reasons } = toOpenAI(tool, book);

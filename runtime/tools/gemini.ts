@@ -31,9 +31,34 @@ export interface GeminiTool {
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export const GEMINI_NAME = /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/;
-const GEMINI_KEYS = new Set(["type", "format", "title", "description", "nullable", "enum", "properties", "required", "items", "minItems", "maxItems", "minLength", "maxLength", "pattern", "minimum", "maximum", "anyOf", "propertyOrdering", "minProperties", "maxProperties"]);
+const GEMINI_KEYS = new Set([
+  "type",
+  "format",
+  "title",
+  "description",
+  "nullable",
+  "enum",
+  "properties",
+  "required",
+  "items",
+  "minItems",
+  "maxItems",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "minimum",
+  "maximum",
+  "anyOf",
+  "propertyOrdering",
+  "minProperties",
+  "maxProperties",
+]);
 const GEMINI_TYPES = new Set(["string", "number", "integer", "boolean", "array", "object"]);
-const GEMINI_FORMATS: Record<string, Set<string>> = { string: new Set(["date-time", "enum"]), number: new Set(["float", "double"]), integer: new Set(["int32", "int64"]) };
+const GEMINI_FORMATS: Record<string, Set<string>> = {
+  string: new Set(["date-time", "enum"]),
+  number: new Set(["float", "double"]),
+  integer: new Set(["int32", "int64"]),
+};
 
 function note(node: Json, text: string): void {
   const current = typeof node.description === "string" ? node.description.trim() : "";
@@ -56,10 +81,15 @@ export function geminiSchema(canonical: Json): { schema: Json; freeForm: string[
       if (types.length > 1) node = { ...node, anyOf: types.map((t) => ({ type: t })) };
     }
     if (Array.isArray(node.anyOf)) {
-      const branches = (node.anyOf as Json[]).filter((b) => !(isObject(b) && b.type === "null" && Object.keys(b).length === 1));
+      const branches = (node.anyOf as Json[]).filter(
+        (b) => !(isObject(b) && b.type === "null" && Object.keys(b).length === 1),
+      );
       if (branches.length < (node.anyOf as Json[]).length) nullable = true;
       const { anyOf: _a, ...rest } = node;
-      node = branches.length === 1 ? { ...branches[0], ...rest, description: rest.description ?? branches[0]!.description } : { ...rest, anyOf: branches };
+      node =
+        branches.length === 1
+          ? { ...branches[0], ...rest, description: rest.description ?? branches[0]!.description }
+          : { ...rest, anyOf: branches };
     }
     if (node.const !== undefined) {
       const { const: value, ...rest } = node;
@@ -69,7 +99,9 @@ export function geminiSchema(canonical: Json): { schema: Json; freeForm: string[
     for (const [key, value] of Object.entries(node)) {
       if (value === undefined) continue;
       if (key === "properties" && isObject(value)) {
-        out.properties = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v as Json, at ? `${at}.${k}` : k)]));
+        out.properties = Object.fromEntries(
+          Object.entries(value).map(([k, v]) => [k, walk(v as Json, at ? `${at}.${k}` : k)]),
+        );
       } else if (key === "items" && isObject(value)) {
         out.items = walk(value, `${at}[]`);
       } else if (key === "anyOf" && Array.isArray(value)) {
@@ -85,29 +117,41 @@ export function geminiSchema(canonical: Json): { schema: Json; freeForm: string[
       } else if (key === "multipleOf") {
         note(out, `A multiple of ${String(value)}.`);
       } else if (key === "examples" && Array.isArray(value)) {
-        note(out, `Example: ${value.slice(0, 2).map((v) => JSON.stringify(v)).join(", ")}.`);
+        note(
+          out,
+          `Example: ${value
+            .slice(0, 2)
+            .map((v) => JSON.stringify(v))
+            .join(", ")}.`,
+        );
       } else if (key === "description") {
-        out.description = typeof out.description === "string" ? `${value as string} ${out.description as string}` : value;
+        out.description =
+          typeof out.description === "string" ? `${value as string} ${out.description as string}` : value;
       } else if (GEMINI_KEYS.has(key)) {
         out[key] = value;
       }
       // additionalProperties and everything else Gemini does not document is left out.
     }
     if (nullable) out.nullable = true;
-    if (type === "object" && (!isObject(out.properties) || Object.keys(out.properties).length === 0)) freeForm.push(at || "(root)");
+    if (type === "object" && (!isObject(out.properties) || Object.keys(out.properties).length === 0))
+      freeForm.push(at || "(root)");
     return out;
   };
   return { schema: walk(canonical, ""), freeForm };
 }
 
-export function toGemini(tool: ToolDefinition, book = new ToolSchemas([tool])): { tool: GeminiTool; freeForm: string[] } {
+export function toGemini(
+  tool: ToolDefinition,
+  book = new ToolSchemas([tool]),
+): { tool: GeminiTool; freeForm: string[] } {
   const canonical = book.input(tool);
   const { schema, freeForm } = geminiSchema(canonical);
   // The root may have no properties (a step without input): that is fine for Gemini.
   const nested = freeForm.filter((p) => p !== "(root)");
   const base = { name: tool.name, description: fullDescription(tool) };
   if (nested.length === 0) {
-    if (!isObject(schema.properties) || Object.keys(schema.properties).length === 0) return { tool: base, freeForm: [] };
+    if (!isObject(schema.properties) || Object.keys(schema.properties).length === 0)
+      return { tool: base, freeForm: [] };
     return { tool: { ...base, parameters: schema }, freeForm: [] };
   }
   return { tool: { ...base, parametersJsonSchema: canonical }, freeForm: nested };
@@ -117,36 +161,58 @@ export function toGemini(tool: ToolDefinition, book = new ToolSchemas([tool])): 
 export function geminiViolations(tool: unknown): RuleViolation[] {
   const out: RuleViolation[] = [];
   const t = isObject(tool) ? tool : {};
-  if (typeof t.name !== "string" || !GEMINI_NAME.test(t.name)) out.push({ path: "name", rule: `name must match ${GEMINI_NAME}` });
-  if (typeof t.description !== "string" || t.description.length === 0) out.push({ path: "description", rule: "a description is required" });
-  for (const key of Object.keys(t)) if (!["name", "description", "parameters", "parametersJsonSchema"].includes(key)) out.push({ path: key, rule: "unknown key" });
-  if (t.parameters !== undefined && t.parametersJsonSchema !== undefined) out.push({ path: "parameters", rule: "parameters and parametersJsonSchema are exclusive" });
+  if (typeof t.name !== "string" || !GEMINI_NAME.test(t.name))
+    out.push({ path: "name", rule: `name must match ${GEMINI_NAME}` });
+  if (typeof t.description !== "string" || t.description.length === 0)
+    out.push({ path: "description", rule: "a description is required" });
+  for (const key of Object.keys(t))
+    if (!["name", "description", "parameters", "parametersJsonSchema"].includes(key))
+      out.push({ path: key, rule: "unknown key" });
+  if (t.parameters !== undefined && t.parametersJsonSchema !== undefined)
+    out.push({ path: "parameters", rule: "parameters and parametersJsonSchema are exclusive" });
   if (isObject(t.parametersJsonSchema)) {
     const s = t.parametersJsonSchema;
     if (s.type !== "object") out.push({ path: "parametersJsonSchema", rule: 'the root must be { type: "object" }' });
     const walk = (node: unknown, at: string): void => {
       if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${at}[${i}]`));
       if (!isObject(node)) return;
-      for (const key of ["$ref", "$defs", "$schema", "default"]) if (key in node) out.push({ path: at, rule: `"${key}" is not accepted` });
+      for (const key of ["$ref", "$defs", "$schema", "default"])
+        if (key in node) out.push({ path: at, rule: `"${key}" is not accepted` });
       for (const value of Object.values(node)) walk(value, at);
     };
     walk(s, "parametersJsonSchema");
   }
   if (t.parameters === undefined) return out;
   const root = t.parameters;
-  if (!isObject(root) || String(root.type).toLowerCase() !== "object") out.push({ path: "parameters", rule: 'the root must be { type: "object" }' });
+  if (!isObject(root) || String(root.type).toLowerCase() !== "object")
+    out.push({ path: "parameters", rule: 'the root must be { type: "object" }' });
   const walk = (node: unknown, at: string): void => {
     if (!isObject(node)) return void out.push({ path: at, rule: "a schema must be an object" });
-    for (const key of Object.keys(node)) if (!GEMINI_KEYS.has(key)) out.push({ path: at, rule: `"${key}" is not in Gemini's schema subset` });
+    for (const key of Object.keys(node))
+      if (!GEMINI_KEYS.has(key)) out.push({ path: at, rule: `"${key}" is not in Gemini's schema subset` });
     const type = node.type === undefined ? undefined : String(node.type).toLowerCase();
-    if (node.type !== undefined && (typeof node.type !== "string" || !GEMINI_TYPES.has(type!))) out.push({ path: at, rule: "type must be one of string, number, integer, boolean, array, object (nullable: true for null)" });
-    if (node.type === undefined && !Array.isArray(node.anyOf)) out.push({ path: at, rule: "a type (or anyOf) is required" });
-    if (node.enum !== undefined && (type !== "string" || !(node.enum as unknown[]).every((v) => typeof v === "string"))) out.push({ path: at, rule: "enum is only for string values" });
-    if (node.format !== undefined && !(type && GEMINI_FORMATS[type]?.has(String(node.format)))) out.push({ path: at, rule: `format "${String(node.format)}" is not supported for ${type}` });
-    if (type === "object" && at !== "parameters" && (!isObject(node.properties) || Object.keys(node.properties).length === 0)) out.push({ path: at, rule: "properties: should be non-empty for OBJECT type" });
+    if (node.type !== undefined && (typeof node.type !== "string" || !GEMINI_TYPES.has(type!)))
+      out.push({
+        path: at,
+        rule: "type must be one of string, number, integer, boolean, array, object (nullable: true for null)",
+      });
+    if (node.type === undefined && !Array.isArray(node.anyOf))
+      out.push({ path: at, rule: "a type (or anyOf) is required" });
+    if (node.enum !== undefined && (type !== "string" || !(node.enum as unknown[]).every((v) => typeof v === "string")))
+      out.push({ path: at, rule: "enum is only for string values" });
+    if (node.format !== undefined && !(type && GEMINI_FORMATS[type]?.has(String(node.format))))
+      out.push({ path: at, rule: `format "${String(node.format)}" is not supported for ${type}` });
+    if (
+      type === "object" &&
+      at !== "parameters" &&
+      (!isObject(node.properties) || Object.keys(node.properties).length === 0)
+    )
+      out.push({ path: at, rule: "properties: should be non-empty for OBJECT type" });
     if (type === "array" && node.items === undefined) out.push({ path: at, rule: "an array needs items" });
     if (isObject(node.properties)) for (const [k, v] of Object.entries(node.properties)) walk(v, `${at}.${k}`);
-    if (Array.isArray(node.required) && isObject(node.properties)) for (const r of node.required as string[]) if (!(r in node.properties)) out.push({ path: at, rule: `required names "${r}", which is not a property` });
+    if (Array.isArray(node.required) && isObject(node.properties))
+      for (const r of node.required as string[])
+        if (!(r in node.properties)) out.push({ path: at, rule: `required names "${r}", which is not a property` });
     if (node.items !== undefined) walk(node.items, `${at}[]`);
     if (Array.isArray(node.anyOf)) node.anyOf.forEach((b, i) => walk(b, `${at}.anyOf[${i}]`));
   };

@@ -43,5 +43,14 @@ export type { Shaped, ShapeOptions } from "./shape.js";
 export { inputLimitProblem, DEFAULT_INPUT_LIMITS } from "./input-limits.js";
 export type { InputLimits } from "./input-limits.js";
 export { checkAdvice, valuesAt } from "./errors.js";
-export type { ExportFormat, ExportResult, OpenAITool, AnthropicTool, McpTool, RuleViolation, StrictResult, JsonSchema } from "./export.js";
+export type {
+  ExportFormat,
+  ExportResult,
+  OpenAITool,
+  AnthropicTool,
+  McpTool,
+  RuleViolation,
+  StrictResult,
+  JsonSchema,
+} from "./export.js";
 export type { CanonicalOptions, SchemaWork } from "./export-schema.js";

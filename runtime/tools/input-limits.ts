@@ -27,14 +27,21 @@ function scalarBytes(value: unknown): number {
 export function inputLimitProblem(input: unknown, limits: InputLimits = {}): ToolFieldError | undefined {
   const maxBytes = limits.maxBytes ?? DEFAULT_INPUT_LIMITS.maxBytes;
   const maxDepth = limits.maxDepth ?? DEFAULT_INPUT_LIMITS.maxDepth;
-  const tooLarge = (field: string): ToolFieldError => ({ path: field, message: `makes the input larger than ${maxBytes} bytes; send less (split the work into several calls)` });
+  const tooLarge = (field: string): ToolFieldError => ({
+    path: field,
+    message: `makes the input larger than ${maxBytes} bytes; send less (split the work into several calls)`,
+  });
   let bytes = 0;
   // Objects and lists still to visit: [value, depth, the top-level field it sits under]. Scalars
   // are counted where they are met, so a long list of numbers costs no allocation per item.
   const stack: Array<[object, number, string]> = [];
   const meet = (value: unknown, depth: number, field: string): ToolFieldError | undefined => {
     if (value !== null && typeof value === "object") {
-      if (depth > maxDepth) return { path: field, message: `nests deeper than ${maxDepth} levels of objects and lists; send a flatter value` };
+      if (depth > maxDepth)
+        return {
+          path: field,
+          message: `nests deeper than ${maxDepth} levels of objects and lists; send a flatter value`,
+        };
       stack.push([value, depth, field]);
       bytes += 2;
     } else {

@@ -83,20 +83,24 @@ export type ToolStepShape = {
 };
 
 /** `x-stepforge-tool` on an operation. */
-export type OperationTool = Flat<ToolStepShape & {
-  /** Step name (default `<service>_<snake_case(operationId)>`); must start with the service id. */
-  name?: string | undefined;
-  /** No step for this operation (say why in `reason`). */
-  skip?: boolean | undefined;
-  /** Why the operation is skipped: required with `skip: true`, refused without it. */
-  reason?: string | undefined;
-}>;
+export type OperationTool = Flat<
+  ToolStepShape & {
+    /** Step name (default `<service>_<snake_case(operationId)>`); must start with the service id. */
+    name?: string | undefined;
+    /** No step for this operation (say why in `reason`). */
+    skip?: boolean | undefined;
+    /** Why the operation is skipped: required with `skip: true`, refused without it. */
+    reason?: string | undefined;
+  }
+>;
 
 /** A step of `x-stepforge.tools.steps`: built on one operation of the spec. */
-export type CompositeTool = Flat<ToolStepShape & {
-  name: string;
-  operation: string;
-}>;
+export type CompositeTool = Flat<
+  ToolStepShape & {
+    name: string;
+    operation: string;
+  }
+>;
 
 export const API_CALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 export type ApiCallMethod = (typeof API_CALL_METHODS)[number];

@@ -22,8 +22,12 @@ import * as z from "zod";
 export * from "./model-types.js";
 import { API_CALL_METHODS, TOOL_NAME } from "./model-types.js";
 
-const toolName = z.string().regex(TOOL_NAME, "tool names are 1-64 lower-case letters, digits or _ (e.g. trello_create_card)");
-const fieldName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, "a field name: letters, digits, _ (1-64, starting with a letter)");
+const toolName = z
+  .string()
+  .regex(TOOL_NAME, "tool names are 1-64 lower-case letters, digits or _ (e.g. trello_create_card)");
+const fieldName = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, "a field name: letters, digits, _ (1-64, starting with a letter)");
 
 /** Validates {@link ToolHints}. */
 export const ToolHintsSchema = z
@@ -52,7 +56,10 @@ export const ToolFieldSchema = z
  */
 const inputPath = z
   .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_]*(\[\])?(\.([A-Za-z_][A-Za-z0-9_]*|[0-9]+)(\[\])?)*$/, "a path into the step's input: field names and list indexes joined by '.', '[]' to take every item (e.g. input[].email)");
+  .regex(
+    /^[A-Za-z_][A-Za-z0-9_]*(\[\])?(\.([A-Za-z_][A-Za-z0-9_]*|[0-9]+)(\[\])?)*$/,
+    "a path into the step's input: field names and list indexes joined by '.', '[]' to take every item (e.g. input[].email)",
+  );
 
 const checkScalar = z.union([z.string(), z.number(), z.boolean()]);
 
@@ -60,8 +67,16 @@ const checkScalar = z.union([z.string(), z.number(), z.boolean()]);
 export const CheckSchema = z
   .object({
     step: toolName,
-    input: z.record(fieldName, z.union([inputPath, z.object({ value: z.union([checkScalar, z.array(checkScalar)]) }).strict()])).default({}),
-    match: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_.]*$/, "a record field (dotted for nested fields)"), inputPath),
+    input: z
+      .record(
+        fieldName,
+        z.union([inputPath, z.object({ value: z.union([checkScalar, z.array(checkScalar)]) }).strict()]),
+      )
+      .default({}),
+    match: z.record(
+      z.string().regex(/^[A-Za-z_][A-Za-z0-9_.]*$/, "a record field (dotted for nested fields)"),
+      inputPath,
+    ),
   })
   .strict();
 
@@ -88,8 +103,14 @@ export const OperationToolSchema = z
     ...StepShape,
   })
   .strict()
-  .refine((t) => t.skip !== true || t.reason !== undefined, { message: "say why the operation has no step: add `reason`", path: ["reason"] })
-  .refine((t) => t.reason === undefined || t.skip === true, { message: "`reason` explains a skipped operation; add `skip: true` or remove `reason`", path: ["reason"] });
+  .refine((t) => t.skip !== true || t.reason !== undefined, {
+    message: "say why the operation has no step: add `reason`",
+    path: ["reason"],
+  })
+  .refine((t) => t.reason === undefined || t.skip === true, {
+    message: "`reason` explains a skipped operation; add `skip: true` or remove `reason`",
+    path: ["reason"],
+  });
 
 /** Validates {@link CompositeTool}. */
 export const CompositeToolSchema = z

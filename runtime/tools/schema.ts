@@ -46,7 +46,10 @@ export const s = {
   strictObject: z.strictObject as unknown as (shape: Shape) => Schema,
   looseObject: z.looseObject as unknown as (shape: Shape) => Schema,
   /** An object whose other keys must match `rest` (`additionalProperties: {schema}`). */
-  catchall: ((shape: Record<string, z.ZodType>, rest: z.ZodType) => z.object(shape).catchall(rest)) as unknown as (shape: Shape, rest: unknown) => Schema,
+  catchall: ((shape: Record<string, z.ZodType>, rest: z.ZodType) => z.object(shape).catchall(rest)) as unknown as (
+    shape: Shape,
+    rest: unknown,
+  ) => Schema,
   record: z.record as unknown as (key: unknown, value: unknown) => Schema,
   array: z.array as unknown as (item: unknown) => Schema,
   union: z.union as unknown as (options: unknown[]) => Schema,

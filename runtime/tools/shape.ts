@@ -32,7 +32,11 @@ export function recordsKeyOf(outputSchema: unknown): string | undefined {
     if (!p) return false;
     const type = p.type;
     const listType = type === "array" || (Array.isArray(type) && type.includes("array"));
-    return listType && isObject(p.items) && (p.items.type === "object" || isObject(p.items.properties) || Array.isArray(p.items.anyOf));
+    return (
+      listType &&
+      isObject(p.items) &&
+      (p.items.type === "object" || isObject(p.items.properties) || Array.isArray(p.items.anyOf))
+    );
   };
   // A result with its own id is one record (a card with its labels), not a page of records.
   if ("id" in props) return undefined;
@@ -137,10 +141,13 @@ const NOTE_RESERVE = 600;
 export function shapeResult(input: unknown, options: ShapeOptions): Shaped {
   let data = input;
   let unknownFields: string[] | undefined;
-  const records = options.recordsKey && isObject(data) ? data[options.recordsKey] : Array.isArray(data) ? data : undefined;
+  const records =
+    options.recordsKey && isObject(data) ? data[options.recordsKey] : Array.isArray(data) ? data : undefined;
   if (options.fields?.length && Array.isArray(records)) {
     const selected = records.map((r) => selectFields(r, options.fields!));
-    unknownFields = options.fields.filter((f) => records.length > 0 && records.every((r) => pick(r, f.split(".")) === undefined));
+    unknownFields = options.fields.filter(
+      (f) => records.length > 0 && records.every((r) => pick(r, f.split(".")) === undefined),
+    );
     data = Array.isArray(data) ? selected : { ...(data as Json), [options.recordsKey!]: selected };
   }
   const fullBytes = bytesOf(data);
@@ -149,8 +156,15 @@ export function shapeResult(input: unknown, options: ShapeOptions): Shaped {
 
   const budget = Math.max(options.maxBytes - NOTE_RESERVE, 256);
   const target =
-    options.recordsKey && isObject(data) && Array.isArray(data[options.recordsKey]) && (data[options.recordsKey] as unknown[]).length > 0
-      ? { path: [options.recordsKey], list: data[options.recordsKey] as unknown[], bytes: bytesOf(data[options.recordsKey]) }
+    options.recordsKey &&
+    isObject(data) &&
+    Array.isArray(data[options.recordsKey]) &&
+    (data[options.recordsKey] as unknown[]).length > 0
+      ? {
+          path: [options.recordsKey],
+          list: data[options.recordsKey] as unknown[],
+          bytes: bytesOf(data[options.recordsKey]),
+        }
       : largestList(data);
   if (target) {
     const overhead = fullBytes - target.bytes;
@@ -165,7 +179,8 @@ export function shapeResult(input: unknown, options: ShapeOptions): Shaped {
     // One record alone over the budget: keep it, its long strings are cut below.
     if (kept === 0) kept = 1;
     data = replaceAt(data, target.path, target.list.slice(0, kept));
-    if (kept < target.list.length) result.cut = { path: target.path, returned: kept, total: target.list.length, rest: target.list.slice(kept) };
+    if (kept < target.list.length)
+      result.cut = { path: target.path, returned: kept, total: target.list.length, rest: target.list.slice(kept) };
   }
   let bytes = bytesOf(data);
   for (let limit = 4096; bytes > budget && limit >= 64; limit = Math.floor(limit / 2)) {
@@ -176,7 +191,10 @@ export function shapeResult(input: unknown, options: ShapeOptions): Shaped {
   if (bytes > budget) {
     // Many small values: what is left is a preview of the JSON text.
     const text = JSON.stringify(data);
-    data = { preview: `${text.slice(0, budget - 200)}…[cut]`, note: "The result is too large to show whole; narrow the request (filters, fewer fields, a smaller page)." };
+    data = {
+      preview: `${text.slice(0, budget - 200)}…[cut]`,
+      note: "The result is too large to show whole; narrow the request (filters, fewer fields, a smaller page).",
+    };
     bytes = bytesOf(data);
     result.stringsCut = true;
     result.preview = true;

@@ -3,7 +3,17 @@
  * (which run from dist/) see the new output, with no `npm run build` in between.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -21,7 +31,18 @@ describe("compileGenerated", () => {
   mkdirSync(join(project, "generated", "svc"), { recursive: true });
   writeFileSync(
     join(project, "tsconfig.build.json"),
-    JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", declaration: true, rootDir: ".", outDir: "dist", types: [] }, include: ["generated"] }),
+    JSON.stringify({
+      compilerOptions: {
+        target: "ES2022",
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        declaration: true,
+        rootDir: ".",
+        outDir: "dist",
+        types: [],
+      },
+      include: ["generated"],
+    }),
   );
 
   it("compiles a module whose JavaScript is missing, then nothing while it is in step", async () => {
@@ -51,7 +72,9 @@ describe("compileGenerated", () => {
 
   it("names the compiler's complaint, and emits nothing, when the generated code does not compile", async () => {
     writeFileSync(source, "export const broken: number = 'text';\n");
-    await expect(compileGenerated(project)).rejects.toThrow(/compiling generated code into dist\/ failed \(1 problem\): generated\/svc\/a\.ts: Type 'string' is not assignable to type 'number'/);
+    await expect(compileGenerated(project)).rejects.toThrow(
+      /compiling generated code into dist\/ failed \(1 problem\): generated\/svc\/a\.ts: Type 'string' is not assignable to type 'number'/,
+    );
     expect(existsSync(compiled)).toBe(false);
   });
 });
@@ -60,7 +83,20 @@ describe("stepforge generate in a checkout", () => {
   it("after a new operation in specs/trello.yaml, tools list and the package entry see it at once", () => {
     // A copy of the checkout (timestamps kept, so only what generate changes is newer than dist/).
     const checkout = join(work, "checkout");
-    for (const path of ["bin", "cli", "dist", "generated", "generator", "runtime", "specs", "templates", "package.json", "tsconfig.json", "tsconfig.build.json", ".spectral.yaml"]) {
+    for (const path of [
+      "bin",
+      "cli",
+      "dist",
+      "generated",
+      "generator",
+      "runtime",
+      "specs",
+      "templates",
+      "package.json",
+      "tsconfig.json",
+      "tsconfig.build.json",
+      ".spectral.yaml",
+    ]) {
       cpSync(join(root, path), join(checkout, path), { recursive: true, preserveTimestamps: true });
     }
     symlinkSync(join(root, "node_modules"), join(checkout, "node_modules"), "dir");
@@ -89,7 +125,11 @@ describe("stepforge generate in a checkout", () => {
     expect(spec).toContain("  /1/boards/{id}/labels:\n");
     writeFileSync(specPath, spec.replace("  /1/boards/{id}/labels:\n", `${operation}  /1/boards/{id}/labels:\n`));
 
-    const cli = (...args: string[]) => spawnSync(process.execPath, [join(checkout, "bin", "stepforge.js"), ...args], { cwd: checkout, encoding: "utf8" });
+    const cli = (...args: string[]) =>
+      spawnSync(process.execPath, [join(checkout, "bin", "stepforge.js"), ...args], {
+        cwd: checkout,
+        encoding: "utf8",
+      });
     const generate = cli("generate");
     expect(generate.stderr).toBe("");
     expect(generate.status).toBe(0);
@@ -97,9 +137,17 @@ describe("stepforge generate in a checkout", () => {
 
     const tools = cli("tools", "list", "--service", "trello");
     expect(tools.stdout).toContain("trello_get_board_memberships");
-    const entry = spawnSync(process.execPath, ["--input-type=module", "-e", `const m = await import(${JSON.stringify(join(checkout, "dist", "generated", "trello", "index.js"))}); console.log(typeof m.TrelloClient.prototype.getBoardMemberships)`], {
-      encoding: "utf8",
-    });
+    const entry = spawnSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `const m = await import(${JSON.stringify(join(checkout, "dist", "generated", "trello", "index.js"))}); console.log(typeof m.TrelloClient.prototype.getBoardMemberships)`,
+      ],
+      {
+        encoding: "utf8",
+      },
+    );
     expect(entry.stdout.trim()).toBe("function");
 
     // Nothing left to compile on the next run.

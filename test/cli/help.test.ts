@@ -25,7 +25,10 @@ describe("stepforge help", () => {
       const r = await runCli(flag);
       expect(r.code).toBe(0);
       expect(r.stderr).toBe("");
-      for (const [name, help] of Object.entries(COMMAND_HELP)) expect(r.stdout).toMatch(new RegExp(`^  ${name} +${help.summary.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`, "m"));
+      for (const [name, help] of Object.entries(COMMAND_HELP))
+        expect(r.stdout).toMatch(
+          new RegExp(`^  ${name} +${help.summary.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`, "m"),
+        );
       expect(r.stdout).toContain("stepforge help COMMAND");
     }
   });

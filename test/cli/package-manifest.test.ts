@@ -29,7 +29,12 @@ describe("generate --package", () => {
     const mock = "./dist/petstore/mock.js";
     expect(pkg.exports["./petstore/mock"]).toEqual({ types: "./dist/petstore/mock.d.ts", import: mock, default: mock });
     const tsconfig = JSON.parse(readFileSync(join(out, "tsconfig.json"), "utf8"));
-    expect(tsconfig.compilerOptions).toMatchObject({ module: "NodeNext", strict: true, declaration: true, outDir: "dist" });
+    expect(tsconfig.compilerOptions).toMatchObject({
+      module: "NodeNext",
+      strict: true,
+      declaration: true,
+      outDir: "dist",
+    });
     // Deterministic: a rerun changes nothing.
     const before = readFileSync(join(out, "package.json"), "utf8");
     expect((await runCli("generate", "--spec", petstore, "--out", out, "--package", "@acme/pets")).code).toBe(0);
@@ -40,11 +45,24 @@ describe("generate --package", () => {
     const out = join(work, "kept");
     await runCli("generate", "--spec", petstore, "--out", out, "--package", "pets");
     const pkg = JSON.parse(readFileSync(join(out, "package.json"), "utf8"));
-    writeFileSync(join(out, "package.json"), JSON.stringify({ ...pkg, version: "3.1.4", description: "mine", dependencies: { zod: "4.6.7", stepforge: "0.0.1" }, exports: {} }));
+    writeFileSync(
+      join(out, "package.json"),
+      JSON.stringify({
+        ...pkg,
+        version: "3.1.4",
+        description: "mine",
+        dependencies: { zod: "4.6.7", stepforge: "0.0.1" },
+        exports: {},
+      }),
+    );
     writeFileSync(join(out, "tsconfig.json"), '{ "compilerOptions": { "strict": true } }\n');
     expect((await runCli("generate", "--spec", petstore, "--out", out, "--package", "pets")).code).toBe(0);
     const after = JSON.parse(readFileSync(join(out, "package.json"), "utf8"));
-    expect(after).toMatchObject({ version: "3.1.4", description: "mine", dependencies: { zod: "4.6.7", stepforge: `^${version}` } });
+    expect(after).toMatchObject({
+      version: "3.1.4",
+      description: "mine",
+      dependencies: { zod: "4.6.7", stepforge: `^${version}` },
+    });
     expect(Object.keys(after.exports)).toContain("./petstore");
     expect(readFileSync(join(out, "tsconfig.json"), "utf8")).toBe('{ "compilerOptions": { "strict": true } }\n');
   });
@@ -67,13 +85,21 @@ describe("generate --package", () => {
     writeFileSync(join(out, "package.json"), "{ not json");
     const result = await runCli("generate", "--spec", petstore, "--out", out, "--package", "pets");
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe("stepforge generate: the existing package.json in the output folder is not a JSON object; fix it or remove it, then run generate again\n");
+    expect(result.stderr).toBe(
+      "stepforge generate: the existing package.json in the output folder is not a JSON object; fix it or remove it, then run generate again\n",
+    );
     expect(readdirSync(out)).toEqual(["package.json"]);
     expect(readFileSync(join(out, "package.json"), "utf8")).toBe("{ not json");
   });
 
   it("maps only the files it is given (no root entry without a root index)", () => {
-    const text = packageManifest({ packageName: "p", serviceIds: ["b", "a"], files: [{ path: "a/index.ts" }, { path: "b/mock.ts", ownEntry: true }], stepforgeVersion: "1.2.3", typescriptVersion: "5.9.3" });
+    const text = packageManifest({
+      packageName: "p",
+      serviceIds: ["b", "a"],
+      files: [{ path: "a/index.ts" }, { path: "b/mock.ts", ownEntry: true }],
+      stepforgeVersion: "1.2.3",
+      typescriptVersion: "5.9.3",
+    });
     const pkg = JSON.parse(text);
     expect(Object.keys(pkg.exports)).toEqual(["./a", "./b", "./b/mock"]);
     expect(pkg.devDependencies).toEqual({ typescript: "^5.9.3" });

@@ -55,13 +55,15 @@ export const ATTACKS: Attack[] = [
   },
   {
     name: "prototype chain of the services object → Node globals",
-    code: `const O = Object.getPrototypeOf(services.trello); return O.constructor.constructor("return ` +
+    code:
+      `const O = Object.getPrototypeOf(services.trello); return O.constructor.constructor("return ` +
       `require('fs')")();`,
     expect: "thrown",
   },
   {
     name: "replace a client method",
-    code: `(services.trello as any).getCard = () => "forged"; return await services.trello.getCard({ params: { ` +
+    code:
+      `(services.trello as any).getCard = () => "forged"; return await services.trello.getCard({ params: { ` +
       `path: { id: "x" } } });`,
     expect: "thrown",
   },
@@ -75,7 +77,8 @@ export const ATTACKS: Attack[] = [
   },
   {
     name: "Object.prototype pollution (baseUrl, headers) before a call",
-    code: `const p = Object.prototype as any; p.baseUrl = "http://127.0.0.2:9"; p.headers = { Authorization: "x" ` +
+    code:
+      `const p = Object.prototype as any; p.baseUrl = "http://127.0.0.2:9"; p.headers = { Authorization: "x" ` +
       `}; return (await ${BOARDS}).length;`,
     expect: "ok",
     contained: (o) => o.body.result === 2,
@@ -109,7 +112,8 @@ export const ATTACKS: Attack[] = [
   },
   {
     name: "memory bomb (arrays, caught and retried)",
-    code: `const keep: number[][] = []; for (let i = 0; i < 3; i++) { try { for (;;) keep.push(new ` +
+    code:
+      `const keep: number[][] = []; for (let i = 0; i < 3; i++) { try { for (;;) keep.push(new ` +
       `Array(10_000).fill(i)); } catch (e) {} } return keep.length;`,
     expect: ["memory", "cpu_time", "ok"],
   },
@@ -147,14 +151,16 @@ return out;`,
   },
   {
     name: "another base address in the argument",
-    code: `return await services.trello.getCard({ params: { path: { id: "6123a9f0c4b5d6e7f8091a2b" } }, baseUrl: ` +
+    code:
+      `return await services.trello.getCard({ params: { path: { id: "6123a9f0c4b5d6e7f8091a2b" } }, baseUrl: ` +
       `"http://127.0.0.2:9" } as any);`,
     expect: "thrown",
     serviceKind: "invalid_input",
   },
   {
     name: "smuggled headers (Authorization, Host)",
-    code: `return await services.trello.getCard({ params: { path: { id: "x" }, header: { Authorization: "Bearer ` +
+    code:
+      `return await services.trello.getCard({ params: { path: { id: "x" }, header: { Authorization: "Bearer ` +
       `stolen", Host: "evil" } } } as any);`,
     expect: "thrown",
     serviceKind: "invalid_input",

@@ -115,7 +115,7 @@ describe("the check", () => {
     });
     const wrong = checker.check(
       `const lists = await services.trello.work.getBoardLists({ params: { path: { id: "b" } } });\n\nconst ` +
-      `first: number = lists[0]!.name;\nreturn services.trello.getBoardLists;`,
+        `first: number = lists[0]!.name;\nreturn services.trello.getBoardLists;`,
     );
     expect(wrong).toMatchObject({
       ok: false,

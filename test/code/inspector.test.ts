@@ -19,7 +19,8 @@ const INSPECTOR_CLI = join(
   "index.js",
 );
 const SERVE = ["--code", "--mock", "--service", "trello", "--service", "worldnews"];
-const PROGRAM = `const boards = await services.trello.getMemberBoards({ params: { path: { id: "me" } } }); ` +
+const PROGRAM =
+  `const boards = await services.trello.getMemberBoards({ params: { path: { id: "me" } } }); ` +
   `return boards.map((b) => b.name);`;
 
 type Listed = { tools: Array<{ name: string; inputSchema: { type: string } }> };

@@ -59,7 +59,7 @@ describe("search", () => {
     expect(found).toMatch(/^\/\/ 1 of \d+ operations for "add a comment to a card"/);
     expect(found).toContain(
       "services.trello.addCommentToCard(init: { params: { path: { id: IdOrShortLink; } }; body: { text: string; " +
-      "} }): Promise<Action>",
+        "} }): Promise<Action>",
     );
     expect(found).toMatch(/\ntype Action = \{ id: TrelloId;/);
     expect(found).toMatch(/\ntype TrelloId = string;/);
@@ -93,7 +93,7 @@ describe("execute", () => {
     const result = await execute(
       served,
       `const boards = await services.trello.getMemberBoards({ params: { path: { id: "me" } } });\nif ` +
-      `(boards.length > 0) {\n  throw new Error("stop here");\n}\nreturn 1;`,
+        `(boards.length > 0) {\n  throw new Error("stop here");\n}\nreturn 1;`,
     );
     expect(result.isError).toBe(true);
     expect(json(result)).toMatchObject({ error: { kind: "thrown", message: "Error: stop here", line: 3 }, calls: 1 });
@@ -170,7 +170,8 @@ describe("accounts and selections", () => {
       });
       expect(json(typed)).toMatchObject({ kind: "type_error", diagnostics: [{ code: "TS2339" }] });
       const bypassed = await mode.callTool("execute", {
-        code: `return await (services.trello as any).updateCard({ params: { path: { id: "x" } }, body: { name: ` +
+        code:
+          `return await (services.trello as any).updateCard({ params: { path: { id: "x" } }, body: { name: ` +
           `"y" } });`,
       });
       expect(json(bypassed)).toMatchObject({

@@ -77,7 +77,8 @@ return { read: cards.length, failed, lost };`,
     const resumed = await served.client.callTool({
       name: "execute",
       arguments: {
-        code: `const cards = await ${check.call}(${JSON.stringify(check.init)});\nreturn cards.filter((c) => ` +
+        code:
+          `const cards = await ${check.call}(${JSON.stringify(check.init)});\nreturn cards.filter((c) => ` +
           `c.name === ${JSON.stringify(check.match.name)}).length;`,
       },
     });

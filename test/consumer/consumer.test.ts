@@ -25,7 +25,10 @@ import { packedTarball, type Packed } from "../helpers/tarball.js";
 import { BROKEN, freePort, installSize, outsideEnv, run, runToFile, startUntil, stop, type Run } from "./helpers.js";
 
 const root = packageRoot();
-const own = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string; devDependencies: Record<string, string> };
+const own = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+  version: string;
+  devDependencies: Record<string, string>;
+};
 const env = outsideEnv(root);
 const work = mkdtempSync(join(tmpdir(), "stepforge-consumer-"));
 const app = join(work, "app");
@@ -64,14 +67,26 @@ beforeAll(async () => {
 
   // A spec author: stepforge plus the optional tools for lint, mock --prism and generate.
   mkdirSync(author);
-  const tools = Object.fromEntries(["@stoplight/spectral-cli", "@stoplight/prism-cli", "openapi-typescript", "handlebars"].map((p) => [p, own.devDependencies[p]!]));
+  const tools = Object.fromEntries(
+    ["@stoplight/spectral-cli", "@stoplight/prism-cli", "openapi-typescript", "handlebars"].map((p) => [
+      p,
+      own.devDependencies[p]!,
+    ]),
+  );
   writeFileSync(join(author, "package.json"), manifest("consumer-author", { stepforge: `file:${tarball}` }, tools));
   authorInstalled = timed("npm install (spec author, in parallel)", () => run("npm", npmInstall, author, env));
 
   // An application: stepforge, and TypeScript to compile the program.
   mkdirSync(app);
   cpSync(join(root, "test", "consumer", "project"), app, { recursive: true });
-  writeFileSync(join(app, "package.json"), manifest("consumer-app", { stepforge: `file:${tarball}` }, { typescript: own.devDependencies.typescript!, "@types/node": own.devDependencies["@types/node"]! }));
+  writeFileSync(
+    join(app, "package.json"),
+    manifest(
+      "consumer-app",
+      { stepforge: `file:${tarball}` },
+      { typescript: own.devDependencies.typescript!, "@types/node": own.devDependencies["@types/node"]! },
+    ),
+  );
   const install = await timed("npm install (application)", () => run("npm", npmInstall, app, env));
   expect(install.code, install.stderr).toBe(0);
 
@@ -94,12 +109,36 @@ afterAll(async () => {
 describe("the packed tarball", { timeout: 180_000 }, () => {
   it("carries the build, the bin and what generate, lint and the mocks read; not tests, benchmarks or CI", () => {
     const files = packed.files.map((f) => f.path);
-    figures.tarball = { kB: Math.round(packed.size / 1024), unpackedKB: Math.round(packed.unpackedSize / 1024), files: packed.entryCount };
-    const needed = ["bin/stepforge.js", "dist/cli/main.js", "dist/cli/config/define.js", "dist/generated/trello/index.js", "dist/generated/trello/index.d.ts", "dist/generated/trello/mock.js", "dist/runtime/index.d.ts", "specs/trello.yaml", "templates/service-readme.md.hbs", ".spectral.yaml", "LICENSE", "README.md", "package.json"];
+    figures.tarball = {
+      kB: Math.round(packed.size / 1024),
+      unpackedKB: Math.round(packed.unpackedSize / 1024),
+      files: packed.entryCount,
+    };
+    const needed = [
+      "bin/stepforge.js",
+      "dist/cli/main.js",
+      "dist/cli/config/define.js",
+      "dist/generated/trello/index.js",
+      "dist/generated/trello/index.d.ts",
+      "dist/generated/trello/mock.js",
+      "dist/runtime/index.d.ts",
+      "specs/trello.yaml",
+      "templates/service-readme.md.hbs",
+      ".spectral.yaml",
+      "LICENSE",
+      "README.md",
+      "package.json",
+    ];
     // The per-service READMEs the root README points to (generated/<service>/README.md), nothing else of generated/.
     needed.push(...["contentsnare", "marketo", "trello", "worldnews"].map((id) => `generated/${id}/README.md`));
     for (const path of needed) expect(files, path).toContain(path);
-    expect(files.filter((f) => /^(test|bench|\.ci|scripts\/(?!build-package\.js)|generated\/(?!\w+\/README\.md$))|^Makefile$|\.map$|^tsconfig/.test(f))).toEqual([]);
+    expect(
+      files.filter((f) =>
+        /^(test|bench|\.ci|scripts\/(?!build-package\.js)|generated\/(?!\w+\/README\.md$))|^Makefile$|\.map$|^tsconfig/.test(
+          f,
+        ),
+      ),
+    ).toEqual([]);
   });
 
   it("publint finds nothing to report", async () => {
@@ -112,7 +151,11 @@ describe("the packed tarball", { timeout: 180_000 }, () => {
   it("@arethetypeswrong/cli: only what an ES-module build implies (node16 CommonJS resolves to ESM, no node10 resolution)", async () => {
     const attw = join(root, "node_modules", ".bin", "attw");
     const json = await runToFile(attw, [tarball, "--format", "json"], work, env, join(work, "attw.json"));
-    const problems = (JSON.parse(json.stdout) as { analysis: { problems: { kind: string; resolutionKind?: string; entrypoint?: string }[] } }).analysis.problems;
+    const problems = (
+      JSON.parse(json.stdout) as {
+        analysis: { problems: { kind: string; resolutionKind?: string; entrypoint?: string }[] };
+      }
+    ).analysis.problems;
     const kinds = [...new Set(problems.map((p) => `${p.kind} (${p.resolutionKind})`))].sort();
     figures.attw = kinds;
     // What `attw --profile esm-only` ignores; anything else fails.
@@ -133,13 +176,18 @@ describe("an application that imports stepforge/trello", { timeout: 180_000 }, (
     const installed = JSON.parse(readFileSync(join(app, "node_modules", "stepforge", "package.json"), "utf8"));
     expect(Object.keys(installed.dependencies).filter((n) => tooling.test(n))).toEqual([]);
     // Redis state, file locks and MCP servers are optional peers: installed only by who uses them.
-    expect(size.names.filter((n) => /^(ioredis|@ioredis\/|proper-lockfile$|graceful-fs$|@modelcontextprotocol\/)/.test(n))).toEqual([]);
+    expect(
+      size.names.filter((n) => /^(ioredis|@ioredis\/|proper-lockfile$|graceful-fs$|@modelcontextprotocol\/)/.test(n)),
+    ).toEqual([]);
     expect(size.packages).toBeLessThanOrEqual(30);
   });
 
   it("compiles under strict NodeNext (no skipLibCheck) and under moduleResolution bundler", async () => {
     const [nodenext, bundler] = await timed("tsc NodeNext + bundler (parallel)", () =>
-      Promise.all([run(process.execPath, [tsc, "-p", "tsconfig.json"], app, env), run(process.execPath, [tsc, "-p", "tsconfig.bundler.json"], app, env)]),
+      Promise.all([
+        run(process.execPath, [tsc, "-p", "tsconfig.json"], app, env),
+        run(process.execPath, [tsc, "-p", "tsconfig.bundler.json"], app, env),
+      ]),
     );
     expect(nodenext.stdout + nodenext.stderr).toBe("");
     expect(nodenext.code).toBe(0);
@@ -182,9 +230,18 @@ describe("an application that imports stepforge/trello", { timeout: 180_000 }, (
     expect(mockHelp.stdout).toContain("stepforge mock SERVICE|all");
 
     const port = await freePort();
-    const { child } = await startUntil(stepforge, ["mock", "trello", "--port", String(port)], app, env, `trello mock http://127.0.0.1:${port}`, 30_000);
+    const { child } = await startUntil(
+      stepforge,
+      ["mock", "trello", "--port", String(port)],
+      app,
+      env,
+      `trello mock http://127.0.0.1:${port}`,
+      30_000,
+    );
     try {
-      const answer = await fetch(`http://127.0.0.1:${port}/1/members/me/boards?key=0123456789abcdef0123456789abcdef&token=ATTAmocktoken0123456789abcdef0123456789abcdef`);
+      const answer = await fetch(
+        `http://127.0.0.1:${port}/1/members/me/boards?key=0123456789abcdef0123456789abcdef&token=ATTAmocktoken0123456789abcdef0123456789abcdef`,
+      );
       expect(answer.status).toBe(200);
     } finally {
       expect(await stop(child)).toBe(0);
@@ -195,9 +252,18 @@ describe("an application that imports stepforge/trello", { timeout: 180_000 }, (
     const spec = join(app, "train-travel.json");
     cpSync(join(root, "node_modules", "@readme", "oas-examples", "3.1", "json", "train-travel.json"), spec);
     const cases: Array<[string[], RegExp]> = [
-      [["lint"], /^stepforge lint: linting with Spectral needs @stoplight\/spectral-cli, which is not installed; add it to your project: npm install -D @stoplight\/spectral-cli@\d+\.\d+\.\d+\n$/],
-      [["mock", "trello", "--prism", "--port", "1"], /^stepforge mock: a Prism contract mock needs @stoplight\/prism-cli, which is not installed; add it to your project: npm install -D @stoplight\/prism-cli@\d+\.\d+\.\d+\n$/],
-      [["generate", "--spec", spec, "--out", "gen"], /^stepforge generate: code generation needs openapi-typescript and handlebars, which are not installed; add them to your project: npm install -D openapi-typescript@\S+ handlebars@\S+\n$/],
+      [
+        ["lint"],
+        /^stepforge lint: linting with Spectral needs @stoplight\/spectral-cli, which is not installed; add it to your project: npm install -D @stoplight\/spectral-cli@\d+\.\d+\.\d+\n$/,
+      ],
+      [
+        ["mock", "trello", "--prism", "--port", "1"],
+        /^stepforge mock: a Prism contract mock needs @stoplight\/prism-cli, which is not installed; add it to your project: npm install -D @stoplight\/prism-cli@\d+\.\d+\.\d+\n$/,
+      ],
+      [
+        ["generate", "--spec", spec, "--out", "gen"],
+        /^stepforge generate: code generation needs openapi-typescript and handlebars, which are not installed; add them to your project: npm install -D openapi-typescript@\S+ handlebars@\S+\n$/,
+      ],
     ];
     for (const [args, message] of cases) {
       const result = await run(stepforge, args, app, env);
@@ -208,7 +274,9 @@ describe("an application that imports stepforge/trello", { timeout: 180_000 }, (
     expect(existsSync(join(app, "gen"))).toBe(false);
     // The runtime's optional peers: an MCP server, and shared state on Redis, without them installed.
     const mcp = await run(stepforge, ["mcp", "--mock"], app, env);
-    expect(mcp.stderr).toMatch(/^stepforge mcp: an MCP server needs @modelcontextprotocol\/sdk, which is not installed; add it to your project: npm install @modelcontextprotocol\/sdk@\d+\.\d+\.\d+\n$/);
+    expect(mcp.stderr).toMatch(
+      /^stepforge mcp: an MCP server needs @modelcontextprotocol\/sdk, which is not installed; add it to your project: npm install @modelcontextprotocol\/sdk@\d+\.\d+\.\d+\n$/,
+    );
     expect(mcp.code).toBe(1);
     const redisScript = [
       'import { createStateStore } from "stepforge/runtime";',
@@ -216,7 +284,9 @@ describe("an application that imports stepforge/trello", { timeout: 180_000 }, (
       "try { await store.get('k'); } catch (error) { console.error(error.message); process.exitCode = 1; }",
     ].join("\n");
     const redis = await run(process.execPath, ["--input-type=module", "-e", redisScript], app, env);
-    expect(redis.stderr).toMatch(/^shared state on Redis needs ioredis, which is not installed; add it to your project: npm install ioredis@\d+\.\d+\.\d+\n$/);
+    expect(redis.stderr).toMatch(
+      /^shared state on Redis needs ioredis, which is not installed; add it to your project: npm install ioredis@\d+\.\d+\.\d+\n$/,
+    );
     expect(redis.code).toBe(1);
     // Regenerating stepforge's own integrations is a checkout's job, not an installed copy's.
     const own = await run(stepforge, ["generate"], app, env);
@@ -228,18 +298,35 @@ describe("an application that imports stepforge/trello", { timeout: 180_000 }, (
 describe("a fresh checkout installed as a directory (no build, no compiler)", { timeout: 180_000 }, () => {
   it("installs without running a compiler, and its bin says how to get a build instead of crashing", async () => {
     const checkout = join(work, "checkout");
-    for (const path of ["bin", "cli", "generated", "generator", "runtime", "specs", "templates", "scripts/build-package.js", ".spectral.yaml", "package.json", "tsconfig.json", "tsconfig.build.json"]) {
+    for (const path of [
+      "bin",
+      "cli",
+      "generated",
+      "generator",
+      "runtime",
+      "specs",
+      "templates",
+      "scripts/build-package.js",
+      ".spectral.yaml",
+      "package.json",
+      "tsconfig.json",
+      "tsconfig.build.json",
+    ]) {
       cpSync(join(root, path), join(checkout, path), { recursive: true });
     }
     const project = join(work, "from-checkout");
     mkdirSync(project);
     writeFileSync(join(project, "package.json"), manifest("from-checkout", { stepforge: `file:${checkout}` }, {}));
-    const install = await timed("npm install <fresh checkout>", () => run("npm", [...npmInstall, "--foreground-scripts"], project, env));
+    const install = await timed("npm install <fresh checkout>", () =>
+      run("npm", [...npmInstall, "--foreground-scripts"], project, env),
+    );
     expect(install.stderr).not.toContain("tsc: not found");
     expect(install.code, install.stderr).toBe(0);
     const bin = await run(join(project, "node_modules", ".bin", "stepforge"), ["--version"], project, env);
     expect(bin.code).toBe(1);
-    expect(bin.stderr).toMatch(/^stepforge: this copy has no build \(dist\/ is missing\): in a checkout of stepforge run `npm ci && npm run build`; to use stepforge in another project install a packed tarball/);
+    expect(bin.stderr).toMatch(
+      /^stepforge: this copy has no build \(dist\/ is missing\): in a checkout of stepforge run `npm ci && npm run build`; to use stepforge in another project install a packed tarball/,
+    );
   });
 });
 
@@ -248,12 +335,21 @@ describe("a spec author who adds the optional tools", { timeout: 180_000 }, () =
     const install = await authorInstalled;
     expect(install.code, install.stderr).toBe(0);
     const size = await installSize(author, env, false);
-    figures.specAuthorInstall = { packages: size.packages, mb: size.mb, note: "stepforge + Spectral, Prism, openapi-typescript (with its peer TypeScript), Handlebars" };
-    cpSync(join(root, "node_modules", "@readme", "oas-examples", "3.1", "json", "train-travel.json"), join(author, "train-travel.json"));
+    figures.specAuthorInstall = {
+      packages: size.packages,
+      mb: size.mb,
+      note: "stepforge + Spectral, Prism, openapi-typescript (with its peer TypeScript), Handlebars",
+    };
+    cpSync(
+      join(root, "node_modules", "@readme", "oas-examples", "3.1", "json", "train-travel.json"),
+      join(author, "train-travel.json"),
+    );
   }, 300_000);
 
   it("lints a foreign spec with Spectral and the shipped ruleset", async () => {
-    const foreign = await timed("lint", () => run(authorStepforge, ["lint", "--spec", "train-travel.json"], author, env));
+    const foreign = await timed("lint", () =>
+      run(authorStepforge, ["lint", "--spec", "train-travel.json"], author, env),
+    );
     expectClean(foreign, "lint foreign");
     // The stepforge ruleset wants tags and summaries the train-travel spec has; an unknown
     // extension-free spec still gets Spectral's findings as file:line:col.
@@ -262,7 +358,14 @@ describe("a spec author who adds the optional tools", { timeout: 180_000 }, () =
   });
 
   it("generate --spec on a foreign spec with --package: compiles there, imports the installed runtime, passes publint", async () => {
-    const gen = await timed("generate --spec --package", () => run(authorStepforge, ["generate", "--spec", "train-travel.json", "--out", "gen", "--package", "@acme/train-travel"], author, env));
+    const gen = await timed("generate --spec --package", () =>
+      run(
+        authorStepforge,
+        ["generate", "--spec", "train-travel.json", "--out", "gen", "--package", "@acme/train-travel"],
+        author,
+        env,
+      ),
+    );
     expectClean(gen, "generate");
     expect(gen.code, gen.stderr).toBe(0);
     // The service id is the spec file's base name: train-travel.json → traintravel.
@@ -271,23 +374,54 @@ describe("a spec author who adds the optional tools", { timeout: 180_000 }, () =
     const manifest = JSON.parse(readFileSync(join(author, "gen", "package.json"), "utf8"));
     expect(manifest.dependencies).toEqual({ stepforge: `^${own.version}` });
     const entry = "./dist/traintravel/index.js";
-    expect(manifest.exports["./traintravel"]).toEqual({ types: "./dist/traintravel/index.d.ts", import: entry, default: entry });
+    expect(manifest.exports["./traintravel"]).toEqual({
+      types: "./dist/traintravel/index.d.ts",
+      import: entry,
+      default: entry,
+    });
 
-    const build = await timed("tsc generated package", () => run(process.execPath, [authorTsc, "-p", join("gen", "tsconfig.json")], author, env));
+    const build = await timed("tsc generated package", () =>
+      run(process.execPath, [authorTsc, "-p", join("gen", "tsconfig.json")], author, env),
+    );
     expect(build.stdout + build.stderr).toBe("");
     expect(build.code).toBe(0);
-    const load = await run(process.execPath, ["--input-type=module", "-e", 'const m = await import("./gen/dist/index.js"); console.log(Object.keys(m).join(","), typeof m.traintravel.TraintravelClient)'], author, env);
+    const load = await run(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        'const m = await import("./gen/dist/index.js"); console.log(Object.keys(m).join(","), typeof m.traintravel.TraintravelClient)',
+      ],
+      author,
+      env,
+    );
     expectClean(load, "load generated package");
     expect(load.stdout.trim()).toBe("traintravel function");
-    const lint = await run(join(root, "node_modules", ".bin", "publint"), ["run", join(author, "gen"), "--pack", "false"], app, env);
+    const lint = await run(
+      join(root, "node_modules", ".bin", "publint"),
+      ["run", join(author, "gen"), "--pack", "false"],
+      app,
+      env,
+    );
     expect(lint.stdout).toContain("All good!");
   });
 
   it("starts a Prism contract mock from the installed copy", async () => {
     const port = await freePort();
-    const { child } = await timed("mock --prism start", () => startUntil(authorStepforge, ["mock", "worldnews", "--prism", "--port", String(port)], author, env, `worldnews prism http://127.0.0.1:${port}`, 60_000));
+    const { child } = await timed("mock --prism start", () =>
+      startUntil(
+        authorStepforge,
+        ["mock", "worldnews", "--prism", "--port", String(port)],
+        author,
+        env,
+        `worldnews prism http://127.0.0.1:${port}`,
+        60_000,
+      ),
+    );
     try {
-      const answer = await fetch(`http://127.0.0.1:${port}/search-news?text=electric&api-key=mock-worldnews-api-key-0123456789`);
+      const answer = await fetch(
+        `http://127.0.0.1:${port}/search-news?text=electric&api-key=mock-worldnews-api-key-0123456789`,
+      );
       expect(answer.status).toBe(200);
     } finally {
       expect(await stop(child)).toBe(0);

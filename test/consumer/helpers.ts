@@ -32,14 +32,24 @@ export function outsideEnv(repoRoot: string): NodeJS.ProcessEnv {
 export function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Run> {
   return new Promise((resolve) => {
     execFile(command, args, { cwd, env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof (error as { code?: unknown }).code === "number" ? ((error as { code: number }).code) : 1) : 0;
+      const code = error
+        ? typeof (error as { code?: unknown }).code === "number"
+          ? (error as { code: number }).code
+          : 1
+        : 0;
       resolve({ code, stdout, stderr });
     });
   });
 }
 
 /** Runs a command whose stdout goes to a file (some CLIs exit before a pipe drains). */
-export function runToFile(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, file: string): Promise<Run> {
+export function runToFile(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  file: string,
+): Promise<Run> {
   const fd = openSync(file, "w");
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd, env, stdio: ["ignore", fd, "pipe"] });
@@ -53,7 +63,14 @@ export function runToFile(command: string, args: string[], cwd: string, env: Nod
 }
 
 /** Starts a long-running command and resolves once its stdout contains `text` (or rejects when it exits first or the time is up). */
-export function startUntil(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, text: string, timeoutMs: number): Promise<{ child: ChildProcess; output: () => string }> {
+export function startUntil(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  text: string,
+  timeoutMs: number,
+): Promise<{ child: ChildProcess; output: () => string }> {
   const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
@@ -99,7 +116,11 @@ export function packageBytes(dir: string): number {
 }
 
 /** What `npm install` put in a project: package count and megabytes, from `npm ls --parseable`. */
-export async function installSize(project: string, env: NodeJS.ProcessEnv, omitDev: boolean): Promise<{ packages: number; mb: number; names: string[] }> {
+export async function installSize(
+  project: string,
+  env: NodeJS.ProcessEnv,
+  omitDev: boolean,
+): Promise<{ packages: number; mb: number; names: string[] }> {
   const ls = await run("npm", ["ls", "--all", "--parseable", ...(omitDev ? ["--omit=dev"] : [])], project, env);
   const dirs = [...new Set(ls.stdout.split("\n").filter((l) => l.trim() && l.trim() !== project))];
   const bytes = dirs.reduce((sum, dir) => sum + packageBytes(dir), 0);
@@ -108,7 +129,8 @@ export async function installSize(project: string, env: NodeJS.ProcessEnv, omitD
 }
 
 /** What none of the commands may print: the failures of the package before it was installable. */
-export const BROKEN = /Require stack|ERR_MODULE_NOT_FOUND|Cannot find module|Cannot find package|dist\/ is missing|TS2307|^\s+at .+:\d+:\d+\)?$/m;
+export const BROKEN =
+  /Require stack|ERR_MODULE_NOT_FOUND|Cannot find module|Cannot find package|dist\/ is missing|TS2307|^\s+at .+:\d+:\d+\)?$/m;
 
 /** What a staged copy of the package holds: everything `npm pack` builds from or ships. */
 export const STAGED_PATHS = [

@@ -16,7 +16,10 @@ export function loadDoc(file: string): Json {
 export function resolveRef(doc: Json, value: any): any {
   let v = value;
   for (let i = 0; i < 20 && v && typeof v.$ref === "string"; i++) {
-    v = v.$ref.slice(2).split("/").reduce((n: any, k: string) => n?.[k.replace(/~1/g, "/").replace(/~0/g, "~")], doc);
+    v = v.$ref
+      .slice(2)
+      .split("/")
+      .reduce((n: any, k: string) => n?.[k.replace(/~1/g, "/").replace(/~0/g, "~")], doc);
   }
   return v;
 }
@@ -96,7 +99,8 @@ export function inputFor(doc: Json, entry: ContractOperation): Json {
     const p = resolveRef(doc, raw);
     if (!(p.required || p.in === "path")) continue;
     const value = exampleValue(doc, p) ?? synthesize(doc, p.schema);
-    if (value === undefined) throw new Error(`${entry.operationId}: required ${p.in} parameter "${p.name}" has no example, enum or default`);
+    if (value === undefined)
+      throw new Error(`${entry.operationId}: required ${p.in} parameter "${p.name}" has no example, enum or default`);
     (params[p.in] ??= {})[p.name] = value;
   }
   const init: Json = { params };
@@ -116,7 +120,13 @@ export function errorStatuses(entry: ContractOperation): string[] {
 }
 
 /** Named examples of the success response that are service errors inside HTTP 200 (Marketo). */
-export function envelopeErrorExamples(doc: Json, entry: ContractOperation, successField: string, errorsField: string, codeField: string): Array<{ key: string; code: string }> {
+export function envelopeErrorExamples(
+  doc: Json,
+  entry: ContractOperation,
+  successField: string,
+  errorsField: string,
+  codeField: string,
+): Array<{ key: string; code: string }> {
   const ok = resolveRef(doc, entry.op.responses?.["200"]);
   const media = ok?.content?.["application/json"];
   const out: Array<{ key: string; code: string }> = [];
@@ -126,4 +136,3 @@ export function envelopeErrorExamples(doc: Json, entry: ContractOperation, succe
   }
   return out;
 }
-

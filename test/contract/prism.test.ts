@@ -20,17 +20,31 @@ const root = join(import.meta.dirname, "..", "..");
 type AnyClient = { core: { descriptor: ServiceDescriptor } } & Record<string, (init: object) => Promise<unknown>>;
 
 const SERVICES: Array<{ id: string; make: (options: ClientOptions) => unknown; fields: Record<string, string> }> = [
-  { id: "trello", make: (o) => new TrelloClient(o), fields: { apiKey: "0123456789abcdef0123456789abcdef", token: "ATTAcontracttoken" } },
+  {
+    id: "trello",
+    make: (o) => new TrelloClient(o),
+    fields: { apiKey: "0123456789abcdef0123456789abcdef", token: "ATTAcontracttoken" },
+  },
   {
     id: "marketo",
     make: (o) => new MarketoClient(o),
-    fields: { endpoint: "https://123-ABC-456.mktorest.com", clientId: "5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61", clientSecret: "contract-secret" },
+    fields: {
+      endpoint: "https://123-ABC-456.mktorest.com",
+      clientId: "5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61",
+      clientSecret: "contract-secret",
+    },
   },
   { id: "worldnews", make: (o) => new WorldnewsClient(o), fields: { apiKey: "contract-key" } },
   {
     id: "contentsnare",
     make: (o) => new ContentsnareClient(o),
-    fields: { clientId: "cid", clientSecret: "csecret", accessToken: "contract-access", refreshToken: "contract-refresh", expiresAt: "2099-01-01T00:00:00Z" },
+    fields: {
+      clientId: "cid",
+      clientSecret: "csecret",
+      accessToken: "contract-access",
+      refreshToken: "contract-refresh",
+      expiresAt: "2099-01-01T00:00:00Z",
+    },
   },
 ];
 
@@ -41,7 +55,15 @@ const prisms = new Map<string, RunningPrism>();
 beforeAll(async () => {
   await Promise.all(
     SERVICES.map(async (s) => {
-      prisms.set(s.id, await startPrism({ specFile: join(root, "specs", `${s.id}.yaml`), port: await freePort(), errors: true, startTimeoutMs: 150_000 }));
+      prisms.set(
+        s.id,
+        await startPrism({
+          specFile: join(root, "specs", `${s.id}.yaml`),
+          port: await freePort(),
+          errors: true,
+          startTimeoutMs: 150_000,
+        }),
+      );
     }),
   );
 }, 180_000);
@@ -51,7 +73,9 @@ afterAll(async () => {
 });
 
 function clientFor(service: (typeof SERVICES)[number]): AnyClient {
-  const descriptor = (service.make({ connection: { name: "probe", fields: service.fields }, baseUrl: "http://127.0.0.1:1" }) as AnyClient).core.descriptor;
+  const descriptor = (
+    service.make({ connection: { name: "probe", fields: service.fields }, baseUrl: "http://127.0.0.1:1" }) as AnyClient
+  ).core.descriptor;
   const limits = Object.fromEntries(descriptor.limits.map((l) => [l.id, { disabled: true }]));
   return service.make({
     connection: { name: `contract-${service.id}`, fields: service.fields },
@@ -95,10 +119,12 @@ for (const service of SERVICES) {
             failures.push(`${entry.operationId} ${code}: resolved`);
           } catch (error) {
             if (!(error instanceof StepforgeError)) failures.push(`${entry.operationId} ${code}: ${String(error)}`);
-            else if (error.status !== Number(code)) failures.push(`${entry.operationId} ${code}: got status ${error.status} (${error.message})`);
+            else if (error.status !== Number(code))
+              failures.push(`${entry.operationId} ${code}: got status ${error.status} (${error.message})`);
             else {
               const rule = client.core.descriptor.errors.statuses[code];
-              if (rule && error.kind !== rule.kind) failures.push(`${entry.operationId} ${code}: kind ${error.kind}, expected ${rule.kind}`);
+              if (rule && error.kind !== rule.kind)
+                failures.push(`${entry.operationId} ${code}: kind ${error.kind}, expected ${rule.kind}`);
             }
           }
         }
@@ -107,24 +133,38 @@ for (const service of SERVICES) {
       expect(checked).toBeGreaterThan(0);
     });
 
-    const envelope = (loadDoc(join(root, "specs", `${service.id}.yaml`))["x-stepforge"] as { errors: { envelope?: Record<string, string> } }).errors.envelope;
-    if (envelope) it("surfaces every error example inside HTTP 200 as a typed error with its code", async () => {
-      const client = clientFor(service);
-      const failures: string[] = [];
-      let checked = 0;
-      for (const entry of operations) {
-        for (const { key, code } of envelopeErrorExamples(doc, entry, envelope!.successField!, envelope!.errorsField!, envelope!.codeField!)) {
-          checked++;
-          try {
-            await client[entry.operationId]!({ ...inputFor(doc, entry), headers: { Prefer: `example=${key}` } });
-            failures.push(`${entry.operationId} ${key}: resolved`);
-          } catch (error) {
-            if (!(error instanceof StepforgeError) || error.code !== code) failures.push(`${entry.operationId} ${key}: ${(error as Error).message} (code ${(error as StepforgeError).code})`);
+    const envelope = (
+      loadDoc(join(root, "specs", `${service.id}.yaml`))["x-stepforge"] as {
+        errors: { envelope?: Record<string, string> };
+      }
+    ).errors.envelope;
+    if (envelope)
+      it("surfaces every error example inside HTTP 200 as a typed error with its code", async () => {
+        const client = clientFor(service);
+        const failures: string[] = [];
+        let checked = 0;
+        for (const entry of operations) {
+          for (const { key, code } of envelopeErrorExamples(
+            doc,
+            entry,
+            envelope!.successField!,
+            envelope!.errorsField!,
+            envelope!.codeField!,
+          )) {
+            checked++;
+            try {
+              await client[entry.operationId]!({ ...inputFor(doc, entry), headers: { Prefer: `example=${key}` } });
+              failures.push(`${entry.operationId} ${key}: resolved`);
+            } catch (error) {
+              if (!(error instanceof StepforgeError) || error.code !== code)
+                failures.push(
+                  `${entry.operationId} ${key}: ${(error as Error).message} (code ${(error as StepforgeError).code})`,
+                );
+            }
           }
         }
-      }
-      expect(failures).toEqual([]);
-      expect(checked).toBeGreaterThan(0);
-    });
+        expect(failures).toEqual([]);
+        expect(checked).toBeGreaterThan(0);
+      });
   });
 }

@@ -47,18 +47,26 @@ function githubSpec(): string {
   if (existsSync(file)) return file;
   const dir = join(CACHE, "octokit-openapi-23.0.2");
   mkdirSync(dir, { recursive: true });
-  const pack = spawnSync("npm", ["pack", GITHUB_PACKAGE, "--pack-destination", dir, "--silent"], { cwd: dir, encoding: "utf8" });
+  const pack = spawnSync("npm", ["pack", GITHUB_PACKAGE, "--pack-destination", dir, "--silent"], {
+    cwd: dir,
+    encoding: "utf8",
+  });
   const tarball = pack.stdout?.trim().split("\n").at(-1);
-  if (pack.status !== 0 || !tarball) throw new Error(`npm pack ${GITHUB_PACKAGE} failed (the corpus needs the npm registry): ${pack.stderr}`);
-  const untar = spawnSync("tar", ["-xzf", join(dir, tarball), "-C", dir, "--strip-components=2", `package/${GITHUB_FILE}`], { encoding: "utf8" });
+  if (pack.status !== 0 || !tarball)
+    throw new Error(`npm pack ${GITHUB_PACKAGE} failed (the corpus needs the npm registry): ${pack.stderr}`);
+  const untar = spawnSync(
+    "tar",
+    ["-xzf", join(dir, tarball), "-C", dir, "--strip-components=2", `package/${GITHUB_FILE}`],
+    { encoding: "utf8" },
+  );
   rmSync(join(dir, tarball), { force: true });
-  if (untar.status !== 0 || !existsSync(file)) throw new Error(`cannot extract ${GITHUB_FILE} from ${tarball}: ${untar.stderr}`);
+  if (untar.status !== 0 || !existsSync(file))
+    throw new Error(`cannot extract ${GITHUB_FILE} from ${tarball}: ${untar.stderr}`);
   return file;
 }
 
 /** Known failures of today's generator, by oas-examples file. */
-const EXAMPLE_FAILURES: Record<string, Pick<Case, "generateFails" | "typecheckFails">> = {
-};
+const EXAMPLE_FAILURES: Record<string, Pick<Case, "generateFails" | "typecheckFails">> = {};
 
 function exampleCases(): Case[] {
   return ["3.0", "3.1"].flatMap((version) =>
@@ -67,7 +75,11 @@ function exampleCases(): Case[] {
       .sort()
       .map((f) => {
         const rel = `${version}/json/${f}`;
-        return { name: `oas-examples-${version}-${f.replace(/\.json$/, "")}`, file: () => join(EXAMPLES, rel), ...EXAMPLE_FAILURES[rel] };
+        return {
+          name: `oas-examples-${version}-${f.replace(/\.json$/, "")}`,
+          file: () => join(EXAMPLES, rel),
+          ...EXAMPLE_FAILURES[rel],
+        };
       }),
   );
 }
@@ -99,9 +111,18 @@ describe("corpus: generated outputs", () => {
   beforeAll(async () => {
     rmSync(WORK, { recursive: true, force: true });
     mkdirSync(WORK, { recursive: true });
-    for (const c of CASES) generated.set(c.name, await runCli("generate", "--spec", c.file(), "--out", join(WORK, c.name)));
+    for (const c of CASES)
+      generated.set(c.name, await runCli("generate", "--spec", c.file(), "--out", join(WORK, c.name)));
     const tsconfig = join(WORK, "tsconfig.json");
-    writeFileSync(tsconfig, JSON.stringify({ extends: relative(WORK, join(ROOT, "tsconfig.json")), compilerOptions: { rootDir: relative(WORK, ROOT), noEmit: true }, include: ["**/*.ts"], exclude: [] }));
+    writeFileSync(
+      tsconfig,
+      JSON.stringify({
+        extends: relative(WORK, join(ROOT, "tsconfig.json")),
+        compilerOptions: { rootDir: relative(WORK, ROOT), noEmit: true },
+        include: ["**/*.ts"],
+        exclude: [],
+      }),
+    );
     tscOutput = typecheck(tsconfig).output;
   }, 600_000);
 
@@ -125,10 +146,23 @@ describe("corpus: generated outputs", () => {
 
   describe("corpus: the official Trello spec", () => {
     it("is repaired with one warning per defect, at its place, and sends key and token together", () => {
-      const warnings = generated.get("trello-official")!.stdout.split("\n").filter((l) => / warning /.test(l));
+      const warnings = generated
+        .get("trello-official")!
+        .stdout.split("\n")
+        .filter((l) => / warning /.test(l));
       expect(warnings.map((l) => / warning (SF\d+) /.exec(l)![1])).toEqual(["SF113", "SF112", "SF112"]);
-      expect(warnings[0]).toMatch(/trello-openapi\.json:1:114779 warning SF113 path parameter "\{idCard\}" is not declared; added it as a required string \(at \/paths\/~1cards~1\{idCard\}~1customFields\/put\)/);
-      const descriptor = readFileSync(join(WORK, "trello-official", "trelloopenapi", "descriptor.ts") /* the id is the file name: trello-openapi.json */, "utf8");
+      expect(warnings[0]).toMatch(
+        /trello-openapi\.json:1:114779 warning SF113 path parameter "\{idCard\}" is not declared; added it as a required string \(at \/paths\/~1cards~1\{idCard\}~1customFields\/put\)/,
+      );
+      const descriptor = readFileSync(
+        join(
+          WORK,
+          "trello-official",
+          "trelloopenapi",
+          "descriptor.ts",
+        ) /* the id is the file name: trello-openapi.json */,
+        "utf8",
+      );
       expect(descriptor).toContain(`default: [
         { in: "query", name: "key", value: "{apiKey}" },
         { in: "query", name: "token", value: "{apiToken}" },
@@ -140,7 +174,11 @@ describe("corpus: generated outputs", () => {
     it("ran tsc over every output that was generated", () => {
       expect(CASES.filter((c) => !c.generateFails).every((c) => existsSync(join(WORK, c.name)))).toBe(true);
       // every line tsc printed belongs to a case's output (nothing from the runtime itself)
-      const foreign = tscOutput.split("\n").filter((l) => / error TS\d+/.test(l) && !CASES.some((c) => l.startsWith(`${relative(ROOT, join(WORK, c.name))}/`)));
+      const foreign = tscOutput
+        .split("\n")
+        .filter(
+          (l) => / error TS\d+/.test(l) && !CASES.some((c) => l.startsWith(`${relative(ROOT, join(WORK, c.name))}/`)),
+        );
       expect(foreign).toEqual([]);
     });
     for (const c of CASES.filter((x) => !x.generateFails)) {

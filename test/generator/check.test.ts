@@ -36,16 +36,31 @@ describe("validate: the model", () => {
       "GET /widgets/{id} getWidget",
     ]);
     const [list, create, get] = model.operations;
-    expect(list).toMatchObject({ requiresInput: false, idempotent: true, limitClass: "read", paging: { style: "offset" } });
+    expect(list).toMatchObject({
+      requiresInput: false,
+      idempotent: true,
+      limitClass: "read",
+      paging: { style: "offset" },
+    });
     expect(create).toMatchObject({ requiresInput: true, idempotent: false, limitClass: "write", bodyRequired: true });
     expect(get!.requiresInput).toBe(true);
-    expect(model.descriptor.operations.createWidget).toEqual({ operationId: "createWidget", method: "POST", path: "/widgets", idempotent: false, limitClass: "write" });
+    expect(model.descriptor.operations.createWidget).toEqual({
+      operationId: "createWidget",
+      method: "POST",
+      path: "/widgets",
+      idempotent: false,
+      limitClass: "write",
+    });
     // Defaults from the schema are applied, not left for the runtime to guess.
     expect(model.descriptor.limits[0]).toMatchObject({ applies: "all", per: "connection" });
   });
 
   it("honours idempotency and limit-class overrides", () => {
-    const model = validate(mutated((d) => Object.assign(d.paths["/widgets"].post, { "x-stepforge-idempotent": true, "x-stepforge-limit-class": "read" })));
+    const model = validate(
+      mutated((d) =>
+        Object.assign(d.paths["/widgets"].post, { "x-stepforge-idempotent": true, "x-stepforge-limit-class": "read" }),
+      ),
+    );
     expect(model.descriptor.operations.createWidget).toMatchObject({ idempotent: true, limitClass: "read" });
   });
 
@@ -68,13 +83,18 @@ describe("validate: errors name the place and the fix", () => {
     const [p] = problems(doc);
     expect(p).toMatchObject({ code: "SF120", file: "spec.yaml" });
     expect(p!.message).toContain('unknown key "windowSecond"; did you mean "windowSeconds"?');
-    const line = toYaml(doc).split("\n").findIndex((l) => /\bwindowSecond:/.test(l)) + 1;
+    const line =
+      toYaml(doc)
+        .split("\n")
+        .findIndex((l) => /\bwindowSecond:/.test(l)) + 1;
     expect(p!.line).toBe(line);
   });
 
   it("a wrong value type names the field", () => {
     const [p] = problems(mutated((d) => (d["x-stepforge"].limits[0].requests = "ten")));
-    expect(p!.message).toBe('x-stepforge.limits[0].requests: expected a whole number above 0, found a string ("ten"); write a number, without quotes');
+    expect(p!.message).toBe(
+      'x-stepforge.limits[0].requests: expected a whole number above 0, found a string ("ten"); write a number, without quotes',
+    );
   });
 
   it("an unknown auth kind is refused", () => {
@@ -90,10 +110,12 @@ describe("validate: errors name the place and the fix", () => {
   });
 
   it("placeholders and limits must name connection fields", () => {
-    const list = problems(mutated((d) => {
-      d["x-stepforge"].auth.modes.header[0].value = "{apiKye}";
-      d["x-stepforge"].limits[0].per = "field:token";
-    }));
+    const list = problems(
+      mutated((d) => {
+        d["x-stepforge"].auth.modes.header[0].value = "{apiKye}";
+        d["x-stepforge"].limits[0].per = "field:token";
+      }),
+    );
     expect(list.map((p) => p.code)).toEqual(["SF121", "SF121"]);
     expect(list[0]!.message).toContain('"apiKye" is not a connection field');
   });
@@ -105,10 +127,12 @@ describe("validate: errors name the place and the fix", () => {
   });
 
   it("undeclared path parameters and broken references are found in one pass", () => {
-    const list = problems(mutated((d) => {
-      d.paths["/widgets/{id}"].get.parameters = [];
-      d.paths["/widgets"].post.requestBody.content["application/json"].schema.$ref = "#/components/schemas/Nope";
-    }));
+    const list = problems(
+      mutated((d) => {
+        d.paths["/widgets/{id}"].get.parameters = [];
+        d.paths["/widgets"].post.requestBody.content["application/json"].schema.$ref = "#/components/schemas/Nope";
+      }),
+    );
     expect(list.map((p) => p.code).sort()).toEqual(["SF107", "SF113"]);
   });
 
@@ -119,23 +143,38 @@ describe("validate: errors name the place and the fix", () => {
   });
 
   it("Swagger 2 and missing paths are refused with what to do", () => {
-    expect(problems({ swagger: "2.0", info: { title: "x", version: "1" }, paths: {} })[0]!.message).toContain("convert the document to OpenAPI 3");
+    expect(problems({ swagger: "2.0", info: { title: "x", version: "1" }, paths: {} })[0]!.message).toContain(
+      "convert the document to OpenAPI 3",
+    );
     expect(problems({ openapi: "3.1.0", info: { title: "x", version: "1" } })[0]!.code).toBe("SF103");
   });
 
   it("tool-step problems (SF301) come from the check stage that lint and generate share", () => {
-    const list = problems(mutated((d) => (d.paths["/widgets"].post["x-stepforge-tool"] = { fixed: { nope: 1 }, omit: ["name"] })));
-    expect(list.map((p) => `${p.code} ${p.pointer}`)).toEqual(["SF301 /paths/~1widgets/post/x-stepforge-tool/fixed/nope", "SF301 /paths/~1widgets/post/x-stepforge-tool/omit"]);
+    const list = problems(
+      mutated((d) => (d.paths["/widgets"].post["x-stepforge-tool"] = { fixed: { nope: 1 }, omit: ["name"] })),
+    );
+    expect(list.map((p) => `${p.code} ${p.pointer}`)).toEqual([
+      "SF301 /paths/~1widgets/post/x-stepforge-tool/fixed/nope",
+      "SF301 /paths/~1widgets/post/x-stepforge-tool/omit",
+    ]);
   });
 
   it("unknown schema keywords are errors in a strict spec, pointing at the key", () => {
     const [p] = problems(mutated((d) => (d.components.schemas.Widget.properties.id["when it has one."] = null)));
-    expect(p).toMatchObject({ code: "SF161", severity: "error", pointer: "/components/schemas/Widget/properties/id/when it has one." });
+    expect(p).toMatchObject({
+      code: "SF161",
+      severity: "error",
+      pointer: "/components/schemas/Widget/properties/id/when it has one.",
+    });
     expect(p!.message).toContain("YAML flow mapping");
   });
 
   it("external references are refused until bundled", () => {
-    const [p] = problems(mutated((d) => (d.paths["/widgets"].post.requestBody.content["application/json"].schema = { $ref: "other.yaml#/X" })));
+    const [p] = problems(
+      mutated(
+        (d) => (d.paths["/widgets"].post.requestBody.content["application/json"].schema = { $ref: "other.yaml#/X" }),
+      ),
+    );
     expect(p).toMatchObject({ code: "SF106" });
   });
 });
@@ -144,7 +183,8 @@ describe("validate: foreign specs without x-stepforge", () => {
   it("derives id, base address and api-key auth from the spec", () => {
     const doc = minimalSpec();
     delete doc["x-stepforge"];
-    for (const op of [doc.paths as any].flatMap((p) => Object.values(p).flatMap((i: any) => Object.values(i)))) delete (op as any)["x-stepforge-paging"];
+    for (const op of [doc.paths as any].flatMap((p) => Object.values(p).flatMap((i: any) => Object.values(i))))
+      delete (op as any)["x-stepforge-paging"];
     (doc as any).components.securitySchemes = { key: { type: "apiKey", in: "query", name: "api_key" } };
     (doc as any).security = [{ key: [] }];
     const model = validate(doc);

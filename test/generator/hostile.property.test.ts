@@ -24,8 +24,39 @@ const root = packageRoot();
 const work = join(root, "test", ".tmp", "hostile");
 
 const PIECES = [
-  "*/", "/*", "/**", "`", "${process.exit(7)}", '"', "'", "\\", "\r\n", "\n", "\r", "\u2028", "\u2029", "then", "constructor", "__proto__",
-  "class", "default", "prototype", "process.exit(7);", "-->", "<!--", " ", "a", "Get", "get", "1", "é", "{}", "@param", "#", "?", "%",
+  "*/",
+  "/*",
+  "/**",
+  "`",
+  "${process.exit(7)}",
+  '"',
+  "'",
+  "\\",
+  "\r\n",
+  "\n",
+  "\r",
+  "\u2028",
+  "\u2029",
+  "then",
+  "constructor",
+  "__proto__",
+  "class",
+  "default",
+  "prototype",
+  "process.exit(7);",
+  "-->",
+  "<!--",
+  " ",
+  "a",
+  "Get",
+  "get",
+  "1",
+  "é",
+  "{}",
+  "@param",
+  "#",
+  "?",
+  "%",
 ];
 const hostile = fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 6 }).map((parts) => parts.join(""));
 
@@ -56,7 +87,13 @@ type Texts = typeof texts extends fc.Arbitrary<infer T> ? T : never;
 /** A foreign spec (no x-stepforge, so names are repaired, not refused) with `t` in every text slot. */
 function hostileSpec(t: Texts): string {
   const properties: Record<string, unknown> = {
-    [t.prop]: { type: "string", description: t.propText, enum: [t.enumValue, "plain"], example: t.example, pattern: t.pattern },
+    [t.prop]: {
+      type: "string",
+      description: t.propText,
+      enum: [t.enumValue, "plain"],
+      example: t.example,
+      pattern: t.pattern,
+    },
     constructor: { type: "string", description: t.propText },
   };
   Object.defineProperty(properties, "__proto__", { value: { type: "integer", default: 1 }, enumerable: true });
@@ -77,30 +114,56 @@ function hostileSpec(t: Texts): string {
           operationId: t.opId,
           summary: t.summary,
           description: t.description,
-          parameters: [{ name: t.param, in: "query", description: t.paramText, schema: { type: "string", pattern: t.pattern }, example: t.example }],
-          responses: { "200": { description: t.response, content: { "application/json": { schema: json, example: { [t.prop]: t.example } } } } },
+          parameters: [
+            {
+              name: t.param,
+              in: "query",
+              description: t.paramText,
+              schema: { type: "string", pattern: t.pattern },
+              example: t.example,
+            },
+          ],
+          responses: {
+            "200": {
+              description: t.response,
+              content: { "application/json": { schema: json, example: { [t.prop]: t.example } } },
+            },
+          },
         },
         post: {
           operationId: t.opId2,
           summary: t.summary,
-          requestBody: { required: true, description: t.description, content: { "application/json": { schema: json } } },
+          requestBody: {
+            required: true,
+            description: t.description,
+            content: { "application/json": { schema: json } },
+          },
           responses: { "201": { description: t.response, content: { "application/json": { schema: json } } } },
         },
       },
       "/then": { get: { operationId: "then", summary: t.summary, responses: { "204": { description: t.response } } } },
-      "/other": { get: { operationId: t.opId, responses: { "200": { description: t.response, content: { "text/plain": { schema: { type: "string" } } } } } } },
+      "/other": {
+        get: {
+          operationId: t.opId,
+          responses: { "200": { description: t.response, content: { "text/plain": { schema: { type: "string" } } } } },
+        },
+      },
     },
   };
   return JSON.stringify(doc, null, 1);
 }
 
 /** Top-level statements of a module: the names it declares (imports included), and anything that is not a declaration. */
-function topLevel(file: string, text: string): { names: string[]; exported: string[]; other: string[]; parseErrors: number } {
+function topLevel(
+  file: string,
+  text: string,
+): { names: string[]; exported: string[]; other: string[]; parseErrors: number } {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
   const names: string[] = [];
   const exported: string[] = [];
   const other: string[] = [];
-  const isExported = (node: ts.Node) => ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+  const isExported = (node: ts.Node) =>
+    ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
   for (const statement of source.statements) {
     if (ts.isImportDeclaration(statement)) {
       const clause = statement.importClause;
@@ -113,7 +176,12 @@ function topLevel(file: string, text: string): { names: string[]; exported: stri
         names.push(d.name.getText(source));
         if (isExported(statement)) exported.push(d.name.getText(source));
       }
-    } else if (ts.isTypeAliasDeclaration(statement) || ts.isInterfaceDeclaration(statement) || ts.isClassDeclaration(statement) || ts.isFunctionDeclaration(statement)) {
+    } else if (
+      ts.isTypeAliasDeclaration(statement) ||
+      ts.isInterfaceDeclaration(statement) ||
+      ts.isClassDeclaration(statement) ||
+      ts.isFunctionDeclaration(statement)
+    ) {
       const name = statement.name?.text ?? "";
       names.push(name);
       if (isExported(statement)) exported.push(name);
@@ -159,7 +227,8 @@ describe("hostile text in a spec never becomes code", () => {
           expect(new Set(shape.names).size, `${file.path}: ${shape.names.join(", ")}`).toBe(shape.names.length);
           const base = file.path.split("/").pop();
           if (base === "client.ts") expect(shape.exported).toHaveLength(model.operations.length * 3 + 2);
-          if (base === "tools.ts") expect(shape.exported).toHaveLength(model.toolSteps.length + (model.apiCall ? 1 : 0) + 2);
+          if (base === "tools.ts")
+            expect(shape.exported).toHaveLength(model.toolSteps.length + (model.apiCall ? 1 : 0) + 2);
           if (base === "descriptor.ts") expect(shape.exported).toEqual(["descriptor"]);
           if (base === "mock.ts") expect(shape.exported).toEqual(["mockDefinition", "startHostileMock"]);
         }
@@ -174,7 +243,15 @@ describe("hostile text in a spec never becomes code", () => {
 
   it("the generated modules type-check under strict settings", () => {
     const tsconfig = join(work, "tsconfig.json");
-    writeFileSync(tsconfig, JSON.stringify({ extends: resolve(root, "tsconfig.json"), compilerOptions: { rootDir: root, noEmit: true }, include: dirs.map((d) => `${d}/**/*.ts`), exclude: [] }));
+    writeFileSync(
+      tsconfig,
+      JSON.stringify({
+        extends: resolve(root, "tsconfig.json"),
+        compilerOptions: { rootDir: root, noEmit: true },
+        include: dirs.map((d) => `${d}/**/*.ts`),
+        exclude: [],
+      }),
+    );
     const check = typecheck(tsconfig);
     expect(check.output).toBe("");
     expect(check.ok).toBe(true);
@@ -183,8 +260,15 @@ describe("hostile text in a spec never becomes code", () => {
   it("importing every generated module runs nothing but the module", () => {
     const modules = dirs.flatMap((d) => ["index.ts", "hostile/mock.ts"].map((f) => join(d, f)));
     const script = join(work, "import-all.mts");
-    writeFileSync(script, `${modules.map((m, i) => `import * as m${i} from ${JSON.stringify(m)};`).join("\n")}\nvoid [${modules.map((_, i) => `m${i}`).join(", ")}];\nprocess.stdout.write("imported");\n`);
-    const run = spawnSync(process.execPath, ["--import", "tsx", script], { cwd: root, encoding: "utf8", timeout: 120_000 });
+    writeFileSync(
+      script,
+      `${modules.map((m, i) => `import * as m${i} from ${JSON.stringify(m)};`).join("\n")}\nvoid [${modules.map((_, i) => `m${i}`).join(", ")}];\nprocess.stdout.write("imported");\n`,
+    );
+    const run = spawnSync(process.execPath, ["--import", "tsx", script], {
+      cwd: root,
+      encoding: "utf8",
+      timeout: 120_000,
+    });
     expect(run.stderr).toBe("");
     expect(run.stdout).toBe("imported");
     expect(run.status).toBe(0);

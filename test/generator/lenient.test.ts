@@ -21,7 +21,9 @@ import { typecheck } from "../helpers/tsc.js";
 const root = packageRoot();
 const work = join(root, "test", ".tmp", "lenient");
 
-const ok = (description = "ok") => ({ "200": { description, content: { "application/json": { schema: { $ref: "#/components/schemas/Card" } } } } });
+const ok = (description = "ok") => ({
+  "200": { description, content: { "application/json": { schema: { $ref: "#/components/schemas/Card" } } } },
+});
 
 /** One of each repairable defect, in a JSON file as published specs are (one line: the pointer finds the place). */
 const defective = {
@@ -36,7 +38,10 @@ const defective = {
       oauth: { type: "http", scheme: "bearer" },
     },
     schemas: {
-      Card: { type: "object", properties: { id: { type: "string", "when it has one.": null }, code: { type: "string", pattern: "([" } } },
+      Card: {
+        type: "object",
+        properties: { id: { type: "string", "when it has one.": null }, code: { type: "string", pattern: "([" } },
+      },
     },
   },
   paths: {
@@ -60,19 +65,44 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe("lenient generation of a foreign spec", () => {
   it("repairs each defect and reports it as a warning with its place", async () => {
-    const result = await generate({ specFiles: [join(work, "boards.json")], outDir: join(work, "out"), projectRoot: root });
+    const result = await generate({
+      specFiles: [join(work, "boards.json")],
+      outDir: join(work, "out"),
+      projectRoot: root,
+    });
     const warnings = result.warnings.map((w) => `${w.code} ${w.line}:${w.column} ${w.pointer} ${w.message}`);
     expect(warnings).toEqual([
-      expect.stringMatching(/^SF161 1:\d+ \/components\/schemas\/Card\/properties\/id\/when it has one\. "when it has one\." is not a schema keyword/),
-      expect.stringMatching(/^SF162 1:\d+ \/components\/schemas\/Card\/properties\/code\/pattern pattern "\(\[" is not a valid JavaScript regular expression; it is not checked/),
-      expect.stringMatching(/^SF113 1:\d+ \/paths\/~1cards~1\{idCard\}~1actions\/get path parameter "\{idCard\}" is not declared; added it as a required string$/),
-      expect.stringMatching(/^SF112 1:\d+ \/paths\/~1cards~1\{id\}\/put\/operationId operationId "getCard" is also used by GET \/cards\/\{id\}.*; named this one "getCard2"$/),
-      expect.stringMatching(/^SF118 1:\d+ \/paths\/~1cards~1\{id\}\/delete\/operationId operationId "GetCard" differs only in case .*; both would make one type name; named this one "GetCard3"$/),
-      expect.stringMatching(/^SF117 1:\d+ \/paths\/~1boards\/get GET \/boards has no operationId; named it "getBoards"$/),
-      expect.stringMatching(/^SF111 1:\d+ \/paths\/~1boards\/post\/operationId operationId "then" is a name the client cannot use .*; named this one "then2"$/),
+      expect.stringMatching(
+        /^SF161 1:\d+ \/components\/schemas\/Card\/properties\/id\/when it has one\. "when it has one\." is not a schema keyword/,
+      ),
+      expect.stringMatching(
+        /^SF162 1:\d+ \/components\/schemas\/Card\/properties\/code\/pattern pattern "\(\[" is not a valid JavaScript regular expression; it is not checked/,
+      ),
+      expect.stringMatching(
+        /^SF113 1:\d+ \/paths\/~1cards~1\{idCard\}~1actions\/get path parameter "\{idCard\}" is not declared; added it as a required string$/,
+      ),
+      expect.stringMatching(
+        /^SF112 1:\d+ \/paths\/~1cards~1\{id\}\/put\/operationId operationId "getCard" is also used by GET \/cards\/\{id\}.*; named this one "getCard2"$/,
+      ),
+      expect.stringMatching(
+        /^SF118 1:\d+ \/paths\/~1cards~1\{id\}\/delete\/operationId operationId "GetCard" differs only in case .*; both would make one type name; named this one "GetCard3"$/,
+      ),
+      expect.stringMatching(
+        /^SF117 1:\d+ \/paths\/~1boards\/get GET \/boards has no operationId; named it "getBoards"$/,
+      ),
+      expect.stringMatching(
+        /^SF111 1:\d+ \/paths\/~1boards\/post\/operationId operationId "then" is a name the client cannot use .*; named this one "then2"$/,
+      ),
     ]);
     const model = result.models[0]!;
-    expect(model.operations.map((o) => o.operationId)).toEqual(["getCardActions", "getCard", "getCard2", "GetCard3", "getBoards", "then2"]);
+    expect(model.operations.map((o) => o.operationId)).toEqual([
+      "getCardActions",
+      "getCard",
+      "getCard2",
+      "GetCard3",
+      "getBoards",
+      "then2",
+    ]);
     // AND: key and token together in one mode; OR: the bearer alternative is a second mode.
     expect(model.descriptor.auth).toEqual({
       kind: "api-key",
@@ -85,11 +115,21 @@ describe("lenient generation of a foreign spec", () => {
       },
       defaultMode: "apiKey_apiToken",
     });
-    expect(Object.fromEntries(Object.entries(model.descriptor.connection.fields).map(([k, f]) => [k, f.required]))).toEqual({ apiKey: false, apiToken: false, accessToken: false });
+    expect(
+      Object.fromEntries(Object.entries(model.descriptor.connection.fields).map(([k, f]) => [k, f.required])),
+    ).toEqual({ apiKey: false, apiToken: false, accessToken: false });
 
     // The repaired names reach the types too, so the output type-checks.
     const tsconfig = join(work, "tsconfig.json");
-    writeFileSync(tsconfig, JSON.stringify({ extends: resolve(root, "tsconfig.json"), compilerOptions: { rootDir: root, noEmit: true }, include: [`${join(work, "out")}/**/*.ts`], exclude: [] }));
+    writeFileSync(
+      tsconfig,
+      JSON.stringify({
+        extends: resolve(root, "tsconfig.json"),
+        compilerOptions: { rootDir: root, noEmit: true },
+        include: [`${join(work, "out")}/**/*.ts`],
+        exclude: [],
+      }),
+    );
     const { write } = await import("../../generator/pipeline.js");
     write(join(work, "out"), result.files, { wholeOutDir: false });
     const check = typecheck(tsconfig);
@@ -99,8 +139,17 @@ describe("lenient generation of a foreign spec", () => {
   it("prints the repairs as warnings; --strict refuses the same spec", async () => {
     const lenient = await runCli("generate", "--spec", join(work, "boards.json"), "--out", join(work, "cli"));
     expect(lenient.code).toBe(0);
-    expect(lenient.stdout).toMatch(/boards\.json:1:\d+ warning SF113 path parameter "\{idCard\}" is not declared; added it as a required string \(at \/paths\/~1cards~1\{idCard\}~1actions\/get\)/);
-    const strict = await runCli("generate", "--strict", "--spec", join(work, "boards.json"), "--out", join(work, "strict"));
+    expect(lenient.stdout).toMatch(
+      /boards\.json:1:\d+ warning SF113 path parameter "\{idCard\}" is not declared; added it as a required string \(at \/paths\/~1cards~1\{idCard\}~1actions\/get\)/,
+    );
+    const strict = await runCli(
+      "generate",
+      "--strict",
+      "--spec",
+      join(work, "boards.json"),
+      "--out",
+      join(work, "strict"),
+    );
     expect(strict.code).toBe(1);
     expect(strict.stderr).toMatch(/error SF113 .*\(refused: --strict\)/);
     expect(strict.stderr).toMatch(/error SF161 /);
@@ -124,16 +173,32 @@ describe("generate --check", () => {
 
 /** A foreign spec (no x-stepforge) with these paths, checked leniently. */
 function foreign(paths: Record<string, unknown>, extra: Record<string, unknown> = {}) {
-  const doc = { openapi: "3.0.3", info: { title: "Xx", version: "1" }, servers: [{ url: "https://api.example.com" }], paths, ...extra };
+  const doc = {
+    openapi: "3.0.3",
+    info: { title: "Xx", version: "1" },
+    servers: [{ url: "https://api.example.com" }],
+    paths,
+    ...extra,
+  };
   return checkSpec(loadSpecText("xx.yaml", stringify(doc)));
 }
 const noContent = { "200": { description: "ok" } };
 
 describe("names the language itself calls", () => {
   it("renames operationIds that are Object.prototype members or toJSON: JSON.stringify or `${client}` would send a request", () => {
-    const model = foreign({ "/c": { get: { operationId: "toString", responses: noContent }, post: { operationId: "toJSON", responses: noContent }, put: { operationId: "valueOf", responses: noContent } } });
+    const model = foreign({
+      "/c": {
+        get: { operationId: "toString", responses: noContent },
+        post: { operationId: "toJSON", responses: noContent },
+        put: { operationId: "valueOf", responses: noContent },
+      },
+    });
     expect(model.operations.map((o) => o.operationId)).toEqual(["toString2", "valueOf2", "toJSON2"]);
-    expect(model.warnings.map((w) => `${w.code} ${w.pointer}`)).toEqual(["SF111 /paths/~1c/get/operationId", "SF111 /paths/~1c/put/operationId", "SF111 /paths/~1c/post/operationId"]);
+    expect(model.warnings.map((w) => `${w.code} ${w.pointer}`)).toEqual([
+      "SF111 /paths/~1c/get/operationId",
+      "SF111 /paths/~1c/put/operationId",
+      "SF111 /paths/~1c/post/operationId",
+    ]);
     expect(Object.keys(model.descriptor.operations)).toEqual(["toString2", "valueOf2", "toJSON2"]);
     // The runtime looks operations up by own key: an inherited member is no operation.
     expect(() => operationOf(model.descriptor, "toString")).toThrow(/has no operation "toString"/);
@@ -143,7 +208,12 @@ describe("names the language itself calls", () => {
 
 describe("methods the client cannot send", () => {
   it("leaves a TRACE operation out with a warning (fetch refuses the method), not silently", () => {
-    const model = foreign({ "/t": { get: { operationId: "look", responses: noContent }, trace: { operationId: "echo", responses: noContent } } });
+    const model = foreign({
+      "/t": {
+        get: { operationId: "look", responses: noContent },
+        trace: { operationId: "echo", responses: noContent },
+      },
+    });
     expect(model.operations.map((o) => o.operationId)).toEqual(["look"]);
     expect(model.warnings.map((w) => `${w.code} ${w.pointer} ${w.message}`)).toEqual([
       "SF119 /paths/~1t/trace TRACE /t cannot be sent: fetch refuses the TRACE method; left it out of the client, the tool steps and the mock",
@@ -162,29 +232,51 @@ describe("path items that are $refs", () => {
         "/shared": { $ref: "#/components/pathItems/Shared" },
         "/item/{id}": { $ref: "#/paths/~1other" },
       },
-      components: { pathItems: { Shared: { get: { operationId: "sharedGet", parameters: [{ name: "limit", in: "query", schema: { type: "integer" } }], responses: noContent } } } },
+      components: {
+        pathItems: {
+          Shared: {
+            get: {
+              operationId: "sharedGet",
+              parameters: [{ name: "limit", in: "query", schema: { type: "integer" } }],
+              responses: noContent,
+            },
+          },
+        },
+      },
     };
     const file = join(work, "pathref.json");
     writeFileSync(file, JSON.stringify(doc));
     const result = await generate({ specFiles: [file], outDir: join(work, "pathref"), projectRoot: root });
     const model = result.models[0]!;
-    expect(model.operations.map((o) => `${o.method} ${o.path} ${o.operationId} ${o.parameters.map((p) => p.name)}`)).toEqual([
-      "GET /other other ",
-      "GET /shared sharedGet limit",
-      "GET /item/{id} other2 id",
+    expect(
+      model.operations.map((o) => `${o.method} ${o.path} ${o.operationId} ${o.parameters.map((p) => p.name)}`),
+    ).toEqual(["GET /other other ", "GET /shared sharedGet limit", "GET /item/{id} other2 id"]);
+    expect(model.warnings.map((w) => `${w.code} ${w.pointer}`)).toEqual([
+      "SF112 /paths/~1item~1{id}/get/operationId",
+      "SF113 /paths/~1item~1{id}/get",
     ]);
-    expect(model.warnings.map((w) => `${w.code} ${w.pointer}`)).toEqual(["SF112 /paths/~1item~1{id}/get/operationId", "SF113 /paths/~1item~1{id}/get"]);
     // The added {id} reaches the types of /item/{id} only, not the shared item.
     const { write } = await import("../../generator/pipeline.js");
     write(join(work, "pathref"), result.files, { wholeOutDir: false });
     const tsconfig = join(work, "tsconfig.pathref.json");
-    writeFileSync(tsconfig, JSON.stringify({ extends: resolve(root, "tsconfig.json"), compilerOptions: { rootDir: root, noEmit: true }, include: [`${join(work, "pathref")}/**/*.ts`], exclude: [] }));
+    writeFileSync(
+      tsconfig,
+      JSON.stringify({
+        extends: resolve(root, "tsconfig.json"),
+        compilerOptions: { rootDir: root, noEmit: true },
+        include: [`${join(work, "pathref")}/**/*.ts`],
+        exclude: [],
+      }),
+    );
     expect(typecheck(tsconfig).output).toBe("");
-    expect(result.files.find((f) => f.path.endsWith("types.ts"))!.content).toMatch(/other2: \{\s+parameters: \{\s+query\?: never;\s+header\?: never;\s+path: \{\s+id: string;/);
+    expect(result.files.find((f) => f.path.endsWith("types.ts"))!.content).toMatch(
+      /other2: \{\s+parameters: \{\s+query\?: never;\s+header\?: never;\s+path: \{\s+id: string;/,
+    );
   });
 
   it("names the path whose $ref leads to no path item", () => {
-    const model = () => foreign({ "/a": { $ref: "#/paths/~1b" }, "/b": { $ref: "#/paths/~1a" }, "/c": { $ref: "#/info/title" } });
+    const model = () =>
+      foreign({ "/a": { $ref: "#/paths/~1b" }, "/b": { $ref: "#/paths/~1a" }, "/c": { $ref: "#/info/title" } });
     expect(() => model()).toThrow(SpecError);
     try {
       model();
@@ -199,14 +291,35 @@ describe("path items that are $refs", () => {
 });
 
 describe("what the client cannot send as the spec says is said, not mis-sent silently", () => {
-  const form = (type: string, schema: unknown = { type: "object", properties: { user: { type: "string" } } }) => ({ required: true, content: { [type]: { schema } } });
+  const form = (type: string, schema: unknown = { type: "object", properties: { user: { type: "string" } } }) => ({
+    required: true,
+    content: { [type]: { schema } },
+  });
 
   it("warns (SF172) for each request body with no JSON media type, naming the operation and the media type", () => {
     const model = foreign({
       "/upload": { post: { operationId: "upload", requestBody: form("multipart/form-data"), responses: noContent } },
-      "/form": { post: { operationId: "submitForm", requestBody: form("application/x-www-form-urlencoded"), responses: noContent } },
-      "/raw": { put: { operationId: "putRaw", requestBody: form("application/octet-stream", { type: "string", format: "binary" }), responses: noContent } },
-      "/json": { post: { operationId: "postJson", requestBody: { content: { "application/json": {}, "multipart/form-data": {} } }, responses: noContent } },
+      "/form": {
+        post: {
+          operationId: "submitForm",
+          requestBody: form("application/x-www-form-urlencoded"),
+          responses: noContent,
+        },
+      },
+      "/raw": {
+        put: {
+          operationId: "putRaw",
+          requestBody: form("application/octet-stream", { type: "string", format: "binary" }),
+          responses: noContent,
+        },
+      },
+      "/json": {
+        post: {
+          operationId: "postJson",
+          requestBody: { content: { "application/json": {}, "multipart/form-data": {} } },
+          responses: noContent,
+        },
+      },
     });
     // Form fields, multipart parts and bytes are sent right by the client and the tool step alike: no warning.
     expect(model.warnings.map((w) => `${w.code} ${w.pointer} ${w.message}`)).toEqual([]);
@@ -231,10 +344,17 @@ describe("what the client cannot send as the spec says is said, not mis-sent sil
           },
         },
       },
-      { components: { securitySchemes: { key: { type: "apiKey", in: "header", name: "X-API-Key" } } }, security: [{ key: [] }] },
+      {
+        components: { securitySchemes: { key: { type: "apiKey", in: "header", name: "X-API-Key" } } },
+        security: [{ key: [] }],
+      },
     );
     const [step] = model.toolSteps;
-    expect(step!.fields.map((f) => `${f.name}${f.required ? "" : "?"}`)).toEqual(["name", "X_Request_ID", "If_None_Match?"]);
+    expect(step!.fields.map((f) => `${f.name}${f.required ? "" : "?"}`)).toEqual([
+      "name",
+      "X_Request_ID",
+      "If_None_Match?",
+    ]);
     expect(step!.wire.header).toEqual([
       ["X-Request-ID", { from: "input", field: "X_Request_ID" }],
       ["If-None-Match", { from: "input", field: "If_None_Match" }],
@@ -255,7 +375,13 @@ describe("messages say what was refused and why", () => {
     }
     throw new Error("expected a SpecError");
   };
-  const spec = (extra: Record<string, unknown> = {}) => stringify({ openapi: "3.0.3", info: { title: "Xx", version: "1" }, paths: { "/a": { get: { operationId: "a", responses: noContent } } }, ...extra });
+  const spec = (extra: Record<string, unknown> = {}) =>
+    stringify({
+      openapi: "3.0.3",
+      info: { title: "Xx", version: "1" },
+      paths: { "/a": { get: { operationId: "a", responses: noContent } } },
+      ...extra,
+    });
 
   it("names the --service value and the rule, instead of asking for --service", () => {
     for (const service of ["My-Svc", "a"]) {
@@ -275,7 +401,10 @@ describe("messages say what was refused and why", () => {
   });
 
   it("keeps an operationId that is a Unicode identifier as written; tool names get its base letters", () => {
-    const model = foreign({ "/a": { get: { operationId: "ñandú_über", responses: noContent } }, "/b": { get: { operationId: "日本語 テスト", responses: noContent } } });
+    const model = foreign({
+      "/a": { get: { operationId: "ñandú_über", responses: noContent } },
+      "/b": { get: { operationId: "日本語 テスト", responses: noContent } },
+    });
     expect(model.operations.map((o) => o.operationId)).toEqual(["ñandú_über", "日本語テスト"]);
     expect(model.warnings).toEqual([]);
     expect(model.toolSteps[0]!.name).toBe("xx_nandu_uber");

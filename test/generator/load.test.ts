@@ -14,7 +14,10 @@ function diagnosticsOf(fn: () => unknown) {
 
 describe("load", () => {
   it("locates nodes by path with 1-based line and column", () => {
-    const spec = loadSpecText("s.yaml", "openapi: 3.1.0\ninfo:\n  title: T\npaths:\n  /a:\n    get:\n      operationId: a\n");
+    const spec = loadSpecText(
+      "s.yaml",
+      "openapi: 3.1.0\ninfo:\n  title: T\npaths:\n  /a:\n    get:\n      operationId: a\n",
+    );
     expect(spec.locate(["info", "title"])).toEqual({ line: 3, column: 10 });
     expect(spec.locate(["paths", "/a", "get", "operationId"])).toEqual({ line: 7, column: 20 });
   });
@@ -74,12 +77,19 @@ describe("YAML merge keys", () => {
 
 describe("JSON files", () => {
   it("reports a truncated or broken .json spec as JSON, with the place", () => {
-    const [truncated] = diagnosticsOf(() => loadSpecText("t.json", '{\n  "openapi": "3.0.3",\n  "info": {"title": "X",'));
+    const [truncated] = diagnosticsOf(() =>
+      loadSpecText("t.json", '{\n  "openapi": "3.0.3",\n  "info": {"title": "X",'),
+    );
     expect(truncated).toMatchObject({ code: "SF002", file: "t.json", line: 3, column: 25 });
     expect(truncated!.message).toMatch(/^not valid JSON: /);
     expect(truncated!.message).not.toMatch(/YAML|Flow map/);
     const [broken] = diagnosticsOf(() => loadSpecText("b.JSON", '{\n  "openapi" "3.0.3"\n}'));
-    expect(broken).toMatchObject({ code: "SF002", line: 2, column: 13, message: expect.stringMatching(/^not valid JSON: Expected ':' after property name$/) });
+    expect(broken).toMatchObject({
+      code: "SF002",
+      line: 2,
+      column: 13,
+      message: expect.stringMatching(/^not valid JSON: Expected ':' after property name$/),
+    });
   });
 
   it("still reads a .json spec with a byte-order mark", () => {

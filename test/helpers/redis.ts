@@ -67,13 +67,31 @@ export async function startRedis(): Promise<RunningRedis> {
   const launch = async (): Promise<void> => {
     const p = spawn(
       REDIS_SERVER,
-      ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no", "--protected-mode", "yes", "--loglevel", "warning"],
+      [
+        "--port",
+        String(port),
+        "--bind",
+        "127.0.0.1",
+        "--dir",
+        dir,
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--protected-mode",
+        "yes",
+        "--loglevel",
+        "warning",
+      ],
       { stdio: ["ignore", "ignore", "pipe"] },
     );
     child = p;
     await waitForPong(port, p);
   };
-  const exited = (p: ChildProcess) => (p.exitCode !== null || p.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => p.once("exit", () => r())));
+  const exited = (p: ChildProcess) =>
+    p.exitCode !== null || p.signalCode !== null
+      ? Promise.resolve()
+      : new Promise<void>((r) => p.once("exit", () => r()));
 
   // Another process may take the free port between our check and the server's bind: try a few.
   for (let attempt = 0; ; attempt++) {

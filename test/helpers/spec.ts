@@ -9,9 +9,25 @@ export function minimalSpec(overrides: Record<string, unknown> = {}): Record<str
     "x-stepforge": {
       id: "widgets",
       title: "Widgets",
-      connection: { baseUrl: "https://api.widgets.example", fields: { apiKey: { description: "API key", secret: true } } },
-      auth: { kind: "api-key", modes: { header: [{ in: "header", name: "x-api-key", value: "{apiKey}" }] }, defaultMode: "header" },
-      limits: [{ id: "rate", kind: "window", requests: 10, windowSeconds: 1, description: "10 per second", rejection: { status: 429 } }],
+      connection: {
+        baseUrl: "https://api.widgets.example",
+        fields: { apiKey: { description: "API key", secret: true } },
+      },
+      auth: {
+        kind: "api-key",
+        modes: { header: [{ in: "header", name: "x-api-key", value: "{apiKey}" }] },
+        defaultMode: "header",
+      },
+      limits: [
+        {
+          id: "rate",
+          kind: "window",
+          requests: 10,
+          windowSeconds: 1,
+          description: "10 per second",
+          rejection: { status: 429 },
+        },
+      ],
       errors: { statuses: { "429": { kind: "rate_limited", retry: true, description: "slow down" } } },
     },
     paths: {
@@ -24,15 +40,41 @@ export function minimalSpec(overrides: Record<string, unknown> = {}): Record<str
             { name: "offset", in: "query", schema: { type: "integer" } },
             { name: "limit", in: "query", schema: { type: "integer" } },
           ],
-          "x-stepforge-paging": { style: "offset", offsetParam: "offset", limitParam: "limit", itemsField: "items", maxLimit: 100 },
-          responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: "#/components/schemas/WidgetList" }, example: { items: [] } } } } },
+          "x-stepforge-paging": {
+            style: "offset",
+            offsetParam: "offset",
+            limitParam: "limit",
+            itemsField: "items",
+            maxLimit: 100,
+          },
+          responses: {
+            "200": {
+              description: "ok",
+              content: {
+                "application/json": { schema: { $ref: "#/components/schemas/WidgetList" }, example: { items: [] } },
+              },
+            },
+          },
         },
         post: {
           operationId: "createWidget",
           summary: "Create a widget",
           tags: ["widgets"],
-          requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/NewWidget" } } } },
-          responses: { "201": { description: "created", content: { "application/json": { schema: { $ref: "#/components/schemas/Widget" }, example: { id: "w1", name: "a" } } } } },
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: { $ref: "#/components/schemas/NewWidget" } } },
+          },
+          responses: {
+            "201": {
+              description: "created",
+              content: {
+                "application/json": {
+                  schema: { $ref: "#/components/schemas/Widget" },
+                  example: { id: "w1", name: "a" },
+                },
+              },
+            },
+          },
         },
       },
       "/widgets/{id}": {
@@ -41,15 +83,36 @@ export function minimalSpec(overrides: Record<string, unknown> = {}): Record<str
           summary: "Get a widget",
           tags: ["widgets"],
           parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
-          responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: "#/components/schemas/Widget" }, example: { id: "w1", name: "a" } } } } },
+          responses: {
+            "200": {
+              description: "ok",
+              content: {
+                "application/json": {
+                  schema: { $ref: "#/components/schemas/Widget" },
+                  example: { id: "w1", name: "a" },
+                },
+              },
+            },
+          },
         },
       },
     },
     components: {
       schemas: {
-        Widget: { type: "object", required: ["id", "name"], properties: { id: { type: "string" }, name: { type: "string" }, colour: { type: ["string", "null"] } } },
-        NewWidget: { type: "object", required: ["name"], properties: { name: { type: "string" }, colour: { type: "string" } } },
-        WidgetList: { type: "object", properties: { items: { type: "array", items: { $ref: "#/components/schemas/Widget" } } } },
+        Widget: {
+          type: "object",
+          required: ["id", "name"],
+          properties: { id: { type: "string" }, name: { type: "string" }, colour: { type: ["string", "null"] } },
+        },
+        NewWidget: {
+          type: "object",
+          required: ["name"],
+          properties: { name: { type: "string" }, colour: { type: "string" } },
+        },
+        WidgetList: {
+          type: "object",
+          properties: { items: { type: "array", items: { $ref: "#/components/schemas/Widget" } } },
+        },
       },
     },
     ...overrides,

@@ -11,7 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { loadCatalogs } from "../../cli/commands/tools.js";
-import { Accounts, serveMcpHttp, startMockAccounts, StepforgeMcp, type MockAccounts, type RunningMcpHttp } from "../../runtime/mcp/index.js";
+import {
+  Accounts,
+  serveMcpHttp,
+  startMockAccounts,
+  StepforgeMcp,
+  type MockAccounts,
+  type RunningMcpHttp,
+} from "../../runtime/mcp/index.js";
 import type { ThrottleEvent } from "../../runtime/hooks.js";
 import { createSharedState } from "../../runtime/client/client.js";
 import type { ServiceCatalog } from "../../runtime/mcp/catalog.js";
@@ -40,13 +47,19 @@ function limitedAccounts(mocks: MockAccounts, throttles: Throttles, windowSecond
       service,
       list.map((a) => ({
         name: a.name,
-        context: { ...a.context, shared, connection: { ...a.context.connection, limits: { perToken: { requests: 1, windowSeconds } } }, hooks: { onThrottle: throttles.hook } },
+        context: {
+          ...a.context,
+          shared,
+          connection: { ...a.context.connection, limits: { perToken: { requests: 1, windowSeconds } } },
+          hooks: { onThrottle: throttles.hook },
+        },
       })),
     ]),
   );
 }
 
-const createdCards = (mocks: MockAccounts): number => Object.values(mocks.mocks[0]!.counters().creates).reduce((a, b) => a + b, 0);
+const createdCards = (mocks: MockAccounts): number =>
+  Object.values(mocks.mocks[0]!.counters().creates).reduce((a, b) => a + b, 0);
 
 describe("a cancelled MCP call that waits behind a limit", () => {
   let catalogs: ServiceCatalog[];
@@ -71,7 +84,11 @@ describe("a cancelled MCP call that waits behind a limit", () => {
       expect((await client.callTool({ name: "trello_get_card", arguments: { id: CARD } })).isError).toBeFalsy();
       const queued = throttles.next("createCard");
       const cancel = new AbortController();
-      const write = client.callTool({ name: "trello_create_card", arguments: { idList: LIST, name: "cancelled while queued" } }, undefined, { signal: cancel.signal });
+      const write = client.callTool(
+        { name: "trello_create_card", arguments: { idList: LIST, name: "cancelled while queued" } },
+        undefined,
+        { signal: cancel.signal },
+      );
       await queued;
       cancel.abort("the user gave up");
       await expect(write).rejects.toThrow();
@@ -91,12 +108,24 @@ describe("a cancelled MCP call that waits behind a limit", () => {
       expect((await c.client.callTool({ name: "trello_get_card", arguments: { id: CARD } })).isError).toBeFalsy();
       const queued = throttles.next("createCard");
       const gone = new AbortController();
-      const body = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "trello_create_card", arguments: { idList: LIST, name: "disconnected while queued" } } };
-      const write = fetch(http.url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify(body), signal: gone.signal });
+      const body = {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "trello_create_card", arguments: { idList: LIST, name: "disconnected while queued" } },
+      };
+      const write = fetch(http.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify(body),
+        signal: gone.signal,
+      });
       await queued;
       gone.abort();
       await expect(write).rejects.toThrow();
-      expect(json<Json>(await c.client.callTool({ name: "trello_get_card", arguments: { id: CARD } }))).toMatchObject({ id: CARD });
+      expect(json<Json>(await c.client.callTool({ name: "trello_get_card", arguments: { id: CARD } }))).toMatchObject({
+        id: CARD,
+      });
       expect(createdCards(mocks)).toBe(before);
     } finally {
       await c.close();
@@ -128,7 +157,11 @@ describe("a call a client-side limit would hold longer than the server's bound",
 
   it("waits when the bound is larger than the wait (maxLimitWaitMs)", async () => {
     const catalogs = (await loadCatalogs()).filter((c) => c.id === "trello");
-    const mcp = new StepforgeMcp({ catalogs, accounts: limitedAccounts(mocks, new Throttles(), 0.2), maxLimitWaitMs: 60_000 });
+    const mcp = new StepforgeMcp({
+      catalogs,
+      accounts: limitedAccounts(mocks, new Throttles(), 0.2),
+      maxLimitWaitMs: 60_000,
+    });
     expect((await mcp.callTool("trello_get_card", { id: CARD })).isError).toBeFalsy();
     expect(json(await mcp.callTool("trello_get_card", { id: CARD }))).toMatchObject({ id: CARD });
   });

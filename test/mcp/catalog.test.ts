@@ -13,20 +13,33 @@ describe("selectTools and check steps", () => {
     const names = selectTools(catalogs, { services: ["trello"], toolsets: ["cards:write"] }).map((t) => t.name);
     expect(names).toContain("trello_create_card");
     for (const tool of selectTools(catalogs, { toolsets: ["all:write"] })) {
-      if (tool.check) expect(selectTools(catalogs, { services: [tool.service], toolsets: [`${tool.service}.all:write`] }).map((t) => t.name), tool.name).toContain(tool.check.step);
+      if (tool.check)
+        expect(
+          selectTools(catalogs, { services: [tool.service], toolsets: [`${tool.service}.all:write`] }).map(
+            (t) => t.name,
+          ),
+          tool.name,
+        ).toContain(tool.check.step);
     }
     expect(names).toContain("trello_get_list_cards");
   });
 
   it("lets describe_step and the advice's check run under --dynamic", async () => {
     const catalogs = (await loadCatalogs()).filter((c) => c.id === "trello");
-    const mcp = new StepforgeMcp({ catalogs, selection: { toolsets: ["cards:write"] }, accounts: new Accounts([]), dynamic: true });
+    const mcp = new StepforgeMcp({
+      catalogs,
+      selection: { toolsets: ["cards:write"] },
+      accounts: new Accounts([]),
+      dynamic: true,
+    });
     const described = json<{ name: string }>(await mcp.callTool("describe_step", { name: "trello_get_list_cards" }));
     expect(described.name).toBe("trello_get_list_cards");
   });
 
   it("adds no write under --read-only", async () => {
     const catalogs = await loadCatalogs();
-    expect(selectTools(catalogs, { toolsets: ["cards:write"], readOnly: true }).every((t) => t.annotations.readOnlyHint)).toBe(true);
+    expect(
+      selectTools(catalogs, { toolsets: ["cards:write"], readOnly: true }).every((t) => t.annotations.readOnlyHint),
+    ).toBe(true);
   });
 });

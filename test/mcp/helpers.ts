@@ -30,7 +30,12 @@ export interface Connected {
 
 /** `stepforge mcp ARGS` over stdio, driven by the SDK client. */
 export async function stdioClient(args: string[], env: Record<string, string> = {}): Promise<Connected> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp", ...args], stderr: "pipe", env: { ...(process.env as Record<string, string>), ...env } });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, "mcp", ...args],
+    stderr: "pipe",
+    env: { ...(process.env as Record<string, string>), ...env },
+  });
   let err = "";
   transport.stderr?.on("data", (chunk: Buffer) => (err += chunk.toString()));
   const client = new Client({ name: "stepforge-test", version: "1.0.0" });
@@ -40,15 +45,24 @@ export async function stdioClient(args: string[], env: Record<string, string> = 
 
 /** The SDK client over Streamable HTTP. */
 export async function httpClient(url: string, token?: string): Promise<Connected> {
-  const transport = new StreamableHTTPClientTransport(new URL(url), token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {});
+  const transport = new StreamableHTTPClientTransport(
+    new URL(url),
+    token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {},
+  );
   const client = new Client({ name: "stepforge-test", version: "1.0.0" });
   await client.connect(transport);
   return { client, stderr: () => "", close: () => client.close() };
 }
 
 /** `stepforge mcp --http 0 ARGS` as a process; resolves with its address once it listens. */
-export async function httpProcess(args: string[], env: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess; stderr: () => string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [BIN, "mcp", "--http", "0", ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
+export async function httpProcess(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ url: string; child: ChildProcess; stderr: () => string; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [BIN, "mcp", "--http", "0", ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...env },
+  });
   let err = "";
   const url = await new Promise<string>((resolve, reject) => {
     child.stderr!.on("data", (chunk: Buffer) => {

@@ -9,7 +9,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMock, type RunningMock } from "../../runtime/mock/index.js";
-import { Accounts, serveMcpHttp, startMockAccounts, StepforgeMcp, type MockAccounts, type RunningMcpHttp } from "../../runtime/mcp/index.js";
+import {
+  Accounts,
+  serveMcpHttp,
+  startMockAccounts,
+  StepforgeMcp,
+  type MockAccounts,
+  type RunningMcpHttp,
+} from "../../runtime/mcp/index.js";
 import { loadCatalogs } from "../../cli/commands/tools.js";
 import { CARD, LIST, TRELLO } from "../mock/helpers.js";
 import { httpClient, httpProcess, json, texts } from "./helpers.js";
@@ -26,7 +33,10 @@ describe("stepforge mcp --http with two Trello accounts", () => {
       file,
       JSON.stringify({
         work: { service: "trello", fields: { ...TRELLO } },
-        personal: { service: "trello", fields: { apiKey: TRELLO.apiKey, token: "ATTApersonal0000000000000000000000000000000000" } },
+        personal: {
+          service: "trello",
+          fields: { apiKey: TRELLO.apiKey, token: "ATTApersonal0000000000000000000000000000000000" },
+        },
       }),
       { mode: 0o600 },
     );
@@ -44,7 +54,10 @@ describe("stepforge mcp --http with two Trello accounts", () => {
       const steps = tools.filter((t) => t.name !== "continue_result");
       expect(steps.length).toBe(35);
       for (const t of steps) {
-        expect(t.inputSchema.properties?.stepforge_connection, t.name).toMatchObject({ type: "string", enum: ["personal", "work"] });
+        expect(t.inputSchema.properties?.stepforge_connection, t.name).toMatchObject({
+          type: "string",
+          enum: ["personal", "work"],
+        });
         expect(t.inputSchema.required, t.name).toContain("stepforge_connection");
       }
     } finally {
@@ -56,10 +69,16 @@ describe("stepforge mcp --http with two Trello accounts", () => {
     const c = await httpClient(server.url);
     try {
       const before = mock.counters().requests;
-      const work = await c.client.callTool({ name: "trello_get_card", arguments: { id: CARD, stepforge_connection: "work" } });
+      const work = await c.client.callTool({
+        name: "trello_get_card",
+        arguments: { id: CARD, stepforge_connection: "work" },
+      });
       expect(work.isError).toBeFalsy();
       expect(json(work)).toMatchObject({ id: CARD });
-      const personal = await c.client.callTool({ name: "trello_get_card", arguments: { id: CARD, stepforge_connection: "personal" } });
+      const personal = await c.client.callTool({
+        name: "trello_get_card",
+        arguments: { id: CARD, stepforge_connection: "personal" },
+      });
       expect(personal.isError).toBe(true);
       expect(json(personal)).toMatchObject({ kind: "auth", retryable: false });
       // The other account's token never shows in what the model reads.
@@ -68,8 +87,14 @@ describe("stepforge mcp --http with two Trello accounts", () => {
 
       const none = await c.client.callTool({ name: "trello_get_card", arguments: { id: CARD } });
       expect(none.isError).toBe(true);
-      expect(json(none)).toMatchObject({ kind: "invalid_input", fields: [{ path: "stepforge_connection", message: expect.stringMatching(/"personal", "work"/) }] });
-      const wrong = await c.client.callTool({ name: "trello_get_card", arguments: { id: CARD, stepforge_connection: "home" } });
+      expect(json(none)).toMatchObject({
+        kind: "invalid_input",
+        fields: [{ path: "stepforge_connection", message: expect.stringMatching(/"personal", "work"/) }],
+      });
+      const wrong = await c.client.callTool({
+        name: "trello_get_card",
+        arguments: { id: CARD, stepforge_connection: "home" },
+      });
       expect(json(wrong)).toMatchObject({ kind: "invalid_input", fields: [{ path: "stepforge_connection" }] });
       expect(mock.counters().requests - before).toBe(2);
     } finally {
@@ -97,7 +122,10 @@ describe("MCP over HTTP in process: result budget, token, host checks", () => {
     const c = await httpClient(http.url, TOKEN);
     try {
       for (let i = 0; i < 14; i++) {
-        const made = await c.client.callTool({ name: "trello_create_card", arguments: { idList: LIST, name: `budget card ${i}`, desc: "x".repeat(300) } });
+        const made = await c.client.callTool({
+          name: "trello_create_card",
+          arguments: { idList: LIST, name: `budget card ${i}`, desc: "x".repeat(300) },
+        });
         expect(made.isError).toBeFalsy();
       }
       const first = await c.client.callTool({ name: "trello_get_list_cards", arguments: { id: LIST } });
@@ -106,7 +134,9 @@ describe("MCP over HTTP in process: result budget, token, host checks", () => {
       expect(Buffer.byteLength(data!)).toBeLessThanOrEqual(4000);
       const page = JSON.parse(data!) as { items: Array<{ id: string; name: string }> };
       expect(page.items.length).toBeGreaterThan(0);
-      expect(note).toMatch(/Result cut to stay under 4000 bytes: "items" holds records 1-\d+ of \d+\. For the next records call continue_result with \{"cursor":"[\w-]+"\}/);
+      expect(note).toMatch(
+        /Result cut to stay under 4000 bytes: "items" holds records 1-\d+ of \d+\. For the next records call continue_result with \{"cursor":"[\w-]+"\}/,
+      );
       const total = Number(/of (\d+)\./.exec(note!)![1]);
       expect(total).toBeGreaterThanOrEqual(14);
 
@@ -125,19 +155,31 @@ describe("MCP over HTTP in process: result budget, token, host checks", () => {
       expect(new Set(ids).size).toBe(total);
 
       // A cursor works once.
-      const used = await c.client.callTool({ name: "continue_result", arguments: { cursor: /"cursor":"([\w-]+)"/.exec(note!)![1] } });
+      const used = await c.client.callTool({
+        name: "continue_result",
+        arguments: { cursor: /"cursor":"([\w-]+)"/.exec(note!)![1] },
+      });
       expect(used.isError).toBe(true);
       expect(json(used)).toMatchObject({ kind: "invalid_input", fields: [{ path: "cursor" }] });
 
       // Field selection: only the fields asked for, and the whole list fits.
-      const slim = await c.client.callTool({ name: "trello_get_list_cards", arguments: { id: LIST, stepforge_result_fields: ["id", "name"] } });
+      const slim = await c.client.callTool({
+        name: "trello_get_list_cards",
+        arguments: { id: LIST, stepforge_result_fields: ["id", "name"] },
+      });
       const slimItems = json<{ items: Array<Record<string, unknown>> }>(slim).items;
       expect(slimItems.length).toBe(total);
       for (const r of slimItems) expect(Object.keys(r).sort()).toEqual(["id", "name"]);
       expect(texts(slim)).toHaveLength(1);
-      const typo = await c.client.callTool({ name: "trello_get_list_cards", arguments: { id: LIST, stepforge_result_fields: ["id", "nmae"] } });
+      const typo = await c.client.callTool({
+        name: "trello_get_list_cards",
+        arguments: { id: LIST, stepforge_result_fields: ["id", "nmae"] },
+      });
       expect(texts(typo)[1]).toMatch(/No record has the field "nmae"/);
-      const badFields = await c.client.callTool({ name: "trello_get_list_cards", arguments: { id: LIST, stepforge_result_fields: "id" } });
+      const badFields = await c.client.callTool({
+        name: "trello_get_list_cards",
+        arguments: { id: LIST, stepforge_result_fields: "id" },
+      });
       expect(json(badFields)).toMatchObject({ kind: "invalid_input", fields: [{ path: "stepforge_result_fields" }] });
     } finally {
       await c.close();
@@ -148,10 +190,17 @@ describe("MCP over HTTP in process: result budget, token, host checks", () => {
     await expect(httpClient(http.url)).rejects.toThrow(/401|bearer/i);
     await expect(httpClient(http.url, "wrong-token-0123456789abcdef")).rejects.toThrow(/401|bearer/i);
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(http.url, { method: "POST", headers: { host: "evil.example:80", authorization: `Bearer ${TOKEN}`, "content-type": "application/json" } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        http.url,
+        {
+          method: "POST",
+          headers: { host: "evil.example:80", authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on("error", reject);
       req.end("{}");
     });
@@ -161,6 +210,8 @@ describe("MCP over HTTP in process: result budget, token, host checks", () => {
   it("will not listen beyond loopback without a token", async () => {
     const catalogs = (await loadCatalogs()).filter((c) => c.id === "worldnews");
     const mcp = new StepforgeMcp({ catalogs, accounts: new Accounts([]) });
-    await expect(serveMcpHttp(() => mcp.createServer(), { port: 0, host: "0.0.0.0" })).rejects.toThrow(/beyond loopback.*STEPFORGE_MCP_TOKEN/);
+    await expect(serveMcpHttp(() => mcp.createServer(), { port: 0, host: "0.0.0.0" })).rejects.toThrow(
+      /beyond loopback.*STEPFORGE_MCP_TOKEN/,
+    );
   });
 });

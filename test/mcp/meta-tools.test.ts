@@ -23,14 +23,20 @@ describe("dynamic meta-tools check their declared schemas", () => {
   it("search_steps refuses a service that is not served, naming the services", async () => {
     const result = await dynamic().callTool("search_steps", { query: "card", service: "nope" });
     expect(result.isError).toBe(true);
-    expect(json<ToolError>(result)).toMatchObject({ kind: "invalid_input", fields: [{ path: "service", message: expect.stringMatching(/"trello".*"worldnews"/) }] });
+    expect(json<ToolError>(result)).toMatchObject({
+      kind: "invalid_input",
+      fields: [{ path: "service", message: expect.stringMatching(/"trello".*"worldnews"/) }],
+    });
   });
 
   it("search_steps refuses a limit given as a string, and fields it does not declare", async () => {
     const limit = await dynamic().callTool("search_steps", { query: "card", limit: "5" });
     expect(json<ToolError>(limit)).toMatchObject({ kind: "invalid_input", fields: [{ path: "limit" }] });
     const extra = await dynamic().callTool("search_steps", { query: "card", services: ["trello"] });
-    expect(json<ToolError>(extra)).toMatchObject({ kind: "invalid_input", fields: [{ path: "services", message: expect.stringMatching(/query, service, limit/) }] });
+    expect(json<ToolError>(extra)).toMatchObject({
+      kind: "invalid_input",
+      fields: [{ path: "services", message: expect.stringMatching(/query, service, limit/) }],
+    });
   });
 
   it("describe_step, call_step and continue_result refuse undeclared fields", async () => {
@@ -47,18 +53,30 @@ describe("dynamic meta-tools check their declared schemas", () => {
   });
 
   it("summaries do not end at an abbreviation such as e.g.", async () => {
-    const found = json<{ steps: Array<{ name: string; summary: string }> }>(await dynamic().callTool("search_steps", { query: "list cards", service: "trello" }));
+    const found = json<{ steps: Array<{ name: string; summary: string }> }>(
+      await dynamic().callTool("search_steps", { query: "list cards", service: "trello" }),
+    );
     const step = found.steps.find((s) => s.name === "trello_get_list_cards")!;
-    expect(step.summary).toMatch(/^List the cards in one list, e\.g\. to see what is in "To Do"; find list ids with trello_get_board_lists\.$/);
+    expect(step.summary).toMatch(
+      /^List the cards in one list, e\.g\. to see what is in "To Do"; find list ids with trello_get_board_lists\.$/,
+    );
   });
 });
 
 describe("stepforge_connection with one account", () => {
   it("is an unknown field, not silently stripped", async () => {
-    const accounts = new Accounts([["trello", [{ name: "only", context: { connection: { name: "only", fields: {} } } }]]]);
+    const accounts = new Accounts([
+      ["trello", [{ name: "only", context: { connection: { name: "only", fields: {} } } }]],
+    ]);
     const mcp = new StepforgeMcp({ catalogs: catalogs.filter((c) => c.id === "trello"), accounts });
-    const result = await mcp.callTool("trello_get_card", { id: "6123a9f0c4b5d6e7f8091a2b", stepforge_connection: "bogus" });
+    const result = await mcp.callTool("trello_get_card", {
+      id: "6123a9f0c4b5d6e7f8091a2b",
+      stepforge_connection: "bogus",
+    });
     expect(result.isError).toBe(true);
-    expect(json<ToolError>(result)).toMatchObject({ kind: "invalid_input", fields: [{ path: "stepforge_connection", message: expect.stringMatching(/not a field of this step/) }] });
+    expect(json<ToolError>(result)).toMatchObject({
+      kind: "invalid_input",
+      fields: [{ path: "stepforge_connection", message: expect.stringMatching(/not a field of this step/) }],
+    });
   });
 });

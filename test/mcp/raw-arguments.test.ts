@@ -6,7 +6,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCatalogs } from "../../cli/commands/tools.js";
-import { Accounts, serveMcpHttp, startMockAccounts, StepforgeMcp, type MockAccounts, type RunningMcpHttp } from "../../runtime/mcp/index.js";
+import {
+  Accounts,
+  serveMcpHttp,
+  startMockAccounts,
+  StepforgeMcp,
+  type MockAccounts,
+  type RunningMcpHttp,
+} from "../../runtime/mcp/index.js";
 import { CARD } from "../mock/helpers.js";
 
 interface Answer {
@@ -20,7 +27,10 @@ describe("tools/call with malformed params or arguments", () => {
   beforeAll(async () => {
     const catalogs = (await loadCatalogs()).filter((c) => c.id === "trello");
     mocks = await startMockAccounts(catalogs);
-    http = await serveMcpHttp(() => new StepforgeMcp({ catalogs, accounts: new Accounts(mocks.accounts) }).createServer(), { port: 0 });
+    http = await serveMcpHttp(
+      () => new StepforgeMcp({ catalogs, accounts: new Accounts(mocks.accounts) }).createServer(),
+      { port: 0 },
+    );
   });
   afterAll(async () => {
     await http?.close();
@@ -30,13 +40,21 @@ describe("tools/call with malformed params or arguments", () => {
   /** One JSON-RPC request; `params` is raw JSON text so any shape (a "__proto__" key included) goes as written. */
   async function call(params: string | undefined): Promise<Answer> {
     const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call"${params === undefined ? "" : `,"params":${params}`}}`;
-    const res = await fetch(http.url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body });
+    const res = await fetch(http.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body,
+    });
     return (await res.json()) as Answer;
   }
   const toolError = (a: Answer) => {
     expect(a.error).toBeUndefined();
     expect(a.result!.isError).toBe(true);
-    return JSON.parse(a.result!.content[0]!.text) as { kind: string; message: string; fields: Array<{ path: string; message: string }> };
+    return JSON.parse(a.result!.content[0]!.text) as {
+      kind: string;
+      message: string;
+      fields: Array<{ path: string; message: string }>;
+    };
   };
 
   it.each([
@@ -67,7 +85,9 @@ describe("tools/call with malformed params or arguments", () => {
 
   it('refuses a top-level "__proto__" key instead of dropping it', async () => {
     const before = mocks.mocks[0]!.counters().requests;
-    const error = toolError(await call(`{"name":"trello_get_card","arguments":{"id":"${CARD}","__proto__":{"fields":"all"}}}`));
+    const error = toolError(
+      await call(`{"name":"trello_get_card","arguments":{"id":"${CARD}","__proto__":{"fields":"all"}}}`),
+    );
     expect(error.kind).toBe("invalid_input");
     expect(error.fields.map((f) => f.path)).toContain("__proto__");
     expect(mocks.mocks[0]!.counters().requests).toBe(before);

@@ -40,23 +40,56 @@ describe("stepforge mcp stops while a call is queued behind a limit", () => {
   beforeAll(async () => {
     mock = await startMock("trello");
     file = join(mkdtempSync(join(tmpdir(), "stepforge-mcp-")), "connections.json");
-    writeFileSync(file, JSON.stringify({ work: { service: "trello", fields: { ...TRELLO }, limits: { perToken: { requests: 1, windowSeconds: 600 } } } }), { mode: 0o600 });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        work: { service: "trello", fields: { ...TRELLO }, limits: { perToken: { requests: 1, windowSeconds: 600 } } },
+      }),
+      { mode: 0o600 },
+    );
   });
   afterAll(async () => mock?.close());
 
   async function queuedServer(): Promise<ChildProcessWithoutNullStreams> {
-    const child = spawn(process.execPath, [BIN, "mcp", "--service", "trello", "--connections", file, "--base-url", `trello=${mock.url}`, "--max-limit-wait-ms", "3600000"], { stdio: "pipe" });
+    const child = spawn(
+      process.execPath,
+      [
+        BIN,
+        "mcp",
+        "--service",
+        "trello",
+        "--connections",
+        file,
+        "--base-url",
+        `trello=${mock.url}`,
+        "--max-limit-wait-ms",
+        "3600000",
+      ],
+      { stdio: "pipe" },
+    );
     const p = peer(child);
-    await p.request(0, "initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "stepforge-test", version: "1" } });
+    await p.request(0, "initialize", {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "stepforge-test", version: "1" },
+    });
     p.send({ method: "notifications/initialized" });
     // Fills the window; the write after it waits (600 s). The ping's answer comes after the write was taken in.
-    expect(await p.request(1, "tools/call", { name: "trello_get_card", arguments: { id: CARD } })).toMatchObject({ result: { content: [{ type: "text" }] } });
-    void p.request(2, "tools/call", { name: "trello_create_card", arguments: { idList: LIST, name: "queued at shutdown" } });
+    expect(await p.request(1, "tools/call", { name: "trello_get_card", arguments: { id: CARD } })).toMatchObject({
+      result: { content: [{ type: "text" }] },
+    });
+    void p.request(2, "tools/call", {
+      name: "trello_create_card",
+      arguments: { idList: LIST, name: "queued at shutdown" },
+    });
     await p.request(3, "ping");
     return child;
   }
 
-  const exit = (child: ChildProcessWithoutNullStreams) => new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const exit = (child: ChildProcessWithoutNullStreams) =>
+    new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+      child.once("exit", (code, signal) => resolve({ code, signal })),
+    );
   const creates = () => Object.values(mock.counters().creates).reduce((a, b) => a + b, 0);
 
   for (const how of ["SIGTERM", "SIGINT", "stdin closed"] as const) {

@@ -21,7 +21,9 @@ describe("stepforge mcp --mock over stdio (default listing)", () => {
     const { tools } = await c.client.listTools();
     const steps = tools.filter((t) => t.name !== "continue_result");
     expect(steps.length).toBe(80);
-    expect(new Set(steps.map((t) => t.name.split("_")[0]))).toEqual(new Set(["trello", "marketo", "worldnews", "contentsnare"]));
+    expect(new Set(steps.map((t) => t.name.split("_")[0]))).toEqual(
+      new Set(["trello", "marketo", "worldnews", "contentsnare"]),
+    );
     expect(Buffer.byteLength(JSON.stringify({ tools }))).toBeLessThanOrEqual(LIST_BUDGET);
     expect(tools.flatMap(listedToolProblems)).toEqual([]);
     // Descriptions stay useful: every step says what it does in a sentence or more.
@@ -57,26 +59,51 @@ describe("stepforge mcp --mock over stdio (default listing)", () => {
     expect(error.kind).toBe("invalid_input");
     expect(error.fields[0]).toMatchObject({ path: "id", message: "must be string, not number" });
 
-    const unknownField = json<{ fields: Array<{ path: string; message: string }> }>(await c.client.callTool({ name: "trello_create_card", arguments: { idList: CARD, nme: "x" } }));
+    const unknownField = json<{ fields: Array<{ path: string; message: string }> }>(
+      await c.client.callTool({ name: "trello_create_card", arguments: { idList: CARD, nme: "x" } }),
+    );
     expect(unknownField.fields.map((f) => f.path)).toContain("nme");
 
     const dots = await c.client.callTool({ name: "trello_get_member", arguments: { id: ".." } });
     expect(dots.isError).toBe(true);
-    expect(json<{ kind: string; fields: Array<{ path: string }> }>(dots)).toMatchObject({ kind: "invalid_input", fields: [{ path: "id" }] });
+    expect(json<{ kind: string; fields: Array<{ path: string }> }>(dots)).toMatchObject({
+      kind: "invalid_input",
+      fields: [{ path: "id" }],
+    });
 
     const unknown = await c.client.callTool({ name: "trello_make_coffee", arguments: {} });
     expect(unknown.isError).toBe(true);
-    expect(json<{ kind: string; message: string }>(unknown)).toMatchObject({ kind: "unknown_tool", message: expect.stringMatching(/no step named "trello_make_coffee".*trello_create_card/) });
+    expect(json<{ kind: string; message: string }>(unknown)).toMatchObject({
+      kind: "unknown_tool",
+      message: expect.stringMatching(/no step named "trello_make_coffee".*trello_create_card/),
+    });
   });
 });
 
 describe("stepforge mcp over stdio: toolsets and dynamic mode", () => {
   it("serves only the toolsets asked for (cards:read of Trello, news of World News)", async () => {
-    const c = await stdioClient(["--mock", "--service", "trello", "--service", "worldnews", "--toolsets", "cards:read,worldnews.news"]);
+    const c = await stdioClient([
+      "--mock",
+      "--service",
+      "trello",
+      "--service",
+      "worldnews",
+      "--toolsets",
+      "cards:read,worldnews.news",
+    ]);
     try {
       const names = (await c.client.listTools()).tools.map((t) => t.name).sort();
       expect(names).toEqual(
-        ["continue_result", "trello_get_card", "trello_get_card_actions", "trello_get_list_cards", "worldnews_extract_news", "worldnews_retrieve_news", "worldnews_search_news", "worldnews_top_news"].sort(),
+        [
+          "continue_result",
+          "trello_get_card",
+          "trello_get_card_actions",
+          "trello_get_list_cards",
+          "worldnews_extract_news",
+          "worldnews_retrieve_news",
+          "worldnews_search_news",
+          "worldnews_top_news",
+        ].sort(),
       );
       const write = await c.client.callTool({ name: "trello_create_card", arguments: { idList: CARD, name: "x" } });
       expect(write.isError).toBe(true);
@@ -94,23 +121,38 @@ describe("stepforge mcp over stdio: toolsets and dynamic mode", () => {
       expect(Buffer.byteLength(JSON.stringify({ tools }))).toBeLessThan(DYNAMIC_BUDGET);
       expect(tools.flatMap(listedToolProblems)).toEqual([]);
 
-      const found = json<{ steps: Array<{ name: string }> }>(await c.client.callTool({ name: "search_steps", arguments: { query: "create a card" } }));
+      const found = json<{ steps: Array<{ name: string }> }>(
+        await c.client.callTool({ name: "search_steps", arguments: { query: "create a card" } }),
+      );
       expect(found.steps[0]!.name).toBe("trello_create_card");
-      const news = json<{ steps: Array<{ name: string }> }>(await c.client.callTool({ name: "search_steps", arguments: { query: "news articles", service: "worldnews", limit: 3 } }));
+      const news = json<{ steps: Array<{ name: string }> }>(
+        await c.client.callTool({
+          name: "search_steps",
+          arguments: { query: "news articles", service: "worldnews", limit: 3 },
+        }),
+      );
       expect(news.steps.length).toBe(3);
       expect(news.steps.every((s) => s.name.startsWith("worldnews_"))).toBe(true);
 
-      const described = json<{ inputSchema: { properties: Record<string, unknown>; required: string[] }; result: unknown; checkAfterLostAnswer?: string }>(
-        await c.client.callTool({ name: "describe_step", arguments: { name: "trello_create_card" } }),
-      );
+      const described = json<{
+        inputSchema: { properties: Record<string, unknown>; required: string[] };
+        result: unknown;
+        checkAfterLostAnswer?: string;
+      }>(await c.client.callTool({ name: "describe_step", arguments: { name: "trello_create_card" } }));
       expect(described.inputSchema.required).toContain("idList");
       expect(described.checkAfterLostAnswer).toBe("trello_get_list_cards");
       expect(described.result).toMatchObject({ type: "object" });
 
-      const called = await c.client.callTool({ name: "call_step", arguments: { name: "trello_get_card", input: { id: CARD } } });
+      const called = await c.client.callTool({
+        name: "call_step",
+        arguments: { name: "trello_get_card", input: { id: CARD } },
+      });
       expect(called.isError).toBeFalsy();
       expect(json(called)).toMatchObject({ id: CARD });
-      const bad = await c.client.callTool({ name: "call_step", arguments: { name: "trello_get_card", input: { id: "." } } });
+      const bad = await c.client.callTool({
+        name: "call_step",
+        arguments: { name: "trello_get_card", input: { id: "." } },
+      });
       expect(bad.isError).toBe(true);
       expect(json<{ fields: Array<{ path: string }> }>(bad).fields[0]!.path).toBe("id");
       const missing = await c.client.callTool({ name: "call_step", arguments: { input: {} } });

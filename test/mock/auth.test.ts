@@ -2,7 +2,18 @@
 import { describe, expect, it } from "vitest";
 import { MarketoClient } from "../../generated/marketo/client.js";
 import { descriptor as marketoDescriptor } from "../../generated/marketo/descriptor.js";
-import { call, CARD, clientOptions, CONTENTSNARE, manualClock, MARKETO, TRELLO, TRELLO_AUTH, WORLDNEWS, useMocks } from "./helpers.js";
+import {
+  call,
+  CARD,
+  clientOptions,
+  CONTENTSNARE,
+  manualClock,
+  MARKETO,
+  TRELLO,
+  TRELLO_AUTH,
+  WORLDNEWS,
+  useMocks,
+} from "./helpers.js";
 
 const mock = useMocks();
 
@@ -12,7 +23,11 @@ describe("trello key + token", () => {
     expect((await call(m.url, `/1/cards/${CARD}?${TRELLO_AUTH}`)).status).toBe(200);
     const header = `OAuth oauth_consumer_key="${TRELLO.apiKey}", oauth_token="${TRELLO.token}"`;
     expect((await call(m.url, `/1/cards/${CARD}`, { headers: { authorization: header } })).status).toBe(200);
-    for (const path of [`/1/cards/${CARD}`, `/1/cards/${CARD}?key=${TRELLO.apiKey}`, `/1/cards/${CARD}?key=${TRELLO.apiKey}&token=wrong`]) {
+    for (const path of [
+      `/1/cards/${CARD}`,
+      `/1/cards/${CARD}?key=${TRELLO.apiKey}`,
+      `/1/cards/${CARD}?key=${TRELLO.apiKey}&token=wrong`,
+    ]) {
       const r = await call(m.url, path);
       expect([r.status, r.text]).toEqual([401, "invalid token"]);
     }
@@ -23,7 +38,9 @@ describe("trello key + token", () => {
 describe("world news api key", () => {
   it("takes x-api-key or api-key and answers 401 JSON otherwise", async () => {
     const m = await mock("worldnews");
-    expect((await call(m.url, "/search-news?text=electric", { headers: { "x-api-key": WORLDNEWS.apiKey } })).status).toBe(200);
+    expect(
+      (await call(m.url, "/search-news?text=electric", { headers: { "x-api-key": WORLDNEWS.apiKey } })).status,
+    ).toBe(200);
     expect((await call(m.url, `/search-news?text=electric&api-key=${WORLDNEWS.apiKey}`)).status).toBe(200);
     const r = await call(m.url, "/search-news?text=electric", { headers: { "x-api-key": "nope" } });
     expect(r.status).toBe(401);
@@ -57,7 +74,10 @@ describe("marketo client credentials", () => {
 
   it("refuses bad client credentials with HTTP 401 at the identity endpoint", async () => {
     const m = await mock("marketo");
-    const r = await call(m.url, `/identity/oauth/token?grant_type=client_credentials&client_id=${MARKETO.clientId}&client_secret=wrong`);
+    const r = await call(
+      m.url,
+      `/identity/oauth/token?grant_type=client_credentials&client_id=${MARKETO.clientId}&client_secret=wrong`,
+    );
     expect(r.status).toBe(401);
     expect(r.json).toEqual({ error: "unauthorized", error_description: "Bad client credentials" });
   });
@@ -79,18 +99,30 @@ describe("content snare bearer with refresh", () => {
     const clock = manualClock();
     const m = await mock("contentsnare", { clock: clock.now, tokenLifetimeSeconds: 60 });
     const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
-    expect((await call(m.url, "/partner_api/v1/clients", { headers: bearer(CONTENTSNARE.accessToken) })).status).toBe(200);
+    expect((await call(m.url, "/partner_api/v1/clients", { headers: bearer(CONTENTSNARE.accessToken) })).status).toBe(
+      200,
+    );
     clock.advance(61_000);
     const expired = await call(m.url, "/partner_api/v1/clients", { headers: bearer(CONTENTSNARE.accessToken) });
     expect([expired.status, expired.json]).toEqual([401, { errors: ["The access token expired"] }]);
 
     const refresh = (token: string) =>
-      call(m.url, "/oauth/token", { method: "POST", json: { grant_type: "refresh_token", refresh_token: token, client_id: CONTENTSNARE.clientId, client_secret: CONTENTSNARE.clientSecret } });
+      call(m.url, "/oauth/token", {
+        method: "POST",
+        json: {
+          grant_type: "refresh_token",
+          refresh_token: token,
+          client_id: CONTENTSNARE.clientId,
+          client_secret: CONTENTSNARE.clientSecret,
+        },
+      });
     const renewed = await refresh(CONTENTSNARE.refreshToken);
     expect(renewed.status).toBe(200);
     expect(renewed.json).toMatchObject({ token_type: "Bearer", expires_in: 60 });
     expect(renewed.json.refresh_token).not.toBe(CONTENTSNARE.refreshToken);
-    expect((await call(m.url, "/partner_api/v1/clients", { headers: bearer(renewed.json.access_token) })).status).toBe(200);
+    expect((await call(m.url, "/partner_api/v1/clients", { headers: bearer(renewed.json.access_token) })).status).toBe(
+      200,
+    );
     const reused = await refresh(CONTENTSNARE.refreshToken);
     expect(reused.status).toBe(400);
     expect(reused.json).toMatchObject({ error: "invalid_grant" });

@@ -58,7 +58,11 @@ async function run(args: string[], specFiles?: string[]) {
 describe("stepforge mock controls", () => {
   it("--no-limits lets a load test through; --limits-scale shrinks the budgets", async () => {
     const free = await run(["trello", "--port", "0", "--no-limits"]);
-    const statuses = await Promise.all(Array.from({ length: 120 }, () => call(free.urls.trello!, `/1/cards/${CARD}?${TRELLO_AUTH}`).then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 120 }, () =>
+        call(free.urls.trello!, `/1/cards/${CARD}?${TRELLO_AUTH}`).then((r) => r.status),
+      ),
+    );
     expect(statuses.filter((s) => s !== 200)).toEqual([]);
     const scaled = await run(["trello", "--port", "0", "--limits-scale", "0.02"]);
     const three = [];
@@ -68,9 +72,27 @@ describe("stepforge mock controls", () => {
 
   it("--faults and --latency with --seed repeat the same faults", async () => {
     const statuses = async () => {
-      const r = await run(["worldnews", "--port", "0", "--faults", "error=0.5", "--latency", "1@0.5", "--seed", "9", "--no-limits"]);
+      const r = await run([
+        "worldnews",
+        "--port",
+        "0",
+        "--faults",
+        "error=0.5",
+        "--latency",
+        "1@0.5",
+        "--seed",
+        "9",
+        "--no-limits",
+      ]);
       const out: number[] = [];
-      for (let i = 0; i < 12; i++) out.push((await call(r.urls.worldnews!, "/search-news?text=electric", { headers: { "x-api-key": "mock-worldnews-api-key-0123456789" } })).status);
+      for (let i = 0; i < 12; i++)
+        out.push(
+          (
+            await call(r.urls.worldnews!, "/search-news?text=electric", {
+              headers: { "x-api-key": "mock-worldnews-api-key-0123456789" },
+            })
+          ).status,
+        );
       const counters = (await call(r.urls.worldnews!, "/__mock/counters")).json;
       await r.end();
       return { out, counters };
@@ -85,7 +107,10 @@ describe("stepforge mock controls", () => {
 
   it("--token-lifetime sets how long issued tokens live", async () => {
     const r = await run(["marketo", "--port", "0", "--token-lifetime", "60"]);
-    const token = await call(r.urls.marketo!, `/identity/oauth/token?grant_type=client_credentials&client_id=${MARKETO.clientId}&client_secret=${MARKETO.clientSecret}`);
+    const token = await call(
+      r.urls.marketo!,
+      `/identity/oauth/token?grant_type=client_credentials&client_id=${MARKETO.clientId}&client_secret=${MARKETO.clientSecret}`,
+    );
     expect(token.json.expires_in).toBe(60);
   });
 
@@ -93,11 +118,16 @@ describe("stepforge mock controls", () => {
     const r = await run(["trello", "--port", "0", "--webhook-secret", "cli-app-secret"]);
     const hooks = await receiver();
     onTestFinished(() => hooks.close());
-    await call(r.urls.trello!, `/1/webhooks?${TRELLO_AUTH}`, { method: "POST", json: { callbackURL: hooks.url, idModel: BOARD } });
+    await call(r.urls.trello!, `/1/webhooks?${TRELLO_AUTH}`, {
+      method: "POST",
+      json: { callbackURL: hooks.url, idModel: BOARD },
+    });
     await call(r.urls.trello!, `/1/cards?${TRELLO_AUTH}`, { method: "POST", json: { idList: LIST, name: "signed" } });
     await hooks.next(1);
     const delivery = hooks.calls.find((c) => c.method === "POST")!;
-    const expected = createHmac("sha1", "cli-app-secret").update(delivery.body + hooks.url).digest("base64");
+    const expected = createHmac("sha1", "cli-app-secret")
+      .update(delivery.body + hooks.url)
+      .digest("base64");
     expect(delivery.headers["x-trello-webhook"]).toBe(expected);
   });
 
@@ -109,13 +139,20 @@ describe("stepforge mock controls", () => {
     const r = await run(["trello", "--port", "0", "--state", state, "--dump-state", dump]);
     expect((await call(r.urls.trello!, `/1/cards/${card.id}?${TRELLO_AUTH}`)).json.name).toBe("From the scene");
     expect((await call(r.urls.trello!, `/1/lists/${LIST}/cards?${TRELLO_AUTH}`)).json[0].id).toBe(card.id); // pos 1: first
-    const created = await call(r.urls.trello!, `/1/cards?${TRELLO_AUTH}`, { method: "POST", json: { idList: LIST, name: "Made in the run" } });
+    const created = await call(r.urls.trello!, `/1/cards?${TRELLO_AUTH}`, {
+      method: "POST",
+      json: { idList: LIST, name: "Made in the run" },
+    });
     expect(await r.end()).toBe(0);
     const written = JSON.parse(readFileSync(dump, "utf8"));
-    expect(written.trello.records.card.map((c: { id: string }) => c.id)).toEqual(expect.arrayContaining([card.id, created.json.id]));
+    expect(written.trello.records.card.map((c: { id: string }) => c.id)).toEqual(
+      expect.arrayContaining([card.id, created.json.id]),
+    );
     // The dump starts the next run where this one stopped.
     const again = await run(["trello", "--port", "0", "--state", dump, "--seed", "2"]);
-    expect((await call(again.urls.trello!, `/1/cards/${created.json.id}?${TRELLO_AUTH}`)).json.name).toBe("Made in the run");
+    expect((await call(again.urls.trello!, `/1/cards/${created.json.id}?${TRELLO_AUTH}`)).json.name).toBe(
+      "Made in the run",
+    );
   });
 
   it("refuses a bad state file or bad control values, naming the problem", async () => {
@@ -124,11 +161,21 @@ describe("stepforge mock controls", () => {
     const unknown = await run(["trello", "--port", "0", "--state", bad]);
     expect(await unknown.finished).toBe(1);
     expect(unknown.err.text).toContain('unknown resource "nosuch"');
-    await expect(mockCommand(["trello", "--faults", "error=2"], new Capture(), new Capture())).rejects.toThrow(/--faults error must be a rate between 0 and 1, got "2"/);
-    await expect(mockCommand(["trello", "--faults", "boom=0.1"], new Capture(), new Capture())).rejects.toThrow(/unknown fault "boom"/);
-    await expect(mockCommand(["trello", "--no-limits", "--limits-scale", "2"], new Capture(), new Capture())).rejects.toThrow(/contradict/);
-    await expect(mockCommand(["trello", "--prism", "--no-limits"], new Capture(), new Capture())).rejects.toThrow(/Prism takes only --port and --errors/);
-    await expect(mockCommand(["trello", "--state", join(work, "missing.json")], new Capture(), new Capture())).rejects.toThrow(/no such file/);
+    await expect(mockCommand(["trello", "--faults", "error=2"], new Capture(), new Capture())).rejects.toThrow(
+      /--faults error must be a rate between 0 and 1, got "2"/,
+    );
+    await expect(mockCommand(["trello", "--faults", "boom=0.1"], new Capture(), new Capture())).rejects.toThrow(
+      /unknown fault "boom"/,
+    );
+    await expect(
+      mockCommand(["trello", "--no-limits", "--limits-scale", "2"], new Capture(), new Capture()),
+    ).rejects.toThrow(/contradict/);
+    await expect(mockCommand(["trello", "--prism", "--no-limits"], new Capture(), new Capture())).rejects.toThrow(
+      /Prism takes only --port and --errors/,
+    );
+    await expect(
+      mockCommand(["trello", "--state", join(work, "missing.json")], new Capture(), new Capture()),
+    ).rejects.toThrow(/no such file/);
   });
 });
 
@@ -156,18 +203,22 @@ describe("--port with all", () => {
 describe("secrets", () => {
   it("never prints the webhook secret, in failures or in the dumped state", async () => {
     const marker = "MARKER-webhook-secret-5f2c9a";
-    await expect(mockCommand(["trello", "--webhook-secret", marker, "--faults", "error=7"], new Capture(), new Capture())).rejects.toThrow(
-      expect.objectContaining({ message: expect.not.stringContaining(marker) }),
-    );
+    await expect(
+      mockCommand(["trello", "--webhook-secret", marker, "--faults", "error=7"], new Capture(), new Capture()),
+    ).rejects.toThrow(expect.objectContaining({ message: expect.not.stringContaining(marker) }));
     const dump = join(work, "secret-dump.json");
     const r = await run(["trello", "--port", "0", "--webhook-secret", marker, "--dump-state", dump]);
     const hooks = await receiver();
     onTestFinished(() => hooks.close());
-    await call(r.urls.trello!, `/1/webhooks?${TRELLO_AUTH}`, { method: "POST", json: { callbackURL: hooks.url, idModel: BOARD } });
+    await call(r.urls.trello!, `/1/webhooks?${TRELLO_AUTH}`, {
+      method: "POST",
+      json: { callbackURL: hooks.url, idModel: BOARD },
+    });
     await call(r.urls.trello!, `/1/cards?${TRELLO_AUTH}`, { method: "POST", json: { idList: LIST, name: "signed" } });
     await hooks.next(1);
     expect(await r.end()).toBe(0);
-    for (const text of [r.out.text, r.err.text, readFileSync(dump, "utf8"), ...hooks.calls.map((c) => c.body)]) expect(text).not.toContain(marker);
+    for (const text of [r.out.text, r.err.text, readFileSync(dump, "utf8"), ...hooks.calls.map((c) => c.body)])
+      expect(text).not.toContain(marker);
   });
 });
 
@@ -187,9 +238,12 @@ describe("fail fast", () => {
     onTestFinished(() => new Promise<void>((r) => blocker!.close(() => r())));
     const r = await run(["all", "--port", String(port)]);
     expect(await r.finished).toBe(1);
-    expect(r.err.text).toContain(`trello mock: port ${port + 2} on 127.0.0.1 is already in use; stop what holds it, or pick another port`);
+    expect(r.err.text).toContain(
+      `trello mock: port ${port + 2} on 127.0.0.1 is already in use; stop what holds it, or pick another port`,
+    );
     expect(r.out.text).not.toContain("running on");
-    for (const p of [port, port + 1, port + 3]) await expect(fetch(`http://127.0.0.1:${p}/__mock/counters`)).rejects.toThrow();
+    for (const p of [port, port + 1, port + 3])
+      await expect(fetch(`http://127.0.0.1:${p}/__mock/counters`)).rejects.toThrow();
     expect((blocker!.address() as AddressInfo).port).toBe(port + 2);
   });
 

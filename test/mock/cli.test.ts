@@ -15,7 +15,10 @@ afterEach(() => {
 
 /** Starts `stepforge mock …` from source and resolves with its output once it says the mocks run. */
 function startCli(args: string[]): Promise<{ child: ChildProcess; lines: string[] }> {
-  const child = spawn(process.execPath, ["--import", "tsx", join(root, "scripts", "dev.ts"), "mock", ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", join(root, "scripts", "dev.ts"), "mock", ...args], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   children.push(child);
   return new Promise((resolve, reject) => {
     let out = "";
@@ -30,7 +33,9 @@ function startCli(args: string[]): Promise<{ child: ChildProcess; lines: string[
 }
 
 function exited(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once("exit", (code) => resolve(code))));
+  return new Promise((resolve) =>
+    child.exitCode !== null ? resolve(child.exitCode) : child.once("exit", (code) => resolve(code)),
+  );
 }
 
 function alive(pid: number): boolean {
@@ -78,7 +83,11 @@ describe("stepforge mock", () => {
     await new Promise<void>((r) => blocker.listen(0, "127.0.0.1", () => r()));
     const port = (blocker.address() as AddressInfo).port;
     try {
-      const child = spawn(process.execPath, ["--import", "tsx", join(root, "scripts", "dev.ts"), "mock", "worldnews", "--port", String(port)], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(
+        process.execPath,
+        ["--import", "tsx", join(root, "scripts", "dev.ts"), "mock", "worldnews", "--port", String(port)],
+        { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
+      );
       children.push(child);
       let err = "";
       child.stderr!.on("data", (c: Buffer) => (err += c.toString()));
@@ -90,7 +99,10 @@ describe("stepforge mock", () => {
   });
 
   it("refuses an unknown service with exit code 2", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(root, "scripts", "dev.ts"), "mock", "nosuch"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", join(root, "scripts", "dev.ts"), "mock", "nosuch"], {
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     children.push(child);
     let err = "";
     child.stderr!.on("data", (c: Buffer) => (err += c.toString()));

@@ -34,8 +34,15 @@ describe("faults", () => {
     const m = await mock("worldnews", { faults: { seed: 1, error: { rate: 1, statuses: [503] } } });
     const r = await call(m.url, "/search-news?text=electric", { headers: { "x-api-key": WORLDNEWS.apiKey } });
     expect([r.status, r.json]).toEqual([503, { status: "failure", code: 503, message: "Internal server error" }]);
-    const marketo = await mock("marketo", { faults: { seed: 1, error: { rate: 1, statuses: [502] }, operations: ["getLists"] } });
-    const token = (await call(marketo.url, "/identity/oauth/token?grant_type=client_credentials&client_id=5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61&client_secret=mock-client-secret-0123456789abcdef")).json.access_token;
+    const marketo = await mock("marketo", {
+      faults: { seed: 1, error: { rate: 1, statuses: [502] }, operations: ["getLists"] },
+    });
+    const token = (
+      await call(
+        marketo.url,
+        "/identity/oauth/token?grant_type=client_credentials&client_id=5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61&client_secret=mock-client-secret-0123456789abcdef",
+      )
+    ).json.access_token;
     const bad = await call(marketo.url, "/rest/v1/lists.json", { headers: { authorization: `Bearer ${token}` } });
     expect([bad.status, bad.type]).toEqual([502, "text/html"]);
     expect(marketo.counters().faults.errors).toBe(1);
@@ -46,7 +53,9 @@ describe("faults", () => {
     await expect(fetch(`${dropped.url}/1/cards/${CARD}?${TRELLO_AUTH}`)).rejects.toThrow();
     expect(dropped.counters().faults.dropped).toBe(1);
 
-    const slow = await mock("trello", { faults: { seed: 3, slowBody: { rate: 1, delayMs: 1, chunkBytes: 64 }, latency: { rate: 1, ms: 5 } } });
+    const slow = await mock("trello", {
+      faults: { seed: 3, slowBody: { rate: 1, delayMs: 1, chunkBytes: 64 }, latency: { rate: 1, ms: 5 } },
+    });
     const plain = await mock("trello");
     const a = await call(slow.url, `/1/cards/${CARD}?${TRELLO_AUTH}`);
     const b = await call(plain.url, `/1/cards/${CARD}?${TRELLO_AUTH}`);

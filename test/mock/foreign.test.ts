@@ -21,7 +21,14 @@ const OTHER = base("B");
 let m: RunningMock;
 
 beforeAll(async () => {
-  const generated = await runCli("generate", "--spec", join(import.meta.dirname, "fixtures", "tables.yaml"), "--out", out, "--no-cache");
+  const generated = await runCli(
+    "generate",
+    "--spec",
+    join(import.meta.dirname, "fixtures", "tables.yaml"),
+    "--out",
+    out,
+    "--no-cache",
+  );
   expect(generated.code, generated.stderr).toBe(0);
   await loadMock(join(out, "tables", "mock.ts"));
   // The per-base limit (5/s) would refuse the bursts below; its own test starts a limited mock.
@@ -33,7 +40,8 @@ afterAll(async () => {
   rmSync(out, { recursive: true, force: true });
 });
 
-const post = (base: string, fields: unknown) => call(m.url, `/v0/${base}/records`, { method: "POST", headers: auth, json: { fields } });
+const post = (base: string, fields: unknown) =>
+  call(m.url, `/v0/${base}/records`, { method: "POST", headers: auth, json: { fields } });
 
 describe("a generated mock of a foreign spec", () => {
   it("registers itself under the spec's id", () => {
@@ -46,13 +54,20 @@ describe("a generated mock of a foreign spec", () => {
     expect(rec.json.id).toMatch(/^rec[A-Za-z0-9]{14}$/);
     expect((await call(m.url, `/v0/${BASE}/records/${rec.json.id}`, { headers: auth })).status).toBe(200);
     const elsewhere = await call(m.url, `/v0/${OTHER}/records/${rec.json.id}`, { headers: auth });
-    expect([elsewhere.status, elsewhere.json]).toEqual([404, { error: { type: "NOT_FOUND", message: "Could not find what you are looking for" } }]);
+    expect([elsewhere.status, elsewhere.json]).toEqual([
+      404,
+      { error: { type: "NOT_FOUND", message: "Could not find what you are looking for" } },
+    ]);
     expect((await call(m.url, `/v0/${OTHER}/records`, { headers: auth })).json.records).toEqual([]);
   });
 
   it("merges a PATCH into the nested fields object", async () => {
     const rec = await post(BASE, { name: "Grace", team: { lead: "Ada", size: 4 } });
-    const patched = await call(m.url, `/v0/${BASE}/records/${rec.json.id}`, { method: "PATCH", headers: auth, json: { fields: { team: { size: 5 } } } });
+    const patched = await call(m.url, `/v0/${BASE}/records/${rec.json.id}`, {
+      method: "PATCH",
+      headers: auth,
+      json: { fields: { team: { size: 5 } } },
+    });
     expect(patched.json.fields).toEqual({ name: "Grace", team: { lead: "Ada", size: 5 } });
   });
 
@@ -67,7 +82,10 @@ describe("a generated mock of a foreign spec", () => {
     expect(rest.json.records.map((r: { fields: { n: number } }) => r.fields.n)).toEqual([5, 6]);
     expect(rest.json.offset).toBeUndefined();
     const forged = await call(m.url, `/v0/${OTHER}/records?offset=itrnotours`, { headers: auth });
-    expect([forged.status, forged.json.error.message]).toEqual([422, "Invalid request: offset is not a valid paging token"]);
+    expect([forged.status, forged.json.error.message]).toEqual([
+      422,
+      "Invalid request: offset is not a valid paging token",
+    ]);
   });
 
   it("answers a typed response without an example with a sample valid against its schema, the same for the same seed", async () => {
@@ -87,14 +105,22 @@ describe("a generated mock of a foreign spec", () => {
 
   it("counts its limit per base, whoever calls", async () => {
     let now = Date.UTC(2026, 0, 1);
-    const limited = await startMock("tables", { clock: () => now, credentials: [{ apiKey: "pat-mock-0123456789" }, { apiKey: "pat-other" }] });
+    const limited = await startMock("tables", {
+      clock: () => now,
+      credentials: [{ apiKey: "pat-mock-0123456789" }, { apiKey: "pat-other" }],
+    });
     try {
       const third = base("C");
       const statuses: number[] = [];
-      for (let i = 0; i < 6; i++) statuses.push((await call(limited.url, `/v0/${third}/records`, { headers: auth })).status);
+      for (let i = 0; i < 6; i++)
+        statuses.push((await call(limited.url, `/v0/${third}/records`, { headers: auth })).status);
       expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
       const other = await call(limited.url, `/v0/${third}/records`, { headers: { authorization: "Bearer pat-other" } });
-      expect([other.status, other.json.error.type, other.headers.get("retry-after")]).toEqual([429, "RATE_LIMIT_REACHED", "1"]);
+      expect([other.status, other.json.error.type, other.headers.get("retry-after")]).toEqual([
+        429,
+        "RATE_LIMIT_REACHED",
+        "1",
+      ]);
       expect((await call(limited.url, `/v0/${base("D")}/records`, { headers: auth })).status).toBe(200);
       now += 1001;
       expect((await call(limited.url, `/v0/${third}/records`, { headers: auth })).status).toBe(200);

@@ -6,11 +6,23 @@ import { createSharedState, type ClientOptions, type ServiceDescriptor } from ".
 import { startMock, type MockOptions, type RunningMock } from "../../runtime/mock/index.js";
 import "./register.js";
 
-export const TRELLO = { apiKey: "0123456789abcdef0123456789abcdef", token: "ATTAmocktoken0123456789abcdef0123456789abcdef" };
+export const TRELLO = {
+  apiKey: "0123456789abcdef0123456789abcdef",
+  token: "ATTAmocktoken0123456789abcdef0123456789abcdef",
+};
 export const TRELLO_AUTH = `key=${TRELLO.apiKey}&token=${TRELLO.token}`;
-export const MARKETO = { endpoint: "https://123-ABC-456.mktorest.com", clientId: "5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61", clientSecret: "mock-client-secret-0123456789abcdef" };
+export const MARKETO = {
+  endpoint: "https://123-ABC-456.mktorest.com",
+  clientId: "5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61",
+  clientSecret: "mock-client-secret-0123456789abcdef",
+};
 export const WORLDNEWS = { apiKey: "mock-worldnews-api-key-0123456789" };
-export const CONTENTSNARE = { clientId: "mock-client-id", clientSecret: "mock-client-secret", accessToken: "mock-access-token", refreshToken: "mock-refresh-token" };
+export const CONTENTSNARE = {
+  clientId: "mock-client-id",
+  clientSecret: "mock-client-secret",
+  accessToken: "mock-access-token",
+  refreshToken: "mock-refresh-token",
+};
 
 export const BOARD = "60d5ecb74e2a1b3c4d5e6f70";
 export const LIST = "60d5ecb74e2a1b3c4d5e6f72";
@@ -44,7 +56,12 @@ export async function call(base: string, path: string, init: RequestInit & { jso
 }
 
 /** Client options for a generated client against a mock: own limit state, no client-side throttling, no retries. */
-export function clientOptions(descriptor: ServiceDescriptor, url: string, fields: Record<string, string>, extra: Partial<ClientOptions> = {}): ClientOptions {
+export function clientOptions(
+  descriptor: ServiceDescriptor,
+  url: string,
+  fields: Record<string, string>,
+  extra: Partial<ClientOptions> = {},
+): ClientOptions {
   return {
     connection: { name: `mock-${descriptor.id}`, fields },
     baseUrl: url,
@@ -62,7 +79,12 @@ export function manualClock(start = Date.UTC(2026, 0, 15, 12)) {
 }
 
 /** A loopback receiver of webhook calls. */
-export async function receiver(headStatus = 200): Promise<{ url: string; calls: Array<{ method: string; headers: IncomingMessage["headers"]; body: string }>; next: (n: number) => Promise<void>; close: () => Promise<void> }> {
+export async function receiver(headStatus = 200): Promise<{
+  url: string;
+  calls: Array<{ method: string; headers: IncomingMessage["headers"]; body: string }>;
+  next: (n: number) => Promise<void>;
+  close: () => Promise<void>;
+}> {
   const calls: Array<{ method: string; headers: IncomingMessage["headers"]; body: string }> = [];
   const waiters: Array<() => void> = [];
   const server: Server = createServer((req, res) => {

@@ -11,7 +11,10 @@ import { call, LIST, MARKETO, TRELLO_AUTH, useMocks, WORLDNEWS } from "./helpers
 const mock = useMocks();
 
 async function marketoAuth(url: string): Promise<Record<string, string>> {
-  const r = await call(url, `/identity/oauth/token?grant_type=client_credentials&client_id=${MARKETO.clientId}&client_secret=${MARKETO.clientSecret}`);
+  const r = await call(
+    url,
+    `/identity/oauth/token?grant_type=client_credentials&client_id=${MARKETO.clientId}&client_secret=${MARKETO.clientSecret}`,
+  );
   return { authorization: `Bearer ${r.json.access_token}` };
 }
 
@@ -45,19 +48,32 @@ describe("deeply nested bodies", () => {
     const body = `{"action":"createOnly","lookupField":"email","input":[{"email":"deep@example.com","deep":${nested(100_000)}}]}`;
     const r = await call(m.url, "/rest/v1/leads.json", { method: "POST", headers, body });
     expect(r.status).toBe(200); // Marketo answers errors with 200 and success: false
-    expect(r.json).toMatchObject({ success: false, errors: [{ code: "1003", message: "Invalid value for body: the body nests deeper than 64 levels" }] });
+    expect(r.json).toMatchObject({
+      success: false,
+      errors: [{ code: "1003", message: "Invalid value for body: the body nests deeper than 64 levels" }],
+    });
     expect(m.records("lead").some((l) => l.email === "deep@example.com")).toBe(false);
-    expect((await call(m.url, "/rest/v1/leads.json?filterType=email&filterValues=deep@example.com", { headers })).json).toMatchObject({ success: true, result: [] });
+    expect(
+      (await call(m.url, "/rest/v1/leads.json?filterType=email&filterValues=deep@example.com", { headers })).json,
+    ).toMatchObject({ success: true, result: [] });
     expect((await call(m.url, "/__mock/state")).status).toBe(200);
   });
 
   it("trello: 2000 levels in a card body answer 400, not 500; 64 levels are accepted", async () => {
     const m = await mock("trello");
-    const deep = await call(m.url, `/1/cards?${TRELLO_AUTH}`, { method: "POST", headers: { "content-type": "application/json" }, body: `{"idList":"${LIST}","name":"deep","desc":"[[[{","x":${nested(2000)}}` });
+    const deep = await call(m.url, `/1/cards?${TRELLO_AUTH}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: `{"idList":"${LIST}","name":"deep","desc":"[[[{","x":${nested(2000)}}`,
+    });
     expect(deep.status).toBe(400);
     expect(deep.text).toBe("invalid value for body");
     // Brackets inside strings do not count; the body itself is one level.
-    const ok = await call(m.url, `/1/cards?${TRELLO_AUTH}`, { method: "POST", headers: { "content-type": "application/json" }, body: `{"idList":"${LIST}","name":"[[[{\\"","x":${nested(63)}}` });
+    const ok = await call(m.url, `/1/cards?${TRELLO_AUTH}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: `{"idList":"${LIST}","name":"[[[{\\"","x":${nested(63)}}`,
+    });
     expect(ok.status).toBe(200);
     expect(m.records("card").map((c) => c.name)).not.toContain("deep");
   });
@@ -69,12 +85,20 @@ describe("values with their own toString", () => {
   it("marketo: a lookup value or a stored field like {toString: null} is data, not a 500; later filters keep working", async () => {
     const m = await mock("marketo");
     const headers = await marketoAuth(m.url);
-    const sync = (input: unknown[]) => call(m.url, "/rest/v1/leads.json", { method: "POST", headers, json: { action: "createOrUpdate", lookupField: "custom", input } });
+    const sync = (input: unknown[]) =>
+      call(m.url, "/rest/v1/leads.json", {
+        method: "POST",
+        headers,
+        json: { action: "createOrUpdate", lookupField: "custom", input },
+      });
     const first = await sync([{ custom: POISON, email: "poison@example.com" }]);
     expect(first.status).toBe(200);
     expect(first.json).toMatchObject({ success: true, result: [{ status: "created" }] });
     // The same object value finds the same lead.
-    expect((await sync([{ custom: POISON, firstName: "Again" }])).json).toMatchObject({ success: true, result: [{ id: first.json.result[0].id, status: "updated" }] });
+    expect((await sync([{ custom: POISON, firstName: "Again" }])).json).toMatchObject({
+      success: true,
+      result: [{ id: first.json.result[0].id, status: "updated" }],
+    });
     const filtered = await call(m.url, "/rest/v1/leads.json?filterType=custom&filterValues=a", { headers });
     expect(filtered.status).toBe(200);
     expect(filtered.json).toMatchObject({ success: true, result: [] });
@@ -83,18 +107,32 @@ describe("values with their own toString", () => {
   it("trello: a card with an object idCard is created and announced to a webhook, and can be changed and deleted", async () => {
     const m = await mock("trello", { webhookRetryDelaysMs: [] });
     // A registration from a state file: its callback is never answered (port 9 on loopback is closed).
-    const state = { records: { webhook: [{ id: "5f0000000000000000000001", idModel: LIST, callbackURL: "http://127.0.0.1:9/hook", active: true }] } };
+    const state = {
+      records: {
+        webhook: [
+          { id: "5f0000000000000000000001", idModel: LIST, callbackURL: "http://127.0.0.1:9/hook", active: true },
+        ],
+      },
+    };
     const watched = await mock("trello", { state, webhookRetryDelaysMs: [] });
     for (const mk of [m, watched]) {
-      const card = await call(mk.url, `/1/cards?${TRELLO_AUTH}`, { method: "POST", json: { idList: LIST, name: "odd", idCard: POISON } });
+      const card = await call(mk.url, `/1/cards?${TRELLO_AUTH}`, {
+        method: "POST",
+        json: { idList: LIST, name: "odd", idCard: POISON },
+      });
       expect(card.status).toBe(200);
-      expect((await call(mk.url, `/1/cards/${card.json.id}?${TRELLO_AUTH}`, { method: "PUT", json: { name: "renamed" } })).status).toBe(200);
+      expect(
+        (await call(mk.url, `/1/cards/${card.json.id}?${TRELLO_AUTH}`, { method: "PUT", json: { name: "renamed" } }))
+          .status,
+      ).toBe(200);
       expect((await call(mk.url, `/1/cards/${card.json.id}?${TRELLO_AUTH}`, { method: "DELETE" })).status).toBe(200);
     }
   });
 
   it("trello: a stored position like {toString: null} (from a state file) does not break the list's order", async () => {
-    const state = { records: { card: [{ id: "5f0000000000000000000002", idList: LIST, name: "odd pos", pos: POISON }] } };
+    const state = {
+      records: { card: [{ id: "5f0000000000000000000002", idList: LIST, name: "odd pos", pos: POISON }] },
+    };
     const m = await mock("trello", { state });
     const cards = await call(m.url, `/1/lists/${LIST}/cards?${TRELLO_AUTH}`);
     expect(cards.status).toBe(200);
@@ -103,7 +141,15 @@ describe("values with their own toString", () => {
 });
 
 describe("request body size", () => {
-  const head = (lines: string[]) => [`POST /1/cards?${TRELLO_AUTH} HTTP/1.1`, "Host: 127.0.0.1", "Content-Type: application/json", ...lines, "", ""].join("\r\n");
+  const head = (lines: string[]) =>
+    [
+      `POST /1/cards?${TRELLO_AUTH} HTTP/1.1`,
+      "Host: 127.0.0.1",
+      "Content-Type: application/json",
+      ...lines,
+      "",
+      "",
+    ].join("\r\n");
 
   it("a declared length over the cap is answered 413 at once, without reading the body, and the connection closed", async () => {
     const m = await mock("trello");
@@ -124,13 +170,25 @@ describe("request body size", () => {
     expect(r.text).toMatch(/^HTTP\/1\.1 413 /);
     expect(r.text).toContain('{"error":"request body larger than 1024 bytes"}');
     expect(m.records("card").some((c) => String(c.name).startsWith("xxx"))).toBe(false);
-    const small = await call(m.url, `/1/cards?${TRELLO_AUTH}`, { method: "POST", json: { idList: LIST, name: "small" } });
+    const small = await call(m.url, `/1/cards?${TRELLO_AUTH}`, {
+      method: "POST",
+      json: { idList: LIST, name: "small" },
+    });
     expect(small.status).toBe(200);
   });
 
   it("a spec's tooLarge answer gives the 413 the service's shape; a cap that is not a positive number is refused", async () => {
     const trello = registeredMock("trello")!;
-    const definition: MockDefinition = { ...trello, mock: { ...trello.mock, answers: { ...trello.mock.answers, tooLarge: { status: 413, message: "request entity too large (over {limit} bytes)" } } } };
+    const definition: MockDefinition = {
+      ...trello,
+      mock: {
+        ...trello.mock,
+        answers: {
+          ...trello.mock.answers,
+          tooLarge: { status: 413, message: "request entity too large (over {limit} bytes)" },
+        },
+      },
+    };
     const m = await startMock(definition, { maxBodyBytes: 100 });
     try {
       const r = await raw(m.port, head(["Content-Length: 101"]));
@@ -139,12 +197,15 @@ describe("request body size", () => {
     } finally {
       await m.close();
     }
-    await expect(startMock("trello", { maxBodyBytes: 0 })).rejects.toThrow("maxBodyBytes must be a positive whole number of bytes");
+    await expect(startMock("trello", { maxBodyBytes: 0 })).rejects.toThrow(
+      "maxBodyBytes must be a positive whole number of bytes",
+    );
   });
 });
 
 describe("query parameters are read one way", () => {
-  const search = async (url: string, query: string) => call(url, `/search-news?text=electric&${query}`, { headers: { "x-api-key": WORLDNEWS.apiKey } });
+  const search = async (url: string, query: string) =>
+    call(url, `/search-news?text=electric&${query}`, { headers: { "x-api-key": WORLDNEWS.apiKey } });
 
   it("worldnews: a single-valued parameter given twice is a badRequest naming it", async () => {
     const m = await mock("worldnews", { noLimits: true });
@@ -161,7 +222,8 @@ describe("query parameters are read one way", () => {
     const exp = await search(m.url, "offset=1e3");
     expect(exp.status).toBe(200);
     expect(exp.json.offset).toBe(1000);
-    for (const odd of ["offset=0x10", "offset=Infinity", "offset=12abc", "number=0b11"]) expect((await search(m.url, odd)).status, odd).toBe(400);
+    for (const odd of ["offset=0x10", "offset=Infinity", "offset=12abc", "number=0b11"])
+      expect((await search(m.url, odd)).status, odd).toBe(400);
     expect((await search(m.url, "offset=2&number=3")).json).toMatchObject({ offset: 2, number: 3 });
   });
 });
@@ -173,13 +235,28 @@ describe("__proto__ keys in upserted records", () => {
     // The engine itself, to look at the stored record: copies handed out (records(), JSON) lose prototypes.
     const engine = new MockEngine(registeredMock("marketo")!);
     const send = async (method: string, url: string, body = "", headers: Record<string, string> = {}) => {
-      const outcome = (await engine.handle({ method, url, headers: { "content-type": "application/json", ...headers }, body: Buffer.from(body) })) as Extract<Outcome, { reply: unknown }>;
+      const outcome = (await engine.handle({
+        method,
+        url,
+        headers: { "content-type": "application/json", ...headers },
+        body: Buffer.from(body),
+      })) as Extract<Outcome, { reply: unknown }>;
       return JSON.parse(outcome.reply.body.toString("utf8"));
     };
-    const token = (await send("GET", `/identity/oauth/token?grant_type=client_credentials&client_id=${MARKETO.clientId}&client_secret=${MARKETO.clientSecret}`)).access_token;
+    const token = (
+      await send(
+        "GET",
+        `/identity/oauth/token?grant_type=client_credentials&client_id=${MARKETO.clientId}&client_secret=${MARKETO.clientSecret}`,
+      )
+    ).access_token;
     const auth = { authorization: `Bearer ${token}` };
     const created = await send("POST", "/rest/v1/leads.json", upsertBody('{"email":"proto@example.com"}'), auth);
-    const updated = await send("POST", "/rest/v1/leads.json", upsertBody('{"email":"proto@example.com","__proto__":{"polluted":true},"constructor":{"x":1},"lastName":"P"}'), auth);
+    const updated = await send(
+      "POST",
+      "/rest/v1/leads.json",
+      upsertBody('{"email":"proto@example.com","__proto__":{"polluted":true},"constructor":{"x":1},"lastName":"P"}'),
+      auth,
+    );
     expect(updated).toMatchObject({ success: true, result: [{ id: created.result[0].id, status: "updated" }] });
     const lead = [...engine.store.table("lead").values()].find((l) => l.email === "proto@example.com")!;
     expect(Object.getPrototypeOf(lead)).toBe(Object.prototype);
@@ -192,7 +269,11 @@ describe("__proto__ keys in upserted records", () => {
   it("marketo: a created lead does not keep a __proto__ key", async () => {
     const m = await mock("marketo");
     const headers = { ...(await marketoAuth(m.url)), "content-type": "application/json" };
-    const r = await call(m.url, "/rest/v1/leads.json", { method: "POST", headers, body: upsertBody('{"email":"proto2@example.com","__proto__":{"polluted":true}}') });
+    const r = await call(m.url, "/rest/v1/leads.json", {
+      method: "POST",
+      headers,
+      body: upsertBody('{"email":"proto2@example.com","__proto__":{"polluted":true}}'),
+    });
     expect(r.json).toMatchObject({ success: true, result: [{ status: "created" }] });
     const lead = m.records("lead").find((l) => l.email === "proto2@example.com")!;
     expect(Object.hasOwn(lead, "__proto__")).toBe(false);
@@ -203,7 +284,8 @@ describe("__proto__ keys in upserted records", () => {
 describe("the mock's own failures", () => {
   const SECRET_DETAIL = "internal-detail-7f3a";
   const failures: string[] = [];
-  const onFailure = (error: unknown, request: { method: string; path: string }) => void failures.push(`${request.method} ${request.path} ${(error as Error).message}`);
+  const onFailure = (error: unknown, request: { method: string; path: string }) =>
+    void failures.push(`${request.method} ${request.path} ${(error as Error).message}`);
 
   it("marketo: a throw answers 500 in the service's JSON error body, without the exception's text, and tells onFailure", async () => {
     failures.length = 0;
@@ -235,7 +317,12 @@ describe("the mock's own failures", () => {
     failures.length = 0;
     const trello = registeredMock("trello")!;
     // An operation whose action cannot run (a read without a resource) stands in for a bug in the mock.
-    const broken = Object.fromEntries(Object.entries(trello.operations).map(([id, op]) => [id, id === "getCard" ? { ...op, mock: { ...op.mock!, resource: undefined } } : op]));
+    const broken = Object.fromEntries(
+      Object.entries(trello.operations).map(([id, op]) => [
+        id,
+        id === "getCard" ? { ...op, mock: { ...op.mock!, resource: undefined } } : op,
+      ]),
+    );
     const m = await startMock({ ...trello, operations: broken } as MockDefinition, { onFailure });
     try {
       const r = await call(m.url, `/1/cards/6123a9f0c4b5d6e7f8091a2b?${TRELLO_AUTH}`);
@@ -256,7 +343,9 @@ describe("control routes and state files name resources by own keys", () => {
       expect(r.status, name).toBe(404);
       expect(r.json.error).toBe("unknown mock control route");
     }
-    await expect(startMock("trello", { state: { records: JSON.parse('{"constructor": []}') } })).rejects.toThrow('unknown resource "constructor"');
+    await expect(startMock("trello", { state: { records: JSON.parse('{"constructor": []}') } })).rejects.toThrow(
+      'unknown resource "constructor"',
+    );
   });
 });
 
@@ -264,7 +353,11 @@ describe("a body that is not an object", () => {
   it("trello: an array, string, number or null body is a badRequest naming the body", async () => {
     const m = await mock("trello");
     for (const body of ["[]", '"text"', "null", "7"]) {
-      const r = await call(m.url, `/1/cards?${TRELLO_AUTH}`, { method: "POST", headers: { "content-type": "application/json" }, body });
+      const r = await call(m.url, `/1/cards?${TRELLO_AUTH}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+      });
       expect([r.status, r.text], body).toEqual([400, "invalid value for body"]);
     }
   });
@@ -275,10 +368,18 @@ describe("query keys named like Object.prototype members", () => {
     const trello = registeredMock("trello")!;
     // getCard answering with its query: the spec has no parameter of these names, so a template stands in.
     const echo = { c: "{query.constructor}", t: "{query.toString}", p: "{query.__proto__}", v: "{query.valueOf}" };
-    const operations = Object.fromEntries(Object.entries(trello.operations).map(([id, op]) => [id, id === "getCard" ? { ...op, mock: { ...op.mock!, respond: echo } } : op]));
+    const operations = Object.fromEntries(
+      Object.entries(trello.operations).map(([id, op]) => [
+        id,
+        id === "getCard" ? { ...op, mock: { ...op.mock!, respond: echo } } : op,
+      ]),
+    );
     const m = await startMock({ ...trello, operations } as MockDefinition);
     try {
-      const r = await call(m.url, `/1/cards/6123a9f0c4b5d6e7f8091a2b?${TRELLO_AUTH}&constructor=a&toString=b&__proto__=c&valueOf=d&valueOf=e`);
+      const r = await call(
+        m.url,
+        `/1/cards/6123a9f0c4b5d6e7f8091a2b?${TRELLO_AUTH}&constructor=a&toString=b&__proto__=c&valueOf=d&valueOf=e`,
+      );
       expect([r.status, r.json]).toEqual([200, { c: "a", t: "b", p: "c", v: "d,e" }]);
     } finally {
       await m.close();
@@ -291,7 +392,12 @@ describe("HEAD", () => {
     const m = await mock("trello");
     const get = await call(m.url, `/1/cards/6123a9f0c4b5d6e7f8091a2b?${TRELLO_AUTH}`);
     const head = await call(m.url, `/1/cards/6123a9f0c4b5d6e7f8091a2b?${TRELLO_AUTH}`, { method: "HEAD" });
-    expect([head.status, head.text, head.headers.get("content-length"), head.type]).toEqual([200, "", String(Buffer.byteLength(get.text)), get.type]);
+    expect([head.status, head.text, head.headers.get("content-length"), head.type]).toEqual([
+      200,
+      "",
+      String(Buffer.byteLength(get.text)),
+      get.type,
+    ]);
     expect((await call(m.url, `/1/nosuch?${TRELLO_AUTH}`, { method: "HEAD" })).status).toBe(404);
     expect((await call(m.url, `/1/cards/6123a9f0c4b5d6e7f8091a2b`, { method: "HEAD" })).status).toBe(401);
   });
@@ -311,6 +417,9 @@ describe("token endpoints answer their own method only", () => {
     const snare = await mock("contentsnare");
     const body = { grant_type: "refresh_token", refresh_token: "nope", client_id: "x", client_secret: "y" };
     expect((await call(snare.url, "/oauth/token", { method: "POST", json: body })).status).toBe(400); // refused, but by the token endpoint
-    for (const method of ["GET", "PUT", "DELETE"]) expect((await call(snare.url, `/oauth/token?grant_type=client_credentials`, { method })).status, method).toBe(404);
+    for (const method of ["GET", "PUT", "DELETE"])
+      expect((await call(snare.url, `/oauth/token?grant_type=client_credentials`, { method })).status, method).toBe(
+        404,
+      );
   });
 });

@@ -6,7 +6,10 @@ import { call, CARD, CONTENTSNARE, manualClock, MARKETO, TRELLO, TRELLO_AUTH, WO
 const mock = useMocks();
 
 async function marketoToken(url: string): Promise<Record<string, string>> {
-  const r = await call(url, `/identity/oauth/token?grant_type=client_credentials&client_id=${MARKETO.clientId}&client_secret=${MARKETO.clientSecret}`);
+  const r = await call(
+    url,
+    `/identity/oauth/token?grant_type=client_credentials&client_id=${MARKETO.clientId}&client_secret=${MARKETO.clientSecret}`,
+  );
   return { authorization: `Bearer ${r.json.access_token}` };
 }
 
@@ -14,7 +17,11 @@ describe("trello", () => {
   it("answers 429 JSON per token, per key across tokens, and frees the window after it passes", async () => {
     const clock = manualClock();
     const second = { ...TRELLO, token: "ATTAsecondtoken" };
-    const m = await mock("trello", { clock: clock.now, credentials: [TRELLO, second], limits: { perToken: { requests: 3, windowSeconds: 10 }, perKey: { requests: 5 } } });
+    const m = await mock("trello", {
+      clock: clock.now,
+      credentials: [TRELLO, second],
+      limits: { perToken: { requests: 3, windowSeconds: 10 }, perKey: { requests: 5 } },
+    });
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) statuses.push((await call(m.url, `/1/cards/${CARD}?${TRELLO_AUTH}`)).status);
     expect(statuses).toEqual([200, 200, 200, 429]);
@@ -34,12 +41,16 @@ describe("trello", () => {
 
 describe("marketo", () => {
   it("answers 606 inside HTTP 200 over the rate, and 607 over the daily quota", async () => {
-    const m = await mock("marketo", { limits: { rate: { requests: 2, windowSeconds: 20 }, daily: { requests: 1000 } } });
+    const m = await mock("marketo", {
+      limits: { rate: { requests: 2, windowSeconds: 20 }, daily: { requests: 1000 } },
+    });
     const auth = await marketoToken(m.url);
     const bodies = [];
     for (let i = 0; i < 3; i++) bodies.push((await call(m.url, "/rest/v1/lists.json", { headers: auth })).json);
     expect(bodies.map((b) => b.success)).toEqual([true, true, false]);
-    expect(bodies[2]).toMatchObject({ errors: [{ code: "606", message: "Max rate limit '2' exceeded with in '20' secs" }] });
+    expect(bodies[2]).toMatchObject({
+      errors: [{ code: "606", message: "Max rate limit '2' exceeded with in '20' secs" }],
+    });
 
     const daily = await mock("marketo", { limits: { daily: { requests: 2 } } });
     const dauth = await marketoToken(daily.url);
@@ -67,12 +78,31 @@ describe("marketo", () => {
 describe("content snare", () => {
   it("answers 429 with Retry-After, counting reads and writes apart", async () => {
     const clock = manualClock();
-    const m = await mock("contentsnare", { clock: clock.now, limits: { writes: { requests: 1, windowSeconds: 10 }, reads: { requests: 2 } } });
+    const m = await mock("contentsnare", {
+      clock: clock.now,
+      limits: { writes: { requests: 1, windowSeconds: 10 }, reads: { requests: 2 } },
+    });
     const auth = { authorization: `Bearer ${CONTENTSNARE.accessToken}` };
-    expect((await call(m.url, "/partner_api/v1/clients", { method: "POST", headers: auth, json: { email: "a@example.com" } })).status).toBe(201);
+    expect(
+      (
+        await call(m.url, "/partner_api/v1/clients", {
+          method: "POST",
+          headers: auth,
+          json: { email: "a@example.com" },
+        })
+      ).status,
+    ).toBe(201);
     clock.advance(4000);
-    const write = await call(m.url, "/partner_api/v1/clients", { method: "POST", headers: auth, json: { email: "b@example.com" } });
-    expect([write.status, write.headers.get("retry-after"), write.json]).toEqual([429, "6", { errors: ["Rate limit exceeded. Try again later."] }]);
+    const write = await call(m.url, "/partner_api/v1/clients", {
+      method: "POST",
+      headers: auth,
+      json: { email: "b@example.com" },
+    });
+    expect([write.status, write.headers.get("retry-after"), write.json]).toEqual([
+      429,
+      "6",
+      { errors: ["Rate limit exceeded. Try again later."] },
+    ]);
     expect((await call(m.url, "/partner_api/v1/clients", { headers: auth })).status).toBe(200);
     expect(m.counters().creates.client).toBe(1);
   });
@@ -99,6 +129,8 @@ describe("world news", () => {
   });
 
   it("refuses an unknown limit id in the options", async () => {
-    await expect(startMock("worldnews", { limits: { perHour: { requests: 1 } } })).rejects.toThrow(/limit override "perHour" names no declared limit; use one of perMinute/);
+    await expect(startMock("worldnews", { limits: { perHour: { requests: 1 } } })).rejects.toThrow(
+      /limit override "perHour" names no declared limit; use one of perMinute/,
+    );
   });
 });

@@ -7,7 +7,16 @@ import { describe, expect, it } from "vitest";
 import type { LimitSpec } from "../../runtime/descriptor.js";
 import { deepMerge, placeInArray } from "../../runtime/mock/actions.js";
 import { expandAlphabet, IdMaker } from "../../runtime/mock/ids.js";
-import { MockEngine, MockOperationSchema, registeredMock, registeredMocks, registerMock, startMock, type MockDefinition, type Outcome } from "../../runtime/mock/index.js";
+import {
+  MockEngine,
+  MockOperationSchema,
+  registeredMock,
+  registeredMocks,
+  registerMock,
+  startMock,
+  type MockDefinition,
+  type Outcome,
+} from "../../runtime/mock/index.js";
 import { decodeToken, encodeToken } from "../../runtime/mock/paging.js";
 import { Router } from "../../runtime/mock/router.js";
 import { Store } from "../../runtime/mock/store.js";
@@ -32,7 +41,9 @@ describe("router", () => {
     expect(r.match("POST", "/1/cards/abc")).toBeUndefined();
     expect(r.match("GET", "/1/cards/")).toBeUndefined();
     expect(r.match("GET", "/1/cards/%E0%A4%A")?.params.id).toBe("%E0%A4%A"); // malformed escapes stay as sent
-    expect(() => r.add("GET", "/1/cards/{id}", "again", String)).toThrow(/two operations on GET \/1\/cards\/\{id\}: getCard and again/);
+    expect(() => r.add("GET", "/1/cards/{id}", "again", String)).toThrow(
+      /two operations on GET \/1\/cards\/\{id\}: getCard and again/,
+    );
   });
 
   it("lets sibling routes name the same position differently (GitHub's /repos/{owner}/{repo} beside /repos/{template_owner}/…)", () => {
@@ -99,7 +110,17 @@ describe("page tokens", () => {
 
 describe("positions and merging", () => {
   it("places top before and bottom after the siblings of the same group", () => {
-    const model = { resources: { card: { idField: "id", id: { format: "hex24" }, seed: [], defaults: {}, position: { field: "pos", within: "idList", step: 16384 } } } } as never;
+    const model = {
+      resources: {
+        card: {
+          idField: "id",
+          id: { format: "hex24" },
+          seed: [],
+          defaults: {},
+          position: { field: "pos", within: "idList", step: 16384 },
+        },
+      },
+    } as never;
     const store = new Store("t", model);
     store.put("card", { id: "a", idList: "L", pos: 16384 });
     store.put("card", { id: "b", idList: "L", pos: 32768 });
@@ -111,8 +132,16 @@ describe("positions and merging", () => {
     expect(store.position("card", fresh, "123.5")).toBe(123.5);
     expect(store.position("card", { id: "d", idList: "N" }, "top")).toBe(16384);
     store.put("card", { ...fresh, pos: 8192 });
-    expect(store.all("card").filter((c) => c.idList === "L").map((c) => c.id)).toEqual(["c", "a", "b"]);
-    const items = [{ id: 1, pos: 100 }, { id: 2, pos: 200 }];
+    expect(
+      store
+        .all("card")
+        .filter((c) => c.idList === "L")
+        .map((c) => c.id),
+    ).toEqual(["c", "a", "b"]);
+    const items = [
+      { id: 1, pos: 100 },
+      { id: 2, pos: 200 },
+    ];
     const item = { id: 3, pos: "top" };
     items.push(item as never);
     placeInArray(items, item, { field: "pos", step: 16384 });
@@ -120,14 +149,23 @@ describe("positions and merging", () => {
   });
 
   it("a seed list naming an Object.prototype member is an unknown operation, not a function found by inheritance", () => {
-    const model = { resources: { card: { idField: "id", id: { format: "hex24" }, seed: [{ operation: "toString" }], defaults: {} } } } as never;
-    expect(() => new Store("t", model).seedFromExamples({})).toThrow('t mock: resource "card" seeds from unknown operation "toString"');
+    const model = {
+      resources: { card: { idField: "id", id: { format: "hex24" }, seed: [{ operation: "toString" }], defaults: {} } },
+    } as never;
+    expect(() => new Store("t", model).seedFromExamples({})).toThrow(
+      't mock: resource "card" seeds from unknown operation "toString"',
+    );
   });
 
   it("ignores a __proto__ key in a request body", async () => {
     const engine = new MockEngine(registeredMock("trello")!, { noLimits: true });
     const body = Buffer.from(`{"idList":"${LIST}","name":"x","__proto__":{"polluted":true}}`);
-    const out = engine.handle({ method: "POST", url: `/1/cards?${TRELLO_AUTH}`, headers: { "content-type": "application/json" }, body }) as Outcome;
+    const out = engine.handle({
+      method: "POST",
+      url: `/1/cards?${TRELLO_AUTH}`,
+      headers: { "content-type": "application/json" },
+      body,
+    }) as Outcome;
     if (out.drop) throw new Error("dropped");
     const id = JSON.parse(out.reply.body.toString()).id as string;
     const stored = engine.store.find("card", id)!;
@@ -145,28 +183,53 @@ describe("positions and merging", () => {
 
 describe("model", () => {
   it("refuses mock keys the action would ignore, naming the key and the actions that read it", () => {
-    const issues = (op: unknown) => MockOperationSchema.safeParse(op).error?.issues.map((i) => `${i.path.join(".")}: ${i.message}`) ?? [];
-    expect(issues({ action: "read", resource: "card", pageSize: { default: 5, max: 10 } })).toEqual(['pageSize: "pageSize" applies to the list/linked actions, not read']);
-    expect(issues({ action: "create", resource: "card", merge: "deep" })).toEqual(['merge: "merge" applies to the update/updateItem actions, not create']);
-    expect(issues({ action: "list", resource: "n", whereMap: { unread: { all: "" } } })).toEqual(["whereMap.unread: whereMap.unread maps a filter that `where` does not have"]);
-    expect(issues({ action: "updateItem", resource: "checklist" })).toEqual(["itemId: updateItem needs `field` (the array) and `itemId` (the element's id template)"]);
-    expect(issues({ action: "list", resource: "card", pageSize: { default: 50, max: 10 } })).toEqual(["pageSize: pageSize.default must not exceed pageSize.max"]);
-    expect(issues({ action: "list", resource: "card", pageSize: { default: 5, max: 10 }, pageToken: { encoding: "base32", prefix: "itr" } })).toEqual([]);
+    const issues = (op: unknown) =>
+      MockOperationSchema.safeParse(op).error?.issues.map((i) => `${i.path.join(".")}: ${i.message}`) ?? [];
+    expect(issues({ action: "read", resource: "card", pageSize: { default: 5, max: 10 } })).toEqual([
+      'pageSize: "pageSize" applies to the list/linked actions, not read',
+    ]);
+    expect(issues({ action: "create", resource: "card", merge: "deep" })).toEqual([
+      'merge: "merge" applies to the update/updateItem actions, not create',
+    ]);
+    expect(issues({ action: "list", resource: "n", whereMap: { unread: { all: "" } } })).toEqual([
+      "whereMap.unread: whereMap.unread maps a filter that `where` does not have",
+    ]);
+    expect(issues({ action: "updateItem", resource: "checklist" })).toEqual([
+      "itemId: updateItem needs `field` (the array) and `itemId` (the element's id template)",
+    ]);
+    expect(issues({ action: "list", resource: "card", pageSize: { default: 50, max: 10 } })).toEqual([
+      "pageSize: pageSize.default must not exceed pageSize.max",
+    ]);
+    expect(
+      issues({
+        action: "list",
+        resource: "card",
+        pageSize: { default: 5, max: 10 },
+        pageToken: { encoding: "base32", prefix: "itr" },
+      }),
+    ).toEqual([]);
   });
 
   it("refuses an operation with a parent on a resource that has no parentField", () => {
     const base = registeredMock("trello")!;
     const op = { ...base.operations.getCard!, mock: { ...base.operations.getCard!.mock!, parent: "{path.idBoard}" } };
-    expect(() => new MockEngine({ ...base, operations: { ...base.operations, getCard: op } })).toThrow(/getCard has `parent` but its resource card declares no `parentField`/);
+    expect(() => new MockEngine({ ...base, operations: { ...base.operations, getCard: op } })).toThrow(
+      /getCard has `parent` but its resource card declares no `parentField`/,
+    );
   });
 });
 
 describe("registry", () => {
   it("starts a registered mock by name and names the registered ones when asked for another", async () => {
     expect(registeredMocks()).toEqual(expect.arrayContaining(["contentsnare", "marketo", "trello", "worldnews"]));
-    const copy = registerMock({ ...registeredMock("worldnews")!, descriptor: { ...registeredMock("worldnews")!.descriptor, id: "newsclone" } });
+    const copy = registerMock({
+      ...registeredMock("worldnews")!,
+      descriptor: { ...registeredMock("worldnews")!.descriptor, id: "newsclone" },
+    });
     expect(registeredMock("newsclone")).toBe(copy);
-    await expect(startMock("nosuchservice")).rejects.toThrow(/no mock registered for "nosuchservice" \(registered: .*newsclone.*\); import its generated mock\.js/);
+    await expect(startMock("nosuchservice")).rejects.toThrow(
+      /no mock registered for "nosuchservice" \(registered: .*newsclone.*\); import its generated mock\.js/,
+    );
   });
 });
 
@@ -189,7 +252,12 @@ function trelloWith(limits: unknown[]): MockDefinition {
   return { ...base, descriptor: { ...base.descriptor, limits: full }, mock: { ...base.mock, limits: {} } };
 }
 
-const get = (path: string) => ({ method: "GET", url: `${path}${path.includes("?") ? "&" : "?"}${TRELLO_AUTH}`, headers: {}, body: Buffer.alloc(0) });
+const get = (path: string) => ({
+  method: "GET",
+  url: `${path}${path.includes("?") ? "&" : "?"}${TRELLO_AUTH}`,
+  headers: {},
+  body: Buffer.alloc(0),
+});
 function status(engine: MockEngine, path: string): { status: number; retryAfter?: string | undefined } {
   const out = engine.handle(get(path)) as Outcome;
   if (out.drop) throw new Error("dropped");
@@ -199,18 +267,53 @@ function status(engine: MockEngine, path: string): { status: number; retryAfter?
 
 describe("admission", () => {
   it("counts a path: limit per value of the parameter, for operations that have it only", () => {
-    const engine = new MockEngine(trelloWith([{ id: "perBoard", kind: "window", description: "per board", per: "path:id", pathPrefix: "/1/boards/", requests: 2, windowSeconds: 10 }]), { clock: manualClock().now });
+    const engine = new MockEngine(
+      trelloWith([
+        {
+          id: "perBoard",
+          kind: "window",
+          description: "per board",
+          per: "path:id",
+          pathPrefix: "/1/boards/",
+          requests: 2,
+          windowSeconds: 10,
+        },
+      ]),
+      { clock: manualClock().now },
+    );
     expect([1, 2, 3].map(() => status(engine, `/1/boards/${BOARD}/lists`).status)).toEqual([200, 200, 429]);
     expect(status(engine, "/1/boards/60d5ecb74e2a1b3c4d5e6f71/lists").status).toBe(404); // another board: room, but no such board
     expect(status(engine, `/1/cards/${CARD}`).status).toBe(200);
-    const perList = new MockEngine(trelloWith([{ id: "perList", kind: "window", description: "per idList", per: "path:idCheckItem", requests: 1, windowSeconds: 10 }]), {});
+    const perList = new MockEngine(
+      trelloWith([
+        {
+          id: "perList",
+          kind: "window",
+          description: "per idList",
+          per: "path:idCheckItem",
+          requests: 1,
+          windowSeconds: 10,
+        },
+      ]),
+      {},
+    );
     expect([1, 2, 3].map(() => status(perList, `/1/lists/${LIST}`).status)).toEqual([200, 200, 200]); // no {idCheckItem}: not counted
   });
 
   it("neither counts nor refuses excluded routes, and refuses everything for penaltySeconds after a refusal", () => {
     const clock = manualClock();
     const engine = new MockEngine(
-      trelloWith([{ id: "perToken", kind: "window", description: "per token", requests: 2, windowSeconds: 1, excludePathPrefixes: ["/1/members/"], penaltySeconds: 30 }]),
+      trelloWith([
+        {
+          id: "perToken",
+          kind: "window",
+          description: "per token",
+          requests: 2,
+          windowSeconds: 1,
+          excludePathPrefixes: ["/1/members/"],
+          penaltySeconds: 30,
+        },
+      ]),
       { clock: clock.now },
     );
     for (let i = 0; i < 5; i++) expect(status(engine, "/1/members/me/boards").status).toBe(200);
@@ -223,10 +326,16 @@ describe("admission", () => {
 
   it("keeps a monthly quota per calendar month in its zone and says when it resets", () => {
     const clock = manualClock(Date.UTC(2026, 0, 31, 12));
-    const def = trelloWith([{ id: "monthly", kind: "monthly-quota", description: "per month", requests: 2, resetTimeZone: "UTC" }]);
+    const def = trelloWith([
+      { id: "monthly", kind: "monthly-quota", description: "per month", requests: 2, resetTimeZone: "UTC" },
+    ]);
     def.mock = { ...def.mock, limits: { monthly: { message: "monthly quota", retryAfter: true } } };
     const engine = new MockEngine(def, { clock: clock.now });
-    expect([1, 2, 3].map(() => status(engine, `/1/cards/${CARD}`))).toEqual([{ status: 200 }, { status: 200 }, { status: 429, retryAfter: String(12 * 3600) }]);
+    expect([1, 2, 3].map(() => status(engine, `/1/cards/${CARD}`))).toEqual([
+      { status: 200 },
+      { status: 200 },
+      { status: 429, retryAfter: String(12 * 3600) },
+    ]);
     clock.advance(12 * 3600_000);
     expect(status(engine, `/1/cards/${CARD}`).status).toBe(200);
   });
@@ -236,7 +345,11 @@ describe("admission", () => {
     const off = new MockEngine(trelloWith(limits), { noLimits: true });
     expect(Array.from({ length: 5 }, () => status(off, `/1/cards/${CARD}`).status)).toEqual([200, 200, 200, 200, 200]);
     const scaled = new MockEngine(trelloWith(limits), { limitScale: 2, clock: manualClock().now });
-    expect(Array.from({ length: 5 }, () => status(scaled, `/1/cards/${CARD}`).status)).toEqual([200, 200, 200, 200, 429]);
-    expect(() => new MockEngine(trelloWith(limits), { limitScale: 0 })).toThrow(/limit scale must be a positive number/);
+    expect(Array.from({ length: 5 }, () => status(scaled, `/1/cards/${CARD}`).status)).toEqual([
+      200, 200, 200, 200, 429,
+    ]);
+    expect(() => new MockEngine(trelloWith(limits), { limitScale: 0 })).toThrow(
+      /limit scale must be a positive number/,
+    );
   });
 });

@@ -24,9 +24,12 @@ describe("paging", () => {
     expect(first.result).toHaveLength(3);
     expect(first.nextPageToken).toBeTypeOf("string");
     const emails: string[] = [];
-    for await (const lead of marketo.core.items("getLeads", { params: { query } })) emails.push((lead as { email: string }).email);
+    for await (const lead of marketo.core.items("getLeads", { params: { query } }))
+      emails.push((lead as { email: string }).email);
     expect(emails).toEqual(input.map((l) => l.email));
-    const last = (await marketo.getLeads({ params: { query: { ...query, batchSize: 7 } } })) as { nextPageToken?: string };
+    const last = (await marketo.getLeads({ params: { query: { ...query, batchSize: 7 } } })) as {
+      nextPageToken?: string;
+    };
     expect(last.nextPageToken).toBeUndefined();
   });
 
@@ -39,7 +42,8 @@ describe("paging", () => {
     expect(page.results.map((c) => c.email)).toEqual(["c2@example.com", "c3@example.com"]);
     expect(page.pagination).toEqual({ offset: 2, limit: 2, total_count: 5 });
     const all: string[] = [];
-    for await (const c of cs.core.items("listClients", { params: { query: { limit: 2 } } })) all.push((c as { email: string }).email);
+    for await (const c of cs.core.items("listClients", { params: { query: { limit: 2 } } }))
+      all.push((c as { email: string }).email);
     expect(all).toHaveLength(5);
   });
 
@@ -49,7 +53,9 @@ describe("paging", () => {
     const all = await call(m.url, "/search-news?text=the&number=100", { headers: { "x-api-key": WORLDNEWS.apiKey } });
     const total = all.json.available as number;
     expect(total).toBeGreaterThan(1);
-    const second = await call(m.url, "/search-news?text=the&number=1&offset=1", { headers: { "x-api-key": WORLDNEWS.apiKey } });
+    const second = await call(m.url, "/search-news?text=the&number=1&offset=1", {
+      headers: { "x-api-key": WORLDNEWS.apiKey },
+    });
     expect(second.json).toMatchObject({ offset: 1, number: 1, available: total });
     expect(second.json.news[0].id).toBe(all.json.news[1].id);
   });

@@ -6,7 +6,9 @@
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv2020,
+) => void;
 
 const DOC_ID = "sample-spec.json";
 
@@ -21,7 +23,10 @@ function to2020(node: unknown): unknown {
     // a property named __proto__ stays a key
     Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
   }
-  for (const [flag, bound] of [["exclusiveMinimum", "minimum"], ["exclusiveMaximum", "maximum"]] as const) {
+  for (const [flag, bound] of [
+    ["exclusiveMinimum", "minimum"],
+    ["exclusiveMaximum", "maximum"],
+  ] as const) {
     if (typeof out[flag] !== "boolean") continue;
     if (out[flag] === true && typeof out[bound] === "number") {
       out[flag] = out[bound];
@@ -37,7 +42,13 @@ function to2020(node: unknown): unknown {
  * ownProperties: without it Ajv reads an inherited `constructor` as a present property.
  */
 export class DocumentValidator {
-  private readonly ajv = new Ajv2020({ strict: false, allErrors: false, logger: false, validateFormats: true, ownProperties: true });
+  private readonly ajv = new Ajv2020({
+    strict: false,
+    allErrors: false,
+    logger: false,
+    validateFormats: true,
+    ownProperties: true,
+  });
 
   constructor(document: unknown) {
     addFormats(this.ajv);
@@ -79,6 +90,7 @@ export function successSchemas(spec: Record<string, unknown>): ResponseSchema[] 
 
 function resolveLocal(doc: unknown, ref: string): unknown {
   let node = doc;
-  for (const part of ref.slice(2).split("/")) node = (node as Record<string, unknown>)?.[part.replace(/~1/g, "/").replace(/~0/g, "~")];
+  for (const part of ref.slice(2).split("/"))
+    node = (node as Record<string, unknown>)?.[part.replace(/~1/g, "/").replace(/~0/g, "~")];
   return node;
 }

@@ -18,7 +18,14 @@ const out = join(root, "test", "mock", `.shapes-${process.pid}`);
 let m: RunningMock;
 
 beforeAll(async () => {
-  const generated = await runCli("generate", "--spec", join(import.meta.dirname, "fixtures", "shapes.yaml"), "--out", out, "--no-cache");
+  const generated = await runCli(
+    "generate",
+    "--spec",
+    join(import.meta.dirname, "fixtures", "shapes.yaml"),
+    "--out",
+    out,
+    "--no-cache",
+  );
   expect(generated.code, generated.stderr).toBe(0);
   await loadMock(join(out, "shapes", "mock.ts"));
   m = await startMock("shapes", { noLimits: true });

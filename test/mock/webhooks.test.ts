@@ -15,7 +15,9 @@ afterEach(async () => {
 const SECRET = "app-secret-for-tests";
 
 function signatureOf(body: string, callbackUrl: string): string {
-  return createHmac("sha1", SECRET).update(body + callbackUrl, "utf8").digest("base64");
+  return createHmac("sha1", SECRET)
+    .update(body + callbackUrl, "utf8")
+    .digest("base64");
 }
 
 describe("trello webhooks", () => {
@@ -23,23 +25,47 @@ describe("trello webhooks", () => {
     const hook = await receiver();
     const m: RunningMock = await startMock("trello", { webhookSecret: SECRET });
     open.push(m, hook);
-    const created = await call(m.url, `/1/webhooks?${TRELLO_AUTH}`, { method: "POST", json: { callbackURL: hook.url, idModel: BOARD, description: "test" } });
+    const created = await call(m.url, `/1/webhooks?${TRELLO_AUTH}`, {
+      method: "POST",
+      json: { callbackURL: hook.url, idModel: BOARD, description: "test" },
+    });
     expect(created.status).toBe(200);
     expect(created.json).toMatchObject({ idModel: BOARD, callbackURL: hook.url, active: true });
     expect(hook.calls.map((c) => c.method)).toEqual(["HEAD"]);
 
-    const card = await call(m.url, `/1/cards?${TRELLO_AUTH}`, { method: "POST", json: { idList: LIST, name: "Hooked" } });
-    await call(m.url, `/1/cards/${card.json.id}/actions/comments?${TRELLO_AUTH}`, { method: "POST", json: { text: "hello" } });
+    const card = await call(m.url, `/1/cards?${TRELLO_AUTH}`, {
+      method: "POST",
+      json: { idList: LIST, name: "Hooked" },
+    });
+    await call(m.url, `/1/cards/${card.json.id}/actions/comments?${TRELLO_AUTH}`, {
+      method: "POST",
+      json: { text: "hello" },
+    });
     await call(m.url, `/1/cards/${card.json.id}/idLabels?${TRELLO_AUTH}`, { method: "POST", json: { value: LABEL } });
     await call(m.url, `/1/lists?${TRELLO_AUTH}`, { method: "POST", json: { name: "Later", idBoard: BOARD } });
-    const checklist = await call(m.url, `/1/checklists?${TRELLO_AUTH}`, { method: "POST", json: { idCard: CARD, name: "Steps" } });
-    await call(m.url, `/1/checklists/${checklist.json.id}/checkItems?${TRELLO_AUTH}`, { method: "POST", json: { name: "first" } });
+    const checklist = await call(m.url, `/1/checklists?${TRELLO_AUTH}`, {
+      method: "POST",
+      json: { idCard: CARD, name: "Steps" },
+    });
+    await call(m.url, `/1/checklists/${checklist.json.id}/checkItems?${TRELLO_AUTH}`, {
+      method: "POST",
+      json: { name: "first" },
+    });
     await hook.next(6);
 
     const posts = hook.calls.filter((c) => c.method === "POST");
     for (const p of posts) expect(p.headers["x-trello-webhook"]).toBe(signatureOf(p.body, hook.url));
-    const events = posts.map((p) => JSON.parse(p.body) as { action: { type: string; data: Record<string, { id?: string }> }; model: { id: string }; webhook: { idModel: string } });
-    expect(events.map((e) => e.action.type).sort()).toEqual(["addChecklistToCard", "addLabelToCard", "commentCard", "createCard", "createCheckItem", "createList"].sort());
+    const events = posts.map(
+      (p) =>
+        JSON.parse(p.body) as {
+          action: { type: string; data: Record<string, { id?: string }> };
+          model: { id: string };
+          webhook: { idModel: string };
+        },
+    );
+    expect(events.map((e) => e.action.type).sort()).toEqual(
+      ["addChecklistToCard", "addLabelToCard", "commentCard", "createCard", "createCheckItem", "createList"].sort(),
+    );
     const comment = events.find((e) => e.action.type === "commentCard")!;
     expect(comment.action.data).toMatchObject({ text: "hello", card: { id: card.json.id } });
     expect(comment.model.id).toBe(BOARD);
@@ -52,7 +78,10 @@ describe("trello webhooks", () => {
     const hook = await receiver(404);
     const m = await startMock("trello", { webhookSecret: SECRET });
     open.push(m, hook);
-    const r = await call(m.url, `/1/webhooks?${TRELLO_AUTH}`, { method: "POST", json: { callbackURL: hook.url, idModel: BOARD } });
+    const r = await call(m.url, `/1/webhooks?${TRELLO_AUTH}`, {
+      method: "POST",
+      json: { callbackURL: hook.url, idModel: BOARD },
+    });
     expect(r.status).toBe(400);
     expect(r.text).toBe(`URL (${hook.url}) did not return 200 status code, got 404`);
     expect(m.records("webhook")).toEqual([]);
@@ -69,7 +98,10 @@ async function redirector(location: string, headStatus?: number): Promise<{ url:
     else res.writeHead(302, { location }).end();
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/moved`, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/moved`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
 describe("trello webhook callbacks stay on this machine", () => {
@@ -86,8 +118,25 @@ describe("trello webhook callbacks stay on this machine", () => {
   const offMachine = (urls: string[]) => urls.filter((u) => /192\.0\.2\.1|169\.254\.169\.254/.test(u));
 
   it("accepts only loopback callback URLs", () => {
-    for (const url of ["http://127.0.0.1:9/h", "https://127.8.9.10/h", "http://localhost:1/", "http://[::1]:80/", "http://0x7f.1/", "http://2130706433/"]) expect(isLoopbackUrl(url), url).toBe(true);
-    for (const url of ["http://192.0.2.1/", "http://169.254.169.254/latest/meta-data", "https://hooks.example.com/x", "http://127.0.0.1.nip.io/", "http://[::ffff:127.0.0.1]/", "http://localhost.example.com/", "file:///etc/passwd", "not a url"]) {
+    for (const url of [
+      "http://127.0.0.1:9/h",
+      "https://127.8.9.10/h",
+      "http://localhost:1/",
+      "http://[::1]:80/",
+      "http://0x7f.1/",
+      "http://2130706433/",
+    ])
+      expect(isLoopbackUrl(url), url).toBe(true);
+    for (const url of [
+      "http://192.0.2.1/",
+      "http://169.254.169.254/latest/meta-data",
+      "https://hooks.example.com/x",
+      "http://127.0.0.1.nip.io/",
+      "http://[::ffff:127.0.0.1]/",
+      "http://localhost.example.com/",
+      "file:///etc/passwd",
+      "not a url",
+    ]) {
       expect(isLoopbackUrl(url), url).toBe(false);
     }
   });
@@ -97,7 +146,10 @@ describe("trello webhook callbacks stay on this machine", () => {
     open.push(m);
     const fetched = await fetchedDuring(async () => {
       for (const callbackURL of ["http://192.0.2.1/hook", "http://169.254.169.254/latest/meta-data/"]) {
-        const r = await call(m.url, `/1/webhooks?${TRELLO_AUTH}`, { method: "POST", json: { callbackURL, idModel: BOARD } });
+        const r = await call(m.url, `/1/webhooks?${TRELLO_AUTH}`, {
+          method: "POST",
+          json: { callbackURL, idModel: BOARD },
+        });
         expect(r.status).toBe(400);
         expect(r.text).toContain(`URL (${callbackURL}) did not return 200 status code`);
         expect(r.text).toContain("callbackURL must be on 127.0.0.0/8, ::1 or localhost");
@@ -114,7 +166,10 @@ describe("trello webhook callbacks stay on this machine", () => {
     const moved = await redirector(hook.url);
     const m = await startMock("trello", { webhookSecret: SECRET });
     open.push(m, hook, moved);
-    const r = await call(m.url, `/1/webhooks?${TRELLO_AUTH}`, { method: "POST", json: { callbackURL: moved.url, idModel: BOARD } });
+    const r = await call(m.url, `/1/webhooks?${TRELLO_AUTH}`, {
+      method: "POST",
+      json: { callbackURL: moved.url, idModel: BOARD },
+    });
     expect(r.status).toBe(400);
     expect(r.text).toBe(`URL (${moved.url}) did not return 200 status code, got 302`);
     expect(hook.calls).toEqual([]);
@@ -124,10 +179,19 @@ describe("trello webhook callbacks stay on this machine", () => {
   it("never delivers to a non-loopback callback from a state file, nor follows a delivery's redirect", async () => {
     const hook = await receiver();
     const moved = await redirector(hook.url, 200);
-    const state = { records: { webhook: [{ id: "5f0000000000000000000001", idModel: BOARD, callbackURL: "http://192.0.2.1/hook", active: true }] } };
+    const state = {
+      records: {
+        webhook: [
+          { id: "5f0000000000000000000001", idModel: BOARD, callbackURL: "http://192.0.2.1/hook", active: true },
+        ],
+      },
+    };
     const m = await startMock("trello", { webhookSecret: SECRET, state, webhookRetryDelaysMs: [] });
     open.push(hook, moved);
-    const registered = await call(m.url, `/1/webhooks?${TRELLO_AUTH}`, { method: "POST", json: { callbackURL: moved.url, idModel: BOARD } });
+    const registered = await call(m.url, `/1/webhooks?${TRELLO_AUTH}`, {
+      method: "POST",
+      json: { callbackURL: moved.url, idModel: BOARD },
+    });
     expect(registered.status).toBe(200);
     const fetched = await fetchedDuring(async () => {
       await call(m.url, `/1/cards?${TRELLO_AUTH}`, { method: "POST", json: { idList: LIST, name: "Watched twice" } });

@@ -48,8 +48,14 @@ describe("metrics", () => {
 
     const attempts = points("http.client.request.duration") as DataPoint<Histogram>[];
     expect(metrics.get("http.client.request.duration")!.descriptor.unit).toBe("s");
-    expect(attempts.map((p) => [p.attributes["http.response.status_code"], p.attributes["error.type"], p.value.count]))
-      .toEqual(expect.arrayContaining([[503, "server", 1], [200, undefined, 1]]));
+    expect(
+      attempts.map((p) => [p.attributes["http.response.status_code"], p.attributes["error.type"], p.value.count]),
+    ).toEqual(
+      expect.arrayContaining([
+        [503, "server", 1],
+        [200, undefined, 1],
+      ]),
+    );
     expect(attempts[0]!.attributes).toMatchObject({
       "http.request.method": "GET",
       "url.template": "/rest/v1/leads.json",

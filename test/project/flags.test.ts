@@ -54,7 +54,10 @@ describe("unknown flags and bad values", () => {
     ],
     [["init", "--format", "toml"], "--format must be one of ts, json, yaml"],
     [["mcp", "--max-tools", "0"], "--max-tools must be a whole number, at least 1"],
-    [["proxy", "--service", "trello", "--upstream", "https://api.trello.com", "--port", "x"], "--port must be a port number"],
+    [
+      ["proxy", "--service", "trello", "--upstream", "https://api.trello.com", "--port", "x"],
+      "--port must be a port number",
+    ],
   ])("%j: exit 2, %s", async (args, message) => {
     const r = await runCli(...args);
     expect(r.code).toBe(2);

@@ -19,7 +19,16 @@ export type JsonSchema = Json;
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Keys that are dangerous as property names. */
-export const PROTO_KEYS = ["__proto__", "constructor", "prototype", "toString", "valueOf", "hasOwnProperty", "__defineGetter__", "isPrototypeOf"] as const;
+export const PROTO_KEYS = [
+  "__proto__",
+  "constructor",
+  "prototype",
+  "toString",
+  "valueOf",
+  "hasOwnProperty",
+  "__defineGetter__",
+  "isPrototypeOf",
+] as const;
 
 /** Sets `key` as an own, enumerable property (so "__proto__" is a key, as JSON.parse makes it, and not the prototype). */
 export function withOwn<T extends object>(target: T, key: string, value: unknown): T {
@@ -39,7 +48,12 @@ export function ownObject(entries: ReadonlyArray<readonly [string, unknown]>): J
 /** Safe, printable object keys for free-form maps (no prototype names). */
 const mapKey = fc.stringMatching(/^[a-z][a-z0-9_]{0,7}$/);
 
-const URI_EXAMPLES = ["https://example.com/", "https://example.com/a/b?c=d", "http://example.org/x.png", "https://trello.com/c/AbCd1234"];
+const URI_EXAMPLES = [
+  "https://example.com/",
+  "https://example.com/a/b?c=d",
+  "http://example.org/x.png",
+  "https://trello.com/c/AbCd1234",
+];
 
 function typesOf(schema: JsonSchema): string[] {
   if (Array.isArray(schema.type)) return schema.type as string[];
@@ -101,7 +115,9 @@ export function validArb(schema: JsonSchema, depth = 0): fc.Arbitrary<unknown> {
     case "object": {
       const props = isObject(schema.properties) ? (schema.properties as Record<string, JsonSchema>) : {};
       const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
-      const named = fc.record(Object.fromEntries(Object.entries(props).map(([k, s]) => [k, validArb(s, depth + 1)])), { requiredKeys: required.filter((k) => k in props) });
+      const named = fc.record(Object.fromEntries(Object.entries(props).map(([k, s]) => [k, validArb(s, depth + 1)])), {
+        requiredKeys: required.filter((k) => k in props),
+      });
       const extra = schema.additionalProperties;
       if (Object.keys(props).length === 0 && extra !== false && depth < 4) {
         const valueArb = isObject(extra) ? validArb(extra, depth + 1) : fc.jsonValue({ maxDepth: 2 });
@@ -123,7 +139,8 @@ export function wrongArb(schema: JsonSchema): fc.Arbitrary<unknown> | undefined 
   const collect = (s: JsonSchema) => {
     if (Array.isArray(s.anyOf)) return (s.anyOf as JsonSchema[]).forEach(collect);
     if (Array.isArray(s.enum)) {
-      for (const v of s.enum as unknown[]) allowed.add(v === null ? "null" : typeof v === "number" ? "number" : typeof v);
+      for (const v of s.enum as unknown[])
+        allowed.add(v === null ? "null" : typeof v === "number" ? "number" : typeof v);
       return;
     }
     const types = typesOf(s);
@@ -135,26 +152,55 @@ export function wrongArb(schema: JsonSchema): fc.Arbitrary<unknown> | undefined 
   const candidates: fc.Arbitrary<unknown>[] = [];
   if (!allowed.has("string")) candidates.push(fc.string({ maxLength: 12 }), fc.constantFrom(...PROTO_KEYS));
   if (!allowed.has("number")) {
-    candidates.push(allowed.has("integer") ? fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 }).filter((n) => !Number.isInteger(n)) : fc.oneof(fc.integer(), fc.constantFrom(0.5, -1e300, 1e21)));
+    candidates.push(
+      allowed.has("integer")
+        ? fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 }).filter((n) => !Number.isInteger(n))
+        : fc.oneof(fc.integer(), fc.constantFrom(0.5, -1e300, 1e21)),
+    );
   }
   if (!allowed.has("boolean")) candidates.push(fc.boolean());
   if (!allowed.has("array")) candidates.push(fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 3 }));
-  if (!allowed.has("object")) candidates.push(fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 }), fc.constant(ownObject([["__proto__", { polluted: true }]])));
+  if (!allowed.has("object"))
+    candidates.push(
+      fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 }),
+      fc.constant(ownObject([["__proto__", { polluted: true }]])),
+    );
   // Right type, wrong value.
   if (Array.isArray(schema.enum) && (schema.enum as unknown[]).every((v) => typeof v === "string")) {
     const values = new Set(schema.enum as string[]);
-    candidates.push(fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom(...PROTO_KEYS), fc.constant("x".repeat(100_000))).filter((s) => !values.has(s)));
+    candidates.push(
+      fc
+        .oneof(fc.string({ maxLength: 10 }), fc.constantFrom(...PROTO_KEYS), fc.constant("x".repeat(100_000)))
+        .filter((s) => !values.has(s)),
+    );
   } else if (typesOf(schema).length === 1 && schema.type === "string") {
-    if (typeof schema.maxLength === "number") candidates.push(fc.integer({ min: 1, max: 5 }).map((n) => "x".repeat((schema.maxLength as number) + n)));
+    if (typeof schema.maxLength === "number")
+      candidates.push(fc.integer({ min: 1, max: 5 }).map((n) => "x".repeat((schema.maxLength as number) + n)));
     if (typeof schema.pattern === "string") {
       const re = new RegExp(schema.pattern);
-      candidates.push(fc.oneof(fc.string({ maxLength: 30 }), fc.constant("x".repeat(100_000)), fc.constant("\u0000"), fc.constant("../../etc/passwd")).filter((s) => !re.test(s)));
+      candidates.push(
+        fc
+          .oneof(
+            fc.string({ maxLength: 30 }),
+            fc.constant("x".repeat(100_000)),
+            fc.constant("\u0000"),
+            fc.constant("../../etc/passwd"),
+          )
+          .filter((s) => !re.test(s)),
+      );
     }
   } else if (typesOf(schema).length === 1 && (schema.type === "integer" || schema.type === "number")) {
-    if (typeof schema.minimum === "number") candidates.push(fc.integer({ min: 1, max: 1000 }).map((n) => (schema.minimum as number) - n));
-    if (typeof schema.maximum === "number") candidates.push(fc.integer({ min: 1, max: 1000 }).map((n) => (schema.maximum as number) + n));
+    if (typeof schema.minimum === "number")
+      candidates.push(fc.integer({ min: 1, max: 1000 }).map((n) => (schema.minimum as number) - n));
+    if (typeof schema.maximum === "number")
+      candidates.push(fc.integer({ min: 1, max: 1000 }).map((n) => (schema.maximum as number) + n));
   } else if (typesOf(schema).length === 1 && schema.type === "array") {
-    if (typeof schema.maxItems === "number" && isObject(schema.items) && !Array.isArray(schema.items.enum) && !schema.items.pattern) {
+    if (
+      typeof schema.maxItems === "number" &&
+      isObject(schema.items) &&
+      !Array.isArray(schema.items.enum) &&
+      !schema.items.pattern
+    ) {
       // Too many (valid) items.
       const n = schema.maxItems as number;
       candidates.push(fc.array(validArb(schema.items), { minLength: n + 1, maxLength: n + 2 }));
@@ -180,10 +226,13 @@ export function recordingFetch(reply?: (url: URL, init: RequestInit | undefined)
     const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
     urls.push(url);
     if (reply) return reply(new URL(url), init);
-    return new Response(JSON.stringify({ access_token: "fuzz-token", token_type: "bearer", expires_in: 3600, success: true, result: [] }), {
-      status: 200,
-      headers: { "content-type": "application/json" },
-    });
+    return new Response(
+      JSON.stringify({ access_token: "fuzz-token", token_type: "bearer", expires_in: 3600, success: true, result: [] }),
+      {
+        status: 200,
+        headers: { "content-type": "application/json" },
+      },
+    );
   };
   return { fetch: stub as typeof fetch, urls };
 }
@@ -209,5 +258,6 @@ export function assertPrototypesClean(before: string): void {
   const after = prototypeSnapshot();
   if (after !== before) throw new Error("a built-in prototype was modified");
   const probe = {} as Record<string, unknown>;
-  for (const key of ["polluted", "idList", "isAdmin", "x"]) if (probe[key] !== undefined) throw new Error(`Object.prototype.${key} is set`);
+  for (const key of ["polluted", "idList", "isAdmin", "x"])
+    if (probe[key] !== undefined) throw new Error(`Object.prototype.${key} is set`);
 }

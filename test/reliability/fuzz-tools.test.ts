@@ -15,13 +15,31 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createSharedState } from "../../runtime/index.js";
-import { canonicalSchema, credentialQueryNames, executeTool, type ToolContext, type ToolDefinition, type ToolResult } from "../../runtime/tools/index.js";
+import {
+  canonicalSchema,
+  credentialQueryNames,
+  executeTool,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolResult,
+} from "../../runtime/tools/index.js";
 import { tools as contentsnare } from "../../generated/contentsnare/tools.js";
 import { tools as marketo } from "../../generated/marketo/tools.js";
 import { tools as trello } from "../../generated/trello/tools.js";
 import { tools as worldnews } from "../../generated/worldnews/tools.js";
 import { connections } from "../tools/helpers.js";
-import { assertPrototypesClean, ownObject, PROTO_KEYS, prototypeSnapshot, recordingFetch, runs, SEED, validArb, wrongArb, type JsonSchema } from "./arbitraries.js";
+import {
+  assertPrototypesClean,
+  ownObject,
+  PROTO_KEYS,
+  prototypeSnapshot,
+  recordingFetch,
+  runs,
+  SEED,
+  validArb,
+  wrongArb,
+  type JsonSchema,
+} from "./arbitraries.js";
 
 const ALL: ToolDefinition[] = [...contentsnare, ...marketo, ...trello, ...worldnews];
 /** Never reached: every request goes through the recording stub; a stray real fetch would hit a closed port. */
@@ -68,7 +86,9 @@ function validInputArb(tool: ToolDefinition, schema: JsonSchema): fc.Arbitrary<J
     const out: Json = { ...input, endpoint };
     if (out.method === "GET" && config.bodyField) delete out[config.bodyField];
     if (config.queryField && out[config.queryField]) {
-      out[config.queryField] = Object.fromEntries(Object.entries(out[config.queryField] as Json).filter(([k]) => !reserved.has(k.toLowerCase())));
+      out[config.queryField] = Object.fromEntries(
+        Object.entries(out[config.queryField] as Json).filter(([k]) => !reserved.has(k.toLowerCase())),
+      );
     }
     return out;
   });
@@ -91,7 +111,15 @@ function invalidCases(tool: ToolDefinition, schema: JsonSchema, valid: fc.Arbitr
   // Not an object at all (null/undefined mean "no fields" and are not here).
   cases.push(
     fc
-      .oneof(fc.string({ maxLength: 20 }), fc.integer(), fc.double(), fc.boolean(), fc.array(fc.anything({ maxDepth: 1 }), { maxLength: 3 }), fc.constant("x".repeat(1_000_000)), fc.constantFrom(...PROTO_KEYS))
+      .oneof(
+        fc.string({ maxLength: 20 }),
+        fc.integer(),
+        fc.double(),
+        fc.boolean(),
+        fc.array(fc.anything({ maxDepth: 1 }), { maxLength: 3 }),
+        fc.constant("x".repeat(1_000_000)),
+        fc.constantFrom(...PROTO_KEYS),
+      )
       .map((input) => ({ label: "not an object", input, field: "", message: /JSON object/ })),
   );
 
@@ -115,14 +143,32 @@ function invalidCases(tool: ToolDefinition, schema: JsonSchema, valid: fc.Arbitr
       fc
         .constantFrom(...wrongable)
         .chain(([key, wrong]) => fc.tuple(valid, fc.constant(key), wrong))
-        .map(([input, key, value]) => ({ label: "wrong value", input: ownObject([...Object.entries(input).filter(([k]) => k !== key), [key, value]]), field: key })),
+        .map(([input, key, value]) => ({
+          label: "wrong value",
+          input: ownObject([...Object.entries(input).filter(([k]) => k !== key), [key, value]]),
+          field: key,
+        })),
     );
   }
 
   // An extra key: prototype names, odd and huge names. (A null value means "not given" and is dropped, so it is not used.)
-  const extraKey = fc.oneof(fc.constantFrom(...PROTO_KEYS), fc.string({ minLength: 1, maxLength: 20 }), fc.constant("k".repeat(10_000)), fc.constant("a.b"), fc.constant("")).filter((k) => !known.has(k));
+  const extraKey = fc
+    .oneof(
+      fc.constantFrom(...PROTO_KEYS),
+      fc.string({ minLength: 1, maxLength: 20 }),
+      fc.constant("k".repeat(10_000)),
+      fc.constant("a.b"),
+      fc.constant(""),
+    )
+    .filter((k) => !known.has(k));
   const extraValue = fc.anything({ maxDepth: 2 }).filter((v) => v !== null && v !== undefined);
-  cases.push(fc.tuple(valid, extraKey, extraValue).map(([input, key, value]) => ({ label: "extra key", input: ownObject([...Object.entries(input), [key, value]]), field: key })));
+  cases.push(
+    fc.tuple(valid, extraKey, extraValue).map(([input, key, value]) => ({
+      label: "extra key",
+      input: ownObject([...Object.entries(input), [key, value]]),
+      field: key,
+    })),
+  );
 
   // Prototype-pollution attempts carrying the step's own required fields (they must not count as given).
   if (required.length) {
@@ -139,7 +185,15 @@ function invalidCases(tool: ToolDefinition, schema: JsonSchema, valid: fc.Arbitr
   // Anything at all, with prototype keys among the object keys.
   cases.push(
     fc
-      .anything({ maxDepth: 3, key: fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom(...PROTO_KEYS)), withNullPrototype: true, withMap: true, withSet: true, withDate: true, withTypedArray: true })
+      .anything({
+        maxDepth: 3,
+        key: fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom(...PROTO_KEYS)),
+        withNullPrototype: true,
+        withMap: true,
+        withSet: true,
+        withDate: true,
+        withTypedArray: true,
+      })
       .map((input) => ({ label: "anything", input })),
   );
   return fc.oneof(...cases);
@@ -149,7 +203,7 @@ describe("regressions the fuzzing found", () => {
   const step = (name: string) => ALL.find((t) => t.name === name)!;
   const CARD = "6123a9f0c4b5d6e7f8091a2b";
 
-  it("required fields smuggled in a \"__proto__\" key do not count as given (dropNulls used to make it the prototype)", async () => {
+  it('required fields smuggled in a "__proto__" key do not count as given (dropNulls used to make it the prototype)', async () => {
     const { result, urls } = await run(step("trello_create_card"), JSON.parse(`{"__proto__": {"idList": "${CARD}"}}`));
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.error.fields.map((f) => f.path).sort()).toEqual(["__proto__", "idList"]);
@@ -158,17 +212,24 @@ describe("regressions the fuzzing found", () => {
     expect(other.result.ok).toBe(false);
   });
 
-  it("a \"__proto__\" key inside a free-form map (API Call body, query) is refused, not silently dropped", async () => {
-    const { result, urls } = await run(step("trello_api_call"), JSON.parse(`{"method": "POST", "endpoint": "/1/cards", "body": {"__proto__": {"a": 1}, "b": 2}, "query_parameters": {"__proto__": "x"}}`));
+  it('a "__proto__" key inside a free-form map (API Call body, query) is refused, not silently dropped', async () => {
+    const { result, urls } = await run(
+      step("trello_api_call"),
+      JSON.parse(
+        `{"method": "POST", "endpoint": "/1/cards", "body": {"__proto__": {"a": 1}, "b": 2}, "query_parameters": {"__proto__": "x"}}`,
+      ),
+    );
     expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.error.fields.map((f) => f.path)).toEqual(["body.__proto__", "query_parameters.__proto__"]);
+    if (!result.ok)
+      expect(result.error.fields.map((f) => f.path)).toEqual(["body.__proto__", "query_parameters.__proto__"]);
     expect(urls).toEqual([]);
   });
 
   it("a missing enum field is said to be required", async () => {
     const { result } = await run(step("worldnews_api_call"), { endpoint: "/search-news" });
     expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.error.fields).toEqual([{ path: "method", message: 'required: give one of "GET", "POST"' }]);
+    if (!result.ok)
+      expect(result.error.fields).toEqual([{ path: "method", message: 'required: give one of "GET", "POST"' }]);
   });
 
   it("a null the schema accepts is not blamed when another field is wrong", async () => {
@@ -187,7 +248,7 @@ describe("every tool step's input validation (property-based)", () => {
   describe.each(ALL.map((t) => [t.name, t] as const))("%s", (_name, tool) => {
     const schema = canonicalSchema(tool.input, "input");
     const valid = validInputArb(tool, schema);
-    const required = ((schema.required ?? []) as string[]);
+    const required = (schema.required ?? []) as string[];
 
     it("refuses invalid input with invalid_input naming the field; nothing thrown, fetched or polluted", async () => {
       const before = prototypeSnapshot();
@@ -221,7 +282,10 @@ describe("every tool step's input validation (property-based)", () => {
           }
           if (c.field !== undefined) {
             const named = (p: string) => p === c.field || (c.field !== "" && p.startsWith(`${c.field}.`));
-            expect(error.fields.every((f) => named(f.path)), `${c.label}: ${JSON.stringify(error.fields.map((f) => f.path))} should all name ${JSON.stringify(c.field)}`).toBe(true);
+            expect(
+              error.fields.every((f) => named(f.path)),
+              `${c.label}: ${JSON.stringify(error.fields.map((f) => f.path))} should all name ${JSON.stringify(c.field)}`,
+            ).toBe(true);
             if (c.field !== "" && c.field.length < 200) expect(error.message).toContain(c.field);
           }
           if (c.message) expect(error.fields.some((f) => c.message!.test(f.message))).toBe(true);

@@ -20,7 +20,12 @@ import { connect, type AddressInfo } from "node:net";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { triggers } from "../../generated/trello/triggers.js";
-import { createWebhookReceiver, signPayload, type WebhookRequest, type WebhookResponse } from "../../runtime/triggers/receiver.js";
+import {
+  createWebhookReceiver,
+  signPayload,
+  type WebhookRequest,
+  type WebhookResponse,
+} from "../../runtime/triggers/receiver.js";
 import { runs, SEED } from "./arbitraries.js";
 
 const SECRET = "fuzz-app-secret-0f1e2d3c";
@@ -42,11 +47,22 @@ type Event =
   | { kind: "method"; method: string; signed: boolean };
 
 /** A small pool of action ids so that replays happen often. */
-const actionId = fc.constantFrom("6100000000000000000000a1", "6100000000000000000000a2", "6100000000000000000000a3", "6100000000000000000000a4");
+const actionId = fc.constantFrom(
+  "6100000000000000000000a1",
+  "6100000000000000000000a2",
+  "6100000000000000000000a3",
+  "6100000000000000000000a4",
+);
 
 function payload(id: string, fail: boolean, text: string): string {
   return JSON.stringify({
-    action: { id, type: "commentCard", date: "2026-11-21T09:00:00.000Z", data: { text, board: { id: "60d5ecb74e2a1b3c4d5e6f01" } }, ...(fail ? { fail: true } : {}) },
+    action: {
+      id,
+      type: "commentCard",
+      date: "2026-11-21T09:00:00.000Z",
+      data: { text, board: { id: "60d5ecb74e2a1b3c4d5e6f01" } },
+      ...(fail ? { fail: true } : {}),
+    },
     model: { id: "60d5ecb74e2a1b3c4d5e6f01" },
   });
 }
@@ -84,10 +100,43 @@ function forgedSignature(body: string, how: string, salt: number): string | stri
       return Buffer.from(String(salt)).toString("base64");
   }
 }
-const FORGERIES = ["flip", "truncate", "extra", "case", "hex", "wrong-secret", "wrong-callback", "body-only", "missing", "empty", "forged-first", "random"];
+const FORGERIES = [
+  "flip",
+  "truncate",
+  "extra",
+  "case",
+  "hex",
+  "wrong-secret",
+  "wrong-callback",
+  "body-only",
+  "missing",
+  "empty",
+  "forged-first",
+  "random",
+];
 
 const malformedText = fc.oneof(
-  fc.constantFrom("", "{", "}", "[]", "[1,2]", "null", "true", "0", '"text"', "{}", '{"action":{}}', '{"action":{"id":""}}', '{"action":{"id":42}}', '{"action":"6100000000000000000000a1"}', '{"action":{"id":null}}', '{"action":{"id":["x"]}}', '{"__proto__":{"action":{"id":"6100000000000000000000a1"}}}', '{"action":{"id":"a"},}', "\uFEFF{}"),
+  fc.constantFrom(
+    "",
+    "{",
+    "}",
+    "[]",
+    "[1,2]",
+    "null",
+    "true",
+    "0",
+    '"text"',
+    "{}",
+    '{"action":{}}',
+    '{"action":{"id":""}}',
+    '{"action":{"id":42}}',
+    '{"action":"6100000000000000000000a1"}',
+    '{"action":{"id":null}}',
+    '{"action":{"id":["x"]}}',
+    '{"__proto__":{"action":{"id":"6100000000000000000000a1"}}}',
+    '{"action":{"id":"a"},}',
+    "\uFEFF{}",
+  ),
   // A valid delivery cut short, then signed as it is.
   fc.tuple(actionId, fc.nat()).map(([id, n]) => {
     const full = payload(id, false, "cut");
@@ -96,7 +145,13 @@ const malformedText = fc.oneof(
   fc.string({ maxLength: 40 }).filter((s) => {
     try {
       const v = JSON.parse(s);
-      return !(v && typeof v === "object" && !Array.isArray(v) && typeof v.action?.id === "string" && v.action.id.length > 0);
+      return !(
+        v &&
+        typeof v === "object" &&
+        !Array.isArray(v) &&
+        typeof v.action?.id === "string" &&
+        v.action.id.length > 0
+      );
     } catch {
       return true;
     }
@@ -104,13 +159,50 @@ const malformedText = fc.oneof(
 );
 
 const event: fc.Arbitrary<Event> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant("valid" as const), id: actionId, fail: fc.integer({ min: 0, max: 3 }).map((n) => n === 0) /* a quarter of consumers fail */, text: fc.string({ maxLength: 30 }) }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant("forged" as const), id: actionId, how: fc.constantFrom(...FORGERIES), text: fc.string({ maxLength: 10 }) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant("valid" as const),
+      id: actionId,
+      fail: fc.integer({ min: 0, max: 3 }).map((n) => n === 0) /* a quarter of consumers fail */,
+      text: fc.string({ maxLength: 30 }),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant("forged" as const),
+      id: actionId,
+      how: fc.constantFrom(...FORGERIES),
+      text: fc.string({ maxLength: 10 }),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("truncated" as const), id: actionId, cut: fc.nat() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("oversized" as const), id: actionId, pad: fc.integer({ min: MAX, max: 4 * MAX }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("bytes" as const), bytes: fc.uint8Array({ maxLength: 64 }), signed: fc.boolean() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("oversized" as const),
+      id: actionId,
+      pad: fc.integer({ min: MAX, max: 4 * MAX }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("bytes" as const),
+      bytes: fc.uint8Array({ maxLength: 64 }),
+      signed: fc.boolean(),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("malformed" as const), text: malformedText }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("method" as const), method: fc.constantFrom("GET", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "post"), signed: fc.boolean() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("method" as const),
+      method: fc.constantFrom("GET", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "post"),
+      signed: fc.boolean(),
+    }),
+  },
 );
 
 interface Built {
@@ -122,7 +214,10 @@ interface Built {
 function build(e: Event, salt: number): Built {
   const post = (body: Buffer, signature: string | string[] | undefined, method = "POST"): WebhookRequest => ({
     method,
-    headers: signature === undefined ? { "content-type": "application/json" } : { "content-type": "application/json", "x-trello-webhook": signature },
+    headers:
+      signature === undefined
+        ? { "content-type": "application/json" }
+        : { "content-type": "application/json", "x-trello-webhook": signature },
     body,
   });
   switch (e.kind) {
@@ -130,7 +225,12 @@ function build(e: Event, salt: number): Built {
       const body = Buffer.from(payload(e.id, e.fail, e.text));
       return {
         request: post(body, sign(body)),
-        expect: (seen) => (seen.has(e.id) ? { status: 200, body: "duplicate ignored" } : e.fail ? { status: 500 } : { status: 200, body: "ok", delivered: e.id }),
+        expect: (seen) =>
+          seen.has(e.id)
+            ? { status: 200, body: "duplicate ignored" }
+            : e.fail
+              ? { status: 500 }
+              : { status: 200, body: "ok", delivered: e.id },
       };
     }
     case "forged": {
@@ -143,7 +243,9 @@ function build(e: Event, salt: number): Built {
       return { request: post(body, sign(full)), expect: () => ({ status: 401 }) };
     }
     case "oversized": {
-      const body = Buffer.from(JSON.stringify({ ...JSON.parse(payload(e.id, false, "big")), padding: "x".repeat(e.pad) }));
+      const body = Buffer.from(
+        JSON.stringify({ ...JSON.parse(payload(e.id, false, "big")), padding: "x".repeat(e.pad) }),
+      );
       return { request: post(body, sign(body)), expect: () => ({ status: 413 }) };
     }
     case "bytes": {
@@ -151,13 +253,21 @@ function build(e: Event, salt: number): Built {
       let wellFormed: string | undefined;
       try {
         const v = JSON.parse(body.toString("utf8"));
-        if (v && typeof v === "object" && !Array.isArray(v) && typeof v.action?.id === "string" && v.action.id) wellFormed = v.action.id;
+        if (v && typeof v === "object" && !Array.isArray(v) && typeof v.action?.id === "string" && v.action.id)
+          wellFormed = v.action.id;
       } catch {
         /* not JSON */
       }
       return {
         request: post(body, e.signed ? sign(body) : body.toString("base64")),
-        expect: (seen) => (!e.signed ? { status: 401 } : wellFormed === undefined ? { status: 400 } : seen.has(wellFormed) ? { status: 200 } : { status: 200, delivered: wellFormed }),
+        expect: (seen) =>
+          !e.signed
+            ? { status: 401 }
+            : wellFormed === undefined
+              ? { status: 400 }
+              : seen.has(wellFormed)
+                ? { status: 200 }
+                : { status: 200, delivered: wellFormed },
       };
     }
     case "malformed": {
@@ -174,7 +284,9 @@ function build(e: Event, salt: number): Built {
           if (method.toUpperCase() === "HEAD") return { status: 200 };
           if (method.toUpperCase() !== "POST") return { status: 405 };
           if (!e.signed) return { status: 401 };
-          return seen.has("6100000000000000000000ff") ? { status: 200, body: "duplicate ignored" } : { status: 200, body: "ok", delivered: "6100000000000000000000ff" };
+          return seen.has("6100000000000000000000ff")
+            ? { status: 200, body: "duplicate ignored" }
+            : { status: 200, body: "ok", delivered: "6100000000000000000000ff" };
         },
       };
     }
@@ -198,7 +310,12 @@ function freshReceiver() {
 }
 
 /** Runs the model alongside; returns the expected delivered ids in order. */
-function step(seen: Set<string>, built: Built, response: WebhookResponse | { status: number; body?: string }, expectedDelivered: string[]): void {
+function step(
+  seen: Set<string>,
+  built: Built,
+  response: WebhookResponse | { status: number; body?: string },
+  expectedDelivered: string[],
+): void {
   const want = built.expect(seen);
   expect(response.status).toBe(want.status);
   if (want.body !== undefined) expect(response.body).toBe(want.body);
@@ -236,15 +353,27 @@ describe("webhook receiver, in process (property-based)", () => {
 
   it("never delivers a body whose signature is not exactly right (single forged requests)", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ maxLength: 200 }), fc.oneof(fc.string({ maxLength: 40 }), fc.base64String({ maxLength: 40 }), fc.array(fc.string(), { maxLength: 3 })), async (body, signature) => {
-        const { receiver, delivered } = freshReceiver();
-        const good = sign(body);
-        const first = Array.isArray(signature) ? signature[0] : signature;
-        fc.pre(first !== good);
-        const response = await receiver.handle({ method: "POST", headers: { "x-trello-webhook": signature }, body: Buffer.from(body) });
-        expect(response.status).toBe(401);
-        expect(delivered).toEqual([]);
-      }),
+      fc.asyncProperty(
+        fc.string({ maxLength: 200 }),
+        fc.oneof(
+          fc.string({ maxLength: 40 }),
+          fc.base64String({ maxLength: 40 }),
+          fc.array(fc.string(), { maxLength: 3 }),
+        ),
+        async (body, signature) => {
+          const { receiver, delivered } = freshReceiver();
+          const good = sign(body);
+          const first = Array.isArray(signature) ? signature[0] : signature;
+          fc.pre(first !== good);
+          const response = await receiver.handle({
+            method: "POST",
+            headers: { "x-trello-webhook": signature },
+            body: Buffer.from(body),
+          });
+          expect(response.status).toBe(401);
+          expect(delivered).toEqual([]);
+        },
+      ),
       { seed: SEED, numRuns: runs(1000) },
     );
   });
@@ -299,7 +428,13 @@ function dechunk(text: string): string {
 }
 
 function httpRequest(method: string, headers: Record<string, string>, body: Buffer): Buffer {
-  const lines = [`${method} /trello HTTP/1.1`, "Host: 127.0.0.1", ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), "", ""];
+  const lines = [
+    `${method} /trello HTTP/1.1`,
+    "Host: 127.0.0.1",
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    "",
+    "",
+  ];
   return Buffer.concat([Buffer.from(lines.join("\r\n"), "latin1"), body]);
 }
 
@@ -315,11 +450,36 @@ type Wire =
 const wire: fc.Arbitrary<Wire> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant("event" as const), event, salt: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("truncated-upload" as const), id: actionId, cut: fc.nat() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("lying-length" as const), id: actionId, extra: fc.integer({ min: 1, max: 500 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("lying-length" as const),
+      id: actionId,
+      extra: fc.integer({ min: 1, max: 500 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.constant({ kind: "huge-length" as const }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("chunked-flood" as const), size: fc.integer({ min: MAX + 1, max: 64 * 1024 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("garbage" as const), bytes: fc.uint8Array({ minLength: 1, maxLength: 200 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("bad-length" as const), value: fc.constantFrom("-1", "abc", "1e3", "99999999999999999999", "0x10", "", "5, 6") }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("chunked-flood" as const),
+      size: fc.integer({ min: MAX + 1, max: 64 * 1024 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("garbage" as const),
+      bytes: fc.uint8Array({ minLength: 1, maxLength: 200 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("bad-length" as const),
+      value: fc.constantFrom("-1", "abc", "1e3", "99999999999999999999", "0x10", "", "5, 6"),
+    }),
+  },
 );
 
 describe("webhook receiver over HTTP on 127.0.0.1 (property-based)", () => {
@@ -357,19 +517,30 @@ describe("webhook receiver over HTTP on 127.0.0.1 (property-based)", () => {
               const built = build(w.event, w.salt);
               const { method, headers, body } = built.request;
               const h: Record<string, string> = { "content-length": String(body.length), connection: "close" };
-              for (const [k, v] of Object.entries(headers)) if (v !== undefined) h[k] = Array.isArray(v) ? v.join(", ") : v;
+              for (const [k, v] of Object.entries(headers))
+                if (v !== undefined) h[k] = Array.isArray(v) ? v.join(", ") : v;
               // Several signature headers arrive joined; a lone forged-first list is then one forged value.
               const reply = await raw(port, [httpRequest(method.toUpperCase(), h, body)]);
               const want = built.expect(seen);
               if (want.status === 413) expect([413, 0]).toContain(reply.status);
-              else step(seen, built, reply.status === 0 ? reply : { status: reply.status, body: method.toUpperCase() === "HEAD" ? "" : reply.body }, expected);
+              else
+                step(
+                  seen,
+                  built,
+                  reply.status === 0
+                    ? reply
+                    : { status: reply.status, body: method.toUpperCase() === "HEAD" ? "" : reply.body },
+                  expected,
+                );
               break;
             }
             case "truncated-upload": {
               // Content-Length says more than is sent, then the client hangs up: no delivery, no answer needed.
               const body = Buffer.from(payload(w.id, false, "upload"));
               const cut = body.subarray(0, w.cut % body.length);
-              const reply = await raw(port, [httpRequest("POST", { "content-length": String(body.length), "x-trello-webhook": sign(body) }, cut)]);
+              const reply = await raw(port, [
+                httpRequest("POST", { "content-length": String(body.length), "x-trello-webhook": sign(body) }, cut),
+              ]);
               expect([0, 400]).toContain(reply.status);
               break;
             }
@@ -377,12 +548,28 @@ describe("webhook receiver over HTTP on 127.0.0.1 (property-based)", () => {
               // Content-Length shorter than the body: only that much is read, so the signature fails
               // (401); node may first answer the leftover bytes, an unparsable next request, with 400.
               const body = Buffer.from(payload(w.id, false, "lying"));
-              const reply = await raw(port, [httpRequest("POST", { "content-length": String(Math.max(0, body.length - w.extra)), "x-trello-webhook": sign(body), connection: "close" }, body)]);
+              const reply = await raw(port, [
+                httpRequest(
+                  "POST",
+                  {
+                    "content-length": String(Math.max(0, body.length - w.extra)),
+                    "x-trello-webhook": sign(body),
+                    connection: "close",
+                  },
+                  body,
+                ),
+              ]);
               expect([400, 401]).toContain(reply.status);
               break;
             }
             case "huge-length": {
-              const reply = await raw(port, [httpRequest("POST", { "content-length": String(10 * 1024 * 1024), "x-trello-webhook": "x" }, Buffer.from("{"))]);
+              const reply = await raw(port, [
+                httpRequest(
+                  "POST",
+                  { "content-length": String(10 * 1024 * 1024), "x-trello-webhook": "x" },
+                  Buffer.from("{"),
+                ),
+              ]);
               expect(reply.status).toBe(413);
               break;
             }
@@ -392,7 +579,8 @@ describe("webhook receiver over HTTP on 127.0.0.1 (property-based)", () => {
               // one is refused unread).
               const head = { "transfer-encoding": "chunked", "x-trello-webhook": `${"A".repeat(27)}=` };
               const parts: Buffer[] = [httpRequest("POST", head, Buffer.alloc(0))];
-              for (let sent = 0; sent < w.size; sent += chunk.length) parts.push(Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from("\r\n"));
+              for (let sent = 0; sent < w.size; sent += chunk.length)
+                parts.push(Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from("\r\n"));
               parts.push(Buffer.from("0\r\n\r\n"));
               const reply = await raw(port, parts);
               // 413, or the connection is cut while the client is still sending.
@@ -406,7 +594,9 @@ describe("webhook receiver over HTTP on 127.0.0.1 (property-based)", () => {
             }
             case "bad-length": {
               const body = Buffer.from(payload("6100000000000000000000b1", false, "len"));
-              const reply = await raw(port, [httpRequest("POST", { "content-length": w.value, "x-trello-webhook": sign(body) }, body)]);
+              const reply = await raw(port, [
+                httpRequest("POST", { "content-length": w.value, "x-trello-webhook": sign(body) }, body),
+              ]);
               // Node's parser refuses these before the receiver sees them.
               expect(reply.status).toBe(400);
               break;
@@ -415,7 +605,13 @@ describe("webhook receiver over HTTP on 127.0.0.1 (property-based)", () => {
         }
         // The server still answers, and delivers a good one.
         const good = Buffer.from(payload("6100000000000000000000c9", false, "still alive"));
-        const reply = await raw(port, [httpRequest("POST", { "content-length": String(good.length), "x-trello-webhook": sign(good), connection: "close" }, good)]);
+        const reply = await raw(port, [
+          httpRequest(
+            "POST",
+            { "content-length": String(good.length), "x-trello-webhook": sign(good), connection: "close" },
+            good,
+          ),
+        ]);
         expect(reply.status).toBe(200);
         expect(current.delivered).toEqual([...expected, "6100000000000000000000c9"]);
         expect(errors).toEqual([]);

@@ -8,11 +8,42 @@
  */
 import v8 from "node:v8";
 import vm from "node:vm";
-import { createServiceClient, createSharedState, StepforgeError, type ClientOptions, type Connection, type ErrorKind, type Hooks, type LimitOverrides, type RetryOptions, type ServiceClient, type SharedState } from "../../runtime/index.js";
-import { AuthError, ConflictError, NetworkError, NotFoundError, PermissionError, QuotaExhaustedError, RateLimitedError, ServerError, TimeoutError, ValidationError } from "../../runtime/errors.js";
+import {
+  createServiceClient,
+  createSharedState,
+  StepforgeError,
+  type ClientOptions,
+  type Connection,
+  type ErrorKind,
+  type Hooks,
+  type LimitOverrides,
+  type RetryOptions,
+  type ServiceClient,
+  type SharedState,
+} from "../../runtime/index.js";
+import {
+  AuthError,
+  ConflictError,
+  NetworkError,
+  NotFoundError,
+  PermissionError,
+  QuotaExhaustedError,
+  RateLimitedError,
+  ServerError,
+  TimeoutError,
+  ValidationError,
+} from "../../runtime/errors.js";
 import type { FaultOptions, MockLimitOverride, RunningMock } from "../../runtime/mock/index.js";
 import { prng } from "../../runtime/mock/faults.js";
-import { canonicalSchema, executeTool, executeToolByName, recordsKeyOf, type ToolContext, type ToolDefinition, type ToolResult } from "../../runtime/tools/index.js";
+import {
+  canonicalSchema,
+  executeTool,
+  executeToolByName,
+  recordsKeyOf,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolResult,
+} from "../../runtime/tools/index.js";
 import { tools as contentsnareTools } from "../../generated/contentsnare/tools.js";
 import { tools as marketoTools } from "../../generated/marketo/tools.js";
 import { tools as trelloTools } from "../../generated/trello/tools.js";
@@ -76,8 +107,16 @@ export function soakFaults(seed: number): FaultOptions {
  */
 export const SOAK_LIMITS: Record<Service, { mock: Record<string, MockLimitOverride>; client: LimitOverrides }> = {
   trello: {
-    mock: { perToken: { requests: 40, windowSeconds: 0.2 }, perKey: { requests: 80, windowSeconds: 0.2 }, members: { requests: 40, windowSeconds: 0.2 } },
-    client: { perToken: { requests: 40, windowSeconds: 0.2 }, perKey: { requests: 80, windowSeconds: 0.2 }, members: { requests: 40, windowSeconds: 0.2 } },
+    mock: {
+      perToken: { requests: 40, windowSeconds: 0.2 },
+      perKey: { requests: 80, windowSeconds: 0.2 },
+      members: { requests: 40, windowSeconds: 0.2 },
+    },
+    client: {
+      perToken: { requests: 40, windowSeconds: 0.2 },
+      perKey: { requests: 80, windowSeconds: 0.2 },
+      members: { requests: 40, windowSeconds: 0.2 },
+    },
   },
   marketo: {
     mock: { rate: { requests: 30, windowSeconds: 0.2 }, concurrent: { max: 3 } },
@@ -112,20 +151,38 @@ export function noClientLimits(service: Service): LimitOverrides {
  * calls in that window. `inFlight` is how many it sends at once; `window` is the limit whose
  * answers the burst provokes.
  */
-export const NEIGHBOURS: Record<Service, { tool: string; input: Record<string, unknown>; count: number; inFlight: number; window: string }> = {
+export const NEIGHBOURS: Record<
+  Service,
+  { tool: string; input: Record<string, unknown>; count: number; inFlight: number; window: string }
+> = {
   trello: { tool: "trello_get_card", input: { id: CARD }, count: 50, inFlight: 25, window: "perToken" },
   marketo: { tool: "marketo_get_lists", input: {}, count: 40, inFlight: 6, window: "rate" },
-  worldnews: { tool: "worldnews_get_geo_coordinates", input: { location: "Berlin" }, count: 40, inFlight: 10, window: "perMinute" },
+  worldnews: {
+    tool: "worldnews_get_geo_coordinates",
+    input: { location: "Berlin" },
+    count: 40,
+    inFlight: 10,
+    window: "perMinute",
+  },
   contentsnare: { tool: "contentsnare_list_folders", input: {}, count: 40, inFlight: 20, window: "reads" },
 };
 
 export function neighbourCalls(service: Service): PlannedCall[] {
   const n = NEIGHBOURS[service];
-  return Array.from({ length: n.count }, (_, i) => ({ seq: 100_000 + i, service, tool: n.tool, input: n.input, neighbour: true }));
+  return Array.from({ length: n.count }, (_, i) => ({
+    seq: 100_000 + i,
+    service,
+    tool: n.tool,
+    input: n.input,
+    neighbour: true,
+  }));
 }
 
 /** Resources whose creates the soak makes, and the record field that holds each create's unique key. */
-export const CREATED: Record<Service, Array<{ resource: string; key: (record: Record<string, unknown>) => unknown }>> = {
+export const CREATED: Record<
+  Service,
+  Array<{ resource: string; key: (record: Record<string, unknown>) => unknown }>
+> = {
   trello: [
     { resource: "card", key: (r) => r.name },
     { resource: "action", key: (r) => (r.data as { text?: unknown } | undefined)?.text },
@@ -158,8 +215,22 @@ const MISSING_TRELLO = "0000000000000000000000ff";
 
 const GENERATORS: Record<Service, Array<[number, Pick]>> = {
   trello: [
-    [15, (tag) => ({ tool: "trello_create_card", input: { idList: LIST, name: `soak card ${tag}`, pos: "bottom" }, creates: { resource: "card", key: `soak card ${tag}` } })],
-    [8, (tag) => ({ tool: "trello_add_comment_to_card", input: { id: CARD, text: `soak comment ${tag}` }, creates: { resource: "action", key: `soak comment ${tag}` } })],
+    [
+      15,
+      (tag) => ({
+        tool: "trello_create_card",
+        input: { idList: LIST, name: `soak card ${tag}`, pos: "bottom" },
+        creates: { resource: "card", key: `soak card ${tag}` },
+      }),
+    ],
+    [
+      8,
+      (tag) => ({
+        tool: "trello_add_comment_to_card",
+        input: { id: CARD, text: `soak comment ${tag}` },
+        creates: { resource: "action", key: `soak comment ${tag}` },
+      }),
+    ],
     [10, (tag) => ({ tool: "trello_update_card", input: { id: CARD, desc: `updated by ${tag}` } })],
     [4, () => ({ tool: "trello_add_label_to_card", input: { id: CARD, value: LABEL } })],
     [18, () => ({ tool: "trello_get_card", input: { id: CARD } })],
@@ -172,9 +243,25 @@ const GENERATORS: Record<Service, Array<[number, Pick]>> = {
     [8, () => ({ tool: "trello_api_call", input: { method: "GET", endpoint: `/1/cards/${CARD}` } })],
   ],
   marketo: [
-    [16, (tag) => ({ tool: "marketo_sync_leads", input: { action: "createOnly", input: [{ email: `soak.${tag}@example.com`, firstName: "Soak", lastName: tag }] }, creates: { resource: "lead", key: `soak.${tag}@example.com` } })],
+    [
+      16,
+      (tag) => ({
+        tool: "marketo_sync_leads",
+        input: {
+          action: "createOnly",
+          input: [{ email: `soak.${tag}@example.com`, firstName: "Soak", lastName: tag }],
+        },
+        creates: { resource: "lead", key: `soak.${tag}@example.com` },
+      }),
+    ],
     [8, () => ({ tool: "marketo_add_leads_to_list", input: { listId: 1082, input: [{ id: 318581 }] } })],
-    [16, () => ({ tool: "marketo_get_leads", input: { filterType: "email", filterValues: ["amy.nguyen@example.com", "raj.patel@example.com"] } })],
+    [
+      16,
+      () => ({
+        tool: "marketo_get_leads",
+        input: { filterType: "email", filterValues: ["amy.nguyen@example.com", "raj.patel@example.com"] },
+      }),
+    ],
     [12, () => ({ tool: "marketo_get_lists", input: {} })],
     [10, () => ({ tool: "marketo_get_campaigns", input: {} })],
     [10, () => ({ tool: "marketo_get_campaign", input: { id: 1004 } })],
@@ -189,12 +276,42 @@ const GENERATORS: Record<Service, Array<[number, Pick]>> = {
     [20, () => ({ tool: "worldnews_retrieve_news", input: { ids: "261548632" } })],
     [10, () => ({ tool: "worldnews_search_news_sources", input: { name: "reuters" } })],
     [10, () => ({ tool: "worldnews_get_geo_coordinates", input: { location: "Tokyo, Japan" } })],
-    [10, () => ({ tool: "worldnews_api_call", input: { method: "GET", endpoint: "/search-news", params: { text: "tesla", number: 3 } } })],
+    [
+      10,
+      () => ({
+        tool: "worldnews_api_call",
+        input: { method: "GET", endpoint: "/search-news", params: { text: "tesla", number: 3 } },
+      }),
+    ],
   ],
   contentsnare: [
-    [12, (tag) => ({ tool: "contentsnare_create_client", input: { name: `Soak Client ${tag}`, email: `soak.${tag}@example.com` }, creates: { resource: "client", key: `soak.${tag}@example.com` } })],
-    [8, (tag) => ({ tool: "contentsnare_create_request", input: { name: `soak request ${tag}`, client_email: "dana.whitfield@harbourlane.co", request_template_id: "rtp_5Nw2QxR8" }, creates: { resource: "request", key: `soak request ${tag}` } })],
-    [10, (tag) => ({ tool: "contentsnare_update_request", input: { id: "req_3Hk9sPq1", instruction_text: `updated by ${tag}` } })],
+    [
+      12,
+      (tag) => ({
+        tool: "contentsnare_create_client",
+        input: { name: `Soak Client ${tag}`, email: `soak.${tag}@example.com` },
+        creates: { resource: "client", key: `soak.${tag}@example.com` },
+      }),
+    ],
+    [
+      8,
+      (tag) => ({
+        tool: "contentsnare_create_request",
+        input: {
+          name: `soak request ${tag}`,
+          client_email: "dana.whitfield@harbourlane.co",
+          request_template_id: "rtp_5Nw2QxR8",
+        },
+        creates: { resource: "request", key: `soak request ${tag}` },
+      }),
+    ],
+    [
+      10,
+      (tag) => ({
+        tool: "contentsnare_update_request",
+        input: { id: "req_3Hk9sPq1", instruction_text: `updated by ${tag}` },
+      }),
+    ],
     [14, () => ({ tool: "contentsnare_get_client", input: { id: "acc_8fJ2kL0q" } })],
     [12, () => ({ tool: "contentsnare_list_clients", input: { limit: 20 } })],
     [12, () => ({ tool: "contentsnare_get_request", input: { id: "req_3Hk9sPq1" } })],
@@ -202,7 +319,13 @@ const GENERATORS: Record<Service, Array<[number, Pick]>> = {
     [6, () => ({ tool: "contentsnare_list_folders", input: {} })],
     [6, () => ({ tool: "contentsnare_get_me", input: {} })],
     [4, () => ({ tool: "contentsnare_get_client", input: { id: "acc_doesNotExist" }, missing: true })],
-    [8, () => ({ tool: "contentsnare_api_call", input: { method: "GET", endpoint: "/partner_api/v1/request_templates" } })],
+    [
+      8,
+      () => ({
+        tool: "contentsnare_api_call",
+        input: { method: "GET", endpoint: "/partner_api/v1/request_templates" },
+      }),
+    ],
   ],
 };
 
@@ -260,7 +383,17 @@ export interface Runtime {
 
 /** Runs one planned call through the tool-step entry points and records what happened. */
 export async function runCall(call: PlannedCall, rt: Runtime): Promise<Outcome> {
-  const outcome: Outcome = { call, observed: false, attempts: 0, retries: 0, reauths: 0, waitedMs: 0, throttled: 0, timeouts: 0, reasons: [] };
+  const outcome: Outcome = {
+    call,
+    observed: false,
+    attempts: 0,
+    retries: 0,
+    reauths: 0,
+    waitedMs: 0,
+    throttled: 0,
+    timeouts: 0,
+    reasons: [],
+  };
   const hooks: Hooks = {
     onRequest: () => void outcome.attempts++,
     onRetry: (e) => {
@@ -365,8 +498,10 @@ export function ruleBreach(o: Outcome, budget: number, retry: RetryOptions): str
   if (!(kind in ERROR_CLASS_OF)) return `${where}: untyped tool error ${kind}: ${r.error.message}`;
   if (o.observed) {
     const t = o.thrown;
-    if (!(t instanceof StepforgeError)) return `${where}: the client threw a non-StepforgeError ${Object.prototype.toString.call(t)} ${String(t)}`;
-    if (!(t instanceof ERROR_CLASS_OF[kind as ErrorKind]) || t.kind !== kind) return `${where}: thrown ${t.name}/${t.kind} but the step reported ${kind}`;
+    if (!(t instanceof StepforgeError))
+      return `${where}: the client threw a non-StepforgeError ${Object.prototype.toString.call(t)} ${String(t)}`;
+    if (!(t instanceof ERROR_CLASS_OF[kind as ErrorKind]) || t.kind !== kind)
+      return `${where}: thrown ${t.name}/${t.kind} but the step reported ${kind}`;
     if (t.retries !== o.retries) return `${where}: the error says ${t.retries} retries, the hooks saw ${o.retries}`;
   }
   if (o.call.missing && kind !== "not_found" && !TRANSIENT.has(kind)) return `${where}: a missing id gave ${kind}`;
@@ -401,12 +536,19 @@ export interface WriteAudit {
  * (5xx, dropped, timed out) left at most one. The mock's create counter equals the number of new
  * records: nothing was created and dropped from view, and no resend made a second one.
  */
-export function auditCreates(service: Service, outcomes: Outcome[], mock: RunningMock, seeded: Record<string, number>): WriteAudit[] {
+export function auditCreates(
+  service: Service,
+  outcomes: Outcome[],
+  mock: RunningMock,
+  seeded: Record<string, number>,
+): WriteAudit[] {
   const audits: WriteAudit[] = [];
   for (const { resource, key } of CREATED[service]) {
     const creates = outcomes.filter((o) => o.call.creates?.resource === resource);
     const records = mock.records(resource);
-    const soakRecords = records.filter((r) => typeof key(r) === "string" && String(key(r)).startsWith("soak") && String(key(r)).includes(`${service}-`));
+    const soakRecords = records.filter(
+      (r) => typeof key(r) === "string" && String(key(r)).startsWith("soak") && String(key(r)).includes(`${service}-`),
+    );
     const byKey = new Map<string, Array<Record<string, unknown>>>();
     for (const r of soakRecords) {
       const k = String(key(r));
@@ -423,7 +565,8 @@ export function auditCreates(service: Service, outcomes: Outcome[], mock: Runnin
       mockCreates: mock.counters().creates[resource] ?? 0,
       problems: [],
     };
-    for (const [k, list] of byKey) if (list.length > 1) audit.problems.push(`${resource} "${k}" was created ${list.length} times`);
+    for (const [k, list] of byKey)
+      if (list.length > 1) audit.problems.push(`${resource} "${k}" was created ${list.length} times`);
     const planned = new Set(creates.map((o) => o.call.creates!.key));
     for (const k of byKey.keys()) if (!planned.has(k)) audit.problems.push(`${resource} "${k}" matches no create call`);
     for (const o of creates) {
@@ -432,21 +575,32 @@ export function auditCreates(service: Service, outcomes: Outcome[], mock: Runnin
       const r = o.result;
       if (r?.ok) {
         audit.succeeded++;
-        if (found.length !== 1) audit.problems.push(`#${o.call.seq} succeeded but "${k}" is there ${found.length} times`);
+        if (found.length !== 1)
+          audit.problems.push(`#${o.call.seq} succeeded but "${k}" is there ${found.length} times`);
         const id = o.createdId;
         if (id === undefined) audit.problems.push(`#${o.call.seq} succeeded without an id`);
-        else if (found[0] && String(found[0].id) !== String(id)) audit.problems.push(`#${o.call.seq} returned id ${String(id)}, the record of "${k}" is ${String(found[0].id)}`);
+        else if (found[0] && String(found[0].id) !== String(id))
+          audit.problems.push(
+            `#${o.call.seq} returned id ${String(id)}, the record of "${k}" is ${String(found[0].id)}`,
+          );
       } else if (r && AMBIGUOUS.has(r.error.kind)) {
         audit.ambiguous++;
         if (found.length === 1) audit.appliedAmbiguous++;
       } else {
         audit.refused++;
-        if (found.length > 0) audit.problems.push(`#${o.call.seq} ended ${r?.ok === false ? r.error.kind : "?"} (refused) but "${k}" was created`);
+        if (found.length > 0)
+          audit.problems.push(
+            `#${o.call.seq} ended ${r?.ok === false ? r.error.kind : "?"} (refused) but "${k}" was created`,
+          );
       }
     }
     const expectedNew = records.length - (seeded[resource] ?? 0);
-    if (audit.mockCreates !== expectedNew) audit.problems.push(`the mock counted ${audit.mockCreates} ${resource} creates but holds ${expectedNew} new records`);
-    if (soakRecords.length !== expectedNew) audit.problems.push(`${expectedNew - soakRecords.length} new ${resource} records carry no soak key`);
+    if (audit.mockCreates !== expectedNew)
+      audit.problems.push(
+        `the mock counted ${audit.mockCreates} ${resource} creates but holds ${expectedNew} new records`,
+      );
+    if (soakRecords.length !== expectedNew)
+      audit.problems.push(`${expectedNew - soakRecords.length} new ${resource} records carry no soak key`);
     audits.push(audit);
   }
   return audits;
@@ -548,7 +702,13 @@ function valuesAt(record: unknown, path: string[]): unknown[] {
  * call again; otherwise stop. Runs against the mocks through the tool-step catalogue.
  */
 export async function runAgentCreate(call: PlannedCall, rt: Runtime): Promise<AgentOutcome> {
-  const options: ToolContext = { connection: CONNECTIONS[call.service], baseUrl: rt.mocks[call.service].url, shared: rt.shared, limits: rt.limits(call.service), retry: rt.retry(call.service) };
+  const options: ToolContext = {
+    connection: CONNECTIONS[call.service],
+    baseUrl: rt.mocks[call.service].url,
+    shared: rt.shared,
+    limits: rt.limits(call.service),
+    retry: rt.retry(call.service),
+  };
   const outcome: AgentOutcome = { call, creates: 0, checks: 0, end: "gave_up" };
   const pause = (ms: number | undefined) => new Promise((r) => setTimeout(r, Math.min(ms ?? 5, 200)));
   for (let calls = 0; calls < MAX_AGENT_CALLS; ) {
@@ -598,7 +758,8 @@ export function duplicateRecords(service: Service, mock: RunningMock): number {
     const counts = new Map<string, number>();
     for (const r of mock.records(resource)) {
       const k = key(r);
-      if (typeof k === "string" && k.startsWith("soak") && k.includes(`${service}-`)) counts.set(k, (counts.get(k) ?? 0) + 1);
+      if (typeof k === "string" && k.startsWith("soak") && k.includes(`${service}-`))
+        counts.set(k, (counts.get(k) ?? 0) + 1);
     }
     for (const n of counts.values()) duplicates += n - 1;
   }

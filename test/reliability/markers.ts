@@ -40,7 +40,10 @@ export function textMarker(kind: string): Marker {
 /** A marker of exactly `length` hexadecimal characters (for `^[0-9a-fA-F]{N}$` fields). */
 export function hexMarker(kind: string, length = 32): Marker {
   const tail = hex(Math.ceil((length - HEX_MARKER_PREFIX.length) / 2)).slice(0, length - HEX_MARKER_PREFIX.length);
-  if (tail.length < 16) throw new Error(`hex marker of ${length} characters leaves a tail of ${tail.length}; use at least ${HEX_MARKER_PREFIX.length + 16}`);
+  if (tail.length < 16)
+    throw new Error(
+      `hex marker of ${length} characters leaves a tail of ${tail.length}; use at least ${HEX_MARKER_PREFIX.length + 16}`,
+    );
   return { kind, value: HEX_MARKER_PREFIX + tail, tail };
 }
 
@@ -140,12 +143,14 @@ export interface Needle {
 export function needlesFor(markers: Iterable<Marker>, extra: Iterable<{ kind: string; value: string }> = []): Needle[] {
   const needles: Needle[] = [];
   for (const m of markers) {
-    for (const f of encodedForms(m.value)) needles.push({ kind: m.kind, form: f.form, text: f.text, caseless: f.caseless });
+    for (const f of encodedForms(m.value))
+      needles.push({ kind: m.kind, form: f.form, text: f.text, caseless: f.caseless });
     needles.push({ kind: m.kind, form: "partial (random tail)", text: m.tail, caseless: true });
   }
   for (const e of extra) {
     if (e.value.length < 8) continue;
-    for (const f of encodedForms(e.value)) needles.push({ kind: e.kind, form: f.form, text: f.text, caseless: f.caseless });
+    for (const f of encodedForms(e.value))
+      needles.push({ kind: e.kind, form: f.form, text: f.text, caseless: f.caseless });
   }
   needles.push({ kind: "any marker", form: "partial (prefix)", text: MARKER_PREFIX, caseless: true });
   needles.push({ kind: "hex marker", form: "partial (prefix)", text: HEX_MARKER_PREFIX, caseless: true });

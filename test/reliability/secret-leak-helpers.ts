@@ -82,7 +82,10 @@ export class Capture {
   }
 
   /** Runs `fn`, recording its result or (in every printable form) what it threw; never throws. */
-  async run<T>(source: string, fn: () => Promise<T> | T): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  async run<T>(
+    source: string,
+    fn: () => Promise<T> | T,
+  ): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
     try {
       const value = await fn();
       this.add(`${source} result`, value);
@@ -134,23 +137,39 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-const HOP_BY_HOP = new Set(["host", "connection", "content-length", "transfer-encoding", "keep-alive", "content-encoding"]);
+const HOP_BY_HOP = new Set([
+  "host",
+  "connection",
+  "content-length",
+  "transfer-encoding",
+  "keep-alive",
+  "content-encoding",
+]);
 
 /**
  * A loopback proxy in front of `target` that notes every `access_token` / `refresh_token` a token
  * endpoint hands out, so tokens a mock issued during the run are scanned for too. A dropped
  * upstream connection drops the client's.
  */
-export async function recordingProxy(target: string, issued: Array<{ kind: string; value: string }>): Promise<Listening> {
+export async function recordingProxy(
+  target: string,
+  issued: Array<{ kind: string; value: string }>,
+): Promise<Listening> {
   const server = createServer((req, res) => {
     void (async () => {
       try {
         const body = await readBody(req);
         const headers = new Headers();
         for (const [name, value] of Object.entries(req.headers)) {
-          if (value !== undefined && !HOP_BY_HOP.has(name)) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
+          if (value !== undefined && !HOP_BY_HOP.has(name))
+            headers.set(name, Array.isArray(value) ? value.join(", ") : value);
         }
-        const answer = await fetch(target + (req.url ?? "/"), { method: req.method, headers, body: body.length ? new Uint8Array(body) : null, redirect: "manual" });
+        const answer = await fetch(target + (req.url ?? "/"), {
+          method: req.method,
+          headers,
+          body: body.length ? new Uint8Array(body) : null,
+          redirect: "manual",
+        });
         const bytes = Buffer.from(await answer.arrayBuffer());
         try {
           const json = JSON.parse(bytes.toString("utf8")) as Record<string, unknown>;
@@ -179,7 +198,9 @@ export async function recordingProxy(target: string, issued: Array<{ kind: strin
  * A hostile service: every answer is an error that repeats the whole request (method, URL as
  * sent, headers, body). The path picks the answer: `/<status>/<text|json|mkto>/...`.
  */
-export async function echoServer(): Promise<Listening & { base(status: number, format: "text" | "json" | "mkto"): string }> {
+export async function echoServer(): Promise<
+  Listening & { base(status: number, format: "text" | "json" | "mkto"): string }
+> {
   const server = createServer((req, res) => {
     void readBody(req).then((body) => {
       const [, status = "500", format = "text"] = (req.url ?? "/").split("/");
@@ -225,7 +246,11 @@ export function cliProcess(args: string[], env: Record<string, string> = {}): Ch
 }
 
 /** Runs the CLI to completion (killed, by its own pid, after `timeoutMs`). */
-export function runCliProcess(args: string[], env: Record<string, string> = {}, timeoutMs = 20_000): Promise<ProcessResult> {
+export function runCliProcess(
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 20_000,
+): Promise<ProcessResult> {
   const child = cliProcess(args, env);
   let stdout = "";
   let stderr = "";

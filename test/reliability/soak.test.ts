@@ -62,7 +62,13 @@ const SEED = 20_240_607;
  */
 const HEAP_GROWTH_LIMIT = { live: 16 * 2 ** 20, released: 6 * 2 ** 20, uncollected: 48 * 2 ** 20 };
 /** Retry reasons that are a service's own limit answer. */
-const LIMIT_REASONS = new Set(["status 429", "code API_TOKEN_LIMIT_EXCEEDED", "code API_KEY_LIMIT_EXCEEDED", "code 606", "code 615"]);
+const LIMIT_REASONS = new Set([
+  "status 429",
+  "code API_TOKEN_LIMIT_EXCEEDED",
+  "code API_KEY_LIMIT_EXCEEDED",
+  "code 606",
+  "code 615",
+]);
 
 const problems: string[] = [];
 const onUnhandled = (reason: unknown) => void problems.push(`unhandledRejection: ${String(reason)}`);
@@ -110,18 +116,32 @@ function seededCounts(mock: RunningMock, service: Service): Record<string, numbe
 }
 
 describe("fault soak", () => {
-  it("ends ~3,000 tool steps in success or a typed error within budget, with no duplicate write, no unhandled rejection and a flat heap", { timeout: 120_000 }, async () => {
+  it("ends ~3,000 tool steps in success or a typed error within budget, with no duplicate write, no unhandled rejection and a flat heap", {
+    timeout: 120_000,
+  }, async () => {
     const started = performance.now();
     const mocks = {} as Record<Service, RunningMock>;
     for (const [i, service] of SERVICES.entries()) mocks[service] = await mockFor(service, i);
-    const seeded = Object.fromEntries(SERVICES.map((s) => [s, seededCounts(mocks[s], s)])) as Record<Service, Record<string, number>>;
+    const seeded = Object.fromEntries(SERVICES.map((s) => [s, seededCounts(mocks[s], s)])) as Record<
+      Service,
+      Record<string, number>
+    >;
     // Every call runs under one long-lived signal, as under an agent session that can cancel all.
     // Each call waiting for the limiter, a token or a retry listens on it, so a busy session has
     // more than Node's default 10 listeners (a warning, not a leak: see the heap checks).
     const session = new AbortController();
     setMaxListeners(256, session.signal);
-    const rt: Runtime = { mocks, shared: createSharedState(), retry: (s) => soakRetry(SEED + SERVICES.indexOf(s)), limits: (s) => SOAK_LIMITS[s].client, signal: session.signal };
-    const plans = Object.fromEntries(SERVICES.map((s, i) => [s, planCalls(s, CALLS[s], SEED * 31 + i)])) as Record<Service, PlannedCall[]>;
+    const rt: Runtime = {
+      mocks,
+      shared: createSharedState(),
+      retry: (s) => soakRetry(SEED + SERVICES.indexOf(s)),
+      limits: (s) => SOAK_LIMITS[s].client,
+      signal: session.signal,
+    };
+    const plans = Object.fromEntries(SERVICES.map((s, i) => [s, planCalls(s, CALLS[s], SEED * 31 + i)])) as Record<
+      Service,
+      PlannedCall[]
+    >;
 
     const outcomes = Object.fromEntries(SERVICES.map((s) => [s, [] as Outcome[]])) as Record<Service, Outcome[]>;
     const busyMs = Object.fromEntries(SERVICES.map((s) => [s, 0])) as Record<Service, number>;
@@ -143,7 +163,12 @@ describe("fault soak", () => {
     // use) bursts while the mock's clock stands, until the mock has refused a few requests. Its
     // attempts may take longer (a burst of new connections is slow on 2 cores): its calls are there
     // to fill windows, not to time out.
-    const neighbour: Runtime = { ...rt, shared: createSharedState(), limits: noClientLimits, retry: (s) => ({ ...rt.retry(s), timeoutMs: 2000 }) };
+    const neighbour: Runtime = {
+      ...rt,
+      shared: createSharedState(),
+      limits: noClientLimits,
+      retry: (s) => ({ ...rt.retry(s), timeoutMs: 2000 }),
+    };
     const neighbours: Outcome[] = [];
     const stood: Partial<Record<Service, number>> = {};
     const bursts = Promise.all(
@@ -172,26 +197,54 @@ describe("fault soak", () => {
     const of = (s: Service) => all.filter((o) => o.call.service === s);
     const retry = soakRetry(0);
     const audits = Object.fromEntries(SERVICES.map((s) => [s, auditCreates(s, outcomes[s], mocks[s], seeded[s])]));
-    const counters = Object.fromEntries(SERVICES.map((s) => [s, mocks[s].counters()])) as Record<Service, ReturnType<RunningMock["counters"]>>;
+    const counters = Object.fromEntries(SERVICES.map((s) => [s, mocks[s].counters()])) as Record<
+      Service,
+      ReturnType<RunningMock["counters"]>
+    >;
     const report = {
       calls: all.length,
       succeeded: all.filter((o) => o.result?.ok).length,
       errorsByKind: tally(all, (o) => (o.result && !o.result.ok ? o.result.error.kind : undefined)),
       thrownByClass: tally(all, (o) => (o.thrown instanceof Error ? o.thrown.name : undefined)),
-      attempts: { max: Math.max(...all.map((o) => o.attempts)), budget: attemptBudget(retry), histogram: tally(all, (o) => String(o.attempts)) },
-      retryReasons: tally(all.flatMap((o) => o.reasons), (r) => r),
+      attempts: {
+        max: Math.max(...all.map((o) => o.attempts)),
+        budget: attemptBudget(retry),
+        histogram: tally(all, (o) => String(o.attempts)),
+      },
+      retryReasons: tally(
+        all.flatMap((o) => o.reasons),
+        (r) => r,
+      ),
       retriedThenSucceeded: all.filter((o) => o.result?.ok && o.retries > 0).length,
       renewedThenSucceeded: all.filter((o) => o.result?.ok && o.reauths > 0).length,
       tokensIssued: { marketo: counters.marketo.tokensIssued, contentsnare: counters.contentsnare.tokensIssued },
-      neighbours: { calls: neighbours.length, succeeded: neighbours.filter((o) => o.result?.ok).length, clockStoodMs: stood },
+      neighbours: {
+        calls: neighbours.length,
+        succeeded: neighbours.filter((o) => o.result?.ok).length,
+        clockStoodMs: stood,
+      },
       perService: Object.fromEntries(
         SERVICES.map((s) => {
           const c = counters[s];
           const mine = of(s);
-          return [s, { seconds: +(busyMs[s] / 1000).toFixed(1), calls: mine.length, succeeded: mine.filter((o) => o.result?.ok).length, requests: c.requests, faults: c.faults, limitAnswers: c.rejections, creates: c.creates, updates: c.updates }];
+          return [
+            s,
+            {
+              seconds: +(busyMs[s] / 1000).toFixed(1),
+              calls: mine.length,
+              succeeded: mine.filter((o) => o.result?.ok).length,
+              requests: c.requests,
+              faults: c.faults,
+              limitAnswers: c.rejections,
+              creates: c.creates,
+              updates: c.updates,
+            },
+          ];
         }),
       ),
-      creates: Object.fromEntries(Object.entries(audits).map(([s, list]) => [s, list.map(({ problems: _p, ...rest }) => rest)])),
+      creates: Object.fromEntries(
+        Object.entries(audits).map(([s, list]) => [s, list.map(({ problems: _p, ...rest }) => rest)]),
+      ),
       heapMB: { afterWarmUp: mb(heapBefore.bytes), afterSoak: mb(heapAfter.bytes), gcForced: heapAfter.collected },
       seconds: +((performance.now() - started) / 1000).toFixed(1),
     };
@@ -200,7 +253,12 @@ describe("fault soak", () => {
     // 1. Every call settled, as success or a typed error (the class the step's kind names, thrown
     //    by the client beneath it), within its retry budget.
     expect(all).toHaveLength(SERVICES.reduce((n, s) => n + CALLS[s] + NEIGHBOURS[s].count, 0));
-    expect(all.map((o) => ruleBreach(o, attemptBudget(retry), retry)).filter(Boolean).slice(0, 20)).toEqual([]);
+    expect(
+      all
+        .map((o) => ruleBreach(o, attemptBudget(retry), retry))
+        .filter(Boolean)
+        .slice(0, 20),
+    ).toEqual([]);
     expect(all.filter((o) => o.observed && o.result?.ok === false).length).toBeGreaterThan(0);
 
     // 2. Nothing rejected unhandled or threw uncaught while the soak ran.
@@ -209,11 +267,19 @@ describe("fault soak", () => {
     // 3. No duplicate write: per create key at most one record, refused creates left none, and the
     //    mocks' create counters equal the new records. A resent createOnly sync would have updated
     //    the lead it created the first time: Marketo shows no lead update.
-    expect(Object.values(audits).flat().flatMap((a) => a.problems)).toEqual([]);
+    expect(
+      Object.values(audits)
+        .flat()
+        .flatMap((a) => a.problems),
+    ).toEqual([]);
     expect(counters.marketo.updates.lead ?? 0).toBe(0);
     for (const a of Object.values(audits).flat()) expect(a.succeeded, a.resource).toBeGreaterThan(0);
     // Some creates timed out after the mock had applied them: the case a resend would duplicate.
-    expect(Object.values(audits).flat().reduce((n, a) => n + a.appliedAmbiguous, 0)).toBeGreaterThan(0);
+    expect(
+      Object.values(audits)
+        .flat()
+        .reduce((n, a) => n + a.appliedAmbiguous, 0),
+    ).toBeGreaterThan(0);
 
     // 4. The mocks saw no request the clients did not send (no resend beneath the runtime); only
     //    an attempt that timed out before the mock read it may be missing there. Nothing is left
@@ -234,16 +300,27 @@ describe("fault soak", () => {
     //    the soak's own calls (not only the neighbours') were refused by them and retried.
     for (const s of SERVICES) {
       const f = counters[s].faults;
-      expect([f.dropped, f.errors, f.delayed, f.slowBodies].every((n) => n > 0), `${s} faults ${JSON.stringify(f)}`).toBe(true);
-      expect(counters[s].rejections[NEIGHBOURS[s].window] ?? 0, `${s} ${NEIGHBOURS[s].window} answers`).toBeGreaterThanOrEqual(3);
+      expect(
+        [f.dropped, f.errors, f.delayed, f.slowBodies].every((n) => n > 0),
+        `${s} faults ${JSON.stringify(f)}`,
+      ).toBe(true);
+      expect(
+        counters[s].rejections[NEIGHBOURS[s].window] ?? 0,
+        `${s} ${NEIGHBOURS[s].window} answers`,
+      ).toBeGreaterThanOrEqual(3);
     }
     expect(counters.marketo.rejections.concurrent ?? 0, "Marketo 615").toBeGreaterThan(0);
     expect(counters.worldnews.rejections.concurrent ?? 0, "World News 429 (concurrency)").toBeGreaterThan(0);
-    expect(all.filter((o) => !o.call.neighbour && o.reasons.some((r) => LIMIT_REASONS.has(r))).length).toBeGreaterThan(0);
+    expect(all.filter((o) => !o.call.neighbour && o.reasons.some((r) => LIMIT_REASONS.has(r))).length).toBeGreaterThan(
+      0,
+    );
     // Every access token expired once; each OAuth service issued a new one and calls repeated after it.
     for (const s of ["marketo", "contentsnare"] as const) {
       expect(counters[s].tokensIssued, `${s} tokens issued`).toBeGreaterThanOrEqual(1);
-      expect(outcomes[s].filter((o) => o.reauths > 0 && o.result?.ok).length, `${s} calls renewed and repeated`).toBeGreaterThan(0);
+      expect(
+        outcomes[s].filter((o) => o.reauths > 0 && o.result?.ok).length,
+        `${s} calls renewed and repeated`,
+      ).toBeGreaterThan(0);
     }
 
     // 6. The runtime absorbed most of it: calls retried into success, and mostly successes.
@@ -251,7 +328,9 @@ describe("fault soak", () => {
     expect(report.succeeded / all.length).toBeGreaterThan(0.75);
 
     // 7. Memory flat: what the soak leaves on the heap does not grow with the calls made.
-    expect(heapAfter.bytes - heapBefore.bytes).toBeLessThan(heapAfter.collected ? HEAP_GROWTH_LIMIT.live : HEAP_GROWTH_LIMIT.uncollected);
+    expect(heapAfter.bytes - heapBefore.bytes).toBeLessThan(
+      heapAfter.collected ? HEAP_GROWTH_LIMIT.live : HEAP_GROWTH_LIMIT.uncollected,
+    );
     all.length = 0;
     neighbours.length = 0;
     for (const s of SERVICES) {
@@ -259,11 +338,16 @@ describe("fault soak", () => {
       mocks[s].reset();
     }
     const heapReleased = await settledHeap();
-    if (process.env.SOAK_REPORT) console.log(`heap growth since the warm-up: ${mb(heapAfter.bytes - heapBefore.bytes)} MB with the outcomes held, ${mb(heapReleased.bytes - heapBefore.bytes)} MB once released`);
+    if (process.env.SOAK_REPORT)
+      console.log(
+        `heap growth since the warm-up: ${mb(heapAfter.bytes - heapBefore.bytes)} MB with the outcomes held, ${mb(heapReleased.bytes - heapBefore.bytes)} MB once released`,
+      );
     if (heapReleased.collected) expect(heapReleased.bytes - heapBefore.bytes).toBeLessThan(HEAP_GROWTH_LIMIT.released);
   });
 
-  it("an agent that follows each result's advice (retry when retryable, check when the outcome is unknown) makes no duplicate", { timeout: 90_000 }, async () => {
+  it("an agent that follows each result's advice (retry when retryable, check when the outcome is unknown) makes no duplicate", {
+    timeout: 90_000,
+  }, async () => {
     const mocks = {} as Record<Service, RunningMock>;
     for (const [i, service] of SERVICES.entries()) {
       if (CREATED[service].length === 0) continue;
@@ -271,7 +355,12 @@ describe("fault soak", () => {
       open.push(m);
       mocks[service] = m;
     }
-    const rt: Runtime = { mocks, shared: createSharedState(), retry: (s) => soakRetry(SEED + 7 + SERVICES.indexOf(s)), limits: (s) => SOAK_LIMITS[s].client };
+    const rt: Runtime = {
+      mocks,
+      shared: createSharedState(),
+      retry: (s) => soakRetry(SEED + 7 + SERVICES.indexOf(s)),
+      limits: (s) => SOAK_LIMITS[s].client,
+    };
     const creating = SERVICES.filter((s) => CREATED[s].length > 0);
     const outcomes: AgentOutcome[] = [];
     await Promise.all(
@@ -292,7 +381,10 @@ describe("fault soak", () => {
       checks: outcomes.reduce((n, o) => n + o.checks, 0),
       foundByCheck: outcomes.filter((o) => o.end === "found").length,
       recreatedAfterCheck: outcomes.filter((o) => o.checks > 0 && o.creates > 1).length,
-      gaveUp: tally(outcomes.filter((o) => o.end === "gave_up"), (o) => o.lastError),
+      gaveUp: tally(
+        outcomes.filter((o) => o.end === "gave_up"),
+        (o) => o.lastError,
+      ),
       duplicates,
     };
     if (process.env.SOAK_REPORT) console.log(JSON.stringify(report, null, 1));
@@ -309,12 +401,23 @@ describe("fault soak", () => {
     const m = await startMock("trello");
     open.push(m);
     const seeded = seededCounts(m, "trello");
-    const context = { connection: CONNECTIONS.trello, baseUrl: m.url, shared: createSharedState(), retry: { attempts: 0 } };
+    const context = {
+      connection: CONNECTIONS.trello,
+      baseUrl: m.url,
+      shared: createSharedState(),
+      retry: { attempts: 0 },
+    };
     const create = TOOLS.trello.find((t) => t.name === "trello_create_card")!;
     const input = { idList: LIST, name: "soak card trello-0" };
     const result = await executeTool(create, input, context);
     expect(result.ok).toBe(true);
-    const call: PlannedCall = { seq: 0, service: "trello", tool: create.name, input, creates: { resource: "card", key: input.name } };
+    const call: PlannedCall = {
+      seq: 0,
+      service: "trello",
+      tool: create.name,
+      input,
+      creates: { resource: "card", key: input.name },
+    };
     const outcome: Outcome = {
       call,
       result: { ok: true, data: undefined },
@@ -332,12 +435,27 @@ describe("fault soak", () => {
 
     // What a resend of the same create leaves behind: a second card with the same key.
     await createServiceClient(create.descriptor, context).call("createCard", { body: input });
-    expect(auditCreates("trello", [outcome], m, seeded)[0]!.problems).toEqual([expect.stringMatching(/created 2 times/), expect.stringMatching(/there 2 times/)]);
+    expect(auditCreates("trello", [outcome], m, seeded)[0]!.problems).toEqual([
+      expect.stringMatching(/created 2 times/),
+      expect.stringMatching(/there 2 times/),
+    ]);
 
     // A create the step reported as refused for sure must have left nothing.
-    const refusedCall: PlannedCall = { ...call, seq: 1, input: { ...input, name: "soak card trello-1" }, creates: { resource: "card", key: "soak card trello-1" } };
+    const refusedCall: PlannedCall = {
+      ...call,
+      seq: 1,
+      input: { ...input, name: "soak card trello-1" },
+      creates: { resource: "card", key: "soak card trello-1" },
+    };
     await createServiceClient(create.descriptor, context).call("createCard", { body: refusedCall.input });
-    const refused: Outcome = { ...outcome, call: refusedCall, createdId: undefined, result: { ok: false, error: { kind: "rate_limited", message: "", retryable: true, fields: [] } } };
-    expect(auditCreates("trello", [refused], m, seeded)[0]!.problems).toContainEqual(expect.stringMatching(/#1 ended rate_limited \(refused\) but "soak card trello-1" was created/));
+    const refused: Outcome = {
+      ...outcome,
+      call: refusedCall,
+      createdId: undefined,
+      result: { ok: false, error: { kind: "rate_limited", message: "", retryable: true, fields: [] } },
+    };
+    expect(auditCreates("trello", [refused], m, seeded)[0]!.problems).toContainEqual(
+      expect.stringMatching(/#1 ended rate_limited \(refused\) but "soak card trello-1" was created/),
+    );
   });
 });

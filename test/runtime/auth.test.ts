@@ -9,7 +9,17 @@ import {
   MemoryConnectionStore,
   type RuntimeEvent,
 } from "../../runtime/index.js";
-import { apiKeyConnection, apiKeyService, delay, json, KEY, makeDescriptor, startServer, type TestServer, TOKEN } from "./helpers.js";
+import {
+  apiKeyConnection,
+  apiKeyService,
+  delay,
+  json,
+  KEY,
+  makeDescriptor,
+  startServer,
+  type TestServer,
+  TOKEN,
+} from "./helpers.js";
 
 const SECRET = "CLIENTSECRETMARKER-42";
 const ENDPOINT_PATTERN = "^https://[0-9]{3}-[A-Z]{3}-[0-9]{3}\\.mktorest\\.com$";
@@ -22,7 +32,12 @@ function ccService(renewBeforeSeconds = 0) {
       connection: {
         baseUrl: "{endpoint}",
         fields: {
-          endpoint: { description: "REST endpoint, https://123-ABC-456.mktorest.com", secret: false, pattern: ENDPOINT_PATTERN, example: "https://123-ABC-456.mktorest.com" },
+          endpoint: {
+            description: "REST endpoint, https://123-ABC-456.mktorest.com",
+            secret: false,
+            pattern: ENDPOINT_PATTERN,
+            example: "https://123-ABC-456.mktorest.com",
+          },
           clientId: { description: "Client id", secret: false },
           clientSecret: { description: "Client secret", secret: true },
         },
@@ -55,7 +70,9 @@ const ccConnection = (clientId = "client-a") => ({
 });
 
 /** A Marketo-like server: token endpoint plus one envelope endpoint; `reject(token)` returns a code to fail with. */
-async function marketoLike(options: { expiresIn?: (n: number) => number; reject?: (token: string) => string | undefined } = {}) {
+async function marketoLike(
+  options: { expiresIn?: (n: number) => number; reject?: (token: string) => string | undefined } = {},
+) {
   let tokens = 0;
   const server = await startServer(async (req, res) => {
     if (req.url.pathname === "/identity/oauth/token") {
@@ -63,14 +80,28 @@ async function marketoLike(options: { expiresIn?: (n: number) => number; reject?
       expect(req.url.searchParams.get("grant_type")).toBe("client_credentials");
       if (req.url.searchParams.get("client_secret") !== SECRET) return json(res, 401, { error: "unauthorized" });
       await delay(20); // long enough for a storm to pile up behind it
-      return json(res, 200, { access_token: `tok-${tokens}`, token_type: "bearer", expires_in: options.expiresIn?.(tokens) ?? 3600, scope: "api@example.com" });
+      return json(res, 200, {
+        access_token: `tok-${tokens}`,
+        token_type: "bearer",
+        expires_in: options.expiresIn?.(tokens) ?? 3600,
+        scope: "api@example.com",
+      });
     }
     const token = String(req.headers.authorization ?? "").replace(/^Bearer /, "");
     const code = options.reject?.(token);
-    if (code) return json(res, 200, { requestId: "r1", success: false, errors: [{ code, message: code === "601" ? "Access token invalid" : "Access token expired" }] });
+    if (code)
+      return json(res, 200, {
+        requestId: "r1",
+        success: false,
+        errors: [{ code, message: code === "601" ? "Access token invalid" : "Access token expired" }],
+      });
     return json(res, 200, { requestId: "r2", success: true, result: [{ id: 1, token }] });
   });
-  return { server, tokenRequests: () => tokens, apiRequests: () => server.seen.filter((s) => s.url.pathname !== "/identity/oauth/token") };
+  return {
+    server,
+    tokenRequests: () => tokens,
+    apiRequests: () => server.seen.filter((s) => s.url.pathname !== "/identity/oauth/token"),
+  };
 }
 
 let server: TestServer | undefined;
@@ -83,14 +114,21 @@ describe("oauth2 client credentials", () => {
   it("renews an expired token once for a storm of 200 parallel calls", async () => {
     const m = await marketoLike({ expiresIn: (n) => (n === 1 ? 1 : 3600) });
     server = m.server;
-    const client = createServiceClient(ccService(0), { connection: ccConnection(), baseUrl: server.url, shared: createSharedState() });
+    const client = createServiceClient(ccService(0), {
+      connection: ccConnection(),
+      baseUrl: server.url,
+      shared: createSharedState(),
+    });
     await client.call("getLeads");
     expect(m.tokenRequests()).toBe(1);
     await delay(1100); // tok-1 has expired
     const results = await Promise.all(Array.from({ length: 200 }, () => client.call("getLeads")));
     expect(results).toHaveLength(200);
     expect(m.tokenRequests()).toBe(2);
-    const used = m.apiRequests().slice(1).map((s) => s.headers.authorization);
+    const used = m
+      .apiRequests()
+      .slice(1)
+      .map((s) => s.headers.authorization);
     expect(new Set(used)).toEqual(new Set(["Bearer tok-2"]));
   });
 
@@ -98,10 +136,16 @@ describe("oauth2 client credentials", () => {
     let expired = false;
     const m = await marketoLike({ reject: (t) => (expired && t === "tok-1" ? "602" : undefined) });
     server = m.server;
-    const client = createServiceClient(ccService(0), { connection: ccConnection(), baseUrl: server.url, shared: createSharedState() });
+    const client = createServiceClient(ccService(0), {
+      connection: ccConnection(),
+      baseUrl: server.url,
+      shared: createSharedState(),
+    });
     await client.call("getLeads");
     expired = true;
-    const results = (await Promise.all(Array.from({ length: 200 }, () => client.call("getLeads")))) as Array<{ result: Array<{ token: string }> }>;
+    const results = (await Promise.all(Array.from({ length: 200 }, () => client.call("getLeads")))) as Array<{
+      result: Array<{ token: string }>;
+    }>;
     expect(results.every((r) => r.result[0]!.token === "tok-2")).toBe(true);
     expect(m.tokenRequests()).toBe(2);
     expect(m.apiRequests()).toHaveLength(1 + 200 + 200);
@@ -110,7 +154,11 @@ describe("oauth2 client credentials", () => {
   it("renews and repeats only once on 601, then fails with an AuthError", async () => {
     const m = await marketoLike({ reject: () => "601" });
     server = m.server;
-    const client = createServiceClient(ccService(0), { connection: ccConnection(), baseUrl: server.url, shared: createSharedState() });
+    const client = createServiceClient(ccService(0), {
+      connection: ccConnection(),
+      baseUrl: server.url,
+      shared: createSharedState(),
+    });
     const error = await client.call("getLeads").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AuthError);
     expect((error as AuthError).code).toBe("601");
@@ -123,7 +171,11 @@ describe("oauth2 client credentials", () => {
     server = m.server;
     const shared = createSharedState();
     const a1 = createServiceClient(ccService(), { connection: ccConnection("client-a"), baseUrl: server.url, shared });
-    const a2 = createServiceClient(ccService(), { connection: { ...ccConnection("client-a"), name: "other" }, baseUrl: server.url, shared });
+    const a2 = createServiceClient(ccService(), {
+      connection: { ...ccConnection("client-a"), name: "other" },
+      baseUrl: server.url,
+      shared,
+    });
     const b = createServiceClient(ccService(), { connection: ccConnection("client-b"), baseUrl: server.url, shared });
     await Promise.all([a1.call("getLeads"), a2.call("getLeads"), a1.call("getLeads")]);
     expect(m.tokenRequests()).toBe(1);
@@ -135,7 +187,11 @@ describe("oauth2 client credentials", () => {
     const m = await marketoLike({ expiresIn: () => 100 });
     server = m.server;
     // 100 s tokens and a 300 s margin: renewed once, then used (Marketo hands back the same token until it expires).
-    const client = createServiceClient(ccService(300), { connection: ccConnection(), baseUrl: server.url, shared: createSharedState() });
+    const client = createServiceClient(ccService(300), {
+      connection: ccConnection(),
+      baseUrl: server.url,
+      shared: createSharedState(),
+    });
     for (let i = 0; i < 5; i++) await client.call("getLeads");
     expect(m.tokenRequests()).toBe(1);
   });
@@ -146,7 +202,10 @@ describe("oauth2 client credentials", () => {
     for (const endpoint of [server.url, "https://evil.example.com", "https://123-ABC-456.mktorest.com.evil.example"]) {
       let error: unknown;
       try {
-        createServiceClient(ccService(), { connection: { ...ccConnection(), fields: { ...ccConnection().fields, endpoint } }, shared: createSharedState() });
+        createServiceClient(ccService(), {
+          connection: { ...ccConnection(), fields: { ...ccConnection().fields, endpoint } },
+          shared: createSharedState(),
+        });
       } catch (e) {
         error = e;
       }
@@ -170,7 +229,8 @@ describe("oauth2 client credentials", () => {
     const error = (await client.call("getLeads").catch((e: unknown) => e)) as AuthError;
     expect(error).toBeInstanceOf(AuthError);
     expect(error.status).toBe(401);
-    for (const text of [String(error), JSON.stringify(error), error.stack ?? ""]) expect(text).not.toContain("WRONGSECRETMARKER");
+    for (const text of [String(error), JSON.stringify(error), error.stack ?? ""])
+      expect(text).not.toContain("WRONGSECRETMARKER");
     expect(m.apiRequests()).toHaveLength(0);
     expect(m.tokenRequests()).toBe(1); // a refused secret is not worth asking again
   });
@@ -199,11 +259,19 @@ describe("oauth2 client credentials", () => {
     });
     expect(await client.call("getLeads")).toMatchObject({ success: true });
     expect(tokenRequests).toBe(3);
-    expect(events.filter((e) => e.type === "retry").map((e) => (e as { reason: string }).reason)).toEqual(["token server", "token network"]);
+    expect(events.filter((e) => e.type === "retry").map((e) => (e as { reason: string }).reason)).toEqual([
+      "token server",
+      "token network",
+    ]);
 
     // With no retries allowed, the first failure is the answer.
     tokenRequests = 0;
-    const strict = createServiceClient(ccService(), { connection: ccConnection("client-b"), baseUrl: server.url, shared: createSharedState(), retry: { attempts: 0 } });
+    const strict = createServiceClient(ccService(), {
+      connection: ccConnection("client-b"),
+      baseUrl: server.url,
+      shared: createSharedState(),
+      retry: { attempts: 0 },
+    });
     await expect(strict.call("getLeads")).rejects.toMatchObject({ kind: "server", retries: 0 });
   });
 
@@ -215,14 +283,24 @@ describe("oauth2 client credentials", () => {
     try {
       const controller = new AbortController();
       // A tight window makes most of the 40 calls wait in the limiter at the same time.
-      const window = { id: "perToken", kind: "window", requests: 5, windowSeconds: 0.1, per: "connection", description: "5 per 0.1 s", rejection: { status: 429 } };
+      const window = {
+        id: "perToken",
+        kind: "window",
+        requests: 5,
+        windowSeconds: 0.1,
+        per: "connection",
+        description: "5 per 0.1 s",
+        rejection: { status: 429 },
+      };
       const client = createServiceClient(apiKeyService({ limits: [window] }), {
         connection: apiKeyConnection(),
         baseUrl: server.url,
         shared: createSharedState(),
         signal: controller.signal,
       });
-      await Promise.all(Array.from({ length: 40 }, (_, i) => client.call("getThing", { params: { path: { id: String(i) } } })));
+      await Promise.all(
+        Array.from({ length: 40 }, (_, i) => client.call("getThing", { params: { path: { id: String(i) } } })),
+      );
       await new Promise((r) => setImmediate(r));
       expect(warnings).not.toContain("MaxListenersExceededWarning");
     } finally {
@@ -275,7 +353,10 @@ async function snareLike() {
     if (req.url.pathname === "/oauth/token") {
       const body = JSON.parse(req.body) as Record<string, string>;
       bodies.push(body);
-      const granted = body.grant_type === "authorization_code" ? body.code === "CODE-1" : body.grant_type === "refresh_token" && refreshValid.has(body.refresh_token!);
+      const granted =
+        body.grant_type === "authorization_code"
+          ? body.code === "CODE-1"
+          : body.grant_type === "refresh_token" && refreshValid.has(body.refresh_token!);
       if (!granted || body.client_secret !== SECRET) {
         return json(res, 400, { error: "invalid_grant" });
       }
@@ -283,7 +364,12 @@ async function snareLike() {
       refreshValid.delete(body.refresh_token!); // rotation: the old refresh token stops working
       refreshValid.add(`r-${refreshes}`);
       valid.add(`a-${refreshes}`);
-      return json(res, 200, { access_token: `a-${refreshes}`, refresh_token: `r-${refreshes}`, expires_in: 7200, scope: "read_clients" });
+      return json(res, 200, {
+        access_token: `a-${refreshes}`,
+        refresh_token: `r-${refreshes}`,
+        expires_in: 7200,
+        scope: "read_clients",
+      });
     }
     const token = String(req.headers.authorization ?? "").replace(/^Bearer /, "");
     if (!valid.has(token)) return json(res, 401, { errors: ["invalid token"] });
@@ -293,12 +379,19 @@ async function snareLike() {
 }
 
 describe("oauth2 authorization code", () => {
-  const connection = (fields: Record<string, string>) => ({ name: "acme", fields: { clientId: "cid", clientSecret: SECRET, ...fields } });
+  const connection = (fields: Record<string, string>) => ({
+    name: "acme",
+    fields: { clientId: "cid", clientSecret: SECRET, ...fields },
+  });
 
   it("refreshes before expiry and hands the rotated refresh token to onTokens and the store", async () => {
     const s = await snareLike();
     server = s.server;
-    const conn = connection({ accessToken: "a-0", refreshToken: "r-0", expiresAt: new Date(Date.now() + 60_000).toISOString() });
+    const conn = connection({
+      accessToken: "a-0",
+      refreshToken: "r-0",
+      expiresAt: new Date(Date.now() + 60_000).toISOString(),
+    });
     s.valid.add("a-0");
     const store = new MemoryConnectionStore([{ service: "snare", connection: conn }]);
     const handed: Array<[string, Record<string, string>]> = [];
@@ -313,12 +406,18 @@ describe("oauth2 authorization code", () => {
     });
     const me = (await client.call("getMe")) as { token: string };
     expect(me.token).toBe("a-1"); // refreshed first: a-0 was inside the 300 s renewal margin
-    expect(s.bodies).toEqual([{ grant_type: "refresh_token", refresh_token: "r-0", client_id: "cid", client_secret: SECRET }]);
+    expect(s.bodies).toEqual([
+      { grant_type: "refresh_token", refresh_token: "r-0", client_id: "cid", client_secret: SECRET },
+    ]);
     expect(handed).toHaveLength(1);
     expect(handed[0]![0]).toBe("acme");
     expect(handed[0]![1]).toMatchObject({ accessToken: "a-1", refreshToken: "r-1" });
     expect(Date.parse(handed[0]![1].expiresAt!)).toBeGreaterThan(Date.now() + 7000_000);
-    expect((await store.get("snare", "acme"))!.fields).toMatchObject({ accessToken: "a-1", refreshToken: "r-1", clientSecret: SECRET });
+    expect((await store.get("snare", "acme"))!.fields).toMatchObject({
+      accessToken: "a-1",
+      refreshToken: "r-1",
+      clientSecret: SECRET,
+    });
   });
 
   it("refreshes on 401, repeats the call, and uses the rotated refresh token next time", async () => {
@@ -326,7 +425,11 @@ describe("oauth2 authorization code", () => {
     server = s.server;
     const events: RuntimeEvent[] = [];
     const client = createServiceClient(acService(), {
-      connection: connection({ accessToken: "stale", refreshToken: "r-0", expiresAt: new Date(Date.now() + 3600_000).toISOString() }),
+      connection: connection({
+        accessToken: "stale",
+        refreshToken: "r-0",
+        expiresAt: new Date(Date.now() + 3600_000).toISOString(),
+      }),
       baseUrl: server.url,
       shared: createSharedState(),
       hooks: { onEvent: (e) => events.push(e) },
@@ -342,7 +445,11 @@ describe("oauth2 authorization code", () => {
   it("fails with an AuthError naming the fix when the refresh token is refused", async () => {
     const s = await snareLike();
     server = s.server;
-    const client = createServiceClient(acService(), { connection: connection({ refreshToken: "REVOKEDREFRESHMARKER" }), baseUrl: server.url, shared: createSharedState() });
+    const client = createServiceClient(acService(), {
+      connection: connection({ refreshToken: "REVOKEDREFRESHMARKER" }),
+      baseUrl: server.url,
+      shared: createSharedState(),
+    });
     const error = (await client.call("getMe").catch((e: unknown) => e)) as AuthError;
     expect(error).toBeInstanceOf(AuthError);
     expect(error.message).toContain("reconnect");
@@ -352,7 +459,11 @@ describe("oauth2 authorization code", () => {
   it("a connection without tokens fails its calls with an AuthError naming the fix, sending nothing", async () => {
     const s = await snareLike();
     server = s.server;
-    const client = createServiceClient(acService(), { connection: connection({}), baseUrl: server.url, shared: createSharedState() });
+    const client = createServiceClient(acService(), {
+      connection: connection({}),
+      baseUrl: server.url,
+      shared: createSharedState(),
+    });
     const error = (await client.call("getMe").catch((e: unknown) => e)) as AuthError;
     expect(error).toBeInstanceOf(AuthError);
     expect(error.message).toContain('no "refreshToken"; connect the account again');
@@ -369,7 +480,13 @@ describe("oauth2 authorization code", () => {
       tokenUrl: `${server.url}/oauth/token`,
     });
     expect(fields).toMatchObject({ accessToken: "a-1", refreshToken: "r-1" });
-    expect(s.bodies[0]).toEqual({ grant_type: "authorization_code", code: "CODE-1", redirect_uri: "https://app.example/cb", client_id: "cid", client_secret: SECRET });
+    expect(s.bodies[0]).toEqual({
+      grant_type: "authorization_code",
+      code: "CODE-1",
+      redirect_uri: "https://app.example/cb",
+      client_id: "cid",
+      client_secret: SECRET,
+    });
   });
 });
 
@@ -377,8 +494,16 @@ describe("api key", () => {
   it("sends key and token in the query, or in a header for the header mode", async () => {
     server = await startServer((req, res) => json(res, 200, { ok: true }));
     const d = apiKeyService();
-    await createServiceClient(d, { connection: apiKeyConnection(), baseUrl: server.url, shared: createSharedState() }).call("getThing", { params: { path: { id: "c1" } } });
-    await createServiceClient(d, { connection: { ...apiKeyConnection(), authMode: "header" }, baseUrl: server.url, shared: createSharedState() }).call("getThing", {
+    await createServiceClient(d, {
+      connection: apiKeyConnection(),
+      baseUrl: server.url,
+      shared: createSharedState(),
+    }).call("getThing", { params: { path: { id: "c1" } } });
+    await createServiceClient(d, {
+      connection: { ...apiKeyConnection(), authMode: "header" },
+      baseUrl: server.url,
+      shared: createSharedState(),
+    }).call("getThing", {
       params: { path: { id: "c1" } },
     });
     expect(server.seen[0]!.url.pathname).toBe("/1/things/c1");
@@ -393,25 +518,39 @@ describe("api key", () => {
     const d = apiKeyService();
     const bearer = {
       ...d,
-      connection: { ...d.connection, fields: { accessToken: { description: "Bearer token", secret: true, required: true } } },
-      auth: { kind: "api-key" as const, modes: { bearer: [{ in: "header" as const, name: "Authorization", value: "Bearer {accessToken}" }] }, defaultMode: "bearer" },
+      connection: {
+        ...d.connection,
+        fields: { accessToken: { description: "Bearer token", secret: true, required: true } },
+      },
+      auth: {
+        kind: "api-key" as const,
+        modes: { bearer: [{ in: "header" as const, name: "Authorization", value: "Bearer {accessToken}" }] },
+        defaultMode: "bearer",
+      },
     };
     const connection = { name: "m", fields: { accessToken: "bearer-token-0123" } };
-    await createServiceClient(bearer, { connection, baseUrl: server.url, shared: createSharedState() }).call("getThing", { params: { path: { id: "c1" } } });
+    await createServiceClient(bearer, { connection, baseUrl: server.url, shared: createSharedState() }).call(
+      "getThing",
+      { params: { path: { id: "c1" } } },
+    );
     expect(server.seen[0]!.headers.authorization).toBe("Bearer bearer-token-0123");
   });
 
   it("refuses a plain-http base address unless it is an explicit override", () => {
     const d = apiKeyService();
     const plain = { ...d, connection: { ...d.connection, baseUrl: "http://api.board.example" } };
-    expect(() => createServiceClient(plain, { connection: apiKeyConnection(), shared: createSharedState() })).toThrow(/not https/);
+    expect(() => createServiceClient(plain, { connection: apiKeyConnection(), shared: createSharedState() })).toThrow(
+      /not https/,
+    );
   });
 });
 
 describe("authorizeUrl", () => {
   it("builds the api-key authorize address from the descriptor", () => {
     const url = authorizeUrl(apiKeyService(), { apiKey: "0123abcd", appName: "My App" });
-    expect(url).toBe("https://board.example/1/authorize?expiration=never&name=My+App&scope=read%2Cwrite&response_type=token&key=0123abcd");
+    expect(url).toBe(
+      "https://board.example/1/authorize?expiration=never&name=My+App&scope=read%2Cwrite&response_type=token&key=0123abcd",
+    );
   });
 
   it("names a missing value", () => {
@@ -419,7 +558,9 @@ describe("authorizeUrl", () => {
   });
 
   it("builds the authorization-code address with client id, redirect, scopes and state", () => {
-    const url = new URL(authorizeUrl(acService(), { clientId: "cid", redirectUri: "https://app.example/cb", state: "xyz" }));
+    const url = new URL(
+      authorizeUrl(acService(), { clientId: "cid", redirectUri: "https://app.example/cb", state: "xyz" }),
+    );
     expect(url.origin + url.pathname).toBe("https://api.snare.example/oauth/authorization");
     expect(Object.fromEntries(url.searchParams)).toEqual({
       client_id: "cid",

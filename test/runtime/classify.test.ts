@@ -22,10 +22,16 @@ function client(errors: Record<string, unknown>, retry: Record<string, unknown> 
   } as never);
 }
 
-async function failure(errors: Record<string, unknown>, answer: (res: import("node:http").ServerResponse) => void, operation = "getThing"): Promise<StepforgeError> {
+async function failure(
+  errors: Record<string, unknown>,
+  answer: (res: import("node:http").ServerResponse) => void,
+  operation = "getThing",
+): Promise<StepforgeError> {
   server = await startServer((_req, res) => answer(res));
   const init = operation === "createThing" ? { body: { name: "x" } } : { params: { path: { id: "1" } } };
-  return (await client(errors, { attempts: 0 }).call(operation, init).catch((e: unknown) => e)) as StepforgeError;
+  return (await client(errors, { attempts: 0 })
+    .call(operation, init)
+    .catch((e: unknown) => e)) as StepforgeError;
 }
 
 describe("errors.messageFields", () => {
@@ -44,14 +50,20 @@ describe("errors.messageFields", () => {
   });
 
   it("takes the first declared field that holds a message, and a top-level key with a dot in its name as is", async () => {
-    const first = await failure({ messageFields: ["detail", "error.message", "message"] }, (res) => json(res, 400, { message: "top", error: { message: "inner" } }));
+    const first = await failure({ messageFields: ["detail", "error.message", "message"] }, (res) =>
+      json(res, 400, { message: "top", error: { message: "inner" } }),
+    );
     expect(first.message).toBe("Board getThing: inner");
-    const dotted = await failure({ messageFields: ["error.message"] }, (res) => json(res, 400, { "error.message": "literal key", error: { message: "inner" } }));
+    const dotted = await failure({ messageFields: ["error.message"] }, (res) =>
+      json(res, 400, { "error.message": "literal key", error: { message: "inner" } }),
+    );
     expect(dotted.message).toBe("Board getThing: literal key");
   });
 
   it("joins a nested list of messages, and reads nothing through the prototype", async () => {
-    const list = await failure({ messageFields: ["response.errors"] }, (res) => json(res, 400, { response: { errors: [{ message: "name is required" }, { message: "pos is invalid" }] } }));
+    const list = await failure({ messageFields: ["response.errors"] }, (res) =>
+      json(res, 400, { response: { errors: [{ message: "name is required" }, { message: "pos is invalid" }] } }),
+    );
     expect(list.message).toBe("Board getThing: name is required; pos is invalid");
     const proto = await failure({ messageFields: ["constructor.name", "__proto__.x"] }, (res) => json(res, 400, {}));
     expect(proto.message).toBe("Board getThing: HTTP 400");
@@ -61,7 +73,9 @@ describe("errors.messageFields", () => {
 describe("errors.requestIdField, requestIdHeaders, retryAfterHeaders", () => {
   it("reads the request id from a declared header first, else from a nested body field", async () => {
     const errors = { requestIdHeaders: ["x-request-id"], requestIdField: "meta.requestId" };
-    const fromHeader = await failure(errors, (res) => json(res, 500, { meta: { requestId: "body-1" } }, { "x-request-id": "hdr-1" }));
+    const fromHeader = await failure(errors, (res) =>
+      json(res, 500, { meta: { requestId: "body-1" } }, { "x-request-id": "hdr-1" }),
+    );
     expect(fromHeader.requestId).toBe("hdr-1");
     const fromBody = await failure(errors, (res) => json(res, 500, { meta: { requestId: "body-2" } }));
     expect(fromBody.requestId).toBe("body-2");
@@ -72,9 +86,13 @@ describe("errors.requestIdField, requestIdHeaders, retryAfterHeaders", () => {
   });
 
   it("reads Retry-After from the headers the spec names, and only those", async () => {
-    const declared = await failure({ retryAfterHeaders: ["x-rate-limit-reset-after"] }, (res) => json(res, 429, { message: "slow" }, { "x-rate-limit-reset-after": "7" }));
+    const declared = await failure({ retryAfterHeaders: ["x-rate-limit-reset-after"] }, (res) =>
+      json(res, 429, { message: "slow" }, { "x-rate-limit-reset-after": "7" }),
+    );
     expect(declared.retryAfterMs).toBe(7000);
-    const other = await failure({ retryAfterHeaders: ["x-rate-limit-reset-after"] }, (res) => json(res, 429, { message: "slow" }, { "retry-after": "7" }));
+    const other = await failure({ retryAfterHeaders: ["x-rate-limit-reset-after"] }, (res) =>
+      json(res, 429, { message: "slow" }, { "retry-after": "7" }),
+    );
     expect(other.retryAfterMs).toBeUndefined();
   });
 });
@@ -82,8 +100,13 @@ describe("errors.requestIdField, requestIdHeaders, retryAfterHeaders", () => {
 describe("errors.statuses.<status>.resendSafe", () => {
   async function posts(rule: Record<string, unknown>): Promise<number> {
     let n = 0;
-    server = await startServer((_req, res) => (++n === 1 ? json(res, 502, { message: "bad gateway" }) : json(res, 200, { id: "t1" })));
-    await client({ statuses: { "502": { kind: "server", retry: true, description: "gateway", ...rule } } }, { attempts: 2 })
+    server = await startServer((_req, res) =>
+      ++n === 1 ? json(res, 502, { message: "bad gateway" }) : json(res, 200, { id: "t1" }),
+    );
+    await client(
+      { statuses: { "502": { kind: "server", retry: true, description: "gateway", ...rule } } },
+      { attempts: 2 },
+    )
       .call("createThing", { body: { name: "x" } })
       .catch(() => undefined);
     const sent = server.seen.length;

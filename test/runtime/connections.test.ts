@@ -29,7 +29,12 @@ describe("connection validation", () => {
 
   it("names a missing field and how to fix it", () => {
     const problems = connectionProblems(d, { name: "main", fields: { apiKey: KEY } });
-    expect(problems).toEqual([{ field: "token", message: 'Board connection "main": field "token" is missing (API token); add "token" to the connection' }]);
+    expect(problems).toEqual([
+      {
+        field: "token",
+        message: 'Board connection "main": field "token" is missing (API token); add "token" to the connection',
+      },
+    ]);
   });
 
   it("names a malformed secret field without echoing its value", () => {
@@ -43,11 +48,16 @@ describe("connection validation", () => {
     expect((error as ConnectionError).field).toBe("apiKey");
     expect(String(error)).toContain('field "apiKey" is not valid');
     expect(String(error)).toContain("^[0-9a-zA-Z_]{8,}$");
-    for (const text of [String(error), JSON.stringify(error), (error as Error).stack ?? ""]) expect(text).not.toContain("SECRETVALUE");
+    for (const text of [String(error), JSON.stringify(error), (error as Error).stack ?? ""])
+      expect(text).not.toContain("SECRETVALUE");
   });
 
   it("names unknown fields, a bad auth mode and a bad connection name", () => {
-    const messages = connectionProblems(d, { name: "bad name", fields: { apiKey: KEY, token: TOKEN, apikey: "x" }, authMode: "cookie" }).map((p) => p.message);
+    const messages = connectionProblems(d, {
+      name: "bad name",
+      fields: { apiKey: KEY, token: TOKEN, apikey: "x" },
+      authMode: "cookie",
+    }).map((p) => p.message);
     expect(messages).toEqual([
       expect.stringContaining("connection name must be"),
       expect.stringContaining('"apikey" is not a field of Board; remove it (the fields are apiKey, token)'),
@@ -78,7 +88,10 @@ describe("file connection store", () => {
     const path = join(dir, "c.json");
     const store = new FileConnectionStore(path);
     await store.put(apiKeyService(), apiKeyConnection("work"));
-    await Promise.all([store.updateFields("board", "work", { token: "T2" }), store.updateFields("board", "work", { token: "T3" })]);
+    await Promise.all([
+      store.updateFields("board", "work", { token: "T2" }),
+      store.updateFields("board", "work", { token: "T3" }),
+    ]);
     expect((await store.get("board", "work"))!.fields).toEqual({ apiKey: KEY, token: "T3" });
     expect((await stat(path)).mode & 0o777).toBe(0o600);
     expect(await store.remove("board", "work")).toBe(true);
@@ -90,7 +103,9 @@ describe("file connection store", () => {
     const store = new FileConnectionStore(path);
     await store.put(apiKeyService(), apiKeyConnection("work"));
     const before = await readFile(path, "utf8");
-    await expect(store.put(apiKeyService(), { name: "bad", fields: { apiKey: KEY } })).rejects.toThrow(/field "token" is missing/);
+    await expect(store.put(apiKeyService(), { name: "bad", fields: { apiKey: KEY } })).rejects.toThrow(
+      /field "token" is missing/,
+    );
     expect(await readFile(path, "utf8")).toBe(before);
   });
 
@@ -111,6 +126,8 @@ describe("file connection store", () => {
 
   it("explains a missing connection with the names that exist", async () => {
     const store = new MemoryConnectionStore([{ service: "board", connection: apiKeyConnection("work") }]);
-    await expect(requireConnection(store, apiKeyService(), "home")).rejects.toThrow('Board has no connection "home"; use one of work');
+    await expect(requireConnection(store, apiKeyService(), "home")).rejects.toThrow(
+      'Board has no connection "home"; use one of work',
+    );
   });
 });

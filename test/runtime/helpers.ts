@@ -106,7 +106,10 @@ export function makeDescriptor(extension: unknown, operations: Record<string, Op
 }
 
 /** An api-key service (key + token in the query, like Trello) with the given limits and error rules. */
-export function apiKeyService(extra: { limits?: unknown[]; errors?: Record<string, unknown> } = {}, operations?: Record<string, OpInput>): ServiceDescriptor {
+export function apiKeyService(
+  extra: { limits?: unknown[]; errors?: Record<string, unknown> } = {},
+  operations?: Record<string, OpInput>,
+): ServiceDescriptor {
   return makeDescriptor(
     {
       id: "board",
@@ -125,12 +128,24 @@ export function apiKeyService(extra: { limits?: unknown[]; errors?: Record<strin
             { in: "query", name: "key", value: "{apiKey}" },
             { in: "query", name: "token", value: "{token}" },
           ],
-          header: [{ in: "header", name: "Authorization", value: 'OAuth oauth_consumer_key="{apiKey}", oauth_token="{token}"' }],
+          header: [
+            {
+              in: "header",
+              name: "Authorization",
+              value: 'OAuth oauth_consumer_key="{apiKey}", oauth_token="{token}"',
+            },
+          ],
         },
         defaultMode: "query",
         authorize: {
           url: "https://board.example/1/authorize",
-          query: { expiration: "never", name: "{appName}", scope: "read,write", response_type: "token", key: "{apiKey}" },
+          query: {
+            expiration: "never",
+            name: "{appName}",
+            scope: "read,write",
+            response_type: "token",
+            key: "{apiKey}",
+          },
         },
       },
       limits: extra.limits ?? [],

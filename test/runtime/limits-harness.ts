@@ -19,9 +19,19 @@ const WORKER = fileURLToPath(new URL("./limits-worker.ts", import.meta.url));
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 const TRELLO = { apiKey: "0123456789abcdef0123456789abcdef", token: "ATTAmocktoken0123456789abcdef0123456789abcdef" };
-const MARKETO = { endpoint: "https://123-ABC-456.mktorest.com", clientId: "5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61", clientSecret: "mock-client-secret-0123456789abcdef" };
+const MARKETO = {
+  endpoint: "https://123-ABC-456.mktorest.com",
+  clientId: "5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61",
+  clientSecret: "mock-client-secret-0123456789abcdef",
+};
 const WORLDNEWS = { apiKey: "mock-worldnews-api-key-0123456789" };
-const CONTENTSNARE = { clientId: "mock-client-id", clientSecret: "mock-client-secret", accessToken: "mock-access-token", refreshToken: "mock-refresh-token", expiresAt: "2099-01-01T00:00:00.000Z" };
+const CONTENTSNARE = {
+  clientId: "mock-client-id",
+  clientSecret: "mock-client-secret",
+  accessToken: "mock-access-token",
+  refreshToken: "mock-refresh-token",
+  expiresAt: "2099-01-01T00:00:00.000Z",
+};
 const CARD = "6123a9f0c4b5d6e7f8091a2b";
 
 /** One declared window limit, the operation that spends it, and its numbers as the spec declares them. */
@@ -35,14 +45,47 @@ interface Measured {
 }
 
 export const MEASURED: Measured[] = [
-  { name: "contentsnare reads", service: "contentsnare", operationId: "listClients", init: {}, requests: 50, windowSeconds: 10 },
-  { name: "contentsnare writes", service: "contentsnare", operationId: "createClient", init: { body: { email: "load@example.com", full_name: "Load Test" } }, requests: 20, windowSeconds: 10 },
-  { name: "trello perToken", service: "trello", operationId: "getCard", init: { params: { path: { id: CARD } } }, requests: 100, windowSeconds: 10 },
+  {
+    name: "contentsnare reads",
+    service: "contentsnare",
+    operationId: "listClients",
+    init: {},
+    requests: 50,
+    windowSeconds: 10,
+  },
+  {
+    name: "contentsnare writes",
+    service: "contentsnare",
+    operationId: "createClient",
+    init: { body: { email: "load@example.com", full_name: "Load Test" } },
+    requests: 20,
+    windowSeconds: 10,
+  },
+  {
+    name: "trello perToken",
+    service: "trello",
+    operationId: "getCard",
+    init: { params: { path: { id: CARD } } },
+    requests: 100,
+    windowSeconds: 10,
+  },
   { name: "marketo rate", service: "marketo", operationId: "getLists", init: {}, requests: 100, windowSeconds: 20 },
-  { name: "worldnews perMinute", service: "worldnews", operationId: "searchNews", init: { params: { query: { text: "markets" } } }, requests: 60, windowSeconds: 60 },
+  {
+    name: "worldnews perMinute",
+    service: "worldnews",
+    operationId: "searchNews",
+    init: { params: { query: { text: "markets" } } },
+    requests: 60,
+    windowSeconds: 60,
+  },
 ];
 
-const FIELDS: Record<string, Record<string, string>> = { trello: TRELLO, marketo: MARKETO, worldnews: WORLDNEWS, contentsnare: CONTENTSNARE };
+const FIELDS: Record<string, Record<string, string>> = {
+  trello: TRELLO,
+  marketo: MARKETO,
+  worldnews: WORLDNEWS,
+  contentsnare: CONTENTSNARE,
+};
 
 export interface LimitUse {
   name: string;
@@ -69,7 +112,16 @@ export interface ScenarioResult {
 }
 
 /** Every credential value the workers used: none may appear in a key name. */
-export const SECRETS = [TRELLO.apiKey, TRELLO.token, MARKETO.clientSecret, MARKETO.clientId, WORLDNEWS.apiKey, CONTENTSNARE.accessToken, CONTENTSNARE.refreshToken, CONTENTSNARE.clientSecret];
+export const SECRETS = [
+  TRELLO.apiKey,
+  TRELLO.token,
+  MARKETO.clientSecret,
+  MARKETO.clientId,
+  WORLDNEWS.apiKey,
+  CONTENTSNARE.accessToken,
+  CONTENTSNARE.refreshToken,
+  CONTENTSNARE.clientSecret,
+];
 
 export interface ScenarioOptions {
   backend: "memory" | "file" | "redis";
@@ -94,7 +146,11 @@ function runWorker(plan: WorkerPlan): RunningWorker {
   delete env.STEPFORGE_REDIS_URL;
   delete env.STEPFORGE_STATE_DIR;
   delete env.STEPFORGE_STATE_FALLBACK;
-  const child = spawn(process.execPath, ["--import", "tsx", WORKER], { cwd: ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", WORKER], {
+    cwd: ROOT,
+    env,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let out = "";
   let err = "";
   let markReady!: () => void;
@@ -126,7 +182,9 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
   const stateDir = options.backend === "file" ? mkdtempSync(join(tmpdir(), "sf-limits-")) : undefined;
   try {
     for (const service of services) {
-      const byOp = new Map(measured.filter((m) => m.service === service).map((m) => [m.operationId, arrivals.get(m.name)!]));
+      const byOp = new Map(
+        measured.filter((m) => m.service === service).map((m) => [m.operationId, arrivals.get(m.name)!]),
+      );
       mocks.set(
         service,
         await startMock(service, {
@@ -150,7 +208,11 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
         fields: FIELDS[service]!,
         ops: measured
           .filter((m) => m.service === service)
-          .map((m) => ({ operationId: m.operationId, init: m.init, perSecond: (3 * m.requests) / m.windowSeconds / options.procs })),
+          .map((m) => ({
+            operationId: m.operationId,
+            init: m.init,
+            perSecond: (3 * m.requests) / m.windowSeconds / options.procs,
+          })),
       })),
     });
     // Every worker loads first (tsx, clients); then all start offering at one moment.
@@ -169,9 +231,12 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       const admitted = times.filter((t) => t < t0 + windows * w).length;
       return { name: m.name, used: admitted / (windows * m.requests), admitted, windows };
     });
-    const sent = Object.fromEntries(measured.map((m) => [m.name, mocks.get(m.service)!.counters().byOperation[m.operationId] ?? 0]));
+    const sent = Object.fromEntries(
+      measured.map((m) => [m.name, mocks.get(m.service)!.counters().byOperation[m.operationId] ?? 0]),
+    );
     const rejections: Record<string, number> = {};
-    for (const [service, mock] of mocks) for (const [id, n] of Object.entries(mock.counters().rejections)) rejections[`${service} ${id}`] = n;
+    for (const [service, mock] of mocks)
+      for (const [id, n] of Object.entries(mock.counters().rejections)) rejections[`${service} ${id}`] = n;
     let stateKeys: string[] = [];
     if (stateDir) stateKeys = readdirSync(stateDir).map((name) => decodeURIComponent(name));
     else if (options.backend === "redis" && options.redisUrl) {
@@ -185,7 +250,17 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
         client.disconnect();
       }
     }
-    return { backend: options.backend, procs: options.procs, uses, rejections, sent, reports, startAt, arrivals: Object.fromEntries(arrivals), stateKeys };
+    return {
+      backend: options.backend,
+      procs: options.procs,
+      uses,
+      rejections,
+      sent,
+      reports,
+      startAt,
+      arrivals: Object.fromEntries(arrivals),
+      stateKeys,
+    };
   } finally {
     await Promise.all([...mocks.values()].map((m) => m.close()));
     if (stateDir) rmSync(stateDir, { recursive: true, force: true });
@@ -194,6 +269,8 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
 
 /** One line per limit: "name: admitted/allowed (used %)". */
 export function describeResult(r: ScenarioResult): string {
-  const lines = r.uses.map((u) => `  ${u.name}: ${u.admitted} in ${u.windows} window(s), ${(u.used * 100).toFixed(1)} % used`);
+  const lines = r.uses.map(
+    (u) => `  ${u.name}: ${u.admitted} in ${u.windows} window(s), ${(u.used * 100).toFixed(1)} % used`,
+  );
   return `${r.backend}, ${r.procs} processes: rejections ${JSON.stringify(r.rejections)}\n${lines.join("\n")}`;
 }

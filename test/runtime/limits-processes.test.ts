@@ -34,7 +34,8 @@ function expectShared(result: ScenarioResult): void {
     expect(report.failed, `${result.backend} ${result.procs}`).toEqual({});
   }
   expect(result.rejections, `${result.backend} ${result.procs}`).toEqual({});
-  for (const use of result.uses) expect(use.used, `${result.backend} ${result.procs}: ${use.name}`).toBeGreaterThanOrEqual(0.97);
+  for (const use of result.uses)
+    expect(use.used, `${result.backend} ${result.procs}: ${use.name}`).toBeGreaterThanOrEqual(0.97);
   // The budgets were in the store, under key names that carry no credential.
   expect(result.stateKeys.some((k) => k.includes("limits:"))).toBe(true);
   for (const key of result.stateKeys) for (const secret of SECRETS) expect(key).not.toContain(secret);
@@ -56,7 +57,10 @@ async function outageRun() {
     onStart: (startAt) => {
       timers = [
         setTimeout(() => void outage.kill(), startAt + killAt - Date.now()),
-        setTimeout(() => void outage.restart().then(() => (restartedAt = Date.now())), startAt + killAt + downFor - Date.now()),
+        setTimeout(
+          () => void outage.restart().then(() => (restartedAt = Date.now())),
+          startAt + killAt + downFor - Date.now(),
+        ),
       ];
     },
   });

@@ -8,7 +8,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { type ClientOptions, createServiceClient, NetworkError, QuotaExhaustedError, type SharedState } from "../../runtime/index.js";
+import {
+  type ClientOptions,
+  createServiceClient,
+  NetworkError,
+  QuotaExhaustedError,
+  type SharedState,
+} from "../../runtime/index.js";
 import { SharedLimitRegistry, type SharedLimitOptions } from "../../runtime/limits/shared.js";
 import { FileStateStore } from "../../runtime/state/file.js";
 import { withLocalFallback } from "../../runtime/state/fallback.js";
@@ -37,22 +43,39 @@ const WINDOW_MS = 400;
 const getThing = (c: ReturnType<typeof createServiceClient>) => c.call("getThing", { params: { path: { id: "1" } } });
 
 function client(shared: SharedState, limits: unknown[], extra: Partial<ClientOptions> = {}) {
-  return createServiceClient(apiKeyService({ limits, errors: { statuses: { "429": { kind: "rate_limited", retry: true, description: "limit" } } } }), {
-    connection: apiKeyConnection(),
-    baseUrl: server!.url,
-    shared,
-    retry: { attempts: 0 },
-    ...extra,
-  });
+  return createServiceClient(
+    apiKeyService({
+      limits,
+      errors: { statuses: { "429": { kind: "rate_limited", retry: true, description: "limit" } } },
+    }),
+    {
+      connection: apiKeyConnection(),
+      baseUrl: server!.url,
+      shared,
+      retry: { attempts: 0 },
+      ...extra,
+    },
+  );
 }
 
-const windowLimit = [{ id: "rate", kind: "window", requests: 5, windowSeconds: WINDOW_MS / 1000, description: "5 per window", rejection: { status: 429 } }];
+const windowLimit = [
+  {
+    id: "rate",
+    kind: "window",
+    requests: 5,
+    windowSeconds: WINDOW_MS / 1000,
+    description: "5 per window",
+    rejection: { status: 429 },
+  },
+];
 
 describe("budgets shared through the store", () => {
   for (const backend of ["memory", "file"] as const) {
     it(`two workers on one account (${backend}): the window is used whole and never passed`, async () => {
       const window = new ServerWindow(5, WINDOW_MS);
-      server = await startServer((req, res) => (window.admit(req.at) ? json(res, 200, { ok: true }) : json(res, 429, { error: "LIMIT" })));
+      server = await startServer((req, res) =>
+        window.admit(req.at) ? json(res, 200, { ok: true }) : json(res, 429, { error: "LIMIT" }),
+      );
       let stores: StateStore[];
       if (backend === "memory") {
         const one = new MemoryStateStore();
@@ -63,7 +86,10 @@ describe("budgets shared through the store", () => {
         stores = [new FileStateStore(dir), new FileStateStore(dir)];
       }
       const [a, b] = stores.map((s) => client(worker(s), windowLimit));
-      await Promise.all([...Array.from({ length: 8 }, () => getThing(a!)), ...Array.from({ length: 8 }, () => getThing(b!))]);
+      await Promise.all([
+        ...Array.from({ length: 8 }, () => getThing(a!)),
+        ...Array.from({ length: 8 }, () => getThing(b!)),
+      ]);
       expect(window.rejected).toBe(0);
       expect(window.all).toHaveLength(16);
       expect(window.peak()).toBe(5);
@@ -72,19 +98,30 @@ describe("budgets shared through the store", () => {
 
   it("control: the same two workers with per-process limiters are refused", async () => {
     const window = new ServerWindow(5, WINDOW_MS);
-    server = await startServer((req, res) => (window.admit(req.at) ? json(res, 200, { ok: true }) : json(res, 429, { error: "LIMIT" })));
+    server = await startServer((req, res) =>
+      window.admit(req.at) ? json(res, 200, { ok: true }) : json(res, 429, { error: "LIMIT" }),
+    );
     const [a, b] = [new MemoryStateStore(), new MemoryStateStore()].map((s) => client(worker(s), windowLimit));
-    await Promise.allSettled([...Array.from({ length: 8 }, () => getThing(a!)), ...Array.from({ length: 8 }, () => getThing(b!))]);
+    await Promise.allSettled([
+      ...Array.from({ length: 8 }, () => getThing(a!)),
+      ...Array.from({ length: 8 }, () => getThing(b!)),
+    ]);
     expect(window.rejected).toBeGreaterThan(0);
   });
 
   it("a concurrency slot held by a worker that died frees itself after the lease", async () => {
     const store = new MemoryStateStore();
     const registry = new SharedLimitRegistry(store, { leaseMs: 300 });
-    const d = apiKeyService({ limits: [{ id: "concurrent", kind: "concurrency", max: 1, description: "1 in flight", rejection: { status: 429 } }] });
+    const d = apiKeyService({
+      limits: [
+        { id: "concurrent", kind: "concurrency", max: 1, description: "1 in flight", rejection: { status: 429 } },
+      ],
+    });
     const planned = registry.plan("board", d.limits, d.operations.getThing!, { connection: "acct", fields: {} });
     // The dead worker took the only slot with the same lease and will never renew or free it.
-    expect((await store.admit([{ kind: "slots", key: planned[0]!.key, capacity: 1, holdMs: 300 }], "dead-worker")).ok).toBe(true);
+    expect(
+      (await store.admit([{ kind: "slots", key: planned[0]!.key, capacity: 1, holdMs: 300 }], "dead-worker")).ok,
+    ).toBe(true);
     const asked = Date.now();
     const ticket = await registry.acquire(planned);
     expect(Date.now() - asked).toBeGreaterThanOrEqual(250);
@@ -95,7 +132,11 @@ describe("budgets shared through the store", () => {
     const store = new MemoryStateStore();
     const registry = new SharedLimitRegistry(store, { leaseMs: 600 });
     const other = new SharedLimitRegistry(store, { leaseMs: 600 });
-    const d = apiKeyService({ limits: [{ id: "concurrent", kind: "concurrency", max: 1, description: "1 in flight", rejection: { status: 429 } }] });
+    const d = apiKeyService({
+      limits: [
+        { id: "concurrent", kind: "concurrency", max: 1, description: "1 in flight", rejection: { status: 429 } },
+      ],
+    });
     const scopes = { connection: "acct", fields: {} };
     const ticket = await registry.acquire(registry.plan("board", d.limits, d.operations.getThing!, scopes));
     let secondDone = false;
@@ -113,7 +154,16 @@ describe("budgets shared through the store", () => {
   it("a daily quota is counted once for every worker", async () => {
     server = await startServer((_req, res) => json(res, 200, { ok: true }));
     const store = new MemoryStateStore();
-    const limits = [{ id: "daily", kind: "daily-quota", requests: 3, resetTimeZone: "America/Chicago", description: "3 a day", rejection: { status: 429 } }];
+    const limits = [
+      {
+        id: "daily",
+        kind: "daily-quota",
+        requests: 3,
+        resetTimeZone: "America/Chicago",
+        description: "3 a day",
+        rejection: { status: 429 },
+      },
+    ];
     const [a, b] = [worker(store), worker(store)].map((w) => client(w, limits));
     await getThing(a!);
     await getThing(b!);
@@ -133,7 +183,17 @@ describe("budgets shared through the store", () => {
       json(res, 200, { ok: true });
     });
     const store = new MemoryStateStore();
-    const limits = [{ id: "rate", kind: "window", requests: 100, windowSeconds: 10, penaltySeconds: 0.5, description: "100 per 10 s", rejection: { status: 429 } }];
+    const limits = [
+      {
+        id: "rate",
+        kind: "window",
+        requests: 100,
+        windowSeconds: 10,
+        penaltySeconds: 0.5,
+        description: "100 per 10 s",
+        rejection: { status: 429 },
+      },
+    ];
     const [a, b] = [worker(store), worker(store)].map((w) => client(w, limits));
     await expect(getThing(a!)).rejects.toMatchObject({ kind: "rate_limited" });
     await getThing(b!);
@@ -160,7 +220,10 @@ describe("when the shared state cannot be reached", () => {
   it("never sends: every waiting call fails after the bounded wait with the typed error, then calls recover", async () => {
     server = await startServer((_req, res) => json(res, 200, { ok: true }));
     const mode: { now: "up" | "down" | "slow" } = { now: "down" };
-    const c = client(worker(flaky(new MemoryStateStore(), mode), { unreachableWaitMs: 300, operationTimeoutMs: 100 }), windowLimit);
+    const c = client(
+      worker(flaky(new MemoryStateStore(), mode), { unreachableWaitMs: 300, operationTimeoutMs: 100 }),
+      windowLimit,
+    );
     const asked = Date.now();
     const outcomes = await Promise.allSettled(Array.from({ length: 6 }, () => getThing(c)));
     for (const o of outcomes) {
@@ -194,7 +257,9 @@ describe("when the shared state cannot be reached", () => {
         if (typeof value !== "function" || name === "close") return value;
         return () => {
           if (name === "admit") admits++;
-          return new Promise((_, reject) => setTimeout(() => reject(new StateUnavailableError("redis", "connection refused")), bound));
+          return new Promise((_, reject) =>
+            setTimeout(() => reject(new StateUnavailableError("redis", "connection refused")), bound),
+          );
         };
       },
     }) as StateStore;
@@ -210,7 +275,9 @@ describe("when the shared state cannot be reached", () => {
     server = await startServer((_req, res) => json(res, 200, { ok: true }));
     const mode: { now: "up" | "down" | "slow" } = { now: "down" };
     const changes: boolean[] = [];
-    const store = withLocalFallback(flaky(new MemoryStateStore(), mode), { onFallback: (local) => changes.push(local) });
+    const store = withLocalFallback(flaky(new MemoryStateStore(), mode), {
+      onFallback: (local) => changes.push(local),
+    });
     const c = client(worker(store), windowLimit);
     await Promise.all(Array.from({ length: 3 }, () => getThing(c)));
     expect(server.seen).toHaveLength(3);

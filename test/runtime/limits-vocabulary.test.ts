@@ -8,7 +8,14 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SpecError, type Diagnostic } from "../../generator/diagnostics.js";
 import { loadSpecText } from "../../generator/load.js";
 import { checkSpec as validateSpec } from "../../generator/check/index.js";
-import { createServiceClient, createSharedState, monthIn, nextMonthStart, QuotaExhaustedError, RateLimitedError } from "../../runtime/index.js";
+import {
+  createServiceClient,
+  createSharedState,
+  monthIn,
+  nextMonthStart,
+  QuotaExhaustedError,
+  RateLimitedError,
+} from "../../runtime/index.js";
 import { concretePath, limitCovers, planKey } from "../../runtime/limits/limits.js";
 import { minimalSpec, toYaml } from "../helpers/spec.js";
 import { apiKeyConnection, apiKeyService, json, startServer, type TestServer } from "./helpers.js";
@@ -30,7 +37,17 @@ const boardOps = {
 };
 
 describe("per: path:<param>", () => {
-  const limits = [{ id: "perBoard", kind: "window", requests: 4, windowSeconds: WINDOW_MS / 1000, per: "path:idBoard", description: "4 per window per board", rejection: { status: 429 } }];
+  const limits = [
+    {
+      id: "perBoard",
+      kind: "window",
+      requests: 4,
+      windowSeconds: WINDOW_MS / 1000,
+      per: "path:idBoard",
+      description: "4 per window per board",
+      rejection: { status: 429 },
+    },
+  ];
 
   it("one budget per board, shared by every connection of the service; operations without the parameter are not counted", async () => {
     const boards = new Map<string, ServerWindow>();
@@ -50,8 +67,18 @@ describe("per: path:<param>", () => {
     const d = apiKeyService({ limits }, boardOps);
     const shared = createSharedState();
     // Two connections with different tokens and keys: a per-connection or per-key limit would let each spend 4.
-    const a = createServiceClient(d, { connection: apiKeyConnection("a"), baseUrl: server.url, shared, retry: { attempts: 0 } });
-    const b = createServiceClient(d, { connection: apiKeyConnection("b", { apiKey: "OTHERKEY0123456789", token: "OTHERTOKEN" }), baseUrl: server.url, shared, retry: { attempts: 0 } });
+    const a = createServiceClient(d, {
+      connection: apiKeyConnection("a"),
+      baseUrl: server.url,
+      shared,
+      retry: { attempts: 0 },
+    });
+    const b = createServiceClient(d, {
+      connection: apiKeyConnection("b", { apiKey: "OTHERKEY0123456789", token: "OTHERTOKEN" }),
+      baseUrl: server.url,
+      shared,
+      retry: { attempts: 0 },
+    });
     const order: string[] = [];
     const track = (what: string, p: Promise<unknown>) => p.then(() => order.push(what));
     await Promise.all([
@@ -110,13 +137,24 @@ describe("excludePathPrefixes", () => {
       },
       boardOps,
     );
-    const client = createServiceClient(d, { connection: apiKeyConnection(), baseUrl: server.url, shared: createSharedState(), retry: { attempts: 0 } });
+    const client = createServiceClient(d, {
+      connection: apiKeyConnection(),
+      baseUrl: server.url,
+      shared: createSharedState(),
+      retry: { attempts: 0 },
+    });
     const order: string[] = [];
     const track = (what: string, p: Promise<unknown>) => p.then(() => order.push(what));
     await Promise.all([
-      ...Array.from({ length: 4 }, () => track("counted", client.call("getMember", { params: { path: { id: "me" } } }))),
-      ...Array.from({ length: 2 }, () => track("counted", client.call("getMemberBoards", { params: { path: { id: "someone" } } }))),
-      ...Array.from({ length: 10 }, () => track("excluded", client.call("getMemberBoards", { params: { path: { id: "me" } } }))),
+      ...Array.from({ length: 4 }, () =>
+        track("counted", client.call("getMember", { params: { path: { id: "me" } } })),
+      ),
+      ...Array.from({ length: 2 }, () =>
+        track("counted", client.call("getMemberBoards", { params: { path: { id: "someone" } } })),
+      ),
+      ...Array.from({ length: 10 }, () =>
+        track("excluded", client.call("getMemberBoards", { params: { path: { id: "me" } } })),
+      ),
     ]);
     expect(rejected).toBe(0);
     expect(server.seen.filter((s) => s.url.pathname === "/1/members/me/boards")).toHaveLength(10);
@@ -172,7 +210,10 @@ describe("penaltySeconds", () => {
     });
     const first = client.call("getThing", { params: { path: { id: "1" } } });
     await new Promise((r) => setTimeout(r, 50));
-    await Promise.all([first, ...Array.from({ length: 8 }, () => client.call("getThing", { params: { path: { id: "1" } } }))]);
+    await Promise.all([
+      first,
+      ...Array.from({ length: 8 }, () => client.call("getThing", { params: { path: { id: "1" } } })),
+    ]);
     const stats = s.stats();
     expect(stats.refused).toBe(1); // only the one nobody could foresee
     expect(stats.refusedInPenalty).toBe(0);
@@ -191,7 +232,11 @@ describe("penaltySeconds", () => {
     });
     const first = client.call("getThing", { params: { path: { id: "1" } } }).catch((e: unknown) => e);
     await new Promise((r) => setTimeout(r, 50));
-    const rest = await Promise.all(Array.from({ length: 8 }, () => client.call("getThing", { params: { path: { id: "1" } } }).catch((e: unknown) => e)));
+    const rest = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        client.call("getThing", { params: { path: { id: "1" } } }).catch((e: unknown) => e),
+      ),
+    );
     await first;
     expect(s.stats().refusedInPenalty).toBeGreaterThan(0);
     expect(rest.some((r) => r instanceof RateLimitedError)).toBe(true);
@@ -203,34 +248,68 @@ describe("monthly-quota", () => {
     server = await startServer((_req, res) => json(res, 200, { ok: true }));
     const d = apiKeyService(
       {
-        limits: [{ id: "monthly", kind: "monthly-quota", requests: 3, resetTimeZone: "America/New_York", description: "3 a month", rejection: { status: 429 } }],
+        limits: [
+          {
+            id: "monthly",
+            kind: "monthly-quota",
+            requests: 3,
+            resetTimeZone: "America/New_York",
+            description: "3 a month",
+            rejection: { status: 429 },
+          },
+        ],
         errors: { statuses: { "429": { kind: "rate_limited", retry: true, description: "monthly quota" } } },
       },
       boardOps,
     );
-    const client = createServiceClient(d, { connection: apiKeyConnection(), baseUrl: server.url, shared: createSharedState() });
+    const client = createServiceClient(d, {
+      connection: apiKeyConnection(),
+      baseUrl: server.url,
+      shared: createSharedState(),
+    });
     for (let i = 0; i < 3; i++) await client.call("getThing", { params: { path: { id: "1" } } });
-    const error = (await client.call("getThing", { params: { path: { id: "1" } } }).catch((e: unknown) => e)) as QuotaExhaustedError;
+    const error = (await client
+      .call("getThing", { params: { path: { id: "1" } } })
+      .catch((e: unknown) => e)) as QuotaExhaustedError;
     expect(error).toBeInstanceOf(QuotaExhaustedError);
     expect(server.seen).toHaveLength(3);
     expect(error.resetsAt).toBe(nextMonthStart("America/New_York").toISOString());
-    expect(error.message).toMatch(/monthly quota of 3 requests \("monthly"\) is used up; it resets at .* \(midnight on the 1st, America\/New_York\)/);
+    expect(error.message).toMatch(
+      /monthly quota of 3 requests \("monthly"\) is used up; it resets at .* \(midnight on the 1st, America\/New_York\)/,
+    );
   });
 
   it("a monthly refusal from the service stops every call until the 1st", async () => {
     server = await startServer((_req, res) => json(res, 429, { error: "MONTHLY_QUOTA" }));
     const d = apiKeyService(
       {
-        limits: [{ id: "monthly", kind: "monthly-quota", requests: 1000, resetTimeZone: "UTC", description: "1000 a month", rejection: { status: 429 } }],
+        limits: [
+          {
+            id: "monthly",
+            kind: "monthly-quota",
+            requests: 1000,
+            resetTimeZone: "UTC",
+            description: "1000 a month",
+            rejection: { status: 429 },
+          },
+        ],
         errors: { statuses: { "429": { kind: "rate_limited", retry: true, description: "monthly quota" } } },
       },
       boardOps,
     );
-    const client = createServiceClient(d, { connection: apiKeyConnection(), baseUrl: server.url, shared: createSharedState() });
-    const first = (await client.call("getThing", { params: { path: { id: "1" } } }).catch((e: unknown) => e)) as QuotaExhaustedError;
+    const client = createServiceClient(d, {
+      connection: apiKeyConnection(),
+      baseUrl: server.url,
+      shared: createSharedState(),
+    });
+    const first = (await client
+      .call("getThing", { params: { path: { id: "1" } } })
+      .catch((e: unknown) => e)) as QuotaExhaustedError;
     expect(first.resetsAt).toBe(nextMonthStart("UTC").toISOString());
     expect(first.retries).toBe(0);
-    await expect(client.call("getThing", { params: { path: { id: "1" } } })).rejects.toBeInstanceOf(QuotaExhaustedError);
+    await expect(client.call("getThing", { params: { path: { id: "1" } } })).rejects.toBeInstanceOf(
+      QuotaExhaustedError,
+    );
     expect(server.seen).toHaveLength(1);
   });
 
@@ -239,10 +318,18 @@ describe("monthly-quota", () => {
     expect(monthIn("America/Chicago", Date.parse("2026-03-01T05:59:00Z"))).toBe("2026-02");
     expect(monthIn("America/Chicago", Date.parse("2026-03-01T06:00:00Z"))).toBe("2026-03");
     expect(nextMonthStart("UTC", Date.parse("2026-12-15T10:00:00Z")).toISOString()).toBe("2027-01-01T00:00:00.000Z");
-    expect(nextMonthStart("America/Chicago", Date.parse("2026-02-10T12:00:00Z")).toISOString()).toBe("2026-03-01T06:00:00.000Z"); // CST
-    expect(nextMonthStart("America/Chicago", Date.parse("2026-03-10T12:00:00Z")).toISOString()).toBe("2026-04-01T05:00:00.000Z"); // CDT
-    expect(nextMonthStart("Asia/Tokyo", Date.parse("2026-05-31T15:00:00Z")).toISOString()).toBe("2026-06-30T15:00:00.000Z"); // already June 1st in Tokyo
-    expect(nextMonthStart("Europe/London", Date.parse("2026-10-31T23:30:00Z")).toISOString()).toBe("2026-11-01T00:00:00.000Z");
+    expect(nextMonthStart("America/Chicago", Date.parse("2026-02-10T12:00:00Z")).toISOString()).toBe(
+      "2026-03-01T06:00:00.000Z",
+    ); // CST
+    expect(nextMonthStart("America/Chicago", Date.parse("2026-03-10T12:00:00Z")).toISOString()).toBe(
+      "2026-04-01T05:00:00.000Z",
+    ); // CDT
+    expect(nextMonthStart("Asia/Tokyo", Date.parse("2026-05-31T15:00:00Z")).toISOString()).toBe(
+      "2026-06-30T15:00:00.000Z",
+    ); // already June 1st in Tokyo
+    expect(nextMonthStart("Europe/London", Date.parse("2026-10-31T23:30:00Z")).toISOString()).toBe(
+      "2026-11-01T00:00:00.000Z",
+    );
   });
 });
 
@@ -265,7 +352,14 @@ describe("the generator refuses limit settings that would do nothing", () => {
         l[0].per = "path:id";
         l[0].penaltySeconds = 30;
         l[0].excludePathPrefixes = ["/widgets/special"];
-        l.push({ id: "monthly", kind: "monthly-quota", requests: 10, resetTimeZone: "Europe/Berlin", description: "m", rejection: { status: 429 } });
+        l.push({
+          id: "monthly",
+          kind: "monthly-quota",
+          requests: 10,
+          resetTimeZone: "Europe/Berlin",
+          description: "m",
+          rejection: { status: 429 },
+        });
       }),
     ).toEqual([]);
   });
@@ -277,13 +371,34 @@ describe("the generator refuses limit settings that would do nothing", () => {
   });
 
   it("an unknown reset zone (SF125)", () => {
-    const [p] = problems((l) => l.push({ id: "monthly", kind: "monthly-quota", requests: 10, resetTimeZone: "Mars/Olympus", description: "m", rejection: { status: 429 } }));
+    const [p] = problems((l) =>
+      l.push({
+        id: "monthly",
+        kind: "monthly-quota",
+        requests: 10,
+        resetTimeZone: "Mars/Olympus",
+        description: "m",
+        rejection: { status: 429 },
+      }),
+    );
     expect(p).toMatchObject({ code: "SF125" });
     expect(p!.message).toMatch(/unknown time zone "Mars\/Olympus"/);
   });
 
   it("a penalty on a quota (SF127), a malformed per, a relative exclusion", () => {
-    expect(problems((l) => l.push({ id: "d", kind: "daily-quota", requests: 10, resetTimeZone: "UTC", penaltySeconds: 5, description: "d", rejection: { status: 429 } }))[0]).toMatchObject({ code: "SF127" });
+    expect(
+      problems((l) =>
+        l.push({
+          id: "d",
+          kind: "daily-quota",
+          requests: 10,
+          resetTimeZone: "UTC",
+          penaltySeconds: 5,
+          description: "d",
+          rejection: { status: 429 },
+        }),
+      )[0],
+    ).toMatchObject({ code: "SF127" });
     expect(problems((l) => (l[0].per = "path:"))[0]).toMatchObject({ code: "SF120" });
     expect(problems((l) => (l[0].excludePathPrefixes = ["widgets"]))[0]).toMatchObject({ code: "SF120" });
     expect(problems((l) => (l[0].penaltySeconds = 0))[0]).toMatchObject({ code: "SF120" });

@@ -44,7 +44,13 @@ const descriptors: Record<string, ServiceDescriptor> = { contentsnare, marketo, 
 async function main(): Promise<void> {
   const plan = JSON.parse(process.env.STEPFORGE_LIMITS_PLAN ?? "{}") as WorkerPlan;
   // The harness clears STEPFORGE_REDIS_URL / STEPFORGE_STATE_DIR, so `memory` is one process alone.
-  const shared = createSharedState(plan.backend === "file" ? { stateDir: plan.stateDir } : plan.backend === "redis" ? { redisUrl: plan.redisUrl, unreachableAfterMs: plan.unreachableAfterMs } : {});
+  const shared = createSharedState(
+    plan.backend === "file"
+      ? { stateDir: plan.stateDir }
+      : plan.backend === "redis"
+        ? { redisUrl: plan.redisUrl, unreachableAfterMs: plan.unreachableAfterMs }
+        : {},
+  );
   const report: WorkerReport = { ok: 0, failed: {}, unreachableAt: [] };
   const stop = new AbortController();
   const calls: Array<Promise<void>> = [];
@@ -98,6 +104,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stdout.write(`${JSON.stringify({ ok: 0, failed: {}, unreachableAt: [], error: String((error as Error)?.stack ?? error) })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ ok: 0, failed: {}, unreachableAt: [], error: String((error as Error)?.stack ?? error) })}\n`,
+  );
   process.exitCode = 1;
 });

@@ -27,11 +27,30 @@ const noRetry = { attempts: 0 };
 
 describe("sliding windows", () => {
   const limits = [
-    { id: "perToken", kind: "window", requests: 100, windowSeconds: 10, per: "connection", description: "100 per 10 s per token", rejection: { status: 429 } },
-    { id: "perKey", kind: "window", requests: 300, windowSeconds: 10, per: "field:apiKey", description: "300 per 10 s per key", rejection: { status: 429 } },
+    {
+      id: "perToken",
+      kind: "window",
+      requests: 100,
+      windowSeconds: 10,
+      per: "connection",
+      description: "100 per 10 s per token",
+      rejection: { status: 429 },
+    },
+    {
+      id: "perKey",
+      kind: "window",
+      requests: 300,
+      windowSeconds: 10,
+      per: "field:apiKey",
+      description: "300 per 10 s per key",
+      rejection: { status: 429 },
+    },
   ];
   // Shrunk for the test: 10 per token and 15 per key in 300 ms windows.
-  const shrink = { perToken: { requests: 10, windowSeconds: WINDOW_MS / 1000 }, perKey: { requests: 15, windowSeconds: WINDOW_MS / 1000 } };
+  const shrink = {
+    perToken: { requests: 10, windowSeconds: WINDOW_MS / 1000 },
+    perKey: { requests: 15, windowSeconds: WINDOW_MS / 1000 },
+  };
 
   async function windowServer() {
     const perToken = new Map<string, ServerWindow>();
@@ -57,7 +76,8 @@ describe("sliding windows", () => {
     return { server: srv, perToken, perKey, rejected: () => rejected };
   }
 
-  const run = (client: ServiceClient, n: number) => Promise.all(Array.from({ length: n }, () => client.call("getThing", { params: { path: { id: "1" } } })));
+  const run = (client: ServiceClient, n: number) =>
+    Promise.all(Array.from({ length: n }, () => client.call("getThing", { params: { path: { id: "1" } } })));
 
   it("a saturating caller reaches the limit with zero rejections", async () => {
     const w = await windowServer();
@@ -89,7 +109,9 @@ describe("sliding windows", () => {
       limits: { perToken: { disabled: true }, perKey: { disabled: true } },
       retry: noRetry,
     });
-    const outcomes = await Promise.allSettled(Array.from({ length: 30 }, () => client.call("getThing", { params: { path: { id: "1" } } })));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 30 }, () => client.call("getThing", { params: { path: { id: "1" } } })),
+    );
     expect(w.rejected()).toBeGreaterThan(0);
     expect(outcomes.some((o) => o.status === "rejected")).toBe(true);
   });
@@ -100,7 +122,13 @@ describe("sliding windows", () => {
     const shared = createSharedState();
     const d = apiKeyService({ limits });
     const make = (token: string) =>
-      createServiceClient(d, { connection: apiKeyConnection(token, { token: `TOKEN-${token}` }), baseUrl: server!.url, shared, limits: shrink, retry: noRetry });
+      createServiceClient(d, {
+        connection: apiKeyConnection(token, { token: `TOKEN-${token}` }),
+        baseUrl: server!.url,
+        shared,
+        limits: shrink,
+        retry: noRetry,
+      });
     // Two clients on connection "a" (one budget), one on "b"; all three on the same key.
     await Promise.all([run(make("a"), 15), run(make("a"), 15), run(make("b"), 30)]);
     expect(w.rejected()).toBe(0);
@@ -112,7 +140,10 @@ describe("sliding windows", () => {
     const w = await windowServer();
     server = w.server;
     const client = createServiceClient(apiKeyService({ limits }), {
-      connection: { ...apiKeyConnection(), limits: { perToken: { requests: 10, windowSeconds: 0.3 }, perKey: { requests: 15, windowSeconds: 0.3 } } },
+      connection: {
+        ...apiKeyConnection(),
+        limits: { perToken: { requests: 10, windowSeconds: 0.3 }, perKey: { requests: 15, windowSeconds: 0.3 } },
+      },
       baseUrl: server.url,
       shared: createSharedState(),
       retry: noRetry,
@@ -123,7 +154,11 @@ describe("sliding windows", () => {
 
   it("refuses an override for a limit the spec does not declare", () => {
     expect(() =>
-      createServiceClient(apiKeyService({ limits }), { connection: apiKeyConnection(), baseUrl: "http://127.0.0.1:9", limits: { perUser: { requests: 1 } } }),
+      createServiceClient(apiKeyService({ limits }), {
+        connection: apiKeyConnection(),
+        baseUrl: "http://127.0.0.1:9",
+        limits: { perUser: { requests: 1 } },
+      }),
     ).toThrow(/"perUser" names no declared limit; use one of perToken, perKey/);
   });
 
@@ -141,11 +176,32 @@ describe("sliding windows", () => {
     });
     const d = apiKeyService({
       limits: [
-        { id: "reads", kind: "window", applies: "read", requests: 6, windowSeconds: WINDOW_MS / 1000, description: "reads", rejection: { status: 429 } },
-        { id: "writes", kind: "window", applies: "write", requests: 3, windowSeconds: WINDOW_MS / 1000, description: "writes", rejection: { status: 429 } },
+        {
+          id: "reads",
+          kind: "window",
+          applies: "read",
+          requests: 6,
+          windowSeconds: WINDOW_MS / 1000,
+          description: "reads",
+          rejection: { status: 429 },
+        },
+        {
+          id: "writes",
+          kind: "window",
+          applies: "write",
+          requests: 3,
+          windowSeconds: WINDOW_MS / 1000,
+          description: "writes",
+          rejection: { status: 429 },
+        },
       ],
     });
-    const client = createServiceClient(d, { connection: apiKeyConnection(), baseUrl: server.url, shared: createSharedState(), retry: noRetry });
+    const client = createServiceClient(d, {
+      connection: apiKeyConnection(),
+      baseUrl: server.url,
+      shared: createSharedState(),
+      retry: noRetry,
+    });
     await Promise.all([
       ...Array.from({ length: 18 }, () => client.call("getThing", { params: { path: { id: "1" } } })),
       ...Array.from({ length: 9 }, () => client.call("createThing", { body: { name: "n" } })),
@@ -166,13 +222,32 @@ describe("sliding windows", () => {
       json(res, 200, { path: req.url.pathname });
     });
     const d = apiKeyService({
-      limits: [{ id: "members", kind: "window", pathPrefix: "/1/members/", requests: 2, windowSeconds: WINDOW_MS / 1000, description: "members", rejection: { status: 429 } }],
+      limits: [
+        {
+          id: "members",
+          kind: "window",
+          pathPrefix: "/1/members/",
+          requests: 2,
+          windowSeconds: WINDOW_MS / 1000,
+          description: "members",
+          rejection: { status: 429 },
+        },
+      ],
     });
-    const client = createServiceClient(d, { connection: apiKeyConnection(), baseUrl: server.url, shared: createSharedState(), retry: noRetry });
+    const client = createServiceClient(d, {
+      connection: apiKeyConnection(),
+      baseUrl: server.url,
+      shared: createSharedState(),
+      retry: noRetry,
+    });
     const order: string[] = [];
     await Promise.all([
-      ...Array.from({ length: 6 }, () => client.call("getMember", { params: { path: { id: "me" } } }).then(() => order.push("member"))),
-      ...Array.from({ length: 6 }, () => client.call("getThing", { params: { path: { id: "1" } } }).then(() => order.push("thing"))),
+      ...Array.from({ length: 6 }, () =>
+        client.call("getMember", { params: { path: { id: "me" } } }).then(() => order.push("member")),
+      ),
+      ...Array.from({ length: 6 }, () =>
+        client.call("getThing", { params: { path: { id: "1" } } }).then(() => order.push("thing")),
+      ),
     ]);
     expect(rejected).toBe(0);
     // Things never waited behind the members budget: all six were done before the last members.
@@ -187,21 +262,41 @@ describe("rejections the limiter did not foresee", () => {
     server = await startServer((req, res) => {
       if (rejectedAt === 0) {
         rejectedAt = req.at; // someone else (another integration) spent the shared budget
-        return json(res, 200, { success: false, errors: [{ code: "606", message: "Max rate limit '100' exceeded with in '20' secs" }] });
+        return json(res, 200, {
+          success: false,
+          errors: [{ code: "606", message: "Max rate limit '100' exceeded with in '20' secs" }],
+        });
       }
       json(res, 200, { success: true, result: [] });
     });
     const d = apiKeyService({
-      limits: [{ id: "rate", kind: "window", requests: 100, windowSeconds: 20, description: "100 per 20 s", rejection: { code: "606" } }],
+      limits: [
+        {
+          id: "rate",
+          kind: "window",
+          requests: 100,
+          windowSeconds: 20,
+          description: "100 per 20 s",
+          rejection: { code: "606" },
+        },
+      ],
       errors: {
         envelope: { successField: "success", errorsField: "errors", codeField: "code", messageField: "message" },
         codes: { "606": { kind: "rate_limited", retry: true, description: "rate limit" } },
       },
     });
-    const client = createServiceClient(d, { connection: apiKeyConnection(), baseUrl: server.url, shared: createSharedState(), limits: { rate: { windowSeconds: 0.3 } } });
+    const client = createServiceClient(d, {
+      connection: apiKeyConnection(),
+      baseUrl: server.url,
+      shared: createSharedState(),
+      limits: { rate: { windowSeconds: 0.3 } },
+    });
     const first = client.call("getThing", { params: { path: { id: "1" } } });
     await delay(50);
-    await Promise.all([first, ...Array.from({ length: 3 }, () => client.call("getThing", { params: { path: { id: "1" } } }))]);
+    await Promise.all([
+      first,
+      ...Array.from({ length: 3 }, () => client.call("getThing", { params: { path: { id: "1" } } })),
+    ]);
     const after = server.seen.slice(1).map((s) => s.at - rejectedAt);
     expect(after).toHaveLength(4);
     expect(Math.min(...after)).toBeGreaterThanOrEqual(290);
@@ -219,8 +314,17 @@ describe("concurrency", () => {
       inFlight--;
       json(res, 200, { ok: true });
     });
-    const d = apiKeyService({ limits: [{ id: "concurrent", kind: "concurrency", max: 10, description: "10 in flight", rejection: { code: "615" } }] });
-    const client = createServiceClient(d, { connection: apiKeyConnection(), baseUrl: server.url, shared: createSharedState(), limits: { concurrent: { max: 3 } } });
+    const d = apiKeyService({
+      limits: [
+        { id: "concurrent", kind: "concurrency", max: 10, description: "10 in flight", rejection: { code: "615" } },
+      ],
+    });
+    const client = createServiceClient(d, {
+      connection: apiKeyConnection(),
+      baseUrl: server.url,
+      shared: createSharedState(),
+      limits: { concurrent: { max: 3 } },
+    });
     await Promise.all(Array.from({ length: 15 }, () => client.call("getThing", { params: { path: { id: "1" } } })));
     expect(peak).toBe(3);
     expect(server.seen).toHaveLength(15);
@@ -231,15 +335,30 @@ describe("daily quota", () => {
   const envelope = { successField: "success", errorsField: "errors", codeField: "code", messageField: "message" };
   const quotaService = () =>
     apiKeyService({
-      limits: [{ id: "daily", kind: "daily-quota", requests: 3, resetTimeZone: "America/Chicago", description: "daily", rejection: { code: "607" } }],
+      limits: [
+        {
+          id: "daily",
+          kind: "daily-quota",
+          requests: 3,
+          resetTimeZone: "America/Chicago",
+          description: "daily",
+          rejection: { code: "607" },
+        },
+      ],
       errors: { envelope, codes: { "607": { kind: "quota_exhausted", description: "Daily quota reached" } } },
     });
 
   it("counts calls and fails before sending once the quota is used, naming when it resets", async () => {
     server = await startServer((_req, res) => json(res, 200, { success: true, result: [] }));
-    const client = createServiceClient(quotaService(), { connection: apiKeyConnection(), baseUrl: server.url, shared: createSharedState() });
+    const client = createServiceClient(quotaService(), {
+      connection: apiKeyConnection(),
+      baseUrl: server.url,
+      shared: createSharedState(),
+    });
     for (let i = 0; i < 3; i++) await client.call("getThing", { params: { path: { id: "1" } } });
-    const error = (await client.call("getThing", { params: { path: { id: "1" } } }).catch((e: unknown) => e)) as QuotaExhaustedError;
+    const error = (await client
+      .call("getThing", { params: { path: { id: "1" } } })
+      .catch((e: unknown) => e)) as QuotaExhaustedError;
     expect(error).toBeInstanceOf(QuotaExhaustedError);
     expect(server.seen).toHaveLength(3);
     expect(error.resetsAt).toBe(nextMidnight("America/Chicago").toISOString());
@@ -248,18 +367,32 @@ describe("daily quota", () => {
     const reset = Date.parse(error.resetsAt!);
     expect(reset).toBeGreaterThan(Date.now());
     expect(reset - Date.now()).toBeLessThanOrEqual(25 * 3600_000);
-    expect(JSON.parse(JSON.stringify(error))).toMatchObject({ kind: "quota_exhausted", resetsAt: error.resetsAt, code: "607" });
+    expect(JSON.parse(JSON.stringify(error))).toMatchObject({
+      kind: "quota_exhausted",
+      resetsAt: error.resetsAt,
+      code: "607",
+    });
   });
 
   it("believes the service's own quota answer (607), does not retry it, and stops sending", async () => {
-    server = await startServer((_req, res) => json(res, 200, { success: false, errors: [{ code: "607", message: "Daily quota reached" }] }));
-    const client = createServiceClient(quotaService(), { connection: apiKeyConnection(), baseUrl: server.url, shared: createSharedState() });
-    const first = (await client.call("getThing", { params: { path: { id: "1" } } }).catch((e: unknown) => e)) as QuotaExhaustedError;
+    server = await startServer((_req, res) =>
+      json(res, 200, { success: false, errors: [{ code: "607", message: "Daily quota reached" }] }),
+    );
+    const client = createServiceClient(quotaService(), {
+      connection: apiKeyConnection(),
+      baseUrl: server.url,
+      shared: createSharedState(),
+    });
+    const first = (await client
+      .call("getThing", { params: { path: { id: "1" } } })
+      .catch((e: unknown) => e)) as QuotaExhaustedError;
     expect(first).toBeInstanceOf(QuotaExhaustedError);
     expect(first.code).toBe("607");
     expect(first.resetsAt).toBe(nextMidnight("America/Chicago").toISOString());
     expect(first.retries).toBe(0);
-    await expect(client.call("getThing", { params: { path: { id: "1" } } })).rejects.toBeInstanceOf(QuotaExhaustedError);
+    await expect(client.call("getThing", { params: { path: { id: "1" } } })).rejects.toBeInstanceOf(
+      QuotaExhaustedError,
+    );
     expect(server.seen).toHaveLength(1);
   });
 });
@@ -287,53 +420,101 @@ describe("header quota", () => {
     server = await startServer((_req, res) => {
       if (left < 1) return json(res, 402, { message: "quota exceeded" });
       left -= 1;
-      json(res, 200, { news: [] }, { "X-API-Quota-Left": String(left), "X-API-Quota-Request": "1", "X-API-Quota-Used": String(3.5 - left) });
+      json(
+        res,
+        200,
+        { news: [] },
+        { "X-API-Quota-Left": String(left), "X-API-Quota-Request": "1", "X-API-Quota-Used": String(3.5 - left) },
+      );
     });
-    const client = createServiceClient(newsService(), { connection: apiKeyConnection(), baseUrl: server.url, shared: createSharedState() });
+    const client = createServiceClient(newsService(), {
+      connection: apiKeyConnection(),
+      baseUrl: server.url,
+      shared: createSharedState(),
+    });
     for (let i = 0; i < 3; i++) await client.call("getThing", { params: { path: { id: "1" } } });
-    const error = (await client.call("getThing", { params: { path: { id: "1" } } }).catch((e: unknown) => e)) as QuotaExhaustedError;
+    const error = (await client
+      .call("getThing", { params: { path: { id: "1" } } })
+      .catch((e: unknown) => e)) as QuotaExhaustedError;
     expect(error).toBeInstanceOf(QuotaExhaustedError);
     expect(error.resetsAt).toBe(nextMidnight("UTC").toISOString());
     expect(server.seen).toHaveLength(3); // never sent the call that would have got 402
   });
 
   it("turns the service's 402 into a QuotaExhaustedError with the reset time", async () => {
-    server = await startServer((_req, res) => json(res, 402, { message: "Your daily points limit of 50 has been reached." }));
-    const client = createServiceClient(newsService(), { connection: apiKeyConnection(), baseUrl: server.url, shared: createSharedState() });
-    const error = (await client.call("getThing", { params: { path: { id: "1" } } }).catch((e: unknown) => e)) as QuotaExhaustedError;
+    server = await startServer((_req, res) =>
+      json(res, 402, { message: "Your daily points limit of 50 has been reached." }),
+    );
+    const client = createServiceClient(newsService(), {
+      connection: apiKeyConnection(),
+      baseUrl: server.url,
+      shared: createSharedState(),
+    });
+    const error = (await client
+      .call("getThing", { params: { path: { id: "1" } } })
+      .catch((e: unknown) => e)) as QuotaExhaustedError;
     expect(error).toBeInstanceOf(QuotaExhaustedError);
     expect(error.status).toBe(402);
     expect(error.resetsAt).toBe(nextMidnight("UTC").toISOString());
-    await expect(client.call("getThing", { params: { path: { id: "1" } } })).rejects.toBeInstanceOf(QuotaExhaustedError);
+    await expect(client.call("getThing", { params: { path: { id: "1" } } })).rejects.toBeInstanceOf(
+      QuotaExhaustedError,
+    );
     expect(server.seen).toHaveLength(1);
   });
 });
 
 describe("calendar", () => {
   it("finds the next midnight in a zone, across daylight-saving changes", () => {
-    expect(nextMidnight("America/Chicago", Date.parse("2026-03-07T12:00:00Z")).toISOString()).toBe("2026-03-08T06:00:00.000Z");
-    expect(nextMidnight("America/Chicago", Date.parse("2026-03-08T12:00:00Z")).toISOString()).toBe("2026-03-09T05:00:00.000Z");
-    expect(nextMidnight("America/Chicago", Date.parse("2026-03-08T05:59:00Z")).toISOString()).toBe("2026-03-08T06:00:00.000Z");
-    expect(nextMidnight("Europe/London", Date.parse("2026-10-24T12:00:00Z")).toISOString()).toBe("2026-10-24T23:00:00.000Z");
-    expect(nextMidnight("Europe/London", Date.parse("2026-10-25T12:00:00Z")).toISOString()).toBe("2026-10-26T00:00:00.000Z");
+    expect(nextMidnight("America/Chicago", Date.parse("2026-03-07T12:00:00Z")).toISOString()).toBe(
+      "2026-03-08T06:00:00.000Z",
+    );
+    expect(nextMidnight("America/Chicago", Date.parse("2026-03-08T12:00:00Z")).toISOString()).toBe(
+      "2026-03-09T05:00:00.000Z",
+    );
+    expect(nextMidnight("America/Chicago", Date.parse("2026-03-08T05:59:00Z")).toISOString()).toBe(
+      "2026-03-08T06:00:00.000Z",
+    );
+    expect(nextMidnight("Europe/London", Date.parse("2026-10-24T12:00:00Z")).toISOString()).toBe(
+      "2026-10-24T23:00:00.000Z",
+    );
+    expect(nextMidnight("Europe/London", Date.parse("2026-10-25T12:00:00Z")).toISOString()).toBe(
+      "2026-10-26T00:00:00.000Z",
+    );
     expect(nextMidnight("UTC", Date.parse("2026-01-31T23:59:59Z")).toISOString()).toBe("2026-02-01T00:00:00.000Z");
     expect(dayIn("America/Chicago", Date.parse("2026-03-08T05:59:00Z"))).toBe("2026-03-07");
   });
 });
 
-
 describe("maxLimitWaitMs: a bound on how long a client-side limit may hold a call", () => {
   // One request per minute: after one call, the next would wait about 60 s.
-  const limits = [{ id: "perToken", kind: "window", requests: 1, windowSeconds: 60, per: "connection", description: "1 per minute", rejection: { status: 429 } }];
+  const limits = [
+    {
+      id: "perToken",
+      kind: "window",
+      requests: 1,
+      windowSeconds: 60,
+      per: "connection",
+      description: "1 per minute",
+      rejection: { status: 429 },
+    },
+  ];
 
   it("fails a call the window would hold longer at once, as rate_limited with retryAfterMs, nothing sent", async () => {
     server = await startServer((_req, res) => json(res, 200, { id: "x" }));
-    const client = createServiceClient(apiKeyService({ limits }), { connection: apiKeyConnection(), baseUrl: server.url, shared: createSharedState(), retry: noRetry, maxLimitWaitMs: 1000 });
+    const client = createServiceClient(apiKeyService({ limits }), {
+      connection: apiKeyConnection(),
+      baseUrl: server.url,
+      shared: createSharedState(),
+      retry: noRetry,
+      maxLimitWaitMs: 1000,
+    });
     await client.call("getThing", { params: { path: { id: "1" } } });
     const error = await client.call("getThing", { params: { path: { id: "1" } } }).catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: "rate_limited", retryable: true });
     expect((error as { retryAfterMs: number }).retryAfterMs).toBeGreaterThan(1000);
-    expect((error as Error).message).toMatch(/client-side limit "perToken" would hold this call about 60 s.*nothing was sent/);
+    expect((error as Error).message).toMatch(
+      /client-side limit "perToken" would hold this call about 60 s.*nothing was sent/,
+    );
     expect(server.seen).toHaveLength(1);
   });
 
@@ -342,7 +523,13 @@ describe("maxLimitWaitMs: a bound on how long a client-side limit may hold a cal
     server = await startServer((_req, res) => {
       answer = () => json(res, 200, { id: "x" });
     });
-    const client = createServiceClient(apiKeyService({ limits }), { connection: apiKeyConnection(), baseUrl: server.url, shared: createSharedState(), retry: noRetry, maxLimitWaitMs: 1000 });
+    const client = createServiceClient(apiKeyService({ limits }), {
+      connection: apiKeyConnection(),
+      baseUrl: server.url,
+      shared: createSharedState(),
+      retry: noRetry,
+      maxLimitWaitMs: 1000,
+    });
     const first = client.call("getThing", { params: { path: { id: "1" } } });
     while (!answer) await delay(5);
     const held = new Promise((resolve) => {
@@ -358,7 +545,12 @@ describe("maxLimitWaitMs: a bound on how long a client-side limit may hold a cal
   it("is unbounded by default: the call waits for room", async () => {
     server = await startServer((_req, res) => json(res, 200, { id: "x" }));
     const shrunk = [{ ...limits[0]!, windowSeconds: 0.2 }];
-    const client = createServiceClient(apiKeyService({ limits: shrunk }), { connection: apiKeyConnection(), baseUrl: server.url, shared: createSharedState(), retry: noRetry });
+    const client = createServiceClient(apiKeyService({ limits: shrunk }), {
+      connection: apiKeyConnection(),
+      baseUrl: server.url,
+      shared: createSharedState(),
+      retry: noRetry,
+    });
     await client.call("getThing", { params: { path: { id: "1" } } });
     await expect(client.call("getThing", { params: { path: { id: "1" } } })).resolves.toMatchObject({ id: "x" });
     expect(server.seen).toHaveLength(2);

@@ -4,16 +4,28 @@ import { normaliseConnection, resolveBaseUrl, resolveTokenUrl } from "../../runt
 
 describe("connection normalising (trimSuffix)", () => {
   it("accepts the Marketo endpoint as the admin page shows it, with /rest", () => {
-    for (const endpoint of ["https://123-ABC-456.mktorest.com/rest", "https://123-ABC-456.mktorest.com/rest/", "https://123-ABC-456.mktorest.com/"]) {
-      const connection = normaliseConnection(marketo, { name: "m", fields: { endpoint, clientId: "id", clientSecret: "secret-value" } });
+    for (const endpoint of [
+      "https://123-ABC-456.mktorest.com/rest",
+      "https://123-ABC-456.mktorest.com/rest/",
+      "https://123-ABC-456.mktorest.com/",
+    ]) {
+      const connection = normaliseConnection(marketo, {
+        name: "m",
+        fields: { endpoint, clientId: "id", clientSecret: "secret-value" },
+      });
       expect(connection.fields.endpoint).toBe("https://123-ABC-456.mktorest.com");
       expect(resolveBaseUrl(marketo, connection)).toBe("https://123-ABC-456.mktorest.com");
-      expect(resolveTokenUrl(marketo, connection, undefined, undefined)).toBe("https://123-ABC-456.mktorest.com/identity/oauth/token");
+      expect(resolveTokenUrl(marketo, connection, undefined, undefined)).toBe(
+        "https://123-ABC-456.mktorest.com/identity/oauth/token",
+      );
     }
   });
 
   it("leaves other values and fields alone", () => {
-    const connection = { name: "m", fields: { endpoint: "https://123-ABC-456.mktorest.com", clientId: "rest", clientSecret: "x/rest" } };
+    const connection = {
+      name: "m",
+      fields: { endpoint: "https://123-ABC-456.mktorest.com", clientId: "rest", clientSecret: "x/rest" },
+    };
     expect(normaliseConnection(marketo, connection)).toBe(connection);
   });
 });
@@ -24,7 +36,9 @@ describe("query serialisation from the spec", async () => {
     const getLeads = marketo.operations.getLeads!;
     expect(getLeads.serialization?.query?.filterValues).toEqual({ explode: false });
     const serialise = querySerializerFor(getLeads)!;
-    expect(serialise({ filterType: "email", filterValues: ["a@example.com", "b@example.com"], batchSize: 2 })).toBe("filterType=email&filterValues=a%40example.com,b%40example.com&batchSize=2");
+    expect(serialise({ filterType: "email", filterValues: ["a@example.com", "b@example.com"], batchSize: 2 })).toBe(
+      "filterType=email&filterValues=a%40example.com,b%40example.com&batchSize=2",
+    );
     const isMember = marketo.operations.checkListMembership!;
     expect(isMember.serialization?.query?.id).toBeUndefined();
   });

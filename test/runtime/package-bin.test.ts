@@ -1,6 +1,11 @@
 /** Optional tools: found where Node would find them, or one sentence naming the package and the command to add it. */
 import { describe, expect, it } from "vitest";
-import { installedPackageDir, MissingPackageError, packageBin, requirePackages } from "../../runtime/internal/package-bin.js";
+import {
+  installedPackageDir,
+  MissingPackageError,
+  packageBin,
+  requirePackages,
+} from "../../runtime/internal/package-bin.js";
 
 describe("optional peer dependencies", () => {
   it("finds an installed tool's bin script", () => {
@@ -13,14 +18,20 @@ describe("optional peer dependencies", () => {
       new MissingPackageError("a demo feature", ["@example/not-installed-tool"]),
     );
     const one = new MissingPackageError("linting with Spectral", ["@stoplight/spectral-cli"]);
-    expect(one.message).toBe("linting with Spectral needs @stoplight/spectral-cli, which is not installed; add it to your project: npm install -D @stoplight/spectral-cli@6.16.3");
+    expect(one.message).toBe(
+      "linting with Spectral needs @stoplight/spectral-cli, which is not installed; add it to your project: npm install -D @stoplight/spectral-cli@6.16.3",
+    );
     const two = new MissingPackageError("code generation", ["openapi-typescript", "handlebars"]);
-    expect(two.message).toBe("code generation needs openapi-typescript and handlebars, which are not installed; add them to your project: npm install -D openapi-typescript@7.13.0 handlebars@4.7.10");
+    expect(two.message).toBe(
+      "code generation needs openapi-typescript and handlebars, which are not installed; add them to your project: npm install -D openapi-typescript@7.13.0 handlebars@4.7.10",
+    );
     expect(two.message.split(/[.;] /).length).toBeLessThanOrEqual(2);
   });
 
   it("requirePackages names only the missing ones, and passes when all are there", () => {
     expect(() => requirePackages("x", ["openapi-typescript", "handlebars"])).not.toThrow();
-    expect(() => requirePackages("x", ["openapi-typescript", "@example/absent-a", "@example/absent-b"])).toThrow(/^x needs @example\/absent-a and @example\/absent-b, which are not installed; add them to your project: npm install -D @example\/absent-a@latest @example\/absent-b@latest$/);
+    expect(() => requirePackages("x", ["openapi-typescript", "@example/absent-a", "@example/absent-b"])).toThrow(
+      /^x needs @example\/absent-a and @example\/absent-b, which are not installed; add them to your project: npm install -D @example\/absent-a@latest @example\/absent-b@latest$/,
+    );
   });
 });

@@ -17,36 +17,67 @@ afterEach(async () => {
 const ITEMS = Array.from({ length: 205 }, (_, i) => ({ id: i }));
 
 const service = () =>
-  apiKeyService({}, {
-    leads: {
-      method: "GET",
-      path: "/rest/v1/leads.json",
-      paging: { style: "token", tokenParam: "nextPageToken", tokenField: "nextPageToken", itemsField: "result", sizeParam: "batchSize" },
+  apiKeyService(
+    {},
+    {
+      leads: {
+        method: "GET",
+        path: "/rest/v1/leads.json",
+        paging: {
+          style: "token",
+          tokenParam: "nextPageToken",
+          tokenField: "nextPageToken",
+          itemsField: "result",
+          sizeParam: "batchSize",
+        },
+      },
+      activities: {
+        method: "GET",
+        path: "/rest/v1/activities.json",
+        paging: {
+          style: "token",
+          tokenParam: "nextPageToken",
+          tokenField: "nextPageToken",
+          itemsField: "result",
+          sizeParam: "batchSize",
+          moreField: "moreResult",
+        },
+      },
+      emails: {
+        method: "GET",
+        path: "/rest/asset/v1/emails.json",
+        paging: { style: "offset", offsetParam: "offset", limitParam: "maxReturn", itemsField: "result", maxLimit: 50 },
+      },
+      clients: {
+        method: "GET",
+        path: "/partner_api/v1/clients",
+        paging: {
+          style: "offset",
+          offsetParam: "offset",
+          limitParam: "limit",
+          itemsField: "results",
+          maxLimit: 50,
+          totalField: "pagination.total_count",
+        },
+      },
+      stuckToken: {
+        method: "GET",
+        path: "/stuck-token",
+        paging: { style: "token", tokenParam: "cursor", tokenField: "next", itemsField: "result" },
+      },
+      stuckOffset: {
+        method: "GET",
+        path: "/stuck-offset",
+        paging: { style: "offset", offsetParam: "offset", limitParam: "limit", itemsField: "result", maxLimit: 2 },
+      },
+      bare: {
+        method: "GET",
+        path: "/bare",
+        paging: { style: "offset", offsetParam: "offset", limitParam: "number", itemsField: ".", maxLimit: 100 },
+      },
+      single: { method: "GET", path: "/single" },
     },
-    activities: {
-      method: "GET",
-      path: "/rest/v1/activities.json",
-      paging: { style: "token", tokenParam: "nextPageToken", tokenField: "nextPageToken", itemsField: "result", sizeParam: "batchSize", moreField: "moreResult" },
-    },
-    emails: { method: "GET", path: "/rest/asset/v1/emails.json", paging: { style: "offset", offsetParam: "offset", limitParam: "maxReturn", itemsField: "result", maxLimit: 50 } },
-    clients: {
-      method: "GET",
-      path: "/partner_api/v1/clients",
-      paging: { style: "offset", offsetParam: "offset", limitParam: "limit", itemsField: "results", maxLimit: 50, totalField: "pagination.total_count" },
-    },
-    stuckToken: {
-      method: "GET",
-      path: "/stuck-token",
-      paging: { style: "token", tokenParam: "cursor", tokenField: "next", itemsField: "result" },
-    },
-    stuckOffset: {
-      method: "GET",
-      path: "/stuck-offset",
-      paging: { style: "offset", offsetParam: "offset", limitParam: "limit", itemsField: "result", maxLimit: 2 },
-    },
-    bare: { method: "GET", path: "/bare", paging: { style: "offset", offsetParam: "offset", limitParam: "number", itemsField: ".", maxLimit: 100 } },
-    single: { method: "GET", path: "/single" },
-  });
+  );
 
 async function start(total = 7) {
   server = await startServer((req, res) => {
@@ -69,7 +100,10 @@ async function start(total = 7) {
     }
     if (req.url.pathname === "/partner_api/v1/clients") {
       const size = Number(q.get("limit"));
-      return json(res, 200, { results: ITEMS.slice(offset, Math.min(offset + size, total)), pagination: { offset, total_count: total } });
+      return json(res, 200, {
+        results: ITEMS.slice(offset, Math.min(offset + size, total)),
+        pagination: { offset, total_count: total },
+      });
     }
     // A token service that cycles a -> b -> a, and an offset service that ignores the offset.
     if (req.url.pathname === "/stuck-token") {
@@ -77,10 +111,15 @@ async function start(total = 7) {
       return json(res, 200, { result: [{ id: cursor ?? "first" }], next: cursor === "a" ? "b" : "a" });
     }
     if (req.url.pathname === "/stuck-offset") return json(res, 200, { result: ITEMS.slice(0, 2) });
-    if (req.url.pathname === "/bare") return json(res, 200, ITEMS.slice(offset, Math.min(offset + Number(q.get("number")), total)));
+    if (req.url.pathname === "/bare")
+      return json(res, 200, ITEMS.slice(offset, Math.min(offset + Number(q.get("number")), total)));
     json(res, 200, {});
   });
-  return createServiceClient(service(), { connection: apiKeyConnection(), baseUrl: server.url, shared: createSharedState() });
+  return createServiceClient(service(), {
+    connection: apiKeyConnection(),
+    baseUrl: server.url,
+    shared: createSharedState(),
+  });
 }
 
 async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
@@ -94,11 +133,17 @@ const ids = (pages: Page[]) => pages.flatMap((p) => p.items.map((i) => (i as { i
 describe("token paging", () => {
   it("follows nextPageToken until none is returned, keeping the caller's query", async () => {
     const client = await start(7);
-    const pages = await collect(client.pages("leads", { params: { query: { filterType: "email", filterValues: "a@b.c" } } }, { pageSize: 3 }));
+    const pages = await collect(
+      client.pages("leads", { params: { query: { filterType: "email", filterValues: "a@b.c" } } }, { pageSize: 3 }),
+    );
     expect(pages.map((p) => p.items.length)).toEqual([3, 3, 1]);
     expect(pages.map((p) => p.next)).toEqual(["tok-3", "tok-6", undefined]);
     expect(server!.seen.map((s) => s.url.searchParams.get("nextPageToken"))).toEqual([null, "tok-3", "tok-6"]);
-    expect(server!.seen.every((s) => s.url.searchParams.get("filterType") === "email" && s.url.searchParams.get("batchSize") === "3")).toBe(true);
+    expect(
+      server!.seen.every(
+        (s) => s.url.searchParams.get("filterType") === "email" && s.url.searchParams.get("batchSize") === "3",
+      ),
+    ).toBe(true);
   });
 
   it("stops at maxPages and resumes from the page's cursor", async () => {

@@ -17,9 +17,26 @@ const spec = {
   info: { title: "Bodies", version: "1" },
   servers: [{ url: "https://api.example.com" }],
   paths: {
-    "/form": { post: { operationId: "submitForm", requestBody: body("application/x-www-form-urlencoded", { type: "object", properties: { user: { type: "string" }, tags: { type: "array", items: { type: "string" } } } }), responses: done } },
-    "/raw": { put: { operationId: "putRaw", requestBody: body("application/octet-stream", { type: "string", format: "binary" }), responses: done } },
-    "/upload": { post: { operationId: "upload", requestBody: body("multipart/form-data", { type: "object" }), responses: done } },
+    "/form": {
+      post: {
+        operationId: "submitForm",
+        requestBody: body("application/x-www-form-urlencoded", {
+          type: "object",
+          properties: { user: { type: "string" }, tags: { type: "array", items: { type: "string" } } },
+        }),
+        responses: done,
+      },
+    },
+    "/raw": {
+      put: {
+        operationId: "putRaw",
+        requestBody: body("application/octet-stream", { type: "string", format: "binary" }),
+        responses: done,
+      },
+    },
+    "/upload": {
+      post: { operationId: "upload", requestBody: body("multipart/form-data", { type: "object" }), responses: done },
+    },
   },
 };
 
@@ -30,11 +47,20 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const model = checkSpec(loadSpecText("bodies.yaml", stringify(spec)));
-const client = () => createServiceClient(model.descriptor, { connection: { name: "t", fields: {} }, baseUrl: server.url, shared: createSharedState() });
+const client = () =>
+  createServiceClient(model.descriptor, {
+    connection: { name: "t", fields: {} },
+    baseUrl: server.url,
+    shared: createSharedState(),
+  });
 
 describe("request bodies that are not JSON", () => {
   it("records the media type in the descriptor", () => {
-    expect(Object.values(model.descriptor.operations).map((o) => o.requestMediaType)).toEqual(["application/x-www-form-urlencoded", "application/octet-stream", "multipart/form-data"]);
+    expect(Object.values(model.descriptor.operations).map((o) => o.requestMediaType)).toEqual([
+      "application/x-www-form-urlencoded",
+      "application/octet-stream",
+      "multipart/form-data",
+    ]);
   });
 
   it("sends a form body as form fields, arrays repeating the key", async () => {

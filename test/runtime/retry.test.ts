@@ -64,7 +64,9 @@ describe("retries", () => {
   });
 
   it("honours Retry-After as an HTTP date", async () => {
-    await flaky(1, (res) => json(res, 503, { message: "busy" }, { "Retry-After": new Date(Date.now() + 2000).toUTCString() }));
+    await flaky(1, (res) =>
+      json(res, 503, { message: "busy" }, { "Retry-After": new Date(Date.now() + 2000).toUTCString() }),
+    );
     const events: RetryEvent[] = [];
     await client({ hooks: { onRetry: (e: RetryEvent) => events.push(e) } }).call("getThing", get);
     expect(events).toHaveLength(1);
@@ -75,14 +77,21 @@ describe("retries", () => {
   });
 
   it("retries a retryable code inside an HTTP 200 envelope", async () => {
-    await flaky(2, (res) => json(res, 200, { success: false, errors: [{ code: "606", message: "Max rate limit '100' exceeded with in '20' secs" }] }));
+    await flaky(2, (res) =>
+      json(res, 200, {
+        success: false,
+        errors: [{ code: "606", message: "Max rate limit '100' exceeded with in '20' secs" }],
+      }),
+    );
     const result = (await client().call("getThing", get)) as { result: Array<{ id: number }> };
     expect(result.result[0]!.id).toBe(3);
   });
 
   it("caps attempts and puts the retry count on the error", async () => {
     await flaky(100, (res) => json(res, 502, { message: "bad gateway" }));
-    const error = (await client({ retry: { attempts: 2 } }).call("getThing", get).catch((e: unknown) => e)) as ServerError;
+    const error = (await client({ retry: { attempts: 2 } })
+      .call("getThing", get)
+      .catch((e: unknown) => e)) as ServerError;
     expect(error).toBeInstanceOf(ServerError);
     expect(error.retries).toBe(2);
     expect(error.status).toBe(502);
@@ -92,21 +101,31 @@ describe("retries", () => {
   it("backs off exponentially with full jitter under the delay cap", async () => {
     await flaky(100, (res) => json(res, 503, { message: "unavailable" }));
     const events: RetryEvent[] = [];
-    await client({ retry: { attempts: 4, baseDelayMs: 20, maxDelayMs: 70, random: () => 0.999 }, hooks: { onRetry: (e: RetryEvent) => events.push(e) } })
+    await client({
+      retry: { attempts: 4, baseDelayMs: 20, maxDelayMs: 70, random: () => 0.999 },
+      hooks: { onRetry: (e: RetryEvent) => events.push(e) },
+    })
       .call("getThing", get)
       .catch(() => undefined);
     expect(events.map((e) => e.delayMs)).toEqual([20, 40, 70, 70]);
     const half: RetryEvent[] = [];
-    await client({ retry: { attempts: 3, baseDelayMs: 20, maxDelayMs: 70, random: () => 0.5 }, hooks: { onRetry: (e: RetryEvent) => half.push(e) } })
+    await client({
+      retry: { attempts: 3, baseDelayMs: 20, maxDelayMs: 70, random: () => 0.5 },
+      hooks: { onRetry: (e: RetryEvent) => half.push(e) },
+    })
       .call("getThing", get)
       .catch(() => undefined);
     expect(half.map((e) => e.delayMs)).toEqual([10, 20, 35]);
   });
 
   it("gives up at once when Retry-After exceeds the total wait cap, keeping the service's answer", async () => {
-    await flaky(100, (res) => json(res, 429, { error: "API_TOKEN_LIMIT_EXCEEDED", message: "Rate limit exceeded" }, { "Retry-After": "30" }));
+    await flaky(100, (res) =>
+      json(res, 429, { error: "API_TOKEN_LIMIT_EXCEEDED", message: "Rate limit exceeded" }, { "Retry-After": "30" }),
+    );
     const started = Date.now();
-    const error = (await client({ retry: { maxTotalWaitMs: 1000 } }).call("getThing", get).catch((e: unknown) => e)) as RateLimitedError;
+    const error = (await client({ retry: { maxTotalWaitMs: 1000 } })
+      .call("getThing", get)
+      .catch((e: unknown) => e)) as RateLimitedError;
     expect(Date.now() - started).toBeLessThan(5000);
     expect(error).toBeInstanceOf(RateLimitedError);
     expect(error.retries).toBe(0);
@@ -117,7 +136,10 @@ describe("retries", () => {
   it("resends the same body on a retry", async () => {
     await flaky(1, (res) => json(res, 429, { error: "LIMIT" }));
     await client().call("createThing", { body: { name: "Card", pos: 1 } });
-    expect(server!.seen.map((s) => s.body)).toEqual([JSON.stringify({ name: "Card", pos: 1 }), JSON.stringify({ name: "Card", pos: 1 })]);
+    expect(server!.seen.map((s) => s.body)).toEqual([
+      JSON.stringify({ name: "Card", pos: 1 }),
+      JSON.stringify({ name: "Card", pos: 1 }),
+    ]);
   });
 });
 
@@ -126,14 +148,18 @@ describe("timeouts, dropped connections and duplicate writes", () => {
     await flaky(1, () => {
       /* never answers */
     });
-    const result = (await client({ retry: { timeoutMs: 150 } }).call("getThing", get)) as { result: Array<{ id: number }> };
+    const result = (await client({ retry: { timeoutMs: 150 } }).call("getThing", get)) as {
+      result: Array<{ id: number }>;
+    };
     expect(result.result[0]!.id).toBe(2);
     expect(server!.seen).toHaveLength(2);
   });
 
   it("fails with a TimeoutError when every attempt times out", async () => {
     await flaky(100, () => undefined);
-    const error = (await client({ retry: { timeoutMs: 100, attempts: 1 } }).call("getThing", get).catch((e: unknown) => e)) as TimeoutError;
+    const error = (await client({ retry: { timeoutMs: 100, attempts: 1 } })
+      .call("getThing", get)
+      .catch((e: unknown) => e)) as TimeoutError;
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error.retries).toBe(1);
     expect(server!.seen).toHaveLength(2);
@@ -141,7 +167,9 @@ describe("timeouts, dropped connections and duplicate writes", () => {
 
   it("does not send a POST again after it timed out", async () => {
     await flaky(100, () => undefined);
-    const error = (await client({ retry: { timeoutMs: 150, attempts: 3 } }).call("createThing", { body: { name: "x" } }).catch((e: unknown) => e)) as TimeoutError;
+    const error = (await client({ retry: { timeoutMs: 150, attempts: 3 } })
+      .call("createThing", { body: { name: "x" } })
+      .catch((e: unknown) => e)) as TimeoutError;
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error.retries).toBe(0);
     await delay(100);
@@ -168,7 +196,10 @@ describe("timeouts, dropped connections and duplicate writes", () => {
 
   it("retries an idempotent PUT after a timeout and after a dropped connection", async () => {
     await flaky(2, (res, n) => (n === 1 ? undefined : res.socket!.destroy()));
-    const result = (await client({ retry: { timeoutMs: 150 } }).call("putThing", { params: { path: { id: "1" } }, body: { name: "x" } })) as {
+    const result = (await client({ retry: { timeoutMs: 150 } }).call("putThing", {
+      params: { path: { id: "1" } },
+      body: { name: "x" },
+    })) as {
       result: Array<{ id: number }>;
     };
     expect(result.result[0]!.id).toBe(3);
@@ -220,7 +251,18 @@ describe("abort", () => {
     expect(server!.seen).toHaveLength(1);
 
     const limited = createServiceClient(
-      apiKeyService({ limits: [{ id: "w", kind: "window", requests: 1, windowSeconds: 30, description: "1 per 30 s", rejection: { status: 429 } }] }),
+      apiKeyService({
+        limits: [
+          {
+            id: "w",
+            kind: "window",
+            requests: 1,
+            windowSeconds: 30,
+            description: "1 per 30 s",
+            rejection: { status: 429 },
+          },
+        ],
+      }),
       { connection: apiKeyConnection(), baseUrl: server!.url, shared: createSharedState(), retry: { attempts: 0 } },
     );
     await limited.call("getThing", get).catch(() => undefined);

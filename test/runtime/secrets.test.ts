@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createServiceClient, createSharedState, redactUrl, type RuntimeEvent, StepforgeError } from "../../runtime/index.js";
+import {
+  createServiceClient,
+  createSharedState,
+  redactUrl,
+  type RuntimeEvent,
+  StepforgeError,
+} from "../../runtime/index.js";
 import { apiKeyConnection, apiKeyService, json, KEY, startServer, type TestServer, TOKEN } from "./helpers.js";
 
 let server: TestServer | undefined;
@@ -59,8 +65,14 @@ describe("secret-free errors and events", () => {
 
   it("prints nothing by default", async () => {
     server = await startServer((_req, res) => json(res, 500, { message: "boom" }));
-    const spies = (["log", "info", "warn", "error", "debug"] as const).map((m) => vi.spyOn(console, m).mockImplementation(() => undefined));
-    const client = createServiceClient(apiKeyService(), { connection: apiKeyConnection(), baseUrl: server.url, shared: createSharedState() });
+    const spies = (["log", "info", "warn", "error", "debug"] as const).map((m) =>
+      vi.spyOn(console, m).mockImplementation(() => undefined),
+    );
+    const client = createServiceClient(apiKeyService(), {
+      connection: apiKeyConnection(),
+      baseUrl: server.url,
+      shared: createSharedState(),
+    });
     await client.call("getThing", { params: { path: { id: "1" } } }).catch(() => undefined);
     for (const spy of spies) {
       expect(spy).not.toHaveBeenCalled();
@@ -86,7 +98,8 @@ describe("secret-free errors and events", () => {
 
 describe("redactUrl", () => {
   it("masks credential query keys, user info and known secrets", () => {
-    const url = "https://user:pw@x.example/p?key=K123&token=T123&api-key=A1&client_secret=S1&access_token=X1&q=hello&custom=C1";
+    const url =
+      "https://user:pw@x.example/p?key=K123&token=T123&api-key=A1&client_secret=S1&access_token=X1&q=hello&custom=C1";
     expect(redactUrl(url, ["hello"], ["custom"])).toBe(
       "https://x.example/p?key=[redacted]&token=[redacted]&api-key=[redacted]&client_secret=[redacted]&access_token=[redacted]&q=[redacted]&custom=[redacted]",
     );

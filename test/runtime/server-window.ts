@@ -23,7 +23,8 @@ export class ServerWindow {
   /** The most requests it admitted inside any one window. */
   peak(): number {
     let best = 0;
-    for (const start of this.all) best = Math.max(best, this.all.filter((t) => t >= start && t < start + this.ms).length);
+    for (const start of this.all)
+      best = Math.max(best, this.all.filter((t) => t >= start && t < start + this.ms).length);
     return best;
   }
 }

@@ -21,7 +21,10 @@ function stepforge(args: string[], env: Record<string, string>): Promise<Run> {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
   if (!env.STEPFORGE_REDIS_URL) delete childEnv.STEPFORGE_REDIS_URL;
   delete childEnv.STEPFORGE_STATE_DIR;
-  const child = spawn(process.execPath, [join(packageRoot(), "bin", "stepforge.js"), ...args], { env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [join(packageRoot(), "bin", "stepforge.js"), ...args], {
+    env: childEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -57,7 +60,11 @@ describe("stepforge call processes sharing a connections file", () => {
           expect(run.code).toBe(0);
           expect(JSON.parse(run.stdout)).toMatchObject({ ok: true });
         }
-        const fields = (JSON.parse(readFileSync(file, "utf8")) as { connections: { contentsnare: { main: { fields: Record<string, string> } } } }).connections.contentsnare.main.fields;
+        const fields = (
+          JSON.parse(readFileSync(file, "utf8")) as {
+            connections: { contentsnare: { main: { fields: Record<string, string> } } };
+          }
+        ).connections.contentsnare.main.fields;
         expect(fields.refreshToken).not.toBe(creds.refreshToken);
         expect(await refreshTokenIsLive(mock, fields)).toBe(true);
       } finally {
@@ -75,9 +82,15 @@ describe("stepforge call processes sharing a connections file", () => {
       const file = join(dir, "cli3.json");
       writeConnections(file, { main: creds });
       const url = `redis://:sekret-redis-pass@127.0.0.1:${down.port}`;
-      const run = await stepforge(["call", "contentsnare_get_me", "--input", "{}", "--connections", file, "--base-url", mock.url], { STEPFORGE_REDIS_URL: url, STEPFORGE_STATE_WAIT_MS: "500" });
+      const run = await stepforge(
+        ["call", "contentsnare_get_me", "--input", "{}", "--connections", file, "--base-url", mock.url],
+        { STEPFORGE_REDIS_URL: url, STEPFORGE_STATE_WAIT_MS: "500" },
+      );
       expect(run.code).toBe(1);
-      const result = JSON.parse(run.stdout) as { ok: boolean; error: { kind: string; code?: string; retryable: boolean; message: string } };
+      const result = JSON.parse(run.stdout) as {
+        ok: boolean;
+        error: { kind: string; code?: string; retryable: boolean; message: string };
+      };
       expect(result.error).toMatchObject({ kind: "network", code: "state_unreachable", retryable: true });
       expect(result.error.message).toMatch(/shared state \(redis\) is unreachable/);
       expect(run.stdout + run.stderr).not.toContain("sekret-redis-pass");
@@ -95,7 +108,14 @@ describe("stepforge call with a wrong state setting", () => {
     const saved = process.env.STEPFORGE_REDIS_URL;
     process.env.STEPFORGE_REDIS_URL = "http://user:sekret-pass@10.0.0.5:6379";
     try {
-      const result = await runCli("call", "contentsnare_get_me", "--input", "{}", "--connections", join(dir, "none.json"));
+      const result = await runCli(
+        "call",
+        "contentsnare_get_me",
+        "--input",
+        "{}",
+        "--connections",
+        join(dir, "none.json"),
+      );
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(/STEPFORGE_REDIS_URL/);
       expect(result.stdout + result.stderr).not.toContain("sekret-pass");

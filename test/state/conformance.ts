@@ -5,7 +5,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeClock, type LockGrant, type StateStore } from "../../runtime/state/index.js";
 
-export function describeStateStore(name: string, make: (clock: FakeClock) => Promise<StateStore>, cleanup?: () => Promise<void>): void {
+export function describeStateStore(
+  name: string,
+  make: (clock: FakeClock) => Promise<StateStore>,
+  cleanup?: () => Promise<void>,
+): void {
   describe(`StateStore conformance: ${name}`, () => {
     let clock: FakeClock;
     let store: StateStore;
@@ -21,7 +25,11 @@ export function describeStateStore(name: string, make: (clock: FakeClock) => Pro
     it("versions records and compares-and-sets on the version", async () => {
       expect(await store.get("a")).toBeUndefined();
       expect(await store.set("a", { n: 1 }, { ifVersion: 0 })).toEqual({ ok: true, version: 1 });
-      expect(await store.set("a", { n: 2 }, { ifVersion: 0 })).toEqual({ ok: false, reason: "version", current: { value: { n: 1 }, version: 1 } });
+      expect(await store.set("a", { n: 2 }, { ifVersion: 0 })).toEqual({
+        ok: false,
+        reason: "version",
+        current: { value: { n: 1 }, version: 1 },
+      });
       expect(await store.set("a", { n: 2 }, { ifVersion: 1 })).toEqual({ ok: true, version: 2 });
       expect(await store.get("a")).toEqual({ value: { n: 2 }, version: 2 });
       expect(await store.set("a", { n: 3 })).toEqual({ ok: true, version: 3 });
@@ -64,13 +72,20 @@ export function describeStateStore(name: string, make: (clock: FakeClock) => Pro
       const second = (await store.lock("L", 1000)) as LockGrant;
       expect(second.token).toBe(2);
       expect(await store.renewLock(first, 1000)).toBeUndefined();
-      expect(await store.set("tok", "stale", { fence: { lock: "L", token: first.token } })).toMatchObject({ ok: false, reason: "fence" });
-      expect(await store.set("tok", "fresh", { fence: { lock: "L", token: second.token } })).toMatchObject({ ok: true });
+      expect(await store.set("tok", "stale", { fence: { lock: "L", token: first.token } })).toMatchObject({
+        ok: false,
+        reason: "fence",
+      });
+      expect(await store.set("tok", "fresh", { fence: { lock: "L", token: second.token } })).toMatchObject({
+        ok: true,
+      });
       await store.unlock(first);
       expect(await store.lock("L", 1000)).toMatchObject({ heldUntil: expect.any(Number) });
       await store.unlock(second);
       // Released: the next holder still gets a newer token, and the released one still writes (no newer holder yet).
-      expect(await store.set("tok", "after release", { fence: { lock: "L", token: second.token } })).toMatchObject({ ok: true });
+      expect(await store.set("tok", "after release", { fence: { lock: "L", token: second.token } })).toMatchObject({
+        ok: true,
+      });
       const third = (await store.lock("L", 1000)) as LockGrant;
       expect(third.token).toBe(3);
     });
@@ -81,7 +96,12 @@ export function describeStateStore(name: string, make: (clock: FakeClock) => Pro
       clock.advance(100);
       expect(await store.admit([item], "b")).toEqual({ ok: true });
       const t = clock.now();
-      expect(await store.admit([item], "c")).toEqual({ ok: false, item: 0, exhausted: false, retryAt: t - 100 + 10_000 });
+      expect(await store.admit([item], "c")).toEqual({
+        ok: false,
+        item: 0,
+        exhausted: false,
+        retryAt: t - 100 + 10_000,
+      });
       // "a" completes: it counts for one window (1 s) from now.
       expect(await store.hold("w", "a", 1000)).toBe(true);
       expect(await store.admit([item], "c")).toEqual({ ok: false, item: 0, exhausted: false, retryAt: t + 1000 });
@@ -113,7 +133,12 @@ export function describeStateStore(name: string, make: (clock: FakeClock) => Pro
     it("blocks slots until a time", async () => {
       const item = { kind: "slots" as const, key: "w", capacity: 10, holdMs: 1000 };
       await store.block("w", clock.now() + 30_000);
-      expect(await store.admit([item], "a")).toEqual({ ok: false, item: 0, exhausted: false, retryAt: clock.now() + 30_000 });
+      expect(await store.admit([item], "a")).toEqual({
+        ok: false,
+        item: 0,
+        exhausted: false,
+        retryAt: clock.now() + 30_000,
+      });
       clock.advance(30_000);
       expect((await store.admit([item], "a")).ok).toBe(true);
     });

@@ -37,9 +37,15 @@ describe.each(backends)("StateConnectionStore on the %s backend", (_name, make) 
       { service: "contentsnare", name: "one" },
       { service: "contentsnare", name: "two" },
     ]);
-    await Promise.all([store.updateFields("contentsnare", "one", { accessToken: "a-1" }), store.updateFields("contentsnare", "two", { accessToken: "a-2" })]);
+    await Promise.all([
+      store.updateFields("contentsnare", "one", { accessToken: "a-1" }),
+      store.updateFields("contentsnare", "two", { accessToken: "a-2" }),
+    ]);
     expect((await store.get("contentsnare", "one"))!.fields).toMatchObject({ accessToken: "a-1", refreshToken: "r-0" });
-    expect((await store.get("contentsnare", "two"))!.fields).toMatchObject({ accessToken: "a-2", refreshToken: "r-two" });
+    expect((await store.get("contentsnare", "two"))!.fields).toMatchObject({
+      accessToken: "a-2",
+      refreshToken: "r-two",
+    });
     await store.updateFields("contentsnare", "nobody", { accessToken: "x" });
     expect(await store.get("contentsnare", "nobody")).toBeUndefined();
     expect(await store.remove("contentsnare", "one")).toBe(true);

@@ -48,7 +48,9 @@ describe("the file lock", () => {
 
       // A live holder (fresh lock): the waiter gives up after its bound.
       mkdirSync(`${target}.lock`);
-      await expect(withFileLock(target, () => "ran", { staleMs: 60_000, timeoutMs: 200 })).rejects.toBeInstanceOf(FileLockTimeoutError);
+      await expect(withFileLock(target, () => "ran", { staleMs: 60_000, timeoutMs: 200 })).rejects.toBeInstanceOf(
+        FileLockTimeoutError,
+      );
       const store = new FileStateStore(join(root, "state"), { lockTimeoutMs: 200 });
       mkdirSync(join(root, "state", ".state.lock"), { recursive: true });
       await expect(store.get("x")).rejects.toBeInstanceOf(StateUnavailableError);

@@ -34,7 +34,11 @@ export class Worker {
     delete childEnv.STEPFORGE_REDIS_URL;
     delete childEnv.STEPFORGE_STATE_DIR;
     for (const [k, v] of Object.entries(env)) if (v !== undefined) childEnv[k] = v;
-    this.child = spawn(process.execPath, ["--import", "tsx", WORKER], { cwd: ROOT, env: childEnv, stdio: ["pipe", "pipe", "pipe"] });
+    this.child = spawn(process.execPath, ["--import", "tsx", WORKER], {
+      cwd: ROOT,
+      env: childEnv,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     this.child.stderr.on("data", (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString()).slice(-4000);
     });
@@ -80,7 +84,11 @@ export class Worker {
 }
 
 /** Every worker loads its clients, then all are told "go" at the same moment. */
-export async function runTrial(workers: Worker[], id: string, configs: Array<Record<string, unknown>>): Promise<WorkerResult[]> {
+export async function runTrial(
+  workers: Worker[],
+  id: string,
+  configs: Array<Record<string, unknown>>,
+): Promise<WorkerResult[]> {
   const loaded = await Promise.all(workers.map((w, i) => w.request({ id, cmd: "load", ...configs[i]! })));
   const crashed = loaded.find((l) => l.crashed);
   if (crashed) throw new Error(`a worker could not load: ${String(crashed.crashed)}`);
@@ -91,17 +99,35 @@ export const CS_BASE = { clientId: "mock-client-id", clientSecret: "mock-client-
 
 /** Credentials of connection `i` of trial `trial`: its own access and refresh token. */
 export function csCredentials(trial: string, i: number): Record<string, string> {
-  return { clientId: `client-${i}`, clientSecret: `secret-${trial}-${i}`, accessToken: `at-${trial}-${i}`, refreshToken: `rt-${trial}-${i}` };
+  return {
+    clientId: `client-${i}`,
+    clientSecret: `secret-${trial}-${i}`,
+    accessToken: `at-${trial}-${i}`,
+    refreshToken: `rt-${trial}-${i}`,
+  };
 }
 
-export async function startContentSnare(credentials: Array<Record<string, string>>, options: MockOptions = {}): Promise<RunningMock> {
-  return startMock("contentsnare", { credentials, limits: { reads: { disabled: true }, writes: { disabled: true } }, ...options });
+export async function startContentSnare(
+  credentials: Array<Record<string, string>>,
+  options: MockOptions = {},
+): Promise<RunningMock> {
+  return startMock("contentsnare", {
+    credentials,
+    limits: { reads: { disabled: true }, writes: { disabled: true } },
+    ...options,
+  });
 }
 
 /** A connections file (mode 0600) holding Content Snare connections whose access tokens have expired. */
-export function writeConnections(file: string, connections: Record<string, Record<string, string>>, expiresAt = new Date(Date.now() - 60_000).toISOString()): void {
+export function writeConnections(
+  file: string,
+  connections: Record<string, Record<string, string>>,
+  expiresAt = new Date(Date.now() - 60_000).toISOString(),
+): void {
   mkdirSync(fileURLToPath(new URL(".", `file://${file}`)), { recursive: true });
-  const byName = Object.fromEntries(Object.entries(connections).map(([name, fields]) => [name, { name, fields: { ...fields, expiresAt } }]));
+  const byName = Object.fromEntries(
+    Object.entries(connections).map(([name, fields]) => [name, { name, fields: { ...fields, expiresAt } }]),
+  );
   writeFileSync(file, JSON.stringify({ version: 1, connections: { contentsnare: byName } }), { mode: 0o600 });
 }
 
@@ -110,17 +136,32 @@ export async function refreshTokenIsLive(mock: RunningMock, fields: Record<strin
   const response = await fetch(`${mock.url}/oauth/token`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ grant_type: "refresh_token", refresh_token: fields.refreshToken, client_id: fields.clientId, client_secret: fields.clientSecret }),
+    body: JSON.stringify({
+      grant_type: "refresh_token",
+      refresh_token: fields.refreshToken,
+      client_id: fields.clientId,
+      client_secret: fields.clientSecret,
+    }),
   });
   await response.arrayBuffer();
   return response.ok;
 }
 
-export const MARKETO = { endpoint: "https://123-ABC-456.mktorest.com", clientId: "5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61", clientSecret: "mock-client-secret-0123456789abcdef" };
+export const MARKETO = {
+  endpoint: "https://123-ABC-456.mktorest.com",
+  clientId: "5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61",
+  clientSecret: "mock-client-secret-0123456789abcdef",
+};
 
 /** A Marketo mock without limits, and how many token requests it received so far. */
-export async function startMarketo(options: MockOptions = {}): Promise<{ mock: RunningMock; tokenRequests: () => number }> {
-  const mock = await startMock("marketo", { credentials: MARKETO, limits: { rate: { disabled: true }, concurrent: { disabled: true }, daily: { disabled: true } }, ...options });
+export async function startMarketo(
+  options: MockOptions = {},
+): Promise<{ mock: RunningMock; tokenRequests: () => number }> {
+  const mock = await startMock("marketo", {
+    credentials: MARKETO,
+    limits: { rate: { disabled: true }, concurrent: { disabled: true }, daily: { disabled: true } },
+    ...options,
+  });
   // The token endpoint is not an operation: every request that is not one went to it.
   const tokenRequests = () => {
     const c = mock.counters();
@@ -130,5 +171,7 @@ export async function startMarketo(options: MockOptions = {}): Promise<{ mock: R
 }
 
 export function writeMarketoConnections(file: string): void {
-  writeFileSync(file, JSON.stringify({ version: 1, connections: { marketo: { m: { name: "m", fields: MARKETO } } } }), { mode: 0o600 });
+  writeFileSync(file, JSON.stringify({ version: 1, connections: { marketo: { m: { name: "m", fields: MARKETO } } } }), {
+    mode: 0o600,
+  });
 }

@@ -17,6 +17,7 @@ describeMultiProcess({
   async afterChecks(secrets) {
     const names = readdirSync(join(root, "state"));
     expect(names.some((n) => n.includes("token"))).toBe(true);
-    for (const secret of secrets.filter(Boolean)) for (const name of names) expect(decodeURIComponent(name)).not.toContain(secret);
+    for (const secret of secrets.filter(Boolean))
+      for (const name of names) expect(decodeURIComponent(name)).not.toContain(secret);
   },
 });

@@ -77,21 +77,32 @@ export function describeMultiProcess(backend: Backend): void {
         const base = { service: "contentsnare", file, baseUrl: mock.url, operation: "getMe" };
         const configs =
           mode === "two"
-            ? [{ ...base, connections: ["a"], calls: 4 }, { ...base, connections: ["b"], calls: 4 }]
+            ? [
+                { ...base, connections: ["a"], calls: 4 },
+                { ...base, connections: ["b"], calls: 4 },
+              ]
             : mode === "long"
               ? [0, 1].map(() => ({ ...base, connections: ["a"], durationMs: 2200, pauseMs: 40 }))
               : [0, 1].map(() => ({ ...base, connections: ["a"], calls: 4 }));
         const pair = [workers[0]!, workers[1]!];
         const results = await runTrial(pair, id, configs);
         // The same processes go on: a process that lost its account fails here.
-        const after = await runTrial(pair, `${id}-after`, configs.map((c) => ({ ...c, durationMs: undefined, calls: 2 })));
+        const after = await runTrial(
+          pair,
+          `${id}-after`,
+          configs.map((c) => ({ ...c, durationMs: undefined, calls: 2 })),
+        );
         for (const r of [...results, ...after] as WorkerResult[]) {
           tally.calls += r.ok + r.failed;
           tally.failedCalls += r.failed;
           if (r.failed || r.crashed) tally.failures.push(`${id}: ${r.crashed ?? r.last}`);
         }
         tally.deadProcesses += after.filter((r) => r.failed > 0 || r.crashed).length;
-        const stored = (JSON.parse(readFileSync(file, "utf8")) as { connections: { contentsnare: Record<string, { fields: Record<string, string> }> } }).connections.contentsnare;
+        const stored = (
+          JSON.parse(readFileSync(file, "utf8")) as {
+            connections: { contentsnare: Record<string, { fields: Record<string, string> }> };
+          }
+        ).connections.contentsnare;
         for (const [i, name] of names.entries()) {
           const fields = stored[name]?.fields;
           if (fields?.refreshToken) secrets.push(fields.refreshToken, fields.accessToken ?? "");
@@ -116,7 +127,12 @@ export function describeMultiProcess(backend: Backend): void {
 
     const expectClean = (tally: Tally, count: number) => {
       expect(tally.failures.slice(0, 5)).toEqual([]);
-      expect({ trials: tally.trials, deadProcesses: tally.deadProcesses, lostTokens: tally.lostTokens, failedCalls: tally.failedCalls }).toEqual({
+      expect({
+        trials: tally.trials,
+        deadProcesses: tally.deadProcesses,
+        lostTokens: tally.lostTokens,
+        failedCalls: tally.failedCalls,
+      }).toEqual({
         trials: count,
         deadProcesses: 0,
         lostTokens: 0,
@@ -143,8 +159,19 @@ export function describeMultiProcess(backend: Backend): void {
       try {
         const file = join(dir, "marketo.json");
         writeMarketoConnections(file);
-        const config = { service: "marketo", file, baseUrl: mock.url, operation: "getActivityTypes", connections: ["m"], calls: 50 };
-        const results = await runTrial(workers, "storm", workers.map(() => config));
+        const config = {
+          service: "marketo",
+          file,
+          baseUrl: mock.url,
+          operation: "getActivityTypes",
+          connections: ["m"],
+          calls: 50,
+        };
+        const results = await runTrial(
+          workers,
+          "storm",
+          workers.map(() => config),
+        );
         expect(results.map((r) => [r.ok, r.failed])).toEqual(workers.map(() => [50, 0]));
         expect(tokenRequests()).toBe(1);
       } finally {

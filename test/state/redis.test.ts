@@ -28,12 +28,16 @@ describe("RedisStateStore when Redis is unreachable", () => {
       await store.ready();
       expect(await store.firstSeen("s", "a", 60_000)).toBe(true);
       await redis.kill();
-      const error = await store.admit([{ kind: "slots", key: "w", capacity: 1, holdMs: 1000 }], "x").catch((e: unknown) => e);
+      const error = await store
+        .admit([{ kind: "slots", key: "w", capacity: 1, holdMs: 1000 }], "x")
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(StateUnavailableError);
       expect((error as Error).message).toMatch(/shared state \(redis\) is unreachable/);
       await redis.restart();
       // The next operation waits for the reconnect (within its bound) and goes through.
-      await expect.poll(() => store.firstSeen("s", "b", 60_000).catch(() => "down"), { timeout: 10_000, interval: 100 }).toBe(true);
+      await expect
+        .poll(() => store.firstSeen("s", "b", 60_000).catch(() => "down"), { timeout: 10_000, interval: 100 })
+        .toBe(true);
     } finally {
       await store.close();
     }
@@ -58,7 +62,9 @@ describe("createStateStore: the switch", () => {
     await fromEnv.close();
     expect(createStateStore({}, { STEPFORGE_STATE_DIR: "/tmp/sf-state-switch" }).backend).toBe("file");
     expect(createStateStore({}, {}).backend).toBe("memory");
-    expect(createStateStore({ stateDir: "/tmp/sf-state-switch" }, { STEPFORGE_REDIS_URL: redis.url }).backend).toBe("file");
+    expect(createStateStore({ stateDir: "/tmp/sf-state-switch" }, { STEPFORGE_REDIS_URL: redis.url }).backend).toBe(
+      "file",
+    );
     const mine = new MemoryStateStore();
     expect(createStateStore({ store: mine }, { STEPFORGE_REDIS_URL: redis.url })).toBe(mine);
     expect(() => createStateStore({}, { STEPFORGE_REDIS_URL: "http://x" })).toThrow(/redis:\/\//);
@@ -69,7 +75,12 @@ describe("createStateStore: the switch", () => {
   it("falls back to per-process state only when asked, and says so", async () => {
     const { createStateStore } = await import("../../runtime/state/index.js");
     const events: boolean[] = [];
-    const store = createStateStore({ redisUrl: redis.url, prefix: "fb:", unreachableAfterMs: 200, fallbackToLocal: { onFallback: (local) => events.push(local), retrySharedAfterMs: 100 } });
+    const store = createStateStore({
+      redisUrl: redis.url,
+      prefix: "fb:",
+      unreachableAfterMs: 200,
+      fallbackToLocal: { onFallback: (local) => events.push(local), retrySharedAfterMs: 100 },
+    });
     try {
       expect(await store.firstSeen("s", "a", 60_000)).toBe(true);
       await redis.kill();
@@ -77,10 +88,15 @@ describe("createStateStore: the switch", () => {
       expect(await store.firstSeen("s", "a", 60_000)).toBe(true);
       expect(events).toEqual([true]);
       await redis.restart();
-      await expect.poll(async () => {
-        await store.firstSeen("s", `probe-${Math.random()}`, 60_000);
-        return events.at(-1);
-      }, { timeout: 10_000, interval: 150 }).toBe(false);
+      await expect
+        .poll(
+          async () => {
+            await store.firstSeen("s", `probe-${Math.random()}`, 60_000);
+            return events.at(-1);
+          },
+          { timeout: 10_000, interval: 150 },
+        )
+        .toBe(false);
     } finally {
       await store.close();
     }

@@ -16,7 +16,12 @@ describe("token lifecycles", () => {
     // 200 s tokens against the spec's 300 s margin: every token Marketo hands out is "due" at once.
     const { mock, tokenRequests } = await startMarketo({ tokenLifetimeSeconds: 200 });
     try {
-      const client = createServiceClient(marketo, { connection: { name: "m", fields: MARKETO }, baseUrl: mock.url, shared: createSharedState(), limits: noLimits });
+      const client = createServiceClient(marketo, {
+        connection: { name: "m", fields: MARKETO },
+        baseUrl: mock.url,
+        shared: createSharedState(),
+        limits: noLimits,
+      });
       for (let i = 0; i < 50; i++) await client.call("getActivityTypes");
       expect(tokenRequests()).toBe(1);
     } finally {
@@ -32,7 +37,10 @@ describe("token lifecycles", () => {
       const faulty: typeof fetch = async (input, init) => {
         if (String(input).includes("/identity/oauth/token") && Date.now() < outageUntil) {
           refused++;
-          return new Response(JSON.stringify({ error: "unavailable" }), { status: 503, headers: { "content-type": "application/json" } });
+          return new Response(JSON.stringify({ error: "unavailable" }), {
+            status: 503,
+            headers: { "content-type": "application/json" },
+          });
         }
         return fetch(input, init);
       };
@@ -43,7 +51,14 @@ describe("token lifecycles", () => {
         shared: createSharedState(),
         limits: noLimits,
       });
-      const outcomes = await Promise.all(Array.from({ length: 200 }, () => client.call("getActivityTypes").then(() => "ok", (e: { kind?: string }) => e.kind ?? "?")));
+      const outcomes = await Promise.all(
+        Array.from({ length: 200 }, () =>
+          client.call("getActivityTypes").then(
+            () => "ok",
+            (e: { kind?: string }) => e.kind ?? "?",
+          ),
+        ),
+      );
       // One attempt plus its retries, for all 200 callers together.
       expect(refused + tokenRequests()).toBeLessThanOrEqual(4);
       expect(new Set(outcomes).size).toBeGreaterThan(0);
@@ -72,7 +87,13 @@ describe("Redis killed and restarted under a client that shares tokens through i
     const { mock, tokenRequests } = await startMarketo({ credentials: [MARKETO, second] });
     const shared = createSharedState({ redisUrl: redis.url, unreachableAfterMs: 400 });
     const client = (fields: Record<string, string>, name: string): ServiceClient =>
-      createServiceClient(marketo, { connection: { name, fields }, baseUrl: mock.url, shared, limits: noLimits, retry: { attempts: 0 } });
+      createServiceClient(marketo, {
+        connection: { name, fields },
+        baseUrl: mock.url,
+        shared,
+        limits: noLimits,
+        retry: { attempts: 0 },
+      });
     try {
       const first = client(MARKETO, "first");
       await first.call("getActivityTypes");
@@ -81,7 +102,9 @@ describe("Redis killed and restarted under a client that shares tokens through i
       await redis.kill();
       // A connection that needs a token while the shared state is down: nothing is sent, the error says why.
       const other = client(second, "second");
-      const errors = await Promise.all(Array.from({ length: 5 }, () => other.call("getActivityTypes").catch((e: unknown) => e)));
+      const errors = await Promise.all(
+        Array.from({ length: 5 }, () => other.call("getActivityTypes").catch((e: unknown) => e)),
+      );
       for (const error of errors) {
         expect(error).toBeInstanceOf(NetworkError);
         expect(error).toMatchObject({ code: "state_unreachable", retryable: true });
@@ -91,7 +114,16 @@ describe("Redis killed and restarted under a client that shares tokens through i
 
       await redis.restart();
       // It reconnects on its own: the same client works again.
-      await expect.poll(() => other.call("getActivityTypes").then(() => "ok", (e: { code?: string }) => e.code), { timeout: 15_000, interval: 200 }).toBe("ok");
+      await expect
+        .poll(
+          () =>
+            other.call("getActivityTypes").then(
+              () => "ok",
+              (e: { code?: string }) => e.code,
+            ),
+          { timeout: 15_000, interval: 200 },
+        )
+        .toBe("ok");
       expect(tokenRequests()).toBe(2);
     } finally {
       await shared.store.close();
@@ -104,10 +136,18 @@ describe("scheduleRenewal", () => {
   it("renews a margin early, a short-lived token a moment before expiry, and a token handed back unchanged at expiry", async () => {
     const { scheduleRenewal } = await import("../../runtime/credentials/tokens.js");
     const now = 1_000_000;
-    expect(scheduleRenewal({ accessToken: "a", expiresAt: now + 3_600_000 }, 300_000, undefined, now).renewAt).toBe(now + 3_300_000);
-    expect(scheduleRenewal({ accessToken: "a", expiresAt: now + 200_000 }, 300_000, undefined, now).renewAt).toBe(now + 199_000);
-    expect(scheduleRenewal({ accessToken: "a", expiresAt: now + 1_000 }, 300_000, { accessToken: "a" }, now).renewAt).toBe(now + 1_000);
-    expect(scheduleRenewal({ accessToken: "b", expiresAt: now + 1_000 }, 300_000, { accessToken: "a" }, now).renewAt).toBe(now + 500);
+    expect(scheduleRenewal({ accessToken: "a", expiresAt: now + 3_600_000 }, 300_000, undefined, now).renewAt).toBe(
+      now + 3_300_000,
+    );
+    expect(scheduleRenewal({ accessToken: "a", expiresAt: now + 200_000 }, 300_000, undefined, now).renewAt).toBe(
+      now + 199_000,
+    );
+    expect(
+      scheduleRenewal({ accessToken: "a", expiresAt: now + 1_000 }, 300_000, { accessToken: "a" }, now).renewAt,
+    ).toBe(now + 1_000);
+    expect(
+      scheduleRenewal({ accessToken: "b", expiresAt: now + 1_000 }, 300_000, { accessToken: "a" }, now).renewAt,
+    ).toBe(now + 500);
     expect(scheduleRenewal({ accessToken: "a" }, 300_000, undefined, now).renewAt).toBeUndefined();
   });
 });

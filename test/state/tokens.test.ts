@@ -18,7 +18,11 @@ describe("TokenCache on a shared store", () => {
       await new Promise((r) => setTimeout(r, 30));
       return { accessToken: `t${requests}`, expiresAt: hour() };
     };
-    const tokens = await Promise.all([a.get("k", 300_000, renew), b.get("k", 300_000, renew), a.get("k", 300_000, renew)]);
+    const tokens = await Promise.all([
+      a.get("k", 300_000, renew),
+      b.get("k", 300_000, renew),
+      a.get("k", 300_000, renew),
+    ]);
     expect(tokens.map((t) => t.accessToken)).toEqual(["t1", "t1", "t1"]);
     expect(requests).toBe(1);
   });
@@ -37,7 +41,12 @@ describe("TokenCache on a shared store", () => {
     const slow = new TokenCache({ store, lockTtlMs: 50 });
     const fast = new TokenCache({ store, lockTtlMs: 50 });
     let finishSlow!: () => void;
-    const slowToken = slow.get("k", 0, () => new Promise<TokenEntry>((resolve) => (finishSlow = () => resolve({ accessToken: "stale", expiresAt: hour() }))));
+    const slowToken = slow.get(
+      "k",
+      0,
+      () =>
+        new Promise<TokenEntry>((resolve) => (finishSlow = () => resolve({ accessToken: "stale", expiresAt: hour() }))),
+    );
     await new Promise((r) => setTimeout(r, 80));
     const fresh = await fast.get("k", 0, async () => ({ accessToken: "newer", expiresAt: hour() }));
     expect(fresh.accessToken).toBe("newer");
@@ -57,7 +66,11 @@ describe("TokenCache on a shared store", () => {
       seen.push(current?.refreshToken);
       if (current?.refreshToken === "r0") {
         // Meanwhile another worker rotated r0 → r1 and stored it (its access token already spent).
-        await store.set(`token:${(await import("../../runtime/state/keys.js")).hashed("k")}`, { accessToken: "a1", refreshToken: "r1", expiresAt: Date.now() - 1 });
+        await store.set(`token:${(await import("../../runtime/state/keys.js")).hashed("k")}`, {
+          accessToken: "a1",
+          refreshToken: "r1",
+          expiresAt: Date.now() - 1,
+        });
         throw Object.assign(new Error("invalid_grant"), { retryable: false });
       }
       return { accessToken: "a2", refreshToken: "r2", expiresAt: hour() };

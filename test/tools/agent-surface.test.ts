@@ -6,8 +6,27 @@
  */
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { exportTools, geminiSchema, geminiViolations, recordsKeyOf, selectFields, shapeResult, toGemini, canonicalSchema, type GeminiTool, type ToolDefinition } from "../../runtime/tools/index.js";
-import { Accounts, selectTools, SelectionError, StepforgeMcp, CursorStore, CONTINUE_TOOL, type Account } from "../../runtime/mcp/index.js";
+import {
+  exportTools,
+  geminiSchema,
+  geminiViolations,
+  recordsKeyOf,
+  selectFields,
+  shapeResult,
+  toGemini,
+  canonicalSchema,
+  type GeminiTool,
+  type ToolDefinition,
+} from "../../runtime/tools/index.js";
+import {
+  Accounts,
+  selectTools,
+  SelectionError,
+  StepforgeMcp,
+  CursorStore,
+  CONTINUE_TOOL,
+  type Account,
+} from "../../runtime/mcp/index.js";
 import { loadCatalogs } from "../../cli/commands/tools.js";
 import { listingBytes } from "../../cli/commands/mcp.js";
 import { runCli } from "../helpers/cli.js";
@@ -19,9 +38,16 @@ describe("Gemini export", () => {
   it("every step of every service passes Gemini's function-declaration rules", () => {
     const { tools, nonStrict } = exportTools(all, "gemini");
     expect(tools).toHaveLength(all.length);
-    expect(tools.flatMap((t) => geminiViolations(t).map((v) => `${(t as GeminiTool).name} ${v.path}: ${v.rule}`))).toEqual([]);
+    expect(
+      tools.flatMap((t) => geminiViolations(t).map((v) => `${(t as GeminiTool).name} ${v.path}: ${v.rule}`)),
+    ).toEqual([]);
     // Only the API Call steps (free-form query and body maps) need the JSON Schema field.
-    expect(nonStrict.map((n) => n.name).sort()).toEqual(["contentsnare_api_call", "marketo_api_call", "trello_api_call", "worldnews_api_call"]);
+    expect(nonStrict.map((n) => n.name).sort()).toEqual([
+      "contentsnare_api_call",
+      "marketo_api_call",
+      "trello_api_call",
+      "worldnews_api_call",
+    ]);
     for (const t of tools as GeminiTool[]) {
       if (nonStrict.some((n) => n.name === t.name)) expect(t.parametersJsonSchema).toBeDefined();
       else expect(t.parametersJsonSchema).toBeUndefined();
@@ -53,9 +79,27 @@ describe("Gemini export", () => {
   it("the checker flags what Gemini refuses", () => {
     const rules = (t: unknown) => geminiViolations(t).map((v) => v.rule);
     expect(rules({ name: "1bad name", description: "", parameters: { type: "array" } })).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^name must match/), "a description is required", 'the root must be { type: "object" }']),
+      expect.arrayContaining([
+        expect.stringMatching(/^name must match/),
+        "a description is required",
+        'the root must be { type: "object" }',
+      ]),
     );
-    const bad = { name: "ok", description: "d", parameters: { type: "object", properties: { a: { type: ["string", "null"] }, b: { type: "object" }, c: { type: "integer", enum: [1, 2] }, d: { type: "string", format: "email" }, e: { $ref: "#/x" }, f: { type: "string", default: "x" } } } };
+    const bad = {
+      name: "ok",
+      description: "d",
+      parameters: {
+        type: "object",
+        properties: {
+          a: { type: ["string", "null"] },
+          b: { type: "object" },
+          c: { type: "integer", enum: [1, 2] },
+          d: { type: "string", format: "email" },
+          e: { $ref: "#/x" },
+          f: { type: "string", default: "x" },
+        },
+      },
+    };
     expect(rules(bad)).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^type must be one of/),
@@ -66,7 +110,9 @@ describe("Gemini export", () => {
         '"default" is not in Gemini\'s schema subset',
       ]),
     );
-    expect(rules({ name: "ok", description: "d", parameters: { type: "object" }, parametersJsonSchema: { type: "object" } })).toContain("parameters and parametersJsonSchema are exclusive");
+    expect(
+      rules({ name: "ok", description: "d", parameters: { type: "object" }, parametersJsonSchema: { type: "object" } }),
+    ).toContain("parameters and parametersJsonSchema are exclusive");
     const freeForm = toGemini(all.find((t) => t.name === "trello_api_call")!);
     expect(freeForm.freeForm).toEqual(["query_parameters", "body"]);
   });
@@ -76,7 +122,9 @@ describe("Gemini export", () => {
     expect(result.code).toBe(0);
     const tools = JSON.parse(result.stdout) as GeminiTool[];
     expect(tools.map((t) => t.name)).toContain("worldnews_search_news");
-    expect(result.stderr).toMatch(/worldnews_api_call is exported with parametersJsonSchema \(params is a free-form object/);
+    expect(result.stderr).toMatch(
+      /worldnews_api_call is exported with parametersJsonSchema \(params is a free-form object/,
+    );
   });
 });
 
@@ -85,14 +133,24 @@ describe("toolsets", () => {
     for (const c of catalogs) {
       expect(c.toolsets.length, c.id).toBeGreaterThan(1);
       const names = new Set(c.tools.map((t) => t.name));
-      for (const set of c.toolsets) for (const s of set.steps) expect(names.has(s), `${c.id}.${set.name}: ${s}`).toBe(true);
-      for (const t of c.tools) expect(c.toolsets.some((set) => set.steps.includes(t.name)), `${t.name} is in no toolset`).toBe(true);
+      for (const set of c.toolsets)
+        for (const s of set.steps) expect(names.has(s), `${c.id}.${set.name}: ${s}`).toBe(true);
+      for (const t of c.tools)
+        expect(
+          c.toolsets.some((set) => set.steps.includes(t.name)),
+          `${t.name} is in no toolset`,
+        ).toBe(true);
     }
   });
 
   it("selects by name across services, by service, and by read/write; --read-only keeps only reads", () => {
     const names = (toolsets: string[], extra = {}) => selectTools(catalogs, { toolsets, ...extra }).map((t) => t.name);
-    expect(names(["api"]).sort()).toEqual(["contentsnare_api_call", "marketo_api_call", "trello_api_call", "worldnews_api_call"]);
+    expect(names(["api"]).sort()).toEqual([
+      "contentsnare_api_call",
+      "marketo_api_call",
+      "trello_api_call",
+      "worldnews_api_call",
+    ]);
     expect(names(["trello.api"])).toEqual(["trello_api_call"]);
     const cards = names(["cards"]);
     expect(cards).toContain("trello_create_card");
@@ -103,14 +161,20 @@ describe("toolsets", () => {
     expect(writes.every((t) => !t.annotations.readOnlyHint || checks.has(t.name))).toBe(true);
     expect(writes.some((t) => t.annotations.readOnlyHint)).toBe(true);
     expect(names(["lists"]).filter((n) => n.startsWith("marketo_"))).toContain("marketo_get_lists");
-    expect(names(["all"], { readOnly: true }).every((n) => all.find((t) => t.name === n)!.annotations.readOnlyHint)).toBe(true);
+    expect(
+      names(["all"], { readOnly: true }).every((n) => all.find((t) => t.name === n)!.annotations.readOnlyHint),
+    ).toBe(true);
     expect(names(["cards", "boards"], { services: ["trello"] }).length).toBeLessThan(25);
   });
 
   it("refuses a toolset or service that does not exist, listing the choices", () => {
     expect(() => selectTools(catalogs, { toolsets: ["cardz"] })).toThrow(SelectionError);
-    expect(() => selectTools(catalogs, { toolsets: ["cardz"], services: ["trello"] })).toThrow(/"cardz" matches no step of trello; the toolsets are trello: cards, boards, lists, checklists, members, webhooks, api, all/);
-    expect(() => selectTools(catalogs, { services: ["jira"] })).toThrow(/unknown service "jira".*contentsnare, marketo, trello, worldnews/);
+    expect(() => selectTools(catalogs, { toolsets: ["cardz"], services: ["trello"] })).toThrow(
+      /"cardz" matches no step of trello; the toolsets are trello: cards, boards, lists, checklists, members, webhooks, api, all/,
+    );
+    expect(() => selectTools(catalogs, { services: ["jira"] })).toThrow(
+      /unknown service "jira".*contentsnare, marketo, trello, worldnews/,
+    );
     expect(() => selectTools(catalogs, { toolsets: ["cards;drop"] })).toThrow(/is not a toolset name/);
   });
 
@@ -124,7 +188,9 @@ describe("toolsets", () => {
     expect((await runCli("mcp", "--host", "127.0.0.1")).stderr).toMatch(/--host only applies with --http PORT/);
     expect((await runCli("mcp", "--base-url", "trello")).stderr).toMatch(/--base-url takes SERVICE=URL/);
     expect((await runCli("mcp", "--result-bytes", "10")).stderr).toMatch(/--result-bytes must be/);
-    expect((await runCli("mcp", "--mock", "--connections", "x.json")).stderr).toMatch(/--mock uses the mocks' own accounts/);
+    expect((await runCli("mcp", "--mock", "--connections", "x.json")).stderr).toMatch(
+      /--mock uses the mocks' own accounts/,
+    );
   });
 });
 
@@ -132,7 +198,13 @@ describe("the context budget", () => {
   it("default tools/list for all four services is at most 120,000 bytes, also with two accounts per service; dynamic under 8,000", () => {
     expect(listingBytes(catalogs, {}, false)).toBeLessThanOrEqual(120_000);
     expect(listingBytes(catalogs, {}, true)).toBeLessThan(8_000);
-    const twoEach: Array<[string, Account[]]> = catalogs.map((c) => [c.id, [{ name: "work", context: { connection: { name: "work", fields: {} } } }, { name: "personal", context: { connection: { name: "personal", fields: {} } } }]]);
+    const twoEach: Array<[string, Account[]]> = catalogs.map((c) => [
+      c.id,
+      [
+        { name: "work", context: { connection: { name: "work", fields: {} } } },
+        { name: "personal", context: { connection: { name: "personal", fields: {} } } },
+      ],
+    ]);
     const twoAccounts = new StepforgeMcp({ catalogs, accounts: new Accounts(twoEach) });
     expect(Buffer.byteLength(JSON.stringify({ tools: twoAccounts.listTools() }))).toBeLessThanOrEqual(120_000);
   });
@@ -146,7 +218,12 @@ describe("the context budget", () => {
 });
 
 describe("results sized for a model", () => {
-  const records = Array.from({ length: 500 }, (_, i) => ({ id: `r${i}`, name: `record ${i}`, body: "x".repeat(200), nested: { a: i } }));
+  const records = Array.from({ length: 500 }, (_, i) => ({
+    id: `r${i}`,
+    name: `record ${i}`,
+    body: "x".repeat(200),
+    nested: { a: i },
+  }));
 
   it("cuts the records list at a record boundary within the budget and hands back the rest", () => {
     const shaped = shapeResult({ items: records, total: 500 }, { maxBytes: 10_000, recordsKey: "items" });
@@ -159,7 +236,10 @@ describe("results sized for a model", () => {
   });
 
   it("selects fields (dotted too) before cutting, and reports fields no record has", () => {
-    const shaped = shapeResult({ items: records }, { maxBytes: 40_000, recordsKey: "items", fields: ["id", "nested.a", "missing"] });
+    const shaped = shapeResult(
+      { items: records },
+      { maxBytes: 40_000, recordsKey: "items", fields: ["id", "nested.a", "missing"] },
+    );
     expect(shaped.cut).toBeUndefined();
     expect((shaped.data as { items: unknown[] }).items[3]).toEqual({ id: "r3", nested: { a: 3 } });
     expect(shaped.unknownFields).toEqual(["missing"]);
@@ -187,10 +267,15 @@ describe("results sized for a model", () => {
 
     const cursors = new CursorStore();
     const mcp = new StepforgeMcp({ catalogs, accounts: new Accounts([]), resultBytes: 2_000, cursors });
-    const cursor = cursors.put({ tool: "trello_get_list_cards", path: ["items"], records: [wide(1), wide(2)], offset: 0, total: 2 }, 0);
+    const cursor = cursors.put(
+      { tool: "trello_get_list_cards", path: ["items"], records: [wide(1), wide(2)], offset: 0, total: 2 },
+      0,
+    );
     const result = await mcp.callTool(CONTINUE_TOOL, { cursor });
     const note = (result.content as Array<{ text: string }>)[1]!.text;
-    expect(note).toMatch(/^Result cut to stay under 2000 bytes: "preview" holds only the start of the JSON text of record 1 of 2, too large to show whole\. For the next records call continue_result/);
+    expect(note).toMatch(
+      /^Result cut to stay under 2000 bytes: "preview" holds only the start of the JSON text of record 1 of 2, too large to show whole\. For the next records call continue_result/,
+    );
     expect(note).not.toMatch(/holds records/);
   });
 
@@ -226,7 +311,12 @@ describe("step descriptions", () => {
   });
 
   it("an API Call step's body names only the methods the step accepts", () => {
-    const body = (n: string) => (exportTools([all.find((t) => t.name === n)!], "mcp").tools[0] as unknown as { inputSchema: { properties: Record<string, { description?: string }> } }).inputSchema.properties.body!.description;
+    const body = (n: string) =>
+      (
+        exportTools([all.find((t) => t.name === n)!], "mcp").tools[0] as unknown as {
+          inputSchema: { properties: Record<string, { description?: string }> };
+        }
+      ).inputSchema.properties.body!.description;
     expect(body("trello_api_call")).toContain("for POST, PUT and DELETE when");
     expect(body("marketo_api_call")).toContain("for POST and DELETE when");
   });

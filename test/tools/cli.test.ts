@@ -19,13 +19,22 @@ let storeFile: string;
 
 beforeAll(async () => {
   server = await loopback((req, res) => {
-    if (req.url.pathname === "/1/cards/6123a9f0c4b5d6e7f8091a2b") return json(res, 200, { id: "6123a9f0c4b5d6e7f8091a2b", name: "Card" });
-    if (req.url.pathname === "/1/members/me/boards") return json(res, 200, [{ id: "60d5ecb74e2a1b3c4d5e6f70", name: "Launch" }]);
+    if (req.url.pathname === "/1/cards/6123a9f0c4b5d6e7f8091a2b")
+      return json(res, 200, { id: "6123a9f0c4b5d6e7f8091a2b", name: "Card" });
+    if (req.url.pathname === "/1/members/me/boards")
+      return json(res, 200, [{ id: "60d5ecb74e2a1b3c4d5e6f70", name: "Launch" }]);
     text(res, 404, "The requested resource was not found.");
   });
   dir = await mkdtemp(join(tmpdir(), "stepforge-tools-"));
   plainFile = join(dir, "plain.json");
-  await writeFile(plainFile, JSON.stringify({ work: { service: "trello", fields: connections.trello!.fields }, home: { service: "trello", fields: connections.trello!.fields }, news: { service: "worldnews", fields: connections.worldnews!.fields } }));
+  await writeFile(
+    plainFile,
+    JSON.stringify({
+      work: { service: "trello", fields: connections.trello!.fields },
+      home: { service: "trello", fields: connections.trello!.fields },
+      news: { service: "worldnews", fields: connections.worldnews!.fields },
+    }),
+  );
   storeFile = join(dir, "store.json");
   await writeFile(storeFile, JSON.stringify({ version: 1, connections: { trello: { work: connections.trello } } }));
   await chmod(storeFile, 0o600);
@@ -57,7 +66,10 @@ describe("stepforge tools", () => {
     expect(tools.some((t) => "outputSchema" in (t as object))).toBe(false);
     expect(Buffer.byteLength(JSON.stringify(tools))).toBeLessThan(50_000);
     const openai = await runCli("tools", "schema", "--format", "openai", "--service", "trello");
-    expect(JSON.parse(openai.stdout)[0]).toMatchObject({ type: "function", function: { name: "trello_create_card", strict: true } });
+    expect(JSON.parse(openai.stdout)[0]).toMatchObject({
+      type: "function",
+      function: { name: "trello_create_card", strict: true },
+    });
     expect(openai.stderr).toMatch(/trello_api_call is exported with strict: false/);
     const anthropic = await runCli("tools", "schema", "--format", "anthropic");
     expect(Object.keys(JSON.parse(anthropic.stdout)[0]).sort()).toEqual(["description", "input_schema", "name"]);
@@ -72,25 +84,81 @@ describe("stepforge tools", () => {
 
 describe("stepforge call", () => {
   it("runs a step and prints its result (exit 0)", async () => {
-    const r = await runCli("call", "trello_get_card", "--input", '{"id":"6123a9f0c4b5d6e7f8091a2b"}', "--connection", "work", "--connections", plainFile, "--base-url", server.url);
+    const r = await runCli(
+      "call",
+      "trello_get_card",
+      "--input",
+      '{"id":"6123a9f0c4b5d6e7f8091a2b"}',
+      "--connection",
+      "work",
+      "--connections",
+      plainFile,
+      "--base-url",
+      server.url,
+    );
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ ok: true, data: { id: "6123a9f0c4b5d6e7f8091a2b", name: "Card" } });
   });
 
   it("reads the runtime's store file and picks the only connection", async () => {
-    const r = await runCli("call", "trello_get_boards", "--input", "{}", "--connections", storeFile, "--base-url", server.url);
+    const r = await runCli(
+      "call",
+      "trello_get_boards",
+      "--input",
+      "{}",
+      "--connections",
+      storeFile,
+      "--base-url",
+      server.url,
+    );
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, data: { items: [{ name: "Launch" }] } });
   });
 
   it("prints a tool error as JSON with exit 1", async () => {
-    const invalid = await runCli("call", "trello_get_card", "--input", '{"id":42}', "--connection", "work", "--connections", plainFile, "--base-url", server.url);
+    const invalid = await runCli(
+      "call",
+      "trello_get_card",
+      "--input",
+      '{"id":42}',
+      "--connection",
+      "work",
+      "--connections",
+      plainFile,
+      "--base-url",
+      server.url,
+    );
     expect(invalid.code).toBe(1);
-    expect(JSON.parse(invalid.stdout)).toMatchObject({ ok: false, error: { kind: "invalid_input", fields: [{ path: "id" }] } });
-    const missing = await runCli("call", "trello_get_card", "--input", '{"id":"aaaaaaaaaaaaaaaaaaaaaaaa"}', "--connection", "work", "--connections", plainFile, "--base-url", server.url);
+    expect(JSON.parse(invalid.stdout)).toMatchObject({
+      ok: false,
+      error: { kind: "invalid_input", fields: [{ path: "id" }] },
+    });
+    const missing = await runCli(
+      "call",
+      "trello_get_card",
+      "--input",
+      '{"id":"aaaaaaaaaaaaaaaaaaaaaaaa"}',
+      "--connection",
+      "work",
+      "--connections",
+      plainFile,
+      "--base-url",
+      server.url,
+    );
     expect(missing.code).toBe(1);
     expect(JSON.parse(missing.stdout)).toMatchObject({ ok: false, error: { kind: "not_found", status: 404 } });
-    const hostile = await runCli("call", "trello_api_call", "--input", '{"method":"GET","endpoint":"//evil.example/x"}', "--connection", "work", "--connections", plainFile, "--base-url", server.url);
+    const hostile = await runCli(
+      "call",
+      "trello_api_call",
+      "--input",
+      '{"method":"GET","endpoint":"//evil.example/x"}',
+      "--connection",
+      "work",
+      "--connections",
+      plainFile,
+      "--base-url",
+      server.url,
+    );
     expect(hostile.code).toBe(1);
     expect(JSON.parse(hostile.stdout).error.fields[0].path).toBe("endpoint");
     expect(hostile.stdout).not.toContain(connections.trello!.fields.token);
@@ -105,13 +173,17 @@ describe("stepforge call", () => {
     expect(ambiguous.code).toBe(2);
     expect(ambiguous.stderr).toMatch(/several trello connections \(home, work\)/);
     expect((await runCli("call", "trello_get_card", "--input", "{}", "--connection", "nobody", ...base)).code).toBe(2);
-    expect((await runCli("call", "trello_get_card", "--input", "{}", "--connections", join(dir, "missing.json"))).code).toBe(2);
+    expect(
+      (await runCli("call", "trello_get_card", "--input", "{}", "--connections", join(dir, "missing.json"))).code,
+    ).toBe(2);
   });
 });
 
 describe("the stepforge command in a pipe", () => {
   it("ends quietly with exit 0 when the reader closes early (`stepforge tools list | head -1`)", async () => {
-    const child = spawn(process.execPath, [join(packageRoot(), "bin", "stepforge.js"), "tools", "list"], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [join(packageRoot(), "bin", "stepforge.js"), "tools", "list"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     child.stdout.once("data", () => child.stdout.destroy()); // what head does after its first line

@@ -61,7 +61,15 @@ export const HOSTILE = [
   "/1/cards/%u002e%u002e",
 ];
 
-const GOOD = ["/1/members/me/boards", "/1/cards/6123a9f0c4b5d6e7f8091a2b", "/rest/v1/leads.json", "/partner_api/v1/requests", "/search-news", "/1/boards/abc/lists:open", "/1/search(x)"];
+const GOOD = [
+  "/1/members/me/boards",
+  "/1/cards/6123a9f0c4b5d6e7f8091a2b",
+  "/rest/v1/leads.json",
+  "/partner_api/v1/requests",
+  "/search-news",
+  "/1/boards/abc/lists:open",
+  "/1/search(x)",
+];
 
 describe("checkEndpoint", () => {
   it.each(HOSTILE)("refuses %j", (endpoint) => {
@@ -81,17 +89,27 @@ describe("checkEndpoint", () => {
   });
 
   it("refuses non-strings", () => {
-    for (const value of [undefined, null, 42, ["/1/cards"], { path: "/x" }]) expect(checkEndpoint(value, BASE).ok).toBe(false);
+    for (const value of [undefined, null, 42, ["/1/cards"], { path: "/x" }])
+      expect(checkEndpoint(value, BASE).ok).toBe(false);
   });
 
   it("never yields an address outside the base, whatever the string (property)", () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 40 }), fc.constantFrom("", "/", "//", "/..", "%2e", "%252e", "\\", "@", ":"), (tail, prefix) => {
-        const result = checkEndpoint(`/${prefix}${tail}`, BASE);
-        if (!result.ok) return true;
-        const url = new URL(result.url);
-        return url.origin === BASE && url.pathname === `/${prefix}${tail}` && !url.pathname.includes("..") && url.username === "";
-      }),
+      fc.property(
+        fc.string({ maxLength: 40 }),
+        fc.constantFrom("", "/", "//", "/..", "%2e", "%252e", "\\", "@", ":"),
+        (tail, prefix) => {
+          const result = checkEndpoint(`/${prefix}${tail}`, BASE);
+          if (!result.ok) return true;
+          const url = new URL(result.url);
+          return (
+            url.origin === BASE &&
+            url.pathname === `/${prefix}${tail}` &&
+            !url.pathname.includes("..") &&
+            url.username === ""
+          );
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -100,7 +118,9 @@ describe("checkEndpoint", () => {
 describe("API Call steps refuse hostile endpoints with nothing sent", () => {
   let server: Loopback;
   beforeAll(async () => {
-    server = await loopback((_req, res) => json(res, 200, { access_token: "t", expires_in: 3600, success: true, result: [] }));
+    server = await loopback((_req, res) =>
+      json(res, 200, { access_token: "t", expires_in: 3600, success: true, result: [] }),
+    );
   });
   afterAll(() => server.close());
 
@@ -113,7 +133,11 @@ describe("API Call steps refuse hostile endpoints with nothing sent", () => {
 
   it.each(steps.map((s) => [s.tool.name, s] as const))("%s", async (_name, { tool, method }) => {
     for (const endpoint of [...HOSTILE, `${server.url}/x`, `//127.0.0.1:${server.port}/x`]) {
-      const result = await executeTool(tool, { method, endpoint }, { connection: connections[tool.service]!, baseUrl: server.url, retry: fastRetry, shared: createSharedState() });
+      const result = await executeTool(
+        tool,
+        { method, endpoint },
+        { connection: connections[tool.service]!, baseUrl: server.url, retry: fastRetry, shared: createSharedState() },
+      );
       expect(result.ok, endpoint).toBe(false);
       if (!result.ok) {
         expect(result.error.kind).toBe("invalid_input");
@@ -127,7 +151,11 @@ describe("API Call steps refuse hostile endpoints with nothing sent", () => {
 
   it("a plain path does reach the loopback server (the counter works)", async () => {
     const tool = steps[0]!.tool;
-    const result = await executeTool(tool, { method: "GET", endpoint: "/1/members/me/boards" }, { connection: connections.trello!, baseUrl: server.url, retry: fastRetry, shared: createSharedState() });
+    const result = await executeTool(
+      tool,
+      { method: "GET", endpoint: "/1/members/me/boards" },
+      { connection: connections.trello!, baseUrl: server.url, retry: fastRetry, shared: createSharedState() },
+    );
     expect(result.ok).toBe(true);
     expect(server.received.map((r) => r.url.pathname)).toEqual(["/1/members/me/boards"]);
     server.received.length = 0;

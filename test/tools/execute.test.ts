@@ -5,12 +5,28 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSharedState, type Connection } from "../../runtime/index.js";
-import { executeTool, executeToolByName, type ToolContext, type ToolDefinition, type ToolResult } from "../../runtime/tools/index.js";
+import {
+  executeTool,
+  executeToolByName,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolResult,
+} from "../../runtime/tools/index.js";
 import { tools as contentsnare } from "../../generated/contentsnare/tools.js";
 import { tools as marketo } from "../../generated/marketo/tools.js";
 import { tools as trello } from "../../generated/trello/tools.js";
 import { tools as worldnews } from "../../generated/worldnews/tools.js";
-import { connections, fastRetry, json, loopback, text, TRELLO_KEY, TRELLO_TOKEN, type Loopback, type Received } from "./helpers.js";
+import {
+  connections,
+  fastRetry,
+  json,
+  loopback,
+  text,
+  TRELLO_KEY,
+  TRELLO_TOKEN,
+  type Loopback,
+  type Received,
+} from "./helpers.js";
 
 const all: ToolDefinition[] = [...contentsnare, ...marketo, ...trello, ...worldnews];
 const tool = (name: string) => {
@@ -19,7 +35,12 @@ const tool = (name: string) => {
   return found;
 };
 
-const CARD = { id: "6123a9f0c4b5d6e7f8091a2b", name: "Write launch announcement", idList: "60d5ecb74e2a1b3c4d5e6f71", closed: false };
+const CARD = {
+  id: "6123a9f0c4b5d6e7f8091a2b",
+  name: "Write launch announcement",
+  idList: "60d5ecb74e2a1b3c4d5e6f71",
+  closed: false,
+};
 const LIST = "60d5ecb74e2a1b3c4d5e6f71";
 
 let server: Loopback;
@@ -36,10 +57,20 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 function context(service: string, extra: Partial<ToolContext> = {}): ToolContext {
-  return { connection: connections[service]!, baseUrl: server.url, retry: fastRetry, shared: createSharedState(), ...extra };
+  return {
+    connection: connections[service]!,
+    baseUrl: server.url,
+    retry: fastRetry,
+    shared: createSharedState(),
+    ...extra,
+  };
 }
 
-async function run(name: string, input: unknown, extra: Partial<ToolContext> = {}): Promise<{ result: ToolResult; sent: Received[] }> {
+async function run(
+  name: string,
+  input: unknown,
+  extra: Partial<ToolContext> = {},
+): Promise<{ result: ToolResult; sent: Received[] }> {
   const before = server.received.length;
   const t = tool(name);
   const result = await executeTool(t, input, context(t.service, extra));
@@ -57,22 +88,45 @@ function errorOf(result: ToolResult) {
 describe("Trello steps", () => {
   it("trello_create_card sends a JSON body with the key and token in the query", async () => {
     answers.set("POST /1/cards", (req, res) => json(res, 200, { ...CARD, ...JSON.parse(req.body) }));
-    const { result, sent } = await run("trello_create_card", { idList: LIST, name: "Write launch announcement", pos: "top", idLabels: [] });
+    const { result, sent } = await run("trello_create_card", {
+      idList: LIST,
+      name: "Write launch announcement",
+      pos: "top",
+      idLabels: [],
+    });
     expect(result).toMatchObject({ ok: true, data: { id: CARD.id, name: "Write launch announcement", idList: LIST } });
     expect(sent).toHaveLength(1);
-    expect(JSON.parse(sent[0]!.body)).toEqual({ idList: LIST, name: "Write launch announcement", pos: "top", idLabels: [] });
+    expect(JSON.parse(sent[0]!.body)).toEqual({
+      idList: LIST,
+      name: "Write launch announcement",
+      pos: "top",
+      idLabels: [],
+    });
     expect(sent[0]!.url.searchParams.get("key")).toBe(TRELLO_KEY);
     expect(sent[0]!.url.searchParams.get("token")).toBe(TRELLO_TOKEN);
   });
 
   it("treats null as not given (OpenAI strict mode sends null for every optional field)", async () => {
-    const { result, sent } = await run("trello_create_card", { idList: LIST, name: "A", desc: null, pos: null, due: null, idLabels: null, urlSource: null });
+    const { result, sent } = await run("trello_create_card", {
+      idList: LIST,
+      name: "A",
+      desc: null,
+      pos: null,
+      due: null,
+      idLabels: null,
+      urlSource: null,
+    });
     expect(result.ok).toBe(true);
     expect(JSON.parse(sent[0]!.body)).toEqual({ idList: LIST, name: "A" });
   });
 
   it("gives field-level errors and sends nothing for invalid input", async () => {
-    const { result, sent } = await run("trello_create_card", { name: 42, pos: "middle", due: "next tuesday", connection: "other-account" });
+    const { result, sent } = await run("trello_create_card", {
+      name: 42,
+      pos: "middle",
+      due: "next tuesday",
+      connection: "other-account",
+    });
     const error = errorOf(result);
     expect(error.kind).toBe("invalid_input");
     expect(error.retryable).toBe(false);
@@ -93,7 +147,9 @@ describe("Trello steps", () => {
   });
 
   it("trello_get_boards lists the account's own boards (id fixed to me) as { items }", async () => {
-    answers.set("GET /1/members/me/boards", (_req, res) => json(res, 200, [{ id: "60d5ecb74e2a1b3c4d5e6f70", name: "Launch" }]));
+    answers.set("GET /1/members/me/boards", (_req, res) =>
+      json(res, 200, [{ id: "60d5ecb74e2a1b3c4d5e6f70", name: "Launch" }]),
+    );
     const { result, sent } = await run("trello_get_boards", { filter: "open" });
     expect(result).toEqual({ ok: true, data: { items: [{ id: "60d5ecb74e2a1b3c4d5e6f70", name: "Launch" }] } });
     expect(sent[0]!.url.pathname).toBe("/1/members/me/boards");
@@ -107,12 +163,24 @@ describe("Trello steps", () => {
     expect(result).toMatchObject({ ok: true, data: { closed: true } });
     expect(sent[0]!.method).toBe("PUT");
     expect(JSON.parse(sent[0]!.body)).toEqual({ closed: true });
-    expect(errorOf((await run("trello_archive_card", { id: CARD.id, closed: false })).result).fields[0]!.path).toBe("closed");
+    expect(errorOf((await run("trello_archive_card", { id: CARD.id, closed: false })).result).fields[0]!.path).toBe(
+      "closed",
+    );
   });
 
   it("trello_add_comment keeps the legacy input shape (idCard, comment, board)", async () => {
-    answers.set(`POST /1/cards/${CARD.id}/actions/comments`, (req, res) => json(res, 200, { id: "6650f1e2a3b4c5d6e7f80912", type: "commentCard", data: { text: JSON.parse(req.body).text } }));
-    const { result, sent } = await run("trello_add_comment", { idCard: CARD.id, comment: "Draft is ready", board: "Launch" });
+    answers.set(`POST /1/cards/${CARD.id}/actions/comments`, (req, res) =>
+      json(res, 200, {
+        id: "6650f1e2a3b4c5d6e7f80912",
+        type: "commentCard",
+        data: { text: JSON.parse(req.body).text },
+      }),
+    );
+    const { result, sent } = await run("trello_add_comment", {
+      idCard: CARD.id,
+      comment: "Draft is ready",
+      board: "Launch",
+    });
     expect(result).toMatchObject({ ok: true, data: { type: "commentCard", data: { text: "Draft is ready" } } });
     expect(JSON.parse(sent[0]!.body)).toEqual({ text: "Draft is ready" });
     const modern = await run("trello_add_comment_to_card", { id: CARD.id, text: "Draft is ready" });
@@ -121,16 +189,27 @@ describe("Trello steps", () => {
   });
 
   it("trello_create_checklist_item and trello_add_checklist reach their operations", async () => {
-    answers.set("POST /1/checklists", (_req, res) => json(res, 200, { id: "6650f1e2a3b4c5d6e7f80913", name: "Steps", checkItems: [] }));
-    answers.set("POST /1/checklists/6650f1e2a3b4c5d6e7f80913/checkItems", (req, res) => json(res, 200, { id: "6650f1e2a3b4c5d6e7f80914", ...JSON.parse(req.body), state: "incomplete" }));
-    expect((await run("trello_add_checklist", { idCard: CARD.id, name: "Steps" })).result).toMatchObject({ ok: true, data: { name: "Steps" } });
-    expect((await run("trello_create_checklist_item", { id: "6650f1e2a3b4c5d6e7f80913", name: "Proofread" })).result).toMatchObject({ ok: true, data: { name: "Proofread", state: "incomplete" } });
+    answers.set("POST /1/checklists", (_req, res) =>
+      json(res, 200, { id: "6650f1e2a3b4c5d6e7f80913", name: "Steps", checkItems: [] }),
+    );
+    answers.set("POST /1/checklists/6650f1e2a3b4c5d6e7f80913/checkItems", (req, res) =>
+      json(res, 200, { id: "6650f1e2a3b4c5d6e7f80914", ...JSON.parse(req.body), state: "incomplete" }),
+    );
+    expect((await run("trello_add_checklist", { idCard: CARD.id, name: "Steps" })).result).toMatchObject({
+      ok: true,
+      data: { name: "Steps" },
+    });
+    expect(
+      (await run("trello_create_checklist_item", { id: "6650f1e2a3b4c5d6e7f80913", name: "Proofread" })).result,
+    ).toMatchObject({ ok: true, data: { name: "Proofread", state: "incomplete" } });
   });
 
   it("service errors keep their kind, with a next step for the model", async () => {
     answers.set("GET /1/cards/aaaaaaaaaaaaaaaaaaaaaaaa", (_req, res) => text(res, 400, "invalid id"));
     answers.set("GET /1/cards/bbbbbbbbbbbbbbbbbbbbbbbb", (_req, res) => text(res, 401, "invalid token"));
-    answers.set("GET /1/cards/cccccccccccccccccccccccc", (_req, res) => json(res, 429, { error: "API_TOKEN_LIMIT_EXCEEDED", message: "Rate limit exceeded" }, { "retry-after": "0" }));
+    answers.set("GET /1/cards/cccccccccccccccccccccccc", (_req, res) =>
+      json(res, 429, { error: "API_TOKEN_LIMIT_EXCEEDED", message: "Rate limit exceeded" }, { "retry-after": "0" }),
+    );
     const bad = errorOf((await run("trello_get_card", { id: "aaaaaaaaaaaaaaaaaaaaaaaa" })).result);
     expect(bad).toMatchObject({ kind: "validation", status: 400, retryable: false });
     expect(bad.message).toMatch(/invalid id/);
@@ -141,7 +220,11 @@ describe("Trello steps", () => {
     const missing = errorOf((await run("trello_get_card", { id: "dddddddddddddddddddddddd" })).result);
     expect(missing).toMatchObject({ kind: "not_found", status: 404 });
     const limited = await run("trello_get_card", { id: "cccccccccccccccccccccccc" });
-    expect(errorOf(limited.result)).toMatchObject({ kind: "rate_limited", retryable: true, code: "API_TOKEN_LIMIT_EXCEEDED" });
+    expect(errorOf(limited.result)).toMatchObject({
+      kind: "rate_limited",
+      retryable: true,
+      code: "API_TOKEN_LIMIT_EXCEEDED",
+    });
     expect(limited.sent.length).toBeGreaterThan(1);
   });
 
@@ -172,8 +255,15 @@ describe("Trello steps", () => {
 
 describe("API Call steps", () => {
   it("trello_api_call sends method, path, query and body with the connection's credentials", async () => {
-    answers.set("PUT /1/lists/60d5ecb74e2a1b3c4d5e6f71", (req, res) => json(res, 200, { id: LIST, ...JSON.parse(req.body) }));
-    const { result, sent } = await run("trello_api_call", { method: "PUT", endpoint: `/1/lists/${LIST}`, query_parameters: { fields: "name,closed" }, body: { name: "Done" } });
+    answers.set("PUT /1/lists/60d5ecb74e2a1b3c4d5e6f71", (req, res) =>
+      json(res, 200, { id: LIST, ...JSON.parse(req.body) }),
+    );
+    const { result, sent } = await run("trello_api_call", {
+      method: "PUT",
+      endpoint: `/1/lists/${LIST}`,
+      query_parameters: { fields: "name,closed" },
+      body: { name: "Done" },
+    });
     expect(result).toEqual({ ok: true, data: { id: LIST, name: "Done" } });
     expect(sent[0]!.method).toBe("PUT");
     expect(sent[0]!.url.searchParams.get("fields")).toBe("name,closed");
@@ -183,9 +273,19 @@ describe("API Call steps", () => {
 
   it("refuses credentials in the query, a body on GET and methods the service's step does not take", async () => {
     const before = server.received.length;
-    const creds = errorOf((await run("trello_api_call", { method: "GET", endpoint: "/1/members/me", query_parameters: { token: "x", key: "y" } })).result);
+    const creds = errorOf(
+      (
+        await run("trello_api_call", {
+          method: "GET",
+          endpoint: "/1/members/me",
+          query_parameters: { token: "x", key: "y" },
+        })
+      ).result,
+    );
     expect(creds.fields.map((f) => f.path)).toEqual(["query_parameters.token", "query_parameters.key"]);
-    const getBody = errorOf((await run("trello_api_call", { method: "GET", endpoint: "/1/members/me", body: { a: 1 } })).result);
+    const getBody = errorOf(
+      (await run("trello_api_call", { method: "GET", endpoint: "/1/members/me", body: { a: 1 } })).result,
+    );
     expect(getBody.fields[0]!.path).toBe("body");
     const patch = errorOf((await run("trello_api_call", { method: "PATCH", endpoint: "/1/members/me" })).result);
     expect(patch.fields[0]).toMatchObject({ path: "method" });
@@ -196,23 +296,60 @@ describe("API Call steps", () => {
   });
 
   it("marketo_api_call turns success:false in an HTTP 200 into a step error", async () => {
-    answers.set("GET /identity/oauth/token", (_req, res) => json(res, 200, { access_token: "mkto-access-1", token_type: "bearer", expires_in: 3599, scope: "api@example.com" }));
+    answers.set("GET /identity/oauth/token", (_req, res) =>
+      json(res, 200, {
+        access_token: "mkto-access-1",
+        token_type: "bearer",
+        expires_in: 3599,
+        scope: "api@example.com",
+      }),
+    );
     answers.set("GET /rest/v1/leads.json", (req, res) => {
-      if (req.url.searchParams.get("filterValues") === "nobody@example.com") return json(res, 200, { requestId: "e42b#14272d07d78", success: false, errors: [{ code: "1003", message: "Invalid filterValues" }] });
-      json(res, 200, { requestId: "a1b2#c3", success: true, result: [{ id: 318581, email: req.url.searchParams.get("filterValues") }] });
+      if (req.url.searchParams.get("filterValues") === "nobody@example.com")
+        return json(res, 200, {
+          requestId: "e42b#14272d07d78",
+          success: false,
+          errors: [{ code: "1003", message: "Invalid filterValues" }],
+        });
+      json(res, 200, {
+        requestId: "a1b2#c3",
+        success: true,
+        result: [{ id: 318581, email: req.url.searchParams.get("filterValues") }],
+      });
     });
-    const ok = await run("marketo_api_call", { method: "GET", endpoint: "/rest/v1/leads.json", query_parameters: { filterType: "email", filterValues: "ada@example.com" } });
-    expect(ok.result).toMatchObject({ ok: true, data: { success: true, result: [{ id: 318581, email: "ada@example.com" }] } });
+    const ok = await run("marketo_api_call", {
+      method: "GET",
+      endpoint: "/rest/v1/leads.json",
+      query_parameters: { filterType: "email", filterValues: "ada@example.com" },
+    });
+    expect(ok.result).toMatchObject({
+      ok: true,
+      data: { success: true, result: [{ id: 318581, email: "ada@example.com" }] },
+    });
     expect(ok.sent.at(-1)!.headers.authorization).toBe("Bearer mkto-access-1");
-    const failed = await run("marketo_api_call", { method: "GET", endpoint: "/rest/v1/leads.json", query_parameters: { filterType: "email", filterValues: "nobody@example.com" } });
+    const failed = await run("marketo_api_call", {
+      method: "GET",
+      endpoint: "/rest/v1/leads.json",
+      query_parameters: { filterType: "email", filterValues: "nobody@example.com" },
+    });
     const error = errorOf(failed.result);
     expect(error.code).toBe("1003");
     expect(error.message).toMatch(/Invalid filterValues/);
   });
 
   it("worldnews_api_call takes params", async () => {
-    answers.set("GET /top-news", (req, res) => json(res, 200, { top_news: [], language: req.url.searchParams.get("language"), country: req.url.searchParams.get("source-country") }));
-    const { result, sent } = await run("worldnews_api_call", { method: "GET", endpoint: "/top-news", params: { "source-country": "us", language: "en" } });
+    answers.set("GET /top-news", (req, res) =>
+      json(res, 200, {
+        top_news: [],
+        language: req.url.searchParams.get("language"),
+        country: req.url.searchParams.get("source-country"),
+      }),
+    );
+    const { result, sent } = await run("worldnews_api_call", {
+      method: "GET",
+      endpoint: "/top-news",
+      params: { "source-country": "us", language: "en" },
+    });
     expect(result).toMatchObject({ ok: true, data: { language: "en", country: "us" } });
     expect(sent[0]!.headers["x-api-key"]).toBe(connections.worldnews!.fields.apiKey);
   });
@@ -220,7 +357,11 @@ describe("API Call steps", () => {
 
 describe("Marketo, World News and Content Snare steps", () => {
   it("marketo_get_leads sends list parameters comma-separated", async () => {
-    const { result, sent } = await run("marketo_get_leads", { filterType: "email", filterValues: ["ada@example.com", "alan@example.com"], fields: ["email", "firstName"] });
+    const { result, sent } = await run("marketo_get_leads", {
+      filterType: "email",
+      filterValues: ["ada@example.com", "alan@example.com"],
+      fields: ["email", "firstName"],
+    });
     expect(result.ok).toBe(true);
     const leadCall = sent.find((r) => r.url.pathname === "/rest/v1/leads.json")!;
     expect(leadCall.url.searchParams.get("filterValues")).toBe("ada@example.com,alan@example.com");
@@ -228,14 +369,26 @@ describe("Marketo, World News and Content Snare steps", () => {
   });
 
   it("marketo envelope errors (606) become retryable rate-limit errors", async () => {
-    answers.set("GET /rest/v1/campaigns/1001.json", (_req, res) => json(res, 200, { requestId: "x#1", success: false, errors: [{ code: "606", message: "Max rate limit '100' exceeded with in '20' secs" }] }));
+    answers.set("GET /rest/v1/campaigns/1001.json", (_req, res) =>
+      json(res, 200, {
+        requestId: "x#1",
+        success: false,
+        errors: [{ code: "606", message: "Max rate limit '100' exceeded with in '20' secs" }],
+      }),
+    );
     const { result } = await run("marketo_get_campaign", { id: 1001 });
     expect(errorOf(result)).toMatchObject({ kind: "rate_limited", retryable: true, code: "606" });
   });
 
   it("worldnews_search_news maps snake_case fields to the kebab-case query", async () => {
     answers.set("GET /search-news", (_req, res) => json(res, 200, { offset: 0, number: 1, available: 1, news: [] }));
-    const { result, sent } = await run("worldnews_search_news", { text: "electric cars", language: "en", source_countries: "us,gb", earliest_publish_date: "2024-06-01 00:00:00", number: 5 });
+    const { result, sent } = await run("worldnews_search_news", {
+      text: "electric cars",
+      language: "en",
+      source_countries: "us,gb",
+      earliest_publish_date: "2024-06-01 00:00:00",
+      number: 5,
+    });
     expect(result).toMatchObject({ ok: true, data: { available: 1 } });
     const q = sent[0]!.url.searchParams;
     expect(q.get("source-countries")).toBe("us,gb");
@@ -244,25 +397,50 @@ describe("Marketo, World News and Content Snare steps", () => {
   });
 
   it("worldnews_extract_news reports a service failure", async () => {
-    answers.set("GET /extract-news", (_req, res) => json(res, 402, { status: "failure", code: 402, message: "Your daily points limit of 50 has been reached." }));
-    const error = errorOf((await run("worldnews_extract_news", { url: "https://www.example.com/news/article-1" })).result);
+    answers.set("GET /extract-news", (_req, res) =>
+      json(res, 402, { status: "failure", code: 402, message: "Your daily points limit of 50 has been reached." }),
+    );
+    const error = errorOf(
+      (await run("worldnews_extract_news", { url: "https://www.example.com/news/article-1" })).result,
+    );
     expect(error.status).toBe(402);
     expect(error.message).toMatch(/points limit/);
   });
 
   it("contentsnare_create_client takes name and email and sends full_name", async () => {
-    answers.set("POST /partner_api/v1/clients", (req, res) => json(res, 201, { id: "acc_12345", ...JSON.parse(req.body) }));
-    const { result, sent } = await run("contentsnare_create_client", { name: "Ada Lovelace", email: "ada@example.com", phone: "+44 20 7946 0000" });
+    answers.set("POST /partner_api/v1/clients", (req, res) =>
+      json(res, 201, { id: "acc_12345", ...JSON.parse(req.body) }),
+    );
+    const { result, sent } = await run("contentsnare_create_client", {
+      name: "Ada Lovelace",
+      email: "ada@example.com",
+      phone: "+44 20 7946 0000",
+    });
     expect(result).toMatchObject({ ok: true, data: { id: "acc_12345", full_name: "Ada Lovelace" } });
-    expect(JSON.parse(sent[0]!.body)).toEqual({ full_name: "Ada Lovelace", email: "ada@example.com", phone: "+44 20 7946 0000" });
+    expect(JSON.parse(sent[0]!.body)).toEqual({
+      full_name: "Ada Lovelace",
+      email: "ada@example.com",
+      phone: "+44 20 7946 0000",
+    });
     expect(sent[0]!.headers.authorization).toBe("Bearer cs-access-token-abc");
     const error = errorOf((await run("contentsnare_create_client", { email: "not-an-email" })).result);
     expect(error.fields.map((f) => f.path).sort()).toEqual(["email", "name"]);
   });
 
   it("contentsnare_create_request passes a service validation error through with the field", async () => {
-    answers.set("POST /partner_api/v1/requests", (_req, res) => json(res, 422, { error: "request_template_id is invalid", message: "request_template_id is invalid" }));
-    const error = errorOf((await run("contentsnare_create_request", { name: "Onboarding", client_email: "ada@example.com", request_template_id: "tpl_missing", due: "2024-07-01" })).result);
+    answers.set("POST /partner_api/v1/requests", (_req, res) =>
+      json(res, 422, { error: "request_template_id is invalid", message: "request_template_id is invalid" }),
+    );
+    const error = errorOf(
+      (
+        await run("contentsnare_create_request", {
+          name: "Onboarding",
+          client_email: "ada@example.com",
+          request_template_id: "tpl_missing",
+          due: "2024-07-01",
+        })
+      ).result,
+    );
     expect(error.kind).toBe("validation");
     expect(error.fields.map((f) => f.path)).toContain("request_template_id");
   });

@@ -67,22 +67,39 @@ describe("the catalogue", () => {
     for (const tools of [contentsnare, marketo, trello, worldnews]) {
       const descriptor = tools[0]!.descriptor;
       const covered = new Set(tools.flatMap((t) => (t.kind === "operation" ? [t.operationId] : [])));
-      for (const id of Object.keys(descriptor.operations)) if (!skipped.includes(id)) expect(covered.has(id), `${descriptor.id}.${id}`).toBe(true);
+      for (const id of Object.keys(descriptor.operations))
+        if (!skipped.includes(id)) expect(covered.has(id), `${descriptor.id}.${id}`).toBe(true);
       expect(tools.filter((t) => t.kind === "api_call")).toHaveLength(1);
     }
-    expect(Object.keys(marketoDescriptor.operations).length - 1).toBeLessThanOrEqual(marketo.filter((t) => t.kind === "operation").length);
+    expect(Object.keys(marketoDescriptor.operations).length - 1).toBeLessThanOrEqual(
+      marketo.filter((t) => t.kind === "operation").length,
+    );
   });
 
   it("derives hints from the method and the spec's overrides", () => {
-    expect(byName.get("trello_get_card")!.annotations).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true });
+    expect(byName.get("trello_get_card")!.annotations).toEqual({
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: true,
+    });
     expect(byName.get("trello_delete_card")!.annotations.destructiveHint).toBe(true);
-    expect(byName.get("trello_create_card")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
-    expect(byName.get("trello_archive_card")!.annotations).toMatchObject({ destructiveHint: false, idempotentHint: true });
+    expect(byName.get("trello_create_card")!.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+    });
+    expect(byName.get("trello_archive_card")!.annotations).toMatchObject({
+      destructiveHint: false,
+      idempotentHint: true,
+    });
     expect(byName.get("marketo_remove_leads_from_list")!.annotations.destructiveHint).toBe(true);
   });
 
   it("keeps the connection out of every input schema", () => {
-    for (const t of all) for (const key of Object.keys(t.input.shape)) expect(key).not.toMatch(/^(connection|apiKey|token|accessToken|clientSecret|key)$/);
+    for (const t of all)
+      for (const key of Object.keys(t.input.shape))
+        expect(key).not.toMatch(/^(connection|apiKey|token|accessToken|clientSecret|key)$/);
   });
 
   it("offers the seed's API Call fields and methods per service", () => {
@@ -101,7 +118,8 @@ describe("the catalogue", () => {
     for (const t of all) {
       expect(t.description.length, t.name).toBeGreaterThan(20);
       const schema = canonicalSchema(t.input, "input") as { properties: Record<string, { description?: string }> };
-      for (const [field, prop] of Object.entries(schema.properties)) expect(prop.description, `${t.name}.${field}`).toBeTruthy();
+      for (const [field, prop] of Object.entries(schema.properties))
+        expect(prop.description, `${t.name}.${field}`).toBeTruthy();
     }
     expect(trelloDescriptor.id).toBe("trello");
   });
@@ -111,10 +129,14 @@ describe("OpenAI strict export", () => {
   const exported = exportTools(all, "openai");
 
   it("every strict tool passes the strict-mode rules", () => {
-    for (const tool of exported.tools as Array<{ type: string; function: { name: string; strict: boolean; parameters: unknown } }>) {
+    for (const tool of exported.tools as Array<{
+      type: string;
+      function: { name: string; strict: boolean; parameters: unknown };
+    }>) {
       expect(tool.type).toBe("function");
       expect(tool.function.name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
-      if (tool.function.strict) expect(openaiStrictViolations(tool.function.parameters), tool.function.name).toEqual([]);
+      if (tool.function.strict)
+        expect(openaiStrictViolations(tool.function.parameters), tool.function.name).toEqual([]);
     }
   });
 
@@ -136,7 +158,10 @@ describe("OpenAI strict export", () => {
   });
 
   it("makes optional fields required-with-null", () => {
-    const p = toOpenAI(byName.get("trello_create_card")!).tool.function.parameters as { required: string[]; properties: Record<string, { type?: unknown; anyOf?: unknown[] }> };
+    const p = toOpenAI(byName.get("trello_create_card")!).tool.function.parameters as {
+      required: string[];
+      properties: Record<string, { type?: unknown; anyOf?: unknown[] }>;
+    };
     expect(p.required).toContain("name");
     expect(p.properties.name!.type).toEqual(["string", "null"]);
     expect(p.properties.pos!.anyOf).toContainEqual({ type: "null" });
@@ -146,13 +171,61 @@ describe("OpenAI strict export", () => {
 describe("the strict-rule checker finds bad schemas", () => {
   const cases: Array<[string, unknown, RegExp]> = [
     ["a top-level union", { anyOf: [{ type: "object" }, { type: "string" }] }, /root must be/],
-    ["an optional property", { type: "object", properties: { a: { type: "string" } }, required: [], additionalProperties: false }, /required/],
-    ["missing additionalProperties", { type: "object", properties: { a: { type: "string" } }, required: ["a"] }, /additionalProperties/],
-    ["a nested open object", { type: "object", properties: { a: { type: "object", properties: {}, required: [] } }, required: ["a"], additionalProperties: false }, /additionalProperties/],
-    ["a $ref", { type: "object", properties: { a: { $ref: "#/$defs/x" } }, required: ["a"], additionalProperties: false }, /\$ref/],
-    ["allOf", { type: "object", properties: { a: { allOf: [{ type: "string" }, { type: "string" }] } }, required: ["a"], additionalProperties: false }, /allOf/],
-    ["an unsupported format", { type: "object", properties: { a: { type: "string", format: "uri" } }, required: ["a"], additionalProperties: false }, /format/],
-    ["a default", { type: "object", properties: { a: { type: "string", default: "x" } }, required: ["a"], additionalProperties: false }, /default/],
+    [
+      "an optional property",
+      { type: "object", properties: { a: { type: "string" } }, required: [], additionalProperties: false },
+      /required/,
+    ],
+    [
+      "missing additionalProperties",
+      { type: "object", properties: { a: { type: "string" } }, required: ["a"] },
+      /additionalProperties/,
+    ],
+    [
+      "a nested open object",
+      {
+        type: "object",
+        properties: { a: { type: "object", properties: {}, required: [] } },
+        required: ["a"],
+        additionalProperties: false,
+      },
+      /additionalProperties/,
+    ],
+    [
+      "a $ref",
+      { type: "object", properties: { a: { $ref: "#/$defs/x" } }, required: ["a"], additionalProperties: false },
+      /\$ref/,
+    ],
+    [
+      "allOf",
+      {
+        type: "object",
+        properties: { a: { allOf: [{ type: "string" }, { type: "string" }] } },
+        required: ["a"],
+        additionalProperties: false,
+      },
+      /allOf/,
+    ],
+    [
+      "an unsupported format",
+      {
+        type: "object",
+        properties: { a: { type: "string", format: "uri" } },
+        required: ["a"],
+        additionalProperties: false,
+      },
+      /format/,
+    ],
+    [
+      "a default",
+      {
+        type: "object",
+        properties: { a: { type: "string", default: "x" } },
+        required: ["a"],
+        additionalProperties: false,
+      },
+      /default/,
+    ],
   ];
   it.each(cases)("%s", (_label, schema, rule) => {
     const found = openaiStrictViolations(schema);
@@ -163,15 +236,40 @@ describe("the strict-rule checker finds bad schemas", () => {
     const free = openaiStrictSchema(canonicalSchema(z.strictObject({ m: z.record(z.string(), z.string()) }), "input"));
     expect(free.strict).toBe(false);
     expect(free.reasons[0]).toMatch(/m is a free-form object/);
-    const fine = openaiStrictSchema(canonicalSchema(z.strictObject({ a: z.string().optional(), b: z.object({ c: z.number().optional() }) }), "input"));
+    const fine = openaiStrictSchema(
+      canonicalSchema(z.strictObject({ a: z.string().optional(), b: z.object({ c: z.number().optional() }) }), "input"),
+    );
     expect(fine.strict).toBe(true);
     expect(openaiStrictViolations(fine.schema)).toEqual([]);
   });
 
   it("the anthropic and mcp checkers flag bad tools", () => {
-    expect(anthropicViolations({ name: "bad.name", description: "", input_schema: { oneOf: [] } }).map((v) => v.rule).join("\n")).toMatch(/name must match[\s\S]*type: "object"[\s\S]*oneOf[\s\S]*description/);
-    expect(anthropicViolations({ name: "x", description: "d", input_schema: { type: "object", properties: { a: { $ref: "#/x" } } } }).map((v) => v.rule).join()).toMatch(/\$ref/);
-    expect(mcpViolations({ name: "x", title: "X", description: "d", inputSchema: { type: "object" }, outputSchema: { type: "array" }, annotations: { readOnlyHint: true } }).map((v) => v.rule).join("\n")).toMatch(/outputSchema root[\s\S]*must be a boolean/);
+    expect(
+      anthropicViolations({ name: "bad.name", description: "", input_schema: { oneOf: [] } })
+        .map((v) => v.rule)
+        .join("\n"),
+    ).toMatch(/name must match[\s\S]*type: "object"[\s\S]*oneOf[\s\S]*description/);
+    expect(
+      anthropicViolations({
+        name: "x",
+        description: "d",
+        input_schema: { type: "object", properties: { a: { $ref: "#/x" } } },
+      })
+        .map((v) => v.rule)
+        .join(),
+    ).toMatch(/\$ref/);
+    expect(
+      mcpViolations({
+        name: "x",
+        title: "X",
+        description: "d",
+        inputSchema: { type: "object" },
+        outputSchema: { type: "array" },
+        annotations: { readOnlyHint: true },
+      })
+        .map((v) => v.rule)
+        .join("\n"),
+    ).toMatch(/outputSchema root[\s\S]*must be a boolean/);
   });
 });
 
@@ -179,7 +277,9 @@ describe("Anthropic export", () => {
   it("every tool passes", () => {
     const { tools } = exportTools(all, "anthropic");
     for (const t of tools) expect(anthropicViolations(t), (t as { name: string }).name).toEqual([]);
-    expect(toAnthropic(byName.get("trello_add_comment")!).description).toMatch(/Deprecated: use trello_add_comment_to_card/);
+    expect(toAnthropic(byName.get("trello_add_comment")!).description).toMatch(
+      /Deprecated: use trello_add_comment_to_card/,
+    );
   });
 });
 
@@ -205,7 +305,13 @@ describe("MCP export", () => {
     expect(t.title).toBe("Get list cards");
     expect(t.outputSchema.type).toBe("object");
     expect((t.outputSchema.properties as Record<string, { type: string }>).items!.type).toBe("array");
-    expect(t.annotations).toEqual({ title: "Get list cards", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true });
+    expect(t.annotations).toEqual({
+      title: "Get list cards",
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: true,
+    });
   });
 });
 

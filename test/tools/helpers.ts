@@ -32,7 +32,12 @@ export async function loopback(reply: Reply): Promise<Loopback> {
     const chunks: Buffer[] = [];
     raw.on("data", (c: Buffer) => chunks.push(c));
     raw.on("end", () => {
-      const req: Received = { method: raw.method ?? "GET", url: new URL(raw.url ?? "/", "http://127.0.0.1"), headers: raw.headers, body: Buffer.concat(chunks).toString("utf8") };
+      const req: Received = {
+        method: raw.method ?? "GET",
+        url: new URL(raw.url ?? "/", "http://127.0.0.1"),
+        headers: raw.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+      };
       received.push(req);
       try {
         reply(req, res);
@@ -80,9 +85,24 @@ export const TRELLO_TOKEN = "ATTAtesttoken0123456789abcdef0123456789abcdef012345
 
 export const connections: Record<string, Connection> = {
   trello: { name: "work", fields: { apiKey: TRELLO_KEY, token: TRELLO_TOKEN } },
-  marketo: { name: "mkto", fields: { endpoint: "https://123-ABC-456.mktorest.com", clientId: "5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61", clientSecret: "mkto-secret-value-xyz" } },
+  marketo: {
+    name: "mkto",
+    fields: {
+      endpoint: "https://123-ABC-456.mktorest.com",
+      clientId: "5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61",
+      clientSecret: "mkto-secret-value-xyz",
+    },
+  },
   worldnews: { name: "news", fields: { apiKey: "worldnews-test-key-123456" } },
-  contentsnare: { name: "snare", fields: { clientId: "cs-client", clientSecret: "cs-secret-value", accessToken: "cs-access-token-abc", refreshToken: "cs-refresh-token-def" } },
+  contentsnare: {
+    name: "snare",
+    fields: {
+      clientId: "cs-client",
+      clientSecret: "cs-secret-value",
+      accessToken: "cs-access-token-abc",
+      refreshToken: "cs-refresh-token-def",
+    },
+  },
 };
 
 /** Fast retries so failure paths do not wait in tests. */

@@ -4,13 +4,23 @@ import { OperationToolSchema } from "../../runtime/tools/model.js";
 
 describe("x-stepforge-tool skip and reason", () => {
   it("takes a skipped operation with its reason", () => {
-    expect(OperationToolSchema.parse({ skip: true, reason: "credential plumbing" })).toEqual({ skip: true, reason: "credential plumbing" });
+    expect(OperationToolSchema.parse({ skip: true, reason: "credential plumbing" })).toEqual({
+      skip: true,
+      reason: "credential plumbing",
+    });
   });
 
   it("refuses skip without a reason, and a reason without skip, naming the field", () => {
     const missing = OperationToolSchema.safeParse({ skip: true });
-    expect(missing.error?.issues).toEqual([expect.objectContaining({ path: ["reason"], message: "say why the operation has no step: add `reason`" })]);
+    expect(missing.error?.issues).toEqual([
+      expect.objectContaining({ path: ["reason"], message: "say why the operation has no step: add `reason`" }),
+    ]);
     const stray = OperationToolSchema.safeParse({ name: "trello_get_card", reason: "because" });
-    expect(stray.error?.issues).toEqual([expect.objectContaining({ path: ["reason"], message: expect.stringMatching(/add `skip: true` or remove `reason`/) })]);
+    expect(stray.error?.issues).toEqual([
+      expect.objectContaining({
+        path: ["reason"],
+        message: expect.stringMatching(/add `skip: true` or remove `reason`/),
+      }),
+    ]);
   });
 });

@@ -22,24 +22,39 @@ const createCard = step(trelloTools, "trello_create_card");
 async function trelloWith(faults: Parameters<typeof startMock>[1]) {
   const mock = await startMock("trello", faults);
   open.push(mock);
-  const context = { connection: { name: "t", fields: { ...TRELLO } }, baseUrl: mock.url, shared: createSharedState(), retry: { attempts: 2, baseDelayMs: 1, timeoutMs: 300 } };
+  const context = {
+    connection: { name: "t", fields: { ...TRELLO } },
+    baseUrl: mock.url,
+    shared: createSharedState(),
+    retry: { attempts: 2, baseDelayMs: 1, timeoutMs: 300 },
+  };
   return { mock, context };
 }
 
 /** Runs the check a result names, as an agent would, and returns the records that match. */
-async function followCheck(result: ToolResult, tools: readonly ToolDefinition[], context: Parameters<typeof executeTool>[2]): Promise<unknown[]> {
+async function followCheck(
+  result: ToolResult,
+  tools: readonly ToolDefinition[],
+  context: Parameters<typeof executeTool>[2],
+): Promise<unknown[]> {
   if (result.ok || !result.error.check) throw new Error("no check to follow");
   const { check } = result.error;
   const read = await executeTool(step(tools, check.step), check.input, context);
   if (!read.ok) throw new Error(`check failed: ${read.error.message}`);
   const data = read.data as Record<string, unknown>;
-  const records = (Array.isArray(data.items) ? data.items : Array.isArray(data.result) ? data.result : [data]) as Array<Record<string, unknown>>;
-  return records.filter((r) => Object.entries(check.match).every(([field, want]) => (Array.isArray(want) ? want : [want]).includes(r[field])));
+  const records = (Array.isArray(data.items) ? data.items : Array.isArray(data.result) ? data.result : [data]) as Array<
+    Record<string, unknown>
+  >;
+  return records.filter((r) =>
+    Object.entries(check.match).every(([field, want]) => (Array.isArray(want) ? want : [want]).includes(r[field])),
+  );
 }
 
 describe("a write whose answer was lost", () => {
   it("a create that timed out after the service applied it: outcome unknown, not retryable, and the check finds the card", async () => {
-    const { mock, context } = await trelloWith({ faults: { seed: 1, slowBody: { rate: 1, delayMs: 40, chunkBytes: 16 }, operations: ["createCard"] } });
+    const { mock, context } = await trelloWith({
+      faults: { seed: 1, slowBody: { rate: 1, delayMs: 40, chunkBytes: 16 }, operations: ["createCard"] },
+    });
     const before = mock.records("card").length;
     const result = await executeTool(createCard, { idList: LIST, name: "lost answer card" }, context);
     expect(result).toMatchObject({
@@ -52,7 +67,9 @@ describe("a write whose answer was lost", () => {
       },
     });
     if (result.ok) return;
-    expect(result.error.message).toMatch(/may or may not have been applied\. Do not call trello_create_card again yet: first call trello_get_list_cards with \{"id":"[0-9a-f]{24}"\} and look for a record with name = "lost answer card"/);
+    expect(result.error.message).toMatch(
+      /may or may not have been applied\. Do not call trello_create_card again yet: first call trello_get_list_cards with \{"id":"[0-9a-f]{24}"\} and look for a record with name = "lost answer card"/,
+    );
     // The runtime did not resend it, and the check shows the one card it made.
     expect(mock.records("card").length).toBe(before + 1);
     expect(await followCheck(result, trelloTools, context)).toHaveLength(1);
@@ -61,19 +78,28 @@ describe("a write whose answer was lost", () => {
   it("a create whose connection was dropped: outcome unknown; a create that never left: retryable", async () => {
     const { context } = await trelloWith({ faults: { seed: 2, drop: { rate: 1 }, operations: ["createCard"] } });
     const dropped = await executeTool(createCard, { idList: LIST, name: "dropped card" }, context);
-    expect(dropped).toMatchObject({ ok: false, error: { kind: "network", retryable: false, outcome: "unknown", check: { step: "trello_get_list_cards" } } });
+    expect(dropped).toMatchObject({
+      ok: false,
+      error: { kind: "network", retryable: false, outcome: "unknown", check: { step: "trello_get_list_cards" } },
+    });
 
     // Nothing listens on the address: the request was never sent, so repeating it is safe.
     const closed = await startMock("trello");
     const url = closed.url;
     await closed.close();
-    const refused = await executeTool(createCard, { idList: LIST, name: "never sent" }, { ...context, baseUrl: url, retry: { attempts: 0 } });
+    const refused = await executeTool(
+      createCard,
+      { idList: LIST, name: "never sent" },
+      { ...context, baseUrl: url, retry: { attempts: 0 } },
+    );
     expect(refused).toMatchObject({ ok: false, error: { kind: "network", retryable: true } });
     if (!refused.ok) expect(refused.error.outcome).toBeUndefined();
   });
 
   it("a create answered 502: outcome unknown; an idempotent read that timed out stays retryable", async () => {
-    const { context } = await trelloWith({ faults: { seed: 3, error: { rate: 1, statuses: [502] }, operations: ["createCard", "getListCards"] } });
+    const { context } = await trelloWith({
+      faults: { seed: 3, error: { rate: 1, statuses: [502] }, operations: ["createCard", "getListCards"] },
+    });
     const failed = await executeTool(createCard, { idList: LIST, name: "502 card" }, context);
     expect(failed).toMatchObject({ ok: false, error: { kind: "server", retryable: false, outcome: "unknown" } });
     const read = await executeTool(step(trelloTools, "trello_get_list_cards"), { id: LIST }, context);
@@ -82,16 +108,31 @@ describe("a write whose answer was lost", () => {
   });
 
   it("Marketo: a lost createOnly sync names marketo_get_leads with the e-mails sent", async () => {
-    const mock = await startMock("marketo", { faults: { seed: 4, slowBody: { rate: 1, delayMs: 60, chunkBytes: 4 }, operations: ["syncLeads"] } });
+    const mock = await startMock("marketo", {
+      faults: { seed: 4, slowBody: { rate: 1, delayMs: 60, chunkBytes: 4 }, operations: ["syncLeads"] },
+    });
     open.push(mock);
-    const context = { connection: { name: "m", fields: { ...MARKETO } }, baseUrl: mock.url, shared: createSharedState(), retry: { attempts: 1, baseDelayMs: 1, timeoutMs: 300 } };
-    const result = await executeTool(step(marketoTools, "marketo_sync_leads"), { action: "createOnly", input: [{ email: "lost.one@example.com" }, { email: "lost.two@example.com" }] }, context);
+    const context = {
+      connection: { name: "m", fields: { ...MARKETO } },
+      baseUrl: mock.url,
+      shared: createSharedState(),
+      retry: { attempts: 1, baseDelayMs: 1, timeoutMs: 300 },
+    };
+    const result = await executeTool(
+      step(marketoTools, "marketo_sync_leads"),
+      { action: "createOnly", input: [{ email: "lost.one@example.com" }, { email: "lost.two@example.com" }] },
+      context,
+    );
     expect(result).toMatchObject({
       ok: false,
       error: {
         outcome: "unknown",
         retryable: false,
-        check: { step: "marketo_get_leads", input: { filterType: "email", filterValues: ["lost.one@example.com", "lost.two@example.com"] }, match: { email: ["lost.one@example.com", "lost.two@example.com"] } },
+        check: {
+          step: "marketo_get_leads",
+          input: { filterType: "email", filterValues: ["lost.one@example.com", "lost.two@example.com"] },
+          match: { email: ["lost.one@example.com", "lost.two@example.com"] },
+        },
       },
     });
     expect(await followCheck(result, marketoTools, context)).toHaveLength(2);
@@ -115,12 +156,22 @@ describe("a write whose answer was lost", () => {
         const head = (path: string) => path.split(/[.[]/)[0]!;
         for (const [field, from] of Object.entries(t.check.input)) {
           expect(Object.keys(read.input.shape), `${t.name} check input ${field}`).toContain(field);
-          if (typeof from === "string") expect(Object.keys(t.input.shape), `${t.name} check input ${field} ← ${from}`).toContain(head(from));
+          if (typeof from === "string")
+            expect(Object.keys(t.input.shape), `${t.name} check input ${field} ← ${from}`).toContain(head(from));
         }
-        for (const from of Object.values(t.check.match)) expect(Object.keys(t.input.shape), `${t.name} check match ← ${from}`).toContain(head(from));
+        for (const from of Object.values(t.check.match))
+          expect(Object.keys(t.input.shape), `${t.name} check match ← ${from}`).toContain(head(from));
       }
     }
-    for (const name of ["trello_create_card", "trello_add_comment_to_card", "trello_create_board", "trello_create_list", "trello_create_label", "trello_add_checklist", "trello_create_checklist_item"]) {
+    for (const name of [
+      "trello_create_card",
+      "trello_add_comment_to_card",
+      "trello_create_board",
+      "trello_create_list",
+      "trello_create_label",
+      "trello_add_checklist",
+      "trello_create_checklist_item",
+    ]) {
       expect(step(trelloTools, name).check, name).toBeDefined();
     }
   });

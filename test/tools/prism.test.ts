@@ -20,11 +20,20 @@ describe.each([
 ] as const)("%s steps against Prism", (service, list) => {
   let prism: Awaited<ReturnType<typeof startPrism>>;
   beforeAll(async () => {
-    prism = await startPrism({ specFile: join(import.meta.dirname, "../../specs", `${service}.yaml`), port: await freePort() });
+    prism = await startPrism({
+      specFile: join(import.meta.dirname, "../../specs", `${service}.yaml`),
+      port: await freePort(),
+    });
   });
   afterAll(() => prism?.close());
 
-  const run = (name: string, input: unknown) => executeTool(tool(list, name), input, { connection: connections[service]!, baseUrl: prism.url, retry: fastRetry, shared: createSharedState() });
+  const run = (name: string, input: unknown) =>
+    executeTool(tool(list, name), input, {
+      connection: connections[service]!,
+      baseUrl: prism.url,
+      retry: fastRetry,
+      shared: createSharedState(),
+    });
 
   if (service === "trello") {
     it("trello_get_card returns the spec's card", async () => {

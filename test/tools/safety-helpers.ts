@@ -18,9 +18,37 @@ export const CONNECTIONS: Record<string, Connection> = {
 };
 
 /** Values that reach another address when sent as a path segment, in the encodings that get there. */
-export const DOT_VALUES = [".", "..", "%2e", "%2E%2e", ".%2e", "%252e%252e", "．．", "‥", "../members", "", "%2e%2e%2fme"];
+export const DOT_VALUES = [
+  ".",
+  "..",
+  "%2e",
+  "%2E%2e",
+  ".%2e",
+  "%252e%252e",
+  "．．",
+  "‥",
+  "../members",
+  "",
+  "%2e%2e%2fme",
+];
 
-const STRING_SAMPLES = [CARD, "abcdEFGH", "2024-06-14T16:00:00Z", "2024-06-14", "ada@example.com", "https://example.com/page", "us", "en", "acc_abc123", "req_abc123", "52.5,13.4", "52.5,13.4,10", "1,2", "sample", "1"];
+const STRING_SAMPLES = [
+  CARD,
+  "abcdEFGH",
+  "2024-06-14T16:00:00Z",
+  "2024-06-14",
+  "ada@example.com",
+  "https://example.com/page",
+  "us",
+  "en",
+  "acc_abc123",
+  "req_abc123",
+  "52.5,13.4",
+  "52.5,13.4,10",
+  "1,2",
+  "sample",
+  "1",
+];
 
 function sample(schema: Json): unknown {
   if (Array.isArray(schema.enum)) return schema.enum[0];
@@ -31,7 +59,13 @@ function sample(schema: Json): unknown {
     case "string": {
       const pattern = typeof schema.pattern === "string" ? new RegExp(schema.pattern) : undefined;
       const min = typeof schema.minLength === "number" ? schema.minLength : 0;
-      const fits = STRING_SAMPLES.find((s) => (!pattern || pattern.test(s)) && s.length >= min && (schema.format !== "email" || s.includes("@")) && (schema.format !== "uri" || s.startsWith("https:")));
+      const fits = STRING_SAMPLES.find(
+        (s) =>
+          (!pattern || pattern.test(s)) &&
+          s.length >= min &&
+          (schema.format !== "email" || s.includes("@")) &&
+          (schema.format !== "uri" || s.startsWith("https:")),
+      );
       return fits ?? "sample";
     }
     case "integer":
@@ -58,7 +92,8 @@ export function validInput(tool: ToolDefinition): Json {
   const input = sample(canonicalSchema(tool.input, "input")) as Json;
   if (tool.kind === "api_call") input.endpoint = "/x";
   const parsed = tool.input.safeParse(input);
-  if (!parsed.success) throw new Error(`no valid sample input for ${tool.name}: ${JSON.stringify(parsed.error.issues.slice(0, 2))}`);
+  if (!parsed.success)
+    throw new Error(`no valid sample input for ${tool.name}: ${JSON.stringify(parsed.error.issues.slice(0, 2))}`);
   return input;
 }
 
@@ -68,7 +103,9 @@ export async function pathFields(tool: ToolDefinition): Promise<string[]> {
   const fields = Object.keys(tool.input.shape);
   const markers = Object.fromEntries(fields.map((f) => [f, `marker-${f}`]));
   let captured: Json = {};
-  const recorder = { call: async (_op: string, init: { params?: { path?: Json } }) => void (captured = init.params?.path ?? {}) };
+  const recorder = {
+    call: async (_op: string, init: { params?: { path?: Json } }) => void (captured = init.params?.path ?? {}),
+  };
   await tool.handler(recorder as never, markers);
   const values = new Set(Object.values(captured));
   return fields.filter((f) => values.has(markers[f]));

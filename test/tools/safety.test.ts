@@ -24,7 +24,12 @@ describe("path parameters", () => {
     for (const catalog of catalogs) {
       const descriptor = catalog.tools[0]!.descriptor;
       const spy = countingFetch();
-      const client = createServiceClient(descriptor, { connection: CONNECTIONS[catalog.id]!, baseUrl: BASE, fetch: spy.fetch, retry: { attempts: 0 } });
+      const client = createServiceClient(descriptor, {
+        connection: CONNECTIONS[catalog.id]!,
+        baseUrl: BASE,
+        fetch: spy.fetch,
+        retry: { attempts: 0 },
+      });
       for (const op of Object.values(descriptor.operations)) {
         const params = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
         for (const param of params) {
@@ -56,11 +61,20 @@ describe("path parameters", () => {
       const base = validInput(tool);
       for (const field of fields) {
         for (const bad of DOT_VALUES) {
-          const result = await executeTool(tool, { ...base, [field]: bad }, { connection: CONNECTIONS[tool.service]!, baseUrl: BASE, fetch: spy.fetch, retry: { attempts: 0 } });
+          const result = await executeTool(
+            tool,
+            { ...base, [field]: bad },
+            { connection: CONNECTIONS[tool.service]!, baseUrl: BASE, fetch: spy.fetch, retry: { attempts: 0 } },
+          );
           expect(result.ok, `${tool.name}.${field}=${JSON.stringify(bad)}`).toBe(false);
           if (!result.ok) {
-            expect(result.error.kind, `${tool.name}.${field}=${JSON.stringify(bad)}: ${result.error.message}`).toBe("invalid_input");
-            expect(result.error.fields.map((f) => f.path), `${tool.name}.${field}=${JSON.stringify(bad)}`).toContain(field);
+            expect(result.error.kind, `${tool.name}.${field}=${JSON.stringify(bad)}: ${result.error.message}`).toBe(
+              "invalid_input",
+            );
+            expect(
+              result.error.fields.map((f) => f.path),
+              `${tool.name}.${field}=${JSON.stringify(bad)}`,
+            ).toContain(field);
           }
         }
       }
@@ -72,7 +86,11 @@ describe("path parameters", () => {
   it("a good value still goes out (the guard is not refusing everything)", async () => {
     const spy = countingFetch();
     const getMember = tools.find((t) => t.name === "trello_get_member")!;
-    const result = await executeTool(getMember, { id: "me" }, { connection: CONNECTIONS.trello!, baseUrl: BASE, fetch: spy.fetch, retry: { attempts: 0 } });
+    const result = await executeTool(
+      getMember,
+      { id: "me" },
+      { connection: CONNECTIONS.trello!, baseUrl: BASE, fetch: spy.fetch, retry: { attempts: 0 } },
+    );
     expect(result.ok).toBe(true);
     expect(spy.count()).toBe(1);
   });
@@ -90,13 +108,21 @@ describe("input depth and size caps", () => {
     for (const tool of tools) {
       const base = validInput(tool);
       const field = Object.keys(tool.input.shape)[0] ?? "extra";
-      const context = { connection: CONNECTIONS[tool.service]!, baseUrl: BASE, fetch: spy.fetch, retry: { attempts: 0 } };
+      const context = {
+        connection: CONNECTIONS[tool.service]!,
+        baseUrl: BASE,
+        fetch: spy.fetch,
+        retry: { attempts: 0 },
+      };
       for (const [value, pattern] of values) {
         const result = await executeTool(tool, { ...base, [field]: value }, context);
         expect(result.ok, tool.name).toBe(false);
         if (!result.ok) {
           expect(result.error.kind, tool.name).toBe("invalid_input");
-          expect(result.error.fields[0], tool.name).toMatchObject({ path: field, message: expect.stringMatching(pattern) });
+          expect(result.error.fields[0], tool.name).toMatchObject({
+            path: field,
+            message: expect.stringMatching(pattern),
+          });
         }
       }
     }
@@ -107,12 +133,30 @@ describe("input depth and size caps", () => {
     const spy = countingFetch();
     const apiCall = tools.find((t) => t.name === "trello_api_call")!;
     const context = { connection: CONNECTIONS.trello!, baseUrl: BASE, fetch: spy.fetch, retry: { attempts: 0 } };
-    const deepBody = await executeTool(apiCall, { method: "POST", endpoint: "/1/cards", body: deep(40_000) as Record<string, unknown> }, context);
-    expect(deepBody).toMatchObject({ ok: false, error: { kind: "invalid_input", fields: [{ path: "body", message: expect.stringMatching(/deeper than 32/) }] } });
-    const bigBody = await executeTool(apiCall, { method: "POST", endpoint: "/1/cards", body: { desc: "x".repeat(10_000_000) } }, context);
-    expect(bigBody).toMatchObject({ ok: false, error: { kind: "invalid_input", fields: [{ path: "body", message: expect.stringMatching(/larger than/) }] } });
+    const deepBody = await executeTool(
+      apiCall,
+      { method: "POST", endpoint: "/1/cards", body: deep(40_000) as Record<string, unknown> },
+      context,
+    );
+    expect(deepBody).toMatchObject({
+      ok: false,
+      error: { kind: "invalid_input", fields: [{ path: "body", message: expect.stringMatching(/deeper than 32/) }] },
+    });
+    const bigBody = await executeTool(
+      apiCall,
+      { method: "POST", endpoint: "/1/cards", body: { desc: "x".repeat(10_000_000) } },
+      context,
+    );
+    expect(bigBody).toMatchObject({
+      ok: false,
+      error: { kind: "invalid_input", fields: [{ path: "body", message: expect.stringMatching(/larger than/) }] },
+    });
     // Within the caps it is sent.
-    const fine = await executeTool(apiCall, { method: "POST", endpoint: "/1/cards", body: deep(20) as Record<string, unknown> }, context);
+    const fine = await executeTool(
+      apiCall,
+      { method: "POST", endpoint: "/1/cards", body: deep(20) as Record<string, unknown> },
+      context,
+    );
     expect(fine.ok).toBe(true);
     expect(spy.count()).toBe(1);
   });
@@ -121,18 +165,36 @@ describe("input depth and size caps", () => {
 describe("through the MCP server", () => {
   it("every step's path fields and the caps are refused as isError results naming the field", async () => {
     const spy = countingFetch();
-    const accounts = new Accounts(catalogs.map((c) => [c.id, [{ name: "only", context: { connection: CONNECTIONS[c.id]!, baseUrl: BASE, fetch: spy.fetch, retry: { attempts: 0 } } }]]));
+    const accounts = new Accounts(
+      catalogs.map((c) => [
+        c.id,
+        [
+          {
+            name: "only",
+            context: { connection: CONNECTIONS[c.id]!, baseUrl: BASE, fetch: spy.fetch, retry: { attempts: 0 } },
+          },
+        ],
+      ]),
+    );
     const mcp = new StepforgeMcp({ catalogs, accounts });
     for (const tool of tools) {
       const base = validInput(tool);
       const expectRefused = async (input: Record<string, unknown>, field: string, label: string) => {
         const result = await mcp.callTool(tool.name, input);
         expect(result.isError, `${tool.name} ${label}`).toBe(true);
-        const error = JSON.parse((result.content[0] as { text: string }).text) as { kind: string; fields: Array<{ path: string }> };
+        const error = JSON.parse((result.content[0] as { text: string }).text) as {
+          kind: string;
+          fields: Array<{ path: string }>;
+        };
         expect(error.kind, `${tool.name} ${label}`).toBe("invalid_input");
-        expect(error.fields.map((f) => f.path), `${tool.name} ${label}`).toContain(field);
+        expect(
+          error.fields.map((f) => f.path),
+          `${tool.name} ${label}`,
+        ).toContain(field);
       };
-      for (const field of await pathFields(tool)) for (const bad of [".", "..", "%2e%2e", "．．"]) await expectRefused({ ...base, [field]: bad }, field, `${field}=${bad}`);
+      for (const field of await pathFields(tool))
+        for (const bad of [".", "..", "%2e%2e", "．．"])
+          await expectRefused({ ...base, [field]: bad }, field, `${field}=${bad}`);
       const field = Object.keys(tool.input.shape)[0] ?? "extra";
       await expectRefused({ ...base, [field]: deep(50) }, field, "deep");
       await expectRefused({ ...base, [field]: "x".repeat(1_100_000) }, field, "large");

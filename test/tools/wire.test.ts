@@ -6,7 +6,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSharedState } from "../../runtime/index.js";
-import { defineWiredTool, executeTool, s, type OperationToolDefinition, type ToolResult } from "../../runtime/tools/index.js";
+import {
+  defineWiredTool,
+  executeTool,
+  s,
+  type OperationToolDefinition,
+  type ToolResult,
+} from "../../runtime/tools/index.js";
 import { descriptor } from "../../generated/trello/descriptor.js";
 import { connections, fastRetry, json, loopback, type Loopback, type Received } from "./helpers.js";
 
@@ -27,7 +33,12 @@ const base = {
 
 async function send(tool: OperationToolDefinition, input: unknown): Promise<{ result: ToolResult; sent: Received }> {
   const before = server.received.length;
-  const result = await executeTool(tool, input, { connection: connections.trello!, baseUrl: server.url, retry: fastRetry, shared: createSharedState() });
+  const result = await executeTool(tool, input, {
+    connection: connections.trello!,
+    baseUrl: server.url,
+    retry: fastRetry,
+    shared: createSharedState(),
+  });
   expect(server.received.length, JSON.stringify(result)).toBe(before + 1);
   return { result, sent: server.received.at(-1)! };
 }
@@ -38,7 +49,12 @@ describe("wire mapping", () => {
       ...base,
       name: "trello_wire_update",
       operationId: "updateCard",
-      input: s.strictObject({ card: s.string(), constructor: s.string().optional(), tags: s.array(s.string()).optional(), note: s.string().optional() }),
+      input: s.strictObject({
+        card: s.string(),
+        constructor: s.string().optional(),
+        tags: s.array(s.string()).optional(),
+        note: s.string().optional(),
+      }),
       wire: {
         path: { id: "card" },
         query: { "q_by[]": "tags", ["__proto__"]: "note", mode: { fixed: "strict" } },
@@ -46,7 +62,12 @@ describe("wire mapping", () => {
       },
     });
     expect(tool.service).toBe("trello");
-    const { result, sent } = await send(tool, { card: "abc123", constructor: "made by hand", tags: ["a", "b"], note: "n1" });
+    const { result, sent } = await send(tool, {
+      card: "abc123",
+      constructor: "made by hand",
+      tags: ["a", "b"],
+      note: "n1",
+    });
     expect(result.ok).toBe(true);
     expect(sent.method).toBe("PUT");
     expect(sent.url.pathname).toBe("/1/cards/abc123");
@@ -64,7 +85,9 @@ describe("wire mapping", () => {
       input: s.strictObject({ card: s.string(), constructor: s.string().optional(), toString: s.string().optional() }),
       wire: { path: { id: "card" }, query: { toString: "toString" }, body: { constructor: "constructor" } },
     });
-    const { result, sent } = await send(tool, { card: "abc123" }).catch((e) => { throw e; });
+    const { result, sent } = await send(tool, { card: "abc123" }).catch((e) => {
+      throw e;
+    });
     expect(result).toMatchObject({ ok: true });
     expect(sent.url.searchParams.has("toString")).toBe(false);
     // An object body with no fields given is still an object: the operation takes one.
@@ -91,7 +114,10 @@ describe("wire mapping", () => {
       name: "trello_wire_header",
       operationId: "getCard",
       input: s.strictObject({ card: s.string(), request_id: s.string(), constructor: s.string().optional() }),
-      wire: { path: { id: "card" }, header: { "X-Request-ID": "request_id", "X-Mode": { fixed: "strict" }, "X-Unset": "constructor" } },
+      wire: {
+        path: { id: "card" },
+        header: { "X-Request-ID": "request_id", "X-Mode": { fixed: "strict" }, "X-Unset": "constructor" },
+      },
     });
     const { sent } = await send(tool, { card: "abc123", request_id: "r-1" });
     expect(sent.url.pathname).toBe("/1/cards/abc123");
@@ -101,7 +127,13 @@ describe("wire mapping", () => {
   });
 
   it("an empty mapping sends no parameters and no body", async () => {
-    const tool = defineWiredTool({ ...base, name: "trello_wire_none", operationId: "createCard", input: s.strictObject({}), wire: {} });
+    const tool = defineWiredTool({
+      ...base,
+      name: "trello_wire_none",
+      operationId: "createCard",
+      input: s.strictObject({}),
+      wire: {},
+    });
     const { sent } = await send(tool, {});
     expect(sent.url.pathname).toBe("/1/cards");
     // Only the connection's credentials are in the query.
@@ -110,6 +142,8 @@ describe("wire mapping", () => {
   });
 
   it("a step's name must start with its service id", () => {
-    expect(() => defineWiredTool({ ...base, name: "other_step", operationId: "getCard", input: s.strictObject({}), wire: {} })).toThrow(/must match .* and start with "trello_"/);
+    expect(() =>
+      defineWiredTool({ ...base, name: "other_step", operationId: "getCard", input: s.strictObject({}), wire: {} }),
+    ).toThrow(/must match .* and start with "trello_"/);
   });
 });

@@ -14,7 +14,13 @@ describe("stepforge auth trello-url", () => {
     expect(r.code).toBe(0);
     const url = new URL(r.stdout.trim());
     expect(`${url.origin}${url.pathname}`).toBe("https://trello.com/1/authorize");
-    expect(Object.fromEntries(url.searchParams)).toEqual({ expiration: "never", name: "My Agent", scope: "read,write", response_type: "token", key: "0123456789abcdef0123456789abcdef" });
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      expiration: "never",
+      name: "My Agent",
+      scope: "read,write",
+      response_type: "token",
+      key: "0123456789abcdef0123456789abcdef",
+    });
   });
 
   it("a missing value is a usage error naming the flag", async () => {
@@ -29,7 +35,12 @@ describe("stepforge triggers list", () => {
     const r = await runCli("triggers", "list", "--json");
     const rows = JSON.parse(r.stdout) as Array<{ name: string; instant: boolean }>;
     expect(rows).toHaveLength(15);
-    expect(rows.filter((t) => !t.instant).map((t) => t.name).sort()).toEqual(["trello_card_due_date_reminder", "trello_new_notification"]);
+    expect(
+      rows
+        .filter((t) => !t.instant)
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual(["trello_card_due_date_reminder", "trello_new_notification"]);
     expect((await runCli("triggers", "list")).stdout).toContain("15 triggers");
     // seedName: the seed document's name beside ours
     const newCard = (rows as Array<{ name: string; seedName?: string }>).find((t) => t.name === "trello_new_card");
@@ -81,15 +92,29 @@ describe("stepforge webhook serve", () => {
       child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
       const send = (payload: unknown, sign = true) => {
         const body = JSON.stringify(payload);
-        return fetch(url, { method: "POST", body, headers: { "x-trello-webhook": sign ? signPayload(secret, triggers.delivery, body, callbackUrl) : "forged" } });
+        return fetch(url, {
+          method: "POST",
+          body,
+          headers: { "x-trello-webhook": sign ? signPayload(secret, triggers.delivery, body, callbackUrl) : "forged" },
+        });
       };
       expect((await fetch(url, { method: "HEAD" })).status).toBe(200);
-      expect((await send(delivery("createCard", { card: { id: "c1", name: "x" }, list: { id: "l1" } }), false)).status).toBe(401);
-      expect((await send(delivery("createCard", { card: { id: "c2", name: "x" }, list: { id: "l1" } }, {}, OTHER_BOARD))).status).toBe(200);
-      expect((await send(delivery("createCard", { card: { id: "c3", name: "x" }, list: { id: "l1" } }))).status).toBe(200);
+      expect(
+        (await send(delivery("createCard", { card: { id: "c1", name: "x" }, list: { id: "l1" } }), false)).status,
+      ).toBe(401);
+      expect(
+        (await send(delivery("createCard", { card: { id: "c2", name: "x" }, list: { id: "l1" } }, {}, OTHER_BOARD)))
+          .status,
+      ).toBe(200);
+      expect((await send(delivery("createCard", { card: { id: "c3", name: "x" }, list: { id: "l1" } }))).status).toBe(
+        200,
+      );
       for (let i = 0; i < 100 && !stdout.includes("\n"); i++) await new Promise((r) => setTimeout(r, 20));
       type Line = { trigger: string; refs: { card: { id: string } } };
-      const lines = stdout.trim().split("\n").map((l) => JSON.parse(l) as Line);
+      const lines = stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as Line);
       // The forged one and the other board's are not printed; the good one fires New Card,
       // New Board Activity and Custom Webhook Events.
       expect(lines.every((l) => l.refs.card.id === "c3")).toBe(true);

@@ -42,23 +42,43 @@ describe("Trello triggers against the behavioural mock", () => {
     const call: CallFn = (id, init) => trello.core.call(id, init);
 
     const events: TriggerEvent[] = [];
-    const names = ["trello_new_card", "trello_card_moved", "trello_card_archived", "trello_new_comment_added_to_card", "trello_new_label_added_to_card", "trello_new_checklist", "trello_card_updated"];
+    const names = [
+      "trello_new_card",
+      "trello_card_moved",
+      "trello_card_archived",
+      "trello_new_comment_added_to_card",
+      "trello_new_label_added_to_card",
+      "trello_new_checklist",
+      "trello_card_updated",
+    ];
     const configs = names.map((trigger) => ({ trigger, connection: "work", scope: { board: [BOARD] } }));
     const router = createTriggerRouter(triggers, configs);
     let callbackUrl = "";
     const receiver = () =>
-      createWebhookReceiver({ secret: SECRET, callbackUrl, delivery: triggers.delivery, onDelivery: (payload) => void events.push(...router.route(payload)) });
+      createWebhookReceiver({
+        secret: SECRET,
+        callbackUrl,
+        delivery: triggers.delivery,
+        onDelivery: (payload) => void events.push(...router.route(payload)),
+      });
     let handler: ReturnType<typeof receiver>["nodeHandler"] = () => undefined;
     const server = createServer((req, res) => handler(req, res));
     callbackUrl = await listen(server);
     const hook = receiver();
     handler = hook.nodeHandler;
 
-    const first = await ensureWebhook(triggers.delivery, call, { modelId: BOARD, callbackUrl, connectionFields: TRELLO, description: "stepforge e2e" });
+    const first = await ensureWebhook(triggers.delivery, call, {
+      modelId: BOARD,
+      callbackUrl,
+      connectionFields: TRELLO,
+      description: "stepforge e2e",
+    });
     expect(first.reused).toBe(false);
     expect(hook.stats.probes).toBe(1);
     // Enabling again reuses the registration instead of tripping Trello's duplicate refusal.
-    expect(await ensureWebhook(triggers.delivery, call, { modelId: BOARD, callbackUrl, connectionFields: TRELLO })).toEqual({ id: first.id, reused: true });
+    expect(
+      await ensureWebhook(triggers.delivery, call, { modelId: BOARD, callbackUrl, connectionFields: TRELLO }),
+    ).toEqual({ id: first.id, reused: true });
 
     const lists = await trello.getBoardLists({ params: { path: { id: BOARD } } });
     const other = lists.find((l) => l.id !== LIST)!;
@@ -68,7 +88,10 @@ describe("Trello triggers against the behavioural mock", () => {
     await trello.createChecklist({ body: { idCard: card.id, name: "Release steps" } });
     await trello.updateCard({ params: { path: { id: card.id } }, body: { closed: true } });
 
-    await until(() => events.some((e) => e.trigger === "trello_card_archived"), `the archive event (got ${JSON.stringify(events.map((e) => [e.trigger, e.type]))}, stats ${JSON.stringify(hook.stats)})`);
+    await until(
+      () => events.some((e) => e.trigger === "trello_card_archived"),
+      `the archive event (got ${JSON.stringify(events.map((e) => [e.trigger, e.type]))}, stats ${JSON.stringify(hook.stats)})`,
+    );
     const fired = events.map((e) => e.trigger);
     expect(fired.filter((t) => t === "trello_new_card")).toHaveLength(1);
     expect(fired.filter((t) => t === "trello_card_moved")).toHaveLength(1);
@@ -100,8 +123,17 @@ describe("Trello triggers against the behavioural mock", () => {
     const server = createServer((req, res) => hook!.nodeHandler(req, res));
     callbackUrl = await listen(server);
     const delivered: unknown[] = [];
-    hook = createWebhookReceiver({ secret: "not-the-app-secret", callbackUrl, delivery: triggers.delivery, onDelivery: (p) => void delivered.push(p) });
-    await ensureWebhook(triggers.delivery, (id, init) => trello.core.call(id, init), { modelId: BOARD, callbackUrl, connectionFields: TRELLO });
+    hook = createWebhookReceiver({
+      secret: "not-the-app-secret",
+      callbackUrl,
+      delivery: triggers.delivery,
+      onDelivery: (p) => void delivered.push(p),
+    });
+    await ensureWebhook(triggers.delivery, (id, init) => trello.core.call(id, init), {
+      modelId: BOARD,
+      callbackUrl,
+      connectionFields: TRELLO,
+    });
     await trello.createCard({ body: { idList: LIST, name: "Forged?" } });
     await until(() => hook!.stats.rejectedSignature > 0, "a rejected delivery");
     expect(delivered).toEqual([]);
@@ -120,24 +152,41 @@ describe("Trello triggers against the behavioural mock", () => {
     const events: TriggerEvent[] = [];
     let receiver: ReturnType<typeof createWebhookReceiver> | undefined;
     const callbackUrl = await listen(createServer((req, res) => receiver!.nodeHandler(req, res)));
-    receiver = createWebhookReceiver({ secret: SECRET, callbackUrl, delivery: triggers.delivery, onDelivery: (p) => void events.push(...router.route(p)) });
+    receiver = createWebhookReceiver({
+      secret: SECRET,
+      callbackUrl,
+      delivery: triggers.delivery,
+      onDelivery: (p) => void events.push(...router.route(p)),
+    });
     // Board triggers watch the board; New Board watches the member, as Trello requires.
     await ensureWebhook(triggers.delivery, call, { modelId: BOARD, callbackUrl, connectionFields: TRELLO });
     await ensureWebhook(triggers.delivery, call, { modelId: me.id, callbackUrl, connectionFields: TRELLO });
 
     const lists = await trello.getBoardLists({ params: { path: { id: BOARD } } });
     const card = await trello.createCard({ body: { idList: LIST, name: "Everything" } });
-    await trello.updateCard({ params: { path: { id: card.id } }, body: { idList: lists.find((l) => l.id !== LIST)!.id } });
+    await trello.updateCard({
+      params: { path: { id: card.id } },
+      body: { idList: lists.find((l) => l.id !== LIST)!.id },
+    });
     await trello.addCommentToCard({ params: { path: { id: card.id } }, body: { text: "hi" } });
     await trello.addMemberToCard({ params: { path: { id: card.id } }, body: { value: me.id } });
     const label = await trello.createLabel({ body: { idBoard: BOARD, name: "urgent", color: "red" } });
     await trello.addLabelToCard({ params: { path: { id: card.id } }, body: { value: label.id } });
     await trello.createChecklist({ body: { idCard: card.id, name: "Steps" } });
-    await trello.addAttachmentToCard({ params: { path: { id: card.id } }, body: { url: "https://example.com/spec.pdf", name: "spec.pdf" } });
+    await trello.addAttachmentToCard({
+      params: { path: { id: card.id } },
+      body: { url: "https://example.com/spec.pdf", name: "spec.pdf" },
+    });
     await trello.createBoard({ body: { name: "Launch" } });
     await trello.updateCard({ params: { path: { id: card.id } }, body: { closed: true } });
 
-    await until(() => instant.every((t) => events.some((e) => e.trigger === t.name)), `every instant trigger (missing ${instant.filter((t) => !events.some((e) => e.trigger === t.name)).map((t) => t.name).join(", ")})`);
+    await until(
+      () => instant.every((t) => events.some((e) => e.trigger === t.name)),
+      `every instant trigger (missing ${instant
+        .filter((t) => !events.some((e) => e.trigger === t.name))
+        .map((t) => t.name)
+        .join(", ")})`,
+    );
     expect(receiver.stats.rejectedSignature).toBe(0);
     // Each delivery reaches a trigger once: no event id repeats within a trigger.
     for (const t of instant) {
@@ -151,7 +200,8 @@ describe("Trello triggers against the behavioural mock", () => {
     open.push(() => mock.close());
     const trello = new TrelloClient({ connection: { name: "work", fields: TRELLO }, baseUrl: mock.url });
     const spec = triggers.triggers.find((t) => t.name === "trello_new_notification") as FeedPollSpec;
-    const list = (operationId: string, path: Record<string, string>) => trello.core.call(operationId, { params: { path } });
+    const list = (operationId: string, path: Record<string, string>) =>
+      trello.core.call(operationId, { params: { path } });
     const store = new MemoryStateStore();
     const config = { trigger: spec.name, connection: "work", options: {} };
     expect(await pollFeed(triggers, spec, config, list, store)).toEqual([]);
@@ -166,9 +216,14 @@ describe("Trello triggers against the behavioural mock", () => {
     const trello = new TrelloClient({ connection: { name: "work", fields: TRELLO }, baseUrl: mock.url });
     const spec = triggers.triggers.find((t) => t.name === "trello_card_due_date_reminder") as DueDatePollSpec;
     const now = Date.now();
-    const soon = await trello.createCard({ body: { idList: LIST, name: "Due soon", due: new Date(now + 30 * 60_000).toISOString() } });
-    await trello.createCard({ body: { idList: LIST, name: "Due later", due: new Date(now + 5 * 3_600_000).toISOString() } });
-    const list = (operationId: string, path: Record<string, string>) => trello.core.call(operationId, { params: { path } });
+    const soon = await trello.createCard({
+      body: { idList: LIST, name: "Due soon", due: new Date(now + 30 * 60_000).toISOString() },
+    });
+    await trello.createCard({
+      body: { idList: LIST, name: "Due later", due: new Date(now + 5 * 3_600_000).toISOString() },
+    });
+    const list = (operationId: string, path: Record<string, string>) =>
+      trello.core.call(operationId, { params: { path } });
     const scope = { board: [BOARD] };
     const config = { trigger: spec.name, connection: "work", scope, options: { minutesBefore: 60 } };
     const store = new MemoryStateStore();

@@ -6,7 +6,12 @@ export const LIST_A = "60d5ecb74e2a1b3c4d5e6f71";
 export const LIST_B = "60d5ecb74e2a1b3c4d5e6f72";
 export const CARD = "60d5ecb74e2a1b3c4d5e6f81";
 
-export function delivery(type: string, data: Record<string, unknown> = {}, extra: Record<string, unknown> = {}, board = BOARD) {
+export function delivery(
+  type: string,
+  data: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+  board = BOARD,
+) {
   counter++;
   const id = `6100000000000000000${String(counter).padStart(5, "0")}`;
   return {
@@ -20,7 +25,12 @@ export function delivery(type: string, data: Record<string, unknown> = {}, extra
       ...extra,
     },
     model: { id: board, name: "Roadmap" },
-    webhook: { id: "6200000000000000000000aa", idModel: board, callbackURL: "https://hooks.example.com/trello", active: true },
+    webhook: {
+      id: "6200000000000000000000aa",
+      idModel: board,
+      callbackURL: "https://hooks.example.com/trello",
+      active: true,
+    },
   };
 }
 

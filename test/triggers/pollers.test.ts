@@ -34,7 +34,9 @@ describe("Card Due Date Reminder (polling)", () => {
   const config = { trigger: due.name, connection: "work", scope: { board: [BOARD] }, options: { minutesBefore: 60 } };
 
   it("fires once per card and due date when the reminder time comes, via the spec's list operation", async () => {
-    const b = board([{ id: "c1", name: "Report", due: new Date(T0 + 3 * HOUR).toISOString(), dueComplete: false, closed: false }]);
+    const b = board([
+      { id: "c1", name: "Report", due: new Date(T0 + 3 * HOUR).toISOString(), dueComplete: false, closed: false },
+    ]);
     const store = new MemoryStateStore();
     expect(await pollDueDates(triggers, due, config, b.list, store, { now: T0 })).toEqual([]); // 3 h away, lead 1 h
     const fired = await pollDueDates(triggers, due, config, b.list, store, { now: T0 + 2 * HOUR + 1 });
@@ -74,7 +76,14 @@ describe("Card Due Date Reminder (polling)", () => {
 
 describe("New Notification (polling)", () => {
   const config = { trigger: feed.name, connection: "work", options: {} };
-  const note = (id: string, type = "commentCard") => ({ id, type, date: "2026-11-21T09:00:00.000Z", unread: true, card: { id: "c1", name: "Report" }, board: { id: BOARD, name: "Roadmap" } });
+  const note = (id: string, type = "commentCard") => ({
+    id,
+    type,
+    date: "2026-11-21T09:00:00.000Z",
+    unread: true,
+    card: { id: "c1", name: "Report" },
+    board: { id: BOARD, name: "Roadmap" },
+  });
 
   it("does not replay history when first enabled, then fires once per new notification, oldest first", async () => {
     let items = [note("n3"), note("n2"), note("n1")];
@@ -88,7 +97,10 @@ describe("New Notification (polling)", () => {
     expect(await pollFeed(triggers, feed, config, list, store)).toEqual([]);
     items = [note("n5", "addedToCard"), note("n4"), ...items];
     const fired = await pollFeed(triggers, feed, config, list, store);
-    expect(fired.map((e) => [e.eventId, e.type])).toEqual([["n4", "commentCard"], ["n5", "addedToCard"]]);
+    expect(fired.map((e) => [e.eventId, e.type])).toEqual([
+      ["n4", "commentCard"],
+      ["n5", "addedToCard"],
+    ]);
     expect(await pollFeed(triggers, feed, config, list, store)).toEqual([]);
     expect(calls[0]).toEqual({ id: "me" });
   });
@@ -124,7 +136,13 @@ describe("New Notification (polling)", () => {
 
 describe("one worker polls a trigger's boards at a time (a lease in the state layer)", () => {
   const config = { trigger: feed.name, connection: "work", options: {} };
-  const note = (id: string) => ({ id, type: "commentCard", date: "2026-11-21T09:00:00.000Z", card: { id: "c1" }, board: { id: BOARD } });
+  const note = (id: string) => ({
+    id,
+    type: "commentCard",
+    date: "2026-11-21T09:00:00.000Z",
+    card: { id: "c1" },
+    board: { id: BOARD },
+  });
 
   it("two workers on one state folder: the lease holder polls, the other skips; each event fires once; a dead holder's lease passes on", async () => {
     const path = mkdtempSync(join(tmpdir(), "stepforge-lease-"));
@@ -133,10 +151,12 @@ describe("one worker polls a trigger's boards at a time (a lease in the state la
     const b = new FileStateStore(path, { clock });
     let items = [note("n1")];
     const polled: string[] = [];
-    const lister = (who: string): ListFn => async () => {
-      polled.push(who);
-      return items;
-    };
+    const lister =
+      (who: string): ListFn =>
+      async () => {
+        polled.push(who);
+        return items;
+      };
     const fired: string[] = [];
     const round = async () => {
       const [ea, eb] = await Promise.all([
@@ -175,11 +195,18 @@ describe("one worker polls a trigger's boards at a time (a lease in the state la
     let resume!: () => void;
     let listing!: () => void;
     const listed = new Promise<void>((r) => (listing = r));
-    const stalled = pollFeed(triggers, feed, config, async () => {
-      listing();
-      await new Promise<void>((r) => (resume = r));
-      return items;
-    }, store, { leaseMs: 1_000 });
+    const stalled = pollFeed(
+      triggers,
+      feed,
+      config,
+      async () => {
+        listing();
+        await new Promise<void>((r) => (resume = r));
+        return items;
+      },
+      store,
+      { leaseMs: 1_000 },
+    );
     await listed;
     clock.advance(2_000);
     await releasePollLease(store, triggers, config); // forget our grant, as another process would not have it

@@ -37,7 +37,19 @@ afterAll(() => {
 });
 
 async function startReceiver(...flags: string[]): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawnNode([join(packageRoot(), "bin", "stepforge.js"), "webhook", "serve", "--port", "0", "--callback-url", CALLBACK, ...flags], { STEPFORGE_WEBHOOK_SECRET: SECRET });
+  const child = spawnNode(
+    [
+      join(packageRoot(), "bin", "stepforge.js"),
+      "webhook",
+      "serve",
+      "--port",
+      "0",
+      "--callback-url",
+      CALLBACK,
+      ...flags,
+    ],
+    { STEPFORGE_WEBHOOK_SECRET: SECRET },
+  );
   const port = await line(child, "stderr", (t) => /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(t)?.[1]);
   return { child, port: Number(port) };
 }
@@ -51,7 +63,11 @@ function rss(pid: number): number {
 
 const signedPost = async (port: number, payload: unknown) => {
   const body = JSON.stringify(payload);
-  const res = await fetch(`http://127.0.0.1:${port}/`, { method: "POST", body, headers: { "x-trello-webhook": signPayload(SECRET, spec, body, CALLBACK) } });
+  const res = await fetch(`http://127.0.0.1:${port}/`, {
+    method: "POST",
+    body,
+    headers: { "x-trello-webhook": signPayload(SECRET, spec, body, CALLBACK) },
+  });
   return { status: res.status, text: await res.text() };
 };
 
@@ -83,11 +99,15 @@ describe("webhook serve under 4,000 slow connections", () => {
       // Over the caps: answered 503 at once; the ones it let hold bytes: 408 when the body timeout came.
       // ("none": a refused client still sending when the receiver closed got a reset before it read the
       // answer; a client process starved of CPU does that more, so they are counted as refused, not as answers.)
-      expect(statuses["503"]! + (statuses.none ?? 0) + ready.connectErrors).toBeGreaterThanOrEqual(4000 - RECEIVER_DEFAULTS.maxConnections);
+      expect(statuses["503"]! + (statuses.none ?? 0) + ready.connectErrors).toBeGreaterThanOrEqual(
+        4000 - RECEIVER_DEFAULTS.maxConnections,
+      );
       expect(statuses["503"]).toBeGreaterThan((4000 - RECEIVER_DEFAULTS.maxConnections) / 2);
       expect(statuses["408"]).toBeGreaterThan(0);
       expect(Object.keys(statuses).every((s) => ["503", "408", "none"].includes(s))).toBe(true);
-      console.log(`receiver RSS: idle ${(idle / 2 ** 20).toFixed(0)} MB, peak ${(peak / 2 ** 20).toFixed(0)} MB under 4,000 slow connections; answers ${JSON.stringify(statuses)}`);
+      console.log(
+        `receiver RSS: idle ${(idle / 2 ** 20).toFixed(0)} MB, peak ${(peak / 2 ** 20).toFixed(0)} MB under 4,000 slow connections; answers ${JSON.stringify(statuses)}`,
+      );
       expect(peak - idle).toBeLessThan(RSS_GROWTH_BOUND);
       // And it still works.
       const ok = await signedPost(port, delivery("createCard"));
@@ -106,7 +126,12 @@ describe("webhook serve under 4,000 slow connections", () => {
   }, 30_000);
 
   it("refuses bad settings with a usage error naming the flag", async () => {
-    const caps = ["--max-connections", "--max-connections-per-address", "--max-buffered-bytes", "--max-buffered-bytes-per-address"];
+    const caps = [
+      "--max-connections",
+      "--max-connections-per-address",
+      "--max-buffered-bytes",
+      "--max-buffered-bytes-per-address",
+    ];
     for (const flag of [...caps, "--min-body-rate", "--headers-timeout", "--body-timeout", "--dedupe-window"]) {
       const r = await runCli("webhook", "serve", "--port", "0", "--secret", "s", "--callback-url", CALLBACK, flag, "0");
       expect(r.code).toBe(2);
@@ -124,7 +149,13 @@ describe("caps (in process)", () => {
   });
 
   async function serve(options: { maxConnections?: number; maxBufferedBytes?: number }) {
-    receiver = createWebhookReceiver({ secret: SECRET, callbackUrl: CALLBACK, delivery: spec, onDelivery: () => undefined, maxBufferedBytes: options.maxBufferedBytes });
+    receiver = createWebhookReceiver({
+      secret: SECRET,
+      callbackUrl: CALLBACK,
+      delivery: spec,
+      onDelivery: () => undefined,
+      maxBufferedBytes: options.maxBufferedBytes,
+    });
     const server = createWebhookServer(receiver, { maxConnections: options.maxConnections });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     const port = (server.address() as { port: number }).port;
@@ -190,7 +221,11 @@ describe("caps (in process)", () => {
 describe("dedupe by delivery id over a time window, in the state layer", () => {
   const body = (payload: unknown) => {
     const text = JSON.stringify(payload);
-    return { method: "POST", headers: { "x-trello-webhook": signPayload(SECRET, spec, text, CALLBACK) }, body: Buffer.from(text) };
+    return {
+      method: "POST",
+      headers: { "x-trello-webhook": signPayload(SECRET, spec, text, CALLBACK) },
+      body: Buffer.from(text),
+    };
   };
   const make = (state: StateStore, got: unknown[], extra: { dedupeWindowMs?: number; fail?: () => boolean } = {}) =>
     createWebhookReceiver({

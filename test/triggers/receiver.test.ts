@@ -10,19 +10,38 @@ const CALLBACK = "https://hooks.example.com/trello?board=roadmap";
 const { delivery: spec } = triggers;
 
 function receiver(received: unknown[] = [], maxBodyBytes?: number) {
-  return createWebhookReceiver({ secret: SECRET, callbackUrl: CALLBACK, delivery: spec, onDelivery: (p) => void received.push(p), ...(maxBodyBytes ? { maxBodyBytes } : {}) });
+  return createWebhookReceiver({
+    secret: SECRET,
+    callbackUrl: CALLBACK,
+    delivery: spec,
+    onDelivery: (p) => void received.push(p),
+    ...(maxBodyBytes ? { maxBodyBytes } : {}),
+  });
 }
 
 function post(body: string, signature?: string) {
-  return { method: "POST", headers: signature === undefined ? {} : { "x-trello-webhook": signature }, body: Buffer.from(body) };
+  return {
+    method: "POST",
+    headers: signature === undefined ? {} : { "x-trello-webhook": signature },
+    body: Buffer.from(body),
+  };
 }
 
 const signed = (body: string) => post(body, signPayload(SECRET, spec, body, CALLBACK));
 
 describe("webhook receiver", () => {
   it("refuses to start without a secret: verification is never skipped", () => {
-    expect(() => createWebhookReceiver({ secret: "", callbackUrl: CALLBACK, delivery: spec, onDelivery: () => undefined })).toThrow(ReceiverConfigError);
-    expect(() => createWebhookReceiver({ secret: undefined as never, callbackUrl: CALLBACK, delivery: spec, onDelivery: () => undefined })).toThrow(/secret is required/);
+    expect(() =>
+      createWebhookReceiver({ secret: "", callbackUrl: CALLBACK, delivery: spec, onDelivery: () => undefined }),
+    ).toThrow(ReceiverConfigError);
+    expect(() =>
+      createWebhookReceiver({
+        secret: undefined as never,
+        callbackUrl: CALLBACK,
+        delivery: spec,
+        onDelivery: () => undefined,
+      }),
+    ).toThrow(/secret is required/);
   });
 
   it("answers Trello's HEAD probe with 200", async () => {
@@ -45,8 +64,13 @@ describe("webhook receiver", () => {
     expect((await r.handle(post(body, "not-a-signature"))).status).toBe(401);
     // Signed with the wrong secret, or for another callback URL, or over another body.
     expect((await r.handle(post(body, signPayload("other-secret", spec, body, CALLBACK)))).status).toBe(401);
-    expect((await r.handle(post(body, signPayload(SECRET, spec, body, "https://hooks.example.com/trello")))).status).toBe(401);
-    expect((await r.handle(post(body.replace("createCard", "deleteCard"), signPayload(SECRET, spec, body, CALLBACK)))).status).toBe(401);
+    expect(
+      (await r.handle(post(body, signPayload(SECRET, spec, body, "https://hooks.example.com/trello")))).status,
+    ).toBe(401);
+    expect(
+      (await r.handle(post(body.replace("createCard", "deleteCard"), signPayload(SECRET, spec, body, CALLBACK))))
+        .status,
+    ).toBe(401);
     // A forged body that is not even JSON is still a signature failure, not a parse failure.
     expect((await r.handle(post("{{{", "AAAA"))).status).toBe(401);
     expect(got).toHaveLength(0);
@@ -81,7 +105,15 @@ describe("webhook receiver", () => {
   it("a failing consumer answers 500 so the service retries, and the retry is processed", async () => {
     let fail = true;
     const got: unknown[] = [];
-    const r = createWebhookReceiver({ secret: SECRET, callbackUrl: CALLBACK, delivery: spec, onDelivery: (p) => { if (fail) throw new Error("db down"); got.push(p); } });
+    const r = createWebhookReceiver({
+      secret: SECRET,
+      callbackUrl: CALLBACK,
+      delivery: spec,
+      onDelivery: (p) => {
+        if (fail) throw new Error("db down");
+        got.push(p);
+      },
+    });
     const body = JSON.stringify(delivery("createCard"));
     expect((await r.handle(signed(body))).status).toBe(500);
     fail = false;
@@ -102,14 +134,27 @@ describe("webhook receiver", () => {
       const bad: Promise<number>[] = [];
       for (let i = 0; i < 300; i++) {
         const kind = i % 3;
-        const body = kind === 0 ? JSON.stringify(delivery("createCard")) : kind === 1 ? "x".repeat(10_000) : "{not json";
-        const headers: Record<string, string> = kind === 2 ? { "x-trello-webhook": signPayload(SECRET, spec, body, CALLBACK) } : { "x-trello-webhook": "forged" };
-        bad.push(fetch(url, { method: "POST", body, headers }).then((res) => res.status, () => -1));
+        const body =
+          kind === 0 ? JSON.stringify(delivery("createCard")) : kind === 1 ? "x".repeat(10_000) : "{not json";
+        const headers: Record<string, string> =
+          kind === 2
+            ? { "x-trello-webhook": signPayload(SECRET, spec, body, CALLBACK) }
+            : { "x-trello-webhook": "forged" };
+        bad.push(
+          fetch(url, { method: "POST", body, headers }).then(
+            (res) => res.status,
+            () => -1,
+          ),
+        );
       }
       const statuses = await Promise.all(bad);
       expect(new Set(statuses.filter((s) => s !== -1))).toEqual(new Set([401, 413, 400]));
       const good = JSON.stringify(delivery("commentCard", { text: "still alive" }));
-      const res = await fetch(url, { method: "POST", body: good, headers: { "x-trello-webhook": signPayload(SECRET, spec, good, CALLBACK) } });
+      const res = await fetch(url, {
+        method: "POST",
+        body: good,
+        headers: { "x-trello-webhook": signPayload(SECRET, spec, good, CALLBACK) },
+      });
       expect(res.status).toBe(200);
       expect(got).toHaveLength(1);
       expect(r.stats.rejectedSignature).toBe(100);

@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import { triggers } from "../../generated/trello/triggers.js";
 import { createWebhookReceiver, signPayload } from "../../runtime/triggers/receiver.js";
 import { TriggersExtensionSchema } from "../../runtime/triggers/model.js";
-import { createTriggerRouter, TriggerConfigError, validateConfig, type TriggerEvent } from "../../runtime/triggers/router.js";
+import {
+  createTriggerRouter,
+  TriggerConfigError,
+  validateConfig,
+  type TriggerEvent,
+} from "../../runtime/triggers/router.js";
 import { BOARD, card, CARD, delivery, LIST_A, LIST_B, OTHER_BOARD } from "./fixtures.js";
 
 const webhookTriggers = triggers.triggers.filter((t) => t.kind === "webhook");
@@ -16,18 +21,54 @@ const config = (trigger: string, options: Record<string, unknown> = {}, boards =
 /** One delivery per webhook trigger, as Trello sends it. */
 const CASES: Record<string, ReturnType<typeof delivery>> = {
   trello_new_card: delivery("createCard", { list: { id: LIST_A, name: "To do" }, card }),
-  trello_card_updated: delivery("updateCard", { list: { id: LIST_A }, card: { ...card, name: "Renamed" }, old: { name: "Write the report" } }),
-  trello_card_moved: delivery("updateCard", { listBefore: { id: LIST_A, name: "To do" }, listAfter: { id: LIST_B, name: "Done" }, card: { ...card, idList: LIST_B }, old: { idList: LIST_A } }),
-  trello_card_archived: delivery("updateCard", { list: { id: LIST_A }, card: { ...card, closed: true }, old: { closed: false } }),
+  trello_card_updated: delivery("updateCard", {
+    list: { id: LIST_A },
+    card: { ...card, name: "Renamed" },
+    old: { name: "Write the report" },
+  }),
+  trello_card_moved: delivery("updateCard", {
+    listBefore: { id: LIST_A, name: "To do" },
+    listAfter: { id: LIST_B, name: "Done" },
+    card: { ...card, idList: LIST_B },
+    old: { idList: LIST_A },
+  }),
+  trello_card_archived: delivery("updateCard", {
+    list: { id: LIST_A },
+    card: { ...card, closed: true },
+    old: { closed: false },
+  }),
   trello_new_comment_added_to_card: delivery("commentCard", { list: { id: LIST_A }, card, text: "Looks good" }),
-  trello_new_member_on_card: delivery("addMemberToCard", { card, idMember: "5a0000000000000000000002" }, { member: { id: "5a0000000000000000000002", fullName: "Grace Hopper" } }),
-  trello_new_label_created: delivery("createLabel", { label: { id: "6000000000000000000000l1", name: "urgent", color: "red" } }),
-  trello_new_label_added_to_card: delivery("addLabelToCard", { card, label: { id: "6000000000000000000000l1", name: "urgent", color: "red" }, value: "red", text: "urgent" }),
-  trello_new_checklist: delivery("addChecklistToCard", { card, checklist: { id: "6000000000000000000000c1", name: "Steps" } }),
+  trello_new_member_on_card: delivery(
+    "addMemberToCard",
+    { card, idMember: "5a0000000000000000000002" },
+    { member: { id: "5a0000000000000000000002", fullName: "Grace Hopper" } },
+  ),
+  trello_new_label_created: delivery("createLabel", {
+    label: { id: "6000000000000000000000l1", name: "urgent", color: "red" },
+  }),
+  trello_new_label_added_to_card: delivery("addLabelToCard", {
+    card,
+    label: { id: "6000000000000000000000l1", name: "urgent", color: "red" },
+    value: "red",
+    text: "urgent",
+  }),
+  trello_new_checklist: delivery("addChecklistToCard", {
+    card,
+    checklist: { id: "6000000000000000000000c1", name: "Steps" },
+  }),
   trello_new_board: delivery("createBoard", {}),
-  trello_new_attachment: delivery("addAttachmentToCard", { card, attachment: { id: "6000000000000000000000a1", name: "spec.pdf", url: "https://example.com/spec.pdf" } }),
-  trello_new_board_activity: delivery("updateList", { list: { id: LIST_A, name: "Doing" }, old: { name: "In progress" } }),
-  trello_custom_webhook_events: delivery("createCheckItem", { card, checkItem: { id: "6000000000000000000000i1", name: "Draft" } }),
+  trello_new_attachment: delivery("addAttachmentToCard", {
+    card,
+    attachment: { id: "6000000000000000000000a1", name: "spec.pdf", url: "https://example.com/spec.pdf" },
+  }),
+  trello_new_board_activity: delivery("updateList", {
+    list: { id: LIST_A, name: "Doing" },
+    old: { name: "In progress" },
+  }),
+  trello_custom_webhook_events: delivery("createCheckItem", {
+    card,
+    checkItem: { id: "6000000000000000000000i1", name: "Draft" },
+  }),
 };
 
 describe("trigger routing", () => {
@@ -39,7 +80,13 @@ describe("trigger routing", () => {
     const router = createTriggerRouter(triggers, [config(name, {}, name === "trello_new_board" ? [] : [BOARD])]);
     const [event, ...more] = router.route(payload);
     expect(more).toEqual([]);
-    expect(event).toMatchObject<Partial<TriggerEvent>>({ trigger: name, connection: "work", eventId: payload.action.id, type: payload.action.type, time: payload.action.date });
+    expect(event).toMatchObject<Partial<TriggerEvent>>({
+      trigger: name,
+      connection: "work",
+      eventId: payload.action.id,
+      type: payload.action.type,
+      time: payload.action.date,
+    });
     expect(event!.refs.board).toEqual({ id: BOARD, name: "Roadmap" });
     expect(event!.raw).toEqual(payload.action);
     if ("card" in payload.action.data) expect(event!.refs.card?.id).toBe(CARD);
@@ -48,7 +95,11 @@ describe("trigger routing", () => {
   it("each instant trigger ignores the other triggers' events", () => {
     const configs = webhookTriggers.map((t) => config(t.name, {}, t.scope === "member" ? [] : [BOARD]));
     const router = createTriggerRouter(triggers, configs);
-    const fired = (name: string) => router.route(CASES[name]).map((e) => e.trigger).filter((t) => t !== "trello_new_board_activity" && t !== "trello_custom_webhook_events");
+    const fired = (name: string) =>
+      router
+        .route(CASES[name])
+        .map((e) => e.trigger)
+        .filter((t) => t !== "trello_new_board_activity" && t !== "trello_custom_webhook_events");
     expect(fired("trello_new_card")).toEqual(["trello_new_card"]);
     // A move is an update too (Card Updated covers "any property, moves included"), but not an archive.
     expect(fired("trello_card_moved").sort()).toEqual(["trello_card_moved", "trello_card_updated"]);
@@ -68,11 +119,19 @@ describe("trigger routing", () => {
     expect(moved.route(CASES.trello_card_moved)).toHaveLength(1);
     expect(moved.route(delivery("updateCard", { listBefore: { id: "x" }, listAfter: { id: "y" }, card }))).toEqual([]);
 
-    const activity = createTriggerRouter(triggers, [config("trello_new_board_activity", { activityTypes: ["commentCard"] })]);
+    const activity = createTriggerRouter(triggers, [
+      config("trello_new_board_activity", { activityTypes: ["commentCard"] }),
+    ]);
     expect(activity.route(CASES.trello_new_comment_added_to_card)).toHaveLength(1);
     expect(activity.route(CASES.trello_new_card)).toEqual([]);
 
-    const custom = createTriggerRouter(triggers, [config("trello_custom_webhook_events", { eventTypes: ["createCard", "updateCard"], lists: [LIST_A], cards: [CARD] })]);
+    const custom = createTriggerRouter(triggers, [
+      config("trello_custom_webhook_events", {
+        eventTypes: ["createCard", "updateCard"],
+        lists: [LIST_A],
+        cards: [CARD],
+      }),
+    ]);
     expect(custom.route(CASES.trello_new_card)).toHaveLength(1);
     expect(custom.route(CASES.trello_new_comment_added_to_card)).toEqual([]); // wrong type
     expect(custom.route(delivery("createCard", { list: { id: LIST_B }, card }))).toEqual([]); // wrong list
@@ -82,10 +141,16 @@ describe("trigger routing", () => {
   it("a repeated move delivery fires Card Moved once (the double-fire others report)", async () => {
     const events: TriggerEvent[] = [];
     const router = createTriggerRouter(triggers, [config("trello_card_moved")]);
-    const receiver = createWebhookReceiver({ secret: "s3cret-value", callbackUrl: "https://h.example.com/t", delivery: triggers.delivery, onDelivery: (p) => void events.push(...router.route(p)) });
+    const receiver = createWebhookReceiver({
+      secret: "s3cret-value",
+      callbackUrl: "https://h.example.com/t",
+      delivery: triggers.delivery,
+      onDelivery: (p) => void events.push(...router.route(p)),
+    });
     const body = JSON.stringify(CASES.trello_card_moved);
     const sig = signPayload("s3cret-value", triggers.delivery, body, "https://h.example.com/t");
-    for (let i = 0; i < 3; i++) await receiver.handle({ method: "POST", headers: { "x-trello-webhook": sig }, body: Buffer.from(body) });
+    for (let i = 0; i < 3; i++)
+      await receiver.handle({ method: "POST", headers: { "x-trello-webhook": sig }, body: Buffer.from(body) });
     expect(events).toHaveLength(1);
   });
 
@@ -121,12 +186,21 @@ describe("trigger routing", () => {
     expect(due.options).toEqual({ minutesBefore: 60 });
     const five = validateConfig(triggers, { ...reminder, options: { minutesBefore: 5 } });
     expect(five.options).toEqual({ minutesBefore: 5 });
-    const option = (o: Record<string, unknown>) => TriggersExtensionSchema.shape.triggers.element.safeParse({ ...triggers.triggers.find((t) => t.name === "trello_card_moved"), options: { lists: { description: "d", ...o } } });
+    const option = (o: Record<string, unknown>) =>
+      TriggersExtensionSchema.shape.triggers.element.safeParse({
+        ...triggers.triggers.find((t) => t.name === "trello_card_moved"),
+        options: { lists: { description: "d", ...o } },
+      });
     const listed = option({ type: "string-list", default: ["6000000000000000000000b1"] });
     expect(listed.success).toBe(true);
     const moved = { ...triggers, triggers: [listed.data!] };
     expect(validateConfig(moved, config("trello_card_moved")).options).toEqual({ lists: ["6000000000000000000000b1"] });
-    expect(option({ type: "string-list", default: 5 }).error?.issues[0]).toMatchObject({ path: ["options", "lists", "default"], message: expect.stringMatching(/a list of strings for a list option/) });
-    expect(option({ type: "enum-list", values: ["a", "b"], default: ["c"] }).error?.issues[0]?.message).toMatch(/must be one of its `values`/);
+    expect(option({ type: "string-list", default: 5 }).error?.issues[0]).toMatchObject({
+      path: ["options", "lists", "default"],
+      message: expect.stringMatching(/a list of strings for a list option/),
+    });
+    expect(option({ type: "enum-list", values: ["a", "b"], default: ["c"] }).error?.issues[0]?.message).toMatch(
+      /must be one of its `values`/,
+    );
   });
 });

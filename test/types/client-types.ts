@@ -13,12 +13,17 @@ declare const news: WorldnewsClient;
 
 export async function rightCalls(): Promise<string[]> {
   const card = await trello.getCard({ params: { path: { id: "5abbe4b7ddc1b351ef961414" } } });
-  const created = await trello.createCard({ body: { idList: "5abbe4b7ddc1b351ef961414", name: "Report", pos: "top", idLabels: [] } });
+  const created = await trello.createCard({
+    body: { idList: "5abbe4b7ddc1b351ef961414", name: "Report", pos: "top", idLabels: [] },
+  });
   const leads = await marketo.getLeads({ params: { query: { filterType: "email", filterValues: ["a@example.com"] } } });
   const found = await news.searchNews({ params: { query: { text: "solar", number: 5 } } });
   // An optional body may be left out, or given.
   await marketo.scheduleCampaign({ params: { path: { id: 1001 } } });
-  await marketo.scheduleCampaign({ params: { path: { id: 1001 } }, body: { input: { runAt: "2024-06-03T15:00:00-05:00" } } });
+  await marketo.scheduleCampaign({
+    params: { path: { id: 1001 } },
+    body: { input: { runAt: "2024-06-03T15:00:00-05:00" } },
+  });
   // Operations without required input take no argument.
   await trello.getMemberBoards({ params: { path: { id: "me" } } });
   return [card.id, created.name ?? "", String(leads.success), String(found.available)];

@@ -171,8 +171,12 @@ export type _TriggersExtension = Assert<Same<TriggersExtension, z.infer<typeof T
 
 // The helpers can fail: the same type with one optional field (`tools`) made required is not equal,
 // and an interface with exactly the schema's fields is not the same as the schema's type.
+type WrongPair = Equal<
+  Omit<ServiceExtension, "tools"> & { tools: ServiceTools },
+  z.infer<typeof ServiceExtensionSchema>
+>;
 // @ts-expect-error Equal<…> is false, so it does not satisfy Assert's `true` constraint
-export type _Wrong = Assert<Equal<Omit<ServiceExtension, "tools"> & { tools: ServiceTools }, z.infer<typeof ServiceExtensionSchema>>>;
+export type _Wrong = Assert<WrongPair>;
 interface RejectionInterface {
   status?: number | undefined;
   code?: string | undefined;

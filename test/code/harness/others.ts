@@ -56,7 +56,7 @@ export const OTHER_TASKS: Task[] = [
     id: "marketo-list",
     title:
       'Add amy.nguyen@example.com and raj.patel@example.com to the list "Webinar Registrants - June 2024"; how ' +
-      'many members does it have?',
+      "many members does it have?",
     services: ["marketo"],
     async direct(agent) {
       const lists = await agent.call<{ result: Rec[] }>("marketo_get_lists", {
@@ -145,7 +145,7 @@ return leads.map((l) => l.id);`,
     id: "contentsnare-onboard",
     title:
       'Create the client Maya Chen (maya.chen@example.net) and send her the request "Onboarding documents" from ' +
-      'the Individual Tax Return template, filed in Tax Clients',
+      "the Individual Tax Return template, filed in Tax Clients",
     services: ["contentsnare"],
     async direct(agent) {
       const templates = await agent.call<{ results: Rec[] }>("contentsnare_list_request_templates", {
@@ -326,7 +326,7 @@ return found.news.length;`,
     id: "todo-close",
     title:
       'Close every open task of the project "Website" with the note "closed by agent" (a service generated from ' +
-      'a spec of its own)',
+      "a spec of its own)",
     services: ["todo"],
     async direct(agent) {
       const projects = await agent.call<{ items: Rec[] }>("todo_list_projects", {});

@@ -61,14 +61,37 @@ describe("emitClient", () => {
     const model = modelOf((d) => {
       const json = (schema: unknown) => ({ schema });
       d.paths = {
-        "/a": { post: { operationId: "required", requestBody: { required: true, content: { "application/json": json({ type: "object" }), "multipart/form-data": json({ type: "object" }) } }, responses: { "204": { description: "none" } } } },
-        "/b": { post: { operationId: "optional", parameters: [{ name: "q", in: "query", schema: { type: "string" } }], requestBody: { content: { "application/json": json({ type: "object" }) } }, responses: { "204": { description: "none" } } } },
-        "/c": { post: { operationId: "empty", requestBody: { content: {} }, responses: { "204": { description: "none" } } } },
+        "/a": {
+          post: {
+            operationId: "required",
+            requestBody: {
+              required: true,
+              content: {
+                "application/json": json({ type: "object" }),
+                "multipart/form-data": json({ type: "object" }),
+              },
+            },
+            responses: { "204": { description: "none" } },
+          },
+        },
+        "/b": {
+          post: {
+            operationId: "optional",
+            parameters: [{ name: "q", in: "query", schema: { type: "string" } }],
+            requestBody: { content: { "application/json": json({ type: "object" }) } },
+            responses: { "204": { description: "none" } },
+          },
+        },
+        "/c": {
+          post: { operationId: "empty", requestBody: { content: {} }, responses: { "204": { description: "none" } } },
+        },
       };
     });
     const [file] = await emitClient(model, context);
     const text = file!.content;
-    expect(text.slice(text.indexOf("export type RequiredInput"), text.indexOf("/** What required returns"))).toMatchInlineSnapshot(`
+    expect(
+      text.slice(text.indexOf("export type RequiredInput"), text.indexOf("/** What required returns")),
+    ).toMatchInlineSnapshot(`
       "export type RequiredInput = {
         params?: RequiredOperation["parameters"];
         body: RequiredOperation["requestBody"]["content"]["application/json"] | RequiredOperation["requestBody"]["content"]["multipart/form-data"];
@@ -76,8 +99,12 @@ describe("emitClient", () => {
       };
       "
     `);
-    expect(text).toContain(`export type OptionalInput = {\n  params?: OptionalOperation["parameters"];\n  body?: NonNullable<OptionalOperation["requestBody"]>["content"]["application/json"];`);
-    expect(text).toContain(`export type EmptyInput = { params?: EmptyOperation["parameters"]; body?: never; signal?: AbortSignal };`);
+    expect(text).toContain(
+      `export type OptionalInput = {\n  params?: OptionalOperation["parameters"];\n  body?: NonNullable<OptionalOperation["requestBody"]>["content"]["application/json"];`,
+    );
+    expect(text).toContain(
+      `export type EmptyInput = { params?: EmptyOperation["parameters"]; body?: never; signal?: AbortSignal };`,
+    );
   });
 
   it("a type name the module already declares is numbered, not duplicated", async () => {

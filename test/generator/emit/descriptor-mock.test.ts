@@ -7,7 +7,14 @@ import { body, context, modelOf } from "./fixture.js";
 describe("emitDescriptor", () => {
   it("prints the descriptor as an object literal without the mock section", async () => {
     const model = modelOf((d) => {
-      d["x-stepforge"].mock = { credentials: { apiKey: "k" }, error: { contentType: "application/json", body: { message: "{message}" } }, answers: {}, limits: {}, envelopes: {}, resources: {} };
+      d["x-stepforge"].mock = {
+        credentials: { apiKey: "k" },
+        error: { contentType: "application/json", body: { message: "{message}" } },
+        answers: {},
+        limits: {},
+        envelopes: {},
+        resources: {},
+      };
       d.paths = { "/widgets/{id}": d.paths["/widgets/{id}"] };
     });
     const [file] = await emitDescriptor(model, context);

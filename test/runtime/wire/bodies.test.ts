@@ -128,7 +128,11 @@ describe("responses by their media type", () => {
 
   it("a tool step hands a binary answer to the model as its type, size and base64 bytes (not `{}`)", async () => {
     const apiCall = trelloTools.find((t) => t.name === "trello_api_call")!;
-    const result = await executeTool(apiCall, { method: "GET", endpoint: "/answer/png" }, { client: client() });
+    const result = await executeTool(
+      apiCall,
+      { method: "GET", endpoint: "/answer/png" },
+      { connection: { name: "t", fields: {} }, client: client() },
+    );
     expect(result).toEqual({
       ok: true,
       data: { contentType: "image/png", bytes: PNG.length, base64: Buffer.from(PNG).toString("base64") },

@@ -36,17 +36,27 @@ try {
   // A typed error from a wrong token, caught by class from another entry of the same package.
   let authError: string | undefined;
   try {
-    await new TrelloClient({ connection: { name: "bad", fields: { ...fields, token: "wrong" } }, baseUrl: trelloMock.url }).getMemberBoards({ params: { path: { id: "me" } } });
+    await new TrelloClient({
+      connection: { name: "bad", fields: { ...fields, token: "wrong" } },
+      baseUrl: trelloMock.url,
+    }).getMemberBoards({ params: { path: { id: "me" } } });
   } catch (error) {
     if (error instanceof AuthError) authError = (error as StepforgeError).kind;
   }
 
   // Paging: offset pages of World News search, two items a page; the mock holds four matching
   // articles, so the walk takes two full pages and stops by itself before maxPages.
-  const news = new WorldnewsClient({ connection: { name: "consumer", fields: { apiKey: "mock-worldnews-api-key-0123456789" } }, baseUrl: newsMock.url });
+  const news = new WorldnewsClient({
+    connection: { name: "consumer", fields: { apiKey: "mock-worldnews-api-key-0123456789" } },
+    baseUrl: newsMock.url,
+  });
   let pages = 0;
   let items = 0;
-  for await (const page of news.core.pages("searchNews", { params: { query: { text: "the", number: 2 } } }, { maxPages: 5 })) {
+  for await (const page of news.core.pages(
+    "searchNews",
+    { params: { query: { text: "the", number: 2 } } },
+    { maxPages: 5 },
+  )) {
     pages += 1;
     items += page.items.length;
   }
