@@ -25,8 +25,9 @@ import { adHocOperation, RequestBuilder } from "./request.js";
 import { resolveRetry, type RetryOptions } from "./retry.js";
 import { defaultSharedState, type SharedState } from "./shared-state.js";
 import { callOperation } from "./transport.js";
-import { withTracing, type TracingOption } from "../observe/otel.js";
-import { metricsObserver, type MetricsOption } from "../observe/metrics.js";
+import { withTracing } from "../observe/otel.js";
+import { metricsObserver } from "../observe/metrics.js";
+import type { MetricsOption, TracingOption } from "../observe/options.js";
 import { answerValidation, type ValidateOption } from "../observe/response-check.js";
 
 export { checkAddress, normaliseConnection, resolveBaseUrl, resolveTokenUrl } from "./address.js";

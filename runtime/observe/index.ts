@@ -58,8 +58,7 @@ export {
   otelApi,
   withTraceparent,
 } from "./otel.js";
-export type { TracingOption, TracingOptions } from "./otel.js";
+export type { MeterLike, MetricsOption, MetricsOptions, TracerLike, TracingOption, TracingOptions } from "./options.js";
 export { MetricsObserver, METRICS_ENV, metricsObserver } from "./metrics.js";
-export type { MetricsOption, MetricsOptions } from "./metrics.js";
 export { ResponseDriftError, RESPONSE_DRIFT, MAX_DRIFT_EVENTS, validateModeOf } from "./response-check.js";
 export type { DriftFound, ValidateMode, ValidateOption, ValidateOptions } from "./response-check.js";

@@ -7,15 +7,10 @@
  */
 import type * as OtelApi from "@opentelemetry/api";
 import type { Observer, PipelineEvent } from "../hooks.js";
+import type { MetricsOption } from "./options.js";
 import { otelApi, tracingWanted } from "./otel.js";
 
-export interface MetricsOptions {
-  /** The meter to record with (default: the global provider's meter named "stepforge"). */
-  meter?: OtelApi.Meter | undefined;
-}
-
-/** `true`, or the meter to use; `false` turns it off even when STEPFORGE_METRICS is set. */
-export type MetricsOption = boolean | MetricsOptions;
+export type { MetricsOption, MetricsOptions } from "./options.js";
 
 export const METRICS_ENV = "STEPFORGE_METRICS";
 
@@ -24,7 +19,7 @@ export function metricsObserver(option: MetricsOption | undefined): Observer | u
   if (!tracingWanted(option, METRICS_ENV)) return undefined;
   const api = otelApi();
   if (!api) return undefined;
-  const own = typeof option === "object" ? option.meter : undefined;
+  const own = typeof option === "object" ? (option.meter as OtelApi.Meter | undefined) : undefined;
   return new MetricsObserver(own ?? api.metrics.getMeter("stepforge"));
 }
 

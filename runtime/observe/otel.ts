@@ -18,16 +18,11 @@ import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import type * as OtelApi from "@opentelemetry/api";
 import type { Observer, PipelineEvent } from "../hooks.js";
+import type { TracingOption } from "./options.js";
 
 type Api = typeof OtelApi;
 
-export interface TracingOptions {
-  /** The tracer to start spans with (default: the global provider's tracer named "stepforge"). */
-  tracer?: OtelApi.Tracer | undefined;
-}
-
-/** `true`, or the tracer to use; `false` turns it off even when STEPFORGE_TRACING is set. */
-export type TracingOption = boolean | TracingOptions;
+export type { TracingOption, TracingOptions } from "./options.js";
 
 /** Turns tracing on for every client whose options do not say otherwise (`stepforge mcp`, `call`). */
 export const TRACING_ENV = "STEPFORGE_TRACING";
@@ -58,7 +53,7 @@ export function tracerFor(option: TracingOption | undefined): { api: Api; tracer
   if (!tracingWanted(option)) return undefined;
   const api = otelApi();
   if (!api) return undefined;
-  const own = typeof option === "object" ? option.tracer : undefined;
+  const own = typeof option === "object" ? (option.tracer as OtelApi.Tracer | undefined) : undefined;
   return { api, tracer: own ?? api.trace.getTracer("stepforge") };
 }
 

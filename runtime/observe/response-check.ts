@@ -81,6 +81,13 @@ export type AnswerValidation = (ctx: ClientContext, call: CallState, status: num
 
 const warned = new Set<string>();
 const VALIDATOR = "./response-validator.js";
+/**
+ * The validator module's shape, said here rather than as `typeof import(…)`: the client's
+ * declarations would then reach the validator's (Ajv, the mock model, zod) in every compile.
+ */
+interface ValidatorModule {
+  createBodyCheck(descriptor: ServiceDescriptor, schemas: ValidateOptions["schemas"]): Promise<BodyCheck>;
+}
 
 /** One compiled checker per service for every client of it (compiling the schemas is the costly part). */
 const shared = new WeakMap<ServiceDescriptor, Promise<BodyCheck>>();
@@ -88,7 +95,7 @@ const shared = new WeakMap<ServiceDescriptor, Promise<BodyCheck>>();
 function bodyCheckFor(descriptor: ServiceDescriptor, schemas: ValidateOptions["schemas"]): Promise<BodyCheck> {
   // A computed address, so a bundler leaves Ajv and the schemas out of an application's bundle.
   const load = () =>
-    (import(new URL(VALIDATOR, import.meta.url).href) as Promise<typeof import("./response-validator.js")>).then((m) =>
+    (import(new URL(VALIDATOR, import.meta.url).href) as Promise<ValidatorModule>).then((m) =>
       m.createBodyCheck(descriptor, schemas),
     );
   if (schemas) return load();

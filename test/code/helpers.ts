@@ -82,6 +82,9 @@ export async function serve(
     accounts: new Accounts(accounts),
     dynamic: mode === "dynamic",
     toolSet: code,
+    // "direct" is every step listed as a tool, the comparison's baseline: the listing budget (which
+    // would serve the meta-tools over 120 KB, as the four services with output schemas are) is off.
+    ...(mode === "direct" ? { budget: false as const } : {}),
     ...rest,
   });
   const connected = await connect(mcp);

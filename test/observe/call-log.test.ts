@@ -324,7 +324,8 @@ describe("the file sink", () => {
     const got: string[] = [];
     const stop = new AbortController();
     const following = sink.follow({ outcome: "ok" }, (r) => got.push(r.id), stop.signal);
-    await new Promise((r) => setTimeout(r, 60));
+    // follow() starts at the end of the file once it has opened it: give it time to, on a busy machine.
+    await new Promise((r) => setTimeout(r, 500));
     for (let n = 2; n <= 16; n++) await sink.append(record(n));
     const deadline = Date.now() + 5000;
     while (got.length < 12 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));

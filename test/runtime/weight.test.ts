@@ -44,7 +44,8 @@ describe("the Trello client's weight", () => {
     const visit = (file: string): void => {
       if (seen.has(file)) return;
       seen.add(file);
-      const source = readFileSync(file, "utf8");
+      // Comments are left out: a doc comment may show an import as an example.
+      const source = readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\/|^\s*\/\/.*$/gm, "");
       for (const m of source.matchAll(/(?:from|import)\s*\(?\s*"([^"]+)"/g)) {
         const spec = m[1]!;
         if (spec === "zod" || spec.startsWith("zod/")) reachesZod.push(file.slice(root.length + 1));

@@ -61,7 +61,7 @@ export const OTHER_TASKS: Task[] = [
     async direct(agent) {
       const lists = await agent.call<{ result: Rec[] }>("marketo_get_lists", {
         name: ["Webinar Registrants - June 2024"],
-        result_fields: ["id", "name"],
+        stepforge_result_fields: ["id", "name"],
       });
       const listId = lists.result[0]!.id as number;
       const leads = await agent.call<{ result: Rec[] }>("marketo_get_leads", {
@@ -72,7 +72,7 @@ export const OTHER_TASKS: Task[] = [
       await agent.call("marketo_add_leads_to_list", { listId, input: leads.result.map((l) => ({ id: l.id })) });
       const members = await agent.call<{ result: Rec[] }>("marketo_get_list_members", {
         listId,
-        result_fields: ["id"],
+        stepforge_result_fields: ["id"],
       });
       return members.result.length;
     },
@@ -108,7 +108,7 @@ return (members.result ?? []).length;`,
       });
       const campaigns = await agent.call<{ result: Rec[] }>("marketo_get_campaigns", {
         name: ["Welcome - Send Email 1"],
-        result_fields: ["id", "name"],
+        stepforge_result_fields: ["id", "name"],
       });
       await agent.call("marketo_trigger_campaign", {
         id: campaigns.result[0]!.id,
@@ -149,11 +149,11 @@ return leads.map((l) => l.id);`,
     services: ["contentsnare"],
     async direct(agent) {
       const templates = await agent.call<{ results: Rec[] }>("contentsnare_list_request_templates", {
-        result_fields: ["id", "name"],
+        stepforge_result_fields: ["id", "name"],
       });
       const template = templates.results.find((t) => t.name === "Individual Tax Return")!;
       const folders = await agent.call<{ results: Rec[] }>("contentsnare_list_folders", {
-        result_fields: ["id", "name"],
+        stepforge_result_fields: ["id", "name"],
       });
       const folder = folders.results.find((f) => f.name === "Tax Clients")!;
       await agent.call("contentsnare_create_client", { name: "Maya Chen", email: "maya.chen@example.net" });
@@ -202,7 +202,7 @@ return request.id;`,
     async direct(agent) {
       const listed = await agent.call<{ results: Rec[] }>("contentsnare_list_requests", {
         filter_by_statuses: ["published"],
-        result_fields: ["id", "name", "due"],
+        stepforge_result_fields: ["id", "name", "due"],
       });
       const moved: string[] = [];
       for (const r of listed.results.filter((x) => x.due && Date.parse(x.due) < Date.parse("2026-08-01"))) {
@@ -248,7 +248,7 @@ return moved;`,
       const found = await agent.call<{ news: Rec[] }>("worldnews_search_news", {
         text: "electric",
         language: "en",
-        result_fields: ["title", "url"],
+        stepforge_result_fields: ["title", "url"],
       });
       const articles = [];
       for (const a of found.news) {
@@ -292,11 +292,11 @@ return { articles, brussels: { latitude: brussels.latitude, longitude: brussels.
       const found = await agent.call<{ news: Rec[] }>("worldnews_search_news", {
         text: "electric",
         language: "en",
-        result_fields: ["title", "url"],
+        stepforge_result_fields: ["title", "url"],
       });
       const lists = await agent.call<{ items: Rec[] }>("trello_get_board_lists", {
         id: TRELLO_BOARD,
-        result_fields: ["id", "name"],
+        stepforge_result_fields: ["id", "name"],
       });
       const todo = lists.items.find((l) => l.name === "To Do")!.id;
       for (const a of found.news) await agent.call("trello_create_card", { idList: todo, name: a.title, desc: a.url });
@@ -333,7 +333,7 @@ return found.news.length;`,
       const website = projects.items.find((p) => p.name === "Website")!;
       const tasks = await agent.call<{ items: Rec[] }>("todo_list_tasks", {
         projectId: website.id,
-        result_fields: ["id", "status"],
+        stepforge_result_fields: ["id", "status"],
       });
       const open = tasks.items.filter((t) => t.status === "open");
       for (const t of open)

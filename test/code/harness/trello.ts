@@ -60,23 +60,23 @@ export const TRELLO_TASKS: Task[] = [
     services: ["trello"],
     async direct(agent) {
       const boards = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_boards", {
-        result_fields: ["id", "name"],
+        stepforge_result_fields: ["id", "name"],
       });
       const board = boards.items.find((b) => b.name === "Product Roadmap")!;
       const lists = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_board_lists", {
         id: board.id,
-        result_fields: ["id", "name"],
+        stepforge_result_fields: ["id", "name"],
       });
       const labels = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_board_labels", {
         id: board.id,
-        result_fields: ["id", "name"],
+        stepforge_result_fields: ["id", "name"],
       });
       const urgent = labels.items.find((l) => l.name === "urgent")!.id;
       const doing = lists.items.find((l) => l.name === "Doing")!.id;
       const done = lists.items.find((l) => l.name === "Done")!.id;
       const inDoing = await agent.call<{ items: Card[] }>("trello_get_list_cards", {
         id: doing,
-        result_fields: ["id", "name", "idLabels"],
+        stepforge_result_fields: ["id", "name", "idLabels"],
       });
       const moved: string[] = [];
       for (const c of inDoing.items.filter((x) => x.idLabels?.includes(urgent))) {
@@ -131,12 +131,12 @@ return moved;`,
     async direct(agent) {
       const lists = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_board_lists", {
         id: BOARD,
-        result_fields: ["id", "name"],
+        stepforge_result_fields: ["id", "name"],
       });
       const done = lists.items.find((l) => l.name === "Done")!.id;
       const inDone = await agent.call<{ items: Card[] }>("trello_get_list_cards", {
         id: done,
-        result_fields: ["id", "name", "due"],
+        stepforge_result_fields: ["id", "name", "due"],
       });
       const archived: string[] = [];
       for (const c of inDone.items.filter((x) => x.due && Date.parse(x.due) < Date.now())) {
@@ -173,7 +173,7 @@ return archived;`,
     async direct(agent) {
       const all = await agent.call<{ items: Card[] }>("trello_get_board_cards", {
         id: BOARD,
-        result_fields: ["id", "name"],
+        stepforge_result_fields: ["id", "name"],
       });
       const target = all.items.find((c) => c.name === "Rotate API keys")!;
       const checklist = await agent.call<{ id: string }>("trello_add_checklist", {
@@ -217,17 +217,17 @@ return checklist.id;`,
     async direct(agent) {
       const labels = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_board_labels", {
         id: BOARD,
-        result_fields: ["id", "name"],
+        stepforge_result_fields: ["id", "name"],
       });
       const bug = labels.items.find((l) => l.name === "Bug")!.id;
       const lists = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_board_lists", {
         id: BOARD,
-        result_fields: ["id", "name"],
+        stepforge_result_fields: ["id", "name"],
       });
       const todo = lists.items.find((l) => l.name === "To Do")!.id;
       const inTodo = await agent.call<{ items: Card[] }>("trello_get_list_cards", {
         id: todo,
-        result_fields: ["id", "name", "idLabels"],
+        stepforge_result_fields: ["id", "name", "idLabels"],
       });
       const labelled: string[] = [];
       for (const c of inTodo.items.filter((x) => /crash/i.test(x.name) && !x.idLabels?.includes(bug))) {
@@ -267,12 +267,12 @@ return labelled;`,
     async direct(agent) {
       const lists = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_board_lists", {
         id: BOARD,
-        result_fields: ["id", "name"],
+        stepforge_result_fields: ["id", "name"],
       });
       const all = await agent.call<{ items: Card[] }>("trello_get_board_cards", {
         id: BOARD,
         filter: "open",
-        result_fields: ["idList"],
+        stepforge_result_fields: ["idList"],
       });
       const counts = Object.fromEntries(
         lists.items.map((l) => [l.name, all.items.filter((c) => c.idList === l.id).length]),
