@@ -57,7 +57,13 @@ beforeAll(async () => {
   copyFileSync(BOOKSHELF, join(project, "specs", "bookshelf.yaml"));
   copyFileSync(PUBLIC_SPEC, join(project, "specs", "news.json"));
   // What the README tells a spec author to add: the generator's peers, and the MCP SDK for `mcp`.
-  const peers = ["openapi-typescript", "handlebars", "@stoplight/spectral-cli", "typescript", "@modelcontextprotocol/sdk"];
+  const peers = [
+    "openapi-typescript",
+    "handlebars",
+    "@stoplight/spectral-cli",
+    "typescript",
+    "@modelcontextprotocol/sdk",
+  ];
   const manifest = {
     name: "shelf-app",
     version: "1.0.0",
