@@ -211,14 +211,26 @@ export class FileCallLog implements CallLogSink {
           await pause(this.pollMs, signal);
           continue;
         }
-        // The file we read was rotated: go on with its successor, a newer segment (several
-        // rotations may have happened since the last look) or the current file.
-        const segments = await Promise.all(
-          (await this.numbered()).map(async (s) => ({ ...s, ino: (await stat(s.file).catch(() => undefined))?.ino })),
-        );
-        const at = segments.findIndex((s) => s.ino === inode);
-        const next = at >= 0 && at + 1 < segments.length ? segments[at + 1]!.file : this.path;
-        await switchTo(next);
+        // The file we read was rotated: go on with its successor, the next numbered segment, or the
+        // active file when ours is the newest segment (several rotations may have happened since
+        // the last look, and another may happen while we look: hence the second look below).
+        const withInodes = async () =>
+          Promise.all(
+            (await this.numbered()).map(async (s) => ({ ...s, ino: (await stat(s.file).catch(() => undefined))?.ino })),
+          );
+        const successorIn = (segments: Array<{ file: string; ino: number | undefined }>, of: number) => {
+          const at = segments.findIndex((s) => s.ino === of);
+          return at >= 0 && at + 1 < segments.length ? segments[at + 1]! : undefined;
+        };
+        const was = inode;
+        const segment = successorIn(await withInodes(), was);
+        if (segment) await switchTo(segment.file);
+        else {
+          await switchTo(this.path);
+          // Rotated between the listing and the open: the file opened may be past our successor.
+          const late = successorIn(await withInodes(), was);
+          if (late && late.ino !== inode) await switchTo(late.file);
+        }
         if (!handle) await pause(this.pollMs, signal);
       }
     } finally {
