@@ -287,14 +287,14 @@ describe("the file sink", () => {
 
   it("removes segments older than maxAgeMs at the next rotation", async () => {
     const file = join(dir, "age", "calls.jsonl");
-    const sink = new FileCallLog(file, { maxBytes: 1000, maxFiles: 100, maxAgeMs: 50 });
+    const sink = new FileCallLog(file, { maxBytes: 1000, maxFiles: 100, maxAgeMs: 1000 });
     for (let n = 1; n <= 8; n++) await sink.append(record(n));
     const rotated = new Set<string>();
     for (const segment of await sink.segments())
       for (const line of readFileSync(segment, "utf8").trim().split("\n"))
         rotated.add((JSON.parse(line) as CallRecord).id);
     expect(rotated.size).toBeGreaterThan(2);
-    await new Promise((r) => setTimeout(r, 80));
+    await new Promise((r) => setTimeout(r, 1100));
     for (let n = 9; n <= 12; n++) await sink.append(record(n));
     const left = (await sink.read({}, 1000)).records.map((r) => r.id);
     expect(left.filter((id) => rotated.has(id))).toEqual([]);
