@@ -122,7 +122,14 @@ export async function startServer(harness: Harness, mode: HarnessMode, options: 
       ? await createCodeMode({ services: harness.services, connections: accounts, budgets: options.budgets })
       : undefined;
   await code?.ready();
-  const mcp = new StepforgeMcp({ catalogs: harness.catalogs, accounts, dynamic: mode === "dynamic", toolSet: code });
+  // "direct" lists every step, whatever the listing budget would do (it is the baseline compared with).
+  const mcp = new StepforgeMcp({
+    catalogs: harness.catalogs,
+    accounts,
+    dynamic: mode === "dynamic",
+    toolSet: code,
+    ...(mode === "direct" ? { budget: false as const } : {}),
+  });
   const { client, close } = await connect(mcp);
   const { tools } = await client.listTools();
   return {
