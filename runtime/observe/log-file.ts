@@ -185,12 +185,18 @@ export class FileCallLog implements CallLogSink {
         if (cut >= 0) for (const record of parseLines(text.slice(0, cut + 1), filter, true).records) onRecord(record);
       }
     };
-    const switchTo = async (file: string) => {
+    // Opens `file` in place of the current one; false when it cannot (renamed away or not created
+    // yet, between a rotation's rename and the next write): the current file and its inode stay,
+    // so the next look still finds its successor instead of skipping to the newest file.
+    const switchTo = async (file: string): Promise<boolean> => {
+      const opened = await open(file, "r").catch(() => undefined);
+      if (!opened) return false;
       await handle?.close();
-      handle = await open(file, "r").catch(() => undefined);
-      inode = handle ? (await handle.stat()).ino : -1;
+      handle = opened;
+      inode = (await opened.stat()).ino;
       position = 0;
       carry = "";
+      return true;
     };
     // Start at the end: following shows what is logged from now on (read() shows the past).
     handle = await open(this.path, "r").catch(() => undefined);
@@ -224,14 +230,15 @@ export class FileCallLog implements CallLogSink {
         };
         const was = inode;
         const segment = successorIn(await withInodes(), was);
-        if (segment) await switchTo(segment.file);
+        let switched: boolean;
+        if (segment) switched = await switchTo(segment.file);
         else {
-          await switchTo(this.path);
+          switched = await switchTo(this.path);
           // Rotated between the listing and the open: the file opened may be past our successor.
-          const late = successorIn(await withInodes(), was);
-          if (late && late.ino !== inode) await switchTo(late.file);
+          const late = switched ? successorIn(await withInodes(), was) : undefined;
+          if (late && late.ino !== inode) switched = await switchTo(late.file);
         }
-        if (!handle) await pause(this.pollMs, signal);
+        if (!switched) await pause(this.pollMs, signal);
       }
     } finally {
       await handle?.close();
