@@ -119,7 +119,7 @@ let tools: ToolDefinition[];
 beforeAll(async () => {
   const file = join(`${OUT}-spec.yaml`);
   writeFileSync(file, toYaml(spec));
-  const generated = await runCli("generate", "--spec", file, "--out", OUT, "--no-cache");
+  const generated = await runCli("generate", "--spec", file, "--out", OUT, "--service", "notes", "--no-cache");
   expect(generated.code, generated.stderr).toBe(0);
   const generatedTools = (await import(join(OUT, "notes", "tools.ts"))) as {
     tools: ToolDefinition[];
