@@ -9,9 +9,9 @@
  * - `client: "cursor"` caps the tools at 40 and cuts names so server name + tool name ≤ 60;
  * - `client: "claude-code"` keeps results under its 25,000-token cut even when asked for more.
  */
-import { rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { Writable } from "node:stream";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -106,6 +106,8 @@ async function connect(options: Partial<StepforgeMcpOptions> = {}): Promise<{ se
 
 beforeAll(async () => {
   const file = `${OUT}-spec.yaml`;
+  // test/.tmp is not in git: a fresh clone running this file alone has no such folder yet.
+  mkdirSync(dirname(OUT), { recursive: true });
   writeFileSync(file, toYaml(bigSpec()));
   const generated = await runCli("generate", "--spec", file, "--out", OUT, "--service", "fleet", "--no-cache");
   expect(generated.code, generated.stderr).toBe(0);
@@ -137,9 +139,7 @@ afterAll(async () => {
 });
 
 describe("the listing budget", () => {
-  // Skipped since the plain-spec mock became stateful (issue 19 item 3): these calls read records by
-  // made-up ids and expected sampled lists of 300+ items; they must create their records first.
-  it.skip("serves the meta-tools over 128 tools, says why once, and names toolsets that fit", async () => {
+  it("serves the meta-tools over 128 tools, says why once, and names toolsets that fit", async () => {
     const { server, client } = await connect();
     expect(server.served).toHaveLength(130);
     const { tools } = await client.listTools();
@@ -151,24 +151,32 @@ describe("the listing budget", () => {
       await client.callTool({ name: "search_steps", arguments: { query: "get kilo" } }),
     );
     expect(found.steps.map((s) => s.name)).toContain("fleet_get_kilo");
-    const got = await client.callTool({
+    // The mock is stateful (made-up ids are 404): create the record through call_step, then read it back.
+    const created = await client.callTool({
       name: "call_step",
-      arguments: { name: "fleet_get_kilo", input: { id: "k1" } },
+      arguments: { name: "fleet_create_kilo", input: { id: "ignored", name: "Kilo through call_step" } },
     });
+    expect(created.isError, texts(created).join()).toBeFalsy();
+    const { id } = json<{ id: string }>(created);
+    const got = await client.callTool({ name: "call_step", arguments: { name: "fleet_get_kilo", input: { id } } });
     expect(got.isError, texts(got).join()).toBeFalsy();
-    expect(json(got)).toMatchObject({ id: expect.any(String), name: expect.any(String) });
+    expect(json(got)).toMatchObject({ id, name: "Kilo through call_step" });
   });
 
-  // Skipped since the plain-spec mock became stateful (issue 19 item 3): these calls read records by
-  // made-up ids and expected sampled lists of 300+ items; they must create their records first.
-  it.skip("lists a selection that fits step by step, its calls reaching the mock", async () => {
+  it("lists a selection that fits step by step, its calls reaching the mock", async () => {
     const { server, client } = await connect({ selection: { toolsets: ["kilo", "lima"] } });
     expect(server.notice).toBeUndefined();
     const { tools } = await client.listTools();
     expect(tools).toHaveLength(11);
+    const createdBefore = mock.counters().byOperation.createLima ?? 0;
+    const created = await client.callTool({ name: "fleet_create_lima", arguments: { id: "ignored", name: "Lima" } });
+    expect(created.isError, texts(created).join()).toBeFalsy();
+    expect(mock.counters().byOperation.createLima).toBe(createdBefore + 1);
+    const { id } = json<{ id: string }>(created);
     const before = mock.counters().byOperation.getLima ?? 0;
-    const got = await client.callTool({ name: "fleet_get_lima", arguments: { id: "l1" } });
+    const got = await client.callTool({ name: "fleet_get_lima", arguments: { id } });
     expect(got.isError, texts(got).join()).toBeFalsy();
+    expect(json(got)).toMatchObject({ id, name: "Lima" });
     expect(mock.counters().byOperation.getLima).toBe(before + 1);
   });
 
@@ -206,10 +214,21 @@ describe("client profiles", () => {
     expect(listed.isError, texts(listed).join()).toBeFalsy();
   });
 
-  // Skipped since the plain-spec mock became stateful (issue 19 item 3): these calls read records by
-  // made-up ids and expected sampled lists of 300+ items; they must create their records first.
-  it.skip("claude-code: a result stays under its 25,000-token cut even with a larger result budget asked for", async () => {
+  it("claude-code: a result stays under its 25,000-token cut even with a larger result budget asked for", async () => {
     const plain = await connect({ selection: { toolsets: ["mike"] }, resultBytes: 1_000_000 });
+    // Lists start empty on the stateful mock: 200 records with 400-character notes make a list of
+    // about 90 KB, over the cut (75,000 bytes). Created through the listed step, 20 at a time.
+    for (let batch = 0; batch < 10; batch++) {
+      const made = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          plain.client.callTool({
+            name: "fleet_create_mike",
+            arguments: { id: "ignored", name: `Mike ${batch * 20 + i}`, notes: "n".repeat(400) },
+          }),
+        ),
+      );
+      for (const m of made) expect(m.isError, texts(m).join()).toBeFalsy();
+    }
     const whole = await plain.client.callTool({ name: "fleet_list_mikes", arguments: {} });
     expect(texts(whole)).toHaveLength(1);
     expect(Buffer.byteLength(texts(whole)[0]!)).toBeGreaterThan(75_000);
