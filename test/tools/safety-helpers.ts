@@ -2,7 +2,7 @@
  * For the input-safety tests: a valid input for any step (drawn from its JSON Schema with sample
  * values that match the specs' patterns), the input fields that fill path parameters (found by
  * running the step's handler against a client that only records), and a fetch that counts what
- * would have been sent.
+ * was sent.
  */
 import { canonicalSchema, type ToolDefinition } from "../../runtime/tools/index.js";
 import type { Connection } from "../../runtime/index.js";
@@ -111,13 +111,16 @@ export async function pathFields(tool: ToolDefinition): Promise<string[]> {
   return fields.filter((f) => values.has(markers[f]));
 }
 
-/** A fetch that answers 200 {} and counts the requests that reached it. */
+/**
+ * The real fetch, counting the requests handed to it: a refused input must leave the count at 0; a
+ * request that does go out goes to a real server (the behavioural mock, or nothing on a closed port).
+ */
 export function countingFetch(): { fetch: typeof globalThis.fetch; count: () => number } {
   let n = 0;
   return {
-    fetch: (async () => {
+    fetch: ((input, init) => {
       n++;
-      return new Response("{}", { status: 200, headers: { "content-type": "application/json" } });
+      return fetch(input, init);
     }) as typeof globalThis.fetch,
     count: () => n,
   };

@@ -7,16 +7,26 @@
  *   validation (a 40,000-level body is a clear error, not a stack overflow);
  * - and the same through the MCP server's tool calls.
  */
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServiceClient, StepforgeError, UNSAFE_PATH_VALUE } from "../../runtime/index.js";
 import { executeTool, type ToolDefinition } from "../../runtime/tools/index.js";
 import { Accounts, StepforgeMcp } from "../../runtime/mcp/index.js";
 import { loadCatalogs } from "../../cli/commands/tools.js";
+import { startMock, type RunningMock } from "../../runtime/mock/index.js";
+import "../../generated/trello/mock.js";
+import { LIST } from "../mock/helpers.js";
 import { CONNECTIONS, countingFetch, deep, DOT_VALUES, pathFields, validInput } from "./safety-helpers.js";
 
+/** Nothing listens there: a refused input that were sent anyway would be counted, then fail to connect. */
 const BASE = "http://127.0.0.1:9";
 const catalogs = await loadCatalogs();
 const tools: ToolDefinition[] = catalogs.flatMap((c) => [...c.tools]);
+/** Trello's behavioural mock: where the inputs that pass the guards are sent. */
+let trello: RunningMock;
+beforeAll(async () => {
+  trello = await startMock("trello");
+});
+afterAll(() => trello?.close());
 
 describe("path parameters", () => {
   it("the client refuses dot segments and empty values for every operation with a path parameter, sending nothing", async () => {
@@ -89,10 +99,11 @@ describe("path parameters", () => {
     const result = await executeTool(
       getMember,
       { id: "me" },
-      { connection: CONNECTIONS.trello!, baseUrl: BASE, fetch: spy.fetch, retry: { attempts: 0 } },
+      { connection: CONNECTIONS.trello!, baseUrl: trello.url, fetch: spy.fetch, retry: { attempts: 0 } },
     );
-    expect(result.ok).toBe(true);
+    expect(result.ok, JSON.stringify(result)).toBe(true);
     expect(spy.count()).toBe(1);
+    expect(trello.counters().byOperation.getMember).toBe(1);
   });
 });
 
@@ -151,14 +162,15 @@ describe("input depth and size caps", () => {
       ok: false,
       error: { kind: "invalid_input", fields: [{ path: "body", message: expect.stringMatching(/larger than/) }] },
     });
-    // Within the caps it is sent.
+    // Within the caps it is sent (to the mock).
     const fine = await executeTool(
       apiCall,
-      { method: "POST", endpoint: "/1/cards", body: deep(20) as Record<string, unknown> },
-      context,
+      { method: "POST", endpoint: "/1/cards", body: { idList: LIST, name: "Deep", extra: deep(19) } },
+      { ...context, baseUrl: trello.url },
     );
-    expect(fine.ok).toBe(true);
+    expect(fine.ok, JSON.stringify(fine)).toBe(true);
     expect(spy.count()).toBe(1);
+    expect(trello.counters().byOperation.createCard).toBe(1);
   });
 });
 
