@@ -1,6 +1,6 @@
 /**
- * What observability costs per call (`npx tsx bench/observe.ts [--quick]`), side by side with the
- * same call without it, in one process:
+ * What observability costs per call (`npx tsx bench/observe.ts [--quick] [--call-log-only |
+ * --tracing-only]`), side by side with the same call without it, in one process:
  *
  * - a tool call (`executeTool`, Trello's get-card step, against an in-process fetch so only the
  *   runtime's own cost is measured) with no call log, with the JSONL file log, with the Redis
@@ -193,4 +193,5 @@ async function tracingAndValidation(): Promise<void> {
 
 console.log(`stepforge observability overhead — ${machineLine()}`);
 if (!process.argv.includes("--tracing-only")) await toolCalls();
-await tracingAndValidation();
+// `--call-log-only`: the tool-call table alone (the call log and logger rows), for a quick before/after.
+if (!process.argv.includes("--call-log-only")) await tracingAndValidation();

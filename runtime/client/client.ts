@@ -26,6 +26,7 @@ import { resolveRetry, type RetryOptions } from "./retry.js";
 import { defaultSharedState, type SharedState } from "./shared-state.js";
 import { callOperation } from "./transport.js";
 import { withTracing } from "../observe/otel.js";
+import { combineHooks } from "../observe/logger.js";
 import { metricsObserver } from "../observe/metrics.js";
 import type { MetricsOption, TracingOption } from "../observe/options.js";
 import { answerValidation, type ValidateOption } from "../observe/response-check.js";
@@ -214,13 +215,15 @@ export function createClientContext(descriptor: ServiceDescriptor, options: Clie
   };
 }
 
-/** `init` with per-call options added: both signals cancel it; its own wait bound wins. */
+/** `init` with per-call options added: both signals cancel it; its own wait bound wins; both hooks hear it. */
 export function mergeCallOptions(init: object, extra: CallOptions): object {
-  if (extra.signal === undefined && extra.maxLimitWaitMs === undefined) return init;
+  if (extra.signal === undefined && extra.maxLimitWaitMs === undefined && extra.hooks === undefined) return init;
   const own = init as CallOptions;
   const signal =
     own.signal && extra.signal ? AbortSignal.any([own.signal, extra.signal]) : (own.signal ?? extra.signal);
-  return { ...init, signal, maxLimitWaitMs: own.maxLimitWaitMs ?? extra.maxLimitWaitMs };
+  const maxLimitWaitMs = own.maxLimitWaitMs ?? extra.maxLimitWaitMs;
+  const hooks = combineHooks(own.hooks, extra.hooks);
+  return hooks ? { ...init, signal, maxLimitWaitMs, hooks } : { ...init, signal, maxLimitWaitMs };
 }
 
 export function operationOf(descriptor: ServiceDescriptor, operationId: string): OperationDescriptor {

@@ -6,6 +6,7 @@ import type { OperationDescriptor, ServiceDescriptor } from "../descriptor.js";
 import type { Connection } from "../credentials/auth.js";
 import type { CredentialsSource } from "../credentials/source.js";
 import type { Admission } from "./admission.js";
+import type { Hooks } from "../hooks.js";
 import type { Events } from "./observer.js";
 import type { AnswerValidation } from "../observe/response-check.js";
 import type { RequestBuilder } from "./request.js";
@@ -39,6 +40,11 @@ export interface CallOptions {
   signal?: AbortSignal | undefined;
   /** Longest a client-side limit may hold this call, in ms (see ClientOptions.maxLimitWaitMs). */
   maxLimitWaitMs?: number | undefined;
+  /**
+   * Hooks for this call's events only, beside the client's own (a tool call's log counts its
+   * attempts this way on a shared client). Not kept: the next call does not see them.
+   */
+  hooks?: Hooks | undefined;
 }
 
 /** One call, as the loop advances it. */

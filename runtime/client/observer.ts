@@ -1,7 +1,12 @@
 /**
  * The pipeline's one outlet for events: the caller's hooks (request-level events) and observers
- * (every event). When neither is given, `active` is false and the parts build no event at all, so
- * a client nobody watches pays nothing for being watchable.
+ * (every event), given to the client, and the hooks one call brings along (`CallOptions.hooks`),
+ * which see that call's events only. When none is given, `active` is false and the parts build no
+ * event at all, so a client nobody watches pays nothing for being watchable.
+ *
+ * A call's own hooks are found by the call id every event carries, so the parts that emit (the
+ * admission's throttle, the credentials' token events, the answer check's drift) need not know
+ * which call brought hooks.
  */
 import { randomBytes } from "node:crypto";
 import { emit, type Hooks, type Observer, type PipelineEvent, type RuntimeEvent } from "../hooks.js";
@@ -19,12 +24,19 @@ export function newCallId(): string {
 }
 
 export class Events {
-  /** Whether anyone listens; parts skip building events when not. */
-  readonly active: boolean;
+  /**
+   * Whether anyone listens; parts skip building events when not. True while a call with its own
+   * hooks is in flight (another call's events are then built for nobody: a rare, harmless cost).
+   */
+  active: boolean;
   /** What every event of this client starts with. */
   readonly base: { service: string; connection: string };
   private readonly hooks: Hooks | undefined;
   private readonly observers: readonly Observer[];
+  /** Whether the client's own hooks or observers listen. */
+  private readonly watched: boolean;
+  /** The hooks of calls in flight that brought their own, by call id. */
+  private readonly callHooks = new Map<string, Hooks>();
 
   constructor(
     base: { service: string; connection: string },
@@ -34,11 +46,27 @@ export class Events {
     this.base = base;
     this.hooks = hooks;
     this.observers = observers;
-    this.active = hooks !== undefined || observers.length > 0;
+    this.watched = hooks !== undefined || observers.length > 0;
+    this.active = this.watched;
+  }
+
+  /** `hooks` receive the events of call `callId` until `detach`. */
+  attach(callId: string, hooks: Hooks): void {
+    this.callHooks.set(callId, hooks);
+    this.active = true;
+  }
+
+  detach(callId: string): void {
+    this.callHooks.delete(callId);
+    this.active = this.watched || this.callHooks.size > 0;
   }
 
   emit(event: PipelineEvent): void {
-    if (this.hooks && REQUEST_LEVEL.has(event.type)) emit(this.hooks, event as RuntimeEvent);
+    if (REQUEST_LEVEL.has(event.type)) {
+      if (this.hooks) emit(this.hooks, event as RuntimeEvent);
+      const own = this.callHooks.size > 0 ? this.callHooks.get(event.callId) : undefined;
+      if (own) emit(own, event as RuntimeEvent);
+    }
     for (const observer of this.observers) {
       try {
         observer.onEvent(event);

@@ -44,7 +44,8 @@ export function callOperation(
 ): Promise<unknown> {
   // The builder reads only params, body and headers: no copy of init without the call options.
   const request: CallInit = init;
-  const observed = ctx.events.active;
+  const { hooks } = init;
+  const observed = ctx.events.active || hooks !== undefined;
   const call: CallState = {
     op,
     callId: observed ? newCallId() : "",
@@ -58,14 +59,18 @@ export function callOperation(
     lastStatus: undefined,
   };
   if (!observed) return run(ctx, call, request);
+  // The call's own hooks hear its events, from its start to its end, and no other call's.
+  if (hooks) ctx.events.attach(call.callId, hooks);
   callStarted(ctx, call);
   return run(ctx, call, request).then(
     (data) => {
       callEnded(ctx, call);
+      if (hooks) ctx.events.detach(call.callId);
       return data;
     },
     (error: unknown) => {
       callEnded(ctx, call, error);
+      if (hooks) ctx.events.detach(call.callId);
       throw error;
     },
   );

@@ -20,7 +20,6 @@ import * as z from "zod";
 import { executeTool } from "../tools/execute.js";
 import { traceMetaOf, withTraceparent } from "../observe/otel.js";
 import { ToolSchemas, type SchemaWork } from "../tools/export-schema.js";
-import { logsCalls } from "../observe/tool-calls.js";
 import { clientFor } from "../tools/context.js";
 import { shapeResult } from "../tools/shape.js";
 import type { ToolContext, ToolDefinition, ToolError } from "../tools/types.js";
@@ -196,11 +195,11 @@ function callContext(
   maxLimitWaitMs: number,
 ): ToolContext {
   const out: ToolContext = { ...context, maxLimitWaitMs: context.maxLimitWaitMs ?? maxLimitWaitMs };
-  // The account's one client (built on its first call), not one per call; a connection that
-  // cannot build one is left to executeTool, which reports it as the step's error. A logged call
-  // builds its own, so the log counts its attempts and the logger sees them.
+  // The account's one client (built on its first call), not one per call, logged or not (a call
+  // log counts a call's attempts with hooks of that call); a connection that cannot build one is
+  // left to executeTool, which reports it as the step's error.
   try {
-    if (!logsCalls(context)) out.client = clientFor(context, tool.descriptor);
+    out.client = clientFor(context, tool.descriptor);
   } catch {
     /* reported by executeTool */
   }

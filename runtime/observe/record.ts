@@ -32,7 +32,7 @@ export interface CallRecord {
   /** "ok", or the error kind (`invalid_input`, `rate_limited`, `auth`, …). */
   outcome: CallOutcome;
   error?: CallRecordError | undefined;
-  /** HTTP attempts the call made (absent when not known: a caller-built client). */
+  /** HTTP attempts the call made (absent in records of older versions, which did not count a caller-built client's). */
   attempts?: number | undefined;
   durationMs: number;
   /** W3C trace id of the span the call ran in, when tracing is on. */

@@ -6,6 +6,7 @@
  */
 import { secretValues } from "../credentials/auth.js";
 import type { Hooks } from "../hooks.js";
+import { withCallHooks } from "../tools/context.js";
 import type { ToolContext, ToolDefinition, ToolResult } from "../tools/types.js";
 import { type CallLog, defaultCallLog } from "./call-log.js";
 import { combineHooks, loggerHooks } from "./logger.js";
@@ -29,14 +30,6 @@ function logFor(context: ToolContext): CallLog | undefined {
     }
     return undefined;
   }
-}
-
-/**
- * Whether a step's calls are logged or sent to a logger: then each call needs a client built with
- * the log's hooks (a client's hooks are fixed when it is built), not a shared one.
- */
-export function logsCalls(context: ToolContext): boolean {
-  return context.logger !== undefined || logFor(context) !== undefined;
 }
 
 export async function observeToolCall(
@@ -106,16 +99,12 @@ async function logToolCall(
   if (!log && !context.logger) return run(context);
   let attempts = 0;
   const counting: Hooks = { onRequest: () => void attempts++ };
-  // A client the caller built keeps its own hooks: its attempts are not seen here.
-  const ownClient = context.client !== undefined;
-  const hooks = combineHooks(
-    context.hooks,
-    ownClient ? undefined : counting,
-    context.logger ? loggerHooks(context.logger) : undefined,
-  );
+  // This tool call's hooks ride on each of its requests: the context's client (the caller's own
+  // or the one kept for the context) stays shared, and only this call's attempts are counted.
+  const hooks = combineHooks(counting, context.logger ? loggerHooks(context.logger) : undefined)!;
   const startedAt = Date.now();
   const started = performance.now();
-  const result = await run({ ...context, hooks });
+  const result = await run(withCallHooks(context, tool.descriptor, hooks));
   if (!log) return result;
   try {
     const connection = context.connection ?? undefined;
@@ -142,7 +131,7 @@ async function logToolCall(
               },
             }
           : {}),
-        attempts: ownClient ? undefined : attempts,
+        attempts,
         traceId,
       },
       connection ? secretValues(tool.descriptor, connection) : [],

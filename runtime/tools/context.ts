@@ -4,10 +4,12 @@
  * built on the first call and kept for the context object's life (per service), so a context
  * reused across calls shares one client — its plans, its token, its serialisers — instead of
  * building a new one per call. A context's per-call options (signal, wait bound) are applied to
- * each call, never baked into the kept client.
+ * each call, never baked into the kept client; so are the hooks one tool call brings along
+ * (`withCallHooks`: the call log counts that tool call's attempts on the shared client).
  */
 import { type CallOptions, createServiceClient, mergeCallOptions, type ServiceClient } from "../client/client.js";
 import type { ServiceDescriptor } from "../descriptor.js";
+import type { Hooks } from "../hooks.js";
 import type { ToolContext } from "./types.js";
 
 const built = new WeakMap<ToolContext, Map<ServiceDescriptor, ServiceClient>>();
@@ -38,6 +40,21 @@ export function callClient(context: ToolContext, descriptor: ServiceDescriptor):
   const client = clientFor(context, descriptor);
   const { signal, maxLimitWaitMs } = context;
   return signal || maxLimitWaitMs !== undefined ? withSettings(client, { signal, maxLimitWaitMs }) : client;
+}
+
+/**
+ * The context for one tool call whose requests also go to `hooks`: its client (the caller's, or the
+ * one kept for the context) with the hooks added to each call, so the kept client stays shared. A
+ * connection that cannot build a client leaves the context as it is: running the step reports it.
+ */
+export function withCallHooks(context: ToolContext, descriptor: ServiceDescriptor, hooks: Hooks): ToolContext {
+  let client: ServiceClient;
+  try {
+    client = clientFor(context, descriptor);
+  } catch {
+    return context;
+  }
+  return { ...context, client: withSettings(client, { hooks }) };
 }
 
 /**

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { trelloApiCall, trelloGetCard } from "../../generated/trello/tools.js";
 import { worldnewsSearchNews } from "../../generated/worldnews/tools.js";
-import { createSharedState } from "../../runtime/index.js";
+import { createServiceClient, createSharedState } from "../../runtime/index.js";
 import { startMock, type RunningMock } from "../../runtime/mock/index.js";
 import {
   CALL_LOG_ENV,
@@ -112,6 +112,34 @@ describe("the call log of tool calls", () => {
       error: { kind: "not_found", status: 404, retryable: false },
     });
     expect(c).toMatchObject({ outcome: "invalid_input", attempts: 0, error: { kind: "invalid_input" } });
+  });
+
+  it("counts the attempts of a client the caller built (context.client), per tool call", async () => {
+    const file = join(dir, "own-client.jsonl");
+    const log = createCallLog({ file });
+    let first = true;
+    const flaky: typeof fetch = async (input, init) => {
+      if (first) {
+        first = false;
+        return new Response("busy", { status: 503 });
+      }
+      return fetch(input, init);
+    };
+    let ownRequests = 0;
+    const client = createServiceClient(trelloGetCard.descriptor, {
+      ...context({ fetch: flaky, retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 2 } }),
+      hooks: { onRequest: () => void ownRequests++ },
+    });
+    const own = context({ client, callLog: log });
+    expect((await executeTool(trelloGetCard, { id: CARD }, own)).ok).toBe(true);
+    expect((await executeTool(trelloApiCall, { method: "GET", endpoint: `/1/cards/${CARD}` }, own)).ok).toBe(true);
+    await log.flush();
+    expect(lines(file)).toEqual([
+      expect.objectContaining({ tool: "trello_get_card", connection: "work", outcome: "ok", attempts: 2 }),
+      expect.objectContaining({ tool: "trello_api_call", connection: "work", outcome: "ok", attempts: 1 }),
+    ]);
+    // The client's own hooks still hear every request.
+    expect(ownRequests).toBe(3);
   });
 
   it("keeps no secret: connection secrets in the input, credential-named fields, the API Call's query", async () => {

@@ -187,6 +187,44 @@ describe("per-call options and ad-hoc requests", () => {
     });
   });
 
+  it("a call's own hooks hear that call's events only, and are not kept", async () => {
+    // Two calls at once on one client that has no hooks or observers of its own: each call's hooks
+    // hear its own requests, its token renewal and its retry, never the other call's.
+    let renewals = 0;
+    const send = fakeFetch((sent, n) => {
+      if (sent.url.endsWith("/oauth/token")) {
+        renewals++;
+        return jsonResponse(200, { access_token: "TOKENVALUE-2", expires_in: 3600 });
+      }
+      return n === 2 ? jsonResponse(503, { message: "busy" }) : jsonResponse(200, { ok: true });
+    });
+    const client = createServiceClient(oauthService(), {
+      connection: { name: "m", fields: { clientId: "id", clientSecret: "CLIENTSECRET-2" } },
+      baseUrl: BASE,
+      fetch: send.fetch,
+      shared: createSharedState(),
+      retry: { baseDelayMs: 1, maxDelayMs: 2, timeoutMs: 1000 },
+    });
+    const heard = (list: RuntimeEvent[]) => ({ onEvent: (e: RuntimeEvent) => void list.push(e) });
+    const first: RuntimeEvent[] = [];
+    const second: RuntimeEvent[] = [];
+    await Promise.all([
+      client.call("getLeads", { hooks: heard(first) }),
+      client.request({ method: "GET", path: "/leads" }, { hooks: heard(second) }),
+    ]);
+    expect(renewals).toBe(1);
+    const all = [...first, ...second];
+    // The first call needed the token and got the 503 (the second fetch): its retry is its own.
+    expect(first.map((e) => e.type)).toEqual(["token", "request", "response", "retry", "request", "response"]);
+    expect(second.map((e) => e.type)).toEqual(["request", "response"]);
+    expect(new Set(first.map((e) => e.callId)).size).toBe(1);
+    expect(second[0]!.callId).not.toBe(first[0]!.callId);
+    expect(JSON.stringify(all)).not.toMatch(/TOKENVALUE|CLIENTSECRET/);
+    // A later call without hooks is heard by nobody.
+    await client.call("getLeads");
+    expect(first.length + second.length).toBe(all.length);
+  });
+
   it("request() sends to any path through the same credentials, and names the call as asked", async () => {
     const send = fakeFetch();
     const { client, events } = observed(send.fetch);
