@@ -11,8 +11,8 @@
  * A small plain spec (no x-stepforge), generated in this process, its behavioural mock on
  * 127.0.0.1, and an in-process MCP server with two accounts reached through the SDK client.
  */
-import { rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -117,7 +117,8 @@ let server: StepforgeMcp;
 let tools: ToolDefinition[];
 
 beforeAll(async () => {
-  const file = join(`${OUT}-spec.yaml`);
+  const file = `${OUT}-spec.yaml`;
+  mkdirSync(dirname(file), { recursive: true }); // test/.tmp is not in git: a fresh checkout has none
   writeFileSync(file, toYaml(spec));
   const generated = await runCli("generate", "--spec", file, "--out", OUT, "--service", "notes", "--no-cache");
   expect(generated.code, generated.stderr).toBe(0);
