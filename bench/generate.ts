@@ -28,6 +28,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { parse as parseYaml } from "yaml";
 import { syntheticSpecYaml } from "./fixtures/synthetic-spec.js";
+import { heyapiArgs } from "./lib/heyapi.js";
 import {
   fmtMiB,
   fmtSeconds,
@@ -62,18 +63,6 @@ const TRELLO_OFFICIAL = join(ROOT, "test", "corpus", "specs", "trello-openapi.js
 
 const STEPFORGE_BIN = join(ROOT, "bin", "stepforge.js");
 const OATS_BIN = join(ROOT, "node_modules", "openapi-typescript", "bin", "cli.js");
-const HEYAPI_BIN = join(ROOT, "node_modules", "@hey-api", "openapi-ts", "bin", "run.js");
-/** HeyAPI doing roughly what stepforge does: types, zod schemas and an SDK over its fetch client. */
-const HEYAPI_PLUGINS = [
-  "-c",
-  "@hey-api/client-fetch",
-  "-p",
-  "@hey-api/typescript",
-  "zod",
-  "@hey-api/sdk",
-  "--no-log-file",
-  "-s",
-];
 
 interface Measured {
   label: string;
@@ -132,8 +121,7 @@ const oatsSpec = (spec: string, outDir: string) => () =>
   runChild(NODE, [OATS_BIN, spec, "-o", join(outDir, "types.ts")], { cwd: ROOT });
 
 /** HeyAPI pairs the n-th input with the n-th output, so four specs are one process. */
-const heyapi = (specs: string[], outDirs: string[]) => () =>
-  runChild(NODE, [HEYAPI_BIN, "-i", ...specs, "-o", ...outDirs, ...HEYAPI_PLUGINS], { cwd: ROOT });
+const heyapi = (specs: string[], outDirs: string[]) => () => runChild(NODE, heyapiArgs(specs, outDirs), { cwd: ROOT });
 
 /** Runs `measure` with `outDir` emptied first, so every run writes its whole output. */
 const cold = (outDir: string, measure: () => ChildRun) => () => {

@@ -36,6 +36,7 @@ import {
   type Sample,
   type TreeSize,
 } from "./lib/report.js";
+import { heyapiArgs } from "./lib/heyapi.js";
 
 const { values } = parseArgs({
   options: {
@@ -153,18 +154,8 @@ function run(command: string, args: string[]): void {
 function heyapiOutput(): string {
   const out = join(WORK, "heyapi-out");
   rmSync(out, { recursive: true, force: true });
-  const bin = join(ROOT, "node_modules", "@hey-api", "openapi-ts", "bin", "run.js");
-  const plugins = [
-    "-c",
-    "@hey-api/client-fetch",
-    "-p",
-    "@hey-api/typescript",
-    "zod",
-    "@hey-api/sdk",
-    "--no-log-file",
-    "-s",
-  ];
-  run(NODE, [bin, "-i", ...SERVICES.map(specFile), "-o", ...SERVICES.map((s) => join(out, s)), ...plugins]);
+  const outDirs = SERVICES.map((s) => join(out, s));
+  run(NODE, heyapiArgs(SERVICES.map(specFile), outDirs));
   return out;
 }
 
@@ -274,22 +265,7 @@ function foreignProjects(spec: string): Project[] {
   rmSync(dir, { recursive: true, force: true });
   const hey = join(dir, "heyapi");
   const sf = consumerProject(`foreign-${name}-sf`, [spec], ["--service", "foreign"]);
-  const bin = join(ROOT, "node_modules", "@hey-api", "openapi-ts", "bin", "run.js");
-  run(NODE, [
-    bin,
-    "-i",
-    resolve(spec),
-    "-o",
-    hey,
-    "-c",
-    "@hey-api/client-fetch",
-    "-p",
-    "@hey-api/typescript",
-    "zod",
-    "@hey-api/sdk",
-    "--no-log-file",
-    "-s",
-  ]);
+  run(NODE, heyapiArgs([resolve(spec)], [hey]));
   const rel = (abs: string) => relative(ROOT, abs);
   return [
     { name: `stepforge (${name})`, what: `generate --spec ${name}: all artefacts, against the runtime's .d.ts`, ...sf },

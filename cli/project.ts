@@ -100,6 +100,21 @@ export function specSource(file: string, serviceId?: string): ServiceSource {
   return { id, specFile, origin: "spec" };
 }
 
+/**
+ * Spec files as the scope of a command, each served as a bundled service under its own id (its
+ * x-stepforge.id, else its file name): how tests hand `mock` and `proxy` their specs.
+ */
+export function scopeOfSpecFiles(files: readonly string[]): Scope {
+  return {
+    services: files.map((file) => ({
+      id: declaredId(file) ?? idFromFileName(file)!,
+      specFile: file,
+      origin: "bundled" as const,
+    })),
+    bundled: [],
+  };
+}
+
 export async function resolveScope(options: ScopeOptions = {}): Promise<Scope> {
   const bundled = bundledServices();
   if (options.specs?.length) {

@@ -8,6 +8,7 @@
  * constraints are here, and its defaults in both.
  */
 import * as z from "zod";
+import { ERROR_KINDS } from "./descriptor.js";
 import { MockOperationSchema, MockServiceSchema } from "./mock/model.js";
 import { OperationToolSchema, ServiceToolsSchema } from "./tools/model.js";
 
@@ -169,18 +170,7 @@ export const LimitSchema = z.discriminatedUnion("kind", [
 ]);
 
 /** Validates {@link ErrorKind}. */
-export const ErrorKindSchema = z.enum([
-  "auth",
-  "permission",
-  "not_found",
-  "validation",
-  "conflict",
-  "rate_limited",
-  "quota_exhausted",
-  "timeout",
-  "network",
-  "server",
-]);
+export const ErrorKindSchema = z.enum(ERROR_KINDS);
 
 /** Validates {@link ErrorRule}. */
 export const ErrorRuleSchema = z

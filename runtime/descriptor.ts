@@ -195,18 +195,25 @@ export type HeaderQuotaLimit = Flat<
 /** One limit of the service, by `kind`. */
 export type LimitSpec = WindowLimit | ConcurrencyLimit | DailyQuotaLimit | MonthlyQuotaLimit | HeaderQuotaLimit;
 
+/**
+ * Every kind of service error, once: {@link ErrorKind}, its schema and the log command's outcomes
+ * derive from this list (a plain array, so the clients that import this file stay zod-free).
+ */
+export const ERROR_KINDS = [
+  "auth",
+  "permission",
+  "not_found",
+  "validation",
+  "conflict",
+  "rate_limited",
+  "quota_exhausted",
+  "timeout",
+  "network",
+  "server",
+] as const;
+
 /** What kind of failure an error is; decides retries, renewals and what a caller is told. */
-export type ErrorKind =
-  | "auth"
-  | "permission"
-  | "not_found"
-  | "validation"
-  | "conflict"
-  | "rate_limited"
-  | "quota_exhausted"
-  | "timeout"
-  | "network"
-  | "server";
+export type ErrorKind = (typeof ERROR_KINDS)[number];
 
 /** What a service error code or HTTP status means and what to do about it. */
 export type ErrorRule = {

@@ -114,9 +114,8 @@ export interface CallEndEvent extends EventBase {
   durationMs: number;
 }
 
-/** One request is about to be sent (after the limits admitted it and the credentials are on). */
-export interface AttemptStartEvent extends EventBase {
-  type: "attempt_start";
+/** Which request an attempt event is about: the same fields when it starts and when it ends. */
+interface AttemptBase extends EventBase {
   operation: string;
   /** 0 for the first attempt. */
   attempt: number;
@@ -129,16 +128,14 @@ export interface AttemptStartEvent extends EventBase {
   serverPort?: number | undefined;
 }
 
+/** One request is about to be sent (after the limits admitted it and the credentials are on). */
+export interface AttemptStartEvent extends AttemptBase {
+  type: "attempt_start";
+}
+
 /** One request is over: answered (any status), timed out or failed on the network. */
-export interface AttemptEndEvent extends EventBase {
+export interface AttemptEndEvent extends AttemptBase {
   type: "attempt_end";
-  operation: string;
-  attempt: number;
-  resendCount: number;
-  method: string;
-  urlTemplate: string;
-  serverAddress: string;
-  serverPort?: number | undefined;
   /** The HTTP status, when an answer came. */
   status?: number | undefined;
   /**

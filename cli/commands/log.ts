@@ -8,30 +8,16 @@
  * with). Exit 0; 1 when the log cannot be read; 2 on a usage error.
  */
 import { parseArgs } from "node:util";
+import { ERROR_KINDS } from "../../runtime/descriptor.js";
 import { type CallLogConfig, callLogConfigFromEnv, createCallLog } from "../../runtime/observe/call-log.js";
 import { parseSince } from "../../runtime/observe/duration.js";
 import type { CallRecord } from "../../runtime/observe/record.js";
 import type { CallLogFilter } from "../../runtime/observe/sink.js";
+import { TOOL_ONLY_ERROR_KINDS } from "../../runtime/tools/types.js";
 import { UsageError } from "../usage.js";
 
-const OUTCOMES = [
-  "ok",
-  "error",
-  "invalid_input",
-  "connection",
-  "unknown_tool",
-  "internal",
-  "auth",
-  "permission",
-  "not_found",
-  "validation",
-  "conflict",
-  "rate_limited",
-  "quota_exhausted",
-  "timeout",
-  "network",
-  "server",
-];
+/** What --outcome accepts: ok, error, or one error kind (the tool step's own, then the service's). */
+const OUTCOMES: readonly string[] = ["ok", "error", ...TOOL_ONLY_ERROR_KINDS, ...ERROR_KINDS];
 
 /** One record as a line: time, outcome, tool, connection, attempts, duration, then what went wrong. */
 export function formatRecord(r: CallRecord): string {

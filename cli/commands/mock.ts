@@ -34,9 +34,8 @@ import {
   type MockState,
   type RunningMock,
 } from "../../runtime/mock/index.js";
-import { declaredId, idFromFileName } from "../config/load.js";
 import { numberFlag, PORT, SCOPE_OPTIONS } from "../flags.js";
-import { pickService, reachable, resolveScope, type Scope, type ServiceSource } from "../project.js";
+import { pickService, reachable, resolveScope, type Scope, scopeOfSpecFiles, type ServiceSource } from "../project.js";
 import { loadMockDefinition } from "../services.js";
 import { createReplayer } from "../../runtime/mock/replay.js";
 import { type HarEntry, readHar } from "../../runtime/observe/har.js";
@@ -276,14 +275,7 @@ export async function mockCommand(
   }
 
   const scope = specFiles
-    ? {
-        services: specFiles.map((file) => ({
-          id: declaredId(file) ?? idFromFileName(file)!,
-          specFile: file,
-          origin: "bundled" as const,
-        })),
-        bundled: [],
-      }
+    ? scopeOfSpecFiles(specFiles)
     : await resolveScope({ specs: values.spec, project: values.project });
   const targets = await mockTargets(positionals[0]!, { prism: values.prism, port }, scope);
   if (states) {

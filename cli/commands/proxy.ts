@@ -14,8 +14,7 @@ import { extname } from "node:path";
 import { parseArgs } from "node:util";
 import { startValidationProxy } from "../../runtime/observe/proxy.js";
 import type { DriftReportJson } from "../../runtime/observe/drift-report.js";
-import { declaredId, idFromFileName } from "../config/load.js";
-import { resolveScope } from "../project.js";
+import { resolveScope, scopeOfSpecFiles } from "../project.js";
 import { UsageError } from "../usage.js";
 import { mockTargets } from "./mock.js";
 import { conformanceFromSpec } from "./proxy-spec.js";
@@ -92,16 +91,7 @@ export async function proxyCommand(
     specFile = values.spec;
   } else {
     // The service is one of the project's (stepforge.config.*), else a bundled one; tests pass spec files.
-    const scope = specFiles
-      ? {
-          services: specFiles.map((file) => ({
-            id: declaredId(file) ?? idFromFileName(file)!,
-            specFile: file,
-            origin: "bundled" as const,
-          })),
-          bundled: [],
-        }
-      : await resolveScope({});
+    const scope = specFiles ? scopeOfSpecFiles(specFiles) : await resolveScope({});
     const [target] = await mockTargets(values.service!, { prism: false }, scope);
     if (target!.problem) {
       err.write(`${target!.problem}\n`);

@@ -301,6 +301,13 @@ export function reportIssues(error: z.ZodError, base: Path, report: Report, sche
     const where = keyPath(path);
     const here = schemaAt(schema, value, inner);
     const found = valueAt(value, inner);
+    // A value of the wrong type, or one no enum value or union member is like: what was expected, what was found.
+    const wrongType = () =>
+      report(
+        "SF120",
+        path,
+        `${where}: expected ${expected(here)}, found ${describeValue(found)}; ${fixFor(here, found)}`,
+      );
     switch (issue.code) {
       case "unrecognized_keys": {
         const parent = schemaAt(schema, value, inner);
@@ -317,11 +324,7 @@ export function reportIssues(error: z.ZodError, base: Path, report: Report, sche
         if (found === undefined) {
           report("SF120", path, `${where} is missing: expected ${expected(here)}; add it`);
         } else {
-          report(
-            "SF120",
-            path,
-            `${where}: expected ${expected(here)}, found ${describeValue(found)}; ${fixFor(here, found)}`,
-          );
+          wrongType();
         }
         break;
       case "invalid_value":
@@ -339,11 +342,7 @@ export function reportIssues(error: z.ZodError, base: Path, report: Report, sche
           const fix = hint ? `did you mean "${hint}"?` : `write one of them`;
           report("SF120", path, `${where}: ${shown(found)} is not one of ${listed}; ${fix}`);
         } else {
-          report(
-            "SF120",
-            path,
-            `${where}: expected ${expected(here)}, found ${describeValue(found)}; ${fixFor(here, found)}`,
-          );
+          wrongType();
         }
         break;
       }

@@ -141,13 +141,26 @@ export function hashOf(value: string): string {
   return createHash("sha256").update(value).digest("hex").slice(0, 16);
 }
 
-interface Waiter {
+/** How a caller waits in `acquire`: given up when the signal aborts, told of each limit it waits for. */
+export interface AcquireOptions {
+  signal?: AbortSignal | undefined;
+  onThrottle?: ((limit: string, waitMs: number) => void) | undefined;
+}
+
+/** What a service's refusal means: a quota spent until a time (`refusal`), or how long to hold back. */
+export type RejectionOutcome = { refusal?: QuotaRefusal; waitMs?: number };
+
+/** Whether a refused call is this limit's declared rejection: its error code when it names one, else its status. */
+export function isDeclaredRejection(spec: LimitSpec, status: number, code: string | undefined): boolean {
+  const r = spec.rejection;
+  return (r.code !== undefined && r.code === code) || (r.code === undefined && r.status === status);
+}
+
+interface Waiter extends AcquireOptions {
   planned: PlannedLimit[];
   resolve: (ticket: Ticket) => void;
   reject: (error: unknown) => void;
-  signal?: AbortSignal | undefined;
   onAbort?: () => void;
-  onThrottle?: ((limit: string, waitMs: number) => void) | undefined;
   throttled: Set<string>;
   /** Limits whose wait was reported as a finite estimate (a first report may have had none). */
   estimated: Set<string>;
@@ -165,16 +178,13 @@ export interface Limiter {
     scopes: LimitScopes,
     values?: PathValues,
   ): PlannedLimit[];
-  acquire(
-    planned: PlannedLimit[],
-    options?: { signal?: AbortSignal | undefined; onThrottle?: ((limit: string, waitMs: number) => void) | undefined },
-  ): Promise<Ticket>;
+  acquire(planned: PlannedLimit[], options?: AcquireOptions): Promise<Ticket>;
   noteRejection(
     planned: PlannedLimit[],
     status: number,
     code: string | undefined,
     retryAfterMs: number | undefined,
-  ): { refusal?: QuotaRefusal; waitMs?: number };
+  ): RejectionOutcome;
   /**
    * A ticket at once when nobody waits and every planned limit has room, else undefined (then
    * `acquire`). Optional: a limiter whose state lives elsewhere cannot answer without waiting.
@@ -219,13 +229,7 @@ export class LimitRegistry implements Limiter {
   }
 
   /** Waits until every planned limit has room, then takes it. Rejects with QuotaRefusedError or the signal's reason. */
-  acquire(
-    planned: PlannedLimit[],
-    options: {
-      signal?: AbortSignal | undefined;
-      onThrottle?: ((limit: string, waitMs: number) => void) | undefined;
-    } = {},
-  ): Promise<Ticket> {
+  acquire(planned: PlannedLimit[], options: AcquireOptions = {}): Promise<Ticket> {
     if (planned.length === 0) return Promise.resolve(NOOP_TICKET);
     if (options.signal?.aborted) return Promise.reject(options.signal.reason);
     const now = this.tryAcquire(planned);
@@ -275,13 +279,11 @@ export class LimitRegistry implements Limiter {
     status: number,
     code: string | undefined,
     retryAfterMs: number | undefined,
-  ): { refusal?: QuotaRefusal; waitMs?: number } {
+  ): RejectionOutcome {
     const now = Date.now();
     let waitMs: number | undefined;
     for (const p of planned) {
-      const r = p.spec.rejection;
-      const matches = (r.code !== undefined && r.code === code) || (r.code === undefined && r.status === status);
-      if (!matches) continue;
+      if (!isDeclaredRejection(p.spec, status, code)) continue;
       if (p.state.kind === "daily-quota" || p.state.kind === "monthly-quota") {
         p.state.exhausted = true;
         return { refusal: refusalFor(p.spec, now) };

@@ -27,6 +27,8 @@
 import { randomUUID } from "node:crypto";
 import type { LimitSpec, OperationDescriptor } from "../descriptor.js";
 import {
+  type AcquireOptions,
+  isDeclaredRejection,
   type Limiter,
   LimitRegistry,
   type LimitScopes,
@@ -36,6 +38,7 @@ import {
   QuotaRefusedError,
   quotaPeriod,
   refusalFor,
+  type RejectionOutcome,
   type Ticket,
 } from "./limits.js";
 import { hashed, stateKey } from "../state/keys.js";
@@ -53,13 +56,11 @@ export interface SharedLimitOptions {
   pollMs?: number | undefined;
 }
 
-interface Waiter {
+interface Waiter extends AcquireOptions {
   planned: PlannedLimit[];
   resolve: (ticket: Ticket) => void;
   reject: (error: unknown) => void;
-  signal?: AbortSignal | undefined;
   onAbort?: (() => void) | undefined;
-  onThrottle?: ((limit: string, waitMs: number) => void) | undefined;
   throttled: Set<string>;
   /** When it joined the line. */
   since: number;
@@ -130,13 +131,7 @@ export class SharedLimitRegistry implements Limiter {
     return shared;
   }
 
-  acquire(
-    planned: PlannedLimit[],
-    options: {
-      signal?: AbortSignal | undefined;
-      onThrottle?: ((limit: string, waitMs: number) => void) | undefined;
-    } = {},
-  ): Promise<Ticket> {
+  acquire(planned: PlannedLimit[], options: AcquireOptions = {}): Promise<Ticket> {
     if (planned.length === 0) return Promise.resolve({ release() {} });
     if (options.signal?.aborted) return Promise.reject(options.signal.reason);
     return new Promise<Ticket>((resolve, reject) => {
@@ -169,14 +164,12 @@ export class SharedLimitRegistry implements Limiter {
     status: number,
     code: string | undefined,
     retryAfterMs: number | undefined,
-  ): { refusal?: QuotaRefusal; waitMs?: number } {
+  ): RejectionOutcome {
     // The local registry works out what the refusal means (and remembers it for the fallback).
     const result = this.local.noteRejection(planned, status, code, retryAfterMs);
     const now = Date.now();
     for (const p of planned) {
-      const r = p.spec.rejection;
-      const matches = (r.code !== undefined && r.code === code) || (r.code === undefined && r.status === status);
-      if (!matches) continue;
+      if (!isDeclaredRejection(p.spec, status, code)) continue;
       const spec = p.spec;
       // Written without waiting: the same process's next admit is queued behind it on the store.
       if (spec.kind === "daily-quota" || spec.kind === "monthly-quota") {

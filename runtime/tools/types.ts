@@ -76,7 +76,10 @@ export interface ToolContext extends ClientOptions {
   logger?: Logger | undefined;
 }
 
-export type ToolErrorKind = ErrorKind | "invalid_input" | "connection" | "unknown_tool" | "internal";
+/** The kinds a tool step adds to the service's: who must fix it is the model, the caller or stepforge. */
+export const TOOL_ONLY_ERROR_KINDS = ["invalid_input", "connection", "unknown_tool", "internal"] as const;
+
+export type ToolErrorKind = ErrorKind | (typeof TOOL_ONLY_ERROR_KINDS)[number];
 
 export interface ToolFieldError {
   /** Dotted path in the step's input (`idList`, `input.0.email`); "" for the input as a whole. */

@@ -4,20 +4,10 @@
  * `stepforge mcp --code --mock` itself) and over Streamable HTTP (`--http 0 --host 127.0.0.1`).
  * Spawns the built CLI (bin/stepforge.js runs dist/), as test/mcp/inspector.test.ts does.
  */
-import { execFile } from "node:child_process";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIN, httpProcess } from "../mcp/helpers.js";
+import { inspector, toolCall } from "../mcp/inspector-cli.js";
 
-const run = promisify(execFile);
-const require = createRequire(import.meta.url);
-const INSPECTOR_CLI = join(
-  dirname(require.resolve("@modelcontextprotocol/inspector-cli/package.json")),
-  "build",
-  "index.js",
-);
 const SERVE = ["--code", "--mock", "--service", "trello", "--service", "worldnews"];
 const PROGRAM =
   `const boards = await services.trello.getMemberBoards({ params: { path: { id: "me" } } }); ` +
@@ -26,31 +16,18 @@ const PROGRAM =
 type Listed = { tools: Array<{ name: string; inputSchema: { type: string } }> };
 type Called = { content: Array<{ text: string }>; isError?: boolean };
 
-async function inspector(target: string[], ...args: string[]): Promise<unknown> {
-  const { stdout } = await run(process.execPath, [INSPECTOR_CLI, ...target, ...args], {
-    timeout: 90_000,
-    maxBuffer: 16 * 2 ** 20,
-  });
-  return JSON.parse(stdout);
-}
+/** Each request starts the Inspector (and, over stdio, a stepforge server of its own). */
+const TIMEOUT_MS = 90_000;
 
 function listAndRun(target: () => string[]) {
   it("lists search and execute, under 4 KB", { timeout: 120_000 }, async () => {
-    const listed = (await inspector(target(), "--method", "tools/list")) as Listed;
+    const listed = (await inspector(target(), ["--method", "tools/list"], TIMEOUT_MS)) as Listed;
     expect(listed.tools.map((t) => t.name)).toEqual(["search", "execute"]);
     expect(Buffer.byteLength(JSON.stringify(listed))).toBeLessThan(4096);
   });
 
   it("execute runs code against the mock", { timeout: 120_000 }, async () => {
-    const ran = (await inspector(
-      target(),
-      "--method",
-      "tools/call",
-      "--tool-name",
-      "execute",
-      "--tool-arg",
-      `code=${PROGRAM}`,
-    )) as Called;
+    const ran = (await inspector(target(), toolCall("execute", `code=${PROGRAM}`), TIMEOUT_MS)) as Called;
     expect(ran.isError).toBeFalsy();
     expect(JSON.parse(ran.content[0]!.text)).toMatchObject({ result: ["Product Roadmap", "Support Triage"], calls: 1 });
   });
@@ -59,15 +36,7 @@ function listAndRun(target: () => string[]) {
 /** Each stdio call starts a server of its own: the longer checks run over HTTP only. */
 function searchAndRefuse(target: () => string[]) {
   it("search answers TypeScript signatures", { timeout: 120_000 }, async () => {
-    const found = (await inspector(
-      target(),
-      "--method",
-      "tools/call",
-      "--tool-name",
-      "search",
-      "--tool-arg",
-      "query=boards of a member",
-    )) as Called;
+    const found = (await inspector(target(), toolCall("search", "query=boards of a member"), TIMEOUT_MS)) as Called;
     expect(found.isError).toBeFalsy();
     expect(found.content[0]!.text).toMatch(/services\.trello\.getMemberBoards\(init: \{ params: \{/);
   });
@@ -75,12 +44,8 @@ function searchAndRefuse(target: () => string[]) {
   it("a type error comes back with line and column, nothing run", { timeout: 120_000 }, async () => {
     const wrong = (await inspector(
       target(),
-      "--method",
-      "tools/call",
-      "--tool-name",
-      "execute",
-      "--tool-arg",
-      "code=return services.trello.getBoardz();",
+      toolCall("execute", "code=return services.trello.getBoardz();"),
+      TIMEOUT_MS,
     )) as Called;
     expect(wrong.isError).toBe(true);
     expect(JSON.parse(wrong.content[0]!.text)).toMatchObject({

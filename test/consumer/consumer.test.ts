@@ -22,7 +22,18 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../generator/package-root.js";
 import { packedTarball, type Packed } from "../helpers/tarball.js";
-import { BROKEN, freePort, installSize, outsideEnv, run, runToFile, startUntil, stop, type Run } from "./helpers.js";
+import {
+  BROKEN,
+  CHECKOUT_PATHS,
+  freePort,
+  installSize,
+  outsideEnv,
+  run,
+  runToFile,
+  startUntil,
+  stop,
+  type Run,
+} from "./helpers.js";
 
 const root = packageRoot();
 const own = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
@@ -298,20 +309,7 @@ describe("an application that imports stepforge/trello", { timeout: 180_000 }, (
 describe("a fresh checkout installed as a directory (no build, no compiler)", { timeout: 180_000 }, () => {
   it("installs without running a compiler, and its bin says how to get a build instead of crashing", async () => {
     const checkout = join(work, "checkout");
-    for (const path of [
-      "bin",
-      "cli",
-      "generated",
-      "generator",
-      "runtime",
-      "specs",
-      "templates",
-      "scripts/build-package.js",
-      ".spectral.yaml",
-      "package.json",
-      "tsconfig.json",
-      "tsconfig.build.json",
-    ]) {
+    for (const path of CHECKOUT_PATHS) {
       cpSync(join(root, path), join(checkout, path), { recursive: true });
     }
     const project = join(work, "from-checkout");

@@ -151,6 +151,9 @@ export const STAGED_PATHS = [
   "tsconfig.build.json",
 ] as const;
 
+/** What a fresh checkout holds to install and build: the staged paths but those only readers need. */
+export const CHECKOUT_PATHS = STAGED_PATHS.filter((path) => !["docs", "LICENSE", "README.md"].includes(path));
+
 /**
  * The package's inputs copied to DIR (beside the repository), so packing (which rebuilds dist/)
  * never races other suites reading the repository's dist/. Pack DIR with `npm pack`; test files

@@ -10,7 +10,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { loadCatalogs } from "../../cli/commands/tools.js";
 import {
   Accounts,
   serveMcpHttp,
@@ -24,6 +23,7 @@ import { createSharedState } from "../../runtime/client/client.js";
 import type { ServiceCatalog } from "../../runtime/mcp/catalog.js";
 import { CARD, LIST } from "../mock/helpers.js";
 import { httpClient, json } from "./helpers.js";
+import { catalogsOf } from "./in-process.js";
 
 type Json = Record<string, unknown>;
 
@@ -67,7 +67,7 @@ describe("a cancelled MCP call that waits behind a limit", () => {
   let mcp: StepforgeMcp;
   const throttles = new Throttles();
   beforeAll(async () => {
-    catalogs = (await loadCatalogs()).filter((c) => c.id === "trello");
+    catalogs = await catalogsOf("trello");
     mocks = await startMockAccounts(catalogs);
     mcp = new StepforgeMcp({ catalogs, accounts: limitedAccounts(mocks, throttles) });
   });
@@ -137,12 +137,12 @@ describe("a cancelled MCP call that waits behind a limit", () => {
 describe("a call a client-side limit would hold longer than the server's bound", () => {
   let mocks: MockAccounts;
   beforeAll(async () => {
-    mocks = await startMockAccounts((await loadCatalogs()).filter((c) => c.id === "trello"));
+    mocks = await startMockAccounts(await catalogsOf("trello"));
   });
   afterAll(async () => mocks?.close());
 
   it("fails at once as rate_limited with retryAfterMs (default bound 10 s), nothing sent", async () => {
-    const catalogs = (await loadCatalogs()).filter((c) => c.id === "trello");
+    const catalogs = await catalogsOf("trello");
     const mcp = new StepforgeMcp({ catalogs, accounts: limitedAccounts(mocks, new Throttles(), 60) });
     expect((await mcp.callTool("trello_get_card", { id: CARD })).isError).toBeFalsy();
     const sent = mocks.mocks[0]!.counters().requests;
@@ -156,7 +156,7 @@ describe("a call a client-side limit would hold longer than the server's bound",
   });
 
   it("waits when the bound is larger than the wait (maxLimitWaitMs)", async () => {
-    const catalogs = (await loadCatalogs()).filter((c) => c.id === "trello");
+    const catalogs = await catalogsOf("trello");
     const mcp = new StepforgeMcp({
       catalogs,
       accounts: limitedAccounts(mocks, new Throttles(), 0.2),

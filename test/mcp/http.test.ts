@@ -9,17 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMock, type RunningMock } from "../../runtime/mock/index.js";
-import {
-  Accounts,
-  serveMcpHttp,
-  startMockAccounts,
-  StepforgeMcp,
-  type MockAccounts,
-  type RunningMcpHttp,
-} from "../../runtime/mcp/index.js";
-import { loadCatalogs } from "../../cli/commands/tools.js";
+import { Accounts, serveMcpHttp, StepforgeMcp } from "../../runtime/mcp/index.js";
 import { CARD, LIST, TRELLO } from "../mock/helpers.js";
 import { httpClient, httpProcess, json, texts } from "./helpers.js";
+import { catalogsOf, type ServedTrello, serveTrelloOverHttp } from "./in-process.js";
 
 describe("stepforge mcp --http with two Trello accounts", () => {
   let mock: RunningMock;
@@ -104,19 +97,12 @@ describe("stepforge mcp --http with two Trello accounts", () => {
 });
 
 describe("MCP over HTTP in process: result budget, token, host checks", () => {
-  let mocks: MockAccounts;
-  let http: RunningMcpHttp;
+  let http: ServedTrello;
   const TOKEN = "test-bearer-token-0123456789";
   beforeAll(async () => {
-    const catalogs = (await loadCatalogs()).filter((c) => c.id === "trello");
-    mocks = await startMockAccounts(catalogs);
-    const mcp = new StepforgeMcp({ catalogs, accounts: new Accounts(mocks.accounts), resultBytes: 4000 });
-    http = await serveMcpHttp(() => mcp.createServer(), { port: 0, token: TOKEN });
+    http = await serveTrelloOverHttp({ mcp: { resultBytes: 4000 }, http: { token: TOKEN } });
   });
-  afterAll(async () => {
-    await http?.close();
-    await mocks?.close();
-  });
+  afterAll(async () => http?.close());
 
   it("cuts a long list at a record boundary and hands the rest out through continue_result", async () => {
     const c = await httpClient(http.url, TOKEN);
@@ -208,7 +194,7 @@ describe("MCP over HTTP in process: result budget, token, host checks", () => {
   });
 
   it("will not listen beyond loopback without a token", async () => {
-    const catalogs = (await loadCatalogs()).filter((c) => c.id === "worldnews");
+    const catalogs = await catalogsOf("worldnews");
     const mcp = new StepforgeMcp({ catalogs, accounts: new Accounts([]) });
     await expect(serveMcpHttp(() => mcp.createServer(), { port: 0, host: "0.0.0.0" })).rejects.toThrow(
       /beyond loopback.*STEPFORGE_MCP_TOKEN/,

@@ -3,29 +3,15 @@
  * pinned as a dev dependency) starts `stepforge mcp --mock` itself over stdio, lists its tools and
  * calls one.
  */
-import { execFile } from "node:child_process";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { BIN } from "./helpers.js";
+import { inspector as runInspector, toolCall } from "./inspector-cli.js";
 
-const run = promisify(execFile);
-const require = createRequire(import.meta.url);
-const INSPECTOR_CLI = join(
-  dirname(require.resolve("@modelcontextprotocol/inspector-cli/package.json")),
-  "build",
-  "index.js",
-);
+type Called = { content: Array<{ text: string }>; isError?: boolean };
 
-async function inspector(...args: string[]): Promise<unknown> {
-  const { stdout } = await run(
-    process.execPath,
-    [INSPECTOR_CLI, process.execPath, BIN, "mcp", "--mock", "--service", "worldnews", "--service", "trello", ...args],
-    { timeout: 60_000, maxBuffer: 16 * 2 ** 20 },
-  );
-  return JSON.parse(stdout);
-}
+/** One request to a `stepforge mcp --mock` the Inspector starts over stdio. */
+const inspector = (...args: string[]): Promise<unknown> =>
+  runInspector([process.execPath, BIN, "mcp", "--mock", "--service", "worldnews", "--service", "trello"], args, 60_000);
 
 describe("the MCP Inspector CLI against stepforge mcp --mock", () => {
   it("lists the tools", { timeout: 90_000 }, async () => {
@@ -40,24 +26,10 @@ describe("the MCP Inspector CLI against stepforge mcp --mock", () => {
   });
 
   it("calls a tool and gets its result, and a bad argument as an isError result", { timeout: 90_000 }, async () => {
-    const called = (await inspector(
-      "--method",
-      "tools/call",
-      "--tool-name",
-      "worldnews_get_geo_coordinates",
-      "--tool-arg",
-      "location=Berlin",
-    )) as { content: Array<{ text: string }>; isError?: boolean };
+    const called = (await inspector(...toolCall("worldnews_get_geo_coordinates", "location=Berlin"))) as Called;
     expect(called.isError).toBeFalsy();
     expect(JSON.parse(called.content[0]!.text)).toHaveProperty("latitude");
-    const bad = (await inspector(
-      "--method",
-      "tools/call",
-      "--tool-name",
-      "trello_get_member",
-      "--tool-arg",
-      "id=..",
-    )) as { content: Array<{ text: string }>; isError?: boolean };
+    const bad = (await inspector(...toolCall("trello_get_member", "id=.."))) as Called;
     expect(bad.isError).toBe(true);
     expect(JSON.parse(bad.content[0]!.text)).toMatchObject({ kind: "invalid_input", fields: [{ path: "id" }] });
   });

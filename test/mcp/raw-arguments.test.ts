@@ -5,16 +5,9 @@
  * "__proto__" key reaches validation and is refused, as `stepforge call` refuses it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadCatalogs } from "../../cli/commands/tools.js";
-import {
-  Accounts,
-  serveMcpHttp,
-  startMockAccounts,
-  StepforgeMcp,
-  type MockAccounts,
-  type RunningMcpHttp,
-} from "../../runtime/mcp/index.js";
+import type { MockAccounts } from "../../runtime/mcp/index.js";
 import { CARD } from "../mock/helpers.js";
+import { type ServedTrello, serveTrelloOverHttp } from "./in-process.js";
 
 interface Answer {
   result?: { isError?: boolean; content: Array<{ text: string }> };
@@ -22,20 +15,13 @@ interface Answer {
 }
 
 describe("tools/call with malformed params or arguments", () => {
+  let http: ServedTrello;
   let mocks: MockAccounts;
-  let http: RunningMcpHttp;
   beforeAll(async () => {
-    const catalogs = (await loadCatalogs()).filter((c) => c.id === "trello");
-    mocks = await startMockAccounts(catalogs);
-    http = await serveMcpHttp(
-      () => new StepforgeMcp({ catalogs, accounts: new Accounts(mocks.accounts) }).createServer(),
-      { port: 0 },
-    );
+    http = await serveTrelloOverHttp();
+    mocks = http.mocks;
   });
-  afterAll(async () => {
-    await http?.close();
-    await mocks?.close();
-  });
+  afterAll(async () => http?.close());
 
   /** One JSON-RPC request; `params` is raw JSON text so any shape (a "__proto__" key included) goes as written. */
   async function call(params: string | undefined): Promise<Answer> {
