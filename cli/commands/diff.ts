@@ -3,10 +3,44 @@
  * (files, or git revisions such as HEAD~1:specs/trello.yaml), each breaking or compatible, and the
  * semver bump they ask for. Nothing is generated or written. Exit 0 when both specs were read and
  * compared (whatever changed), 1 when one could not be read or checked, 2 on a usage error.
+ *
+ * Without --service the service is named as every other command names it, so the tool steps in
+ * the report are the ones the user has: the project's id for a spec of the project's config, else
+ * the spec's x-stepforge.id, else its file name (`specs/bookshelf.yaml` → `bookshelf`) — never
+ * the spec's title, whose wording changes.
  */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import type { LoadedSpec } from "../../generator/load.js";
 import { requirePackages } from "../../runtime/internal/package-bin.js";
+import { idFromFileName } from "../config/load.js";
+import { resolveScope } from "../project.js";
 import { UsageError } from "../usage.js";
+
+/** The file a side names: itself, or the PATH of REV:PATH. */
+function sidePath(arg: string): string {
+  return existsSync(arg) ? arg : (/^[^:]+:(.+)$/.exec(arg)?.[1] ?? arg);
+}
+
+/** The id both sides are compared under when --service is not given (see the header). */
+async function defaultServiceId(args: readonly string[], sides: readonly LoadedSpec[]): Promise<string | undefined> {
+  const paths = args.map((arg) => resolve(sidePath(arg)));
+  try {
+    const scope = await resolveScope({});
+    // The new side first: when both are the project's specs, the current one names the service.
+    for (const path of [...paths].reverse()) {
+      const own = scope.project ? scope.services.find((s) => resolve(s.specFile) === path) : undefined;
+      if (own) return own.id;
+    }
+  } catch {
+    // A broken config in the folder does not stop comparing two files; they are named by their files.
+  }
+  const declares = (side: LoadedSpec) =>
+    typeof (side.data["x-stepforge"] as { id?: unknown } | undefined)?.id === "string";
+  const declared = sides.some(declares);
+  return declared ? undefined : idFromFileName(paths[1]!);
+}
 
 export async function diffCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -22,7 +56,9 @@ export async function diffCommand(argv: string[], out: NodeJS.WritableStream): P
   const { compareSpecs } = await import("../../generator/diff/index.js");
   const { checkForDiff, loadSide } = await import("../../generator/diff/specs.js");
   const { reportJson, reportText } = await import("../../generator/diff/report.js");
-  const [old, now] = positionals.map((arg) => checkForDiff(loadSide(arg), values.service)) as [
+  const sides = positionals.map((arg) => loadSide(arg));
+  const serviceId = values.service ?? (await defaultServiceId(positionals, sides));
+  const [old, now] = sides.map((side) => checkForDiff(side, serviceId)) as [
     ReturnType<typeof checkForDiff>,
     ReturnType<typeof checkForDiff>,
   ];

@@ -247,11 +247,13 @@ export async function mcpCommand(
   try {
     if (values.code) {
       const options = { resultBytes, maxLimitWaitMs, signal: shutdown.signal };
+      const scope = await resolveScope({ specs: values.spec, project: values.project });
       code = await (await import("./code.js")).startCodeMode(
         servedCatalogs,
         servedSelection,
         new Accounts(accounts),
         options,
+        (id) => pickService(scope, id),
       );
     }
     mcp = new StepforgeMcp({

@@ -86,6 +86,8 @@ export async function proxyCommand(
   if (values.record !== undefined && !values.record.toLowerCase().endsWith(".har"))
     throw new UsageError(`--record takes a file ending in .har, got "${values.record}"`);
   let specFile: string;
+  // The service's id as the project names it (its config or file name), not the spec title's.
+  let serviceId = values.service;
   if (values.spec !== undefined) {
     if (!existsSync(values.spec)) throw new UsageError(`--spec ${values.spec}: no such file`);
     specFile = values.spec;
@@ -99,8 +101,9 @@ export async function proxyCommand(
       return 1;
     }
     specFile = target!.specFile;
+    serviceId = target!.id;
   }
-  const { definition, label } = conformanceFromSpec(specFile, values.spec !== undefined ? values.service : undefined);
+  const { definition, label } = conformanceFromSpec(specFile, serviceId);
   let proxy;
   try {
     proxy = await startValidationProxy({
