@@ -154,7 +154,7 @@ export class CodeMode {
         description:
           "Run TypeScript that calls the services and return its result. `code` is the body of an async function " +
           "of `services`, e.g. " +
-          "`const card = await services.trello.getCard({ params: { path: { id } } }); return card.name;` — write " +
+          `\`const found = await services.${this.services[0] ?? "<service>"}.<operation>(…); return found;\` — write ` +
           "calls as search shows them" +
           (several.length ? `; with several accounts: ${several.join("; ")}` : "") +
           ". It is type-checked first (errors come back with line and column). Return JSON data; console.log " +

@@ -157,6 +157,21 @@ describe("accounts and selections", () => {
     }
   });
 
+  it("execute's example names a served service, never one that is not served", async () => {
+    const mode = await createCodeMode({
+      services: await bundledServices(),
+      connections: new Accounts(mocks.accounts),
+      selection: { services: ["worldnews"] },
+    });
+    try {
+      const execute = mode.listTools().find((t) => t.name === "execute")!;
+      expect(execute.description).toContain("services.worldnews.");
+      expect(execute.description).not.toMatch(/services\.(trello|marketo|contentsnare)\./);
+    } finally {
+      await mode.close();
+    }
+  });
+
   it("read-only exposes reads only, in the types and at the bridge", async () => {
     const mode = await createCodeMode({
       services: await bundledServices(),
