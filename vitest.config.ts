@@ -1,5 +1,22 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * Files that run alone, after every other suite: those that pack and install the package in temp
+ * projects (a minute of npm each), and those whose assertions need the machine to themselves —
+ * real limit windows used to ≥ 97 % by several processes, slow-sender floods, soak and multiprocess
+ * state runs. Everything else runs two files at a time (CI has 2 cores).
+ */
+const ALONE = [
+  "test/consumer/**/*.test.ts",
+  "test/project/new-user.test.ts",
+  "test/project/new-user-ops.test.ts",
+  "test/diff/consumer.test.ts",
+  "test/runtime/limits-processes.test.ts",
+  "test/triggers/flood.test.ts",
+  "test/reliability/soak.test.ts",
+  "test/state/multiprocess-*.test.ts",
+];
+
 export default defineConfig({
   test: {
     testTimeout: 60_000,
@@ -10,22 +27,11 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: {
-          name: "suites",
-          include: ["test/**/*.test.ts"],
-          exclude: ["test/consumer/**", "test/project/new-user.test.ts"],
-        },
+        test: { name: "suites", include: ["test/**/*.test.ts"], exclude: ALONE, maxWorkers: 2 },
       },
-      // The consumer suites pack, install from the registry and compile in temp projects: they run
-      // after every other suite, alone, so neither slows the other's processes into their timeouts.
-      // They share one packed tarball (test/helpers/tarball.ts).
       {
         extends: true,
-        test: {
-          name: "consumer",
-          include: ["test/consumer/**/*.test.ts", "test/project/new-user.test.ts"],
-          sequence: { groupOrder: 1 },
-        },
+        test: { name: "alone", include: ALONE, maxWorkers: 1, sequence: { groupOrder: 1 } },
       },
     ],
   },
