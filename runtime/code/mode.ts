@@ -9,6 +9,7 @@
 import { SourceMap } from "node:module";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ListedTool } from "../mcp/listing.js";
+import { declaredFields, errorResult, inputError, type Json, READ_ONLY } from "../mcp/results.js";
 import { shapeResult } from "../tools/shape.js";
 import type { Bridge, WriteRecord } from "./bridge.js";
 import type { ServiceDeclarations } from "./declarations.js";
@@ -17,48 +18,8 @@ import type { Sandbox } from "./sandbox.js";
 import { rank, render, type SearchEntry } from "./search.js";
 import { MAIN, type CheckResult, type CodeChecker } from "./typecheck.js";
 
-type Json = Record<string, unknown>;
-
 /** The share of the result budget console lines may take. */
 const LOG_SHARE = 0.25;
-
-const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
-
-function errorResult(body: Json): CallToolResult {
-  return { isError: true, content: [{ type: "text", text: JSON.stringify(body) }] };
-}
-
-function inputError(tool: string, field: string, message: string): CallToolResult {
-  return errorResult({
-    kind: "invalid_input",
-    message: `The input for ${tool} is not valid — ${field || "(input)"}: ${message}. Correct it and call again.`,
-    retryable: false,
-    fields: [{ path: field, message }],
-    tool,
-  });
-}
-
-/** Only the declared fields; the first other one is named. */
-function fieldsOf(
-  tool: string,
-  args: unknown,
-  allowed: readonly string[],
-): { ok: true; args: Json } | { ok: false; result: CallToolResult } {
-  if (args === undefined) return { ok: true, args: {} };
-  if (!isObject(args))
-    return {
-      ok: false,
-      result: inputError(tool, "", `the input must be a JSON object with the fields ${allowed.join(", ")}`),
-    };
-  const extra = Object.keys(args).find((k) => !allowed.includes(k));
-  if (extra !== undefined)
-    return {
-      ok: false,
-      result: inputError(tool, extra, `"${extra}" is not a field of ${tool}; the fields are ${allowed.join(", ")}`),
-    };
-  return { ok: true, args };
-}
 
 /** What search and execute need beyond the listing, built once in the background (prepare.ts). */
 export interface Prepared {
@@ -201,7 +162,7 @@ export class CodeMode {
   }
 
   private search(args: unknown, prepared: Prepared): CallToolResult {
-    const checked = fieldsOf("search", args, ["query", "service", "limit", "types"]);
+    const checked = declaredFields("search", args, ["query", "service", "limit", "types"]);
     if (!checked.ok) return checked.result;
     const a = checked.args;
     if (typeof a.query !== "string")
@@ -238,7 +199,7 @@ export class CodeMode {
   }
 
   private async execute(args: unknown, prepared: Prepared, signal?: AbortSignal): Promise<CallToolResult> {
-    const checked = fieldsOf("execute", args, ["code"]);
+    const checked = declaredFields("execute", args, ["code"]);
     if (!checked.ok) return checked.result;
     const code = checked.args.code;
     if (typeof code !== "string" || code.trim() === "")

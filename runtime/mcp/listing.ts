@@ -15,6 +15,7 @@
 import { fullDescription, ToolSchemas } from "../tools/export.js";
 import { recordsKeyOf } from "../tools/shape.js";
 import type { ToolDefinition } from "../tools/types.js";
+import { READ_ONLY } from "./results.js";
 
 type Json = Record<string, unknown>;
 
@@ -164,4 +165,31 @@ export function serveTools(
 ): ServedTool[] {
   const book = new ToolSchemas(tools);
   return tools.map((tool) => serveTool(tool, accountsOf(tool), book, options));
+}
+
+/** The tool that pages through a result cut to fit the budget. */
+export const CONTINUE_TOOL = "continue_result";
+
+export function continueTool(): ListedTool {
+  return {
+    name: CONTINUE_TOOL,
+    title: "Continue a cut result",
+    description: "Get the next records of a result that was cut to fit the context; pass the cursor its note gave.",
+    inputSchema: {
+      type: "object",
+      properties: { cursor: { type: "string", description: "The cursor from the note of the cut result." } },
+      required: ["cursor"],
+      additionalProperties: false,
+    },
+    annotations: READ_ONLY,
+  };
+}
+
+/**
+ * First sentence of a description, at most 160 characters. The period of an abbreviation ("e.g.",
+ * "i.e.", "etc.", "vs.", "cf.") does not end a sentence: summaries were cut at "e.g.".
+ */
+export function summary(text: string): string {
+  const first = /^.*?(?<!\b(?:e\.g|i\.e|etc|vs|cf))[.!?](?=\s|$)/is.exec(text)?.[0] ?? text;
+  return first.length > 160 ? `${first.slice(0, 157)}...` : first;
 }

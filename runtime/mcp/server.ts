@@ -14,9 +14,7 @@
  * budget are cut at a record boundary, with a note and a cursor for `continue_result`.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { Protocol, type RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import * as z from "zod";
 import { executeTool } from "../tools/execute.js";
 import { traceMetaOf, withTraceparent } from "../observe/otel.js";
 import { ToolSchemas, type SchemaWork } from "../tools/export-schema.js";
@@ -26,19 +24,22 @@ import type { ToolContext, ToolDefinition, ToolError } from "../tools/types.js";
 import type { Accounts } from "./accounts.js";
 import { selectTools, toolsetsOf, type Selection, type ServiceCatalog } from "./catalog.js";
 import { CursorStore } from "./cursors.js";
+import { setRawCallHandler, toolCall } from "./raw-call.js";
+import { declaredFields, errorResult, inputError, isObject, type Json, READ_ONLY } from "./results.js";
 import { budgetNotice, clientProfile, clientToolName, fittingToolsets, overBudget } from "./budget.js";
 import { DEFAULT_LISTING_BUDGET } from "./budget.js";
 import type { ClientName, ClientProfile, ListingBudget } from "./budget.js";
 import {
   CONNECTION_FIELD,
+  CONTINUE_TOOL,
+  continueTool,
   outputShape,
   RESULT_FIELDS_FIELD,
   serveTool,
+  summary,
   type ListedTool,
   type ServedTool,
 } from "./listing.js";
-
-type Json = Record<string, unknown>;
 
 export interface StepforgeMcpOptions {
   catalogs: readonly ServiceCatalog[];
@@ -89,100 +90,8 @@ export interface ToolSet {
 
 export const DEFAULT_RESULT_BYTES = 40_000;
 export const DEFAULT_MAX_LIMIT_WAIT_MS = 10_000;
-export const CONTINUE_TOOL = "continue_result";
 export const SERVER_NAME = "stepforge";
-
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
-
-function errorResult(error: ToolError): CallToolResult {
-  return { isError: true, content: [{ type: "text", text: JSON.stringify(error) }] };
-}
-
-function inputError(tool: string, field: string, message: string): CallToolResult {
-  return errorResult({
-    kind: "invalid_input",
-    message: `The input for ${tool} is not valid — ${field || "(input)"}: ${message}. Correct it and call again.`,
-    retryable: false,
-    fields: [{ path: field, message }],
-    tool,
-  });
-}
-
-const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-
-function continueTool(): ListedTool {
-  return {
-    name: CONTINUE_TOOL,
-    title: "Continue a cut result",
-    description: "Get the next records of a result that was cut to fit the context; pass the cursor its note gave.",
-    inputSchema: {
-      type: "object",
-      properties: { cursor: { type: "string", description: "The cursor from the note of the cut result." } },
-      required: ["cursor"],
-      additionalProperties: false,
-    },
-    annotations: READ_ONLY,
-  };
-}
-
-/**
- * A meta-tool's arguments against its declared schema's shape: an object with only the declared
- * properties (the schemas say additionalProperties: false). The fields' own checks follow in each tool.
- */
-function metaArgs(
-  tool: string,
-  args: unknown,
-  allowed: readonly string[],
-): { ok: true; args: Json } | { ok: false; result: CallToolResult } {
-  if (args === undefined) return { ok: true, args: {} };
-  if (!isObject(args))
-    return {
-      ok: false,
-      result: inputError(tool, "", `the input must be a JSON object with the fields ${allowed.join(", ")}`),
-    };
-  const extra = Object.keys(args).find((k) => !allowed.includes(k));
-  if (extra !== undefined)
-    return {
-      ok: false,
-      result: inputError(tool, extra, `"${extra}" is not a field of ${tool}; the fields are ${allowed.join(", ")}`),
-    };
-  return { ok: true, args };
-}
-
-/**
- * `tools/call` as sent, params unchecked. The SDK's own schema refuses non-object arguments with a
- * raw zod dump (-32603) and its record parse drops a `"__proto__"` key; the server checks the
- * params itself (`toolCall`) and answers bad arguments as a tool result that names the problem.
- */
-const RawCallToolRequestSchema = z.object({ method: z.literal("tools/call"), params: z.unknown().optional() });
-type RawCallToolRequest = z.infer<typeof RawCallToolRequestSchema>;
-
-/** The name and arguments of a `tools/call`; malformed params are the protocol's invalid params (-32602). */
-function toolCall(params: unknown): { name: string; args: unknown } {
-  const usage = 'tools/call takes params {"name": "<tool name from tools/list>", "arguments": {…}}';
-  if (!isObject(params))
-    throw new McpError(ErrorCode.InvalidParams, `${usage}; the params are missing or not an object`);
-  if (typeof params.name !== "string" || params.name.length === 0)
-    throw new McpError(ErrorCode.InvalidParams, `${usage}; "name" must be a tool's name (a string)`);
-  return { name: params.name, args: params.arguments };
-}
-
-/**
- * Installs the `tools/call` handler through the protocol layer: the SDK's `Server` would first
- * check the request against its strict schema (see RawCallToolRequestSchema).
- */
-function setRawCallHandler(
-  server: Server,
-  handler: (request: RawCallToolRequest, extra: RequestHandlerExtra<never, never>) => Promise<CallToolResult>,
-): void {
-  (
-    Protocol.prototype.setRequestHandler as (
-      this: Server,
-      schema: typeof RawCallToolRequestSchema,
-      h: typeof handler,
-    ) => void
-  ).call(server, RawCallToolRequestSchema, handler);
-}
+export { CONTINUE_TOOL };
 
 /**
  * The account's context for one call: the wait bound, and every signal that may cancel it (the
@@ -206,15 +115,6 @@ function callContext(
   const all = [context.signal, ...signals].filter((s): s is AbortSignal => s !== undefined);
   if (all.length) out.signal = all.length === 1 ? all[0] : AbortSignal.any(all);
   return out;
-}
-
-/**
- * First sentence of a description, at most 160 characters. The period of an abbreviation ("e.g.",
- * "i.e.", "etc.", "vs.", "cf.") does not end a sentence: summaries were cut at "e.g.".
- */
-function summary(text: string): string {
-  const first = /^.*?(?<!\b(?:e\.g|i\.e|etc|vs|cf))[.!?](?=\s|$)/is.exec(text)?.[0] ?? text;
-  return first.length > 160 ? `${first.slice(0, 157)}...` : first;
 }
 
 export class StepforgeMcp {
@@ -283,7 +183,7 @@ export class StepforgeMcp {
         if (name === "search_steps") return this.searchSteps(args);
         if (name === "describe_step") return this.describeStep(args);
         if (name === "call_step") {
-          const checked = metaArgs(name, args, ["name", "input"]);
+          const checked = declaredFields(name, args, ["name", "input"]);
           if (!checked.ok) return checked.result;
           const a = checked.args;
           if (typeof a.name !== "string")
@@ -442,7 +342,7 @@ export class StepforgeMcp {
   }
 
   private continueResult(args: unknown): CallToolResult {
-    const checked = metaArgs(CONTINUE_TOOL, args, ["cursor"]);
+    const checked = declaredFields(CONTINUE_TOOL, args, ["cursor"]);
     if (!checked.ok) return checked.result;
     const cursor = checked.args.cursor;
     if (typeof cursor !== "string" || cursor.length === 0)
@@ -514,7 +414,7 @@ export class StepforgeMcp {
   }
 
   private searchSteps(args: unknown): CallToolResult {
-    const checked = metaArgs("search_steps", args, ["query", "service", "limit"]);
+    const checked = declaredFields("search_steps", args, ["query", "service", "limit"]);
     if (!checked.ok) return checked.result;
     const a = checked.args;
     if (typeof a.query !== "string")
@@ -574,7 +474,7 @@ export class StepforgeMcp {
   }
 
   private describeStep(args: unknown): CallToolResult {
-    const checked = metaArgs("describe_step", args, ["name"]);
+    const checked = declaredFields("describe_step", args, ["name"]);
     if (!checked.ok) return checked.result;
     const name = checked.args.name;
     if (typeof name !== "string") return inputError("describe_step", "name", "required: a step name from search_steps");
