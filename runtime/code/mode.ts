@@ -9,7 +9,7 @@
 import { SourceMap } from "node:module";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ListedTool } from "../mcp/listing.js";
-import { declaredFields, errorResult, inputError, type Json, READ_ONLY } from "../mcp/results.js";
+import { declaredFields, errorResult, inputError, internalError, type Json, READ_ONLY } from "../mcp/results.js";
 import { shapeResult } from "../tools/shape.js";
 import type { Bridge, WriteRecord } from "./bridge.js";
 import type { ServiceDeclarations } from "./declarations.js";
@@ -151,13 +151,7 @@ export class CodeMode {
         tool: name,
       });
     } catch (error) {
-      return errorResult({
-        kind: "internal",
-        message: `The call failed unexpectedly: ${(error as Error).message}`,
-        retryable: false,
-        fields: [],
-        tool: name,
-      });
+      return internalError(name, error);
     }
   }
 

@@ -51,3 +51,14 @@ export function declaredFields(
     };
   return { ok: true, args };
 }
+
+/** An `internal` result for a failure nobody foresaw: the server answers it and keeps serving. */
+export function internalError(tool: string, error: unknown): CallToolResult {
+  return errorResult({
+    kind: "internal",
+    message: `The call failed unexpectedly: ${(error as Error).message}`,
+    retryable: false,
+    fields: [],
+    tool,
+  });
+}

@@ -25,7 +25,7 @@ import type { Accounts } from "./accounts.js";
 import { selectTools, toolsetsOf, type Selection, type ServiceCatalog } from "./catalog.js";
 import { CursorStore } from "./cursors.js";
 import { setRawCallHandler, toolCall } from "./raw-call.js";
-import { declaredFields, errorResult, inputError, isObject, type Json, READ_ONLY } from "./results.js";
+import { declaredFields, errorResult, inputError, internalError, isObject, type Json, READ_ONLY } from "./results.js";
 import { budgetNotice, clientProfile, clientToolName, fittingToolsets, overBudget } from "./budget.js";
 import { DEFAULT_LISTING_BUDGET } from "./budget.js";
 import type { ClientName, ClientProfile, ListingBudget } from "./budget.js";
@@ -195,13 +195,7 @@ export class StepforgeMcp {
       }
       return this.callStep(name, args, signal);
     } catch (error) {
-      return errorResult({
-        kind: "internal",
-        message: `The call failed unexpectedly: ${(error as Error).message}`,
-        retryable: false,
-        fields: [],
-        tool: name,
-      });
+      return internalError(name, error);
     }
   }
 
