@@ -80,9 +80,28 @@ export function runWithParent<T>(api: Api, parent: OtelApi.Context, fn: () => T)
   return parentScope.run(parent, () => api.context.with(parent, fn));
 }
 
+/**
+ * The parent of the call starting right now, set only while a tool call's client starts it: a
+ * call's `call_start` is emitted synchronously inside `client.call`, so a plain variable hands the
+ * tool's span to it. AsyncLocalStorage would too, but running under it turns on Node's promise
+ * hooks for the whole process, which cost a traced tool call more than its operation's span.
+ */
+let starting: OtelApi.Context | undefined;
+
+/** Runs `fn` (which starts a call synchronously) with `parent` as the parent of the span it starts. */
+export function startingUnder<T>(parent: OtelApi.Context, fn: () => T): T {
+  const outer = starting;
+  starting = parent;
+  try {
+    return fn();
+  } finally {
+    starting = outer;
+  }
+}
+
 /** The context a new span starts under: a tool call's (or traceparent's) parent, else the active one. */
 export function parentContext(api: Api): OtelApi.Context {
-  return parentScope.getStore() ?? api.context.active();
+  return starting ?? parentScope.getStore() ?? api.context.active();
 }
 
 const hashes = new Map<string, string>();
