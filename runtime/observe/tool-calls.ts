@@ -42,7 +42,9 @@ export async function observeToolCall(
   const log = logFor(context);
   const traced = tracerFor(context.tracing);
   if (traced) {
-    return traceToolCall(traced, tool, context, (traceId, inSpan) => logToolCall(tool, input, inSpan, log, run, traceId));
+    const logged = (traceId: string | undefined, inSpan: ToolContext) =>
+      logToolCall(tool, input, inSpan, log, run, traceId);
+    return traceToolCall(traced, tool, context, logged);
   }
   if (!log && !context.logger) return run(context);
   return logToolCall(tool, input, context, log, run, undefined);

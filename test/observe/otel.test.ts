@@ -157,7 +157,7 @@ describe("tracing a tool call", () => {
     expect(exporter.getFinishedSpans()).toHaveLength(0);
   });
 
-  it("a tool's calls nest under its span without AsyncLocalStorage; pages and a caller's client still nest", async () => {
+  it("a tool's calls nest under its span without AsyncLocalStorage; pages, a caller's client still nest", async () => {
     const mock = await startMock("marketo", {
       credentials: { clientId: MARKETO.clientId, clientSecret: MARKETO.clientSecret },
     });
