@@ -72,6 +72,14 @@ const BENCHMARKS: Benchmark[] = [
     title: "Code mode vs direct tools: context bytes, the cost of a call, sandbox attacks",
     quick: true,
   },
+  // The tracing and validation tables (goal 1.2×: issue 23); the call-log rows are --call-log-only.
+  {
+    name: "observe",
+    file: "observe.ts",
+    title: "Observability: tracing and validate warn, in-process and over HTTP",
+    quick: false,
+    args: ["--tracing-only"],
+  },
 ];
 
 const { values } = parseArgs({ options: { quick: { type: "boolean", default: false }, only: { type: "string" } } });

@@ -167,6 +167,11 @@ export interface Hooks {
 /** Receives every event of every call of a client, in the order they happen. */
 export interface Observer {
   onEvent(event: PipelineEvent): void;
+  /**
+   * The event types this observer reads; the pipeline need not build the others for it (absent:
+   * every type). A tracer names no `request` or `response`, so no address is masked for it.
+   */
+  readonly eventTypes?: readonly PipelineEvent["type"][] | undefined;
 }
 
 /** Calls the hooks for `event`; a throwing hook never breaks a call. */

@@ -11,7 +11,10 @@
 import { randomBytes } from "node:crypto";
 import { emit, type Hooks, type Observer, type PipelineEvent, type RuntimeEvent } from "../hooks.js";
 
-const REQUEST_LEVEL = new Set<PipelineEvent["type"]>(["request", "response", "retry", "throttle", "token", "drift"]);
+type EventType = PipelineEvent["type"];
+
+const REQUEST_LEVEL = new Set<EventType>(["request", "response", "retry", "throttle", "token", "drift"]);
+const ALL_TYPES: readonly EventType[] = [...REQUEST_LEVEL, "call_start", "call_end", "attempt_start", "attempt_end"];
 
 /** Distinguishes this process's call ids from another's in a shared log. */
 const PROCESS_PREFIX = randomBytes(4).toString("hex");
@@ -37,6 +40,8 @@ export class Events {
   private readonly watched: boolean;
   /** The hooks of calls in flight that brought their own, by call id. */
   private readonly callHooks = new Map<string, Hooks>();
+  /** The event types the client's own hooks and observers read (an observer may name fewer). */
+  private readonly read: ReadonlySet<EventType>;
 
   constructor(
     base: { service: string; connection: string },
@@ -48,6 +53,18 @@ export class Events {
     this.observers = observers;
     this.watched = hooks !== undefined || observers.length > 0;
     this.active = this.watched;
+    const read = new Set<EventType>(hooks ? REQUEST_LEVEL : []);
+    for (const observer of observers) for (const type of observer.eventTypes ?? ALL_TYPES) read.add(type);
+    this.read = read;
+  }
+
+  /**
+   * Whether anyone reads events of `type`: the pipeline skips building the ones nobody reads (a
+   * tracer reads no request or response event, so no attempt's address is masked for it).
+   */
+  wants(type: EventType): boolean {
+    if (!this.active) return false;
+    return this.read.has(type) || (this.callHooks.size > 0 && REQUEST_LEVEL.has(type));
   }
 
   /** `hooks` receive the events of call `callId` until `detach`. */

@@ -216,14 +216,10 @@ function startAttempt(
     attempt,
     url: placed.url,
     headers: placed.headers,
-    shown: "",
     method: request.method,
     startedAt: Date.now(),
   };
-  if (ctx.events.active) {
-    info.shown = ctx.showUrl(placed.url);
-    attemptStarted(ctx, call, info);
-  }
+  if (ctx.events.active) attemptStarted(ctx, call, info);
   return info;
 }
 

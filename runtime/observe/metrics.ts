@@ -23,7 +23,11 @@ export function metricsObserver(option: MetricsOption | undefined): Observer | u
   return new MetricsObserver(own ?? api.metrics.getMeter("stepforge"));
 }
 
+/** What the metrics read: no request or response event, so the pipeline masks no address for them. */
+const MEASURED: readonly PipelineEvent["type"][] = ["attempt_end", "call_end", "throttle", "retry", "token", "drift"];
+
 export class MetricsObserver implements Observer {
+  readonly eventTypes = MEASURED;
   private readonly attemptDuration: OtelApi.Histogram;
   private readonly callDuration: OtelApi.Histogram;
   private readonly limitWait: OtelApi.Histogram;

@@ -80,9 +80,28 @@ export function runWithParent<T>(api: Api, parent: OtelApi.Context, fn: () => T)
   return parentScope.run(parent, () => api.context.with(parent, fn));
 }
 
+/**
+ * The parent of the call starting right now, set only while a tool call's client starts it: a
+ * call's `call_start` is emitted synchronously inside `client.call`, so a plain variable hands the
+ * tool's span to it. AsyncLocalStorage would too, but running under it turns on Node's promise
+ * hooks for the whole process, which cost a traced tool call more than its operation's span.
+ */
+let starting: OtelApi.Context | undefined;
+
+/** Runs `fn` (which starts a call synchronously) with `parent` as the parent of the span it starts. */
+export function startingUnder<T>(parent: OtelApi.Context, fn: () => T): T {
+  const outer = starting;
+  starting = parent;
+  try {
+    return fn();
+  } finally {
+    starting = outer;
+  }
+}
+
 /** The context a new span starts under: a tool call's (or traceparent's) parent, else the active one. */
 export function parentContext(api: Api): OtelApi.Context {
-  return parentScope.getStore() ?? api.context.active();
+  return starting ?? parentScope.getStore() ?? api.context.active();
 }
 
 const hashes = new Map<string, string>();
@@ -155,20 +174,45 @@ export function traceMetaOf(params: unknown): TraceMeta | undefined {
 interface OpenCall {
   span: OtelApi.Span;
   context: OtelApi.Context;
-  attempts: Map<number, OtelApi.Span>;
+  /** The attempt in flight (a call's attempts run one after another), and its number. */
+  attempt: OtelApi.Span | undefined;
+  attemptNumber: number;
 }
 
 /** Span attribute values must be finite numbers: an unbounded wait is recorded as -1. */
 const finite = (ms: number) => (Number.isFinite(ms) ? Math.round(ms) : -1);
 
+/** What a tracer reads: no request or response event, so the pipeline masks no address for it. */
+const TRACED: readonly PipelineEvent["type"][] = [
+  "call_start",
+  "attempt_start",
+  "attempt_end",
+  "throttle",
+  "retry",
+  "token",
+  "drift",
+  "call_end",
+];
+
 /** Turns one client's events into spans. Calls are paired by `callId`. */
 export class TracingObserver implements Observer {
+  readonly eventTypes = TRACED;
   private readonly calls = new Map<string, OpenCall>();
+  /** The last connection's hash (a client has one connection; hashing it each call showed). */
+  private lastConnection: { service: string; connection: string; hash: string } | undefined;
 
   constructor(
     private readonly api: Api,
     private readonly tracer: OtelApi.Tracer,
   ) {}
+
+  private connectionHash(service: string, connection: string): string {
+    const last = this.lastConnection;
+    if (last && last.service === service && last.connection === connection) return last.hash;
+    const hash = hashConnection(service, connection);
+    this.lastConnection = { service, connection, hash };
+    return hash;
+  }
 
   onEvent(event: PipelineEvent): void {
     switch (event.type) {
@@ -181,7 +225,7 @@ export class TracingObserver implements Observer {
             attributes: {
               "stepforge.service": event.service,
               "stepforge.operation": event.operation,
-              "stepforge.connection.hash": hashConnection(event.service, event.connection),
+              "stepforge.connection.hash": this.connectionHash(event.service, event.connection),
               "stepforge.call.id": event.callId,
               "http.request.method": event.method,
               "url.template": event.urlTemplate,
@@ -190,7 +234,7 @@ export class TracingObserver implements Observer {
           parent,
         );
         const context = this.api.trace.setSpan(parent, span);
-        this.calls.set(event.callId, { span, context, attempts: new Map() });
+        this.calls.set(event.callId, { span, context, attempt: undefined, attemptNumber: -1 });
         return;
       }
       case "attempt_start": {
@@ -204,19 +248,21 @@ export class TracingObserver implements Observer {
         if (event.serverPort !== undefined) attributes["server.port"] = event.serverPort;
         // The convention: set only on a resend.
         if (event.resendCount > 0) attributes["http.request.resend_count"] = event.resendCount;
-        const span = this.tracer.startSpan(
+        // An attempt never ended (it cannot happen, but a span must never leak).
+        call.attempt?.end();
+        call.attempt = this.tracer.startSpan(
           `${event.method} ${event.urlTemplate}`,
           { kind: this.api.SpanKind.CLIENT, attributes },
           call.context,
         );
-        call.attempts.set(event.attempt, span);
+        call.attemptNumber = event.attempt;
         return;
       }
       case "attempt_end": {
         const call = this.calls.get(event.callId);
-        const span = call?.attempts.get(event.attempt);
-        if (!call || !span) return;
-        call.attempts.delete(event.attempt);
+        const span = call?.attempt;
+        if (!call || !span || call.attemptNumber !== event.attempt) return;
+        call.attempt = undefined;
         if (event.status !== undefined) span.setAttribute("http.response.status_code", event.status);
         if (event.errorType !== undefined) {
           span.setAttribute("error.type", event.errorType);
@@ -268,7 +314,7 @@ export class TracingObserver implements Observer {
           span.setStatus({ code: this.api.SpanStatusCode.ERROR });
         }
         // An attempt still open (it cannot be after call_end, but a span must never leak).
-        for (const open of call.attempts.values()) open.end();
+        call.attempt?.end();
         span.end();
         return;
       }

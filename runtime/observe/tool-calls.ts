@@ -5,12 +5,13 @@
  * With no log, no logger and no tracing it only runs the step.
  */
 import { secretValues } from "../credentials/auth.js";
+import type { ServiceClient } from "../client/client.js";
 import type { Hooks } from "../hooks.js";
-import { withCallHooks } from "../tools/context.js";
+import { clientFor, withCallHooks } from "../tools/context.js";
 import type { ToolContext, ToolDefinition, ToolResult } from "../tools/types.js";
 import { type CallLog, defaultCallLog } from "./call-log.js";
 import { combineHooks, loggerHooks } from "./logger.js";
-import { hashConnection, parentContext, runWithParent, tracerFor } from "./otel.js";
+import { hashConnection, parentContext, runWithParent, startingUnder, tracerFor } from "./otel.js";
 
 let warnedAboutEnv = false;
 
@@ -41,7 +42,9 @@ export async function observeToolCall(
   const log = logFor(context);
   const traced = tracerFor(context.tracing);
   if (traced) {
-    return traceToolCall(traced, tool, context, (traceId) => logToolCall(tool, input, context, log, run, traceId));
+    const logged = (traceId: string | undefined, inSpan: ToolContext) =>
+      logToolCall(tool, input, inSpan, log, run, traceId);
+    return traceToolCall(traced, tool, context, logged);
   }
   if (!log && !context.logger) return run(context);
   return logToolCall(tool, input, context, log, run, undefined);
@@ -54,7 +57,7 @@ async function traceToolCall(
   { api, tracer }: Traced,
   tool: ToolDefinition,
   context: ToolContext,
-  run: (traceId: string | undefined) => Promise<ToolResult>,
+  run: (traceId: string | undefined, inSpan: ToolContext) => Promise<ToolResult>,
 ): Promise<ToolResult> {
   const parent = parentContext(api);
   const connection = context.connection?.name ?? context.client?.connectionName;
@@ -75,7 +78,13 @@ async function traceToolCall(
   const traceId = api.isSpanContextValid(spanContext) ? spanContext.traceId : undefined;
   let result: ToolResult | undefined;
   try {
-    result = await runWithParent(api, api.trace.setSpan(parent, span), () => run(traceId));
+    const under = api.trace.setSpan(parent, span);
+    const traced = tracedContext(api, under, tool, context);
+    // The API's context too, for a context manager the application registered (its code in a
+    // step sees the tool's span as active); with none registered this only runs the step.
+    result = await (traced
+      ? api.context.with(under, () => run(traceId, traced))
+      : runWithParent(api, under, () => run(traceId, context)));
     return result;
   } finally {
     const error = result && !result.ok ? result.error : undefined;
@@ -86,6 +95,46 @@ async function traceToolCall(
     }
     span.end();
   }
+}
+
+/**
+ * The context whose client starts each call under the tool's span (`startingUnder`), without
+ * AsyncLocalStorage; undefined when the caller brought its own client (it may start a call after
+ * an await, outside that hand-off) or none can be built: the step then runs under `runWithParent`.
+ */
+function tracedContext(
+  api: Traced["api"],
+  under: ReturnType<Traced["api"]["context"]["active"]>,
+  tool: ToolDefinition,
+  context: ToolContext,
+): ToolContext | undefined {
+  if (context.client) return undefined;
+  let client: ServiceClient;
+  try {
+    client = clientFor(context, tool.descriptor);
+  } catch {
+    return undefined;
+  }
+  // Pages are fetched after awaits inside the iteration: those keep the async-scoped parent.
+  const paged = <T>(items: AsyncIterable<T>): AsyncIterable<T> => ({
+    [Symbol.asyncIterator]: () => {
+      const iterator = items[Symbol.asyncIterator]();
+      return {
+        next: () => runWithParent(api, under, () => iterator.next()),
+        return: async () => (await iterator.return?.()) ?? { done: true, value: undefined },
+      };
+    },
+  });
+  const traced: ServiceClient = {
+    descriptor: client.descriptor,
+    baseUrl: client.baseUrl,
+    connectionName: client.connectionName,
+    call: (operationId, init) => startingUnder(under, () => client.call(operationId, init)),
+    request: (raw, options) => startingUnder(under, () => client.request(raw, options)),
+    pages: (operationId, init, options) => paged(client.pages(operationId, init, options)),
+    items: (operationId, init, options) => paged(client.items(operationId, init, options)),
+  };
+  return { ...context, client: traced };
 }
 
 async function logToolCall(

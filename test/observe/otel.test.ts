@@ -6,13 +6,15 @@
  */
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { afterAll, beforeEach, describe, expect, it, vi } from "vitest";
+import * as z from "zod";
 import { descriptor as marketoDescriptor } from "../../generated/marketo/descriptor.js";
 import { marketoGetLeads } from "../../generated/marketo/tools.js";
 import { createServiceClient, createSharedState } from "../../runtime/index.js";
 import { startMock, type RunningMock } from "../../runtime/mock/index.js";
 import { contextFromTraceparent, hashConnection, otelApi } from "../../runtime/observe/otel.js";
-import { executeTool, type ToolContext } from "../../runtime/tools/index.js";
+import { defineOperationTool, executeTool, type ToolContext } from "../../runtime/tools/index.js";
 import { MARKETO } from "../mock/helpers.js";
 import { textMarker } from "../reliability/markers.js";
 
@@ -153,6 +155,57 @@ describe("tracing a tool call", () => {
       });
     }
     expect(exporter.getFinishedSpans()).toHaveLength(0);
+  });
+
+  it("a tool's calls nest under its span without AsyncLocalStorage; pages, a caller's client still nest", async () => {
+    const mock = await startMock("marketo", {
+      credentials: { clientId: MARKETO.clientId, clientSecret: MARKETO.clientSecret },
+    });
+    open.push(mock);
+    const query = { params: { query: { filterType: "email", filterValues: ["x@example.com"] } } };
+    // A hand-written step: a call after an await, then the first page of a paged operation.
+    const step = defineOperationTool({
+      name: "marketo_two_reads",
+      operationId: "getLeads",
+      title: "Two reads",
+      description: "Reads leads twice.",
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      descriptor: marketoDescriptor,
+      input: z.object({ paged: z.boolean() }),
+      output: z.object({ ok: z.boolean() }),
+      outputWrap: "none",
+      handler: async (client, input) => {
+        await new Promise((resolve) => setImmediate(resolve));
+        await client.call("getLeads", query);
+        if (input.paged) for await (const _page of client.pages("getLeads", query)) break;
+        return { ok: true };
+      },
+    });
+    const options = {
+      connection: { name: "m", fields: { ...MARKETO } },
+      baseUrl: mock.url,
+      shared: createSharedState(),
+    };
+    const entered = vi.spyOn(AsyncLocalStorage.prototype, "run");
+    const context: ToolContext = { ...options, callLog: false, tracing: { tracer } };
+    const plain = await executeTool(step, { paged: false }, context);
+    // The call was handed its parent synchronously: nothing ran under AsyncLocalStorage (whose
+    // promise hooks, once on, slow every promise of the process).
+    const storeRuns = entered.mock.calls.length;
+    entered.mockRestore();
+    expect(plain.ok).toBe(true);
+    expect(storeRuns).toBe(0);
+    const paged = await executeTool(step, { paged: true }, context);
+    const client = createServiceClient(marketoDescriptor, { ...options, tracing: { tracer } });
+    const given = await executeTool(step, { paged: true }, { ...context, client });
+    expect([paged.ok, given.ok]).toEqual([true, true]);
+    const spans = exporter.getFinishedSpans();
+    const tools = spans.filter((s) => s.name === "execute_tool marketo_two_reads");
+    expect(tools.map((tool) => childrenOf(spans, tool).map((s) => s.name))).toEqual([
+      ["marketo getLeads"],
+      ["marketo getLeads", "marketo getLeads"],
+      ["marketo getLeads", "marketo getLeads"],
+    ]);
   });
 
   it("reads a W3C traceparent and ignores malformed ones", () => {

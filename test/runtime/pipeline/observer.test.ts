@@ -172,6 +172,23 @@ describe("observers never change a call", () => {
       url: `${BASE}/1/things/t1?key=[redacted]&token=[redacted]`,
     });
   });
+  it("events nobody reads are not built: an observer naming its types gets no request or response", async () => {
+    const events: PipelineEvent[] = [];
+    const client = createServiceClient(board(), {
+      connection: apiKeyConnection(),
+      baseUrl: BASE,
+      fetch: fakeFetch().fetch,
+      shared: createSharedState(),
+      observers: [{ eventTypes: ["call_start", "attempt_end", "call_end"], onEvent: (e) => events.push(e) }],
+    });
+    await client.call("getThing", get);
+    // No request or response event: no attempt's address was masked for a reader that never looks.
+    expect(events.map((e) => e.type)).toEqual(["call_start", "attempt_end", "call_end"]);
+    // A call's own hooks still hear its request-level events.
+    const heard: string[] = [];
+    await client.call("getThing", { ...get, hooks: { onEvent: (e: RuntimeEvent) => heard.push(e.type) } });
+    expect(heard).toEqual(["request", "response"]);
+  });
 });
 
 describe("per-call options and ad-hoc requests", () => {
