@@ -10,6 +10,7 @@ import type { GeneratedFile } from "../emit/file.js";
 import type { ServiceModel } from "../model.js";
 import { asObject, isObject } from "../refs.js";
 import type { Change, ServiceReport } from "./change.js";
+import { checkInProcess, type CheckPass } from "./checker-thread.js";
 import { compareSurfaces, type TypedPair } from "./compare.js";
 import { writeDeclarations } from "./declarations.js";
 import type { Declarations } from "./program.js";
@@ -34,6 +35,7 @@ export async function compareVersions(
   service: string,
   old: Version | undefined,
   now: Version | undefined,
+  check: CheckPass = checkInProcess,
 ): Promise<ServiceReport> {
   if (!old || !now) {
     const surface = (now ?? old)!.surface;
@@ -52,11 +54,10 @@ export async function compareVersions(
   const { changes, pairs } = compareSurfaces(old.surface, now.surface);
   if (pairs.length > 0) {
     const [before, after] = await Promise.all([old.declarations(pairs, "old"), now.declarations(pairs, "now")]);
-    // The compiler loads only when a schema changed (renames, tool steps and auth need none of it).
-    const { checkPairs } = await import("./typecheck.js");
+    // In process, the compiler loads only when a schema changed (renames, tool steps and auth need none of it).
     if (before && after)
       changes.push(
-        ...checkPairs({ old: before, now: after, oldClass: old.surface.client, newClass: now.surface.client, pairs }),
+        ...(await check({ old: before, now: after, oldClass: old.surface.client, newClass: now.surface.client, pairs })),
       );
   }
   return { service, status: "changed", changes, checked: pairs.length };
@@ -177,8 +178,15 @@ async function declarationsOf(model: ServiceModel, pairs: readonly OperationSurf
   return { types: types!.content, client: client!.content };
 }
 
-/** `stepforge diff`: two checked specs of one service. */
-export async function compareSpecs(old: ServiceModel, now: ServiceModel): Promise<ServiceReport> {
+/**
+ * `stepforge diff`: two checked specs of one service. `check` runs the checker pass (in this thread
+ * unless the caller started checker-thread.ts's worker early).
+ */
+export async function compareSpecs(
+  old: ServiceModel,
+  now: ServiceModel,
+  check: CheckPass = checkInProcess,
+): Promise<ServiceReport> {
   const version = (model: ServiceModel, surface: ServiceSurface): Version => ({
     surface,
     declarations: (pairs, side) =>
@@ -188,5 +196,5 @@ export async function compareSpecs(old: ServiceModel, now: ServiceModel): Promis
       ),
   });
   const oldSurface = surfaceOf(old, old.spec.file);
-  return compareVersions(now.id, version(old, oldSurface), version(now, surfaceOf(now, now.spec.file)));
+  return compareVersions(now.id, version(old, oldSurface), version(now, surfaceOf(now, now.spec.file)), check);
 }
