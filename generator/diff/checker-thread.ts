@@ -44,8 +44,14 @@ export function startCheckerThread(): CheckerThread {
         if ("error" in reply) reject(new Error(reply.error));
         else resolve(reply.changes);
       };
-      const onError = (error: Error) => (done(), reject(error));
-      const onExit = (code: number) => (done(), reject(new Error(`the checker thread exited (code ${code})`)));
+      const onError = (error: Error) => {
+        done();
+        reject(error);
+      };
+      const onExit = (code: number) => {
+        done();
+        reject(new Error(`the checker thread exited (code ${code})`));
+      };
       worker.on("message", onMessage).on("error", onError).on("exit", onExit);
       worker.ref();
       worker.postMessage(input);

@@ -4,11 +4,12 @@
  * checking the specs; each message is then one checker pass, answered with its changes.
  */
 import { parentPort } from "node:worker_threads";
-import { warmDeclarationProgram } from "./program.js";
 import { checkPairs, type CheckerInput } from "./typecheck.js";
+import { pairProgram } from "./program.js";
 
 try {
-  warmDeclarationProgram();
+  // Parses and binds the library and the runtime's declarations, kept for the pass (program.ts).
+  pairProgram("export {};\n");
 } catch {
   // A runtime whose declarations do not resolve fails the pass itself, with its own message.
 }
