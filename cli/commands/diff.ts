@@ -12,6 +12,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import type { CheckPass } from "../../generator/diff/checker-thread.js";
 import type { LoadedSpec } from "../../generator/load.js";
 import { requirePackages } from "../../runtime/internal/package-bin.js";
 import { idFromFileName } from "../config/load.js";
@@ -53,6 +54,22 @@ export async function diffCommand(argv: string[], out: NodeJS.WritableStream): P
     throw new UsageError(`name two specs, the old then the new (files or REV:PATH); got ${positionals.length}`);
   // The checker compares declarations openapi-typescript writes, with the compiler it runs on.
   requirePackages("stepforge diff: comparing declarations", ["openapi-typescript", "typescript"]);
+  // First, so the compiler loads on its own thread while the specs are read and checked here.
+  const { startCheckerThread } = await import("../../generator/diff/checker-thread.js");
+  const checker = startCheckerThread();
+  try {
+    return await compare(values, positionals, out, checker.check);
+  } finally {
+    await checker.stop();
+  }
+}
+
+async function compare(
+  values: { json: boolean; service?: string },
+  positionals: string[],
+  out: NodeJS.WritableStream,
+  check: CheckPass,
+): Promise<number> {
   const { compareSpecs } = await import("../../generator/diff/index.js");
   const { checkForDiff, loadSide } = await import("../../generator/diff/specs.js");
   const { reportJson, reportText } = await import("../../generator/diff/report.js");
@@ -62,7 +79,7 @@ export async function diffCommand(argv: string[], out: NodeJS.WritableStream): P
     ReturnType<typeof checkForDiff>,
     ReturnType<typeof checkForDiff>,
   ];
-  const report = await compareSpecs(old, now);
+  const report = await compareSpecs(old, now, check);
   const versions = new Map([[report.service, old.version]]);
   out.write(values.json ? reportJson([report], versions) : reportText(report, old.version));
   return 0;

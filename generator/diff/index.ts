@@ -8,32 +8,28 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { GeneratedFile } from "../emit/file.js";
 import type { ServiceModel } from "../model.js";
-import { asObject, isObject } from "../refs.js";
 import type { Change, ServiceReport } from "./change.js";
+import { checkInProcess, type CheckPass } from "./checker-thread.js";
 import { compareSurfaces, type TypedPair } from "./compare.js";
-import { writeDeclarations } from "./declarations.js";
 import type { Declarations } from "./program.js";
-import {
-  parseSurface,
-  SURFACE_FILE,
-  surfaceOf,
-  surfaceText,
-  type OperationSurface,
-  type ServiceSurface,
-} from "./surface.js";
+import { checkerInputOf } from "./spec-declarations.js";
+import { parseSurface, SURFACE_FILE, surfaceOf, surfaceText, type ServiceSurface } from "./surface.js";
 
 export type { Change, ServiceReport } from "./change.js";
 
-/** One side of a comparison: its surface and, when the checker needs them, its declarations. */
+/** One side of a comparison. */
 export interface Version {
   surface: ServiceSurface;
-  declarations: (pairs: TypedPair[], side: "old" | "now") => Promise<Declarations | undefined>;
 }
+
+/** The checker pass over the pairs the surface pass found with changed schemas. */
+type CheckChanged = (pairs: TypedPair[]) => Promise<Change[]>;
 
 export async function compareVersions(
   service: string,
   old: Version | undefined,
   now: Version | undefined,
+  check: CheckChanged = async () => [],
 ): Promise<ServiceReport> {
   if (!old || !now) {
     const surface = (now ?? old)!.surface;
@@ -50,15 +46,8 @@ export async function compareVersions(
     return { service, status: now ? "added" : "removed", changes, checked: 0 };
   }
   const { changes, pairs } = compareSurfaces(old.surface, now.surface);
-  if (pairs.length > 0) {
-    const [before, after] = await Promise.all([old.declarations(pairs, "old"), now.declarations(pairs, "now")]);
-    // The compiler loads only when a schema changed (renames, tool steps and auth need none of it).
-    const { checkPairs } = await import("./typecheck.js");
-    if (before && after)
-      changes.push(
-        ...checkPairs({ old: before, now: after, oldClass: old.surface.client, newClass: now.surface.client, pairs }),
-      );
-  }
+  // The compiler is asked only when a schema changed (renames, tool steps and auth need none of it).
+  if (pairs.length > 0) changes.push(...(await check(pairs)));
   return { service, status: "changed", changes, checked: pairs.length };
 }
 
@@ -86,26 +75,19 @@ export async function compareWithDisk(
     if (previous) versions.set(model.id, previous.version);
     if (!previous) {
       // A first run (or an output folder from before surfaces): there is nothing to compare with.
-      if (!existsSync(join(dir, "client.ts")))
-        reports.push(await compareVersions(model.id, undefined, { surface, declarations: async () => undefined }));
+      if (!existsSync(join(dir, "client.ts"))) reports.push(await compareVersions(model.id, undefined, { surface }));
       continue;
     }
     const runtimeImport = runtimeImportOf(model.id);
-    const fromDisk = async (): Promise<Declarations | undefined> => {
-      const [types, client] = [read("types.ts"), read("client.ts")];
-      return types && client ? { types, client: withRuntimeImport(client, runtimeImport) } : undefined;
+    const declarations = (types?: string, client?: string): Declarations | undefined =>
+      types && client ? { types, client: withRuntimeImport(client, runtimeImport) } : undefined;
+    const check: CheckChanged = async (pairs) => {
+      const old = declarations(read("types.ts"), read("client.ts"));
+      const now = declarations(content.get(`${model.id}/types.ts`), content.get(`${model.id}/client.ts`));
+      if (!old || !now) return [];
+      return checkInProcess({ old, now, oldClass: previous.client, newClass: surface.client, pairs });
     };
-    const fromRun = async (): Promise<Declarations | undefined> => {
-      const [types, client] = [content.get(`${model.id}/types.ts`), content.get(`${model.id}/client.ts`)];
-      return types && client ? { types, client: withRuntimeImport(client, runtimeImport) } : undefined;
-    };
-    reports.push(
-      await compareVersions(
-        model.id,
-        { surface: previous, declarations: fromDisk },
-        { surface, declarations: fromRun },
-      ),
-    );
+    reports.push(await compareVersions(model.id, { surface: previous }, { surface }, check));
   }
   return { reports, surfaces, versions };
 }
@@ -117,76 +99,18 @@ function withRuntimeImport(client: string, runtimeImport: string): string {
 }
 
 /**
- * The document openapi-typescript types for the checker: only the paths of the operations it
- * compares (their declarations are all it reads), with the components those reach.
+ * `stepforge diff`: two checked specs of one service. `check` runs the checker pass (in this thread
+ * unless the caller started checker-thread.ts's worker early).
  */
-function prunedTypesDocument(model: ServiceModel, paths: ReadonlySet<string>): Record<string, unknown> {
-  const doc = model.typesDocument;
-  const kept = Object.fromEntries(Object.entries(asObject(doc.paths) ?? {}).filter(([path]) => paths.has(path)));
-  const components = asObject(doc.components) ?? {};
-  const reached = new Set<string>();
-  const visit = (node: unknown): void => {
-    if (Array.isArray(node)) node.forEach(visit);
-    else if (isObject(node)) {
-      const ref = node.$ref;
-      if (typeof ref === "string" && ref.startsWith("#/components/") && !reached.has(ref)) {
-        reached.add(ref);
-        visit(model.refs.pointer(ref));
-      }
-      for (const value of Object.values(node)) visit(value);
-    }
-  };
-  visit(kept);
-  // A component is kept whole when anything inside it is reached (refs may point below its root).
-  const keep = (section: string, name: string) =>
-    [...reached].some(
-      (ref) => ref === `#/components/${section}/${name}` || ref.startsWith(`#/components/${section}/${name}/`),
-    );
-  const pruned = Object.fromEntries(
-    Object.entries(components).map(([section, entries]) => [
-      section,
-      Object.fromEntries(
-        Object.entries(asObject(entries) ?? {}).filter(([name]) =>
-          keep(section, name.replace(/~/g, "~0").replace(/\//g, "~1")),
-        ),
-      ),
-    ]),
+export async function compareSpecs(
+  old: ServiceModel,
+  now: ServiceModel,
+  check: CheckPass = checkInProcess,
+): Promise<ServiceReport> {
+  const [oldSurface, nowSurface] = [surfaceOf(old, old.spec.file), surfaceOf(now, now.spec.file)];
+  return compareVersions(now.id, { surface: oldSurface }, { surface: nowSurface }, async (pairs) =>
+    check(
+      await checkerInputOf({ model: old, client: oldSurface.client }, { model: now, client: nowSurface.client }, pairs),
+    ),
   );
-  return { ...doc, paths: kept, components: pruned };
-}
-
-/**
- * Declarations of `model` for the checker, emitted in memory: the compared operations only. types.ts
- * is written from the pruned document by declarations.ts (what openapi-typescript would write, without
- * loading it); a document it does not write goes to openapi-typescript itself.
- */
-async function declarationsOf(model: ServiceModel, pairs: readonly OperationSurface[]): Promise<Declarations> {
-  const context = { runtimeImport: "stepforge/runtime", specLabel: model.spec.file };
-  const ids = new Set(pairs.map((op) => op.operationId));
-  const paths = new Set(pairs.map((op) => op.path));
-  const pruned = { ...model, typesDocument: prunedTypesDocument(model, paths) };
-  const { emitClient } = await import("../emit/client.js");
-  const [client] = await emitClient(
-    { ...model, operations: model.operations.filter((op) => ids.has(op.operationId)) },
-    context,
-  );
-  const written = writeDeclarations(pruned.typesDocument);
-  if (written !== undefined) return { types: written, client: client!.content };
-  const { emitTypes } = await import("../emit/types.js");
-  const [types] = await emitTypes(pruned, context);
-  return { types: types!.content, client: client!.content };
-}
-
-/** `stepforge diff`: two checked specs of one service. */
-export async function compareSpecs(old: ServiceModel, now: ServiceModel): Promise<ServiceReport> {
-  const version = (model: ServiceModel, surface: ServiceSurface): Version => ({
-    surface,
-    declarations: (pairs, side) =>
-      declarationsOf(
-        model,
-        pairs.map((p) => (side === "old" ? p.old : p.now)),
-      ),
-  });
-  const oldSurface = surfaceOf(old, old.spec.file);
-  return compareVersions(now.id, version(old, oldSurface), version(now, surfaceOf(now, now.spec.file)));
 }

@@ -13,7 +13,7 @@
  * not parsed (comments are the bulk of a generated client and decide nothing).
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import type TypeScript from "typescript";
 import { installedPackageDir } from "../../runtime/internal/package-bin.js";
 import { packageRoot } from "../package-root.js";
@@ -92,13 +92,14 @@ const parse = (
     true,
   );
 
-export function declarationProgram(old: Declarations, now: Declarations): DeclarationProgram {
-  const virtual = new Map<string, string>([
-    ["/old/types.ts", old.types],
-    ["/old/client.ts", old.client],
-    ["/new/types.ts", now.types],
-    ["/new/client.ts", now.client],
-  ]);
+/**
+ * A program over `virtual` (path → text; `roots` among them, the rest reached by imports) with the
+ * library, the globals and the probe, and its checker.
+ */
+function programOver(
+  virtual: ReadonlyMap<string, string>,
+  roots: readonly string[],
+): { program: TypeScript.Program; checker: TypeScript.TypeChecker } {
   const shared = new Map<string, () => string>([
     [LIBRARY, checkerLibrary],
     ["/sf/globals.d.ts", () => GLOBALS],
@@ -148,7 +149,7 @@ export function declarationProgram(old: Declarations, now: Declarations): Declar
     getDirectories: () => [],
   };
   const program = ts.createProgram({
-    rootNames: [LIBRARY, "/sf/globals.d.ts", "/sf/probe.ts", "/old/client.ts", "/new/client.ts"],
+    rootNames: [LIBRARY, "/sf/globals.d.ts", "/sf/probe.ts", ...roots],
     options: {
       target: ts.ScriptTarget.ES2022,
       module: ts.ModuleKind.ESNext,
@@ -169,11 +170,38 @@ export function declarationProgram(old: Declarations, now: Declarations): Declar
   if (!checker.getTypeAtLocation(probe.name).getProperty("probe")) {
     throw new Error(`the runtime's declarations do not resolve OperationData (in ${runtimeDir()}); rebuild stepforge`);
   }
+  return { program, checker };
+}
+
+export function declarationProgram(old: Declarations, now: Declarations): DeclarationProgram {
+  const { program, checker } = programOver(
+    new Map([
+      ["/old/types.ts", old.types],
+      ["/old/client.ts", old.client],
+      ["/new/types.ts", now.types],
+      ["/new/client.ts", now.client],
+    ]),
+    ["/old/client.ts", "/new/client.ts"],
+  );
   return {
     checker,
     oldClient: program.getSourceFile("/old/client.ts")!,
     newClient: program.getSourceFile("/new/client.ts")!,
   };
+}
+
+/** The checker over one pair file (pair-file.ts) and its type aliases by name. */
+export function pairProgram(text: string): { checker: TypeScript.TypeChecker; aliases: Map<string, TypeScript.Type> } {
+  const { program, checker } = programOver(new Map([["/pair.ts", text]]), ["/pair.ts"]);
+  const aliases = new Map<string, TypeScript.Type>();
+  for (const statement of program.getSourceFile("/pair.ts")!.statements) {
+    if (
+      ts.isTypeAliasDeclaration(statement) &&
+      statement.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)
+    )
+      aliases.set(statement.name.text, checker.getTypeAtLocation(statement.name));
+  }
+  return { checker, aliases };
 }
 
 /** What a client method takes and what it resolves to, as the checker sees them. */

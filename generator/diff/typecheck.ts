@@ -14,7 +14,8 @@ import type TypeScript from "typescript";
 import type { Change, ChangeKind } from "./change.js";
 import type { TypedPair } from "./compare.js";
 import { ts } from "./compiler.js";
-import { declarationProgram, methodTypes, type Declarations, type DeclarationProgram } from "./program.js";
+import { aliasNames } from "./pair-file.js";
+import { declarationProgram, methodTypes, pairProgram, type Declarations } from "./program.js";
 
 type Side = "request" | "response";
 type Event = "added" | "removed" | "required" | "optional" | "type" | "enum-added" | "enum-removed";
@@ -22,23 +23,52 @@ type Event = "added" | "removed" | "required" | "optional" | "type" | "enum-adde
 /** Deeper than any schema a consumer reads field by field; cycles stop earlier (seen pairs). */
 const MAX_DEPTH = 12;
 
-export interface CheckerInput {
-  old: Declarations;
-  now: Declarations;
-  oldClass: string;
-  newClass: string;
-  pairs: TypedPair[];
+/**
+ * The declarations to compare: the two clients with their types.ts (what `generate` has on disk and
+ * is about to write), or one pair file (pair-file.ts, what `stepforge diff` writes).
+ */
+export type CheckerInput = { pairs: TypedPair[] } & (
+  | { old: Declarations; now: Declarations; oldClass: string; newClass: string }
+  | { pairFile: string }
+);
+
+interface MethodTypes {
+  input?: TypeScript.Type;
+  output: TypeScript.Type;
+}
+
+/** The checker and, per pair, what its method takes and returns on each side. */
+function sidesOf(input: CheckerInput): {
+  checker: TypeScript.TypeChecker;
+  sides: (pair: TypedPair, index: number) => [MethodTypes | undefined, MethodTypes | undefined];
+} {
+  if ("pairFile" in input) {
+    const { checker, aliases } = pairProgram(input.pairFile);
+    const side = (name: "Old" | "New", index: number): MethodTypes | undefined => {
+      const names = aliasNames(name, index);
+      const [parameter, output] = [aliases.get(names.input), aliases.get(names.output)];
+      return output ? { ...(parameter ? { input: parameter } : {}), output } : undefined;
+    };
+    return { checker, sides: (_, index) => [side("Old", index), side("New", index)] };
+  }
+  const program = declarationProgram(input.old, input.now);
+  return {
+    checker: program.checker,
+    sides: (pair) => [
+      methodTypes(program, program.oldClient, input.oldClass, pair.old.operationId),
+      methodTypes(program, program.newClient, input.newClass, pair.now.operationId),
+    ],
+  };
 }
 
 export function checkPairs(input: CheckerInput): Change[] {
   if (input.pairs.length === 0) return [];
-  const program = declarationProgram(input.old, input.now);
+  const { checker, sides } = sidesOf(input);
   const changes: Change[] = [];
-  for (const pair of input.pairs) {
-    const before = methodTypes(program, program.oldClient, input.oldClass, pair.old.operationId);
-    const after = methodTypes(program, program.newClient, input.newClass, pair.now.operationId);
+  for (const [index, pair] of input.pairs.entries()) {
+    const [before, after] = sides(pair, index);
     if (!before || !after) continue;
-    const walker = new Walker(program, pair, changes);
+    const walker = new Walker(checker, pair, changes);
     if (before.input && after.input) walker.walk("request", before.input, after.input, [], 0);
     walker.walk("response", before.output, after.output, [], 0);
   }
@@ -52,11 +82,11 @@ class Walker {
   private readonly seen = new Map<TypeScript.Type, Set<TypeScript.Type>>();
 
   constructor(
-    program: DeclarationProgram,
+    checker: TypeScript.TypeChecker,
     private readonly pair: TypedPair,
     private readonly out: Change[],
   ) {
-    this.checker = program.checker;
+    this.checker = checker;
   }
 
   /** The checker's verdict: does the change break the side it is on? */

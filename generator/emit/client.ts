@@ -31,7 +31,7 @@ function docLines(op: OperationModel): string {
  * `params` required when any parameter is, the body as the union of its media types' schemas
  * (optional when the spec says so, `never` when there is none), and an abort signal.
  */
-function inputType(op: OperationModel, operation: string): string[] {
+export function inputType(op: OperationModel, operation: string): string[] {
   const members = [`${op.parameters.some((p) => p.required) ? "params" : "params?"}: ${operation}["parameters"]`];
   const types = op.body?.contentTypes ?? [];
   if (!op.body || types.length === 0) members.push("body?: never");

@@ -66,6 +66,24 @@ describe("stepforge diff", { timeout: 120_000 }, () => {
       ["operation-renamed", true, "declarations", true],
       ["tool-renamed", true, "model", true],
     ]);
+
+    // A schema change: the built CLI runs the checker pass on its worker thread (checker-thread.ts).
+    writeFileSync(spec, readFileSync(spec, "utf8").replace("enum: [red, green, blue]", "enum: [red, green]"));
+    const checked = spawnSync(
+      process.execPath,
+      [bin, "diff", "HEAD:api.yaml", "api.yaml", "--service", "widgets", "--json"],
+      { cwd: work, encoding: "utf8" },
+    );
+    expect(checked.status, checked.stderr).toBe(0);
+    const changes = (JSON.parse(checked.stdout) as typeof parsed).services[0]!.changes;
+    expect(changes).toContainEqual(
+      expect.objectContaining({
+        kind: "parameter-enum-value-removed",
+        breaking: true,
+        decidedBy: "checker",
+        target: "listWidgets",
+      }),
+    );
   });
 
   it("a revision git does not have, or a missing file, fails with exit 1 naming it", () => {

@@ -1,0 +1,72 @@
+/**
+ * The one source file the checker pass of `stepforge diff` reads: both sides' types.ts (written by
+ * declarations.ts for the compared operations only), each in a namespace of its own, and for each
+ * compared operation the two types its client method has — what it takes and what it resolves to —
+ * written as generator/emit/client.ts writes them, as exported aliases (`OldIn3`, `NewOut3`).
+ *
+ * One file instead of two clients and two types modules: the clients are mostly JSDoc and method
+ * bodies that decide nothing, and each module is one more file to parse, bind and resolve imports of.
+ */
+import { inputType } from "../emit/client.js";
+import type { OperationModel, ServiceModel } from "../model.js";
+import { str } from "../print.js";
+import type { TypedPair } from "./compare.js";
+
+export interface PairSide {
+  model: ServiceModel;
+  /** types.ts of the compared operations, as declarations.ts writes it. */
+  types: string;
+}
+
+type SideName = "Old" | "New";
+
+/** One side of one compared operation: where it is in `paths` and the members of its input type. */
+export interface PairOperation {
+  path: string;
+  method: string;
+  /** The input type's members, given the name of the operation's alias (client.ts's inputType). */
+  input: (operationAlias: string) => string[];
+}
+
+/** The aliases of pair `index` on one side (typecheck.ts looks them up by these names). */
+export const aliasNames = (side: SideName, index: number) => ({
+  input: `${side}In${index}`,
+  output: `${side}Out${index}`,
+});
+
+/** The pair file's text: the two types.ts and, per compared operation, its sides' aliases. */
+export function pairText(
+  oldTypes: string,
+  newTypes: string,
+  operations: ReadonlyArray<readonly [PairOperation | undefined, PairOperation | undefined]>,
+): string {
+  const lines = ['import type { OperationData } from "stepforge/runtime";'];
+  lines.push("declare namespace Old {", oldTypes, "}", "declare namespace New {", newTypes, "}");
+  operations.forEach((sides, index) => {
+    (["Old", "New"] as const).forEach((name, i) => {
+      const op = sides[i];
+      if (!op) return;
+      const operation = `${name}Op${index}`;
+      const { input, output } = aliasNames(name, index);
+      lines.push(
+        `type ${operation} = ${name}.paths[${str(op.path)}][${str(op.method.toLowerCase())}];`,
+        `export type ${input} = { ${op.input(operation).join("; ")} };`,
+        `export type ${output} = OperationData<${operation}>;`,
+      );
+    });
+  });
+  return `${lines.join("\n")}\n`;
+}
+
+const sideOf = (model: ServiceModel, operationId: string): PairOperation | undefined => {
+  const op: OperationModel | undefined = model.operations.find((o) => o.operationId === operationId);
+  return op && { path: op.path, method: op.method, input: (alias) => inputType(op, alias) };
+};
+
+/** The pair file of two checked specs for the compared pairs. */
+export function pairFileText(old: PairSide, now: PairSide, pairs: readonly TypedPair[]): string {
+  const operations = pairs.map(
+    (pair) => [sideOf(old.model, pair.old.operationId), sideOf(now.model, pair.now.operationId)] as const,
+  );
+  return pairText(old.types, now.types, operations);
+}
