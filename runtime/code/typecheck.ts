@@ -261,8 +261,8 @@ export class CodeChecker {
       diagnostics = [...(agent.bindDiagnostics ?? []), ...warm.checker.getDiagnostics!(agent)];
     }
     if (diagnostics.length > 0) return this.failed(diagnostics, agent);
-    // The types are stripped by the compiler's own transpiler: the same options, the same output
-    // as the program's emit (a fresh program per emit cost as much as checking).
+    // The types are stripped by the compiler's transpiler, with the same options and output as the
+    // program's emit (which would build the fresh checker this path avoids).
     const out = this.ts.transpileModule(agent.text, {
       compilerOptions: this.options,
       fileName: AGENT_FILE,
