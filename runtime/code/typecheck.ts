@@ -9,11 +9,13 @@
  * the run's own file (about 3 ms). The file is bound and checked on its own, never added to the
  * program nor merged into its globals, so no run's code changes what the next one is checked
  * against; each file has a name of its own, as the checker keeps its diagnostics by file name.
- * This uses three TypeScript internals (`bindSourceFile`, the checker's `getDiagnostics`, the
- * parse and bind diagnostics on a SourceFile): where one is missing, or the code has a
- * `@ts-ignore`/`@ts-expect-error` comment (which only a program applies), the run gets a program
- * of its own as before. After {@link CHECKS_PER_CHECKER} files the checker is replaced: it keeps
- * what it resolved for each one.
+ * Its JavaScript comes from the same program's emit, given that file. This uses three TypeScript
+ * internals (`bindSourceFile`, the checker's `getDiagnostics`, the parse and bind diagnostics on a
+ * SourceFile): where one is missing, or the code has a `@ts-ignore`/`@ts-expect-error` comment
+ * (which only a program applies), the run gets a program of its own as before. After
+ * {@link CHECKS_PER_CHECKER} files the checker is replaced: it keeps what it resolved for each.
+ * One difference: `import("./trello")` of the declarations fails the check (TS2307) instead of
+ * the run (QuickJS loads no module either way).
  *
  * The agent's code is the body of `async function (services: Services)`, put
  * into a script file one line below its header, so a diagnostic's line is the file's line minus
@@ -129,23 +131,35 @@ function servicesText(services: Services): string {
   return `interface Services {\n${members.join("\n")}\n}\n`;
 }
 
+export interface CheckerOptions {
+  /** False: a program and a fresh checker per check (the slower way, kept as the fallback). */
+  warm?: boolean | undefined;
+  /** Files a warm checker checks before it is replaced (default {@link CHECKS_PER_CHECKER}). */
+  checksPerChecker?: number | undefined;
+}
+
 export class CodeChecker {
   private readonly files = new Map<string, TS.SourceFile>();
   private readonly libDir: string;
   private readonly options: TS.CompilerOptions;
   private previous: TS.Program | undefined;
   /** The warm checker and how many files it has checked; undefined until the first check. */
-  private warm: { checker: InternalChecker; checked: number } | undefined;
+  private warm: { program: TS.Program; checker: InternalChecker; checked: number } | undefined;
   /** False once TypeScript lacks an internal the warm checker needs. */
   private warmPossible: boolean;
   private serial = 0;
   /** Programs created so far (one per fresh check, one per warm checker). */
   programs = 0;
 
+  /** Files one warm checker checks before it is replaced. */
+  private readonly checksPerChecker: number;
+
   constructor(
     private readonly ts: typeof TS,
     services: Services,
+    options: CheckerOptions = {},
   ) {
+    this.checksPerChecker = options.checksPerChecker ?? CHECKS_PER_CHECKER;
     this.libDir = dirname(ts.getDefaultLibFilePath({}));
     this.options = {
       target: ts.ScriptTarget.ES2022,
@@ -167,7 +181,7 @@ export class CodeChecker {
     for (const d of services.declarations) add(`/code/${d.id}.d.ts`, d.module);
     add("/code/services.d.ts", servicesText(services));
     add("/code/console.d.ts", CONSOLE);
-    this.warmPossible = typeof (ts as InternalTs).bindSourceFile === "function";
+    this.warmPossible = options.warm !== false && typeof (ts as InternalTs).bindSourceFile === "function";
   }
 
   private host(agent: TS.SourceFile): TS.CompilerHost {
@@ -241,13 +255,14 @@ export class CodeChecker {
 
   /** The warm checker's verdict, or undefined when this code needs a program of its own. */
   private checkWarm(code: string): CheckResult | undefined {
-    if (!this.warm || this.warm.checked >= CHECKS_PER_CHECKER) {
-      const checker: InternalChecker = this.program(this.agentFile(AGENT_FILE, BASE_CODE)).getTypeChecker();
+    if (!this.warm || this.warm.checked >= this.checksPerChecker) {
+      const program = this.program(this.agentFile(AGENT_FILE, BASE_CODE));
+      const checker: InternalChecker = program.getTypeChecker();
       if (typeof checker.getDiagnostics !== "function") {
         this.warmPossible = false;
         return undefined;
       }
-      this.warm = { checker, checked: 0 };
+      this.warm = { program, checker, checked: 0 };
     }
     // A name per file: the checker collects diagnostics by file name.
     const agent: InternalFile = this.agentFile(`/code/run-${++this.serial}.ts`, code);
@@ -261,14 +276,9 @@ export class CodeChecker {
       diagnostics = [...(agent.bindDiagnostics ?? []), ...warm.checker.getDiagnostics!(agent)];
     }
     if (diagnostics.length > 0) return this.failed(diagnostics, agent);
-    // The types are stripped by the compiler's transpiler, with the same options and output as the
-    // program's emit (which would build the fresh checker this path avoids).
-    const out = this.ts.transpileModule(agent.text, {
-      compilerOptions: this.options,
-      fileName: AGENT_FILE,
-      reportDiagnostics: false,
-    });
-    return { ok: true, js: out.outputText, sourceMap: out.sourceMapText ?? "" };
+    // The warm program emits the file it did not parse: the checker that checked it answers the
+    // emitter's questions, so no other checker is built (transpileModule built one: 4 ms a run).
+    return emitted(warm.program, agent);
   }
 
   /** A program of its own for this code (over the same parsed files) and a fresh checker. */
@@ -278,13 +288,7 @@ export class CodeChecker {
     let diagnostics: readonly TS.Diagnostic[] = program.getSyntacticDiagnostics(agent);
     if (diagnostics.length === 0) diagnostics = program.getSemanticDiagnostics(agent);
     if (diagnostics.length > 0) return this.failed(diagnostics, agent);
-    let js = "";
-    let sourceMap = "";
-    program.emit(agent, (name, text) => {
-      if (name.endsWith(".map")) sourceMap = text;
-      else js = text;
-    });
-    return { ok: true, js, sourceMap };
+    return emitted(program, agent);
   }
 
   private failed(diagnostics: readonly TS.Diagnostic[], agent: TS.SourceFile): CheckResult {
@@ -309,4 +313,15 @@ export class CodeChecker {
     const line = Math.min(Math.max(position.line, 1), lastLine);
     return { line, column: position.character + 1, code: `TS${d.code}`, message };
   }
+}
+
+/** The file's JavaScript and source map, as `program` emits them. */
+function emitted(program: TS.Program, agent: TS.SourceFile): CheckResult {
+  let js = "";
+  let sourceMap = "";
+  program.emit(agent, (name, text) => {
+    if (name.endsWith(".map")) sourceMap = text;
+    else js = text;
+  });
+  return { ok: true, js, sourceMap };
 }
