@@ -92,7 +92,9 @@ export type ToWorker =
 /** The worker to the server's thread. */
 export type FromWorker =
   | { type: "ready" }
-  | { type: "call"; id: number; request: BridgeRequest }
-  /** The code waits for calls: QuickJS is not running. */
-  | { type: "idle"; cpuMs: number }
+  /**
+   * The code waits for calls: QuickJS is not running. It carries the calls the code made since it
+   * last waited, so a call and the wait after it cost one message between the threads, not two.
+   */
+  | { type: "idle"; cpuMs: number; calls: Array<{ id: number; request: BridgeRequest }> }
   | { type: "done"; outcome: SandboxOutcome; clean: boolean };

@@ -227,13 +227,14 @@ export class Sandbox {
         if (message.type === "idle") {
           cpuReported = message.cpuMs;
           clearTimeout(watch);
-        } else if (message.type === "call") {
-          callCount++;
-          void host(message.request, calls.signal).then((text) => {
-            if (finished) return;
-            slot.post({ type: "reply", id: message.id, text });
-            busy();
-          });
+          for (const call of message.calls) {
+            callCount++;
+            void host(call.request, calls.signal).then((text) => {
+              if (finished) return;
+              slot.post({ type: "reply", id: call.id, text });
+              busy();
+            });
+          }
         } else if (message.type === "done") {
           finish(message.outcome, message.clean);
         }

@@ -139,3 +139,44 @@ describe("the check", () => {
     }
   });
 });
+
+describe("the warm checker", () => {
+  const CODES = [
+    `const card = await services.trello.getCard({ params: { path: { id: "c" } } });\nreturn card.nam;`,
+    `const lists = await services.trello.getBoardLists({ params: { path: { id: "b" } } });\nreturn lists.length;`,
+    `return services.trello.nope();`,
+    `const x: number = "a";\nlet y = x +;`,
+    `enum E { A, B }\nconst enum F { X = 3 }\nreturn E.B + F.X;`,
+    `class A { constructor(private x: number) {} get() { return this.x; } }\nreturn new A(1).get();`,
+    `// @ts-expect-error\nconst x: number = "a";\nreturn x;`,
+    `with (services) {}`,
+    `return setTimeout;`,
+    `const a = await import("node:child_process");\nreturn a;`,
+  ];
+  // The source map names its file; the run file's name differs from the program's own agent file.
+  const same = (result: unknown) =>
+    JSON.stringify(result).replace(/sourceMappingURL=[\w.-]+|\\"(file|sources)\\":(\\"[^\\]*\\"|\[[^\]]*\])/g, "");
+
+  it("answers as a fresh checker does, from one program, and repeats an error it reported before", async () => {
+    const ts = await loadTypeScript();
+    const warm = new CodeChecker(ts, { declarations: all, accounts: new Map() });
+    const fresh = new CodeChecker(ts, { declarations: all, accounts: new Map() }, { warm: false });
+    for (const code of CODES) expect(same(warm.check(code)), code).toBe(same(fresh.check(code)));
+    // One program for every check but the one with a @ts-expect-error comment (a program applies those).
+    expect(warm.programs).toBe(2);
+    expect(fresh.programs).toBe(CODES.length);
+    // The checker keeps diagnostics by file name and drops one equal to a kept one: the same wrong
+    // code twice must fail twice.
+    expect(warm.check(CODES[0]!)).toMatchObject({ ok: false, diagnostics: [{ line: 2, code: "TS2551" }] });
+  });
+
+  it("is replaced after its number of files, so what it keeps stays bounded", async () => {
+    const checker = new CodeChecker(
+      await loadTypeScript(),
+      { declarations: all, accounts: new Map() },
+      { checksPerChecker: 2 },
+    );
+    for (let i = 0; i < 5; i++) expect(checker.check(`return ${i};`).ok).toBe(true);
+    expect(checker.programs).toBe(3);
+  });
+});

@@ -41,3 +41,39 @@ describe("the sandbox's memory", () => {
     expect(outcome).toMatchObject({ value: '"1"', calls: 1 });
   });
 });
+
+describe("calls leaving the sandbox", () => {
+  it("sends calls when the code waits, all that were started, and none it left behind", {
+    timeout: 60_000,
+  }, async () => {
+    const seen: string[] = [];
+    const recording: HostCall = (request, signal) => {
+      seen.push(request.init ?? "");
+      return host(request, signal);
+    };
+    const both = await sandbox.run(
+      program(
+        `const [a, b] = await Promise.all([services.svc.echo({ body: 1 }), services.svc.echo({ body: 2 })]);\n` +
+          `return a.init.body + b.init.body;`,
+      ),
+      "main",
+      shape,
+      recording,
+      budgets,
+    );
+    expect(both).toMatchObject({ value: "3", calls: 2 });
+    expect(seen).toEqual(['{"body":1}', '{"body":2}']);
+    // Started and never awaited before the code returned: not sent (it used to be sent and then
+    // cancelled, so a write could be applied without being listed among the run's writes).
+    seen.length = 0;
+    const left = await sandbox.run(
+      program(`services.svc.echo({ body: 3 }); return 0;`),
+      "main",
+      shape,
+      recording,
+      budgets,
+    );
+    expect(left).toMatchObject({ value: "0" });
+    expect(seen).toEqual([]);
+  });
+});
