@@ -5,7 +5,9 @@
  *
  * 1. the collection is the path up to the parameter's segment (`/projects`, then
  *    `/projects/{projectId}/issues` with the id just found), matched to the spec's operations by
- *    shape (`{}` for each parameter, whatever its name);
+ *    shape (`{}` for each parameter, whatever its name); when no operation has that shape, one whose
+ *    path differs only in its leading version segment (Vercel lists `/v9/projects` and reads
+ *    `/v10/projects/{idOrName}/domains`) — the first in spec order;
  * 2. its list operation (`GET` on the collection) is called through the typed client with its
  *    required parameters sampled from the spec; the first record of the answer (the answer itself
  *    when it is a list, else its first property that is a list of objects) gives the id: its field
@@ -38,6 +40,7 @@ export interface LearnedIds {
 
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 const shape = (path: string) => path.replace(/\{[^{}/]+\}/g, "{}");
+const versionless = (path: string) => shape(path).replace(/^\/v\d+(\.\d+)?(?=\/)/, "/v*");
 const paramNames = (path: string) => [...path.matchAll(/\{([^{}/]+)\}/g)].map((m) => m[1]!);
 const ID_FIELDS = ["id", "key", "uuid", "name"];
 
@@ -69,9 +72,18 @@ export class IdFinder {
     private readonly call: Call,
   ) {
     for (const [id, op] of Object.entries(operations)) {
-      const key = `${op.method.toUpperCase()} ${shape(op.path)}`;
-      if (!this.byShape.has(key)) this.byShape.set(key, { id, path: op.path });
+      for (const key of [
+        `${op.method.toUpperCase()} ${shape(op.path)}`,
+        `${op.method.toUpperCase()} ${versionless(op.path)}`,
+      ])
+        if (!this.byShape.has(key)) this.byShape.set(key, { id, path: op.path });
     }
+  }
+
+  private operation(method: string, collection: string) {
+    return (
+      this.byShape.get(`${method} ${shape(collection)}`) ?? this.byShape.get(`${method} ${versionless(collection)}`)
+    );
   }
 
   async learn(path: string): Promise<LearnedIds> {
@@ -101,7 +113,7 @@ export class IdFinder {
   }
 
   private async fromList(collection: string, parameter: string, known: Record<string, string>) {
-    const list = this.byShape.get(`GET ${shape(collection)}`);
+    const list = this.operation("GET", collection);
     if (!list) return undefined;
     try {
       const answer = await this.call(list.id, this.idsFor(list.path, known, collection));
@@ -116,7 +128,7 @@ export class IdFinder {
   }
 
   private async fromCreate(collection: string, parameter: string, known: Record<string, string>) {
-    const create = this.byShape.get(`POST ${shape(collection)}`);
+    const create = this.operation("POST", collection);
     if (!create) return undefined;
     try {
       return idOf(await this.call(create.id, this.idsFor(create.path, known, collection)), parameter);
