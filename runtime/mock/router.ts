@@ -146,7 +146,10 @@ export class Router<T> {
     const root = this.roots.get(method);
     if (!root) return undefined;
     const captured: string[] = [];
-    const route = walk(root, path.split("/"), 0, captured);
+    const segments = path.split("/");
+    // First the route whose parameters' schemas admit the values; when none does, the most specific
+    // route of that shape all the same, so its request check names the field at fault (a 400, not a 404).
+    const route = walk(root, segments, 0, captured, true) ?? walk(root, segments, 0, captured, false);
     if (!route) return undefined;
     const params: Record<string, string> = {};
     // setOwn: a spec may name a parameter `__proto__`.
@@ -155,22 +158,28 @@ export class Router<T> {
   }
 }
 
-function walk<T>(at: Node<T>, segments: string[], i: number, captured: string[]): Route<T> | undefined {
+function walk<T>(
+  at: Node<T>,
+  segments: string[],
+  i: number,
+  captured: string[],
+  bySchema: boolean,
+): Route<T> | undefined {
   if (i === segments.length) return at.route;
   const segment = segments[i]!;
   const lit = at.literal.get(segment);
   if (lit) {
-    const found = walk(lit, segments, i + 1, captured);
+    const found = walk(lit, segments, i + 1, captured, bySchema);
     if (found) return found;
   }
   for (const p of at.patterns) {
     const m = p.regex.exec(segment);
     if (!m) continue;
     const values = m.slice(1);
-    if (p.rank > 0 && !values.every((v, k) => p.kinds[k]!.accepts(decode(v)))) continue;
+    if (bySchema && p.rank > 0 && !values.every((v, k) => p.kinds[k]!.accepts(decode(v)))) continue;
     const before = captured.length;
     captured.push(...values);
-    const found = walk(p.node, segments, i + 1, captured);
+    const found = walk(p.node, segments, i + 1, captured, bySchema);
     if (found) return found;
     captured.length = before;
   }
