@@ -329,7 +329,8 @@ async function callMcp(
         const properties = (served.listed.inputSchema.properties ?? {}) as Json;
         for (const [name, value] of Object.entries(learned.ids)) {
           const field = pathField(properties, name);
-          if (field) input[field] = value;
+          const type = (properties[field ?? ""] as Json | undefined)?.type;
+          if (field) input[field] = type === "integer" || type === "number" ? Number(value) : value;
           else learned.missing.push(`${name} (no input field)`);
         }
         const result = dynamic

@@ -17,7 +17,7 @@
  * One spelling is read as its author meant it: `type: "null"` beside a `oneOf`/`anyOf` none of whose
  * branches admits null (Vercel's `EdgeConfigItemValue`, a 3.0 `nullable: true` converted to 3.1)
  * admits no value at all as written; it becomes the union with `{ type: "null" }` as one more
- * branch. openapi-typescript typed it `null & (… | Self[])`, which does not type-check (TS2502).
+ * branch (openapi-typescript typed it `null & (…)`, and the mock refused every value).
  */
 import { type Json, isObject, resolvePointer, RefResolver } from "../refs.js";
 import { COMPONENT_SECTION, type NodeKind, type Path, walkDocument } from "../walk.js";
