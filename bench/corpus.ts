@@ -6,11 +6,13 @@
  * 2. strict `tsc` over every output (one program; errors counted per spec);
  * 3. its behavioural mock, started on 127.0.0.1;
  * 4. five operations (evenly spread over the spec) called through the typed client against the
- *    mock, with parameters and bodies sampled from the spec's own schemas;
+ *    mock, with parameters and bodies sampled from the spec's own schemas, and the ids in their
+ *    paths learned first from the parent collection's list or create operation, as a user does
+ *    (bench/lib/corpus-ids.ts says exactly how; a call whose ids none gave still counts);
  * 5. the OpenAI export: tools that claim `strict: true` while breaking one of OpenAI's rules;
  * 6. an in-process MCP server (`StepforgeMcp`, as `stepforge mcp` builds it) reached through the
  *    SDK's client: `tools/list` (bytes and time), then the same five steps through `tools/call`
- *    (or `call_step` when the server serves the meta-tools).
+ *    (or `call_step` when the server serves the meta-tools), with path ids learned the same way.
  *
  * Goal: 15/15 generate and tsc 0; 15/15 mocks start; ≥ 95 % of calls ok through client and MCP;
  * the default listing ≤ 120 KB; 0 wrong strict tools. Failures are listed under the table with
@@ -36,6 +38,7 @@ import { loadMock, startMock, type RunningMock } from "../runtime/mock/index.js"
 import { pointerResolver, sampleFromSchema } from "../runtime/mock/sample.js";
 import { exportTools, type OpenAITool, type ToolDefinition } from "../runtime/tools/index.js";
 import { openaiStrictViolations } from "../runtime/tools/export-strict.js";
+import { IdFinder, type LearnedIds, type OperationPlace, pathField } from "./lib/corpus-ids.js";
 import { CORPUS, corpusFiles } from "./lib/corpus-specs.js";
 import { machineLine, table } from "./lib/report.js";
 
@@ -220,6 +223,10 @@ function typecheckAll(): Map<string, number> {
   return counts;
 }
 
+/** For a failure line: the path ids no list or create operation gave. */
+const unlearned = (learned: LearnedIds) =>
+  learned.missing.length ? ` (no id learned for ${learned.missing.join(", ")})` : "";
+
 function errorText(error: unknown): string {
   const e = error as { kind?: string; status?: number; message?: string };
   return `${e.kind ?? "thrown"}${e.status ? ` ${e.status}` : ""}: ${e.message ?? String(error)}`;
@@ -233,21 +240,27 @@ async function callClient(
   fields: Record<string, string>,
   mock: RunningMock,
   ops: string[],
-): Promise<void> {
+): Promise<IdFinder> {
   const surface = JSON.parse(readFileSync(join(OUT, row.id, row.id, "surface.json"), "utf8")) as { client: string };
   const ClientClass = module[surface.client] as new (
     options: unknown,
   ) => Record<string, unknown> & { core: { call(id: string, init: unknown): Promise<unknown> } };
   const client = new ClientClass({ connection: { name: "mock", fields }, baseUrl: mock.url, maxLimitWaitMs: 2000 });
+  const operations = descriptor.operations as Record<string, OperationPlace & { requestMediaType?: string }>;
+  const initOf = (id: string, pathIds: Record<string, string>) => {
+    const op = operations[id]!;
+    const init = sampledInit(spec, op.path, op.method, op.requestMediaType, `${row.id}:${id}`);
+    const params = init.params as Record<string, Json>;
+    params.path = { ...params.path, ...pathIds };
+    return { ...init, signal: AbortSignal.timeout(20_000) };
+  };
+  const finder = new IdFinder(operations, (id, pathIds) => client.core.call(id, initOf(id, pathIds)));
   for (const id of ops) {
-    const op = (descriptor.operations as Record<string, { path: string; method: string; requestMediaType?: string }>)[
-      id
-    ]!;
+    const op = operations[id]!;
+    let learned: LearnedIds = { ids: {}, missing: [] };
     try {
-      const init = {
-        ...sampledInit(spec, op.path, op.method, op.requestMediaType, `${row.id}:${id}`),
-        signal: AbortSignal.timeout(20_000),
-      };
+      learned = await finder.learn(op.path);
+      const init = initOf(id, learned.ids);
       const method = client[id];
       await (typeof method === "function"
         ? (method as (i: unknown) => Promise<unknown>).call(client, init)
@@ -258,10 +271,11 @@ async function callClient(
         spec: row.id,
         stage: "client",
         what: `${op.method} ${op.path} (${id})`,
-        message: short(errorText(error)),
+        message: short(`${errorText(error)}${unlearned(learned)}`),
       });
     }
   }
+  return finder;
 }
 
 async function callMcp(
@@ -270,6 +284,8 @@ async function callMcp(
   fields: Record<string, string>,
   mock: RunningMock,
   ops: string[],
+  finder: IdFinder,
+  pathOf: (operationId: string) => string,
 ): Promise<void> {
   const catalogs = [
     {
@@ -306,18 +322,29 @@ async function callMcp(
     for (const id of ops) {
       const tool = tools.find((t) => t.kind === "operation" && t.operationId === id)!;
       const served = server.served.find((s) => s.definition === tool)!;
+      let learned: LearnedIds = { ids: {}, missing: [] };
       try {
-        const input = sampleFromSchema(served.listed.inputSchema, { seed: `${row.id}:${id}:mcp` });
+        const input = sampleFromSchema(served.listed.inputSchema, { seed: `${row.id}:${id}:mcp` }) as Json;
+        learned = await finder.learn(tool.kind === "operation" ? pathOf(tool.operationId) : "");
+        const properties = (served.listed.inputSchema.properties ?? {}) as Json;
+        for (const [name, value] of Object.entries(learned.ids)) {
+          const field = pathField(properties, name);
+          const type = (properties[field ?? ""] as Json | undefined)?.type;
+          if (field) input[field] = type === "integer" || type === "number" ? Number(value) : value;
+          else learned.missing.push(`${name} (no input field)`);
+        }
         const result = dynamic
           ? await client.callTool({ name: "call_step", arguments: { name: tool.name, input } }, undefined, {
               timeout: 30_000,
             })
           : await client.callTool({ name: tool.name, arguments: input as Json }, undefined, { timeout: 30_000 });
         const text = ((result.content as Array<{ text?: string }>)[0]?.text ?? "").slice(0, 2000);
-        if (result.isError) failures.push({ spec: row.id, stage: "mcp", what: tool.name, message: short(text) });
+        if (result.isError)
+          failures.push({ spec: row.id, stage: "mcp", what: tool.name, message: short(text + unlearned(learned)) });
         else row.mcpOk++;
       } catch (error) {
-        failures.push({ spec: row.id, stage: "mcp", what: tool.name, message: short(errorText(error)) });
+        const message = short(errorText(error) + unlearned(learned));
+        failures.push({ spec: row.id, stage: "mcp", what: tool.name, message });
       }
     }
   } finally {
@@ -373,8 +400,10 @@ async function runOne(
     for (const name of baseUrlFields(definition.descriptor)) fields[name] ??= mock.url;
     const ops = sampledOperations(descriptor, tools);
     row.calls = ops.length;
-    await callClient(row, document, (await import(join(dir, "client.ts"))) as Json, descriptor, fields, mock, ops);
-    await callMcp(row, tools, fields, mock, ops);
+    const client = (await import(join(dir, "client.ts"))) as Json;
+    const finder = await callClient(row, document, client, descriptor, fields, mock, ops);
+    const pathOf = (id: string) => (descriptor.operations as Record<string, OperationPlace>)[id]!.path;
+    await callMcp(row, tools, fields, mock, ops, finder, pathOf);
   } catch (error) {
     failures.push({
       spec: spec.id,
@@ -389,7 +418,7 @@ async function runOne(
   return row;
 }
 
-const percent = (part: number, whole: number) => `${((100 * part) / Math.max(whole, 1)).toFixed(0)} %`;
+const ratio = (part: number, whole: number) => `${part}/${whole} (${((100 * part) / Math.max(whole, 1)).toFixed(0)} %)`;
 const kb = (bytes: number | undefined) => (bytes === undefined ? "-" : `${(bytes / 1024).toFixed(1)} KB`);
 
 function report(rows: Row[]): string {
@@ -425,18 +454,13 @@ function report(rows: Row[]): string {
   ]);
   const calls = rows.reduce((n, r) => n + r.calls, 0);
   const sum = (f: (r: Row) => number) => rows.reduce((n, r) => n + f(r), 0);
+  const [clientOk, mcpOk] = [sum((r) => r.clientOk), sum((r) => r.mcpOk)];
   const totals = [
     `generate ${rows.filter((r) => r.generated).length}/${rows.length}`,
     `tsc 0 errors ${rows.filter((r) => r.tscErrors === 0).length}/${rows.length}`,
     `mocks ${rows.filter((r) => r.mock).length}/${rows.length}`,
-    `client calls ${sum((r) => r.clientOk)}/${calls} (${percent(
-      sum((r) => r.clientOk),
-      calls,
-    )})`,
-    `MCP calls ${sum((r) => r.mcpOk)}/${calls} (${percent(
-      sum((r) => r.mcpOk),
-      calls,
-    )})`,
+    `client calls ${ratio(clientOk, calls)}`,
+    `MCP calls ${ratio(mcpOk, calls)}`,
     `listings ≤ 120 KB ${rows.filter((r) => (r.listingBytes ?? Number.POSITIVE_INFINITY) <= 120 * 1024).length}/${rows.length}`,
     `wrong strict tools ${sum((r) => r.strictWrong ?? 0)}`,
   ];

@@ -147,6 +147,11 @@ export const CATALOGUE = {
     summary:
       "An example (of a media type, parameter or header) that does not match its schema: an enum value not listed, a required field missing, a wrong type. Error in specs with `x-stepforge`, warning in foreign ones (the example is left as written).",
   },
+  SF193: {
+    stage: "check",
+    summary:
+      "Two operations on one route whose path parameters' schemas admit the same values (`/cards/{filter}` beside `/cards/{idCard}`, both plain strings; OpenAPI forbids such paths), so the mock cannot tell them apart. Strict: an error naming both and the fix (an `enum`, `pattern` or `format` on one). Lenient: the mock answers both with the earlier one, with a warning.",
+  },
   SF201: { stage: "emit", summary: "openapi-typescript could not type the spec (its message follows)." },
   SF301: {
     stage: "check",

@@ -26,6 +26,7 @@ import { checkOperations, requestMediaTypeOf, typesDocument } from "./operations
 import { serializationOf } from "./serialization.js";
 import { operationServer } from "./servers.js";
 import { checkPathParametersRequired } from "./path-parameters.js";
+import { checkRouteConflicts } from "./routes.js";
 import { reportBrokenRef } from "./suggest.js";
 import { normaliseDocument } from "./normalise.js";
 import { addWriteVariants, needsWriteVariants } from "./request-types.js";
@@ -118,6 +119,7 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
   for (const { path, ref } of bareDiscriminatorNames(modelDoc)) replace(path, ref);
   if (needsWriteVariants(modelDoc)) types.patch(addWriteVariants);
   const operations = checkOperations(context, types);
+  checkRouteConflicts(context, operations);
   if (operations.length === 0 && !errors()) {
     const message = "the spec has no operations; add at least one method under `paths`";
     if (strict) context.report("SF104", ["paths"], message);

@@ -13,6 +13,11 @@
  * position (an example's value, a map) is copied there instead. A parameter, response, request
  * body or header reference that names no component of its kind is replaced by a copy of its target.
  * Types, tool steps and the mock then read the same named schemas. Meaning is unchanged.
+ *
+ * One spelling is read as its author meant it: `type: "null"` beside a `oneOf`/`anyOf` none of whose
+ * branches admits null (Vercel's `EdgeConfigItemValue`, a 3.0 `nullable: true` converted to 3.1)
+ * admits no value at all as written; it becomes the union with `{ type: "null" }` as one more
+ * branch (openapi-typescript typed it `null & (…)`, and the mock refused every value).
  */
 import { type Json, isObject, resolvePointer, RefResolver } from "../refs.js";
 import { COMPONENT_SECTION, type NodeKind, type Path, walkDocument } from "../walk.js";
@@ -25,9 +30,16 @@ const MAX_ROUNDS = 20;
 
 export function normaliseDocument(doc: Json, patternEdits: PatternEdit[]): Json {
   const flags = implicitFlags(doc);
-  if (patternEdits.length === 0 && flags.length === 0 && !hasIndirectRefs(doc)) return doc;
+  const nullUnions = nullBesideUnions(doc);
+  if (patternEdits.length === 0 && flags.length === 0 && nullUnions.length === 0 && !hasIndirectRefs(doc)) return doc;
   const copy = structuredClone(doc);
   for (const edit of patternEdits) applyPatternEdit(copy, edit);
+  for (const path of nullUnions) {
+    const schema = nodeAt(copy, path) as Json;
+    const key = Array.isArray(schema.oneOf) ? "oneOf" : "anyOf";
+    delete schema.type;
+    schema[key] = [...(schema[key] as unknown[]), { type: "null" }];
+  }
   for (const { path, flag } of flags) {
     const property = nodeAt(copy, path);
     if (isObject(property)) property[flag] = true;
@@ -62,6 +74,28 @@ function implicitFlags(doc: Json): Array<{ path: Path; flag: "readOnly" | "write
             found.push({ path: [...at, "properties", name], flag });
         }
       }
+    },
+  });
+  return found;
+}
+
+/** Schemas whose `type` is only null beside a `oneOf`/`anyOf` with no null-typed branch: their paths. */
+function nullBesideUnions(doc: Json): Path[] {
+  const found: Path[] = [];
+  const onlyNull = (type: unknown) =>
+    type === "null" || (Array.isArray(type) && type.length === 1 && type[0] === "null");
+  walkDocument(doc, {
+    schema: (node, at) => {
+      const union = Array.isArray(node.oneOf) ? node.oneOf : Array.isArray(node.anyOf) ? node.anyOf : undefined;
+      if (!union || !onlyNull(node.type) || node.enum !== undefined || node.const !== undefined) return;
+      const admitsNull = (branch: unknown) =>
+        !isObject(branch) ||
+        typeof branch.$ref === "string" ||
+        branch.type === undefined ||
+        onlyNull(branch.type) ||
+        (Array.isArray(branch.type) && branch.type.includes("null")) ||
+        branch.nullable === true;
+      if (!union.some(admitsNull)) found.push(at);
     },
   });
   return found;

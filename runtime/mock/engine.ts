@@ -19,6 +19,8 @@ import { FaultInjector, prng, type FaultDecision } from "./faults.js";
 import type { MockOperation, MockOperationSpec, MockService } from "./model.js";
 import { Pager } from "./paging.js";
 import { Router } from "./router.js";
+import { pointerResolver } from "./sample.js";
+import { pathSegmentKinds } from "./segments.js";
 import { successSample } from "./samples.js";
 import { Store } from "./store.js";
 import { renderString, type Context } from "./template.js";
@@ -146,6 +148,7 @@ export class MockEngine {
           clock: this.clock,
         })
       : undefined;
+    const resolve = pointerResolver({ components: definition.components });
     for (const op of Object.values(definition.operations)) {
       const desc = descriptor.operations[op.operationId];
       if (!desc) throw new Error(`${descriptor.id} mock: operation ${op.operationId} is not in the descriptor`);
@@ -160,7 +163,15 @@ export class MockEngine {
       const registersWebhook =
         m.action === "create" && m.resource !== undefined && m.resource === model.webhooks?.resource;
       const usesExample = JSON.stringify(m).includes("{example");
-      this.router.add(op.method, op.path, { op, desc, m, registersWebhook, usesExample }, (o) => o.op.operationId);
+      // SF193: an operation the spec's schemas cannot tell from an earlier one is answered by that one.
+      if (op.shadowedBy === undefined)
+        this.router.add(
+          op.method,
+          op.path,
+          { op, desc, m, registersWebhook, usesExample },
+          (o) => o.op.operationId,
+          pathSegmentKinds(op.parameters, resolve),
+        );
     }
     const declared = Object.values(definition.operations)
       .filter((op) => op.path === this.auth.tokenPath)

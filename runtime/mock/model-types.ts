@@ -341,4 +341,9 @@ export interface MockOperationSpec {
   body?: { required: boolean; contentTypes: string[]; schema?: unknown } | undefined;
   success: { status: number; contentType?: string | undefined; example?: unknown; schema?: unknown };
   mock?: MockOperation | undefined;
+  /**
+   * An earlier operation on the same route that the mock cannot tell this one from (SF193, a
+   * lenient spec): the mock leaves this one off its router and that one answers the route.
+   */
+  shadowedBy?: string | undefined;
 }

@@ -16,6 +16,8 @@ import type { HarEntry } from "../observe/har.js";
 import { responseBytes } from "../observe/har.js";
 import type { MockRequest } from "./engine.js";
 import { Router } from "./router.js";
+import { pointerResolver } from "./sample.js";
+import { pathSegmentKinds } from "./segments.js";
 import { Reply, type MockDefinition } from "./types.js";
 
 export interface Replayer {
@@ -49,7 +51,10 @@ function credentialQueryNames(definition: MockDefinition): Set<string> {
 
 export function createReplayer(entries: readonly HarEntry[], definition: MockDefinition): Replayer {
   const router = new Router<string>();
-  for (const op of Object.values(definition.operations)) router.add(op.method, op.path, op.operationId);
+  const resolve = pointerResolver({ components: definition.components });
+  for (const op of Object.values(definition.operations))
+    if (op.shadowedBy === undefined)
+      router.add(op.method, op.path, op.operationId, String, pathSegmentKinds(op.parameters, resolve));
   const skipQuery = credentialQueryNames(definition);
   const keyOf = (method: string, pathname: string, query: URLSearchParams): string | undefined => {
     const m = method.toUpperCase();

@@ -98,14 +98,26 @@ export function queryNumber(text: string): number | undefined {
 const typesOfSchema = (schema: unknown): string[] =>
   (schema !== null && typeof schema === "object" ? typesOf(schema as Record<string, unknown>) : undefined) ?? [];
 
+/**
+ * The type names a scalar value may take: the schema's own, and those of its `anyOf`/`oneOf`/`allOf`
+ * branches (Stripe's `created` is `anyOf: [range object, integer]`: `created=412` is the integer).
+ */
+function scalarTypes(schema: unknown, depth = 0): string[] {
+  const own = typesOfSchema(schema);
+  if (depth > 4 || schema === null || typeof schema !== "object") return own;
+  const s = schema as Record<string, unknown>;
+  const branches = [s.anyOf, s.oneOf, s.allOf].flatMap((list) => (Array.isArray(list) ? list : []));
+  return [...own, ...branches.flatMap((branch) => scalarTypes(branch, depth + 1))];
+}
+
 /** Query values as a schema expects them: arrays from repeats or commas, numbers and booleans from text. */
 export function coerce(schema: unknown, values: string[], explode: boolean): unknown {
   const s = (schema ?? {}) as { items?: unknown };
-  const types = typesOfSchema(schema);
-  if (types.includes("array")) {
+  if (typesOfSchema(schema).includes("array")) {
     const all = explode ? values : values.flatMap((v) => v.split(","));
     return all.map((v) => coerce(s.items, [v], true));
   }
+  const types = scalarTypes(schema);
   const v = values[0]!;
   const n = types.includes("integer") || types.includes("number") ? queryNumber(v) : undefined;
   if (n !== undefined) return n;

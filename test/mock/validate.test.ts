@@ -159,3 +159,34 @@ describe("OpenAPI 3.0 spellings and what a request may leave out", () => {
     expect(check(schema, { nullable: 1 })?.field).toBe("nullable");
   });
 });
+
+describe("RequestValidator: a query value typed only by its anyOf branches", () => {
+  // Stripe's GetCustomers: `created` (style deepObject) is a range object or an integer.
+  const listing = {
+    operationId: "GetCustomers",
+    method: "GET",
+    path: "/v1/customers",
+    parameters: [
+      {
+        name: "created",
+        in: "query",
+        required: false,
+        schema: { anyOf: [{ type: "object", properties: { gt: { type: "integer" } } }, { type: "integer" }] },
+      },
+    ],
+    success: { status: 200 },
+  } as unknown as MockOperationSpec;
+  const query = (q: string) => ({
+    path: {},
+    query: new URLSearchParams(q),
+    headers: {},
+    body: undefined,
+    hasBody: false,
+  });
+
+  it("reads `created=412` as the integer the spec allows, and still refuses text", () => {
+    const validator = new RequestValidator({});
+    expect(validator.check(listing, query("created=412"))).toBeUndefined();
+    expect(validator.check(listing, query("created=soon"))?.field).toBe("created");
+  });
+});
