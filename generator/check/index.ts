@@ -119,7 +119,7 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
   for (const { path, ref } of bareDiscriminatorNames(modelDoc)) replace(path, ref);
   if (needsWriteVariants(modelDoc)) types.patch(addWriteVariants);
   const operations = checkOperations(context, types);
-  checkRouteConflicts(context, operations);
+  checkRouteConflicts(context, operations, extension?.connection.baseUrl ?? "");
   if (operations.length === 0 && !errors()) {
     const message = "the spec has no operations; add at least one method under `paths`";
     if (strict) context.report("SF104", ["paths"], message);

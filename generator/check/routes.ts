@@ -14,15 +14,21 @@
 import { RouteConflict, Router } from "../../runtime/mock/router.js";
 import { pointerResolver } from "../../runtime/mock/sample.js";
 import { pathSegmentKinds } from "../../runtime/mock/segments.js";
+import { servedPath } from "../../runtime/client/address.js";
+import type { ServiceDescriptor } from "../../runtime/descriptor.js";
 import type { OperationModel } from "../model.js";
 import type { CheckContext } from "./context.js";
+import { operationServer } from "./servers.js";
 
-export function checkRouteConflicts(context: CheckContext, operations: OperationModel[]): void {
+export function checkRouteConflicts(context: CheckContext, operations: OperationModel[], baseUrl: string): void {
   const resolve = pointerResolver(context.doc);
   const router = new Router<OperationModel>();
+  const declared = { connection: { baseUrl } } as ServiceDescriptor;
   for (const op of operations) {
+    // Where the mock serves it: an operation on its own server is served under that server's path.
+    const path = servedPath(declared, operationServer(context.doc, op.path, op.method), op.path);
     try {
-      router.add(op.method, op.path, op, (o) => o.operationId, pathSegmentKinds(op.mock.parameters, resolve));
+      router.add(op.method, path, op, (o) => o.operationId, pathSegmentKinds(op.mock.parameters, resolve));
     } catch (error) {
       if (!(error instanceof RouteConflict)) throw error;
       const first = error.existing as OperationModel;

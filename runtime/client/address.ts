@@ -95,11 +95,58 @@ export function normaliseConnection(descriptor: ServiceDescriptor, connection: C
 }
 
 /**
- * Where an operation with its own server (OpenAPI `servers` at path or operation level, the
- * descriptor's `server`) sends its requests: a relative server under the base address's origin; an
- * absolute one on the declared base's origin follows the base actually used (a connection's
- * instance, an override such as a mock); any other as declared, and then only over https unless
- * the client's base is an override. Undefined when the operation has no server of its own.
+ * Where an operation's own server (OpenAPI `servers` at path or operation level, the descriptor's
+ * `server`) sits relative to the service's declared base address:
+ * - `under`: below the declared base (`https://api.box.com/2.0/uploads` under `…/2.0`): the rest is
+ *   added to whatever base is used;
+ * - `path`: a relative server (`/batch`), or an absolute one whose place cannot be tied to the base:
+ *   its path on the origin of the base used;
+ * - `elsewhere`: another host; `url` is where the service itself takes these requests.
+ * The client sends by this, and a mock serves each operation at the path it gives, so the two agree.
+ */
+export type ServerPlace =
+  | { kind: "under"; rest: string }
+  | { kind: "path"; path: string }
+  | { kind: "elsewhere"; url: URL; path: string };
+
+export function serverPlace(server: string, declaredBase: string | undefined): ServerPlace {
+  const trim = (p: string) => p.replace(/\/+$/, "");
+  const relative = !/^[a-z][a-z0-9+.-]*:/i.test(server);
+  let declared: URL | undefined;
+  try {
+    declared = declaredBase === undefined ? undefined : new URL(declaredBase);
+  } catch {
+    /* a template not filled (a base made of connection fields) */
+  }
+  let url: URL;
+  try {
+    url = new URL(server, declared?.origin ?? "http://declared.invalid");
+  } catch {
+    return { kind: "path", path: "" };
+  }
+  if (relative) return { kind: "path", path: trim(url.pathname) };
+  if (declared && url.origin === declared.origin) {
+    const base = trim(declared.pathname);
+    const path = trim(url.pathname);
+    if (path === base || path.startsWith(`${base}/`)) return { kind: "under", rest: path.slice(base.length) };
+    return { kind: "path", path };
+  }
+  return { kind: "elsewhere", url, path: trim(url.pathname) };
+}
+
+/** The path a mock (one origin, the declared base's path left out) serves an operation at. */
+export function servedPath(descriptor: ServiceDescriptor, server: string | undefined, path: string): string {
+  if (server === undefined) return path;
+  const place = serverPlace(server, descriptor.connection.baseUrl);
+  return (place.kind === "under" ? place.rest : place.path) + path;
+}
+
+/**
+ * Where an operation with its own server sends its requests (see {@link serverPlace}): under the
+ * declared base, the base used plus the rest; a relative server or one on the declared host, its
+ * path on the base's origin; another host as declared, and then only over https — unless the base
+ * is an override (a mock, a proxy): then every call follows it, and none leaves for a host the
+ * caller did not name.
  */
 export function operationBase(
   descriptor: ServiceDescriptor,
@@ -108,21 +155,21 @@ export function operationBase(
   baseUrl: string,
   overridden: boolean,
 ): string {
-  const base = new URL(baseUrl);
-  let url: URL;
+  let declared: string | undefined;
   try {
-    url = new URL(server, base.origin);
-  } catch {
-    return baseUrl;
-  }
-  let declaredOrigin: string | undefined;
-  try {
-    declaredOrigin = new URL(resolveBaseUrl(descriptor, connection)).origin;
+    declared = resolveBaseUrl(descriptor, connection);
   } catch {
     /* the declared base needs fields an override made unnecessary */
   }
-  const relative = !/^[a-z][a-z0-9+.-]*:/i.test(server);
-  if (relative || url.origin === declaredOrigin) return (base.origin + url.pathname).replace(/\/+$/, "");
-  checkAddress(descriptor, url.href, `server of an operation`, undefined, { https: !overridden });
-  return url.href.replace(/\/+$/, "");
+  let base: URL;
+  try {
+    base = new URL(baseUrl);
+  } catch {
+    return baseUrl;
+  }
+  const place = serverPlace(server, declared);
+  if (place.kind === "under") return `${baseUrl.replace(/\/+$/, "")}${place.rest}`;
+  if (place.kind === "path" || overridden) return base.origin + place.path;
+  checkAddress(descriptor, place.url.href, `server of an operation`, undefined, { https: true });
+  return place.url.href.replace(/\/+$/, "");
 }

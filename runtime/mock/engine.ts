@@ -9,6 +9,7 @@
  * actions.ts (one function per action kind), paging.ts, webhooks.ts, answers.ts; server.ts puts
  * this on node:http. Nothing here knows which service it imitates.
  */
+import { servedPath } from "../client/address.js";
 import type { OperationDescriptor } from "../descriptor.js";
 import { setOwn } from "../internal/values.js";
 import { ACTIONS, type Act } from "./actions.js";
@@ -167,7 +168,7 @@ export class MockEngine {
       if (op.shadowedBy === undefined)
         this.router.add(
           op.method,
-          op.path,
+          servedPath(descriptor, desc.server, op.path),
           { op, desc, m, registersWebhook, usesExample },
           (o) => o.op.operationId,
           pathSegmentKinds(op.parameters, resolve),

@@ -12,6 +12,7 @@
  *
  * Replayed answers skip the mock's pipeline: no credential check, no limits, no faults.
  */
+import { servedPath } from "../client/address.js";
 import type { HarEntry } from "../observe/har.js";
 import { responseBytes } from "../observe/har.js";
 import type { MockRequest } from "./engine.js";
@@ -54,7 +55,13 @@ export function createReplayer(entries: readonly HarEntry[], definition: MockDef
   const resolve = pointerResolver({ components: definition.components });
   for (const op of Object.values(definition.operations))
     if (op.shadowedBy === undefined)
-      router.add(op.method, op.path, op.operationId, String, pathSegmentKinds(op.parameters, resolve));
+      router.add(
+        op.method,
+        servedPath(definition.descriptor, definition.descriptor.operations[op.operationId]?.server, op.path),
+        op.operationId,
+        String,
+        pathSegmentKinds(op.parameters, resolve),
+      );
   const skipQuery = credentialQueryNames(definition);
   const keyOf = (method: string, pathname: string, query: URLSearchParams): string | undefined => {
     const m = method.toUpperCase();

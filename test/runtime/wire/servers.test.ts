@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServiceClient, createSharedState } from "../../../runtime/index.js";
+import { startMock } from "../../../runtime/mock/index.js";
 import { json, loopback, type Loopback } from "../../tools/helpers.js";
 import { clientOf, modelOf, ok, plainSpec } from "./helpers.js";
 
@@ -14,6 +15,8 @@ beforeAll(async () => {
   server = await loopback((_req, res) => json(res, 200, {}));
 });
 afterAll(() => server.close());
+
+const idParam = { name: "id", in: "path", required: true, schema: { type: "string" } };
 
 const spec = plainSpec({
   servers: [{ url: "https://api.example.com/v1" }],
@@ -63,5 +66,37 @@ describe("servers at path and operation level", () => {
       shared: createSharedState(),
     });
     await expect(client.call("x")).rejects.toThrow(/http:\/\/files\.example\.com\/ is not https/);
+  });
+
+  it("pointed at the spec's mock (the baseUrl override), every call reaches the mock", async () => {
+    // Box declares uploads on upload.box.com beside api.box.com/2.0: a client pointed at a mock sent
+    // those to the real host (DNS, TLS, the credential) and the mock never saw them.
+    const boxLike = plainSpec({
+      servers: [{ url: "https://api.box.example/2.0" }],
+      paths: {
+        "/files/{id}": { get: { operationId: "getFile", parameters: [idParam], responses: ok } },
+        "/files/content": {
+          post: { operationId: "uploadFile", servers: [{ url: "https://upload.box.example/api/2.0" }], responses: ok },
+        },
+        "/users/me": { get: { operationId: "me", servers: [{ url: "https://api.box.example/2.0" }], responses: ok } },
+        "/oauth2/token": {
+          post: { operationId: "token", servers: [{ url: "https://api.box.example" }], responses: ok },
+        },
+      },
+    });
+    const model = modelOf(boxLike);
+    const operations = Object.fromEntries(model.operations.map((op) => [op.operationId, op.mock]));
+    const mock = await startMock({ descriptor: model.descriptor, mock: model.mock, operations, components: {} });
+    try {
+      const client = createServiceClient(model.descriptor, {
+        connection: { name: "t", fields: {} },
+        baseUrl: mock.url,
+        shared: createSharedState(),
+      });
+      for (const op of ["uploadFile", "me", "token"]) await client.call(op);
+      expect(mock.counters().byOperation).toMatchObject({ uploadFile: 1, me: 1, token: 1 });
+    } finally {
+      await mock.close();
+    }
   });
 });
