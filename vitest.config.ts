@@ -3,7 +3,7 @@ import { defineConfig } from "vitest/config";
 /**
  * Files that run alone, after every other suite: those that pack and install the package in temp
  * projects (a minute of npm each), and those whose assertions need the machine to themselves —
- * real limit windows used to ≥ 97 % by several processes, slow-sender floods, soak and multiprocess
+ * limit windows and wait orders (real windows used to ≥ 97 % by several processes), slow-sender floods, soak and multiprocess
  * state runs. Everything else runs two files at a time (CI has 2 cores).
  */
 const ALONE = [
@@ -11,7 +11,7 @@ const ALONE = [
   "test/project/new-user.test.ts",
   "test/project/new-user-ops.test.ts",
   "test/diff/consumer.test.ts",
-  "test/runtime/limits-processes.test.ts",
+  "test/runtime/limits*.test.ts",
   "test/triggers/flood.test.ts",
   "test/reliability/soak.test.ts",
   "test/state/multiprocess-*.test.ts",
