@@ -185,3 +185,16 @@ export function nameRecursiveSchemas(nodes: ts.Node[]): ts.Node[] {
   );
   return [...nodes.slice(0, at), newComponents, ...declarations, ...nodes.slice(at + 1)];
 }
+
+/**
+ * The same for types.ts as text: `stepforge diff` writes its declarations without openapi-typescript
+ * (generator/diff/declarations.ts), and its checker would read such a schema as `any` too.
+ */
+export function nameRecursiveSchemasInText(text: string): string {
+  const file = ts.createSourceFile("types.ts", text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const statements = [...file.statements];
+  const named = nameRecursiveSchemas(statements);
+  if (named === statements) return text;
+  const printer = ts.createPrinter();
+  return `${named.map((node) => printer.printNode(ts.EmitHint.Unspecified, node, file)).join("\n")}\n`;
+}

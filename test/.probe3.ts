@@ -1,0 +1,10 @@
+import { compareSpecs } from "../generator/diff/index.js";
+import { checkForDiff } from "../generator/diff/specs.js";
+import { loadSpecText } from "../generator/load.js";
+import { RECURSIVE } from "./realspecs/specs.js";
+const now = structuredClone(RECURSIVE) as any;
+now.components.schemas.Expr.oneOf[0] = { type: "string" };
+now.components.schemas.Node.properties.kids.items = { type: "string" };
+const model = (d: object, file: string) => checkForDiff(loadSpecText(file, JSON.stringify(d)), "recur");
+const report = await compareSpecs(model(RECURSIVE, "old.json"), model(now, "new.json"));
+console.log(report.changes.map((c: any) => `${c.kind} ${c.target}: ${c.detail} [${c.decidedBy}]`));
