@@ -156,7 +156,8 @@ export function nameRecursiveSchemas(nodes: ts.Node[]): ts.Node[] {
     ts.addSyntheticLeadingComment(
       declaration,
       ts.SyntaxKind.MultiLineCommentTrivia,
-      `* components["schemas"][${commentSafe(JSON.stringify(memberName(member)))}], named so TypeScript defers its recursion. `,
+      `* components["schemas"][${commentSafe(JSON.stringify(memberName(member)))}], ` +
+        "named so TypeScript defers its recursion. ",
       true,
     );
     declarations.push(declaration);
