@@ -76,7 +76,10 @@ async function declarationsOf(model: ServiceModel, pairs: readonly OperationSurf
     context,
   );
   const written = writeDeclarations(pruned.typesDocument);
-  if (written !== undefined) return { types: written, client: client!.content };
+  if (written !== undefined) {
+    const { nameRecursiveSchemasInText } = await import("../emit/recursive-types.js");
+    return { types: nameRecursiveSchemasInText(written), client: client!.content };
+  }
   const { emitTypes } = await import("../emit/types.js");
   const [types] = await emitTypes(pruned, context);
   return { types: types!.content, client: client!.content };
@@ -92,7 +95,11 @@ export interface SpecSide {
 export async function checkerInputOf(old: SpecSide, now: SpecSide, pairs: TypedPair[]): Promise<CheckerInput> {
   const oldOps = pairs.map((p) => p.old);
   const nowOps = pairs.map((p) => p.now);
-  const [oldTypes, nowTypes] = [typesOf(old.model, oldOps), typesOf(now.model, nowOps)];
+  // Schemas that reach themselves through a union or array are named as emit/types.ts names them.
+  const { nameRecursiveSchemasInText: named } = await import("../emit/recursive-types.js");
+  const [oldTypes, nowTypes] = [typesOf(old.model, oldOps), typesOf(now.model, nowOps)].map(
+    (types) => types && named(types),
+  );
   if (oldTypes !== undefined && nowTypes !== undefined) {
     const pairFile = pairFileText({ model: old.model, types: oldTypes }, { model: now.model, types: nowTypes }, pairs);
     return { pairFile, pairs };

@@ -1,11 +1,13 @@
 /**
  * types.ts: the spec's paths, operations and components as TypeScript types, by openapi-typescript,
  * from the model's `typesDocument` (the spec with the check stage's repairs), re-indented to the
- * two spaces every other generated module uses.
+ * two spaces every other generated module uses. Schemas that reach themselves through a union or
+ * array get a named alias first (recursive-types.ts), or TypeScript reports TS2502 and types them `any`.
  */
 import openapiTS, { astToString } from "openapi-typescript";
 import { SpecError } from "../diagnostics.js";
 import { codeHeader, type Emitter } from "./file.js";
+import { nameRecursiveSchemas } from "./recursive-types.js";
 
 /** openapi-typescript prints four spaces per level; its strings never hold a raw line break. */
 function reindent(text: string): string {
@@ -29,5 +31,6 @@ export const emitTypes: Emitter = async (model, context) => {
       },
     ]);
   }
-  return [{ path: `${model.id}/types.ts`, content: `${codeHeader(context.specLabel)}\n${reindent(astToString(ast))}` }];
+  const text = reindent(astToString(nameRecursiveSchemas(ast)));
+  return [{ path: `${model.id}/types.ts`, content: `${codeHeader(context.specLabel)}\n${text}` }];
 };

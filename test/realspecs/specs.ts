@@ -384,3 +384,50 @@ export const BODIES = {
     },
   },
 };
+
+/**
+ * typecheck.test.ts: schemas that reach themselves through a union, array or tuple rather than an
+ * object's property (Vercel's EdgeConfigItemValue; an Expr ↔ Term pair; a route as a nested pair).
+ */
+export const RECURSIVE = {
+  openapi: "3.1.0",
+  info: { title: "Recur", version: "1" },
+  servers: [{ url: "https://api.recur.example" }],
+  components: {
+    schemas: {
+      "edge-value": {
+        type: "null",
+        oneOf: [text(), { type: "number" }, { type: "object" }, { type: "array", items: ref("edge-value") }],
+      },
+      Expr: { oneOf: [{ type: "number" }, { type: "array", items: ref("Term") }] },
+      Term: { oneOf: [text(), { type: "array", items: ref("Expr") }] },
+      Route: { oneOf: [text(), { type: "array", prefixItems: [text(), ref("Route")] }] },
+      // Recursion through an object's property is resolved lazily already: left as it is.
+      Node: { type: "object", properties: { kids: { type: "array", items: ref("Node") } } },
+    },
+  },
+  paths: {
+    "/items/{key}": {
+      put: {
+        operationId: "putItem",
+        parameters: [{ name: "key", in: "path", required: true, schema: text() }],
+        requestBody: { required: true, content: json(ref("edge-value")) },
+        responses: { "200": { description: "The value", content: json(ref("edge-value")) } },
+      },
+    },
+    "/eval": {
+      post: {
+        operationId: "evaluate",
+        requestBody: { required: true, content: json(ref("Expr")) },
+        responses: { "200": { description: "The term", content: json(ref("Term")) } },
+      },
+    },
+    "/routes": {
+      post: {
+        operationId: "addRoute",
+        requestBody: { required: true, content: json(ref("Route")) },
+        responses: { "200": { description: "The tree", content: json(ref("Node")) } },
+      },
+    },
+  },
+};
