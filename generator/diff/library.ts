@@ -9,7 +9,7 @@
  */
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { ts } from "./compiler.js";
+import { ts } from "../compiler.js";
 
 /** Names the checker or generated declarations look up; what they mention comes along. */
 const ROOTS = [

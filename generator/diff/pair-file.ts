@@ -34,14 +34,22 @@ export const aliasNames = (side: SideName, index: number) => ({
   output: `${side}Out${index}`,
 });
 
-/** The pair file's text: the two types.ts and, per compared operation, its sides' aliases. */
-export function pairText(
-  oldTypes: string,
-  newTypes: string,
+/**
+ * The pair file in parts that cross to the checker's thread as plain text: both sides' types.ts as
+ * written (schemas that reach themselves are named there, where TypeScript is loaded) and the
+ * aliases of each compared operation.
+ */
+export interface PairFileParts {
+  oldTypes: string;
+  newTypes: string;
+  aliases: string;
+}
+
+/** The aliases of each compared operation's sides. */
+export function pairAliases(
   operations: ReadonlyArray<readonly [PairOperation | undefined, PairOperation | undefined]>,
 ): string {
-  const lines = ['import type { OperationData } from "stepforge/runtime";'];
-  lines.push("declare namespace Old {", oldTypes, "}", "declare namespace New {", newTypes, "}");
+  const lines: string[] = [];
   operations.forEach((sides, index) => {
     (["Old", "New"] as const).forEach((name, i) => {
       const op = sides[i];
@@ -55,6 +63,14 @@ export function pairText(
       );
     });
   });
+  return lines.join("\n");
+}
+
+/** The pair file's text: the two types.ts in their namespaces, then the aliases. */
+export function pairText(parts: PairFileParts): string {
+  const lines = ['import type { OperationData } from "stepforge/runtime";'];
+  lines.push("declare namespace Old {", parts.oldTypes, "}", "declare namespace New {", parts.newTypes, "}");
+  if (parts.aliases) lines.push(parts.aliases);
   return `${lines.join("\n")}\n`;
 }
 
@@ -63,10 +79,10 @@ const sideOf = (model: ServiceModel, operationId: string): PairOperation | undef
   return op && { path: op.path, method: op.method, input: (alias) => inputType(op, alias) };
 };
 
-/** The pair file of two checked specs for the compared pairs. */
-export function pairFileText(old: PairSide, now: PairSide, pairs: readonly TypedPair[]): string {
+/** The pair file's parts for two checked specs and the compared pairs. */
+export function pairFileParts(old: PairSide, now: PairSide, pairs: readonly TypedPair[]): PairFileParts {
   const operations = pairs.map(
     (pair) => [sideOf(old.model, pair.old.operationId), sideOf(now.model, pair.now.operationId)] as const,
   );
-  return pairText(old.types, now.types, operations);
+  return { oldTypes: old.types, newTypes: now.types, aliases: pairAliases(operations) };
 }

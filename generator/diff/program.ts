@@ -17,7 +17,7 @@ import { join } from "node:path";
 import type TypeScript from "typescript";
 import { installedPackageDir } from "../../runtime/internal/package-bin.js";
 import { packageRoot } from "../package-root.js";
-import { ts } from "./compiler.js";
+import { ts } from "../compiler.js";
 import { checkerLibrary } from "./library.js";
 
 export interface Declarations {

@@ -8,7 +8,7 @@ import type { ServiceModel } from "../model.js";
 import { asObject, isObject } from "../refs.js";
 import type { TypedPair } from "./compare.js";
 import { writeDeclarations } from "./declarations.js";
-import { pairFileText } from "./pair-file.js";
+import { pairFileParts } from "./pair-file.js";
 import type { Declarations } from "./program.js";
 import type { OperationSurface } from "./surface.js";
 import type { CheckerInput } from "./typecheck.js";
@@ -95,13 +95,11 @@ export interface SpecSide {
 export async function checkerInputOf(old: SpecSide, now: SpecSide, pairs: TypedPair[]): Promise<CheckerInput> {
   const oldOps = pairs.map((p) => p.old);
   const nowOps = pairs.map((p) => p.now);
-  // Schemas that reach themselves through a union or array are named as emit/types.ts names them.
-  const { nameRecursiveSchemasInText: named } = await import("../emit/recursive-types.js");
-  const [oldTypes, nowTypes] = [typesOf(old.model, oldOps), typesOf(now.model, nowOps)].map(
-    (types) => types && named(types),
-  );
+  // Schemas that reach themselves through a union or array are named on the checker's side
+  // (typecheck.ts), where TypeScript is loaded: loading it here too cost this thread a second.
+  const [oldTypes, nowTypes] = [typesOf(old.model, oldOps), typesOf(now.model, nowOps)];
   if (oldTypes !== undefined && nowTypes !== undefined) {
-    const pairFile = pairFileText({ model: old.model, types: oldTypes }, { model: now.model, types: nowTypes }, pairs);
+    const pairFile = pairFileParts({ model: old.model, types: oldTypes }, { model: now.model, types: nowTypes }, pairs);
     return { pairFile, pairs };
   }
   const [before, after] = await Promise.all([declarationsOf(old.model, oldOps), declarationsOf(now.model, nowOps)]);

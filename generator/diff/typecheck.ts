@@ -13,8 +13,9 @@
 import type TypeScript from "typescript";
 import type { Change, ChangeKind } from "./change.js";
 import type { TypedPair } from "./compare.js";
-import { ts } from "./compiler.js";
-import { aliasNames } from "./pair-file.js";
+import { ts } from "../compiler.js";
+import { nameRecursiveSchemasInText } from "../emit/recursive-types.js";
+import { aliasNames, type PairFileParts, pairText } from "./pair-file.js";
 import { declarationProgram, methodTypes, pairProgram, type Declarations } from "./program.js";
 
 type Side = "request" | "response";
@@ -29,7 +30,7 @@ const MAX_DEPTH = 12;
  */
 export type CheckerInput = { pairs: TypedPair[] } & (
   | { old: Declarations; now: Declarations; oldClass: string; newClass: string }
-  | { pairFile: string }
+  | { pairFile: PairFileParts }
 );
 
 interface MethodTypes {
@@ -43,7 +44,14 @@ function sidesOf(input: CheckerInput): {
   sides: (pair: TypedPair, index: number) => [MethodTypes | undefined, MethodTypes | undefined];
 } {
   if ("pairFile" in input) {
-    const { checker, aliases } = pairProgram(input.pairFile);
+    const { oldTypes, newTypes } = input.pairFile;
+    const pairFile = pairText({
+      ...input.pairFile,
+      // Schemas that reach themselves through a union or array, named as emit/types.ts names them.
+      oldTypes: nameRecursiveSchemasInText(oldTypes),
+      newTypes: nameRecursiveSchemasInText(newTypes),
+    });
+    const { checker, aliases } = pairProgram(pairFile);
     const side = (name: "Old" | "New", index: number): MethodTypes | undefined => {
       const names = aliasNames(name, index);
       const [parameter, output] = [aliases.get(names.input), aliases.get(names.output)];

@@ -13,13 +13,14 @@
  * SchemaJson[]`), its references to the cycle's schemas name those aliases, and its member in
  * `components` points at its alias: `components["schemas"]["Json"]` is the same type as before.
  */
-import ts from "typescript";
+import type TypeScript from "typescript";
+import { ts } from "../compiler.js";
 import { changeFirst, NameTable, toIdentifier } from "../names.js";
 
 const factory = ts.factory;
 
 /** The schema name `node` refers to when it is `components["schemas"]["Name"]`. */
-function schemaReference(node: ts.Node): string | undefined {
+function schemaReference(node: TypeScript.Node): string | undefined {
   if (!ts.isIndexedAccessTypeNode(node) || !ts.isIndexedAccessTypeNode(node.objectType)) return undefined;
   const { objectType: root, indexType: section } = node.objectType;
   if (!ts.isTypeReferenceNode(root) || !ts.isIdentifier(root.typeName) || root.typeName.text !== "components")
@@ -30,14 +31,14 @@ function schemaReference(node: ts.Node): string | undefined {
     : undefined;
 }
 
-function isStringLiteralType(node: ts.TypeNode, text: string): boolean {
+function isStringLiteralType(node: TypeScript.TypeNode, text: string): boolean {
   return ts.isLiteralTypeNode(node) && ts.isStringLiteral(node.literal) && node.literal.text === text;
 }
 
 /** The schemas `type` needs resolved to be resolved itself: all but those inside object types. */
-function eagerReferences(type: ts.TypeNode): Set<string> {
+function eagerReferences(type: TypeScript.TypeNode): Set<string> {
   const found = new Set<string>();
-  const visit = (node: ts.Node): void => {
+  const visit = (node: TypeScript.Node): void => {
     const name = schemaReference(node);
     if (name !== undefined) found.add(name);
     // Members of object types and signatures are resolved on use, which breaks any cycle.
@@ -81,21 +82,21 @@ function onCycles(edges: ReadonlyMap<string, ReadonlySet<string>>): Set<string> 
   return cyclic;
 }
 
-function memberName(member: ts.TypeElement): string | undefined {
+function memberName(member: TypeScript.TypeElement): string | undefined {
   if (!ts.isPropertySignature(member) || !member.name) return undefined;
   return ts.isIdentifier(member.name) || ts.isStringLiteral(member.name) ? member.name.text : undefined;
 }
 
 /** `type` with every reference to a schema in `aliases` naming its alias instead. */
-function renameReferences(type: ts.TypeNode, aliases: ReadonlyMap<string, string>): ts.TypeNode {
+function renameReferences(type: TypeScript.TypeNode, aliases: ReadonlyMap<string, string>): TypeScript.TypeNode {
   const result = ts.transform(type, [
     (context) => (root) => {
-      const visit = (node: ts.Node): ts.Node => {
+      const visit = (node: TypeScript.Node): TypeScript.Node => {
         const alias = aliases.get(schemaReference(node) ?? "");
         if (alias !== undefined) return factory.createTypeReferenceNode(alias);
         return ts.visitEachChild(node, visit, context);
       };
-      return ts.visitNode(root, visit) as ts.TypeNode;
+      return ts.visitNode(root, visit) as TypeScript.TypeNode;
     },
   ]);
   const [renamed] = result.transformed;
@@ -108,7 +109,7 @@ function commentSafe(text: string): string {
   return text.replace(/\*\//g, "*\\/");
 }
 
-function declaredName(node: ts.Node): string | undefined {
+function declaredName(node: TypeScript.Node): string | undefined {
   if (ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node) || ts.isEnumDeclaration(node))
     return node.name.text;
   return undefined;
@@ -118,17 +119,19 @@ function declaredName(node: ts.Node): string | undefined {
  * The nodes openapi-typescript printed, with each schema on an eager reference cycle moved to a
  * named alias after `components`. Nodes without such a cycle come back unchanged (the same array).
  */
-export function nameRecursiveSchemas(nodes: ts.Node[]): ts.Node[] {
+export function nameRecursiveSchemas(nodes: TypeScript.Node[]): TypeScript.Node[] {
   const at = nodes.findIndex((n) => ts.isInterfaceDeclaration(n) && n.name.text === "components");
-  const components = nodes[at] as ts.InterfaceDeclaration | undefined;
-  const section = components?.members.find((m) => memberName(m) === "schemas") as ts.PropertySignature | undefined;
+  const components = nodes[at] as TypeScript.InterfaceDeclaration | undefined;
+  const section = components?.members.find((m) => memberName(m) === "schemas") as
+    | TypeScript.PropertySignature
+    | undefined;
   if (!components || !section?.type || !ts.isTypeLiteralNode(section.type)) return nodes;
   const schemas = section.type;
 
   const edges = new Map<string, Set<string>>();
   for (const member of schemas.members) {
     const name = memberName(member);
-    const type = (member as ts.PropertySignature).type;
+    const type = (member as TypeScript.PropertySignature).type;
     if (name !== undefined && type) edges.set(name, eagerReferences(type));
   }
   const cyclic = onCycles(edges);
@@ -142,10 +145,10 @@ export function nameRecursiveSchemas(nodes: ts.Node[]): ts.Node[] {
     aliases.set(name, names.claim(wanted, `schema "${name}"`).name);
   }
 
-  const declarations: ts.TypeAliasDeclaration[] = [];
+  const declarations: TypeScript.TypeAliasDeclaration[] = [];
   const members = schemas.members.map((member) => {
     const alias = aliases.get(memberName(member) ?? "");
-    const property = member as ts.PropertySignature;
+    const property = member as TypeScript.PropertySignature;
     if (alias === undefined || !property.type) return member;
     const declaration = factory.createTypeAliasDeclaration(
       [factory.createModifier(ts.SyntaxKind.ExportKeyword)],
