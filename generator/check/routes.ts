@@ -13,9 +13,7 @@
  */
 import { RouteConflict, Router } from "../../runtime/mock/router.js";
 import { pointerResolver } from "../../runtime/mock/sample.js";
-import { pathSegmentKinds } from "../../runtime/mock/segments.js";
-import { servedPath } from "../../runtime/client/address.js";
-import type { ServiceDescriptor } from "../../runtime/descriptor.js";
+import { addOperationRoute } from "../../runtime/mock/segments.js";
 import type { OperationModel } from "../model.js";
 import type { CheckContext } from "./context.js";
 import { operationServer } from "./servers.js";
@@ -23,12 +21,12 @@ import { operationServer } from "./servers.js";
 export function checkRouteConflicts(context: CheckContext, operations: OperationModel[], baseUrl: string): void {
   const resolve = pointerResolver(context.doc);
   const router = new Router<OperationModel>();
-  const declared = { connection: { baseUrl } } as ServiceDescriptor;
   for (const op of operations) {
     // Where the mock serves it: an operation on its own server is served under that server's path.
-    const path = servedPath(declared, operationServer(context.doc, op.path, op.method), op.path);
+    const server = operationServer(context.doc, op.path, op.method);
+    const route = { ...op, declaredBase: baseUrl, server, parameters: op.mock.parameters };
     try {
-      router.add(op.method, path, op, (o) => o.operationId, pathSegmentKinds(op.mock.parameters, resolve));
+      addOperationRoute(router, route, op, (o) => o.operationId, resolve);
     } catch (error) {
       if (!(error instanceof RouteConflict)) throw error;
       const first = error.existing as OperationModel;

@@ -134,10 +134,13 @@ export function serverPlace(server: string, declaredBase: string | undefined): S
   return { kind: "elsewhere", url, path: trim(url.pathname) };
 }
 
-/** The path a mock (one origin, the declared base's path left out) serves an operation at. */
-export function servedPath(descriptor: ServiceDescriptor, server: string | undefined, path: string): string {
+/**
+ * The path a mock (one origin, the declared base's path left out) serves an operation at;
+ * `declaredBase` is the service's base address as declared (`descriptor.connection.baseUrl`).
+ */
+export function servedPath(declaredBase: string, server: string | undefined, path: string): string {
   if (server === undefined) return path;
-  const place = serverPlace(server, descriptor.connection.baseUrl);
+  const place = serverPlace(server, declaredBase);
   return (place.kind === "under" ? place.rest : place.path) + path;
 }
 

@@ -9,7 +9,6 @@
  * actions.ts (one function per action kind), paging.ts, webhooks.ts, answers.ts; server.ts puts
  * this on node:http. Nothing here knows which service it imitates.
  */
-import { servedPath } from "../client/address.js";
 import type { OperationDescriptor } from "../descriptor.js";
 import { setOwn } from "../internal/values.js";
 import { ACTIONS, type Act } from "./actions.js";
@@ -21,7 +20,7 @@ import type { MockOperation, MockOperationSpec, MockService } from "./model.js";
 import { Pager } from "./paging.js";
 import { Router } from "./router.js";
 import { pointerResolver } from "./sample.js";
-import { pathSegmentKinds } from "./segments.js";
+import { addOperationRoute } from "./segments.js";
 import { successSample } from "./samples.js";
 import { Store } from "./store.js";
 import { renderString, type Context } from "./template.js";
@@ -166,12 +165,12 @@ export class MockEngine {
       const usesExample = JSON.stringify(m).includes("{example");
       // SF193: an operation the spec's schemas cannot tell from an earlier one is answered by that one.
       if (op.shadowedBy === undefined)
-        this.router.add(
-          op.method,
-          servedPath(descriptor, desc.server, op.path),
+        addOperationRoute(
+          this.router,
+          { ...op, declaredBase: descriptor.connection.baseUrl, server: desc.server },
           { op, desc, m, registersWebhook, usesExample },
           (o) => o.op.operationId,
-          pathSegmentKinds(op.parameters, resolve),
+          resolve,
         );
     }
     const declared = Object.values(definition.operations)

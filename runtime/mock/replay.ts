@@ -12,13 +12,12 @@
  *
  * Replayed answers skip the mock's pipeline: no credential check, no limits, no faults.
  */
-import { servedPath } from "../client/address.js";
 import type { HarEntry } from "../observe/har.js";
 import { responseBytes } from "../observe/har.js";
 import type { MockRequest } from "./engine.js";
 import { Router } from "./router.js";
 import { pointerResolver } from "./sample.js";
-import { pathSegmentKinds } from "./segments.js";
+import { addOperationRoute } from "./segments.js";
 import { Reply, type MockDefinition } from "./types.js";
 
 export interface Replayer {
@@ -53,15 +52,18 @@ function credentialQueryNames(definition: MockDefinition): Set<string> {
 export function createReplayer(entries: readonly HarEntry[], definition: MockDefinition): Replayer {
   const router = new Router<string>();
   const resolve = pointerResolver({ components: definition.components });
+  const { descriptor } = definition;
   for (const op of Object.values(definition.operations))
-    if (op.shadowedBy === undefined)
-      router.add(
-        op.method,
-        servedPath(definition.descriptor, definition.descriptor.operations[op.operationId]?.server, op.path),
+    if (op.shadowedBy === undefined) {
+      const server = descriptor.operations[op.operationId]?.server;
+      addOperationRoute(
+        router,
+        { ...op, declaredBase: descriptor.connection.baseUrl, server },
         op.operationId,
         String,
-        pathSegmentKinds(op.parameters, resolve),
+        resolve,
       );
+    }
   const skipQuery = credentialQueryNames(definition);
   const keyOf = (method: string, pathname: string, query: URLSearchParams): string | undefined => {
     const m = method.toUpperCase();

@@ -9,6 +9,8 @@
  * Formats are ajv-formats' own checks (the reading the mock's request validator uses).
  */
 import { fullFormats } from "ajv-formats/dist/formats.js";
+import { servedPath } from "../client/address.js";
+import type { Router } from "./router.js";
 
 export interface SegmentKind {
   /** Equal keys mean the same reading: the router keeps one branch per key. "" for any text. */
@@ -89,4 +91,26 @@ export function pathSegmentKinds(
   const kinds = new Map<string, SegmentKind>();
   for (const p of parameters) if (p.in === "path") kinds.set(p.name, segmentKind(p.schema, resolve));
   return kinds;
+}
+
+/**
+ * Routes one operation the way the mock serves it: at its server's path (`servedPath`, the rule
+ * the client sends by) with its path parameters' kinds. The engine, the HAR replayer and the
+ * generator's SF193 check all route through here, so they agree on what conflicts.
+ */
+export function addOperationRoute<T>(
+  router: Router<T>,
+  route: {
+    declaredBase: string;
+    server: string | undefined;
+    method: string;
+    path: string;
+    parameters: ReadonlyArray<{ name: string; in: string; schema?: unknown }>;
+  },
+  value: T,
+  nameOf: (value: T) => string,
+  resolve?: Resolve,
+): void {
+  const path = servedPath(route.declaredBase, route.server, route.path);
+  router.add(route.method, path, value, nameOf, pathSegmentKinds(route.parameters, resolve));
 }

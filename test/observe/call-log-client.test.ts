@@ -11,7 +11,7 @@ import { trelloGetCard } from "../../generated/trello/tools.js";
 import * as clientModule from "../../runtime/client/client.js";
 import { createSharedState } from "../../runtime/index.js";
 import { startMock, type RunningMock } from "../../runtime/mock/index.js";
-import { createCallLog, type CallRecord } from "../../runtime/observe/index.js";
+import { type CallLog, createCallLog, type CallRecord } from "../../runtime/observe/index.js";
 import { executeTool, type ToolContext } from "../../runtime/tools/index.js";
 import { loadCatalogs } from "../../cli/commands/tools.js";
 import { Accounts, StepforgeMcp } from "../../runtime/mcp/index.js";
@@ -48,17 +48,18 @@ describe("a logged tool call keeps the shared client", () => {
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l) as CallRecord);
+  const loggedContext = (callLog: CallLog): ToolContext => ({
+    connection: { name: "work", fields: FIELDS },
+    baseUrl: trello.url,
+    shared: createSharedState(),
+    callLog,
+  });
   const logged = expect.objectContaining({ tool: "trello_get_card", connection: "work", outcome: "ok", attempts: 1 });
 
   it("an MCP server with a call log builds one client per account, and counts each call's attempts", async () => {
     const file = join(dir, "mcp.jsonl");
     const log = createCallLog({ file });
-    const context: ToolContext = {
-      connection: { name: "work", fields: FIELDS },
-      baseUrl: trello.url,
-      shared: createSharedState(),
-      callLog: log,
-    };
+    const context = loggedContext(log);
     const mcp = new StepforgeMcp({
       catalogs: await loadCatalogs(),
       selection: { services: ["trello"] },
@@ -76,12 +77,7 @@ describe("a logged tool call keeps the shared client", () => {
   it("executeTool with a call log reuses the context's client across calls", async () => {
     const file = join(dir, "execute.jsonl");
     const log = createCallLog({ file });
-    const context: ToolContext = {
-      connection: { name: "work", fields: FIELDS },
-      baseUrl: trello.url,
-      shared: createSharedState(),
-      callLog: log,
-    };
+    const context = loggedContext(log);
     for (let i = 0; i < 2; i++) expect((await executeTool(trelloGetCard, { id: CARD }, context)).ok).toBe(true);
     await log.flush();
     expect(records(file)).toEqual([logged, logged]);

@@ -28,6 +28,16 @@ import { createMarkers, describeLeaks, needlesFor, scanText } from "../reliabili
 const M = createMarkers();
 const CARD = "6123a9f0c4b5d6e7f8091a2b";
 
+/** A fetch whose first answer is 503 (the service busy) and whose later ones are the mock's. */
+function busyOnce(): typeof fetch {
+  let first = true;
+  return async (input, init) => {
+    if (!first) return fetch(input, init);
+    first = false;
+    return new Response("busy", { status: 503 });
+  };
+}
+
 describe("the call log of tool calls", () => {
   let dir: string;
   let trello: RunningMock;
@@ -85,14 +95,7 @@ describe("the call log of tool calls", () => {
     const file = join(dir, "fail.jsonl");
     const log = createCallLog({ file });
     // The service answers 503 once, then the mock answers: two attempts, one call.
-    let first = true;
-    const flaky: typeof fetch = async (input, init) => {
-      if (first) {
-        first = false;
-        return new Response("busy", { status: 503 });
-      }
-      return fetch(input, init);
-    };
+    const flaky = busyOnce();
     const retried = await executeTool(
       trelloGetCard,
       { id: CARD },
@@ -117,14 +120,7 @@ describe("the call log of tool calls", () => {
   it("counts the attempts of a client the caller built (context.client), per tool call", async () => {
     const file = join(dir, "own-client.jsonl");
     const log = createCallLog({ file });
-    let first = true;
-    const flaky: typeof fetch = async (input, init) => {
-      if (first) {
-        first = false;
-        return new Response("busy", { status: 503 });
-      }
-      return fetch(input, init);
-    };
+    const flaky = busyOnce();
     let ownRequests = 0;
     const client = createServiceClient(trelloGetCard.descriptor, {
       ...context({ fetch: flaky, retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 2 } }),
