@@ -17,10 +17,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../generator/package-root.js";
 import { outsideEnv, run, type Run } from "../consumer/helpers.js";
-import { packedTarball } from "../helpers/tarball.js";
+import { packedTarball, writeAppManifest } from "../helpers/tarball.js";
 
 const root = packageRoot();
-const own = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { devDependencies: Record<string, string> };
 const env = outsideEnv(root);
 const work = mkdtempSync(join(tmpdir(), "stepforge-regen-"));
 const project = join(work, "consumer");
@@ -58,15 +57,7 @@ beforeAll(async () => {
   const packed = await packedTarball();
   mkdirSync(join(project, "src"), { recursive: true });
   const tools = ["openapi-typescript", "handlebars", "typescript", "ts-morph", "diff"];
-  const manifest = {
-    name: "regen-consumer",
-    version: "1.0.0",
-    private: true,
-    type: "module",
-    dependencies: { stepforge: `file:${packed.tarball}` },
-    devDependencies: Object.fromEntries(tools.map((t) => [t, own.devDependencies[t]!])),
-  };
-  writeFileSync(join(project, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+  writeAppManifest(project, "regen-consumer", packed.tarball, tools);
   const tsconfig = {
     compilerOptions: {
       target: "ES2022",

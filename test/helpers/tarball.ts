@@ -92,3 +92,29 @@ async function pack(): Promise<Packed> {
     await release();
   }
 }
+
+/**
+ * Writes the package.json of an application that installs the packed tarball, with `devTools`
+ * (optional peers and tools) at the versions this repository pins: how the outside suites set
+ * up the project a user would have.
+ */
+export function writeAppManifest(dir: string, name: string, tarball: string, devTools: readonly string[]): void {
+  const pinned = JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as {
+    devDependencies: Record<string, string>;
+  };
+  const devDependencies: Record<string, string> = {};
+  for (const tool of devTools) {
+    const version = pinned.devDependencies[tool];
+    if (version === undefined) throw new Error(`${tool} is not a devDependency of stepforge: pin it there first`);
+    devDependencies[tool] = version;
+  }
+  const manifest = {
+    name,
+    version: "1.0.0",
+    private: true,
+    type: "module",
+    dependencies: { stepforge: `file:${tarball}` },
+    devDependencies,
+  };
+  writeFileSync(join(dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+}

@@ -19,11 +19,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../generator/package-root.js";
 import { BROKEN, outsideEnv, run, startUntil, stop, type Run } from "../consumer/helpers.js";
-import { packedTarball } from "../helpers/tarball.js";
+import { packedTarball, writeAppManifest } from "../helpers/tarball.js";
 import { BOOKSHELF, PUBLIC_SPEC } from "./helpers.js";
 
 const root = packageRoot();
-const own = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { devDependencies: Record<string, string> };
 const env = outsideEnv(root);
 const work = mkdtempSync(join(tmpdir(), "stepforge-new-user-"));
 const project = join(work, "shelf-app");
@@ -64,15 +63,7 @@ beforeAll(async () => {
     "typescript",
     "@modelcontextprotocol/sdk",
   ];
-  const manifest = {
-    name: "shelf-app",
-    version: "1.0.0",
-    private: true,
-    type: "module",
-    dependencies: { stepforge: `file:${packed.tarball}` },
-    devDependencies: Object.fromEntries(peers.map((p) => [p, own.devDependencies[p]!])),
-  };
-  writeFileSync(join(project, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+  writeAppManifest(project, "shelf-app", packed.tarball, peers);
   const install = await timed("install", () =>
     run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund"], project, env),
   );
