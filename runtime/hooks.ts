@@ -146,11 +146,39 @@ export interface AttemptEndEvent extends AttemptBase {
   durationMs: number;
 }
 
+/** What one declared limit has left, right after it admitted a request. */
+export interface BudgetReading {
+  /** The limit's id. */
+  limit: string;
+  /** Whose budget it is, as the spec declares it: `connection`, `field:apiKey`, `path:idBoard`. */
+  per: string;
+  /** Requests (or, for a header quota with a cost header, the service's cost units) still allowed now. */
+  remaining: number;
+  unit: "request" | "cost";
+}
+
+/**
+ * A request was admitted under the client's declared limits (once per attempt): what each limit it
+ * counts against has left. Only observers that name it receive it (the metrics' budget gauge); a
+ * limit whose budget is unknown (a header quota the service has not reported yet) is left out.
+ */
+export interface BudgetEvent extends EventBase {
+  type: "budget";
+  operation: string;
+  limits: BudgetReading[];
+}
+
 /** The events `hooks` receive. */
 export type RuntimeEvent = RequestEvent | ResponseEvent | RetryEvent | ThrottleEvent | TokenEvent | DriftEvent;
 
 /** Every event the pipeline emits: what observers receive. */
-export type PipelineEvent = RuntimeEvent | CallStartEvent | CallEndEvent | AttemptStartEvent | AttemptEndEvent;
+export type PipelineEvent =
+  | RuntimeEvent
+  | CallStartEvent
+  | CallEndEvent
+  | AttemptStartEvent
+  | AttemptEndEvent
+  | BudgetEvent;
 
 export interface Hooks {
   onRequest?: (event: RequestEvent) => void;

@@ -14,7 +14,14 @@ import { emit, type Hooks, type Observer, type PipelineEvent, type RuntimeEvent 
 type EventType = PipelineEvent["type"];
 
 const REQUEST_LEVEL = new Set<EventType>(["request", "response", "retry", "throttle", "token", "drift"]);
-const ALL_TYPES: readonly EventType[] = [...REQUEST_LEVEL, "call_start", "call_end", "attempt_start", "attempt_end"];
+const ALL_TYPES: readonly EventType[] = [
+  ...REQUEST_LEVEL,
+  "call_start",
+  "call_end",
+  "attempt_start",
+  "attempt_end",
+  "budget",
+];
 
 /** Distinguishes this process's call ids from another's in a shared log. */
 const PROCESS_PREFIX = randomBytes(4).toString("hex");

@@ -4,6 +4,8 @@
  * is a no-op when nobody listens (the caller checks `events.active` before building anything).
  */
 import { StepforgeError } from "../errors.js";
+import type { BudgetReading } from "../hooks.js";
+import type { PlannedLimit, Ticket } from "../limits/limits.js";
 import type { SendInit } from "./attempt.js";
 import type { CallState, ClientContext } from "./context.js";
 
@@ -189,4 +191,24 @@ export function retrying(
   const { callId } = call;
   const operation = call.op.operationId;
   ctx.events.emit({ type: "retry", service, connection, callId, operation, attempt, delayMs, reason, retryAfter });
+}
+
+/**
+ * A request was admitted: what each of its limits has left (the metrics' budget gauge). The
+ * limiter works the numbers out only here, when someone reads them (the caller checks `wants`).
+ */
+export function admitted(ctx: ClientContext, call: CallState, planned: PlannedLimit[], ticket: Ticket): void {
+  const left = ticket.remaining?.();
+  if (!left) return;
+  const limits: BudgetReading[] = [];
+  for (let i = 0; i < planned.length; i++) {
+    const remaining = left[i];
+    if (remaining === undefined) continue;
+    const { spec } = planned[i]!;
+    const unit = spec.kind === "header-quota" && spec.costHeader ? "cost" : "request";
+    limits.push({ limit: spec.id, per: spec.per, remaining, unit });
+  }
+  if (limits.length === 0) return;
+  const { service, connection } = ctx.events.base;
+  ctx.events.emit({ type: "budget", service, connection, callId: call.callId, operation: call.op.operationId, limits });
 }

@@ -17,6 +17,7 @@ import type { CallOptions, CallState, ClientContext } from "./context.js";
 import { aborted, invalidBase, noAnswer, serviceFailed, stateUnreachable, unsafePathValue } from "./failures.js";
 import { newCallId } from "./observer.js";
 import {
+  admitted,
   answered,
   type AttemptInfo,
   attemptEnded,
@@ -118,6 +119,7 @@ async function attempts(ctx: ClientContext, call: CallState, request: PreparedRe
   for (;;) {
     if (call.signal?.aborted) throw aborted(ctx, call);
     const ticket = ctx.admission.admitNow(call, planned) ?? (await ctx.admission.admit(ctx, call, planned));
+    if (planned.length > 0 && ctx.events.wants("budget")) admitted(ctx, call, planned, ticket);
     const token = ctx.credentials.usesTokens ? await carriedToken(ctx, call, ticket) : undefined;
     const info = startAttempt(ctx, call, request, token, ticket);
     const outcome = await sendAttempt(ctx.send, info, call.signal, ctx.retry.timeoutMs);

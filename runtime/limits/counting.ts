@@ -70,6 +70,12 @@ export interface Ticket {
    * against nothing); `headers` lets header quotas learn what is left.
    */
   release(outcome: { sent: boolean; headers?: Headers | undefined }): void;
+  /**
+   * What each planned limit has left right after this admission, in plan order (undefined: not
+   * known, such as a header quota the service has not reported yet). Read at once after admission,
+   * only when someone watches the budgets, so a limiter may work it out when asked.
+   */
+  remaining?(): ReadonlyArray<number | undefined>;
 }
 
 export type Verdict =
@@ -218,7 +224,28 @@ export function commit(planned: PlannedLimit[], pump: () => void): Ticket {
       for (const r of releases) r(outcome);
       pump();
     },
+    remaining: () => remainingOf(planned, Date.now()),
   };
+}
+
+/** What each planned limit has left now (see `Ticket.remaining`), in the limit's own unit. */
+export function remainingOf(planned: PlannedLimit[], now: number): Array<number | undefined> {
+  return planned.map(({ spec, state }) => {
+    switch (state.kind) {
+      case "window": {
+        if (spec.kind !== "window") return undefined;
+        forgetBefore(state, now - spec.windowSeconds * 1000);
+        return Math.max(0, spec.requests - (state.pending + state.answered.length - state.start));
+      }
+      case "concurrency":
+        return spec.kind === "concurrency" ? Math.max(0, spec.max - state.active) : undefined;
+      case "daily-quota":
+      case "monthly-quota":
+        return "requests" in spec ? Math.max(0, spec.requests - state.count) : undefined;
+      case "header-quota":
+        return state.remaining === undefined ? undefined : Math.max(0, state.remaining - state.reserved);
+    }
+  });
 }
 
 /** Drops answers at or before `cutoff` (out of the window); compacts the list now and then. */

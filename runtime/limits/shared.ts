@@ -290,7 +290,7 @@ export class SharedLimitRegistry implements Limiter {
       };
     }
     if (admission.ok) {
-      if (this.remove(waiter)) waiter.resolve(this.ticket(waiter.planned, items, id));
+      if (this.remove(waiter)) waiter.resolve(this.ticket(waiter.planned, items, id, admission.remaining));
       else void this.quietly(this.freeAll(waiter.planned, items, id)); // aborted while the store answered
       return { done: true };
     }
@@ -340,7 +340,12 @@ export class SharedLimitRegistry implements Limiter {
     }
   }
 
-  private ticket(planned: PlannedLimit[], items: AdmissionItem[], id: string): Ticket {
+  private ticket(
+    planned: PlannedLimit[],
+    items: AdmissionItem[],
+    id: string,
+    remaining: ReadonlyArray<number | undefined> | undefined,
+  ): Ticket {
     // Leases and in-flight slots are renewed while the request runs, so only a dead worker's lapse.
     const renew = setInterval(
       () => {
@@ -376,6 +381,8 @@ export class SharedLimitRegistry implements Limiter {
         // A release the store does not take is safe: the slot lapses by itself after its hold.
         void this.quietly(Promise.all(work)).then(() => void this.pump());
       },
+      // As the store's admission reported it (a store that does not report leaves it unknown).
+      remaining: () => remaining ?? planned.map(() => undefined),
     };
   }
 

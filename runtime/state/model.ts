@@ -176,20 +176,25 @@ export function admit(tx: Tx, items: AdmissionItem[], id: string, now: number): 
     for (const [i, entry] of slots) writeSlots(tx, (items[i] as { key: string }).key, entry, now);
     return refusal;
   }
+  const remaining: Array<number | undefined> = [];
   for (const [i, item] of items.entries()) {
     if (item.kind === "slots") {
       const entry = slots.get(i)!;
       entry.entries[`#${id}`] = now + item.holdMs;
       writeSlots(tx, item.key, entry, now);
+      remaining.push(Math.max(0, item.capacity - Object.keys(entry.entries).length));
     } else if (item.kind === "counter") {
       const c = liveCounter(tx, item.key, now);
-      tx.write<CounterEntry>(C(item.key), { value: (c?.value ?? 0) + item.cost, resetAt: c?.resetAt ?? item.resetAt });
+      const value = (c?.value ?? 0) + item.cost;
+      tx.write<CounterEntry>(C(item.key), { value, resetAt: c?.resetAt ?? item.resetAt });
+      remaining.push(Math.max(0, item.limit - value));
     } else {
       const c = liveCounter(tx, item.key, now);
       if (c) tx.write<CounterEntry>(C(item.key), { value: c.value - item.cost, resetAt: c.resetAt });
+      remaining.push(c ? c.value - item.cost : undefined);
     }
   }
-  return { ok: true };
+  return { ok: true, remaining };
 }
 
 export function hold(tx: Tx, key: string, id: string, ms: number, now: number): boolean {

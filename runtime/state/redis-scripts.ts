@@ -115,7 +115,9 @@ return 1`,
    * KEYS: two per item (slots: zset, block; counter/budget: hash, unused).
    * ARGV: now, id, then per item kind ('s'|'c'|'b'), p1, p2, p3
    * (s: capacity, holdMs; c: limit, cost, resetAt; b: cost).
-   * → {1} | {0, item, exhausted (0|1), retryAt|resetAt}
+   * → {1, left…} | {0, item, exhausted (0|1), retryAt|resetAt}, where `left` is what each item
+   * has left after admission (free slots, what a counter may still add, a budget's value as a
+   * string so a fraction survives, '' for a budget never reported): a gauge needs no second trip.
    */
   sfAdmit: {
     keys: -1,
@@ -152,6 +154,7 @@ for i = 1, n do
   end
 end
 if item >= 0 then return {0, item, 0, at} end
+local reply = {1}
 for i = 1, n do
   local kind = arg(i, 1)
   local k = KEYS[(i - 1) * 2 + 1]
@@ -159,17 +162,25 @@ for i = 1, n do
     local untilMs = now + tonumber(arg(i, 3))
     redis.call('ZADD', k, untilMs, id)
     gc(k, untilMs, now)
+    reply[i + 1] = math.max(0, tonumber(arg(i, 2)) - redis.call('ZCARD', k))
   elseif kind == 'c' then
     local v, r = live_counter(k, now)
     local reset = r or tonumber(arg(i, 4))
-    redis.call('HSET', k, 'val', (v or 0) + tonumber(arg(i, 3)), 'reset', reset)
+    local value = (v or 0) + tonumber(arg(i, 3))
+    redis.call('HSET', k, 'val', value, 'reset', reset)
     gc(k, reset, now)
+    reply[i + 1] = math.max(0, tonumber(arg(i, 2)) - value)
   else
     local v = live_counter(k, now)
-    if v then redis.call('HINCRBY', k, 'val', -tonumber(arg(i, 2))) end
+    if v then
+      -- A float: services report points with fractions, and HINCRBY refuses those.
+      reply[i + 1] = redis.call('HINCRBYFLOAT', k, 'val', -tonumber(arg(i, 2)))
+    else
+      reply[i + 1] = ''
+    end
   end
 end
-return {1}`,
+return reply`,
   },
   /** KEYS: slots. ARGV: id, ms, now. → 0 | 1 */
   sfHold: {
@@ -210,7 +221,8 @@ return {redis.call('ZCARD', KEYS[1]), blocked}`,
     lua: `${LIVE_COUNTER}
 local v, r = live_counter(KEYS[1], tonumber(ARGV[1]))
 if not v then return false end
-return {v, r}`,
+-- The value as a string: a Lua number in a reply is cut to an integer, and budgets have fractions.
+return {tostring(v), r}`,
   },
   /** KEYS: counter. ARGV: delta, resetAt, now. → value */
   sfAdd: {

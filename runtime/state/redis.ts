@@ -261,8 +261,8 @@ export class RedisStateStore implements StateStore {
         args.push("b", item.cost, 0, 0);
       }
     }
-    const reply = await this.run<number[]>("sfAdmit", keys, args);
-    if (reply[0] === 1) return { ok: true };
+    const reply = await this.run<Array<number | string>>("sfAdmit", keys, args);
+    if (reply[0] === 1) return { ok: true, remaining: reply.slice(1).map((v) => (v === "" ? undefined : Number(v))) };
     const item = Number(reply[1]);
     return reply[2] === 1
       ? { ok: false, item, exhausted: true, resetAt: Number(reply[3]) }

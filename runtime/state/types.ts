@@ -94,7 +94,12 @@ export type AdmissionItem =
   | { kind: "budget"; key: string; cost: number };
 
 export type Admission =
-  | { ok: true }
+  /**
+   * Admitted. `remaining`: what each item has left after it, in item order (free slots, what a
+   * counter may still add, what a budget holds; undefined for a budget never reported), worked out
+   * by the same atomic step, so a budget gauge costs no extra round trip. Absent from older stores.
+   */
+  | { ok: true; remaining?: Array<number | undefined> }
   /** Item `item` has no room: try again at `retryAt` (a slot that frees on release may free sooner). */
   | { ok: false; item: number; exhausted: false; retryAt: number }
   /** Item `item` is a counter or budget used up until `resetAt`: waiting is pointless. */

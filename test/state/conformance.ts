@@ -92,9 +92,10 @@ export function describeStateStore(
 
     it("admits into slots up to capacity and says when to retry", async () => {
       const item = { kind: "slots" as const, key: "w", capacity: 2, holdMs: 10_000 };
-      expect(await store.admit([item], "a")).toEqual({ ok: true });
+      // Each admission says what is left after it (the budget gauge), from the same atomic step.
+      expect(await store.admit([item], "a")).toEqual({ ok: true, remaining: [1] });
       clock.advance(100);
-      expect(await store.admit([item], "b")).toEqual({ ok: true });
+      expect(await store.admit([item], "b")).toEqual({ ok: true, remaining: [0] });
       const t = clock.now();
       expect(await store.admit([item], "c")).toEqual({
         ok: false,
@@ -106,7 +107,7 @@ export function describeStateStore(
       expect(await store.hold("w", "a", 1000)).toBe(true);
       expect(await store.admit([item], "c")).toEqual({ ok: false, item: 0, exhausted: false, retryAt: t + 1000 });
       clock.advance(1000);
-      expect(await store.admit([item], "c")).toEqual({ ok: true });
+      expect(await store.admit([item], "c")).toEqual({ ok: true, remaining: [0] });
       expect(await store.slots("w")).toEqual({ live: 2, blockedUntil: 0 });
       expect(await store.hold("w", "gone", 1000)).toBe(false);
       expect(await store.hold("w", "b", 0)).toBe(true);
@@ -147,8 +148,8 @@ export function describeStateStore(
       const resetAt = clock.now() + 60_000;
       const item = { kind: "counter" as const, key: "day", limit: 2, cost: 1, resetAt };
       const slot = { kind: "slots" as const, key: "s", capacity: 100, holdMs: 1 };
-      expect((await store.admit([item, slot], "1")).ok).toBe(true);
-      expect((await store.admit([item, slot], "2")).ok).toBe(true);
+      expect(await store.admit([item, slot], "1")).toEqual({ ok: true, remaining: [1, 99] });
+      expect(await store.admit([item, slot], "2")).toEqual({ ok: true, remaining: [0, 98] });
       expect(await store.admit([item, slot], "3")).toEqual({ ok: false, item: 0, exhausted: true, resetAt });
       expect(await store.counter("day")).toEqual({ value: 2, resetAt });
       // A request that was never sent gives its unit back.
@@ -163,13 +164,17 @@ export function describeStateStore(
 
     it("spends a reported budget and admits while it is unknown", async () => {
       const item = { kind: "budget" as const, key: "points", cost: 2 };
-      expect((await store.admit([item], "1")).ok).toBe(true);
+      expect(await store.admit([item], "1")).toEqual({ ok: true, remaining: [undefined] });
       const resetAt = clock.now() + 1000;
       await store.setCounter("points", 3, resetAt);
-      expect((await store.admit([item], "2")).ok).toBe(true);
+      expect(await store.admit([item], "2")).toEqual({ ok: true, remaining: [1] });
       expect(await store.admit([item], "3")).toEqual({ ok: false, item: 0, exhausted: true, resetAt });
       clock.advance(1000);
       expect((await store.admit([item], "4")).ok).toBe(true);
+      // Services report points with fractions (a call costing 1 + 0.01 per result): kept as they are.
+      await store.setCounter("points", 2.5, clock.now() + 1000);
+      expect(await store.admit([{ ...item, cost: 1.25 }], "5")).toEqual({ ok: true, remaining: [1.25] });
+      expect((await store.counter("points"))?.value).toBe(1.25);
     });
 
     it("drops a repeat within the window and forgets it after", async () => {
