@@ -20,6 +20,7 @@ import { closeComponents, closeSchema } from "./closed.js";
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
   ajv: Ajv2020,
+  options?: { mode?: "fast" | "full" },
 ) => void;
 
 const REQUEST_ID = "stepforge-drift-request.json";
@@ -160,10 +161,15 @@ export class ConformanceChecker {
   private readonly ajv: Ajv2020;
   private readonly router = new Router<ConformanceOperation>();
   private readonly compiled = new Map<string, ValidateFunction>();
+  private readonly responseChecks = new WeakMap<DeclaredResponse, ValidateFunction>();
   /** `$ref` → the response-direction component it names (closed.ts decides what to close by it). */
   private readonly responseResolve: (ref: string) => unknown;
 
-  constructor(definition: ConformanceDefinition) {
+  /**
+   * `formats: "fast"` checks formats by their shape only (a date-time's digits and separators, not
+   * whether February has a 30th): half the cost of a check, for the client's per-answer check.
+   */
+  constructor(definition: ConformanceDefinition, options: { formats?: "fast" | "full" } = {}) {
     this.definition = definition;
     this.ajv = new Ajv2020({
       strict: false,
@@ -172,7 +178,7 @@ export class ConformanceChecker {
       validateFormats: true,
       ownProperties: true,
     });
-    addFormats(this.ajv);
+    addFormats(this.ajv, { mode: options.formats ?? "full" });
     withJsonEquality(this.ajv);
     this.ajv.addSchema({ $id: REQUEST_ID, components: requestComponents(definition.components, REQUEST_ID) });
     const responseComponents = requestComponents(definition.components, RESPONSE_ID, "response");
@@ -316,11 +322,16 @@ export class ConformanceChecker {
   checkParsedBody(op: ConformanceOperation, status: number, body: unknown): Difference[] {
     const declared = declaredFor(op, status);
     if (declared?.schema === undefined) return [];
-    const base = { operation: op.operationId, direction: "response" as const, status };
-    const fn = this.compile(`${op.operationId}:${status}:response`, () =>
-      closeSchema(requestSchema(declared.schema, RESPONSE_ID, "response"), this.responseResolve),
-    );
-    return fn(body) ? [] : this.differences(fn.errors, body, base, "/body");
+    // Found by the declared answer itself: no key built, no closure made, per answer checked (the
+    // client checks every answer; statuses sharing a declaration share its function).
+    let fn = this.responseChecks.get(declared);
+    if (!fn) {
+      const schema = closeSchema(requestSchema(declared.schema, RESPONSE_ID, "response"), this.responseResolve);
+      fn = this.ajv.compile(schema as object);
+      this.responseChecks.set(declared, fn);
+    }
+    if (fn(body)) return [];
+    return this.differences(fn.errors, body, { operation: op.operationId, direction: "response", status }, "/body");
   }
 
   /** Ajv's errors as differences; branch errors under an `anyOf`/`oneOf` that failed are folded into it. */

@@ -76,8 +76,11 @@ export const RESPONSE_DRIFT = "RESPONSE_DRIFT";
 /** Checks one answer; loaded lazily (response-validator.ts). */
 export type BodyCheck = (operationId: string, status: number, body: unknown) => DriftFound[];
 
-/** What the client runs on each success answer: resolves to the body, or rejects (strict). */
-export type AnswerValidation = (ctx: ClientContext, call: CallState, status: number, body: unknown) => Promise<unknown>;
+/**
+ * What the client runs on each success answer: the body, or a promise of it while the checker is
+ * first loaded; throws (or rejects) under strict.
+ */
+export type AnswerValidation = (ctx: ClientContext, call: CallState, status: number, body: unknown) => unknown;
 
 const warned = new Set<string>();
 const VALIDATOR = "./response-validator.js";
@@ -114,17 +117,21 @@ export function answerValidation(
   const schemas = typeof option === "object" ? option.schemas : undefined;
   let check: BodyCheck | undefined;
   let loading: Promise<BodyCheck> | undefined;
-  return async (ctx, call, status, body) => {
-    if (!check) {
-      loading ??= bodyCheckFor(descriptor, schemas);
-      check = await loading;
-    }
-    const found = check(call.op.operationId, status, body);
+  const checked = (found: DriftFound[], ctx: ClientContext, call: CallState, status: number, body: unknown) => {
     if (found.length === 0) return body;
     report(ctx, call, status, found);
     const breaking = found.filter((d) => d.kind !== "undocumented-field");
     if (mode === "strict" && breaking.length > 0) throw driftError(ctx, call, status, breaking);
     return body;
+  };
+  return (ctx, call, status, body) => {
+    // Once loaded, synchronous: no promise per answer (the call's own promise carries a throw).
+    if (check) return checked(check(call.op.operationId, status, body), ctx, call, status, body);
+    loading ??= bodyCheckFor(descriptor, schemas);
+    return loading.then((loaded) => {
+      check = loaded;
+      return checked(loaded(call.op.operationId, status, body), ctx, call, status, body);
+    });
   };
 }
 

@@ -124,6 +124,16 @@ describe("validate", () => {
     expect(drift).toMatchObject([{ kind: "undocumented-field", pointer: "/body/brandNewField" }]);
   });
 
+  it("a malformed date-time or address is a format difference (formats are checked by shape)", async () => {
+    changes = { dateLastActivity: "last Tuesday", shortUrl: "not an address" };
+    const drift: DriftEvent[] = [];
+    await call({ validate: "warn", hooks: collect(drift) });
+    expect(drift.map((d) => [d.kind, d.pointer, d.expected]).sort()).toEqual([
+      ["format", "/body/dateLastActivity", "format date-time"],
+      ["format", "/body/shortUrl", "format uri"],
+    ]);
+  });
+
   it("warn with nobody listening: one process warning per operation and pointer", async () => {
     changes = { id: 4242, idBoard: 7 };
     const warnings: string[] = [];
