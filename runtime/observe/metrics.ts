@@ -1,15 +1,16 @@
 /**
  * OpenTelemetry metrics from the pipeline's observer events, like otel.ts's spans: HTTP attempt
  * duration (`http.client.request.duration`, the HTTP client convention), call duration, the
- * limiter's expected waits, what each limit has left after an admission, retries, token renewals
- * and response drift. Labels are low-cardinality and hold nothing secret: method, path template,
+ * limiter's expected waits, what each limit has left after an admission (budgets.ts), retries,
+ * token renewals and response drift. Labels are low-cardinality and hold nothing secret: method, path template,
  * host, status, error type, service, operation, limit id and scope, the connection's digest,
  * reason, token action.
  */
 import type * as OtelApi from "@opentelemetry/api";
 import type { Observer, PipelineEvent } from "../hooks.js";
 import type { MetricsOption } from "./options.js";
-import { hashConnection, otelApi, tracingWanted } from "./otel.js";
+import { type BudgetGauges, budgetGaugesFor } from "./budgets.js";
+import { otelApi, tracingWanted } from "./otel.js";
 
 export type { MetricsOption, MetricsOptions } from "./options.js";
 
@@ -40,9 +41,8 @@ export class MetricsObserver implements Observer {
   private readonly attemptDuration: OtelApi.Histogram;
   private readonly callDuration: OtelApi.Histogram;
   private readonly limitWait: OtelApi.Histogram;
-  /** Requests a limit still allows; a header quota with a cost header: its cost units (`remainingCost`). */
-  private readonly remaining: OtelApi.Gauge | undefined;
-  private readonly remainingCost: OtelApi.Gauge | undefined;
+  /** What each limit had left at its last admission (observable gauges, read when collected). */
+  private readonly budgets: BudgetGauges;
   private readonly retries: OtelApi.Counter;
   private readonly tokens: OtelApi.Counter;
   private readonly drift: OtelApi.Counter;
@@ -60,22 +60,7 @@ export class MetricsObserver implements Observer {
       unit: "s",
       description: "Expected wait for room under a client-side limit, when a limit held a call.",
     });
-    // Synchronous gauges (API 1.9): the limiter knows the number when it admits a request, so it is
-    // recorded then; an observable gauge would have to keep every budget's last value for its callback.
-    // A meter from before 1.9 (below the peer range) has none: the budgets then go unrecorded.
-    const gauges = typeof meter.createGauge === "function";
-    this.remaining = gauges
-      ? meter.createGauge("stepforge.limit.remaining", {
-          unit: "{request}",
-          description: "Requests a client-side limit still allows, right after it admitted one.",
-        })
-      : undefined;
-    this.remainingCost = gauges
-      ? meter.createGauge("stepforge.limit.remaining_cost", {
-          unit: "{cost}",
-          description: "What a header quota in the service's cost units still allows, right after an admission.",
-        })
-      : undefined;
+    this.budgets = budgetGaugesFor(meter);
     this.retries = meter.createCounter("stepforge.retries", { description: "Pauses before another attempt." });
     this.tokens = meter.createCounter("stepforge.token.renewals", { description: "OAuth token events by action." });
     this.drift = meter.createCounter("stepforge.response.drift", {
@@ -110,19 +95,9 @@ export class MetricsObserver implements Observer {
           "stepforge.limit": event.limit,
         });
         return;
-      case "budget": {
-        const connection = hashConnection(event.service, event.connection);
-        for (const reading of event.limits) {
-          const gauge = reading.unit === "cost" ? this.remainingCost : this.remaining;
-          gauge?.record(reading.remaining, {
-            "stepforge.service": event.service,
-            "stepforge.limit": reading.limit,
-            "stepforge.limit.scope": reading.per,
-            "stepforge.connection.hash": connection,
-          });
-        }
+      case "budget":
+        this.budgets.note(event);
         return;
-      }
       case "retry":
         this.retries.add(1, {
           "stepforge.service": event.service,
