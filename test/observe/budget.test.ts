@@ -8,7 +8,13 @@ import { type DataPoint, MeterProvider, MetricReader } from "@opentelemetry/sdk-
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { descriptor as trello } from "../../generated/trello/descriptor.js";
 import { descriptor as worldnews } from "../../generated/worldnews/descriptor.js";
-import { createServiceClient, createSharedState, type SharedState } from "../../runtime/index.js";
+import {
+  createServiceClient,
+  createSharedState,
+  LimitRegistry,
+  type PipelineEvent,
+  type SharedState,
+} from "../../runtime/index.js";
 import { startMock, type RunningMock } from "../../runtime/mock/index.js";
 import { haveRedis, type RunningRedis, startRedis } from "../helpers/redis.js";
 import { CARD, WORLDNEWS } from "../mock/helpers.js";
@@ -109,6 +115,33 @@ describe("remaining budget per limit", () => {
       await provider.shutdown();
       await news.close();
     }
+  });
+
+  it("nobody reads budgets (a tracer-like observer): the limiter is never asked for one", async () => {
+    /** Counts how often a ticket's budget is worked out. */
+    class CountingRegistry extends LimitRegistry {
+      asked = 0;
+      override tryAcquire(...args: Parameters<LimitRegistry["tryAcquire"]>) {
+        const ticket = super.tryAcquire(...args);
+        const remaining = ticket?.remaining;
+        if (!ticket || !remaining) return ticket;
+        return { release: ticket.release, remaining: () => (this.asked++, remaining()) };
+      }
+    }
+    const run = async (eventTypes: PipelineEvent["type"][]) => {
+      const limits = new CountingRegistry();
+      const seen: PipelineEvent["type"][] = [];
+      const client = createServiceClient(trello, {
+        connection: { name: "t", fields: { apiKey: apiKey.value, token: token.value } },
+        baseUrl: mock.url,
+        shared: { ...createSharedState(), limits },
+        observers: [{ eventTypes, onEvent: (e) => void seen.push(e.type) }],
+      });
+      for (let i = 0; i < CALLS; i++) await client.call("getCard", { params: { path: { id: CARD } } });
+      return { asked: limits.asked, budgets: seen.filter((t) => t === "budget").length };
+    };
+    expect(await run(["call_start", "call_end", "attempt_start", "attempt_end"])).toEqual({ asked: 0, budgets: 0 });
+    expect(await run(["call_end", "budget"])).toEqual({ asked: CALLS, budgets: CALLS });
   });
 
   // Not skipped without redis-server: a skip passes in silence (.ci/run installs it).
