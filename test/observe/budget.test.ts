@@ -125,7 +125,11 @@ describe("remaining budget per limit", () => {
         const ticket = super.tryAcquire(...args);
         const remaining = ticket?.remaining;
         if (!ticket || !remaining) return ticket;
-        return { release: ticket.release, remaining: () => (this.asked++, remaining()) };
+        const counted = () => {
+          this.asked++;
+          return remaining();
+        };
+        return { release: ticket.release, remaining: counted };
       }
     }
     const run = async (eventTypes: PipelineEvent["type"][]) => {
