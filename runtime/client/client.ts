@@ -7,8 +7,6 @@
  *
  * Generated code passes the service descriptor; nothing here knows which service it talks to.
  */
-import type { ParamsOption, RequestBodyOption } from "openapi-fetch";
-import type { SuccessResponseJSON } from "openapi-typescript-helpers";
 import type { HttpMethod, OperationDescriptor, ServiceDescriptor } from "../descriptor.js";
 import { redact, redactUrl } from "../errors.js";
 import type { Connection } from "../credentials/auth.js";
@@ -95,11 +93,7 @@ export interface ClientOptions {
   store?: ConnectionStore | undefined;
 }
 
-/** What a generated operation function accepts: typed params and body, plus an abort signal. */
-export type OperationInit<Op> = ParamsOption<Op> & RequestBodyOption<Op> & { signal?: AbortSignal };
-
-/** What a generated operation function resolves to: the JSON body of its success response. */
-export type OperationData<Op> = Op extends Record<string | number, any> ? SuccessResponseJSON<Op> : never;
+export type { OperationData, OperationInit } from "./operation-types.js";
 
 /** A request to any path of the service, outside the declared operations (the API Call step's). */
 export interface RawRequest {

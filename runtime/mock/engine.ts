@@ -16,7 +16,7 @@ import { Admission, type Ticket } from "./admission.js";
 import { Answers } from "./answers.js";
 import { Auth } from "./auth.js";
 import { FaultInjector, prng, type FaultDecision } from "./faults.js";
-import type { MockOperation, MockOperationSpec, MockService } from "./model.js";
+import type { MockOperation, MockOperationSpec, MockService } from "./model-types.js";
 import { Pager } from "./paging.js";
 import { Router } from "./router.js";
 import { pointerResolver } from "./sample.js";

@@ -13,8 +13,7 @@ export { loadMock, registerMock, registeredMock, registeredMocks } from "./regis
 export { DEFAULT_MAX_BODY_BYTES, MockListenError, startMockServer } from "./server.js";
 export type { MockCounters, MockDefinition, MockLimitOverride, MockOptions, MockState, RunningMock } from "./types.js";
 export type { FaultOptions } from "./faults.js";
-export { MockOperationSchema, MockServiceSchema } from "./model.js";
-export type { MockOperation, MockOperationSpec, MockService } from "./model.js";
+export type { MockOperation, MockOperationSpec, MockService } from "./model-types.js";
 export { startPrism } from "./prism.js";
 export { createReplayer } from "./replay.js";
 export type { Replayer } from "./replay.js";

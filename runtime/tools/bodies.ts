@@ -13,6 +13,7 @@
  * with the field's name, before anything is sent.
  */
 import * as z from "zod";
+import type { StepSchema } from "./types.js";
 
 /**
  * Decoded bytes one file part or bytes body may hold: 700 KiB. A step's whole input is capped at
@@ -38,7 +39,11 @@ const tooLarge = (bytes: number) =>
   `is ${bytes} bytes; at most ${MAX_FILE_BYTES} bytes can be sent through a step (upload larger files another way)`;
 
 /** A base64 string of at most MAX_FILE_BYTES decoded bytes. */
-export function base64Schema(): z.ZodType {
+export function base64Schema(): StepSchema {
+  return base64String();
+}
+
+function base64String() {
   return z
     .string()
     .regex(BASE64, "must be base64 (A-Z, a-z, 0-9, +, / or - and _, = padding)")
@@ -49,10 +54,10 @@ export function base64Schema(): z.ZodType {
 }
 
 /** A file part as a model sends it: its content as base64 or as text (exactly one), a file name and a media type. */
-export function filePartSchema(): z.ZodType {
+export function filePartSchema(): StepSchema {
   return z
     .strictObject({
-      base64: base64Schema().optional().describe("The file's bytes as base64 (for binary files)."),
+      base64: base64String().optional().describe("The file's bytes as base64 (for binary files)."),
       text: z.string().optional().describe("The file's content as text (for text files), instead of base64."),
       filename: z.string().min(1).max(255).optional().describe("The file name the service sees."),
       contentType: z.string().min(1).max(255).optional().describe("The file's media type, e.g. image/png."),

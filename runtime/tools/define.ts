@@ -6,13 +6,35 @@
  */
 import * as z from "zod";
 import type { ServiceDescriptor } from "../descriptor.js";
-import type { ApiCallTool, ToolCheck } from "./model.js";
+import type { ApiCallTool, ToolCheck } from "./model-types.js";
 import type { Schema } from "./schema.js";
-import { TOOL_NAME } from "./model.js";
-import type { ApiCallToolDefinition, OperationToolDefinition, ToolAnnotations } from "./types.js";
+import { TOOL_NAME } from "./model-types.js";
+import type {
+  ApiCallToolDefinition,
+  OperationToolDefinition,
+  StepObjectSchema,
+  StepSchema,
+  ToolAnnotations,
+} from "./types.js";
 import { credentialQueryNames } from "../credentials/auth.js";
 import { getPath, setOwn } from "../internal/values.js";
 import { type BodyEncoding, decodeBase64, multipartBody } from "./bodies.js";
+
+/**
+ * The builders of runtime/tools/schema.ts return zod schemas typed narrowly, and a hand-written step
+ * may pass its own zod schema: every step schema is zod at run time (the exports turn it into JSON
+ * Schema with zod). Anything else is refused here, where its author can still fix it.
+ */
+function zodSchema(schema: unknown, step: string, field: string, object: boolean): StepSchema {
+  if (!(schema instanceof z.ZodType) || (object && !(schema instanceof z.ZodObject))) {
+    const what = object ? "an object schema" : "a schema";
+    throw new TypeError(
+      `tool "${step}": ${field} must be ${what} made with \`s\` (stepforge/runtime/tools) or zod 4, ` +
+        `not ${schema === null ? "null" : typeof schema}`,
+    );
+  }
+  return schema as unknown as StepSchema;
+}
 
 function checkName(name: string, service: string): void {
   if (!TOOL_NAME.test(name) || !name.startsWith(`${service}_`)) {
@@ -59,8 +81,8 @@ export interface StepWire {
  */
 export type OperationToolSpec<I> = Omit<OperationToolDefinition<I>, "kind" | "input" | "output" | "service"> & {
   service?: string;
-  input: Schema | z.ZodObject;
-  output: Schema | z.ZodType;
+  input: Schema | StepObjectSchema;
+  output: Schema | StepSchema;
 };
 
 export function defineOperationTool<I extends object = ToolInput>(
@@ -68,13 +90,12 @@ export function defineOperationTool<I extends object = ToolInput>(
 ): OperationToolDefinition<I> {
   const service = definition.service ?? definition.descriptor.id;
   checkName(definition.name, service);
-  // The builders of runtime/tools/schema.ts return zod schemas typed narrowly; these are they.
   return {
     kind: "operation",
     ...definition,
     service,
-    input: definition.input as z.ZodObject,
-    output: definition.output as z.ZodType,
+    input: zodSchema(definition.input, definition.name, "input", true) as StepObjectSchema,
+    output: zodSchema(definition.output, definition.name, "output", false),
   };
 }
 
@@ -146,7 +167,7 @@ function inProse(items: string[]): string {
 }
 
 /** Input schema of an API Call step, from the spec's declaration. */
-export function apiCallInput(descriptor: ServiceDescriptor, config: ApiCallTool): z.ZodObject {
+export function apiCallInput(descriptor: ServiceDescriptor, config: ApiCallTool): StepObjectSchema {
   const example = config.examples[0] ?? "/";
   const credentialNames = credentialQueryNames(descriptor);
   const shape: Record<string, z.ZodType> = {
@@ -182,7 +203,7 @@ export function apiCallInput(descriptor: ServiceDescriptor, config: ApiCallTool)
   return z.strictObject(shape);
 }
 
-export const apiCallOutput = z
+export const apiCallOutput: StepSchema = z
   .looseObject({})
   .describe(
     "The service's JSON answer: an object as returned, a list as { items: [...] }, anything else as { value }.",

@@ -9,8 +9,8 @@ import { getPath } from "../internal/values.js";
 import { ConnectionError, StepforgeError } from "../errors.js";
 import { UNSAFE_PATH_VALUE } from "../client/client.js";
 import { pathValueProblem } from "../internal/path-values.js";
-import type { ToolCheck } from "./model.js";
-import type { ToolCheckAdvice, ToolDefinition, ToolError, ToolFieldError } from "./types.js";
+import type { ToolCheck } from "./model-types.js";
+import type { StepSchemaError, ToolCheckAdvice, ToolDefinition, ToolError, ToolFieldError } from "./types.js";
 
 function pathOf(path: ReadonlyArray<PropertyKey>): string {
   return path.map((p) => (typeof p === "symbol" ? String(p) : String(p))).join(".");
@@ -25,9 +25,10 @@ function describeExpected(issue: z.core.$ZodIssue): string {
  * One message per issue, phrased as a fix. `known` lists the accepted top-level fields; `input`
  * is what was validated (to tell a missing field from a wrong one).
  */
-export function fieldErrors(error: z.ZodError, known: string[], input?: unknown): ToolFieldError[] {
+export function fieldErrors(error: StepSchemaError, known: string[], input?: unknown): ToolFieldError[] {
   const out: ToolFieldError[] = [];
-  for (const issue of error.issues) {
+  // Step schemas are zod's (define.ts), so their issues are zod's: each code with its own fields.
+  for (const issue of error.issues as readonly z.core.$ZodIssue[]) {
     const path = pathOf(issue.path);
     switch (issue.code) {
       case "unrecognized_keys": {

@@ -12,7 +12,7 @@
  * The work is the size of the shared schemas plus the size of what is returned.
  */
 import * as z from "zod";
-import type { ToolDefinition } from "./types.js";
+import type { StepSchema, ToolDefinition } from "./types.js";
 
 type Json = Record<string, unknown>;
 
@@ -152,12 +152,19 @@ export function canonicalize(schema: Json, options?: CanonicalOptions): Json {
 
 type Io = "input" | "output";
 
-function toJsonSchema(schema: z.ZodType, io: Io, reused: "inline" | "ref"): Json {
-  return z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12", cycles: "ref", reused }) as Json;
+/** Every step schema is a zod one at run time (define.ts refuses anything else). */
+function toJsonSchema(schema: StepSchema | z.ZodType, io: Io, reused: "inline" | "ref"): Json {
+  return z.toJSONSchema(schema as z.ZodType, {
+    io,
+    unrepresentable: "any",
+    target: "draft-2020-12",
+    cycles: "ref",
+    reused,
+  }) as Json;
 }
 
-/** The JSON Schema of a zod schema, canonicalised (one schema alone; for a tool list see ToolSchemas). */
-export function canonicalSchema(schema: z.ZodType, io: Io, options?: CanonicalOptions): Json {
+/** The JSON Schema of a step's schema, canonicalised (one schema alone; for a tool list see ToolSchemas). */
+export function canonicalSchema(schema: StepSchema, io: Io, options?: CanonicalOptions): Json {
   return canonicalize(toJsonSchema(schema, io, "ref"), options);
 }
 
@@ -214,7 +221,9 @@ export class ToolSchemas {
       return canonicalSchema(io === "input" ? tool.input : tool.output, io, { levels, work: this.work });
     let root = this.raw[io];
     if (!root) {
-      const shape = Object.fromEntries(this.tools.map((t) => [this.keys.get(t)!, io === "input" ? t.input : t.output]));
+      const shape = Object.fromEntries(
+        this.tools.map((t) => [this.keys.get(t)!, (io === "input" ? t.input : t.output) as z.ZodType]),
+      );
       root = toJsonSchema(z.object(shape), io, "ref");
       this.raw[io] = root;
       if (this.work) this.work.nodes += countNodes(root);

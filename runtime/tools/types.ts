@@ -6,10 +6,9 @@
  * nobody right now: `rate_limited`, `server`, ...), `retryable` whether the same call may work
  * later, and `fields` which input fields were wrong.
  */
-import type { z } from "zod";
 import type { ClientOptions, ServiceClient } from "../client/client.js";
 import type { ErrorKind, ServiceDescriptor } from "../descriptor.js";
-import type { ApiCallTool, ToolCheck } from "./model.js";
+import type { ApiCallTool, ToolCheck } from "./model-types.js";
 import type { InputLimits } from "./input-limits.js";
 import type { CallLog } from "../observe/call-log.js";
 import type { Logger } from "../observe/logger.js";
@@ -19,6 +18,36 @@ export interface ToolAnnotations {
   destructiveHint: boolean;
   idempotentHint: boolean;
   openWorldHint: boolean;
+}
+
+/**
+ * A step's schema, declared by what its callers use of it. At run time every one is a zod schema
+ * (the builders of schema.ts and define.ts make them, and `defineOperationTool` refuses anything
+ * else); declared without zod's types, an application that type-checks against the tool steps
+ * never loads zod's declaration files (about a hundred, most of the README samples' check).
+ */
+export interface StepSchema {
+  safeParse(value: unknown): StepParseResult;
+}
+
+/** An object schema: its fields by name. */
+export interface StepObjectSchema extends StepSchema {
+  readonly shape: Readonly<Record<string, unknown>>;
+}
+
+export type StepParseResult =
+  | { readonly success: true; readonly data: unknown }
+  | { readonly success: false; readonly error: StepSchemaError };
+
+/** Why a value was refused: one issue per problem (zod's issues; `code` says which fields follow). */
+export interface StepSchemaError {
+  readonly issues: readonly StepIssue[];
+}
+
+export interface StepIssue {
+  readonly code: string;
+  readonly path: readonly PropertyKey[];
+  readonly message: string;
 }
 
 interface ToolBase {
@@ -31,9 +60,9 @@ interface ToolBase {
   annotations: ToolAnnotations;
   descriptor: ServiceDescriptor;
   /** Validates everything the model sends (unknown fields are refused). */
-  input: z.ZodObject;
+  input: StepObjectSchema;
   /** What `data` holds on success (always an object; arrays come as `{ items }`). */
-  output: z.ZodType;
+  output: StepSchema;
   deprecated?: boolean | undefined;
   replacedBy?: string | undefined;
   /** For a non-idempotent write: the read step that shows whether it was applied (x-stepforge-tool.check). */

@@ -1,5 +1,5 @@
 /** Triggers: declared in a spec's `x-stepforge-triggers`, received, matched, polled and registered here. */
-export * from "./model.js";
+export * from "./model-types.js";
 export { createWebhookReceiver, signPayload, ReceiverConfigError, RECEIVER_DEFAULTS } from "./receiver.js";
 export type {
   ReceiverLoad,
@@ -15,7 +15,6 @@ export {
   ANY_SCOPE_VALUE,
   createTriggerRouter,
   validateConfig,
-  configSchema,
   matches,
   normalise,
   ref,

@@ -5,7 +5,7 @@
  */
 import * as z from "zod";
 import { firstPath, getPath } from "../internal/values.js";
-import type { Delivery, RefSpec, TriggerSpec, TriggersExtension, WebhookTriggerSpec } from "./model.js";
+import type { Delivery, RefSpec, TriggerSpec, TriggersExtension, WebhookTriggerSpec } from "./model-types.js";
 
 export interface TriggerConfig {
   /** Trigger name, e.g. trello_card_moved. */
@@ -63,7 +63,7 @@ function needsScopeValues(extension: TriggersExtension, trigger: TriggerSpec): b
 }
 
 /** The zod schema of one trigger's configuration (its scope values + its declared options). */
-export function configSchema(extension: TriggersExtension, trigger: TriggerSpec) {
+function configSchema(extension: TriggersExtension, trigger: TriggerSpec) {
   const options: Record<string, z.ZodType> = {};
   for (const [name, option] of Object.entries(trigger.options)) {
     let schema: z.ZodType;

@@ -6,7 +6,7 @@
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { hmacOf } from "../internal/hmac.js";
-import type { Delivery } from "./model.js";
+import type { Delivery } from "./model-types.js";
 
 export type Headers = Record<string, string | string[] | undefined>;
 

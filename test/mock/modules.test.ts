@@ -9,7 +9,6 @@ import { deepMerge, placeInArray } from "../../runtime/mock/actions.js";
 import { expandAlphabet, IdMaker } from "../../runtime/mock/ids.js";
 import {
   MockEngine,
-  MockOperationSchema,
   registeredMock,
   registeredMocks,
   registerMock,
@@ -17,6 +16,7 @@ import {
   type MockDefinition,
   type Outcome,
 } from "../../runtime/mock/index.js";
+import { MockOperationSchema } from "../../runtime/mock/model.js";
 import { decodeToken, encodeToken } from "../../runtime/mock/paging.js";
 import { Router } from "../../runtime/mock/router.js";
 import { Store } from "../../runtime/mock/store.js";

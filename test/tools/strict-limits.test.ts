@@ -118,3 +118,17 @@ describe("OpenAI strict mode's limits", () => {
     });
   });
 });
+
+describe("a hand-written step's schemas", () => {
+  it("are zod's or the s builders': anything else is refused when the step is defined, naming the field", () => {
+    const lookalike = { shape: {}, safeParse: () => ({ success: true as const, data: {} }) };
+    expect(() => toolWith(lookalike as never)).toThrow(
+      'tool "worldnews_synthetic": input must be an object schema made with `s` (stepforge/runtime/tools) or zod 4, not object',
+    );
+    expect(() => toolWith(z.string() as never)).toThrow(/input must be an object schema/);
+    // The declared type a zod object meets without naming zod, and the step validates with it.
+    const step = toolWith(z.strictObject({ text: z.string() }));
+    expect(step.input.safeParse({ text: "a" })).toEqual({ success: true, data: { text: "a" } });
+    expect(step.input.safeParse({}).success).toBe(false);
+  });
+});
