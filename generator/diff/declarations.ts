@@ -51,8 +51,12 @@ function pointerOf(ref: string): string[] {
   }
 }
 
-/** Writes a component's type text with `write`, or names another type for it (pair-file.ts shares some). */
-export type ComponentHook = (section: string, name: string, write: () => string) => string;
+/**
+ * Writes the type text of a component (`["components", "schemas", "Card"]`) or of an operation's
+ * parameters (`["operations", "getCard", "parameters"]`) with `write`, or names another type for it
+ * (shared-components.ts shares some between the two sides of a pair file).
+ */
+export type PartHook = (path: readonly string[], write: () => string) => string;
 
 export class DeclarationWriter {
   /** Declarations after components, in the order first needed: `operations`, WithRequired. */
@@ -61,7 +65,7 @@ export class DeclarationWriter {
 
   constructor(
     private readonly doc: Json,
-    private readonly component: ComponentHook = (_section, _name, write) => write(),
+    private readonly part: PartHook = (_path, write) => write(),
   ) {}
 
   /** The whole types.ts; throws Unwritten for what only openapi-typescript writes. */
@@ -257,7 +261,7 @@ export class DeclarationWriter {
   }
 
   private pathItem(item: Json): TypeNode {
-    const members = [...this.parameters(this.list(item.parameters))];
+    const members = [`parameters: ${this.parameters(this.list(item.parameters))};`];
     for (const method of METHODS) {
       const op = item[method];
       if (!op) {
@@ -282,7 +286,7 @@ export class DeclarationWriter {
         if (!this.footer.includes("operations")) this.footer.push("operations");
         // Pushed before the operation's own members are written, as openapi-typescript's footer is.
         const at = this.operations.push("") - 1;
-        this.operations[at] = member(id, false, objectOf(this.operation(operation)));
+        this.operations[at] = member(id, false, objectOf(this.operation(operation, id)));
         members.push(
           member(method, false, this.reference(`#/operations/${id.replace(/~/g, "~0").replace(/\//g, "~1")}`)),
         );
@@ -291,8 +295,12 @@ export class DeclarationWriter {
     return objectOf(members);
   }
 
-  private operation(op: Json): string[] {
-    const members = this.parameters(this.list(op.parameters));
+  private operation(op: Json, id?: string): string[] {
+    const parameters = () => this.parameters(this.list(op.parameters));
+    const members =
+      id === undefined
+        ? [`parameters: ${parameters()};`]
+        : [`parameters: ${this.part(["operations", id, "parameters"], parameters)};`];
     const body = op.requestBody;
     if (body) {
       if (!isObject(body)) throw new Unwritten("requestBody is not an object");
@@ -304,7 +312,8 @@ export class DeclarationWriter {
     return members;
   }
 
-  private parameters(list: unknown[]): string[] {
+  /** The type of an operation's or a path item's `parameters`. */
+  private parameters(list: unknown[]): string {
     const places = PARAMETER_PLACES.map((place) => {
       const members: Array<{ text: string; optional: boolean }> = [];
       for (const original of list) {
@@ -323,7 +332,7 @@ export class DeclarationWriter {
       const type = members.length > 0 ? objectOf(members.map((m) => m.text)) : NEVER;
       return `${place}${allOptional ? "?" : ""}: ${print(type)};`;
     });
-    return [`parameters: { ${places.join(" ")} };`];
+    return `{ ${places.join(" ")} }`;
   }
 
   private content(content: unknown, refAsSchema: boolean): string[] {
@@ -390,7 +399,7 @@ export class DeclarationWriter {
       const entries = Object.entries(isObject(components[section]) ? components[section] : {});
       const typeOf = (name: string, item: unknown): TypeNode => ({
         kind: "reference",
-        text: this.component(section, name, () => print(write(item))),
+        text: this.part(["components", section, name], () => print(write(item))),
       });
       const members = entries.map(([name, item]) => member(name, false, typeOf(name, item)));
       return `${section}: ${members.length > 0 ? print(objectOf(members)) : "never"};`;
@@ -407,9 +416,9 @@ export class DeclarationWriter {
 const WITH_REQUIRED = "type WithRequired<T, K extends keyof T> = T & { [P in K]-?: T[P]; };";
 
 /** types.ts of `doc` for the checker, or undefined when openapi-typescript must write it. */
-export function writeDeclarations(doc: Json, component?: ComponentHook): string | undefined {
+export function writeDeclarations(doc: Json, part?: PartHook): string | undefined {
   try {
-    return new DeclarationWriter(doc, component).write();
+    return new DeclarationWriter(doc, part).write();
   } catch (error) {
     if (error instanceof Unwritten) return undefined;
     throw error;

@@ -1,18 +1,19 @@
 /**
  * Both sides' types.ts for the pair file (pair-file.ts), with what they declare alike written once.
- * A component whose declaration is the same text on both sides, and which references only such
- * components, is the same type on both: the new side names the old side's (`Old.components[…]`)
- * instead of declaring it again. An edit usually touches a few schemas that many operations reach,
- * so most of what the compared operations reach is unchanged; the checker then parses it once and
+ * A component, or an operation's parameters, whose declaration is the same text on both sides and
+ * references only such components, is the same type on both: the new side names the old side's
+ * (`Old.components[…]`, `Old.operations[…]["parameters"]`) instead of declaring it again. An edit
+ * usually touches a few schemas that many operations reach, so most of what the compared
+ * operations reach is unchanged (their parameters, most often); the checker then parses it once and
  * meets one type where it met two equal ones, which the walk in typecheck.ts passes over at once
  * (`old === now`). The verdict on what did change is the checker's as before: the changed
  * components, and every component that reaches one, are still declared on each side.
  */
 import type { Json } from "../refs.js";
-import { type ComponentHook, writeDeclarations } from "./declarations.js";
+import { type PartHook, writeDeclarations } from "./declarations.js";
 
-/** A component by section and name, as one map key. */
-const keyOf = (section: string, name: string) => JSON.stringify([section, name]);
+/** A part of types.ts by its path (`["components", "schemas", "Card"]`), as one map key. */
+const keyOf = (path: readonly string[]) => JSON.stringify(path);
 
 /**
  * An indexed reference as declarations.ts writes one (`components["schemas"]["Card"]["id"]`):
@@ -29,7 +30,7 @@ function referencesOf(text: string): string[] | undefined {
     if (root !== "components") return undefined;
     const [section, name] = [...indexes!.matchAll(INDEX)].map(([, segment]) => JSON.parse(`"${segment}"`) as string);
     if (section === undefined || name === undefined) return undefined;
-    found.push(keyOf(section, name));
+    found.push(keyOf(["components", section, name]));
   }
   return found;
 }
@@ -65,10 +66,10 @@ export function writeSharedTypes(
   newDoc: Json,
   oldNamespace: string,
 ): { oldTypes: string; newTypes: string } | undefined {
-  const recorder = (into: Map<string, string>): ComponentHook => {
-    return (section, name, write) => {
+  const recorder = (into: Map<string, string>): PartHook => {
+    return (path, write) => {
       const text = write();
-      into.set(keyOf(section, name), text);
+      into.set(keyOf(path), text);
       return text;
     };
   };
@@ -79,8 +80,8 @@ export function writeSharedTypes(
   const shared = sharedComponents(oldTexts, newTexts);
   if (shared.size === 0) return { oldTypes, newTypes: whole };
   const index = (segment: string) => `[${JSON.stringify(segment)}]`;
-  const newTypes = writeDeclarations(newDoc, (section, name, write) =>
-    shared.has(keyOf(section, name)) ? `${oldNamespace}.components${index(section)}${index(name)}` : write(),
+  const newTypes = writeDeclarations(newDoc, (path, write) =>
+    shared.has(keyOf(path)) ? `${oldNamespace}.${path[0]}${path.slice(1).map(index).join("")}` : write(),
   );
   return newTypes === undefined ? undefined : { oldTypes, newTypes };
 }
