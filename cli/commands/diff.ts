@@ -15,8 +15,6 @@ import { parseArgs } from "node:util";
 import type { CheckPass } from "../../generator/diff/checker-thread.js";
 import type { LoadedSpec } from "../../generator/load.js";
 import { requirePackages } from "../../runtime/internal/package-bin.js";
-import { idFromFileName } from "../config/load.js";
-import { resolveScope } from "../project.js";
 import { UsageError } from "../usage.js";
 
 /** The file a side names: itself, or the PATH of REV:PATH. */
@@ -27,6 +25,11 @@ function sidePath(arg: string): string {
 /** The id both sides are compared under when --service is not given (see the header). */
 async function defaultServiceId(args: readonly string[], sides: readonly LoadedSpec[]): Promise<string | undefined> {
   const paths = args.map((arg) => resolve(sidePath(arg)));
+  // The project's config (and zod, which reads it) loads only here: the checker's thread starts sooner.
+  const [{ resolveScope }, { idFromFileName }] = await Promise.all([
+    import("../project.js"),
+    import("../config/load.js"),
+  ]);
   try {
     const scope = await resolveScope({});
     // The new side first: when both are the project's specs, the current one names the service.

@@ -10,18 +10,25 @@
  * headers — the examples a mock, a client or a tool shows. Schemas are read as the mock's request
  * validator reads them (OpenAPI 3.0 spellings in JSON Schema 2020-12 terms, formats checked).
  */
+import { createRequire } from "node:module";
 import type { ErrorObject, ValidateFunction } from "ajv";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import addFormatsModule from "ajv-formats";
+import type { Ajv2020 } from "ajv/dist/2020.js";
 import { requestComponents, requestSchema } from "../../runtime/mock/dialect.js";
 import { asObject, isObject, type Json } from "../refs.js";
 import type { CheckContext, Path } from "./context.js";
 import { didYouMean } from "./suggest.js";
 
-// ajv-formats is CommonJS; under NodeNext its default export is the module object.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
-  ajv: Ajv2020,
-) => void;
+/**
+ * Ajv and its formats, required on first use: a check that validates no example (`stepforge diff`)
+ * does not load them (about a tenth of a second of the diff's own thread).
+ */
+const ajvModules = () => {
+  const require = createRequire(import.meta.url);
+  return {
+    Ajv: (require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js")).Ajv2020,
+    addFormats: require("ajv-formats") as (ajv: Ajv2020) => void,
+  };
+};
 
 const SPEC_ID = "stepforge-spec.json";
 /** Keys whose values are data or prose, never holding media types, parameters or headers. */
@@ -154,8 +161,9 @@ class ExampleValidator {
 
   constructor(components: unknown) {
     try {
+      const { Ajv, addFormats } = ajvModules();
       // inlineRefs off: each component compiles once, however many schemas refer to it.
-      this.ajv = new Ajv2020({
+      this.ajv = new Ajv({
         strict: false,
         logger: false,
         validateFormats: true,

@@ -14,120 +14,28 @@
  * keyword of the wrong shape) throws Unwritten, and the caller asks openapi-typescript instead.
  */
 import { isObject, type Json } from "../refs.js";
+import {
+  BOOLEAN,
+  EMPTY_RECORD,
+  intersection,
+  literal,
+  member,
+  METHODS,
+  NEVER,
+  NULL,
+  nullable,
+  NUMBER,
+  objectOf,
+  PARAMETER_PLACES,
+  primitiveKey,
+  print,
+  STRING,
+  type TypeNode,
+  union,
+  UNKNOWN,
+} from "./type-nodes.js";
 
 export class Unwritten extends Error {}
-
-type Keyword = "string" | "number" | "boolean" | "never" | "undefined" | "unknown";
-
-/** A type as openapi-typescript builds it: the node kinds its printer parenthesizes and dedupes by. */
-type TypeNode =
-  | { kind: "keyword"; name: Keyword }
-  | { kind: "null" }
-  | { kind: "literal"; text: string }
-  | { kind: "union" | "intersection"; types: TypeNode[] }
-  | { kind: "array"; element: TypeNode }
-  | { kind: "tuple"; elements: TypeNode[] }
-  | { kind: "object"; members: string[] }
-  | { kind: "reference"; text: string };
-
-const keyword = (name: Keyword): TypeNode => ({ kind: "keyword", name });
-// Shared nodes, as openapi-typescript's constants: `nullable` is ignored on the very UNKNOWN node.
-const UNKNOWN = keyword("unknown");
-const NEVER = keyword("never");
-const STRING = keyword("string");
-const NUMBER = keyword("number");
-const BOOLEAN = keyword("boolean");
-const NULL: TypeNode = { kind: "null" };
-const EMPTY_RECORD: TypeNode = { kind: "reference", text: "Record<string, never>" };
-
-const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
-const PARAMETER_PLACES = ["query", "header", "path", "cookie"] as const;
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z_$0-9]*$/;
-
-/** Keywords a union or intersection keeps once (openapi-typescript's tsDedupe), also its "primitive" test. */
-function primitiveKey(node: TypeNode): string | undefined {
-  if (node.kind === "null") return "null";
-  return node.kind === "keyword" && node.name !== "unknown" ? node.name : undefined;
-}
-
-function dedupe(types: TypeNode[]): TypeNode[] {
-  const seen = new Set<string>();
-  return types.filter((t) => {
-    const key = primitiveKey(t);
-    if (key === undefined) return true;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}
-
-function union(types: TypeNode[]): TypeNode {
-  if (types.length === 0) return NEVER;
-  return types.length === 1 ? types[0]! : { kind: "union", types: dedupe(types) };
-}
-
-function intersection(types: TypeNode[]): TypeNode {
-  if (types.length === 0) return NEVER;
-  return types.length === 1 ? types[0]! : { kind: "intersection", types: dedupe(types) };
-}
-
-/** `T | null` without the dedupe, as openapi-typescript's tsNullable. */
-const nullable = (type: TypeNode): TypeNode => ({ kind: "union", types: [type, NULL] });
-
-/** A property name: a number, an identifier or a quoted string (tsPropertyIndex). */
-function propertyName(key: string): string {
-  if (String(Number(key)) === key && key[0] !== "-") return key;
-  return IDENTIFIER.test(key) ? key : JSON.stringify(key);
-}
-
-const member = (name: string, optional: boolean, type: TypeNode, readonly = false) =>
-  `${readonly ? "readonly " : ""}${propertyName(name)}${optional ? "?" : ""}: ${print(type)};`;
-
-const objectOf = (members: string[]): TypeNode => ({ kind: "object", members });
-
-/** Union and intersection members and array elements that are unions or intersections get parentheses. */
-function operand(type: TypeNode): string {
-  const text = print(type);
-  return type.kind === "union" || type.kind === "intersection" ? `(${text})` : text;
-}
-
-function print(type: TypeNode): string {
-  switch (type.kind) {
-    case "keyword":
-      return type.name;
-    case "null":
-      return "null";
-    case "literal":
-    case "reference":
-      return type.text;
-    case "union":
-      return type.types.map(operand).join(" | ");
-    case "intersection":
-      return type.types.map(operand).join(" & ");
-    case "array":
-      return `${operand(type.element)}[]`;
-    case "tuple":
-      return `[${type.elements.map(print).join(", ")}]`;
-    case "object":
-      return type.members.length > 0 ? `{ ${type.members.join(" ")} }` : "{}";
-  }
-}
-
-/** The literal type of a JSON value (tsLiteral). */
-function literal(value: unknown): TypeNode {
-  if (typeof value === "string") return { kind: "literal", text: JSON.stringify(value) };
-  if (typeof value === "number") return { kind: "literal", text: value < 0 ? `-${-value}` : String(value) };
-  if (typeof value === "boolean") return { kind: "literal", text: String(value) };
-  if (value === null) return NULL;
-  if (Array.isArray(value)) {
-    return value.length === 0 ? { kind: "array", element: NEVER } : { kind: "tuple", elements: value.map(literal) };
-  }
-  if (isObject(value)) {
-    const entries = Object.entries(value);
-    return entries.length > 0 ? objectOf(entries.map(([k, v]) => member(k, false, literal(v)))) : EMPTY_RECORD;
-  }
-  return UNKNOWN;
-}
 
 /** The segments of an internal `$ref` (parseRef: `~1`, `~0`, then %-escapes; empty segments dropped). */
 function pointerOf(ref: string): string[] {
@@ -143,12 +51,22 @@ function pointerOf(ref: string): string[] {
   }
 }
 
+/**
+ * Writes the type text of a component (`["components", "schemas", "Card"]`) or of an operation's
+ * parameters (`["operations", "getCard", "parameters"]`) with `write`, or names another type for it
+ * (shared-components.ts shares some between the two sides of a pair file).
+ */
+export type PartHook = (path: readonly string[], write: () => string) => string;
+
 export class DeclarationWriter {
   /** Declarations after components, in the order first needed: `operations`, WithRequired. */
   private readonly footer: string[] = [];
   private readonly operations: string[] = [];
 
-  constructor(private readonly doc: Json) {}
+  constructor(
+    private readonly doc: Json,
+    private readonly part: PartHook = (_path, write) => write(),
+  ) {}
 
   /** The whole types.ts; throws Unwritten for what only openapi-typescript writes. */
   write(): string {
@@ -343,7 +261,7 @@ export class DeclarationWriter {
   }
 
   private pathItem(item: Json): TypeNode {
-    const members = [...this.parameters(this.list(item.parameters))];
+    const members = [`parameters: ${this.parameters(this.list(item.parameters))};`];
     for (const method of METHODS) {
       const op = item[method];
       if (!op) {
@@ -368,7 +286,7 @@ export class DeclarationWriter {
         if (!this.footer.includes("operations")) this.footer.push("operations");
         // Pushed before the operation's own members are written, as openapi-typescript's footer is.
         const at = this.operations.push("") - 1;
-        this.operations[at] = member(id, false, objectOf(this.operation(operation)));
+        this.operations[at] = member(id, false, objectOf(this.operation(operation, id)));
         members.push(
           member(method, false, this.reference(`#/operations/${id.replace(/~/g, "~0").replace(/\//g, "~1")}`)),
         );
@@ -377,8 +295,12 @@ export class DeclarationWriter {
     return objectOf(members);
   }
 
-  private operation(op: Json): string[] {
-    const members = this.parameters(this.list(op.parameters));
+  private operation(op: Json, id?: string): string[] {
+    const parameters = () => this.parameters(this.list(op.parameters));
+    const members =
+      id === undefined
+        ? [`parameters: ${parameters()};`]
+        : [`parameters: ${this.part(["operations", id, "parameters"], parameters)};`];
     const body = op.requestBody;
     if (body) {
       if (!isObject(body)) throw new Unwritten("requestBody is not an object");
@@ -390,7 +312,8 @@ export class DeclarationWriter {
     return members;
   }
 
-  private parameters(list: unknown[]): string[] {
+  /** The type of an operation's or a path item's `parameters`. */
+  private parameters(list: unknown[]): string {
     const places = PARAMETER_PLACES.map((place) => {
       const members: Array<{ text: string; optional: boolean }> = [];
       for (const original of list) {
@@ -409,7 +332,7 @@ export class DeclarationWriter {
       const type = members.length > 0 ? objectOf(members.map((m) => m.text)) : NEVER;
       return `${place}${allOptional ? "?" : ""}: ${print(type)};`;
     });
-    return [`parameters: { ${places.join(" ")} };`];
+    return `{ ${places.join(" ")} }`;
   }
 
   private content(content: unknown, refAsSchema: boolean): string[] {
@@ -474,7 +397,11 @@ export class DeclarationWriter {
     ];
     return sections.map(([section, write]) => {
       const entries = Object.entries(isObject(components[section]) ? components[section] : {});
-      const members = entries.map(([name, item]) => member(name, false, write(item)));
+      const typeOf = (name: string, item: unknown): TypeNode => ({
+        kind: "reference",
+        text: this.part(["components", section, name], () => print(write(item))),
+      });
+      const members = entries.map(([name, item]) => member(name, false, typeOf(name, item)));
       return `${section}: ${members.length > 0 ? print(objectOf(members)) : "never"};`;
     });
   }
@@ -489,9 +416,9 @@ export class DeclarationWriter {
 const WITH_REQUIRED = "type WithRequired<T, K extends keyof T> = T & { [P in K]-?: T[P]; };";
 
 /** types.ts of `doc` for the checker, or undefined when openapi-typescript must write it. */
-export function writeDeclarations(doc: Json): string | undefined {
+export function writeDeclarations(doc: Json, part?: PartHook): string | undefined {
   try {
-    return new DeclarationWriter(doc).write();
+    return new DeclarationWriter(doc, part).write();
   } catch (error) {
     if (error instanceof Unwritten) return undefined;
     throw error;

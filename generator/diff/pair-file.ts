@@ -20,6 +20,9 @@ export interface PairSide {
 
 type SideName = "Old" | "New";
 
+/** The namespace of the old side's types.ts, which the new side's may name (shared-components.ts). */
+export const OLD_NAMESPACE: SideName = "Old";
+
 /** One side of one compared operation: where it is in `paths` and the members of its input type. */
 export interface PairOperation {
   path: string;
@@ -69,7 +72,14 @@ export function pairAliases(
 /** The pair file's text: the two types.ts in their namespaces, then the aliases. */
 export function pairText(parts: PairFileParts): string {
   const lines = ['import type { OperationData } from "stepforge/runtime";'];
-  lines.push("declare namespace Old {", parts.oldTypes, "}", "declare namespace New {", parts.newTypes, "}");
+  lines.push(
+    `declare namespace ${OLD_NAMESPACE} {`,
+    parts.oldTypes,
+    "}",
+    "declare namespace New {",
+    parts.newTypes,
+    "}",
+  );
   if (parts.aliases) lines.push(parts.aliases);
   return `${lines.join("\n")}\n`;
 }

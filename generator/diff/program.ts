@@ -77,7 +77,8 @@ function mounts(): { list: Array<[string, string]>; runtimeModule: string } {
 /** Library and runtime files never change within a process: parse each once (watch mode reuses them). */
 const parsed = new Map<string, TypeScript.SourceFile>();
 
-const parse = (
+/** A compared module as the program parses it (a caller that parsed it already hands it over so). */
+export const parse = (
   path: string,
   text: string,
   languageVersion: TypeScript.ScriptTarget | TypeScript.CreateSourceFileOptions,
@@ -97,7 +98,7 @@ const parse = (
  * library, the globals and the probe, and its checker.
  */
 function programOver(
-  virtual: ReadonlyMap<string, string>,
+  virtual: ReadonlyMap<string, string | TypeScript.SourceFile>,
   roots: readonly string[],
 ): { program: TypeScript.Program; checker: TypeScript.TypeChecker } {
   const shared = new Map<string, () => string>([
@@ -114,14 +115,16 @@ function programOver(
     return undefined;
   };
   const readText = (path: string): string | undefined => {
-    if (virtual.has(path)) return virtual.get(path);
+    const own = virtual.get(path);
+    if (own !== undefined) return typeof own === "string" ? own : own.text;
     if (shared.has(path)) return shared.get(path)!();
     const file = real(path);
     return file && existsSync(file) ? readFileSync(file, "utf8") : undefined;
   };
   const host: TypeScript.CompilerHost = {
     getSourceFile(path, languageVersion) {
-      if (virtual.has(path)) return parse(path, virtual.get(path)!, languageVersion);
+      const own = virtual.get(path);
+      if (own !== undefined) return typeof own === "string" ? parse(path, own, languageVersion) : own;
       const cached = parsed.get(path);
       if (cached) return cached;
       const text = readText(path);
@@ -151,7 +154,7 @@ function programOver(
   const program = ts.createProgram({
     rootNames: [LIBRARY, "/sf/globals.d.ts", "/sf/probe.ts", ...roots],
     options: {
-      target: ts.ScriptTarget.ES2022,
+      target: TARGET,
       module: ts.ModuleKind.ESNext,
       moduleResolution: ts.ModuleResolutionKind.Bundler,
       strict: true,
@@ -190,11 +193,23 @@ export function declarationProgram(old: Declarations, now: Declarations): Declar
   };
 }
 
-/** The checker over one pair file (pair-file.ts) and its type aliases by name. */
-export function pairProgram(text: string): { checker: TypeScript.TypeChecker; aliases: Map<string, TypeScript.Type> } {
-  const { program, checker } = programOver(new Map([["/pair.ts", text]]), ["/pair.ts"]);
+/** The path of the pair file in the program. */
+export const PAIR_FILE = "/pair.ts";
+
+/** The target the program parses its files for. */
+export const TARGET = ts.ScriptTarget.ES2022;
+
+/**
+ * The checker over one pair file (pair-file.ts), as text or parsed by `parse` for PAIR_FILE and
+ * TARGET, and its type aliases by name.
+ */
+export function pairProgram(pairFile: string | TypeScript.SourceFile): {
+  checker: TypeScript.TypeChecker;
+  aliases: Map<string, TypeScript.Type>;
+} {
+  const { program, checker } = programOver(new Map([[PAIR_FILE, pairFile]]), [PAIR_FILE]);
   const aliases = new Map<string, TypeScript.Type>();
-  for (const statement of program.getSourceFile("/pair.ts")!.statements) {
+  for (const statement of program.getSourceFile(PAIR_FILE)!.statements) {
     if (
       ts.isTypeAliasDeclaration(statement) &&
       statement.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)

@@ -8,8 +8,9 @@ import type { ServiceModel } from "../model.js";
 import { asObject, isObject } from "../refs.js";
 import type { TypedPair } from "./compare.js";
 import { writeDeclarations } from "./declarations.js";
-import { pairFileParts } from "./pair-file.js";
+import { OLD_NAMESPACE, pairFileParts } from "./pair-file.js";
 import type { Declarations } from "./program.js";
+import { writeSharedTypes } from "./shared-components.js";
 import type { OperationSurface } from "./surface.js";
 import type { CheckerInput } from "./typecheck.js";
 
@@ -97,9 +98,13 @@ export async function checkerInputOf(old: SpecSide, now: SpecSide, pairs: TypedP
   const nowOps = pairs.map((p) => p.now);
   // Schemas that reach themselves through a union or array are named on the checker's side
   // (typecheck.ts), where TypeScript is loaded: loading it here too cost this thread a second.
-  const [oldTypes, nowTypes] = [typesOf(old.model, oldOps), typesOf(now.model, nowOps)];
-  if (oldTypes !== undefined && nowTypes !== undefined) {
-    const pairFile = pairFileParts({ model: old.model, types: oldTypes }, { model: now.model, types: nowTypes }, pairs);
+  const written = writeSharedTypes(prunedFor(old.model, oldOps), prunedFor(now.model, nowOps), OLD_NAMESPACE);
+  if (written !== undefined) {
+    const pairFile = pairFileParts(
+      { model: old.model, types: written.oldTypes },
+      { model: now.model, types: written.newTypes },
+      pairs,
+    );
     return { pairFile, pairs };
   }
   const [before, after] = await Promise.all([declarationsOf(old.model, oldOps), declarationsOf(now.model, nowOps)]);
@@ -107,12 +112,12 @@ export async function checkerInputOf(old: SpecSide, now: SpecSide, pairs: TypedP
 }
 
 /**
- * types.ts of the compared operations as declarations.ts writes it; undefined when it does not.
- * The other methods of their paths are left out too: the pair file indexes only the compared ones.
+ * The types document of the compared operations for the pair file. The other methods of their
+ * paths are left out too: the pair file indexes only the compared ones.
  */
-function typesOf(model: ServiceModel, ops: readonly OperationSurface[]): string | undefined {
+function prunedFor(model: ServiceModel, ops: readonly OperationSurface[]): Record<string, unknown> {
   const methods = new Set(ops.map((op) => `${op.method.toLowerCase()} ${op.path}`));
-  return writeDeclarations(prunedTypesDocument(model, new Set(ops.map((op) => op.path)), methods));
+  return prunedTypesDocument(model, new Set(ops.map((op) => op.path)), methods);
 }
 
 const HTTP_METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);

@@ -14,9 +14,17 @@ import type TypeScript from "typescript";
 import type { Change, ChangeKind } from "./change.js";
 import type { TypedPair } from "./compare.js";
 import { ts } from "../compiler.js";
-import { nameRecursiveSchemasInText } from "../emit/recursive-types.js";
+import { nameRecursiveSchemas, nameRecursiveSchemasInText } from "../emit/recursive-types.js";
 import { aliasNames, type PairFileParts, pairText } from "./pair-file.js";
-import { declarationProgram, methodTypes, pairProgram, type Declarations } from "./program.js";
+import {
+  declarationProgram,
+  methodTypes,
+  PAIR_FILE,
+  pairProgram,
+  parse,
+  TARGET,
+  type Declarations,
+} from "./program.js";
 
 type Side = "request" | "response";
 type Event = "added" | "removed" | "required" | "optional" | "type" | "enum-added" | "enum-removed";
@@ -44,14 +52,7 @@ function sidesOf(input: CheckerInput): {
   sides: (pair: TypedPair, index: number) => [MethodTypes | undefined, MethodTypes | undefined];
 } {
   if ("pairFile" in input) {
-    const { oldTypes, newTypes } = input.pairFile;
-    const pairFile = pairText({
-      ...input.pairFile,
-      // Schemas that reach themselves through a union or array, named as emit/types.ts names them.
-      oldTypes: nameRecursiveSchemasInText(oldTypes),
-      newTypes: nameRecursiveSchemasInText(newTypes),
-    });
-    const { checker, aliases } = pairProgram(pairFile);
+    const { checker, aliases } = pairProgram(pairFileOf(input.pairFile));
     const side = (name: "Old" | "New", index: number): MethodTypes | undefined => {
       const names = aliasNames(name, index);
       const [parameter, output] = [aliases.get(names.input), aliases.get(names.output)];
@@ -67,6 +68,30 @@ function sidesOf(input: CheckerInput): {
       methodTypes(program, program.newClient, input.newClass, pair.now.operationId),
     ],
   };
+}
+
+/**
+ * The pair file, parsed once: schemas that reach themselves through a union or array are named as
+ * emit/types.ts names them, in the text of each side when there are any (rare), which is then
+ * parsed again; without any, the file parsed to look for them is the one the program reads.
+ */
+function pairFileOf(parts: PairFileParts): string | TypeScript.SourceFile {
+  const file = parse(PAIR_FILE, pairText(parts), TARGET);
+  const sides = file.statements.filter(
+    (s): s is TypeScript.ModuleDeclaration =>
+      ts.isModuleDeclaration(s) && s.body !== undefined && ts.isModuleBlock(s.body),
+  );
+  const plain = sides.every((side) => {
+    const statements = [...(side.body as TypeScript.ModuleBlock).statements];
+    return nameRecursiveSchemas(statements) === statements;
+  });
+  if (plain) return file;
+  const { oldTypes, newTypes } = parts;
+  return pairText({
+    ...parts,
+    oldTypes: nameRecursiveSchemasInText(oldTypes),
+    newTypes: nameRecursiveSchemasInText(newTypes),
+  });
 }
 
 export function checkPairs(input: CheckerInput): Change[] {
