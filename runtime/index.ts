@@ -35,11 +35,10 @@ export {
   PagingStoppedError,
 } from "./client/client.js";
 export { pathValueProblem } from "./internal/path-values.js";
+export type { OperationData, OperationInit } from "./client/operation-types.js";
 export type {
   CallOptions,
   ClientOptions,
-  OperationInit,
-  OperationData,
   RawRequest,
   ServiceClient,
   SharedState,

@@ -8,14 +8,12 @@
  * `stepforge migrate`, which edits a consumer's code, is where ts-morph earns its place.
  *
  * What the program holds is what the verdicts need and no more, since parsing and binding are most
- * of its cost: of the runtime, only the module that declares `OperationData` (its own imports stay
- * unresolved and cost nothing) and openapi-typescript-helpers, which it is written with; JSDoc is
- * not parsed (comments are the bulk of a generated client and decide nothing).
+ * of its cost: of the runtime, only the module that declares `OperationData` (it imports nothing);
+ * JSDoc is not parsed (comments are the bulk of a generated client and decide nothing).
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type TypeScript from "typescript";
-import { installedPackageDir } from "../../runtime/internal/package-bin.js";
 import { packageRoot } from "../package-root.js";
 import { ts } from "../compiler.js";
 import { checkerLibrary } from "./library.js";
@@ -54,7 +52,7 @@ function runtimeDir(): string {
   return existsSync(join(built, "index.d.ts")) ? built : join(packageRoot(), "runtime");
 }
 
-/** The runtime module that declares OperationData, as the runtime's index exports it ("client/client"). */
+/** The runtime module that declares OperationData, as the runtime's index exports it ("client/operation-types"). */
 function operationDataModule(dir: string): string {
   const index = ["index.d.ts", "index.ts"].map((name) => join(dir, name)).find(existsSync);
   const text = index ? readFileSync(index, "utf8") : "";
@@ -63,14 +61,12 @@ function operationDataModule(dir: string): string {
   return from[1]!;
 }
 
-/** Virtual folders backed by real ones: the one runtime module and openapi-typescript-helpers. */
+/** Virtual folders backed by real ones: the one runtime module. */
 function mounts(): { list: Array<[string, string]>; runtimeModule: string } {
   const dir = runtimeDir();
   const module = operationDataModule(dir);
   const extension = existsSync(join(dir, `${module}.d.ts`)) ? ".d.ts" : ".ts";
   const list: Array<[string, string]> = [[`/sf/runtime/${module}${extension}`, join(dir, `${module}${extension}`)]];
-  const helpers = installedPackageDir("openapi-typescript-helpers");
-  if (helpers) list.push(["/sf/node_modules/openapi-typescript-helpers/", `${helpers}/`]);
   return { list, runtimeModule: `/sf/runtime/${module}` };
 }
 
