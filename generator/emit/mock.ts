@@ -35,7 +35,9 @@ export const emitMock: Emitter = (model, context) => {
       type: "MockDefinition",
     }),
     "",
-    jsdoc(`Starts the ${model.title} mock on 127.0.0.1 (a free port unless \`options.port\`); \`close()\` stops it.`),
+    jsdoc(
+      `Starts the ${model.title} mock on 127.0.0.1 (a free port unless \`options.server.port\`); \`close()\` stops it.`,
+    ),
     `export function ${name}(options: MockOptions = {}): Promise<RunningMock> {`,
     "  return startMockServer(mockDefinition, options);",
     "}",

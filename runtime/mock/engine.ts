@@ -112,6 +112,8 @@ export class MockEngine {
   /** The methods the token endpoint answers: those the spec declares on its path, and the one stepforge's client uses. */
   private readonly tokenMethods: ReadonlySet<string>;
   private readonly clock: () => number;
+  /** The seed of ids, request ids and samples (`data.idSeed`). */
+  private readonly idSeed: number;
   private faults: FaultInjector | undefined;
   private counter: MockCounters = emptyCounters();
   private requestSeq = 0;
@@ -126,25 +128,33 @@ export class MockEngine {
     this.descriptor = descriptor;
     this.model = model;
     this.clock = options.clock ?? Date.now;
-    this.store = new Store(descriptor.id, model, options.idSeed ?? 1);
+    this.idSeed = options.data?.idSeed ?? 1;
+    this.store = new Store(descriptor.id, model, this.idSeed);
     this.answers = new Answers(model);
-    const creds = options.credentials ?? model.credentials;
+    const creds = options.auth?.credentials ?? model.credentials;
     this.auth = new Auth(
       descriptor,
       model,
       Array.isArray(creds) ? creds : [creds],
       this.store.ids,
       this.clock,
-      options,
+      options.auth ?? {},
     );
-    this.admission = new Admission(definition, options, model, this.answers, () => this.counter, this.clock);
+    this.admission = new Admission(
+      definition,
+      options.limits ?? {},
+      model,
+      this.answers,
+      () => this.counter,
+      this.clock,
+    );
     this.pager = new Pager(model);
     this.validator = new RequestValidator(definition.components);
-    this.shaper = new RecordShaper(definition.components, this.validator, options.idSeed ?? 1);
+    this.shaper = new RecordShaper(definition.components, this.validator, this.idSeed);
     this.webhooks = model.webhooks
       ? new Webhooks(model.webhooks, this.store, () => this.counter, {
-          secret: options.webhookSecret ?? "mock-webhook-secret",
-          retryDelaysMs: options.webhookRetryDelaysMs,
+          secret: options.webhooks?.secret ?? "mock-webhook-secret",
+          retryDelaysMs: options.webhooks?.retryDelaysMs,
           clock: this.clock,
         })
       : undefined;
@@ -181,14 +191,15 @@ export class MockEngine {
       descriptor.auth.kind === "oauth2-client-credentials" ? descriptor.auth.tokenMethod : "POST",
     ]);
     this.faults = options.faults ? new FaultInjector(options.faults) : undefined;
-    this.requestRandom = prng(options.idSeed ?? 1);
+    this.requestRandom = prng(this.idSeed);
     this.start();
   }
 
-  /** The start state: the spec's examples (unless `seedData: false`), then the state file's records. */
+  /** The start state: the spec's examples (unless `data.fromExamples: false`), then the state file's records. */
   private start(): void {
-    if (this.options.seedData !== false) this.store.seedFromExamples(this.definition.operations);
-    if (this.options.state) this.store.load(this.options.state);
+    const data = this.options.data;
+    if (data?.fromExamples !== false) this.store.seedFromExamples(this.definition.operations);
+    if (data?.state) this.store.load(data.state);
   }
 
   records(resource: string): Rec[] {
@@ -209,7 +220,7 @@ export class MockEngine {
     this.admission.reset();
     this.auth.reset();
     this.webhooks?.reset();
-    this.requestRandom = prng(this.options.idSeed ?? 1);
+    this.requestRandom = prng(this.idSeed);
     this.faults = this.options.faults ? new FaultInjector(this.options.faults) : undefined;
     this.start();
   }
@@ -307,10 +318,11 @@ export class MockEngine {
       this.counter.faults.delayed++;
       wait = new Promise<void>((r) => setTimeout(r, fault.latencyMs));
     }
-    if (this.options.beforeRespond) {
+    const beforeRespond = this.options.hooks?.beforeRespond;
+    if (beforeRespond) {
       let hook: void | Promise<void>;
       try {
-        hook = this.options.beforeRespond({ operationId: operation.op.operationId, method, path: pathname });
+        hook = beforeRespond({ operationId: operation.op.operationId, method, path: pathname });
       } catch (error) {
         return this.failure(call, error); // past admission: the ticket must go back
       }
@@ -382,7 +394,8 @@ export class MockEngine {
   }
 
   private report(error: unknown, method: string, path: string): void {
-    if (this.options.onFailure) return this.options.onFailure(error, { method, path });
+    const onFailure = this.options.hooks?.onFailure;
+    if (onFailure) return onFailure(error, { method, path });
     const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
     process.stderr.write(`${this.descriptor.id} mock: internal failure answering ${method} ${path}: ${text}\n`);
   }
@@ -446,7 +459,7 @@ export class MockEngine {
     let example: unknown = null;
     const exampleOf = () =>
       example === null
-        ? (example = successSample(op, this.definition.components, this.options.idSeed ?? 1))
+        ? (example = successSample(op, this.definition.components, this.idSeed))
         : structuredClone(example);
     if (operation.usesExample) ctx.example = exampleOf();
     const refs: Rec = {};

@@ -158,7 +158,7 @@ describe("positions and merging", () => {
   });
 
   it("ignores a __proto__ key in a request body", async () => {
-    const engine = new MockEngine(registeredMock("trello")!, { noLimits: true });
+    const engine = new MockEngine(registeredMock("trello")!, { limits: { off: true } });
     const body = Buffer.from(`{"idList":"${LIST}","name":"x","__proto__":{"polluted":true}}`);
     const out = engine.handle({
       method: "POST",
@@ -342,13 +342,13 @@ describe("admission", () => {
 
   it("switches limits off or scales their budgets", () => {
     const limits = [{ id: "perToken", kind: "window", description: "per token", requests: 2, windowSeconds: 10 }];
-    const off = new MockEngine(trelloWith(limits), { noLimits: true });
+    const off = new MockEngine(trelloWith(limits), { limits: { off: true } });
     expect(Array.from({ length: 5 }, () => status(off, `/1/cards/${CARD}`).status)).toEqual([200, 200, 200, 200, 200]);
-    const scaled = new MockEngine(trelloWith(limits), { limitScale: 2, clock: manualClock().now });
+    const scaled = new MockEngine(trelloWith(limits), { limits: { scale: 2 }, clock: manualClock().now });
     expect(Array.from({ length: 5 }, () => status(scaled, `/1/cards/${CARD}`).status)).toEqual([
       200, 200, 200, 200, 429,
     ]);
-    expect(() => new MockEngine(trelloWith(limits), { limitScale: 0 })).toThrow(
+    expect(() => new MockEngine(trelloWith(limits), { limits: { scale: 0 } })).toThrow(
       /limit scale must be a positive number/,
     );
   });
