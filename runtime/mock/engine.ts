@@ -5,22 +5,21 @@
  *   route → fault (drop) → credentials → limits → fault (delay, 5xx) → body and parameters
  *   → callback probe (webhook registrations) → referenced records → the action → quota charge.
  *
- * The parts live in their own modules: router.ts, auth.ts, admission.ts, validate.ts, store.ts,
- * actions.ts (one function per action kind), paging.ts, webhooks.ts, answers.ts; server.ts puts
+ * The parts live in their own modules: operation-routes.ts (the table of operations and their
+ * routes), request-input.ts (body and query), auth.ts, admission.ts, validate.ts, store.ts,
+ * actions/ (one function per action kind), paging.ts, webhooks.ts, answers.ts; server.ts puts
  * this on node:http. Nothing here knows which service it imitates.
  */
-import type { OperationDescriptor } from "../descriptor.js";
-import { setOwn } from "../internal/values.js";
-import { ACTIONS, type Act } from "./actions.js";
+import type { Act } from "./actions/act.js";
+import { ACTIONS } from "./actions/index.js";
 import { Admission, type Ticket } from "./admission.js";
 import { Answers } from "./answers.js";
 import { Auth } from "./auth.js";
 import { FaultInjector, prng, type FaultDecision } from "./faults.js";
-import type { MockOperation, MockOperationSpec, MockService } from "./model.js";
+import type { MockService } from "./model.js";
+import { type Operation, routeOperations } from "./operation-routes.js";
 import { Pager } from "./paging.js";
 import { Router } from "./router.js";
-import { pointerResolver } from "./sample.js";
-import { addOperationRoute } from "./segments.js";
 import { successSample } from "./samples.js";
 import { Store } from "./store.js";
 import { renderString, type Context } from "./template.js";
@@ -36,6 +35,7 @@ import {
   type Rec,
 } from "./types.js";
 import { RecordShaper } from "./shape.js";
+import { MAX_BODY_DEPTH, parseBody, queryObject } from "./request-input.js";
 import { RequestValidator } from "./validate.js";
 import { isLoopbackUrl } from "../internal/loopback.js";
 import { Webhooks } from "./webhooks.js";
@@ -74,27 +74,6 @@ interface Call {
   ticket: Ticket;
 }
 
-interface Operation {
-  op: MockOperationSpec;
-  desc: OperationDescriptor;
-  m: MockOperation;
-  /** Creates a webhook registration (check, and maybe probe, its callback first). */
-  registersWebhook: boolean;
-  /** A template of the operation names `{example}` (the example is then cloned into the context). */
-  usesExample: boolean;
-}
-
-const EXAMPLE_ONLY: MockOperation = {
-  action: "example",
-  refs: {},
-  from: "body",
-  set: {},
-  where: {},
-  newestFirst: false,
-  statuses: {},
-  merge: "shallow",
-  log: [],
-};
 const EMPTY_QUERY = new URLSearchParams();
 
 export class MockEngine {
@@ -158,31 +137,7 @@ export class MockEngine {
           clock: this.clock,
         })
       : undefined;
-    const resolve = pointerResolver({ components: definition.components });
-    for (const op of Object.values(definition.operations)) {
-      const desc = descriptor.operations[op.operationId];
-      if (!desc) throw new Error(`${descriptor.id} mock: operation ${op.operationId} is not in the descriptor`);
-      const m = op.mock ?? EXAMPLE_ONLY;
-      if (m.resource) this.store.spec(m.resource);
-      if (m.parent !== undefined && !(m.resource && (m.parentField ?? this.store.spec(m.resource).parentField))) {
-        throw new Error(
-          `${descriptor.id} mock: ${op.operationId} has \`parent\` but its resource ${m.resource ?? "(none)"} declares no \`parentField\` (nor does the operation)`,
-        );
-      }
-      for (const entry of m.log) this.store.spec(entry.resource);
-      const registersWebhook =
-        m.action === "create" && m.resource !== undefined && m.resource === model.webhooks?.resource;
-      const usesExample = JSON.stringify(m).includes("{example");
-      // SF193: an operation the spec's schemas cannot tell from an earlier one is answered by that one.
-      if (op.shadowedBy === undefined)
-        addOperationRoute(
-          this.router,
-          { ...op, declaredBase: descriptor.connection.baseUrl, server: desc.server },
-          { op, desc, m, registersWebhook, usesExample },
-          (o) => o.op.operationId,
-          resolve,
-        );
-    }
+    routeOperations(definition, this.store, this.router);
     const declared = Object.values(definition.operations)
       .filter((op) => op.path === this.auth.tokenPath)
       .map((op) => op.method.toUpperCase());
@@ -526,54 +481,5 @@ export class MockEngine {
   }
 }
 
-/**
- * How deep a JSON body may nest. Real payloads of these APIs nest a handful of levels; the mock's
- * own walks of a body (structuredClone, templates, JSON.stringify of a stored record) recurse once
- * per level, and a few thousand levels overflow the stack — after the record was stored, so every
- * later read of it failed too. 64 is far above any real payload and far below the stack's limit.
- */
-export const MAX_BODY_DEPTH = 64;
-
 /** Statuses HTTP sends without a body (and so without a content type). */
 const NO_BODY = [204, 205, 304];
-
-/** A JSON or form body; `badJson` when it is neither, `tooDeep` when it nests too deeply (both answered after auth and limits, as services do). */
-function parseBody(req: MockRequest): { body: unknown; badJson: boolean; tooDeep?: boolean } {
-  if (req.body.length === 0) return { body: undefined, badJson: false };
-  const text = req.body.toString("utf8");
-  if (String(req.headers["content-type"] ?? "").includes("application/x-www-form-urlencoded"))
-    return { body: Object.fromEntries(new URLSearchParams(text)), badJson: false };
-  if (nestsDeeperThan(text, MAX_BODY_DEPTH)) return { body: undefined, badJson: false, tooDeep: true };
-  try {
-    return { body: JSON.parse(text), badJson: false };
-  } catch {
-    return { body: undefined, badJson: true };
-  }
-}
-
-/** Whether JSON text opens more than `max` arrays or objects inside each other; one pass over the text, no recursion. */
-function nestsDeeperThan(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c)
-        i++; // backslash: the next character is escaped
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
-      if (++depth > max) return true;
-    } else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return false;
-}
-
-/** The query for templates (`{query.name}`), a repeated key's values joined with commas. */
-function queryObject(query: URLSearchParams): Rec {
-  const out: Rec = {};
-  // Own keys, set as data: `in` found `constructor` and `toString` on Object.prototype and dropped
-  // them, and `=` would make a `__proto__` key the object's prototype.
-  for (const key of query.keys()) if (!Object.hasOwn(out, key)) setOwn(out, key, query.getAll(key).join(","));
-  return out;
-}

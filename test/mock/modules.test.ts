@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { LimitSpec } from "../../runtime/descriptor.js";
-import { deepMerge, placeInArray } from "../../runtime/mock/actions.js";
+import { deepMerge, placeInArray } from "../../runtime/mock/actions/records.js";
 import { expandAlphabet, IdMaker } from "../../runtime/mock/ids.js";
 import {
   MockEngine,
