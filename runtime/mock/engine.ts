@@ -18,6 +18,7 @@ import { Auth } from "./auth.js";
 import { FaultInjector, prng, type FaultDecision } from "./faults.js";
 import type { MockService } from "./model.js";
 import { type Operation, routeOperations } from "./operation-routes.js";
+import { checkMockOptions } from "./options.js";
 import { Pager } from "./paging.js";
 import { Router } from "./router.js";
 import { successSample } from "./samples.js";
@@ -104,6 +105,7 @@ export class MockEngine {
     private readonly options: MockOptions = {},
   ) {
     const { descriptor, mock: model } = definition;
+    checkMockOptions(descriptor.id, options);
     this.descriptor = descriptor;
     this.model = model;
     this.clock = options.clock ?? Date.now;

@@ -15,6 +15,7 @@ import {
   registerMock,
   startMock,
   type MockDefinition,
+  type MockOptions,
   type Outcome,
 } from "../../runtime/mock/index.js";
 import { decodeToken, encodeToken } from "../../runtime/mock/paging.js";
@@ -351,5 +352,23 @@ describe("admission", () => {
     expect(() => new MockEngine(trelloWith(limits), { limits: { scale: 0 } })).toThrow(
       /limit scale must be a positive number/,
     );
+  });
+});
+
+describe("options", () => {
+  it("refuses a field the grouped options do not have, naming where it belongs", () => {
+    const trello = registeredMock("trello")!;
+    // As a JavaScript caller would pass them: flat, or a limit id where the overrides go.
+    const refused = (options: unknown) => () => new MockEngine(trello, options as MockOptions);
+    expect(refused({ port: 4110 })).toThrow("trello mock: options.port is not an option; set server.port instead");
+    expect(refused({ limits: { perToken: { requests: 1 } } })).toThrow(
+      "options.limits.perToken is not an option; a limit's numbers go under limits.overrides.perToken",
+    );
+    expect(refused({ webhooks: { secret: "s", retries: 2 } })).toThrow(
+      "options.webhooks.retries is not an option; webhooks takes secret, retryDelaysMs",
+    );
+    expect(refused({ auth: "mock-token" })).toThrow("options.auth must be an object of credentials,");
+    expect(refused({ speed: 1 })).toThrow("options.speed is not an option; the options are server, auth,");
+    expect(refused({ server: { port: 0 }, hooks: {}, faults: undefined })).not.toThrow();
   });
 });
