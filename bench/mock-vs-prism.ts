@@ -126,7 +126,8 @@ function mockArgs(root: string): string[] {
     `const runtime = await import(${url("runtime", "mock", "index.js")});`,
     `await import(${url("generated", "trello", "mock.js")});`,
     `const { descriptor } = await import(${url("generated", "trello", "descriptor.js")});`,
-    "const mock = await runtime.startMock('trello', { limits: Object.fromEntries(descriptor.limits.map((l) => [l.id, { disabled: true }])) });",
+    "const overrides = Object.fromEntries(descriptor.limits.map((l) => [l.id, { disabled: true }]));",
+    "const mock = await runtime.startMock('trello', { limits: { overrides } });",
     "process.stdout.write(mock.url + ' dist\\n');",
     "process.on('SIGTERM', () => void mock.close().then(() => process.exit(0)));",
   ].join("\n");
@@ -264,7 +265,7 @@ if (values.serve === "mock") {
   await import("../generated/trello/mock.js");
   const { descriptor } = await import("../generated/trello/descriptor.js");
   const mock = await runtime.startMock("trello", {
-    limits: Object.fromEntries(descriptor.limits.map((l) => [l.id, { disabled: true }])),
+    limits: { overrides: Object.fromEntries(descriptor.limits.map((l) => [l.id, { disabled: true }])) },
   });
   process.stdout.write(`${mock.url} source\n`);
   process.on("SIGTERM", () => void mock.close().then(() => process.exit(0)));

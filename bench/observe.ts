@@ -177,7 +177,7 @@ const mark = (r: number) => `${r.toFixed(2)}×${r <= GOAL ? "" : " ✗"}`;
 async function tracingAndValidation(): Promise<void> {
   const limits = Object.fromEntries(trelloDescriptor.limits.map((l) => [l.id, { disabled: true }]));
   // The mock's own rate limits off too: every call is answered at once, none is held or refused.
-  const mock = await startMock("trello", { limits });
+  const mock = await startMock("trello", { limits: { overrides: limits } });
   const dropAll: SpanExporter = { export: (_spans, done) => done({ code: 0 }), shutdown: async () => {} };
   const processor = new BatchSpanProcessor(dropAll, { maxQueueSize: 65536, maxExportBatchSize: 4096 });
   const provider = new BasicTracerProvider({ spanProcessors: [processor] });

@@ -126,7 +126,7 @@ async function saturate(
   const others = Object.fromEntries(
     descriptor.limits.filter((l) => l.id !== limitId).map((l) => [l.id, { disabled: true }]),
   );
-  const mock = await startMock(service, { limits: { ...scaled, ...others } });
+  const mock = await startMock(service, { limits: { overrides: { ...scaled, ...others } } });
   const client = createServiceClient(descriptor, {
     connection: { name: `bench-${service}`, fields },
     baseUrl: mock.url,

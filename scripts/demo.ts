@@ -9,7 +9,7 @@ import { ContentsnareClient } from "../generated/contentsnare/index.js";
 import { MarketoClient } from "../generated/marketo/index.js";
 import { TrelloClient, tools as trelloTools, triggers } from "../generated/trello/index.js";
 import { WorldnewsClient } from "../generated/worldnews/index.js";
-import { startMock, type RunningMock } from "../runtime/mock/index.js";
+import { startMock, type MockOptions, type RunningMock } from "../runtime/mock/index.js";
 // Each generated mock registers itself when imported, so startMock("<id>") finds it.
 import "../generated/contentsnare/mock.js";
 import "../generated/marketo/mock.js";
@@ -28,7 +28,7 @@ const show = (label: string, value: unknown) =>
   console.log(`  ${label.padEnd(22)} ${JSON.stringify(value).slice(0, 150)}`);
 const WEBHOOK_SECRET = "demo-app-secret";
 
-async function mock(service: string, options = {}): Promise<RunningMock> {
+async function mock(service: string, options: MockOptions = {}): Promise<RunningMock> {
   const m = await startMock(service, options);
   running.push(m);
   return m;
@@ -36,7 +36,7 @@ async function mock(service: string, options = {}): Promise<RunningMock> {
 
 try {
   console.log("Trello — behavioural mock, key + token");
-  const trelloMock = await mock("trello", { webhookSecret: WEBHOOK_SECRET });
+  const trelloMock = await mock("trello", { webhooks: { secret: WEBHOOK_SECRET } });
   // Each mock accepts the default credentials its spec declares (x-stepforge.mock.credentials).
   const trelloFields = {
     apiKey: "0123456789abcdef0123456789abcdef",

@@ -235,32 +235,35 @@ export async function mockCommand(
     throw new UsageError(`--${given[0]} sets the behavioural mock; Prism takes only --port and --errors`);
 
   const seed = numberFlag("--seed", values.seed, { what: "a whole number", integer: true, min: 0 });
-  const options: MockOptions = {};
-  if (values["no-limits"]) options.noLimits = true;
   const scale = numberFlag("--limits-scale", values["limits-scale"], {
     what: "a positive number (10: ten times the budgets)",
     min: 0,
     aboveMin: true,
   });
-  if (scale !== undefined) options.limitScale = scale;
-  if (values.faults !== undefined || values.latency !== undefined) {
-    options.faults = {
-      ...(values.faults !== undefined ? parseFaults(values.faults) : {}),
-      ...(values.latency !== undefined ? { latency: parseLatency(values.latency) } : {}),
-      seed: seed ?? 1,
-    };
-  }
-  if (seed !== undefined) options.idSeed = seed;
+  const faults: FaultOptions | undefined =
+    values.faults !== undefined || values.latency !== undefined
+      ? {
+          ...(values.faults !== undefined ? parseFaults(values.faults) : {}),
+          ...(values.latency !== undefined ? { latency: parseLatency(values.latency) } : {}),
+          seed: seed ?? 1,
+        }
+      : undefined;
   const lifetime = numberFlag("--token-lifetime", values["token-lifetime"], {
     what: "whole seconds above 0",
     integer: true,
     min: 0,
     aboveMin: true,
   });
-  if (lifetime !== undefined) options.tokenLifetimeSeconds = lifetime;
   // The environment keeps the secret out of the process list.
   const secret = values["webhook-secret"] ?? process.env.STEPFORGE_WEBHOOK_SECRET;
-  if (secret !== undefined) options.webhookSecret = secret;
+  // Each flag fills its field of one group; an unset flag leaves the spec's own value.
+  const options: MockOptions = {
+    limits: { off: values["no-limits"] || undefined, scale },
+    faults,
+    auth: { tokenLifetimeSeconds: lifetime },
+    webhooks: { secret },
+    data: { idSeed: seed },
+  };
   const states = values.state !== undefined ? readState(values.state) : undefined;
   let replay: HarEntry[] | undefined;
   if (values.replay !== undefined) {
@@ -327,9 +330,9 @@ export async function mockCommand(
           );
         const mock = await startMockServer(definition, {
           ...options,
-          port: t.port,
-          ...(states?.[t.id] ? { state: states[t.id] } : {}),
-          ...(replayer ? { replay: replayer } : {}),
+          server: { port: t.port },
+          data: { ...options.data, state: states?.[t.id] },
+          hooks: { replay: replayer },
         });
         running.push(mock);
         mocks.push({ id: t.id, mock });

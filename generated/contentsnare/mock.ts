@@ -1252,7 +1252,9 @@ const mockData: Omit<MockDefinition, "descriptor"> = JSON.parse(`
 /** The behavioural mock of Content Snare: its descriptor and the data above. */
 export const mockDefinition: MockDefinition = registerMock({ descriptor, ...mockData });
 
-/** Starts the Content Snare mock on 127.0.0.1 (a free port unless `options.port`); `close()` stops it. */
+/**
+ * Starts the Content Snare mock on 127.0.0.1 (a free port unless `options.server.port`); `close()` stops it.
+ */
 export function startContentsnareMock(options: MockOptions = {}): Promise<RunningMock> {
   return startMockServer(mockDefinition, options);
 }

@@ -2227,7 +2227,9 @@ const mockData: Omit<MockDefinition, "descriptor"> = JSON.parse(`
 /** The behavioural mock of Marketo Engage: its descriptor and the data above. */
 export const mockDefinition: MockDefinition = registerMock({ descriptor, ...mockData });
 
-/** Starts the Marketo Engage mock on 127.0.0.1 (a free port unless `options.port`); `close()` stops it. */
+/**
+ * Starts the Marketo Engage mock on 127.0.0.1 (a free port unless `options.server.port`); `close()` stops it.
+ */
 export function startMarketoMock(options: MockOptions = {}): Promise<RunningMock> {
   return startMockServer(mockDefinition, options);
 }

@@ -3377,7 +3377,7 @@ const mockData: Omit<MockDefinition, "descriptor"> = JSON.parse(`
 /** The behavioural mock of Trello: its descriptor and the data above. */
 export const mockDefinition: MockDefinition = registerMock({ descriptor, ...mockData });
 
-/** Starts the Trello mock on 127.0.0.1 (a free port unless `options.port`); `close()` stops it. */
+/** Starts the Trello mock on 127.0.0.1 (a free port unless `options.server.port`); `close()` stops it. */
 export function startTrelloMock(options: MockOptions = {}): Promise<RunningMock> {
   return startMockServer(mockDefinition, options);
 }

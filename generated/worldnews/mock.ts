@@ -675,7 +675,9 @@ const mockData: Omit<MockDefinition, "descriptor"> = JSON.parse(`
 /** The behavioural mock of World News API: its descriptor and the data above. */
 export const mockDefinition: MockDefinition = registerMock({ descriptor, ...mockData });
 
-/** Starts the World News API mock on 127.0.0.1 (a free port unless `options.port`); `close()` stops it. */
+/**
+ * Starts the World News API mock on 127.0.0.1 (a free port unless `options.server.port`); `close()` stops it.
+ */
 export function startWorldnewsMock(options: MockOptions = {}): Promise<RunningMock> {
   return startMockServer(mockDefinition, options);
 }

@@ -26,7 +26,8 @@ import {
   checkFieldPatterns,
   writtenFieldNames,
 } from "./extension-references.js";
-import { METHODS, OPERATION_EXTENSIONS } from "./operations.js";
+import { METHODS } from "./methods.js";
+import { OPERATION_EXTENSIONS } from "./operations.js";
 import { TRIGGERS_EXTENSION } from "./triggers.js";
 import { reportIssues } from "./zod-words.js";
 

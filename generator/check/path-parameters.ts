@@ -6,7 +6,7 @@
  */
 import { asArray, asObject, isObject } from "../refs.js";
 import type { CheckContext, Path } from "./context.js";
-import { METHODS } from "./operations.js";
+import { METHODS } from "./methods.js";
 
 export function checkPathParametersRequired(context: CheckContext): void {
   const reported = new Set<string>();

@@ -14,7 +14,7 @@
 import { isObject, type Json, RefResolver } from "../refs.js";
 import { hasFlag } from "../schema.js";
 import { ONE_SCHEMA, SCHEMA_LIST, SCHEMA_MAP } from "../walk.js";
-import { METHODS } from "./operations.js";
+import { METHODS } from "./methods.js";
 
 const PREFIX = "#/components/schemas/";
 

@@ -5,7 +5,7 @@
  * function. Importing it registers the service with the mock registry. The engine is runtime/mock;
  * this file only carries data, all of it from the model, as JSON text (print.ts `jsonData`).
  */
-import { lean } from "../check/operations.js";
+import { lean } from "../check/mock-operation.js";
 import { call, constStatement, jsdoc, jsonData, obj, str } from "../print.js";
 import { moduleText, pascal, runtimeModule, type Emitter } from "./file.js";
 
@@ -35,7 +35,9 @@ export const emitMock: Emitter = (model, context) => {
       type: "MockDefinition",
     }),
     "",
-    jsdoc(`Starts the ${model.title} mock on 127.0.0.1 (a free port unless \`options.port\`); \`close()\` stops it.`),
+    jsdoc(
+      `Starts the ${model.title} mock on 127.0.0.1 (a free port unless \`options.server.port\`); \`close()\` stops it.`,
+    ),
     `export function ${name}(options: MockOptions = {}): Promise<RunningMock> {`,
     "  return startMockServer(mockDefinition, options);",
     "}",

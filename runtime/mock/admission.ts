@@ -21,7 +21,7 @@ import type { Answers } from "./answers.js";
 import type { Caller } from "./auth.js";
 import type { MockAnswer, MockService } from "./model-types.js";
 import type { Context } from "./template.js";
-import { bump, type MockCounters, type MockDefinition, type MockLimitOverride, type Reply } from "./types.js";
+import { bump, type MockCounters, type MockDefinition, type MockLimitOptions, type Reply } from "./types.js";
 
 /** What admission needs to know about the request. */
 export interface AdmissionRequest {
@@ -51,11 +51,7 @@ export class Admission {
 
   constructor(
     definition: MockDefinition,
-    options: {
-      limits?: Record<string, MockLimitOverride> | undefined;
-      noLimits?: boolean | undefined;
-      limitScale?: number | undefined;
-    },
+    options: MockLimitOptions,
     private readonly model: MockService,
     private readonly answers: Answers,
     private readonly counters: () => MockCounters,
@@ -63,7 +59,7 @@ export class Admission {
   ) {
     const overrides: LimitOverrides = {};
     const points: Record<string, number> = {};
-    for (const [id, o] of Object.entries(options.limits ?? {})) {
+    for (const [id, o] of Object.entries(options.overrides ?? {})) {
       const { points: p, ...rest } = o;
       overrides[id] = rest;
       if (p !== undefined) {
@@ -72,11 +68,11 @@ export class Admission {
         points[id] = p;
       }
     }
-    if (options.limitScale !== undefined && !(options.limitScale > 0))
+    if (options.scale !== undefined && !(options.scale > 0))
       throw new Error(`${definition.descriptor.id} mock: the limit scale must be a positive number`);
-    const scale = options.limitScale ?? 1;
+    const scale = options.scale ?? 1;
     const effective = effectiveLimits(definition.descriptor, overrides);
-    this.limits = options.noLimits
+    this.limits = options.off
       ? []
       : effective.map((l) => {
           const out: Scaled = { ...l };

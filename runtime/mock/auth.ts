@@ -8,7 +8,7 @@ import { setOwn } from "../internal/values.js";
 import type { IdMaker } from "./ids.js";
 import type { MockService, MockSituation } from "./model-types.js";
 import { render, type Context } from "./template.js";
-import type { Rec } from "./types.js";
+import type { MockAuthOptions, Rec } from "./types.js";
 
 export type Caller = { credential: Record<string, string>; index: number };
 export type AuthResult = ({ ok: true } & Caller) | { ok: false; situation: MockSituation };
@@ -121,7 +121,7 @@ export class Auth {
     readonly credentials: Array<Record<string, string>>,
     private readonly ids: IdMaker,
     private readonly clock: () => number,
-    private readonly options: { tokenLifetimeSeconds?: number | undefined; authorizationCode?: string | undefined },
+    private readonly options: MockAuthOptions,
   ) {
     this.tokenPath = tokenPathOf(descriptor);
     const auth = descriptor.auth;

@@ -5,22 +5,22 @@
  *   route → fault (drop) → credentials → limits → fault (delay, 5xx) → body and parameters
  *   → callback probe (webhook registrations) → referenced records → the action → quota charge.
  *
- * The parts live in their own modules: router.ts, auth.ts, admission.ts, validate.ts, store.ts,
- * actions.ts (one function per action kind), paging.ts, webhooks.ts, answers.ts; server.ts puts
+ * The parts live in their own modules: operation-routes.ts (the table of operations and their
+ * routes), request-input.ts (body and query), auth.ts, admission.ts, validate.ts, store.ts,
+ * actions/ (one function per action kind), paging.ts, webhooks.ts, answers.ts; server.ts puts
  * this on node:http. Nothing here knows which service it imitates.
  */
-import type { OperationDescriptor } from "../descriptor.js";
-import { setOwn } from "../internal/values.js";
-import { ACTIONS, type Act } from "./actions.js";
+import type { Act } from "./actions/act.js";
+import { ACTIONS } from "./actions/index.js";
 import { Admission, type Ticket } from "./admission.js";
 import { Answers } from "./answers.js";
 import { Auth } from "./auth.js";
 import { FaultInjector, prng, type FaultDecision } from "./faults.js";
-import type { MockOperation, MockOperationSpec, MockService } from "./model-types.js";
+import type { MockService } from "./model-types.js";
+import { type Operation, routeOperations } from "./operation-routes.js";
+import { checkMockOptions } from "./options.js";
 import { Pager } from "./paging.js";
 import { Router } from "./router.js";
-import { pointerResolver } from "./sample.js";
-import { addOperationRoute } from "./segments.js";
 import { successSample } from "./samples.js";
 import { Store } from "./store.js";
 import { renderString, type Context } from "./template.js";
@@ -36,6 +36,7 @@ import {
   type Rec,
 } from "./types.js";
 import { RecordShaper } from "./shape.js";
+import { MAX_BODY_DEPTH, parseBody, queryObject } from "./request-input.js";
 import { RequestValidator } from "./validate.js";
 import { isLoopbackUrl } from "../internal/loopback.js";
 import { Webhooks } from "./webhooks.js";
@@ -74,27 +75,6 @@ interface Call {
   ticket: Ticket;
 }
 
-interface Operation {
-  op: MockOperationSpec;
-  desc: OperationDescriptor;
-  m: MockOperation;
-  /** Creates a webhook registration (check, and maybe probe, its callback first). */
-  registersWebhook: boolean;
-  /** A template of the operation names `{example}` (the example is then cloned into the context). */
-  usesExample: boolean;
-}
-
-const EXAMPLE_ONLY: MockOperation = {
-  action: "example",
-  refs: {},
-  from: "body",
-  set: {},
-  where: {},
-  newestFirst: false,
-  statuses: {},
-  merge: "shallow",
-  log: [],
-};
 const EMPTY_QUERY = new URLSearchParams();
 
 export class MockEngine {
@@ -112,6 +92,8 @@ export class MockEngine {
   /** The methods the token endpoint answers: those the spec declares on its path, and the one stepforge's client uses. */
   private readonly tokenMethods: ReadonlySet<string>;
   private readonly clock: () => number;
+  /** The seed of ids, request ids and samples (`data.idSeed`). */
+  private readonly idSeed: number;
   private faults: FaultInjector | undefined;
   private counter: MockCounters = emptyCounters();
   private requestSeq = 0;
@@ -123,56 +105,41 @@ export class MockEngine {
     private readonly options: MockOptions = {},
   ) {
     const { descriptor, mock: model } = definition;
+    checkMockOptions(descriptor.id, options);
     this.descriptor = descriptor;
     this.model = model;
     this.clock = options.clock ?? Date.now;
-    this.store = new Store(descriptor.id, model, options.idSeed ?? 1);
+    this.idSeed = options.data?.idSeed ?? 1;
+    this.store = new Store(descriptor.id, model, this.idSeed);
     this.answers = new Answers(model);
-    const creds = options.credentials ?? model.credentials;
+    const creds = options.auth?.credentials ?? model.credentials;
     this.auth = new Auth(
       descriptor,
       model,
       Array.isArray(creds) ? creds : [creds],
       this.store.ids,
       this.clock,
-      options,
+      options.auth ?? {},
     );
-    this.admission = new Admission(definition, options, model, this.answers, () => this.counter, this.clock);
+    this.admission = new Admission(
+      definition,
+      options.limits ?? {},
+      model,
+      this.answers,
+      () => this.counter,
+      this.clock,
+    );
     this.pager = new Pager(model);
     this.validator = new RequestValidator(definition.components);
-    this.shaper = new RecordShaper(definition.components, this.validator, options.idSeed ?? 1);
+    this.shaper = new RecordShaper(definition.components, this.validator, this.idSeed);
     this.webhooks = model.webhooks
       ? new Webhooks(model.webhooks, this.store, () => this.counter, {
-          secret: options.webhookSecret ?? "mock-webhook-secret",
-          retryDelaysMs: options.webhookRetryDelaysMs,
+          secret: options.webhooks?.secret ?? "mock-webhook-secret",
+          retryDelaysMs: options.webhooks?.retryDelaysMs,
           clock: this.clock,
         })
       : undefined;
-    const resolve = pointerResolver({ components: definition.components });
-    for (const op of Object.values(definition.operations)) {
-      const desc = descriptor.operations[op.operationId];
-      if (!desc) throw new Error(`${descriptor.id} mock: operation ${op.operationId} is not in the descriptor`);
-      const m = op.mock ?? EXAMPLE_ONLY;
-      if (m.resource) this.store.spec(m.resource);
-      if (m.parent !== undefined && !(m.resource && (m.parentField ?? this.store.spec(m.resource).parentField))) {
-        throw new Error(
-          `${descriptor.id} mock: ${op.operationId} has \`parent\` but its resource ${m.resource ?? "(none)"} declares no \`parentField\` (nor does the operation)`,
-        );
-      }
-      for (const entry of m.log) this.store.spec(entry.resource);
-      const registersWebhook =
-        m.action === "create" && m.resource !== undefined && m.resource === model.webhooks?.resource;
-      const usesExample = JSON.stringify(m).includes("{example");
-      // SF193: an operation the spec's schemas cannot tell from an earlier one is answered by that one.
-      if (op.shadowedBy === undefined)
-        addOperationRoute(
-          this.router,
-          { ...op, declaredBase: descriptor.connection.baseUrl, server: desc.server },
-          { op, desc, m, registersWebhook, usesExample },
-          (o) => o.op.operationId,
-          resolve,
-        );
-    }
+    routeOperations(definition, this.store, this.router);
     const declared = Object.values(definition.operations)
       .filter((op) => op.path === this.auth.tokenPath)
       .map((op) => op.method.toUpperCase());
@@ -181,14 +148,15 @@ export class MockEngine {
       descriptor.auth.kind === "oauth2-client-credentials" ? descriptor.auth.tokenMethod : "POST",
     ]);
     this.faults = options.faults ? new FaultInjector(options.faults) : undefined;
-    this.requestRandom = prng(options.idSeed ?? 1);
+    this.requestRandom = prng(this.idSeed);
     this.start();
   }
 
-  /** The start state: the spec's examples (unless `seedData: false`), then the state file's records. */
+  /** The start state: the spec's examples (unless `data.fromExamples: false`), then the state file's records. */
   private start(): void {
-    if (this.options.seedData !== false) this.store.seedFromExamples(this.definition.operations);
-    if (this.options.state) this.store.load(this.options.state);
+    const data = this.options.data;
+    if (data?.fromExamples !== false) this.store.seedFromExamples(this.definition.operations);
+    if (data?.state) this.store.load(data.state);
   }
 
   records(resource: string): Rec[] {
@@ -209,7 +177,7 @@ export class MockEngine {
     this.admission.reset();
     this.auth.reset();
     this.webhooks?.reset();
-    this.requestRandom = prng(this.options.idSeed ?? 1);
+    this.requestRandom = prng(this.idSeed);
     this.faults = this.options.faults ? new FaultInjector(this.options.faults) : undefined;
     this.start();
   }
@@ -307,10 +275,11 @@ export class MockEngine {
       this.counter.faults.delayed++;
       wait = new Promise<void>((r) => setTimeout(r, fault.latencyMs));
     }
-    if (this.options.beforeRespond) {
+    const beforeRespond = this.options.hooks?.beforeRespond;
+    if (beforeRespond) {
       let hook: void | Promise<void>;
       try {
-        hook = this.options.beforeRespond({ operationId: operation.op.operationId, method, path: pathname });
+        hook = beforeRespond({ operationId: operation.op.operationId, method, path: pathname });
       } catch (error) {
         return this.failure(call, error); // past admission: the ticket must go back
       }
@@ -382,7 +351,8 @@ export class MockEngine {
   }
 
   private report(error: unknown, method: string, path: string): void {
-    if (this.options.onFailure) return this.options.onFailure(error, { method, path });
+    const onFailure = this.options.hooks?.onFailure;
+    if (onFailure) return onFailure(error, { method, path });
     const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
     process.stderr.write(`${this.descriptor.id} mock: internal failure answering ${method} ${path}: ${text}\n`);
   }
@@ -446,7 +416,7 @@ export class MockEngine {
     let example: unknown = null;
     const exampleOf = () =>
       example === null
-        ? (example = successSample(op, this.definition.components, this.options.idSeed ?? 1))
+        ? (example = successSample(op, this.definition.components, this.idSeed))
         : structuredClone(example);
     if (operation.usesExample) ctx.example = exampleOf();
     const refs: Rec = {};
@@ -513,54 +483,5 @@ export class MockEngine {
   }
 }
 
-/**
- * How deep a JSON body may nest. Real payloads of these APIs nest a handful of levels; the mock's
- * own walks of a body (structuredClone, templates, JSON.stringify of a stored record) recurse once
- * per level, and a few thousand levels overflow the stack — after the record was stored, so every
- * later read of it failed too. 64 is far above any real payload and far below the stack's limit.
- */
-export const MAX_BODY_DEPTH = 64;
-
 /** Statuses HTTP sends without a body (and so without a content type). */
 const NO_BODY = [204, 205, 304];
-
-/** A JSON or form body; `badJson` when it is neither, `tooDeep` when it nests too deeply (both answered after auth and limits, as services do). */
-function parseBody(req: MockRequest): { body: unknown; badJson: boolean; tooDeep?: boolean } {
-  if (req.body.length === 0) return { body: undefined, badJson: false };
-  const text = req.body.toString("utf8");
-  if (String(req.headers["content-type"] ?? "").includes("application/x-www-form-urlencoded"))
-    return { body: Object.fromEntries(new URLSearchParams(text)), badJson: false };
-  if (nestsDeeperThan(text, MAX_BODY_DEPTH)) return { body: undefined, badJson: false, tooDeep: true };
-  try {
-    return { body: JSON.parse(text), badJson: false };
-  } catch {
-    return { body: undefined, badJson: true };
-  }
-}
-
-/** Whether JSON text opens more than `max` arrays or objects inside each other; one pass over the text, no recursion. */
-function nestsDeeperThan(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c)
-        i++; // backslash: the next character is escaped
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
-      if (++depth > max) return true;
-    } else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return false;
-}
-
-/** The query for templates (`{query.name}`), a repeated key's values joined with commas. */
-function queryObject(query: URLSearchParams): Rec {
-  const out: Rec = {};
-  // Own keys, set as data: `in` found `constructor` and `toString` on Object.prototype and dropped
-  // them, and `=` would make a `__proto__` key the object's prototype.
-  for (const key of query.keys()) if (!Object.hasOwn(out, key)) setOwn(out, key, query.getAll(key).join(","));
-  return out;
-}

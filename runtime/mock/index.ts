@@ -11,7 +11,20 @@ export { MockEngine } from "./engine.js";
 export type { MockRequest, Outcome } from "./engine.js";
 export { loadMock, registerMock, registeredMock, registeredMocks } from "./registry.js";
 export { DEFAULT_MAX_BODY_BYTES, MockListenError, startMockServer } from "./server.js";
-export type { MockCounters, MockDefinition, MockLimitOverride, MockOptions, MockState, RunningMock } from "./types.js";
+export type {
+  MockAuthOptions,
+  MockCounters,
+  MockDataOptions,
+  MockDefinition,
+  MockHooks,
+  MockLimitOptions,
+  MockLimitOverride,
+  MockOptions,
+  MockServerOptions,
+  MockState,
+  MockWebhookOptions,
+  RunningMock,
+} from "./types.js";
 export type { FaultOptions } from "./faults.js";
 export type { MockOperation, MockOperationSpec, MockService } from "./model-types.js";
 export { startPrism } from "./prism.js";

@@ -84,7 +84,7 @@ export interface Page {
    * `{page.*}` of response templates: total, offset, limit, count, more, nextToken; for page
    * numbers also number, pages and nextPage. `…OrNull` / `…OrEmpty` variants hold null / "" on the
    * last page (for envelopes whose next-page field is required); `nextParams` are the query
-   * parameters of the next page (actions.ts makes `nextUrl` of them).
+   * parameters of the next page (actions/act.ts makes `nextUrl` of them).
    */
   page: Rec;
 }

@@ -1,12 +1,13 @@
 /**
  * Why a value is not valid against a schema, in the words of a validator's first error
  * (`shelves: must have required property 'shelves'`, `items.0.title: must be string`), found with
- * the sampler's own checker (sample.ts `schemaChecker`): the generator checks every example of a
+ * the sampler's own checker (schema-conforms.ts `schemaChecker`): the generator checks every example of a
  * spec with it, and Ajv's code generation cost seconds per thousand schemas where this costs
  * milliseconds. The walk descends to the deepest property or item that fails; a failure it cannot
  * pin down (a `oneOf` no branch takes alone) is named at the level where it happens.
  */
-import { schemaChecker, type MergedKeywords } from "./sample.js";
+import { schemaChecker } from "./schema-conforms.js";
+import type { MergedKeywords } from "./schema-merge.js";
 
 type Rec = Record<string, unknown>;
 const isObject = (v: unknown): v is Rec => v !== null && typeof v === "object" && !Array.isArray(v);

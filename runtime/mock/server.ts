@@ -84,9 +84,9 @@ function control(engine: MockEngine, method: string, url: string): Reply | undef
 
 /** Starts the mock of one service on 127.0.0.1. */
 export async function startMockServer(definition: MockDefinition, options: MockOptions = {}): Promise<RunningMock> {
-  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxBody = options.server?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   if (!(Number.isSafeInteger(maxBody) && maxBody > 0))
-    throw new Error(`${definition.descriptor.id} mock: maxBodyBytes must be a positive whole number of bytes`);
+    throw new Error(`${definition.descriptor.id} mock: server.maxBodyBytes must be a positive whole number of bytes`);
   const engine = new MockEngine(definition, options);
   const sockets = new Set<Socket>();
   const failed = (req: IncomingMessage, res: ServerResponse, error: unknown) => {
@@ -107,7 +107,7 @@ export async function startMockServer(definition: MockDefinition, options: MockO
       const controlled = control(engine, req.method ?? "GET", req.url ?? "/");
       if (controlled) return void send(res, controlled);
       const request = { method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers, body };
-      const replayed = options.replay?.answer(request);
+      const replayed = options.hooks?.replay?.answer(request);
       if (replayed) return void send(res, replayed);
       const outcome = engine.handle(request);
       if (outcome instanceof Promise)
@@ -157,7 +157,7 @@ export async function startMockServer(definition: MockDefinition, options: MockO
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });
-  const wanted = options.port ?? 0;
+  const wanted = options.server?.port ?? 0;
   await new Promise<void>((resolve, reject) => {
     server.once("error", (e: NodeJS.ErrnoException) =>
       reject(new MockListenError(definition.descriptor.id, wanted, e.code ?? "error")),

@@ -34,39 +34,79 @@ export interface MockState {
   relations?: Record<string, Record<string, Array<string | number>>>;
 }
 
+/**
+ * What a caller may set, grouped by the part of the mock each group steers. Every group and field
+ * is optional; `startMock("trello")` runs the spec's own numbers.
+ *
+ * `faults` is a group of its own (not under `server`): it changes answers, has its own seed, and
+ * `--faults`/`--latency` set it alone. `clock` stays at the top: token expiry (auth), limit windows
+ * (limits), first-failure stamps (webhooks) and `{now}` in templates all read it, so it belongs to
+ * no one group.
+ */
 export interface MockOptions {
-  /** Port on 127.0.0.1; 0 (the default) picks a free one. */
-  port?: number;
-  /** Accepted credentials (connection field values); default: the spec's `x-stepforge.mock.credentials`. */
-  credentials?: Record<string, string> | Array<Record<string, string>>;
-  /** Per limit id of the descriptor. */
-  limits?: Record<string, MockLimitOverride>;
-  /** Switch every limit off (a load test against the mock). */
-  noLimits?: boolean;
-  /** Multiply every limit's budget (requests, max, points) by this factor (`--limits-scale 10`). */
-  limitScale?: number;
-  /** Lifetime of issued access tokens, in seconds. */
-  tokenLifetimeSeconds?: number;
-  /** Authorization code the token endpoint accepts (authorization-code services). */
-  authorizationCode?: string;
+  server?: MockServerOptions;
+  auth?: MockAuthOptions;
+  limits?: MockLimitOptions;
+  webhooks?: MockWebhookOptions;
+  data?: MockDataOptions;
+  hooks?: MockHooks;
+  /** Seeded failures, delays and slow bodies (`--faults`, `--latency`). */
   faults?: FaultOptions;
-  /** Key of webhook signatures (Trello: the application secret). */
-  webhookSecret?: string;
-  /** Milliseconds between webhook delivery attempts (default: the spec's `retry.delaysSeconds`). */
-  webhookRetryDelaysMs?: number[];
   /** Milliseconds since the epoch; tests pass a clock they move by hand. */
   clock?: () => number;
-  /** Fill resources from the spec's examples (default true). */
-  seedData?: boolean;
-  /** Records to start from instead of (or on top of, with seedData) the examples. */
-  state?: MockState;
-  /** Seed of generated ids and samples (default 1), so a run's ids repeat. */
-  idSeed?: number;
+}
+
+/** The HTTP server the mock listens with. */
+export interface MockServerOptions {
+  /** Port on 127.0.0.1; 0 (the default) picks a free one. */
+  port?: number;
   /**
    * The largest request body the mock reads, in bytes (default 10 MiB, DEFAULT_MAX_BODY_BYTES); a
    * larger one is answered 413 and its connection closed.
    */
   maxBodyBytes?: number;
+}
+
+/** Who the mock lets in, and the tokens it issues. */
+export interface MockAuthOptions {
+  /** Accepted credentials (connection field values); default: the spec's `x-stepforge.mock.credentials`. */
+  credentials?: Record<string, string> | Array<Record<string, string>>;
+  /** Lifetime of issued access tokens, in seconds (`--token-lifetime`). */
+  tokenLifetimeSeconds?: number;
+  /** Authorization code the token endpoint accepts (authorization-code services). */
+  authorizationCode?: string;
+}
+
+/** The descriptor's rate limits and quotas, as this mock enforces them. */
+export interface MockLimitOptions {
+  /** Per limit id of the descriptor: numbers over the spec's (shrink windows in tests and benchmarks). */
+  overrides?: Record<string, MockLimitOverride>;
+  /** Switch every limit off (a load test against the mock; `--no-limits`). */
+  off?: boolean;
+  /** Multiply every limit's budget (requests, max, points) by this factor (`--limits-scale 10`). */
+  scale?: number;
+}
+
+/** The webhooks the mock delivers. */
+export interface MockWebhookOptions {
+  /** Key of webhook signatures (Trello: the application secret; `--webhook-secret`). */
+  secret?: string;
+  /** Milliseconds between delivery attempts (default: the spec's `retry.delaysSeconds`). */
+  retryDelaysMs?: number[];
+}
+
+/** The records the mock starts from, and the seed of what it makes up. */
+export interface MockDataOptions {
+  /** Fill resources from the spec's examples (default true). */
+  fromExamples?: boolean;
+  /** Records to start from instead of (or on top of, with fromExamples) the examples (`--state FILE`). */
+  state?: MockState;
+  /** Seed of generated ids, request ids and samples (default 1), so a run's ids repeat (`--seed`). */
+  idSeed?: number;
+}
+
+/** Code of the caller's that the mock calls while it answers. */
+export interface MockHooks {
   /**
    * Told of an exception inside the mock, which the client gets as a 500 without its text
    * (default: the stack on stderr). `path` has no query: it may hold credentials.
@@ -76,7 +116,7 @@ export interface MockOptions {
   beforeRespond?: (info: { operationId: string; method: string; path: string }) => void | Promise<void>;
   /**
    * Asked first for every service request: a reply to send instead of the mock's own answer
-   * (a recorded one, see replay.ts), or undefined to answer as usual.
+   * (a recorded one, see replay.ts; `--replay FILE.har`), or undefined to answer as usual.
    */
   replay?: {
     answer(request: {

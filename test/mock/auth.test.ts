@@ -53,7 +53,7 @@ describe("marketo client credentials", () => {
 
   it("issues tokens that expire, then answers 602 (and 601 for unknown tokens) inside HTTP 200", async () => {
     const clock = manualClock();
-    const m = await mock("marketo", { clock: clock.now, tokenLifetimeSeconds: 30 });
+    const m = await mock("marketo", { clock: clock.now, auth: { tokenLifetimeSeconds: 30 } });
     const issued = await call(m.url, tokenPath);
     expect(issued.json).toMatchObject({ token_type: "bearer", expires_in: 30 });
     clock.advance(10_000);
@@ -84,7 +84,7 @@ describe("marketo client credentials", () => {
 
   it("lets the generated client fetch a token and renew it after 602", async () => {
     const clock = manualClock();
-    const m = await mock("marketo", { clock: clock.now, tokenLifetimeSeconds: 3600 });
+    const m = await mock("marketo", { clock: clock.now, auth: { tokenLifetimeSeconds: 3600 } });
     const marketo = new MarketoClient(clientOptions(marketoDescriptor, m.url, MARKETO));
     await marketo.getLists({});
     clock.advance(3_600_000);
@@ -97,7 +97,7 @@ describe("marketo client credentials", () => {
 describe("content snare bearer with refresh", () => {
   it("accepts the connection's token until it expires, then refreshes it with a rotating refresh token", async () => {
     const clock = manualClock();
-    const m = await mock("contentsnare", { clock: clock.now, tokenLifetimeSeconds: 60 });
+    const m = await mock("contentsnare", { clock: clock.now, auth: { tokenLifetimeSeconds: 60 } });
     const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
     expect((await call(m.url, "/partner_api/v1/clients", { headers: bearer(CONTENTSNARE.accessToken) })).status).toBe(
       200,

@@ -114,7 +114,7 @@ describe("trello", () => {
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
     const callbackURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-    const m = await mock("trello", { webhookRetryDelaysMs: [5, 5, 5] });
+    const m = await mock("trello", { webhooks: { retryDelaysMs: [5, 5, 5] } });
     const hook = await call(m.url, `/1/webhooks?${TRELLO_AUTH}`, json({ callbackURL, idModel: BOARD }));
     expect(hook.json).toMatchObject({ consecutiveFailures: 0, firstConsecutiveFailDate: null });
     await call(m.url, `/1/cards?${TRELLO_AUTH}`, json({ idList: "60d5ecb74e2a1b3c4d5e6f72", name: "fires" }));

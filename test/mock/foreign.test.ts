@@ -32,7 +32,7 @@ beforeAll(async () => {
   expect(generated.code, generated.stderr).toBe(0);
   await loadMock(join(out, "tables", "mock.ts"));
   // The per-base limit (5/s) would refuse the bursts below; its own test starts a limited mock.
-  m = await startMock("tables", { noLimits: true });
+  m = await startMock("tables", { limits: { off: true } });
 }, 60_000);
 
 afterAll(async () => {
@@ -107,7 +107,7 @@ describe("a generated mock of a foreign spec", () => {
     let now = Date.UTC(2026, 0, 1);
     const limited = await startMock("tables", {
       clock: () => now,
-      credentials: [{ apiKey: "pat-mock-0123456789" }, { apiKey: "pat-other" }],
+      auth: { credentials: [{ apiKey: "pat-mock-0123456789" }, { apiKey: "pat-other" }] },
     });
     try {
       const third = base("C");

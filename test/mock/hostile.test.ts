@@ -105,7 +105,7 @@ describe("values with their own toString", () => {
   });
 
   it("trello: a card with an object idCard is created and announced to a webhook, and can be changed and deleted", async () => {
-    const m = await mock("trello", { webhookRetryDelaysMs: [] });
+    const m = await mock("trello", { webhooks: { retryDelaysMs: [] } });
     // A registration from a state file: its callback is never answered (port 9 on loopback is closed).
     const state = {
       records: {
@@ -114,7 +114,7 @@ describe("values with their own toString", () => {
         ],
       },
     };
-    const watched = await mock("trello", { state, webhookRetryDelaysMs: [] });
+    const watched = await mock("trello", { data: { state }, webhooks: { retryDelaysMs: [] } });
     for (const mk of [m, watched]) {
       const card = await call(mk.url, `/1/cards?${TRELLO_AUTH}`, {
         method: "POST",
@@ -133,7 +133,7 @@ describe("values with their own toString", () => {
     const state = {
       records: { card: [{ id: "5f0000000000000000000002", idList: LIST, name: "odd pos", pos: POISON }] },
     };
-    const m = await mock("trello", { state });
+    const m = await mock("trello", { data: { state } });
     const cards = await call(m.url, `/1/lists/${LIST}/cards?${TRELLO_AUTH}`);
     expect(cards.status).toBe(200);
     expect(cards.json.map((c: { name: string }) => c.name)).toContain("odd pos");
@@ -163,7 +163,7 @@ describe("request body size", () => {
   });
 
   it("a chunked body is counted as it arrives; a body within the cap is served", async () => {
-    const m = await mock("trello", { maxBodyBytes: 1024 });
+    const m = await mock("trello", { server: { maxBodyBytes: 1024 } });
     const chunk = `{"idList":"${LIST}","name":"${"x".repeat(2000)}"}`;
     const r = await raw(m.port, head(["Transfer-Encoding: chunked"]) + `${chunk.length.toString(16)}\r\n${chunk}\r\n`);
     expect(r.timedOut).toBe(false);
@@ -189,7 +189,7 @@ describe("request body size", () => {
         },
       },
     };
-    const m = await startMock(definition, { maxBodyBytes: 100 });
+    const m = await startMock(definition, { server: { maxBodyBytes: 100 } });
     try {
       const r = await raw(m.port, head(["Content-Length: 101"]));
       expect(r.text).toMatch(/^HTTP\/1\.1 413 /);
@@ -197,7 +197,7 @@ describe("request body size", () => {
     } finally {
       await m.close();
     }
-    await expect(startMock("trello", { maxBodyBytes: 0 })).rejects.toThrow(
+    await expect(startMock("trello", { server: { maxBodyBytes: 0 } })).rejects.toThrow(
       "maxBodyBytes must be a positive whole number of bytes",
     );
   });
@@ -208,7 +208,7 @@ describe("query parameters are read one way", () => {
     call(url, `/search-news?text=electric&${query}`, { headers: { "x-api-key": WORLDNEWS.apiKey } });
 
   it("worldnews: a single-valued parameter given twice is a badRequest naming it", async () => {
-    const m = await mock("worldnews", { noLimits: true });
+    const m = await mock("worldnews", { limits: { off: true } });
     // The checks saw the last offset (0), the paging used the first (over the 10000 maximum).
     const twice = await search(m.url, "offset=100000000&offset=0");
     expect(twice.status).toBe(400);
@@ -218,7 +218,7 @@ describe("query parameters are read one way", () => {
   });
 
   it("worldnews: the number the checks read is the number the paging uses", async () => {
-    const m = await mock("worldnews", { noLimits: true });
+    const m = await mock("worldnews", { limits: { off: true } });
     const exp = await search(m.url, "offset=1e3");
     expect(exp.status).toBe(200);
     expect(exp.json.offset).toBe(1000);
@@ -291,11 +291,13 @@ describe("the mock's own failures", () => {
     failures.length = 0;
     let mode: "throw" | "reject" = "throw";
     const m = await mock("marketo", {
-      onFailure,
-      beforeRespond: (info) => {
-        if (info.operationId !== "getLeads") return;
-        if (mode === "throw") throw new Error(SECRET_DETAIL);
-        return Promise.reject(new Error(SECRET_DETAIL));
+      hooks: {
+        onFailure,
+        beforeRespond: (info) => {
+          if (info.operationId !== "getLeads") return;
+          if (mode === "throw") throw new Error(SECRET_DETAIL);
+          return Promise.reject(new Error(SECRET_DETAIL));
+        },
       },
     });
     const headers = await marketoAuth(m.url);
@@ -323,7 +325,7 @@ describe("the mock's own failures", () => {
         id === "getCard" ? { ...op, mock: { ...op.mock!, resource: undefined } } : op,
       ]),
     );
-    const m = await startMock({ ...trello, operations: broken } as MockDefinition, { onFailure });
+    const m = await startMock({ ...trello, operations: broken } as MockDefinition, { hooks: { onFailure } });
     try {
       const r = await call(m.url, `/1/cards/6123a9f0c4b5d6e7f8091a2b?${TRELLO_AUTH}`);
       expect([r.status, r.text]).toEqual([500, "Internal Server Error"]);
@@ -343,9 +345,9 @@ describe("control routes and state files name resources by own keys", () => {
       expect(r.status, name).toBe(404);
       expect(r.json.error).toBe("unknown mock control route");
     }
-    await expect(startMock("trello", { state: { records: JSON.parse('{"constructor": []}') } })).rejects.toThrow(
-      'unknown resource "constructor"',
-    );
+    await expect(
+      startMock("trello", { data: { state: { records: JSON.parse('{"constructor": []}') } } }),
+    ).rejects.toThrow('unknown resource "constructor"');
   });
 });
 

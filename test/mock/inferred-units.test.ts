@@ -50,7 +50,7 @@ describe("the page-token answer", () => {
       },
       operations: { [op.operationId]: plain },
     };
-    const engine = new MockEngine(definition, { seedData: false });
+    const engine = new MockEngine(definition, { data: { fromExamples: false } });
     const r = answer(engine, "GET", `${op.path}?sinceDatetime=2026-01-01T00:00:00Z`);
     expect(r.status).toBe(200);
     expect(Object.keys(r.json)).toEqual(["cursorToken"]);

@@ -19,8 +19,8 @@ describe("trello", () => {
     const second = { ...TRELLO, token: "ATTAsecondtoken" };
     const m = await mock("trello", {
       clock: clock.now,
-      credentials: [TRELLO, second],
-      limits: { perToken: { requests: 3, windowSeconds: 10 }, perKey: { requests: 5 } },
+      auth: { credentials: [TRELLO, second] },
+      limits: { overrides: { perToken: { requests: 3, windowSeconds: 10 }, perKey: { requests: 5 } } },
     });
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) statuses.push((await call(m.url, `/1/cards/${CARD}?${TRELLO_AUTH}`)).status);
@@ -42,7 +42,7 @@ describe("trello", () => {
 describe("marketo", () => {
   it("answers 606 inside HTTP 200 over the rate, and 607 over the daily quota", async () => {
     const m = await mock("marketo", {
-      limits: { rate: { requests: 2, windowSeconds: 20 }, daily: { requests: 1000 } },
+      limits: { overrides: { rate: { requests: 2, windowSeconds: 20 }, daily: { requests: 1000 } } },
     });
     const auth = await marketoToken(m.url);
     const bodies = [];
@@ -52,7 +52,7 @@ describe("marketo", () => {
       errors: [{ code: "606", message: "Max rate limit '2' exceeded with in '20' secs" }],
     });
 
-    const daily = await mock("marketo", { limits: { daily: { requests: 2 } } });
+    const daily = await mock("marketo", { limits: { overrides: { daily: { requests: 2 } } } });
     const dauth = await marketoToken(daily.url);
     await call(daily.url, "/rest/v1/lists.json", { headers: dauth });
     await call(daily.url, "/rest/v1/lists.json", { headers: dauth });
@@ -64,7 +64,10 @@ describe("marketo", () => {
   it("answers 615 to the call beyond the concurrency limit while the others are in flight", async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const m = await mock("marketo", { limits: { concurrent: { max: 3 } }, beforeRespond: () => gate });
+    const m = await mock("marketo", {
+      limits: { overrides: { concurrent: { max: 3 } } },
+      hooks: { beforeRespond: () => gate },
+    });
     const auth = await marketoToken(m.url);
     const held = [0, 1, 2].map(() => call(m.url, "/rest/v1/lists.json", { headers: auth }));
     while (m.counters().inFlight < 3) await new Promise((r) => setTimeout(r, 5));
@@ -80,7 +83,7 @@ describe("content snare", () => {
     const clock = manualClock();
     const m = await mock("contentsnare", {
       clock: clock.now,
-      limits: { writes: { requests: 1, windowSeconds: 10 }, reads: { requests: 2 } },
+      limits: { overrides: { writes: { requests: 1, windowSeconds: 10 }, reads: { requests: 2 } } },
     });
     const auth = { authorization: `Bearer ${CONTENTSNARE.accessToken}` };
     expect(
@@ -110,7 +113,7 @@ describe("content snare", () => {
 
 describe("world news", () => {
   it("reports the points quota in headers and answers 402 when it is used up; 429 over the rate", async () => {
-    const m = await mock("worldnews", { limits: { points: { points: 2 } } });
+    const m = await mock("worldnews", { limits: { overrides: { points: { points: 2 } } } });
     const h = { "x-api-key": WORLDNEWS.apiKey };
     const first = await call(m.url, "/search-news?text=electric&number=1", { headers: h });
     expect(first.status).toBe(200);
@@ -122,14 +125,14 @@ describe("world news", () => {
     expect(over.status).toBe(402);
     expect(over.json).toMatchObject({ status: "failure", code: 402 });
 
-    const rate = await mock("worldnews", { limits: { perMinute: { requests: 1 } } });
+    const rate = await mock("worldnews", { limits: { overrides: { perMinute: { requests: 1 } } } });
     expect((await call(rate.url, "/search-news?text=electric", { headers: h })).status).toBe(200);
     const r = await call(rate.url, "/search-news?text=electric", { headers: h });
     expect([r.status, r.json.code]).toEqual([429, 429]);
   });
 
   it("refuses an unknown limit id in the options", async () => {
-    await expect(startMock("worldnews", { limits: { perHour: { requests: 1 } } })).rejects.toThrow(
+    await expect(startMock("worldnews", { limits: { overrides: { perHour: { requests: 1 } } } })).rejects.toThrow(
       /limit override "perHour" names no declared limit; use one of perMinute/,
     );
   });

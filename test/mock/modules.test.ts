@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { LimitSpec } from "../../runtime/descriptor.js";
-import { deepMerge, placeInArray } from "../../runtime/mock/actions.js";
+import { deepMerge, placeInArray } from "../../runtime/mock/actions/records.js";
 import { expandAlphabet, IdMaker } from "../../runtime/mock/ids.js";
 import {
   MockEngine,
@@ -14,6 +14,7 @@ import {
   registerMock,
   startMock,
   type MockDefinition,
+  type MockOptions,
   type Outcome,
 } from "../../runtime/mock/index.js";
 import { MockOperationSchema } from "../../runtime/mock/model.js";
@@ -158,7 +159,7 @@ describe("positions and merging", () => {
   });
 
   it("ignores a __proto__ key in a request body", async () => {
-    const engine = new MockEngine(registeredMock("trello")!, { noLimits: true });
+    const engine = new MockEngine(registeredMock("trello")!, { limits: { off: true } });
     const body = Buffer.from(`{"idList":"${LIST}","name":"x","__proto__":{"polluted":true}}`);
     const out = engine.handle({
       method: "POST",
@@ -342,14 +343,32 @@ describe("admission", () => {
 
   it("switches limits off or scales their budgets", () => {
     const limits = [{ id: "perToken", kind: "window", description: "per token", requests: 2, windowSeconds: 10 }];
-    const off = new MockEngine(trelloWith(limits), { noLimits: true });
+    const off = new MockEngine(trelloWith(limits), { limits: { off: true } });
     expect(Array.from({ length: 5 }, () => status(off, `/1/cards/${CARD}`).status)).toEqual([200, 200, 200, 200, 200]);
-    const scaled = new MockEngine(trelloWith(limits), { limitScale: 2, clock: manualClock().now });
+    const scaled = new MockEngine(trelloWith(limits), { limits: { scale: 2 }, clock: manualClock().now });
     expect(Array.from({ length: 5 }, () => status(scaled, `/1/cards/${CARD}`).status)).toEqual([
       200, 200, 200, 200, 429,
     ]);
-    expect(() => new MockEngine(trelloWith(limits), { limitScale: 0 })).toThrow(
+    expect(() => new MockEngine(trelloWith(limits), { limits: { scale: 0 } })).toThrow(
       /limit scale must be a positive number/,
     );
+  });
+});
+
+describe("options", () => {
+  it("refuses a field the grouped options do not have, naming where it belongs", () => {
+    const trello = registeredMock("trello")!;
+    // As a JavaScript caller would pass them: flat, or a limit id where the overrides go.
+    const refused = (options: unknown) => () => new MockEngine(trello, options as MockOptions);
+    expect(refused({ port: 4110 })).toThrow("trello mock: options.port is not an option; set server.port instead");
+    expect(refused({ limits: { perToken: { requests: 1 } } })).toThrow(
+      "options.limits.perToken is not an option; a limit's numbers go under limits.overrides.perToken",
+    );
+    expect(refused({ webhooks: { secret: "s", retries: 2 } })).toThrow(
+      "options.webhooks.retries is not an option; webhooks takes secret, retryDelaysMs",
+    );
+    expect(refused({ auth: "mock-token" })).toThrow("options.auth must be an object of credentials,");
+    expect(refused({ speed: 1 })).toThrow("options.speed is not an option; the options are server, auth,");
+    expect(refused({ server: { port: 0 }, hooks: {}, faults: undefined })).not.toThrow();
   });
 });

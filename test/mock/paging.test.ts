@@ -34,7 +34,7 @@ describe("paging", () => {
   });
 
   it("pages Content Snare with limit/offset and reports the total", async () => {
-    const m = await startMock("contentsnare", { seedData: false });
+    const m = await startMock("contentsnare", { data: { fromExamples: false } });
     open.push(m);
     const cs = new ContentsnareClient(clientOptions(csDescriptor, m.url, CONTENTSNARE));
     for (let i = 0; i < 5; i++) await cs.createClient({ body: { email: `c${i}@example.com` } });

@@ -78,7 +78,7 @@ describe.each(CASES)("$label: every answer of the inferred mock is valid against
 
   beforeAll(async () => {
     g = await generateSpec(file, label, id);
-    m = await startMock(id, { noLimits: true });
+    m = await startMock(id, { limits: { off: true } });
     const definition = registeredMock(id)!;
     const resolve = pointerResolver(g.doc);
     const { query: authQuery, headers: authHeaders } = credentials(definition.descriptor);

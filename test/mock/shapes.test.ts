@@ -28,7 +28,7 @@ beforeAll(async () => {
   );
   expect(generated.code, generated.stderr).toBe(0);
   await loadMock(join(out, "shapes", "mock.ts"));
-  m = await startMock("shapes", { noLimits: true });
+  m = await startMock("shapes", { limits: { off: true } });
 }, 60_000);
 
 afterAll(async () => {

@@ -153,7 +153,7 @@ describe("marketo", () => {
   });
 
   it("answers an unknown list inside HTTP 200 with success false", async () => {
-    const m = await mock("marketo", { tokenLifetimeSeconds: 60 });
+    const m = await mock("marketo", { auth: { tokenLifetimeSeconds: 60 } });
     const token = (
       await call(
         m.url,

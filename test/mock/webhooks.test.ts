@@ -23,7 +23,7 @@ function signatureOf(body: string, callbackUrl: string): string {
 describe("trello webhooks", () => {
   it("probes the callback with HEAD, then delivers signed events for cards, comments, labels, lists and checklists", async () => {
     const hook = await receiver();
-    const m: RunningMock = await startMock("trello", { webhookSecret: SECRET });
+    const m: RunningMock = await startMock("trello", { webhooks: { secret: SECRET } });
     open.push(m, hook);
     const created = await call(m.url, `/1/webhooks?${TRELLO_AUTH}`, {
       method: "POST",
@@ -76,7 +76,7 @@ describe("trello webhooks", () => {
 
   it("does not register a webhook whose callback does not answer the probe with 200", async () => {
     const hook = await receiver(404);
-    const m = await startMock("trello", { webhookSecret: SECRET });
+    const m = await startMock("trello", { webhooks: { secret: SECRET } });
     open.push(m, hook);
     const r = await call(m.url, `/1/webhooks?${TRELLO_AUTH}`, {
       method: "POST",
@@ -142,7 +142,7 @@ describe("trello webhook callbacks stay on this machine", () => {
   });
 
   it("refuses a non-loopback callback with webhookRejected naming the callback field, without probing it", async () => {
-    const m = await startMock("trello", { webhookSecret: SECRET });
+    const m = await startMock("trello", { webhooks: { secret: SECRET } });
     open.push(m);
     const fetched = await fetchedDuring(async () => {
       for (const callbackURL of ["http://192.0.2.1/hook", "http://169.254.169.254/latest/meta-data/"]) {
@@ -164,7 +164,7 @@ describe("trello webhook callbacks stay on this machine", () => {
   it("counts a probe answered with a redirect as failed, and does not follow it", async () => {
     const hook = await receiver();
     const moved = await redirector(hook.url);
-    const m = await startMock("trello", { webhookSecret: SECRET });
+    const m = await startMock("trello", { webhooks: { secret: SECRET } });
     open.push(m, hook, moved);
     const r = await call(m.url, `/1/webhooks?${TRELLO_AUTH}`, {
       method: "POST",
@@ -186,7 +186,7 @@ describe("trello webhook callbacks stay on this machine", () => {
         ],
       },
     };
-    const m = await startMock("trello", { webhookSecret: SECRET, state, webhookRetryDelaysMs: [] });
+    const m = await startMock("trello", { webhooks: { secret: SECRET, retryDelaysMs: [] }, data: { state } });
     open.push(hook, moved);
     const registered = await call(m.url, `/1/webhooks?${TRELLO_AUTH}`, {
       method: "POST",

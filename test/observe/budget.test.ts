@@ -34,7 +34,7 @@ const CALLS = 3;
 let mock: RunningMock;
 let redis: RunningRedis | undefined;
 beforeAll(async () => {
-  mock = await startMock("trello", { credentials: { apiKey: apiKey.value, token: token.value } });
+  mock = await startMock("trello", { auth: { credentials: { apiKey: apiKey.value, token: token.value } } });
 });
 afterAll(async () => {
   await mock?.close();
@@ -86,7 +86,7 @@ describe("remaining budget per limit", () => {
   });
 
   it("a header quota counted in the service's cost units is its own gauge, once the service reported it", async () => {
-    const news = await startMock("worldnews", { credentials: { apiKey: WORLDNEWS.apiKey } });
+    const news = await startMock("worldnews", { auth: { credentials: { apiKey: WORLDNEWS.apiKey } } });
     const reader = new OnDemandReader();
     const provider = new MeterProvider({ readers: [reader] });
     try {

@@ -33,7 +33,7 @@ describe("a logged tool call keeps the shared client", () => {
   let trello: RunningMock;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "sf-calllog-client-"));
-    trello = await startMock("trello", { credentials: FIELDS });
+    trello = await startMock("trello", { auth: { credentials: FIELDS } });
   });
   afterAll(async () => {
     await trello?.close();

@@ -79,7 +79,7 @@ describe("the call log across processes", { timeout: 180_000 }, () => {
       throw new Error("redis-server is not installed (apt-get install redis-server): this suite needs a real one");
     dir = mkdtempSync(join(tmpdir(), "sf-calllog-mp-"));
     redis = await startRedis();
-    mock = await startMock("worldnews", { noLimits: true, credentials: { apiKey: API_KEY } });
+    mock = await startMock("worldnews", { limits: { off: true }, auth: { credentials: { apiKey: API_KEY } } });
   });
   afterAll(async () => {
     await mock?.close();
@@ -189,8 +189,8 @@ describe("the call log across processes", { timeout: 180_000 }, () => {
     // the file rotates several times while the others write (all at once, the run would end
     // before the first rotation).
     const slow = await startMock("worldnews", {
-      noLimits: true,
-      credentials: { apiKey: API_KEY },
+      limits: { off: true },
+      auth: { credentials: { apiKey: API_KEY } },
       faults: { latency: { ms: 5, rate: 1 }, seed: 1 },
     });
     const env = {

@@ -47,8 +47,10 @@ describe("the call log of tool calls", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "sf-calllog-"));
-    trello = await startMock("trello", { credentials: { apiKey: M.trelloApiKey.value, token: M.trelloToken.value } });
-    news = await startMock("worldnews", { credentials: { apiKey: M.worldnewsApiKey.value } });
+    trello = await startMock("trello", {
+      auth: { credentials: { apiKey: M.trelloApiKey.value, token: M.trelloToken.value } },
+    });
+    news = await startMock("worldnews", { auth: { credentials: { apiKey: M.worldnewsApiKey.value } } });
   });
   afterAll(async () => {
     await trello?.close();

@@ -207,8 +207,8 @@ describe("drift between specs/trello.yaml and Atlassian's Trello (Prism) through
     expect(entry.request.url.startsWith(`${prism.url}/cards/${ID}?`)).toBe(true);
     const replayer = createReplayer(har.log.entries, mockDefinition);
     const mock: RunningMock = await startMockServer(mockDefinition, {
-      credentials: connection.fields,
-      replay: replayer,
+      auth: { credentials: connection.fields },
+      hooks: { replay: replayer },
     });
     try {
       const replayed: ToolResult[] = [];

@@ -26,8 +26,7 @@ describe("metrics", () => {
   it("attempt and call durations, retries and token renewals, with no secret in a label", async () => {
     const secret = textMarker("marketo.clientSecret");
     const mock = await startMock("marketo", {
-      credentials: { clientId: MARKETO.clientId, clientSecret: secret.value },
-      // Seed 12: the first getLeads request gets a 503, the next ones do not.
+      auth: { credentials: { clientId: MARKETO.clientId, clientSecret: secret.value } },
       faults: { seed: 12, error: { rate: 0.5, statuses: [503] }, operations: ["getLeads"] },
     });
     open.push(mock);

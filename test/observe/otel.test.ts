@@ -49,9 +49,7 @@ describe("tracing a tool call", () => {
   it("spans per tool call, operation call and attempt; retry and token renewals as events; no secret", async () => {
     const secret = textMarker("marketo.clientSecret");
     const mock = await startMock("marketo", {
-      credentials: { clientId: MARKETO.clientId, clientSecret: secret.value },
-      tokenLifetimeSeconds: 2,
-      // Seed 12: the first getLeads request gets a 503, the next ones do not.
+      auth: { credentials: { clientId: MARKETO.clientId, clientSecret: secret.value }, tokenLifetimeSeconds: 2 },
       faults: { seed: 12, error: { rate: 0.5, statuses: [503] }, operations: ["getLeads"] },
     });
     open.push(mock);
@@ -136,7 +134,7 @@ describe("tracing a tool call", () => {
 
   it("an operation call without a tool is a root span; tracing: false and no option trace nothing", async () => {
     const credentials = { clientId: MARKETO.clientId, clientSecret: MARKETO.clientSecret };
-    const mock = await startMock("marketo", { credentials });
+    const mock = await startMock("marketo", { auth: { credentials } });
     open.push(mock);
     const connection = { name: "m", fields: { ...MARKETO } };
     const options = { connection, baseUrl: mock.url, shared: createSharedState() };
@@ -159,7 +157,7 @@ describe("tracing a tool call", () => {
 
   it("a tool's calls nest under its span without AsyncLocalStorage; pages, a caller's client still nest", async () => {
     const mock = await startMock("marketo", {
-      credentials: { clientId: MARKETO.clientId, clientSecret: MARKETO.clientSecret },
+      auth: { credentials: { clientId: MARKETO.clientId, clientSecret: MARKETO.clientSecret } },
     });
     open.push(mock);
     const query = { params: { query: { filterType: "email", filterValues: ["x@example.com"] } } };

@@ -34,9 +34,11 @@ describe("the validation proxy in front of the behavioural mocks", () => {
   let marketo: RunningMock;
   const trelloSpec = conformanceFromSpec(join(ROOT, "specs/trello.yaml"));
   beforeAll(async () => {
-    trello = await startMockServer(trelloMock, { credentials: trelloConnection.fields });
+    trello = await startMockServer(trelloMock, { auth: { credentials: trelloConnection.fields } });
     marketo = await startMockServer(marketoMock, {
-      credentials: { clientId: "5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61", clientSecret: M.marketoClientSecret.value },
+      auth: {
+        credentials: { clientId: "5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61", clientSecret: M.marketoClientSecret.value },
+      },
     });
   });
   afterAll(async () => {

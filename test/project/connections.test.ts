@@ -30,10 +30,10 @@ beforeAll(async () => {
   const scope = await resolveScope({ project: project.dir });
   const definition = await loadMockDefinition(scope.services[0]!);
   token = definition.mock.credentials.accessToken!;
-  shelf = await startMockServer(definition, { port: 0 });
+  shelf = await startMockServer(definition, { server: { port: 0 } });
   const marketoDefinition = await loadMockDefinition(bundledServices().find((s) => s.id === "marketo")!);
   marketoCredentials = marketoDefinition.mock.credentials;
-  marketo = await startMockServer(marketoDefinition, { port: 0 });
+  marketo = await startMockServer(marketoDefinition, { server: { port: 0 } });
 }, 120_000);
 afterAll(async () => {
   await Promise.allSettled([shelf?.close(), marketo?.close()]);

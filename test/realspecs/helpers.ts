@@ -7,7 +7,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { createSharedState } from "../../runtime/index.js";
-import type { RunningMock } from "../../runtime/mock/index.js";
+import type { MockOptions, RunningMock } from "../../runtime/mock/index.js";
 import { executeTool, type ToolDefinition, type ToolResult, type Toolset } from "../../runtime/tools/index.js";
 import { canonicalSchema } from "../../runtime/tools/export.js";
 import { SpecError, type Diagnostic } from "../../generator/diagnostics.js";
@@ -83,8 +83,8 @@ export async function startService(generated: Generated): Promise<Service & { cl
     import(pathToFileURL(join(generated.out, id, `${module}.ts`)).href) as Promise<Record<string, unknown>>;
   const [clientModule, toolsModule, mockModule] = await Promise.all([load("client"), load("tools"), load("mock")]);
   const pascal = id[0]!.toUpperCase() + id.slice(1);
-  const mock = await (mockModule[`start${pascal}Mock`] as (options: object) => Promise<RunningMock>)({
-    noLimits: true,
+  const mock = await (mockModule[`start${pascal}Mock`] as (options: MockOptions) => Promise<RunningMock>)({
+    limits: { off: true },
   });
   const connection = { name: "test", fields: {} };
   const shared = createSharedState();

@@ -288,8 +288,8 @@ describe("the scanner (self-check: the scan can fail)", () => {
 describe("secret-leak scan: flows in process", () => {
   it("Trello: steps, typed calls, a revoked token, invalid input, the API Call step and its endpoint guard", async () => {
     const { url } = await mockWithProxy("trello", {
-      credentials: trelloCredentials,
-      webhookSecret: M.trelloWebhookSecret.value,
+      auth: { credentials: trelloCredentials },
+      webhooks: { secret: M.trelloWebhookSecret.value },
     });
     const ctx = (source: string, fields = trelloCredentials) => options(source, trelloDescriptor, fields, url);
 
@@ -412,7 +412,7 @@ describe("secret-leak scan: flows in process", () => {
 
   it("the MCP server: listings, results and isError results over HTTP, two accounts (one revoked), a lost write's check, a refused client", async () => {
     const { url } = await mockWithProxy("trello", {
-      credentials: trelloCredentials,
+      auth: { credentials: trelloCredentials },
       faults: { seed: 5, slowBody: { rate: 1, delayMs: 40, chunkBytes: 16 }, operations: ["createCard"] },
     });
     const catalogs = (await loadCatalogs()).filter((c) => c.id === "trello");
@@ -490,12 +490,15 @@ describe("secret-leak scan: flows in process", () => {
 
   it("Trello: 5xx until retries run out, dropped connections, timeouts, a closed port", async () => {
     const failing = await mockWithProxy("trello", {
-      credentials: trelloCredentials,
+      auth: { credentials: trelloCredentials },
       faults: { error: { rate: 1, statuses: [500, 502, 503] } },
     });
-    const dropping = await mockWithProxy("trello", { credentials: trelloCredentials, faults: { drop: { rate: 1 } } });
+    const dropping = await mockWithProxy("trello", {
+      auth: { credentials: trelloCredentials },
+      faults: { drop: { rate: 1 } },
+    });
     const slow = await mockWithProxy("trello", {
-      credentials: trelloCredentials,
+      auth: { credentials: trelloCredentials },
       faults: { latency: { rate: 1, ms: 400 } },
     });
     const port = await closedPort();
@@ -522,7 +525,7 @@ describe("secret-leak scan: flows in process", () => {
   });
 
   it("hostile base and token addresses: user information, other schemes, malformed addresses", async () => {
-    const { url } = await mockWithProxy("trello", { credentials: trelloCredentials });
+    const { url } = await mockWithProxy("trello", { auth: { credentials: trelloCredentials } });
     const port = new URL(url).port;
     const bases = [
       `http://proxyuser:${M.userinfoPassword.value}@127.0.0.1:${port}`,
@@ -586,9 +589,9 @@ describe("secret-leak scan: flows in process", () => {
   it("a hostile service that echoes the whole request (URL, headers, body) in its errors", async () => {
     const echo = await opened(echoServer());
     const marketoMock = await mockWithProxy("marketo", {
-      credentials: { clientId: MARKETO_CLIENT_ID, clientSecret: M.marketoClientSecret.value },
+      auth: { credentials: { clientId: MARKETO_CLIENT_ID, clientSecret: M.marketoClientSecret.value } },
     });
-    const csMock = await mockWithProxy("contentsnare", { credentials: contentsnareMockCredentials });
+    const csMock = await mockWithProxy("contentsnare", { auth: { credentials: contentsnareMockCredentials } });
     let redactions = 0;
     const check = (r: ToolResult) => {
       expect(r.ok).toBe(false);
@@ -721,7 +724,7 @@ describe("secret-leak scan: flows in process", () => {
   it("Marketo: token fetch, a 602 renewal, a refused client secret", async () => {
     let now = Date.UTC(2026, 0, 15, 12);
     const { url } = await mockWithProxy("marketo", {
-      credentials: { clientId: MARKETO_CLIENT_ID, clientSecret: M.marketoClientSecret.value },
+      auth: { credentials: { clientId: MARKETO_CLIENT_ID, clientSecret: M.marketoClientSecret.value } },
       clock: () => now,
     });
     const shared = createSharedState();
@@ -776,8 +779,8 @@ describe("secret-leak scan: flows in process", () => {
 
   it("World News: header and query modes, a wrong key, the points quota, reserved query names", async () => {
     const { url } = await mockWithProxy("worldnews", {
-      credentials: { apiKey: M.worldnewsApiKey.value },
-      limits: { points: { points: 2 } },
+      auth: { credentials: { apiKey: M.worldnewsApiKey.value } },
+      limits: { overrides: { points: { points: 2 } } },
     });
     const fields = { apiKey: M.worldnewsApiKey.value };
     const shared = createSharedState();
@@ -832,8 +835,7 @@ describe("secret-leak scan: flows in process", () => {
 
   it("Content Snare: a 401 renewal with rotation written to a file store, proactive renewal, a revoked refresh token, code exchange", async () => {
     const { mock, url } = await mockWithProxy("contentsnare", {
-      credentials: contentsnareMockCredentials,
-      authorizationCode: M.contentsnareAuthorizationCode.value,
+      auth: { credentials: contentsnareMockCredentials, authorizationCode: M.contentsnareAuthorizationCode.value },
     });
     const storeFile = join(dir, "stores", "connections.json");
     storeFiles.push(storeFile);
@@ -1064,8 +1066,8 @@ describe("secret-leak scan: flows in process", () => {
     // End to end: the Trello mock (application secret = marker) registers a webhook through the
     // token's own /1/tokens/{token}/webhooks route, then signs deliveries the receiver verifies.
     const { url } = await mockWithProxy("trello", {
-      credentials: trelloCredentials,
-      webhookSecret: M.trelloWebhookSecret.value,
+      auth: { credentials: trelloCredentials },
+      webhooks: { secret: M.trelloWebhookSecret.value },
     });
     const events: unknown[] = [];
     const newCards = { trigger: "trello_new_card", connection: "work", scope: { board: [BOARD] } };
@@ -1132,14 +1134,15 @@ describe("secret-leak scan: the CLI", () => {
   let csUrl: string;
 
   beforeAll(async () => {
-    trelloUrl = (await mockWithProxy("trello", { credentials: trelloCredentials })).url;
-    worldnewsUrl = (await mockWithProxy("worldnews", { credentials: { apiKey: M.worldnewsApiKey.value } })).url;
+    trelloUrl = (await mockWithProxy("trello", { auth: { credentials: trelloCredentials } })).url;
+    worldnewsUrl = (await mockWithProxy("worldnews", { auth: { credentials: { apiKey: M.worldnewsApiKey.value } } }))
+      .url;
     marketoUrl = (
       await mockWithProxy("marketo", {
-        credentials: { clientId: MARKETO_CLIENT_ID, clientSecret: M.marketoClientSecret.value },
+        auth: { credentials: { clientId: MARKETO_CLIENT_ID, clientSecret: M.marketoClientSecret.value } },
       })
     ).url;
-    csUrl = (await mockWithProxy("contentsnare", { credentials: contentsnareMockCredentials })).url;
+    csUrl = (await mockWithProxy("contentsnare", { auth: { credentials: contentsnareMockCredentials } })).url;
     const cliDir = join(dir, "cli");
     await mkdir(cliDir, { recursive: true });
     plainFile = join(cliDir, "plain.json");
@@ -1456,7 +1459,7 @@ describe("secret-leak scan: the CLI", () => {
       fields: { ...contentsnareMockCredentials, accessToken: M.contentsnareAccessToken.value },
     });
     // The store of the in-process run rotated the mock's refresh token: start the mock's state over.
-    const csProcess = await mockWithProxy("contentsnare", { credentials: contentsnareMockCredentials });
+    const csProcess = await mockWithProxy("contentsnare", { auth: { credentials: contentsnareMockCredentials } });
     const closed = await closedPort();
     const env = { STEPFORGE_CONNECTIONS: plainFile };
     const callbackUrl = "https://hooks.example.com/trello";

@@ -101,9 +101,9 @@ async function mockFor(service: Service, index: number): Promise<RunningMock> {
   const hold = SERVICE_TIME_MS[service];
   const m = await startMock(service, {
     faults: soakFaults(SEED + index),
-    limits: SOAK_LIMITS[service].mock,
+    limits: { overrides: SOAK_LIMITS[service].mock },
     clock,
-    ...(hold ? { beforeRespond: () => sleep(hold) } : {}),
+    hooks: { beforeRespond: hold ? () => sleep(hold) : undefined },
   });
   open.push(m);
   return m;
@@ -351,7 +351,10 @@ describe("fault soak", () => {
     const mocks = {} as Record<Service, RunningMock>;
     for (const [i, service] of SERVICES.entries()) {
       if (CREATED[service].length === 0) continue;
-      const m = await startMock(service, { faults: agentFaults(SEED + 100 + i), limits: SOAK_LIMITS[service].mock });
+      const m = await startMock(service, {
+        faults: agentFaults(SEED + 100 + i),
+        limits: { overrides: SOAK_LIMITS[service].mock },
+      });
       open.push(m);
       mocks[service] = m;
     }

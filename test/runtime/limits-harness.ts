@@ -189,8 +189,8 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
         service,
         await startMock(service, {
           // Real limits; only the free plan's 50 daily points would end the run early.
-          ...(service === "worldnews" ? { limits: { points: { points: 1_000_000 } } } : {}),
-          beforeRespond: ({ operationId }) => void byOp.get(operationId)?.push(Date.now()),
+          ...(service === "worldnews" ? { limits: { overrides: { points: { points: 1_000_000 } } } } : {}),
+          hooks: { beforeRespond: ({ operationId }) => void byOp.get(operationId)?.push(Date.now()) },
         }),
       );
     }

@@ -111,10 +111,11 @@ export async function startContentSnare(
   credentials: Array<Record<string, string>>,
   options: MockOptions = {},
 ): Promise<RunningMock> {
+  // Merged group by group: a caller's `auth.tokenLifetimeSeconds` keeps these credentials.
   return startMock("contentsnare", {
-    credentials,
-    limits: { reads: { disabled: true }, writes: { disabled: true } },
     ...options,
+    auth: { credentials, ...options.auth },
+    limits: { overrides: { reads: { disabled: true }, writes: { disabled: true } }, ...options.limits },
   });
 }
 
@@ -158,9 +159,12 @@ export async function startMarketo(
   options: MockOptions = {},
 ): Promise<{ mock: RunningMock; tokenRequests: () => number }> {
   const mock = await startMock("marketo", {
-    credentials: MARKETO,
-    limits: { rate: { disabled: true }, concurrent: { disabled: true }, daily: { disabled: true } },
     ...options,
+    auth: { credentials: MARKETO, ...options.auth },
+    limits: {
+      overrides: { rate: { disabled: true }, concurrent: { disabled: true }, daily: { disabled: true } },
+      ...options.limits,
+    },
   });
   // The token endpoint is not an operation: every request that is not one went to it.
   const tokenRequests = () => {

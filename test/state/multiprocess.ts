@@ -71,7 +71,7 @@ export function describeMultiProcess(backend: Backend): void {
       const names = mode === "two" ? ["a", "b"] : ["a"];
       const creds = names.map((_, i) => csCredentials(id, i));
       for (const c of creds) secrets.push(c.clientSecret!, c.refreshToken!, c.accessToken!);
-      const mock = await startContentSnare(creds, mode === "long" ? { tokenLifetimeSeconds: 2 } : {});
+      const mock = await startContentSnare(creds, mode === "long" ? { auth: { tokenLifetimeSeconds: 2 } } : {});
       try {
         writeConnections(file, Object.fromEntries(names.map((n, i) => [n, creds[i]!])));
         const base = { service: "contentsnare", file, baseUrl: mock.url, operation: "getMe" };

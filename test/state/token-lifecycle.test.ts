@@ -14,7 +14,7 @@ const noLimits = Object.fromEntries(marketo.limits.map((l) => [l.id, { disabled:
 describe("token lifecycles", () => {
   it("a Marketo token with less than renewBeforeSeconds left is used until it expires: 50 calls, one token request", async () => {
     // 200 s tokens against the spec's 300 s margin: every token Marketo hands out is "due" at once.
-    const { mock, tokenRequests } = await startMarketo({ tokenLifetimeSeconds: 200 });
+    const { mock, tokenRequests } = await startMarketo({ auth: { tokenLifetimeSeconds: 200 } });
     try {
       const client = createServiceClient(marketo, {
         connection: { name: "m", fields: MARKETO },
@@ -84,7 +84,7 @@ describe("Redis killed and restarted under a client that shares tokens through i
 
   it("typed errors while it is down, recovery after, and tokens never requested past the shared state", async () => {
     const second = { ...MARKETO, clientId: "0a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a62" };
-    const { mock, tokenRequests } = await startMarketo({ credentials: [MARKETO, second] });
+    const { mock, tokenRequests } = await startMarketo({ auth: { credentials: [MARKETO, second] } });
     const shared = createSharedState({ redisUrl: redis.url, unreachableAfterMs: 400 });
     const client = (fields: Record<string, string>, name: string): ServiceClient =>
       createServiceClient(marketo, {

@@ -36,7 +36,7 @@ async function until(check: () => boolean, what: string) {
 
 describe("Trello triggers against the behavioural mock", () => {
   it("registers, receives signed deliveries for every instant trigger it is configured for, and unregisters", async () => {
-    const mock: RunningMock = await startMock("trello", { webhookSecret: SECRET });
+    const mock: RunningMock = await startMock("trello", { webhooks: { secret: SECRET } });
     open.push(() => mock.close());
     const trello = new TrelloClient({ connection: { name: "work", fields: TRELLO }, baseUrl: mock.url });
     const call: CallFn = (id, init) => trello.core.call(id, init);
@@ -115,7 +115,7 @@ describe("Trello triggers against the behavioural mock", () => {
   });
 
   it("a receiver with another secret rejects the mock's deliveries (forgery check on the wire)", async () => {
-    const mock = await startMock("trello", { webhookSecret: SECRET });
+    const mock = await startMock("trello", { webhooks: { secret: SECRET } });
     open.push(() => mock.close());
     const trello = new TrelloClient({ connection: { name: "work", fields: TRELLO }, baseUrl: mock.url });
     let callbackUrl = "";
@@ -140,7 +140,7 @@ describe("Trello triggers against the behavioural mock", () => {
   });
 
   it("every instant trigger fires from the mock's own signed deliveries", async () => {
-    const mock = await startMock("trello", { webhookSecret: SECRET });
+    const mock = await startMock("trello", { webhooks: { secret: SECRET } });
     open.push(() => mock.close());
     const trello = new TrelloClient({ connection: { name: "work", fields: TRELLO }, baseUrl: mock.url });
     const call: CallFn = (id, init) => trello.core.call(id, init);

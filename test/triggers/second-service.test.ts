@@ -55,7 +55,7 @@ beforeAll(async () => {
     HelpdeskClient: new (o: unknown) => Client;
   };
   await loadMock(join(out, "helpdesk", "mock.ts"));
-  mock = await startMock("helpdesk", { webhookSecret: SECRET });
+  mock = await startMock("helpdesk", { webhooks: { secret: SECRET } });
   client = new HelpdeskClient({ connection: { name: "desk", fields: FIELDS }, baseUrl: mock.url });
 
   const router = createTriggerRouter(triggers, [

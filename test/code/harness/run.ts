@@ -74,10 +74,7 @@ export async function startHarness(): Promise<Harness> {
   try {
     for (const catalog of catalogs) {
       const definition = registeredMock(catalog.id)!;
-      const mock = await startMock(definition, {
-        noLimits: true,
-        ...(seeds[catalog.id] ? { state: seeds[catalog.id] } : {}),
-      });
+      const mock = await startMock(definition, { limits: { off: true }, data: { state: seeds[catalog.id] } });
       mocks.set(catalog.id, mock);
       const fields: Record<string, string> = { ...definition.mock.credentials };
       for (const name of baseUrlFields(definition.descriptor)) fields[name] ??= mock.url;

@@ -133,7 +133,7 @@ describe("emitMock", () => {
       /** The behavioural mock of Widgets: its descriptor and the data above. */
       export const mockDefinition: MockDefinition = registerMock({ descriptor, ...mockData });
 
-      /** Starts the Widgets mock on 127.0.0.1 (a free port unless \`options.port\`); \`close()\` stops it. */
+      /** Starts the Widgets mock on 127.0.0.1 (a free port unless \`options.server.port\`); \`close()\` stops it. */
       export function startWidgetsMock(options: MockOptions = {}): Promise<RunningMock> {
         return startMockServer(mockDefinition, options);
       }

@@ -7,7 +7,7 @@ import { pathToFileURL } from "node:url";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createSharedState } from "../../../runtime/index.js";
-import type { RunningMock } from "../../../runtime/mock/index.js";
+import type { MockOptions, RunningMock } from "../../../runtime/mock/index.js";
 import { generateSpec, workDir } from "../../realspecs/helpers.js";
 import { plainSpec } from "./helpers.js";
 
@@ -36,8 +36,8 @@ async function callPing(name: string, scheme: object, fields: Record<string, str
     import(pathToFileURL(join(generated.out, name, `${module}.ts`)).href) as Promise<Record<string, unknown>>;
   const [clientModule, mockModule] = await Promise.all([load("client"), load("mock")]);
   const pascal = name[0]!.toUpperCase() + name.slice(1);
-  const start = mockModule[`start${pascal}Mock`] as (options: object) => Promise<RunningMock>;
-  const mock = await start({ noLimits: true });
+  const start = mockModule[`start${pascal}Mock`] as (options: MockOptions) => Promise<RunningMock>;
+  const mock = await start({ limits: { off: true } });
   try {
     const create = clientModule[`create${pascal}Client`] as (options: object) => { ping(): Promise<unknown> };
     const client = create({ connection: { name: "m", fields }, baseUrl: mock.url, shared: createSharedState() });
