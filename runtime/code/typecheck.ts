@@ -9,7 +9,7 @@
  * the run's own file (about 3 ms). The file is bound and checked on its own, never added to the
  * program nor merged into its globals, so no run's code changes what the next one is checked
  * against; each file has a name of its own, as the checker keeps its diagnostics by file name.
- * Its JavaScript comes from the same program's emit, given that file. This uses three TypeScript
+ * Its JavaScript (below) needs no other program either. This uses three TypeScript
  * internals (`bindSourceFile`, the checker's `getDiagnostics`, the parse and bind diagnostics on a
  * SourceFile): where one is missing, or the code has a `@ts-ignore`/`@ts-expect-error` comment
  * (which only a program applies), the run gets a program of its own as before. After
