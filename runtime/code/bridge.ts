@@ -13,6 +13,7 @@
  * Every write (a method that is not GET or HEAD) is recorded with its outcome: done, failed, or
  * unknown with the check to run first, so an agent resumes without doing anything twice.
  */
+import { setMaxListeners } from "node:events";
 import { createServiceClient, type ServiceClient } from "../client/client.js";
 import { credentialQueryNames } from "../credentials/auth.js";
 import type { ServiceDescriptor } from "../descriptor.js";
@@ -149,11 +150,37 @@ export class Bridge {
   /** A run's side of the bridge: its host function and the writes it made. */
   forRun(): { host: HostCall; writes: WriteRecord[] } {
     const writes: WriteRecord[] = [];
-    const host: HostCall = (request, signal) => this.call(request, signal, writes);
+    const signals = new Map<string, { run: AbortSignal; combined: AbortSignal }>();
+    const host: HostCall = (request, signal) => this.call(request, signal, writes, signals);
     return { host, writes };
   }
 
-  private async call(request: BridgeRequest, signal: AbortSignal, writes: WriteRecord[]): Promise<string> {
+  /**
+   * The signal a call of this run and account waits on: the run's, the server's shutdown and the
+   * account's own. Built once per run and account, not per call: `AbortSignal.any` cost about
+   * 0.1 ms a call on Node 20, a tenth of a bridged call's own work.
+   */
+  private signalFor(
+    run: AbortSignal,
+    account: { name: string; context: { signal?: AbortSignal | undefined } },
+    cache: Map<string, { run: AbortSignal; combined: AbortSignal }>,
+  ): AbortSignal {
+    const cached = cache.get(account.name);
+    if (cached?.run === run) return cached.combined;
+    const all = [run, this.options.signal, account.context.signal].filter((s): s is AbortSignal => s !== undefined);
+    const combined = all.length === 1 ? run : AbortSignal.any(all);
+    // Every call of the run listens on it (up to the calls budget at once): no leak warning.
+    if (combined !== run) setMaxListeners(0, combined);
+    cache.set(account.name, { run, combined });
+    return combined;
+  }
+
+  private async call(
+    request: BridgeRequest,
+    signal: AbortSignal,
+    writes: WriteRecord[],
+    signals: Map<string, { run: AbortSignal; combined: AbortSignal }>,
+  ): Promise<string> {
     const label = `${clientPath(request.service, request.account)}.${request.method}`;
     const service = this.services.get(request.service);
     const op = service?.operations.get(request.method);
@@ -190,12 +217,10 @@ export class Bridge {
     const { params, body } = init as Json;
     const write = isWrite(service.descriptor, request.method);
     const path = isObject(params) && isObject(params.path) ? params.path : undefined;
-    const signals = [signal, this.options.signal, resolved.account.context.signal].filter(
-      (s): s is AbortSignal => s !== undefined,
-    );
     try {
       const client = this.client(service, resolved.account.name, resolved.account.context);
-      const data = await client.call(request.method, { params, body, signal: AbortSignal.any(signals) });
+      const callSignal = this.signalFor(signal, resolved.account, signals);
+      const data = await client.call(request.method, { params, body, signal: callSignal });
       if (write) writes.push({ call: label, ...(path ? { path } : {}), outcome: "done" });
       return JSON.stringify({ ok: true, data });
     } catch (thrown) {

@@ -1,13 +1,15 @@
 /**
  * Reading what the code mode needs from disk: each service's generated declarations (`client.ts`
  * and `types.ts` from the sources, or `client.d.ts` and `types.d.ts` from a build), the compiler,
- * and openapi-typescript-helpers' declarations (the generated client's `OperationData` uses them).
+ * ts-blank-space when it is installed, and openapi-typescript-helpers' declarations (the
+ * generated client's `OperationData` uses them).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type * as TS from "typescript";
 import type { ServiceCatalog } from "../mcp/catalog.js";
+import type { TypeBlanker } from "./typecheck.js";
 
 /** One service as the code mode serves it: its steps and the text of its generated declarations. */
 export interface CodeService {
@@ -51,6 +53,19 @@ export async function loadTypeScript(): Promise<typeof TS> {
     throw new CodeModeSetupError(
       "the code mode type-checks with the TypeScript compiler: install it beside stepforge (npm install typescript@5)",
     );
+  }
+}
+
+/**
+ * ts-blank-space's `blankSourceFile` (an optional peer: without it a checked run's types are
+ * stripped by the compiler's emitter, about 1 ms slower a run); undefined when it is not installed.
+ */
+export async function loadTypeBlanker(): Promise<TypeBlanker | undefined> {
+  try {
+    const loaded = (await import("ts-blank-space")) as { blankSourceFile?: TypeBlanker };
+    return typeof loaded.blankSourceFile === "function" ? loaded.blankSourceFile : undefined;
+  } catch {
+    return undefined;
   }
 }
 

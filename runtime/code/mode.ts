@@ -220,7 +220,7 @@ export class CodeMode {
     return this.result(outcome, writes, compiled.sourceMap);
   }
 
-  private result(outcome: SandboxOutcome, writes: WriteRecord[], sourceMap: string): CallToolResult {
+  private result(outcome: SandboxOutcome, writes: WriteRecord[], sourceMap: string | undefined): CallToolResult {
     const extras: Json = {};
     const notes: string[] = [];
     if (outcome.logs.length) {
@@ -297,17 +297,22 @@ function serviceFields(thrown: Json): Json {
   return rest;
 }
 
-/** Where in the agent's code an error was thrown: QuickJS's first frame in agent.js, mapped back. */
-function position(stack: string, sourceMap: string): { line: number; column: number } | undefined {
+/**
+ * Where in the agent's code an error was thrown: QuickJS's first frame in agent.js, mapped back
+ * through the emitter's source map, or as it is when the JavaScript kept the code's positions.
+ * The checked file's line 0 is the function's header, so its line n is the code's line n.
+ */
+function position(stack: string, sourceMap: string | undefined): { line: number; column: number } | undefined {
   const frame = /agent\.js:(\d+)(?::(\d+))?/.exec(stack);
-  if (!frame || !sourceMap) return undefined;
+  if (!frame) return undefined;
+  if (sourceMap === undefined) return { line: Math.max(1, Number(frame[1]) - 1), column: Number(frame[2] ?? 1) };
+  if (!sourceMap) return undefined;
   try {
     const entry = new SourceMap(JSON.parse(sourceMap) as never).findEntry(
       Number(frame[1]) - 1,
       Math.max(0, Number(frame[2] ?? 1) - 1),
     );
     if (!("originalLine" in entry)) return undefined;
-    // The checked file's line 0 is the function's header, so its line n is the code's line n.
     return { line: Math.max(1, entry.originalLine), column: entry.originalColumn + 1 };
   } catch {
     return undefined;

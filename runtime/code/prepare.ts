@@ -8,12 +8,12 @@ import type { Accounts } from "../mcp/accounts.js";
 import { selectTools, toolsetsOf, type Selection, type ServiceCatalog } from "../mcp/catalog.js";
 import { Bridge, type BridgeService } from "./bridge.js";
 import { buildDeclarations, type ServiceDeclarations } from "./declarations.js";
-import { helpersDeclarations, loadTypeScript, type CodeService } from "./load.js";
+import { helpersDeclarations, loadTypeBlanker, loadTypeScript, type CodeService } from "./load.js";
 import { CodeMode, type Prepared } from "./mode.js";
 import { DEFAULT_BUDGETS, type SandboxBudgets, type ShapeEntry } from "./protocol.js";
 import { Sandbox } from "./sandbox.js";
 import { searchEntries } from "./search.js";
-import { CodeChecker } from "./typecheck.js";
+import { CodeChecker, type TypeBlanker } from "./typecheck.js";
 import type * as TS from "typescript";
 
 export interface CodeModeOptions {
@@ -67,6 +67,7 @@ function methodsOf(services: readonly CodeService[], selection: Selection | unde
 /** Builds the code mode; fails at once when the compiler is not installed. */
 export async function createCodeMode(options: CodeModeOptions): Promise<CodeMode> {
   const ts = await loadTypeScript();
+  const blank = await loadTypeBlanker();
   const ids = options.selection?.services?.length
     ? options.selection.services
     : options.services.map((s) => s.catalog.id);
@@ -83,7 +84,7 @@ export async function createCodeMode(options: CodeModeOptions): Promise<CodeMode
   void sandbox.warm().catch(() => {});
   // After this turn, so that whoever creates the code mode can list its tools at once.
   const prepared = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
-    prepare(ts, services, accounts, options),
+    prepare(ts, blank, services, accounts, options),
   );
   return new CodeMode({
     services: services.map((s) => s.catalog.id),
@@ -99,6 +100,7 @@ export async function createCodeMode(options: CodeModeOptions): Promise<CodeMode
 
 function prepare(
   ts: typeof TS,
+  blank: TypeBlanker | undefined,
   services: CodeService[],
   accounts: Map<string, readonly string[]>,
   options: CodeModeOptions,
@@ -139,7 +141,7 @@ function prepare(
     maxLimitWaitMs: options.maxLimitWaitMs ?? DEFAULT_MAX_LIMIT_WAIT_MS,
     signal: options.signal,
   });
-  const checker = new CodeChecker(ts, { declarations, accounts });
+  const checker = new CodeChecker(ts, { declarations, accounts }, { blank });
   // A first check now: the library files are read and bound before the first run needs them.
   checker.check("return 0;");
   const http = (service: string, method: string) => {

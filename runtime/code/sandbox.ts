@@ -123,6 +123,8 @@ export class Sandbox {
   private async acquire(): Promise<Slot> {
     for (;;) {
       if (this.closed) throw new Error("the sandbox is closed");
+      // A worker that ended between runs (its runtime could not be freed) gives its place up.
+      for (const dead of this.slots.filter((s) => s.dead && !s.busy)) this.slots.splice(this.slots.indexOf(dead), 1);
       const free =
         this.slots.find((s) => !s.busy && !s.dead) ?? (this.slots.length < this.size ? this.addSlot() : undefined);
       if (free) {

@@ -9,13 +9,21 @@
  * the run's own file (about 3 ms). The file is bound and checked on its own, never added to the
  * program nor merged into its globals, so no run's code changes what the next one is checked
  * against; each file has a name of its own, as the checker keeps its diagnostics by file name.
- * Its JavaScript comes from the same program's emit, given that file. This uses three TypeScript
+ * Its JavaScript (below) needs no other program either. This uses three TypeScript
  * internals (`bindSourceFile`, the checker's `getDiagnostics`, the parse and bind diagnostics on a
  * SourceFile): where one is missing, or the code has a `@ts-ignore`/`@ts-expect-error` comment
  * (which only a program applies), the run gets a program of its own as before. After
  * {@link CHECKS_PER_CHECKER} files the checker is replaced: it keeps what it resolved for each.
  * One difference: `import("./trello")` of the declarations fails the check (TS2307) instead of
  * the run (QuickJS loads no module either way).
+ *
+ * Its JavaScript is the same text with the types replaced by spaces (ts-blank-space, over the file
+ * the checker parsed), so every line and column stays where the agent wrote it and no source map
+ * is made. The emitter was a third of a check's CPU for three calls (about 1 ms of 3, its source
+ * map included); blanking the same file takes about 0.1 ms. What only the emitter can turn into
+ * JavaScript (an enum, a namespace, a parameter property, a decorator, `accessor`, `using`) goes
+ * through the program's emit as before, and so does everything when ts-blank-space is not
+ * installed (it is an optional peer of code mode).
  *
  * The agent's code is the body of `async function (services: Services)`, put
  * into a script file one line below its header, so a diagnostic's line is the file's line minus
@@ -91,8 +99,8 @@ export interface CodeDiagnostic {
 }
 
 export type CheckResult =
-  | { ok: true; js: string; sourceMap: string }
-  | { ok: false; diagnostics: CodeDiagnostic[]; more: number };
+  /** `sourceMap` is undefined when `js` keeps the code's lines and columns (its types blanked out). */
+  { ok: true; js: string; sourceMap?: string | undefined } | { ok: false; diagnostics: CodeDiagnostic[]; more: number };
 
 /** Files one warm checker checks before it is replaced (each leaves its types in the checker's caches). */
 export const CHECKS_PER_CHECKER = 200;
@@ -131,7 +139,12 @@ function servicesText(services: Services): string {
   return `interface Services {\n${members.join("\n")}\n}\n`;
 }
 
+/** ts-blank-space's `blankSourceFile`: the file's text with its types replaced by spaces. */
+export type TypeBlanker = (file: TS.SourceFile, onError?: (node: TS.Node) => void) => string;
+
 export interface CheckerOptions {
+  /** Strips a checked file's types without the emitter (see the module comment); absent: the emitter. */
+  blank?: TypeBlanker | undefined;
   /** False: a program and a fresh checker per check (the slower way, kept as the fallback). */
   warm?: boolean | undefined;
   /** Files a warm checker checks before it is replaced (default {@link CHECKS_PER_CHECKER}). */
@@ -153,6 +166,7 @@ export class CodeChecker {
 
   /** Files one warm checker checks before it is replaced. */
   private readonly checksPerChecker: number;
+  private readonly blank: TypeBlanker | undefined;
 
   constructor(
     private readonly ts: typeof TS,
@@ -160,6 +174,7 @@ export class CodeChecker {
     options: CheckerOptions = {},
   ) {
     this.checksPerChecker = options.checksPerChecker ?? CHECKS_PER_CHECKER;
+    this.blank = options.blank;
     this.libDir = dirname(ts.getDefaultLibFilePath({}));
     this.options = {
       target: ts.ScriptTarget.ES2022,
@@ -276,9 +291,9 @@ export class CodeChecker {
       diagnostics = [...(agent.bindDiagnostics ?? []), ...warm.checker.getDiagnostics!(agent)];
     }
     if (diagnostics.length > 0) return this.failed(diagnostics, agent);
-    // The warm program emits the file it did not parse: the checker that checked it answers the
-    // emitter's questions, so no other checker is built (transpileModule built one: 4 ms a run).
-    return emitted(warm.program, agent);
+    // Else the warm program emits the file it did not parse: the checker that checked it answers
+    // the emitter's questions, so no other checker is built (transpileModule built one: 4 ms a run).
+    return this.blanked(agent) ?? emitted(warm.program, agent);
   }
 
   /** A program of its own for this code (over the same parsed files) and a fresh checker. */
@@ -288,7 +303,15 @@ export class CodeChecker {
     let diagnostics: readonly TS.Diagnostic[] = program.getSyntacticDiagnostics(agent);
     if (diagnostics.length === 0) diagnostics = program.getSemanticDiagnostics(agent);
     if (diagnostics.length > 0) return this.failed(diagnostics, agent);
-    return emitted(program, agent);
+    return this.blanked(agent) ?? emitted(program, agent);
+  }
+
+  /** The checked file with its types blanked out; undefined when it needs the emitter. */
+  private blanked(agent: TS.SourceFile): CheckResult | undefined {
+    if (!this.blank || needsEmitter(this.ts, agent)) return undefined;
+    let unsupported = false;
+    const js = this.blank(agent, () => (unsupported = true));
+    return unsupported ? undefined : { ok: true, js };
   }
 
   private failed(diagnostics: readonly TS.Diagnostic[], agent: TS.SourceFile): CheckResult {
@@ -313,6 +336,21 @@ export class CodeChecker {
     const line = Math.min(Math.max(position.line, 1), lastLine);
     return { line, column: position.character + 1, code: `TS${d.code}`, message };
   }
+}
+
+/**
+ * Whether the file has syntax the emitter rewrites for ES2022 and blanking would leave as it is
+ * (QuickJS has none of it): decorators, `accessor` fields, `using` declarations. The text is
+ * looked at first, so most code is never walked.
+ */
+function needsEmitter(ts: typeof TS, file: TS.SourceFile): boolean {
+  if (!/@|\busing\b|\baccessor\b/.test(file.text)) return false;
+  const found = (node: TS.Node): boolean =>
+    ts.isDecorator(node) ||
+    node.kind === ts.SyntaxKind.AccessorKeyword ||
+    (ts.isVariableDeclarationList(node) && (node.flags & ts.NodeFlags.Using) !== 0) ||
+    ts.forEachChild(node, (child) => found(child) || undefined) === true;
+  return found(file);
 }
 
 /** The file's JavaScript and source map, as `program` emits them. */

@@ -448,6 +448,11 @@ export interface VmRun {
   cancel(kind: SandboxFailureKind, message: string): void;
   /** The outcome, and whether QuickJS was left in a state its module can be reused from. */
   done: Promise<{ outcome: SandboxOutcome; clean: boolean }>;
+  /**
+   * Frees a clean run's runtime (after its outcome is on its way: freeing is not the run's wait).
+   * False when freeing failed, and the module is not to be trusted with another run.
+   */
+  dispose(): boolean;
 }
 
 /** A run prepared ahead of its code (a fresh runtime with the prelude loaded). */
@@ -472,18 +477,17 @@ export function prepareRun(
   run.prepare(shape);
   return {
     start(js, main) {
-      const done = run.execute(js, main).then((outcome) => {
-        const clean = run.clean;
-        if (clean) {
-          try {
-            run.dispose();
-          } catch {
-            return { outcome, clean: false };
-          }
+      const done = run.execute(js, main).then((outcome) => ({ outcome, clean: run.clean }));
+      const dispose = () => {
+        if (!run.clean) return false;
+        try {
+          run.dispose();
+          return true;
+        } catch {
+          return false;
         }
-        return { outcome, clean };
-      });
-      return { cancel: (kind, message) => run.fail(kind, message), done };
+      };
+      return { cancel: (kind, message) => run.fail(kind, message), done, dispose };
     },
   };
 }

@@ -90,11 +90,17 @@ port.on("message", (message: ToWorker) => {
       // Calls the code started and never awaited before it ended are not sent.
       outbox.length = 0;
       send({ type: "done", outcome: { ...outcome, heapBytes: memory.buffer.byteLength }, clean });
-      // A clean worker keeps serving: its next runtime is made now, off the next run's path.
-      if (clean)
-        setImmediate(
-          () => (spare ??= { key, run: prepareRun(module, message.shape, hostCall, message.budgets, events) }),
-        );
+      // The outcome goes first: freeing this runtime and making the next one are off the run's path.
+      // A run arriving meanwhile waits in this thread's queue until both are done.
+      if (!clean) return;
+      if (!run.dispose()) {
+        // Freeing failed: the module is not trusted with another run. The server's thread sees this
+        // thread end and starts another (a run sent meanwhile fails as the sandbox's, to be re-run).
+        process.exit(1);
+      }
+      setImmediate(
+        () => (spare ??= { key, run: prepareRun(module, message.shape, hostCall, message.budgets, events) }),
+      );
     });
   }
 });

@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildDeclarations, type ServiceDeclarations } from "../../runtime/code/declarations.js";
-import { helpersDeclarations, loadTypeScript } from "../../runtime/code/load.js";
+import { helpersDeclarations, loadTypeBlanker, loadTypeScript } from "../../runtime/code/load.js";
 import { CodeChecker } from "../../runtime/code/typecheck.js";
 import { bundledServices } from "./helpers.js";
 
@@ -137,6 +137,24 @@ describe("the check", () => {
       expect(right.js).not.toMatch(/: number|as const/);
       expect(right.js).toMatch(/async function __stepforge_main\(services\) \{/);
     }
+  });
+
+  it("blanks the types out where it can, so the JavaScript keeps every line and column", async () => {
+    const blank = await loadTypeBlanker();
+    expect(blank).toBeTypeOf("function");
+    const checker = new CodeChecker(await loadTypeScript(), { declarations: all, accounts: new Map() }, { blank });
+    expect(checker.check(`const n: number = 1;\nreturn { n } as const;`)).toEqual({
+      ok: true,
+      js: `async function __stepforge_main(services          ) {\nconst n         = 1;\nreturn { n }         ;\n}\n`,
+    });
+    // What blanking cannot write goes through the emitter, with its source map.
+    for (const code of [`enum E { A }\nreturn E.A;`, `@((c: unknown, x: ClassDecoratorContext) => {}) class A {}`]) {
+      const emitted = checker.check(code);
+      expect(emitted.ok && emitted.sourceMap, code).toMatch(/"mappings"/);
+    }
+    // An "@" in a string is no decorator.
+    const mail = checker.check(`return "a@example.com";`);
+    expect(mail.ok && !("sourceMap" in mail)).toBe(true);
   });
 });
 

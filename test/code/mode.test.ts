@@ -96,7 +96,31 @@ describe("execute", () => {
         `(boards.length > 0) {\n  throw new Error("stop here");\n}\nreturn 1;`,
     );
     expect(result.isError).toBe(true);
-    expect(json(result)).toMatchObject({ error: { kind: "thrown", message: "Error: stop here", line: 3 }, calls: 1 });
+    // The JavaScript kept the code's positions (its types blanked out): QuickJS's column is the code's.
+    expect(json(result)).toMatchObject({
+      error: { kind: "thrown", message: "Error: stop here", line: 3, column: 18 },
+      calls: 1,
+    });
+  });
+
+  it("runs what only the compiler's emitter turns into JavaScript, and still gives the line", async () => {
+    // An enum and a parameter property (ts-blank-space declines them), a decorator and an accessor
+    // field (blanking would leave them as they are): QuickJS has none of them.
+    const declined = await execute(
+      served,
+      `enum Level { Low = 1, High = 5 }\nclass Pair { constructor(readonly left: number) {} }\n` +
+        `if (Level.High === new Pair(5).left) throw new Error(\`enum \${Level.High}\`);\nreturn 0;`,
+    );
+    expect(json(declined)).toMatchObject({ error: { kind: "thrown", message: "Error: enum 5", line: 3 } });
+    const kept = await execute(
+      served,
+      `function tag(value: unknown, context: ClassDecoratorContext) {\n` +
+        `  (value as { tagged?: boolean }).tagged = true;\n}\n` +
+        `@tag class Box { accessor size: number = 5; }\n` +
+        `const tagged = (Box as unknown as { tagged: boolean }).tagged;\n` +
+        `if (new Box().size === 5) throw new Error(\`tagged \${tagged}\`);\nreturn 0;`,
+    );
+    expect(json(kept)).toMatchObject({ error: { kind: "thrown", message: "Error: tagged true", line: 6 }, calls: 0 });
   });
 
   it("cuts a large result to the budget with a note, and returns console lines", async () => {

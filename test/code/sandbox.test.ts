@@ -77,3 +77,44 @@ describe("calls leaving the sandbox", () => {
     expect(seen).toEqual([]);
   });
 });
+
+describe("runs one after another on one worker", () => {
+  it("start from a state no earlier run could touch", { timeout: 60_000 }, async () => {
+    // A global, a polluted prototype, a replaced intrinsic, and a call it never awaited.
+    const first = await sandbox.run(
+      program(
+        `globalThis.left = 1; Object.prototype.polluted = 1; JSON.parse = () => 0;\n` +
+          `services.svc.echo({ body: 1 }).then(() => { globalThis.late = 1; });\nreturn 1;`,
+      ),
+      "main",
+      shape,
+      host,
+      budgets,
+    );
+    expect(first).toMatchObject({ value: "1" });
+    const second = await sandbox.run(
+      program(
+        `const r = await services.svc.echo({ body: 2 });\n` +
+          `return [typeof left, typeof late, ({}).polluted, JSON.parse("3"), r.init.body];`,
+      ),
+      "main",
+      shape,
+      host,
+      budgets,
+    );
+    expect(second).toMatchObject({ value: '["undefined","undefined",null,3,2]' });
+  });
+
+  it("go on on a new worker when one ended between runs", { timeout: 60_000 }, async () => {
+    const workers = (sandbox as unknown as { slots: Array<{ worker: { terminate(): Promise<number> } }> }).slots;
+    await Promise.all(workers.map((slot) => slot.worker.terminate()));
+    const outcome = await sandbox.run(
+      program(`return (await services.svc.echo({ body: 5 })).init.body;`),
+      "main",
+      shape,
+      host,
+      budgets,
+    );
+    expect(outcome).toMatchObject({ value: "5", calls: 1 });
+  });
+});
