@@ -222,12 +222,11 @@ type Readonly<T> = { readonly [P in keyof T]: T[P] };
 `;
 
 /**
- * The runtime's `OperationData`, stated over openapi-typescript-helpers' `SuccessResponseJSON`
- * exactly as runtime/client/client.ts states it; the rest of the runtime's exports are opaque.
+ * The runtime's `OperationData`, from the very module that declares it (runtime/client/operation-types,
+ * given as `operationTypes`); the rest of the runtime's exports are opaque.
  */
 const LOAD_RUNTIME = `
-import type { SuccessResponseJSON } from "openapi-typescript-helpers";
-export type OperationData<Op> = Op extends Record<string | number, any> ? SuccessResponseJSON<Op> : never;
+export type { OperationData } from "./operation-types.js";
 export type ClientOptions = object;
 export interface ServiceClient { call(operationId: string, init?: object): Promise<unknown> }
 export declare function createServiceClient(descriptor: unknown, options: unknown): ServiceClient;
@@ -235,8 +234,8 @@ export declare function createServiceClient(descriptor: unknown, options: unknow
 
 export interface DeclarationSources {
   services: readonly GeneratedService[];
-  /** The text of openapi-typescript-helpers' index.d.ts (the generated client's OperationData uses it). */
-  helpers: string;
+  /** The declarations of runtime/client/operation-types (the generated client's OperationData). */
+  operationTypes: string;
   /** Per service: only these methods (all when absent). */
   methods?: ReadonlyMap<string, ReadonlySet<string>> | undefined;
 }
@@ -251,7 +250,7 @@ export function buildDeclarations(ts: typeof TS, sources: DeclarationSources): S
   const schemaAliases = new Map<string, string[]>();
   files.set("/globals.d.ts", LOAD_GLOBALS);
   files.set("/runtime.ts", LOAD_RUNTIME);
-  files.set("/helpers.d.ts", sources.helpers);
+  files.set("/operation-types.ts", sources.operationTypes);
   for (const service of sources.services) {
     const names = new Set<string>([
       `${pascal(service.id)}Api`,
@@ -287,8 +286,7 @@ export function buildDeclarations(ts: typeof TS, sources: DeclarationSources): S
         const spec = literal.text;
         const dir = containing.slice(0, containing.lastIndexOf("/"));
         let resolved = "/runtime.ts";
-        if (spec === "openapi-typescript-helpers") resolved = "/helpers.d.ts";
-        else if (spec.startsWith("./")) resolved = `${dir}/${spec.slice(2).replace(/\.(js|ts|d\.ts)$/, "")}.ts`;
+        if (spec.startsWith("./")) resolved = `${dir}/${spec.slice(2).replace(/\.(js|ts|d\.ts)$/, "")}.ts`;
         return {
           resolvedModule: {
             resolvedFileName: resolved,

@@ -1,12 +1,12 @@
 /**
  * Reading what the code mode needs from disk: each service's generated declarations (`client.ts`
  * and `types.ts` from the sources, or `client.d.ts` and `types.d.ts` from a build), the compiler,
- * ts-blank-space when it is installed, and openapi-typescript-helpers' declarations (the
- * generated client's `OperationData` uses them).
+ * ts-blank-space when it is installed, and the runtime's operation types (the generated client's
+ * `OperationData`).
  */
 import { existsSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type * as TS from "typescript";
 import type { ServiceCatalog } from "../mcp/catalog.js";
 import type { TypeBlanker } from "./typecheck.js";
@@ -69,14 +69,18 @@ export async function loadTypeBlanker(): Promise<TypeBlanker | undefined> {
   }
 }
 
-/** openapi-typescript-helpers' index.d.ts (a dependency of stepforge). */
-export function helpersDeclarations(): string {
-  const require = createRequire(import.meta.url);
-  const entry = require.resolve("openapi-typescript-helpers");
-  const file = join(dirname(entry), "index.d.ts");
-  if (!existsSync(file))
+/**
+ * The declarations of the runtime's operation types (OperationData), read beside this module: the
+ * built .d.ts in a package, the TypeScript source in a checkout run from source.
+ */
+export function operationTypesDeclarations(): string {
+  const file = [".d.ts", ".ts"]
+    .map((extension) => fileURLToPath(new URL(`../client/operation-types${extension}`, import.meta.url)))
+    .find((path) => existsSync(path));
+  if (!file)
     throw new CodeModeSetupError(
-      `openapi-typescript-helpers has no index.d.ts beside ${entry}; reinstall stepforge's dependencies`,
+      `the runtime's client/operation-types declarations are missing beside ${fileURLToPath(import.meta.url)}; ` +
+        "reinstall stepforge (or run `npm run build` in a checkout)",
     );
   return readFileSync(file, "utf8");
 }

@@ -8,7 +8,7 @@ import type { Accounts } from "../mcp/accounts.js";
 import { selectTools, toolsetsOf, type Selection, type ServiceCatalog } from "../mcp/catalog.js";
 import { Bridge, type BridgeService } from "./bridge.js";
 import { buildDeclarations, type ServiceDeclarations } from "./declarations.js";
-import { helpersDeclarations, loadTypeBlanker, loadTypeScript, type CodeService } from "./load.js";
+import { operationTypesDeclarations, loadTypeBlanker, loadTypeScript, type CodeService } from "./load.js";
 import { CodeMode, type Prepared } from "./mode.js";
 import { DEFAULT_BUDGETS, type SandboxBudgets, type ShapeEntry } from "./protocol.js";
 import { Sandbox } from "./sandbox.js";
@@ -106,7 +106,7 @@ function prepare(
   options: CodeModeOptions,
 ): Prepared {
   const methods = methodsOf(services, options.selection);
-  const helpers = helpersDeclarations();
+  const operationTypes = operationTypesDeclarations();
   const key = createHash("sha256")
     .update(
       JSON.stringify([
@@ -119,7 +119,7 @@ function prepare(
   if (!declarations) {
     declarations = buildDeclarations(ts, {
       services: services.map((s) => ({ id: s.catalog.id, client: s.client, types: s.types })),
-      helpers,
+      operationTypes,
       methods,
     });
     declarationCache.set(key, declarations);

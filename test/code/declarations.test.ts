@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildDeclarations, type ServiceDeclarations } from "../../runtime/code/declarations.js";
-import { helpersDeclarations, loadTypeBlanker, loadTypeScript } from "../../runtime/code/load.js";
+import { operationTypesDeclarations, loadTypeBlanker, loadTypeScript } from "../../runtime/code/load.js";
 import { CodeChecker } from "../../runtime/code/typecheck.js";
 import { bundledServices } from "./helpers.js";
 
@@ -64,7 +64,7 @@ beforeAll(async () => {
   const services = await bundledServices();
   all = buildDeclarations(ts, {
     services: services.map((s) => ({ id: s.catalog.id, client: s.client, types: s.types })),
-    helpers: helpersDeclarations(),
+    operationTypes: operationTypesDeclarations(),
   });
 }, 120_000);
 
@@ -73,7 +73,7 @@ describe("declarations printed from a generated client", () => {
     const ts = await loadTypeScript();
     const [things] = buildDeclarations(ts, {
       services: [{ id: "things", client: CLIENT, types: TYPES }],
-      helpers: helpersDeclarations(),
+      operationTypes: operationTypesDeclarations(),
     });
     expect([...things!.aliases.keys()]).toEqual(["ThingRecord", "Promise_", "T2fa"]);
     expect(things!.aliases.get("ThingRecord")).toBe("{ id: string; owner?: Promise_; code?: T2fa; }");
