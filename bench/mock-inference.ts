@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { checkSpec } from "../generator/check/index.js";
 import { loadSpecFile } from "../generator/load.js";
-import { lean } from "../generator/check/mock-operation.js";
+import { lean } from "../generator/schema.js";
 import { RefResolver, type Json } from "../generator/refs.js";
 import { ProblemFinder } from "../runtime/mock/problem.js";
 import { pointerResolver } from "../runtime/mock/sample.js";

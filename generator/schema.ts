@@ -1,9 +1,10 @@
 /**
- * Reading JSON Schemas of the model: `allOf` of objects merged into one object, and the kind of
- * value a schema describes. Used by the check stage (a tool step's body fields, its output
- * wrapping) and by the tools emitter, so both read a schema the same way.
+ * Reading JSON Schemas of the model: `allOf` of objects merged into one object, the kind of value a
+ * schema describes, and a schema without its prose (`lean`). Used by the check stage (a tool step's
+ * body fields, its output wrapping, the mock's operations) and by the emitters, so both read a
+ * schema the same way and no emitter reaches into check/.
  */
-import { isObject, type Json, type RefResolver } from "./refs.js";
+import { asObject, isObject, type Json, type RefResolver } from "./refs.js";
 
 /** Merges `allOf` members that are all objects into one object schema; anything else is returned as is. */
 export function flattenAllOf(refs: RefResolver, schema: Json, depth = 0): Json {
@@ -56,4 +57,28 @@ export function sentence(text: string): string {
   const t = text.trim().replace(/\s+/g, " ");
   if (!t) return "";
   return /[.!?)]$/.test(t) ? t : `${t}.`;
+}
+
+const DOC_KEYS = new Set([
+  "description",
+  "summary",
+  "example",
+  "examples",
+  "externalDocs",
+  "title",
+  "x-stepforge-seed",
+]);
+const NAME_MAPS = new Set(["properties", "patternProperties", "$defs", "dependentSchemas"]);
+
+/** A schema without its prose and examples (the mock validates with it; it does not print it). */
+export function lean(node: unknown, namesHere = false): unknown {
+  if (Array.isArray(node)) return node.map((n) => lean(n));
+  const obj = asObject(node);
+  if (!obj) return node;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(obj)) {
+    if (!namesHere && (DOC_KEYS.has(k) || k.startsWith("x-"))) continue;
+    out[k] = namesHere ? lean(v) : lean(v, NAME_MAPS.has(k));
+  }
+  return out;
 }

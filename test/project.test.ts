@@ -3,7 +3,7 @@
  * type-checks (including the type tests in test/types/), and the specs hold every seed endpoint.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
@@ -150,6 +150,19 @@ describe("the commands that repair generated/ do not depend on it", () => {
     ];
     expect(graph.length).toBeGreaterThan(5);
     expect(graph.filter((f) => f.includes(`${join(root, "generated")}/`))).toEqual([]);
+  });
+
+  it("no emitter imports the check stage: emitters read the model (and generator/schema.ts), not check/", () => {
+    const emitters = readdirSync(join(root, "generator", "emit"))
+      .filter((f) => f.endsWith(".ts"))
+      .map((f) => join(root, "generator", "emit", f));
+    expect(emitters.length).toBeGreaterThan(5);
+    const reaching = emitters.filter((file) =>
+      [...readFileSync(file, "utf8").matchAll(/^\s*(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"/gm)].some((m) =>
+        join(file, "..", m[1]!).startsWith(join(root, "generator", "check") + "/"),
+      ),
+    );
+    expect(reaching.map((f) => f.slice(root.length + 1))).toEqual([]);
   });
 
   // No command imports generated/ statically any more (cli/services.ts finds the bundled services by

@@ -6,7 +6,7 @@
  */
 import { relative } from "node:path";
 import { checkSpec } from "../../generator/check/index.js";
-import { lean } from "../../generator/check/mock-operation.js";
+import { lean } from "../../generator/schema.js";
 import { loadSpecFile } from "../../generator/load.js";
 import type { ServiceModel } from "../../generator/model.js";
 import type { ConformanceDefinition, DeclaredResponse } from "../../runtime/observe/conformance.js";

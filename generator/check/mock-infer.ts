@@ -13,7 +13,7 @@ import type { PagingSpec, ServiceExtension } from "../../runtime/descriptor.js";
 import { MockOperationSchema, type MockResource, type MockService } from "../../runtime/mock/model.js";
 import type { OperationModel } from "../model.js";
 import type { Json, RefResolver } from "../refs.js";
-import { lean } from "./mock-operation.js";
+import { lean } from "../schema.js";
 import { inferErrors } from "./mock-errors.js";
 import { envelopeTemplate, listShape } from "./mock-lists.js";
 import {

@@ -5,31 +5,8 @@
  */
 import { MockOperationSchema, type MockOperationSpec } from "../../runtime/mock/model.js";
 import type { OperationModel } from "../model.js";
-import { asObject, type Json, type RefResolver } from "../refs.js";
-
-const DOC_KEYS = new Set([
-  "description",
-  "summary",
-  "example",
-  "examples",
-  "externalDocs",
-  "title",
-  "x-stepforge-seed",
-]);
-const NAME_MAPS = new Set(["properties", "patternProperties", "$defs", "dependentSchemas"]);
-
-/** A schema without its prose and examples (the mock validates with it; it does not print it). */
-export function lean(node: unknown, namesHere = false): unknown {
-  if (Array.isArray(node)) return node.map((n) => lean(n));
-  const obj = asObject(node);
-  if (!obj) return node;
-  const out: Json = {};
-  for (const [k, v] of Object.entries(obj)) {
-    if (!namesHere && (DOC_KEYS.has(k) || k.startsWith("x-"))) continue;
-    out[k] = namesHere ? lean(v) : lean(v, NAME_MAPS.has(k));
-  }
-  return out;
-}
+import type { RefResolver } from "../refs.js";
+import { lean } from "../schema.js";
 
 /** A prefix no reference starts with: `inlineOutside` then writes out every reference. */
 const INLINE_ALL = "\u0000";

@@ -5,7 +5,7 @@
  * function. Importing it registers the service with the mock registry. The engine is runtime/mock;
  * this file only carries data, all of it from the model, as JSON text (print.ts `jsonData`).
  */
-import { lean } from "../check/mock-operation.js";
+import { lean } from "../schema.js";
 import { call, constStatement, jsdoc, jsonData, obj, str } from "../print.js";
 import { moduleText, pascal, runtimeModule, type Emitter } from "./file.js";
 
