@@ -115,3 +115,16 @@ export async function compileGenerated(root: string): Promise<DistSync> {
     removed: removed.map((f) => toPosix(relative(root, f))),
   };
 }
+
+/** Compiles what changed in generated/ into dist/ and says so (silent when dist/ was in step). */
+export async function reportDist(root: string, out: NodeJS.WritableStream): Promise<void> {
+  const started = performance.now();
+  const sync = await compileGenerated(root);
+  if (sync.compiled.length + sync.removed.length === 0) return;
+  const ms = Math.round(performance.now() - started);
+  const removed =
+    sync.removed.length > 0 ? `, ${sync.removed.length} stale file${sync.removed.length === 1 ? "" : "s"} removed` : "";
+  out.write(
+    `compiled ${sync.compiled.length} generated module${sync.compiled.length === 1 ? "" : "s"} into dist/${removed}, ${ms} ms\n`,
+  );
+}

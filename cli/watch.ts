@@ -20,7 +20,7 @@ import type { GeneratedFile } from "../generator/emit/file.js";
 import { loadSpecFile } from "../generator/load.js";
 import type { ServiceModel } from "../generator/model.js";
 import { emitRoot, emitService, packageJsonWithExports, write, type GenerateRequest } from "../generator/pipeline.js";
-import { reportDist } from "./commands/generate.js";
+import { reportDist } from "./compile-generated.js";
 import { packageVersion, reportRun, writeChangelog } from "./generate-report.js";
 
 export interface WatchOptions extends GenerateRequest {

@@ -110,3 +110,18 @@ export class NameTable {
 function fold(name: string): string {
   return name.toLowerCase();
 }
+
+/** createCard → create_card; getLeadsByIDs → get_leads_by_ids. */
+export function snakeCase(name: string): string {
+  return (
+    name
+      // Tool names are ASCII (TOOL_NAME): ñandú → nandu, not "and".
+      .normalize("NFKD")
+      .replace(/\p{M}+/gu, "")
+      .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+      .replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2")
+      .replace(/[^A-Za-z0-9]+/g, "_")
+      .replace(/^_+|_+$/g, "")
+      .toLowerCase()
+  );
+}

@@ -24,7 +24,7 @@ import { formatDiagnostic } from "../../generator/diagnostics.js";
 import { packageManifest, packageNameProblem, packageTsconfig } from "../../generator/package-manifest.js";
 import { packageRoot } from "../../generator/package-root.js";
 import { requirePackages } from "../../runtime/internal/package-bin.js";
-import { compileGenerated } from "../compile-generated.js";
+import { reportDist } from "../compile-generated.js";
 import type { GeneratedFile } from "../../generator/emit/file.js";
 import { toPosix } from "../../generator/files.js";
 import type { ServiceModel } from "../../generator/model.js";
@@ -329,19 +329,6 @@ function ownedFiles(target: Target, models: readonly ServiceModel[], files: read
   }));
   const scope: ReadonlySet<string> | "all" = target.mode === "project" ? "all" : new Set(specOf.values());
   return { files: ownedList, scope, stale: staleFiles(target.outDir, ownedList, scope) };
-}
-
-/** Compiles what changed in generated/ into dist/ and says so (silent when dist/ was in step). */
-export async function reportDist(root: string, out: NodeJS.WritableStream): Promise<void> {
-  const started = performance.now();
-  const sync = await compileGenerated(root);
-  if (sync.compiled.length + sync.removed.length === 0) return;
-  const ms = Math.round(performance.now() - started);
-  const removed =
-    sync.removed.length > 0 ? `, ${sync.removed.length} stale file${sync.removed.length === 1 ? "" : "s"} removed` : "";
-  out.write(
-    `compiled ${sync.compiled.length} generated module${sync.compiled.length === 1 ? "" : "s"} into dist/${removed}, ${ms} ms\n`,
-  );
 }
 
 /**

@@ -23,21 +23,7 @@ import { flattenAllOf, hasFlag, kindOf, sentence } from "../schema.js";
 import { asObject, isObject, type Json } from "../refs.js";
 import type { CheckContext, Path } from "./context.js";
 import { defaultToolsets } from "./toolsets.js";
-
-/** createCard → create_card; getLeadsByIDs → get_leads_by_ids. */
-export function snakeCase(name: string): string {
-  return (
-    name
-      // Tool names are ASCII (TOOL_NAME): ñandú → nandu, not "and".
-      .normalize("NFKD")
-      .replace(/\p{M}+/gu, "")
-      .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
-      .replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2")
-      .replace(/[^A-Za-z0-9]+/g, "_")
-      .replace(/^_+|_+$/g, "")
-      .toLowerCase()
-  );
-}
+import { snakeCase } from "../names.js";
 
 /** Comparison operators in wire names (`StartTime<`, `price>=`): words, so `StartTime<` and `StartTime>` stay apart. */
 const OPERATOR_WORDS: Array<[RegExp, string]> = [

@@ -14,7 +14,7 @@ import type { Toolset } from "../../runtime/tools/model.js";
 import type { OperationModel, ToolStepModel } from "../model.js";
 import { asArray, asObject, type Json } from "../refs.js";
 import { sentence } from "../schema.js";
-import { snakeCase } from "./tools.js";
+import { snakeCase } from "../names.js";
 
 const MAX_NAME = 32;
 /** Path segments that group nothing: versions and API prefixes. */

@@ -12,7 +12,7 @@
  * A spec may still use one of those names: the server's field then takes the next free name
  * (`stepforge_connection_2`), so no spec is refused for what its fields are called.
  */
-import { fullDescription, ToolSchemas } from "../tools/export.js";
+import { fullDescription, ToolSchemas } from "../tools/export-schema.js";
 import { recordsKeyOf } from "../tools/shape.js";
 import type { ToolDefinition } from "../tools/types.js";
 import { READ_ONLY } from "./results.js";

@@ -11,11 +11,12 @@ import { rawCall } from "./raw.js";
 import { MAX_FILE_BYTES } from "./bodies.js";
 import { callClient } from "./context.js";
 import { protoKeyPaths, setOwn } from "../internal/values.js";
-import { inputLimitProblem, type InputLimits } from "./input-limits.js";
+import { inputLimitProblem } from "./input-limits.js";
 import { observeToolCall } from "../observe/tool-calls.js";
 import type { ServiceClient } from "../client/client.js";
 import type {
   ApiCallToolDefinition,
+  InputLimits,
   OperationToolDefinition,
   ToolContext,
   ToolDefinition,

@@ -256,3 +256,9 @@ export function pruneDepth(schema: Json, levels: number): Json {
   };
   return walk(schema, 0) as Json;
 }
+
+/** The description a model sees: the step's text, and what replaces it when it is deprecated. */
+export function fullDescription(tool: ToolDefinition): string {
+  const deprecated = tool.deprecated ? ` Deprecated${tool.replacedBy ? `: use ${tool.replacedBy} instead` : ""}.` : "";
+  return `${tool.description}${deprecated}`.trim();
+}

@@ -15,11 +15,18 @@
  * functions so tests can run them on every export and on known-bad schemas.
  */
 import type { ToolDefinition } from "./types.js";
-import { ToolSchemas } from "./export-schema.js";
+import { fullDescription, ToolSchemas } from "./export-schema.js";
 import { openaiStrictSchema, type RuleViolation } from "./export-strict.js";
 import { toGemini, type GeminiTool } from "./gemini.js";
 
-export { appendDescription, canonicalize, canonicalSchema, pruneDepth, ToolSchemas } from "./export-schema.js";
+export {
+  appendDescription,
+  canonicalize,
+  canonicalSchema,
+  fullDescription,
+  pruneDepth,
+  ToolSchemas,
+} from "./export-schema.js";
 export type { CanonicalOptions, SchemaWork } from "./export-schema.js";
 export { openaiStrictSchema, openaiStrictViolations, OPENAI_STRICT_LIMITS } from "./export-strict.js";
 export type { RuleViolation, StrictResult } from "./export-strict.js";
@@ -111,12 +118,6 @@ export interface McpTool {
     idempotentHint: boolean;
     openWorldHint: boolean;
   };
-}
-
-/** The description a model sees: the step's text, and what replaces it when it is deprecated. */
-export function fullDescription(tool: ToolDefinition): string {
-  const deprecated = tool.deprecated ? ` Deprecated${tool.replacedBy ? `: use ${tool.replacedBy} instead` : ""}.` : "";
-  return `${tool.description}${deprecated}`.trim();
 }
 
 /** A book of one step, for the single-step exports called without one. */

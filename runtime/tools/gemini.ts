@@ -15,8 +15,8 @@
  * exported with `parametersJsonSchema` instead (the API's JSON Schema field, exclusive with
  * `parameters`), and reported, like OpenAI's `strict: false`.
  */
-import { fullDescription, type RuleViolation } from "./export.js";
-import { ToolSchemas } from "./export-schema.js";
+import { fullDescription, ToolSchemas } from "./export-schema.js";
+import type { RuleViolation } from "./export-strict.js";
 import type { ToolDefinition } from "./types.js";
 
 type Json = Record<string, unknown>;

@@ -41,7 +41,6 @@ export type { GeminiTool } from "./gemini.js";
 export { shapeResult, selectFields, recordsKeyOf } from "./shape.js";
 export type { Shaped, ShapeOptions } from "./shape.js";
 export { inputLimitProblem, DEFAULT_INPUT_LIMITS } from "./input-limits.js";
-export type { InputLimits } from "./input-limits.js";
 export { checkAdvice, valuesAt } from "./errors.js";
 export type {
   ExportFormat,

@@ -5,14 +5,7 @@
  *
  * One pass without recursion, stopping at the first limit crossed: linear in the input's size.
  */
-import type { ToolFieldError } from "./types.js";
-
-export interface InputLimits {
-  /** Bytes of the input as JSON (UTF-8), about. Default 1 MiB. */
-  maxBytes?: number | undefined;
-  /** Levels of objects and lists, the input object itself being level 1. Default 32. */
-  maxDepth?: number | undefined;
-}
+import type { InputLimits, ToolFieldError } from "./types.js";
 
 export const DEFAULT_INPUT_LIMITS = { maxBytes: 1_048_576, maxDepth: 32 } as const;
 

@@ -9,7 +9,6 @@
 import type { ClientOptions, ServiceClient } from "../client/client.js";
 import type { ErrorKind, ServiceDescriptor } from "../descriptor.js";
 import type { ApiCallTool, ToolCheck } from "./model-types.js";
-import type { InputLimits } from "./input-limits.js";
 import type { CallLog } from "../observe/call-log.js";
 import type { Logger } from "../observe/logger.js";
 
@@ -109,6 +108,14 @@ export interface ToolContext extends ClientOptions {
 export const TOOL_ONLY_ERROR_KINDS = ["invalid_input", "connection", "unknown_tool", "internal"] as const;
 
 export type ToolErrorKind = ErrorKind | (typeof TOOL_ONLY_ERROR_KINDS)[number];
+
+/** Caps on what a model may send a step (input-limits.ts applies them). */
+export interface InputLimits {
+  /** Bytes of the input as JSON (UTF-8), about. Default 1 MiB. */
+  maxBytes?: number | undefined;
+  /** Levels of objects and lists, the input object itself being level 1. Default 32. */
+  maxDepth?: number | undefined;
+}
 
 export interface ToolFieldError {
   /** Dotted path in the step's input (`idList`, `input.0.email`); "" for the input as a whole. */
