@@ -165,6 +165,35 @@ describe("the commands that repair generated/ do not depend on it", () => {
     expect(reaching.map((f) => f.slice(root.length + 1))).toEqual([]);
   });
 
+  it("import circles in cli/, generator/ and runtime/: none but the four known ones (type-only or under repair)", () => {
+    const files = ["cli", "generator", "runtime"].flatMap((dir) => sourcesBelow(join(root, dir)));
+    const edges = new Map(
+      files.map((file) => [
+        file,
+        [...readFileSync(file, "utf8").matchAll(/^\s*(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"/gm)]
+          .map((m) => join(file, "..", m[1]!.replace(/\.js$/, ".ts")))
+          .filter((target) => target !== file && existsSync(target)),
+      ]),
+    );
+    const circles = stronglyConnected(edges)
+      .filter((group) => group.length > 1)
+      .map((group) =>
+        group
+          .map((f) => f.slice(root.length + 1))
+          .sort()
+          .join(" ↔ "),
+      )
+      .sort();
+    expect(circles).toEqual([
+      "generator/check/mock-errors.ts ↔ generator/check/mock-infer.ts ↔ generator/check/mock-lists.ts ↔ " +
+        "generator/check/mock-rest.ts ↔ generator/model.ts",
+      "runtime/client/admission.ts ↔ runtime/client/context.ts ↔ runtime/client/failures.ts ↔ " +
+        "runtime/observe/response-check.ts",
+      "runtime/client/page-numbers.ts ↔ runtime/client/paging.ts",
+      "runtime/mock/router.ts ↔ runtime/mock/segments.ts",
+    ]);
+  });
+
   // No command imports generated/ statically any more (cli/services.ts finds the bundled services by
   // folder at run time); this shows the walk above would see such an import if one came back.
   it("the graph walk follows imports into generated code", () => {
@@ -173,3 +202,43 @@ describe("the commands that repair generated/ do not depend on it", () => {
     expect(graph).toContain(join(root, "generated", "trello", "descriptor.ts"));
   });
 });
+
+/** The .ts sources below a folder (not declaration files). */
+function sourcesBelow(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts"))
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
+/** Tarjan's strongly connected components of a graph given as node → successors. */
+function stronglyConnected(edges: ReadonlyMap<string, readonly string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const groups: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node)!);
+    stack.push(node);
+    onStack.add(node);
+    for (const next of edges.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node)!, index.get(next)!));
+    }
+    if (low.get(node) === index.get(node)) {
+      const group: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        group.push(member);
+      } while (member !== node);
+      groups.push(group);
+    }
+  };
+  for (const node of edges.keys()) if (!index.has(node)) visit(node);
+  return groups;
+}
