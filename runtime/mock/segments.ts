@@ -10,7 +10,6 @@
  */
 import { fullFormats } from "ajv-formats/dist/formats.js";
 import { servedPath } from "../client/address.js";
-import type { Router } from "./router.js";
 
 export interface SegmentKind {
   /** Equal keys mean the same reading: the router keeps one branch per key. "" for any text. */
@@ -94,12 +93,26 @@ export function pathSegmentKinds(
 }
 
 /**
+ * What `addOperationRoute` needs of a router: router.ts's `Router` is one. Named here so this
+ * module, whose segment kinds the router reads, does not import the router back.
+ */
+interface RouteTable<T> {
+  add(
+    method: string,
+    template: string,
+    value: T,
+    describe: (v: T) => string,
+    kinds: ReadonlyMap<string, SegmentKind>,
+  ): void;
+}
+
+/**
  * Routes one operation the way the mock serves it: at its server's path (`servedPath`, the rule
  * the client sends by) with its path parameters' kinds. The engine, the HAR replayer and the
  * generator's SF193 check all route through here, so they agree on what conflicts.
  */
 export function addOperationRoute<T>(
-  router: Router<T>,
+  router: RouteTable<T>,
   route: {
     declaredBase: string;
     server: string | undefined;
