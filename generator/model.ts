@@ -12,7 +12,6 @@ import type { MockOperationSpec, MockService } from "../runtime/mock/model.js";
 import type { ApiCallTool, ToolCheck, Toolset } from "../runtime/tools/model.js";
 import type { ToolAnnotations } from "../runtime/tools/types.js";
 import type { TriggersExtension } from "../runtime/triggers/model.js";
-import type { MockExplain } from "./check/mock-infer.js";
 import type { Diagnostic } from "./diagnostics.js";
 import type { LoadedSpec } from "./load.js";
 import type { Json, RefResolver } from "./refs.js";
@@ -174,4 +173,34 @@ export interface ServiceModel {
   triggers?: TriggersExtension | undefined;
   /** Warnings of the check stage (repairs of a foreign spec, ignored keywords), in document order. */
   warnings: Diagnostic[];
+}
+
+/** What the mock does for one operation, in words. */
+export interface MockExplainOperation {
+  operationId: string;
+  method: string;
+  path: string;
+  /** create, read, update, delete, list, or example (answers its example or a schema sample). */
+  action: string;
+  resource?: string | undefined;
+  /** How the record is named: `path bookId → id (uuid)`. */
+  id?: string | undefined;
+  /** The parent records are kept under: `path shelfId → shelfId`. */
+  parent?: string | undefined;
+  /** Where a list answer's records and totals go: `items; total ← total`. */
+  envelope?: string | undefined;
+  /** The paging the client walks: `page page/per_page (from 1, at most 100)`. */
+  paging?: string | undefined;
+  /** Said when something was declared rather than inferred. */
+  note?: string | undefined;
+}
+
+/** What was inferred for a spec's mock (or that it was declared). */
+export interface MockExplain {
+  /** False when the spec declares `x-stepforge.mock`: nothing was inferred. */
+  inferred: boolean;
+  auth: string;
+  /** Which spec response each error answer is shaped from. */
+  errors: string[];
+  operations: MockExplainOperation[];
 }

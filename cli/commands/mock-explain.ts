@@ -6,7 +6,7 @@
  * does not declare its mock (`x-stepforge.mock`), declared otherwise. Prints and exits; starts
  * nothing. The text comes from the model's `mockExplain` (generator/check/mock-infer.ts).
  */
-import type { MockExplain } from "../../generator/check/mock-infer.js";
+import type { MockExplain } from "../../generator/model.js";
 
 /** The explanation of one service's mock as text, one block per operation. */
 export function explainText(id: string, specFile: string, explain: MockExplain): string {

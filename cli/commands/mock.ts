@@ -40,7 +40,7 @@ import { loadMockDefinition } from "../services.js";
 import { createReplayer } from "../../runtime/mock/replay.js";
 import { type HarEntry, readHar } from "../../runtime/observe/har.js";
 import { UsageError } from "../usage.js";
-import type { MockExplain } from "../../generator/check/mock-infer.js";
+import type { MockExplain } from "../../generator/model.js";
 import { explainText } from "./mock-explain.js";
 
 export const MOCK_USAGE =

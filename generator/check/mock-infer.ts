@@ -11,7 +11,6 @@
  */
 import type { PagingSpec, ServiceExtension } from "../../runtime/descriptor.js";
 import { MockOperationSchema, type MockResource, type MockService } from "../../runtime/mock/model.js";
-import type { OperationModel } from "../model.js";
 import type { Json, RefResolver } from "../refs.js";
 import { lean } from "../schema.js";
 import { inferErrors } from "./mock-errors.js";
@@ -26,36 +25,7 @@ import {
   type RestRole,
 } from "./mock-rest.js";
 import { objectView, propertyNamed, type Accepts } from "./mock-schema.js";
-
-/** What the mock does for one operation, in words. */
-export interface MockExplainOperation {
-  operationId: string;
-  method: string;
-  path: string;
-  /** create, read, update, delete, list, or example (answers its example or a schema sample). */
-  action: string;
-  resource?: string | undefined;
-  /** How the record is named: `path bookId → id (uuid)`. */
-  id?: string | undefined;
-  /** The parent records are kept under: `path shelfId → shelfId`. */
-  parent?: string | undefined;
-  /** Where a list answer's records and totals go: `items; total ← total`. */
-  envelope?: string | undefined;
-  /** The paging the client walks: `page page/per_page (from 1, at most 100)`. */
-  paging?: string | undefined;
-  /** Said when something was declared rather than inferred. */
-  note?: string | undefined;
-}
-
-/** What was inferred for a spec's mock (or that it was declared). */
-export interface MockExplain {
-  /** False when the spec declares `x-stepforge.mock`: nothing was inferred. */
-  inferred: boolean;
-  auth: string;
-  /** Which spec response each error answer is shaped from. */
-  errors: string[];
-  operations: MockExplainOperation[];
-}
+import type { MockExplain, MockExplainOperation, OperationModel } from "../model.js";
 
 export function pagingLabel(p: PagingSpec): string {
   if (p.style === "token") {

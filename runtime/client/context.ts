@@ -66,8 +66,3 @@ export interface CallState {
   /** The last answer's HTTP status. */
   lastStatus: number | undefined;
 }
-
-/** The fields every error of a call carries. */
-export function details(ctx: ClientContext, call: CallState): { service: string; operation: string; retries: number } {
-  return { service: ctx.descriptor.id, operation: call.op.operationId, retries: call.retries };
-}

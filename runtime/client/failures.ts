@@ -14,9 +14,14 @@ import {
 } from "../errors.js";
 import type { QuotaRefusal } from "../limits/limits.js";
 import type { StateUnavailableError } from "../state/types.js";
-import { type CallState, type ClientContext, details } from "./context.js";
+import type { CallState, ClientContext } from "./context.js";
 import type { ServiceFailure } from "./classify.js";
 import { innerMessage } from "./retry.js";
+
+/** The fields every error of a call carries. */
+export function details(ctx: ClientContext, call: CallState): { service: string; operation: string; retries: number } {
+  return { service: ctx.descriptor.id, operation: call.op.operationId, retries: call.retries };
+}
 
 /** The error code of a path parameter refused before sending (`.`, `..`, empty). */
 export const UNSAFE_PATH_VALUE = "UNSAFE_PATH_VALUE";
