@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { stronglyConnected } from "../generator/graph.js";
 import { packageRoot } from "../generator/package-root.js";
 import { runCli } from "./helpers/cli.js";
 import { SEED_ENDPOINTS, SEED_SECTIONS } from "./fixtures/seed-endpoints.js";
@@ -204,37 +205,4 @@ function sourcesBelow(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((entry) => entry.isFile() && entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts"))
     .map((entry) => join(entry.parentPath, entry.name));
-}
-
-/** Tarjan's strongly connected components of a graph given as node → successors. */
-function stronglyConnected(edges: ReadonlyMap<string, readonly string[]>): string[][] {
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const onStack = new Set<string>();
-  const groups: string[][] = [];
-  const visit = (node: string) => {
-    index.set(node, index.size);
-    low.set(node, index.get(node)!);
-    stack.push(node);
-    onStack.add(node);
-    for (const next of edges.get(node) ?? []) {
-      if (!index.has(next)) {
-        visit(next);
-        low.set(node, Math.min(low.get(node)!, low.get(next)!));
-      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node)!, index.get(next)!));
-    }
-    if (low.get(node) === index.get(node)) {
-      const group: string[] = [];
-      let member: string;
-      do {
-        member = stack.pop()!;
-        onStack.delete(member);
-        group.push(member);
-      } while (member !== node);
-      groups.push(group);
-    }
-  };
-  for (const node of edges.keys()) if (!index.has(node)) visit(node);
-  return groups;
 }

@@ -16,6 +16,7 @@
 import type TypeScript from "typescript";
 import { ts } from "../compiler.js";
 import { changeFirst, NameTable, toIdentifier } from "../names.js";
+import { stronglyConnected } from "../graph.js";
 
 const factory = ts.factory;
 
@@ -49,37 +50,13 @@ function eagerReferences(type: TypeScript.TypeNode): Set<string> {
   return found;
 }
 
-/** The schemas that lie on a cycle of eager references (strongly connected components, Tarjan). */
+/** The schemas that lie on a cycle of eager references (a component of several, or one naming itself). */
 function onCycles(edges: ReadonlyMap<string, ReadonlySet<string>>): Set<string> {
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const onStack = new Set<string>();
-  const cyclic = new Set<string>();
-  const connect = (name: string): void => {
-    index.set(name, index.size);
-    low.set(name, index.get(name)!);
-    stack.push(name);
-    onStack.add(name);
-    for (const next of edges.get(name) ?? []) {
-      if (!edges.has(next)) continue;
-      if (!index.has(next)) {
-        connect(next);
-        low.set(name, Math.min(low.get(name)!, low.get(next)!));
-      } else if (onStack.has(next)) low.set(name, Math.min(low.get(name)!, index.get(next)!));
-    }
-    if (low.get(name) !== index.get(name)) return;
-    const component: string[] = [];
-    let member: string;
-    do {
-      member = stack.pop()!;
-      onStack.delete(member);
-      component.push(member);
-    } while (member !== name);
-    if (component.length > 1 || edges.get(name)!.has(name)) for (const m of component) cyclic.add(m);
-  };
-  for (const name of edges.keys()) if (!index.has(name)) connect(name);
-  return cyclic;
+  return new Set(
+    stronglyConnected(edges)
+      .filter((component) => component.length > 1 || edges.get(component[0]!)!.has(component[0]!))
+      .flat(),
+  );
 }
 
 function memberName(member: TypeScript.TypeElement): string | undefined {
