@@ -129,16 +129,20 @@ describe("seed coverage", () => {
 });
 
 describe("the commands that repair generated/ do not depend on it", () => {
+  /** The project files a module imports statically (relative imports, as source paths). */
+  function importsOf(file: string): string[] {
+    return [...readFileSync(file, "utf8").matchAll(/^\s*(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"/gm)].map((m) =>
+      join(file, "..", m[1]!.replace(/\.js$/, ".ts")),
+    );
+  }
+
   /** Every project file a module imports statically, transitively. */
   function importGraph(entry: string): Set<string> {
     const seen = new Set<string>();
     const visit = (file: string) => {
       if (seen.has(file) || !existsSync(file)) return;
       seen.add(file);
-      const text = readFileSync(file, "utf8");
-      for (const m of text.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"/gm)) {
-        visit(join(file, "..", m[1]!.replace(/\.js$/, ".ts")));
-      }
+      for (const target of importsOf(file)) visit(target);
     };
     visit(entry);
     return seen;
@@ -159,9 +163,7 @@ describe("the commands that repair generated/ do not depend on it", () => {
       .map((f) => join(root, "generator", "emit", f));
     expect(emitters.length).toBeGreaterThan(5);
     const reaching = emitters.filter((file) =>
-      [...readFileSync(file, "utf8").matchAll(/^\s*(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"/gm)].some((m) =>
-        join(file, "..", m[1]!).startsWith(join(root, "generator", "check") + "/"),
-      ),
+      importsOf(file).some((target) => target.startsWith(join(root, "generator", "check") + "/")),
     );
     expect(reaching.map((f) => f.slice(root.length + 1))).toEqual([]);
   });
@@ -169,12 +171,7 @@ describe("the commands that repair generated/ do not depend on it", () => {
   it("import circles in cli/, generator/ and runtime/: none but the known one (the request pipeline's context and its stages, type imports)", () => {
     const files = ["cli", "generator", "runtime"].flatMap((dir) => sourcesBelow(join(root, dir)));
     const edges = new Map(
-      files.map((file) => [
-        file,
-        [...readFileSync(file, "utf8").matchAll(/^\s*(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"/gm)]
-          .map((m) => join(file, "..", m[1]!.replace(/\.js$/, ".ts")))
-          .filter((target) => target !== file && existsSync(target)),
-      ]),
+      files.map((file) => [file, importsOf(file).filter((target) => target !== file && existsSync(target))]),
     );
     const circles = stronglyConnected(edges)
       .filter((group) => group.length > 1)
