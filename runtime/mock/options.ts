@@ -6,14 +6,24 @@
  */
 import type { MockOptions } from "./types.js";
 
-/** The fields of each group (faults are checked by the fault injector, clock is a function). */
-const GROUPS: Record<string, readonly string[] | undefined> = {
-  server: ["port", "maxBodyBytes"],
-  auth: ["credentials", "tokenLifetimeSeconds", "authorizationCode"],
-  limits: ["overrides", "off", "scale"],
-  webhooks: ["secret", "retryDelaysMs"],
-  data: ["fromExamples", "state", "idSeed"],
-  hooks: ["onFailure", "beforeRespond", "replay"],
+type Groups = Required<MockOptions>;
+
+/** Every field of a group's type, each once: a field added to the type and not here fails to compile. */
+type AllFields<G> = { [K in keyof G]-?: K }[keyof G];
+function fieldsOf<G>() {
+  return <const F extends readonly AllFields<G>[]>(
+    fields: F & ([AllFields<G>] extends [F[number]] ? unknown : { missing: Exclude<AllFields<G>, F[number]> }),
+  ): readonly string[] => fields as readonly string[];
+}
+
+/** The fields of each group, checked against MockOptions (faults: the fault injector checks; clock is a function). */
+const GROUPS: { [K in keyof Groups]: readonly string[] | undefined } = {
+  server: fieldsOf<Groups["server"]>()(["port", "maxBodyBytes"]),
+  auth: fieldsOf<Groups["auth"]>()(["credentials", "tokenLifetimeSeconds", "authorizationCode"]),
+  limits: fieldsOf<Groups["limits"]>()(["overrides", "off", "scale"]),
+  webhooks: fieldsOf<Groups["webhooks"]>()(["secret", "retryDelaysMs"]),
+  data: fieldsOf<Groups["data"]>()(["fromExamples", "state", "idSeed"]),
+  hooks: fieldsOf<Groups["hooks"]>()(["onFailure", "beforeRespond", "replay"]),
   faults: undefined,
   clock: undefined,
 };
@@ -46,7 +56,7 @@ export function checkMockOptions(service: string, options: MockOptions): void {
       const fix = moved ? `set ${moved} instead` : `the options are ${Object.keys(GROUPS).join(", ")}`;
       throw new Error(`${where}.${key} is not an option; ${fix}`);
     }
-    const fields = GROUPS[key];
+    const fields = GROUPS[key as keyof Groups];
     if (!fields || value === undefined) continue;
     if (value === null || typeof value !== "object" || Array.isArray(value))
       throw new Error(`${where}.${key} must be an object of ${fields.join(", ")}`);
