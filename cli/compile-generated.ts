@@ -12,6 +12,7 @@
 import { existsSync, rmSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { filesBelow, toPosix } from "../generator/files.js";
+import { againstBuiltRuntime } from "./built-runtime-host.js";
 
 export interface DistSync {
   /** Generated modules compiled (their .js and .d.ts were missing or older than the .ts). */
@@ -38,34 +39,6 @@ function orphans(root: string): string[] {
     const source = join(root, relative(join(root, "dist"), out)).replace(/(\.d\.ts|\.js|\.js\.map)$/, ".ts");
     return !existsSync(source);
   });
-}
-
-/**
- * A compiler host that resolves the generated code's runtime imports (`../../runtime/index.js`) to
- * the runtime's built declarations in dist/ when they exist, instead of its TypeScript sources: the
- * generated modules are then compiled as a consumer compiles them, without parsing and checking
- * the whole runtime (and its dependencies' types) again. That was two thirds of a cold `generate`.
- * The emitted imports are unchanged: dist/ mirrors the source layout.
- */
-function againstBuiltRuntime(
-  ts: typeof import("typescript"),
-  root: string,
-  options: import("typescript").CompilerOptions,
-): import("typescript").CompilerHost {
-  const host = ts.createCompilerHost(options);
-  const cache = ts.createModuleResolutionCache(root, (name) => name, options);
-  const runtimeSources = join(root, "runtime") + sep;
-  host.resolveModuleNameLiterals = (literals, containingFile, redirected, compilerOptions) =>
-    literals.map((literal) => {
-      const found = ts.resolveModuleName(literal.text, containingFile, compilerOptions, host, cache, redirected);
-      const file = found.resolvedModule?.resolvedFileName;
-      if (!file || !file.startsWith(runtimeSources) || file.endsWith(".d.ts")) return found;
-      const built = join(root, "dist", relative(root, file)).replace(/\.ts$/, ".d.ts");
-      return existsSync(built)
-        ? { resolvedModule: { ...found.resolvedModule!, resolvedFileName: built, extension: ts.Extension.Dts } }
-        : found;
-    });
-  return host;
 }
 
 export async function compileGenerated(root: string): Promise<DistSync> {

@@ -123,7 +123,7 @@ describe("corpus: generated outputs", () => {
         exclude: [],
       }),
     );
-    tscOutput = typecheck(tsconfig).output;
+    tscOutput = typecheck(tsconfig, { againstBuiltRuntime: true }).output;
   }, 600_000);
 
   /** tsc's errors in one case's output directory. */
