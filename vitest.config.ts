@@ -1,16 +1,21 @@
 import { defineConfig } from "vitest/config";
 
 /**
- * Files that run alone, after every other suite: those that pack and install the package in temp
- * projects (a minute of npm each), and those whose assertions need the machine to themselves —
- * limit windows and wait orders (real windows used to ≥ 97 % by several processes), slow-sender floods, soak and multiprocess
- * state runs. Everything else runs two files at a time (CI has 2 cores).
+ * Two groups run after the suites, one after the other:
+ * - PACKAGE: the files that pack and install the package in temp projects (a minute of npm each,
+ *   one shared tarball): two at a time, with nothing else running beside them;
+ * - ALONE: those whose assertions need the machine to themselves — limit windows and wait orders
+ *   (real windows used to ≥ 97 % by several processes), slow-sender floods, soak and multiprocess
+ *   state runs: one at a time.
+ * Everything else runs two files at a time (CI has 2 cores).
  */
-const ALONE = [
+const PACKAGE = [
   "test/consumer/**/*.test.ts",
   "test/project/new-user.test.ts",
   "test/project/new-user-ops.test.ts",
   "test/diff/consumer.test.ts",
+];
+const ALONE = [
   "test/runtime/limits*.test.ts",
   "test/triggers/flood.test.ts",
   "test/reliability/soak.test.ts",
@@ -27,11 +32,15 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "suites", include: ["test/**/*.test.ts"], exclude: ALONE, maxWorkers: 2 },
+        test: { name: "suites", include: ["test/**/*.test.ts"], exclude: [...PACKAGE, ...ALONE], maxWorkers: 2 },
       },
       {
         extends: true,
-        test: { name: "alone", include: ALONE, maxWorkers: 1, sequence: { groupOrder: 1 } },
+        test: { name: "package", include: PACKAGE, maxWorkers: 2, sequence: { groupOrder: 1 } },
+      },
+      {
+        extends: true,
+        test: { name: "alone", include: ALONE, maxWorkers: 1, sequence: { groupOrder: 2 } },
       },
     ],
   },
