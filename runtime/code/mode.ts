@@ -204,19 +204,26 @@ export class CodeMode {
       );
     if (code.length > 200_000)
       return inputError("execute", "code", "is longer than 200,000 characters; write shorter code");
-    const compiled = prepared.checker.check(code);
-    if (!compiled.ok) {
-      return errorResult({
-        kind: "type_error",
-        message:
-          `The code does not type-check; fix ${compiled.diagnostics.length > 1 ? "these" : "this"} and ` +
-          `run it again. Nothing was run.`,
-        diagnostics: compiled.diagnostics,
-        ...(compiled.more ? { more: compiled.more } : {}),
-      });
-    }
+    const pending = prepared.checker.begin(code);
     const { host, writes } = prepared.bridge.forRun();
-    const outcome = await this.sandbox.run(compiled.js, MAIN, prepared.shape, host, this.budgets, signal);
+    if (pending.js !== undefined) {
+      // Run while checking: the worker starts the code now and its calls wait for the check.
+      let settle!: (passed: boolean) => void;
+      const checked = new Promise<boolean>((resolve) => (settle = resolve));
+      const running = this.sandbox.run(pending.js, MAIN, prepared.shape, host, this.budgets, { signal, checked });
+      let compiled: CheckResult | undefined;
+      try {
+        compiled = pending.finish();
+      } finally {
+        settle(compiled?.ok === true);
+      }
+      // A failed check is the answer whatever the run did; the run is cancelled, nothing it called was sent.
+      if (!compiled.ok) return typeError(compiled);
+      return this.result(await running, writes, undefined);
+    }
+    const compiled = pending.finish();
+    if (!compiled.ok) return typeError(compiled);
+    const outcome = await this.sandbox.run(compiled.js, MAIN, prepared.shape, host, this.budgets, { signal });
     return this.result(outcome, writes, compiled.sourceMap);
   }
 
@@ -289,6 +296,18 @@ export class CodeMode {
   async close(): Promise<void> {
     await this.sandbox.close();
   }
+}
+
+/** The answer to code that does not type-check: its diagnostics, with the code's lines and columns. */
+function typeError(compiled: Extract<CheckResult, { ok: false }>): CallToolResult {
+  return errorResult({
+    kind: "type_error",
+    message:
+      `The code does not type-check; fix ${compiled.diagnostics.length > 1 ? "these" : "this"} and ` +
+      `run it again. Nothing was run.`,
+    diagnostics: compiled.diagnostics,
+    ...(compiled.more ? { more: compiled.more } : {}),
+  });
 }
 
 /** A thrown ServiceError's fields (kind, status, outcome, check, …) without its name and message. */
