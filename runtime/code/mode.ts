@@ -37,6 +37,8 @@ export interface CodeModeParts {
   budgets: SandboxBudgets;
   resultBytes: number;
   readOnly: boolean;
+  /** Start a run during its type-check (its calls held until the check passes). */
+  runWhileChecking: boolean;
   sandbox: Sandbox;
   prepared: Promise<Prepared>;
   signal?: AbortSignal | undefined;
@@ -50,12 +52,14 @@ export class CodeMode {
   private readonly services: string[];
   private readonly sandbox: Sandbox;
   private readonly prepared: Promise<Prepared>;
+  private readonly runWhileChecking: boolean;
 
   constructor(parts: CodeModeParts) {
     this.budgets = parts.budgets;
     this.resultBytes = parts.resultBytes;
     this.services = parts.services;
     this.sandbox = parts.sandbox;
+    this.runWhileChecking = parts.runWhileChecking;
     this.prepared = parts.prepared;
     // A failure to prepare is reported by the first search or execute.
     this.prepared.catch(() => {});
@@ -206,7 +210,7 @@ export class CodeMode {
       return inputError("execute", "code", "is longer than 200,000 characters; write shorter code");
     const pending = prepared.checker.begin(code);
     const { host, writes } = prepared.bridge.forRun();
-    if (pending.js !== undefined) {
+    if (pending.js !== undefined && this.runWhileChecking) {
       // Run while checking: the worker starts the code now and its calls wait for the check.
       let settle!: (passed: boolean) => void;
       const checked = new Promise<boolean>((resolve) => (settle = resolve));
