@@ -5,6 +5,11 @@
  * QuickJS sandbox, where `services.<service>.<method>(init)` reaches the runtime client through the
  * bridge. The result is shaped to the same byte budget as the direct tools' results, with the
  * console lines and each write's outcome beside it.
+ *
+ * Code whose types blank out without the checker starts in the sandbox while the main thread
+ * checks it (the check and the run's start overlap); its calls are held by the sandbox until the
+ * check passes, and a failing check cancels the run and is the answer. So what an agent sees is
+ * what checking first and then running would give, a few milliseconds sooner.
  */
 import { SourceMap } from "node:module";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";

@@ -9,6 +9,9 @@
  * wall time plus the grace. A worker that overstays is terminated and replaced, and the run fails
  * with that budget's kind. So does a worker whose run was interrupted mid-flight (freeing that
  * QuickJS runtime could abort the module; a new thread is cheaper than the doubt).
+ *
+ * A run may start before its code's type-check is over (`RunOptions.checked`): its calls are held
+ * here, where the worker cannot reach past, until the check passes; a failed check cancels it.
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";

@@ -25,6 +25,10 @@
  * through the program's emit as before, and so does everything when ts-blank-space is not
  * installed (it is an optional peer of code mode).
  *
+ * A check comes in two halves (`begin`, `finish`): `begin` parses the code and blanks its types,
+ * so the sandbox can start it while `finish` binds and checks the same parsed file. Blanking needs
+ * no checker; the JavaScript is the same text whether blanked before the check or after.
+ *
  * The agent's code is the body of `async function (services: Services)`, put
  * into a script file one line below its header, so a diagnostic's line is the file's line minus
  * one and its column is the code's own.
