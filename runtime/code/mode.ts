@@ -220,6 +220,8 @@ export class CodeMode {
       let settle!: (passed: boolean) => void;
       const checked = new Promise<boolean>((resolve) => (settle = resolve));
       const running = this.sandbox.run(pending.js, MAIN, prepared.shape, host, this.budgets, { signal, checked });
+      // Not awaited when the check fails: a run refused by a closing sandbox must not be an unhandled rejection.
+      running.catch(() => {});
       let compiled: CheckResult | undefined;
       try {
         compiled = pending.finish();
