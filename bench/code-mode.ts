@@ -159,7 +159,7 @@ async function perCall(all: Harness): Promise<string> {
     return `median ${median(ratios).toFixed(2)}×, worst ${Math.max(...ratios).toFixed(2)}×`;
   };
   return (
-    `${table(["median of " + ROUNDS + " interleaved rounds", "time", "vs direct"], rows)}\n\n` +
+    `${table([`median of ${ROUNDS} interleaved rounds`, "time", "vs direct"], rows)}\n\n` +
     `Against the three direct calls of its own round: execute ${perRound("execute")}; checked first ` +
     `${perRound("sequential")}.`
   );

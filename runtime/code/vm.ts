@@ -43,20 +43,10 @@ import type {
 /** The largest reply handed into the sandbox, in characters; a larger one is answered as an error. */
 const MAX_REPLY_CHARS = 16 * 1024 * 1024;
 
-/**
- * Failures that interrupt QuickJS mid-flight: its runtime is not freed, its worker is replaced.
- * `discarded` (the code's check failed) is not one: it arrives as a message, which the worker reads
- * only while QuickJS waits, so the runtime is between jobs and is freed as after any other run.
- */
-const INTERRUPTING = new Set<SandboxFailureKind>([
-  "cpu_time",
-  "wall_time",
-  "memory",
-  "stack",
-  "calls",
-  "output",
-  "cancelled",
-  "sandbox",
+// Failures that interrupt QuickJS mid-flight: its runtime is not freed, its worker is replaced. Not
+// `discarded` (a failed check): its message is read only while QuickJS waits, between jobs.
+const INTERRUPTING: ReadonlySet<SandboxFailureKind> = new Set([
+  ...(["cpu_time", "wall_time", "memory", "stack", "calls", "output", "cancelled", "sandbox"] as const),
 ]);
 
 class Run {
@@ -459,7 +449,7 @@ export interface VmEvents {
 export interface VmRun {
   /** Ends the run (the client cancelled it) if QuickJS is not stuck in a builtin. */
   cancel(kind: SandboxFailureKind, message: string): void;
-  /** Moves the wall deadline on by a call's wait for the code's check. */
+  /** Moves the wall deadline on by a call's wait for the code's check (see Run.extendWall). */
   extendWall(ms: number): void;
   /** The outcome, and whether QuickJS was left in a state its module can be reused from. */
   done: Promise<{ outcome: SandboxOutcome; clean: boolean }>;
@@ -502,12 +492,7 @@ export function prepareRun(
           return false;
         }
       };
-      return {
-        cancel: (kind, message) => run.fail(kind, message),
-        extendWall: (ms) => run.extendWall(ms),
-        done,
-        dispose,
-      };
+      return { cancel: (k, m) => run.fail(k, m), extendWall: (ms) => run.extendWall(ms), done, dispose };
     },
   };
 }

@@ -183,7 +183,10 @@ describe("execute runs while it checks, and nothing leaves before the check pass
     const throwing = await execute(served, `const n: number = "x";\nthrow new Error("boom");`);
     expect(json(throwing)).toMatchObject({ kind: "type_error", diagnostics: [{ line: 1, code: "TS2322" }] });
     // The looping run's worker was stopped and replaced: the next code is served.
-    const card = await execute(served, `return (await services.trello.getCard({ params: { path: { id: "${CARD}" } } })).id;`);
+    const card = await execute(
+      served,
+      `return (await services.trello.getCard({ params: { path: { id: "${CARD}" } } })).id;`,
+    );
     expect(json(card)).toMatchObject({ result: CARD, calls: 1 });
   });
 });
