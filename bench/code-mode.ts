@@ -5,9 +5,10 @@
  * 2. The evaluation harness (test/code/harness): tool calls, bytes a model reads, correctness,
  *    per task and mode, and code mode's bytes as a share of direct tools'.
  * 3. The cost of a call: a type-checked `execute` of a three-call program beside the same three
- *    direct tool calls, rounds interleaved (each side first in every other round), both through the
- *    MCP SDK client in process against the behavioural mock on 127.0.0.1 with the client-side
- *    limits off; with the type-check alone and an empty program beside them.
+ *    direct tool calls and beside the same execute checked first and then run (the order before the
+ *    run started during its check), rounds interleaved (each side first in every third round), all
+ *    through the MCP SDK client in process against the behavioural mock on 127.0.0.1 with the
+ *    client-side limits off; with the type-check alone and an empty program beside them.
  * 4. The sandbox attack suite (test/code/attacks.ts): each attack and what became of it.
  */
 import { parseArgs } from "node:util";
@@ -97,11 +98,13 @@ function unlimited(harness: Harness): Harness {
 }
 
 async function perCall(all: Harness): Promise<string> {
-  // Both sides: the same mock, accounts, in-memory MCP transport, warm-up rounds and limits (none).
+  // Every side: the same mock, accounts, in-memory MCP transport, warm-up rounds and limits (none).
   const harness = unlimited(all);
   const direct = await startServer(harness, "direct");
   const code = await startServer(harness, "code");
-  const samples: Record<string, number[]> = { direct: [], execute: [], check: [], empty: [] };
+  // The order before: the check first, then the run (the same code mode with runWhileChecking off).
+  const sequential = await startServer(harness, "code", { runWhileChecking: false });
+  const samples: Record<string, number[]> = { direct: [], execute: [], sequential: [], check: [], empty: [] };
   const time = async (key: string, work: () => Promise<unknown>) => {
     const started = performance.now();
     await work();
@@ -111,49 +114,54 @@ async function perCall(all: Harness): Promise<string> {
     const result = await direct.client.callTool({ name, arguments: args });
     if (result.isError) throw new Error(texts(result).join(" "));
   };
-  const execute = async (program: string) => {
-    const result = await code.client.callTool({ name: "execute", arguments: { code: program } });
+  const execute = async (server: typeof code, program: string) => {
+    const result = await server.client.callTool({ name: "execute", arguments: { code: program } });
     if (result.isError) throw new Error(texts(result).join(" "));
   };
   try {
     for (let round = -3; round < ROUNDS; round++) {
-      // Rounds below 0 warm both paths up and are not counted.
+      // Rounds below 0 warm every path up and are not counted.
       const keep = round >= 0;
-      const sampled = async (key: string, work: () => Promise<unknown>) => (keep ? time(key, work) : work());
-      const directly = () =>
-        sampled("direct", async () => {
-          await call("trello_get_card", { id: CARD });
-          await call("trello_get_board_lists", { id: BOARD });
-          await call("trello_get_board_labels", { id: BOARD });
-        });
+      const sampled = (key: string, work: () => Promise<unknown>) => (keep ? time(key, work) : work());
       // A new comment each round: the check parses and checks the code anew every time.
-      const executed = () => sampled("execute", () => execute(`${THREE}\n// round ${round}`));
-      // Each side goes first in every other round (a collection the one before left is not always the same side's).
-      if (round % 2 === 0) await directly().then(executed);
-      else await executed().then(directly);
+      const sides = [
+        () =>
+          sampled("direct", async () => {
+            await call("trello_get_card", { id: CARD });
+            await call("trello_get_board_lists", { id: BOARD });
+            await call("trello_get_board_labels", { id: BOARD });
+          }),
+        () => sampled("execute", () => execute(code, `${THREE}\n// round ${round}`)),
+        () => sampled("sequential", () => execute(sequential, `${THREE}\n// round ${round}`)),
+      ];
+      // Each side goes first in every third round (what the one before left is not always the same side's).
+      const shift = ((round % 3) + 3) % 3;
+      for (const side of [...sides.slice(shift), ...sides.slice(0, shift)]) await side();
       await sampled("check", () => code.code!.check(`${THREE}\n// check ${round}`));
-      await sampled("empty", () => execute(`return ${round};`));
+      await sampled("empty", () => execute(code, `return ${round};`));
     }
   } finally {
     await direct.close();
     await code.close();
+    await sequential.close();
   }
   const d = median(samples.direct!);
+  const row = (label: string, key: string) => [label, ms(median(samples[key]!)), ratio(median(samples[key]!), d)];
   const rows = [
     ["three direct tool calls (tools/call × 3)", ms(d), "1.00×"],
-    ["execute of the same three calls, type-checked", ms(median(samples.execute!)), ratio(median(samples.execute!), d)],
-    ["  of which the type-check (and type stripping)", ms(median(samples.check!)), ratio(median(samples.check!), d)],
-    [
-      "execute of `return n` (check, worker, QuickJS runtime)",
-      ms(median(samples.empty!)),
-      ratio(median(samples.empty!), d),
-    ],
+    row("execute of the same three calls, type-checked (run while checking)", "execute"),
+    row("  the same, checked first and then run (the order before)", "sequential"),
+    row("  the type-check alone (and type stripping)", "check"),
+    row("execute of `return n` (check, worker, QuickJS runtime)", "empty"),
   ];
-  const perRound = samples.execute!.map((e, i) => e / samples.direct![i]!);
+  const perRound = (key: string) => {
+    const ratios = samples[key]!.map((e, i) => e / samples.direct![i]!);
+    return `median ${median(ratios).toFixed(2)}×, worst ${Math.max(...ratios).toFixed(2)}×`;
+  };
   return (
-    `${table(["median of " + ROUNDS + " interleaved rounds", "time", "vs direct"], rows)}\n\n` +
-    `Execute against the three direct calls of its own round: median ${median(perRound).toFixed(2)}×, worst ` +
-    `${Math.max(...perRound).toFixed(2)}×.`
+    `${table([`median of ${ROUNDS} interleaved rounds`, "time", "vs direct"], rows)}\n\n` +
+    `Against the three direct calls of its own round: execute ${perRound("execute")}; checked first ` +
+    `${perRound("sequential")}.`
   );
 }
 

@@ -5,6 +5,11 @@
  * QuickJS sandbox, where `services.<service>.<method>(init)` reaches the runtime client through the
  * bridge. The result is shaped to the same byte budget as the direct tools' results, with the
  * console lines and each write's outcome beside it.
+ *
+ * Code whose types blank out without the checker starts in the sandbox while the main thread
+ * checks it (the check and the run's start overlap); its calls are held by the sandbox until the
+ * check passes, and a failing check cancels the run and is the answer. So what an agent sees is
+ * what checking first and then running would give, a few milliseconds sooner.
  */
 import { SourceMap } from "node:module";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -37,6 +42,8 @@ export interface CodeModeParts {
   budgets: SandboxBudgets;
   resultBytes: number;
   readOnly: boolean;
+  /** Start a run during its type-check (its calls held until the check passes). */
+  runWhileChecking: boolean;
   sandbox: Sandbox;
   prepared: Promise<Prepared>;
   signal?: AbortSignal | undefined;
@@ -50,12 +57,14 @@ export class CodeMode {
   private readonly services: string[];
   private readonly sandbox: Sandbox;
   private readonly prepared: Promise<Prepared>;
+  private readonly runWhileChecking: boolean;
 
   constructor(parts: CodeModeParts) {
     this.budgets = parts.budgets;
     this.resultBytes = parts.resultBytes;
     this.services = parts.services;
     this.sandbox = parts.sandbox;
+    this.runWhileChecking = parts.runWhileChecking;
     this.prepared = parts.prepared;
     // A failure to prepare is reported by the first search or execute.
     this.prepared.catch(() => {});
@@ -204,19 +213,28 @@ export class CodeMode {
       );
     if (code.length > 200_000)
       return inputError("execute", "code", "is longer than 200,000 characters; write shorter code");
-    const compiled = prepared.checker.check(code);
-    if (!compiled.ok) {
-      return errorResult({
-        kind: "type_error",
-        message:
-          `The code does not type-check; fix ${compiled.diagnostics.length > 1 ? "these" : "this"} and ` +
-          `run it again. Nothing was run.`,
-        diagnostics: compiled.diagnostics,
-        ...(compiled.more ? { more: compiled.more } : {}),
-      });
-    }
+    const pending = prepared.checker.begin(code);
     const { host, writes } = prepared.bridge.forRun();
-    const outcome = await this.sandbox.run(compiled.js, MAIN, prepared.shape, host, this.budgets, signal);
+    if (pending.js !== undefined && this.runWhileChecking) {
+      // Run while checking: the worker starts the code now and its calls wait for the check.
+      let settle!: (passed: boolean) => void;
+      const checked = new Promise<boolean>((resolve) => (settle = resolve));
+      const running = this.sandbox.run(pending.js, MAIN, prepared.shape, host, this.budgets, { signal, checked });
+      // Not awaited when the check fails: a run refused by a closing sandbox must not be an unhandled rejection.
+      running.catch(() => {});
+      let compiled: CheckResult | undefined;
+      try {
+        compiled = pending.finish();
+      } finally {
+        settle(compiled?.ok === true);
+      }
+      // A failed check is the answer whatever the run did; the run is cancelled, nothing it called was sent.
+      if (!compiled.ok) return typeError(compiled);
+      return this.result(await running, writes, undefined);
+    }
+    const compiled = pending.finish();
+    if (!compiled.ok) return typeError(compiled);
+    const outcome = await this.sandbox.run(compiled.js, MAIN, prepared.shape, host, this.budgets, { signal });
     return this.result(outcome, writes, compiled.sourceMap);
   }
 
@@ -289,6 +307,18 @@ export class CodeMode {
   async close(): Promise<void> {
     await this.sandbox.close();
   }
+}
+
+/** The answer to code that does not type-check: its diagnostics, with the code's lines and columns. */
+function typeError(compiled: Extract<CheckResult, { ok: false }>): CallToolResult {
+  return errorResult({
+    kind: "type_error",
+    message:
+      `The code does not type-check; fix ${compiled.diagnostics.length > 1 ? "these" : "this"} and ` +
+      `run it again. Nothing was run.`,
+    diagnostics: compiled.diagnostics,
+    ...(compiled.more ? { more: compiled.more } : {}),
+  });
 }
 
 /** A thrown ServiceError's fields (kind, status, outcome, check, …) without its name and message. */

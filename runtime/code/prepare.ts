@@ -32,6 +32,11 @@ export interface CodeModeOptions {
   signal?: AbortSignal | undefined;
   /** Runs at once, each on its own worker thread (default 2). */
   workers?: number | undefined;
+  /**
+   * Start the code in the sandbox while it is type-checked, its calls held until the check passes
+   * (default true). False: check first, then start the run (the order before; kept for measuring).
+   */
+  runWhileChecking?: boolean | undefined;
 }
 
 const DEFAULT_RESULT_BYTES = 40_000;
@@ -92,6 +97,7 @@ export async function createCodeMode(options: CodeModeOptions): Promise<CodeMode
     budgets,
     resultBytes: options.resultBytes ?? DEFAULT_RESULT_BYTES,
     readOnly: options.selection?.readOnly === true,
+    runWhileChecking: options.runWhileChecking !== false,
     sandbox,
     prepared,
     signal: options.signal,

@@ -54,6 +54,8 @@ export type SandboxFailureKind =
   | "output"
   | "stalled"
   | "cancelled"
+  /** The code's check failed while it ran: the run's outcome is not the answer (never shown). */
+  | "discarded"
   | "error"
   | "sandbox";
 
@@ -86,7 +88,8 @@ export interface SandboxOutcome {
 /** The server's thread to the worker. */
 export type ToWorker =
   | { type: "run"; js: string; main: string; shape: ShapeEntry[]; budgets: SandboxBudgets }
-  | { type: "reply"; id: number; text: string }
+  /** `heldMs`: how long the call waited for the code's check; the run's wall time moves on by it. */
+  | { type: "reply"; id: number; text: string; heldMs?: number | undefined }
   | { type: "cancel"; kind: SandboxFailureKind; message: string };
 
 /** The worker to the server's thread. */

@@ -9,12 +9,16 @@
  * wall time plus the grace. A worker that overstays is terminated and replaced, and the run fails
  * with that budget's kind. So does a worker whose run was interrupted mid-flight (freeing that
  * QuickJS runtime could abort the module; a new thread is cheaper than the doubt).
+ *
+ * A run may start before its code's type-check is over (`RunOptions.checked`): its calls are held
+ * here, where the worker cannot reach past, until the check passes; a failed check cancels it.
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { setMaxListeners } from "node:events";
 import { Worker } from "node:worker_threads";
 import type {
+  BridgeRequest,
   FromWorker,
   HostCall,
   SandboxBudgets,
@@ -26,6 +30,12 @@ import type {
 
 /** How long past its budget a silent worker is given before it is terminated. */
 const GRACE_MS = 1_000;
+/**
+ * How long a run whose check failed is given to notice its cancel. A worker reads the cancel once
+ * QuickJS waits (for a held call: within a millisecond or so); one still running code then (a loop
+ * the check caught) is terminated and replaced rather than left to burn its CPU budget.
+ */
+const DISCARD_GRACE_MS = 100;
 
 function spawnWorker(memoryBytes: number): Worker {
   const workerData = { memoryBytes };
@@ -43,6 +53,8 @@ function spawnWorker(memoryBytes: number): Worker {
 class Slot {
   readonly worker: Worker;
   readonly ready: Promise<void>;
+  /** The worker is ready: a run can be handed to it at once. */
+  started = false;
   busy = false;
   dead = false;
 
@@ -53,6 +65,7 @@ class Slot {
       const onMessage = (message: FromWorker) => {
         if (message.type !== "ready") return;
         this.worker.off("error", onError);
+        this.started = true;
         resolve();
       };
       const onError = (error: Error) => {
@@ -89,12 +102,33 @@ export interface SandboxOptions {
   memoryBytes: number;
 }
 
+export interface RunOptions {
+  /** The client's cancel. */
+  signal?: AbortSignal | undefined;
+  /**
+   * The run's type-check, still going: true once it passed. Until then each call the code makes is
+   * held here (nothing reaches the host: no network, limiter, token or service); false cancels the
+   * run and sends none of them. Waiting for it is not counted in the run's budgets (see runOn).
+   */
+  checked?: Promise<boolean> | undefined;
+}
+
+/** A run that was never started because its check failed first. */
+const NOT_RUN: SandboxOutcome = {
+  failure: { kind: "discarded", message: "The code did not type-check; it was not run." },
+  logs: [],
+  calls: 0,
+  cpuMs: 0,
+};
+
 export class Sandbox {
   private readonly slots: Slot[] = [];
   private readonly queue: Array<() => void> = [];
   private readonly size: number;
   private readonly memoryBytes: number;
   private closed = false;
+  /** Runs handed to a worker so far. */
+  started = 0;
 
   constructor(options: SandboxOptions) {
     this.size = Math.max(1, options.workers ?? 2);
@@ -140,19 +174,53 @@ export class Sandbox {
     this.queue.shift()?.();
   }
 
-  /** Runs `js` (a script declaring `main`) with `services` built from `shape`; never rejects. */
-  async run(
+  /**
+   * Runs `js` (a script declaring `main`) with `services` built from `shape`; never rejects. With a
+   * worker free and ready the code is handed to it before this returns, so it runs while the
+   * caller goes on synchronously (checking it, with `options.checked`).
+   */
+  run(
     js: string,
     main: string,
     shape: ShapeEntry[],
     host: HostCall,
     budgets: SandboxBudgets,
-    signal?: AbortSignal,
+    options: RunOptions = {},
   ): Promise<SandboxOutcome> {
+    const free = this.closed ? undefined : this.slots.find((s) => s.started && !s.busy && !s.dead);
+    if (free) {
+      free.busy = true;
+      return this.runClaimed(free, js, main, shape, host, budgets, options);
+    }
+    return this.runQueued(js, main, shape, host, budgets, options);
+  }
+
+  private async runQueued(
+    js: string,
+    main: string,
+    shape: ShapeEntry[],
+    host: HostCall,
+    budgets: SandboxBudgets,
+    options: RunOptions,
+  ): Promise<SandboxOutcome> {
+    // No worker to start at once: the check is over before one is free, and a failed one runs nothing.
+    if (options.checked && !(await options.checked.catch(() => false))) return NOT_RUN;
     const slot = await this.acquire();
+    return this.runClaimed(slot, js, main, shape, host, budgets, options);
+  }
+
+  private async runClaimed(
+    slot: Slot,
+    js: string,
+    main: string,
+    shape: ShapeEntry[],
+    host: HostCall,
+    budgets: SandboxBudgets,
+    options: RunOptions,
+  ): Promise<SandboxOutcome> {
     try {
-      await slot.ready;
-      return await this.runOn(slot, js, main, shape, host, budgets, signal);
+      if (!slot.started) await slot.ready;
+      return await this.runOn(slot, js, main, shape, host, budgets, options);
     } catch (error) {
       slot.kill();
       return { failure: { kind: "sandbox", message: (error as Error).message }, logs: [], calls: 0, cpuMs: 0 };
@@ -162,6 +230,11 @@ export class Sandbox {
     }
   }
 
+  /**
+   * Hands the run to `slot` and answers its outcome. With `options.checked` still going, calls are
+   * held until it passes; the time they wait for it counts in no budget: QuickJS is idle meanwhile
+   * (its CPU clock stopped), and the wall clocks, here and in the worker, move on by that wait.
+   */
   private runOn(
     slot: Slot,
     js: string,
@@ -169,8 +242,9 @@ export class Sandbox {
     shape: ShapeEntry[],
     host: HostCall,
     budgets: SandboxBudgets,
-    signal?: AbortSignal,
+    options: RunOptions,
   ): Promise<SandboxOutcome> {
+    const { signal, checked } = options;
     return new Promise<SandboxOutcome>((resolve) => {
       const calls = new AbortController();
       // Every call of the run listens on it (up to the calls budget at once): no leak warning.
@@ -178,16 +252,23 @@ export class Sandbox {
       let cpuReported = 0;
       let callCount = 0;
       let watch: NodeJS.Timeout | undefined;
+      let ending: NodeJS.Timeout | undefined;
       let finished = false;
+      /** Calls may leave: there is no check, or it passed. */
+      let released = checked === undefined;
+      /** Calls made before the check passed, each sent once it has (with how long it waited). */
+      const held: Array<() => void> = [];
       const finish = (outcome: SandboxOutcome, clean: boolean) => {
         if (finished) return;
         finished = true;
         clearTimeout(watch);
         clearTimeout(wall);
+        clearTimeout(ending);
         signal?.removeEventListener("abort", cancel);
         slot.worker.off("message", onMessage);
         slot.worker.off("exit", onExit);
         calls.abort();
+        held.length = 0;
         if (!clean) slot.kill();
         resolve(outcome);
       };
@@ -206,15 +287,17 @@ export class Sandbox {
           Math.max(0, budgets.cpuMs - cpuReported) + GRACE_MS,
         );
       };
-      const wall = setTimeout(
-        () =>
-          kill(
-            "wall_time",
-            `The run took longer than ${budgets.wallMs} ms and its sandbox was stopped; calls still waiting were ` +
-              `cancelled.`,
-          ),
-        budgets.wallMs + GRACE_MS,
-      );
+      const wallTime = () =>
+        setTimeout(
+          () =>
+            kill(
+              "wall_time",
+              `The run took longer than ${budgets.wallMs} ms and its sandbox was stopped; calls still waiting were ` +
+                `cancelled.`,
+            ),
+          budgets.wallMs + GRACE_MS,
+        );
+      let wall = wallTime();
       const cancel = () => {
         slot.post({
           type: "cancel",
@@ -224,6 +307,34 @@ export class Sandbox {
         calls.abort();
         setTimeout(() => kill("cancelled", "The call was cancelled by the client."), GRACE_MS).unref();
       };
+      const send = (call: { id: number; request: BridgeRequest }, heldMs: number) => {
+        if (finished || calls.signal.aborted) return;
+        void host(call.request, calls.signal).then((text) => {
+          if (finished) return;
+          slot.post({ type: "reply", id: call.id, text, ...(heldMs > 0 ? { heldMs } : {}) });
+          busy();
+        });
+      };
+      const release = () => {
+        if (finished) return;
+        released = true;
+        // The wall time starts over: the run waited for the check, not for its calls.
+        clearTimeout(wall);
+        wall = wallTime();
+        for (const sendHeld of held.splice(0)) sendHeld();
+      };
+      // The check failed: the run ends unseen (its outcome is not the answer), no held call is sent.
+      const discard = () => {
+        if (finished) return;
+        held.length = 0;
+        calls.abort();
+        slot.post({ type: "cancel", kind: "discarded", message: NOT_RUN.failure!.message });
+        ending = setTimeout(() => kill("discarded", NOT_RUN.failure!.message), DISCARD_GRACE_MS);
+      };
+      checked?.then(
+        (passed) => (passed ? release() : discard()),
+        () => discard(),
+      );
       const onExit = () => kill("sandbox", "The sandbox's worker stopped unexpectedly; run the code again.");
       const onMessage = (message: FromWorker) => {
         if (message.type === "idle") {
@@ -231,11 +342,12 @@ export class Sandbox {
           clearTimeout(watch);
           for (const call of message.calls) {
             callCount++;
-            void host(call.request, calls.signal).then((text) => {
-              if (finished) return;
-              slot.post({ type: "reply", id: call.id, text });
-              busy();
-            });
+            if (released) {
+              send(call, 0);
+            } else {
+              const arrived = performance.now();
+              held.push(() => send(call, performance.now() - arrived));
+            }
           }
         } else if (message.type === "done") {
           finish(message.outcome, message.clean);
@@ -245,6 +357,7 @@ export class Sandbox {
       slot.worker.once("exit", onExit);
       if (signal?.aborted) return kill("cancelled", "The call was cancelled by the client before it ran.");
       signal?.addEventListener("abort", cancel, { once: true });
+      this.started++;
       slot.post({ type: "run", js, main, shape, budgets });
       busy();
     });

@@ -25,6 +25,10 @@
  * through the program's emit as before, and so does everything when ts-blank-space is not
  * installed (it is an optional peer of code mode).
  *
+ * A check comes in two halves (`begin`, `finish`): `begin` parses the code and blanks its types,
+ * so the sandbox can start it while `finish` binds and checks the same parsed file. Blanking needs
+ * no checker; the JavaScript is the same text whether blanked before the check or after.
+ *
  * The agent's code is the body of `async function (services: Services)`, put
  * into a script file one line below its header, so a diagnostic's line is the file's line minus
  * one and its column is the code's own.
@@ -96,6 +100,14 @@ export interface CodeDiagnostic {
   /** `TS2339`. */
   code: string;
   message: string;
+}
+
+/** A check begun: the code parsed, its JavaScript when it could be had without the checker. */
+export interface PendingCheck {
+  /** The JavaScript a passing check will answer, when known before the check; undefined otherwise. */
+  js: string | undefined;
+  /** The check itself (call it once). */
+  finish(): CheckResult;
 }
 
 export type CheckResult =
@@ -255,9 +267,39 @@ export class CodeChecker {
 
   /** Checks the code; on success its JavaScript (a script declaring {@link MAIN}) and source map. */
   check(code: string): CheckResult {
+    return this.begin(code).finish();
+  }
+
+  /**
+   * The first half of a check: the code parsed, and when its types can be blanked out without the
+   * checker (a warm check, no parse error, nothing only the emitter turns into JavaScript) the
+   * JavaScript it will run as, so a run can start while `finish` checks it. That JavaScript is the
+   * same text a passing check answers; nothing about the check's verdict is known yet.
+   */
+  begin(code: string): PendingCheck {
     if (this.warmPossible) {
       try {
-        const result = this.checkWarm(code);
+        // A name per file: the checker collects diagnostics by file name.
+        const agent: InternalFile = this.agentFile(`/code/run-${++this.serial}.ts`, code);
+        if (!agent.commentDirectives?.length && agent.parseDiagnostics) {
+          const early = agent.parseDiagnostics.length === 0 ? this.blanked(agent) : undefined;
+          return {
+            js: early?.ok ? early.js : undefined,
+            finish: () => this.finishWarm(code, agent, early),
+          };
+        }
+      } catch {
+        this.warmPossible = false;
+        this.warm = undefined;
+      }
+    }
+    return { js: undefined, finish: () => this.checkFresh(code) };
+  }
+
+  private finishWarm(code: string, agent: InternalFile, early: CheckResult | undefined): CheckResult {
+    if (this.warmPossible) {
+      try {
+        const result = this.checkWarm(agent, early);
         if (result) return result;
       } catch {
         // An internal changed under us: a program of its own per check from now on.
@@ -268,8 +310,8 @@ export class CodeChecker {
     return this.checkFresh(code);
   }
 
-  /** The warm checker's verdict, or undefined when this code needs a program of its own. */
-  private checkWarm(code: string): CheckResult | undefined {
+  /** The warm checker's verdict on a parsed file (`early`: its types blanked already), or undefined. */
+  private checkWarm(agent: InternalFile, early: CheckResult | undefined): CheckResult | undefined {
     if (!this.warm || this.warm.checked >= this.checksPerChecker) {
       const program = this.program(this.agentFile(AGENT_FILE, BASE_CODE));
       const checker: InternalChecker = program.getTypeChecker();
@@ -279,21 +321,19 @@ export class CodeChecker {
       }
       this.warm = { program, checker, checked: 0 };
     }
-    // A name per file: the checker collects diagnostics by file name.
-    const agent: InternalFile = this.agentFile(`/code/run-${++this.serial}.ts`, code);
-    if (agent.commentDirectives?.length || !agent.parseDiagnostics) return undefined;
     const warm = this.warm;
     warm.checked++;
-    let diagnostics: readonly TS.Diagnostic[] = agent.parseDiagnostics;
+    let diagnostics: readonly TS.Diagnostic[] = agent.parseDiagnostics!;
     if (diagnostics.length === 0) {
       (this.ts as InternalTs).bindSourceFile!(agent, this.options);
       // In the order a program gives them: the binder's, then the checker's.
       diagnostics = [...(agent.bindDiagnostics ?? []), ...warm.checker.getDiagnostics!(agent)];
     }
     if (diagnostics.length > 0) return this.failed(diagnostics, agent);
-    // Else the warm program emits the file it did not parse: the checker that checked it answers
-    // the emitter's questions, so no other checker is built (transpileModule built one: 4 ms a run).
-    return this.blanked(agent) ?? emitted(warm.program, agent);
+    // Without parse errors `begin` blanked the file already; what it could not blank the warm program
+    // emits: the checker that checked it answers the emitter's questions, so no other checker is built
+    // (transpileModule built one: 4 ms a run).
+    return early ?? emitted(warm.program, agent);
   }
 
   /** A program of its own for this code (over the same parsed files) and a fresh checker. */

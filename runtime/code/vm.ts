@@ -43,16 +43,10 @@ import type {
 /** The largest reply handed into the sandbox, in characters; a larger one is answered as an error. */
 const MAX_REPLY_CHARS = 16 * 1024 * 1024;
 
-/** Failures that interrupt QuickJS mid-flight: its runtime is not freed, its worker is replaced. */
-const INTERRUPTING = new Set<SandboxFailureKind>([
-  "cpu_time",
-  "wall_time",
-  "memory",
-  "stack",
-  "calls",
-  "output",
-  "cancelled",
-  "sandbox",
+// Failures that interrupt QuickJS mid-flight: its runtime is not freed, its worker is replaced. Not
+// `discarded` (a failed check): its message is read only while QuickJS waits, between jobs.
+const INTERRUPTING: ReadonlySet<SandboxFailureKind> = new Set([
+  ...(["cpu_time", "wall_time", "memory", "stack", "calls", "output", "cancelled", "sandbox"] as const),
 ]);
 
 class Run {
@@ -62,6 +56,8 @@ class Run {
   private readonly pending = new Set<QuickJSDeferredPromise>();
   private readonly controller = new AbortController();
   private wallDeadline = Number.POSITIVE_INFINITY;
+  /** How far the wall deadline was moved for calls waiting on the code's check. */
+  private wallExtension = 0;
   /** The prelude's `run(main)`, once prepared. */
   private runner: QuickJSHandle | undefined;
   private stop: SandboxFailure | undefined;
@@ -114,6 +110,13 @@ class Run {
     this.stop = { kind, message };
     this.controller.abort();
     this.wake();
+  }
+
+  /** A call waited `ms` for the code's check: that wait is not the run's wall time (the longest one counts). */
+  extendWall(ms: number): void {
+    if (ms <= this.wallExtension) return;
+    this.wallDeadline += ms - this.wallExtension;
+    this.wallExtension = ms;
   }
 
   /** `work` (anything that may run code in QuickJS) with its time counted as the code's CPU time. */
@@ -446,6 +449,8 @@ export interface VmEvents {
 export interface VmRun {
   /** Ends the run (the client cancelled it) if QuickJS is not stuck in a builtin. */
   cancel(kind: SandboxFailureKind, message: string): void;
+  /** Moves the wall deadline on by a call's wait for the code's check (see Run.extendWall). */
+  extendWall(ms: number): void;
   /** The outcome, and whether QuickJS was left in a state its module can be reused from. */
   done: Promise<{ outcome: SandboxOutcome; clean: boolean }>;
   /**
@@ -487,7 +492,7 @@ export function prepareRun(
           return false;
         }
       };
-      return { cancel: (kind, message) => run.fail(kind, message), done, dispose };
+      return { cancel: (k, m) => run.fail(k, m), extendWall: (ms) => run.extendWall(ms), done, dispose };
     },
   };
 }

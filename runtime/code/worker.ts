@@ -72,6 +72,7 @@ function hostCall(request: BridgeRequest, signal: AbortSignal): Promise<string> 
 
 port.on("message", (message: ToWorker) => {
   if (message.type === "reply") {
+    if (message.heldMs) running?.extendWall(message.heldMs);
     const resolve = waiting.get(message.id);
     waiting.delete(message.id);
     resolve?.(message.text);

@@ -150,6 +150,47 @@ describe("execute", () => {
   });
 });
 
+describe("execute runs while it checks, and nothing leaves before the check passes", () => {
+  const CARD = "6123a9f0c4b5d6e7f8091a2b";
+  const trello = () => mocks.mocks.find((m) => m.service === "trello")!;
+  const started = () => (served.code as unknown as { sandbox: { started: number } }).sandbox.started;
+
+  it("sends no call of code that does not type-check, though the code started", async () => {
+    // A run first, so a worker is ready and the next code starts before its check is over.
+    expect(json(await execute(served, "return 1;"))).toMatchObject({ result: 1 });
+    const requests = trello().counters().requests;
+    const comments = trello().records("action").length;
+    const runs = started();
+    const result = await execute(
+      served,
+      `await services.trello.addCommentToCard({ params: { path: { id: "${CARD}" } }, body: { text: "held" } });\n` +
+        `const n: number = "not a number";\nreturn n;`,
+    );
+    expect(json(result)).toMatchObject({
+      kind: "type_error",
+      diagnostics: [{ line: 2, column: 7, code: "TS2322" }],
+    });
+    expect(started()).toBe(runs + 1);
+    // The run reached its write and was cancelled: the mock saw no request, and holds no comment.
+    expect(json(await execute(served, "return 2;"))).toMatchObject({ result: 2 });
+    expect(trello().counters().requests).toBe(requests);
+    expect(trello().records("action").length).toBe(comments);
+  });
+
+  it("answers a type error with its diagnostics when the code loops forever or throws", async () => {
+    const looping = await execute(served, `const n: number = "x";\nfor (;;) {}`);
+    expect(json(looping)).toMatchObject({ kind: "type_error", diagnostics: [{ line: 1, code: "TS2322" }] });
+    const throwing = await execute(served, `const n: number = "x";\nthrow new Error("boom");`);
+    expect(json(throwing)).toMatchObject({ kind: "type_error", diagnostics: [{ line: 1, code: "TS2322" }] });
+    // The looping run's worker was stopped and replaced: the next code is served.
+    const card = await execute(
+      served,
+      `return (await services.trello.getCard({ params: { path: { id: "${CARD}" } } })).id;`,
+    );
+    expect(json(card)).toMatchObject({ result: CARD, calls: 1 });
+  });
+});
+
 describe("accounts and selections", () => {
   it("with several accounts the code names one: services.trello.<account>", async () => {
     const [, [mock]] = mocks.accounts.find(([id]) => id === "trello") as [string, Account[]];

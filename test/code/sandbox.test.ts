@@ -78,6 +78,71 @@ describe("calls leaving the sandbox", () => {
   });
 });
 
+describe("a run started before its check is over", () => {
+  type Slots = Array<{ worker: import("node:worker_threads").Worker }>;
+  const worker = () => (sandbox as unknown as { slots: Slots }).slots[0]!.worker;
+  /** The worker's next report that its code waits for calls. */
+  const idle = () =>
+    new Promise<void>((resolve) => {
+      const seen = (message: { type: string }) => {
+        if (message.type !== "idle") return;
+        worker().off("message", seen);
+        // After the sandbox's own listener has handled the same message.
+        setImmediate(resolve);
+      };
+      worker().on("message", seen);
+    });
+
+  it("holds its calls until the check passes, and sends none when it fails", { timeout: 60_000 }, async () => {
+    await sandbox.run(program("return 0;"), "main", shape, host, budgets);
+    const seen: string[] = [];
+    const recording: HostCall = (request, signal) => {
+      seen.push(request.init ?? "");
+      return host(request, signal);
+    };
+    const code = program(`return (await services.svc.echo({ body: 7 })).init.body;`);
+    let pass!: (passed: boolean) => void;
+    const waiting = idle();
+    const passing = sandbox.run(code, "main", shape, recording, budgets, {
+      checked: new Promise<boolean>((resolve) => (pass = resolve)),
+    });
+    await waiting;
+    expect(seen).toEqual([]);
+    pass(true);
+    expect(await passing).toMatchObject({ value: "7", calls: 1 });
+    expect(seen).toEqual(['{"body":7}']);
+
+    seen.length = 0;
+    const before = worker();
+    let fail!: (passed: boolean) => void;
+    const waitingAgain = idle();
+    const failing = sandbox.run(code, "main", shape, recording, budgets, {
+      checked: new Promise<boolean>((resolve) => (fail = resolve)),
+    });
+    await waitingAgain;
+    fail(false);
+    expect((await failing).failure?.kind).toBe("discarded");
+    expect(seen).toEqual([]);
+    // Cancelled while QuickJS waited: the worker goes on (not replaced) and runs the next code.
+    expect(worker()).toBe(before);
+    expect(await sandbox.run(code, "main", shape, recording, budgets)).toMatchObject({ value: "7" });
+  });
+
+  it("runs without waiting for its check, and is stopped in a loop when the check fails", {
+    timeout: 60_000,
+  }, async () => {
+    const outcome = await sandbox.run(program("return 42;"), "main", shape, host, budgets, {
+      checked: new Promise<boolean>(() => {}),
+    });
+    expect(outcome).toMatchObject({ value: "42" });
+    // A loop never lets the worker read the cancel: it is stopped at once, not at its CPU budget.
+    const looping = await sandbox.run(program("for (;;) {}"), "main", shape, host, budgets, {
+      checked: Promise.resolve(false),
+    });
+    expect(looping.failure?.kind).toBe("discarded");
+  });
+});
+
 describe("runs one after another on one worker", () => {
   it("start from a state no earlier run could touch", { timeout: 60_000 }, async () => {
     // A global, a polluted prototype, a replaced intrinsic, and a call it never awaited.

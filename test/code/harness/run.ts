@@ -108,6 +108,8 @@ export interface ServerOptions {
   /** Only these services' accounts (the others are served without one). */
   accountsOf?: readonly string[] | undefined;
   budgets?: Partial<SandboxBudgets> | undefined;
+  /** False: the code mode checks each program before starting it (see CodeModeOptions). */
+  runWhileChecking?: boolean | undefined;
 }
 
 export async function startServer(harness: Harness, mode: HarnessMode, options: ServerOptions = {}): Promise<Server> {
@@ -116,7 +118,12 @@ export async function startServer(harness: Harness, mode: HarnessMode, options: 
   );
   const code =
     mode === "code"
-      ? await createCodeMode({ services: harness.services, connections: accounts, budgets: options.budgets })
+      ? await createCodeMode({
+          services: harness.services,
+          connections: accounts,
+          budgets: options.budgets,
+          runWhileChecking: options.runWhileChecking,
+        })
       : undefined;
   await code?.ready();
   // "direct" lists every step, whatever the listing budget would do (it is the baseline compared with).
