@@ -199,7 +199,13 @@ export class SchemaNodes {
       const { allOf, ...rest } = schema;
       const members = allOf.map((m) => this.build(m));
       const own = isAnnotationOnly(rest) ? undefined : this.build(rest);
-      this.later(node, [...members, ...(own ? [own] : [])], () => this.merge(node, members, own, rest));
+      this.later(node, [...members, ...(own ? [own] : [])], () => {
+        this.merge(node, members, own, rest);
+        // The prose of an allOf is its own: a member's description and examples describe the member.
+        node.description = str(rest.description);
+        node.default = rest.default;
+        node.examples = examplesOf(rest);
+      });
       return node;
     }
     this.fill(node, schema);
@@ -242,7 +248,6 @@ export class SchemaNodes {
       node.writeOnly = parts.some((p) => p.writeOnly) || rest.writeOnly === true;
       node.description = str(rest.description) ?? parts.map((p) => p.description).find((d) => d !== undefined);
       node.nullable = ownNull(rest) || parts.every((p) => p.nullable);
-      node.ref = undefined;
     }
   }
 
@@ -255,7 +260,7 @@ export class SchemaNodes {
     node.readOnly = s.readOnly === true;
     node.writeOnly = s.writeOnly === true;
     node.default = s.default;
-    node.examples = Array.isArray(s.examples) ? s.examples : s.example !== undefined ? [s.example] : [];
+    node.examples = examplesOf(s);
     const union = Array.isArray(s.oneOf) ? s.oneOf : Array.isArray(s.anyOf) ? s.anyOf : undefined;
     if (isJson(s.properties)) {
       const required = new Set(Array.isArray(s.required) ? s.required.map(String) : []);
@@ -306,6 +311,8 @@ function kindOfType(type: string): SchemaKind {
 }
 
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+const examplesOf = (s: Json): unknown[] =>
+  Array.isArray(s.examples) ? s.examples : s.example !== undefined ? [s.example] : [];
 
 /** Null written on the schema itself: `nullable: true`, `null` in `enum`, `const: null`, `type: "null"`. */
 function ownNull(s: Json): boolean {
@@ -339,16 +346,14 @@ function boundsOf(s: Json): SchemaBounds {
 /** `node` becomes `target` with the annotations of `siblings` written over it. */
 function overlay(node: SchemaNode, target: SchemaNode, siblings: Json): void {
   Object.assign(node, target, {
+    // A component that is one annotated reference keeps its own name.
+    ref: node.ref ?? target.ref,
     nullable: target.nullable || ownNull(siblings),
     readOnly: target.readOnly || siblings.readOnly === true,
     writeOnly: target.writeOnly || siblings.writeOnly === true,
     description: str(siblings.description) ?? target.description,
     default: siblings.default !== undefined ? siblings.default : target.default,
-    examples: Array.isArray(siblings.examples)
-      ? siblings.examples
-      : siblings.example !== undefined
-        ? [siblings.example]
-        : target.examples,
+    examples: examplesOf(siblings).length ? examplesOf(siblings) : target.examples,
   });
 }
 
