@@ -314,15 +314,16 @@ const str = (v: unknown): string | undefined => (typeof v === "string" ? v : und
 const examplesOf = (s: Json): unknown[] =>
   Array.isArray(s.examples) ? s.examples : s.example !== undefined ? [s.example] : [];
 
-/** Null written on the schema itself: `nullable: true`, `null` in `enum`, `const: null`, `type: "null"`. */
+/**
+ * Null written on the schema itself: `nullable: true`, `type: "null"` or a type list with null, or
+ * `null` in `enum` / `const: null` where no `type` refuses it (`type: string, enum: [a, null]`
+ * admits no null in JSON Schema; 3.0 needs `nullable: true` beside it).
+ */
 function ownNull(s: Json): boolean {
-  return (
-    s.nullable === true ||
-    (Array.isArray(s.enum) && s.enum.includes(null)) ||
-    (Object.hasOwn(s, "const") && s.const === null) ||
-    s.type === "null" ||
-    (Array.isArray(s.type) && s.type.includes("null"))
-  );
+  const typed = s.type === "null" || (Array.isArray(s.type) && s.type.includes("null"));
+  const untyped = s.type === undefined;
+  const listed = (Array.isArray(s.enum) && s.enum.includes(null)) || (Object.hasOwn(s, "const") && s.const === null);
+  return s.nullable === true || typed || (untyped && listed);
 }
 
 function boundsOf(s: Json): SchemaBounds {
@@ -395,4 +396,12 @@ function mergeScalars(node: SchemaNode, parts: SchemaNode[], kinds: Set<SchemaKi
     if (part.enum) node.enum = node.enum ? node.enum.filter((v) => part.enum!.includes(v)) : part.enum;
     node.const ??= part.const;
   }
+}
+
+/** Nodes of schemas that hold no `$ref` (or whose references need not be followed), built once each. */
+const unresolved = new SchemaNodes(() => undefined);
+
+/** The node of a schema without references (a tool's canonical schema; a `$ref` reads as any value). */
+export function nodeOf(schema: unknown): SchemaNode {
+  return unresolved.node(schema);
 }
