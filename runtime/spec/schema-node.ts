@@ -287,7 +287,9 @@ export class SchemaNodes {
     if (s.const === null) types = [];
     if (types.length === 0 && isJson(s.properties)) types = ["object"];
     if (types.length === 0 && enumValues)
-      types = [...new Set(enumValues.filter((v) => v !== null).map((v) => (typeof v === "number" ? "number" : typeof v)))];
+      types = [
+        ...new Set(enumValues.filter((v) => v !== null).map((v) => (typeof v === "number" ? "number" : typeof v))),
+      ];
     if (enumValues) node.enum = enumValues.filter((v) => v !== null);
     if (typeof s.format === "string") node.format = s.format;
     if (typeof s.pattern === "string") node.pattern = { source: s.pattern, valid: patternCompiles(s.pattern) };
@@ -365,7 +367,8 @@ function mergeObjects(node: SchemaNode, parts: SchemaNode[]): void {
   for (const part of parts) {
     for (const p of part.properties) {
       const before = byName.get(p.name);
-      if (before && before.node !== p.node) node.conflicts.push(`property "${p.name}" is defined again; the later wins`);
+      if (before && before.node !== p.node)
+        node.conflicts.push(`property "${p.name}" is defined again; the later wins`);
       byName.set(p.name, p);
       if (p.required) required.add(p.name);
     }

@@ -9,7 +9,6 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { SchemaWriter } from "../../generator/emit/tool-schemas.js";
 import { NameTable } from "../../generator/names.js";
-import { RefResolver } from "../../generator/refs.js";
 import { requestComponents, requestSchema } from "../../runtime/mock/dialect.js";
 import { pointerResolver, sampleFromSchema } from "../../runtime/mock/sample.js";
 import { schemaChecker } from "../../runtime/mock/schema-conforms.js";
@@ -75,6 +74,11 @@ function toolOf(model: ReturnType<typeof fixture>["model"], value: unknown) {
   return defineWiredTools(model.descriptor, { schemas: writer.shared, steps: [step] })[0]!;
 }
 
+/** A property of a Gemini parameters schema. */
+function geminiField(parameters: unknown, name: string): Record<string, unknown> | undefined {
+  return (parameters as { properties?: Record<string, Record<string, unknown>> } | undefined)?.properties?.[name];
+}
+
 /** The mock's request validator for a body `{ v }`, as runtime/mock/validate.ts compiles it. */
 function mockValidator(components: unknown, value: unknown, required = ["v"]) {
   const ajv = new Ajv2020({ strict: false, allErrors: false });
@@ -95,7 +99,7 @@ describe("one schema node, every walker", () => {
         v: null,
         w: "x",
       }),
-      gemini: (toGemini(tool).tool.parameters as any)?.properties?.v?.nullable === true,
+      gemini: geminiField(toGemini(tool).tool.parameters, "v")?.nullable === true,
       mockValidator: mockValidator(components, schema)({ v: null }),
       mockConforms: checker.conforms(schema, null),
       mockSamples: [1, 2, 3, 4].some((seed) => sampleFromSchema(schema, { resolve, seed, maxDepth: 0 }) === null),
