@@ -139,10 +139,18 @@ class Sampler {
       return null;
     }
     this.values++;
-    return this.fromMerged(this.merger.merged(schema, stack), path, depth, stack, this.checker.node(schema).nullable);
+    // Whether the schema admits null is asked only of a minimal sample (its node is built then).
+    const nullable = () => this.checker.node(schema).nullable;
+    return this.fromMerged(this.merger.merged(schema, stack), path, depth, stack, nullable);
   }
 
-  private fromMerged(m: Merged, path: string, depth: number, stack: readonly string[], nullable = false): unknown {
+  private fromMerged(
+    m: Merged,
+    path: string,
+    depth: number,
+    stack: readonly string[],
+    nullable: () => boolean = () => false,
+  ): unknown {
     const inner = [...stack, ...m.refs];
     if (m.choices.length > 0) return this.fromChoice(m, path, depth, stack);
     const minimal = m.minimal === true || m.cyclic || depth >= this.maxDepth || this.values > VALUE_BUDGET;
@@ -165,7 +173,7 @@ class Sampler {
       if (fitting.length === 0) this.failures++;
       const listed = fitting.length > 0 ? fitting : s.enum;
       // A minimal sample of a nullable enum may be null, however the null was spelled.
-      const list = minimal && nullable && !listed.includes(null) ? [...listed, null] : listed;
+      const list = minimal && !listed.includes(null) && nullable() ? [...listed, null] : listed;
       const nonNull = list.filter((x) => x !== null);
       return clone(pick(rand, nonNull.length > 0 && !minimal ? nonNull : list));
     }
@@ -174,7 +182,7 @@ class Sampler {
     }
     const typed = this.typeCandidates(s, m, minimal);
     // A minimal sample of a schema that admits null (its node says so, whatever the spelling) is null first.
-    const candidates = minimal && nullable ? ["null", ...typed.filter((t) => t !== "null")] : typed;
+    const candidates = minimal && nullable() ? ["null", ...typed.filter((t) => t !== "null")] : typed;
     let first: unknown;
     const before = this.failures;
     for (let attempt = 0; attempt < candidates.length * 3; attempt++) {
