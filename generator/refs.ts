@@ -5,6 +5,7 @@
  * external ones are refused by the check stage (SF106).
  */
 import { setOwn } from "../runtime/internal/values.js";
+import { type SchemaNode, SchemaNodes } from "../runtime/spec/schema-node.js";
 
 export type Json = Record<string, unknown>;
 
@@ -52,7 +53,17 @@ export function resolvePointer(doc: unknown, ref: string): unknown {
 }
 
 export class RefResolver {
-  constructor(readonly doc: Json) {}
+  /** The document's schema nodes, built once per schema object (the check stage's, carried by the model). */
+  readonly nodes: SchemaNodes;
+
+  constructor(readonly doc: Json) {
+    this.nodes = new SchemaNodes((ref) => this.pointer(ref));
+  }
+
+  /** The normalised node of `schema` (runtime/spec/schema-node.ts), which every walker reads. */
+  node(schema: unknown): SchemaNode {
+    return this.nodes.node(schema);
+  }
 
   /** The target of an internal `$ref`, or undefined. */
   pointer(ref: string): unknown {

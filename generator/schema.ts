@@ -33,23 +33,17 @@ export function flattenAllOf(refs: RefResolver, schema: Json, depth = 0): Json {
 /**
  * Whether a property schema is `readOnly` (or `writeOnly`): on itself, beside its `$ref` (3.1), on
  * the schema its `$ref` names, or on a member of its `allOf` (`allOf: [{ $ref: Id }]` where `Id` is
- * read-only, a common 3.0 spelling). Read-only properties are never tool inputs nor required in a
- * request; write-only ones never in an output.
+ * read-only, a common 3.0 spelling) — the schema node's flag. Read-only properties are never tool
+ * inputs nor required in a request; write-only ones never in an output.
  */
-export function hasFlag(refs: RefResolver, schema: unknown, flag: "readOnly" | "writeOnly", depth = 0): boolean {
-  const s = refs.deref(schema);
-  if (s[flag] === true) return true;
-  return depth < 20 && Array.isArray(s.allOf) && s.allOf.some((member) => hasFlag(refs, member, flag, depth + 1));
+export function hasFlag(refs: RefResolver, schema: unknown, flag: "readOnly" | "writeOnly"): boolean {
+  return refs.node(schema)[flag];
 }
 
-/** The kind of value a schema describes, after refs and allOf. */
+/** The kind of value a schema describes, after refs and allOf (the schema node's kind). */
 export function kindOf(refs: RefResolver, schema: unknown): "object" | "array" | "other" {
-  const s = flattenAllOf(refs, refs.deref(schema));
-  const type = Array.isArray(s.type) ? s.type.filter((t) => t !== "null") : [s.type];
-  if (type.length === 1 && type[0] === "object") return "object";
-  if (type.length === 1 && type[0] === "array") return "array";
-  if (type[0] === undefined && isObject(s.properties)) return "object";
-  return "other";
+  const kind = refs.node(schema).kind;
+  return kind === "object" || kind === "array" ? kind : "other";
 }
 
 /** Text as one sentence: whitespace collapsed, a full stop added when it has no closing mark. */

@@ -53,8 +53,10 @@ const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "defini
 
 /**
  * A schema tree ready for the request validator:
- * - 3.0 spellings rewritten (`draft2020Node`); `nullable: true` without a `type` (common beside an
- *   `allOf` of a `$ref`) admits null as well, as the spec's author meant;
+ * - 3.0 spellings rewritten (`draft2020Node`); `nullable: true` where the keywords beside it cannot
+ *   say so — beside a `$ref`, an `allOf` or no `type` — admits null through `anyOf: [null, …]`, as
+ *   the spec's author meant and as the schema node (runtime/spec/schema-node.ts) reads it for the
+ *   tool steps and the sampler;
  * - a `readOnly` property is not required in a request (the server sets it);
  * - `oneOf` is checked as `anyOf`: branches built as `allOf: [Base, …]` (with a discriminator or
  *   not) and open objects (`{value: object}` beside `{idValue: string}`) often overlap, and
@@ -69,7 +71,9 @@ export function requestSchema(tree: unknown, refBase: string, direction: "reques
   const walkSchema = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(walkSchema);
     if (!isNode(node)) return node;
-    const untyped = node.nullable === true && node.type === undefined;
+    // Own keywords decide here (references are registered with Ajv, which follows them itself).
+    const untyped =
+      node.nullable === true && (node.type === undefined || Array.isArray(node.allOf) || typeof node.$ref === "string");
     const s = draft2020Node(node);
     const out: SchemaNode = {};
     for (const [key, value] of Object.entries(s)) {

@@ -139,10 +139,18 @@ class Sampler {
       return null;
     }
     this.values++;
-    return this.fromMerged(this.merger.merged(schema, stack), path, depth, stack);
+    // Whether the schema admits null is asked only of a minimal sample (its node is built then).
+    const nullable = () => this.checker.node(schema).nullable;
+    return this.fromMerged(this.merger.merged(schema, stack), path, depth, stack, nullable);
   }
 
-  private fromMerged(m: Merged, path: string, depth: number, stack: readonly string[]): unknown {
+  private fromMerged(
+    m: Merged,
+    path: string,
+    depth: number,
+    stack: readonly string[],
+    nullable: () => boolean = () => false,
+  ): unknown {
     const inner = [...stack, ...m.refs];
     if (m.choices.length > 0) return this.fromChoice(m, path, depth, stack);
     const minimal = m.minimal === true || m.cyclic || depth >= this.maxDepth || this.values > VALUE_BUDGET;
@@ -163,14 +171,18 @@ class Sampler {
     if (Array.isArray(s.enum)) {
       const fitting = s.enum.filter((x) => fits(x));
       if (fitting.length === 0) this.failures++;
-      const list = fitting.length > 0 ? fitting : s.enum;
+      const listed = fitting.length > 0 ? fitting : s.enum;
+      // A minimal sample of a nullable enum may be null, however the null was spelled.
+      const list = minimal && !listed.includes(null) && nullable() ? [...listed, null] : listed;
       const nonNull = list.filter((x) => x !== null);
       return clone(pick(rand, nonNull.length > 0 && !minimal ? nonNull : list));
     }
     for (const example of [s.example, Array.isArray(s.examples) ? s.examples[0] : undefined, s.default]) {
       if (example !== undefined && example !== null && typeof example !== "object" && fits(example)) return example;
     }
-    const candidates = this.typeCandidates(s, m, minimal);
+    const typed = this.typeCandidates(s, m, minimal);
+    // A minimal sample of a schema that admits null (its node says so, whatever the spelling) is null first.
+    const candidates = minimal && nullable() ? ["null", ...typed.filter((t) => t !== "null")] : typed;
     let first: unknown;
     const before = this.failures;
     for (let attempt = 0; attempt < candidates.length * 3; attempt++) {

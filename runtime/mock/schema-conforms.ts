@@ -6,6 +6,7 @@
  * nothing.
  */
 import { fullFormats } from "ajv-formats/dist/formats.js";
+import { type SchemaNode, SchemaNodes } from "../spec/schema-node.js";
 import { draft2020Node, typesOf } from "./dialect.js";
 import { canonicalJson, jsonEqual } from "../internal/values.js";
 import {
@@ -59,13 +60,31 @@ function isType(v: unknown, t: string): boolean {
 
 /** Checks values against schemas of one document (its `$ref`s resolved by `resolveRef`). */
 export class SchemaConformance {
-  constructor(private readonly resolveRef: (ref: string) => unknown) {}
+  /** Whether a schema admits null is its schema node's answer (the tool steps read the same node). */
+  private readonly nodes: SchemaNodes;
+
+  constructor(private readonly resolveRef: (ref: string) => unknown) {
+    this.nodes = new SchemaNodes((ref) => {
+      try {
+        return resolveRef(ref);
+      } catch {
+        return undefined; // the walk below reports a reference it cannot follow
+      }
+    });
+  }
+
+  /** The schema node of `schema` (whether it admits null is the node's answer, here and in the sampler). */
+  node(schema: unknown): SchemaNode {
+    return this.nodes.node(schema);
+  }
 
   /** Whether `v` satisfies `schema` (the keywords the sampler generates for; annotations pass). */
   conforms(schema: unknown, v: unknown, depth = 0): boolean {
     if (depth > 64 || schema === true || schema === undefined) return true;
     if (schema === false) return false;
     if (!isObject(schema)) return true;
+    // 3.0's `nullable` beside a `$ref` or an `allOf` admits null, which the keywords alone do not say.
+    if (v === null && this.node(schema).nullable) return true;
     const s = draft2020Node(schema);
     const deeper = (sub: unknown, value: unknown): boolean => this.conforms(sub, value, depth + 1);
     if (typeof s.$ref === "string" && !deeper(this.resolveRef(s.$ref), v)) return false;

@@ -10,6 +10,7 @@
  * and const values, and the characters of one large string enum. Public specs break the limits:
  * two of the corpus had steps nested deeper than 10 levels exported as strict.
  */
+import { nodeOf } from "../spec/schema-node.js";
 import { appendDescription } from "./export-schema.js";
 
 type Json = Record<string, unknown>;
@@ -78,18 +79,17 @@ function isFreeForm(node: Json): boolean {
   return ap !== false;
 }
 
+/** `node` admitting null as well (an optional property in strict mode), in the spelling it already uses. */
 function withNull(node: Json): Json {
-  if (Array.isArray(node.anyOf)) {
-    const branches = node.anyOf as Json[];
-    if (branches.some((b) => b.type === "null")) return node;
-    return { ...node, anyOf: [...branches, { type: "null" }] };
-  }
-  if (typeof node.type === "string" && node.type !== "null") {
+  // Whether it admits null already is the schema node's answer, whatever the spelling.
+  if (nodeOf(node).nullable) return node;
+  if (Array.isArray(node.anyOf)) return { ...node, anyOf: [...(node.anyOf as Json[]), { type: "null" }] };
+  if (typeof node.type === "string") {
     const out: Json = { ...node, type: [node.type, "null"] };
-    if (Array.isArray(node.enum) && !node.enum.includes(null)) out.enum = [...node.enum, null];
+    if (Array.isArray(node.enum)) out.enum = [...node.enum, null];
     return out;
   }
-  if (Array.isArray(node.type)) return node.type.includes("null") ? node : { ...node, type: [...node.type, "null"] };
+  if (Array.isArray(node.type)) return { ...node, type: [...node.type, "null"] };
   const { description, ...rest } = node;
   return { ...(description !== undefined ? { description } : {}), anyOf: [rest, { type: "null" }] };
 }

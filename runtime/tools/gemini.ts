@@ -15,6 +15,7 @@
  * exported with `parametersJsonSchema` instead (the API's JSON Schema field, exclusive with
  * `parameters`), and reported, like OpenAI's `strict: false`.
  */
+import { nodeOf } from "../spec/schema-node.js";
 import { fullDescription, ToolSchemas } from "./export-schema.js";
 import type { RuleViolation } from "./export-strict.js";
 import type { ToolDefinition } from "./types.js";
@@ -72,11 +73,11 @@ export function geminiSchema(canonical: Json): { schema: Json; freeForm: string[
   const walk = (input: Json, at: string): Json => {
     let node = input;
     const out: Json = {};
-    // Nullability: a type list with null, or an anyOf branch that is only null.
-    let nullable = false;
+    // Nullability is the schema node's (a type list with null, a null branch, null in an enum…);
+    // below, the null spellings are taken out of the type and the branches.
+    const nullable = nodeOf(input).nullable;
     if (Array.isArray(node.type)) {
       const types = (node.type as string[]).filter((t) => t !== "null");
-      nullable = types.length < (node.type as string[]).length;
       node = { ...node, type: types.length === 1 ? types[0] : undefined };
       if (types.length > 1) node = { ...node, anyOf: types.map((t) => ({ type: t })) };
     }
@@ -84,7 +85,6 @@ export function geminiSchema(canonical: Json): { schema: Json; freeForm: string[
       const branches = (node.anyOf as Json[]).filter(
         (b) => !(isObject(b) && b.type === "null" && Object.keys(b).length === 1),
       );
-      if (branches.length < (node.anyOf as Json[]).length) nullable = true;
       const { anyOf: _a, ...rest } = node;
       node =
         branches.length === 1
