@@ -6,14 +6,14 @@
  * Why compile here rather than point the entries at something that cannot go stale: the package
  * entries and the CLI must be plain JavaScript for Node and for consumers (no loader, no tsx), so
  * dist/ has to exist. Only the generated modules whose source is newer than their output are
- * compiled, and each one on its own: its JavaScript by blanking out its types (ts-blank-space) and its
- * declarations with `transpileDeclaration`, which needs no program, no lib files and no runtime types, because
- * the emitters write every exported value's type out (the code is `isolatedDeclarations`-clean;
- * test/generator/isolated-declarations.test.ts holds them to it). A program that type-checked the
- * modules first cost about 2 s of a cold `generate`; what that check protected is covered elsewhere:
- * test/project.test.ts type-checks generated/ under strict settings with the rest of the checkout,
- * and `npm run build` compiles it all. What still stops a compile here, before anything is written
- * (so dist/ keeps the last good build), is what a per-file compile can see: a syntax error, or an
+ * compiled, and each one on its own: its JavaScript by blanking out its types (ts-blank-space), its
+ * declarations by `transpileDeclaration`, which needs no program, no lib files and no runtime
+ * types, because the emitters write every exported value's type out (`isolatedDeclarations`;
+ * test/generator/pipeline.test.ts holds every generated module to it). A program that type-checked
+ * the modules first cost about 2 s of a cold `generate`; what that check protected is covered
+ * elsewhere: test/project.test.ts type-checks generated/ under strict settings with the rest of the
+ * checkout, and `npm run build` compiles it all. What still stops a compile here, before anything
+ * is written (so dist/ keeps the last good build), is what one file shows: a syntax error, or an
  * export whose type would have to be inferred.
  * The runtime and CLI sources are the developer's to build (`npm run build`, `make build`).
  */
