@@ -5,14 +5,23 @@
  *
  * Why compile here rather than point the entries at something that cannot go stale: the package
  * entries and the CLI must be plain JavaScript for Node and for consumers (no loader, no tsx), so
- * dist/ has to exist; compiling only the generated modules whose source is newer than their
- * JavaScript costs a few seconds when something changed and a few file stats when nothing did.
+ * dist/ has to exist. Only the generated modules whose source is newer than their output are
+ * compiled, and each one on its own: its JavaScript by blanking out its types (ts-blank-space), its
+ * declarations by `transpileDeclaration`, which needs no program, no lib files and no runtime
+ * types, because the emitters write every exported value's type out (`isolatedDeclarations`;
+ * test/generator/pipeline.test.ts holds every generated module to it). A program that type-checked
+ * the modules first cost about 2 s of a cold `generate`; what that check protected is covered
+ * elsewhere: test/project.test.ts type-checks generated/ under strict settings with the rest of the
+ * checkout, and `npm run build` compiles it all. What still stops a compile here, before anything
+ * is written (so dist/ keeps the last good build), is what one file shows: a syntax error, or an
+ * export whose type would have to be inferred.
  * The runtime and CLI sources are the developer's to build (`npm run build`, `make build`).
  */
-import { existsSync, rmSync, statSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import type TypeScript from "typescript";
+import { ts } from "../generator/compiler.js";
 import { filesBelow, toPosix } from "../generator/files.js";
-import { againstBuiltRuntime } from "./built-runtime-host.js";
 
 export interface DistSync {
   /** Generated modules compiled (their .js and .d.ts were missing or older than the .ts). */
@@ -22,13 +31,14 @@ export interface DistSync {
 }
 
 const mtime = (file: string) => statSync(file).mtimeMs;
+const outBase = (root: string, source: string) => join(root, "dist", relative(root, source)).replace(/\.ts$/, "");
 
 /** The generated modules whose compiled form is missing or older than the source. */
 export function staleGeneratedModules(root: string): string[] {
   return filesBelow(join(root, "generated"))
     .filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))
     .filter((source) => {
-      const base = join(root, "dist", relative(root, source)).replace(/\.ts$/, "");
+      const base = outBase(root, source);
       return [`${base}.js`, `${base}.d.ts`].some((out) => !existsSync(out) || mtime(out) < mtime(source));
     });
 }
@@ -41,14 +51,8 @@ function orphans(root: string): string[] {
   });
 }
 
-export async function compileGenerated(root: string): Promise<DistSync> {
-  const removed = orphans(root);
-  for (const file of removed) rmSync(file);
-  const stale = staleGeneratedModules(root);
-  if (stale.length === 0) return { compiled: [], removed: removed.map((f) => toPosix(relative(root, f))) };
-
-  // TypeScript is a devDependency, present in every checkout that can run generate.
-  const ts = (await import("typescript")).default;
+/** The build's compiler options (tsconfig.build.json), as `tsc -p tsconfig.build.json` uses them. */
+function buildOptions(root: string): TypeScript.CompilerOptions {
   const configFile = join(root, "tsconfig.build.json");
   const parsed = ts.getParsedCommandLineOfConfigFile(
     configFile,
@@ -56,37 +60,137 @@ export async function compileGenerated(root: string): Promise<DistSync> {
     { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
   );
   if (!parsed) throw new Error(`cannot read ${configFile}`);
-  const program = ts.createProgram({
-    rootNames: stale,
-    options: parsed.options,
-    host: againstBuiltRuntime(ts, root, parsed.options),
-  });
-  const sources = stale.map((file) => {
-    const source = program.getSourceFile(file);
-    if (!source) throw new Error(`cannot compile ${relative(root, file)}: not part of the build`);
-    return source;
-  });
-  // Code that does not compile is not emitted: dist/ keeps the last good build and the message says why.
-  const problems = sources.flatMap((source) => [
-    ...program.getSyntacticDiagnostics(source),
-    ...program.getSemanticDiagnostics(source),
-  ]);
-  if (problems.length === 0) for (const source of sources) problems.push(...program.emit(source).diagnostics);
-  if (problems.length > 0) {
-    const text = problems
-      .slice(0, 3)
-      .map(
-        (d) =>
-          `${d.file ? `${toPosix(relative(root, d.file.fileName))}: ` : ""}${ts.flattenDiagnosticMessageText(d.messageText, " ")}`,
-      );
-    throw new Error(
-      `compiling generated code into dist/ failed (${problems.length} problem${problems.length === 1 ? "" : "s"}): ${text.join("; ")}`,
-    );
+  return parsed.options;
+}
+
+/** Node16, Node18, NodeNext: a file's format follows its package.json. */
+const nodeModules = (options: TypeScript.CompilerOptions) =>
+  options.module !== undefined && options.module >= ts.ModuleKind.Node16 && options.module <= ts.ModuleKind.NodeNext;
+
+/** Whether the build emits `source` as an ES module (under NodeNext: by its package.json `type`). */
+function emitsEsm(source: string, options: TypeScript.CompilerOptions): boolean {
+  if (!nodeModules(options)) return (options.module ?? ts.ModuleKind.CommonJS) >= ts.ModuleKind.ES2015;
+  return ts.getImpliedNodeFormatForFile(source as TypeScript.Path, undefined, ts.sys, options) === ts.ModuleKind.ESNext;
+}
+
+/**
+ * transpileModule sees one file, so it cannot look up the package.json `type` that decides a .ts
+ * file's format under NodeNext: name the format the build would find.
+ */
+function moduleOptions(esm: boolean, options: TypeScript.CompilerOptions): TypeScript.CompilerOptions {
+  if (!nodeModules(options)) return options;
+  // Resolution plays no part in a one-file compile; NodeNext resolution would insist on NodeNext modules.
+  return esm
+    ? { ...options, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler }
+    : { ...options, module: ts.ModuleKind.CommonJS, moduleResolution: ts.ModuleResolutionKind.Node10 };
+}
+
+interface Output {
+  path: string;
+  text: string;
+}
+
+/** ts-blank-space's `blankSourceFile`: a file's text with its types replaced by spaces. */
+type Blanker = (file: TypeScript.SourceFile, onError?: (node: TypeScript.Node) => void) => string;
+
+/** ts-blank-space when installed (an optional peer; a checkout has it): undefined otherwise. */
+async function loadBlanker(): Promise<Blanker | undefined> {
+  try {
+    return ((await import("ts-blank-space")) as { blankSourceFile?: Blanker }).blankSourceFile;
+  } catch {
+    return undefined;
   }
-  return {
-    compiled: stale.map((f) => toPosix(relative(root, f))),
-    removed: removed.map((f) => toPosix(relative(root, f))),
-  };
+}
+
+/**
+ * One module's JavaScript: its text with the types blanked out when ts-blank-space can (a few times
+ * faster than the emitter, which transforms and prints the whole tree; lines and columns stay those
+ * of the source, so no source map is needed), else what transpileModule emits, with its source map
+ * pointing back from dist/ as the build's maps do.
+ */
+function javascript(
+  source: string,
+  text: string,
+  options: TypeScript.CompilerOptions,
+  blank: Blanker | undefined,
+  outDir: string,
+): { js: string; map?: string } {
+  const esm = emitsEsm(source, options);
+  // Blanking keeps `import` and `export` as written: right only where the build emits ES modules.
+  if (blank && esm) {
+    const file = ts.createSourceFile(source, text, { languageVersion: ts.ScriptTarget.Latest }, false);
+    let unsupported = false;
+    const js = blank(file, () => {
+      unsupported = true;
+    });
+    if (!unsupported) return { js };
+  }
+  const out = ts.transpileModule(text, { compilerOptions: moduleOptions(esm, options), fileName: source });
+  if (out.sourceMapText === undefined) return { js: out.outputText };
+  const map = JSON.parse(out.sourceMapText) as { sources: string[] };
+  return { js: out.outputText, map: JSON.stringify({ ...map, sources: [toPosix(relative(outDir, source))] }) };
+}
+
+/**
+ * One module's .js and .d.ts, or the problems that stop it: transpileDeclaration reports syntax
+ * errors and every export whose type it would have to infer.
+ */
+function compileOne(
+  root: string,
+  source: string,
+  options: TypeScript.CompilerOptions,
+  blank: Blanker | undefined,
+): { outputs: Output[]; problems: readonly TypeScript.Diagnostic[] } {
+  const text = readFileSync(source, "utf8");
+  const base = outBase(root, source);
+  const dts = ts.transpileDeclaration(text, { compilerOptions: options, fileName: source, reportDiagnostics: true });
+  if (dts.diagnostics!.length > 0) return { outputs: [], problems: dts.diagnostics! };
+  const { js, map } = javascript(source, text, options, blank, dirname(base));
+  const outputs = [
+    { path: `${base}.js`, text: js },
+    { path: `${base}.d.ts`, text: dts.outputText },
+  ];
+  if (map !== undefined) outputs.push({ path: `${base}.js.map`, text: map });
+  return { outputs, problems: [] };
+}
+
+/** TS9005–TS9039: a declaration needs a type a per-file compile cannot infer (isolatedDeclarations). */
+const needsWrittenType = (d: TypeScript.Diagnostic) => d.code >= 9005 && d.code < 9040;
+
+function describe(root: string, problems: readonly TypeScript.Diagnostic[]): string {
+  const text = problems.slice(0, 3).map((d) => {
+    const line = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : undefined;
+    const where = d.file ? `${toPosix(relative(root, d.file.fileName))}${line ? `:${line}` : ""}: ` : "";
+    return `${where}${ts.flattenDiagnosticMessageText(d.messageText, " ")}`;
+  });
+  const fix = problems.some(needsWrittenType)
+    ? " (the emitter must write the type of each exported value, function return and class member)"
+    : "";
+  const count = `${problems.length} problem${problems.length === 1 ? "" : "s"}`;
+  return `compiling generated code into dist/ failed (${count}): ${text.join("; ")}${fix}`;
+}
+
+export async function compileGenerated(root: string): Promise<DistSync> {
+  const removed = orphans(root);
+  for (const file of removed) rmSync(file);
+  const stale = staleGeneratedModules(root);
+  const removedPaths = removed.map((f) => toPosix(relative(root, f)));
+  if (stale.length === 0) return { compiled: [], removed: removedPaths };
+
+  const options = buildOptions(root);
+  const blank = await loadBlanker();
+  const results = stale.map((source) => compileOne(root, source, options, blank));
+  // Code that does not compile is not written: dist/ keeps the last good build and the message says why.
+  const problems = results.flatMap((r) => r.problems);
+  if (problems.length > 0) throw new Error(describe(root, problems));
+  for (const { outputs } of results) {
+    const js = outputs[0]!.path;
+    mkdirSync(dirname(js), { recursive: true });
+    // A map the build wrote for an earlier .js would mislead a debugger about this one.
+    if (!outputs.some((o) => o.path.endsWith(".map"))) rmSync(`${js}.map`, { force: true });
+    for (const out of outputs) writeFileSync(out.path, out.text);
+  }
+  return { compiled: stale.map((f) => toPosix(relative(root, f))), removed: removedPaths };
 }
 
 /** Compiles what changed in generated/ into dist/ and says so (silent when dist/ was in step). */
@@ -95,9 +199,8 @@ export async function reportDist(root: string, out: NodeJS.WritableStream): Prom
   const sync = await compileGenerated(root);
   if (sync.compiled.length + sync.removed.length === 0) return;
   const ms = Math.round(performance.now() - started);
-  const removed =
-    sync.removed.length > 0 ? `, ${sync.removed.length} stale file${sync.removed.length === 1 ? "" : "s"} removed` : "";
-  out.write(
-    `compiled ${sync.compiled.length} generated module${sync.compiled.length === 1 ? "" : "s"} into dist/${removed}, ${ms} ms\n`,
-  );
+  const count = sync.removed.length;
+  const removed = count > 0 ? `, ${count} stale file${count === 1 ? "" : "s"} removed` : "";
+  const modules = `${sync.compiled.length} generated module${sync.compiled.length === 1 ? "" : "s"}`;
+  out.write(`compiled ${modules} into dist/${removed}, ${ms} ms\n`);
 }

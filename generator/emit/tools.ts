@@ -120,6 +120,7 @@ export const emitTools: Emitter = (model, context) => {
         ),
         constStatement(apiName!, call("defineApiCallTool", "descriptor", literal(model.apiCall.config)), {
           exported: true,
+          type: "ApiCallToolDefinition",
         }),
       ].join("\n")
     : undefined;
@@ -127,6 +128,10 @@ export const emitTools: Emitter = (model, context) => {
   const imports = [
     apiBlock ? "defineApiCallTool" : "",
     steps.length ? "defineWiredTools" : "",
+    // Every export's type is written out (isolatedDeclarations): its .d.ts then needs no type-checker.
+    apiBlock ? "type ApiCallToolDefinition" : "",
+    steps.length ? "type OperationToolDefinition" : "",
+    steps.length ? "type ToolInput" : "",
     "type ToolDefinition",
     "type Toolset",
   ];
@@ -147,7 +152,7 @@ export const emitTools: Emitter = (model, context) => {
       : []),
     ...model.toolSteps.flatMap((step, i) => [
       jsdoc(`${step.title}: \`${step.method} ${step.path}\`${step.deprecated ? " (deprecated)" : ""}.`),
-      `export const ${stepNames[i]} = steps[${i}]!;`,
+      `export const ${stepNames[i]}: OperationToolDefinition<ToolInput> = steps[${i}]!;`,
       "",
     ]),
     ...(apiBlock ? [apiBlock, ""] : []),

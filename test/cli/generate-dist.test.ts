@@ -29,6 +29,7 @@ describe("compileGenerated", () => {
   const source = join(project, "generated", "svc", "a.ts");
   const compiled = join(project, "dist", "generated", "svc", "a.js");
   mkdirSync(join(project, "generated", "svc"), { recursive: true });
+  writeFileSync(join(project, "package.json"), JSON.stringify({ type: "module" }));
   writeFileSync(
     join(project, "tsconfig.build.json"),
     JSON.stringify({
@@ -48,7 +49,7 @@ describe("compileGenerated", () => {
   it("compiles a module whose JavaScript is missing, then nothing while it is in step", async () => {
     writeFileSync(source, "export const answer: number = 1;\n");
     expect(await compileGenerated(project)).toEqual({ compiled: ["generated/svc/a.ts"], removed: [] });
-    expect(readFileSync(compiled, "utf8")).toContain("answer = 1");
+    expect(await import(`${compiled}?1`)).toEqual(expect.objectContaining({ answer: 1 }));
     expect(existsSync(compiled.replace(/\.js$/, ".d.ts"))).toBe(true);
     expect(staleGeneratedModules(project)).toEqual([]);
     expect(await compileGenerated(project)).toEqual({ compiled: [], removed: [] });
@@ -59,7 +60,7 @@ describe("compileGenerated", () => {
     const later = new Date(Date.now() + 60_000);
     utimesSync(source, later, later);
     expect((await compileGenerated(project)).compiled).toEqual(["generated/svc/a.ts"]);
-    expect(readFileSync(compiled, "utf8")).toContain("answer = 2");
+    expect(await import(`${compiled}?2`)).toEqual(expect.objectContaining({ answer: 2 }));
   });
 
   it("removes the compiled files of a module that is no longer generated", async () => {
@@ -70,10 +71,21 @@ describe("compileGenerated", () => {
     expect(existsSync(compiled)).toBe(false);
   });
 
-  it("names the compiler's complaint, and emits nothing, when the generated code does not compile", async () => {
-    writeFileSync(source, "export const broken: number = 'text';\n");
+  it("names the problem, and writes nothing, when a generated module has a syntax error", async () => {
+    writeFileSync(source, "export const broken: number = ;\n");
     await expect(compileGenerated(project)).rejects.toThrow(
-      /compiling generated code into dist\/ failed \(1 problem\): generated\/svc\/a\.ts: Type 'string' is not assignable to type 'number'/,
+      /compiling generated code into dist\/ failed \(1 problem\): generated\/svc\/a\.ts:1: Expression expected/,
+    );
+    expect(existsSync(compiled)).toBe(false);
+  });
+
+  it("refuses an export whose type the emitter did not write (its .d.ts would need a type-checker)", async () => {
+    writeFileSync(source, "const hidden = { a: 1 };\nexport const inferred = hidden;\n");
+    await expect(compileGenerated(project)).rejects.toThrow(
+      new RegExp(
+        "generated/svc/a\\.ts:2: Variable must have an explicit type annotation with --isolatedDeclarations\\." +
+          ".*the emitter must write the type of each exported value",
+      ),
     );
     expect(existsSync(compiled)).toBe(false);
   });

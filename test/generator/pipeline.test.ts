@@ -6,6 +6,7 @@ import { packageRoot } from "../../generator/package-root.js";
 import { generate, runtimeImportFor } from "../../generator/pipeline.js";
 import { runCli } from "../helpers/cli.js";
 import { minimalSpec, toYaml } from "../helpers/spec.js";
+import { isolatedDeclarationProblems } from "../helpers/isolated-declarations.js";
 import { typecheck } from "../helpers/tsc.js";
 
 const root = packageRoot();
@@ -158,6 +159,9 @@ describe("foreign specs", () => {
     const check = typecheck(tsconfig, { againstBuiltRuntime: true });
     expect(check.output).toBe("");
     expect(check.ok).toBe(true);
+    // Every export's type is written out, so each module's .d.ts is made without a type-checker.
+    expect(isolatedDeclarationProblems(out)).toEqual([]);
+    expect(isolatedDeclarationProblems(join(root, "generated"))).toEqual([]);
   });
 
   it("outside the package, generated code imports stepforge/runtime and compiles against it", async () => {

@@ -1,13 +1,31 @@
-// Type-checks a tsconfig's program with the runtime's imports resolved to its built declarations
-// in dist/ (cli/built-runtime-host.ts), printing diagnostics as tsc does. Plain JavaScript so that
-// node runs it without a loader. Usage: node tsc-built-runtime.mjs TSCONFIG PACKAGE_ROOT
+// Type-checks a tsconfig's program as a consumer of the package would: the runtime's modules
+// resolve to their built declarations in dist/ (when built) instead of their TypeScript sources,
+// so the generated code is checked against the runtime's public types without checking the
+// runtime's sources again (test/project.test.ts checks those once). Prints diagnostics as tsc
+// does. Plain JavaScript so that node runs it without a loader.
+// Usage: node tsc-built-runtime.mjs TSCONFIG PACKAGE_ROOT
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { join, relative, sep } from "node:path";
 
 const [tsconfig, root] = process.argv.slice(2);
 const ts = createRequire(import.meta.url)("typescript");
-const { againstBuiltRuntime } = await import(pathToFileURL(join(root, "dist", "cli", "built-runtime-host.js")).href);
+
+function againstBuiltRuntime(options) {
+  const host = ts.createCompilerHost(options);
+  const cache = ts.createModuleResolutionCache(root, (name) => name, options);
+  const runtimeSources = join(root, "runtime") + sep;
+  host.resolveModuleNameLiterals = (literals, containingFile, redirected, compilerOptions) =>
+    literals.map((literal) => {
+      const found = ts.resolveModuleName(literal.text, containingFile, compilerOptions, host, cache, redirected);
+      const file = found.resolvedModule?.resolvedFileName;
+      if (!file || !file.startsWith(runtimeSources) || file.endsWith(".d.ts")) return found;
+      const built = join(root, "dist", relative(root, file)).replace(/\.ts$/, ".d.ts");
+      if (!existsSync(built)) return found;
+      return { resolvedModule: { ...found.resolvedModule, resolvedFileName: built, extension: ts.Extension.Dts } };
+    });
+  return host;
+}
 
 const fail = (diagnostics) => {
   const host = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => process.cwd(), getNewLine: () => "\n" };
@@ -23,7 +41,7 @@ if (parsed.errors.length > 0) fail(parsed.errors);
 const program = ts.createProgram({
   rootNames: parsed.fileNames,
   options: parsed.options,
-  host: againstBuiltRuntime(ts, root, parsed.options),
+  host: againstBuiltRuntime(parsed.options),
 });
 const diagnostics = ts.getPreEmitDiagnostics(program);
 if (diagnostics.length > 0) fail(diagnostics);
