@@ -105,15 +105,20 @@ afterEach(async () => {
   server = undefined;
 });
 
+/** A client of the client-credentials service against `m`'s server (the one afterEach closes). */
+function ccClient(m: { server: TestServer }, renewBeforeSeconds = 0) {
+  server = m.server;
+  return createServiceClient(ccService(renewBeforeSeconds), {
+    connection: ccConnection(),
+    baseUrl: m.server.url,
+    shared: createSharedState(),
+  });
+}
+
 describe("oauth2 client credentials", () => {
   it("renews an expired token once for a storm of 200 parallel calls", async () => {
     const m = await marketoLike({ expiresIn: (n) => (n === 1 ? 1 : 3600) });
-    server = m.server;
-    const client = createServiceClient(ccService(0), {
-      connection: ccConnection(),
-      baseUrl: server.url,
-      shared: createSharedState(),
-    });
+    const client = ccClient(m);
     await client.call("getLeads");
     expect(m.tokenRequests()).toBe(1);
     await delay(1100); // tok-1 has expired
@@ -130,12 +135,7 @@ describe("oauth2 client credentials", () => {
   it("renews once when 200 parallel calls are told 602 for the same token, and repeats each call", async () => {
     let expired = false;
     const m = await marketoLike({ reject: (t) => (expired && t === "tok-1" ? "602" : undefined) });
-    server = m.server;
-    const client = createServiceClient(ccService(0), {
-      connection: ccConnection(),
-      baseUrl: server.url,
-      shared: createSharedState(),
-    });
+    const client = ccClient(m);
     await client.call("getLeads");
     expired = true;
     const results = (await Promise.all(Array.from({ length: 200 }, () => client.call("getLeads")))) as Array<{
@@ -148,12 +148,7 @@ describe("oauth2 client credentials", () => {
 
   it("renews and repeats only once on 601, then fails with an AuthError", async () => {
     const m = await marketoLike({ reject: () => "601" });
-    server = m.server;
-    const client = createServiceClient(ccService(0), {
-      connection: ccConnection(),
-      baseUrl: server.url,
-      shared: createSharedState(),
-    });
+    const client = ccClient(m);
     const error = await client.call("getLeads").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AuthError);
     expect((error as AuthError).code).toBe("601");
@@ -180,13 +175,8 @@ describe("oauth2 client credentials", () => {
 
   it("uses a token handed out with less life than renewBeforeSeconds until it expires, instead of renewing per call", async () => {
     const m = await marketoLike({ expiresIn: () => 100 });
-    server = m.server;
     // 100 s tokens and a 300 s margin: renewed once, then used (Marketo hands back the same token until it expires).
-    const client = createServiceClient(ccService(300), {
-      connection: ccConnection(),
-      baseUrl: server.url,
-      shared: createSharedState(),
-    });
+    const client = ccClient(m, 300);
     for (let i = 0; i < 5; i++) await client.call("getLeads");
     expect(m.tokenRequests()).toBe(1);
   });

@@ -1,6 +1,12 @@
 import type { ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { createServiceClient, createSharedState, type ServiceClient, type ThrottleEvent } from "../../runtime/index.js";
+import {
+  createServiceClient,
+  createSharedState,
+  type ServiceClient,
+  type ServiceDescriptor,
+  type ThrottleEvent,
+} from "../../runtime/index.js";
 import { apiKeyConnection, apiKeyService, delay, json, startServer, type TestServer } from "./helpers.js";
 import { ServerWindow } from "./server-window.js";
 
@@ -16,6 +22,16 @@ function reject429(res: ServerResponse, error: string) {
 
 const WINDOW_MS = 300;
 const noRetry = { attempts: 0 };
+
+/** A client of `d` on the test server that does not retry (a rejection shows as one). */
+function unretriedClient(d: ServiceDescriptor) {
+  return createServiceClient(d, {
+    connection: apiKeyConnection(),
+    baseUrl: server!.url,
+    shared: createSharedState(),
+    retry: noRetry,
+  });
+}
 
 describe("sliding windows", () => {
   const limits = [
@@ -188,12 +204,7 @@ describe("sliding windows", () => {
         },
       ],
     });
-    const client = createServiceClient(d, {
-      connection: apiKeyConnection(),
-      baseUrl: server.url,
-      shared: createSharedState(),
-      retry: noRetry,
-    });
+    const client = unretriedClient(d);
     await Promise.all([
       ...Array.from({ length: 18 }, () => client.call("getThing", { params: { path: { id: "1" } } })),
       ...Array.from({ length: 9 }, () => client.call("createThing", { body: { name: "n" } })),
@@ -226,12 +237,7 @@ describe("sliding windows", () => {
         },
       ],
     });
-    const client = createServiceClient(d, {
-      connection: apiKeyConnection(),
-      baseUrl: server.url,
-      shared: createSharedState(),
-      retry: noRetry,
-    });
+    const client = unretriedClient(d);
     const order: string[] = [];
     await Promise.all([
       ...Array.from({ length: 6 }, () =>
