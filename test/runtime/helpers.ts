@@ -5,7 +5,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { ServiceExtensionSchema } from "../../runtime/descriptor-schemas.js";
-import type { HttpMethod, OperationDescriptor, PagingSpec, ServiceDescriptor } from "../../runtime/index.js";
+import {
+  createServiceClient,
+  createSharedState,
+  type HttpMethod,
+  type OperationDescriptor,
+  type PagingSpec,
+  type QuotaExhaustedError,
+  type ServiceDescriptor,
+} from "../../runtime/index.js";
 
 export interface Seen {
   method: string;
@@ -169,3 +177,15 @@ export function apiKeyConnection(name = "main", fields: Record<string, string> =
 }
 
 export const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Calls `getThing` `calls` times through a fresh client of `d` at `baseUrl` (an api-key
+ * connection), then returns what the next call fails with: the quota tests' common path to a used-up quota.
+ */
+export async function callPastQuota(d: ServiceDescriptor, baseUrl: string, calls = 3): Promise<QuotaExhaustedError> {
+  const client = createServiceClient(d, { connection: apiKeyConnection(), baseUrl, shared: createSharedState() });
+  for (let i = 0; i < calls; i++) await client.call("getThing", { params: { path: { id: "1" } } });
+  return (await client
+    .call("getThing", { params: { path: { id: "1" } } })
+    .catch((e: unknown) => e)) as QuotaExhaustedError;
+}

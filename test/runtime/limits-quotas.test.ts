@@ -6,7 +6,15 @@ import {
   nextMidnight,
   QuotaExhaustedError,
 } from "../../runtime/index.js";
-import { apiKeyConnection, apiKeyService, delay, json, startServer, type TestServer } from "./helpers.js";
+import {
+  apiKeyConnection,
+  apiKeyService,
+  callPastQuota,
+  delay,
+  json,
+  startServer,
+  type TestServer,
+} from "./helpers.js";
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -34,15 +42,7 @@ describe("daily quota", () => {
 
   it("counts calls and fails before sending once the quota is used, naming when it resets", async () => {
     server = await startServer((_req, res) => json(res, 200, { success: true, result: [] }));
-    const client = createServiceClient(quotaService(), {
-      connection: apiKeyConnection(),
-      baseUrl: server.url,
-      shared: createSharedState(),
-    });
-    for (let i = 0; i < 3; i++) await client.call("getThing", { params: { path: { id: "1" } } });
-    const error = (await client
-      .call("getThing", { params: { path: { id: "1" } } })
-      .catch((e: unknown) => e)) as QuotaExhaustedError;
+    const error = await callPastQuota(quotaService(), server.url);
     expect(error).toBeInstanceOf(QuotaExhaustedError);
     expect(server.seen).toHaveLength(3);
     expect(error.resetsAt).toBe(nextMidnight("America/Chicago").toISOString());
@@ -111,15 +111,7 @@ describe("header quota", () => {
         { "X-API-Quota-Left": String(left), "X-API-Quota-Request": "1", "X-API-Quota-Used": String(3.5 - left) },
       );
     });
-    const client = createServiceClient(newsService(), {
-      connection: apiKeyConnection(),
-      baseUrl: server.url,
-      shared: createSharedState(),
-    });
-    for (let i = 0; i < 3; i++) await client.call("getThing", { params: { path: { id: "1" } } });
-    const error = (await client
-      .call("getThing", { params: { path: { id: "1" } } })
-      .catch((e: unknown) => e)) as QuotaExhaustedError;
+    const error = await callPastQuota(newsService(), server.url);
     expect(error).toBeInstanceOf(QuotaExhaustedError);
     expect(error.resetsAt).toBe(nextMidnight("UTC").toISOString());
     expect(server.seen).toHaveLength(3); // never sent the call that would have got 402

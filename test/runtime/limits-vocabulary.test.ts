@@ -18,7 +18,7 @@ import {
 } from "../../runtime/index.js";
 import { concretePath, limitCovers, planKey } from "../../runtime/limits/limits.js";
 import { minimalSpec, toYaml } from "../helpers/spec.js";
-import { apiKeyConnection, apiKeyService, json, startServer, type TestServer } from "./helpers.js";
+import { apiKeyConnection, apiKeyService, callPastQuota, json, startServer, type TestServer } from "./helpers.js";
 import { ServerWindow } from "./server-window.js";
 
 let server: TestServer | undefined;
@@ -262,15 +262,7 @@ describe("monthly-quota", () => {
       },
       boardOps,
     );
-    const client = createServiceClient(d, {
-      connection: apiKeyConnection(),
-      baseUrl: server.url,
-      shared: createSharedState(),
-    });
-    for (let i = 0; i < 3; i++) await client.call("getThing", { params: { path: { id: "1" } } });
-    const error = (await client
-      .call("getThing", { params: { path: { id: "1" } } })
-      .catch((e: unknown) => e)) as QuotaExhaustedError;
+    const error = await callPastQuota(d, server.url);
     expect(error).toBeInstanceOf(QuotaExhaustedError);
     expect(server.seen).toHaveLength(3);
     expect(error.resetsAt).toBe(nextMonthStart("America/New_York").toISOString());
