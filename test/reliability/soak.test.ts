@@ -17,7 +17,7 @@ import { LIST } from "../mock/helpers.js";
 import { agentFaults, agentPlan, type AgentOutcome, duplicateRecords, runAgentCreate } from "./soak/agent.js";
 import { auditCreates, settledHeap, tally } from "./soak/audit.js";
 import { neighbourCalls, planCalls, type PlannedCall } from "./soak/plan.js";
-import { type Outcome, ruleBreach, runPool, type Runtime } from "./soak/run.js";
+import { emptyOutcome, type Outcome, ruleBreach, runPool, type Runtime } from "./soak/run.js";
 import {
   attemptBudget,
   CONNECTIONS,
@@ -411,17 +411,10 @@ describe("fault soak", () => {
       creates: { resource: "card", key: input.name },
     };
     const outcome: Outcome = {
-      call,
+      ...emptyOutcome(call),
       result: { ok: true, data: undefined },
       createdId: result.ok ? (result.data as { id: string }).id : undefined,
-      observed: false,
       attempts: 1,
-      retries: 0,
-      reauths: 0,
-      waitedMs: 0,
-      throttled: 0,
-      timeouts: 0,
-      reasons: [],
     };
     expect(auditCreates("trello", [outcome], m, seeded).flatMap((a) => a.problems)).toEqual([]);
 

@@ -3,8 +3,8 @@
 import type { FaultOptions, RunningMock } from "../../../runtime/mock/index.js";
 import { canonicalSchema, executeToolByName, recordsKeyOf, type ToolContext } from "../../../runtime/tools/index.js";
 import { planCalls, type PlannedCall } from "./plan.js";
-import type { Runtime } from "./run.js";
-import { ALL_TOOLS, CONNECTIONS, CREATED, type Service, soakFaults } from "./settings.js";
+import { type Runtime, serviceOptions } from "./run.js";
+import { ALL_TOOLS, CREATED, type Service, soakFaults } from "./settings.js";
 
 // ------------------------------------------------------------------ an agent that follows advice
 
@@ -60,13 +60,7 @@ function valuesAt(record: unknown, path: string[]): unknown[] {
  * call again; otherwise stop. Runs against the mocks through the tool-step catalogue.
  */
 export async function runAgentCreate(call: PlannedCall, rt: Runtime): Promise<AgentOutcome> {
-  const options: ToolContext = {
-    connection: CONNECTIONS[call.service],
-    baseUrl: rt.mocks[call.service].url,
-    shared: rt.shared,
-    limits: rt.limits(call.service),
-    retry: rt.retry(call.service),
-  };
+  const options: ToolContext = serviceOptions(rt, call.service);
   const outcome: AgentOutcome = { call, creates: 0, checks: 0, end: "gave_up" };
   const pause = (ms: number | undefined) => new Promise((r) => setTimeout(r, Math.min(ms ?? 5, 200)));
   for (let calls = 0; calls < MAX_AGENT_CALLS; ) {

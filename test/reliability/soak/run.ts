@@ -59,9 +59,9 @@ export interface Runtime {
   signal?: AbortSignal | undefined;
 }
 
-/** Runs one planned call through the tool-step entry points and records what happened. */
-export async function runCall(call: PlannedCall, rt: Runtime): Promise<Outcome> {
-  const outcome: Outcome = {
+/** An outcome with nothing seen yet (no attempts, retries or waits). */
+export function emptyOutcome(call: PlannedCall): Outcome {
+  return {
     call,
     observed: false,
     attempts: 0,
@@ -72,6 +72,22 @@ export async function runCall(call: PlannedCall, rt: Runtime): Promise<Outcome> 
     timeouts: 0,
     reasons: [],
   };
+}
+
+/** The client options a call to `service` runs with: the soak's connection, mock, shared state, limits, retries. */
+export function serviceOptions(rt: Runtime, service: Service) {
+  return {
+    connection: CONNECTIONS[service],
+    baseUrl: rt.mocks[service].url,
+    shared: rt.shared,
+    limits: rt.limits(service),
+    retry: rt.retry(service),
+  };
+}
+
+/** Runs one planned call through the tool-step entry points and records what happened. */
+export async function runCall(call: PlannedCall, rt: Runtime): Promise<Outcome> {
+  const outcome = emptyOutcome(call);
   const hooks: Hooks = {
     onRequest: () => void outcome.attempts++,
     onRetry: (e) => {
@@ -85,15 +101,7 @@ export async function runCall(call: PlannedCall, rt: Runtime): Promise<Outcome> 
     },
     onThrottle: () => void outcome.throttled++,
   };
-  const options: ClientOptions = {
-    connection: CONNECTIONS[call.service],
-    baseUrl: rt.mocks[call.service].url,
-    shared: rt.shared,
-    limits: rt.limits(call.service),
-    retry: rt.retry(call.service),
-    signal: rt.signal,
-    hooks,
-  };
+  const options: ClientOptions = { ...serviceOptions(rt, call.service), signal: rt.signal, hooks };
   const tool = TOOLS[call.service].find((t) => t.name === call.tool);
   try {
     if (!tool) throw new Error(`no tool ${call.tool}`);
