@@ -12,6 +12,7 @@ import {
   type OperationDescriptor,
   type PagingSpec,
   type QuotaExhaustedError,
+  type ServiceClient,
   type ServiceDescriptor,
 } from "../../runtime/index.js";
 
@@ -178,14 +179,21 @@ export function apiKeyConnection(name = "main", fields: Record<string, string> =
 
 export const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/**
- * Calls `getThing` `calls` times through a fresh client of `d` at `baseUrl` (an api-key
- * connection), then returns what the next call fails with: the quota tests' common path to a used-up quota.
- */
-export async function callPastQuota(d: ServiceDescriptor, baseUrl: string, calls = 3): Promise<QuotaExhaustedError> {
-  const client = createServiceClient(d, { connection: apiKeyConnection(), baseUrl, shared: createSharedState() });
-  for (let i = 0; i < calls; i++) await client.call("getThing", { params: { path: { id: "1" } } });
+/** A client of `d` at `baseUrl` with the api-key connection and a state of its own. */
+export function apiKeyClient(d: ServiceDescriptor, baseUrl: string): ServiceClient {
+  return createServiceClient(d, { connection: apiKeyConnection(), baseUrl, shared: createSharedState() });
+}
+
+/** What the client's next `getThing` call fails with (the quota tests expect a QuotaExhaustedError). */
+export async function nextFailure(client: ServiceClient): Promise<QuotaExhaustedError> {
   return (await client
     .call("getThing", { params: { path: { id: "1" } } })
     .catch((e: unknown) => e)) as QuotaExhaustedError;
+}
+
+/** Calls `getThing` `calls` times through a fresh client of `d`, then returns what the next call fails with. */
+export async function callPastQuota(d: ServiceDescriptor, baseUrl: string, calls = 3): Promise<QuotaExhaustedError> {
+  const client = apiKeyClient(d, baseUrl);
+  for (let i = 0; i < calls; i++) await client.call("getThing", { params: { path: { id: "1" } } });
+  return nextFailure(client);
 }

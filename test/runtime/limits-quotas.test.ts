@@ -9,7 +9,9 @@ import {
 import {
   apiKeyConnection,
   apiKeyService,
+  apiKeyClient,
   callPastQuota,
+  nextFailure,
   delay,
   json,
   startServer,
@@ -62,14 +64,8 @@ describe("daily quota", () => {
     server = await startServer((_req, res) =>
       json(res, 200, { success: false, errors: [{ code: "607", message: "Daily quota reached" }] }),
     );
-    const client = createServiceClient(quotaService(), {
-      connection: apiKeyConnection(),
-      baseUrl: server.url,
-      shared: createSharedState(),
-    });
-    const first = (await client
-      .call("getThing", { params: { path: { id: "1" } } })
-      .catch((e: unknown) => e)) as QuotaExhaustedError;
+    const client = apiKeyClient(quotaService(), server.url);
+    const first = await nextFailure(client);
     expect(first).toBeInstanceOf(QuotaExhaustedError);
     expect(first.code).toBe("607");
     expect(first.resetsAt).toBe(nextMidnight("America/Chicago").toISOString());
@@ -121,14 +117,8 @@ describe("header quota", () => {
     server = await startServer((_req, res) =>
       json(res, 402, { message: "Your daily points limit of 50 has been reached." }),
     );
-    const client = createServiceClient(newsService(), {
-      connection: apiKeyConnection(),
-      baseUrl: server.url,
-      shared: createSharedState(),
-    });
-    const error = (await client
-      .call("getThing", { params: { path: { id: "1" } } })
-      .catch((e: unknown) => e)) as QuotaExhaustedError;
+    const client = apiKeyClient(newsService(), server.url);
+    const error = await nextFailure(client);
     expect(error).toBeInstanceOf(QuotaExhaustedError);
     expect(error.status).toBe(402);
     expect(error.resetsAt).toBe(nextMidnight("UTC").toISOString());
