@@ -1,4 +1,7 @@
-/** Property-based fuzzing of the spec loader and validator: the mutation kinds and what they must give are in mutations.ts. */
+/**
+ * Property-based fuzzing of the spec loader and validator: the mutation kinds and what they must give are in
+ * mutations.ts.
+ */
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { minimalSpec, toYaml } from "../../helpers/spec.js";

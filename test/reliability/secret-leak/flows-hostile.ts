@@ -9,7 +9,7 @@ import { trelloApiCall, trelloGetBoard } from "../../../generated/trello/tools.j
 import { descriptor as worldnewsDescriptor } from "../../../generated/worldnews/descriptor.js";
 import { worldnewsApiCall, worldnewsSearchNews } from "../../../generated/worldnews/tools.js";
 import { createServiceClient } from "../../../runtime/index.js";
-import { type ToolDefinition, type ToolResult } from "../../../runtime/tools/index.js";
+import type { ToolDefinition, ToolResult } from "../../../runtime/tools/index.js";
 import { mask } from "../markers.js";
 import { closedPort, echoServer } from "../secret-leak-helpers.js";
 import {

@@ -29,7 +29,10 @@ export interface AgentOutcome {
   creates: number;
   /** Checks it ran (each with its own retries). */
   checks: number;
-  /** How it ended: created (an answer said so), found (a check found it), gave up (a non-retryable error, or a check it could not run). */
+  /**
+   * How it ended: created (an answer said so), found (a check found it), gave up (a non-retryable error, or a check it
+   * could not run).
+   */
   end: "created" | "found" | "gave_up";
   lastError?: string;
 }

@@ -46,7 +46,10 @@ export interface Outcome {
   timeouts: number;
   /** Why each retry happened, as the hooks said (`status 503`, `code 606`, `network`, ...). */
   reasons: string[];
-  /** For a successful create: the id the step returned (the rest of a success's data is dropped, so the outcomes hold no answers). */
+  /**
+   * For a successful create: the id the step returned (the rest of a success's data is dropped, so the outcomes hold
+   * no answers).
+   */
   createdId?: unknown;
 }
 
