@@ -14,35 +14,24 @@ import { createServiceClient, createSharedState } from "../../runtime/index.js";
 import { startMock, type RunningMock } from "../../runtime/mock/index.js";
 import { executeTool } from "../../runtime/tools/index.js";
 import { LIST } from "../mock/helpers.js";
+import { agentFaults, agentPlan, type AgentOutcome, duplicateRecords, runAgentCreate } from "./soak/agent.js";
+import { auditCreates, settledHeap, tally } from "./soak/audit.js";
+import { neighbourCalls, planCalls, type PlannedCall } from "./soak/plan.js";
+import { emptyOutcome, type Outcome, ruleBreach, runPool, type Runtime } from "./soak/run.js";
 import {
-  agentFaults,
-  agentPlan,
-  duplicateRecords,
-  runAgentCreate,
-  type AgentOutcome,
   attemptBudget,
-  auditCreates,
   CONNECTIONS,
   CREATED,
   NEIGHBOURS,
-  neighbourCalls,
   noClientLimits,
-  planCalls,
-  ruleBreach,
-  runPool,
   SERVICE_TIME_MS,
   SERVICES,
-  settledHeap,
+  type Service,
   SOAK_LIMITS,
   soakFaults,
   soakRetry,
-  tally,
   TOOLS,
-  type Outcome,
-  type PlannedCall,
-  type Runtime,
-  type Service,
-} from "./helpers-soak.js";
+} from "./soak/settings.js";
 
 /** Calls per service (3,000 in all, plus the neighbours' bursts) and calls in flight per service (16 in all). */
 const CALLS: Record<Service, number> = { trello: 900, marketo: 800, worldnews: 600, contentsnare: 700 };
@@ -422,17 +411,10 @@ describe("fault soak", () => {
       creates: { resource: "card", key: input.name },
     };
     const outcome: Outcome = {
-      call,
+      ...emptyOutcome(call),
       result: { ok: true, data: undefined },
       createdId: result.ok ? (result.data as { id: string }).id : undefined,
-      observed: false,
       attempts: 1,
-      retries: 0,
-      reauths: 0,
-      waitedMs: 0,
-      throttled: 0,
-      timeouts: 0,
-      reasons: [],
     };
     expect(auditCreates("trello", [outcome], m, seeded).flatMap((a) => a.problems)).toEqual([]);
 

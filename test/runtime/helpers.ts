@@ -5,7 +5,16 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { ServiceExtensionSchema } from "../../runtime/descriptor-schemas.js";
-import type { HttpMethod, OperationDescriptor, PagingSpec, ServiceDescriptor } from "../../runtime/index.js";
+import {
+  createServiceClient,
+  createSharedState,
+  type HttpMethod,
+  type OperationDescriptor,
+  type PagingSpec,
+  type QuotaExhaustedError,
+  type ServiceClient,
+  type ServiceDescriptor,
+} from "../../runtime/index.js";
 
 export interface Seen {
   method: string;
@@ -169,3 +178,22 @@ export function apiKeyConnection(name = "main", fields: Record<string, string> =
 }
 
 export const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A client of `d` at `baseUrl` with the api-key connection and a state of its own. */
+export function apiKeyClient(d: ServiceDescriptor, baseUrl: string): ServiceClient {
+  return createServiceClient(d, { connection: apiKeyConnection(), baseUrl, shared: createSharedState() });
+}
+
+/** What the client's next `getThing` call fails with (the quota tests expect a QuotaExhaustedError). */
+export async function nextFailure(client: ServiceClient): Promise<QuotaExhaustedError> {
+  return (await client
+    .call("getThing", { params: { path: { id: "1" } } })
+    .catch((e: unknown) => e)) as QuotaExhaustedError;
+}
+
+/** Calls `getThing` `calls` times through a fresh client of `d`, then returns what the next call fails with. */
+export async function callPastQuota(d: ServiceDescriptor, baseUrl: string, calls = 3): Promise<QuotaExhaustedError> {
+  const client = apiKeyClient(d, baseUrl);
+  for (let i = 0; i < calls; i++) await client.call("getThing", { params: { path: { id: "1" } } });
+  return nextFailure(client);
+}

@@ -18,7 +18,16 @@ import {
 } from "../../runtime/index.js";
 import { concretePath, limitCovers, planKey } from "../../runtime/limits/limits.js";
 import { minimalSpec, toYaml } from "../helpers/spec.js";
-import { apiKeyConnection, apiKeyService, json, startServer, type TestServer } from "./helpers.js";
+import {
+  apiKeyConnection,
+  apiKeyService,
+  apiKeyClient,
+  callPastQuota,
+  nextFailure,
+  json,
+  startServer,
+  type TestServer,
+} from "./helpers.js";
 import { ServerWindow } from "./server-window.js";
 
 let server: TestServer | undefined;
@@ -262,15 +271,7 @@ describe("monthly-quota", () => {
       },
       boardOps,
     );
-    const client = createServiceClient(d, {
-      connection: apiKeyConnection(),
-      baseUrl: server.url,
-      shared: createSharedState(),
-    });
-    for (let i = 0; i < 3; i++) await client.call("getThing", { params: { path: { id: "1" } } });
-    const error = (await client
-      .call("getThing", { params: { path: { id: "1" } } })
-      .catch((e: unknown) => e)) as QuotaExhaustedError;
+    const error = await callPastQuota(d, server.url);
     expect(error).toBeInstanceOf(QuotaExhaustedError);
     expect(server.seen).toHaveLength(3);
     expect(error.resetsAt).toBe(nextMonthStart("America/New_York").toISOString());
@@ -297,14 +298,8 @@ describe("monthly-quota", () => {
       },
       boardOps,
     );
-    const client = createServiceClient(d, {
-      connection: apiKeyConnection(),
-      baseUrl: server.url,
-      shared: createSharedState(),
-    });
-    const first = (await client
-      .call("getThing", { params: { path: { id: "1" } } })
-      .catch((e: unknown) => e)) as QuotaExhaustedError;
+    const client = apiKeyClient(d, server.url);
+    const first = await nextFailure(client);
     expect(first.resetsAt).toBe(nextMonthStart("UTC").toISOString());
     expect(first.retries).toBe(0);
     await expect(client.call("getThing", { params: { path: { id: "1" } } })).rejects.toBeInstanceOf(

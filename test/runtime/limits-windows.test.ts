@@ -3,10 +3,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   createServiceClient,
   createSharedState,
-  dayIn,
-  nextMidnight,
-  QuotaExhaustedError,
   type ServiceClient,
+  type ServiceDescriptor,
   type ThrottleEvent,
 } from "../../runtime/index.js";
 import { apiKeyConnection, apiKeyService, delay, json, startServer, type TestServer } from "./helpers.js";
@@ -24,6 +22,16 @@ function reject429(res: ServerResponse, error: string) {
 
 const WINDOW_MS = 300;
 const noRetry = { attempts: 0 };
+
+/** A client of `d` on the test server that does not retry (a rejection shows as one). */
+function unretriedClient(d: ServiceDescriptor) {
+  return createServiceClient(d, {
+    connection: apiKeyConnection(),
+    baseUrl: server!.url,
+    shared: createSharedState(),
+    retry: noRetry,
+  });
+}
 
 describe("sliding windows", () => {
   const limits = [
@@ -196,12 +204,7 @@ describe("sliding windows", () => {
         },
       ],
     });
-    const client = createServiceClient(d, {
-      connection: apiKeyConnection(),
-      baseUrl: server.url,
-      shared: createSharedState(),
-      retry: noRetry,
-    });
+    const client = unretriedClient(d);
     await Promise.all([
       ...Array.from({ length: 18 }, () => client.call("getThing", { params: { path: { id: "1" } } })),
       ...Array.from({ length: 9 }, () => client.call("createThing", { body: { name: "n" } })),
@@ -234,12 +237,7 @@ describe("sliding windows", () => {
         },
       ],
     });
-    const client = createServiceClient(d, {
-      connection: apiKeyConnection(),
-      baseUrl: server.url,
-      shared: createSharedState(),
-      retry: noRetry,
-    });
+    const client = unretriedClient(d);
     const order: string[] = [];
     await Promise.all([
       ...Array.from({ length: 6 }, () =>
@@ -328,231 +326,5 @@ describe("concurrency", () => {
     await Promise.all(Array.from({ length: 15 }, () => client.call("getThing", { params: { path: { id: "1" } } })));
     expect(peak).toBe(3);
     expect(server.seen).toHaveLength(15);
-  });
-});
-
-describe("daily quota", () => {
-  const envelope = { successField: "success", errorsField: "errors", codeField: "code", messageField: "message" };
-  const quotaService = () =>
-    apiKeyService({
-      limits: [
-        {
-          id: "daily",
-          kind: "daily-quota",
-          requests: 3,
-          resetTimeZone: "America/Chicago",
-          description: "daily",
-          rejection: { code: "607" },
-        },
-      ],
-      errors: { envelope, codes: { "607": { kind: "quota_exhausted", description: "Daily quota reached" } } },
-    });
-
-  it("counts calls and fails before sending once the quota is used, naming when it resets", async () => {
-    server = await startServer((_req, res) => json(res, 200, { success: true, result: [] }));
-    const client = createServiceClient(quotaService(), {
-      connection: apiKeyConnection(),
-      baseUrl: server.url,
-      shared: createSharedState(),
-    });
-    for (let i = 0; i < 3; i++) await client.call("getThing", { params: { path: { id: "1" } } });
-    const error = (await client
-      .call("getThing", { params: { path: { id: "1" } } })
-      .catch((e: unknown) => e)) as QuotaExhaustedError;
-    expect(error).toBeInstanceOf(QuotaExhaustedError);
-    expect(server.seen).toHaveLength(3);
-    expect(error.resetsAt).toBe(nextMidnight("America/Chicago").toISOString());
-    expect(error.message).toContain(error.resetsAt!);
-    expect(error.message).toContain("America/Chicago");
-    const reset = Date.parse(error.resetsAt!);
-    expect(reset).toBeGreaterThan(Date.now());
-    expect(reset - Date.now()).toBeLessThanOrEqual(25 * 3600_000);
-    expect(JSON.parse(JSON.stringify(error))).toMatchObject({
-      kind: "quota_exhausted",
-      resetsAt: error.resetsAt,
-      code: "607",
-    });
-  });
-
-  it("believes the service's own quota answer (607), does not retry it, and stops sending", async () => {
-    server = await startServer((_req, res) =>
-      json(res, 200, { success: false, errors: [{ code: "607", message: "Daily quota reached" }] }),
-    );
-    const client = createServiceClient(quotaService(), {
-      connection: apiKeyConnection(),
-      baseUrl: server.url,
-      shared: createSharedState(),
-    });
-    const first = (await client
-      .call("getThing", { params: { path: { id: "1" } } })
-      .catch((e: unknown) => e)) as QuotaExhaustedError;
-    expect(first).toBeInstanceOf(QuotaExhaustedError);
-    expect(first.code).toBe("607");
-    expect(first.resetsAt).toBe(nextMidnight("America/Chicago").toISOString());
-    expect(first.retries).toBe(0);
-    await expect(client.call("getThing", { params: { path: { id: "1" } } })).rejects.toBeInstanceOf(
-      QuotaExhaustedError,
-    );
-    expect(server.seen).toHaveLength(1);
-  });
-});
-
-describe("header quota", () => {
-  const newsService = () =>
-    apiKeyService({
-      limits: [
-        {
-          id: "points",
-          kind: "header-quota",
-          remainingHeader: "X-API-Quota-Left",
-          usedHeader: "X-API-Quota-Used",
-          costHeader: "X-API-Quota-Request",
-          resetTimeZone: "UTC",
-          description: "daily points",
-          rejection: { status: 402 },
-        },
-      ],
-      errors: { statuses: { "402": { kind: "quota_exhausted", description: "daily points used up" } } },
-    });
-
-  it("stops before the reported remaining points would go below zero", async () => {
-    let left = 3.5;
-    server = await startServer((_req, res) => {
-      if (left < 1) return json(res, 402, { message: "quota exceeded" });
-      left -= 1;
-      json(
-        res,
-        200,
-        { news: [] },
-        { "X-API-Quota-Left": String(left), "X-API-Quota-Request": "1", "X-API-Quota-Used": String(3.5 - left) },
-      );
-    });
-    const client = createServiceClient(newsService(), {
-      connection: apiKeyConnection(),
-      baseUrl: server.url,
-      shared: createSharedState(),
-    });
-    for (let i = 0; i < 3; i++) await client.call("getThing", { params: { path: { id: "1" } } });
-    const error = (await client
-      .call("getThing", { params: { path: { id: "1" } } })
-      .catch((e: unknown) => e)) as QuotaExhaustedError;
-    expect(error).toBeInstanceOf(QuotaExhaustedError);
-    expect(error.resetsAt).toBe(nextMidnight("UTC").toISOString());
-    expect(server.seen).toHaveLength(3); // never sent the call that would have got 402
-  });
-
-  it("turns the service's 402 into a QuotaExhaustedError with the reset time", async () => {
-    server = await startServer((_req, res) =>
-      json(res, 402, { message: "Your daily points limit of 50 has been reached." }),
-    );
-    const client = createServiceClient(newsService(), {
-      connection: apiKeyConnection(),
-      baseUrl: server.url,
-      shared: createSharedState(),
-    });
-    const error = (await client
-      .call("getThing", { params: { path: { id: "1" } } })
-      .catch((e: unknown) => e)) as QuotaExhaustedError;
-    expect(error).toBeInstanceOf(QuotaExhaustedError);
-    expect(error.status).toBe(402);
-    expect(error.resetsAt).toBe(nextMidnight("UTC").toISOString());
-    await expect(client.call("getThing", { params: { path: { id: "1" } } })).rejects.toBeInstanceOf(
-      QuotaExhaustedError,
-    );
-    expect(server.seen).toHaveLength(1);
-  });
-});
-
-describe("calendar", () => {
-  it("finds the next midnight in a zone, across daylight-saving changes", () => {
-    expect(nextMidnight("America/Chicago", Date.parse("2026-03-07T12:00:00Z")).toISOString()).toBe(
-      "2026-03-08T06:00:00.000Z",
-    );
-    expect(nextMidnight("America/Chicago", Date.parse("2026-03-08T12:00:00Z")).toISOString()).toBe(
-      "2026-03-09T05:00:00.000Z",
-    );
-    expect(nextMidnight("America/Chicago", Date.parse("2026-03-08T05:59:00Z")).toISOString()).toBe(
-      "2026-03-08T06:00:00.000Z",
-    );
-    expect(nextMidnight("Europe/London", Date.parse("2026-10-24T12:00:00Z")).toISOString()).toBe(
-      "2026-10-24T23:00:00.000Z",
-    );
-    expect(nextMidnight("Europe/London", Date.parse("2026-10-25T12:00:00Z")).toISOString()).toBe(
-      "2026-10-26T00:00:00.000Z",
-    );
-    expect(nextMidnight("UTC", Date.parse("2026-01-31T23:59:59Z")).toISOString()).toBe("2026-02-01T00:00:00.000Z");
-    expect(dayIn("America/Chicago", Date.parse("2026-03-08T05:59:00Z"))).toBe("2026-03-07");
-  });
-});
-
-describe("maxLimitWaitMs: a bound on how long a client-side limit may hold a call", () => {
-  // One request per minute: after one call, the next would wait about 60 s.
-  const limits = [
-    {
-      id: "perToken",
-      kind: "window",
-      requests: 1,
-      windowSeconds: 60,
-      per: "connection",
-      description: "1 per minute",
-      rejection: { status: 429 },
-    },
-  ];
-
-  it("fails a call the window would hold longer at once, as rate_limited with retryAfterMs, nothing sent", async () => {
-    server = await startServer((_req, res) => json(res, 200, { id: "x" }));
-    const client = createServiceClient(apiKeyService({ limits }), {
-      connection: apiKeyConnection(),
-      baseUrl: server.url,
-      shared: createSharedState(),
-      retry: noRetry,
-      maxLimitWaitMs: 1000,
-    });
-    await client.call("getThing", { params: { path: { id: "1" } } });
-    const error = await client.call("getThing", { params: { path: { id: "1" } } }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ kind: "rate_limited", retryable: true });
-    expect((error as { retryAfterMs: number }).retryAfterMs).toBeGreaterThan(1000);
-    expect((error as Error).message).toMatch(
-      /client-side limit "perToken" would hold this call about 60 s.*nothing was sent/,
-    );
-    expect(server.seen).toHaveLength(1);
-  });
-
-  it("also when the wait had no estimate at first (the window's request still in flight)", async () => {
-    let answer: (() => void) | undefined;
-    server = await startServer((_req, res) => {
-      answer = () => json(res, 200, { id: "x" });
-    });
-    const client = createServiceClient(apiKeyService({ limits }), {
-      connection: apiKeyConnection(),
-      baseUrl: server.url,
-      shared: createSharedState(),
-      retry: noRetry,
-      maxLimitWaitMs: 1000,
-    });
-    const first = client.call("getThing", { params: { path: { id: "1" } } });
-    while (!answer) await delay(5);
-    const held = new Promise((resolve) => {
-      // Held with an unknown wait until the first answer comes; then the window's 60 s are known.
-      void client.call("getThing", { params: { path: { id: "2" } } }).catch(resolve);
-    });
-    answer();
-    await first;
-    expect(await held).toMatchObject({ kind: "rate_limited" });
-    expect(server.seen).toHaveLength(1);
-  });
-
-  it("is unbounded by default: the call waits for room", async () => {
-    server = await startServer((_req, res) => json(res, 200, { id: "x" }));
-    const shrunk = [{ ...limits[0]!, windowSeconds: 0.2 }];
-    const client = createServiceClient(apiKeyService({ limits: shrunk }), {
-      connection: apiKeyConnection(),
-      baseUrl: server.url,
-      shared: createSharedState(),
-      retry: noRetry,
-    });
-    await client.call("getThing", { params: { path: { id: "1" } } });
-    await expect(client.call("getThing", { params: { path: { id: "1" } } })).resolves.toMatchObject({ id: "x" });
-    expect(server.seen).toHaveLength(2);
   });
 });
