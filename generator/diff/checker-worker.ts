@@ -10,8 +10,9 @@ import { checkPairs, type CheckerInput } from "./typecheck.js";
 import { pairProgram } from "./program.js";
 
 /**
- * At most this many warm-up passes (about 20–40 ms each): 20 take the first real pass from ~470 to ~250 ms of CPU, and a
- * diff that never needs the checker (a rename only) should not spend a core on them for long.
+ * At most this many warm-up passes (about 20–40 ms each): 20 take the first real pass on the Trello
+ * spec from ~470 to ~250 ms of CPU, and a diff that never needs the checker (a rename only) should
+ * not spend a core on them for long.
  */
 const WARM_UP_PASSES = 20;
 
