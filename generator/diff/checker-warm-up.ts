@@ -132,7 +132,10 @@ function operations(edited: boolean): WarmOperation[] {
 
 /** The warm-up pass's input: the notes service against its edited version. */
 export function warmUpInput(): CheckerInput {
-  const [oldTypes, newTypes] = [false, true].map((edited) => writeDeclarations(notesDocument(edited)) ?? "") as [string, string];
+  const [oldTypes, newTypes] = [false, true].map((edited) => writeDeclarations(notesDocument(edited)) ?? "") as [
+    string,
+    string,
+  ];
   const [before, after] = [operations(false), operations(true)];
   const pairs: TypedPair[] = before.map((op, i) => ({ old: op.surface, now: after[i]!.surface, renames: new Map() }));
   const aliases = pairAliases(before.map((op, i) => [op.side, after[i]!.side] as const));
