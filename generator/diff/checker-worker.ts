@@ -16,6 +16,14 @@ import { pairProgram } from "./program.js";
  */
 const WARM_UP_PASSES = 20;
 
+/**
+ * Warm up only when the process has had two cores to itself while this thread parsed the library
+ * (its CPU time at least 1.6× the wall time, the main thread checking the specs meanwhile): on a
+ * busy or one-core machine a warm-up pass would take CPU from the main thread instead of idle time.
+ */
+const PARALLEL_ENOUGH = 1.6;
+
+const started = { wall: performance.now(), cpu: process.cpuUsage() };
 let warming = true;
 try {
   // Parses and binds the library and the runtime's declarations, kept for the pass (program.ts).
@@ -35,7 +43,9 @@ function warmUp(input: CheckerInput, left: number): void {
   }
   setImmediate(() => warmUp(input, left - 1));
 }
-if (warming) setImmediate(() => warmUp(warmUpInput(), WARM_UP_PASSES));
+const cpu = process.cpuUsage(started.cpu);
+const parallelism = (cpu.user + cpu.system) / 1000 / (performance.now() - started.wall);
+if (warming && parallelism >= PARALLEL_ENOUGH) setImmediate(() => warmUp(warmUpInput(), WARM_UP_PASSES));
 
 parentPort!.on("message", (input: CheckerInput) => {
   warming = false;
