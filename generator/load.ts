@@ -3,20 +3,19 @@
  * point at file:line:col. Nothing here knows what OpenAPI is.
  */
 import { readFileSync } from "node:fs";
-import {
-  isAlias,
-  isMap,
-  isScalar,
-  isSeq,
-  LineCounter,
-  parseDocument,
-  type Document,
-  type Node,
-  type Pair,
-  type YAMLMap,
-} from "yaml";
+import { createRequire } from "node:module";
+import type * as Yaml from "yaml";
+import type { Document, Node, Pair, YAMLMap } from "yaml";
 import { SpecError, toPointer, type Diagnostic, type Severity } from "./diagnostics.js";
 import { yamlErrorDiagnostics } from "./yaml-errors.js";
+
+/**
+ * `yaml`, loaded on first use: a JSON spec needs it only for the place of a diagnostic, and
+ * `stepforge diff` of two JSON specs otherwise spent ~50 ms of its critical path loading it. Its
+ * Node entry is CommonJS, so `require` returns the very module an `import` of it does.
+ */
+let yamlModule: typeof Yaml | undefined;
+const yaml = (): typeof Yaml => (yamlModule ??= createRequire(import.meta.url)("yaml") as typeof Yaml);
 
 export interface LoadedSpec {
   /** The path as given (used in diagnostics and generated headers). */
@@ -109,6 +108,7 @@ function jsonError(file: string, text: string, error: SyntaxError): SpecError {
 }
 
 function parseWithPositions(file: string, text: string): LoadedSpec {
+  const { LineCounter, parseDocument } = yaml();
   const lineCounter = new LineCounter();
   // uniqueKeys: a key written twice is a mistake, not "last one wins". merge: specs share
   // responses with `<<: *anchor`, which YAML 1.1 defines and the 1.2 core schema leaves a plain "<<" key.
@@ -181,6 +181,7 @@ function loadedSpec(
 
 /** Walks `path` as far as it exists; returns the deepest node reached (for a missing key: its parent). */
 function nearestNode(doc: Document, path: ReadonlyArray<string | number>): Node | undefined {
+  const { isAlias, isMap, isSeq } = yaml();
   let node: Node | undefined = doc.contents ?? undefined;
   for (const key of path) {
     if (node && isAlias(node)) node = node.resolve(doc) ?? undefined;
@@ -203,6 +204,7 @@ function nearestNode(doc: Document, path: ReadonlyArray<string | number>): Node 
 function pairOf(doc: Document, map: YAMLMap, key: string, depth = 0): Pair | undefined {
   const own = map.items.find((p) => keyText(p.key) === key);
   if (own || depth > 20) return own;
+  const { isAlias, isMap, isScalar, isSeq } = yaml();
   // With merge on, the key of `<<:` is a scalar holding Symbol(<<), not the text "<<".
   for (const merge of map.items.filter((p) => isScalar(p.key) && typeof p.key.value === "symbol")) {
     const sources = isSeq(merge.value) ? merge.value.items : [merge.value];
@@ -216,5 +218,5 @@ function pairOf(doc: Document, map: YAMLMap, key: string, depth = 0): Pair | und
 }
 
 function keyText(key: unknown): string {
-  return isScalar(key) ? String(key.value) : String(key);
+  return yaml().isScalar(key) ? String(key.value) : String(key);
 }

@@ -175,6 +175,14 @@ export interface ServiceModel {
   warnings: Diagnostic[];
 }
 
+/**
+ * The model `stepforge diff` compares (checkSpec with `surfaceOnly`): everything the public surface
+ * and the checker's declarations read, without the mock. Its operations' paging is what the spec
+ * declares (the paging the mock infers from list shapes is not looked for) and their `mock` specs
+ * name no served example and no shadowing route; nothing in a surface reads either.
+ */
+export type SurfaceModel = Omit<ServiceModel, "mock" | "mockExplain">;
+
 /** What the mock does for one operation, in words. */
 export interface MockExplainOperation {
   operationId: string;

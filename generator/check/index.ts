@@ -8,12 +8,12 @@
  * error. A foreign spec is lenient: defects with one safe repair are repaired, each reported as a
  * warning with its place, and unknown schema keywords are warnings.
  */
-import type { OperationDescriptor } from "../../runtime/descriptor.js";
+import type { OperationDescriptor, ServiceExtension } from "../../runtime/descriptor.js";
 import { OperationToolSchema, type OperationTool } from "../../runtime/tools/model.js";
 import { SpecError, type Diagnostic } from "../diagnostics.js";
 import type { LoadedSpec } from "../load.js";
-import type { ServiceModel } from "../model.js";
-import { asObject, isObject, RefResolver } from "../refs.js";
+import type { OperationModel, ServiceModel, SurfaceModel } from "../model.js";
+import { asObject, isObject, type Json, RefResolver } from "../refs.js";
 import type { CheckContext, Path } from "./context.js";
 import { deriveExtension } from "./derive.js";
 import { checkExamples } from "./examples.js";
@@ -49,7 +49,24 @@ export interface CheckOptions {
   lenientExamples?: boolean;
 }
 
-export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): ServiceModel {
+/**
+ * For `stepforge diff` (surfaceOnly): the model without what only the behavioural mock uses — its
+ * inference (about a sixth of checking a large foreign spec), the examples it serves, and, in a
+ * lenient check, the route conflicts of its router (there only warnings, which diff does not
+ * show). None of them reports an error diff would miss: inference and example picking report
+ * nothing, and a strict check still looks for route conflicts. See SurfaceModel.
+ */
+export interface SurfaceOnly {
+  surfaceOnly: true;
+}
+
+export function checkSpec(spec: LoadedSpec, options: CheckOptions & SurfaceOnly): SurfaceModel;
+export function checkSpec(spec: LoadedSpec, options?: CheckOptions): ServiceModel;
+export function checkSpec(
+  spec: LoadedSpec,
+  options: CheckOptions & Partial<SurfaceOnly> = {},
+): ServiceModel | SurfaceModel {
+  const surfaceOnly = options.surfaceOnly === true;
   const doc = spec.data;
   const diagnostics: Diagnostic[] = [];
   const declared = doc[ROOT_EXTENSION] !== undefined;
@@ -122,7 +139,7 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
   for (const { path, ref } of bareDiscriminatorNames(modelDoc)) replace(path, ref);
   if (needsWriteVariants(modelDoc)) types.patch(addWriteVariants);
   const operations = checkOperations(context, types);
-  checkRouteConflicts(context, operations, extension?.connection.baseUrl ?? "");
+  if (strict || !surfaceOnly) checkRouteConflicts(context, operations, extension?.connection.baseUrl ?? "");
   if (operations.length === 0 && !errors()) {
     const message = "the spec has no operations; add at least one method under `paths`";
     if (strict) context.report("SF104", ["paths"], message);
@@ -144,18 +161,7 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
 
   // The mock: the example it answers picked (invalid ones are SF192); a mock the spec does not declare inferred,
   // with the paging of its lists, before the descriptor takes each operation's paging.
-  checkMockExamples(context, operations);
-  const checker = schemaChecker({ resolve: pointerResolver(modelDoc) });
-  const accepts = (schema: unknown, value: unknown) => {
-    try {
-      return checker.conforms(schema, value);
-    } catch {
-      return true; // a schema the checker cannot read judges nothing
-    }
-  };
-  const declaredMock = extension.mock as Partial<MockService> | undefined;
-  const whole = declaredMock !== undefined && MOCK_KEYS.every((key) => key in declaredMock);
-  const inferred = whole ? undefined : inferMock(context.refs, modelDoc, extension, operations, accepts);
+  const mockParts = surfaceOnly ? undefined : checkMock(context, modelDoc, extension, operations);
 
   const descriptorOperations: Record<string, OperationDescriptor> = {};
   for (const op of operations) {
@@ -173,8 +179,8 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
       ...(requestMediaTypeOf(op.body) ? { requestMediaType: requestMediaTypeOf(op.body) } : {}),
     };
   }
-  const { tools: _tools, mock, ...serviceExtension } = extension;
-  const model: ServiceModel = {
+  const { tools: _tools, mock: _mock, ...serviceExtension } = extension;
+  const model: SurfaceModel & Partial<Pick<ServiceModel, "mock" | "mockExplain">> = {
     spec,
     id: extension.id,
     title: extension.title,
@@ -187,8 +193,7 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
     apiCall: tools.apiCall,
     toolsets: tools.toolsets,
     ...(tools.toolsetsFromTags && tools.toolsets.length > 0 ? { toolsetsFromTags: true } : {}),
-    mock: mock ? completeMock(mock, inferred?.mock) : inferred!.mock,
-    mockExplain: inferred?.explain ?? declaredExplain(extension, operations),
+    ...mockParts,
     components: asObject(modelDoc.components) ?? {},
     refs: context.refs,
     ...(triggers ? { triggers } : {}),
@@ -196,6 +201,31 @@ export function checkSpec(spec: LoadedSpec, options: CheckOptions = {}): Service
     warnings: diagnostics.filter((d) => d.severity === "warning"),
   };
   return model;
+}
+
+/** The mock of a checked spec: the examples it serves picked, and what the spec does not declare inferred. */
+function checkMock(
+  context: CheckContext,
+  modelDoc: Json,
+  extension: ServiceExtension,
+  operations: OperationModel[],
+): Pick<ServiceModel, "mock" | "mockExplain"> {
+  checkMockExamples(context, operations);
+  const checker = schemaChecker({ resolve: pointerResolver(modelDoc) });
+  const accepts = (schema: unknown, value: unknown) => {
+    try {
+      return checker.conforms(schema, value);
+    } catch {
+      return true; // a schema the checker cannot read judges nothing
+    }
+  };
+  const declaredMock = extension.mock as Partial<MockService> | undefined;
+  const whole = declaredMock !== undefined && MOCK_KEYS.every((key) => key in declaredMock);
+  const inferred = whole ? undefined : inferMock(context.refs, modelDoc, extension, operations, accepts);
+  return {
+    mock: extension.mock ? completeMock(extension.mock, inferred?.mock) : inferred!.mock,
+    mockExplain: inferred?.explain ?? declaredExplain(extension, operations),
+  };
 }
 
 function checkRefs(context: CheckContext, node: unknown, at: Path): void {

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { GeneratedFile } from "../emit/file.js";
-import type { ServiceModel } from "../model.js";
+import type { ServiceModel, SurfaceModel } from "../model.js";
 import type { Change, ServiceReport } from "./change.js";
 import { checkInProcess, type CheckPass } from "./checker-thread.js";
 import { compareSurfaces, type TypedPair } from "./compare.js";
@@ -103,8 +103,8 @@ function withRuntimeImport(client: string, runtimeImport: string): string {
  * unless the caller started checker-thread.ts's worker early).
  */
 export async function compareSpecs(
-  old: ServiceModel,
-  now: ServiceModel,
+  old: SurfaceModel,
+  now: SurfaceModel,
   check: CheckPass = checkInProcess,
 ): Promise<ServiceReport> {
   const [oldSurface, nowSurface] = [surfaceOf(old, old.spec.file), surfaceOf(now, now.spec.file)];

@@ -8,12 +8,12 @@
  * bodies that decide nothing, and each module is one more file to parse, bind and resolve imports of.
  */
 import { inputType } from "../emit/client.js";
-import type { OperationModel, ServiceModel } from "../model.js";
+import type { OperationModel, SurfaceModel } from "../model.js";
 import { str } from "../print.js";
 import type { TypedPair } from "./compare.js";
 
 export interface PairSide {
-  model: ServiceModel;
+  model: SurfaceModel;
   /** types.ts of the compared operations, as declarations.ts writes it. */
   types: string;
 }
@@ -84,7 +84,7 @@ export function pairText(parts: PairFileParts): string {
   return `${lines.join("\n")}\n`;
 }
 
-const sideOf = (model: ServiceModel, operationId: string): PairOperation | undefined => {
+const sideOf = (model: SurfaceModel, operationId: string): PairOperation | undefined => {
   const op: OperationModel | undefined = model.operations.find((o) => o.operationId === operationId);
   return op && { path: op.path, method: op.method, input: (alias) => inputType(op, alias) };
 };

@@ -4,7 +4,7 @@
  * both sides' types.ts, else, for a document only openapi-typescript writes, the two clients with
  * openapi-typescript's types.ts.
  */
-import type { ServiceModel } from "../model.js";
+import type { ServiceModel, SurfaceModel } from "../model.js";
 import { asObject, isObject } from "../refs.js";
 import type { TypedPair } from "./compare.js";
 import { writeDeclarations } from "./declarations.js";
@@ -19,7 +19,7 @@ import type { CheckerInput } from "./typecheck.js";
  * compares (their declarations are all it reads), with the components those reach.
  */
 function prunedTypesDocument(
-  model: ServiceModel,
+  model: SurfaceModel,
   paths: ReadonlySet<string>,
   methods?: ReadonlySet<string>,
 ): Record<string, unknown> {
@@ -62,18 +62,24 @@ function prunedTypesDocument(
 }
 
 /**
+ * The emitters are typed for a whole model; client.ts and types.ts read none of the mock (only the
+ * id, title, spec, operations and types document), so a surface model is handed to them as one.
+ */
+const forEmitters = (model: SurfaceModel): ServiceModel => model as ServiceModel;
+
+/**
  * Declarations of `model` for the checker, emitted in memory: the compared operations only. types.ts
  * is written from the pruned document by declarations.ts (what openapi-typescript would write, without
  * loading it); a document it does not write goes to openapi-typescript itself.
  */
-async function declarationsOf(model: ServiceModel, pairs: readonly OperationSurface[]): Promise<Declarations> {
+async function declarationsOf(model: SurfaceModel, pairs: readonly OperationSurface[]): Promise<Declarations> {
   const context = { runtimeImport: "stepforge/runtime", specLabel: model.spec.file };
   const ids = new Set(pairs.map((op) => op.operationId));
   const paths = new Set(pairs.map((op) => op.path));
   const pruned = { ...model, typesDocument: prunedTypesDocument(model, paths) };
   const { emitClient } = await import("../emit/client.js");
   const [client] = await emitClient(
-    { ...model, operations: model.operations.filter((op) => ids.has(op.operationId)) },
+    forEmitters({ ...model, operations: model.operations.filter((op) => ids.has(op.operationId)) }),
     context,
   );
   const written = writeDeclarations(pruned.typesDocument);
@@ -82,13 +88,13 @@ async function declarationsOf(model: ServiceModel, pairs: readonly OperationSurf
     return { types: nameRecursiveSchemasInText(written), client: client!.content };
   }
   const { emitTypes } = await import("../emit/types.js");
-  const [types] = await emitTypes(pruned, context);
+  const [types] = await emitTypes(forEmitters(pruned), context);
   return { types: types!.content, client: client!.content };
 }
 
 /** One side of a diff: its checked model and the name of its client class. */
 export interface SpecSide {
-  model: ServiceModel;
+  model: SurfaceModel;
   client: string;
 }
 
@@ -115,7 +121,7 @@ export async function checkerInputOf(old: SpecSide, now: SpecSide, pairs: TypedP
  * The types document of the compared operations for the pair file. The other methods of their
  * paths are left out too: the pair file indexes only the compared ones.
  */
-function prunedFor(model: ServiceModel, ops: readonly OperationSurface[]): Record<string, unknown> {
+function prunedFor(model: SurfaceModel, ops: readonly OperationSurface[]): Record<string, unknown> {
   const methods = new Set(ops.map((op) => `${op.method.toLowerCase()} ${op.path}`));
   return prunedTypesDocument(model, new Set(ops.map((op) => op.path)), methods);
 }

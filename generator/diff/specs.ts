@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { SpecError, toPointer } from "../diagnostics.js";
 import { checkSpec } from "../check/index.js";
 import { loadSpecFile, loadSpecText, type LoadedSpec } from "../load.js";
-import type { ServiceModel } from "../model.js";
+import type { SurfaceModel } from "../model.js";
 
 /** A file on disk, else `REV:PATH` read with `git show` in the current directory. */
 export function loadSide(arg: string): LoadedSpec {
@@ -54,8 +54,9 @@ export function loadSide(arg: string): LoadedSpec {
  * The model of a spec for comparing only: its warnings are not shown, so they are made without
  * working out line and column (for a JSON spec that is a YAML parse of the whole document, most
  * of the check stage's time on a large published spec). Errors are checked again with places.
+ * The check builds no mock (`surfaceOnly`): no part of the surface reads it.
  */
-export function checkForDiff(spec: LoadedSpec, serviceId?: string): ServiceModel {
+export function checkForDiff(spec: LoadedSpec, serviceId?: string): SurfaceModel {
   const placeless: LoadedSpec = {
     ...spec,
     diagnostic: (code, path, message, severity = "error") => ({
@@ -69,7 +70,12 @@ export function checkForDiff(spec: LoadedSpec, serviceId?: string): ServiceModel
     }),
   };
   // Examples decide no verdict, and in a lenient check a mismatch is only a warning: not validated.
-  const options = { ...(serviceId ? { serviceId } : {}), strict: false, lenientExamples: false };
+  const options = {
+    ...(serviceId ? { serviceId } : {}),
+    strict: false,
+    lenientExamples: false,
+    surfaceOnly: true as const,
+  };
   try {
     return { ...checkSpec(placeless, options), spec };
   } catch (error) {

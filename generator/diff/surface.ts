@@ -13,7 +13,7 @@
 import { createHash } from "node:crypto";
 import type { AuthSpec } from "../../runtime/descriptor.js";
 import { pascal } from "../emit/file.js";
-import type { ServiceModel, ToolFieldModel } from "../model.js";
+import type { SurfaceModel, ToolFieldModel } from "../model.js";
 import { isObject, type RefResolver } from "../refs.js";
 
 export const SURFACE_FILE = "surface.json";
@@ -235,7 +235,7 @@ function fieldSummary(
   };
 }
 
-function authSurface(model: ServiceModel): AuthSurface {
+function authSurface(model: SurfaceModel): AuthSurface {
   const auth: AuthSpec = model.descriptor.auth;
   const { connection } = model.descriptor;
   const modes = auth.kind === "api-key" ? Object.keys(auth.modes).sort() : [auth.kind];
@@ -248,7 +248,7 @@ function authSurface(model: ServiceModel): AuthSurface {
 }
 
 /** The surface of `model`; names it was known by come from `previous` (the surface on disk). */
-export function surfaceOf(model: ServiceModel, label: string, previous?: ServiceSurface): ServiceSurface {
+export function surfaceOf(model: SurfaceModel, label: string, previous?: ServiceSurface): ServiceSurface {
   const fingerprint = schemaFingerprinter(model.refs);
   const operations: OperationSurface[] = model.operations.map((op) => ({
     operationId: op.operationId,
