@@ -1,7 +1,7 @@
 /**
  * Planted changes in a copy of Atlassian's official Trello spec (test/corpus/specs/trello-openapi.json),
  * each with the change the report must contain. Used by test/diff/trello-official.test.ts and
- * bench/diff.ts.
+ * bench/regen.ts.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
