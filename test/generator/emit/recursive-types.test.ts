@@ -30,7 +30,10 @@ describe("recursive schemas in stepforge diff", { timeout: 60_000 }, () => {
   it("are declared as types.ts declares them", async () => {
     const checked = model(RECURSIVE, "recur.json");
     // A diff's model has no mock; types.ts reads none of it.
-    const [types] = await emitTypes(checked as ServiceModel, { runtimeImport: "stepforge/runtime", specLabel: "recur.json" });
+    const [types] = await emitTypes(checked as ServiceModel, {
+      runtimeImport: "stepforge/runtime",
+      specLabel: "recur.json",
+    });
     const written = nameRecursiveSchemasInText(writeDeclarations(checked.typesDocument)!);
     expect(written).toContain("Expr: SchemaExpr;");
     expect(tokens(written)).toEqual(tokens(types!.content));
