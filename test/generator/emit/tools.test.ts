@@ -198,7 +198,7 @@ describe("emitTools", () => {
       wire: { path: { id: "widget" }, query: { "q_by[]": "q_by" } },
     });
     expect(text.slice(text.indexOf("export const widgetsGetWidget"))).toMatchInlineSnapshot(`
-      "export const widgetsGetWidget = steps[2]!;
+      "export const widgetsGetWidget: OperationToolDefinition<ToolInput> = steps[2]!;
 
       /** Every tool step of Widgets, in spec order. */
       export const tools: readonly ToolDefinition[] = [widgetsListWidgets, widgetsCreateWidget, widgetsGetWidget];
