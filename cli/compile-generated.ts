@@ -20,8 +20,13 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import type TypeScript from "typescript";
-import { ts } from "../generator/compiler.js";
 import { filesBelow, toPosix } from "../generator/files.js";
+
+/**
+ * The compiler, loaded by the first compile that has something to do: a `generate` that finds
+ * dist/ in step (the no-change rerun) must not pay TypeScript's load (about 0.6 s).
+ */
+let ts: typeof TypeScript;
 
 export interface DistSync {
   /** Generated modules compiled (their .js and .d.ts were missing or older than the .ts). */
@@ -177,6 +182,7 @@ export async function compileGenerated(root: string): Promise<DistSync> {
   const removedPaths = removed.map((f) => toPosix(relative(root, f)));
   if (stale.length === 0) return { compiled: [], removed: removedPaths };
 
+  ts ??= (await import("../generator/compiler.js")).ts;
   const options = buildOptions(root);
   const blank = await loadBlanker();
   const results = stale.map((source) => compileOne(root, source, options, blank));
