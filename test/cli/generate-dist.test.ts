@@ -16,6 +16,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { compileGenerated, staleGeneratedModules } from "../../cli/compile-generated.js";
 import { packageRoot } from "../../generator/package-root.js";
@@ -53,6 +54,23 @@ describe("compileGenerated", () => {
     expect(existsSync(compiled.replace(/\.js$/, ".d.ts"))).toBe(true);
     expect(staleGeneratedModules(project)).toEqual([]);
     expect(await compileGenerated(project)).toEqual({ compiled: [], removed: [] });
+  });
+
+  it("loads no TypeScript when every module is in step (the no-change rerun stays cheap)", () => {
+    // A process of its own, so the module cache says what this call loaded (the built module, as
+    // the CLI runs it).
+    const built = pathToFileURL(join(root, "dist", "cli", "compile-generated.js")).href;
+    const script = [
+      `import { createRequire } from "node:module";`,
+      `const { compileGenerated } = await import(${JSON.stringify(built)});`,
+      `const sync = await compileGenerated(${JSON.stringify(project)});`,
+      `const files = Object.keys(createRequire(process.cwd() + "/").cache);`,
+      `const loaded = files.some((f) => f.includes("/node_modules/typescript/"));`,
+      `console.log(JSON.stringify({ sync, loaded }));`,
+    ].join("\n");
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+    expect(run.stderr).toBe("");
+    expect(JSON.parse(run.stdout)).toEqual({ sync: { compiled: [], removed: [] }, loaded: false });
   });
 
   it("recompiles a module whose source is newer than its JavaScript", async () => {
