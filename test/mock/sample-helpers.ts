@@ -5,6 +5,7 @@
  */
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
+import { pointerResolver, sampleFromSchema } from "../../runtime/mock/sample.js";
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
   ajv: Ajv2020,
@@ -93,4 +94,22 @@ function resolveLocal(doc: unknown, ref: string): unknown {
   for (const part of ref.slice(2).split("/"))
     node = (node as Record<string, unknown>)?.[part.replace(/~1/g, "/").replace(/~0/g, "~")];
   return node;
+}
+
+const EMPTY_DOC = new DocumentValidator({});
+
+/** Samples `schema` (inside `doc`'s components) and returns it after Ajv accepted it. */
+export function validSample(
+  schema: unknown,
+  doc: Record<string, unknown> = {},
+  seed: number | string = 1,
+  maxDepth?: number,
+): unknown {
+  const value = sampleFromSchema(schema, { seed, resolve: pointerResolver(doc), maxDepth });
+  const validate = (Object.keys(doc).length === 0 ? EMPTY_DOC : new DocumentValidator(doc)).compile(schema);
+  if (!validate(value))
+    throw new Error(
+      `invalid sample ${JSON.stringify(value)} for ${JSON.stringify(schema)}: ${JSON.stringify(validate.errors)}`,
+    );
+  return value;
 }
