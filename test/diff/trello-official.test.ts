@@ -4,9 +4,7 @@
  * with the verdict each deserves, and nothing about the operations left alone.
  */
 import { describe, expect, it } from "vitest";
-import { warmUpInput } from "../../generator/diff/checker-warm-up.js";
 import { compareSpecs } from "../../generator/diff/index.js";
-import { checkPairs } from "../../generator/diff/typecheck.js";
 import { checkForDiff } from "../../generator/diff/specs.js";
 import { loadSpecFile, loadSpecText } from "../../generator/load.js";
 import { plantedTrello, TRELLO_OFFICIAL } from "./trello-planted.js";
@@ -29,30 +27,5 @@ describe("diff of the official Trello spec against an edited copy", { timeout: 3
     const touched = new Set(report.changes.filter((c) => !c.target.startsWith("trello_")).map((c) => c.target));
     expect(touched.size).toBeLessThan(60);
     expect(report.checked).toBeLessThan(80);
-  });
-});
-
-describe("the checker thread's warm-up pass", () => {
-  // It must stay a real pass (declarations written, aliases resolved, every kind of walk taken) for
-  // V8 to compile what the first real pass runs; a warm-up whose input broke would quietly warm nothing.
-  it("walks requests and responses through objects, enums, arrays, maps, unions and nullability", () => {
-    const kinds = new Set(checkPairs(warmUpInput()).map((c) => `${c.kind} ${c.breaking ? "breaking" : "compatible"}`));
-    expect([...kinds].sort()).toMatchInlineSnapshot(`
-      [
-        "parameter-enum-value-added compatible",
-        "parameter-enum-value-removed breaking",
-        "parameter-required breaking",
-        "parameter-type-changed breaking",
-        "request-enum-value-added compatible",
-        "request-enum-value-removed breaking",
-        "request-field-added breaking",
-        "response-enum-value-added breaking",
-        "response-enum-value-removed compatible",
-        "response-field-removed breaking",
-        "response-field-required breaking",
-        "response-type-changed breaking",
-        "response-type-changed compatible",
-      ]
-    `);
   });
 });
