@@ -97,7 +97,10 @@ describe("tracing a tool call", () => {
       "stepforge.retries": 1,
       "http.response.status_code": 200,
     });
-    const attempts = childrenOf(spans, call!).sort((a, b) => Number(a.startTime[1]) - Number(b.startTime[1]));
+    // By start time, seconds then nanoseconds (the two attempts may straddle a second).
+    const attempts = childrenOf(spans, call!).sort(
+      (a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1],
+    );
     expect(attempts.map((a) => a.name)).toEqual(["GET /rest/v1/leads.json", "GET /rest/v1/leads.json"]);
     const port = Number(new URL(mock.url).port);
     expect(attempts[0]!.attributes).toEqual({
