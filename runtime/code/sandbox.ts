@@ -113,6 +113,16 @@ export interface RunOptions {
   checked?: Promise<boolean> | undefined;
 }
 
+/** One run's code and what it runs with, as handed from `run` to the slot that takes it. */
+interface RunJob {
+  js: string;
+  main: string;
+  shape: ShapeEntry[];
+  host: HostCall;
+  budgets: SandboxBudgets;
+  options: RunOptions;
+}
+
 /** A run that was never started because its check failed first. */
 const NOT_RUN: SandboxOutcome = {
   failure: { kind: "discarded", message: "The code did not type-check; it was not run." },
@@ -187,40 +197,26 @@ export class Sandbox {
     budgets: SandboxBudgets,
     options: RunOptions = {},
   ): Promise<SandboxOutcome> {
+    const job: RunJob = { js, main, shape, host, budgets, options };
     const free = this.closed ? undefined : this.slots.find((s) => s.started && !s.busy && !s.dead);
     if (free) {
       free.busy = true;
-      return this.runClaimed(free, js, main, shape, host, budgets, options);
+      return this.runClaimed(free, job);
     }
-    return this.runQueued(js, main, shape, host, budgets, options);
+    return this.runQueued(job);
   }
 
-  private async runQueued(
-    js: string,
-    main: string,
-    shape: ShapeEntry[],
-    host: HostCall,
-    budgets: SandboxBudgets,
-    options: RunOptions,
-  ): Promise<SandboxOutcome> {
+  private async runQueued(job: RunJob): Promise<SandboxOutcome> {
     // No worker to start at once: the check is over before one is free, and a failed one runs nothing.
-    if (options.checked && !(await options.checked.catch(() => false))) return NOT_RUN;
-    const slot = await this.acquire();
-    return this.runClaimed(slot, js, main, shape, host, budgets, options);
+    const { checked } = job.options;
+    if (checked && !(await checked.catch(() => false))) return NOT_RUN;
+    return this.runClaimed(await this.acquire(), job);
   }
 
-  private async runClaimed(
-    slot: Slot,
-    js: string,
-    main: string,
-    shape: ShapeEntry[],
-    host: HostCall,
-    budgets: SandboxBudgets,
-    options: RunOptions,
-  ): Promise<SandboxOutcome> {
+  private async runClaimed(slot: Slot, job: RunJob): Promise<SandboxOutcome> {
     try {
       if (!slot.started) await slot.ready;
-      return await this.runOn(slot, js, main, shape, host, budgets, options);
+      return await this.runOn(slot, job);
     } catch (error) {
       slot.kill();
       return { failure: { kind: "sandbox", message: (error as Error).message }, logs: [], calls: 0, cpuMs: 0 };
@@ -235,16 +231,9 @@ export class Sandbox {
    * held until it passes; the time they wait for it counts in no budget: QuickJS is idle meanwhile
    * (its CPU clock stopped), and the wall clocks, here and in the worker, move on by that wait.
    */
-  private runOn(
-    slot: Slot,
-    js: string,
-    main: string,
-    shape: ShapeEntry[],
-    host: HostCall,
-    budgets: SandboxBudgets,
-    options: RunOptions,
-  ): Promise<SandboxOutcome> {
-    const { signal, checked } = options;
+  private runOn(slot: Slot, job: RunJob): Promise<SandboxOutcome> {
+    const { js, main, shape, host, budgets } = job;
+    const { signal, checked } = job.options;
     return new Promise<SandboxOutcome>((resolve) => {
       const calls = new AbortController();
       // Every call of the run listens on it (up to the calls budget at once): no leak warning.
