@@ -21,6 +21,9 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } 
 import { dirname, join, relative } from "node:path";
 import type TypeScript from "typescript";
 import { filesBelow, toPosix } from "../generator/files.js";
+// Code mode's loader of the optional ts-blank-space, and its type: one place knows how to find it.
+import { loadTypeBlanker } from "../runtime/code/load.js";
+import type { TypeBlanker } from "../runtime/code/typecheck.js";
 
 /**
  * The compiler, loaded by the first compile that has something to do: a `generate` that finds
@@ -95,18 +98,6 @@ interface Output {
   text: string;
 }
 
-/** ts-blank-space's `blankSourceFile`: a file's text with its types replaced by spaces. */
-type Blanker = (file: TypeScript.SourceFile, onError?: (node: TypeScript.Node) => void) => string;
-
-/** ts-blank-space when installed (an optional peer; a checkout has it): undefined otherwise. */
-async function loadBlanker(): Promise<Blanker | undefined> {
-  try {
-    return ((await import("ts-blank-space")) as { blankSourceFile?: Blanker }).blankSourceFile;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * One module's JavaScript: its text with the types blanked out when ts-blank-space can (a few times
  * faster than the emitter, which transforms and prints the whole tree; lines and columns stay those
@@ -117,7 +108,7 @@ function javascript(
   source: string,
   text: string,
   options: TypeScript.CompilerOptions,
-  blank: Blanker | undefined,
+  blank: TypeBlanker | undefined,
   outDir: string,
 ): { js: string; map?: string } {
   const esm = emitsEsm(source, options);
@@ -144,7 +135,7 @@ function compileOne(
   root: string,
   source: string,
   options: TypeScript.CompilerOptions,
-  blank: Blanker | undefined,
+  blank: TypeBlanker | undefined,
 ): { outputs: Output[]; problems: readonly TypeScript.Diagnostic[] } {
   const text = readFileSync(source, "utf8");
   const base = outBase(root, source);
@@ -184,7 +175,7 @@ export async function compileGenerated(root: string): Promise<DistSync> {
 
   ts ??= (await import("../generator/compiler.js")).ts;
   const options = buildOptions(root);
-  const blank = await loadBlanker();
+  const blank = await loadTypeBlanker();
   const results = stale.map((source) => compileOne(root, source, options, blank));
   // Code that does not compile is not written: dist/ keeps the last good build and the message says why.
   const problems = results.flatMap((r) => r.problems);
