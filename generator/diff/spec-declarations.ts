@@ -4,7 +4,7 @@
  * both sides' types.ts, else, for a document only openapi-typescript writes, the two clients with
  * openapi-typescript's types.ts.
  */
-import type { ServiceModel, SurfaceModel } from "../model.js";
+import type { SurfaceModel } from "../model.js";
 import { asObject, isObject } from "../refs.js";
 import type { TypedPair } from "./compare.js";
 import { writeDeclarations } from "./declarations.js";
@@ -62,12 +62,6 @@ function prunedTypesDocument(
 }
 
 /**
- * The emitters are typed for a whole model; client.ts and types.ts read none of the mock (only the
- * id, title, spec, operations and types document), so a surface model is handed to them as one.
- */
-const forEmitters = (model: SurfaceModel): ServiceModel => model as ServiceModel;
-
-/**
  * Declarations of `model` for the checker, emitted in memory: the compared operations only. types.ts
  * is written from the pruned document by declarations.ts (what openapi-typescript would write, without
  * loading it); a document it does not write goes to openapi-typescript itself.
@@ -79,7 +73,7 @@ async function declarationsOf(model: SurfaceModel, pairs: readonly OperationSurf
   const pruned = { ...model, typesDocument: prunedTypesDocument(model, paths) };
   const { emitClient } = await import("../emit/client.js");
   const [client] = await emitClient(
-    forEmitters({ ...model, operations: model.operations.filter((op) => ids.has(op.operationId)) }),
+    { ...model, operations: model.operations.filter((op) => ids.has(op.operationId)) },
     context,
   );
   const written = writeDeclarations(pruned.typesDocument);
@@ -88,7 +82,7 @@ async function declarationsOf(model: SurfaceModel, pairs: readonly OperationSurf
     return { types: nameRecursiveSchemasInText(written), client: client!.content };
   }
   const { emitTypes } = await import("../emit/types.js");
-  const [types] = await emitTypes(forEmitters(pruned), context);
+  const [types] = await emitTypes(pruned, context);
   return { types: types!.content, client: client!.content };
 }
 

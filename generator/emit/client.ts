@@ -10,7 +10,7 @@
  * works the same out with conditional types; a consumer's compiler paid for resolving those 255
  * times on the official Trello spec (~0.18 s of every type-check).
  */
-import type { OperationModel } from "../model.js";
+import type { OperationModel, SurfaceModel } from "../model.js";
 import { NameTable } from "../names.js";
 import { ident, jsdoc, str, WIDTH } from "../print.js";
 import { moduleText, pascal, type Emitter } from "./file.js";
@@ -51,7 +51,7 @@ function objectType(head: string, members: string[]): string {
   return one.length <= WIDTH ? one : `${head}{\n${members.map((m) => `  ${m};\n`).join("")}};`;
 }
 
-export const emitClient: Emitter = (model, context) => {
+export const emitClient: Emitter<SurfaceModel> = (model, context) => {
   const className = `${pascal(model.id)}Client`;
   const names = new NameTable([...IMPORTED, className, `create${className}`]);
   const runtime = str(context.runtimeImport);

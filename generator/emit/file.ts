@@ -2,7 +2,7 @@
  * What every emitter returns: files relative to the output folder, each starting with the header
  * that names its spec. Emitters are pure (model in, text out); the pipeline writes or compares.
  */
-import type { ServiceModel } from "../model.js";
+import type { ServiceModel, SurfaceModel } from "../model.js";
 import { changeFirst } from "../names.js";
 import { lineComment } from "../print.js";
 
@@ -40,7 +40,14 @@ export function runtimeModule(context: EmitContext, module = ""): string {
     : `${context.runtimeImport}/${module}`;
 }
 
-export type Emitter = (model: ServiceModel, context: EmitContext) => GeneratedFile[] | Promise<GeneratedFile[]>;
+/**
+ * An emitter of one service's modules. `M` is the model it reads: emitters that read nothing of the
+ * mock (client, types) take the surface model, so `stepforge diff` can emit from its lighter check.
+ */
+export type Emitter<M extends SurfaceModel = ServiceModel> = (
+  model: M,
+  context: EmitContext,
+) => GeneratedFile[] | Promise<GeneratedFile[]>;
 
 /** The first lines of every generated module (a file name with a line break in it stays in the comment). */
 export function codeHeader(specLabel: string): string {

@@ -6,6 +6,7 @@
  */
 import openapiTS, { astToString } from "openapi-typescript";
 import { SpecError } from "../diagnostics.js";
+import type { SurfaceModel } from "../model.js";
 import { codeHeader, type Emitter } from "./file.js";
 import { nameRecursiveSchemas } from "./recursive-types.js";
 
@@ -14,7 +15,7 @@ function reindent(text: string): string {
   return text.replace(/^((?: {4})+)/gm, (lead: string) => " ".repeat(lead.length / 2));
 }
 
-export const emitTypes: Emitter = async (model, context) => {
+export const emitTypes: Emitter<SurfaceModel> = async (model, context) => {
   let ast;
   try {
     ast = await openapiTS(structuredClone(model.typesDocument) as never, { silent: true, defaultNonNullable: false });

@@ -12,7 +12,6 @@ import { checkForDiff } from "../../../generator/diff/specs.js";
 import { emitTypes } from "../../../generator/emit/types.js";
 import { nameRecursiveSchemasInText } from "../../../generator/emit/recursive-types.js";
 import { loadSpecText } from "../../../generator/load.js";
-import type { ServiceModel } from "../../../generator/model.js";
 import { RECURSIVE } from "../../realspecs/specs.js";
 
 const model = (doc: object, file: string) => checkForDiff(loadSpecText(file, JSON.stringify(doc)), "recur");
@@ -29,11 +28,7 @@ function tokens(text: string): string[] {
 describe("recursive schemas in stepforge diff", { timeout: 60_000 }, () => {
   it("are declared as types.ts declares them", async () => {
     const checked = model(RECURSIVE, "recur.json");
-    // A diff's model has no mock; types.ts reads none of it.
-    const [types] = await emitTypes(checked as ServiceModel, {
-      runtimeImport: "stepforge/runtime",
-      specLabel: "recur.json",
-    });
+    const [types] = await emitTypes(checked, { runtimeImport: "stepforge/runtime", specLabel: "recur.json" });
     const written = nameRecursiveSchemasInText(writeDeclarations(checked.typesDocument)!);
     expect(written).toContain("Expr: SchemaExpr;");
     expect(tokens(written)).toEqual(tokens(types!.content));
