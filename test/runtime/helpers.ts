@@ -2,6 +2,7 @@
  * Test helpers: real HTTP servers on 127.0.0.1 (port 0) and descriptors built through the same zod
  * schemas the generator uses.
  */
+import { expect } from "vitest";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { ServiceExtensionSchema } from "../../runtime/descriptor-schemas.js";
@@ -11,7 +12,7 @@ import {
   type HttpMethod,
   type OperationDescriptor,
   type PagingSpec,
-  type QuotaExhaustedError,
+  QuotaExhaustedError,
   type ServiceClient,
   type ServiceDescriptor,
 } from "../../runtime/index.js";
@@ -196,4 +197,13 @@ export async function callPastQuota(d: ServiceDescriptor, baseUrl: string, calls
   const client = apiKeyClient(d, baseUrl);
   for (let i = 0; i < calls; i++) await client.call("getThing", { params: { path: { id: "1" } } });
   return nextFailure(client);
+}
+
+/**
+ * A spent quota refuses the next call before it is sent: it fails with QuotaExhaustedError and the
+ * server saw only the one request that told the client the quota was spent.
+ */
+export async function expectRefusedLocally(client: ServiceClient, server: { seen: unknown[] }): Promise<void> {
+  await expect(client.call("getThing", { params: { path: { id: "1" } } })).rejects.toBeInstanceOf(QuotaExhaustedError);
+  expect(server.seen).toHaveLength(1);
 }

@@ -7,13 +7,14 @@ import {
   QuotaExhaustedError,
 } from "../../runtime/index.js";
 import {
+  apiKeyClient,
   apiKeyConnection,
   apiKeyService,
-  apiKeyClient,
   callPastQuota,
-  nextFailure,
   delay,
+  expectRefusedLocally,
   json,
+  nextFailure,
   startServer,
   type TestServer,
 } from "./helpers.js";
@@ -70,10 +71,7 @@ describe("daily quota", () => {
     expect(first.code).toBe("607");
     expect(first.resetsAt).toBe(nextMidnight("America/Chicago").toISOString());
     expect(first.retries).toBe(0);
-    await expect(client.call("getThing", { params: { path: { id: "1" } } })).rejects.toBeInstanceOf(
-      QuotaExhaustedError,
-    );
-    expect(server.seen).toHaveLength(1);
+    await expectRefusedLocally(client, server);
   });
 });
 
@@ -122,10 +120,7 @@ describe("header quota", () => {
     expect(error).toBeInstanceOf(QuotaExhaustedError);
     expect(error.status).toBe(402);
     expect(error.resetsAt).toBe(nextMidnight("UTC").toISOString());
-    await expect(client.call("getThing", { params: { path: { id: "1" } } })).rejects.toBeInstanceOf(
-      QuotaExhaustedError,
-    );
-    expect(server.seen).toHaveLength(1);
+    await expectRefusedLocally(client, server);
   });
 });
 
