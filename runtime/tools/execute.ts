@@ -10,7 +10,7 @@ import { credentialQueryNames } from "../credentials/auth.js";
 import { rawCall } from "./raw.js";
 import { MAX_FILE_BYTES } from "./bodies.js";
 import { callClient } from "./context.js";
-import { protoKeyPaths, setOwn } from "../internal/values.js";
+import { getPath, protoKeyPaths, setOwn } from "../internal/values.js";
 import { inputLimitProblem } from "./input-limits.js";
 import { observeToolCall } from "../observe/tool-calls.js";
 import type { ServiceClient } from "../client/client.js";
@@ -18,6 +18,7 @@ import type {
   ApiCallToolDefinition,
   InputLimits,
   OperationToolDefinition,
+  StepSchemaError,
   ToolContext,
   ToolDefinition,
   ToolFieldError,
@@ -79,6 +80,15 @@ export function validateInput(
   if (stripped.success && proto.length === 0) return { ok: true, value: stripped.data as Json };
   const asSent = stripped.success ? stripped : tool.input.safeParse(ownCopy(input, false));
   if (asSent.success && proto.length === 0) return { ok: true, value: asSent.data as Json };
+  // Both failed: null means "not given" only where the schema refuses it. Drop exactly the nulls the
+  // input as sent was refused for, keep those a nullable field takes (`owner: null` beside an
+  // optional `vet: null` is valid, and dropping every null made `owner` look missing).
+  const mixed = asSent.success ? undefined : withoutRefusedNulls(input, asSent.error);
+  if (mixed) {
+    const checked = tool.input.safeParse(mixed);
+    if (checked.success && proto.length === 0) return { ok: true, value: checked.data as Json };
+    if (!checked.success) return { ok: false, fields: withProto(fieldErrors(checked.error, known, mixed), proto) };
+  }
   let fields = stripped.success ? [] : fieldErrors(stripped.error, known, dropNulls(input));
   if (!stripped.success && !asSent.success) {
     // A field both forms fail on is the one to fix: a null the schema accepts (dropped above) is not
@@ -87,7 +97,29 @@ export function validateInput(
     const both = fields.filter((f) => failedAsSent.has(f.path));
     if (both.length > 0) fields = both;
   }
-  return { ok: false, fields: [...fields, ...proto.filter((p) => !fields.some((f) => f.path === p.path))] };
+  return { ok: false, fields: withProto(fields, proto) };
+}
+
+/** Field errors, then the `__proto__` keys not already named among them. */
+function withProto(fields: ToolFieldError[], proto: ToolFieldError[]): ToolFieldError[] {
+  return [...fields, ...proto.filter((p) => !fields.some((f) => f.path === p.path))];
+}
+
+/**
+ * A copy of `input` without the nulls validation refused as sent (wrong-type issues whose value is
+ * null), or undefined when it refused none.
+ */
+function withoutRefusedNulls(input: Json, error: StepSchemaError): Json | undefined {
+  const refused = error.issues
+    .filter((issue) => issue.code === "invalid_type" && getPath(input, issue.path) === null)
+    .map((issue) => issue.path);
+  if (refused.length === 0) return undefined;
+  const copy = ownCopy(input, false) as Json;
+  for (const path of refused) {
+    const parent = getPath(copy, path.slice(0, -1));
+    if (isPlainObject(parent)) delete parent[String(path[path.length - 1])];
+  }
+  return copy;
 }
 
 /** The success body as an object: lists become `{ items }`, scalars `{ value }`, nothing `{}`. */
