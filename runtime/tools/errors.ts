@@ -91,7 +91,11 @@ function formatMessage(issue: z.core.$ZodIssue & { code: "invalid_format" }): st
 }
 
 export function invalidInput(fields: ToolFieldError[], tool: string, service: string): ToolError {
-  const list = fields.map((f) => `${f.path || "(input)"}: ${f.message}`).join("; ");
+  // A field's message may end a sentence of its own ("The fields are: a, b."): no second full stop.
+  const list = fields
+    .map((f) => `${f.path || "(input)"}: ${f.message}`)
+    .join("; ")
+    .replace(/\.$/, "");
   return {
     kind: "invalid_input",
     message: `The input for ${tool} is not valid — ${list}. Correct these fields and call the step again.`,
