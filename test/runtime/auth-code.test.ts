@@ -148,7 +148,9 @@ describe("oauth2 authorization code", () => {
     expect(((await client.call("getMe")) as { token: string }).token).toBe("a-2");
     expect(s.bodies.map((b) => b.refresh_token)).toEqual(["r-0", "r-1"]);
     expect(events.filter((e) => e.type === "token" && e.action === "rotated")).toHaveLength(2);
-    expect(JSON.stringify(events)).not.toMatch(/a-1|a-2|r-0|r-1|stale|CLIENTSECRET/);
+    // Tokens as whole words: a call id is random hex and a counter ("8f8b612a-1"), so a bare
+    // /a-1/ would match one that happens to end in "a".
+    expect(JSON.stringify(events)).not.toMatch(/(?<![\w-])(a-1|a-2|r-0|r-1|stale)(?![\w-])|CLIENTSECRET/);
   });
 
   it("fails with an AuthError naming the fix when the refresh token is refused", async () => {
