@@ -342,6 +342,12 @@ export interface ParamSerialization {
 export const FORM_MEDIA_TYPE = "application/x-www-form-urlencoded";
 export const OCTET_MEDIA_TYPE = "application/octet-stream";
 export const RAW_REQUEST_MEDIA_TYPES = [FORM_MEDIA_TYPE, OCTET_MEDIA_TYPE];
+export const JSON_MEDIA_TYPE = "application/json";
+/** RFC 7396: a JSON body in which `null` removes the field it names. */
+export const MERGE_PATCH_MEDIA_TYPE = "application/merge-patch+json";
+
+/** A media type without its parameters, lower-cased (`Application/JSON; charset=utf-8` → `application/json`). */
+export const baseMediaType = (mediaType: string): string => mediaType.split(";")[0]!.trim().toLowerCase();
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS";
 
@@ -364,9 +370,11 @@ export interface OperationDescriptor {
    */
   server?: string;
   /**
-   * The request body's media type when the spec gives it no JSON one. The client sends
-   * application/x-www-form-urlencoded bodies as form fields, multipart/* as parts (files as
-   * Blob/Uint8Array), and any other type (octet-stream, text/plain, …) as the string or bytes given.
+   * The request body's media type when it is not plain application/json. A JSON one
+   * (application/merge-patch+json, application/vnd.api+json, …) is sent as JSON under that Content-Type:
+   * servers of those types refuse application/json (JSON:API answers 415). Without a JSON one the
+   * client sends application/x-www-form-urlencoded bodies as form fields, multipart/* as parts (files
+   * as Blob/Uint8Array), and any other type (octet-stream, text/plain, …) as the string or bytes given.
    */
   requestMediaType?: string;
 }

@@ -3,7 +3,7 @@
  * else the one the client sends, and how a tool step takes it) and its lowest 2xx response (status,
  * media type, schema and example).
  */
-import { FORM_MEDIA_TYPE, RAW_REQUEST_MEDIA_TYPES } from "../../runtime/descriptor.js";
+import { baseMediaType, FORM_MEDIA_TYPE, JSON_MEDIA_TYPE, RAW_REQUEST_MEDIA_TYPES } from "../../runtime/descriptor.js";
 import { setOwn } from "../../runtime/internal/values.js";
 import type { BodyModel, RawBodyKind, SuccessModel } from "../model.js";
 import { asObject, type Json } from "../refs.js";
@@ -24,12 +24,29 @@ export function requestMediaTypeOf(body: BodyModel | undefined): string | undefi
   return body.contentTypes.find((t) => RAW_REQUEST_MEDIA_TYPES.includes(t.toLowerCase())) ?? body.contentTypes[0];
 }
 
+/**
+ * The media type the client names when it sends a body (the descriptor's requestMediaType): the
+ * raw one above, or a JSON one other than plain application/json (merge-patch, JSON:API), which
+ * is sent as JSON under its own Content-Type. Undefined: application/json.
+ */
+export function sentMediaTypeOf(body: BodyModel | undefined): string | undefined {
+  if (body?.mediaType !== undefined)
+    return baseMediaType(body.mediaType) === JSON_MEDIA_TYPE ? undefined : body.mediaType;
+  return requestMediaTypeOf(body);
+}
+
+/** The JSON media type a body is sent in: plain application/json when the spec offers it, else its first JSON one. */
+function jsonMediaTypeOf(content: Json): string | undefined {
+  const types = Object.keys(content);
+  return types.find((t) => baseMediaType(t) === JSON_MEDIA_TYPE) ?? types.find((t) => /json/i.test(t));
+}
+
 export function bodyOf(context: CheckContext, raw: unknown): BodyModel | undefined {
   if (raw === undefined) return undefined;
   const body = asObject(context.refs.target(raw));
   if (!body) return undefined;
   const content = asObject(body.content) ?? {};
-  const mediaType = Object.keys(content).find((t) => /json/i.test(t));
+  const mediaType = jsonMediaTypeOf(content);
   const schema = mediaType ? asObject(content[mediaType])?.schema : undefined;
   const model: BodyModel = {
     required: body.required === true,

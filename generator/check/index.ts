@@ -23,7 +23,7 @@ import { schemaChecker } from "../../runtime/mock/schema-conforms.js";
 import { checkServiceExtension, checkUnknownExtensions, ROOT_EXTENSION } from "./extension.js";
 import { checkMockExamples } from "./mock-examples.js";
 import { declaredExplain, inferMock } from "./mock-infer.js";
-import { requestMediaTypeOf } from "./bodies.js";
+import { sentMediaTypeOf } from "./bodies.js";
 import { checkOperations } from "./operations.js";
 import { typesDocument } from "./types-document.js";
 import { serializationOf } from "./serialization.js";
@@ -176,7 +176,7 @@ export function checkSpec(
       ...(op.paging ? { paging: op.paging } : {}),
       ...(serialization ? { serialization } : {}),
       ...(server ? { server } : {}),
-      ...(requestMediaTypeOf(op.body) ? { requestMediaType: requestMediaTypeOf(op.body) } : {}),
+      ...(sentMediaTypeOf(op.body) ? { requestMediaType: sentMediaTypeOf(op.body) } : {}),
     };
   }
   const { tools: _tools, mock: _mock, ...serviceExtension } = extension;

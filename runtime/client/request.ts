@@ -219,7 +219,10 @@ function prepareRequest(
   const body = init.body === undefined ? undefined : serializeBody(init.body, given);
   // Only a JSON body gets a content type; FormData brings its own with the boundary.
   const jsonBody = body !== undefined && !(body instanceof FormData);
-  const headers = jsonBody ? mergeHeaders({ "Content-Type": "application/json" }, given) : given;
+  // A JSON type of the operation's own (merge-patch, JSON:API) is named as the spec names it.
+  const jsonType =
+    op.requestMediaType !== undefined && /json/i.test(op.requestMediaType) ? op.requestMediaType : "application/json";
+  const headers = jsonBody ? mergeHeaders({ "Content-Type": jsonType }, given) : given;
   return { method, url, headers, body, pathValues: params.path };
 }
 

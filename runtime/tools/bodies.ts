@@ -13,7 +13,8 @@
  * with the field's name, before anything is sent.
  */
 import * as z from "zod";
-import type { StepSchema } from "./types.js";
+import { baseMediaType, MERGE_PATCH_MEDIA_TYPE } from "../descriptor.js";
+import type { StepSchema, ToolDefinition } from "./types.js";
 
 /**
  * Decoded bytes one file part or bytes body may hold: 700 KiB. A step's whole input is capped at
@@ -111,4 +112,15 @@ export function multipartBody(
     }
   }
   return form;
+}
+
+/**
+ * The step's body is a JSON merge patch (RFC 7396): `null` removes the field it names, so a null
+ * the schema accepts is sent, not dropped as "not given". Strict-mode exports of such a step are
+ * not strict (export.ts): strict mode sends null for every field left out.
+ */
+export function nullRemovesField(tool: ToolDefinition): boolean {
+  if (tool.kind !== "operation") return false;
+  const mediaType = tool.descriptor.operations[tool.operationId]?.requestMediaType;
+  return mediaType !== undefined && baseMediaType(mediaType) === MERGE_PATCH_MEDIA_TYPE;
 }

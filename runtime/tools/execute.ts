@@ -8,7 +8,7 @@ import { checkEndpoint } from "./endpoint.js";
 import { fieldErrors, invalidInput, toolErrorFrom } from "./errors.js";
 import { credentialQueryNames } from "../credentials/auth.js";
 import { rawCall } from "./raw.js";
-import { MAX_FILE_BYTES } from "./bodies.js";
+import { MAX_FILE_BYTES, nullRemovesField } from "./bodies.js";
 import { callClient } from "./context.js";
 import { getPath, protoKeyPaths, setOwn } from "../internal/values.js";
 import { inputLimitProblem } from "./input-limits.js";
@@ -34,7 +34,8 @@ function isPlainObject(value: unknown): value is Json {
 /**
  * Strict-mode models (OpenAI `strict: true`) send `null` for every optional field they leave out.
  * Null therefore means "not given": it is dropped from objects before validation. A field that
- * must be null is still accepted, because validation falls back to the input as sent.
+ * must be null is still accepted, because validation falls back to the input as sent. In a JSON
+ * merge patch null removes a field, and is kept (`nullRemovesField`).
  *
  * Keys are copied as own properties: a `"__proto__"` key (JSON.parse makes it an own key) stays a
  * key that validation refuses, instead of becoming the copy's prototype whose fields would then
@@ -76,9 +77,10 @@ export function validateInput(
   const proto: ToolFieldError[] = protoKeyPaths(input)
     .filter((path) => path.length > 1)
     .map((path) => ({ path: path.join("."), message: `"__proto__" is not allowed as a key; remove it` }));
-  const stripped = tool.input.safeParse(dropNulls(input));
-  if (stripped.success && proto.length === 0) return { ok: true, value: stripped.data as Json };
-  const asSent = stripped.success ? stripped : tool.input.safeParse(ownCopy(input, false));
+  // In a JSON merge patch null removes the field: there a null the schema takes is the model's word.
+  const stripped = nullRemovesField(tool) ? undefined : tool.input.safeParse(dropNulls(input));
+  if (stripped?.success && proto.length === 0) return { ok: true, value: stripped.data as Json };
+  const asSent = stripped?.success ? stripped : tool.input.safeParse(ownCopy(input, false));
   if (asSent.success && proto.length === 0) return { ok: true, value: asSent.data as Json };
   // Both failed: null means "not given" only where the schema refuses it. Drop exactly the nulls the
   // input as sent was refused for, keep those a nullable field takes (`owner: null` beside an
@@ -89,6 +91,8 @@ export function validateInput(
     if (checked.success && proto.length === 0) return { ok: true, value: checked.data as Json };
     if (!checked.success) return { ok: false, fields: withProto(fieldErrors(checked.error, known, mixed), proto) };
   }
+  if (stripped === undefined)
+    return { ok: false, fields: withProto(asSent.success ? [] : fieldErrors(asSent.error, known, input), proto) };
   let fields = stripped.success ? [] : fieldErrors(stripped.error, known, dropNulls(input));
   if (!stripped.success && !asSent.success) {
     // A field both forms fail on is the one to fix: a null the schema accepts (dropped above) is not

@@ -15,6 +15,7 @@
  * functions so tests can run them on every export and on known-bad schemas.
  */
 import type { ToolDefinition } from "./types.js";
+import { nullRemovesField } from "./bodies.js";
 import { fullDescription, ToolSchemas } from "./export-schema.js";
 import { openaiStrictSchema, type RuleViolation } from "./export-strict.js";
 import { toGemini, type GeminiTool } from "./gemini.js";
@@ -126,6 +127,12 @@ const bookOf = (tool: ToolDefinition): ToolSchemas => new ToolSchemas([tool]);
 export function toOpenAI(tool: ToolDefinition, book = bookOf(tool)): { tool: OpenAITool; reasons: string[] } {
   const canonical = book.input(tool);
   const strict = openaiStrictSchema(canonical);
+  if (nullRemovesField(tool)) {
+    strict.strict = false;
+    strict.reasons.unshift(
+      "its body is a JSON merge patch, where null removes a field: strict mode would send null for every field left out",
+    );
+  }
   const parameters = strict.strict ? strict.schema : canonical;
   return {
     tool: {
