@@ -107,6 +107,11 @@ export const CATALOGUE = {
     summary:
       "A trigger's operation parameter is wrong: not a path parameter of the operation, a path parameter left without a value, or a `{NAME}` value that is not the trigger's scope.",
   },
+  SF156: {
+    stage: "check",
+    summary:
+      "Warning: the spec describes OpenAPI `webhooks` but declares no `x-stepforge-triggers`, so no trigger is made from them (how deliveries are registered, signed and routed is not in OpenAPI).",
+  },
   SF161: {
     stage: "check",
     summary:

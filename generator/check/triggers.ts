@@ -15,7 +15,10 @@ export function checkTriggers(
   operations: readonly OperationModel[],
 ): TriggersExtension | undefined {
   const raw = context.doc[TRIGGERS_EXTENSION];
-  if (raw === undefined) return undefined;
+  if (raw === undefined) {
+    reportUntriggeredWebhooks(context);
+    return undefined;
+  }
   reportProtoKeys(raw, [TRIGGERS_EXTENSION], context);
   const parsed = TriggersExtensionSchema.safeParse(raw);
   if (!parsed.success) {
@@ -28,6 +31,26 @@ export function checkTriggers(
   checks.scopes();
   ext.triggers.forEach((trigger, i) => checks.trigger(trigger, i));
   return ext;
+}
+
+/**
+ * OpenAPI `webhooks` say what a service sends, not how to subscribe, verify or route it: without
+ * the extension no trigger is made from them, and generate says so instead of staying silent.
+ */
+function reportUntriggeredWebhooks(context: CheckContext): void {
+  const webhooks = context.doc.webhooks;
+  if (typeof webhooks !== "object" || webhooks === null || Array.isArray(webhooks)) return;
+  const names = Object.keys(webhooks);
+  if (names.length === 0) return;
+  const listed = names.length > 3 ? `${names.slice(0, 3).join(", ")} and ${names.length - 3} more` : names.join(", ");
+  context.report(
+    "SF156",
+    ["webhooks"],
+    `the spec describes ${names.length === 1 ? "a webhook" : `${names.length} webhooks`} (${listed}) but no ` +
+      `${TRIGGERS_EXTENSION}, so no trigger is made from ${names.length === 1 ? "it" : "them"}; declare how ` +
+      `deliveries are registered, signed and routed there (docs/spec-authoring.md, "Triggers")`,
+    "warning",
+  );
 }
 
 class TriggerChecks {

@@ -206,3 +206,26 @@ describe("validate: foreign specs without x-stepforge", () => {
     expect(model.descriptor.auth.kind).toBe("none");
   });
 });
+
+describe("validate: OpenAPI webhooks without x-stepforge-triggers", () => {
+  // Found from outside: a user's spec with `webhooks` generated no trigger and said nothing.
+  it("warns that no trigger is made from them, naming them and where to declare one", () => {
+    const doc = mutated((d) => {
+      d.webhooks = {
+        invoicePaid: { post: { requestBody: { content: {} }, responses: { "200": { description: "ok" } } } },
+      };
+    });
+    const model = validate(doc);
+    expect(model.triggers).toBeUndefined();
+    expect(model.warnings.filter((w) => w.code === "SF156").map((w) => [w.pointer, w.message])).toEqual([
+      [
+        "/webhooks",
+        expect.stringMatching(
+          /^the spec describes a webhook \(invoicePaid\) but no x-stepforge-triggers, so no trigger/,
+        ),
+      ],
+    ]);
+    // Without webhooks, no warning.
+    expect(validate(minimalSpec()).warnings.filter((w) => w.code === "SF156")).toEqual([]);
+  });
+});
