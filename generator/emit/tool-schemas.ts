@@ -123,12 +123,14 @@ export class SchemaWriter {
         return this.union(node, mode);
       case "null":
         return "null";
-      case "any":
       case "never":
         return "unknown";
     }
+    // Before "any": `{ const: card }` and `{ enum: [...] }` need no `type` (a 3.1 discriminator's
+    // branch often has none), and read as anything they let every branch match.
     if (node.const !== undefined) return build("literal", node.const.value);
     let out: SchemaData;
+    if (node.kind === "any" && !(node.enum && node.enum.length > 0)) return "unknown";
     if (node.enum && node.enum.length > 0) {
       const values = node.enum;
       if (values.every((v) => typeof v === "string")) out = build("enum", values);
