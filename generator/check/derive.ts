@@ -11,6 +11,7 @@ import type { Placement, ServiceExtension } from "../../runtime/descriptor.js";
 import { ServiceExtensionSchema } from "../../runtime/descriptor-schemas.js";
 import { asArray, asObject, type Json } from "../refs.js";
 import type { CheckContext } from "./context.js";
+import { MESSAGE_FIELDS } from "./mock-errors.js";
 
 type Fields = ServiceExtension["connection"]["fields"];
 
@@ -22,7 +23,41 @@ export function deriveExtension(context: CheckContext, serviceId: string | undef
   const title = derivedTitle(context.doc);
   const id = derivedServiceId(context, title, serviceId);
   if (id === undefined) return undefined;
-  return ServiceExtensionSchema.parse({ id, title, ...deriveConnection(context), errors: {} });
+  const messageFields = messageFieldsOf(context);
+  return ServiceExtensionSchema.parse({
+    id,
+    title,
+    ...deriveConnection(context),
+    errors: messageFields ? { messageFields } : {},
+  });
+}
+
+/** The runtime's default message fields (runtime/descriptor-schemas.ts), kept after the spec's own. */
+const DEFAULT_MESSAGE_FIELDS = ["message", "error"];
+
+/**
+ * Where this spec's error bodies say what went wrong: the message-like fields its 4xx, 5xx and
+ * default JSON responses declare (an RFC 7807 problem's `detail`, then `title`), most telling first,
+ * then the runtime's defaults. Without them a problem+json answer became a bare "HTTP 422".
+ * Undefined when the responses declare none (the defaults apply).
+ */
+function messageFieldsOf(context: CheckContext): string[] | undefined {
+  const declared = new Set<string>();
+  for (const item of Object.values(asObject(context.doc.paths) ?? {})) {
+    for (const operation of Object.values(asObject(context.refs.deref(item)) ?? {})) {
+      for (const [status, response] of Object.entries(asObject(asObject(operation)?.responses) ?? {})) {
+        if (!/^[45]\d\d$|^[45]xx$|^default$/i.test(status)) continue;
+        const content = asObject(asObject(context.refs.deref(response))?.content) ?? {};
+        for (const [mediaType, media] of Object.entries(content)) {
+          if (!/json/i.test(mediaType)) continue;
+          for (const property of context.refs.node(asObject(media)?.schema).properties) declared.add(property.name);
+        }
+      }
+    }
+  }
+  const fields = MESSAGE_FIELDS.filter((f) => declared.has(f));
+  if (fields.length === 0) return undefined;
+  return [...fields, ...DEFAULT_MESSAGE_FIELDS.filter((f) => !fields.includes(f))];
 }
 
 /** The service's title from `info.title` (spaces folded), or "API". */

@@ -29,7 +29,8 @@ interface ErrorResponse {
   identity: string;
 }
 
-const MESSAGE_FIELDS = [
+/** Fields an error body says what went wrong in, the most telling first (RFC 7807's detail before its title). */
+export const MESSAGE_FIELDS = [
   "message",
   "msg",
   "error_description",
