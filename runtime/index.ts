@@ -35,7 +35,7 @@ export {
   PagingStoppedError,
 } from "./client/client.js";
 export { pathValueProblem } from "./internal/path-values.js";
-export type { OperationData, OperationInit } from "./client/operation-types.js";
+export type { OperationData, OperationInit, PageItem } from "./client/operation-types.js";
 export type {
   CallOptions,
   ClientOptions,

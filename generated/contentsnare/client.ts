@@ -2,7 +2,7 @@
 // Change the spec, the generator or the runtime, then run `stepforge generate`.
 
 import { createServiceClient } from "../../runtime/index.js";
-import type { ClientOptions, OperationData, ServiceClient } from "../../runtime/index.js";
+import type { ClientOptions, OperationData, PageItem, PagingOptions, ServiceClient } from "../../runtime/index.js";
 import { descriptor } from "./descriptor.js";
 import type { paths } from "./types.js";
 
@@ -22,6 +22,8 @@ export type ListClientsInput = {
 };
 /** What listClients returns on success. */
 export type ListClientsData = OperationData<ListClientsOperation>;
+/** One item of listClients's pages (its `results`). */
+export type ListClientsItem = PageItem<ListClientsData, "results">;
 /** The createClient operation as the spec describes it. */
 export type CreateClientOperation = paths["/partner_api/v1/clients"]["post"];
 /** What createClient takes: parameters and body. */
@@ -68,6 +70,8 @@ export type ListRequestsInput = {
 };
 /** What listRequests returns on success. */
 export type ListRequestsData = OperationData<ListRequestsOperation>;
+/** One item of listRequests's pages (its `results`). */
+export type ListRequestsItem = PageItem<ListRequestsData, "results">;
 /** The createRequest operation as the spec describes it. */
 export type CreateRequestOperation = paths["/partner_api/v1/requests"]["post"];
 /** What createRequest takes: parameters and body. */
@@ -118,6 +122,8 @@ export type ListRequestTemplatesInput = {
 };
 /** What listRequestTemplates returns on success. */
 export type ListRequestTemplatesData = OperationData<ListRequestTemplatesOperation>;
+/** One item of listRequestTemplates's pages (its `results`). */
+export type ListRequestTemplatesItem = PageItem<ListRequestTemplatesData, "results">;
 /** The listFolders operation as the spec describes it. */
 export type ListFoldersOperation = paths["/partner_api/v1/folders"]["get"];
 /** What listFolders takes: parameters and body. */
@@ -128,6 +134,8 @@ export type ListFoldersInput = {
 };
 /** What listFolders returns on success. */
 export type ListFoldersData = OperationData<ListFoldersOperation>;
+/** One item of listFolders's pages (its `results`). */
+export type ListFoldersItem = PageItem<ListFoldersData, "results">;
 /** The exchangeToken operation as the spec describes it. */
 export type ExchangeTokenOperation = paths["/oauth/token"]["post"];
 /** What exchangeToken takes: parameters and body. */
@@ -176,6 +184,15 @@ export class ContentsnareClient {
    */
   listClients(init: ListClientsInput = {}): Promise<ListClientsData> {
     return this.core.call("listClients", init) as Promise<ListClientsData>;
+  }
+
+  /**
+   * Every item of listClients, page after page (offset paging).
+   *
+   * Stops after `maxPages` (100 unless given; `Infinity` reads all) or `maxItems`.
+   */
+  listClientsItems(init: ListClientsInput = {}, paging?: PagingOptions): AsyncIterable<ListClientsItem> {
+    return this.core.items("listClients", init, paging) as AsyncIterable<ListClientsItem>;
   }
 
   /**
@@ -244,6 +261,15 @@ export class ContentsnareClient {
    */
   listRequests(init: ListRequestsInput = {}): Promise<ListRequestsData> {
     return this.core.call("listRequests", init) as Promise<ListRequestsData>;
+  }
+
+  /**
+   * Every item of listRequests, page after page (offset paging).
+   *
+   * Stops after `maxPages` (100 unless given; `Infinity` reads all) or `maxItems`.
+   */
+  listRequestsItems(init: ListRequestsInput = {}, paging?: PagingOptions): AsyncIterable<ListRequestsItem> {
+    return this.core.items("listRequests", init, paging) as AsyncIterable<ListRequestsItem>;
   }
 
   /**
@@ -325,6 +351,15 @@ export class ContentsnareClient {
   }
 
   /**
+   * Every item of listRequestTemplates, page after page (offset paging).
+   *
+   * Stops after `maxPages` (100 unless given; `Infinity` reads all) or `maxItems`.
+   */
+  listRequestTemplatesItems(init: ListRequestTemplatesInput = {}, paging?: PagingOptions): AsyncIterable<ListRequestTemplatesItem> {
+    return this.core.items("listRequestTemplates", init, paging) as AsyncIterable<ListRequestTemplatesItem>;
+  }
+
+  /**
    * List folders
    *
    * `GET /partner_api/v1/folders`
@@ -334,6 +369,15 @@ export class ContentsnareClient {
    */
   listFolders(init: ListFoldersInput = {}): Promise<ListFoldersData> {
     return this.core.call("listFolders", init) as Promise<ListFoldersData>;
+  }
+
+  /**
+   * Every item of listFolders, page after page (offset paging).
+   *
+   * Stops after `maxPages` (100 unless given; `Infinity` reads all) or `maxItems`.
+   */
+  listFoldersItems(init: ListFoldersInput = {}, paging?: PagingOptions): AsyncIterable<ListFoldersItem> {
+    return this.core.items("listFolders", init, paging) as AsyncIterable<ListFoldersItem>;
   }
 
   /**

@@ -2,7 +2,7 @@
 // Change the spec, the generator or the runtime, then run `stepforge generate`.
 
 import { createServiceClient } from "../../runtime/index.js";
-import type { ClientOptions, OperationData, ServiceClient } from "../../runtime/index.js";
+import type { ClientOptions, OperationData, PageItem, PagingOptions, ServiceClient } from "../../runtime/index.js";
 import { descriptor } from "./descriptor.js";
 import type { paths } from "./types.js";
 
@@ -22,6 +22,8 @@ export type GetLeadsOperation = paths["/rest/v1/leads.json"]["get"];
 export type GetLeadsInput = { params: GetLeadsOperation["parameters"]; body?: never; signal?: AbortSignal };
 /** What getLeads returns on success. */
 export type GetLeadsData = OperationData<GetLeadsOperation>;
+/** One item of getLeads's pages (its `result`). */
+export type GetLeadsItem = PageItem<GetLeadsData, "result">;
 /** The syncLeads operation as the spec describes it. */
 export type SyncLeadsOperation = paths["/rest/v1/leads.json"]["post"];
 /** What syncLeads takes: parameters and body. */
@@ -52,6 +54,8 @@ export type GetLeadActivitiesInput = {
 };
 /** What getLeadActivities returns on success. */
 export type GetLeadActivitiesData = OperationData<GetLeadActivitiesOperation>;
+/** One item of getLeadActivities's pages (its `result`). */
+export type GetLeadActivitiesItem = PageItem<GetLeadActivitiesData, "result">;
 /** The getLeadChanges operation as the spec describes it. */
 export type GetLeadChangesOperation = paths["/rest/v1/activities/leadchanges.json"]["get"];
 /** What getLeadChanges takes: parameters and body. */
@@ -62,6 +66,8 @@ export type GetLeadChangesInput = {
 };
 /** What getLeadChanges returns on success. */
 export type GetLeadChangesData = OperationData<GetLeadChangesOperation>;
+/** One item of getLeadChanges's pages (its `result`). */
+export type GetLeadChangesItem = PageItem<GetLeadChangesData, "result">;
 /** The getActivityTypes operation as the spec describes it. */
 export type GetActivityTypesOperation = paths["/rest/v1/activities/types.json"]["get"];
 /** What getActivityTypes takes: parameters and body. */
@@ -82,6 +88,8 @@ export type GetEmailBouncedActivitiesInput = {
 };
 /** What getEmailBouncedActivities returns on success. */
 export type GetEmailBouncedActivitiesData = OperationData<GetEmailBouncedActivitiesOperation>;
+/** One item of getEmailBouncedActivities's pages (its `result`). */
+export type GetEmailBouncedActivitiesItem = PageItem<GetEmailBouncedActivitiesData, "result">;
 /** The getEmailOpenedActivities operation as the spec describes it. */
 export type GetEmailOpenedActivitiesOperation = paths["/rest/v1/activities/emailopened.json"]["get"];
 /** What getEmailOpenedActivities takes: parameters and body. */
@@ -92,6 +100,8 @@ export type GetEmailOpenedActivitiesInput = {
 };
 /** What getEmailOpenedActivities returns on success. */
 export type GetEmailOpenedActivitiesData = OperationData<GetEmailOpenedActivitiesOperation>;
+/** One item of getEmailOpenedActivities's pages (its `result`). */
+export type GetEmailOpenedActivitiesItem = PageItem<GetEmailOpenedActivitiesData, "result">;
 /** The getCampaigns operation as the spec describes it. */
 export type GetCampaignsOperation = paths["/rest/v1/campaigns.json"]["get"];
 /** What getCampaigns takes: parameters and body. */
@@ -102,6 +112,8 @@ export type GetCampaignsInput = {
 };
 /** What getCampaigns returns on success. */
 export type GetCampaignsData = OperationData<GetCampaignsOperation>;
+/** One item of getCampaigns's pages (its `result`). */
+export type GetCampaignsItem = PageItem<GetCampaignsData, "result">;
 /** The getCampaign operation as the spec describes it. */
 export type GetCampaignOperation = paths["/rest/v1/campaigns/{id}.json"]["get"];
 /** What getCampaign takes: parameters and body. */
@@ -142,6 +154,8 @@ export type GetEmailProgramsInput = {
 };
 /** What getEmailPrograms returns on success. */
 export type GetEmailProgramsData = OperationData<GetEmailProgramsOperation>;
+/** One item of getEmailPrograms's pages (its `result`). */
+export type GetEmailProgramsItem = PageItem<GetEmailProgramsData, "result">;
 /** The getProgramStats operation as the spec describes it. */
 export type GetProgramStatsOperation = paths["/rest/asset/v1/program/{id}/stats.json"]["get"];
 /** What getProgramStats takes: parameters and body. */
@@ -198,6 +212,8 @@ export type GetListsOperation = paths["/rest/v1/lists.json"]["get"];
 export type GetListsInput = { params?: GetListsOperation["parameters"]; body?: never; signal?: AbortSignal };
 /** What getLists returns on success. */
 export type GetListsData = OperationData<GetListsOperation>;
+/** One item of getLists's pages (its `result`). */
+export type GetListsItem = PageItem<GetListsData, "result">;
 /** The getListMembers operation as the spec describes it. */
 export type GetListMembersOperation = paths["/rest/v1/lists/{listId}/leads.json"]["get"];
 /** What getListMembers takes: parameters and body. */
@@ -208,6 +224,8 @@ export type GetListMembersInput = {
 };
 /** What getListMembers returns on success. */
 export type GetListMembersData = OperationData<GetListMembersOperation>;
+/** One item of getListMembers's pages (its `result`). */
+export type GetListMembersItem = PageItem<GetListMembersData, "result">;
 /** The addLeadsToList operation as the spec describes it. */
 export type AddLeadsToListOperation = paths["/rest/v1/lists/{listId}/leads.json"]["post"];
 /** What addLeadsToList takes: parameters and body. */
@@ -275,6 +293,15 @@ export class MarketoClient {
   }
 
   /**
+   * Every item of getLeads, page after page (token paging).
+   *
+   * Stops after `maxPages` (100 unless given; `Infinity` reads all) or `maxItems`.
+   */
+  getLeadsItems(init: GetLeadsInput, paging?: PagingOptions): AsyncIterable<GetLeadsItem> {
+    return this.core.items("getLeads", init, paging) as AsyncIterable<GetLeadsItem>;
+  }
+
+  /**
    * Create or update leads
    *
    * `POST /rest/v1/leads.json`
@@ -308,6 +335,15 @@ export class MarketoClient {
   }
 
   /**
+   * Every item of getLeadActivities, page after page (token paging).
+   *
+   * Stops after `maxPages` (100 unless given; `Infinity` reads all) or `maxItems`.
+   */
+  getLeadActivitiesItems(init: GetLeadActivitiesInput, paging?: PagingOptions): AsyncIterable<GetLeadActivitiesItem> {
+    return this.core.items("getLeadActivities", init, paging) as AsyncIterable<GetLeadActivitiesItem>;
+  }
+
+  /**
    * Get lead changes
    *
    * `GET /rest/v1/activities/leadchanges.json`
@@ -316,6 +352,15 @@ export class MarketoClient {
    */
   getLeadChanges(init: GetLeadChangesInput): Promise<GetLeadChangesData> {
     return this.core.call("getLeadChanges", init) as Promise<GetLeadChangesData>;
+  }
+
+  /**
+   * Every item of getLeadChanges, page after page (token paging).
+   *
+   * Stops after `maxPages` (100 unless given; `Infinity` reads all) or `maxItems`.
+   */
+  getLeadChangesItems(init: GetLeadChangesInput, paging?: PagingOptions): AsyncIterable<GetLeadChangesItem> {
+    return this.core.items("getLeadChanges", init, paging) as AsyncIterable<GetLeadChangesItem>;
   }
 
   /**
@@ -343,6 +388,15 @@ export class MarketoClient {
   }
 
   /**
+   * Every item of getEmailBouncedActivities, page after page (token paging).
+   *
+   * Stops after `maxPages` (100 unless given; `Infinity` reads all) or `maxItems`.
+   */
+  getEmailBouncedActivitiesItems(init: GetEmailBouncedActivitiesInput, paging?: PagingOptions): AsyncIterable<GetEmailBouncedActivitiesItem> {
+    return this.core.items("getEmailBouncedActivities", init, paging) as AsyncIterable<GetEmailBouncedActivitiesItem>;
+  }
+
+  /**
    * Get email opened activities
    *
    * `GET /rest/v1/activities/emailopened.json`
@@ -356,6 +410,15 @@ export class MarketoClient {
   }
 
   /**
+   * Every item of getEmailOpenedActivities, page after page (token paging).
+   *
+   * Stops after `maxPages` (100 unless given; `Infinity` reads all) or `maxItems`.
+   */
+  getEmailOpenedActivitiesItems(init: GetEmailOpenedActivitiesInput, paging?: PagingOptions): AsyncIterable<GetEmailOpenedActivitiesItem> {
+    return this.core.items("getEmailOpenedActivities", init, paging) as AsyncIterable<GetEmailOpenedActivitiesItem>;
+  }
+
+  /**
    * Get campaigns
    *
    * `GET /rest/v1/campaigns.json`
@@ -364,6 +427,15 @@ export class MarketoClient {
    */
   getCampaigns(init: GetCampaignsInput = {}): Promise<GetCampaignsData> {
     return this.core.call("getCampaigns", init) as Promise<GetCampaignsData>;
+  }
+
+  /**
+   * Every item of getCampaigns, page after page (token paging).
+   *
+   * Stops after `maxPages` (100 unless given; `Infinity` reads all) or `maxItems`.
+   */
+  getCampaignsItems(init: GetCampaignsInput = {}, paging?: PagingOptions): AsyncIterable<GetCampaignsItem> {
+    return this.core.items("getCampaigns", init, paging) as AsyncIterable<GetCampaignsItem>;
   }
 
   /**
@@ -410,6 +482,15 @@ export class MarketoClient {
    */
   getEmailPrograms(init: GetEmailProgramsInput = {}): Promise<GetEmailProgramsData> {
     return this.core.call("getEmailPrograms", init) as Promise<GetEmailProgramsData>;
+  }
+
+  /**
+   * Every item of getEmailPrograms, page after page (offset paging).
+   *
+   * Stops after `maxPages` (100 unless given; `Infinity` reads all) or `maxItems`.
+   */
+  getEmailProgramsItems(init: GetEmailProgramsInput = {}, paging?: PagingOptions): AsyncIterable<GetEmailProgramsItem> {
+    return this.core.items("getEmailPrograms", init, paging) as AsyncIterable<GetEmailProgramsItem>;
   }
 
   /**
@@ -483,6 +564,15 @@ export class MarketoClient {
   }
 
   /**
+   * Every item of getLists, page after page (token paging).
+   *
+   * Stops after `maxPages` (100 unless given; `Infinity` reads all) or `maxItems`.
+   */
+  getListsItems(init: GetListsInput = {}, paging?: PagingOptions): AsyncIterable<GetListsItem> {
+    return this.core.items("getLists", init, paging) as AsyncIterable<GetListsItem>;
+  }
+
+  /**
    * Get leads in a list
    *
    * `GET /rest/v1/lists/{listId}/leads.json`
@@ -493,6 +583,15 @@ export class MarketoClient {
    */
   getListMembers(init: GetListMembersInput): Promise<GetListMembersData> {
     return this.core.call("getListMembers", init) as Promise<GetListMembersData>;
+  }
+
+  /**
+   * Every item of getListMembers, page after page (token paging).
+   *
+   * Stops after `maxPages` (100 unless given; `Infinity` reads all) or `maxItems`.
+   */
+  getListMembersItems(init: GetListMembersInput, paging?: PagingOptions): AsyncIterable<GetListMembersItem> {
+    return this.core.items("getListMembers", init, paging) as AsyncIterable<GetListMembersItem>;
   }
 
   /**

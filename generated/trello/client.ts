@@ -2,7 +2,7 @@
 // Change the spec, the generator or the runtime, then run `stepforge generate`.
 
 import { createServiceClient } from "../../runtime/index.js";
-import type { ClientOptions, OperationData, ServiceClient } from "../../runtime/index.js";
+import type { ClientOptions, OperationData, PageItem, PagingOptions, ServiceClient } from "../../runtime/index.js";
 import { descriptor } from "./descriptor.js";
 import type { paths } from "./types.js";
 

@@ -2,7 +2,7 @@
 // Change the spec, the generator or the runtime, then run `stepforge generate`.
 
 import { createServiceClient } from "../../runtime/index.js";
-import type { ClientOptions, OperationData, ServiceClient } from "../../runtime/index.js";
+import type { ClientOptions, OperationData, PageItem, PagingOptions, ServiceClient } from "../../runtime/index.js";
 import { descriptor } from "./descriptor.js";
 import type { paths } from "./types.js";
 
@@ -16,6 +16,8 @@ export type SearchNewsInput = {
 };
 /** What searchNews returns on success. */
 export type SearchNewsData = OperationData<SearchNewsOperation>;
+/** One item of searchNews's pages (its `news`). */
+export type SearchNewsItem = PageItem<SearchNewsData, "news">;
 /** The topNews operation as the spec describes it. */
 export type TopNewsOperation = paths["/top-news"]["get"];
 /** What topNews takes: parameters and body. */
@@ -87,6 +89,15 @@ export class WorldnewsClient {
    */
   searchNews(init: SearchNewsInput = {}): Promise<SearchNewsData> {
     return this.core.call("searchNews", init) as Promise<SearchNewsData>;
+  }
+
+  /**
+   * Every item of searchNews, page after page (offset paging).
+   *
+   * Stops after `maxPages` (100 unless given; `Infinity` reads all) or `maxItems`.
+   */
+  searchNewsItems(init: SearchNewsInput = {}, paging?: PagingOptions): AsyncIterable<SearchNewsItem> {
+    return this.core.items("searchNews", init, paging) as AsyncIterable<SearchNewsItem>;
   }
 
   /**

@@ -16,7 +16,16 @@ import { ident, jsdoc, str, WIDTH } from "../print.js";
 import { moduleText, pascal, type Emitter } from "./file.js";
 
 /** Names this module imports or declares besides the per-operation ones. */
-const IMPORTED = ["createServiceClient", "ClientOptions", "OperationData", "ServiceClient", "descriptor", "paths"];
+const IMPORTED = [
+  "createServiceClient",
+  "ClientOptions",
+  "OperationData",
+  "PageItem",
+  "PagingOptions",
+  "ServiceClient",
+  "descriptor",
+  "paths",
+];
 
 function docLines(op: OperationModel): string {
   const lines = [op.summary, "", `\`${op.method} ${op.path}\``];
@@ -57,12 +66,13 @@ export const emitClient: Emitter<SurfaceModel> = (model, context) => {
   const runtime = str(context.runtimeImport);
   const body = [
     `import { createServiceClient } from ${runtime};`,
-    `import type { ClientOptions, OperationData, ServiceClient } from ${runtime};`,
+    `import type { ClientOptions, OperationData, PageItem, PagingOptions, ServiceClient } from ${runtime};`,
     `import { descriptor } from "./descriptor.js";`,
     `import type { paths } from "./types.js";`,
     "",
   ];
   const methods: string[] = [];
+  const operationIds = new Set(model.operations.map((op) => op.operationId));
   for (const op of model.operations) {
     const base = pascal(op.operationId);
     const [operation, input, data] = ["Operation", "Input", "Data"].map((suffix) =>
@@ -84,6 +94,27 @@ export const emitClient: Emitter<SurfaceModel> = (model, context) => {
         "  }",
       ].join("\n"),
     );
+    const itemsMethod = `${op.operationId}Items`;
+    if (op.paging && !operationIds.has(itemsMethod)) {
+      const item = ident(names.claim(`${base}Item`, `${op.operationId}#item`).name);
+      body.push(
+        jsdoc(`One item of ${op.operationId}'s pages (its \`${op.paging.itemsField}\`).`),
+        `export type ${item} = PageItem<${data}, ${str(op.paging.itemsField)}>;`,
+      );
+      methods.push(
+        [
+          jsdoc(
+            `Every item of ${op.operationId}, page after page (${op.paging.style} paging).\n\nStops after ` +
+              `\`maxPages\` (100 unless given; \`Infinity\` reads all) or \`maxItems\`.`,
+            "  ",
+          ),
+          `  ${ident(itemsMethod)}(init: ${input}${op.requiresInput ? "" : " = {}"}, paging?: PagingOptions): ` +
+            `AsyncIterable<${item}> {`,
+          `    return this.core.items(${str(op.operationId)}, init, paging) as AsyncIterable<${item}>;`,
+          "  }",
+        ].join("\n"),
+      );
+    }
   }
   body.push(
     "",

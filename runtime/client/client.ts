@@ -93,7 +93,7 @@ export interface ClientOptions {
   store?: ConnectionStore | undefined;
 }
 
-export type { OperationData, OperationInit } from "./operation-types.js";
+export type { OperationData, OperationInit, PageItem } from "./operation-types.js";
 
 /** A request to any path of the service, outside the declared operations (the API Call step's). */
 export interface RawRequest {

@@ -50,3 +50,20 @@ type SuccessAnswer<Responses> = {
 
 /** What a generated operation function resolves to: the JSON body of its success response. */
 export type OperationData<Op> = Op extends { responses: infer Responses } ? SuccessAnswer<Responses> : never;
+
+/**
+ * One item of a paged operation's pages: the list at `Field` of its data (a dotted path, `.` for
+ * a bare array), as the runtime's `items()` walks it. `unknown` where the types hold no list there
+ * (a spec whose paging names a field its schema does not type), never a compile error.
+ */
+export type PageItem<Data, Field extends string> = Field extends "." | ""
+  ? ListItem<Data>
+  : Field extends `${infer Key}.${infer Rest}`
+    ? Key extends keyof NonNullable<Data>
+      ? PageItem<NonNullable<Data>[Key], Rest>
+      : unknown
+    : Field extends keyof NonNullable<Data>
+      ? ListItem<NonNullable<Data>[Field]>
+      : unknown;
+
+type ListItem<List> = NonNullable<List> extends ReadonlyArray<infer Item> ? Item : unknown;

@@ -337,6 +337,8 @@ export function buildDeclarations(ts: typeof TS, sources: DeclarationSources): S
       if (!ts.isMethodDeclaration(member) || !ts.isIdentifier(member.name)) continue;
       const method = member.name.text;
       if (wanted && !wanted.has(method)) continue;
+      // One method, one bridged call: a paged walk (`listCardsItems(): AsyncIterable<…>`) is not one.
+      if (member.type && !/^Promise\b/.test(member.type.getText(clientFile))) continue;
       const signature = checker.getSignatureFromDeclaration(member);
       const param = signature?.parameters[0];
       if (!signature || !param) continue;

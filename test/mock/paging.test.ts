@@ -24,8 +24,8 @@ describe("paging", () => {
     expect(first.result).toHaveLength(3);
     expect(first.nextPageToken).toBeTypeOf("string");
     const emails: string[] = [];
-    for await (const lead of marketo.core.items("getLeads", { params: { query } }))
-      emails.push((lead as { email: string }).email);
+    // The generated walk: its items are typed (a lead's email is a string | undefined, no cast).
+    for await (const lead of marketo.getLeadsItems({ params: { query } })) emails.push(lead.email ?? "");
     expect(emails).toEqual(input.map((l) => l.email));
     const last = (await marketo.getLeads({ params: { query: { ...query, batchSize: 7 } } })) as {
       nextPageToken?: string;
@@ -42,6 +42,9 @@ describe("paging", () => {
     expect(page.results.map((c) => c.email)).toEqual(["c2@example.com", "c3@example.com"]);
     expect(page.pagination).toEqual({ offset: 2, limit: 2, total_count: 5 });
     const all: string[] = [];
+    for await (const c of cs.listClientsItems({ params: { query: { limit: 2 } } }, { maxItems: 4 })) all.push(c.email);
+    expect(all).toHaveLength(4);
+    all.length = 0;
     for await (const c of cs.core.items("listClients", { params: { query: { limit: 2 } } }))
       all.push((c as { email: string }).email);
     expect(all).toHaveLength(5);

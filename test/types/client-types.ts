@@ -29,6 +29,20 @@ export async function rightCalls(): Promise<string[]> {
   return [card.id, created.name ?? "", String(leads.success), String(found.available)];
 }
 
+/** A paged operation's walk yields its list's items, typed. */
+export async function pagedWalks(): Promise<string[]> {
+  const titles: string[] = [];
+  for await (const article of news.searchNewsItems({ params: { query: { text: "solar" } } }, { maxItems: 3 }))
+    titles.push(article.title ?? "");
+  for await (const lead of marketo.getLeadsItems({ params: { query: { filterType: "email", filterValues: ["a"] } } }))
+    titles.push(lead.email ?? "");
+  // @ts-expect-error an item is one article, not the page holding the list
+  for await (const article of news.searchNewsItems()) titles.push(article.news);
+  // @ts-expect-error an operation without paging has no walk
+  trello.getCardItems;
+  return titles;
+}
+
 export async function wrongCalls(): Promise<void> {
   // @ts-expect-error a wrong path parameter name
   await trello.getCard({ params: { path: { cardId: "x" } } });

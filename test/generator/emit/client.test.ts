@@ -12,7 +12,7 @@ describe("emitClient", () => {
     const [file] = await emitClient(model, context);
     expect(body(file!.content)).toMatchInlineSnapshot(`
       "import { createServiceClient } from "stepforge/runtime";
-      import type { ClientOptions, OperationData, ServiceClient } from "stepforge/runtime";
+      import type { ClientOptions, OperationData, PageItem, PagingOptions, ServiceClient } from "stepforge/runtime";
       import { descriptor } from "./descriptor.js";
       import type { paths } from "./types.js";
 
