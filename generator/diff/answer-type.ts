@@ -12,8 +12,9 @@
  *
  * The rule mirrors runtime/client/operation-types.ts as declarations.ts writes a types.ts: exactly
  * one response key among the success statuses (`200` as a number key, `"2XX"` as a string key),
- * and that response's content with exactly one media type whose name ends in `/json`. Anything
- * else (two success statuses, no JSON media type, no content) keeps `OperationData`.
+ * and that response's content either absent (its `content`, `undefined`) or with exactly one media
+ * type whose name ends in `/json` (that media type's body). Anything else (two success statuses,
+ * no JSON media type among several) keeps `OperationData`.
  */
 import { isObject, resolvePointer, type Json } from "../refs.js";
 import { str } from "../print.js";
@@ -50,9 +51,12 @@ export function answerType(doc: Json, path: string, method: string, operationAli
   const success = Object.keys(responses).filter(isSuccessKey);
   if (success.length !== 1) return fallback;
   const response = target(doc, responses[success[0]!]);
-  const content = isObject(response) ? response.content : undefined;
-  if (!isObject(content)) return fallback;
-  const json = Object.keys(content).filter((mediaType) => mediaType.endsWith("/json"));
-  if (json.length !== 1) return fallback;
-  return `${operationAlias}["responses"][${str(success[0]!)}]["content"][${str(json[0]!)}]`;
+  if (!isObject(response)) return fallback;
+  const content = `${operationAlias}["responses"][${str(success[0]!)}]["content"]`;
+  // No media type: declarations.ts writes `content?: never`, which OperationData answers as is.
+  if (response.content === undefined || (isObject(response.content) && Object.keys(response.content).length === 0))
+    return content;
+  if (!isObject(response.content)) return fallback;
+  const json = Object.keys(response.content).filter((mediaType) => mediaType.endsWith("/json"));
+  return json.length === 1 ? `${content}[${str(json[0]!)}]` : fallback;
 }
