@@ -9,7 +9,11 @@
  *    worldnews.yaml (an enum value added or removed) to the round's "generated … into" line, against
  *    a cold `generate` of the four specs. Goal ≤ 0.2×.
  *
- *   npx tsx bench/regen.ts [--rounds 3] [--quick]
+ * With `--before PATH` (the bin/stepforge.js of another build, e.g. a worktree of main), both
+ * diffs of that build run in the same rounds too, so a change to diff is measured side by side with
+ * the build before it; the cold generate is this build's.
+ *
+ *   npx tsx bench/regen.ts [--rounds 3] [--quick] [--before ../main/bin/stepforge.js]
  */
 import { spawn } from "node:child_process";
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -28,7 +32,11 @@ import {
 } from "./lib/report.js";
 
 const { values } = parseArgs({
-  options: { rounds: { type: "string", default: "3" }, quick: { type: "boolean", default: false } },
+  options: {
+    rounds: { type: "string", default: "3" },
+    quick: { type: "boolean", default: false },
+    before: { type: "string" },
+  },
 });
 const ROUNDS = values.quick ? 1 : Number(values.rounds);
 const EDITS = values.quick ? 3 : 7;
@@ -60,10 +68,18 @@ const coldTrello = () => {
     { cwd: ROOT },
   );
 };
-const diffOf = (file: string) => () =>
-  runChild(NODE, [BIN, "diff", TRELLO_OFFICIAL, file, "--service", "trello"], { cwd: ROOT });
-const [generateTrello, diffPlanted, diffRenamed] = sampleSideBySide(
-  [coldTrello, diffOf(edited), diffOf(renamedOnly)],
+const diffOf =
+  (file: string, bin = BIN) =>
+  () =>
+    runChild(NODE, [bin, "diff", TRELLO_OFFICIAL, file, "--service", "trello"], { cwd: ROOT });
+const BEFORE = values.before ? resolve(values.before) : undefined;
+const [generateTrello, diffPlanted, diffRenamed, beforePlanted, beforeRenamed] = sampleSideBySide(
+  [
+    coldTrello,
+    diffOf(edited),
+    diffOf(renamedOnly),
+    ...(BEFORE ? [diffOf(edited, BEFORE), diffOf(renamedOnly, BEFORE)] : []),
+  ],
   ROUNDS,
 );
 const base = seconds(generateTrello!);
@@ -91,6 +107,15 @@ console.log(
         cell(diffRenamed!),
         ratio(seconds(diffRenamed!), base),
       ],
+      ...(BEFORE
+        ? [
+            [`the build of \`--before\`: \`diff\` against 15 planted changes`, beforePlanted!],
+            [`the build of \`--before\`: \`diff\` against a renamed operation`, beforeRenamed!],
+          ].map(([what, sample]) => {
+            const s = sample as Sample;
+            return [what as string, s.ok ? s.samples : 0, cell(s), ratio(seconds(s), base)];
+          })
+        : []),
     ],
   ),
 );

@@ -73,9 +73,12 @@ async function compare(
   out: NodeJS.WritableStream,
   check: CheckPass,
 ): Promise<number> {
-  const { compareSpecs } = await import("../../generator/diff/index.js");
-  const { checkForDiff, loadSide } = await import("../../generator/diff/specs.js");
-  const { reportJson, reportText } = await import("../../generator/diff/report.js");
+  // Loaded together: the loader reads the three module graphs' files at once instead of in turn.
+  const [{ compareSpecs }, { checkForDiff, loadSide }, { reportJson, reportText }] = await Promise.all([
+    import("../../generator/diff/index.js"),
+    import("../../generator/diff/specs.js"),
+    import("../../generator/diff/report.js"),
+  ]);
   const sides = positionals.map((arg) => loadSide(arg));
   const serviceId = values.service ?? (await defaultServiceId(positionals, sides));
   const [old, now] = sides.map((side) => checkForDiff(side, serviceId)) as [

@@ -13,6 +13,7 @@ import { checkInProcess, type CheckPass } from "./checker-thread.js";
 import { compareSurfaces, type TypedPair } from "./compare.js";
 import type { Declarations } from "./program.js";
 import { checkerInputOf } from "./spec-declarations.js";
+import { textIds } from "./digest.js";
 import { parseSurface, SURFACE_FILE, surfaceOf, surfaceText, type ServiceSurface } from "./surface.js";
 
 export type { Change, ServiceReport } from "./change.js";
@@ -107,7 +108,12 @@ export async function compareSpecs(
   now: SurfaceModel,
   check: CheckPass = checkInProcess,
 ): Promise<ServiceReport> {
-  const [oldSurface, nowSurface] = [surfaceOf(old, old.spec.file), surfaceOf(now, now.spec.file)];
+  // Neither surface is written: their fingerprints need only tell texts apart, not outlive the run.
+  const digest = textIds();
+  const [oldSurface, nowSurface] = [
+    surfaceOf(old, old.spec.file, undefined, digest),
+    surfaceOf(now, now.spec.file, undefined, digest),
+  ];
   return compareVersions(now.id, { surface: oldSurface }, { surface: nowSurface }, async (pairs) =>
     check(
       await checkerInputOf({ model: old, client: oldSurface.client }, { model: now, client: nowSurface.client }, pairs),

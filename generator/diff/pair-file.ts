@@ -8,6 +8,7 @@
  * bodies that decide nothing, and each module is one more file to parse, bind and resolve imports of.
  */
 import { inputType } from "../emit/client.js";
+import { answerType } from "./answer-type.js";
 import type { OperationModel, SurfaceModel } from "../model.js";
 import { str } from "../print.js";
 import type { TypedPair } from "./compare.js";
@@ -29,6 +30,8 @@ export interface PairOperation {
   method: string;
   /** The input type's members, given the name of the operation's alias (client.ts's inputType). */
   input: (operationAlias: string) => string[];
+  /** What its method resolves to, given the same name (answer-type.ts). */
+  output: (operationAlias: string) => string;
 }
 
 /** The aliases of pair `index` on one side (typecheck.ts looks them up by these names). */
@@ -62,7 +65,7 @@ export function pairAliases(
       lines.push(
         `type ${operation} = ${name}.paths[${str(op.path)}][${str(op.method.toLowerCase())}];`,
         `export type ${input} = { ${op.input(operation).join("; ")} };`,
-        `export type ${output} = OperationData<${operation}>;`,
+        `export type ${output} = ${op.output(operation)};`,
       );
     });
   });
@@ -86,7 +89,9 @@ export function pairText(parts: PairFileParts): string {
 
 const sideOf = (model: SurfaceModel, operationId: string): PairOperation | undefined => {
   const op: OperationModel | undefined = model.operations.find((o) => o.operationId === operationId);
-  return op && { path: op.path, method: op.method, input: (alias) => inputType(op, alias) };
+  if (!op) return undefined;
+  const output = (alias: string) => answerType(model.typesDocument, op.path, op.method, alias);
+  return { path: op.path, method: op.method, input: (alias) => inputType(op, alias), output };
 };
 
 /** The pair file's parts for two checked specs and the compared pairs. */

@@ -10,6 +10,7 @@ import { parse } from "yaml";
 import { compareSpecs } from "../../generator/diff/index.js";
 import { checkForDiff } from "../../generator/diff/specs.js";
 import { compareSurfaces } from "../../generator/diff/compare.js";
+import { textIds } from "../../generator/diff/digest.js";
 import { schemaFingerprinter, surfaceOf } from "../../generator/diff/surface.js";
 import { loadSpecText } from "../../generator/load.js";
 import { RefResolver } from "../../generator/refs.js";
@@ -70,6 +71,14 @@ describe("schemaFingerprinter", () => {
     expect(fingerprint(documented)).toBe(fingerprint(base));
     expect(fingerprint({ items: documented })).toBe(fingerprint({ items: base }));
     expect(fingerprint(documented)).toBe(fingerprint(structuredClone(documented)));
+  });
+  it("with diff's text ids (no sha256): one id per distinct schema, the same across both sides", () => {
+    const ids = textIds();
+    const refs = new RefResolver({ openapi: "3.1.0", paths: {} });
+    const [old, now] = [schemaFingerprinter(refs, ids), schemaFingerprinter(refs, ids)];
+    expect(now(structuredClone(base))).toBe(old(base));
+    expect(now({ ...base, properties: { title: { type: "number" } } })).not.toBe(old(base));
+    expect(old(base)).toMatch(/^~[0-9a-z]+$/);
   });
 });
 
