@@ -4,7 +4,7 @@
  * against a loopback server that enforces it the way the service does, and in the generator's
  * validation.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SpecError, type Diagnostic } from "../../generator/diagnostics.js";
 import { loadSpecText } from "../../generator/load.js";
 import { checkSpec as validateSpec } from "../../generator/check/index.js";
@@ -26,16 +26,12 @@ import {
   expectRefusedLocally,
   json,
   nextFailure,
-  startServer,
+  startTestServer,
   type TestServer,
 } from "./helpers.js";
 import { ServerWindow } from "./server-window.js";
 
 let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 
 const WINDOW_MS = 300;
 const boardOps = {
@@ -62,7 +58,7 @@ describe("per: path:<param>", () => {
   it("one budget per board, shared by every connection of the service; operations without the parameter are not counted", async () => {
     const boards = new Map<string, ServerWindow>();
     let rejected = 0;
-    server = await startServer((req, res) => {
+    server = await startTestServer((req, res) => {
       const m = /^\/1\/boards\/([^/]+)/.exec(req.url.pathname);
       if (m) {
         const w = boards.get(m[1]!) ?? new ServerWindow(4, WINDOW_MS);
@@ -122,7 +118,7 @@ describe("excludePathPrefixes", () => {
   it("excluded routes neither count nor wait; the rest of the prefix does", async () => {
     const members = new ServerWindow(2, WINDOW_MS);
     let rejected = 0;
-    server = await startServer((req, res) => {
+    server = await startTestServer((req, res) => {
       const p = req.url.pathname;
       if (p.startsWith("/1/members/") && !p.startsWith("/1/members/me/") && !members.admit(req.at)) {
         rejected++;
@@ -211,7 +207,7 @@ describe("penaltySeconds", () => {
 
   it("holds every caller back for the penalty after a refusal, so no request lands inside it", async () => {
     const s = penaltyServer(5);
-    server = await startServer((req, res) => s.handler(req, res));
+    server = await startTestServer((req, res) => s.handler(req, res));
     const client = createServiceClient(apiKeyService({ limits: [limit(PENALTY_MS / 1000)], errors }, boardOps), {
       connection: apiKeyConnection(),
       baseUrl: server.url,
@@ -233,7 +229,7 @@ describe("penaltySeconds", () => {
 
   it("control: without penaltySeconds the same server keeps refusing (Retry-After 0 says go at once)", async () => {
     const s = penaltyServer(5);
-    server = await startServer((req, res) => s.handler(req, res));
+    server = await startTestServer((req, res) => s.handler(req, res));
     const client = createServiceClient(apiKeyService({ limits: [limit()], errors }, boardOps), {
       connection: apiKeyConnection(),
       baseUrl: server.url,
@@ -255,7 +251,7 @@ describe("penaltySeconds", () => {
 
 describe("monthly-quota", () => {
   it("counts calls per calendar month and fails before sending once used, naming the reset on the 1st", async () => {
-    server = await startServer((_req, res) => json(res, 200, { ok: true }));
+    server = await startTestServer((_req, res) => json(res, 200, { ok: true }));
     const d = apiKeyService(
       {
         limits: [
@@ -282,7 +278,7 @@ describe("monthly-quota", () => {
   });
 
   it("a monthly refusal from the service stops every call until the 1st", async () => {
-    server = await startServer((_req, res) => json(res, 429, { error: "MONTHLY_QUOTA" }));
+    server = await startTestServer((_req, res) => json(res, 429, { error: "MONTHLY_QUOTA" }));
     const d = apiKeyService(
       {
         limits: [

@@ -1,5 +1,5 @@
 import { createServer } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   AbortedError,
   createServiceClient,
@@ -10,13 +10,9 @@ import {
   ServerError,
   TimeoutError,
 } from "../../runtime/index.js";
-import { apiKeyConnection, apiKeyService, delay, json, startServer, type TestServer } from "./helpers.js";
+import { apiKeyConnection, apiKeyService, delay, json, startTestServer, type TestServer } from "./helpers.js";
 
 let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 
 const envelope = { successField: "success", errorsField: "errors", codeField: "code", messageField: "message" };
 const service = () =>
@@ -45,7 +41,7 @@ const get = { params: { path: { id: "1" } } };
 /** Fails the first `failures` requests with `fail`, then answers 200. */
 async function flaky(failures: number, fail: (res: import("node:http").ServerResponse, n: number) => void) {
   let n = 0;
-  server = await startServer((_req, res) => {
+  server = await startTestServer((_req, res) => {
     n++;
     if (n <= failures) return fail(res, n);
     json(res, 200, { success: true, result: [{ id: n }] });
