@@ -5,7 +5,7 @@
  * and uniquely from symbols, case collisions and reserved words, the wire mapping keeps the real
  * name, and the calls reach the mock under it.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { resolvePointer } from "../../generator/refs.js";
 import { NAMES } from "./specs.js";
 import { generateSpec, inputSchema, refusal, serveSpecForFile } from "./helpers.js";

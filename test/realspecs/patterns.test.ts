@@ -4,7 +4,7 @@
  * step, the client's call and the mock then agree on every value: before, the check stage read
  * them without `u`, the mock's validator with it, and the mock answered every POST with 500.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { resolvePointer } from "../../generator/refs.js";
 import { PATTERNS } from "./specs.js";
 import { refusal, serveSpecForFile } from "./helpers.js";

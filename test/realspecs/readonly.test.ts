@@ -7,7 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { canonicalSchema } from "../../runtime/tools/export.js";
 import { READ_ONLY } from "./specs.js";
 import { inputSchema, serveSpecForFile } from "./helpers.js";

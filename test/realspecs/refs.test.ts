@@ -8,7 +8,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DEEP_REFS } from "./specs.js";
 import { inputSchema, refusal, serveSpecForFile } from "./helpers.js";
 

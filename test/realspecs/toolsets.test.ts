@@ -3,7 +3,7 @@
  * `--toolsets` could trim nothing. Now one per tag (or first meaningful path segment), named in the
  * toolset syntax, and a selection of them is served and called against the mock.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { selectTools } from "../../runtime/mcp/catalog.js";
 import { executeTool } from "../../runtime/tools/index.js";
 import { createSharedState } from "../../runtime/index.js";
