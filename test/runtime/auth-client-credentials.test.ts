@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   AuthError,
   ConnectionError,
@@ -101,9 +101,8 @@ async function marketoLike(
 
 let server: TestServer | undefined;
 
-/** A client of the client-credentials service against `m`'s server (the one afterEach closes). */
+/** A client of the client-credentials service against `m`'s server. */
 function ccClient(m: { server: TestServer }, renewBeforeSeconds = 0) {
-  server = m.server;
   return createServiceClient(ccService(renewBeforeSeconds), {
     connection: ccConnection(),
     baseUrl: m.server.url,
