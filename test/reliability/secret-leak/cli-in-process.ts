@@ -7,6 +7,7 @@ import { closedPort } from "../secret-leak-helpers.js";
 import { BOARD, expectNoLeaks, M, needles } from "./harness.js";
 import {
   callArgv,
+  webhookServeArgv,
   csUrl,
   marketoUrl,
   plainFile,
@@ -122,7 +123,7 @@ export function cliInProcessFlows(): void {
       ["auth missing app name", ["auth", "trello-url", "--key", M.trelloApiKey.value], 2],
       ["auth key without flag", ["auth", "trello-url", "--app-name", "Leak Scan", M.trelloApiKey.value], 2],
       ["auth key as flag value", ["auth", "trello-url", "--app-name", "--key", M.trelloApiKey.value], 2],
-      ["webhook serve no callback", ["webhook", "serve", "--port", "0", "--secret", M.trelloWebhookSecret.value], 2],
+      ["webhook serve no callback", webhookServeArgv(), 2],
       [
         "webhook serve bad port",
         [
@@ -139,18 +140,7 @@ export function cliInProcessFlows(): void {
       ],
       [
         "webhook serve bad callback",
-        [
-          "webhook",
-          "serve",
-          "--port",
-          "0",
-          "--secret",
-          M.trelloWebhookSecret.value,
-          "--callback-url",
-          `ftp://${M.trelloWebhookSecret.value}`,
-          "--host",
-          "127.0.0.1",
-        ],
+        webhookServeArgv("--callback-url", `ftp://${M.trelloWebhookSecret.value}`, "--host", "127.0.0.1"),
         2,
       ],
       [

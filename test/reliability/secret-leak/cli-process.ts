@@ -21,7 +21,7 @@ import {
   needles,
   storeFiles,
 } from "./harness.js";
-import { callArgv, marketoUrl, plainFile, record, revokedFile, trelloUrl } from "./cli-setup.js";
+import { callArgv, webhookServeArgv, marketoUrl, plainFile, record, revokedFile, trelloUrl } from "./cli-setup.js";
 
 export function cliProcessFlows(): void {
   it("as a real process: call, store renewal, hostile --base-url, auth trello-url, webhook serve with forged and signed deliveries", async () => {
@@ -36,20 +36,9 @@ export function cliProcessFlows(): void {
     const closed = await closedPort();
     const env = { STEPFORGE_CONNECTIONS: plainFile };
     const callbackUrl = "https://hooks.example.com/trello";
-    const serve = cliProcess([
-      "webhook",
-      "serve",
-      "--port",
-      "0",
-      "--secret",
-      M.trelloWebhookSecret.value,
-      "--callback-url",
-      callbackUrl,
-      "--scope",
-      `board=${BOARD}`,
-      "--host",
-      "127.0.0.1",
-    ]);
+    const serve = cliProcess(
+      webhookServeArgv("--callback-url", callbackUrl, "--scope", `board=${BOARD}`, "--host", "127.0.0.1"),
+    );
     let serveOut = "";
     let serveErr = "";
     serve.stdout!.on("data", (d: Buffer) => (serveOut += d.toString()));

@@ -79,3 +79,8 @@ export function callArgv(tool: string, input: unknown, connections: string | und
   const files = connections === undefined ? [] : ["--connections", connections];
   return ["call", tool, "--input", input_, ...files, "--base-url", baseUrl];
 }
+
+/** The argv of `stepforge webhook serve --port 0 --secret SECRET …more` with the Trello webhook secret. */
+export function webhookServeArgv(...more: string[]): string[] {
+  return ["webhook", "serve", "--port", "0", "--secret", M.trelloWebhookSecret.value, ...more];
+}
