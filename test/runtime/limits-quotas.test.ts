@@ -156,15 +156,19 @@ describe("maxLimitWaitMs: a bound on how long a client-side limit may hold a cal
     },
   ];
 
-  it("fails a call the window would hold longer at once, as rate_limited with retryAfterMs, nothing sent", async () => {
-    server = await startTestServer((_req, res) => json(res, 200, { id: "x" }));
-    const client = createServiceClient(apiKeyService({ limits }), {
+  /** A client that waits at most 1 s for the window (which holds a call about 60 s) and never retries. */
+  const boundedClient = (baseUrl: string) =>
+    createServiceClient(apiKeyService({ limits }), {
       connection: apiKeyConnection(),
-      baseUrl: server.url,
+      baseUrl,
       shared: createSharedState(),
       retry: noRetry,
       maxLimitWaitMs: 1000,
     });
+
+  it("fails a call the window would hold longer at once, as rate_limited with retryAfterMs, nothing sent", async () => {
+    server = await startTestServer((_req, res) => json(res, 200, { id: "x" }));
+    const client = boundedClient(server.url);
     await client.call("getThing", { params: { path: { id: "1" } } });
     const error = await client.call("getThing", { params: { path: { id: "1" } } }).catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: "rate_limited", retryable: true });
@@ -180,13 +184,7 @@ describe("maxLimitWaitMs: a bound on how long a client-side limit may hold a cal
     server = await startTestServer((_req, res) => {
       answer = () => json(res, 200, { id: "x" });
     });
-    const client = createServiceClient(apiKeyService({ limits }), {
-      connection: apiKeyConnection(),
-      baseUrl: server.url,
-      shared: createSharedState(),
-      retry: noRetry,
-      maxLimitWaitMs: 1000,
-    });
+    const client = boundedClient(server.url);
     const first = client.call("getThing", { params: { path: { id: "1" } } });
     while (!answer) await delay(5);
     const held = new Promise((resolve) => {
