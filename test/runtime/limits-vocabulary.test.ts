@@ -42,6 +42,25 @@ const boardOps = {
   getMemberBoards: { method: "GET" as const, path: "/1/members/{id}/boards" },
 };
 
+/** A service with one monthly quota of `requests` resetting in `timeZone`, whose 429 says so. */
+const monthlyService = (requests: number, timeZone: string) =>
+  apiKeyService(
+    {
+      limits: [
+        {
+          id: "monthly",
+          kind: "monthly-quota",
+          requests,
+          resetTimeZone: timeZone,
+          description: `${requests} a month`,
+          rejection: { status: 429 },
+        },
+      ],
+      errors: { statuses: { "429": { kind: "rate_limited", retry: true, description: "monthly quota" } } },
+    },
+    boardOps,
+  );
+
 describe("per: path:<param>", () => {
   const limits = [
     {
@@ -252,22 +271,7 @@ describe("penaltySeconds", () => {
 describe("monthly-quota", () => {
   it("counts calls per calendar month and fails before sending once used, naming the reset on the 1st", async () => {
     server = await startTestServer((_req, res) => json(res, 200, { ok: true }));
-    const d = apiKeyService(
-      {
-        limits: [
-          {
-            id: "monthly",
-            kind: "monthly-quota",
-            requests: 3,
-            resetTimeZone: "America/New_York",
-            description: "3 a month",
-            rejection: { status: 429 },
-          },
-        ],
-        errors: { statuses: { "429": { kind: "rate_limited", retry: true, description: "monthly quota" } } },
-      },
-      boardOps,
-    );
+    const d = monthlyService(3, "America/New_York");
     const error = await callPastQuota(d, server.url);
     expect(error).toBeInstanceOf(QuotaExhaustedError);
     expect(server.seen).toHaveLength(3);
@@ -279,22 +283,7 @@ describe("monthly-quota", () => {
 
   it("a monthly refusal from the service stops every call until the 1st", async () => {
     server = await startTestServer((_req, res) => json(res, 429, { error: "MONTHLY_QUOTA" }));
-    const d = apiKeyService(
-      {
-        limits: [
-          {
-            id: "monthly",
-            kind: "monthly-quota",
-            requests: 1000,
-            resetTimeZone: "UTC",
-            description: "1000 a month",
-            rejection: { status: 429 },
-          },
-        ],
-        errors: { statuses: { "429": { kind: "rate_limited", retry: true, description: "monthly quota" } } },
-      },
-      boardOps,
-    );
+    const d = monthlyService(1000, "UTC");
     const client = apiKeyClient(d, server.url);
     const first = await nextFailure(client);
     expect(first.resetsAt).toBe(nextMonthStart("UTC").toISOString());

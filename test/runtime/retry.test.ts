@@ -96,22 +96,19 @@ describe("retries", () => {
 
   it("backs off exponentially with full jitter under the delay cap", async () => {
     await flaky(100, (res) => json(res, 503, { message: "unavailable" }));
-    const events: RetryEvent[] = [];
-    await client({
-      retry: { attempts: 4, baseDelayMs: 20, maxDelayMs: 70, random: () => 0.999 },
-      hooks: { onRetry: (e: RetryEvent) => events.push(e) },
-    })
-      .call("getThing", get)
-      .catch(() => undefined);
-    expect(events.map((e) => e.delayMs)).toEqual([20, 40, 70, 70]);
-    const half: RetryEvent[] = [];
-    await client({
-      retry: { attempts: 3, baseDelayMs: 20, maxDelayMs: 70, random: () => 0.5 },
-      hooks: { onRetry: (e: RetryEvent) => half.push(e) },
-    })
-      .call("getThing", get)
-      .catch(() => undefined);
-    expect(half.map((e) => e.delayMs)).toEqual([10, 20, 35]);
+    /** The pauses before each retry, base 20 ms and cap 70 ms, with `random` as the jitter. */
+    const delays = async (attempts: number, random: () => number) => {
+      const events: RetryEvent[] = [];
+      await client({
+        retry: { attempts, baseDelayMs: 20, maxDelayMs: 70, random },
+        hooks: { onRetry: (e: RetryEvent) => events.push(e) },
+      })
+        .call("getThing", get)
+        .catch(() => undefined);
+      return events.map((e) => e.delayMs);
+    };
+    expect(await delays(4, () => 0.999)).toEqual([20, 40, 70, 70]);
+    expect(await delays(3, () => 0.5)).toEqual([10, 20, 35]);
   });
 
   it("gives up at once when Retry-After exceeds the total wait cap, keeping the service's answer", async () => {
