@@ -28,7 +28,7 @@ afterAll(async () => {
   await recorder?.close();
 });
 
-const tool = (name: string) => served.service.tools.find((t) => t.name === name) as OperationToolDefinition;
+const tool = (name: string) => served.tools.find((t) => t.name === name) as OperationToolDefinition;
 const b64 = (text: string) => Buffer.from(text).toString("base64");
 
 /** Runs a step against the recording server; the request it received. */
@@ -65,13 +65,13 @@ describe("request bodies that are not JSON", () => {
   });
 
   it("form fields go through the step to the mock, as form fields on the wire", async () => {
-    const viaMock = await served.service.step("uploads_add_pet", { name: "Rex", age: 3, tags: ["a", "b"] });
+    const viaMock = await served.step("uploads_add_pet", { name: "Rex", age: 3, tags: ["a", "b"] });
     expect(viaMock.ok, JSON.stringify(viaMock)).toBe(true);
     const { result, contentType, body } = await sent("uploads_add_pet", { name: "Rex", age: 3, tags: ["a", "b"] });
     expect(result.ok).toBe(true);
     expect(contentType).toBe("application/x-www-form-urlencoded");
     expect(body).toBe("name=Rex&age=3&tags=a&tags=b");
-    expect(await served.service.step("uploads_add_pet", { age: 3 })).toMatchObject({
+    expect(await served.step("uploads_add_pet", { age: 3 })).toMatchObject({
       ok: false,
       error: { kind: "invalid_input", fields: [{ path: "name" }] },
     });
@@ -99,7 +99,7 @@ describe("request bodies that are not JSON", () => {
   });
 
   it("a file part takes base64 or text, not both, and at most MAX_FILE_BYTES (the error names the field)", async () => {
-    const both = await served.service.step("uploads_upload_photo", { photo: { base64: b64("x"), text: "x" } });
+    const both = await served.step("uploads_upload_photo", { photo: { base64: b64("x"), text: "x" } });
     expect(both).toMatchObject({
       ok: false,
       error: {
@@ -108,7 +108,7 @@ describe("request bodies that are not JSON", () => {
       },
     });
     const big = Buffer.alloc(MAX_FILE_BYTES + 3, 1).toString("base64");
-    const over = await served.service.step("uploads_upload_photo", { photo: { base64: big } });
+    const over = await served.step("uploads_upload_photo", { photo: { base64: big } });
     expect(over).toMatchObject({
       ok: false,
       error: {
@@ -116,7 +116,7 @@ describe("request bodies that are not JSON", () => {
         fields: [{ path: "photo.base64", message: expect.stringContaining(`at most ${MAX_FILE_BYTES} bytes`) }],
       },
     });
-    const notBase64 = await served.service.step("uploads_put_blob", { id: "b1", body: "not base64!" });
+    const notBase64 = await served.step("uploads_put_blob", { id: "b1", body: "not base64!" });
     expect(notBase64).toMatchObject({ ok: false, error: { kind: "invalid_input", fields: [{ path: "body" }] } });
   });
 

@@ -119,25 +119,26 @@ export function inputSchema(tool: ToolDefinition): {
   return canonicalSchema(tool.input, "input") as never;
 }
 
-/** What a test file of one spec works with: its folder, what generate made of the spec, the service. */
-export interface ServedSpec {
+/** What a test file of one spec works with: its folder, what generate made of it, and the service itself. */
+export interface ServedSpec extends Service {
   work: { dir: string; clean: () => void };
   generated: Generated;
-  service: Service & { close(): Promise<void> };
+  close(): Promise<void>;
 }
 
 /**
- * Generates `doc` as service `id` into the folder `name` before the file's tests and serves it
- * (`generated` and `service` are set by the time a test runs); stops it and removes the folder after.
+ * Generates `doc` as service `id` into the folder `name` before the file's tests and serves it (the
+ * service's members are set on the returned object by the time a test runs); stops it and removes
+ * the folder after.
  */
 export function serveSpecForFile(name: string, id: string, doc: object): ServedSpec {
   const served = { work: workDir(name) } as ServedSpec;
   beforeAll(async () => {
     served.generated = await generateSpec(served.work.dir, id, doc);
-    served.service = await startService(served.generated);
+    Object.assign(served, await startService(served.generated));
   }, 60_000);
   afterAll(async () => {
-    await served.service?.close();
+    await served.close?.();
     served.work.clean();
   });
   return served;

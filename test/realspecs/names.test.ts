@@ -44,13 +44,13 @@ describe("names from any wire name", () => {
     expect(step.wire.query.map(([wire, source]) => [wire, source.from === "input" ? source.field : ""])).toEqual(
       NAMES.paths["/events/{id}"].get.parameters.slice(1).map((p, i) => [p.name, names[i + 1]]),
     );
-    const tool = served.service.tools.find((t) => t.name === "events_list_events")!;
+    const tool = served.tools.find((t) => t.name === "events_list_events")!;
     expect(Object.keys(inputSchema(tool).properties)).toEqual(names);
     expect(inputSchema(tool).required).toEqual(["id", "StartTime_lt"]);
   });
 
   it("a call through the tool step and the client reaches the mock under the wire names", async () => {
-    const viaStep = await served.service.step("events_list_events", {
+    const viaStep = await served.step("events_list_events", {
       id: "e1",
       StartTime_lt: "2024",
       StartTime_gt: "2020",
@@ -59,7 +59,7 @@ describe("names from any wire name", () => {
     });
     expect(viaStep.ok, JSON.stringify(viaStep)).toBe(true);
     // Sent as StartTime>: the mock checks StartTime< only, so a wrong wire name fails here.
-    const wrong = await served.service.step("events_list_events", {
+    const wrong = await served.step("events_list_events", {
       id: "e1",
       StartTime_lt: "20x4",
     });
@@ -68,12 +68,12 @@ describe("names from any wire name", () => {
       error: { kind: "invalid_input", fields: [{ path: "StartTime_lt" }] },
     });
     await expect(
-      served.service.client.listEvents!({
+      served.client.listEvents!({
         params: { path: { id: "e1" }, query: { "StartTime<": "1999" } },
       }),
     ).resolves.toMatchObject({});
     await expect(
-      served.service.client.listEvents!({
+      served.client.listEvents!({
         params: { path: { id: "e1" }, query: { StartTime: "1999" } },
       }),
     ).rejects.toMatchObject({ status: 400 });

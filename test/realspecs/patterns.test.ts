@@ -31,13 +31,13 @@ describe("patterns read with the u flag everywhere", () => {
   });
 
   it("a value the pattern allows passes the tool step and the mock", async () => {
-    const ok = await served.service.step("slugs_create_slug", {
+    const ok = await served.step("slugs_create_slug", {
       slug: "release-1.2_final",
       at: "12:30",
     });
     expect(ok.ok, JSON.stringify(ok)).toBe(true);
     await expect(
-      served.service.client.createSlug!({
+      served.client.createSlug!({
         params: { query: { at: "9:05" } },
         body: { slug: "a.b-c" },
       }),
@@ -45,16 +45,16 @@ describe("patterns read with the u flag everywhere", () => {
   });
 
   it("a value it refuses is refused by the tool step and by the mock alike, naming the field", async () => {
-    const step = await served.service.step("slugs_create_slug", { slug: "two words" });
+    const step = await served.step("slugs_create_slug", { slug: "two words" });
     expect(step).toMatchObject({
       ok: false,
       error: { kind: "invalid_input", fields: [{ path: "slug" }] },
     });
-    await expect(served.service.client.createSlug!({ body: { slug: "two words" } })).rejects.toMatchObject({
+    await expect(served.client.createSlug!({ body: { slug: "two words" } })).rejects.toMatchObject({
       status: 400,
       message: expect.stringContaining("slug"),
     });
-    const query = await served.service.step("slugs_create_slug", {
+    const query = await served.step("slugs_create_slug", {
       slug: "ok",
       at: "12-30",
     });
@@ -63,7 +63,7 @@ describe("patterns read with the u flag everywhere", () => {
       error: { kind: "invalid_input", fields: [{ path: "at" }] },
     });
     await expect(
-      served.service.client.createSlug!({
+      served.client.createSlug!({
         params: { query: { at: "12-30" } },
         body: { slug: "ok" },
       }),
@@ -71,13 +71,11 @@ describe("patterns read with the u flag everywhere", () => {
   });
 
   it("a pattern with no u reading is checked nowhere, so no part refuses what another accepts", async () => {
-    const step = await served.service.step("slugs_create_slug", {
+    const step = await served.step("slugs_create_slug", {
       slug: "ok",
       ratio: "zzz",
     });
     expect(step.ok, JSON.stringify(step)).toBe(true);
-    await expect(served.service.client.createSlug!({ body: { slug: "ok", ratio: "zzz" } })).resolves.toBeTypeOf(
-      "object",
-    );
+    await expect(served.client.createSlug!({ body: { slug: "ok", ratio: "zzz" } })).resolves.toBeTypeOf("object");
   });
 });

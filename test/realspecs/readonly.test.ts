@@ -16,7 +16,7 @@ const served = serveSpecForFile("readonly", "pets", READ_ONLY);
 
 describe("read-only and write-only properties", () => {
   it("read-only properties are never tool inputs, at any depth, however they are marked", () => {
-    const create = served.service.tools.find((t) => t.name === "pets_create_pet")!;
+    const create = served.tools.find((t) => t.name === "pets_create_pet")!;
     const input = inputSchema(create);
     expect(Object.keys(input.properties)).toEqual(["name", "secret", "owner"]);
     expect(input.required).toEqual(["name"]);
@@ -24,7 +24,7 @@ describe("read-only and write-only properties", () => {
   });
 
   it("write-only properties are never in a step's output", () => {
-    const get = served.service.tools.find((t) => t.name === "pets_get_pet")!;
+    const get = served.tools.find((t) => t.name === "pets_get_pet")!;
     const output = canonicalSchema(get.output, "output") as {
       properties: Record<string, unknown>;
     };
@@ -48,13 +48,13 @@ describe("read-only and write-only properties", () => {
   });
 
   it("a create without the server's fields goes through the tool step, the client and the mock", async () => {
-    const created = await served.service.step("pets_create_pet", {
+    const created = await served.step("pets_create_pet", {
       name: "Rex",
       secret: "s3cret",
       owner: { name: "Ada" },
     });
     expect(created.ok, JSON.stringify(created)).toBe(true);
-    const refused = await served.service.step("pets_create_pet", {
+    const refused = await served.step("pets_create_pet", {
       name: "Rex",
       id: "p1",
     });
@@ -63,7 +63,7 @@ describe("read-only and write-only properties", () => {
       error: { kind: "invalid_input" },
     });
     await expect(
-      served.service.client.createPet!({
+      served.client.createPet!({
         body: { name: "Rex", owner: { name: "Ada" } },
       }),
     ).resolves.toBeTypeOf("object");

@@ -36,7 +36,7 @@ describe("$ref to any pointer of the document", () => {
   });
 
   it("the tool step checks the referenced parameter schema, and the mock the referenced body schema", async () => {
-    const list = served.service.tools.find((t) => t.name === "deep_list_tags")!;
+    const list = served.tools.find((t) => t.name === "deep_list_tags")!;
     expect(inputSchema(list).properties.max).toMatchObject({
       type: "integer",
       minimum: 1,
@@ -45,12 +45,12 @@ describe("$ref to any pointer of the document", () => {
     expect(inputSchema(list).properties.schema).toMatchObject({
       enum: ["full", "short"],
     });
-    const refused = await served.service.step("deep_list_tags", { max: 0 });
+    const refused = await served.step("deep_list_tags", { max: 0 });
     expect(refused).toMatchObject({
       ok: false,
       error: { kind: "invalid_input" },
     });
-    const listed = await served.service.step("deep_list_tags", {
+    const listed = await served.step("deep_list_tags", {
       max: 3,
       schema: "full",
     });
@@ -58,29 +58,29 @@ describe("$ref to any pointer of the document", () => {
     for (const tag of (listed as { data: { items: Array<{ name: string }> } }).data.items)
       expect(tag.name.length).toBeGreaterThanOrEqual(2);
 
-    const created = (await served.service.client.createTag!({
+    const created = (await served.client.createTag!({
       body: { name: "urgent" },
     })) as { name: string };
     expect(created.name.length).toBeGreaterThanOrEqual(2);
     // The mock validates against Tag/allOf/0 (name of two characters or more).
-    await expect(served.service.client.createTag!({ body: { name: "u" } })).rejects.toMatchObject({ status: 400 });
-    const step = await served.service.step("deep_create_tag", { name: "x" });
+    await expect(served.client.createTag!({ body: { name: "u" } })).rejects.toMatchObject({ status: 400 });
+    const step = await served.step("deep_create_tag", { name: "x" });
     expect(step).toMatchObject({ ok: false, error: { kind: "invalid_input" } });
   });
 
   it("a property that is allOf of its own schema is cut in the tool step (it recursed without end)", async () => {
-    const create = served.service.tools.find((t) => t.name === "deep_create_issue")!;
+    const create = served.tools.find((t) => t.name === "deep_create_issue")!;
     const parent = inputSchema(create).properties.parent as { properties: Record<string, { description?: string }> };
     expect(Object.keys(parent.properties)).toEqual(["key", "parent"]);
     expect(parent.properties.parent!.description).toMatch(/recursive/);
-    const created = await served.service.step("deep_create_issue", { key: "A-2", parent: { key: "A-1" } });
+    const created = await served.step("deep_create_issue", { key: "A-2", parent: { key: "A-1" } });
     expect(created.ok, JSON.stringify(created)).toBe(true);
   });
 
   it("a schema that refers to itself through a nested node is cut in the tool step and sent whole", async () => {
-    const plant = served.service.tools.find((t) => t.name === "deep_plant_tree")!;
+    const plant = served.tools.find((t) => t.name === "deep_plant_tree")!;
     expect(Object.keys(inputSchema(plant).properties)).toEqual(["value", "next"]);
-    const planted = await served.service.step("deep_plant_tree", {
+    const planted = await served.step("deep_plant_tree", {
       value: "oak",
       next: { value: "ash", next: { value: "elm" } },
     });

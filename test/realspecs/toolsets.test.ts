@@ -14,7 +14,7 @@ const served = serveSpecForFile("toolsets", "shop", TAGGED);
 
 describe("default toolsets from tags", () => {
   it("one toolset per tag in document order, then the path segment of untagged operations; valid names", () => {
-    expect(served.service.toolsets).toEqual([
+    expect(served.toolsets).toEqual([
       { name: "store", description: "Orders and stock.", steps: ["shop_add_pet", "shop_place_order"] },
       { name: "pets", description: "Everything about your pets.", steps: ["shop_list_pets", "shop_add_pet"] },
       { name: "user_accounts", description: 'Operations tagged "User Accounts".', steps: ["shop_list_accounts"] },
@@ -27,7 +27,7 @@ describe("default toolsets from tags", () => {
   });
 
   it("--toolsets selects by them, and a selected step calls the mock", async () => {
-    const catalog = [{ id: "shop", title: "Shop", tools: served.service.tools, toolsets: served.service.toolsets }];
+    const catalog = [{ id: "shop", title: "Shop", tools: served.tools, toolsets: served.toolsets }];
     expect(selectTools(catalog, { toolsets: ["pets:read", "users"] }).map((t) => t.name)).toEqual([
       "shop_list_pets",
       "shop_get_user",
@@ -40,7 +40,7 @@ describe("default toolsets from tags", () => {
     const result = await executeTool(
       getUser!,
       { id: "u1" },
-      { connection: { name: "t", fields: {} }, baseUrl: served.service.mock.url, shared: createSharedState() },
+      { connection: { name: "t", fields: {} }, baseUrl: served.mock.url, shared: createSharedState() },
     );
     expect(result.ok, JSON.stringify(result)).toBe(true);
   });
