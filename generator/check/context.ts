@@ -68,15 +68,16 @@ export function closest(word: string, candidates: readonly string[]): string | u
   return best;
 }
 
-function editDistance(a: string, b: string): number {
+/** Edit distance (insert, delete, replace one character), case-sensitive. */
+export function editDistance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
+    let previous = row[0]!;
     row[0] = i;
     for (let j = 1; j <= b.length; j++) {
-      const tmp = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
+      const kept = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous = kept;
     }
   }
   return row[b.length]!;

@@ -96,29 +96,17 @@ function mostCommon(responses: readonly ErrorResponse[], statuses: readonly stri
   return [...counts.values()].sort((a, b) => b.n - a.n)[0]?.first;
 }
 
+/** A field of `type` that sets none of `constraints`: a value of the mock's own fits its schema. */
+const unconstrained = (refs: RefResolver, s: unknown, type: string, constraints: readonly string[]) => {
+  const r = resolved(refs, s);
+  return typesOf(refs, s).includes(type) && constraints.every((keyword) => r[keyword] === undefined);
+};
 /** A plain text field: the mock's message may go in it without breaking the schema. */
-const freeText = (refs: RefResolver, s: unknown) => {
-  const r = resolved(refs, s);
-  return (
-    typesOf(refs, s).includes("string") &&
-    r.enum === undefined &&
-    r.const === undefined &&
-    r.pattern === undefined &&
-    r.format === undefined &&
-    r.maxLength === undefined
-  );
-};
+const freeText = (refs: RefResolver, s: unknown) =>
+  unconstrained(refs, s, "string", ["enum", "const", "pattern", "format", "maxLength"]);
 /** A bare integer field: the status may go in it. */
-const freeNumber = (refs: RefResolver, s: unknown) => {
-  const r = resolved(refs, s);
-  return (
-    typesOf(refs, s).includes("integer") &&
-    r.enum === undefined &&
-    r.const === undefined &&
-    r.minimum === undefined &&
-    r.maximum === undefined
-  );
-};
+const freeNumber = (refs: RefResolver, s: unknown) =>
+  unconstrained(refs, s, "integer", ["enum", "const", "minimum", "maximum"]);
 
 /** One response's error template: its valid example or a sample, `{message}` and `{status}` written in. */
 function templateOf(

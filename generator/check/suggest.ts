@@ -4,22 +4,7 @@
  * instead of leaving the author to search the document.
  */
 import { asObject } from "../refs.js";
-import type { CheckContext, Path } from "./context.js";
-
-/** Edit distance (insert, delete, replace one character), case-sensitive. */
-export function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const kept = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-      previous = kept;
-    }
-  }
-  return row[b.length]!;
-}
+import { type CheckContext, editDistance, type Path } from "./context.js";
 
 /**
  * The candidate nearest to `word`, when it is near enough to be a slip rather than another name:

@@ -156,12 +156,27 @@ export function isDeclaredRejection(spec: LimitSpec, status: number, code: strin
   return (r.code !== undefined && r.code === code) || (r.code === undefined && r.status === status);
 }
 
-interface Waiter extends AcquireOptions {
+/** What every limiter keeps of a caller waiting for room: its limits, its promise and its options. */
+export interface WaiterBase extends AcquireOptions {
   planned: PlannedLimit[];
   resolve: (ticket: Ticket) => void;
   reject: (error: unknown) => void;
-  onAbort?: () => void;
+  onAbort?: (() => void) | undefined;
+  /** Limits already reported to `onThrottle` during this wait. */
   throttled: Set<string>;
+}
+
+/** A new waiter's common part, from `acquire`'s arguments (this registry and the shared one). */
+export function waiterBase(
+  planned: PlannedLimit[],
+  resolve: (ticket: Ticket) => void,
+  reject: (error: unknown) => void,
+  options: AcquireOptions,
+): WaiterBase {
+  return { planned, resolve, reject, signal: options.signal, onThrottle: options.onThrottle, throttled: new Set() };
+}
+
+interface Waiter extends WaiterBase {
   /** Limits whose wait was reported as a finite estimate (a first report may have had none). */
   estimated: Set<string>;
 }
@@ -235,15 +250,7 @@ export class LimitRegistry implements Limiter {
     const now = this.tryAcquire(planned);
     if (now) return Promise.resolve(now);
     return new Promise<Ticket>((resolve, reject) => {
-      const waiter: Waiter = {
-        planned,
-        resolve,
-        reject,
-        signal: options.signal,
-        onThrottle: options.onThrottle,
-        throttled: new Set(),
-        estimated: new Set(),
-      };
+      const waiter: Waiter = { ...waiterBase(planned, resolve, reject, options), estimated: new Set() };
       if (options.signal) {
         waiter.onAbort = () => {
           const i = this.queue.indexOf(waiter);

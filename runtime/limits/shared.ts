@@ -40,6 +40,8 @@ import {
   refusalFor,
   type RejectionOutcome,
   type Ticket,
+  type WaiterBase,
+  waiterBase,
 } from "./limits.js";
 import { hashed, stateKey } from "../state/keys.js";
 import { type AdmissionItem, StateUnavailableError, type StateStore } from "../state/types.js";
@@ -56,12 +58,7 @@ export interface SharedLimitOptions {
   pollMs?: number | undefined;
 }
 
-interface Waiter extends AcquireOptions {
-  planned: PlannedLimit[];
-  resolve: (ticket: Ticket) => void;
-  reject: (error: unknown) => void;
-  onAbort?: (() => void) | undefined;
-  throttled: Set<string>;
+interface Waiter extends WaiterBase {
   /** When it joined the line. */
   since: number;
   /** Resolved, rejected or aborted: skipped (and dropped) when it reaches the head of its line. */
@@ -135,16 +132,7 @@ export class SharedLimitRegistry implements Limiter {
     if (planned.length === 0) return Promise.resolve({ release() {} });
     if (options.signal?.aborted) return Promise.reject(options.signal.reason);
     return new Promise<Ticket>((resolve, reject) => {
-      const waiter: Waiter = {
-        planned,
-        resolve,
-        reject,
-        signal: options.signal,
-        onThrottle: options.onThrottle,
-        throttled: new Set(),
-        since: Date.now(),
-        settled: false,
-      };
+      const waiter: Waiter = { ...waiterBase(planned, resolve, reject, options), since: Date.now(), settled: false };
       if (options.signal) {
         waiter.onAbort = () => {
           if (this.remove(waiter)) reject(options.signal!.reason);

@@ -23,7 +23,9 @@ export interface Problem {
   detail: string;
 }
 
+/** What a request's validation reads of it. */
 export interface RequestParts {
+  /** Path parameters from the route match. */
   path: Record<string, string>;
   query: URLSearchParams;
   headers: Record<string, string | string[] | undefined>;

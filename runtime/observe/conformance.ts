@@ -15,7 +15,7 @@ import type { ServiceDescriptor } from "../descriptor.js";
 import { requestComponents, requestSchema } from "../mock/dialect.js";
 import type { MockDefinition, MockOperationSpec } from "../mock/index.js";
 import { Router } from "../mock/router.js";
-import { coerce, withJsonEquality } from "../mock/validate.js";
+import { coerce, type RequestParts, withJsonEquality } from "../mock/validate.js";
 import { closeComponents, closeSchema } from "./closed.js";
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
@@ -105,13 +105,8 @@ export interface Difference {
   got?: string | undefined;
 }
 
-export interface RequestSeen {
-  /** Path parameters from the route match. */
-  path: Record<string, string>;
-  query: URLSearchParams;
-  headers: Record<string, string | string[] | undefined>;
-  body: unknown;
-  hasBody: boolean;
+/** A request as the proxy saw it: what the mock's validator reads, and its content type. */
+export interface RequestSeen extends RequestParts {
   contentType: string | undefined;
 }
 

@@ -87,6 +87,19 @@ function asItems(data: unknown): Record<string, unknown>[] {
 
 type PollSpec = DueDatePollSpec | FeedPollSpec;
 
+/**
+ * One poll of a trigger of one kind: lists what `spec` watches through `list` and returns the
+ * events to deliver (already recorded in `store`), or none when another worker holds the lease.
+ */
+export type Poller<Spec extends PollSpec> = (
+  extension: TriggersExtension,
+  spec: Spec,
+  config: TriggerConfig,
+  list: ListFn,
+  store: StateStore,
+  options?: PollOptions,
+) => Promise<TriggerEvent[]>;
+
 /** One list call of a poll: the scope value it is for (if any) and its path parameters. */
 interface PollRun {
   value?: string | undefined;
@@ -117,6 +130,24 @@ function stringAt(item: unknown, path: string | undefined): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
+/**
+ * What every poll starts with: its "now", the scope values it polls, and the trigger's lease
+ * (taken or renewed); undefined when another worker holds the lease and this one skips the poll.
+ */
+async function beginPoll(
+  extension: TriggersExtension,
+  spec: PollSpec,
+  config: TriggerConfig,
+  store: StateStore,
+  options: PollOptions,
+): Promise<{ now: number; values: string[]; lease: string; grant: LockGrant } | undefined> {
+  const now = options.now ?? store.clock.now();
+  const values = scopeValues(extension, spec, config);
+  const lease = keysOf(config, values).lease;
+  const grant = await takeLease(store, lease, options.leaseMs ?? DEFAULT_LEASE_MS);
+  return grant && { now, values, lease, grant };
+}
+
 export interface DueState {
   enabledAt: number;
   fired: string[];
@@ -126,20 +157,12 @@ export interface DueState {
  * One poll of a due-date trigger; returns the events to deliver (already recorded as fired), or
  * none when another worker holds the trigger's lease.
  */
-export async function pollDueDates(
-  extension: TriggersExtension,
-  spec: DueDatePollSpec,
-  config: TriggerConfig,
-  list: ListFn,
-  store: StateStore,
-  options: PollOptions = {},
-): Promise<TriggerEvent[]> {
-  const now = options.now ?? store.clock.now();
-  const values = scopeValues(extension, spec, config);
-  const keys = keysOf(config, values, "due");
-  const grant = await takeLease(store, keys.lease, options.leaseMs ?? DEFAULT_LEASE_MS);
-  if (!grant) return [];
-  const record = await store.get<DueState>(keys.cursor);
+export const pollDueDates: Poller<DueDatePollSpec> = async (extension, spec, config, list, store, options = {}) => {
+  const poll = await beginPoll(extension, spec, config, store, options);
+  if (!poll) return [];
+  const { now, values, lease, grant } = poll;
+  const cursor = keysOf(config, values, "due").cursor;
+  const record = await store.get<DueState>(cursor);
   const state: DueState = record?.value ?? { enabledAt: now, fired: [] };
   const defaultLead = spec.options.minutesBefore?.default as number | undefined;
   const leadMs = Number(config.options?.minutesBefore ?? defaultLead ?? 60) * 60_000;
@@ -169,9 +192,9 @@ export async function pollDueDates(
   }
   // Keep the record bounded: the newest marks are the ones that can repeat.
   const kept: DueState = { enabledAt: state.enabledAt, fired: [...fired].slice(-5000) };
-  const written = await store.set(keys.cursor, kept, { fence: { lock: keys.lease, token: grant.token } });
+  const written = await store.set(cursor, kept, { fence: { lock: lease, token: grant.token } });
   return written.ok ? events : [];
-}
+};
 
 export interface FeedState {
   lastId?: string | undefined;
@@ -183,19 +206,10 @@ export interface FeedState {
  * nothing; none when another worker holds the trigger's lease. Each scope value is its own feed
  * with its own position.
  */
-export async function pollFeed(
-  extension: TriggersExtension,
-  spec: FeedPollSpec,
-  config: TriggerConfig,
-  list: ListFn,
-  store: StateStore,
-  options: PollOptions = {},
-): Promise<TriggerEvent[]> {
-  const now = options.now ?? store.clock.now();
-  const values = scopeValues(extension, spec, config);
-  const lease = keysOf(config, values).lease;
-  const grant = await takeLease(store, lease, options.leaseMs ?? DEFAULT_LEASE_MS);
-  if (!grant) return [];
+export const pollFeed: Poller<FeedPollSpec> = async (extension, spec, config, list, store, options = {}) => {
+  const poll = await beginPoll(extension, spec, config, store, options);
+  if (!poll) return [];
+  const { now, values, lease, grant } = poll;
   const fence = { fence: { lock: lease, token: grant.token } };
   const events: TriggerEvent[] = [];
   for (const run of runsOf(spec, values)) {
@@ -240,4 +254,4 @@ export async function pollFeed(
     events.push(...found);
   }
   return events;
-}
+};

@@ -158,6 +158,14 @@ export function positive(name: string, value: number | undefined, fallback: numb
   return value;
 }
 
+/** A setting that has a default in RECEIVER_DEFAULTS: as given (checked positive), or that default. */
+export function receiverSetting(
+  options: { [K in keyof typeof RECEIVER_DEFAULTS]?: number | undefined },
+  name: keyof typeof RECEIVER_DEFAULTS,
+): number {
+  return positive(name, options[name], RECEIVER_DEFAULTS[name]);
+}
+
 export function createWebhookReceiver(options: ReceiverOptions) {
   if (typeof options.secret !== "string" || options.secret.length === 0) {
     throw new ReceiverConfigError(
@@ -170,20 +178,12 @@ export function createWebhookReceiver(options: ReceiverOptions) {
     );
   }
   const maxBody = positive("maxBodyBytes", options.maxBodyBytes, DEFAULT_MAX_BODY);
-  const dedupeWindowMs = positive("dedupeWindowMs", options.dedupeWindowMs, RECEIVER_DEFAULTS.dedupeWindowMs);
-  const maxBuffered = positive("maxBufferedBytes", options.maxBufferedBytes, RECEIVER_DEFAULTS.maxBufferedBytes);
-  const perAddress = positive(
-    "maxBufferedBytesPerAddress",
-    options.maxBufferedBytesPerAddress,
-    RECEIVER_DEFAULTS.maxBufferedBytesPerAddress,
-  );
-  const bodyTimeoutMs = positive("bodyTimeoutMs", options.bodyTimeoutMs, RECEIVER_DEFAULTS.bodyTimeoutMs);
-  const minRate = positive(
-    "minBodyBytesPerSecond",
-    options.minBodyBytesPerSecond,
-    RECEIVER_DEFAULTS.minBodyBytesPerSecond,
-  );
-  const rateWindowMs = positive("bodyRateWindowMs", options.bodyRateWindowMs, RECEIVER_DEFAULTS.bodyRateWindowMs);
+  const dedupeWindowMs = receiverSetting(options, "dedupeWindowMs");
+  const maxBuffered = receiverSetting(options, "maxBufferedBytes");
+  const perAddress = receiverSetting(options, "maxBufferedBytesPerAddress");
+  const bodyTimeoutMs = receiverSetting(options, "bodyTimeoutMs");
+  const minRate = receiverSetting(options, "minBodyBytesPerSecond");
+  const rateWindowMs = receiverSetting(options, "bodyRateWindowMs");
   const state = options.state ?? new MemoryStateStore();
   const scope = options.dedupeScope ?? hashed(options.callbackUrl);
   const stats: ReceiverStats = {

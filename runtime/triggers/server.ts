@@ -5,7 +5,7 @@
 import { createServer, type Server } from "node:http";
 import type { Socket } from "node:net";
 import { FairShare } from "./admission.js";
-import { positive, RECEIVER_DEFAULTS, type WebhookReceiver } from "./receiver.js";
+import { receiverSetting, type WebhookReceiver } from "./receiver.js";
 
 export interface WebhookServerOptions {
   /**
@@ -28,18 +28,10 @@ export interface WebhookServerOptions {
  * the receiver's own timer.
  */
 export function createWebhookServer(receiver: WebhookReceiver, options: WebhookServerOptions = {}): Server {
-  const maxConnections = positive("maxConnections", options.maxConnections, RECEIVER_DEFAULTS.maxConnections);
-  const perAddress = positive(
-    "maxConnectionsPerAddress",
-    options.maxConnectionsPerAddress,
-    RECEIVER_DEFAULTS.maxConnectionsPerAddress,
-  );
-  const headersTimeout = positive("headersTimeoutMs", options.headersTimeoutMs, RECEIVER_DEFAULTS.headersTimeoutMs);
-  const keepAliveTimeout = positive(
-    "keepAliveTimeoutMs",
-    options.keepAliveTimeoutMs,
-    RECEIVER_DEFAULTS.keepAliveTimeoutMs,
-  );
+  const maxConnections = receiverSetting(options, "maxConnections");
+  const perAddress = receiverSetting(options, "maxConnectionsPerAddress");
+  const headersTimeout = receiverSetting(options, "headersTimeoutMs");
+  const keepAliveTimeout = receiverSetting(options, "keepAliveTimeoutMs");
   const server = createServer(
     {
       headersTimeout,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { SpecError, type Diagnostic } from "../../generator/diagnostics.js";
+import { refusedFor } from "../helpers/refused.js";
+import type { Diagnostic } from "../../generator/diagnostics.js";
 import { loadSpecText } from "../../generator/load.js";
 import { checkSpec as validateSpec } from "../../generator/check/index.js";
 import { toIdentifier as identifierOf } from "../../generator/names.js";
@@ -9,15 +10,7 @@ function validate(doc: unknown) {
   return validateSpec(loadSpecText("spec.yaml", toYaml(doc)));
 }
 
-function problems(doc: unknown): Diagnostic[] {
-  try {
-    validate(doc);
-  } catch (error) {
-    if (error instanceof SpecError) return error.diagnostics;
-    throw error;
-  }
-  throw new Error("expected the spec to be refused");
-}
+const problems = (doc: unknown): Diagnostic[] => refusedFor("spec.yaml", toYaml(doc));
 
 /** The minimal spec with one change made by `edit`. */
 function mutated(edit: (doc: any) => void) {

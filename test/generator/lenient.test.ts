@@ -6,7 +6,7 @@
  * files in the output folder that no spec generates.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { operationOf } from "../../runtime/client/client.js";
@@ -16,7 +16,7 @@ import { loadSpecText } from "../../generator/load.js";
 import { packageRoot } from "../../generator/package-root.js";
 import { compare, generate } from "../../generator/pipeline.js";
 import { runCli } from "../helpers/cli.js";
-import { typecheck } from "../helpers/tsc.js";
+import { typecheckGenerated } from "../helpers/tsc.js";
 
 const root = packageRoot();
 const work = join(root, "test", ".tmp", "lenient");
@@ -120,19 +120,9 @@ describe("lenient generation of a foreign spec", () => {
     ).toEqual({ apiKey: false, apiToken: false, accessToken: false });
 
     // The repaired names reach the types too, so the output type-checks.
-    const tsconfig = join(work, "tsconfig.json");
-    writeFileSync(
-      tsconfig,
-      JSON.stringify({
-        extends: resolve(root, "tsconfig.json"),
-        compilerOptions: { rootDir: root, noEmit: true },
-        include: [`${join(work, "out")}/**/*.ts`],
-        exclude: [],
-      }),
-    );
     const { write } = await import("../../generator/pipeline.js");
     write(join(work, "out"), result.files, { wholeOutDir: false });
-    const check = typecheck(tsconfig, { againstBuiltRuntime: true });
+    const check = typecheckGenerated(join(work, "tsconfig.json"), [join(work, "out")]);
     expect(check.output).toBe("");
   });
 
@@ -258,17 +248,7 @@ describe("path items that are $refs", () => {
     // The added {id} reaches the types of /item/{id} only, not the shared item.
     const { write } = await import("../../generator/pipeline.js");
     write(join(work, "pathref"), result.files, { wholeOutDir: false });
-    const tsconfig = join(work, "tsconfig.pathref.json");
-    writeFileSync(
-      tsconfig,
-      JSON.stringify({
-        extends: resolve(root, "tsconfig.json"),
-        compilerOptions: { rootDir: root, noEmit: true },
-        include: [`${join(work, "pathref")}/**/*.ts`],
-        exclude: [],
-      }),
-    );
-    expect(typecheck(tsconfig, { againstBuiltRuntime: true }).output).toBe("");
+    expect(typecheckGenerated(join(work, "tsconfig.pathref.json"), [join(work, "pathref")]).output).toBe("");
     expect(result.files.find((f) => f.path.endsWith("types.ts"))!.content).toMatch(
       /other2: \{\s+parameters: \{\s+query\?: never;\s+header\?: never;\s+path: \{\s+id: string;/,
     );

@@ -1,6 +1,8 @@
 /** Runs the project's TypeScript compiler on a tsconfig and returns its diagnostics text. */
 import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { packageRoot } from "../../generator/package-root.js";
 
@@ -23,4 +25,22 @@ export function typecheck(tsconfigPath: string, options: TypecheckOptions = {}):
     : [TSC, "--noEmit", "-p", tsconfigPath];
   const run = spawnSync(process.execPath, args, { encoding: "utf8", maxBuffer: 32 * 1024 * 1024 });
   return { ok: run.status === 0, output: `${run.stdout}${run.stderr}` };
+}
+
+/**
+ * Type-checks generated code as the package's own sources are checked (its tsconfig, strict),
+ * against the built runtime: writes `tsconfigPath` to take in every .ts file below `dirs`.
+ */
+export function typecheckGenerated(tsconfigPath: string, dirs: string[]): { ok: boolean; output: string } {
+  const root = packageRoot();
+  writeFileSync(
+    tsconfigPath,
+    JSON.stringify({
+      extends: resolve(root, "tsconfig.json"),
+      compilerOptions: { rootDir: root, noEmit: true },
+      include: dirs.map((d) => `${d}/**/*.ts`),
+      exclude: [],
+    }),
+  );
+  return typecheck(tsconfigPath, { againstBuiltRuntime: true });
 }

@@ -4,8 +4,9 @@
  * and generate share.
  */
 import { describe, expect, it } from "vitest";
+import { refusedFor } from "../helpers/refused.js";
 import { checkSpec } from "../../generator/check/index.js";
-import { SpecError, type Diagnostic } from "../../generator/diagnostics.js";
+import type { Diagnostic } from "../../generator/diagnostics.js";
 import { loadSpecText } from "../../generator/load.js";
 import { base, edit, FIVE_PROBLEMS, LIMITS_ONLY, withExtension } from "./fixtures.js";
 
@@ -13,15 +14,7 @@ function check(text: string) {
   return checkSpec(loadSpecText("bookshelf.yaml", text));
 }
 
-function problems(text: string): Diagnostic[] {
-  try {
-    check(text);
-  } catch (error) {
-    if (error instanceof SpecError) return error.diagnostics;
-    throw error;
-  }
-  throw new Error("expected the spec to be refused");
-}
+const problems = (text: string): Diagnostic[] => refusedFor("bookshelf.yaml", text);
 
 describe("x-stepforge problems: all at once, in words", () => {
   it("five problems are five diagnostics in one run, each at its key with the nearest name", () => {

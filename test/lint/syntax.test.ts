@@ -4,25 +4,13 @@
  * lint side (nothing from Spectral follows them) is in agreement.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { checkSpec } from "../../generator/check/index.js";
+import { refusedFor } from "../helpers/refused.js";
 import { nearestRef } from "../../generator/check/suggest.js";
-import { SpecError, type Diagnostic } from "../../generator/diagnostics.js";
-import { loadSpecText } from "../../generator/load.js";
 import { base, edit, NAMED, withExtension } from "./fixtures.js";
-
-function refused(file: string, text: string): Diagnostic[] {
-  try {
-    checkSpec(loadSpecText(file, text));
-  } catch (error) {
-    if (error instanceof SpecError) return error.diagnostics;
-    throw error;
-  }
-  throw new Error("expected the spec to be refused");
-}
 
 describe("a YAML syntax error is one diagnostic", () => {
   it("one mis-indented line: one SF002 at that line, naming the two lines whose columns disagree", () => {
-    const found = refused(
+    const found = refusedFor(
       "bookshelf.yaml",
       edit(base(), "          description: A book\n", "         description: A book\n"),
     );
@@ -44,7 +32,7 @@ describe("a YAML syntax error is one diagnostic", () => {
       ["a:\n  b: x: y\n", '2:3 a value holds ": "; quote it'],
     ];
     for (const [text, expected] of cases) {
-      const found = refused("s.yaml", text);
+      const found = refusedFor("s.yaml", text);
       expect(found, text).toHaveLength(1);
       const [place, hint] = [expected.slice(0, expected.indexOf(" ")), expected.slice(expected.indexOf(" ") + 1)];
       expect(`${found[0]!.line}:${found[0]!.column}`, text).toBe(place);
@@ -53,7 +41,7 @@ describe("a YAML syntax error is one diagnostic", () => {
   });
 
   it("keys written twice are independent mistakes: each one is reported, by name", () => {
-    const found = refused("s.yaml", "openapi: 3.1.0\nopenapi: 3.0.0\ninfo:\n  title: A\n  title: B\n");
+    const found = refusedFor("s.yaml", "openapi: 3.1.0\nopenapi: 3.0.0\ninfo:\n  title: A\n  title: B\n");
     expect(found.map((d) => `${d.line} ${d.message}`)).toEqual([
       '2 not valid YAML: the key "openapi" is written twice in one mapping; keep one ' +
         "(a second one would silently replace the first)",
@@ -69,7 +57,7 @@ describe("a $ref typo is one diagnostic with the nearest target", () => {
       edit(base(), '$ref: "#/components/schemas/NewBook"', '$ref: "#/components/schemas/NewBok"'),
       NAMED,
     );
-    const found = refused("bookshelf.yaml", text);
+    const found = refusedFor("bookshelf.yaml", text);
     expect(found).toHaveLength(1);
     expect(found[0]).toMatchObject({
       code: "SF107",

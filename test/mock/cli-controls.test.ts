@@ -55,6 +55,16 @@ async function run(args: string[], specFiles?: string[]) {
   return { ready, urls, out, err, end, finished };
 }
 
+/** A receiver registered as a webhook on the Trello mock at `url`, after a card was created: one delivery in. */
+async function oneCardDelivery(url: string) {
+  const hooks = await receiver();
+  onTestFinished(() => hooks.close());
+  await call(url, `/1/webhooks?${TRELLO_AUTH}`, { method: "POST", json: { callbackURL: hooks.url, idModel: BOARD } });
+  await call(url, `/1/cards?${TRELLO_AUTH}`, { method: "POST", json: { idList: LIST, name: "signed" } });
+  await hooks.next(1);
+  return hooks;
+}
+
 describe("stepforge mock controls", () => {
   it("--no-limits lets a load test through; --limits-scale shrinks the budgets", async () => {
     const free = await run(["trello", "--port", "0", "--no-limits"]);
@@ -116,14 +126,7 @@ describe("stepforge mock controls", () => {
 
   it("--webhook-secret signs deliveries", async () => {
     const r = await run(["trello", "--port", "0", "--webhook-secret", "cli-app-secret"]);
-    const hooks = await receiver();
-    onTestFinished(() => hooks.close());
-    await call(r.urls.trello!, `/1/webhooks?${TRELLO_AUTH}`, {
-      method: "POST",
-      json: { callbackURL: hooks.url, idModel: BOARD },
-    });
-    await call(r.urls.trello!, `/1/cards?${TRELLO_AUTH}`, { method: "POST", json: { idList: LIST, name: "signed" } });
-    await hooks.next(1);
+    const hooks = await oneCardDelivery(r.urls.trello!);
     const delivery = hooks.calls.find((c) => c.method === "POST")!;
     const expected = createHmac("sha1", "cli-app-secret")
       .update(delivery.body + hooks.url)
@@ -208,14 +211,7 @@ describe("secrets", () => {
     ).rejects.toThrow(expect.objectContaining({ message: expect.not.stringContaining(marker) }));
     const dump = join(work, "secret-dump.json");
     const r = await run(["trello", "--port", "0", "--webhook-secret", marker, "--dump-state", dump]);
-    const hooks = await receiver();
-    onTestFinished(() => hooks.close());
-    await call(r.urls.trello!, `/1/webhooks?${TRELLO_AUTH}`, {
-      method: "POST",
-      json: { callbackURL: hooks.url, idModel: BOARD },
-    });
-    await call(r.urls.trello!, `/1/cards?${TRELLO_AUTH}`, { method: "POST", json: { idList: LIST, name: "signed" } });
-    await hooks.next(1);
+    const hooks = await oneCardDelivery(r.urls.trello!);
     expect(await r.end()).toBe(0);
     for (const text of [r.out.text, r.err.text, readFileSync(dump, "utf8"), ...hooks.calls.map((c) => c.body)])
       expect(text).not.toContain(marker);

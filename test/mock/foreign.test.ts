@@ -7,8 +7,8 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadMock, registeredMock, startMock, type RunningMock } from "../../runtime/mock/index.js";
-import { runCli } from "../helpers/cli.js";
+import { registeredMock, startMock, type RunningMock } from "../../runtime/mock/index.js";
+import { generateFixtureMock } from "./fixture-mock.js";
 import { call } from "./helpers.js";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -21,16 +21,7 @@ const OTHER = base("B");
 let m: RunningMock;
 
 beforeAll(async () => {
-  const generated = await runCli(
-    "generate",
-    "--spec",
-    join(import.meta.dirname, "fixtures", "tables.yaml"),
-    "--out",
-    out,
-    "--no-cache",
-  );
-  expect(generated.code, generated.stderr).toBe(0);
-  await loadMock(join(out, "tables", "mock.ts"));
+  await generateFixtureMock("tables", "tables", out);
   // The per-base limit (5/s) would refuse the bursts below; its own test starts a limited mock.
   m = await startMock("tables", { limits: { off: true } });
 }, 60_000);

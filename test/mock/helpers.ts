@@ -120,3 +120,12 @@ export function useMocks(): (service: string, options?: MockOptions) => Promise<
     return m;
   };
 }
+
+/** The Authorization header of a token the Marketo mock at `url` grants for the default credentials. */
+export async function marketoAuth(url: string): Promise<Record<string, string>> {
+  const r = await call(
+    url,
+    `/identity/oauth/token?grant_type=client_credentials&client_id=${MARKETO.clientId}&client_secret=${MARKETO.clientSecret}`,
+  );
+  return { authorization: `Bearer ${r.json.access_token}` };
+}

@@ -6,17 +6,9 @@
 import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
 import { MockEngine, registeredMock, startMock, type MockDefinition, type Outcome } from "../../runtime/mock/index.js";
-import { call, LIST, MARKETO, TRELLO_AUTH, useMocks, WORLDNEWS } from "./helpers.js";
+import { call, LIST, MARKETO, marketoAuth, TRELLO_AUTH, useMocks, WORLDNEWS } from "./helpers.js";
 
 const mock = useMocks();
-
-async function marketoAuth(url: string): Promise<Record<string, string>> {
-  const r = await call(
-    url,
-    `/identity/oauth/token?grant_type=client_credentials&client_id=${MARKETO.clientId}&client_secret=${MARKETO.clientSecret}`,
-  );
-  return { authorization: `Bearer ${r.json.access_token}` };
-}
 
 /** Writes `data` on a raw connection and reads until the server closes it (or 5 s pass: `timedOut`). */
 function raw(port: number, data: string): Promise<{ text: string; timedOut: boolean; ms: number }> {

@@ -1,17 +1,19 @@
 /** Limits from the descriptor, answered as the real services answer them; windows shrunk by options. */
 import { describe, expect, it } from "vitest";
 import { startMock } from "../../runtime/mock/index.js";
-import { call, CARD, CONTENTSNARE, manualClock, MARKETO, TRELLO, TRELLO_AUTH, WORLDNEWS, useMocks } from "./helpers.js";
+import {
+  call,
+  CARD,
+  CONTENTSNARE,
+  manualClock,
+  marketoAuth,
+  TRELLO,
+  TRELLO_AUTH,
+  WORLDNEWS,
+  useMocks,
+} from "./helpers.js";
 
 const mock = useMocks();
-
-async function marketoToken(url: string): Promise<Record<string, string>> {
-  const r = await call(
-    url,
-    `/identity/oauth/token?grant_type=client_credentials&client_id=${MARKETO.clientId}&client_secret=${MARKETO.clientSecret}`,
-  );
-  return { authorization: `Bearer ${r.json.access_token}` };
-}
 
 describe("trello", () => {
   it("answers 429 JSON per token, per key across tokens, and frees the window after it passes", async () => {
@@ -44,7 +46,7 @@ describe("marketo", () => {
     const m = await mock("marketo", {
       limits: { overrides: { rate: { requests: 2, windowSeconds: 20 }, daily: { requests: 1000 } } },
     });
-    const auth = await marketoToken(m.url);
+    const auth = await marketoAuth(m.url);
     const bodies = [];
     for (let i = 0; i < 3; i++) bodies.push((await call(m.url, "/rest/v1/lists.json", { headers: auth })).json);
     expect(bodies.map((b) => b.success)).toEqual([true, true, false]);
@@ -53,7 +55,7 @@ describe("marketo", () => {
     });
 
     const daily = await mock("marketo", { limits: { overrides: { daily: { requests: 2 } } } });
-    const dauth = await marketoToken(daily.url);
+    const dauth = await marketoAuth(daily.url);
     await call(daily.url, "/rest/v1/lists.json", { headers: dauth });
     await call(daily.url, "/rest/v1/lists.json", { headers: dauth });
     const over = await call(daily.url, "/rest/v1/lists.json", { headers: dauth });
@@ -68,7 +70,7 @@ describe("marketo", () => {
       limits: { overrides: { concurrent: { max: 3 } } },
       hooks: { beforeRespond: () => gate },
     });
-    const auth = await marketoToken(m.url);
+    const auth = await marketoAuth(m.url);
     const held = [0, 1, 2].map(() => call(m.url, "/rest/v1/lists.json", { headers: auth }));
     while (m.counters().inFlight < 3) await new Promise((r) => setTimeout(r, 5));
     const fourth = await call(m.url, "/rest/v1/lists.json", { headers: auth });

@@ -9,8 +9,8 @@
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadMock, startMock, type RunningMock } from "../../runtime/mock/index.js";
-import { runCli } from "../helpers/cli.js";
+import { startMock, type RunningMock } from "../../runtime/mock/index.js";
+import { generateFixtureMock } from "./fixture-mock.js";
 import { call } from "./helpers.js";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -18,16 +18,7 @@ const out = join(root, "test", "mock", `.shapes-${process.pid}`);
 let m: RunningMock;
 
 beforeAll(async () => {
-  const generated = await runCli(
-    "generate",
-    "--spec",
-    join(import.meta.dirname, "fixtures", "shapes.yaml"),
-    "--out",
-    out,
-    "--no-cache",
-  );
-  expect(generated.code, generated.stderr).toBe(0);
-  await loadMock(join(out, "shapes", "mock.ts"));
+  await generateFixtureMock("shapes", "shapes", out);
   m = await startMock("shapes", { limits: { off: true } });
 }, 60_000);
 

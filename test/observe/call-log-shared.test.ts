@@ -16,6 +16,7 @@ import { runCli } from "../helpers/cli.js";
 import { haveRedis, type RunningRedis, startRedis } from "../helpers/redis.js";
 import { runCliProcess } from "../reliability/secret-leak-helpers.js";
 import "../mock/register.js";
+import { followedIds } from "./follow.js";
 
 const ROOT = join(import.meta.dirname, "../..");
 const WORKER = join(import.meta.dirname, "fixtures/call-worker.ts");
@@ -110,15 +111,15 @@ describe("the call log across processes", { timeout: 180_000 }, () => {
       const failures = await sink.read({ outcome: "error", service: "worldnews" }, 1000);
       expect(failures.records).toHaveLength(300);
       expect(failures.records[0]!.id).toBe("r4");
-      const got: string[] = [];
-      const stop = new AbortController();
-      const following = sink.follow({ tool: "trello_get_card" }, (r) => got.push(r.id), stop.signal);
-      await new Promise((r) => setTimeout(r, 200));
-      for (let n = 1201; n <= 1206; n++) await sink.append(record(n));
-      const deadline = Date.now() + 5000;
-      while (got.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      stop.abort();
-      await following;
+      const got = await followedIds(
+        sink,
+        { tool: "trello_get_card" },
+        200,
+        async () => {
+          for (let n = 1201; n <= 1206; n++) await sink.append(record(n));
+        },
+        3,
+      );
       expect(got).toEqual(["r1201", "r1203", "r1205"]);
     } finally {
       await sink.close();

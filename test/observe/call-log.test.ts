@@ -23,6 +23,7 @@ import { executeTool, type ToolContext } from "../../runtime/tools/index.js";
 import { loadCatalogs } from "../../cli/commands/tools.js";
 import { Accounts, StepforgeMcp } from "../../runtime/mcp/index.js";
 import "../mock/register.js";
+import { followedIds } from "./follow.js";
 import { createMarkers, describeLeaks, needlesFor, scanText } from "../reliability/markers.js";
 
 const M = createMarkers();
@@ -347,16 +348,15 @@ describe("the file sink", () => {
     const file = join(dir, "follow", "calls.jsonl");
     const sink = new FileCallLog(file, { maxBytes: 1500, pollMs: 20 });
     await sink.append(record(1));
-    const got: string[] = [];
-    const stop = new AbortController();
-    const following = sink.follow({ outcome: "ok" }, (r) => got.push(r.id), stop.signal);
-    // follow() starts at the end of the file once it has opened it: give it time to, on a busy machine.
-    await new Promise((r) => setTimeout(r, 500));
-    for (let n = 2; n <= 16; n++) await sink.append(record(n));
-    const deadline = Date.now() + 5000;
-    while (got.length < 12 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    stop.abort();
-    await following;
+    const got = await followedIds(
+      sink,
+      { outcome: "ok" },
+      500,
+      async () => {
+        for (let n = 2; n <= 16; n++) await sink.append(record(n));
+      },
+      12,
+    );
     expect((await sink.segments()).length).toBeGreaterThan(0);
     expect(got).toEqual(["r2", "r3", "r4", "r6", "r7", "r8", "r9", "r11", "r12", "r13", "r14", "r16"]);
   });

@@ -29,6 +29,21 @@ const M = createMarkers();
 const CARD = "6123a9f0c4b5d6e7f8091a2b";
 const trelloConnection = { name: "work", fields: { apiKey: M.trelloApiKey.value, token: M.trelloToken.value } };
 
+/** Trello's conformance definition cut down to one operation, GET /thing, answering `schema`. */
+const definition = (schema: unknown, components: Record<string, unknown> = {}): ConformanceDefinition => ({
+  ...conformanceFromMock(trelloMock),
+  operations: {
+    getThing: {
+      operationId: "getThing",
+      method: "GET",
+      path: "/thing",
+      parameters: [],
+      responses: { "200": { contentTypes: ["application/json"], schema } },
+    },
+  },
+  components: { schemas: components },
+});
+
 describe("the validation proxy in front of the behavioural mocks", () => {
   let trello: RunningMock;
   let marketo: RunningMock;
@@ -123,19 +138,7 @@ describe("the validation proxy in front of the behavioural mocks", () => {
         res.end('{"id":"1"}');
       }),
     );
-    const broken: ConformanceDefinition = {
-      ...conformanceFromMock(trelloMock),
-      operations: {
-        getThing: {
-          operationId: "getThing",
-          method: "GET",
-          path: "/thing",
-          parameters: [],
-          responses: { "200": { contentTypes: ["application/json"], schema: { $ref: "#/components/schemas/Gone" } } },
-        },
-      },
-      components: { schemas: {} },
-    };
+    const broken = definition({ $ref: "#/components/schemas/Gone" });
     const proxy = await startValidationProxy({ definition: broken, upstream: upstream.url });
     try {
       const answer = await fetch(`${proxy.url}/thing`);
@@ -257,19 +260,6 @@ describe("replaying a recording", () => {
 });
 
 describe("what counts as an undocumented field", () => {
-  const definition = (schema: unknown, components: Record<string, unknown> = {}): ConformanceDefinition => ({
-    ...conformanceFromMock(trelloMock),
-    operations: {
-      getThing: {
-        operationId: "getThing",
-        method: "GET",
-        path: "/thing",
-        parameters: [],
-        responses: { "200": { contentTypes: ["application/json"], schema } },
-      },
-    },
-    components: { schemas: components },
-  });
   const check = (schema: unknown, body: unknown, components?: Record<string, unknown>) => {
     const checker = new ConformanceChecker(definition(schema, components));
     const op = checker.route("GET", "/thing")!.op;

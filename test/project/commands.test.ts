@@ -66,27 +66,19 @@ describe("the project's services, before any generate", { timeout: 120_000 }, ()
   });
 
   it("call --mock runs a step against the service's mock started in the process", async () => {
-    const created = await runCli(
-      "call",
-      "bookshelf_create_book",
-      "--mock",
-      "--input",
-      JSON.stringify({ title: "Snow Crash", author: "Neal Stephenson", status: "available" }),
-      ...p,
-    );
+    const callMock = (tool: string, input: unknown) =>
+      runCli("call", tool, "--mock", "--input", JSON.stringify(input), ...p);
+    const created = await callMock("bookshelf_create_book", {
+      title: "Snow Crash",
+      author: "Neal Stephenson",
+      status: "available",
+    });
     expect(created.code, created.stderr).toBe(0);
     expect(JSON.parse(created.stdout)).toMatchObject({ ok: true, data: { id: expect.any(String) } });
-    const invalid = await runCli(
-      "call",
-      "bookshelf_create_book",
-      "--mock",
-      "--input",
-      JSON.stringify({ title: "No author", status: "shelved" }),
-      ...p,
-    );
+    const invalid = await callMock("bookshelf_create_book", { title: "No author", status: "shelved" });
     expect(invalid.code).toBe(1);
     expect(JSON.parse(invalid.stdout)).toMatchObject({ ok: false, error: { kind: "invalid_input" } });
-    const unknown = await runCli("call", "bookshelf_lend_book", "--mock", "--input", "{}", ...p);
+    const unknown = await callMock("bookshelf_lend_book", {});
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown tool "bookshelf_lend_book"; bookshelf has bookshelf_list_books');
     const clash = await runCli(

@@ -29,37 +29,18 @@ describe("stepforge init", () => {
   it("refuses to overwrite a config (exit 2 naming it) unless --force", async () => {
     project = tempProject();
     const spec = project.bookshelf();
-    expect((await runCli("init", "--project", project.dir, "--spec", spec, "--format", "json")).code).toBe(0);
+    const initJson = (...more: string[]) =>
+      runCli("init", "--project", project.dir, "--spec", spec, "--format", "json", ...more);
+    expect((await initJson()).code).toBe(0);
     const before = readFileSync(join(project.dir, "stepforge.config.json"), "utf8");
-    const again = await runCli(
-      "init",
-      "--project",
-      project.dir,
-      "--spec",
-      spec,
-      "--format",
-      "json",
-      "--package",
-      "@acme/books",
-    );
+    const again = await initJson("--package", "@acme/books");
     expect(again.code).toBe(2);
     expect(again.stderr).toContain("stepforge.config.json already exists");
     expect(readFileSync(join(project.dir, "stepforge.config.json"), "utf8")).toBe(before);
     // A config of another format counts too: two configs would be ambiguous.
     expect((await runCli("init", "--project", project.dir, "--spec", spec)).code).toBe(2);
     expect(existsSync(join(project.dir, "stepforge.config.ts"))).toBe(false);
-    const forced = await runCli(
-      "init",
-      "--project",
-      project.dir,
-      "--spec",
-      spec,
-      "--format",
-      "json",
-      "--package",
-      "@acme/books",
-      "--force",
-    );
+    const forced = await initJson("--package", "@acme/books", "--force");
     expect(forced.code).toBe(0);
     expect(JSON.parse(readFileSync(join(project.dir, "stepforge.config.json"), "utf8"))).toEqual({
       specs: ["specs/bookshelf.yaml"],

@@ -15,26 +15,20 @@ import {
   type ToolResult,
 } from "../../runtime/tools/index.js";
 import { json, loopback, type Loopback } from "../tools/helpers.js";
-import { generateSpec, inputSchema, startService, workDir, type Generated, type Service } from "./helpers.js";
+import { inputSchema, serveSpecForFile } from "./helpers.js";
 import { BODIES } from "./specs.js";
 
-const work = workDir("bodies");
-let generated: Generated;
-let service: Service & { close(): Promise<void> };
+const served = serveSpecForFile("bodies", "uploads", BODIES);
 let recorder: Loopback;
 
 beforeAll(async () => {
-  generated = await generateSpec(work.dir, "uploads", BODIES);
-  service = await startService(generated);
   recorder = await loopback((_req, res) => json(res, 200, { ok: true }));
-}, 60_000);
+});
 afterAll(async () => {
-  await service?.close();
   await recorder?.close();
-  work.clean();
 });
 
-const tool = (name: string) => service.tools.find((t) => t.name === name) as OperationToolDefinition;
+const tool = (name: string) => served.tools.find((t) => t.name === name) as OperationToolDefinition;
 const b64 = (text: string) => Buffer.from(text).toString("base64");
 
 /** Runs a step against the recording server; the request it received. */
@@ -67,17 +61,17 @@ describe("request bodies that are not JSON", () => {
     expect(fields("uploads_put_blob")).toEqual(["id", "body"]);
     expect(fields("uploads_add_note")).toEqual(["body"]);
     // Form fields, multipart parts, bytes and text are sent as the spec says by client and step alike: no warning left.
-    expect(generated.warnings.map((w) => `${w.code} ${w.pointer}`)).toEqual([]);
+    expect(served.generated.warnings.map((w) => `${w.code} ${w.pointer}`)).toEqual([]);
   });
 
   it("form fields go through the step to the mock, as form fields on the wire", async () => {
-    const viaMock = await service.step("uploads_add_pet", { name: "Rex", age: 3, tags: ["a", "b"] });
+    const viaMock = await served.step("uploads_add_pet", { name: "Rex", age: 3, tags: ["a", "b"] });
     expect(viaMock.ok, JSON.stringify(viaMock)).toBe(true);
     const { result, contentType, body } = await sent("uploads_add_pet", { name: "Rex", age: 3, tags: ["a", "b"] });
     expect(result.ok).toBe(true);
     expect(contentType).toBe("application/x-www-form-urlencoded");
     expect(body).toBe("name=Rex&age=3&tags=a&tags=b");
-    expect(await service.step("uploads_add_pet", { age: 3 })).toMatchObject({
+    expect(await served.step("uploads_add_pet", { age: 3 })).toMatchObject({
       ok: false,
       error: { kind: "invalid_input", fields: [{ path: "name" }] },
     });
@@ -105,7 +99,7 @@ describe("request bodies that are not JSON", () => {
   });
 
   it("a file part takes base64 or text, not both, and at most MAX_FILE_BYTES (the error names the field)", async () => {
-    const both = await service.step("uploads_upload_photo", { photo: { base64: b64("x"), text: "x" } });
+    const both = await served.step("uploads_upload_photo", { photo: { base64: b64("x"), text: "x" } });
     expect(both).toMatchObject({
       ok: false,
       error: {
@@ -114,7 +108,7 @@ describe("request bodies that are not JSON", () => {
       },
     });
     const big = Buffer.alloc(MAX_FILE_BYTES + 3, 1).toString("base64");
-    const over = await service.step("uploads_upload_photo", { photo: { base64: big } });
+    const over = await served.step("uploads_upload_photo", { photo: { base64: big } });
     expect(over).toMatchObject({
       ok: false,
       error: {
@@ -122,7 +116,7 @@ describe("request bodies that are not JSON", () => {
         fields: [{ path: "photo.base64", message: expect.stringContaining(`at most ${MAX_FILE_BYTES} bytes`) }],
       },
     });
-    const notBase64 = await service.step("uploads_put_blob", { id: "b1", body: "not base64!" });
+    const notBase64 = await served.step("uploads_put_blob", { id: "b1", body: "not base64!" });
     expect(notBase64).toMatchObject({ ok: false, error: { kind: "invalid_input", fields: [{ path: "body" }] } });
   });
 

@@ -4,6 +4,7 @@
  * mock started on 127.0.0.1, and calls made through the typed client and the tool steps.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { afterAll, beforeAll } from "vitest";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { createSharedState } from "../../runtime/index.js";
@@ -116,4 +117,29 @@ export function inputSchema(tool: ToolDefinition): {
   required?: string[];
 } {
   return canonicalSchema(tool.input, "input") as never;
+}
+
+/** What a test file of one spec works with: its folder, what generate made of it, and the service itself. */
+export interface ServedSpec extends Service {
+  work: { dir: string; clean: () => void };
+  generated: Generated;
+  close(): Promise<void>;
+}
+
+/**
+ * Generates `doc` as service `id` into the folder `name` before the file's tests and serves it (the
+ * service's members are set on the returned object by the time a test runs); stops it and removes
+ * the folder after.
+ */
+export function serveSpecForFile(name: string, id: string, doc: object): ServedSpec {
+  const served = { work: workDir(name) } as ServedSpec;
+  beforeAll(async () => {
+    served.generated = await generateSpec(served.work.dir, id, doc);
+    Object.assign(served, await startService(served.generated));
+  }, 60_000);
+  afterAll(async () => {
+    await served.close?.();
+    served.work.clean();
+  });
+  return served;
 }

@@ -5,29 +5,18 @@
  * and uniquely from symbols, case collisions and reserved words, the wire mapping keeps the real
  * name, and the calls reach the mock under it.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { resolvePointer } from "../../generator/refs.js";
 import { NAMES } from "./specs.js";
-import { generateSpec, inputSchema, refusal, startService, workDir, type Generated, type Service } from "./helpers.js";
+import { generateSpec, inputSchema, refusal, serveSpecForFile } from "./helpers.js";
 
-const work = workDir("names");
-let generated: Generated;
-let service: Service & { close(): Promise<void> };
-
-beforeAll(async () => {
-  generated = await generateSpec(work.dir, "events", NAMES);
-  service = await startService(generated);
-}, 60_000);
-afterAll(async () => {
-  await service?.close();
-  work.clean();
-});
+const served = serveSpecForFile("names", "events", NAMES);
 
 describe("names from any wire name", () => {
   it("a lenient spec is never refused for names: only the operationId repairs are warned, each at a real place", () => {
-    expect(generated.warnings.map((w) => w.code)).toEqual(["SF111", "SF118", "SF111"]);
-    for (const w of generated.warnings) expect(resolvePointer(NAMES, `#${w.pointer}`), w.pointer).toBeDefined();
-    expect(generated.model.operations.map((o) => o.operationId)).toEqual([
+    expect(served.generated.warnings.map((w) => w.code)).toEqual(["SF111", "SF118", "SF111"]);
+    for (const w of served.generated.warnings) expect(resolvePointer(NAMES, `#${w.pointer}`), w.pointer).toBeDefined();
+    expect(served.generated.model.operations.map((o) => o.operationId)).toEqual([
       "listEvents",
       "getThing",
       "delete_",
@@ -37,7 +26,7 @@ describe("names from any wire name", () => {
   });
 
   it("every field gets a distinct, valid, deterministic name; the wire mapping keeps the real one", () => {
-    const step = generated.model.toolSteps.find((s) => s.name === "events_list_events")!;
+    const step = served.generated.model.toolSteps.find((s) => s.name === "events_list_events")!;
     const names = step.fields.map((f) => f.name);
     expect(names.slice(0, 8)).toEqual([
       "id",
@@ -55,13 +44,13 @@ describe("names from any wire name", () => {
     expect(step.wire.query.map(([wire, source]) => [wire, source.from === "input" ? source.field : ""])).toEqual(
       NAMES.paths["/events/{id}"].get.parameters.slice(1).map((p, i) => [p.name, names[i + 1]]),
     );
-    const tool = service.tools.find((t) => t.name === "events_list_events")!;
+    const tool = served.tools.find((t) => t.name === "events_list_events")!;
     expect(Object.keys(inputSchema(tool).properties)).toEqual(names);
     expect(inputSchema(tool).required).toEqual(["id", "StartTime_lt"]);
   });
 
   it("a call through the tool step and the client reaches the mock under the wire names", async () => {
-    const viaStep = await service.step("events_list_events", {
+    const viaStep = await served.step("events_list_events", {
       id: "e1",
       StartTime_lt: "2024",
       StartTime_gt: "2020",
@@ -70,7 +59,7 @@ describe("names from any wire name", () => {
     });
     expect(viaStep.ok, JSON.stringify(viaStep)).toBe(true);
     // Sent as StartTime>: the mock checks StartTime< only, so a wrong wire name fails here.
-    const wrong = await service.step("events_list_events", {
+    const wrong = await served.step("events_list_events", {
       id: "e1",
       StartTime_lt: "20x4",
     });
@@ -79,12 +68,12 @@ describe("names from any wire name", () => {
       error: { kind: "invalid_input", fields: [{ path: "StartTime_lt" }] },
     });
     await expect(
-      service.client.listEvents!({
+      served.client.listEvents!({
         params: { path: { id: "e1" }, query: { "StartTime<": "1999" } },
       }),
     ).resolves.toMatchObject({});
     await expect(
-      service.client.listEvents!({
+      served.client.listEvents!({
         params: { path: { id: "e1" }, query: { StartTime: "1999" } },
       }),
     ).rejects.toMatchObject({ status: 400 });
@@ -93,12 +82,12 @@ describe("names from any wire name", () => {
   it("a parameter without a name (Notion's spec has one) is left out with a warning, not a refusal", async () => {
     const doc = structuredClone(NAMES);
     doc.paths["/events/{id}"].get.parameters.push({ name: "", in: "header", schema: { type: "string" } });
-    const { model, warnings } = await generateSpec(work.dir, "events-nameless", doc);
+    const { model, warnings } = await generateSpec(served.work.dir, "events-nameless", doc);
     const warning = warnings.find((w) => w.code === "SF115")!;
     expect(warning.pointer).toBe("/paths/~1events~1{id}/get/parameters/10");
     expect(warning.message).toContain("left it out");
     expect(model.operations[0]!.parameters).toHaveLength(10);
-    expect(await refusal(work.dir, "events-nameless-strict", doc, { strict: true })).toContainEqual(
+    expect(await refusal(served.work.dir, "events-nameless-strict", doc, { strict: true })).toContainEqual(
       expect.objectContaining({ code: "SF115", severity: "error" }),
     );
   });
@@ -108,7 +97,7 @@ describe("names from any wire name", () => {
     Object.assign(doc.paths["/events/{id}"].get, {
       "x-stepforge-tool": { fields: { StartTime: { from: "StartTime_gt" } } },
     });
-    const diagnostics = (await refusal(work.dir, "events-renamed", doc)).filter((d) => d.severity === "error");
+    const diagnostics = (await refusal(served.work.dir, "events-renamed", doc)).filter((d) => d.severity === "error");
     expect(diagnostics.map((d) => `${d.code} ${d.pointer}`)).toEqual([
       "SF301 /paths/~1events~1{id}/get/x-stepforge-tool/fields/StartTime",
     ]);

@@ -4,27 +4,16 @@
  * step, the client's call and the mock then agree on every value: before, the check stage read
  * them without `u`, the mock's validator with it, and the mock answered every POST with 500.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { resolvePointer } from "../../generator/refs.js";
 import { PATTERNS } from "./specs.js";
-import { generateSpec, refusal, startService, workDir, type Generated, type Service } from "./helpers.js";
+import { refusal, serveSpecForFile } from "./helpers.js";
 
-const work = workDir("patterns");
-let generated: Generated;
-let service: Service & { close(): Promise<void> };
-
-beforeAll(async () => {
-  generated = await generateSpec(work.dir, "slugs", PATTERNS);
-  service = await startService(generated);
-}, 60_000);
-afterAll(async () => {
-  await service?.close();
-  work.clean();
-});
+const served = serveSpecForFile("patterns", "slugs", PATTERNS);
 
 describe("patterns read with the u flag everywhere", () => {
   it("generate warns with SF163 at each pattern, saying how it reads it; --strict refuses it", async () => {
-    const warnings = generated.warnings.filter((w) => w.code === "SF163");
+    const warnings = served.generated.warnings.filter((w) => w.code === "SF163");
     expect(warnings.map((w) => w.pointer)).toEqual([
       "/paths/~1slugs/post/parameters/0/schema/pattern",
       "/paths/~1slugs/post/requestBody/content/application~1json/schema/properties/slug/pattern",
@@ -34,7 +23,7 @@ describe("patterns read with the u flag everywhere", () => {
     expect(warnings[0]!.message).toContain('read it as "^\\\\d+:\\\\d+$"');
     expect(warnings[1]!.message).toContain('read it as "^[\\\\w\\\\-.]+$"');
     expect(warnings[2]!.message).toContain("it is not checked");
-    const refused = await refusal(work.dir, "slugs-strict", PATTERNS, {
+    const refused = await refusal(served.work.dir, "slugs-strict", PATTERNS, {
       strict: true,
     });
     expect(refused.filter((d) => d.code === "SF163").map((d) => d.severity)).toEqual(["error", "error", "error"]);
@@ -42,13 +31,13 @@ describe("patterns read with the u flag everywhere", () => {
   });
 
   it("a value the pattern allows passes the tool step and the mock", async () => {
-    const ok = await service.step("slugs_create_slug", {
+    const ok = await served.step("slugs_create_slug", {
       slug: "release-1.2_final",
       at: "12:30",
     });
     expect(ok.ok, JSON.stringify(ok)).toBe(true);
     await expect(
-      service.client.createSlug!({
+      served.client.createSlug!({
         params: { query: { at: "9:05" } },
         body: { slug: "a.b-c" },
       }),
@@ -56,16 +45,16 @@ describe("patterns read with the u flag everywhere", () => {
   });
 
   it("a value it refuses is refused by the tool step and by the mock alike, naming the field", async () => {
-    const step = await service.step("slugs_create_slug", { slug: "two words" });
+    const step = await served.step("slugs_create_slug", { slug: "two words" });
     expect(step).toMatchObject({
       ok: false,
       error: { kind: "invalid_input", fields: [{ path: "slug" }] },
     });
-    await expect(service.client.createSlug!({ body: { slug: "two words" } })).rejects.toMatchObject({
+    await expect(served.client.createSlug!({ body: { slug: "two words" } })).rejects.toMatchObject({
       status: 400,
       message: expect.stringContaining("slug"),
     });
-    const query = await service.step("slugs_create_slug", {
+    const query = await served.step("slugs_create_slug", {
       slug: "ok",
       at: "12-30",
     });
@@ -74,7 +63,7 @@ describe("patterns read with the u flag everywhere", () => {
       error: { kind: "invalid_input", fields: [{ path: "at" }] },
     });
     await expect(
-      service.client.createSlug!({
+      served.client.createSlug!({
         params: { query: { at: "12-30" } },
         body: { slug: "ok" },
       }),
@@ -82,11 +71,11 @@ describe("patterns read with the u flag everywhere", () => {
   });
 
   it("a pattern with no u reading is checked nowhere, so no part refuses what another accepts", async () => {
-    const step = await service.step("slugs_create_slug", {
+    const step = await served.step("slugs_create_slug", {
       slug: "ok",
       ratio: "zzz",
     });
     expect(step.ok, JSON.stringify(step)).toBe(true);
-    await expect(service.client.createSlug!({ body: { slug: "ok", ratio: "zzz" } })).resolves.toBeTypeOf("object");
+    await expect(served.client.createSlug!({ body: { slug: "ok", ratio: "zzz" } })).resolves.toBeTypeOf("object");
   });
 });

@@ -7,27 +7,16 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { canonicalSchema } from "../../runtime/tools/export.js";
 import { READ_ONLY } from "./specs.js";
-import { generateSpec, inputSchema, startService, workDir, type Generated, type Service } from "./helpers.js";
+import { inputSchema, serveSpecForFile } from "./helpers.js";
 
-const work = workDir("readonly");
-let generated: Generated;
-let service: Service & { close(): Promise<void> };
-
-beforeAll(async () => {
-  generated = await generateSpec(work.dir, "pets", READ_ONLY);
-  service = await startService(generated);
-}, 60_000);
-afterAll(async () => {
-  await service?.close();
-  work.clean();
-});
+const served = serveSpecForFile("readonly", "pets", READ_ONLY);
 
 describe("read-only and write-only properties", () => {
   it("read-only properties are never tool inputs, at any depth, however they are marked", () => {
-    const create = service.tools.find((t) => t.name === "pets_create_pet")!;
+    const create = served.tools.find((t) => t.name === "pets_create_pet")!;
     const input = inputSchema(create);
     expect(Object.keys(input.properties)).toEqual(["name", "secret", "owner"]);
     expect(input.required).toEqual(["name"]);
@@ -35,7 +24,7 @@ describe("read-only and write-only properties", () => {
   });
 
   it("write-only properties are never in a step's output", () => {
-    const get = service.tools.find((t) => t.name === "pets_get_pet")!;
+    const get = served.tools.find((t) => t.name === "pets_get_pet")!;
     const output = canonicalSchema(get.output, "output") as {
       properties: Record<string, unknown>;
     };
@@ -43,24 +32,29 @@ describe("read-only and write-only properties", () => {
   });
 
   it("the request type refers to a write variant without the read-only requirements; responses keep the schema", () => {
-    const types = readFileSync(join(generated.out, "pets", "types.ts"), "utf8");
+    const types = readFileSync(join(served.generated.out, "pets", "types.ts"), "utf8");
     expect(types).toMatch(/"application\/json": components\["schemas"\]\["PetWrite"\];/);
     const variant = types.slice(types.indexOf("PetWrite: {"), types.indexOf("};", types.indexOf("PetWrite: {")));
     expect(variant).toMatch(/id\?: /);
     expect(variant).toMatch(/connection\?: /);
     expect(variant).toContain('owner?: components["schemas"]["OwnerWrite"]');
     // The model's own document is untouched: tool steps and the mock read the spec's schemas.
-    expect(Object.keys(generated.model.components.schemas as object)).toEqual(["Id", "Connection", "Owner", "Pet"]);
+    expect(Object.keys(served.generated.model.components.schemas as object)).toEqual([
+      "Id",
+      "Connection",
+      "Owner",
+      "Pet",
+    ]);
   });
 
   it("a create without the server's fields goes through the tool step, the client and the mock", async () => {
-    const created = await service.step("pets_create_pet", {
+    const created = await served.step("pets_create_pet", {
       name: "Rex",
       secret: "s3cret",
       owner: { name: "Ada" },
     });
     expect(created.ok, JSON.stringify(created)).toBe(true);
-    const refused = await service.step("pets_create_pet", {
+    const refused = await served.step("pets_create_pet", {
       name: "Rex",
       id: "p1",
     });
@@ -69,7 +63,7 @@ describe("read-only and write-only properties", () => {
       error: { kind: "invalid_input" },
     });
     await expect(
-      service.client.createPet!({
+      served.client.createPet!({
         body: { name: "Rex", owner: { name: "Ada" } },
       }),
     ).resolves.toBeTypeOf("object");

@@ -8,35 +8,24 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DEEP_REFS } from "./specs.js";
-import { generateSpec, inputSchema, refusal, startService, workDir, type Generated, type Service } from "./helpers.js";
+import { inputSchema, refusal, serveSpecForFile } from "./helpers.js";
 
-const work = workDir("refs");
-let generated: Generated;
-let service: Service & { close(): Promise<void> };
-
-beforeAll(async () => {
-  generated = await generateSpec(work.dir, "deep", DEEP_REFS);
-  service = await startService(generated);
-}, 60_000);
-afterAll(async () => {
-  await service?.close();
-  work.clean();
-});
+const served = serveSpecForFile("refs", "deep", DEEP_REFS);
 
 describe("$ref to any pointer of the document", () => {
   it("generates without a warning, and --strict accepts the parameter component named schema", async () => {
-    expect(generated.warnings.map((w) => `${w.code} ${w.message}`)).toEqual([]);
-    expect(await refusal(work.dir, "deep-strict", DEEP_REFS, { strict: true })).toEqual([]);
+    expect(served.generated.warnings.map((w) => `${w.code} ${w.message}`)).toEqual([]);
+    expect(await refusal(served.work.dir, "deep-strict", DEEP_REFS, { strict: true })).toEqual([]);
   });
 
   it("types.ts names schema components only, never a path inside one", () => {
-    const types = readFileSync(join(generated.out, "deep", "types.ts"), "utf8");
+    const types = readFileSync(join(served.generated.out, "deep", "types.ts"), "utf8");
     expect(types).not.toMatch(/\]\["(allOf|properties|0)"\]|\["limit"\]\["schema"\]/);
     expect(types).toContain('"application/json": components["schemas"]["Tag_allOf_0"][]');
     expect(types).toContain('max?: components["schemas"]["parameters_limit_schema"]');
-    expect(Object.keys(generated.model.components.schemas as object)).toEqual([
+    expect(Object.keys(served.generated.model.components.schemas as object)).toEqual([
       "Tag",
       "Issue",
       "Tree",
@@ -47,7 +36,7 @@ describe("$ref to any pointer of the document", () => {
   });
 
   it("the tool step checks the referenced parameter schema, and the mock the referenced body schema", async () => {
-    const list = service.tools.find((t) => t.name === "deep_list_tags")!;
+    const list = served.tools.find((t) => t.name === "deep_list_tags")!;
     expect(inputSchema(list).properties.max).toMatchObject({
       type: "integer",
       minimum: 1,
@@ -56,12 +45,12 @@ describe("$ref to any pointer of the document", () => {
     expect(inputSchema(list).properties.schema).toMatchObject({
       enum: ["full", "short"],
     });
-    const refused = await service.step("deep_list_tags", { max: 0 });
+    const refused = await served.step("deep_list_tags", { max: 0 });
     expect(refused).toMatchObject({
       ok: false,
       error: { kind: "invalid_input" },
     });
-    const listed = await service.step("deep_list_tags", {
+    const listed = await served.step("deep_list_tags", {
       max: 3,
       schema: "full",
     });
@@ -69,29 +58,29 @@ describe("$ref to any pointer of the document", () => {
     for (const tag of (listed as { data: { items: Array<{ name: string }> } }).data.items)
       expect(tag.name.length).toBeGreaterThanOrEqual(2);
 
-    const created = (await service.client.createTag!({
+    const created = (await served.client.createTag!({
       body: { name: "urgent" },
     })) as { name: string };
     expect(created.name.length).toBeGreaterThanOrEqual(2);
     // The mock validates against Tag/allOf/0 (name of two characters or more).
-    await expect(service.client.createTag!({ body: { name: "u" } })).rejects.toMatchObject({ status: 400 });
-    const step = await service.step("deep_create_tag", { name: "x" });
+    await expect(served.client.createTag!({ body: { name: "u" } })).rejects.toMatchObject({ status: 400 });
+    const step = await served.step("deep_create_tag", { name: "x" });
     expect(step).toMatchObject({ ok: false, error: { kind: "invalid_input" } });
   });
 
   it("a property that is allOf of its own schema is cut in the tool step (it recursed without end)", async () => {
-    const create = service.tools.find((t) => t.name === "deep_create_issue")!;
+    const create = served.tools.find((t) => t.name === "deep_create_issue")!;
     const parent = inputSchema(create).properties.parent as { properties: Record<string, { description?: string }> };
     expect(Object.keys(parent.properties)).toEqual(["key", "parent"]);
     expect(parent.properties.parent!.description).toMatch(/recursive/);
-    const created = await service.step("deep_create_issue", { key: "A-2", parent: { key: "A-1" } });
+    const created = await served.step("deep_create_issue", { key: "A-2", parent: { key: "A-1" } });
     expect(created.ok, JSON.stringify(created)).toBe(true);
   });
 
   it("a schema that refers to itself through a nested node is cut in the tool step and sent whole", async () => {
-    const plant = service.tools.find((t) => t.name === "deep_plant_tree")!;
+    const plant = served.tools.find((t) => t.name === "deep_plant_tree")!;
     expect(Object.keys(inputSchema(plant).properties)).toEqual(["value", "next"]);
-    const planted = await service.step("deep_plant_tree", {
+    const planted = await served.step("deep_plant_tree", {
       value: "oak",
       next: { value: "ash", next: { value: "elm" } },
     });

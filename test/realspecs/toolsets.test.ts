@@ -3,29 +3,18 @@
  * `--toolsets` could trim nothing. Now one per tag (or first meaningful path segment), named in the
  * toolset syntax, and a selection of them is served and called against the mock.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { selectTools } from "../../runtime/mcp/catalog.js";
 import { executeTool } from "../../runtime/tools/index.js";
 import { createSharedState } from "../../runtime/index.js";
-import { generateSpec, startService, workDir, type Generated, type Service } from "./helpers.js";
+import { serveSpecForFile } from "./helpers.js";
 import { TAGGED } from "./specs.js";
 
-const work = workDir("toolsets");
-let generated: Generated;
-let service: Service & { close(): Promise<void> };
-
-beforeAll(async () => {
-  generated = await generateSpec(work.dir, "shop", TAGGED);
-  service = await startService(generated);
-}, 60_000);
-afterAll(async () => {
-  await service?.close();
-  work.clean();
-});
+const served = serveSpecForFile("toolsets", "shop", TAGGED);
 
 describe("default toolsets from tags", () => {
   it("one toolset per tag in document order, then the path segment of untagged operations; valid names", () => {
-    expect(service.toolsets).toEqual([
+    expect(served.toolsets).toEqual([
       { name: "store", description: "Orders and stock.", steps: ["shop_add_pet", "shop_place_order"] },
       { name: "pets", description: "Everything about your pets.", steps: ["shop_list_pets", "shop_add_pet"] },
       { name: "user_accounts", description: 'Operations tagged "User Accounts".', steps: ["shop_list_accounts"] },
@@ -34,11 +23,11 @@ describe("default toolsets from tags", () => {
       { name: "t_2_fa", description: 'Operations tagged "2FA".', steps: ["shop_list_codes"] },
       { name: "users", description: "Operations under /users.", steps: ["shop_get_user"] },
     ]);
-    expect(generated.model.toolsetsFromTags).toBe(true);
+    expect(served.generated.model.toolsetsFromTags).toBe(true);
   });
 
   it("--toolsets selects by them, and a selected step calls the mock", async () => {
-    const catalog = [{ id: "shop", title: "Shop", tools: service.tools, toolsets: service.toolsets }];
+    const catalog = [{ id: "shop", title: "Shop", tools: served.tools, toolsets: served.toolsets }];
     expect(selectTools(catalog, { toolsets: ["pets:read", "users"] }).map((t) => t.name)).toEqual([
       "shop_list_pets",
       "shop_get_user",
@@ -51,7 +40,7 @@ describe("default toolsets from tags", () => {
     const result = await executeTool(
       getUser!,
       { id: "u1" },
-      { connection: { name: "t", fields: {} }, baseUrl: service.mock.url, shared: createSharedState() },
+      { connection: { name: "t", fields: {} }, baseUrl: served.mock.url, shared: createSharedState() },
     );
     expect(result.ok, JSON.stringify(result)).toBe(true);
   });

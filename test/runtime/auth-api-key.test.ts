@@ -1,16 +1,12 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createServiceClient, createSharedState } from "../../runtime/index.js";
-import { apiKeyConnection, apiKeyService, json, KEY, startServer, type TestServer, TOKEN } from "./helpers.js";
+import { apiKeyConnection, apiKeyService, json, KEY, startTestServer, type TestServer, TOKEN } from "./helpers.js";
 
 let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 
 describe("api key", () => {
   it("sends key and token in the query, or in a header for the header mode", async () => {
-    server = await startServer((req, res) => json(res, 200, { ok: true }));
+    server = await startTestServer((req, res) => json(res, 200, { ok: true }));
     const d = apiKeyService();
     await createServiceClient(d, {
       connection: apiKeyConnection(),
@@ -32,7 +28,7 @@ describe("api key", () => {
   });
 
   it("sends a connection field named accessToken as a bearer token (a plain spec's http bearer scheme)", async () => {
-    server = await startServer((req, res) => json(res, 200, { ok: true }));
+    server = await startTestServer((req, res) => json(res, 200, { ok: true }));
     const d = apiKeyService();
     const bearer = {
       ...d,

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   AuthError,
   ConnectionError,
@@ -12,7 +12,7 @@ import {
   delay,
   json,
   makeDescriptor,
-  startServer,
+  startTestServer,
   type TestServer,
 } from "./helpers.js";
 
@@ -69,7 +69,7 @@ async function marketoLike(
   options: { expiresIn?: (n: number) => number; reject?: (token: string) => string | undefined } = {},
 ) {
   let tokens = 0;
-  const server = await startServer(async (req, res) => {
+  const server = await startTestServer(async (req, res) => {
     if (req.url.pathname === "/identity/oauth/token") {
       tokens++;
       expect(req.url.searchParams.get("grant_type")).toBe("client_credentials");
@@ -100,14 +100,9 @@ async function marketoLike(
 }
 
 let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 
-/** A client of the client-credentials service against `m`'s server (the one afterEach closes). */
+/** A client of the client-credentials service against `m`'s server. */
 function ccClient(m: { server: TestServer }, renewBeforeSeconds = 0) {
-  server = m.server;
   return createServiceClient(ccService(renewBeforeSeconds), {
     connection: ccConnection(),
     baseUrl: m.server.url,
@@ -222,7 +217,7 @@ describe("oauth2 client credentials", () => {
 
   it("retries a token endpoint that answers 503 or drops the connection, within the call's retry budget", async () => {
     let tokenRequests = 0;
-    server = await startServer(async (req, res) => {
+    server = await startTestServer(async (req, res) => {
       if (req.url.pathname === "/identity/oauth/token") {
         tokenRequests++;
         if (tokenRequests === 1) return json(res, 503, { error: "unavailable" });
@@ -261,7 +256,7 @@ describe("oauth2 client credentials", () => {
   });
 
   it("many calls waiting on one client-wide abort signal trigger no listener-leak warning", async () => {
-    server = await startServer(async (_req, res) => json(res, 200, { requestId: "r", success: true, result: [] }));
+    server = await startTestServer(async (_req, res) => json(res, 200, { requestId: "r", success: true, result: [] }));
     const warnings: string[] = [];
     const onWarning = (w: Error) => warnings.push(w.name);
     process.on("warning", onWarning);

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   AuthError,
   authorizeUrl,
@@ -8,15 +8,11 @@ import {
   MemoryConnectionStore,
   type RuntimeEvent,
 } from "../../runtime/index.js";
-import { apiKeyService, json, makeDescriptor, startServer, type TestServer } from "./helpers.js";
+import { apiKeyService, json, makeDescriptor, startTestServer, type TestServer } from "./helpers.js";
 
 const SECRET = "CLIENTSECRETMARKER-42";
 
 let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 
 function acService() {
   return makeDescriptor(
@@ -58,7 +54,7 @@ async function snareLike() {
   const refreshValid = new Set<string>(["r-0"]);
   let refreshes = 0;
   const bodies: Array<Record<string, string>> = [];
-  const srv = await startServer((req, res) => {
+  const srv = await startTestServer((req, res) => {
     if (req.url.pathname === "/oauth/token") {
       const body = JSON.parse(req.body) as Record<string, string>;
       bodies.push(body);

@@ -3,15 +3,11 @@
  * (runtime/client/classify.ts), against real HTTP servers on 127.0.0.1: nested message and request-id
  * fields, request-id and Retry-After headers, and `resendSafe` on a rule.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createServiceClient, createSharedState, type StepforgeError } from "../../runtime/index.js";
-import { apiKeyConnection, apiKeyService, json, startServer, type TestServer } from "./helpers.js";
+import { apiKeyConnection, apiKeyService, json, startTestServer, type TestServer } from "./helpers.js";
 
 let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 
 function client(errors: Record<string, unknown>, retry: Record<string, unknown> = {}) {
   return createServiceClient(apiKeyService({ errors }), {
@@ -27,7 +23,7 @@ async function failure(
   answer: (res: import("node:http").ServerResponse) => void,
   operation = "getThing",
 ): Promise<StepforgeError> {
-  server = await startServer((_req, res) => answer(res));
+  server = await startTestServer((_req, res) => answer(res));
   const init = operation === "createThing" ? { body: { name: "x" } } : { params: { path: { id: "1" } } };
   return (await client(errors, { attempts: 0 })
     .call(operation, init)
@@ -100,7 +96,7 @@ describe("errors.requestIdField, requestIdHeaders, retryAfterHeaders", () => {
 describe("errors.statuses.<status>.resendSafe", () => {
   async function posts(rule: Record<string, unknown>): Promise<number> {
     let n = 0;
-    server = await startServer((_req, res) =>
+    server = await startTestServer((_req, res) =>
       ++n === 1 ? json(res, 502, { message: "bad gateway" }) : json(res, 200, { id: "t1" }),
     );
     await client(

@@ -2,7 +2,7 @@
  * Test helpers: real HTTP servers on 127.0.0.1 (port 0) and descriptors built through the same zod
  * schemas the generator uses.
  */
-import { expect } from "vitest";
+import { expect, onTestFinished } from "vitest";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { ServiceExtensionSchema } from "../../runtime/descriptor-schemas.js";
@@ -55,6 +55,16 @@ export async function startServer(handler: Handler): Promise<TestServer> {
     });
   });
   return { ...(await listenOnLoopback(server)), seen };
+}
+
+/**
+ * A server started inside a test and closed when that test ends, passed or failed (the teardown
+ * every runtime test file used to write as its own afterEach).
+ */
+export async function startTestServer(handler: Handler): Promise<TestServer> {
+  const server = await startServer(handler);
+  onTestFinished(() => server.close());
+  return server;
 }
 
 export interface Listening {

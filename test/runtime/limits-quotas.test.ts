@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   createServiceClient,
   createSharedState,
@@ -15,15 +15,11 @@ import {
   expectRefusedLocally,
   json,
   nextFailure,
-  startServer,
+  startTestServer,
   type TestServer,
 } from "./helpers.js";
 
 let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 const noRetry = { attempts: 0 };
 
 describe("daily quota", () => {
@@ -44,7 +40,7 @@ describe("daily quota", () => {
     });
 
   it("counts calls and fails before sending once the quota is used, naming when it resets", async () => {
-    server = await startServer((_req, res) => json(res, 200, { success: true, result: [] }));
+    server = await startTestServer((_req, res) => json(res, 200, { success: true, result: [] }));
     const error = await callPastQuota(quotaService(), server.url);
     expect(error).toBeInstanceOf(QuotaExhaustedError);
     expect(server.seen).toHaveLength(3);
@@ -62,7 +58,7 @@ describe("daily quota", () => {
   });
 
   it("believes the service's own quota answer (607), does not retry it, and stops sending", async () => {
-    server = await startServer((_req, res) =>
+    server = await startTestServer((_req, res) =>
       json(res, 200, { success: false, errors: [{ code: "607", message: "Daily quota reached" }] }),
     );
     const client = apiKeyClient(quotaService(), server.url);
@@ -95,7 +91,7 @@ describe("header quota", () => {
 
   it("stops before the reported remaining points would go below zero", async () => {
     let left = 3.5;
-    server = await startServer((_req, res) => {
+    server = await startTestServer((_req, res) => {
       if (left < 1) return json(res, 402, { message: "quota exceeded" });
       left -= 1;
       json(
@@ -112,7 +108,7 @@ describe("header quota", () => {
   });
 
   it("turns the service's 402 into a QuotaExhaustedError with the reset time", async () => {
-    server = await startServer((_req, res) =>
+    server = await startTestServer((_req, res) =>
       json(res, 402, { message: "Your daily points limit of 50 has been reached." }),
     );
     const client = apiKeyClient(newsService(), server.url);
@@ -160,15 +156,19 @@ describe("maxLimitWaitMs: a bound on how long a client-side limit may hold a cal
     },
   ];
 
-  it("fails a call the window would hold longer at once, as rate_limited with retryAfterMs, nothing sent", async () => {
-    server = await startServer((_req, res) => json(res, 200, { id: "x" }));
-    const client = createServiceClient(apiKeyService({ limits }), {
+  /** A client that waits at most 1 s for the window (which holds a call about 60 s) and never retries. */
+  const boundedClient = (baseUrl: string) =>
+    createServiceClient(apiKeyService({ limits }), {
       connection: apiKeyConnection(),
-      baseUrl: server.url,
+      baseUrl,
       shared: createSharedState(),
       retry: noRetry,
       maxLimitWaitMs: 1000,
     });
+
+  it("fails a call the window would hold longer at once, as rate_limited with retryAfterMs, nothing sent", async () => {
+    server = await startTestServer((_req, res) => json(res, 200, { id: "x" }));
+    const client = boundedClient(server.url);
     await client.call("getThing", { params: { path: { id: "1" } } });
     const error = await client.call("getThing", { params: { path: { id: "1" } } }).catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: "rate_limited", retryable: true });
@@ -181,16 +181,10 @@ describe("maxLimitWaitMs: a bound on how long a client-side limit may hold a cal
 
   it("also when the wait had no estimate at first (the window's request still in flight)", async () => {
     let answer: (() => void) | undefined;
-    server = await startServer((_req, res) => {
+    server = await startTestServer((_req, res) => {
       answer = () => json(res, 200, { id: "x" });
     });
-    const client = createServiceClient(apiKeyService({ limits }), {
-      connection: apiKeyConnection(),
-      baseUrl: server.url,
-      shared: createSharedState(),
-      retry: noRetry,
-      maxLimitWaitMs: 1000,
-    });
+    const client = boundedClient(server.url);
     const first = client.call("getThing", { params: { path: { id: "1" } } });
     while (!answer) await delay(5);
     const held = new Promise((resolve) => {
@@ -204,7 +198,7 @@ describe("maxLimitWaitMs: a bound on how long a client-side limit may hold a cal
   });
 
   it("is unbounded by default: the call waits for room", async () => {
-    server = await startServer((_req, res) => json(res, 200, { id: "x" }));
+    server = await startTestServer((_req, res) => json(res, 200, { id: "x" }));
     const shrunk = [{ ...limits[0]!, windowSeconds: 0.2 }];
     const client = createServiceClient(apiKeyService({ limits: shrunk }), {
       connection: apiKeyConnection(),

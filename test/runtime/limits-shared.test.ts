@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   type ClientOptions,
   createServiceClient,
@@ -21,15 +21,11 @@ import { withLocalFallback } from "../../runtime/state/fallback.js";
 import { MemoryStateStore } from "../../runtime/state/memory.js";
 import { StateUnavailableError, type StateStore } from "../../runtime/state/types.js";
 import { TokenCache } from "../../runtime/credentials/tokens.js";
-import { apiKeyConnection, apiKeyService, json, startServer, type TestServer } from "./helpers.js";
+import { apiKeyConnection, apiKeyService, json, startTestServer, type TestServer } from "./helpers.js";
 import { ServerWindow } from "./server-window.js";
 
 let server: TestServer | undefined;
 const dirs: string[] = [];
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
@@ -73,7 +69,7 @@ describe("budgets shared through the store", () => {
   for (const backend of ["memory", "file"] as const) {
     it(`two workers on one account (${backend}): the window is used whole and never passed`, async () => {
       const window = new ServerWindow(5, WINDOW_MS);
-      server = await startServer((req, res) =>
+      server = await startTestServer((req, res) =>
         window.admit(req.at) ? json(res, 200, { ok: true }) : json(res, 429, { error: "LIMIT" }),
       );
       let stores: StateStore[];
@@ -98,7 +94,7 @@ describe("budgets shared through the store", () => {
 
   it("control: the same two workers with per-process limiters are refused", async () => {
     const window = new ServerWindow(5, WINDOW_MS);
-    server = await startServer((req, res) =>
+    server = await startTestServer((req, res) =>
       window.admit(req.at) ? json(res, 200, { ok: true }) : json(res, 429, { error: "LIMIT" }),
     );
     const [a, b] = [new MemoryStateStore(), new MemoryStateStore()].map((s) => client(worker(s), windowLimit));
@@ -152,7 +148,7 @@ describe("budgets shared through the store", () => {
   });
 
   it("a daily quota is counted once for every worker", async () => {
-    server = await startServer((_req, res) => json(res, 200, { ok: true }));
+    server = await startTestServer((_req, res) => json(res, 200, { ok: true }));
     const store = new MemoryStateStore();
     const limits = [
       {
@@ -175,7 +171,7 @@ describe("budgets shared through the store", () => {
 
   it("a refusal one worker got (Retry-After, penalty) holds the others back too", async () => {
     let refusedAt = 0;
-    server = await startServer((req, res) => {
+    server = await startTestServer((req, res) => {
       if (refusedAt === 0) {
         refusedAt = req.at;
         return json(res, 429, { error: "LIMIT" }, { "retry-after": "1" });
@@ -218,7 +214,7 @@ function flaky(inner: StateStore, mode: { now: "up" | "down" | "slow" }): StateS
 
 describe("when the shared state cannot be reached", () => {
   it("never sends: every waiting call fails after the bounded wait with the typed error, then calls recover", async () => {
-    server = await startServer((_req, res) => json(res, 200, { ok: true }));
+    server = await startTestServer((_req, res) => json(res, 200, { ok: true }));
     const mode: { now: "up" | "down" | "slow" } = { now: "down" };
     const c = client(
       worker(flaky(new MemoryStateStore(), mode), { unreachableWaitMs: 300, operationTimeoutMs: 100 }),
@@ -245,7 +241,7 @@ describe("when the shared state cannot be reached", () => {
   });
 
   it("a call waits no longer than the store's own unreachableAfterMs, measured to when an attempt failed", async () => {
-    server = await startServer((_req, res) => json(res, 200, { ok: true }));
+    server = await startTestServer((_req, res) => json(res, 200, { ok: true }));
     // Like Redis while it is down: each attempt waits out the store's bound, then fails.
     const bound = 300;
     let admits = 0;
@@ -272,7 +268,7 @@ describe("when the shared state cannot be reached", () => {
   });
 
   it("with the explicit opt-in, counts in this process alone while the store is down", async () => {
-    server = await startServer((_req, res) => json(res, 200, { ok: true }));
+    server = await startTestServer((_req, res) => json(res, 200, { ok: true }));
     const mode: { now: "up" | "down" | "slow" } = { now: "down" };
     const changes: boolean[] = [];
     const store = withLocalFallback(flaky(new MemoryStateStore(), mode), {

@@ -4,7 +4,7 @@
  * against a loopback server that enforces it the way the service does, and in the generator's
  * validation.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SpecError, type Diagnostic } from "../../generator/diagnostics.js";
 import { loadSpecText } from "../../generator/load.js";
 import { checkSpec as validateSpec } from "../../generator/check/index.js";
@@ -26,16 +26,12 @@ import {
   expectRefusedLocally,
   json,
   nextFailure,
-  startServer,
+  startTestServer,
   type TestServer,
 } from "./helpers.js";
 import { ServerWindow } from "./server-window.js";
 
 let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 
 const WINDOW_MS = 300;
 const boardOps = {
@@ -45,6 +41,25 @@ const boardOps = {
   getMember: { method: "GET" as const, path: "/1/members/{id}" },
   getMemberBoards: { method: "GET" as const, path: "/1/members/{id}/boards" },
 };
+
+/** A service with one monthly quota of `requests` resetting in `timeZone`, whose 429 says so. */
+const monthlyService = (requests: number, timeZone: string) =>
+  apiKeyService(
+    {
+      limits: [
+        {
+          id: "monthly",
+          kind: "monthly-quota",
+          requests,
+          resetTimeZone: timeZone,
+          description: `${requests} a month`,
+          rejection: { status: 429 },
+        },
+      ],
+      errors: { statuses: { "429": { kind: "rate_limited", retry: true, description: "monthly quota" } } },
+    },
+    boardOps,
+  );
 
 describe("per: path:<param>", () => {
   const limits = [
@@ -62,7 +77,7 @@ describe("per: path:<param>", () => {
   it("one budget per board, shared by every connection of the service; operations without the parameter are not counted", async () => {
     const boards = new Map<string, ServerWindow>();
     let rejected = 0;
-    server = await startServer((req, res) => {
+    server = await startTestServer((req, res) => {
       const m = /^\/1\/boards\/([^/]+)/.exec(req.url.pathname);
       if (m) {
         const w = boards.get(m[1]!) ?? new ServerWindow(4, WINDOW_MS);
@@ -122,7 +137,7 @@ describe("excludePathPrefixes", () => {
   it("excluded routes neither count nor wait; the rest of the prefix does", async () => {
     const members = new ServerWindow(2, WINDOW_MS);
     let rejected = 0;
-    server = await startServer((req, res) => {
+    server = await startTestServer((req, res) => {
       const p = req.url.pathname;
       if (p.startsWith("/1/members/") && !p.startsWith("/1/members/me/") && !members.admit(req.at)) {
         rejected++;
@@ -211,7 +226,7 @@ describe("penaltySeconds", () => {
 
   it("holds every caller back for the penalty after a refusal, so no request lands inside it", async () => {
     const s = penaltyServer(5);
-    server = await startServer((req, res) => s.handler(req, res));
+    server = await startTestServer((req, res) => s.handler(req, res));
     const client = createServiceClient(apiKeyService({ limits: [limit(PENALTY_MS / 1000)], errors }, boardOps), {
       connection: apiKeyConnection(),
       baseUrl: server.url,
@@ -233,7 +248,7 @@ describe("penaltySeconds", () => {
 
   it("control: without penaltySeconds the same server keeps refusing (Retry-After 0 says go at once)", async () => {
     const s = penaltyServer(5);
-    server = await startServer((req, res) => s.handler(req, res));
+    server = await startTestServer((req, res) => s.handler(req, res));
     const client = createServiceClient(apiKeyService({ limits: [limit()], errors }, boardOps), {
       connection: apiKeyConnection(),
       baseUrl: server.url,
@@ -255,23 +270,8 @@ describe("penaltySeconds", () => {
 
 describe("monthly-quota", () => {
   it("counts calls per calendar month and fails before sending once used, naming the reset on the 1st", async () => {
-    server = await startServer((_req, res) => json(res, 200, { ok: true }));
-    const d = apiKeyService(
-      {
-        limits: [
-          {
-            id: "monthly",
-            kind: "monthly-quota",
-            requests: 3,
-            resetTimeZone: "America/New_York",
-            description: "3 a month",
-            rejection: { status: 429 },
-          },
-        ],
-        errors: { statuses: { "429": { kind: "rate_limited", retry: true, description: "monthly quota" } } },
-      },
-      boardOps,
-    );
+    server = await startTestServer((_req, res) => json(res, 200, { ok: true }));
+    const d = monthlyService(3, "America/New_York");
     const error = await callPastQuota(d, server.url);
     expect(error).toBeInstanceOf(QuotaExhaustedError);
     expect(server.seen).toHaveLength(3);
@@ -282,23 +282,8 @@ describe("monthly-quota", () => {
   });
 
   it("a monthly refusal from the service stops every call until the 1st", async () => {
-    server = await startServer((_req, res) => json(res, 429, { error: "MONTHLY_QUOTA" }));
-    const d = apiKeyService(
-      {
-        limits: [
-          {
-            id: "monthly",
-            kind: "monthly-quota",
-            requests: 1000,
-            resetTimeZone: "UTC",
-            description: "1000 a month",
-            rejection: { status: 429 },
-          },
-        ],
-        errors: { statuses: { "429": { kind: "rate_limited", retry: true, description: "monthly quota" } } },
-      },
-      boardOps,
-    );
+    server = await startTestServer((_req, res) => json(res, 429, { error: "MONTHLY_QUOTA" }));
+    const d = monthlyService(1000, "UTC");
     const client = apiKeyClient(d, server.url);
     const first = await nextFailure(client);
     expect(first.resetsAt).toBe(nextMonthStart("UTC").toISOString());

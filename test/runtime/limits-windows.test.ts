@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   createServiceClient,
   createSharedState,
@@ -7,14 +7,10 @@ import {
   type ServiceDescriptor,
   type ThrottleEvent,
 } from "../../runtime/index.js";
-import { apiKeyConnection, apiKeyService, delay, json, startServer, type TestServer } from "./helpers.js";
+import { apiKeyConnection, apiKeyService, delay, json, startTestServer, type TestServer } from "./helpers.js";
 import { ServerWindow } from "./server-window.js";
 
 let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 
 function reject429(res: ServerResponse, error: string) {
   json(res, 429, { error, message: "Rate limit exceeded" });
@@ -64,7 +60,7 @@ describe("sliding windows", () => {
     const perToken = new Map<string, ServerWindow>();
     const perKey = new Map<string, ServerWindow>();
     let rejected = 0;
-    const srv = await startServer((req, res) => {
+    const srv = await startTestServer((req, res) => {
       const token = req.url.searchParams.get("token")!;
       const key = req.url.searchParams.get("key")!;
       const t = perToken.get(token) ?? new ServerWindow(10, WINDOW_MS);
@@ -174,7 +170,7 @@ describe("sliding windows", () => {
     const reads = new ServerWindow(6, WINDOW_MS);
     const writes = new ServerWindow(3, WINDOW_MS);
     let rejected = 0;
-    server = await startServer((req, res) => {
+    server = await startTestServer((req, res) => {
       const ok = (req.method === "GET" ? reads : writes).admit(req.at);
       if (!ok) {
         rejected++;
@@ -217,7 +213,7 @@ describe("sliding windows", () => {
   it("limits only the routes under pathPrefix", async () => {
     const members = new ServerWindow(2, WINDOW_MS);
     let rejected = 0;
-    server = await startServer((req, res) => {
+    server = await startTestServer((req, res) => {
       if (req.url.pathname.startsWith("/1/members/") && !members.admit(req.at)) {
         rejected++;
         return reject429(res, "MEMBER_LIMIT_EXCEEDED");
@@ -257,7 +253,7 @@ describe("sliding windows", () => {
 describe("rejections the limiter did not foresee", () => {
   it("holds every caller of a window back for a window after the service says it is full", async () => {
     let rejectedAt = 0;
-    server = await startServer((req, res) => {
+    server = await startTestServer((req, res) => {
       if (rejectedAt === 0) {
         rejectedAt = req.at; // someone else (another integration) spent the shared budget
         return json(res, 200, {
@@ -305,7 +301,7 @@ describe("concurrency", () => {
   it("never has more calls in flight than the cap, and uses all of it", async () => {
     let inFlight = 0;
     let peak = 0;
-    server = await startServer(async (_req, res) => {
+    server = await startTestServer(async (_req, res) => {
       inFlight++;
       peak = Math.max(peak, inFlight);
       await delay(30);

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   createServiceClient,
   createSharedState,
@@ -6,13 +6,9 @@ import {
   PagingStoppedError,
   type Page,
 } from "../../runtime/index.js";
-import { apiKeyConnection, apiKeyService, json, startServer, type TestServer } from "./helpers.js";
+import { apiKeyConnection, apiKeyService, json, startTestServer, type TestServer } from "./helpers.js";
 
 let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 
 const ITEMS = Array.from({ length: 205 }, (_, i) => ({ id: i }));
 
@@ -80,7 +76,7 @@ const service = () =>
   );
 
 async function start(total = 7) {
-  server = await startServer((req, res) => {
+  server = await startTestServer((req, res) => {
     const q = req.url.searchParams;
     if (req.url.pathname === "/rest/v1/leads.json" || req.url.pathname === "/rest/v1/activities.json") {
       const start = Number(q.get("nextPageToken")?.replace("tok-", "") ?? 0);

@@ -1,5 +1,5 @@
 import { createServer } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   AbortedError,
   createServiceClient,
@@ -10,13 +10,9 @@ import {
   ServerError,
   TimeoutError,
 } from "../../runtime/index.js";
-import { apiKeyConnection, apiKeyService, delay, json, startServer, type TestServer } from "./helpers.js";
+import { apiKeyConnection, apiKeyService, delay, json, startTestServer, type TestServer } from "./helpers.js";
 
 let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 
 const envelope = { successField: "success", errorsField: "errors", codeField: "code", messageField: "message" };
 const service = () =>
@@ -45,7 +41,7 @@ const get = { params: { path: { id: "1" } } };
 /** Fails the first `failures` requests with `fail`, then answers 200. */
 async function flaky(failures: number, fail: (res: import("node:http").ServerResponse, n: number) => void) {
   let n = 0;
-  server = await startServer((_req, res) => {
+  server = await startTestServer((_req, res) => {
     n++;
     if (n <= failures) return fail(res, n);
     json(res, 200, { success: true, result: [{ id: n }] });
@@ -100,22 +96,19 @@ describe("retries", () => {
 
   it("backs off exponentially with full jitter under the delay cap", async () => {
     await flaky(100, (res) => json(res, 503, { message: "unavailable" }));
-    const events: RetryEvent[] = [];
-    await client({
-      retry: { attempts: 4, baseDelayMs: 20, maxDelayMs: 70, random: () => 0.999 },
-      hooks: { onRetry: (e: RetryEvent) => events.push(e) },
-    })
-      .call("getThing", get)
-      .catch(() => undefined);
-    expect(events.map((e) => e.delayMs)).toEqual([20, 40, 70, 70]);
-    const half: RetryEvent[] = [];
-    await client({
-      retry: { attempts: 3, baseDelayMs: 20, maxDelayMs: 70, random: () => 0.5 },
-      hooks: { onRetry: (e: RetryEvent) => half.push(e) },
-    })
-      .call("getThing", get)
-      .catch(() => undefined);
-    expect(half.map((e) => e.delayMs)).toEqual([10, 20, 35]);
+    /** The pauses before each retry, base 20 ms and cap 70 ms, with `random` as the jitter. */
+    const delays = async (attempts: number, random: () => number) => {
+      const events: RetryEvent[] = [];
+      await client({
+        retry: { attempts, baseDelayMs: 20, maxDelayMs: 70, random },
+        hooks: { onRetry: (e: RetryEvent) => events.push(e) },
+      })
+        .call("getThing", get)
+        .catch(() => undefined);
+      return events.map((e) => e.delayMs);
+    };
+    expect(await delays(4, () => 0.999)).toEqual([20, 40, 70, 70]);
+    expect(await delays(3, () => 0.5)).toEqual([10, 20, 35]);
   });
 
   it("gives up at once when Retry-After exceeds the total wait cap, keeping the service's answer", async () => {

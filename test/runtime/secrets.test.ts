@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   createServiceClient,
   createSharedState,
@@ -6,13 +6,9 @@ import {
   type RuntimeEvent,
   StepforgeError,
 } from "../../runtime/index.js";
-import { apiKeyConnection, apiKeyService, json, KEY, startServer, type TestServer, TOKEN } from "./helpers.js";
+import { apiKeyConnection, apiKeyService, json, KEY, startTestServer, type TestServer, TOKEN } from "./helpers.js";
 
 let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 
 function expectSecretFree(error: unknown, events: RuntimeEvent[]) {
   expect(error).toBeInstanceOf(StepforgeError);
@@ -26,7 +22,7 @@ function expectSecretFree(error: unknown, events: RuntimeEvent[]) {
 
 describe("secret-free errors and events", () => {
   it("redacts secrets the service echoes back in a plain-text error body", async () => {
-    server = await startServer((req, res) => {
+    server = await startTestServer((req, res) => {
       res.writeHead(401, { "content-type": "text/plain" });
       res.end(`invalid token ${req.url.searchParams.get("token")} for key ${req.url.searchParams.get("key")}`);
     });
@@ -46,7 +42,7 @@ describe("secret-free errors and events", () => {
   });
 
   it("keeps secrets out of network errors, retries and timeouts", async () => {
-    server = await startServer((_req, res) => {
+    server = await startTestServer((_req, res) => {
       res.socket!.destroy();
     });
     const events: RuntimeEvent[] = [];
@@ -64,7 +60,7 @@ describe("secret-free errors and events", () => {
   });
 
   it("prints nothing by default", async () => {
-    server = await startServer((_req, res) => json(res, 500, { message: "boom" }));
+    server = await startTestServer((_req, res) => json(res, 500, { message: "boom" }));
     const spies = (["log", "info", "warn", "error", "debug"] as const).map((m) =>
       vi.spyOn(console, m).mockImplementation(() => undefined),
     );
@@ -81,7 +77,7 @@ describe("secret-free errors and events", () => {
   });
 
   it("a throwing hook does not break a call", async () => {
-    server = await startServer((_req, res) => json(res, 200, { ok: true }));
+    server = await startTestServer((_req, res) => json(res, 200, { ok: true }));
     const client = createServiceClient(apiKeyService(), {
       connection: apiKeyConnection(),
       baseUrl: server.url,

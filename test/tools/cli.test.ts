@@ -83,12 +83,13 @@ describe("stepforge tools", () => {
 });
 
 describe("stepforge call", () => {
-  it("runs a step and prints its result (exit 0)", async () => {
-    const r = await runCli(
+  /** `stepforge call TOOL --input JSON` with the "work" connection of the plain file, against the mock. */
+  const callWork = (tool: string, input: string) =>
+    runCli(
       "call",
-      "trello_get_card",
+      tool,
       "--input",
-      '{"id":"6123a9f0c4b5d6e7f8091a2b"}',
+      input,
       "--connection",
       "work",
       "--connections",
@@ -96,6 +97,9 @@ describe("stepforge call", () => {
       "--base-url",
       server.url,
     );
+
+  it("runs a step and prints its result (exit 0)", async () => {
+    const r = await callWork("trello_get_card", '{"id":"6123a9f0c4b5d6e7f8091a2b"}');
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ ok: true, data: { id: "6123a9f0c4b5d6e7f8091a2b", name: "Card" } });
   });
@@ -116,49 +120,16 @@ describe("stepforge call", () => {
   });
 
   it("prints a tool error as JSON with exit 1", async () => {
-    const invalid = await runCli(
-      "call",
-      "trello_get_card",
-      "--input",
-      '{"id":42}',
-      "--connection",
-      "work",
-      "--connections",
-      plainFile,
-      "--base-url",
-      server.url,
-    );
+    const invalid = await callWork("trello_get_card", '{"id":42}');
     expect(invalid.code).toBe(1);
     expect(JSON.parse(invalid.stdout)).toMatchObject({
       ok: false,
       error: { kind: "invalid_input", fields: [{ path: "id" }] },
     });
-    const missing = await runCli(
-      "call",
-      "trello_get_card",
-      "--input",
-      '{"id":"aaaaaaaaaaaaaaaaaaaaaaaa"}',
-      "--connection",
-      "work",
-      "--connections",
-      plainFile,
-      "--base-url",
-      server.url,
-    );
+    const missing = await callWork("trello_get_card", '{"id":"aaaaaaaaaaaaaaaaaaaaaaaa"}');
     expect(missing.code).toBe(1);
     expect(JSON.parse(missing.stdout)).toMatchObject({ ok: false, error: { kind: "not_found", status: 404 } });
-    const hostile = await runCli(
-      "call",
-      "trello_api_call",
-      "--input",
-      '{"method":"GET","endpoint":"//evil.example/x"}',
-      "--connection",
-      "work",
-      "--connections",
-      plainFile,
-      "--base-url",
-      server.url,
-    );
+    const hostile = await callWork("trello_api_call", '{"method":"GET","endpoint":"//evil.example/x"}');
     expect(hostile.code).toBe(1);
     expect(JSON.parse(hostile.stdout).error.fields[0].path).toBe("endpoint");
     expect(hostile.stdout).not.toContain(connections.trello!.fields.token);

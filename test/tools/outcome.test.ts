@@ -19,17 +19,25 @@ afterAll(async () => Promise.all(open.splice(0).map((m) => m.close())));
 const step = (tools: readonly ToolDefinition[], name: string) => tools.find((t) => t.name === name)!;
 const createCard = step(trelloTools, "trello_create_card");
 
-async function trelloWith(faults: Parameters<typeof startMock>[1]) {
-  const mock = await startMock("trello", faults);
+/** A mock of `service` with `faults`, and a step context for it: 300 ms per attempt, `attempts` retries. */
+async function mockWith(
+  service: string,
+  fields: Record<string, string>,
+  attempts: number,
+  faults: Parameters<typeof startMock>[1],
+) {
+  const mock = await startMock(service, faults);
   open.push(mock);
   const context = {
-    connection: { name: "t", fields: { ...TRELLO } },
+    connection: { name: service[0]!, fields: { ...fields } },
     baseUrl: mock.url,
     shared: createSharedState(),
-    retry: { attempts: 2, baseDelayMs: 1, timeoutMs: 300 },
+    retry: { attempts, baseDelayMs: 1, timeoutMs: 300 },
   };
   return { mock, context };
 }
+
+const trelloWith = (faults: Parameters<typeof startMock>[1]) => mockWith("trello", TRELLO, 2, faults);
 
 /** Runs the check a result names, as an agent would, and returns the records that match. */
 async function followCheck(
@@ -108,16 +116,9 @@ describe("a write whose answer was lost", () => {
   });
 
   it("Marketo: a lost createOnly sync names marketo_get_leads with the e-mails sent", async () => {
-    const mock = await startMock("marketo", {
+    const { context } = await mockWith("marketo", MARKETO, 1, {
       faults: { seed: 4, slowBody: { rate: 1, delayMs: 60, chunkBytes: 4 }, operations: ["syncLeads"] },
     });
-    open.push(mock);
-    const context = {
-      connection: { name: "m", fields: { ...MARKETO } },
-      baseUrl: mock.url,
-      shared: createSharedState(),
-      retry: { attempts: 1, baseDelayMs: 1, timeoutMs: 300 },
-    };
     const result = await executeTool(
       step(marketoTools, "marketo_sync_leads"),
       { action: "createOnly", input: [{ email: "lost.one@example.com" }, { email: "lost.two@example.com" }] },

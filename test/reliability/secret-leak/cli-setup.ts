@@ -69,3 +69,18 @@ export function record(source: string, r: { stdout: string; stderr: string; code
   capture.add(`${source} stderr`, r.stderr);
   return r;
 }
+
+/**
+ * The argv of `stepforge call TOOL --input JSON [--connections FILE] --base-url URL`, in that order: the flows
+ * run the same call shape with other tools, inputs, connection files and mocks.
+ */
+export function callArgv(tool: string, input: unknown, connections: string | undefined, baseUrl: string): string[] {
+  const input_ = typeof input === "string" ? input : JSON.stringify(input);
+  const files = connections === undefined ? [] : ["--connections", connections];
+  return ["call", tool, "--input", input_, ...files, "--base-url", baseUrl];
+}
+
+/** The argv of `stepforge webhook serve --port 0 --secret SECRET …more` with the Trello webhook secret. */
+export function webhookServeArgv(...more: string[]): string[] {
+  return ["webhook", "serve", "--port", "0", "--secret", M.trelloWebhookSecret.value, ...more];
+}
