@@ -18,6 +18,7 @@
  * The runtime and CLI sources are the developer's to build (`npm run build`, `make build`).
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { register } from "node:module";
 import { dirname, join, relative } from "node:path";
 import type TypeScript from "typescript";
 import { filesBelow, toPosix } from "../generator/files.js";
@@ -58,6 +59,20 @@ function orphans(root: string): string[] {
     return !existsSync(source);
   });
 }
+
+/**
+ * Lets ts-blank-space's import of `typescript` get the compiler required above (compiler-hooks.ts)
+ * instead of loading it a second way. From the built CLI only: the hooks run on a thread of their
+ * own, which cannot load TypeScript sources (tests run those through a loader); there
+ * ts-blank-space loads its own import, with the same result.
+ */
+function shareCompilerWithBlanker(): void {
+  if (hooksRegistered || !import.meta.url.endsWith(".js")) return;
+  hooksRegistered = true;
+  register(new URL("./compiler-hooks.js", import.meta.url));
+}
+
+let hooksRegistered = false;
 
 /** The build's compiler options (tsconfig.build.json), as `tsc -p tsconfig.build.json` uses them. */
 function buildOptions(root: string): TypeScript.CompilerOptions {
@@ -175,6 +190,7 @@ export async function compileGenerated(root: string): Promise<DistSync> {
 
   ts ??= (await import("../generator/compiler.js")).ts;
   const options = buildOptions(root);
+  shareCompilerWithBlanker();
   const blank = await loadTypeBlanker();
   const results = stale.map((source) => compileOne(root, source, options, blank));
   // Code that does not compile is not written: dist/ keeps the last good build and the message says why.
