@@ -18,6 +18,7 @@
  * The runtime and CLI sources are the developer's to build (`npm run build`, `make build`).
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { register } from "node:module";
 import { dirname, join, relative } from "node:path";
 import type TypeScript from "typescript";
 import { filesBelow, toPosix } from "../generator/files.js";
@@ -58,6 +59,20 @@ function orphans(root: string): string[] {
     return !existsSync(source);
   });
 }
+
+/**
+ * Lets ts-blank-space's import of `typescript` get the compiler required above (compiler-hooks.ts)
+ * instead of loading it a second way. From the built CLI only: the hooks run on a thread of their
+ * own, which cannot load TypeScript sources (tests run those through a loader); there
+ * ts-blank-space loads its own import, with the same result.
+ */
+function shareCompilerWithBlanker(): void {
+  if (hooksRegistered || !import.meta.url.endsWith(".js")) return;
+  hooksRegistered = true;
+  register(new URL("./compiler-hooks.js", import.meta.url));
+}
+
+let hooksRegistered = false;
 
 /** The build's compiler options (tsconfig.build.json), as `tsc -p tsconfig.build.json` uses them. */
 function buildOptions(root: string): TypeScript.CompilerOptions {
@@ -134,10 +149,10 @@ function javascript(
 function compileOne(
   root: string,
   source: string,
+  text: string,
   options: TypeScript.CompilerOptions,
   blank: TypeBlanker | undefined,
-): { outputs: Output[]; problems: readonly TypeScript.Diagnostic[] } {
-  const text = readFileSync(source, "utf8");
+): Compiled {
   const base = outBase(root, source);
   const dts = ts.transpileDeclaration(text, { compilerOptions: options, fileName: source, reportDiagnostics: true });
   if (dts.diagnostics!.length > 0) return { outputs: [], problems: dts.diagnostics! };
@@ -148,6 +163,25 @@ function compileOne(
   ];
   if (map !== undefined) outputs.push({ path: `${base}.js.map`, text: map });
   return { outputs, problems: [] };
+}
+
+interface Compiled {
+  outputs: Output[];
+  problems: readonly TypeScript.Diagnostic[];
+}
+
+/**
+ * Modules compiled ahead, in memory, with the text they were compiled from: the generate thread
+ * compiles each service's modules while the main thread still emits the next ones, and the compile
+ * after writing takes a module from here when the file on disk holds that same text.
+ */
+const ahead = new Map<string, { text: string; compiled: Compiled }>();
+
+/** Compiles `modules` (absolute source paths and their text) into memory, for compileModules to write. */
+export async function compileAhead(root: string, modules: readonly { source: string; text: string }[]): Promise<void> {
+  const { options, blank } = await prepareCompile(root);
+  for (const { source, text } of modules)
+    ahead.set(source, { text, compiled: compileOne(root, source, text, options, blank) });
 }
 
 /** TS9005–TS9039: a declaration needs a type a per-file compile cannot infer (isolatedDeclarations). */
@@ -166,18 +200,42 @@ function describe(root: string, problems: readonly TypeScript.Diagnostic[]): str
   return `compiling generated code into dist/ failed (${count}): ${text.join("; ")}${fix}`;
 }
 
-export async function compileGenerated(root: string): Promise<DistSync> {
-  const removed = orphans(root);
-  for (const file of removed) rmSync(file);
-  const stale = staleGeneratedModules(root);
-  const removedPaths = removed.map((f) => toPosix(relative(root, f)));
-  if (stale.length === 0) return { compiled: [], removed: removedPaths };
+/** What a compile needs loaded: the build's options and the type blanker (and with them the compiler). */
+interface Toolchain {
+  options: TypeScript.CompilerOptions;
+  blank: TypeBlanker | undefined;
+}
 
-  ts ??= (await import("../generator/compiler.js")).ts;
-  const options = buildOptions(root);
-  const blank = await loadTypeBlanker();
-  const results = stale.map((source) => compileOne(root, source, options, blank));
-  // Code that does not compile is not written: dist/ keeps the last good build and the message says why.
+const toolchains = new Map<string, Promise<Toolchain>>();
+
+/**
+ * Loads the compiler, the build's options and the blanker, once per process and root: the generate
+ * thread (generate-thread.ts) calls it as soon as it starts, so that loading overlaps the pipeline.
+ */
+export function prepareCompile(root: string): Promise<Toolchain> {
+  let toolchain = toolchains.get(root);
+  if (toolchain === undefined) {
+    toolchain = (async () => {
+      ts ??= (await import("../generator/compiler.js")).ts;
+      shareCompilerWithBlanker();
+      return { options: buildOptions(root), blank: await loadTypeBlanker() };
+    })();
+    toolchains.set(root, toolchain);
+  }
+  return toolchain;
+}
+
+/**
+ * Compiles the generated modules `stale` (absolute paths) into dist/. Code that does not compile
+ * is not written: dist/ keeps the last good build and the error says why.
+ */
+export async function compileModules(root: string, stale: readonly string[]): Promise<void> {
+  const { options, blank } = await prepareCompile(root);
+  const results = stale.map((source) => {
+    const text = readFileSync(source, "utf8");
+    const early = ahead.get(source);
+    return early?.text === text ? early.compiled : compileOne(root, source, text, options, blank);
+  });
   const problems = results.flatMap((r) => r.problems);
   if (problems.length > 0) throw new Error(describe(root, problems));
   for (const { outputs } of results) {
@@ -187,13 +245,29 @@ export async function compileGenerated(root: string): Promise<DistSync> {
     if (!outputs.some((o) => o.path.endsWith(".map"))) rmSync(`${js}.map`, { force: true });
     for (const out of outputs) writeFileSync(out.path, out.text);
   }
+}
+
+/** Compiles modules into dist/: in this thread (compileModules) or on the generate thread. */
+export type CompileModules = (stale: readonly string[]) => Promise<void>;
+
+/**
+ * Brings dist/generated/ in step with generated/: removes what no module compiles to any more and
+ * compiles what is missing or older than its source, by `compile` (by default in this thread).
+ */
+export async function compileGenerated(root: string, compile?: CompileModules): Promise<DistSync> {
+  const removed = orphans(root);
+  for (const file of removed) rmSync(file);
+  const stale = staleGeneratedModules(root);
+  const removedPaths = removed.map((f) => toPosix(relative(root, f)));
+  if (stale.length === 0) return { compiled: [], removed: removedPaths };
+  await (compile ?? ((modules) => compileModules(root, modules)))(stale);
   return { compiled: stale.map((f) => toPosix(relative(root, f))), removed: removedPaths };
 }
 
 /** Compiles what changed in generated/ into dist/ and says so (silent when dist/ was in step). */
-export async function reportDist(root: string, out: NodeJS.WritableStream): Promise<void> {
+export async function reportDist(root: string, out: NodeJS.WritableStream, compile?: CompileModules): Promise<void> {
   const started = performance.now();
-  const sync = await compileGenerated(root);
+  const sync = await compileGenerated(root, compile);
   if (sync.compiled.length + sync.removed.length === 0) return;
   const ms = Math.round(performance.now() - started);
   const count = sync.removed.length;

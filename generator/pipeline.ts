@@ -12,7 +12,7 @@ import { emitRootIndex, emitServiceIndex } from "./emit/index.js";
 import { emitMock } from "./emit/mock.js";
 import { emitReadme } from "./emit/readme.js";
 import { emitTools } from "./emit/tools.js";
-import { emitTypes } from "./emit/types.js";
+import { emitTypes, typesInput, type TypesInput } from "./emit/types.js";
 import { SpecError, type Diagnostic } from "./diagnostics.js";
 import { filesBelow, toPosix } from "./files.js";
 import { loadSpecFile } from "./load.js";
@@ -49,6 +49,14 @@ export interface GenerateRequest {
   commands?: { generate: string; scope: string };
   /** The user's project folder (the config's, else the working directory): relative paths in docs start here. */
   userRoot?: string;
+  /**
+   * Makes a spec's types.ts elsewhere (the CLI's generate thread, cli/generate-thread.ts): each
+   * spec's job is sent as soon as it is checked, and its file awaited after the other emitters ran.
+   * Without it types.ts is made in this thread, as the other modules are.
+   */
+  typesElsewhere?: (input: TypesInput) => Promise<GeneratedFile>;
+  /** Told each service's files as soon as they are emitted (the CLI starts compiling them). */
+  emitted?: (files: readonly GeneratedFile[]) => void;
 }
 
 export interface GenerateResult {
@@ -76,6 +84,7 @@ export function runtimeImportFor(outDir: string, serviceId: string, projectRoot:
 export async function generate(request: GenerateRequest): Promise<GenerateResult> {
   const timings = { load: 0, check: 0, emit: 0, emitters: {} as Record<string, number> };
   const models: ServiceModel[] = [];
+  const typesJobs = new Map<ServiceModel, Promise<GeneratedFile>>();
   const diagnostics = [];
   for (const specFile of request.specFiles) {
     let t = performance.now();
@@ -83,8 +92,15 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
       const spec = loadSpecFile(specFile);
       timings.load += performance.now() - t;
       t = performance.now();
-      models.push(checkProjectSpec(spec, request.overrides?.[resolve(specFile)] ?? {}, request));
+      const model = checkProjectSpec(spec, request.overrides?.[resolve(specFile)] ?? {}, request);
+      models.push(model);
       timings.check += performance.now() - t;
+      if (request.typesElsewhere) {
+        const job = request.typesElsewhere(typesInput(model, specLabel(model.spec.file, request.projectRoot)));
+        // Awaited by emitService; until then a failure must not count as unhandled (another spec may fail first).
+        job.catch(() => undefined);
+        typesJobs.set(model, job);
+      }
     } catch (error) {
       if (error instanceof SpecError) diagnostics.push(...error.diagnostics);
       else throw error;
@@ -108,17 +124,25 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
 
   const t = performance.now();
   const files: GeneratedFile[] = [];
-  for (const model of models) files.push(...(await emitService(model, request, timings.emitters)));
+  for (const model of models) {
+    const own = await emitService(model, request, timings.emitters, typesJobs.get(model));
+    request.emitted?.(own);
+    files.push(...own);
+  }
   if (models.length > 0) files.push(emitRoot(models, request));
   timings.emit += performance.now() - t;
   return { models, files, warnings: models.flatMap((m) => m.warnings), timings };
 }
 
-/** Every file of one service, its index last; `emitters` adds each emitter's milliseconds. */
+/**
+ * Every file of one service, its index last; `emitters` adds each emitter's milliseconds (for one
+ * made elsewhere, `types`, the time this thread waited for it).
+ */
 export async function emitService(
   model: ServiceModel,
   request: GenerateRequest,
   emitters: Record<string, number> = {},
+  types?: Promise<GeneratedFile>,
 ): Promise<GeneratedFile[]> {
   const ownPackage = isInside(resolve(request.outDir), resolve(request.projectRoot));
   const context: EmitContext = {
@@ -127,12 +151,20 @@ export async function emitService(
     ...(ownPackage ? {} : { moduleImport: moduleImportFor(request, model.id) }),
     ...(ownPackage || !request.commands ? {} : { commands: request.commands }),
   };
-  const own: GeneratedFile[] = [];
+  const byEmitter: GeneratedFile[][] = [];
+  for (const emit of SERVICE_EMITTERS) emitters[emit.name] ??= 0; // --timings lists them in output order
   for (const emit of SERVICE_EMITTERS) {
+    if (types && emit === emitTypes) continue; // awaited last: the other emitters run meanwhile
     const started = performance.now();
-    own.push(...(await emit(model, context)));
+    byEmitter[SERVICE_EMITTERS.indexOf(emit)] = await emit(model, context);
     emitters[emit.name] = (emitters[emit.name] ?? 0) + performance.now() - started;
   }
+  if (types) {
+    const started = performance.now();
+    byEmitter[SERVICE_EMITTERS.indexOf(emitTypes)] = [await types];
+    emitters[emitTypes.name] = (emitters[emitTypes.name] ?? 0) + performance.now() - started;
+  }
+  const own = byEmitter.flat();
   // The index comes last: it re-exports every module the emitters wrote for this service.
   const modules = own
     .filter((f) => !f.ownEntry)

@@ -25,7 +25,9 @@ import { packageManifest, packageNameProblem, packageTsconfig } from "../../gene
 import { packageRoot } from "../../generator/package-root.js";
 import { requirePackages } from "../../runtime/internal/package-bin.js";
 import { reportDist } from "../compile-generated.js";
+import { startGenerateThread, type GenerateThread } from "../generate-thread.js";
 import type { GeneratedFile } from "../../generator/emit/file.js";
+import type { GenerateRequest } from "../../generator/pipeline.js";
 import { toPosix } from "../../generator/files.js";
 import type { ServiceModel } from "../../generator/model.js";
 import { settleOwned, specKey, staleFiles, type OwnedFile } from "../../generator/owned.js";
@@ -140,12 +142,61 @@ export async function generateCommand(
       return 0;
     }
   }
+  // The types emitter and, in the checkout, the compile into dist/ run on a thread that loads the
+  // TypeScript compiler while this one reads and checks the specs (generate-thread.ts).
+  const thread = startGenerateThread(ownSpecs && !values.check ? root : undefined);
+  try {
+    return await runPipeline({ values, target, root, request, cacheKey, started }, out, err, thread);
+  } finally {
+    await thread?.stop();
+  }
+}
+
+interface GenerateValues {
+  check: boolean;
+  timings: boolean;
+  changelog: boolean;
+  "fail-on-breaking": boolean;
+}
+
+/** One run of the pipeline after the no-change shortcut: generate, report, write or compare, compile. */
+async function runPipeline(
+  setup: {
+    values: GenerateValues;
+    target: Target;
+    root: string;
+    request: GenerateRequest;
+    cacheKey: CacheKey;
+    started: number;
+  },
+  out: NodeJS.WritableStream,
+  err: NodeJS.WritableStream,
+  thread: GenerateThread | undefined,
+): Promise<number> {
+  const { values, target, root, request, cacheKey, started } = setup;
+  const ownSpecs = target.mode === "own";
+  const { outDir, packageName } = target;
   // openapi-typescript and Handlebars are optional peer dependencies (an application importing a
   // generated client does not need them): name them before the pipeline fails to load.
   requirePackages("code generation", ["openapi-typescript", "handlebars"]);
   // The pipeline loads the TypeScript compiler, so it is imported only when it has work to do.
   const { compare, generate, packageJsonWithExports, write } = await import("../../generator/pipeline.js");
-  const result = await generate(request);
+  // In the checkout the thread also compiles each service's modules while the next ones are emitted.
+  const compileAhead = thread && ownSpecs && !values.check ? thread.compileAhead : undefined;
+  const result = await generate({
+    ...request,
+    ...(thread ? { typesElsewhere: thread.types } : {}),
+    ...(compileAhead
+      ? {
+          emitted: (files: readonly GeneratedFile[]) =>
+            compileAhead(
+              files
+                .filter((f) => f.path.endsWith(".ts") && !f.path.endsWith(".d.ts"))
+                .map((f) => ({ source: join(outDir, f.path), text: f.content })),
+            ),
+        }
+      : {}),
+  });
   // Repairs of a foreign spec and ignored keywords: each with its place, before the summary.
   for (const warning of result.warnings) out.write(`${formatDiagnostic(warning)}\n`);
 
@@ -251,7 +302,7 @@ export async function generateCommand(
         : "changelog: no API changes, CHANGELOG.md left as it was\n",
     );
   }
-  if (ownSpecs) await reportDist(root, out);
+  if (ownSpecs) await reportDist(root, out, thread?.compile);
   return 0;
 }
 

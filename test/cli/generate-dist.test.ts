@@ -15,7 +15,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { compileGenerated, staleGeneratedModules } from "../../cli/compile-generated.js";
@@ -71,6 +71,42 @@ describe("compileGenerated", () => {
     const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
     expect(run.stderr).toBe("");
     expect(JSON.parse(run.stdout)).toEqual({ sync: { compiled: [], removed: [] }, loaded: false });
+  });
+
+  it("loads the compiler once, by require: openapi-typescript and ts-blank-space get that instance", () => {
+    // The built modules, as the CLI runs them. An ES import of `typescript` (openapi-typescript's ES
+    // build, ts-blank-space) makes Node scan the 9 MB file before running it; NODE_DEBUG=esm names
+    // each file the ES loader stores. The compiled JavaScript is still ts-blank-space's (columns kept).
+    const dist = pathToFileURL(join(root, "dist")).href;
+    const module = join(work, "once", "generated", "svc", "a.ts");
+    cpSync(join(project, "package.json"), join(work, "once", "package.json"));
+    cpSync(join(project, "tsconfig.build.json"), join(work, "once", "tsconfig.build.json"));
+    mkdirSync(dirname(module), { recursive: true });
+    writeFileSync(module, "export const answer: number = 1;\n");
+    const script = [
+      `const { emitTypes } = await import("${dist}/generator/emit/types.js");`,
+      `const { compileGenerated } = await import("${dist}/cli/compile-generated.js");`,
+      `const typesDocument = { openapi: "3.1.0", info: { title: "t", version: "1" }, paths: {} };`,
+      `const model = { id: "svc", typesDocument, spec: { file: "svc.yaml" } };`,
+      `const [types] = await emitTypes(model, { specLabel: "svc.yaml", runtimeImport: "" });`,
+      `const sync = await compileGenerated(${JSON.stringify(join(work, "once"))});`,
+      `console.log(JSON.stringify({ types: types.path, sync }));`,
+    ].join("\n");
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+      encoding: "utf8",
+      env: { ...process.env, NODE_DEBUG: "esm" },
+    });
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({
+      types: "svc/types.ts",
+      sync: { compiled: ["generated/svc/a.ts"], removed: [] },
+    });
+    const stored = run.stderr.split("\n").filter((line) => /Storing .*in ModuleLoadMap/.test(line));
+    expect(stored.some((line) => line.includes("ts-blank-space"))).toBe(true);
+    expect(stored.filter((line) => /\/node_modules\/typescript\//.test(line))).toEqual([]);
+    expect(readFileSync(join(work, "once", "dist", "generated", "svc", "a.js"), "utf8")).toBe(
+      "export const answer         = 1;\n",
+    );
   });
 
   it("recompiles a module whose source is newer than its JavaScript", async () => {
