@@ -7,9 +7,11 @@
  * same (each module is loaded once, on one thread). The output is the same: the thread runs the
  * very typesFile and compileModules the in-process pipeline runs.
  *
- * From the TypeScript sources (tests run them through a loader a worker does not inherit) all of it
- * runs in-process instead; the built CLI always has the compiled worker beside this file.
+ * From the TypeScript sources (tests run them through a loader a worker does not inherit), and on a
+ * machine with one core, all of it runs in-process instead; the built CLI always has the compiled
+ * worker beside this file.
  */
+import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { SpecError, type Diagnostic } from "../generator/diagnostics.js";
 import type { GeneratedFile } from "../generator/emit/file.js";
@@ -38,8 +40,13 @@ export interface GenerateThread {
 }
 
 /** `root` is given in a checkout, where the thread also readies the compile into dist/. */
-export function startGenerateThread(root: string | undefined): GenerateThread | undefined {
+export function startGenerateThread(
+  root: string | undefined,
+  cores: number = availableParallelism(),
+): GenerateThread | undefined {
   if (!import.meta.url.endsWith(".js")) return undefined;
+  // The thread saves wall time only beside a free core; on one it costs ~0.5 s of CPU and ~50 MB.
+  if (cores < 2) return undefined;
   const worker = new Worker(new URL("./generate-worker.js", import.meta.url), { workerData: { root } });
   // Idle, it must not keep the process alive; jobs in flight hold it until their replies.
   worker.unref();

@@ -44,3 +44,19 @@ it("types.ts from the generate thread is the in-process one, and this thread loa
   expect(result).toEqual({ loaded: false, same: true, files: expect.any(Number) });
   expect(result.files).toBeGreaterThan(5);
 });
+
+it("on one core there is no thread: the work stays in-process", () => {
+  const dist = pathToFileURL(join(root, "dist")).href;
+  const script = [
+    `const { startGenerateThread } = await import("${dist}/cli/generate-thread.js");`,
+    `const one = startGenerateThread(undefined, 1);`,
+    `const two = startGenerateThread(undefined, 2);`,
+    `await one?.stop();`,
+    `await two?.stop();`,
+    `console.log(JSON.stringify({ one: one === undefined, two: two !== undefined }));`,
+  ].join("\n");
+  writeFileSync(join(work, "cores.mjs"), script);
+  const run = spawnSync(process.execPath, [join(work, "cores.mjs")], { encoding: "utf8", cwd: root, timeout: 60_000 });
+  expect(run.stderr).toBe("");
+  expect(JSON.parse(run.stdout)).toEqual({ one: true, two: true });
+});
