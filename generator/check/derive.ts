@@ -11,7 +11,7 @@ import type { Placement, ServiceExtension } from "../../runtime/descriptor.js";
 import { ServiceExtensionSchema } from "../../runtime/descriptor-schemas.js";
 import { asArray, asObject, type Json } from "../refs.js";
 import type { CheckContext } from "./context.js";
-import { MESSAGE_FIELDS } from "./mock-errors.js";
+import { jsonErrorMedia, MESSAGE_FIELDS } from "./mock-errors.js";
 
 type Fields = ServiceExtension["connection"]["fields"];
 
@@ -45,14 +45,9 @@ function messageFieldsOf(context: CheckContext): string[] | undefined {
   const declared = new Set<string>();
   for (const item of Object.values(asObject(context.doc.paths) ?? {})) {
     for (const operation of Object.values(asObject(context.refs.deref(item)) ?? {})) {
-      for (const [status, response] of Object.entries(asObject(asObject(operation)?.responses) ?? {})) {
-        if (!/^[45]\d\d$|^[45]xx$|^default$/i.test(status)) continue;
-        const content = asObject(asObject(context.refs.deref(response))?.content) ?? {};
-        for (const [mediaType, media] of Object.entries(content)) {
-          if (!/json/i.test(mediaType)) continue;
-          for (const property of context.refs.node(asObject(media)?.schema).properties) declared.add(property.name);
-        }
-      }
+      // The error responses the mock's inference reads too (mock-errors.ts).
+      for (const { media } of jsonErrorMedia(context.refs, asObject(operation)))
+        for (const property of context.refs.node(media.schema).properties) declared.add(property.name);
     }
   }
   const fields = MESSAGE_FIELDS.filter((f) => declared.has(f));

@@ -53,18 +53,26 @@ const SITUATION_WORDS: Partial<Record<MockSituation | "error", string[]>> = {
 };
 const STATUS_FIELDS = ["status", "statusCode", "status_code", "httpStatus", "code"];
 
+/** An operation's JSON error responses (4xx, 5xx, `default`): status, media type and media object. */
+export function* jsonErrorMedia(
+  refs: RefResolver,
+  operation: Json | undefined,
+): Generator<{ status: string; contentType: string; media: Json }> {
+  for (const [status, response] of Object.entries(asObject(operation?.responses) ?? {})) {
+    if (!/^[45]\d\d$|^default$/i.test(status)) continue;
+    const content = asObject(refs.deref(response).content) ?? {};
+    const contentType = Object.keys(content).find((t) => /json/i.test(t));
+    if (contentType) yield { status, contentType, media: asObject(content[contentType]) ?? {} };
+  }
+}
+
 /** Every JSON error response the operations declare, per status (`default` included). */
 function errorResponses(refs: RefResolver, doc: Json, operations: readonly OperationModel[]): ErrorResponse[] {
   const out: ErrorResponse[] = [];
   const paths = asObject(doc.paths) ?? {};
   for (const op of operations) {
     const raw = asObject(refs.deref(paths[op.path])[op.method.toLowerCase()]);
-    for (const [status, response] of Object.entries(asObject(raw?.responses) ?? {})) {
-      if (!/^[45]\d\d$|^default$/i.test(status)) continue;
-      const content = asObject(refs.deref(response).content) ?? {};
-      const contentType = Object.keys(content).find((t) => /json/i.test(t));
-      if (!contentType) continue;
-      const media = asObject(content[contentType]) ?? {};
+    for (const { status, contentType, media } of jsonErrorMedia(refs, raw)) {
       const example =
         media.example !== undefined
           ? media.example
