@@ -61,6 +61,13 @@ export const COMPONENT_SECTION: Record<NodeKind, string> = {
   securityScheme: "securitySchemes",
 };
 
+/** How a schema keyword's value holds subschemas (one lookup per key instead of three list scans). */
+const SUBSCHEMAS = new Map<string, "one" | "list" | "map">([
+  ...ONE_SCHEMA.map((key) => [key, "one"] as const),
+  ...SCHEMA_LIST.map((key) => [key, "list"] as const),
+  ...SCHEMA_MAP.map((key) => [key, "map"] as const),
+]);
+
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
 export interface DocumentVisitor {
@@ -163,13 +170,15 @@ class Walker {
   private schema(node: Json, at: Path): void {
     this.visitor.schema?.(node, at);
     if (typeof node.$ref === "string") this.visitor.ref?.(node.$ref, "schema", at);
-    for (const [key, value] of Object.entries(node)) {
-      if (ONE_SCHEMA.includes(key)) {
+    for (const key of Object.keys(node)) {
+      const value = node[key];
+      const holds = SUBSCHEMAS.get(key);
+      if (holds === "one") {
         // `items: [ … ]`: a draft-4 tuple, a list of schemas.
         if (Array.isArray(value)) this.list("schema", value, [...at, key]);
         else this.node("schema", value, [...at, key]);
-      } else if (SCHEMA_LIST.includes(key)) this.list("schema", value, [...at, key]);
-      else if (SCHEMA_MAP.includes(key)) this.map("schema", value, [...at, key]);
+      } else if (holds === "list") this.list("schema", value, [...at, key]);
+      else if (holds === "map") this.map("schema", value, [...at, key]);
       else if (key === "dependencies" && isObject(value)) {
         // draft 7: a property's dependency is a list of names or a schema.
         for (const [name, dep] of Object.entries(value))

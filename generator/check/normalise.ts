@@ -29,9 +29,8 @@ import type { PatternEdit } from "./schemas.js";
 const MAX_ROUNDS = 20;
 
 export function normaliseDocument(doc: Json, patternEdits: PatternEdit[]): Json {
-  const flags = implicitFlags(doc);
-  const nullUnions = nullBesideUnions(doc);
-  if (patternEdits.length === 0 && flags.length === 0 && nullUnions.length === 0 && !hasIndirectRefs(doc)) return doc;
+  const { flags, nullUnions, indirectRefs } = survey(doc);
+  if (patternEdits.length === 0 && flags.length === 0 && nullUnions.length === 0 && !indirectRefs) return doc;
   const copy = structuredClone(doc);
   for (const edit of patternEdits) applyPatternEdit(copy, edit);
   for (const path of nullUnions) {
@@ -55,56 +54,58 @@ export function namesComponent(ref: string, kind: NodeKind): boolean {
   return ref.startsWith(prefix) && ref.length > prefix.length && !ref.slice(prefix.length).includes("/");
 }
 
-/**
- * Properties read-only (or write-only) only through what they refer to (`{ $ref: Id }` with `Id`
- * read-only, `allOf: [{ $ref: Connection }]`): the flag written on the property itself, as 3.1
- * allows beside a `$ref`, so every reader (tool steps, the mock's request check, the types) sees it
- * where it looks. The paths of those properties.
- */
-function implicitFlags(doc: Json): Array<{ path: Path; flag: "readOnly" | "writeOnly" }> {
+interface Survey {
+  /**
+   * Properties read-only (or write-only) only through what they refer to (`{ $ref: Id }` with `Id`
+   * read-only, `allOf: [{ $ref: Connection }]`): the flag is written on the property itself, as 3.1
+   * allows beside a `$ref`, so every reader (tool steps, the mock's request check, the types) sees
+   * it where it looks.
+   */
+  flags: Array<{ path: Path; flag: "readOnly" | "writeOnly" }>;
+  /** Schemas whose `type` is only null beside a `oneOf`/`anyOf` with no null-typed branch. */
+  nullUnions: Path[];
+  /** Whether some `$ref` points into a node instead of naming a component. */
+  indirectRefs: boolean;
+}
+
+/** What normalising has to change, found in one walk of the document (most documents need nothing). */
+function survey(doc: Json): Survey {
   const refs = new RefResolver(doc);
-  const found: Array<{ path: Path; flag: "readOnly" | "writeOnly" }> = [];
+  const found: Survey = { flags: [], nullUnions: [], indirectRefs: false };
   walkDocument(doc, {
     schema: (node, at) => {
-      if (!isObject(node.properties)) return;
-      for (const [name, property] of Object.entries(node.properties)) {
-        if (!isObject(property)) continue;
-        for (const flag of ["readOnly", "writeOnly"] as const) {
-          if (property[flag] !== true && hasFlag(refs, property, flag))
-            found.push({ path: [...at, "properties", name], flag });
+      if (isObject(node.properties)) {
+        for (const [name, property] of Object.entries(node.properties)) {
+          if (!isObject(property)) continue;
+          for (const flag of ["readOnly", "writeOnly"] as const) {
+            if (property[flag] !== true && hasFlag(refs, property, flag))
+              found.flags.push({ path: [...at, "properties", name], flag });
+          }
         }
       }
+      if (nullBesideUnion(node)) found.nullUnions.push(at);
     },
+    ref: (ref, kind) => void (found.indirectRefs ||= ref.startsWith("#/") && !namesComponent(ref, kind)),
   });
   return found;
 }
 
-/** Schemas whose `type` is only null beside a `oneOf`/`anyOf` with no null-typed branch: their paths. */
-function nullBesideUnions(doc: Json): Path[] {
-  const found: Path[] = [];
-  const onlyNull = (type: unknown) =>
-    type === "null" || (Array.isArray(type) && type.length === 1 && type[0] === "null");
-  walkDocument(doc, {
-    schema: (node, at) => {
-      const union = Array.isArray(node.oneOf) ? node.oneOf : Array.isArray(node.anyOf) ? node.anyOf : undefined;
-      if (!union || !onlyNull(node.type) || node.enum !== undefined || node.const !== undefined) return;
-      const admitsNull = (branch: unknown) =>
-        !isObject(branch) ||
-        typeof branch.$ref === "string" ||
-        branch.type === undefined ||
-        onlyNull(branch.type) ||
-        (Array.isArray(branch.type) && branch.type.includes("null")) ||
-        branch.nullable === true;
-      if (!union.some(admitsNull)) found.push(at);
-    },
-  });
-  return found;
-}
+const onlyNull = (type: unknown) => type === "null" || (Array.isArray(type) && type.length === 1 && type[0] === "null");
 
-function hasIndirectRefs(doc: Json): boolean {
-  let found = false;
-  walkDocument(doc, { ref: (ref, kind) => void (found ||= ref.startsWith("#/") && !namesComponent(ref, kind)) });
-  return found;
+/** A branch that admits null as written (or may: a reference, a schema without a type). */
+const admitsNull = (branch: unknown) =>
+  !isObject(branch) ||
+  typeof branch.$ref === "string" ||
+  branch.type === undefined ||
+  onlyNull(branch.type) ||
+  (Array.isArray(branch.type) && branch.type.includes("null")) ||
+  branch.nullable === true;
+
+/** `type: "null"` beside a `oneOf`/`anyOf` none of whose branches admits null. */
+function nullBesideUnion(node: Json): boolean {
+  const union = Array.isArray(node.oneOf) ? node.oneOf : Array.isArray(node.anyOf) ? node.anyOf : undefined;
+  if (!union || !onlyNull(node.type) || node.enum !== undefined || node.const !== undefined) return false;
+  return !union.some(admitsNull);
 }
 
 function nodeAt(doc: Json, path: Path): unknown {
