@@ -53,13 +53,16 @@ const SITUATION_WORDS: Partial<Record<MockSituation | "error", string[]>> = {
 };
 const STATUS_FIELDS = ["status", "statusCode", "status_code", "httpStatus", "code"];
 
-/** An operation's JSON error responses (4xx, 5xx, `default`): status, media type and media object. */
+/**
+ * An operation's JSON error responses (4xx, 5xx, the ranges `4XX` and `5XX` OpenAPI allows, and
+ * `default`): status, media type and media object.
+ */
 export function* jsonErrorMedia(
   refs: RefResolver,
   operation: Json | undefined,
 ): Generator<{ status: string; contentType: string; media: Json }> {
   for (const [status, response] of Object.entries(asObject(operation?.responses) ?? {})) {
-    if (!/^[45]\d\d$|^default$/i.test(status)) continue;
+    if (!/^[45](?:\d\d|xx)$|^default$/i.test(status)) continue;
     const content = asObject(refs.deref(response).content) ?? {};
     const contentType = Object.keys(content).find((t) => /json/i.test(t));
     if (contentType) yield { status, contentType, media: asObject(content[contentType]) ?? {} };
