@@ -19,6 +19,7 @@ import { packageRoot } from "../../generator/package-root.js";
 import { outsideEnv, run, startUntil, stop, type Run } from "../consumer/helpers.js";
 import { packedTarball, writeAppManifest } from "../helpers/tarball.js";
 import { BOOKSHELF } from "./helpers.js";
+import { stageTimes } from "../helpers/stage-times.js";
 
 const root = packageRoot();
 const env = outsideEnv(root);
@@ -26,7 +27,7 @@ const work = mkdtempSync(join(tmpdir(), "stepforge-new-user-ops-"));
 const project = join(work, "shelf-app");
 const bin = join(project, "node_modules", ".bin", "stepforge");
 const inspector = join(root, "node_modules", ".bin", "mcp-inspector");
-const times: Record<string, number> = {};
+const { times, timed } = stageTimes();
 /** The user's own bearer token: a secret that must not reach a recording or a log. */
 const TOKEN = "shelf-user-token-5f3a9c2e71b04d68";
 const json = { "content-type": "application/json" };
@@ -41,15 +42,6 @@ const inspect = (flags: string[], method: string[]) =>
     project,
     env,
   );
-
-async function timed<T>(step: string, work: () => Promise<T>): Promise<T> {
-  const started = performance.now();
-  try {
-    return await work();
-  } finally {
-    times[step] = Math.round((performance.now() - started) / 100) / 10;
-  }
-}
 
 beforeAll(async () => {
   const packed = await timed("pack (shared; 0 when cached)", () => packedTarball());

@@ -21,6 +21,7 @@ import { packageRoot } from "../../generator/package-root.js";
 import { BROKEN, outsideEnv, run, startUntil, stop, type Run } from "../consumer/helpers.js";
 import { packedTarball, writeAppManifest } from "../helpers/tarball.js";
 import { BOOKSHELF, PUBLIC_SPEC } from "./helpers.js";
+import { stageTimes } from "../helpers/stage-times.js";
 
 const root = packageRoot();
 const env = outsideEnv(root);
@@ -29,19 +30,10 @@ const project = join(work, "shelf-app");
 const elsewhere = join(work, "elsewhere");
 const bin = join(project, "node_modules", ".bin", "stepforge");
 const inspector = join(root, "node_modules", ".bin", "mcp-inspector");
-const times: Record<string, number> = {};
+const { times, timed } = stageTimes();
 
 const stepforge = (...args: string[]) => run(bin, args, project, env);
 const say = (r: Run) => `${r.stdout}\n${r.stderr}`;
-
-async function timed<T>(step: string, work: () => Promise<T>): Promise<T> {
-  const started = performance.now();
-  try {
-    return await work();
-  } finally {
-    times[step] = Math.round((performance.now() - started) / 100) / 10;
-  }
-}
 
 /** The credentials a generated mock accepts, read from its mock.ts (JSON text inside). */
 function mockCredentials(id: string): Record<string, string> {
