@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../generator/package-root.js";
 import { outsideEnv, run, startUntil, stop, type Run } from "../consumer/helpers.js";
 import { packedTarball, writeAppManifest } from "../helpers/tarball.js";
-import { BOOKSHELF } from "./helpers.js";
+import { BOOKSHELF, postBook } from "./helpers.js";
 import { stageTimes } from "../helpers/stage-times.js";
 
 const root = packageRoot();
@@ -30,7 +30,6 @@ const inspector = join(root, "node_modules", ".bin", "mcp-inspector");
 const { times, timed } = stageTimes();
 /** The user's own bearer token: a secret that must not reach a recording or a log. */
 const TOKEN = "shelf-user-token-5f3a9c2e71b04d68";
-const json = { "content-type": "application/json" };
 
 const stepforge = (args: string[], extra: NodeJS.ProcessEnv = {}) => run(bin, args, project, { ...env, ...extra });
 const say = (r: Run) => `${r.stdout}\n${r.stderr}`;
@@ -97,11 +96,7 @@ describe("a new user's own service: watch, record, serve, compare", { timeout: 2
         const url = /^bookshelf proxy (http:\/\/127\.0\.0\.1:\d+) -> /m.exec(proxy.output())?.[1];
         expect(url, proxy.output()).toBeDefined();
         const auth = { authorization: `Bearer ${TOKEN}` };
-        const created = await fetch(`${url}/books`, {
-          method: "POST",
-          headers: { ...auth, ...json },
-          body: JSON.stringify({ title: "The Left Hand of Darkness", author: "Ursula K. Le Guin" }),
-        });
+        const created = await postBook(url!, auth, { title: "The Left Hand of Darkness", author: "Ursula K. Le Guin" });
         expect(created.status).toBe(201);
         expect((await fetch(`${url}/books?page=1&per_page=5`, { headers: auth })).status).toBe(200);
       } finally {
