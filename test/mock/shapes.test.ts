@@ -16,21 +16,22 @@ const root = join(import.meta.dirname, "..", "..");
 const out = join(root, "test", "mock", `.shapes-${process.pid}`);
 const mockUrl = useFixtureMock("shapes", "shapes", out);
 
+/** GET `path` was routed and answered 200 with an object that has a string `name` (User and File both do). */
+async function expectNamedAt(path: string): Promise<void> {
+  const answer = await call(mockUrl(), path);
+  expect(answer.status, `${path}: ${answer.text}`).toBe(200);
+  expect(typeof answer.json.name, path).toBe("string");
+}
+
 describe("a generated mock of a spec with real-world shapes", () => {
   it("routes sibling templates that name the same position differently", async () => {
-    const user = await call(mockUrl(), "/users/7");
-    expect(user.status).toBe(200);
-    expect(typeof user.json.name).toBe("string");
-    const posts = await call(mockUrl(), "/users/7/posts");
-    expect(posts.status).toBe(200);
+    await expectNamedAt("/users/7");
     // The $ref into #/paths was inlined: the answer has the User shape it names.
-    expect(typeof posts.json.name).toBe("string");
+    await expectNamedAt("/users/7/posts");
   });
 
   it("routes two parameters in one segment and checks each against its schema", async () => {
-    const file = await call(mockUrl(), "/files/report.png");
-    expect(file.status).toBe(200);
-    expect(typeof file.json.name).toBe("string");
+    await expectNamedAt("/files/report.png");
     const bad = await call(mockUrl(), "/files/report.gif");
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.json)).toContain("ext");
