@@ -41,6 +41,7 @@ import { openaiStrictViolations } from "../runtime/tools/export-strict.js";
 import { IdFinder, type LearnedIds, type OperationPlace, pathField } from "./lib/corpus-ids.js";
 import { CORPUS, corpusFiles } from "./lib/corpus-specs.js";
 import { machineLine, table } from "./lib/report.js";
+import { writeGeneratedTsconfig } from "../test/helpers/tsc.js";
 
 type Json = Record<string, unknown>;
 
@@ -198,15 +199,7 @@ async function generateAll(files: Map<string, string>): Promise<Map<string, { ok
 /** tsc over every output in one program; error lines per spec. */
 function typecheckAll(): Map<string, number> {
   const tsconfig = join(OUT, "tsconfig.json");
-  writeFileSync(
-    tsconfig,
-    JSON.stringify({
-      extends: relative(OUT, join(ROOT, "tsconfig.json")),
-      compilerOptions: { rootDir: relative(OUT, ROOT), noEmit: true },
-      include: specs.map((s) => `${s.id}/**/*.ts`),
-      exclude: [],
-    }),
-  );
+  writeGeneratedTsconfig(tsconfig, specs.map((s) => join(OUT, s.id)));
   const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
   const started = performance.now();
   const run = spawnSync(process.execPath, ["--max-old-space-size=8192", tsc, "--noEmit", "-p", tsconfig], {

@@ -34,6 +34,11 @@ async function mock(service: string, options: MockOptions = {}): Promise<Running
   return m;
 }
 
+/** Starts a service's mock; options for its client: the demo connection with `fields`, sent to the mock. */
+async function againstMock(service: string, fields: Record<string, string>) {
+  return { connection: { name: "demo", fields }, baseUrl: (await mock(service)).url };
+}
+
 try {
   console.log("Trello — behavioural mock, key + token");
   const trelloMock = await mock("trello", { webhooks: { secret: WEBHOOK_SECRET } });
@@ -103,18 +108,13 @@ try {
   );
 
   console.log("Marketo — OAuth client credentials, token issued by the mock's identity endpoint");
-  const marketoMock = await mock("marketo");
-  const marketo = new MarketoClient({
-    connection: {
-      name: "demo",
-      fields: {
-        endpoint: "https://123-ABC-456.mktorest.com/rest",
-        clientId: "5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61",
-        clientSecret: "mock-client-secret-0123456789abcdef",
-      },
-    },
-    baseUrl: marketoMock.url,
-  });
+  const marketo = new MarketoClient(
+    await againstMock("marketo", {
+      endpoint: "https://123-ABC-456.mktorest.com/rest",
+      clientId: "5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61",
+      clientSecret: "mock-client-secret-0123456789abcdef",
+    }),
+  );
   const synced = await marketo.syncLeads({
     body: { action: "createOrUpdate", lookupField: "email", input: [{ email: "ada@example.com", firstName: "Ada" }] },
   });
@@ -128,11 +128,7 @@ try {
   );
 
   console.log("World News API — API key");
-  const newsMock = await mock("worldnews");
-  const news = new WorldnewsClient({
-    connection: { name: "demo", fields: { apiKey: "mock-worldnews-api-key-0123456789" } },
-    baseUrl: newsMock.url,
-  });
+  const news = new WorldnewsClient(await againstMock("worldnews", { apiKey: "mock-worldnews-api-key-0123456789" }));
   const found = await news.searchNews({ params: { query: { text: "electric", language: "en", number: 2 } } });
   show(
     "searchNews",
@@ -140,19 +136,14 @@ try {
   );
 
   console.log("Content Snare — OAuth authorization code (bearer)");
-  const snareMock = await mock("contentsnare");
-  const snare = new ContentsnareClient({
-    connection: {
-      name: "demo",
-      fields: {
-        clientId: "mock-client-id",
-        clientSecret: "mock-client-secret",
-        accessToken: "mock-access-token",
-        refreshToken: "mock-refresh-token",
-      },
-    },
-    baseUrl: snareMock.url,
-  });
+  const snare = new ContentsnareClient(
+    await againstMock("contentsnare", {
+      clientId: "mock-client-id",
+      clientSecret: "mock-client-secret",
+      accessToken: "mock-access-token",
+      refreshToken: "mock-refresh-token",
+    }),
+  );
   const client = await snare.createClient({ body: { email: "jo@example.com", full_name: "Jo Bloggs" } });
   show("createClient", { id: client.id, email: client.email });
   const clients = await snare.listClients();

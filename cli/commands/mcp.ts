@@ -42,6 +42,7 @@ import { pickService, resolveScope } from "../project.js";
 import { loadMockDefinition } from "../services.js";
 import { UsageError } from "../usage.js";
 import { scopeCatalogs } from "./tools.js";
+import { stopRequested } from "./stop-signal.js";
 
 const VERSION = "0.1.0";
 
@@ -278,17 +279,6 @@ export async function mcpCommand(
   const mode = code ? " (code mode)" : mcp.dynamic ? " (dynamic)" : "";
   if (mcp.notice) err.write(`stepforge mcp: ${mcp.notice}\n`);
   // Runs until SIGINT/SIGTERM (or `until`, for tests), listening only once the server is up.
-  const stopSignal = () =>
-    new Promise<void>((resolveStop) => {
-      const stop = () => {
-        process.off("SIGINT", stop);
-        process.off("SIGTERM", stop);
-        resolveStop();
-      };
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
-      void until?.then(stop);
-    });
   try {
     if (port !== undefined) {
       const token = process.env.STEPFORGE_MCP_TOKEN || undefined;
@@ -301,7 +291,7 @@ export async function mcpCommand(
       err.write(
         `stepforge mcp: ${mcp.served.length} steps of ${served.join(", ")}${mode} on ${http.url}${token ? " (bearer token required)" : ""}\n`,
       );
-      await stopSignal();
+      await stopRequested(until);
       shutdown.abort();
       await http.close();
     } else {
@@ -314,7 +304,7 @@ export async function mcpCommand(
       await server.connect(transport);
       err.write(`stepforge mcp: ${mcp.served.length} steps of ${served.join(", ")}${mode} on stdio\n`);
       // stdin's end is the client gone (a stdio client that died): stop as on a signal.
-      await Promise.race([closed, stopSignal()]);
+      await Promise.race([closed, stopRequested(until)]);
       shutdown.abort();
       await server.close();
     }

@@ -18,6 +18,7 @@ import { resolveScope, scopeOfSpecFiles } from "../project.js";
 import { UsageError } from "../usage.js";
 import { mockTargets } from "./mock.js";
 import { conformanceFromSpec } from "./proxy-spec.js";
+import { stopRequested } from "./stop-signal.js";
 
 /** `--report drift` → drift.json and drift.md; `--report drift.md` → drift.md and drift.json. */
 export function reportFiles(given: string): { json: string; markdown: string } {
@@ -147,18 +148,8 @@ export async function proxyCommand(
   }
   const timer = setInterval(save, 5000);
   timer.unref();
-  const stop = new Promise<void>((resolve) => {
-    const done = () => {
-      process.off("SIGINT", done);
-      process.off("SIGTERM", done);
-      resolve();
-    };
-    process.once("SIGINT", done);
-    process.once("SIGTERM", done);
-    void until?.then(done);
-  });
   try {
-    await stop;
+    await stopRequested(until);
   } finally {
     clearInterval(timer);
     await proxy.close();

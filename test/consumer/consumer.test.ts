@@ -34,6 +34,7 @@ import {
   stop,
   type Run,
 } from "./helpers.js";
+import { stageTimes } from "../helpers/stage-times.js";
 
 const root = packageRoot();
 const own = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
@@ -50,7 +51,7 @@ const authorStepforge = join(author, "node_modules", ".bin", "stepforge");
 // openapi-typescript's peer dependency: npm installs it for the spec author.
 const authorTsc = join(author, "node_modules", "typescript", "bin", "tsc");
 const npmInstall = ["install", "--prefer-offline", "--no-audit", "--no-fund"];
-const times: Record<string, number> = {};
+const { times, timed } = stageTimes();
 const figures: Record<string, unknown> = {};
 
 let tarball = "";
@@ -58,15 +59,6 @@ let readmeSamples: string[] = [];
 /** The spec author's install runs while the application's checks use the CPU. */
 let authorInstalled: Promise<Run>;
 let packed: Packed;
-
-async function timed<T>(stage: string, work: () => Promise<T>): Promise<T> {
-  const started = performance.now();
-  try {
-    return await work();
-  } finally {
-    times[stage] = Math.round((performance.now() - started) / 100) / 10;
-  }
-}
 
 function expectClean(result: Run, label: string): void {
   expect(`${result.stdout}\n${result.stderr}`, label).not.toMatch(BROKEN);

@@ -1,6 +1,12 @@
 /** Small valid specs to mutate in tests. */
 import { stringify } from "yaml";
 
+/** A response with one widget (a new object each time: tests mutate the spec they get). */
+function oneWidget(description: string): Record<string, unknown> {
+  const example = { id: "w1", name: "a" };
+  return { description, content: { "application/json": { schema: { $ref: "#/components/schemas/Widget" }, example } } };
+}
+
 export function minimalSpec(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     openapi: "3.1.0",
@@ -65,15 +71,7 @@ export function minimalSpec(overrides: Record<string, unknown> = {}): Record<str
             content: { "application/json": { schema: { $ref: "#/components/schemas/NewWidget" } } },
           },
           responses: {
-            "201": {
-              description: "created",
-              content: {
-                "application/json": {
-                  schema: { $ref: "#/components/schemas/Widget" },
-                  example: { id: "w1", name: "a" },
-                },
-              },
-            },
+            "201": oneWidget("created"),
           },
         },
       },
@@ -84,15 +82,7 @@ export function minimalSpec(overrides: Record<string, unknown> = {}): Record<str
           tags: ["widgets"],
           parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
           responses: {
-            "200": {
-              description: "ok",
-              content: {
-                "application/json": {
-                  schema: { $ref: "#/components/schemas/Widget" },
-                  example: { id: "w1", name: "a" },
-                },
-              },
-            },
+            "200": oneWidget("ok"),
           },
         },
       },

@@ -28,10 +28,10 @@ export function typecheck(tsconfigPath: string, options: TypecheckOptions = {}):
 }
 
 /**
- * Type-checks generated code as the package's own sources are checked (its tsconfig, strict),
- * against the built runtime: writes `tsconfigPath` to take in every .ts file below `dirs`.
+ * Writes `tsconfigPath` to check every .ts file below `dirs` (generated code) in one program, as the
+ * package's own sources are checked: its tsconfig, strict, no output.
  */
-export function typecheckGenerated(tsconfigPath: string, dirs: string[]): { ok: boolean; output: string } {
+export function writeGeneratedTsconfig(tsconfigPath: string, dirs: string[]): void {
   const root = packageRoot();
   writeFileSync(
     tsconfigPath,
@@ -42,5 +42,13 @@ export function typecheckGenerated(tsconfigPath: string, dirs: string[]): { ok: 
       exclude: [],
     }),
   );
+}
+
+/**
+ * Type-checks generated code as the package's own sources are checked (its tsconfig, strict),
+ * against the built runtime: writes `tsconfigPath` to take in every .ts file below `dirs`.
+ */
+export function typecheckGenerated(tsconfigPath: string, dirs: string[]): { ok: boolean; output: string } {
+  writeGeneratedTsconfig(tsconfigPath, dirs);
   return typecheck(tsconfigPath, { againstBuiltRuntime: true });
 }

@@ -38,29 +38,35 @@ const groups = (catalog: ServiceCatalog) =>
   Object.fromEntries(pathToolsets(catalog.tools).map((t) => [t.name, t.steps]));
 
 describe("toolsets by path", () => {
-  it("skips versions and parameters (Stripe)", () => {
-    const stripe = catalogOf({
-      a: "/v1/customers",
-      b: "/v1/customers/{customer}",
-      c: "/v1/charges/{charge}/refund",
-      d: "/v1/payment_intents",
-    });
-    expect(groups(stripe)).toEqual({ charges: ["svc_c"], customers: ["svc_a", "svc_b"], payment_intents: ["svc_d"] });
-  });
-
-  it("skips the words every step shares and file extensions (Twilio)", () => {
-    const twilio = catalogOf({
-      a: "/2010-04-01/Accounts/{AccountSid}/Calls.json",
-      b: "/2010-04-01/Accounts/{AccountSid}/Calls/{Sid}.json",
-      c: "/2010-04-01/Accounts/{AccountSid}/Messages.json",
-      d: "/2010-04-01/Accounts/{AccountSid}/IncomingPhoneNumbers/Local.json",
-    });
-    expect(groups(twilio)).toEqual({ calls: ["svc_a", "svc_b"], incomingphonenumbers: ["svc_d"], messages: ["svc_c"] });
-  });
-
-  it("groups method-style paths by their first word (Slack)", () => {
-    const slack = catalogOf({ a: "/chat.postMessage", b: "/chat.update", c: "/conversations.list", d: "/users.info" });
-    expect(groups(slack)).toEqual({ chat: ["svc_a", "svc_b"], conversations: ["svc_c"], users: ["svc_d"] });
+  const groupings: Array<[string, Record<string, string>, Record<string, string[]>]> = [
+    [
+      "skips versions and parameters (Stripe)",
+      {
+        a: "/v1/customers",
+        b: "/v1/customers/{customer}",
+        c: "/v1/charges/{charge}/refund",
+        d: "/v1/payment_intents",
+      },
+      { charges: ["svc_c"], customers: ["svc_a", "svc_b"], payment_intents: ["svc_d"] },
+    ],
+    [
+      "skips the words every step shares and file extensions (Twilio)",
+      {
+        a: "/2010-04-01/Accounts/{AccountSid}/Calls.json",
+        b: "/2010-04-01/Accounts/{AccountSid}/Calls/{Sid}.json",
+        c: "/2010-04-01/Accounts/{AccountSid}/Messages.json",
+        d: "/2010-04-01/Accounts/{AccountSid}/IncomingPhoneNumbers/Local.json",
+      },
+      { calls: ["svc_a", "svc_b"], incomingphonenumbers: ["svc_d"], messages: ["svc_c"] },
+    ],
+    [
+      "groups method-style paths by their first word (Slack)",
+      { a: "/chat.postMessage", b: "/chat.update", c: "/conversations.list", d: "/users.info" },
+      { chat: ["svc_a", "svc_b"], conversations: ["svc_c"], users: ["svc_d"] },
+    ],
+  ];
+  it.each(groupings)("%s", (_, paths, expected) => {
+    expect(groups(catalogOf(paths))).toEqual(expected);
   });
 
   it("are what --toolsets selects when the spec declares none, and an unknown name lists them", () => {

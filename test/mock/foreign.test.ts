@@ -4,11 +4,10 @@
  * under a parent, random ids from an alphabet, a deep-merging PATCH, its own page size and page
  * token format, a limit per path parameter, and a schema sample where the spec has no example.
  */
-import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registeredMock, startMock, type RunningMock } from "../../runtime/mock/index.js";
-import { generateFixtureMock } from "./fixture-mock.js";
+import { describe, expect, it } from "vitest";
+import { registeredMock, startMock } from "../../runtime/mock/index.js";
+import { useFixtureMock } from "./fixture-mock.js";
 import { call } from "./helpers.js";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -18,21 +17,11 @@ const auth = { authorization: "Bearer pat-mock-0123456789" };
 const base = (c: string) => `app${c.repeat(13)}1`;
 const BASE = base("A");
 const OTHER = base("B");
-let m: RunningMock;
-
-beforeAll(async () => {
-  await generateFixtureMock("tables", "tables", out);
-  // The per-base limit (5/s) would refuse the bursts below; its own test starts a limited mock.
-  m = await startMock("tables", { limits: { off: true } });
-}, 60_000);
-
-afterAll(async () => {
-  await m?.close();
-  rmSync(out, { recursive: true, force: true });
-});
+// Limits off: the per-base limit (5/s) would refuse the bursts below; its own test starts a limited mock.
+const mockUrl = useFixtureMock("tables", "tables", out);
 
 const post = (base: string, fields: unknown) =>
-  call(m.url, `/v0/${base}/records`, { method: "POST", headers: auth, json: { fields } });
+  call(mockUrl(), `/v0/${base}/records`, { method: "POST", headers: auth, json: { fields } });
 
 describe("a generated mock of a foreign spec", () => {
   it("registers itself under the spec's id", () => {
@@ -43,18 +32,18 @@ describe("a generated mock of a foreign spec", () => {
     const rec = await post(BASE, { name: "Ada" });
     expect(rec.json).toMatchObject({ baseId: BASE, fields: { name: "Ada" } });
     expect(rec.json.id).toMatch(/^rec[A-Za-z0-9]{14}$/);
-    expect((await call(m.url, `/v0/${BASE}/records/${rec.json.id}`, { headers: auth })).status).toBe(200);
-    const elsewhere = await call(m.url, `/v0/${OTHER}/records/${rec.json.id}`, { headers: auth });
+    expect((await call(mockUrl(), `/v0/${BASE}/records/${rec.json.id}`, { headers: auth })).status).toBe(200);
+    const elsewhere = await call(mockUrl(), `/v0/${OTHER}/records/${rec.json.id}`, { headers: auth });
     expect([elsewhere.status, elsewhere.json]).toEqual([
       404,
       { error: { type: "NOT_FOUND", message: "Could not find what you are looking for" } },
     ]);
-    expect((await call(m.url, `/v0/${OTHER}/records`, { headers: auth })).json.records).toEqual([]);
+    expect((await call(mockUrl(), `/v0/${OTHER}/records`, { headers: auth })).json.records).toEqual([]);
   });
 
   it("merges a PATCH into the nested fields object", async () => {
     const rec = await post(BASE, { name: "Grace", team: { lead: "Ada", size: 4 } });
-    const patched = await call(m.url, `/v0/${BASE}/records/${rec.json.id}`, {
+    const patched = await call(mockUrl(), `/v0/${BASE}/records/${rec.json.id}`, {
       method: "PATCH",
       headers: auth,
       json: { fields: { team: { size: 5 } } },
@@ -64,15 +53,15 @@ describe("a generated mock of a foreign spec", () => {
 
   it("pages with its own size and prefixed tokens, and refuses a token it did not write", async () => {
     for (let i = 0; i < 7; i++) await post(OTHER, { n: i });
-    const first = await call(m.url, `/v0/${OTHER}/records`, { headers: auth });
+    const first = await call(mockUrl(), `/v0/${OTHER}/records`, { headers: auth });
     expect(first.json.records).toHaveLength(3);
     expect(first.json.offset).toMatch(/^itr/);
-    const big = await call(m.url, `/v0/${OTHER}/records?pageSize=50`, { headers: auth });
+    const big = await call(mockUrl(), `/v0/${OTHER}/records?pageSize=50`, { headers: auth });
     expect(big.json.records).toHaveLength(5);
-    const rest = await call(m.url, `/v0/${OTHER}/records?pageSize=5&offset=${big.json.offset}`, { headers: auth });
+    const rest = await call(mockUrl(), `/v0/${OTHER}/records?pageSize=5&offset=${big.json.offset}`, { headers: auth });
     expect(rest.json.records.map((r: { fields: { n: number } }) => r.fields.n)).toEqual([5, 6]);
     expect(rest.json.offset).toBeUndefined();
-    const forged = await call(m.url, `/v0/${OTHER}/records?offset=itrnotours`, { headers: auth });
+    const forged = await call(mockUrl(), `/v0/${OTHER}/records?offset=itrnotours`, { headers: auth });
     expect([forged.status, forged.json.error.message]).toEqual([
       422,
       "Invalid request: offset is not a valid paging token",
@@ -80,7 +69,7 @@ describe("a generated mock of a foreign spec", () => {
   });
 
   it("answers a typed response without an example with a sample valid against its schema, the same for the same seed", async () => {
-    const who = await call(m.url, "/v0/meta/whoami", { headers: auth });
+    const who = await call(mockUrl(), "/v0/meta/whoami", { headers: auth });
     expect(who.status).toBe(200);
     expect(who.json.id).toMatch(/^usr[A-Za-z0-9]{14}$/);
     expect(who.json.scopes.length).toBeGreaterThan(0);

@@ -6,43 +6,33 @@
  * generator overflowed its stack; the mock answered 500), and OpenAPI 3.0 spellings in a request
  * body (Ajv2020 threw: 500), a required readOnly field, a discriminated oneOf.
  */
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startMock, type RunningMock } from "../../runtime/mock/index.js";
-import { generateFixtureMock } from "./fixture-mock.js";
+import { describe, expect, it } from "vitest";
+import { useFixtureMock } from "./fixture-mock.js";
 import { call } from "./helpers.js";
 
 const root = join(import.meta.dirname, "..", "..");
 const out = join(root, "test", "mock", `.shapes-${process.pid}`);
-let m: RunningMock;
+const mockUrl = useFixtureMock("shapes", "shapes", out);
 
-beforeAll(async () => {
-  await generateFixtureMock("shapes", "shapes", out);
-  m = await startMock("shapes", { limits: { off: true } });
-}, 60_000);
-
-afterAll(async () => {
-  await m?.close();
-  rmSync(out, { recursive: true, force: true });
-});
+/** GET `path` was routed and answered 200 with an object that has a string `name` (User and File both do). */
+async function expectNamedAt(path: string): Promise<void> {
+  const answer = await call(mockUrl(), path);
+  expect(answer.status, `${path}: ${answer.text}`).toBe(200);
+  expect(typeof answer.json.name, path).toBe("string");
+}
 
 describe("a generated mock of a spec with real-world shapes", () => {
   it("routes sibling templates that name the same position differently", async () => {
-    const user = await call(m.url, "/users/7");
-    expect(user.status).toBe(200);
-    expect(typeof user.json.name).toBe("string");
-    const posts = await call(m.url, "/users/7/posts");
-    expect(posts.status).toBe(200);
+    await expectNamedAt("/users/7");
     // The $ref into #/paths was inlined: the answer has the User shape it names.
-    expect(typeof posts.json.name).toBe("string");
+    await expectNamedAt("/users/7/posts");
   });
 
   it("routes two parameters in one segment and checks each against its schema", async () => {
-    const file = await call(m.url, "/files/report.png");
-    expect(file.status).toBe(200);
-    expect(typeof file.json.name).toBe("string");
-    const bad = await call(m.url, "/files/report.gif");
+    await expectNamedAt("/files/report.png");
+    const bad = await call(mockUrl(), "/files/report.gif");
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.json)).toContain("ext");
   });
@@ -55,7 +45,7 @@ describe("a generated mock of a spec with real-world shapes", () => {
   });
 
   it("reads 3.0 spellings, leaves readOnly fields out of requests and accepts a discriminated branch", async () => {
-    const add = (json: unknown) => call(m.url, "/pets", { method: "POST", json });
+    const add = (json: unknown) => call(mockUrl(), "/pets", { method: "POST", json });
     expect((await add({ pet: { petType: "Dog", bark: true } })).status).toBe(201);
     expect((await add({ pet: { petType: "Cat" }, owner: null, age: 0.5 })).status).toBe(201);
     expect((await add({ pet: { petType: "Cat" }, owner: { name: "Ann" } })).status).toBe(201);

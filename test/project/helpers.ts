@@ -9,6 +9,16 @@ export const BOOKSHELF = join(FIXTURES, "bookshelf.yaml");
 /** A public spec nobody here wrote (the corpus copy of World News API's own document). */
 export const PUBLIC_SPEC = join(import.meta.dirname, "..", "corpus", "specs", "world-news-api-openapi-3.json");
 
+/** POSTs a book to the bookshelf service at `url` (its mock, or a proxy in front of it). */
+export function postBook(
+  url: string,
+  auth: Record<string, string>,
+  book: { title: string; author: string },
+): Promise<Response> {
+  const headers = { ...auth, "content-type": "application/json" };
+  return fetch(`${url}/books`, { method: "POST", headers, body: JSON.stringify(book) });
+}
+
 export interface TempProject {
   dir: string;
   /** Writes a file of the project (folders made as needed); returns its absolute path. */

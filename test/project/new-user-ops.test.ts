@@ -18,7 +18,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../generator/package-root.js";
 import { outsideEnv, run, startUntil, stop, type Run } from "../consumer/helpers.js";
 import { packedTarball, writeAppManifest } from "../helpers/tarball.js";
-import { BOOKSHELF } from "./helpers.js";
+import { BOOKSHELF, postBook } from "./helpers.js";
+import { stageTimes } from "../helpers/stage-times.js";
 
 const root = packageRoot();
 const env = outsideEnv(root);
@@ -26,10 +27,9 @@ const work = mkdtempSync(join(tmpdir(), "stepforge-new-user-ops-"));
 const project = join(work, "shelf-app");
 const bin = join(project, "node_modules", ".bin", "stepforge");
 const inspector = join(root, "node_modules", ".bin", "mcp-inspector");
-const times: Record<string, number> = {};
+const { times, timed } = stageTimes();
 /** The user's own bearer token: a secret that must not reach a recording or a log. */
 const TOKEN = "shelf-user-token-5f3a9c2e71b04d68";
-const json = { "content-type": "application/json" };
 
 const stepforge = (args: string[], extra: NodeJS.ProcessEnv = {}) => run(bin, args, project, { ...env, ...extra });
 const say = (r: Run) => `${r.stdout}\n${r.stderr}`;
@@ -41,15 +41,6 @@ const inspect = (flags: string[], method: string[]) =>
     project,
     env,
   );
-
-async function timed<T>(step: string, work: () => Promise<T>): Promise<T> {
-  const started = performance.now();
-  try {
-    return await work();
-  } finally {
-    times[step] = Math.round((performance.now() - started) / 100) / 10;
-  }
-}
 
 beforeAll(async () => {
   const packed = await timed("pack (shared; 0 when cached)", () => packedTarball());
@@ -105,11 +96,7 @@ describe("a new user's own service: watch, record, serve, compare", { timeout: 2
         const url = /^bookshelf proxy (http:\/\/127\.0\.0\.1:\d+) -> /m.exec(proxy.output())?.[1];
         expect(url, proxy.output()).toBeDefined();
         const auth = { authorization: `Bearer ${TOKEN}` };
-        const created = await fetch(`${url}/books`, {
-          method: "POST",
-          headers: { ...auth, ...json },
-          body: JSON.stringify({ title: "The Left Hand of Darkness", author: "Ursula K. Le Guin" }),
-        });
+        const created = await postBook(url!, auth, { title: "The Left Hand of Darkness", author: "Ursula K. Le Guin" });
         expect(created.status).toBe(201);
         expect((await fetch(`${url}/books?page=1&per_page=5`, { headers: auth })).status).toBe(200);
       } finally {

@@ -20,7 +20,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../generator/package-root.js";
 import { BROKEN, outsideEnv, run, startUntil, stop, type Run } from "../consumer/helpers.js";
 import { packedTarball, writeAppManifest } from "../helpers/tarball.js";
-import { BOOKSHELF, PUBLIC_SPEC } from "./helpers.js";
+import { BOOKSHELF, postBook, PUBLIC_SPEC } from "./helpers.js";
+import { stageTimes } from "../helpers/stage-times.js";
 
 const root = packageRoot();
 const env = outsideEnv(root);
@@ -29,19 +30,10 @@ const project = join(work, "shelf-app");
 const elsewhere = join(work, "elsewhere");
 const bin = join(project, "node_modules", ".bin", "stepforge");
 const inspector = join(root, "node_modules", ".bin", "mcp-inspector");
-const times: Record<string, number> = {};
+const { times, timed } = stageTimes();
 
 const stepforge = (...args: string[]) => run(bin, args, project, env);
 const say = (r: Run) => `${r.stdout}\n${r.stderr}`;
-
-async function timed<T>(step: string, work: () => Promise<T>): Promise<T> {
-  const started = performance.now();
-  try {
-    return await work();
-  } finally {
-    times[step] = Math.round((performance.now() - started) / 100) / 10;
-  }
-}
 
 /** The credentials a generated mock accepts, read from its mock.ts (JSON text inside). */
 function mockCredentials(id: string): Record<string, string> {
@@ -182,24 +174,15 @@ describe("a new user's project, from the tarball", { timeout: 240_000, sequentia
 
     it("answers: 401 without a credential, created and listed with one", async () => {
       expect((await fetch(`${url}/books`)).status).toBe(401);
-      const created = await fetch(`${url}/books`, {
-        method: "POST",
-        headers: { ...auth, ...json },
-        body: JSON.stringify({ title: "Snow Crash", author: "Neal Stephenson" }),
-      });
+      const created = await postBook(url, auth, { title: "Snow Crash", author: "Neal Stephenson" });
       expect(created.status).toBeLessThan(300);
       expect((await fetch(`${url}/books?page=1&per_page=5`, { headers: auth })).status).toBe(200);
     });
 
     // Item 3 (helper mockinfer): the mock infers create/read/update/delete from the REST shape.
     it("create then read returns what was created; update changes it; 404 after delete", async () => {
-      const created = (await (
-        await fetch(`${url}/books`, {
-          method: "POST",
-          headers: { ...auth, ...json },
-          body: JSON.stringify({ title: "Snow Crash", author: "Neal Stephenson" }),
-        })
-      ).json()) as { id: string; title: string };
+      const posted = await postBook(url, auth, { title: "Snow Crash", author: "Neal Stephenson" });
+      const created = (await posted.json()) as { id: string; title: string };
       expect(created.title).toBe("Snow Crash");
       const read = (await (await fetch(`${url}/books/${created.id}`, { headers: auth })).json()) as { title: string };
       expect(read.title).toBe("Snow Crash");

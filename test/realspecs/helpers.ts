@@ -4,7 +4,7 @@
  * mock started on 127.0.0.1, and calls made through the typed client and the tool steps.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { createSharedState } from "../../runtime/index.js";
@@ -120,6 +120,12 @@ export function inputSchema(tool: ToolDefinition): {
 }
 
 /** What a test file of one spec works with: its folder, what generate made of it, and the service itself. */
+/** The tool step refused its input before sending (naming `field` when given), as invalid_input. */
+export function expectInvalidInput(result: ToolResult, field?: string): void {
+  const error = field === undefined ? { kind: "invalid_input" } : { kind: "invalid_input", fields: [{ path: field }] };
+  expect(result).toMatchObject({ ok: false, error });
+}
+
 export interface ServedSpec extends Service {
   work: { dir: string; clean: () => void };
   generated: Generated;

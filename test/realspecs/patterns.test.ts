@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { resolvePointer } from "../../generator/refs.js";
 import { PATTERNS } from "./specs.js";
-import { refusal, serveSpecForFile } from "./helpers.js";
+import { expectInvalidInput, refusal, serveSpecForFile } from "./helpers.js";
 
 const served = serveSpecForFile("patterns", "slugs", PATTERNS);
 
@@ -46,10 +46,7 @@ describe("patterns read with the u flag everywhere", () => {
 
   it("a value it refuses is refused by the tool step and by the mock alike, naming the field", async () => {
     const step = await served.step("slugs_create_slug", { slug: "two words" });
-    expect(step).toMatchObject({
-      ok: false,
-      error: { kind: "invalid_input", fields: [{ path: "slug" }] },
-    });
+    expectInvalidInput(step, "slug");
     await expect(served.client.createSlug!({ body: { slug: "two words" } })).rejects.toMatchObject({
       status: 400,
       message: expect.stringContaining("slug"),
@@ -58,10 +55,7 @@ describe("patterns read with the u flag everywhere", () => {
       slug: "ok",
       at: "12-30",
     });
-    expect(query).toMatchObject({
-      ok: false,
-      error: { kind: "invalid_input", fields: [{ path: "at" }] },
-    });
+    expectInvalidInput(query, "at");
     await expect(
       served.client.createSlug!({
         params: { query: { at: "12-30" } },

@@ -6,6 +6,12 @@
 const json = (schema: unknown) => ({ "application/json": { schema } });
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const text = (extra: object = {}) => ({ type: "string", ...extra });
+/** A spec's first keys: its OpenAPI version, its title (version 1) and a server at api.<title>.example. */
+const frame = (openapi: "3.0.3" | "3.1.0", title: string) => ({
+  openapi,
+  info: { title, version: "1" },
+  servers: [{ url: `https://api.${title.toLowerCase()}.example` }],
+});
 const ok = {
   "200": {
     description: "ok",
@@ -15,9 +21,7 @@ const ok = {
 
 /** refs.test.ts: references into other nodes' insides, and a parameter component named `schema`. */
 export const DEEP_REFS = {
-  openapi: "3.0.3",
-  info: { title: "Deep", version: "1" },
-  servers: [{ url: "https://api.deep.example" }],
+  ...frame("3.0.3", "Deep"),
   components: {
     parameters: {
       // A parameter component named like a keyword: a parameter, not a schema.
@@ -127,9 +131,7 @@ export const DEEP_REFS = {
 
 /** patterns.test.ts: patterns written for JavaScript without the u flag. */
 export const PATTERNS = {
-  openapi: "3.0.3",
-  info: { title: "Slugs", version: "1" },
-  servers: [{ url: "https://api.slugs.example" }],
+  ...frame("3.0.3", "Slugs"),
   paths: {
     "/slugs": {
       post: {
@@ -179,9 +181,7 @@ export const LONG = `filter_by_the_date_on_which_the_record_was_last_modified_by
 
 /** names.test.ts: wire names with symbols, case collisions, reserved words. */
 export const NAMES = {
-  openapi: "3.0.3",
-  info: { title: "Events", version: "1" },
-  servers: [{ url: "https://api.events.example" }],
+  ...frame("3.0.3", "Events"),
   paths: {
     "/events/{id}": {
       get: {
@@ -218,9 +218,7 @@ export const NAMES = {
 
 /** readonly.test.ts: read-only properties (directly, through a $ref, through allOf) and a write-only one. */
 export const READ_ONLY = {
-  openapi: "3.0.3",
-  info: { title: "Pets", version: "1" },
-  servers: [{ url: "https://api.pets.example" }],
+  ...frame("3.0.3", "Pets"),
   components: {
     schemas: {
       Id: { type: "string", readOnly: true },
@@ -281,9 +279,7 @@ export const READ_ONLY = {
 
 /** toolsets.test.ts: tags (declared, undeclared, colliding, odd), an untagged operation under a version prefix. */
 export const TAGGED = {
-  openapi: "3.1.0",
-  info: { title: "Shop", version: "1" },
-  servers: [{ url: "https://api.shop.example" }],
+  ...frame("3.1.0", "Shop"),
   tags: [
     { name: "Store", description: "Orders and stock.\n\nMore words that a toolset list does not need." },
     { name: "Pets", description: "Everything about your pets" },
@@ -313,9 +309,7 @@ export const TAGGED = {
 
 /** bodies.test.ts: request bodies that are not JSON (form fields, multipart with files, bytes, text). */
 export const BODIES = {
-  openapi: "3.1.0",
-  info: { title: "Uploads", version: "1" },
-  servers: [{ url: "https://api.uploads.example" }],
+  ...frame("3.1.0", "Uploads"),
   paths: {
     "/pets": {
       post: {
@@ -390,9 +384,7 @@ export const BODIES = {
  * object's property (Vercel's EdgeConfigItemValue; an Expr ↔ Term pair; a route as a nested pair).
  */
 export const RECURSIVE = {
-  openapi: "3.1.0",
-  info: { title: "Recur", version: "1" },
-  servers: [{ url: "https://api.recur.example" }],
+  ...frame("3.1.0", "Recur"),
   components: {
     schemas: {
       "edge-value": {

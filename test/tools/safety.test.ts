@@ -28,6 +28,13 @@ beforeAll(async () => {
 });
 afterAll(() => trello?.close());
 
+/** The input passed the guards: the step succeeded on its one request, which reached the mock as `operationId`. */
+function expectSentOnce(result: { ok: boolean }, spy: ReturnType<typeof countingFetch>, operationId: string): void {
+  expect(result.ok, JSON.stringify(result)).toBe(true);
+  expect(spy.count()).toBe(1);
+  expect(trello.counters().byOperation[operationId]).toBe(1);
+}
+
 describe("path parameters", () => {
   it("the client refuses dot segments and empty values for every operation with a path parameter, sending nothing", async () => {
     let checked = 0;
@@ -101,9 +108,7 @@ describe("path parameters", () => {
       { id: "me" },
       { connection: CONNECTIONS.trello!, baseUrl: trello.url, fetch: spy.fetch, retry: { attempts: 0 } },
     );
-    expect(result.ok, JSON.stringify(result)).toBe(true);
-    expect(spy.count()).toBe(1);
-    expect(trello.counters().byOperation.getMember).toBe(1);
+    expectSentOnce(result, spy, "getMember");
   });
 });
 
@@ -168,9 +173,7 @@ describe("input depth and size caps", () => {
       { method: "POST", endpoint: "/1/cards", body: { idList: LIST, name: "Deep", extra: deep(19) } },
       { ...context, baseUrl: trello.url },
     );
-    expect(fine.ok, JSON.stringify(fine)).toBe(true);
-    expect(spy.count()).toBe(1);
-    expect(trello.counters().byOperation.createCard).toBe(1);
+    expectSentOnce(fine, spy, "createCard");
   });
 });
 

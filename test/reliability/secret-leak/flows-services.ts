@@ -45,36 +45,15 @@ export function serviceFlows(): void {
       ...options(source, marketoDescriptor, fields, url),
       shared,
     });
-    expect(
-      (
-        await step(
-          "marketo get leads",
-          marketoGetLeads,
-          { filterType: "email", filterValues: ["ada@example.com"] },
-          ctx("marketo get leads"),
-        )
-      ).ok,
-    ).toBe(true);
+    const getAdasLeads = (source: string, fields = marketoFields) =>
+      step(source, marketoGetLeads, { filterType: "email", filterValues: ["ada@example.com"] }, ctx(source, fields));
+    expect((await getAdasLeads("marketo get leads")).ok).toBe(true);
     now += 2 * 3600 * 1000; // the mock's token expires; the client still believes in it
-    expect(
-      (
-        await step(
-          "marketo renewal",
-          marketoGetLeads,
-          { filterType: "email", filterValues: ["ada@example.com"] },
-          ctx("marketo renewal"),
-        )
-      ).ok,
-    ).toBe(true);
+    expect((await getAdasLeads("marketo renewal")).ok).toBe(true);
     expect(issued.filter((t) => t.kind === "mock-issued access_token").length).toBeGreaterThanOrEqual(2);
     const wrong = { ...marketoFields, clientSecret: M.marketoWrongSecret.value };
     // Same client id, same shared token cache, wrong secret: refused (not handed the cached token).
-    const refused = await step(
-      "marketo wrong secret",
-      marketoGetLeads,
-      { filterType: "email", filterValues: ["ada@example.com"] },
-      ctx("marketo wrong secret", wrong),
-    );
+    const refused = await getAdasLeads("marketo wrong secret", wrong);
     expect(refused.ok === false && refused.error.kind).toBe("auth");
     // The model puts the client secret in a query parameter of the API Call step (sent, never shown).
     await step(
