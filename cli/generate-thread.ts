@@ -12,10 +12,12 @@
  * worker beside this file.
  */
 import { availableParallelism } from "node:os";
+import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { SpecError, type Diagnostic } from "../generator/diagnostics.js";
 import type { GeneratedFile } from "../generator/emit/file.js";
 import type { TypesInput } from "../generator/emit/types.js";
+import { packageRoot } from "../generator/package-root.js";
 import type { CompileModules } from "./compile-generated.js";
 
 /** A module to compile ahead: its absolute source path and the text it is about to be written with. */
@@ -27,7 +29,9 @@ export interface ModuleText {
 export type Job =
   | { id: number; types: TypesInput }
   | { id: number; ahead: readonly ModuleText[] }
-  | { id: number; compile: readonly string[] };
+  | { id: number; compile: readonly string[] }
+  /** The last job: the thread writes the compiler's code cache if it had none (code-cache.ts). */
+  | { id: number; finish: true };
 export type Reply = { id: number; file?: GeneratedFile; error?: string; diagnostics?: Diagnostic[] };
 
 export interface GenerateThread {
@@ -35,19 +39,28 @@ export interface GenerateThread {
   /** Starts compiling modules before they are written (the compile then checks the text on disk). */
   compileAhead: (modules: readonly ModuleText[]) => void;
   compile: CompileModules;
-  /** Ends the worker (also when a job was never sent, or the pipeline failed). */
+  /** Ends the worker (also when a job was never sent, or the pipeline failed), saving its code cache. */
   stop: () => Promise<void>;
 }
 
-/** `root` is given in a checkout, where the thread also readies the compile into dist/. */
+/** The folder of the compiler's code cache: the package's, beside generate's no-change record. */
+export const codeCacheDir = (): string => join(packageRoot(), "node_modules", ".cache", "stepforge");
+
+/**
+ * `root` is given in a checkout, where the thread also readies the compile into dist/. `codeCache`:
+ * the folder of the compiler's V8 code cache (code-cache.ts), or false to load it as usual.
+ */
 export function startGenerateThread(
   root: string | undefined,
   cores: number = availableParallelism(),
+  codeCache: string | false = codeCacheDir(),
 ): GenerateThread | undefined {
   if (!import.meta.url.endsWith(".js")) return undefined;
   // The thread saves wall time only beside a free core; on one it costs ~0.5 s of CPU and ~50 MB.
   if (cores < 2) return undefined;
-  const worker = new Worker(new URL("./generate-worker.js", import.meta.url), { workerData: { root } });
+  const worker = new Worker(new URL("./generate-worker.js", import.meta.url), {
+    workerData: { root, codeCache },
+  });
   // Idle, it must not keep the process alive; jobs in flight hold it until their replies.
   worker.unref();
   const pending = new Map<number, { resolve: (reply: Reply) => void; reject: (error: Error) => void }>();
@@ -82,6 +95,10 @@ export function startGenerateThread(
     types: async (types) => (await send({ id: next++, types })).file!,
     compileAhead: (modules) => void send({ id: next++, ahead: modules }).catch(() => undefined),
     compile: async (stale) => void (await send({ id: next++, compile: stale })),
-    stop: async () => void (await worker.terminate()),
+    stop: async () => {
+      // Only after a clean run: a failed thread has nothing worth keeping, and does not answer.
+      if (!failure) await send({ id: next++, finish: true }).catch(() => undefined);
+      await worker.terminate();
+    },
   };
 }

@@ -7,20 +7,32 @@
 import { createRequire } from "node:module";
 import { parentPort, workerData } from "node:worker_threads";
 import { SpecError } from "../generator/diagnostics.js";
+import { requireWithCodeCache, type CachedModule } from "./code-cache.js";
 import { typesFile } from "../generator/emit/types.js";
 import { compileAhead, compileModules, prepareCompile } from "./compile-generated.js";
 import type { Job, Reply } from "./generate-thread.js";
 
-const { root } = workerData as { root: string | undefined };
+const { root, codeCache } = workerData as { root: string | undefined; codeCache: string | false };
+
+/** The compiler loaded with its V8 code cache; saved by the last job when it had none. */
+let compiler: CachedModule | undefined;
 
 // Warming up only (the types jobs need these first): a failure here is the job's to report.
 try {
-  createRequire(import.meta.url)("openapi-typescript");
+  const require = createRequire(import.meta.url);
+  // The compiler openapi-typescript requires, so that its `require("typescript")` gets this one.
+  const typescript = createRequire(require.resolve("openapi-typescript")).resolve("typescript");
+  if (codeCache !== false) compiler = requireWithCodeCache(typescript, codeCache);
+  require("openapi-typescript");
   await import("../generator/emit/recursive-types.js");
 } catch {}
 
 async function run(job: Job): Promise<Reply> {
   try {
+    if ("finish" in job) {
+      compiler?.save();
+      return { id: job.id };
+    }
     if ("types" in job) return { id: job.id, file: await typesFile(job.types) };
     if ("ahead" in job) {
       await compileAhead(root!, job.ahead);

@@ -9,11 +9,16 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { parse as parseYaml } from "yaml";
-import * as z from "zod";
+import { createRequire } from "node:module";
+import type * as Yaml from "yaml";
+import type * as Z from "zod";
 import { closest } from "../../generator/check/context.js";
 import { packageNameProblem } from "../../generator/package-manifest.js";
 import type { StepforgeConfig } from "./define.js";
+
+/** `yaml`'s parse, required on first use (its Node entry is CommonJS: the module an import gives). */
+const parseYaml = (text: string): unknown =>
+  (createRequire(import.meta.url)("yaml") as typeof Yaml).parse(text);
 
 /** The names a config may have, in the order they are looked for (two at once is an error). */
 export const CONFIG_FILES = [
@@ -58,23 +63,39 @@ export interface ProjectConfig {
 export const SERVICE_ID = /^[a-z][a-z0-9]{1,30}$/;
 export const SERVICE_ID_RULE = "2 to 31 lower-case letters and digits, starting with a letter";
 
-const port = z.number().int().min(0).max(65535);
-const SpecEntry = z.union([
-  z.string().min(1),
-  z.strictObject({
-    file: z.string().min(1),
-    id: z.string().regex(SERVICE_ID, SERVICE_ID_RULE).optional(),
-    baseUrl: z
-      .url({ protocol: /^https?$/, error: "an http(s) address, e.g. https://staging.example.com/v1" })
-      .optional(),
-    mock: z.strictObject({ port: port.optional() }).optional(),
-  }),
-]);
-const ConfigSchema = z.strictObject({
-  specs: z.array(SpecEntry).min(1, 'list at least one spec: specs: ["specs/my-api.yaml"]'),
-  output: z.string().min(1).optional(),
-  package: z.string().optional(),
-});
+/**
+ * The config's schema, built on first use: zod (and `yaml`, for a YAML config) load only when a
+ * project has a config, so `generate` in a checkout without one starts its TypeScript thread
+ * (cli/generate-thread.ts) before paying for them.
+ */
+function configSchema() {
+  return (schemaOnce ??= import("zod").then(buildSchema));
+}
+
+function buildSchema(z: typeof Z) {
+  const port = z.number().int().min(0).max(65535);
+  const SpecEntry = z.union([
+    z.string().min(1),
+    z.strictObject({
+      file: z.string().min(1),
+      id: z.string().regex(SERVICE_ID, SERVICE_ID_RULE).optional(),
+      baseUrl: z
+        .url({ protocol: /^https?$/, error: "an http(s) address, e.g. https://staging.example.com/v1" })
+        .optional(),
+      mock: z.strictObject({ port: port.optional() }).optional(),
+    }),
+  ]);
+  return z.strictObject({
+    specs: z.array(SpecEntry).min(1, 'list at least one spec: specs: ["specs/my-api.yaml"]'),
+    output: z.string().min(1).optional(),
+    package: z.string().optional(),
+  });
+}
+
+let schemaOnce: Promise<ReturnType<typeof buildSchema>> | undefined;
+
+/** One entry of `specs`: a file name, or the file with its settings. */
+type SpecEntry = Z.infer<ReturnType<typeof buildSchema>>["specs"][number];
 
 const TOP_KEYS = ["specs", "output", "package"];
 const SPEC_KEYS = ["file", "id", "baseUrl", "mock"];
@@ -97,7 +118,7 @@ export async function loadProject(dir: string): Promise<ProjectConfig | undefine
 export async function readConfig(file: string): Promise<ProjectConfig> {
   const raw = await readRaw(file);
   const name = basename(file);
-  const parsed = ConfigSchema.safeParse(raw);
+  const parsed = (await configSchema()).safeParse(raw);
   if (!parsed.success)
     throw new ConfigError(`${name}: ${parsed.error.issues.map((i) => describeIssue(i, raw)).join("; ")}`);
   const config = parsed.data as StepforgeConfig;
@@ -149,7 +170,7 @@ async function readRaw(file: string): Promise<unknown> {
 function projectSpec(
   root: string,
   configName: string,
-  entry: string | z.infer<typeof SpecEntry>,
+  entry: SpecEntry,
   i: number,
 ): ProjectSpec {
   const spec = typeof entry === "string" ? { file: entry } : entry;
@@ -212,7 +233,7 @@ export function declaredId(file: string): string | undefined {
 }
 
 /** One zod issue in words: the key path as written in the config, what is wrong, and near names. */
-function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
+function describeIssue(issue: Z.core.$ZodIssue, raw: unknown): string {
   const at = issue.path
     .map((p, i) => (typeof p === "number" ? `[${p}]` : `${i === 0 ? "" : "."}${String(p)}`))
     .join("");

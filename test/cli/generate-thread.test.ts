@@ -60,3 +60,20 @@ it("on one core there is no thread: the work stays in-process", () => {
   expect(run.stderr).toBe("");
   expect(JSON.parse(run.stdout)).toEqual({ one: true, two: true });
 });
+
+it("generate starts its thread before loading yaml: a checkout without a config does not read it first", () => {
+  const dist = pathToFileURL(join(root, "dist")).href;
+  const script = [
+    `import { createRequire } from "node:module";`,
+    `const { loadProject } = await import("${dist}/cli/config/load.js");`,
+    `await import("${dist}/cli/commands/generate.js");`,
+    `const none = await loadProject(${JSON.stringify(work)});`,
+    `const cached = Object.keys(createRequire(import.meta.url).cache);`,
+    `const yaml = cached.some((f) => f.includes("/node_modules/yaml/"));`,
+    `console.log(JSON.stringify({ none: none === undefined, yaml }));`,
+  ].join("\n");
+  writeFileSync(join(work, "early.mjs"), script);
+  const run = spawnSync(process.execPath, [join(work, "early.mjs")], { encoding: "utf8", cwd: root, timeout: 60_000 });
+  expect(run.stderr).toBe("");
+  expect(JSON.parse(run.stdout)).toEqual({ none: true, yaml: false });
+});
