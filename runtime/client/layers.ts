@@ -12,12 +12,11 @@ import type { ServiceDescriptor } from "../descriptor.js";
 import type { Observer } from "../hooks.js";
 import type { MetricsOption, TracingOption } from "../observe/options.js";
 import type { AnswerValidation, ValidateOption } from "../observe/response-check.js";
-import type { SharedState } from "./shared-state.js";
 
-export interface StateLayer {
-  /** The process-wide state as the environment asks (STEPFORGE_REDIS_URL, STEPFORGE_STATE_DIR). */
-  fromEnvironment(): SharedState;
-}
+// The state layer's registration lives beside the state it chooses (shared-state.ts), which the
+// pipeline's parts read: kept out of here so that no import circle runs through this file.
+export { type StateLayer, useStateLayer } from "./shared-state.js";
+export { missingLayer, OBSERVE_ENTRY, STATE_ENTRY } from "./missing-layer.js";
 
 export interface ObserveLayer {
   /** The observers a client reports to: the caller's, plus tracing and metrics when asked for. */
@@ -30,29 +29,12 @@ export interface ObserveLayer {
   answerValidation(descriptor: ServiceDescriptor, option: ValidateOption | undefined): AnswerValidation | undefined;
 }
 
-export const STATE_ENTRY = "stepforge/runtime/state";
-export const OBSERVE_ENTRY = "stepforge/runtime/observe";
-
-const loaded: { state?: StateLayer; observe?: ObserveLayer } = {};
-
-export function useStateLayer(layer: StateLayer): void {
-  loaded.state = layer;
-}
+const loaded: { observe?: ObserveLayer } = {};
 
 export function useObserveLayer(layer: ObserveLayer): void {
   loaded.observe = layer;
 }
 
-export function stateLayer(): StateLayer | undefined {
-  return loaded.state;
-}
-
 export function observeLayer(): ObserveLayer | undefined {
   return loaded.observe;
-}
-
-/** The sentence for a setting whose layer this program did not import. */
-export function missingLayer(setting: string, entry: string, otherwise: string): Error {
-  const fix = `add \`import "${entry}";\` once at its start ${otherwise}`;
-  return new Error(`${setting}, but this program did not load ${entry}: ${fix}`);
 }

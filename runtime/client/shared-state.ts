@@ -13,7 +13,7 @@ import { type Limiter, LimitRegistry } from "../limits/limits.js";
 import { REDIS_URL_ENV, STATE_DIR_ENV } from "../state/env.js";
 import { MemoryStateStore } from "../state/memory.js";
 import type { Clock, StateStore } from "../state/types.js";
-import { missingLayer, STATE_ENTRY, stateLayer } from "./layers.js";
+import { missingLayer, STATE_ENTRY } from "./missing-layer.js";
 
 export interface SharedState {
   /** Where state shared with other processes lives (memory: this process only). */
@@ -29,13 +29,25 @@ export function localSharedState(clock?: Clock): SharedState {
   return { store, limits: new LimitRegistry(), tokens: new TokenCache({ store }) };
 }
 
+/** The state layer (layers.ts): how the environment's choice of store is built, once registered. */
+export interface StateLayer {
+  /** The process-wide state as the environment asks (STEPFORGE_REDIS_URL, STEPFORGE_STATE_DIR). */
+  fromEnvironment(): SharedState;
+}
+
+let stateLayer: StateLayer | undefined;
+
+/** Registers the state layer (the `stepforge/runtime/state` entry does, when imported). */
+export function useStateLayer(layer: StateLayer): void {
+  stateLayer = layer;
+}
+
 let processState: SharedState | undefined;
 
 /** The process-wide state: the state layer's when loaded, else this process's own. */
 function processWide(): SharedState {
   if (processState) return processState;
-  const layer = stateLayer();
-  if (layer) return (processState = layer.fromEnvironment());
+  if (stateLayer) return (processState = stateLayer.fromEnvironment());
   // Per-process limits where the operator asked for shared ones would overrun them without a word.
   for (const name of [REDIS_URL_ENV, STATE_DIR_ENV]) {
     if (process.env[name]?.trim())
