@@ -258,7 +258,7 @@ export function write(outDir: string, files: GeneratedFile[], options: { wholeOu
 }
 
 /** Runtime modules with their own entry (`stepforge/runtime/<module>`). */
-export const RUNTIME_ENTRIES = ["code", "mcp", "mock", "observe", "tools", "triggers", "zod"] as const;
+export const RUNTIME_ENTRIES = ["code", "mcp", "mock", "observe", "state", "tools", "triggers", "zod"] as const;
 
 /**
  * One package entry: types, then the ES module for `import` and, as `default`, for everything else.

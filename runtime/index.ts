@@ -24,8 +24,8 @@ export * from "./errors.js";
 export {
   normaliseConnection,
   createServiceClient,
-  createSharedState,
   defaultSharedState,
+  localSharedState,
   closeDefaultSharedState,
   resolveBaseUrl,
   resolveTokenUrl,
@@ -34,6 +34,7 @@ export {
   DEFAULT_MAX_PAGES,
   PagingStoppedError,
 } from "./client/client.js";
+export { createSharedState } from "./state/shared.js";
 export { pathValueProblem } from "./internal/path-values.js";
 export type { OperationData, OperationInit, PageItem } from "./client/operation-types.js";
 export type {
@@ -62,18 +63,15 @@ export { SharedLimitRegistry } from "./limits/shared.js";
 export type { SharedLimitOptions } from "./limits/shared.js";
 export { TokenCache } from "./credentials/tokens.js";
 export type { TokenEntry, TokenCacheOptions, RenewalRetry } from "./credentials/tokens.js";
-export {
-  createStateStore,
-  FakeClock,
-  FileStateStore,
-  MemoryStateStore,
-  RedisStateStore,
-  StateUnavailableError,
-  systemClock,
-  withLocalFallback,
-  hashed,
-  stateKey,
-} from "./state/index.js";
+// From the files, not the state entry (state/index.ts): importing that one switches the default
+// state to the environment's choice, which a client bundle must not carry unasked (layers.ts).
+export { createStateStore } from "./state/config.js";
+export { FakeClock, StateUnavailableError, systemClock } from "./state/types.js";
+export { FileStateStore } from "./state/file.js";
+export { MemoryStateStore } from "./state/memory.js";
+export { RedisStateStore } from "./state/redis.js";
+export { withLocalFallback } from "./state/fallback.js";
+export { hashed, stateKey } from "./state/keys.js";
 export type {
   Admission,
   AdmissionItem,
@@ -85,10 +83,10 @@ export type {
   SetOptions,
   SetResult,
   StateBackend,
-  StateConfig,
   StateStore,
   StoredRecord,
-} from "./state/index.js";
+} from "./state/types.js";
+export type { StateConfig } from "./state/config.js";
 export type {
   AttemptEndEvent,
   AttemptStartEvent,

@@ -68,6 +68,7 @@ describe("project", () => {
       "./runtime/mcp",
       "./runtime/mock",
       "./runtime/observe",
+      "./runtime/state",
       "./runtime/tools",
       "./runtime/triggers",
       "./runtime/zod",

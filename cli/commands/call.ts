@@ -18,7 +18,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { closeDefaultSharedState } from "../../runtime/client/client.js";
 import { AccountsError, accountsFromFile, type Account } from "../../runtime/mcp/accounts.js";
-import { checkStateEnv } from "../../runtime/state/config.js";
+import { checkStateEnv } from "../../runtime/state/index.js"; // also lets the environment choose shared state
 import { callLogConfigFromEnv } from "../../runtime/observe/call-log.js";
 import { executeTool, type ToolContext } from "../../runtime/tools/index.js";
 import type { ToolDefinition } from "../../runtime/tools/index.js";

@@ -27,7 +27,7 @@ import { resolve } from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { Writable } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { createSharedState } from "../../runtime/client/client.js";
+import { createSharedState } from "../../runtime/state/index.js";
 import { Accounts, AccountsError, accountsFromFile, type Account } from "../../runtime/mcp/accounts.js";
 import { SelectionError, type Selection, type ServiceCatalog } from "../../runtime/mcp/catalog.js";
 import { isLoopbackHost } from "../../runtime/internal/loopback.js";

@@ -23,14 +23,13 @@ import { adHocOperation, RequestBuilder } from "./request.js";
 import { resolveRetry, type RetryOptions } from "./retry.js";
 import { defaultSharedState, type SharedState } from "./shared-state.js";
 import { callOperation } from "./transport.js";
-import { withTracing } from "../observe/otel.js";
 import { combineHooks } from "../observe/logger.js";
-import { metricsObserver } from "../observe/metrics.js";
-import type { MetricsOption, TracingOption } from "../observe/options.js";
-import { answerValidation, type ValidateOption } from "../observe/response-check.js";
+import { METRICS_ENV, type MetricsOption, type TracingOption, TRACING_ENV, tracingWanted } from "../observe/options.js";
+import type { ValidateOption } from "../observe/response-check.js";
+import { missingLayer, OBSERVE_ENTRY, type ObserveLayer, observeLayer } from "./layers.js";
 
 export { checkAddress, normaliseConnection, resolveBaseUrl, resolveTokenUrl } from "./address.js";
-export { closeDefaultSharedState, createSharedState, defaultSharedState, type SharedState } from "./shared-state.js";
+export { closeDefaultSharedState, defaultSharedState, localSharedState, type SharedState } from "./shared-state.js";
 export { querySerializerFor } from "./params.js";
 export { UNSAFE_PATH_VALUE } from "./failures.js";
 export type { CallOptions } from "./context.js";
@@ -120,8 +119,16 @@ export interface ServiceClient {
   items(operationId: string, init?: object, options?: PagingOptions): AsyncIterable<unknown>;
 }
 
-export function createServiceClient(descriptor: ServiceDescriptor, options: ClientOptions): ServiceClient {
-  const ctx = createClientContext(descriptor, options);
+/**
+ * The client for `descriptor`'s service. `observe` is the observability layer to use when the
+ * program did not register one (the tool steps pass theirs); see layers.ts.
+ */
+export function createServiceClient(
+  descriptor: ServiceDescriptor,
+  options: ClientOptions,
+  observe?: ObserveLayer,
+): ServiceClient {
+  const ctx = createClientContext(descriptor, options, observe);
   const call = (operationId: string, init: object = {}): Promise<unknown> => {
     // An unknown operation rejects, as every other failure of a call does; it never throws.
     try {
@@ -158,7 +165,11 @@ export function createServiceClient(descriptor: ServiceDescriptor, options: Clie
 }
 
 /** The client's parts, built once: every call of the client shares them. */
-export function createClientContext(descriptor: ServiceDescriptor, options: ClientOptions): ClientContext {
+export function createClientContext(
+  descriptor: ServiceDescriptor,
+  options: ClientOptions,
+  observe: ObserveLayer | undefined = observeLayer(),
+): ClientContext {
   const connection = normaliseConnection(descriptor, options.connection);
   validateConnection(descriptor, connection, { skipPatternFor: options.baseUrl ? baseUrlFields(descriptor) : [] });
   const baseUrl = resolveBaseUrl(descriptor, connection, options.baseUrl);
@@ -171,7 +182,8 @@ export function createClientContext(descriptor: ServiceDescriptor, options: Clie
   const send = options.fetch ?? globalThis.fetch;
   const retry = resolveRetry(options.retry);
   const shared = options.shared ?? defaultSharedState;
-  const observers = withTracing(options.observers, options.tracing, metricsObserver(options.metrics));
+  const layer = observe ?? observeLayer() ?? refuseObserving(descriptor, options);
+  const observers = layer ? layer.observers(options.observers, options.tracing, options.metrics) : options.observers;
   const events = new Events({ service: descriptor.id, connection: connection.name }, options.hooks, observers);
   const scopes = accountScopes(descriptor, connection);
   const limits = effectiveLimits(descriptor, connection.limits, options.limits);
@@ -203,10 +215,38 @@ export function createClientContext(descriptor: ServiceDescriptor, options: Clie
     ),
     admission: new Admission(descriptor, shared, limits, scopes),
     credentials,
-    checkAnswer: answerValidation(descriptor, options.validate),
+    checkAnswer: layer?.answerValidation(descriptor, options.validate),
     showUrl: (url) => redactUrl(url, secrets, queryNames),
     clean: (text) => redact(text, secrets),
   };
+}
+
+/**
+ * Without the observability layer: nothing to do unless tracing, metrics or a response check was
+ * asked for, which fails naming the import. The development default (`validate: "warn"` when
+ * NODE_ENV is development) is part of the layer: without it, answers are not checked.
+ */
+function refuseObserving(descriptor: ServiceDescriptor, options: ClientOptions): undefined {
+  const asked =
+    options.tracing !== undefined && options.tracing !== false
+      ? "tracing is on"
+      : options.metrics !== undefined && options.metrics !== false
+        ? "metrics are on"
+        : options.tracing === undefined && tracingWanted(undefined, TRACING_ENV)
+          ? `${TRACING_ENV} is set`
+          : options.metrics === undefined && tracingWanted(undefined, METRICS_ENV)
+            ? `${METRICS_ENV} is set`
+            : validating(options.validate)
+              ? `validate is "${typeof options.validate === "object" ? options.validate.mode : options.validate}"`
+              : undefined;
+  const what = "(it holds tracing, metrics and response checks)";
+  if (asked) throw missingLayer(`${descriptor.id}: ${asked}`, OBSERVE_ENTRY, what);
+  return undefined;
+}
+
+function validating(option: ValidateOption | undefined): boolean {
+  const mode = typeof option === "object" ? option.mode : option;
+  return mode !== undefined && mode !== "off";
 }
 
 /** `init` with per-call options added: both signals cancel it; its own wait bound wins; both hooks hear it. */

@@ -1,14 +1,19 @@
 /**
  * Budgets and tokens shared by every client that uses the same object: limits are counted per
  * connection (or per declared credential field) across all of them, and one token serves them all.
- * Through `store` they are shared with other processes too: a folder (this machine) or Redis
- * (every machine). Clients share `defaultSharedState` unless given their own.
+ * Clients share `defaultSharedState` unless given their own (`shared`).
+ *
+ * This file holds only the in-process kind. Sharing with other processes — a folder (this machine)
+ * or Redis (every machine) — is the state layer (`createSharedState` in runtime/state/shared.ts),
+ * loaded by importing `stepforge/runtime/state`; only then does the environment's
+ * STEPFORGE_REDIS_URL or STEPFORGE_STATE_DIR reach the default state (see layers.ts).
  */
 import { TokenCache } from "../credentials/tokens.js";
 import { type Limiter, LimitRegistry } from "../limits/limits.js";
-import { SharedLimitRegistry } from "../limits/shared.js";
-import { createStateStore, type StateConfig } from "../state/config.js";
-import type { StateStore } from "../state/types.js";
+import { REDIS_URL_ENV, STATE_DIR_ENV } from "../state/env.js";
+import { MemoryStateStore } from "../state/memory.js";
+import type { Clock, StateStore } from "../state/types.js";
+import { missingLayer, STATE_ENTRY } from "./missing-layer.js";
 
 export interface SharedState {
   /** Where state shared with other processes lives (memory: this process only). */
@@ -18,32 +23,52 @@ export interface SharedState {
   tokens: TokenCache;
 }
 
-/**
- * New shared state. The store is the one `config` names (`store`, `redisUrl`, `stateDir`); with
- * none named, `STEPFORGE_REDIS_URL` or `STEPFORGE_STATE_DIR` from the environment; else memory.
- */
-export function createSharedState(config: StateConfig = {}): SharedState {
-  const store = createStateStore(config);
-  // One process: the in-process limiter (nothing to share, no store round trips per call).
-  const limits = store.backend === "memory" ? new LimitRegistry() : new SharedLimitRegistry(store);
-  return { store, limits, tokens: new TokenCache({ store }) };
+/** State for this process only: the in-process limiter (no store round trips per call). */
+export function localSharedState(clock?: Clock): SharedState {
+  const store = new MemoryStateStore(clock);
+  return { store, limits: new LimitRegistry(), tokens: new TokenCache({ store }) };
+}
+
+/** The state layer (layers.ts): how the environment's choice of store is built, once registered. */
+export interface StateLayer {
+  /** The process-wide state as the environment asks (STEPFORGE_REDIS_URL, STEPFORGE_STATE_DIR). */
+  fromEnvironment(): SharedState;
+}
+
+let stateLayer: StateLayer | undefined;
+
+/** Registers the state layer (the `stepforge/runtime/state` entry does, when imported). */
+export function useStateLayer(layer: StateLayer): void {
+  stateLayer = layer;
 }
 
 let processState: SharedState | undefined;
 
+/** The process-wide state: the state layer's when loaded, else this process's own. */
+function processWide(): SharedState {
+  if (processState) return processState;
+  if (stateLayer) return (processState = stateLayer.fromEnvironment());
+  // Per-process limits where the operator asked for shared ones would overrun them without a word.
+  for (const name of [REDIS_URL_ENV, STATE_DIR_ENV]) {
+    if (process.env[name]?.trim())
+      throw missingLayer(`${name} is set`, STATE_ENTRY, `(or unset ${name} to keep limits and tokens in this process)`);
+  }
+  return (processState = localSharedState());
+}
+
 /**
  * The process-wide state clients use when none is passed, built on first use (so the environment
- * is read when the first client needs it, not when this module is imported).
+ * is read when the first call needs it, not when this module is imported).
  */
 export const defaultSharedState: SharedState = {
   get store() {
-    return (processState ??= createSharedState()).store;
+    return processWide().store;
   },
   get limits() {
-    return (processState ??= createSharedState()).limits;
+    return processWide().limits;
   },
   get tokens() {
-    return (processState ??= createSharedState()).tokens;
+    return processWide().tokens;
   },
 };
 

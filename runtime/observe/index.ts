@@ -2,7 +2,16 @@
  * Production visibility (issue 23): traces and metrics (OpenTelemetry), response validation, the
  * call log, a logger for the runtime's events, and the
  * validation proxy's drift checks. See docs/observability.md.
+ *
+ * Importing this entry (`stepforge/runtime/observe`) also gives every client the observability
+ * layer (runtime/client/layers.ts): `tracing`, `metrics`, `validate` and their environment
+ * variables work only then, so that a client bundle without this import carries none of it.
  */
+import { useObserveLayer } from "../client/layers.js";
+import { observeLayer } from "./layer.js";
+
+useObserveLayer(observeLayer);
+
 export {
   CallLog,
   createCallLog,
@@ -62,3 +71,4 @@ export type { MeterLike, MetricsOption, MetricsOptions, TracerLike, TracingOptio
 export { MetricsObserver, METRICS_ENV, metricsObserver } from "./metrics.js";
 export { ResponseDriftError, RESPONSE_DRIFT, MAX_DRIFT_EVENTS, validateModeOf } from "./response-check.js";
 export type { DriftFound, ValidateMode, ValidateOption, ValidateOptions } from "./response-check.js";
+export { observeLayer } from "./layer.js";

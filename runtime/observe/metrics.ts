@@ -8,13 +8,13 @@
  */
 import type * as OtelApi from "@opentelemetry/api";
 import type { Observer, PipelineEvent } from "../hooks.js";
-import type { MetricsOption } from "./options.js";
+import { METRICS_ENV, type MetricsOption } from "./options.js";
 import { type BudgetGauges, budgetGaugesFor } from "./budgets.js";
 import { otelApi, tracingWanted } from "./otel.js";
 
 export type { MetricsOption, MetricsOptions } from "./options.js";
 
-export const METRICS_ENV = "STEPFORGE_METRICS";
+export { METRICS_ENV };
 
 /** The metrics observer `option` asks for, or none (off, or the API is absent). */
 export function metricsObserver(option: MetricsOption | undefined): Observer | undefined {

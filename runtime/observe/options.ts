@@ -31,3 +31,15 @@ export interface MetricsOptions {
 
 /** `true`, or the meter to use; `false` turns it off even when STEPFORGE_METRICS is set. */
 export type MetricsOption = boolean | MetricsOptions;
+
+/** Turns tracing on for every client whose options do not say otherwise (`stepforge mcp`, `call`). */
+export const TRACING_ENV = "STEPFORGE_TRACING";
+/** Turns metrics on likewise. */
+export const METRICS_ENV = "STEPFORGE_METRICS";
+
+/** Whether `option` (or, when absent, the environment variable) turns tracing or metrics on. */
+export function tracingWanted(option: boolean | object | undefined, variable = TRACING_ENV): boolean {
+  if (option !== undefined) return option !== false;
+  const env = process.env[variable];
+  return env !== undefined && env !== "" && env !== "0" && env.toLowerCase() !== "false";
+}

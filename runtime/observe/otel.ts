@@ -18,14 +18,13 @@ import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import type * as OtelApi from "@opentelemetry/api";
 import type { Observer, PipelineEvent } from "../hooks.js";
-import type { TracingOption } from "./options.js";
+import { TRACING_ENV, type TracingOption, tracingWanted } from "./options.js";
 
 type Api = typeof OtelApi;
 
 export type { TracingOption, TracingOptions } from "./options.js";
 
-/** Turns tracing on for every client whose options do not say otherwise (`stepforge mcp`, `call`). */
-export const TRACING_ENV = "STEPFORGE_TRACING";
+export { TRACING_ENV, tracingWanted };
 
 let loaded: Api | null | undefined;
 
@@ -39,13 +38,6 @@ export function otelApi(): Api | undefined {
     }
   }
   return loaded ?? undefined;
-}
-
-/** Whether `option` (or, when absent, the environment) turns tracing on. */
-export function tracingWanted(option: boolean | object | undefined, variable = TRACING_ENV): boolean {
-  if (option !== undefined) return option !== false;
-  const env = process.env[variable];
-  return env !== undefined && env !== "" && env !== "0" && env.toLowerCase() !== "false";
 }
 
 /** The tracer `option` names, or none when tracing is off or the API is absent. */

@@ -11,6 +11,7 @@ import { FileStateStore } from "./file.js";
 import { MemoryStateStore } from "./memory.js";
 import { RedisStateStore, type RedisStateOptions } from "./redis.js";
 import type { Clock, StateStore } from "./types.js";
+import { REDIS_URL_ENV, STATE_DIR_ENV, STATE_FALLBACK_ENV, STATE_WAIT_ENV } from "./env.js";
 
 export interface StateConfig {
   /** A store built by the caller (wins over everything else). */
@@ -29,10 +30,7 @@ export interface StateConfig {
   clock?: Clock | undefined;
 }
 
-export const REDIS_URL_ENV = "STEPFORGE_REDIS_URL";
-export const STATE_DIR_ENV = "STEPFORGE_STATE_DIR";
-export const STATE_FALLBACK_ENV = "STEPFORGE_STATE_FALLBACK";
-export const STATE_WAIT_ENV = "STEPFORGE_STATE_WAIT_MS";
+export { REDIS_URL_ENV, STATE_DIR_ENV, STATE_FALLBACK_ENV, STATE_WAIT_ENV };
 
 /** What the environment asks for, as a StateConfig (empty when it asks for nothing). */
 export function stateConfigFromEnv(env: NodeJS.ProcessEnv = process.env): StateConfig {

@@ -11,6 +11,7 @@ import { type CallOptions, createServiceClient, mergeCallOptions, type ServiceCl
 import type { ServiceDescriptor } from "../descriptor.js";
 import type { Hooks } from "../hooks.js";
 import type { ToolContext } from "./types.js";
+import { observeLayer } from "../observe/layer.js";
 
 const built = new WeakMap<ToolContext, Map<ServiceDescriptor, ServiceClient>>();
 
@@ -29,7 +30,8 @@ export function clientFor(context: ToolContext, descriptor: ServiceDescriptor): 
     logger: _logger,
     ...options
   } = context;
-  client = createServiceClient(descriptor, options);
+  // Tool steps trace their own calls (tool-calls.ts), so they carry the observability layer anyway.
+  client = createServiceClient(descriptor, options, observeLayer);
   if (!byService) built.set(context, (byService = new Map()));
   byService.set(descriptor, client);
   return client;

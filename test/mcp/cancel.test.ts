@@ -19,7 +19,7 @@ import {
   type RunningMcpHttp,
 } from "../../runtime/mcp/index.js";
 import type { ThrottleEvent } from "../../runtime/hooks.js";
-import { createSharedState } from "../../runtime/client/client.js";
+import { createSharedState } from "../../runtime/state/shared.js";
 import type { ServiceCatalog } from "../../runtime/mcp/catalog.js";
 import { CARD, LIST } from "../mock/helpers.js";
 import { httpClient, json } from "./helpers.js";

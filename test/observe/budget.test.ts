@@ -6,6 +6,8 @@
  */
 import { type DataPoint, MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+// The observability layer (tracing, metrics, validate) is an explicit import, as in an application.
+import "../../runtime/observe/index.js";
 import { descriptor as trello } from "../../generated/trello/descriptor.js";
 import { descriptor as worldnews } from "../../generated/worldnews/descriptor.js";
 import {

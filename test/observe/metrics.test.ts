@@ -5,6 +5,8 @@
  */
 import { type DataPoint, type Histogram, MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
 import { afterAll, describe, expect, it } from "vitest";
+// The observability layer (tracing, metrics, validate) is an explicit import, as in an application.
+import "../../runtime/observe/index.js";
 import { descriptor as marketo } from "../../generated/marketo/descriptor.js";
 import { createServiceClient, createSharedState } from "../../runtime/index.js";
 import { startMock, type RunningMock } from "../../runtime/mock/index.js";

@@ -8,6 +8,8 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { afterAll, beforeEach, describe, expect, it, vi } from "vitest";
+// The observability layer (tracing, metrics, validate) is an explicit import, as in an application.
+import "../../runtime/observe/index.js";
 import * as z from "zod";
 import { descriptor as marketoDescriptor } from "../../generated/marketo/descriptor.js";
 import { marketoGetLeads } from "../../generated/marketo/tools.js";

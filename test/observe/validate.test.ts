@@ -5,6 +5,8 @@
  */
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// The observability layer (tracing, metrics, validate) is an explicit import, as in an application.
+import "../../runtime/observe/index.js";
 import { descriptor as trello } from "../../generated/trello/descriptor.js";
 import type { DriftEvent } from "../../runtime/hooks.js";
 import { createServiceClient, createSharedState, StepforgeError } from "../../runtime/index.js";

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { createClientContext } from "../../../runtime/client/client.js";
 import type { CallState, ClientContext } from "../../../runtime/client/context.js";
 import { adHocOperation } from "../../../runtime/client/request.js";
-import { createSharedState } from "../../../runtime/client/shared-state.js";
+import { createSharedState } from "../../../runtime/state/shared.js";
 import type { PipelineEvent } from "../../../runtime/hooks.js";
 import {
   AbortedError,

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { Events } from "../../../runtime/client/observer.js";
 import { resolveRetry } from "../../../runtime/client/retry.js";
-import { createSharedState } from "../../../runtime/client/shared-state.js";
+import { createSharedState } from "../../../runtime/state/shared.js";
 import { CredentialsSource } from "../../../runtime/credentials/source.js";
 import type { PipelineEvent } from "../../../runtime/hooks.js";
 import type { ServiceDescriptor } from "../../../runtime/index.js";
