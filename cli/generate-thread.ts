@@ -12,12 +12,11 @@
  * worker beside this file.
  */
 import { availableParallelism } from "node:os";
-import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { SpecError, type Diagnostic } from "../generator/diagnostics.js";
 import type { GeneratedFile } from "../generator/emit/file.js";
 import type { TypesInput } from "../generator/emit/types.js";
-import { packageRoot } from "../generator/package-root.js";
+import { codeCacheDir } from "../generator/code-cache.js";
 import type { CompileModules } from "./compile-generated.js";
 
 /** A module to compile ahead: its absolute source path and the text it is about to be written with. */
@@ -43,9 +42,6 @@ export interface GenerateThread {
   stop: () => Promise<void>;
 }
 
-/** The folder of the compiler's code cache: the package's, beside generate's no-change record. */
-export const codeCacheDir = (): string => join(packageRoot(), "node_modules", ".cache", "stepforge");
-
 /**
  * `root` is given in a checkout, where the thread also readies the compile into dist/. `codeCache`:
  * the folder of the compiler's V8 code cache (code-cache.ts), or false to load it as usual.
@@ -53,7 +49,7 @@ export const codeCacheDir = (): string => join(packageRoot(), "node_modules", ".
 export function startGenerateThread(
   root: string | undefined,
   cores: number = availableParallelism(),
-  codeCache: string | false = codeCacheDir(),
+  codeCache: string | false = codeCacheDir("generate"),
 ): GenerateThread | undefined {
   if (!import.meta.url.endsWith(".js")) return undefined;
   // The thread saves wall time only beside a free core; on one it costs ~0.5 s of CPU and ~50 MB.

@@ -7,7 +7,7 @@
 import { createRequire } from "node:module";
 import { parentPort, workerData } from "node:worker_threads";
 import { SpecError } from "../generator/diagnostics.js";
-import { requireWithCodeCache, type CachedModule } from "./code-cache.js";
+import { requireWithCodeCache, type CachedModule } from "../generator/code-cache.js";
 import { typesFile } from "../generator/emit/types.js";
 import { compileAhead, compileModules, prepareCompile } from "./compile-generated.js";
 import type { Job, Reply } from "./generate-thread.js";

@@ -9,6 +9,7 @@
  * runs in-process instead; the built CLI always has the compiled worker beside this file.
  */
 import { Worker } from "node:worker_threads";
+import { codeCacheDir } from "../code-cache.js";
 import type { Change } from "./change.js";
 import type { CheckerInput } from "./typecheck.js";
 
@@ -16,7 +17,10 @@ export type CheckPass = (input: CheckerInput) => Promise<Change[]>;
 
 export interface CheckerThread {
   check: CheckPass;
-  /** Ends the worker (also when the pass was never needed: a rename-only diff). */
+  /**
+   * Ends the worker (also when the pass was never needed: a rename-only diff), after it saved the
+   * compiler's code cache when it had none (a first run, or a new compiler).
+   */
   stop: () => Promise<void>;
 }
 
@@ -25,15 +29,20 @@ export const checkInProcess: CheckPass = async (input) => (await import("./typec
 
 type Reply = { changes: Change[] } | { error: string };
 
-export function startCheckerThread(): CheckerThread {
+/** `codeCache`: the folder of the compiler's V8 code cache (code-cache.ts), or false to load it as usual. */
+export function startCheckerThread(codeCache: string | false = codeCacheDir("diff")): CheckerThread {
   if (!import.meta.url.endsWith(".js")) return { check: checkInProcess, stop: async () => undefined };
-  const worker = new Worker(new URL("./checker-worker.js", import.meta.url));
+  const worker = new Worker(new URL("./checker-worker.js", import.meta.url), {
+    workerData: { codeCache: codeCache === false ? undefined : codeCache },
+  });
   // Idle, it must not keep the process alive; a pass in flight holds it with the pending reply.
   worker.unref();
   let failure: Error | undefined;
   worker.on("error", (error) => (failure = error));
+  let passed = false;
   const check: CheckPass = (input) =>
     new Promise<Change[]>((resolve, reject) => {
+      passed = true;
       if (failure) return reject(failure);
       const done = () => {
         worker.off("message", onMessage).off("error", onError).off("exit", onExit);
@@ -56,5 +65,16 @@ export function startCheckerThread(): CheckerThread {
       worker.ref();
       worker.postMessage(input);
     });
-  return { check, stop: async () => void (await worker.terminate()) };
+  const stop = async () => {
+    // Only a pass that ran has compiled what the cache should hold: a rename-only diff ends at once.
+    if (passed && !failure) {
+      worker.ref();
+      await new Promise<void>((resolve) => {
+        worker.once("message", () => resolve()).once("exit", () => resolve());
+        worker.postMessage({ finish: true });
+      });
+    }
+    await worker.terminate();
+  };
+  return { check, stop };
 }

@@ -1,11 +1,25 @@
 /**
- * The worker thread of checker-thread.ts. Loading `typescript` and parsing the library and runtime
- * declarations start as soon as the thread does, while the main thread is still reading and
- * checking the specs; each message is then one checker pass, answered with its changes.
+ * The worker thread of checker-thread.ts. Loading `typescript` (with its V8 code cache when the
+ * thread was given a folder: code-cache.ts) and parsing the library and runtime declarations start
+ * as soon as the thread does, while the main thread is still reading and checking the specs; each
+ * message is then one checker pass, answered with its changes, and `finish` saves the code cache.
  */
-import { parentPort } from "node:worker_threads";
-import { checkPairs, type CheckerInput } from "./typecheck.js";
-import { pairProgram } from "./program.js";
+import { createRequire } from "node:module";
+import { parentPort, workerData } from "node:worker_threads";
+import { requireWithCodeCache, type CachedModule } from "../code-cache.js";
+import type { CheckerInput } from "./typecheck.js";
+
+const { codeCache } = (workerData ?? {}) as { codeCache?: string };
+
+/** The compiler loaded through its code cache, before typecheck.js (and compiler.ts) require it. */
+let compiler: CachedModule | undefined;
+try {
+  if (codeCache) compiler = requireWithCodeCache(createRequire(import.meta.url).resolve("typescript"), codeCache);
+} catch {
+  // Loaded as usual below; a compiler that cannot load fails the pass with its own message.
+}
+const { checkPairs } = await import("./typecheck.js");
+const { pairProgram } = await import("./program.js");
 
 try {
   // Parses and binds the library and the runtime's declarations, kept for the pass (program.ts).
@@ -14,7 +28,12 @@ try {
   // A runtime whose declarations do not resolve fails the pass itself, with its own message.
 }
 
-parentPort!.on("message", (input: CheckerInput) => {
+parentPort!.on("message", (input: CheckerInput | { finish: true }) => {
+  if ("finish" in input) {
+    compiler?.save();
+    parentPort!.postMessage({ finished: true });
+    return;
+  }
   try {
     parentPort!.postMessage({ changes: checkPairs(input) });
   } catch (error) {

@@ -1,5 +1,5 @@
 /**
- * The generate thread's code cache (cli/code-cache.ts): a first load writes V8's code for the file
+ * The generate thread's code cache (generator/code-cache.ts): a first load writes V8's code for the file
  * after it ran, the next load uses it, and data that does not fit (another file's, garbage, a
  * changed source) is refused and rewritten, never an error. A folder that cannot be written only
  * loses the cache.
@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
-import { cacheFileOf, cacheHeaderOf, requireWithCodeCache } from "../../cli/code-cache.js";
+import { cacheFileOf, cacheHeaderOf, requireWithCodeCache } from "../../generator/code-cache.js";
 
 const work = mkdtempSync(join(tmpdir(), "stepforge-code-cache-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

@@ -4,11 +4,12 @@
  * generation to the next (what migrate reads).
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { codeCacheDir } from "../../generator/code-cache.js";
 import { packageRoot } from "../../generator/package-root.js";
 import { runCli } from "../helpers/cli.js";
 
@@ -67,7 +68,10 @@ describe("stepforge diff", { timeout: 120_000 }, () => {
       ["tool-renamed", true, "model", true],
     ]);
 
-    // A schema change: the built CLI runs the checker pass on its worker thread (checker-thread.ts).
+    // A schema change: the built CLI runs the checker pass on its worker thread (checker-thread.ts),
+    // which then keeps the compiler's V8 code cache for the next diff (code-cache.ts).
+    const diffCache = codeCacheDir("diff");
+    rmSync(diffCache, { recursive: true, force: true });
     writeFileSync(spec, readFileSync(spec, "utf8").replace("enum: [red, green, blue]", "enum: [red, green]"));
     const checked = spawnSync(
       process.execPath,
@@ -83,6 +87,11 @@ describe("stepforge diff", { timeout: 120_000 }, () => {
         decidedBy: "checker",
         target: "listWidgets",
       }),
+    );
+    const cached = readdirSync(diffCache).filter((name) => name.endsWith(".bin"));
+    expect(cached).toHaveLength(1);
+    expect(readFileSync(join(diffCache, cached[0]!), "latin1")).toMatch(
+      /^stepforge-code-cache 1 \{"filename":".*typescript/,
     );
   });
 

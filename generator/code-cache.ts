@@ -20,6 +20,7 @@ import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "no
 import { createRequire, Module } from "node:module";
 import { dirname, join } from "node:path";
 import { Script } from "node:vm";
+import { packageRoot } from "./package-root.js";
 
 /** What became of a file's cached data: used, missing (first run), or refused by V8 or by its key. */
 export type CacheState = "accepted" | "missing" | "rejected";
@@ -32,6 +33,14 @@ export interface CachedModule {
 }
 
 const MAGIC = "stepforge-code-cache 1";
+
+/**
+ * The folder of the compiler's code caches: the package's own, beside generate's no-change record.
+ * Each user of the compiler keeps its own file under it (`generate`, `diff`): V8 keeps what the
+ * first run compiled, and generate's emitters and diff's checker use different parts of it.
+ */
+export const codeCacheDir = (purpose: "generate" | "diff"): string =>
+  join(packageRoot(), "node_modules", ".cache", "stepforge", purpose === "generate" ? "" : purpose);
 
 /** The cache file of `filename` in `cacheDir`: one per source path and runtime, rewritten in place. */
 export function cacheFileOf(cacheDir: string, filename: string): string {
@@ -72,9 +81,7 @@ export function requireWithCodeCache(filename: string, cacheDir: string): Cached
   const state: CacheState = !cachedData ? "missing" : script.cachedDataRejected ? "rejected" : "accepted";
   const module = new Module(filename);
   module.filename = filename;
-  module.paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(
-    dirname(filename),
-  );
+  module.paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(dirname(filename));
   require.cache[filename] = module;
   try {
     const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
