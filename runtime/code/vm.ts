@@ -119,12 +119,16 @@ class Run {
     this.wallExtension = ms;
   }
 
-  /** `work` (anything that may run code in QuickJS) with its time counted as the code's CPU time. */
+  /**
+   * `work` (anything that may run code in QuickJS) with its time counted as the code's CPU time.
+   * The outermost one goes through the events' guard when there is one (see VmEvents.guard).
+   */
   private timed<T>(work: () => T): T {
     const outer = this.segment === undefined;
     if (outer) this.segment = performance.now();
     try {
-      return work();
+      const guard = this.events.guard;
+      return outer && guard ? guard(work, Math.max(0, this.budgets.cpuMs - this.cpuUsed)) : work();
     } finally {
       if (outer) {
         this.cpuUsed += performance.now() - this.segment!;
@@ -244,6 +248,14 @@ class Run {
   /** The WebAssembly module itself failed (or Node's own stack ran out under QuickJS's frames). */
   broken(error: unknown): void {
     const message = (error as Error)?.message ?? String(error);
+    if (error instanceof StuckInBuiltin) {
+      this.fail(
+        "cpu_time",
+        `The code used more than ${this.budgets.cpuMs} ms of CPU time (inside one builtin operation, which ` +
+          `QuickJS cannot interrupt) and its sandbox was stopped. Do less work in one run.`,
+      );
+      return;
+    }
     if (this.events.exhausted()) {
       this.fail("memory", this.memoryMessage());
       return;
@@ -438,12 +450,24 @@ class Run {
   }
 }
 
+/** A guard stopped QuickJS inside one builtin operation, past the CPU time left (see VmEvents.guard). */
+export class StuckInBuiltin extends Error {
+  override name = "StuckInBuiltin";
+}
+
 /** What the worker learns from a run, and what the run asks it. */
 export interface VmEvents {
   /** The code waits for calls (QuickJS is not running); its CPU time so far. */
   onIdle(cpuMs: number): void;
   /** The module's memory is at its maximum. */
   exhausted(): boolean;
+  /**
+   * Runs one entry into QuickJS, `cpuLeftMs` the code's CPU time left. Where no other thread can
+   * stop a builtin QuickJS does not interrupt (the sandbox on the server's thread, inline.ts), it
+   * ends the entry past that time plus a grace by throwing {@link StuckInBuiltin}; the run then
+   * fails as `cpu_time` and is not clean (its module is dropped).
+   */
+  guard?: (<T>(work: () => T, cpuLeftMs: number) => T) | undefined;
 }
 
 export interface VmRun {
