@@ -248,16 +248,17 @@ class Run {
   /** The WebAssembly module itself failed (or Node's own stack ran out under QuickJS's frames). */
   broken(error: unknown): void {
     const message = (error as Error)?.message ?? String(error);
+    if (this.events.exhausted()) {
+      this.fail("memory", this.memoryMessage());
+      return;
+    }
+    // Stopped by the guard: a builtin ran past the CPU time (memory at its maximum is the cause above).
     if (error instanceof StuckInBuiltin) {
       this.fail(
         "cpu_time",
         `The code used more than ${this.budgets.cpuMs} ms of CPU time (inside one builtin operation, which ` +
           `QuickJS cannot interrupt) and its sandbox was stopped. Do less work in one run.`,
       );
-      return;
-    }
-    if (this.events.exhausted()) {
-      this.fail("memory", this.memoryMessage());
       return;
     }
     if (error instanceof RangeError && /call stack/.test(message)) {
