@@ -1,6 +1,6 @@
 /**
- * The sandbox on the server's own thread: QuickJS runs where the bridge is, so a call leaves the
- * code and its reply comes back without a message between threads. The worker threads
+ * The sandbox on the server's own thread (`sandbox: "inline"`): QuickJS runs where the bridge is,
+ * so a call leaves the code and its reply comes back without a message between threads. The worker threads
  * (sandbox.ts) cost two thread hops per call and one for the outcome; under a shared machine's
  * load each hop waited for the other thread to be scheduled (0.2–2.6 ms each, timeline in
  * bench/RESULTS.md, round 10).
@@ -18,6 +18,10 @@
  *
  * Each run has a fresh QuickJS runtime and context (no state crosses runs); the next one is
  * prepared once a run is over, off the path of the run that follows.
+ *
+ * What it costs: the code's own CPU time (up to its budget, 5 s by default; a stuck builtin up to
+ * that plus the grace) holds the server's thread, so other requests wait meanwhile. With worker
+ * threads only that worker waits. Hence opt-in, for servers with one client (stdio).
  */
 import vm from "node:vm";
 import type { QuickJSWASMModule } from "quickjs-emscripten";

@@ -34,8 +34,9 @@ export interface CodeModeOptions {
   /** Runs at once, each in a QuickJS module of its own (default 2). */
   workers?: number | undefined;
   /**
-   * Where QuickJS runs: on the server's thread (`inline`, the default; no thread hop per call, see
-   * inline.ts) or on worker threads (`worker`, sandbox.ts).
+   * Where QuickJS runs: on worker threads (`worker`, the default; sandbox.ts) or on the server's
+   * thread (`inline`: no thread hop per call, but the code's CPU time, up to its budget, holds the
+   * server's thread; see inline.ts). Inline suits a server with one client (stdio).
    */
   sandbox?: "inline" | "worker" | undefined;
   /**
@@ -92,9 +93,9 @@ export async function createCodeMode(options: CodeModeOptions): Promise<CodeMode
   const accounts = new Map(services.map((s) => [s.catalog.id, options.connections.names(s.catalog.id)]));
   const budgets = { ...DEFAULT_BUDGETS, ...options.budgets };
   const sandbox =
-    options.sandbox === "worker"
-      ? new Sandbox({ workers: options.workers, memoryBytes: budgets.memoryBytes })
-      : new InlineSandbox({ engines: options.workers, memoryBytes: budgets.memoryBytes });
+    options.sandbox === "inline"
+      ? new InlineSandbox({ engines: options.workers, memoryBytes: budgets.memoryBytes })
+      : new Sandbox({ workers: options.workers, memoryBytes: budgets.memoryBytes });
   void sandbox.warm().catch(() => {});
   // After this turn, so that whoever creates the code mode can list its tools at once.
   const prepared = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
