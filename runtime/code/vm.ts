@@ -121,14 +121,16 @@ class Run {
 
   /**
    * `work` (anything that may run code in QuickJS) with its time counted as the code's CPU time.
-   * The outermost one goes through the events' guard when there is one (see VmEvents.guard).
+   * `runsCode`: it runs the agent's code (loading it, the jobs after a reply), and goes through the
+   * events' guard when there is one (see VmEvents.guard); the rest (a reply handed in, a promise's
+   * state, the prelude) runs none, and a guard costs a watchdog thread each time.
    */
-  private timed<T>(work: () => T): T {
+  private timed<T>(work: () => T, runsCode = false): T {
     const outer = this.segment === undefined;
     if (outer) this.segment = performance.now();
     try {
       const guard = this.events.guard;
-      return outer && guard ? guard(work, Math.max(0, this.budgets.cpuMs - this.cpuUsed)) : work();
+      return outer && runsCode && guard ? guard(work, Math.max(0, this.budgets.cpuMs - this.cpuUsed)) : work();
     } finally {
       if (outer) {
         this.cpuUsed += performance.now() - this.segment!;
@@ -295,7 +297,7 @@ class Run {
     this.wallDeadline = performance.now() + this.budgets.wallMs;
     try {
       if (!this.runner) throw new Error("the run was not prepared");
-      const promise = this.timed(() => this.start(js, main));
+      const promise = this.timed(() => this.start(js, main), true);
       return promise ? await this.loop(this.keep(promise)) : this.outcome(undefined);
     } catch (error) {
       if (!this.stop) this.broken(error);
@@ -333,7 +335,7 @@ class Run {
   private async loop(promise: QuickJSHandle): Promise<SandboxOutcome> {
     for (;;) {
       if (!this.stop) {
-        const jobs = this.timed(() => this.rt.executePendingJobs());
+        const jobs = this.timed(() => this.rt.executePendingJobs(), true);
         if (jobs.error) {
           this.thrownFailure(jobs.error);
           jobs.error.dispose();
