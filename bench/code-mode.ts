@@ -5,8 +5,9 @@
  * 2. The evaluation harness (test/code/harness): tool calls, bytes a model reads, correctness,
  *    per task and mode, and code mode's bytes as a share of direct tools'.
  * 3. The cost of a call: a type-checked `execute` of a three-call program beside the same three
- *    direct tool calls and beside the same execute checked first and then run (the order before the
- *    run started during its check), rounds interleaved (each side first in every third round), all
+ *    direct tool calls and beside the same execute with QuickJS on the server's thread
+ *    (`sandbox: "inline"`) instead of a worker thread, rounds interleaved (each side first in every
+ *    third round), all
  *    through the MCP SDK client in process against the behavioural mock on 127.0.0.1 with the
  *    client-side limits off; with the type-check alone and an empty program beside them.
  * 4. The sandbox attack suite (test/code/attacks.ts): each attack and what became of it.
@@ -102,8 +103,8 @@ async function perCall(all: Harness): Promise<string> {
   const harness = unlimited(all);
   const direct = await startServer(harness, "direct");
   const code = await startServer(harness, "code");
-  // The order before: the check first, then the run (the same code mode with runWhileChecking off).
-  const sequential = await startServer(harness, "code", { runWhileChecking: false });
+  // QuickJS on the server's thread (`sandbox: "inline"`, round 10), running while checking as the default.
+  const sequential = await startServer(harness, "code", { sandbox: "inline" });
   const samples: Record<string, number[]> = { direct: [], execute: [], sequential: [], check: [], empty: [] };
   const time = async (key: string, work: () => Promise<unknown>) => {
     const started = performance.now();
@@ -149,10 +150,10 @@ async function perCall(all: Harness): Promise<string> {
   const row = (label: string, key: string) => [label, ms(median(samples[key]!)), ratio(median(samples[key]!), d)];
   const rows = [
     ["three direct tool calls (tools/call × 3)", ms(d), "1.00×"],
-    row("execute of the same three calls, type-checked (run while checking)", "execute"),
-    row("  the same, checked first and then run (the order before)", "sequential"),
+    row("execute of the same three calls, type-checked (QuickJS on a worker thread)", "execute"),
+    row("  the same with QuickJS on the server's thread (sandbox: inline)", "sequential"),
     row("  the type-check alone (and type stripping)", "check"),
-    row("execute of `return n` (check, worker, QuickJS runtime)", "empty"),
+    row("execute of `return n` (check, QuickJS runtime)", "empty"),
   ];
   const perRound = (key: string) => {
     const ratios = samples[key]!.map((e, i) => e / samples.direct![i]!);
@@ -160,7 +161,7 @@ async function perCall(all: Harness): Promise<string> {
   };
   return (
     `${table([`median of ${ROUNDS} interleaved rounds`, "time", "vs direct"], rows)}\n\n` +
-    `Against the three direct calls of its own round: execute ${perRound("execute")}; checked first ` +
+    `Against the three direct calls of its own round: execute ${perRound("execute")}; inline ` +
     `${perRound("sequential")}.`
   );
 }

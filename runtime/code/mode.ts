@@ -19,7 +19,7 @@ import { shapeResult } from "../tools/shape.js";
 import type { Bridge, WriteRecord } from "./bridge.js";
 import type { ServiceDeclarations } from "./declarations.js";
 import type { SandboxBudgets, SandboxOutcome, ShapeEntry } from "./protocol.js";
-import type { Sandbox } from "./sandbox.js";
+import type { CodeSandbox } from "./sandbox.js";
 import { rank, render, type SearchEntry } from "./search.js";
 import { MAIN, type CheckResult, type CodeChecker } from "./typecheck.js";
 
@@ -44,7 +44,7 @@ export interface CodeModeParts {
   readOnly: boolean;
   /** Start a run during its type-check (its calls held until the check passes). */
   runWhileChecking: boolean;
-  sandbox: Sandbox;
+  sandbox: CodeSandbox;
   prepared: Promise<Prepared>;
   signal?: AbortSignal | undefined;
 }
@@ -55,7 +55,7 @@ export class CodeMode {
   private readonly budgets: SandboxBudgets;
   private readonly resultBytes: number;
   private readonly services: string[];
-  private readonly sandbox: Sandbox;
+  private readonly sandbox: CodeSandbox;
   private readonly prepared: Promise<Prepared>;
   private readonly runWhileChecking: boolean;
 

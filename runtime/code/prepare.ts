@@ -14,6 +14,7 @@ import { DEFAULT_BUDGETS, type SandboxBudgets, type ShapeEntry } from "./protoco
 import { Sandbox } from "./sandbox.js";
 import { searchEntries } from "./search.js";
 import { CodeChecker, type TypeBlanker } from "./typecheck.js";
+import { InlineSandbox } from "./inline.js";
 import type * as TS from "typescript";
 
 export interface CodeModeOptions {
@@ -30,8 +31,14 @@ export interface CodeModeOptions {
   maxLimitWaitMs?: number | undefined;
   /** The server's shutdown: cancels every run and call. */
   signal?: AbortSignal | undefined;
-  /** Runs at once, each on its own worker thread (default 2). */
+  /** Runs at once, each in a QuickJS module of its own (default 2). */
   workers?: number | undefined;
+  /**
+   * Where QuickJS runs: on worker threads (`worker`, the default; sandbox.ts) or on the server's
+   * thread (`inline`: no thread hop per call, but the code's CPU time, up to its budget, holds the
+   * server's thread; see inline.ts). Inline suits a server with one client (stdio).
+   */
+  sandbox?: "inline" | "worker" | undefined;
   /**
    * Start the code in the sandbox while it is type-checked, its calls held until the check passes
    * (default true). False: check first, then start the run (the order before; kept for measuring).
@@ -85,7 +92,10 @@ export async function createCodeMode(options: CodeModeOptions): Promise<CodeMode
   const services = options.services.filter((s) => ids.includes(s.catalog.id));
   const accounts = new Map(services.map((s) => [s.catalog.id, options.connections.names(s.catalog.id)]));
   const budgets = { ...DEFAULT_BUDGETS, ...options.budgets };
-  const sandbox = new Sandbox({ workers: options.workers, memoryBytes: budgets.memoryBytes });
+  const sandbox =
+    options.sandbox === "inline"
+      ? new InlineSandbox({ engines: options.workers, memoryBytes: budgets.memoryBytes })
+      : new Sandbox({ workers: options.workers, memoryBytes: budgets.memoryBytes });
   void sandbox.warm().catch(() => {});
   // After this turn, so that whoever creates the code mode can list its tools at once.
   const prepared = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>

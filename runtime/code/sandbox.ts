@@ -113,6 +113,24 @@ export interface RunOptions {
   checked?: Promise<boolean> | undefined;
 }
 
+/** What runs the code: worker threads (Sandbox) or the server's own thread (InlineSandbox, inline.ts). */
+export interface CodeSandbox {
+  /** Runs handed to QuickJS so far. */
+  readonly started: number;
+  /** Gets one QuickJS module ready, so the first run does not wait for it to load. */
+  warm(): Promise<void>;
+  /** Runs `js` (a script declaring `main`) with `services` built from `shape`; never rejects. */
+  run(
+    js: string,
+    main: string,
+    shape: ShapeEntry[],
+    host: HostCall,
+    budgets: SandboxBudgets,
+    options?: RunOptions,
+  ): Promise<SandboxOutcome>;
+  close(): Promise<void>;
+}
+
 /** One run's code and what it runs with, as handed from `run` to the slot that takes it. */
 interface RunJob {
   js: string;
@@ -131,7 +149,7 @@ const NOT_RUN: SandboxOutcome = {
   cpuMs: 0,
 };
 
-export class Sandbox {
+export class Sandbox implements CodeSandbox {
   private readonly slots: Slot[] = [];
   private readonly queue: Array<() => void> = [];
   private readonly size: number;

@@ -29,6 +29,9 @@ import type {
 } from "quickjs-emscripten";
 import { setMaxListeners } from "node:events";
 import { PRELUDE } from "./prelude.js";
+import { StuckInBuiltin, type PreparedRun, type VmEvents, type VmRun } from "./vm-types.js";
+
+export { StuckInBuiltin, type PreparedRun, type VmEvents, type VmRun };
 import type {
   BridgeRequest,
   HostCall,
@@ -119,12 +122,18 @@ class Run {
     this.wallExtension = ms;
   }
 
-  /** `work` (anything that may run code in QuickJS) with its time counted as the code's CPU time. */
-  private timed<T>(work: () => T): T {
+  /**
+   * `work` (anything that may run code in QuickJS) with its time counted as the code's CPU time.
+   * `runsCode`: it runs the agent's code (loading it, the jobs after a reply), and goes through the
+   * events' guard when there is one (see VmEvents.guard); the rest (a reply handed in, a promise's
+   * state, the prelude) runs none, and a guard costs a watchdog thread each time.
+   */
+  private timed<T>(work: () => T, runsCode = false): T {
     const outer = this.segment === undefined;
     if (outer) this.segment = performance.now();
     try {
-      return work();
+      const guard = this.events.guard;
+      return outer && runsCode && guard ? guard(work, Math.max(0, this.budgets.cpuMs - this.cpuUsed)) : work();
     } finally {
       if (outer) {
         this.cpuUsed += performance.now() - this.segment!;
@@ -248,6 +257,15 @@ class Run {
       this.fail("memory", this.memoryMessage());
       return;
     }
+    // Stopped by the guard: a builtin ran past the CPU time (memory at its maximum is the cause above).
+    if (error instanceof StuckInBuiltin) {
+      this.fail(
+        "cpu_time",
+        `The code used more than ${this.budgets.cpuMs} ms of CPU time (inside one builtin operation, which ` +
+          `QuickJS cannot interrupt) and its sandbox was stopped. Do less work in one run.`,
+      );
+      return;
+    }
     if (error instanceof RangeError && /call stack/.test(message)) {
       this.fail("stack", `The code nested calls too deeply (the stack ran out). Use a loop instead of deep recursion.`);
       return;
@@ -282,7 +300,7 @@ class Run {
     this.wallDeadline = performance.now() + this.budgets.wallMs;
     try {
       if (!this.runner) throw new Error("the run was not prepared");
-      const promise = this.timed(() => this.start(js, main));
+      const promise = this.timed(() => this.start(js, main), true);
       return promise ? await this.loop(this.keep(promise)) : this.outcome(undefined);
     } catch (error) {
       if (!this.stop) this.broken(error);
@@ -320,7 +338,7 @@ class Run {
   private async loop(promise: QuickJSHandle): Promise<SandboxOutcome> {
     for (;;) {
       if (!this.stop) {
-        const jobs = this.timed(() => this.rt.executePendingJobs());
+        const jobs = this.timed(() => this.rt.executePendingJobs(), true);
         if (jobs.error) {
           this.thrownFailure(jobs.error);
           jobs.error.dispose();
@@ -436,34 +454,6 @@ class Run {
     this.vm.dispose();
     this.rt.dispose();
   }
-}
-
-/** What the worker learns from a run, and what the run asks it. */
-export interface VmEvents {
-  /** The code waits for calls (QuickJS is not running); its CPU time so far. */
-  onIdle(cpuMs: number): void;
-  /** The module's memory is at its maximum. */
-  exhausted(): boolean;
-}
-
-export interface VmRun {
-  /** Ends the run (the client cancelled it) if QuickJS is not stuck in a builtin. */
-  cancel(kind: SandboxFailureKind, message: string): void;
-  /** Moves the wall deadline on by a call's wait for the code's check (see Run.extendWall). */
-  extendWall(ms: number): void;
-  /** The outcome, and whether QuickJS was left in a state its module can be reused from. */
-  done: Promise<{ outcome: SandboxOutcome; clean: boolean }>;
-  /**
-   * Frees a clean run's runtime (after its outcome is on its way: freeing is not the run's wait).
-   * False when freeing failed, and the module is not to be trusted with another run.
-   */
-  dispose(): boolean;
-}
-
-/** A run prepared ahead of its code (a fresh runtime with the prelude loaded). */
-export interface PreparedRun {
-  /** Runs `js` (a script declaring the function `main`). */
-  start(js: string, main: string): VmRun;
 }
 
 /**

@@ -50,10 +50,42 @@ describe("sandbox attacks", () => {
   }
 
   it("the server keeps serving: code runs and calls the services after every attack", async () => {
-    const outcome = await run(`const boards = await services.trello.getMemberBoards({ params: { path: { id: "me" } } });
-const geo = await services.worldnews.getGeoCoordinates({ params: { query: { location: "Berlin" } } });
-return { boards: boards.length, latitude: typeof geo.latitude };`);
+    const outcome = await run(KEEPS_SERVING);
     expect(outcome.isError).toBe(false);
     expect(outcome.body.result).toEqual({ boards: 2, latitude: "number" });
+  });
+});
+
+const KEEPS_SERVING = `const boards = await services.trello.getMemberBoards({ params: { path: { id: "me" } } });
+const geo = await services.worldnews.getGeoCoordinates({ params: { query: { location: "Berlin" } } });
+return { boards: boards.length, latitude: typeof geo.latitude };`;
+
+/**
+ * The sandbox on the server's thread (`sandbox: "inline"`) differs from the workers in how a run is
+ * stopped and what a failure leaves behind: the attacks on the budgets and on the engine run there too.
+ */
+describe("sandbox attacks on the server's thread", () => {
+  let inline: Served;
+  beforeAll(async () => {
+    inline = await serve("code", mocks.accounts, { code: { budgets: ATTACK_BUDGETS, sandbox: "inline" } });
+  }, 120_000);
+  afterAll(() => inline?.close());
+  const stops = new Set(["cpu_time", "memory", "stack", "stalled", "output"]);
+  const picked = ATTACKS.filter(
+    (a) => [a.expect].flat().some((k) => stops.has(k)) || /WebAssembly|constructor/.test(a.name),
+  );
+  for (const attack of picked) {
+    it(attack.name, { timeout: 60_000 }, async () => {
+      const result = await inline.client.callTool({ name: "execute", arguments: { code: attack.code } });
+      const all = texts(result);
+      const outcome = { isError: result.isError === true, body: JSON.parse(all[0]!), text: all.join("\n") };
+      expect(contained(attack, outcome), describeOutcome(outcome)).toBe(true);
+      for (const secret of secrets) expect(outcome.text).not.toContain(secret);
+    });
+  }
+  it("the server keeps serving after them", async () => {
+    const result = await inline.client.callTool({ name: "execute", arguments: { code: KEEPS_SERVING } });
+    expect(result.isError).not.toBe(true);
+    expect(JSON.parse(texts(result)[0]!).result).toEqual({ boards: 2, latitude: "number" });
   });
 });

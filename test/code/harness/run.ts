@@ -110,6 +110,8 @@ export interface ServerOptions {
   budgets?: Partial<SandboxBudgets> | undefined;
   /** False: the code mode checks each program before starting it (see CodeModeOptions). */
   runWhileChecking?: boolean | undefined;
+  /** Where QuickJS runs (see CodeModeOptions.sandbox). */
+  sandbox?: "inline" | "worker" | undefined;
 }
 
 export async function startServer(harness: Harness, mode: HarnessMode, options: ServerOptions = {}): Promise<Server> {
@@ -123,6 +125,7 @@ export async function startServer(harness: Harness, mode: HarnessMode, options: 
           connections: accounts,
           budgets: options.budgets,
           runWhileChecking: options.runWhileChecking,
+          sandbox: options.sandbox,
         })
       : undefined;
   await code?.ready();
