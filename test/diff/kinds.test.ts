@@ -7,12 +7,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { compareSpecs } from "../../generator/diff/index.js";
-import { checkForDiff } from "../../generator/diff/specs.js";
-import { loadSpecText } from "../../generator/load.js";
 import { packageRoot } from "../../generator/package-root.js";
+import { type Json, reportLines } from "./report-lines.js";
 
-type Json = Record<string, any>;
 const WIDGETS = readFileSync(join(import.meta.dirname, "fixtures", "widgets.yaml"), "utf8");
 const TRELLO = readFileSync(join(packageRoot(), "specs", "trello.yaml"), "utf8");
 
@@ -23,11 +20,7 @@ async function report(
 ): Promise<string[]> {
   const old = parse(base) as Json;
   before(old);
-  const now = structuredClone(old);
-  edit(now);
-  const model = (doc: Json, file: string) => checkForDiff(loadSpecText(file, JSON.stringify(doc)), "widgets");
-  const result = await compareSpecs(model(old, "old.json"), model(now, "new.json"));
-  return result.changes.map((c) => `${c.breaking ? "B" : "c"} ${c.kind} ${c.target}: ${c.detail} [${c.decidedBy}]`);
+  return reportLines(old, edit);
 }
 
 const widgets = (doc: Json) => doc.paths["/widgets"];
