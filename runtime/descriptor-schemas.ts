@@ -130,6 +130,18 @@ const LimitBase = {
   rejection: RejectionSchema,
 };
 
+/** A quota of `requests` per calendar day or month, reset at the midnight `resetsAt` describes. */
+function calendarQuota<Kind extends "daily-quota" | "monthly-quota">(kind: Kind, resetsAt: string) {
+  return z
+    .object({
+      kind: z.literal(kind),
+      ...LimitBase,
+      requests: z.number().int().positive(),
+      resetTimeZone: z.string().min(1).describe(resetsAt),
+    })
+    .strict();
+}
+
 /** Validates {@link LimitSpec}. */
 export const LimitSchema = z.discriminatedUnion("kind", [
   z
@@ -141,22 +153,8 @@ export const LimitSchema = z.discriminatedUnion("kind", [
     })
     .strict(),
   z.object({ kind: z.literal("concurrency"), ...LimitBase, max: z.number().int().positive() }).strict(),
-  z
-    .object({
-      kind: z.literal("daily-quota"),
-      ...LimitBase,
-      requests: z.number().int().positive(),
-      resetTimeZone: z.string().min(1).describe("IANA zone whose midnight resets the quota"),
-    })
-    .strict(),
-  z
-    .object({
-      kind: z.literal("monthly-quota"),
-      ...LimitBase,
-      requests: z.number().int().positive(),
-      resetTimeZone: z.string().min(1).describe("IANA zone whose midnight on the 1st resets the quota"),
-    })
-    .strict(),
+  calendarQuota("daily-quota", "IANA zone whose midnight resets the quota"),
+  calendarQuota("monthly-quota", "IANA zone whose midnight on the 1st resets the quota"),
   z
     .object({
       kind: z.literal("header-quota"),

@@ -87,97 +87,85 @@ export interface ServiceReport {
   checked: number;
 }
 
+type Usually = "breaking" | "compatible" | "either";
+
+/** A kind's usual verdict and how it is decided. */
+export interface Classification {
+  usually: Usually;
+  how: string;
+}
+
+const breaking = (how: string): Classification => ({ usually: "breaking", how });
+const compatible = (how: string): Classification => ({ usually: "compatible", how });
+/** Breaking or not depending on the change itself (required or optional, narrower or wider): `how` says which. */
+const either = (how: string): Classification => ({ usually: "either", how });
+
 /** Every kind with its usual verdict and how it is decided (the checker may override `usually`). */
-export const CLASSIFICATION: Record<ChangeKind, { usually: "breaking" | "compatible" | "either"; how: string }> = {
-  "operation-added": { usually: "compatible", how: "model: a new method on the client" },
-  "operation-removed": { usually: "breaking", how: "declarations: the method is gone from the client" },
-  "operation-renamed": {
-    usually: "breaking",
-    how: "declarations: same method and path, new operationId, so a new method name (migrate renames calls)",
-  },
-  "operation-moved": {
-    usually: "compatible",
-    how: "model: same operationId at a new method or path; the client method keeps its name",
-  },
-  "operation-deprecated": { usually: "compatible", how: "model: marked deprecated" },
-  "parameter-added": { usually: "either", how: "checker: breaking when required (an old call lacks it)" },
-  "parameter-removed": {
-    usually: "breaking",
-    how: "declarations: the name is gone, so a call passing it no longer compiles",
-  },
-  "parameter-renamed": {
-    usually: "breaking",
-    how: "declarations: same place (path position, or the only query/header swap with the same schema), new name (migrate renames keys)",
-  },
-  "parameter-required": { usually: "breaking", how: "checker: an old call may leave it out" },
-  "parameter-optional": { usually: "compatible", how: "checker: old calls still fit" },
-  "parameter-type-changed": {
-    usually: "either",
-    how: "checker: breaking unless the old type is assignable to the new",
-  },
-  "parameter-enum-value-added": { usually: "compatible", how: "checker: the old union is assignable to the new" },
-  "parameter-enum-value-removed": { usually: "breaking", how: "checker: an old value is no longer assignable" },
-  "request-body-added": { usually: "either", how: "checker: breaking when required" },
-  "request-body-removed": { usually: "breaking", how: "checker: a call passing a body no longer compiles" },
-  "request-field-added": { usually: "either", how: "checker: breaking when required" },
-  "request-field-removed": {
-    usually: "breaking",
-    how: "declarations: the name is gone, so a call passing it no longer compiles",
-  },
-  "request-field-required": { usually: "breaking", how: "checker: an old value may leave it out" },
-  "request-field-optional": { usually: "compatible", how: "checker: old values still fit" },
-  "request-type-changed": {
-    usually: "either",
-    how: "checker: breaking unless the old type is assignable to the new (narrower is breaking)",
-  },
-  "request-enum-value-added": { usually: "compatible", how: "checker: the old union is assignable to the new" },
-  "request-enum-value-removed": { usually: "breaking", how: "checker: an old value is no longer assignable" },
-  "response-field-added": { usually: "compatible", how: "checker: the new type is assignable to the old" },
-  "response-field-removed": { usually: "breaking", how: "declarations: code reading it no longer compiles" },
-  "response-field-required": { usually: "compatible", how: "checker: the new type is assignable to the old" },
-  "response-field-optional": { usually: "breaking", how: "checker: a value may now be missing" },
-  "response-type-changed": {
-    usually: "either",
-    how: "checker: breaking unless the new type is assignable to the old (wider is breaking)",
-  },
-  "response-enum-value-added": {
-    usually: "breaking",
-    how: "checker: a new value is not assignable to the old union (an exhaustive switch breaks)",
-  },
-  "response-enum-value-removed": { usually: "compatible", how: "checker: the new union is assignable to the old" },
-  "tool-added": { usually: "compatible", how: "model: a new step" },
-  "tool-removed": { usually: "breaking", how: "model: an agent or a toolset naming it fails" },
-  "tool-renamed": {
-    usually: "breaking",
-    how: "model: same operation, new step name (migrate rewrites executeToolByName names)",
-  },
-  "tool-field-added": { usually: "either", how: "model: breaking when required (an agent's old arguments lack it)" },
-  "tool-field-removed": { usually: "breaking", how: "model: steps refuse unknown fields, so old arguments fail" },
-  "tool-field-required": { usually: "breaking", how: "model: old arguments may leave it out" },
-  "tool-field-optional": { usually: "compatible", how: "model: old arguments still fit" },
-  "tool-field-changed": { usually: "either", how: "model: breaking when its type list or enum lost a member" },
-  "tool-description-changed": {
-    usually: "compatible",
-    how: "model: what the step tells a model changed; review prompts that rely on it",
-  },
-  "tool-annotations-changed": {
-    usually: "either",
-    how: "model: breaking when a read-only step becomes a write (it leaves read-only servers)",
-  },
-  "toolset-added": { usually: "compatible", how: "model" },
-  "toolset-removed": { usually: "breaking", how: "model: --toolsets naming it fails" },
-  "toolset-changed": { usually: "either", how: "model: breaking when a step left it" },
-  "trigger-added": { usually: "compatible", how: "model" },
-  "trigger-removed": { usually: "breaking", how: "model: subscriptions to it fail" },
-  "trigger-changed": { usually: "breaking", how: "model: kind, options or what makes it fire changed" },
-  "trigger-description-changed": { usually: "compatible", how: "model" },
-  "auth-changed": { usually: "breaking", how: "model: another kind of auth; every connection needs new fields" },
-  "auth-mode-added": { usually: "compatible", how: "model" },
-  "auth-mode-removed": { usually: "breaking", how: "model: connections choosing it fail" },
-  "connection-field-added": { usually: "either", how: "model: breaking when required (stored connections lack it)" },
-  "connection-field-removed": { usually: "compatible", how: "model: the value is no longer read" },
-  "connection-field-required": { usually: "breaking", how: "model: stored connections may lack it" },
-  "base-url-changed": { usually: "compatible", how: "model: calls go to the new address" },
+export const CLASSIFICATION: Record<ChangeKind, Classification> = {
+  "operation-added": compatible("model: a new method on the client"),
+  "operation-removed": breaking("declarations: the method is gone from the client"),
+  "operation-renamed": breaking(
+    "declarations: same method and path, new operationId, so a new method name (migrate renames calls)",
+  ),
+  "operation-moved": compatible("model: same operationId at a new method or path; the client method keeps its name"),
+  "operation-deprecated": compatible("model: marked deprecated"),
+  "parameter-added": either("checker: breaking when required (an old call lacks it)"),
+  "parameter-removed": breaking("declarations: the name is gone, so a call passing it no longer compiles"),
+  "parameter-renamed": breaking(
+    "declarations: same place (path position, or the only query/header swap with the same schema), " +
+      "new name (migrate renames keys)",
+  ),
+  "parameter-required": breaking("checker: an old call may leave it out"),
+  "parameter-optional": compatible("checker: old calls still fit"),
+  "parameter-type-changed": either("checker: breaking unless the old type is assignable to the new"),
+  "parameter-enum-value-added": compatible("checker: the old union is assignable to the new"),
+  "parameter-enum-value-removed": breaking("checker: an old value is no longer assignable"),
+  "request-body-added": either("checker: breaking when required"),
+  "request-body-removed": breaking("checker: a call passing a body no longer compiles"),
+  "request-field-added": either("checker: breaking when required"),
+  "request-field-removed": breaking("declarations: the name is gone, so a call passing it no longer compiles"),
+  "request-field-required": breaking("checker: an old value may leave it out"),
+  "request-field-optional": compatible("checker: old values still fit"),
+  "request-type-changed": either(
+    "checker: breaking unless the old type is assignable to the new (narrower is breaking)",
+  ),
+  "request-enum-value-added": compatible("checker: the old union is assignable to the new"),
+  "request-enum-value-removed": breaking("checker: an old value is no longer assignable"),
+  "response-field-added": compatible("checker: the new type is assignable to the old"),
+  "response-field-removed": breaking("declarations: code reading it no longer compiles"),
+  "response-field-required": compatible("checker: the new type is assignable to the old"),
+  "response-field-optional": breaking("checker: a value may now be missing"),
+  "response-type-changed": either("checker: breaking unless the new type is assignable to the old (wider is breaking)"),
+  "response-enum-value-added": breaking(
+    "checker: a new value is not assignable to the old union (an exhaustive switch breaks)",
+  ),
+  "response-enum-value-removed": compatible("checker: the new union is assignable to the old"),
+  "tool-added": compatible("model: a new step"),
+  "tool-removed": breaking("model: an agent or a toolset naming it fails"),
+  "tool-renamed": breaking("model: same operation, new step name (migrate rewrites executeToolByName names)"),
+  "tool-field-added": either("model: breaking when required (an agent's old arguments lack it)"),
+  "tool-field-removed": breaking("model: steps refuse unknown fields, so old arguments fail"),
+  "tool-field-required": breaking("model: old arguments may leave it out"),
+  "tool-field-optional": compatible("model: old arguments still fit"),
+  "tool-field-changed": either("model: breaking when its type list or enum lost a member"),
+  "tool-description-changed": compatible("model: what the step tells a model changed; review prompts that rely on it"),
+  "tool-annotations-changed": either(
+    "model: breaking when a read-only step becomes a write (it leaves read-only servers)",
+  ),
+  "toolset-added": compatible("model"),
+  "toolset-removed": breaking("model: --toolsets naming it fails"),
+  "toolset-changed": either("model: breaking when a step left it"),
+  "trigger-added": compatible("model"),
+  "trigger-removed": breaking("model: subscriptions to it fail"),
+  "trigger-changed": breaking("model: kind, options or what makes it fire changed"),
+  "trigger-description-changed": compatible("model"),
+  "auth-changed": breaking("model: another kind of auth; every connection needs new fields"),
+  "auth-mode-added": compatible("model"),
+  "auth-mode-removed": breaking("model: connections choosing it fail"),
+  "connection-field-added": either("model: breaking when required (stored connections lack it)"),
+  "connection-field-removed": compatible("model: the value is no longer read"),
+  "connection-field-required": breaking("model: stored connections may lack it"),
+  "base-url-changed": compatible("model: calls go to the new address"),
 };
 
 export type Bump = "major" | "minor" | "patch" | "none";

@@ -62,6 +62,22 @@ function gcd(a: number, b: number): number {
   return b === 0 ? a : gcd(b, a % b);
 }
 
+/**
+ * Keywords merged from the two values alone: a lower bound keeps the larger, an upper bound the
+ * smaller, and a subschema keyword holds both subschemas at once.
+ */
+const PAIRWISE_MERGES = new Map<string, (a: unknown, b: unknown) => unknown>([
+  ...["minLength", "minItems", "minProperties", "minimum", "exclusiveMinimum", "minContains"].map(
+    (k) => [k, mergeMax] as const,
+  ),
+  ...["maxLength", "maxItems", "maxProperties", "maximum", "exclusiveMaximum", "maxContains"].map(
+    (k) => [k, mergeMin] as const,
+  ),
+  ...["items", "additionalProperties", "contains", "propertyNames", "unevaluatedProperties", "unevaluatedItems"].map(
+    (k) => [k, both] as const,
+  ),
+]);
+
 /** Adds one keyword of an `allOf` member to the merged keywords. */
 export function mergeKeyword(s: SchemaObject, key: string, value: unknown): void {
   if (!own(s, key)) {
@@ -69,6 +85,11 @@ export function mergeKeyword(s: SchemaObject, key: string, value: unknown): void
     return;
   }
   const old = s[key];
+  const pairwise = PAIRWISE_MERGES.get(key);
+  if (pairwise) {
+    s[key] = pairwise(old, value);
+    return;
+  }
   switch (key) {
     case "type": {
       const a = typeof old === "string" ? [old] : (old as string[]);
@@ -104,22 +125,6 @@ export function mergeKeyword(s: SchemaObject, key: string, value: unknown): void
       s.dependentRequired = merged;
       return;
     }
-    case "minLength":
-    case "minItems":
-    case "minProperties":
-    case "minimum":
-    case "exclusiveMinimum":
-    case "minContains":
-      s[key] = mergeMax(old, value);
-      return;
-    case "maxLength":
-    case "maxItems":
-    case "maxProperties":
-    case "maximum":
-    case "exclusiveMaximum":
-    case "maxContains":
-      s[key] = mergeMin(old, value);
-      return;
     case "multipleOf":
       if (typeof old === "number" && typeof value === "number") {
         if (Number.isInteger(old) && Number.isInteger(value)) s.multipleOf = (old / gcd(old, value)) * value;
@@ -133,14 +138,6 @@ export function mergeKeyword(s: SchemaObject, key: string, value: unknown): void
     }
     case "uniqueItems":
       s.uniqueItems = old === true || value === true;
-      return;
-    case "items":
-    case "additionalProperties":
-    case "contains":
-    case "propertyNames":
-    case "unevaluatedProperties":
-    case "unevaluatedItems":
-      s[key] = both(old, value);
       return;
     case "prefixItems": {
       const a = old as unknown[];

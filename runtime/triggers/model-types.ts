@@ -134,47 +134,43 @@ export type WebhookTriggerSpec = Flat<
   }
 >;
 
+/** What every polling trigger declares: the list it calls each interval and how it reads the items. */
+type PollSpecBase = TriggerSpecBase & {
+  /** Operation listing the items, called with `pathParams`. */
+  listOperation: string;
+  /** Default `{}`. */
+  pathParams: Record<string, string>;
+  idField: string;
+  /** What an event points at, read from its item (`.` is the item itself). Default `{}`. */
+  refs: Record<string, RefSpec>;
+  intervalSeconds: number;
+};
+
 /**
  * A polling trigger: fires when an item's due date comes. The lead time is the number option
  * `minutesBefore` (60 when the trigger declares no default).
  */
 export type DueDatePollSpec = Flat<
-  TriggerSpecBase & {
+  PollSpecBase & {
     kind: "poll-due";
-    /** Operation listing the items, called with `pathParams`. */
-    listOperation: string;
-    /** Default `{}`. */
-    pathParams: Record<string, string>;
-    idField: string;
     dueField: string;
     /** Items with any of these fields true do not fire. Default `[]`. */
     skipWhen: string[];
     /** The events' `type`. Default `dueReminder`. */
     eventType: string;
-    /** What an event points at, read from its item (`.` is the item itself). Default `{}`. */
-    refs: Record<string, RefSpec>;
-    intervalSeconds: number;
   }
 >;
 
-/** A polling trigger: fires for each new item of a feed. */
+/** A polling trigger: fires for each new item of a feed (its list operation answers newest first). */
 export type FeedPollSpec = Flat<
-  TriggerSpecBase & {
+  PollSpecBase & {
     kind: "poll-feed";
-    /** Operation listing new items newest first, called with `pathParams`. */
-    listOperation: string;
-    /** Default `{}`. */
-    pathParams: Record<string, string>;
-    idField: string;
     /** Query parameter that asks for items newer than a given id. */
     sinceParam?: string | undefined;
     /** Where an item says what happened (the event's `type`; `item` when absent). */
     typePath?: string | undefined;
     /** Where an item says when (the event's `time`; the time of the poll when absent). */
     timePath?: string | undefined;
-    /** What an event points at, read from its item (`.` is the item itself). Default `{}`. */
-    refs: Record<string, RefSpec>;
-    intervalSeconds: number;
   }
 >;
 

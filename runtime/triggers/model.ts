@@ -157,39 +157,39 @@ export const WebhookTriggerSchema = z
   })
   .strict();
 
+/**
+ * A polling trigger's schema: what every polling trigger declares (see PollSpecBase) around the
+ * fields of its kind, in the order the parsed spec keeps (generated triggers list them so).
+ */
+function pollSchema<Kind extends string, Fields extends z.ZodRawShape>(kind: Kind, fields: Fields) {
+  return z
+    .object({
+      ...TriggerBase,
+      kind: z.literal(kind),
+      listOperation: z.string().min(1),
+      pathParams: PathParams,
+      idField: z.string().min(1),
+      ...fields,
+      refs: RefsSchema.default({}),
+      intervalSeconds: z.number().positive(),
+    })
+    .strict();
+}
+
 /** Validates {@link DueDatePollSpec}. */
-export const DueDatePollSchema = z
-  .object({
-    ...TriggerBase,
-    kind: z.literal("poll-due"),
-    listOperation: z.string().min(1),
-    pathParams: PathParams,
-    idField: z.string().min(1),
-    dueField: z.string().min(1),
-    skipWhen: z.array(z.string().min(1)).default([]),
-    eventType: z.string().min(1).default("dueReminder"),
-    refs: RefsSchema.default({}),
-    intervalSeconds: z.number().positive(),
-  })
-  .strict();
+export const DueDatePollSchema = pollSchema("poll-due", {
+  dueField: z.string().min(1),
+  skipWhen: z.array(z.string().min(1)).default([]),
+  eventType: z.string().min(1).default("dueReminder"),
+});
 
 /** Validates {@link FeedPollSpec}. */
-export const FeedPollSchema = z
-  .object({
-    ...TriggerBase,
-    kind: z.literal("poll-feed"),
-    listOperation: z.string().min(1),
-    pathParams: PathParams,
-    idField: z.string().min(1),
-    sinceParam: z.string().min(1).optional(),
-    typePath: DottedPath.optional(),
-    timePath: DottedPath.optional(),
-    refs: RefsSchema.default({}),
-    intervalSeconds: z.number().positive(),
-  })
-  .strict();
+export const FeedPollSchema = pollSchema("poll-feed", {
+  sinceParam: z.string().min(1).optional(),
+  typePath: DottedPath.optional(),
+  timePath: DottedPath.optional(),
+});
 
-/** Validates {@link TriggerSpec}. */
 export const TriggerSchema = z.discriminatedUnion("kind", [WebhookTriggerSchema, DueDatePollSchema, FeedPollSchema]);
 
 /** Validates {@link TriggersExtension}. */

@@ -7,25 +7,20 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { compareSpecs } from "../../generator/diff/index.js";
 import { checkForDiff } from "../../generator/diff/specs.js";
 import { compareSurfaces } from "../../generator/diff/compare.js";
 import { textIds } from "../../generator/diff/digest.js";
 import { schemaFingerprinter, surfaceOf } from "../../generator/diff/surface.js";
 import { loadSpecText } from "../../generator/load.js";
 import { RefResolver } from "../../generator/refs.js";
+import { type Json, reportLines } from "./report-lines.js";
 
-type Json = Record<string, any>;
 const WIDGETS = parse(readFileSync(join(import.meta.dirname, "fixtures", "widgets.yaml"), "utf8")) as Json;
 
 async function report(before: (doc: Json) => void, edit: (doc: Json) => void): Promise<string[]> {
   const old = structuredClone(WIDGETS);
   before(old);
-  const now = structuredClone(old);
-  edit(now);
-  const model = (doc: Json, file: string) => checkForDiff(loadSpecText(file, JSON.stringify(doc)), "widgets");
-  const result = await compareSpecs(model(old, "old.json"), model(now, "new.json"));
-  return result.changes.map((c) => `${c.breaking ? "B" : "c"} ${c.kind} ${c.target}: ${c.detail} [${c.decidedBy}]`);
+  return reportLines(old, edit);
 }
 
 const widgetProps = (doc: Json) => doc.components.schemas.Widget.properties;

@@ -173,16 +173,12 @@ function foreign(paths: Record<string, unknown>, extra: Record<string, unknown> 
   return checkSpec(loadSpecText("xx.yaml", stringify(doc)));
 }
 const noContent = { "200": { description: "ok" } };
+/** An operation that only answers 200 with no content: what a test needs when only its id matters. */
+const op = (operationId: string) => ({ operationId, responses: noContent });
 
 describe("names the language itself calls", () => {
   it("renames operationIds that are Object.prototype members or toJSON: JSON.stringify or `${client}` would send a request", () => {
-    const model = foreign({
-      "/c": {
-        get: { operationId: "toString", responses: noContent },
-        post: { operationId: "toJSON", responses: noContent },
-        put: { operationId: "valueOf", responses: noContent },
-      },
-    });
+    const model = foreign({ "/c": { get: op("toString"), post: op("toJSON"), put: op("valueOf") } });
     expect(model.operations.map((o) => o.operationId)).toEqual(["toString2", "valueOf2", "toJSON2"]);
     expect(model.warnings.map((w) => `${w.code} ${w.pointer}`)).toEqual([
       "SF111 /paths/~1c/get/operationId",
@@ -198,12 +194,7 @@ describe("names the language itself calls", () => {
 
 describe("methods the client cannot send", () => {
   it("leaves a TRACE operation out with a warning (fetch refuses the method), not silently", () => {
-    const model = foreign({
-      "/t": {
-        get: { operationId: "look", responses: noContent },
-        trace: { operationId: "echo", responses: noContent },
-      },
-    });
+    const model = foreign({ "/t": { get: op("look"), trace: op("echo") } });
     expect(model.operations.map((o) => o.operationId)).toEqual(["look"]);
     expect(model.warnings.map((w) => `${w.code} ${w.pointer} ${w.message}`)).toEqual([
       "SF119 /paths/~1t/trace TRACE /t cannot be sent: fetch refuses the TRACE method; left it out of the client, the tool steps and the mock",
@@ -218,7 +209,7 @@ describe("path items that are $refs", () => {
       info: { title: "Xx", version: "1" },
       servers: [{ url: "https://api.example.com" }],
       paths: {
-        "/other": { get: { operationId: "other", responses: noContent } },
+        "/other": { get: op("other") },
         "/shared": { $ref: "#/components/pathItems/Shared" },
         "/item/{id}": { $ref: "#/paths/~1other" },
       },
@@ -359,7 +350,7 @@ describe("messages say what was refused and why", () => {
     stringify({
       openapi: "3.0.3",
       info: { title: "Xx", version: "1" },
-      paths: { "/a": { get: { operationId: "a", responses: noContent } } },
+      paths: { "/a": { get: op("a") } },
       ...extra,
     });
 
@@ -382,8 +373,8 @@ describe("messages say what was refused and why", () => {
 
   it("keeps an operationId that is a Unicode identifier as written; tool names get its base letters", () => {
     const model = foreign({
-      "/a": { get: { operationId: "ñandú_über", responses: noContent } },
-      "/b": { get: { operationId: "日本語 テスト", responses: noContent } },
+      "/a": { get: op("ñandú_über") },
+      "/b": { get: op("日本語 テスト") },
     });
     expect(model.operations.map((o) => o.operationId)).toEqual(["ñandú_über", "日本語テスト"]);
     expect(model.warnings).toEqual([]);
