@@ -199,7 +199,10 @@ async function generateAll(files: Map<string, string>): Promise<Map<string, { ok
 /** tsc over every output in one program; error lines per spec. */
 function typecheckAll(): Map<string, number> {
   const tsconfig = join(OUT, "tsconfig.json");
-  writeGeneratedTsconfig(tsconfig, specs.map((s) => join(OUT, s.id)));
+  writeGeneratedTsconfig(
+    tsconfig,
+    specs.map((s) => join(OUT, s.id)),
+  );
   const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
   const started = performance.now();
   const run = spawnSync(process.execPath, ["--max-old-space-size=8192", tsc, "--noEmit", "-p", tsconfig], {

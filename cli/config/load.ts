@@ -17,8 +17,7 @@ import { packageNameProblem } from "../../generator/package-manifest.js";
 import type { StepforgeConfig } from "./define.js";
 
 /** `yaml`'s parse, required on first use (its Node entry is CommonJS: the module an import gives). */
-const parseYaml = (text: string): unknown =>
-  (createRequire(import.meta.url)("yaml") as typeof Yaml).parse(text);
+const parseYaml = (text: string): unknown => (createRequire(import.meta.url)("yaml") as typeof Yaml).parse(text);
 
 /** The names a config may have, in the order they are looked for (two at once is an error). */
 export const CONFIG_FILES = [
@@ -167,12 +166,7 @@ async function readRaw(file: string): Promise<unknown> {
   }
 }
 
-function projectSpec(
-  root: string,
-  configName: string,
-  entry: SpecEntry,
-  i: number,
-): ProjectSpec {
+function projectSpec(root: string, configName: string, entry: SpecEntry, i: number): ProjectSpec {
   const spec = typeof entry === "string" ? { file: entry } : entry;
   const file = resolve(root, spec.file);
   const declared = declaredId(file);
