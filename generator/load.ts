@@ -117,33 +117,65 @@ const NUMBER_FORMS_APART = /(?:^|[\s[{,:-])[-+]?(?:\d[\d_]*_[\d_]*(?:\.[\d_]*)?|
  * of CPU for the four bundled specs), with positions worked out by `yaml` only when a diagnostic
  * needs one. Both read YAML 1.2's core schema, and js-yaml refuses what `yaml` reports as an error
  * (a key written twice, a bad indent, an unknown tag): then, and wherever the two could read the
- * same text apart (anchors and aliases, which `yaml` expands with a bound, `<<` merge keys, the
- * number forms above), this returns undefined and `yaml` reads the spec as before.
+ * same text apart (`<<` merge keys, the number forms above, aliases `yaml` would count as an attack),
+ * this returns undefined and `yaml` reads the spec as before.
  * test/generator/load.test.ts holds the two to the same data on every YAML spec of the repository.
  */
 function fastYamlData(text: string): Record<string, unknown> | undefined {
   if (NUMBER_FORMS_APART.test(text)) return undefined;
   let data: unknown;
+  const anchored: Array<{ name: string; start: number; end: number }> = [];
+  const starts: number[] = [];
   try {
     const { load, CORE_SCHEMA } = jsYaml();
-    data = load(text, { schema: CORE_SCHEMA });
+    data = load(text, {
+      schema: CORE_SCHEMA,
+      // Where each node with an anchor (`&name`) sits, to judge the aliases of it below.
+      listener(event, state) {
+        if (event === "open") starts.push(state.position);
+        else {
+          const start = starts.pop()!;
+          // `anchor` is the node's `&name` (js-yaml's state has it; its type declarations leave it out).
+          const { anchor } = state as unknown as { anchor: string | null };
+          if (anchor) anchored.push({ name: anchor, start, end: state.position });
+        }
+      },
+    });
   } catch {
     return undefined;
   }
   if (!data || typeof data !== "object" || Array.isArray(data)) return undefined;
+  if (anchored.length > 0 && !fewFlatAliases(text, anchored)) return undefined;
   return plainTree(data) ? (data as Record<string, unknown>) : undefined;
 }
 
 /**
- * True when no object or array is reached twice (an alias of a collection shares it) and no map has
- * a `<<` key (a merge `yaml` applies); iterative, and false past MAX_DEPTH (the slow path reports it).
+ * `yaml` refuses a document whose aliases multiply (an alias inside an anchored node, used many times:
+ * "billion laughs"), counting up to 100 uses of an anchor. The fast path takes only what it certainly
+ * accepts: no alias inside an anchored node, and at most 100 uses of each anchor. Counted in the text,
+ * so an alias-like word in prose counts too and can only send a spec to `yaml`, never the reverse.
+ */
+function fewFlatAliases(text: string, anchored: ReadonlyArray<{ name: string; start: number; end: number }>): boolean {
+  const uses = new Map<string, number>();
+  for (const alias of text.matchAll(/(?<=^|[\s,[{:-])\*([^\s,[\]{}]+)/gm)) {
+    const at = alias.index;
+    if (anchored.some(({ start, end }) => at >= start && at < end)) return false;
+    uses.set(alias[1]!, (uses.get(alias[1]!) ?? 0) + 1);
+  }
+  return anchored.every(({ name }) => (uses.get(name) ?? 0) <= 100);
+}
+
+/**
+ * True when no map has a `<<` key (a merge `yaml` applies) and nothing nests past MAX_DEPTH (the slow
+ * path reports it); iterative, each object once (an alias shares one).
  */
 function plainTree(root: object): boolean {
   const seen = new Set<object>();
   const stack: Array<[object, number]> = [[root, 0]];
   while (stack.length > 0) {
     const [node, depth] = stack.pop()!;
-    if (seen.has(node) || depth > MAX_DEPTH) return false;
+    if (depth > MAX_DEPTH) return false;
+    if (seen.has(node)) continue;
     seen.add(node);
     if (!Array.isArray(node) && Object.hasOwn(node, "<<")) return false;
     for (const child of Object.values(node)) if (child && typeof child === "object") stack.push([child, depth + 1]);

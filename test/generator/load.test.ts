@@ -158,6 +158,11 @@ describe("the fast YAML reader", () => {
           .join(", ")}]`,
       );
     expect(diagnosticsOf(() => loadSpecText("l.yaml", `${laughs.join("\n")}\n`))[0]).toMatchObject({ code: "SF002" });
+
+    // An anchor used more than 100 times is refused by `yaml`, even a scalar one: so here too.
+    const many = ["openapi: 3.1.0", "x-v: &v 1", ...Array.from({ length: 101 }, (_, i) => `x-${i}: *v`)];
+    expect(diagnosticsOf(() => loadSpecText("v.yaml", `${many.join("\n")}\n`))[0]).toMatchObject({ code: "SF002" });
+    expect(loadSpecText("w.yaml", `${many.slice(0, -1).join("\n")}\n`).data["x-99"]).toBe(1);
   });
 
   it("reads a plain spec without loading `yaml`, which a diagnostic's place loads later", () => {
@@ -167,6 +172,8 @@ describe("the fast YAML reader", () => {
       `const { loadSpecFile } = await import(${JSON.stringify(dist)});`,
       `const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((f) => f.includes("/node_modules/yaml/"));`,
       `const spec = loadSpecFile(${JSON.stringify(join(repoRoot, "specs", "contentsnare.yaml"))});`,
+      // Trello's spec shares a list through an anchor and an alias: read fast all the same.
+      `loadSpecFile(${JSON.stringify(join(repoRoot, "specs", "trello.yaml"))});`,
       `const before = loaded();`,
       `const place = spec.locate(["info", "title"]);`,
       `console.log(JSON.stringify({ before, after: loaded(), place }));`,
