@@ -154,6 +154,16 @@ function compileOne(
   blank: TypeBlanker | undefined,
 ): Compiled {
   const base = outBase(root, source);
+  if (emitsEsm(source, options) && declaresTypesOnly(source, text)) {
+    // Its declarations are its own text, and it has nothing to run (an ES module all the same).
+    return {
+      outputs: [
+        { path: `${base}.js`, text: "export {};\n" },
+        { path: `${base}.d.ts`, text },
+      ],
+      problems: [],
+    };
+  }
   const dts = ts.transpileDeclaration(text, { compilerOptions: options, fileName: source, reportDiagnostics: true });
   if (dts.diagnostics!.length > 0) return { outputs: [], problems: dts.diagnostics! };
   const { js, map } = javascript(source, text, options, blank, dirname(base));
@@ -163,6 +173,24 @@ function compileOne(
   ];
   if (map !== undefined) outputs.push({ path: `${base}.js.map`, text: map });
   return { outputs, problems: [] };
+}
+
+/**
+ * A module of interfaces and type aliases only, as the types emitter writes types.ts (a third of
+ * the generated text, and over half of the declaration emit's time): written with no syntax error
+ * (the parser's own diagnostics, which the compiler keeps on the file), it is its own .d.ts.
+ */
+function declaresTypesOnly(source: string, text: string): boolean {
+  const file = ts.createSourceFile(source, text, { languageVersion: ts.ScriptTarget.Latest }, false);
+  const syntax = (file as unknown as { parseDiagnostics?: readonly unknown[] }).parseDiagnostics;
+  if (syntax === undefined || syntax.length > 0) return false;
+  return file.statements.every(
+    (s) =>
+      ts.isInterfaceDeclaration(s) ||
+      ts.isTypeAliasDeclaration(s) ||
+      (ts.isImportDeclaration(s) && s.importClause?.isTypeOnly === true) ||
+      (ts.isExportDeclaration(s) && s.isTypeOnly),
+  );
 }
 
 interface Compiled {

@@ -133,6 +133,26 @@ describe("compileGenerated", () => {
     expect(existsSync(compiled)).toBe(false);
   });
 
+  it("takes a module of types only (types.ts) as its own .d.ts, with nothing to run", async () => {
+    const types =
+      '// header\nexport interface paths {\n  "/a": { get: { id: string } };\n}\nexport type Id = paths["/a"];\n';
+    writeFileSync(source, types);
+    expect(await compileGenerated(project)).toEqual({ compiled: ["generated/svc/a.ts"], removed: [] });
+    expect(readFileSync(compiled.replace(/\.js$/, ".d.ts"), "utf8")).toBe(types);
+    expect(readFileSync(compiled, "utf8")).toBe("export {};\n");
+    // A value beside the types: compiled as any module (its .d.ts emitted, its JavaScript blanked).
+    const fresh = (text: string) => {
+      writeFileSync(source, text);
+      for (const out of [compiled, compiled.replace(/\.js$/, ".d.ts")]) rmSync(out, { force: true });
+    };
+    fresh(`${types}export const version: string = "1";\n`);
+    await compileGenerated(project);
+    expect(readFileSync(compiled.replace(/\.js$/, ".d.ts"), "utf8")).toContain("export declare const version: string;");
+    // A syntax error in a module of types is still refused, naming the place.
+    fresh("export interface paths {\n  a: string\n");
+    await expect(compileGenerated(project)).rejects.toThrow(/generated\/svc\/a\.ts:\d+: '}' expected/);
+  });
+
   it("refuses an export whose type the emitter did not write (its .d.ts would need a type-checker)", async () => {
     writeFileSync(source, "const hidden = { a: 1 };\nexport const inferred = hidden;\n");
     await expect(compileGenerated(project)).rejects.toThrow(
