@@ -4,7 +4,6 @@
  * `default` were read, so a refusal named none of the spec's message fields and the mock answered
  * errors in its own shape instead of the spec's.
  */
-import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadService, type LoadedService } from "../../cli/services.js";
@@ -12,28 +11,20 @@ import { checkSpec } from "../../generator/check/index.js";
 import { loadSpecFile } from "../../generator/load.js";
 import { packageRoot } from "../../generator/package-root.js";
 import { executeToolByName } from "../../runtime/tools/index.js";
+import { json, loopback, type Loopback } from "./helpers.js";
 
-const source = {
-  id: "shelf",
-  specFile: join(import.meta.dirname, "fixtures", "range-errors.yaml"),
-  origin: "spec" as const,
-};
+const specFile = join(import.meta.dirname, "fixtures", "range-errors.yaml");
 let service: LoadedService;
-let server: Server;
-let url: string;
+let shelf: Loopback;
 
 beforeAll(async () => {
-  service = await loadService(source, packageRoot());
-  server = createServer((_req, res) => {
-    res.statusCode = 404;
-    res.setHeader("content-type", "application/json");
-    res.end(JSON.stringify({ code: "book_missing", errorMessage: "no book b-7 on this shelf" }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  service = await loadService({ id: "shelf", specFile, origin: "spec" }, packageRoot());
+  shelf = await loopback((_req, res) =>
+    json(res, 404, { code: "book_missing", errorMessage: "no book b-7 on this shelf" }),
+  );
 });
 
-afterAll(() => new Promise((resolve) => server?.close(resolve)));
+afterAll(() => shelf?.close());
 
 describe("error responses declared as status ranges", () => {
   it("give the service's message fields", () => {
@@ -41,7 +32,7 @@ describe("error responses declared as status ranges", () => {
   });
 
   it("shape the mock's error answers", () => {
-    const model = checkSpec(loadSpecFile(source.specFile), { serviceId: "shelf" });
+    const model = checkSpec(loadSpecFile(specFile), { serviceId: "shelf" });
     expect(model.mockExplain?.errors).toEqual(["error: shaped as the 4xx #/components/schemas/Fault response"]);
     expect(JSON.stringify(model.mock?.error)).toContain("errorMessage");
   });
@@ -51,7 +42,7 @@ describe("error responses declared as status ranges", () => {
       service.tools,
       "shelf_get_book",
       { bookId: "b-7" },
-      { connection: { name: "main", fields: { apiKey: "shelf-key-0123" } }, baseUrl: url },
+      { connection: { name: "main", fields: { apiKey: "shelf-key-0123" } }, baseUrl: shelf.url },
     );
     expect(result).toMatchObject({ ok: false, error: { status: 404 } });
     expect((result as { error: { message: string } }).error.message).toContain("no book b-7 on this shelf");
