@@ -125,18 +125,21 @@ function javascript(
   options: TypeScript.CompilerOptions,
   blank: TypeBlanker | undefined,
   outDir: string,
+  /** The module parsed, where the build emits ES modules (blanking keeps `import` and `export` as written). */
+  esmFile: TypeScript.SourceFile | undefined,
 ): { js: string; map?: string } {
-  const esm = emitsEsm(source, options);
-  // Blanking keeps `import` and `export` as written: right only where the build emits ES modules.
-  if (blank && esm) {
-    const file = ts.createSourceFile(source, text, { languageVersion: ts.ScriptTarget.Latest }, false);
+  if (blank && esmFile) {
+    const file = esmFile;
     let unsupported = false;
     const js = blank(file, () => {
       unsupported = true;
     });
     if (!unsupported) return { js };
   }
-  const out = ts.transpileModule(text, { compilerOptions: moduleOptions(esm, options), fileName: source });
+  const out = ts.transpileModule(text, {
+    compilerOptions: moduleOptions(esmFile !== undefined, options),
+    fileName: source,
+  });
   if (out.sourceMapText === undefined) return { js: out.outputText };
   const map = JSON.parse(out.sourceMapText) as { sources: string[] };
   return { js: out.outputText, map: JSON.stringify({ ...map, sources: [toPosix(relative(outDir, source))] }) };
@@ -154,7 +157,11 @@ function compileOne(
   blank: TypeBlanker | undefined,
 ): Compiled {
   const base = outBase(root, source);
-  if (emitsEsm(source, options) && declaresTypesOnly(source, text)) {
+  // Parsed once, for the types-only test and the blanker.
+  const esmFile = emitsEsm(source, options)
+    ? ts.createSourceFile(source, text, { languageVersion: ts.ScriptTarget.Latest }, false)
+    : undefined;
+  if (esmFile && declaresTypesOnly(esmFile)) {
     // Its declarations are its own text, and it has nothing to run (an ES module all the same).
     return {
       outputs: [
@@ -166,7 +173,7 @@ function compileOne(
   }
   const dts = ts.transpileDeclaration(text, { compilerOptions: options, fileName: source, reportDiagnostics: true });
   if (dts.diagnostics!.length > 0) return { outputs: [], problems: dts.diagnostics! };
-  const { js, map } = javascript(source, text, options, blank, dirname(base));
+  const { js, map } = javascript(source, text, options, blank, dirname(base), esmFile);
   const outputs = [
     { path: `${base}.js`, text: js },
     { path: `${base}.d.ts`, text: dts.outputText },
@@ -180,8 +187,7 @@ function compileOne(
  * the generated text, and over half of the declaration emit's time): written with no syntax error
  * (the parser's own diagnostics, which the compiler keeps on the file), it is its own .d.ts.
  */
-function declaresTypesOnly(source: string, text: string): boolean {
-  const file = ts.createSourceFile(source, text, { languageVersion: ts.ScriptTarget.Latest }, false);
+function declaresTypesOnly(file: TypeScript.SourceFile): boolean {
   const syntax = (file as unknown as { parseDiagnostics?: readonly unknown[] }).parseDiagnostics;
   if (syntax === undefined || syntax.length > 0) return false;
   return file.statements.every(
