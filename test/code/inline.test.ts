@@ -5,17 +5,14 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { InlineSandbox } from "../../runtime/code/inline.js";
-import { DEFAULT_BUDGETS, type HostCall } from "../../runtime/code/protocol.js";
+import { DEFAULT_BUDGETS } from "../../runtime/code/protocol.js";
+import { echoHost as host, echoShape as shape, program } from "./echo-host.js";
 
 const MIB = 1024 * 1024;
 const budgets = { ...DEFAULT_BUDGETS, cpuMs: 300, wallMs: 20_000, memoryBytes: 64 * MIB };
 const sandbox = new InlineSandbox({ engines: 1, memoryBytes: budgets.memoryBytes });
 afterAll(() => sandbox.close());
 
-const host: HostCall = async (request) =>
-  JSON.stringify({ ok: true, data: { method: request.method, init: request.init ? JSON.parse(request.init) : null } });
-const shape = [{ id: "svc", methods: ["echo"] }];
-const program = (body: string) => `"use strict";\nasync function main(services) {\n${body}\n}`;
 const run = (body: string) => sandbox.run(program(body), "main", shape, host, budgets);
 
 describe("the sandbox on the server's thread", () => {

@@ -6,16 +6,12 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_BUDGETS, type HostCall } from "../../runtime/code/protocol.js";
 import { Sandbox } from "../../runtime/code/sandbox.js";
+import { echoHost as host, echoShape as shape, program } from "./echo-host.js";
 
 const MIB = 1024 * 1024;
 const budgets = { ...DEFAULT_BUDGETS, cpuMs: 5_000, wallMs: 20_000, memoryBytes: 32 * MIB };
 const sandbox = new Sandbox({ workers: 1, memoryBytes: budgets.memoryBytes });
 afterAll(() => sandbox.close());
-
-const host: HostCall = async (request) =>
-  JSON.stringify({ ok: true, data: { method: request.method, init: request.init ? JSON.parse(request.init) : null } });
-const shape = [{ id: "svc", methods: ["echo"] }];
-const program = (body: string) => `"use strict";\nasync function main(services) {\n${body}\n}`;
 
 describe("the sandbox's memory", () => {
   it("stops large allocations at the budget: the memory never grows past it", { timeout: 60_000 }, async () => {
