@@ -74,17 +74,14 @@ async function compare(
   check: CheckPass,
 ): Promise<number> {
   // Loaded together: the loader reads the three module graphs' files at once instead of in turn.
-  const [{ compareSpecs }, { checkForDiff, loadSide }, { reportJson, reportText }] = await Promise.all([
+  const [{ compareSpecs }, { checkSidesForDiff, loadSide }, { reportJson, reportText }] = await Promise.all([
     import("../../generator/diff/index.js"),
     import("../../generator/diff/specs.js"),
     import("../../generator/diff/report.js"),
   ]);
   const sides = positionals.map((arg) => loadSide(arg));
   const serviceId = values.service ?? (await defaultServiceId(positionals, sides));
-  const [old, now] = sides.map((side) => checkForDiff(side, serviceId)) as [
-    ReturnType<typeof checkForDiff>,
-    ReturnType<typeof checkForDiff>,
-  ];
+  const [old, now] = checkSidesForDiff(sides[0]!, sides[1]!, serviceId);
   const report = await compareSpecs(old, now, check);
   const versions = new Map([[report.service, old.version]]);
   out.write(values.json ? reportJson([report], versions) : reportText(report, old.version));

@@ -8,6 +8,7 @@ import { SpecError, toPointer } from "../diagnostics.js";
 import { checkSpec } from "../check/index.js";
 import { loadSpecFile, loadSpecText, type LoadedSpec } from "../load.js";
 import type { SurfaceModel } from "../model.js";
+import { stubUnchanged } from "./unchanged.js";
 
 /** A file on disk, else `REV:PATH` read with `git show` in the current directory. */
 export function loadSide(arg: string): LoadedSpec {
@@ -57,6 +58,36 @@ export function loadSide(arg: string): LoadedSpec {
  * The check builds no mock (`surfaceOnly`): no part of the surface reads it.
  */
 export function checkForDiff(spec: LoadedSpec, serviceId?: string): SurfaceModel {
+  try {
+    return checkPlaceless(spec, serviceId);
+  } catch (error) {
+    if (error instanceof SpecError) return checkSpec(spec, diffCheckOptions(serviceId));
+    throw error;
+  }
+}
+
+/**
+ * Both sides of a diff, each checked for its surface (checkForDiff), with the operations that did
+ * not change written as the same stub on both (unchanged.ts): the report is the one the whole
+ * documents give. A side the stubbed check refuses is checked whole, so an error is reported as
+ * checkForDiff reports it, at its place.
+ */
+export function checkSidesForDiff(old: LoadedSpec, now: LoadedSpec, serviceId?: string): [SurfaceModel, SurfaceModel] {
+  const stubbed = stubUnchanged(old.data, now.data);
+  if (stubbed) {
+    try {
+      return [
+        { ...checkPlaceless({ ...old, data: stubbed.old }, serviceId), spec: old },
+        { ...checkPlaceless({ ...now, data: stubbed.now }, serviceId), spec: now },
+      ];
+    } catch (error) {
+      if (!(error instanceof SpecError)) throw error;
+    }
+  }
+  return [checkForDiff(old, serviceId), checkForDiff(now, serviceId)];
+}
+
+function checkPlaceless(spec: LoadedSpec, serviceId?: string): SurfaceModel {
   const placeless: LoadedSpec = {
     ...spec,
     diagnostic: (code, path, message, severity = "error") => ({
@@ -69,17 +100,15 @@ export function checkForDiff(spec: LoadedSpec, serviceId?: string): SurfaceModel
       pointer: toPointer(path),
     }),
   };
+  return { ...checkSpec(placeless, diffCheckOptions(serviceId)), spec };
+}
+
+function diffCheckOptions(serviceId?: string) {
   // Examples decide no verdict, and in a lenient check a mismatch is only a warning: not validated.
-  const options = {
+  return {
     ...(serviceId ? { serviceId } : {}),
     strict: false,
     lenientExamples: false,
     surfaceOnly: true as const,
   };
-  try {
-    return { ...checkSpec(placeless, options), spec };
-  } catch (error) {
-    if (error instanceof SpecError) return checkSpec(spec, options);
-    throw error;
-  }
 }

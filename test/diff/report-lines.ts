@@ -1,9 +1,14 @@
 /**
  * The report `stepforge diff` gives for one edit of a spec, one line a change: breaking (B) or
  * compatible (c), kind, target, detail and what decided it, so a test reads the whole verdict.
+ *
+ * Each report is made twice: the way `stepforge diff` makes it, with the operations the edit left
+ * alone stubbed on both sides (generator/diff/unchanged.ts), and from the whole documents. The two
+ * must be the same: every kind-of-change test is also a test of the stubbing.
  */
+import { expect } from "vitest";
 import { compareSpecs } from "../../generator/diff/index.js";
-import { checkForDiff } from "../../generator/diff/specs.js";
+import { checkForDiff, checkSidesForDiff } from "../../generator/diff/specs.js";
 import { loadSpecText } from "../../generator/load.js";
 
 export type Json = Record<string, any>;
@@ -12,7 +17,12 @@ export type Json = Record<string, any>;
 export async function reportLines(old: Json, edit: (doc: Json) => void, service = "widgets"): Promise<string[]> {
   const now = structuredClone(old);
   edit(now);
-  const model = (doc: Json, file: string) => checkForDiff(loadSpecText(file, JSON.stringify(doc)), service);
-  const result = await compareSpecs(model(old, "old.json"), model(now, "new.json"));
-  return result.changes.map((c) => `${c.breaking ? "B" : "c"} ${c.kind} ${c.target}: ${c.detail} [${c.decidedBy}]`);
+  const [oldSpec, nowSpec] = [
+    loadSpecText("old.json", JSON.stringify(old)),
+    loadSpecText("new.json", JSON.stringify(now)),
+  ];
+  const stubbed = await compareSpecs(...checkSidesForDiff(oldSpec, nowSpec, service));
+  const whole = await compareSpecs(checkForDiff(oldSpec, service), checkForDiff(nowSpec, service));
+  expect(stubbed).toEqual(whole);
+  return stubbed.changes.map((c) => `${c.breaking ? "B" : "c"} ${c.kind} ${c.target}: ${c.detail} [${c.decidedBy}]`);
 }

@@ -5,17 +5,23 @@
  */
 import { describe, expect, it } from "vitest";
 import { compareSpecs } from "../../generator/diff/index.js";
-import { checkForDiff } from "../../generator/diff/specs.js";
+import { checkForDiff, checkSidesForDiff } from "../../generator/diff/specs.js";
+import { stubUnchanged } from "../../generator/diff/unchanged.js";
 import { loadSpecFile, loadSpecText } from "../../generator/load.js";
 import { plantedTrello, TRELLO_OFFICIAL } from "./trello-planted.js";
 
 describe("diff of the official Trello spec against an edited copy", { timeout: 300_000 }, () => {
   it("finds every planted change, breaking where it should be", async () => {
     const { text, planted } = plantedTrello();
-    const old = checkForDiff(loadSpecFile(TRELLO_OFFICIAL), "trello");
-    const now = checkForDiff(loadSpecText("trello-edited.json", text), "trello");
+    const [oldSpec, nowSpec] = [loadSpecFile(TRELLO_OFFICIAL), loadSpecText("trello-edited.json", text)];
+    const old = checkForDiff(oldSpec, "trello");
+    const now = checkForDiff(nowSpec, "trello");
     expect(old.operations.length).toBe(255);
     const report = await compareSpecs(old, now);
+    // What `stepforge diff` runs: the operations no edit reached are stubs on both sides, and the
+    // report is the same to the letter.
+    expect(stubUnchanged(oldSpec.data, nowSpec.data)?.stubs).toBeGreaterThan(150);
+    expect(await compareSpecs(...checkSidesForDiff(oldSpec, nowSpec, "trello"))).toEqual(report);
     const missing = planted.filter(
       ({ expect: e }) =>
         !report.changes.some(

@@ -1,0 +1,210 @@
+/**
+ * What `stepforge diff` need not check twice. An operation that reads the same on both sides — its
+ * own text, the shared keys of its path item, and every component it reaches through `$ref` — has
+ * the same surface on both, so it cannot be a change. Most edits of a large published spec touch a
+ * few operations and a few schemas: checking every operation and schema of both documents in full
+ * was most of a diff's time.
+ *
+ * Such an operation is not left out but written as the same stub on both sides: its operationId,
+ * tags, summary, description and other keys stay, so every name the check stage gives out in
+ * document order (operationIds with their repairs, tool step names, toolsets from tags) comes out as
+ * it would from the full documents; only what is checked per operation and never compared across it
+ * (parameters other than the path's, the request body, the responses, callbacks) is dropped. Then
+ * the components nothing left reaches are dropped from both sides alike. The two documents are
+ * checked as usual, and the report is the one the whole documents give (test/diff/report-lines.ts
+ * compares both ways on every kind of change; test/diff/trello-official.test.ts on a published spec).
+ *
+ * Only a document whose every reference names a local component it holds is stubbed, so what an
+ * operation reaches is known from its text; a spec with `x-stepforge` (whose tool steps, paging and
+ * triggers name parameters) or an operation with an `x-stepforge-*` key is checked whole.
+ */
+import type { Json } from "../refs.js";
+import { METHODS } from "../check/methods.js";
+
+/** A mention of a component in JSON text: a `$ref`, or a discriminator mapping's value. */
+const COMPONENT_MENTION = /"#\/components\/([^/"\\]+)\/([^/"\\]+)/g;
+/** A discriminator mapping, whose values may also be bare schema names. */
+const MAPPING = /"mapping":\{([^{}]*)\}/g;
+const MAPPING_VALUE = /:"((?:[^"\\]|\\.)*)"/g;
+/** Any reference at all, escapes included, to tell whether every one of them names a component. */
+const ANY_REF = /"\$ref":"((?:[^"\\]|\\.)*)"/g;
+
+const OPERATION_KEYS = new Set<string>([...METHODS, "trace"]);
+/** What a stub keeps no trace of: the parts checked per operation and compared operation by operation. */
+const DROPPED = new Set(["parameters", "requestBody", "responses", "callbacks"]);
+
+export interface Stubbed {
+  old: Json;
+  now: Json;
+  /** How many operations each side holds as a stub. */
+  stubs: number;
+  /** How many components each side no longer holds. */
+  dropped: number;
+}
+
+/** One document as JSON texts: each component, each path item's shared keys and operations, the rest. */
+interface Texts {
+  components: Map<string, string>;
+  paths: Map<string, { shared: string; operations: Map<string, string> }>;
+  /** The document without its paths and components (webhooks, security, extensions...). */
+  rest: string;
+}
+
+/** Both documents with their unchanged operations stubbed, or undefined when nothing can be (see the header). */
+export function stubUnchanged(old: Json, now: Json): Stubbed | undefined {
+  const before = textsOf(old);
+  const after = textsOf(now);
+  if (!before || !after) return undefined;
+  const dirty = changedComponents(before.components, after.components);
+  const reachesChange = (text: string) => mentions(text).some((name) => dirty.has(name));
+  const stubbed = new Map<string, Map<string, Json>>();
+  for (const [path, item] of after.paths) {
+    const was = before.paths.get(path);
+    if (!was || was.shared !== item.shared || reachesChange(item.shared)) continue;
+    for (const [method, text] of item.operations) {
+      const op = ((now.paths as Json)[path] as Json)[method] as Json;
+      if (was.operations.get(method) !== text || reachesChange(text)) continue;
+      if (Object.keys(op).some((k) => k.startsWith("x-stepforge"))) continue;
+      stubbed.set(path, (stubbed.get(path) ?? new Map<string, Json>()).set(method, stubOf(op)));
+    }
+  }
+  // What the documents still hold once stubbed: where the components kept are reached from.
+  const kept: string[] = [before.rest, after.rest];
+  for (const side of [before, after])
+    for (const [path, item] of side.paths) {
+      kept.push(item.shared);
+      for (const [method, text] of item.operations) {
+        const stub = stubbed.get(path)?.get(method);
+        kept.push(stub ? JSON.stringify(stub.parameters ?? []) : text);
+      }
+    }
+  const stubs = [...stubbed.values()].reduce((n, methods) => n + methods.size, 0);
+  if (stubs === 0) return undefined;
+  const reached = reachedComponents(kept, before.components, after.components);
+  const withStubs = (doc: Json): Json => {
+    const paths = Object.fromEntries(
+      Object.entries(doc.paths as Json).map(([path, item]) => {
+        const methods = stubbed.get(path);
+        return [path, methods ? { ...(item as Json), ...Object.fromEntries(methods) } : item];
+      }),
+    );
+    return { ...doc, paths, components: keptComponents(doc, reached) };
+  };
+  const dropped = new Set([...before.components.keys(), ...after.components.keys()].filter((n) => !reached.has(n)));
+  return { old: withStubs(old), now: withStubs(now), stubs, dropped: dropped.size };
+}
+
+/** An unchanged operation as both sides hold it: its names and documentation, nothing to check. */
+function stubOf(op: Json): Json {
+  const stub = pick(op, (k) => !DROPPED.has(k));
+  // Path parameters stay: without them a templated path is a defect of its own. A `$ref` may be one.
+  const parameters = Array.isArray(op.parameters)
+    ? op.parameters.filter((p) => !isPlainObject(p) || typeof p.$ref === "string" || p.in === "path")
+    : [];
+  if (parameters.length > 0) stub.parameters = parameters;
+  stub.responses = { "200": { description: "unchanged" } };
+  return stub;
+}
+
+/**
+ * The texts of a document the stubbing is sound for (see the header): no `x-stepforge`, and every
+ * reference names, as written, a component the document holds — not another file, not a path, not
+ * a percent-encoded name.
+ */
+function textsOf(doc: Json): Texts | undefined {
+  if (doc["x-stepforge"] !== undefined || !isPlainObject(doc.paths)) return undefined;
+  const components = new Map<string, string>();
+  for (const [section, entries] of Object.entries(isPlainObject(doc.components) ? doc.components : {})) {
+    if (!isPlainObject(entries)) return undefined;
+    for (const [name, value] of Object.entries(entries))
+      components.set(key(section, escapeName(name)), JSON.stringify(value) ?? "");
+  }
+  const paths = new Map<string, { shared: string; operations: Map<string, string> }>();
+  for (const [path, item] of Object.entries(doc.paths)) {
+    if (!isPlainObject(item)) return undefined;
+    const operations = new Map<string, string>();
+    for (const [method, op] of Object.entries(item))
+      if (OPERATION_KEYS.has(method) && isPlainObject(op)) operations.set(method, JSON.stringify(op));
+    paths.set(path, { shared: JSON.stringify(pick(item, (k) => !OPERATION_KEYS.has(k))), operations });
+  }
+  const rest = JSON.stringify(pick(doc, (k) => k !== "paths" && k !== "components"));
+  const texts = [
+    rest,
+    ...components.values(),
+    ...[...paths.values()].flatMap((p) => [p.shared, ...p.operations.values()]),
+  ];
+  for (const text of texts)
+    for (const match of text.matchAll(ANY_REF)) {
+      const parts = /^#\/components\/([^/]+)\/([^/]+)(?:\/|$)/.exec(match[1]!);
+      if (!parts || !components.has(key(parts[1]!, parts[2]!))) return undefined;
+    }
+  return { components, paths, rest };
+}
+
+/** The components a text mentions, by key (`schemas/Card`). */
+function mentions(text: string): string[] {
+  const found = [...text.matchAll(COMPONENT_MENTION)].map((m) => key(m[1]!, m[2]!));
+  for (const mapping of text.matchAll(MAPPING))
+    for (const value of mapping[1]!.matchAll(MAPPING_VALUE))
+      if (!value[1]!.startsWith("#")) found.push(key("schemas", escapeName(value[1]!)));
+  return found;
+}
+
+/**
+ * The components that differ between the two documents, and every component that reaches one of
+ * them through its references (on either side): an operation reaching any of these has changed.
+ */
+function changedComponents(before: Map<string, string>, after: Map<string, string>): Set<string> {
+  const usedBy = new Map<string, Set<string>>();
+  for (const texts of [before, after])
+    for (const [name, text] of texts)
+      for (const target of mentions(text)) {
+        if (!usedBy.has(target)) usedBy.set(target, new Set());
+        usedBy.get(target)!.add(name);
+      }
+  const changed = [...new Set([...before.keys(), ...after.keys()])].filter((n) => before.get(n) !== after.get(n));
+  return closure(changed, (name) => usedBy.get(name) ?? []);
+}
+
+/** The components reached from `texts`, on either side, security schemes always (no `$ref` names them). */
+function reachedComponents(texts: string[], before: Map<string, string>, after: Map<string, string>): Set<string> {
+  const roots = texts.flatMap(mentions);
+  for (const name of [...before.keys(), ...after.keys()]) if (name.startsWith("securitySchemes/")) roots.push(name);
+  return closure(roots, (name) => [...mentions(before.get(name) ?? ""), ...mentions(after.get(name) ?? "")]);
+}
+
+function closure(start: string[], next: (name: string) => Iterable<string>): Set<string> {
+  const found = new Set(start);
+  for (let queue = [...found]; queue.length > 0; ) {
+    const name = queue.pop()!;
+    for (const other of next(name))
+      if (!found.has(other)) {
+        found.add(other);
+        queue.push(other);
+      }
+  }
+  return found;
+}
+
+/** `doc.components` with only the `reached` entries, in the document's order. */
+function keptComponents(doc: Json, reached: ReadonlySet<string>): Json | undefined {
+  if (!isPlainObject(doc.components)) return doc.components as undefined;
+  return Object.fromEntries(
+    Object.entries(doc.components).map(([section, entries]) => [
+      section,
+      pick(entries as Json, (name) => reached.has(key(section, escapeName(name)))),
+    ]),
+  );
+}
+
+const key = (section: string, escapedName: string) => `${section}/${escapedName}`;
+/** A name as a JSON pointer writes it. */
+const escapeName = (name: string) => name.replace(/~/g, "~0").replace(/\//g, "~1");
+
+function pick(node: Json, keep: (key: string) => boolean): Json {
+  return Object.fromEntries(Object.entries(node).filter(([k]) => keep(k)));
+}
+
+function isPlainObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
