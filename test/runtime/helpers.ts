@@ -181,6 +181,19 @@ export function apiKeyService(
   );
 }
 
+/**
+ * A window limit of `requests` per `windowSeconds` that the service refuses with a plain 429; `scope`
+ * adds what narrows it (per, applies, pathPrefix) and may set a description (the id otherwise).
+ */
+export function windowLimit(
+  id: string,
+  requests: number,
+  windowSeconds: number,
+  scope: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return { id, kind: "window", requests, windowSeconds, description: id, rejection: { status: 429 }, ...scope };
+}
+
 export const KEY = "KEYMARKER0123456789abcdef";
 export const TOKEN = "TOKENMARKER9876543210fedcba";
 
