@@ -14,6 +14,7 @@ import {
   makeDescriptor,
   startTestServer,
   type TestServer,
+  thrownBy,
 } from "./helpers.js";
 
 const SECRET = "CLIENTSECRETMARKER-42";
@@ -180,17 +181,12 @@ describe("oauth2 client credentials", () => {
     const m = await marketoLike();
     server = m.server;
     for (const endpoint of [server.url, "https://evil.example.com", "https://123-ABC-456.mktorest.com.evil.example"]) {
-      let error: unknown;
-      try {
-        createServiceClient(ccService(), {
-          connection: { ...ccConnection(), fields: { ...ccConnection().fields, endpoint } },
-          shared: createSharedState(),
-        });
-      } catch (e) {
-        error = e;
-      }
-      expect(error).toBeInstanceOf(ConnectionError);
-      expect((error as ConnectionError).field).toBe("endpoint");
+      const connection = { ...ccConnection(), fields: { ...ccConnection().fields, endpoint } };
+      const error = thrownBy(
+        () => createServiceClient(ccService(), { connection, shared: createSharedState() }),
+        ConnectionError,
+      );
+      expect(error.field).toBe("endpoint");
       expect(String(error)).toContain('field "endpoint"');
       expect(String(error)).toContain("https://123-ABC-456.mktorest.com");
       expect(JSON.stringify(error)).not.toContain(SECRET);

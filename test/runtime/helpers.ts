@@ -194,6 +194,28 @@ export function windowLimit(
   return { id, kind: "window", requests, windowSeconds, description: id, rejection: { status: 429 }, ...scope };
 }
 
+/** What `promise` rejects with, checked to be a `type` (the test fails when it resolves). */
+export async function rejectionOf<E>(promise: Promise<unknown>, type: new (...args: never[]) => E): Promise<E> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(type);
+  return error as E;
+}
+
+/** What `fn` throws, checked to be a `type` (the test fails when it returns). */
+export function thrownBy<E>(fn: () => unknown, type: new (...args: never[]) => E): E {
+  let error: unknown;
+  try {
+    fn();
+  } catch (e) {
+    error = e;
+  }
+  expect(error).toBeInstanceOf(type);
+  return error as E;
+}
+
 export const KEY = "KEYMARKER0123456789abcdef";
 export const TOKEN = "TOKENMARKER9876543210fedcba";
 
