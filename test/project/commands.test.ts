@@ -83,6 +83,7 @@ describe("the project's services, before any generate", { timeout: 120_000 }, ()
     expect(unknown.stderr).toContain('unknown tool "bookshelf_lend_book"; bookshelf has bookshelf_list_books');
     const clash = await callMock("bookshelf_list_books", {}, "--connections", "x.json");
     expect(clash.code).toBe(2);
+    expect(clash.stderr).toContain("leave out --connection, --connections and --base-url");
   });
 
   it("mock SERVICE starts the project's mock on 127.0.0.1 and it answers over HTTP", async () => {
