@@ -15,6 +15,8 @@ import {
   startTestServer,
   type TestServer,
   thrownBy,
+  BEARER_HEADER,
+  OAUTH_CLIENT_FIELDS,
 } from "./helpers.js";
 
 const SECRET = "CLIENTSECRETMARKER-42";
@@ -34,8 +36,7 @@ function ccService(renewBeforeSeconds = 0) {
             pattern: ENDPOINT_PATTERN,
             example: "https://123-ABC-456.mktorest.com",
           },
-          clientId: { description: "Client id", secret: false },
-          clientSecret: { description: "Client secret", secret: true },
+          ...OAUTH_CLIENT_FIELDS,
         },
       },
       auth: {
@@ -46,7 +47,7 @@ function ccService(renewBeforeSeconds = 0) {
         clientSecretField: "clientSecret",
         credentialsIn: "query",
         renewBeforeSeconds,
-        send: { in: "header", name: "Authorization", value: "Bearer {accessToken}" },
+        send: BEARER_HEADER,
       },
       errors: {
         envelope: { successField: "success", errorsField: "errors", codeField: "code", messageField: "message" },

@@ -216,6 +216,15 @@ export function thrownBy<E>(fn: () => unknown, type: new (...args: never[]) => E
   return error as E;
 }
 
+/** An OAuth client's id and secret, the connection fields every OAuth service of these tests has. */
+export const OAUTH_CLIENT_FIELDS = {
+  clientId: { description: "OAuth client id", secret: false },
+  clientSecret: { description: "OAuth client secret", secret: true },
+};
+
+/** The access token sent as a bearer token in the Authorization header. */
+export const BEARER_HEADER = { in: "header", name: "Authorization", value: "Bearer {accessToken}" };
+
 export const KEY = "KEYMARKER0123456789abcdef";
 export const TOKEN = "TOKENMARKER9876543210fedcba";
 
