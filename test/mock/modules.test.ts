@@ -66,13 +66,17 @@ describe("router", () => {
     r.add("GET", "/files/{name}.{ext}", "file");
     r.add("GET", "/files/{name}", "bare");
     r.add("GET", "/v/{major}-{minor}/x{n}", "version");
-    r.add("GET", "/p/{__proto__}", "hostile");
     expect(r.match("GET", "/files/report.png")).toEqual({ value: "file", params: { name: "report", ext: "png" } });
     expect(r.match("GET", "/files/archive.tar.gz")?.params).toEqual({ name: "archive", ext: "tar.gz" });
     expect(r.match("GET", "/files/readme")?.value).toBe("bare");
     expect(r.match("GET", "/files/.png")?.value).toBe("bare"); // a capture is never empty
     expect(r.match("GET", "/v/2-10/x3")?.params).toEqual({ major: "2", minor: "10", n: "3" });
     expect(r.match("GET", "/v/2-/x3")).toBeUndefined();
+  });
+
+  it("keeps a parameter named __proto__ as an own key of the params, never their prototype", () => {
+    const r = new Router<string>();
+    r.add("GET", "/p/{__proto__}", "hostile");
     const hostile = r.match("GET", "/p/a")!.params;
     expect(Object.getPrototypeOf(hostile)).toBe(Object.prototype);
     expect(Object.getOwnPropertyDescriptor(hostile, "__proto__")?.value).toBe("a");

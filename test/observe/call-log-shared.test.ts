@@ -16,7 +16,7 @@ import { runCli } from "../helpers/cli.js";
 import { haveRedis, type RunningRedis, startRedis } from "../helpers/redis.js";
 import { runCliProcess } from "../reliability/secret-leak-helpers.js";
 import "../mock/register.js";
-import { followedIds } from "./follow.js";
+import { appendNumbered, followedIds } from "./follow.js";
 
 const ROOT = join(import.meta.dirname, "../..");
 const WORKER = join(import.meta.dirname, "fixtures/call-worker.ts");
@@ -104,7 +104,7 @@ describe("the call log across processes", { timeout: 180_000 }, () => {
   it("a Redis stream: newest records in order, filters, and follow", async () => {
     const sink = new RedisCallLog(redis.url, { key: "t:basic" });
     try {
-      for (let n = 1; n <= 1200; n++) await sink.append(record(n));
+      await appendNumbered(sink, record, 1, 1200);
       const last = await sink.read({}, 3);
       expect(last.records.map((r) => r.id)).toEqual(["r1198", "r1199", "r1200"]);
       // Past one page of the reverse scan (500 entries).
@@ -115,9 +115,7 @@ describe("the call log across processes", { timeout: 180_000 }, () => {
         sink,
         { tool: "trello_get_card" },
         200,
-        async () => {
-          for (let n = 1201; n <= 1206; n++) await sink.append(record(n));
-        },
+        () => appendNumbered(sink, record, 1201, 1206),
         3,
       );
       expect(got).toEqual(["r1201", "r1203", "r1205"]);
@@ -130,13 +128,13 @@ describe("the call log across processes", { timeout: 180_000 }, () => {
     const byCount = new RedisCallLog(redis.url, { key: "t:count", maxRecords: 50 });
     const byAge = new RedisCallLog(redis.url, { key: "t:age", maxAgeMs: 100 });
     try {
-      for (let n = 1; n <= 1000; n++) await byCount.append(record(n));
+      await appendNumbered(byCount, record, 1, 1000);
       const kept = (await byCount.read({}, 10_000)).records;
       // `MAXLEN ~` trims whole nodes of 100 entries: at most one node more than asked.
       expect(kept.length).toBeGreaterThanOrEqual(50);
       expect(kept.length).toBeLessThanOrEqual(150);
       expect(kept[kept.length - 1]!.id).toBe("r1000");
-      for (let n = 1; n <= 300; n++) await byAge.append(record(n));
+      await appendNumbered(byAge, record, 1, 300);
       await new Promise((r) => setTimeout(r, 150));
       await byAge.append(record(301));
       const young = (await byAge.read({}, 10_000)).records;

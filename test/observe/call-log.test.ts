@@ -23,7 +23,7 @@ import { executeTool, type ToolContext } from "../../runtime/tools/index.js";
 import { loadCatalogs } from "../../cli/commands/tools.js";
 import { Accounts, StepforgeMcp } from "../../runtime/mcp/index.js";
 import "../mock/register.js";
-import { followedIds } from "./follow.js";
+import { appendNumbered, followedIds } from "./follow.js";
 import { createMarkers, describeLeaks, needlesFor, scanText } from "../reliability/markers.js";
 
 const M = createMarkers();
@@ -298,7 +298,7 @@ describe("the file sink", () => {
   it("rotates past maxBytes, keeps maxFiles segments, and reads the newest records in order across them", async () => {
     const file = join(dir, "rot", "calls.jsonl");
     const sink = new FileCallLog(file, { maxBytes: 2000, maxFiles: 3 });
-    for (let n = 1; n <= 60; n++) await sink.append(record(n));
+    await appendNumbered(sink, record, 1, 60);
     const segments = await sink.segments();
     expect(segments).toHaveLength(3);
     expect(readdirSync(join(dir, "rot")).filter((f) => f.startsWith("calls.jsonl.")).length).toBe(3);
@@ -315,14 +315,14 @@ describe("the file sink", () => {
   it("removes segments older than maxAgeMs at the next rotation", async () => {
     const file = join(dir, "age", "calls.jsonl");
     const sink = new FileCallLog(file, { maxBytes: 1000, maxFiles: 100, maxAgeMs: 1000 });
-    for (let n = 1; n <= 8; n++) await sink.append(record(n));
+    await appendNumbered(sink, record, 1, 8);
     const rotated = new Set<string>();
     for (const segment of await sink.segments())
       for (const line of readFileSync(segment, "utf8").trim().split("\n"))
         rotated.add((JSON.parse(line) as CallRecord).id);
     expect(rotated.size).toBeGreaterThan(2);
     await new Promise((r) => setTimeout(r, 1100));
-    for (let n = 9; n <= 12; n++) await sink.append(record(n));
+    await appendNumbered(sink, record, 9, 12);
     const left = (await sink.read({}, 1000)).records.map((r) => r.id);
     expect(left.filter((id) => rotated.has(id))).toEqual([]);
     expect(left).toEqual(expect.arrayContaining(["r9", "r10", "r11", "r12"]));
@@ -331,7 +331,7 @@ describe("the file sink", () => {
   it("filters by tool, service, connection, outcome and since; skips and counts a torn line", async () => {
     const file = join(dir, "filter.jsonl");
     const sink = new FileCallLog(file);
-    for (let n = 1; n <= 20; n++) await sink.append(record(n));
+    await appendNumbered(sink, record, 1, 20);
     appendFileSync(file, '{"v":1,"id":"torn","ti\n');
     await sink.append(record(21));
     const all = await sink.read({}, 100);
@@ -348,15 +348,7 @@ describe("the file sink", () => {
     const file = join(dir, "follow", "calls.jsonl");
     const sink = new FileCallLog(file, { maxBytes: 1500, pollMs: 20 });
     await sink.append(record(1));
-    const got = await followedIds(
-      sink,
-      { outcome: "ok" },
-      500,
-      async () => {
-        for (let n = 2; n <= 16; n++) await sink.append(record(n));
-      },
-      12,
-    );
+    const got = await followedIds(sink, { outcome: "ok" }, 500, () => appendNumbered(sink, record, 2, 16), 12);
     expect((await sink.segments()).length).toBeGreaterThan(0);
     expect(got).toEqual(["r2", "r3", "r4", "r6", "r7", "r8", "r9", "r11", "r12", "r13", "r14", "r16"]);
   });

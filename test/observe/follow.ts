@@ -1,4 +1,5 @@
 /** Reading a call log's `follow` in tests: what it delivers while records are written. */
+import type { CallRecord } from "../../runtime/observe/record.js";
 import type { CallLogFilter, CallLogSink } from "../../runtime/observe/sink.js";
 
 /**
@@ -23,4 +24,14 @@ export async function followedIds(
   stop.abort();
   await following;
   return got;
+}
+
+/** Appends the records `record(from)` to `record(to)` to `sink`, one after another (as calls would). */
+export async function appendNumbered(
+  sink: Pick<CallLogSink, "append">,
+  record: (n: number) => CallRecord,
+  from: number,
+  to: number,
+): Promise<void> {
+  for (let n = from; n <= to; n++) await sink.append(record(n));
 }

@@ -66,8 +66,8 @@ describe("the project's services, before any generate", { timeout: 120_000 }, ()
   });
 
   it("call --mock runs a step against the service's mock started in the process", async () => {
-    const callMock = (tool: string, input: unknown) =>
-      runCli("call", tool, "--mock", "--input", JSON.stringify(input), ...p);
+    const callMock = (tool: string, input: unknown, ...flags: string[]) =>
+      runCli("call", tool, "--mock", "--input", JSON.stringify(input), ...flags, ...p);
     const created = await callMock("bookshelf_create_book", {
       title: "Snow Crash",
       author: "Neal Stephenson",
@@ -81,17 +81,9 @@ describe("the project's services, before any generate", { timeout: 120_000 }, ()
     const unknown = await callMock("bookshelf_lend_book", {});
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown tool "bookshelf_lend_book"; bookshelf has bookshelf_list_books');
-    const clash = await runCli(
-      "call",
-      "bookshelf_list_books",
-      "--mock",
-      "--connections",
-      "x.json",
-      "--input",
-      "{}",
-      ...p,
-    );
+    const clash = await callMock("bookshelf_list_books", {}, "--connections", "x.json");
     expect(clash.code).toBe(2);
+    expect(clash.stderr).toContain("leave out --connection, --connections and --base-url");
   });
 
   it("mock SERVICE starts the project's mock on 127.0.0.1 and it answers over HTTP", async () => {

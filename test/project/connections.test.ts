@@ -139,22 +139,12 @@ describe("stepforge mcp and accounts", { timeout: 120_000 }, () => {
   });
 
   it("--print-config gives an entry a client can start from another folder, and it serves the project", async () => {
-    const printed = await runCli(
-      "mcp",
-      "--print-config",
-      "cursor",
-      "--mock",
-      "--service",
-      "bookshelf",
-      "--project",
-      project.dir,
-    );
+    const serving = ["--mock", "--service", "bookshelf", "--project", project.dir];
+    const printed = await runCli("mcp", "--print-config", "cursor", ...serving);
     expect(printed.code, printed.stderr).toBe(0);
     const entry = (JSON.parse(printed.stdout) as { mcpServers: { stepforge: { command: string; args: string[] } } })
       .mcpServers.stepforge;
-    expect(entry.args).toEqual(
-      expect.arrayContaining(["mcp", "--mock", "--service", "bookshelf", "--project", project.dir]),
-    );
+    expect(entry.args).toEqual(expect.arrayContaining(["mcp", ...serving]));
     // As the client does it: its own working directory, nothing of the project on the way.
     const elsewhere = mkdtempSync(join(tmpdir(), "stepforge-client-"));
     const transport = new StdioClientTransport({

@@ -8,6 +8,9 @@ import { describe, expect, it } from "vitest";
 import { COMMAND_NAMES } from "../../cli/main.js";
 import { runCli } from "../helpers/cli.js";
 
+/** A well-formed Trello API key (32 hexadecimal characters), so only the flag under test is wrong. */
+const TRELLO_KEY = "0123456789abcdef0123456789abcdef";
+
 /** A call of each command that would otherwise get past its flags (a subcommand where it needs one). */
 const CALLS: Record<string, string[]> = {
   init: ["init"],
@@ -23,7 +26,7 @@ const CALLS: Record<string, string[]> = {
   mcp: ["mcp"],
   proxy: ["proxy", "--service", "trello", "--upstream", "https://api.trello.com"],
   log: ["log"],
-  auth: ["auth", "trello-url", "--key", "0123456789abcdef0123456789abcdef", "--app-name", "Agent"],
+  auth: ["auth", "trello-url", "--key", TRELLO_KEY, "--app-name", "Agent"],
 };
 
 describe("unknown flags and bad values", () => {
@@ -68,7 +71,7 @@ describe("unknown flags and bad values", () => {
 describe("stepforge auth trello-url", () => {
   it("refuses flags the authorize template does not take, naming what the spec fixes, and prints nothing", async () => {
     // With the values it does take: before, this printed expiration=never and scope=read,write (exit 0).
-    const key = ["--key", "0123456789abcdef0123456789abcdef", "--app-name", "Agent"];
+    const key = ["--key", TRELLO_KEY, "--app-name", "Agent"];
     const r = await runCli("auth", "trello-url", ...key, "--scope", "read", "--expiration", "1day", "--bogus", "1");
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
@@ -82,16 +85,9 @@ describe("stepforge auth trello-url", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("pass --key");
     expect(r.stderr).toContain("stepforge auth trello-url --key KEY --app-name NAME");
-    const spelled = await runCli(
-      "auth",
-      "trello-url",
-      "--api-key",
-      "0123456789abcdef0123456789abcdef",
-      "--app-name",
-      "Agent",
-    );
+    const spelled = await runCli("auth", "trello-url", "--api-key", TRELLO_KEY, "--app-name", "Agent");
     expect(spelled.code).toBe(0);
-    expect(new URL(spelled.stdout.trim()).searchParams.get("key")).toBe("0123456789abcdef0123456789abcdef");
+    expect(new URL(spelled.stdout.trim()).searchParams.get("key")).toBe(TRELLO_KEY);
   });
 
   it("a service without a browser authorization step says so", async () => {

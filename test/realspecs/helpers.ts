@@ -119,17 +119,22 @@ export function inputSchema(tool: ToolDefinition): {
   return canonicalSchema(tool.input, "input") as never;
 }
 
-/** What a test file of one spec works with: its folder, what generate made of it, and the service itself. */
 /** The tool step refused its input before sending (naming `field` when given), as invalid_input. */
 export function expectInvalidInput(result: ToolResult, field?: string): void {
   const error = field === undefined ? { kind: "invalid_input" } : { kind: "invalid_input", fields: [{ path: field }] };
   expect(result).toMatchObject({ ok: false, error });
 }
 
+/** What a test file of one spec works with: its folder, what generate made of it, and the service itself. */
 export interface ServedSpec extends Service {
   work: { dir: string; clean: () => void };
   generated: Generated;
   close(): Promise<void>;
+}
+
+/** The schema components of the model generate built, in order (the spec's own, then those it hoisted). */
+export function schemaNames(served: ServedSpec): string[] {
+  return Object.keys(served.generated.model.components.schemas as object);
 }
 
 /**

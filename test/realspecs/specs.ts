@@ -136,41 +136,21 @@ export const PATTERNS = {
     "/slugs": {
       post: {
         operationId: "createSlug",
-        parameters: [
-          {
-            name: "at",
-            in: "query",
-            schema: { type: "string", pattern: "^\\d+\\:\\d+$" },
-          },
-        ],
+        parameters: [{ name: "at", in: "query", schema: text({ pattern: "^\\d+\\:\\d+$" }) }],
         requestBody: {
           required: true,
-          content: {
-            "application/json": {
-              schema: {
-                type: "object",
-                required: ["slug"],
-                properties: {
-                  slug: { type: "string", pattern: "^[\\w-.]+$" },
-                  // Valid only without u, and no spelling keeps its meaning with it: not checked.
-                  ratio: { type: "string", pattern: "(?=a)*b" },
-                },
-              },
+          content: json({
+            type: "object",
+            required: ["slug"],
+            properties: {
+              slug: text({ pattern: "^[\\w-.]+$" }),
+              // Valid only without u, and no spelling keeps its meaning with it: not checked.
+              ratio: text({ pattern: "(?=a)*b" }),
             },
-          },
+          }),
         },
         responses: {
-          "201": {
-            description: "Created",
-            content: {
-              "application/json": {
-                schema: {
-                  type: "object",
-                  properties: { slug: { type: "string" } },
-                },
-              },
-            },
-          },
+          "201": { description: "Created", content: json({ type: "object", properties: { slug: text() } }) },
         },
       },
     },
@@ -190,12 +170,7 @@ export const NAMES = {
           { name: "id", in: "path", required: true, schema: text() },
           { name: "StartTime", in: "query", schema: text() },
           // The mock refuses the call unless this one arrives under its own name.
-          {
-            name: "StartTime<",
-            in: "query",
-            required: true,
-            schema: text({ pattern: "^\\d{4}$" }),
-          },
+          { name: "StartTime<", in: "query", required: true, schema: text({ pattern: "^\\d{4}$" }) },
           { name: "StartTime>", in: "query", schema: text() },
           { name: "ID", in: "query", schema: text() },
           { name: "$top", in: "query", schema: { type: "integer" } },

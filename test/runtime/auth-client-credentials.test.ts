@@ -14,6 +14,9 @@ import {
   makeDescriptor,
   startTestServer,
   type TestServer,
+  thrownBy,
+  BEARER_HEADER,
+  OAUTH_CLIENT_FIELDS,
 } from "./helpers.js";
 
 const SECRET = "CLIENTSECRETMARKER-42";
@@ -33,8 +36,7 @@ function ccService(renewBeforeSeconds = 0) {
             pattern: ENDPOINT_PATTERN,
             example: "https://123-ABC-456.mktorest.com",
           },
-          clientId: { description: "Client id", secret: false },
-          clientSecret: { description: "Client secret", secret: true },
+          ...OAUTH_CLIENT_FIELDS,
         },
       },
       auth: {
@@ -45,7 +47,7 @@ function ccService(renewBeforeSeconds = 0) {
         clientSecretField: "clientSecret",
         credentialsIn: "query",
         renewBeforeSeconds,
-        send: { in: "header", name: "Authorization", value: "Bearer {accessToken}" },
+        send: BEARER_HEADER,
       },
       errors: {
         envelope: { successField: "success", errorsField: "errors", codeField: "code", messageField: "message" },
@@ -180,17 +182,12 @@ describe("oauth2 client credentials", () => {
     const m = await marketoLike();
     server = m.server;
     for (const endpoint of [server.url, "https://evil.example.com", "https://123-ABC-456.mktorest.com.evil.example"]) {
-      let error: unknown;
-      try {
-        createServiceClient(ccService(), {
-          connection: { ...ccConnection(), fields: { ...ccConnection().fields, endpoint } },
-          shared: createSharedState(),
-        });
-      } catch (e) {
-        error = e;
-      }
-      expect(error).toBeInstanceOf(ConnectionError);
-      expect((error as ConnectionError).field).toBe("endpoint");
+      const connection = { ...ccConnection(), fields: { ...ccConnection().fields, endpoint } };
+      const error = thrownBy(
+        () => createServiceClient(ccService(), { connection, shared: createSharedState() }),
+        ConnectionError,
+      );
+      expect(error.field).toBe("endpoint");
       expect(String(error)).toContain('field "endpoint"');
       expect(String(error)).toContain("https://123-ABC-456.mktorest.com");
       expect(JSON.stringify(error)).not.toContain(SECRET);

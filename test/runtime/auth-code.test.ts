@@ -8,7 +8,15 @@ import {
   MemoryConnectionStore,
   type RuntimeEvent,
 } from "../../runtime/index.js";
-import { apiKeyService, json, makeDescriptor, startTestServer, type TestServer } from "./helpers.js";
+import {
+  apiKeyService,
+  BEARER_HEADER,
+  json,
+  makeDescriptor,
+  OAUTH_CLIENT_FIELDS,
+  startTestServer,
+  type TestServer,
+} from "./helpers.js";
 
 const SECRET = "CLIENTSECRETMARKER-42";
 
@@ -22,8 +30,7 @@ function acService() {
       connection: {
         baseUrl: "https://api.snare.example",
         fields: {
-          clientId: { description: "OAuth client id", secret: false },
-          clientSecret: { description: "OAuth client secret", secret: true },
+          ...OAUTH_CLIENT_FIELDS,
           accessToken: { description: "Access token", secret: true, required: false },
           refreshToken: { description: "Refresh token", secret: true, required: false },
           expiresAt: { description: "When the access token expires", secret: false, required: false },
@@ -41,7 +48,7 @@ function acService() {
         credentialsIn: "json",
         scopes: ["read_clients", "write_clients"],
         renewBeforeSeconds: 300,
-        send: { in: "header", name: "Authorization", value: "Bearer {accessToken}" },
+        send: BEARER_HEADER,
       },
       errors: { statuses: { "401": { kind: "auth", reauth: true, description: "token invalid or expired" } } },
     },

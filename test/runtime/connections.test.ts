@@ -10,7 +10,7 @@ import {
   requireConnection,
   validateConnection,
 } from "../../runtime/index.js";
-import { apiKeyConnection, apiKeyService, KEY, TOKEN } from "./helpers.js";
+import { apiKeyConnection, apiKeyService, KEY, TOKEN, thrownBy } from "./helpers.js";
 
 let dir: string;
 beforeEach(async () => {
@@ -38,17 +38,12 @@ describe("connection validation", () => {
   });
 
   it("names a malformed secret field without echoing its value", () => {
-    let error: unknown;
-    try {
-      validateConnection(d, { name: "main", fields: { apiKey: "short!SECRETVALUE", token: TOKEN } });
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(ConnectionError);
-    expect((error as ConnectionError).field).toBe("apiKey");
+    const fields = { apiKey: "short!SECRETVALUE", token: TOKEN };
+    const error = thrownBy(() => validateConnection(d, { name: "main", fields }), ConnectionError);
+    expect(error.field).toBe("apiKey");
     expect(String(error)).toContain('field "apiKey" is not valid');
     expect(String(error)).toContain("^[0-9a-zA-Z_]{8,}$");
-    for (const text of [String(error), JSON.stringify(error), (error as Error).stack ?? ""])
+    for (const text of [String(error), JSON.stringify(error), error.stack ?? ""])
       expect(text).not.toContain("SECRETVALUE");
   });
 

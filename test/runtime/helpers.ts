@@ -181,6 +181,50 @@ export function apiKeyService(
   );
 }
 
+/**
+ * A window limit of `requests` per `windowSeconds` that the service refuses with a plain 429; `scope`
+ * adds what narrows it (per, applies, pathPrefix) and may set a description (the id otherwise).
+ */
+export function windowLimit(
+  id: string,
+  requests: number,
+  windowSeconds: number,
+  scope: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return { id, kind: "window", requests, windowSeconds, description: id, rejection: { status: 429 }, ...scope };
+}
+
+/** What `promise` rejects with, checked to be a `type` (the test fails when it resolves). */
+export async function rejectionOf<E>(promise: Promise<unknown>, type: new (...args: never[]) => E): Promise<E> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(type);
+  return error as E;
+}
+
+/** What `fn` throws, checked to be a `type` (the test fails when it returns). */
+export function thrownBy<E>(fn: () => unknown, type: new (...args: never[]) => E): E {
+  let error: unknown;
+  try {
+    fn();
+  } catch (e) {
+    error = e;
+  }
+  expect(error).toBeInstanceOf(type);
+  return error as E;
+}
+
+/** An OAuth client's id and secret, the connection fields every OAuth service of these tests has. */
+export const OAUTH_CLIENT_FIELDS = {
+  clientId: { description: "OAuth client id", secret: false },
+  clientSecret: { description: "OAuth client secret", secret: true },
+};
+
+/** The access token sent as a bearer token in the Authorization header. */
+export const BEARER_HEADER = { in: "header", name: "Authorization", value: "Bearer {accessToken}" };
+
 export const KEY = "KEYMARKER0123456789abcdef";
 export const TOKEN = "TOKENMARKER9876543210fedcba";
 

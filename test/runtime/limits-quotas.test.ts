@@ -17,6 +17,7 @@ import {
   nextFailure,
   startTestServer,
   type TestServer,
+  windowLimit,
 } from "./helpers.js";
 
 let server: TestServer | undefined;
@@ -144,17 +145,7 @@ describe("calendar", () => {
 
 describe("maxLimitWaitMs: a bound on how long a client-side limit may hold a call", () => {
   // One request per minute: after one call, the next would wait about 60 s.
-  const limits = [
-    {
-      id: "perToken",
-      kind: "window",
-      requests: 1,
-      windowSeconds: 60,
-      per: "connection",
-      description: "1 per minute",
-      rejection: { status: 429 },
-    },
-  ];
+  const limits = [windowLimit("perToken", 1, 60, { per: "connection", description: "1 per minute" })];
 
   /** A client that waits at most 1 s for the window (which holds a call about 60 s) and never retries. */
   const boundedClient = (baseUrl: string) =>

@@ -7,7 +7,15 @@ import {
   type ServiceDescriptor,
   type ThrottleEvent,
 } from "../../runtime/index.js";
-import { apiKeyConnection, apiKeyService, delay, json, startTestServer, type TestServer } from "./helpers.js";
+import {
+  apiKeyConnection,
+  apiKeyService,
+  delay,
+  json,
+  startTestServer,
+  type TestServer,
+  windowLimit,
+} from "./helpers.js";
 import { ServerWindow } from "./server-window.js";
 
 let server: TestServer | undefined;
@@ -31,24 +39,8 @@ function unretriedClient(d: ServiceDescriptor) {
 
 describe("sliding windows", () => {
   const limits = [
-    {
-      id: "perToken",
-      kind: "window",
-      requests: 100,
-      windowSeconds: 10,
-      per: "connection",
-      description: "100 per 10 s per token",
-      rejection: { status: 429 },
-    },
-    {
-      id: "perKey",
-      kind: "window",
-      requests: 300,
-      windowSeconds: 10,
-      per: "field:apiKey",
-      description: "300 per 10 s per key",
-      rejection: { status: 429 },
-    },
+    windowLimit("perToken", 100, 10, { per: "connection", description: "100 per 10 s per token" }),
+    windowLimit("perKey", 300, 10, { per: "field:apiKey", description: "300 per 10 s per key" }),
   ];
   // Shrunk for the test: 10 per token and 15 per key in 300 ms windows.
   const shrink = {
@@ -180,24 +172,8 @@ describe("sliding windows", () => {
     });
     const d = apiKeyService({
       limits: [
-        {
-          id: "reads",
-          kind: "window",
-          applies: "read",
-          requests: 6,
-          windowSeconds: WINDOW_MS / 1000,
-          description: "reads",
-          rejection: { status: 429 },
-        },
-        {
-          id: "writes",
-          kind: "window",
-          applies: "write",
-          requests: 3,
-          windowSeconds: WINDOW_MS / 1000,
-          description: "writes",
-          rejection: { status: 429 },
-        },
+        windowLimit("reads", 6, WINDOW_MS / 1000, { applies: "read" }),
+        windowLimit("writes", 3, WINDOW_MS / 1000, { applies: "write" }),
       ],
     });
     const client = unretriedClient(d);
@@ -221,17 +197,7 @@ describe("sliding windows", () => {
       json(res, 200, { path: req.url.pathname });
     });
     const d = apiKeyService({
-      limits: [
-        {
-          id: "members",
-          kind: "window",
-          pathPrefix: "/1/members/",
-          requests: 2,
-          windowSeconds: WINDOW_MS / 1000,
-          description: "members",
-          rejection: { status: 429 },
-        },
-      ],
+      limits: [windowLimit("members", 2, WINDOW_MS / 1000, { pathPrefix: "/1/members/" })],
     });
     const client = unretriedClient(d);
     const order: string[] = [];

@@ -10,7 +10,15 @@ import {
   ServerError,
   TimeoutError,
 } from "../../runtime/index.js";
-import { apiKeyConnection, apiKeyService, delay, json, startTestServer, type TestServer } from "./helpers.js";
+import {
+  apiKeyConnection,
+  apiKeyService,
+  delay,
+  json,
+  rejectionOf,
+  startTestServer,
+  type TestServer,
+} from "./helpers.js";
 
 let server: TestServer | undefined;
 
@@ -85,10 +93,7 @@ describe("retries", () => {
 
   it("caps attempts and puts the retry count on the error", async () => {
     await flaky(100, (res) => json(res, 502, { message: "bad gateway" }));
-    const error = (await client({ retry: { attempts: 2 } })
-      .call("getThing", get)
-      .catch((e: unknown) => e)) as ServerError;
-    expect(error).toBeInstanceOf(ServerError);
+    const error = await rejectionOf(client({ retry: { attempts: 2 } }).call("getThing", get), ServerError);
     expect(error.retries).toBe(2);
     expect(error.status).toBe(502);
     expect(server!.seen).toHaveLength(3);
@@ -161,20 +166,20 @@ describe("timeouts, dropped connections and duplicate writes", () => {
 
   it("fails with a TimeoutError when every attempt times out", async () => {
     await flaky(100, () => undefined);
-    const error = (await client({ retry: { timeoutMs: 100, attempts: 1 } })
-      .call("getThing", get)
-      .catch((e: unknown) => e)) as TimeoutError;
-    expect(error).toBeInstanceOf(TimeoutError);
+    const error = await rejectionOf(
+      client({ retry: { timeoutMs: 100, attempts: 1 } }).call("getThing", get),
+      TimeoutError,
+    );
     expect(error.retries).toBe(1);
     expect(server!.seen).toHaveLength(2);
   });
 
   it("does not send a POST again after it timed out", async () => {
     await flaky(100, () => undefined);
-    const error = (await client({ retry: { timeoutMs: 150, attempts: 3 } })
-      .call("createThing", { body: { name: "x" } })
-      .catch((e: unknown) => e)) as TimeoutError;
-    expect(error).toBeInstanceOf(TimeoutError);
+    const error = await rejectionOf(
+      client({ retry: { timeoutMs: 150, attempts: 3 } }).call("createThing", { body: { name: "x" } }),
+      TimeoutError,
+    );
     expect(error.retries).toBe(0);
     await delay(100);
     expect(server!.seen.filter((s) => s.method === "POST")).toHaveLength(1);
@@ -183,11 +188,9 @@ describe("timeouts, dropped connections and duplicate writes", () => {
   it("does not send a POST again after the connection dropped, nor after a 502", async () => {
     await flaky(100, (res, n) => (n === 1 ? res.socket!.destroy() : json(res, 502, { message: "bad gateway" })));
     const c = client({ retry: { attempts: 3 } });
-    const dropped = (await c.call("createThing", { body: { name: "x" } }).catch((e: unknown) => e)) as NetworkError;
-    expect(dropped).toBeInstanceOf(NetworkError);
+    const dropped = await rejectionOf(c.call("createThing", { body: { name: "x" } }), NetworkError);
     expect(dropped.retries).toBe(0);
-    const gateway = (await c.call("createThing", { body: { name: "y" } }).catch((e: unknown) => e)) as ServerError;
-    expect(gateway).toBeInstanceOf(ServerError);
+    const gateway = await rejectionOf(c.call("createThing", { body: { name: "y" } }), ServerError);
     expect(gateway.retries).toBe(0);
     expect(server!.seen).toHaveLength(2);
   });
@@ -222,8 +225,7 @@ describe("timeouts, dropped connections and duplicate writes", () => {
       shared: createSharedState(),
       retry: { attempts: 2, baseDelayMs: 5 },
     });
-    const error = (await c.call("createThing", { body: { name: "x" } }).catch((e: unknown) => e)) as NetworkError;
-    expect(error).toBeInstanceOf(NetworkError);
+    const error = await rejectionOf(c.call("createThing", { body: { name: "x" } }), NetworkError);
     expect(error.retries).toBe(2);
     expect(error.message).toContain("ECONNREFUSED");
   });
@@ -236,8 +238,7 @@ describe("abort", () => {
     const pending = client().call("getThing", { ...get, signal: controller.signal });
     await delay(50);
     controller.abort();
-    const error = (await pending.catch((e: unknown) => e)) as AbortedError;
-    expect(error).toBeInstanceOf(AbortedError);
+    const error = await rejectionOf(pending, AbortedError);
     expect(error.kind).toBe("network");
     expect(error.retryable).toBe(false);
     expect(server!.seen).toHaveLength(1);

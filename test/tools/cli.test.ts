@@ -83,20 +83,11 @@ describe("stepforge tools", () => {
 });
 
 describe("stepforge call", () => {
+  /** The flags that read connections from `file` and send to the loopback server. */
+  const against = (file: string) => ["--connections", file, "--base-url", server.url];
   /** `stepforge call TOOL --input JSON` with the "work" connection of the plain file, against the mock. */
   const callWork = (tool: string, input: string) =>
-    runCli(
-      "call",
-      tool,
-      "--input",
-      input,
-      "--connection",
-      "work",
-      "--connections",
-      plainFile,
-      "--base-url",
-      server.url,
-    );
+    runCli("call", tool, "--input", input, "--connection", "work", ...against(plainFile));
 
   it("runs a step and prints its result (exit 0)", async () => {
     const r = await callWork("trello_get_card", '{"id":"6123a9f0c4b5d6e7f8091a2b"}');
@@ -105,16 +96,7 @@ describe("stepforge call", () => {
   });
 
   it("reads the runtime's store file and picks the only connection", async () => {
-    const r = await runCli(
-      "call",
-      "trello_get_boards",
-      "--input",
-      "{}",
-      "--connections",
-      storeFile,
-      "--base-url",
-      server.url,
-    );
+    const r = await runCli("call", "trello_get_boards", "--input", "{}", ...against(storeFile));
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, data: { items: [{ name: "Launch" }] } });
   });
@@ -136,7 +118,7 @@ describe("stepforge call", () => {
   });
 
   it("exits 2 on usage errors", async () => {
-    const base = ["--connections", plainFile, "--base-url", server.url];
+    const base = against(plainFile);
     expect((await runCli("call", "trello_nope", "--input", "{}", ...base)).code).toBe(2);
     expect((await runCli("call", "trello_get_card", "--input", "{not json", ...base)).code).toBe(2);
     expect((await runCli("call", "trello_get_card", ...base)).code).toBe(2);

@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { text as bodyText } from "node:stream/consumers";
 import type { Connection } from "../../runtime/index.js";
 
 export interface Received {
@@ -28,24 +29,23 @@ export async function loopback(reply: Reply): Promise<Loopback> {
   const received: Received[] = [];
   const sockets = new Set<Socket>();
   let connections = 0;
-  const server = createServer((raw, res) => {
-    const chunks: Buffer[] = [];
-    raw.on("data", (c: Buffer) => chunks.push(c));
-    raw.on("end", () => {
-      const req: Received = {
-        method: raw.method ?? "GET",
-        url: new URL(raw.url ?? "/", "http://127.0.0.1"),
-        headers: raw.headers,
-        body: Buffer.concat(chunks).toString("utf8"),
-      };
-      received.push(req);
-      try {
-        reply(req, res);
-      } catch (error) {
-        res.statusCode = 500;
-        res.end(String(error));
-      }
-    });
+  const server = createServer(async (raw, res) => {
+    // A sender that goes away before its body ends is not a request: nothing is recorded or answered.
+    const body = await bodyText(raw).catch(() => undefined);
+    if (body === undefined) return;
+    const req: Received = {
+      method: raw.method ?? "GET",
+      url: new URL(raw.url ?? "/", "http://127.0.0.1"),
+      headers: raw.headers,
+      body,
+    };
+    received.push(req);
+    try {
+      reply(req, res);
+    } catch (error) {
+      res.statusCode = 500;
+      res.end(String(error));
+    }
   });
   server.on("connection", (s: Socket) => {
     connections++;

@@ -4,7 +4,7 @@
  * run the same parts against real sockets.
  */
 import type { OperationDescriptor, ServiceDescriptor } from "../../../runtime/index.js";
-import { apiKeyService, makeDescriptor } from "../helpers.js";
+import { apiKeyService, BEARER_HEADER, makeDescriptor, OAUTH_CLIENT_FIELDS } from "../helpers.js";
 
 export interface Sent {
   url: string;
@@ -73,10 +73,7 @@ export function oauthService(): ServiceDescriptor {
       title: "Leads",
       connection: {
         baseUrl: "https://api.leads.example",
-        fields: {
-          clientId: { description: "client id", secret: false },
-          clientSecret: { description: "client secret", secret: true },
-        },
+        fields: OAUTH_CLIENT_FIELDS,
       },
       auth: {
         kind: "oauth2-client-credentials",
@@ -85,7 +82,7 @@ export function oauthService(): ServiceDescriptor {
         clientIdField: "clientId",
         clientSecretField: "clientSecret",
         credentialsIn: "form",
-        send: { in: "header", name: "Authorization", value: "Bearer {accessToken}" },
+        send: BEARER_HEADER,
       },
       limits: [],
       errors: { statuses: { "401": { kind: "auth", retry: false, reauth: true, description: "token refused" } } },
