@@ -41,19 +41,50 @@ const where = (op: OperationSurface) => `${op.method} ${op.path}`;
 const signature = (op: OperationSurface) =>
   JSON.stringify([op.parameters.map((p) => [p.in, p.name, p.required, p.schema]), op.body ?? null, op.response]);
 
+/**
+ * Old operations paired with the new ones at their endpoints (method and path, parameter names
+ * left out). A spec may hold two operations at one endpoint whose paths differ only in their
+ * parameters' names (`/cards/{filter}` beside `/cards/{idCard}`: a route the mock refuses, SF193,
+ * but a lenient spec keeps both), so the pairing goes in rounds: first each with the one written at
+ * its very path, then with the one of its operationId, then with any left at its endpoint.
+ */
+function pairByEndpoint(old: ServiceSurface, now: ServiceSurface): Map<OperationSurface, OperationSurface> {
+  const nowByKey = new Map<string, OperationSurface[]>();
+  for (const op of now.operations) nowByKey.set(operationKey(op), [...(nowByKey.get(operationKey(op)) ?? []), op]);
+  const partner = new Map<OperationSurface, OperationSurface>();
+  const taken = new Set<OperationSurface>();
+  const round = (pick: (before: OperationSurface, open: OperationSurface[]) => OperationSurface | undefined) => {
+    for (const before of old.operations) {
+      if (partner.has(before)) continue;
+      const after = pick(
+        before,
+        (nowByKey.get(operationKey(before)) ?? []).filter((op) => !taken.has(op)),
+      );
+      if (after) {
+        partner.set(before, after);
+        taken.add(after);
+      }
+    }
+  };
+  round((before, open) => open.find((op) => op.path === before.path));
+  round((before, open) => open.find((op) => op.operationId === before.operationId));
+  round((_, open) => open[0]);
+  return partner;
+}
+
 export function compareSurfaces(old: ServiceSurface, now: ServiceSurface): SurfaceComparison {
   const changes: Change[] = [];
   const pairs: TypedPair[] = [];
-  const nowByKey = new Map(now.operations.map((op) => [operationKey(op), op]));
-  const oldByKey = new Map(old.operations.map((op) => [operationKey(op), op]));
+  const partners = pairByEndpoint(old, now);
+  const oldKeys = new Set(old.operations.map(operationKey));
   const nowById = new Map(now.operations.map((op) => [op.operationId, op]));
-  const matched = new Set<OperationSurface>();
+  const matched = new Set<OperationSurface>(partners.values());
   for (const before of old.operations) {
     // Same method and path; else the same operationId at a place no old operation held (moved).
     const moved = nowById.get(before.operationId);
-    const after =
-      nowByKey.get(operationKey(before)) ?? (moved && !oldByKey.has(operationKey(moved)) ? moved : undefined);
-    if (!after || matched.has(after)) {
+    let after = partners.get(before);
+    if (!after && moved && !oldKeys.has(operationKey(moved)) && !matched.has(moved)) after = moved;
+    if (!after) {
       changes.push(
         change(
           "operation-removed",

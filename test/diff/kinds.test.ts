@@ -78,6 +78,22 @@ describe("operations", { timeout: 120_000 }, () => {
       ]
     `);
   });
+  it("two at one endpoint (paths that differ only in a parameter's name): each compared with its own", async () => {
+    // `/widgets/{id}` and `/widgets/{serial}` are one endpoint to the surface (parameter names left out).
+    const bySerial = (d: Json) => {
+      d.paths["/widgets/{serial}"] = {
+        get: {
+          operationId: "getWidgetBySerial",
+          parameters: [{ name: "serial", in: "path", required: true, schema: { type: "string" } }],
+          responses: { "200": { description: "ok" } },
+        },
+      };
+    };
+    expect(await report(() => undefined, bySerial)).toEqual([]);
+    expect(await report((d) => (d.paths["/widgets/{serial}"].get.deprecated = true), bySerial)).toEqual([
+      "c operation-deprecated getWidgetBySerial: marked deprecated [model]",
+    ]);
+  });
   it("deprecated", async () => {
     expect(await report((d) => (widget(d).get.deprecated = true))).toMatchInlineSnapshot(`
       [
