@@ -17,23 +17,25 @@
  * and no 1,000-operation or GitHub case.
  *
  * bench/.cache (git-ignored) holds a copy of the stepforge package (so `generate` can write a cold
- * generated/ without touching the repository's), the synthetic specs, the downloaded GitHub spec and
- * every tool's output (out/, emptied at the start). Output stays at a fixed place so stepforge's
+ * generated/ without touching the repository's), the synthetic specs and every tool's output (out/,
+ * emptied at the start); the GitHub spec is bench/corpus.ts's (bench/lib/corpus-specs.ts fetches it). Output stays at a fixed place so stepforge's
  * no-change record (node_modules/.cache/stepforge, keyed by output directory) is reused, not piled up.
  */
-import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { parse as parseYaml } from "yaml";
 import { syntheticSpecYaml } from "./fixtures/synthetic-spec.js";
+import { corpusFile, corpusSpec } from "./lib/corpus-specs.js";
 import { heyapiArgs } from "./lib/heyapi.js";
 import {
   fmtMiB,
   fmtSeconds,
   machineLine,
   ratio,
+  ROUND_FLAGS,
+  roundsOf,
   runChild,
   sampleSideBySide,
   table,
@@ -44,12 +46,10 @@ import {
 } from "./lib/report.js";
 
 const { values } = parseArgs({
-  options: { rounds: { type: "string", default: "3" }, quick: { type: "boolean", default: false } },
+  options: ROUND_FLAGS,
 });
 const QUICK = values.quick;
-const ROUNDS = QUICK ? 1 : Number(values.rounds);
-if (!Number.isInteger(ROUNDS) || ROUNDS < 1)
-  throw new Error(`--rounds must be a positive integer, got ${values.rounds}`);
+const ROUNDS = roundsOf(values);
 /** Seconds of measured runs one case may take after its warm-up (a one-minute case runs once). */
 const BUDGET_SECONDS = 20;
 
@@ -57,8 +57,6 @@ const ROOT = resolve(import.meta.dirname, "..");
 const CACHE = join(ROOT, "bench", ".cache");
 const NODE = process.execPath;
 const SERVICES = ["contentsnare", "marketo", "trello", "worldnews"] as const;
-const GITHUB_PACKAGE = "@octokit/openapi@23.0.2";
-const GITHUB_FILE = "generated/api.github.com.json";
 const TRELLO_OFFICIAL = join(ROOT, "test", "corpus", "specs", "trello-openapi.json");
 
 const STEPFORGE_BIN = join(ROOT, "bin", "stepforge.js");
@@ -239,36 +237,19 @@ function printProjectTables(rows: Measured[]): void {
   );
 
   console.log("\n### No-change rerun (output already current)\n");
-  const rerunRows = [
-    [
-      "stepforge",
-      "`generate`: writes no file when nothing changed",
-      fmtSeconds(seconds(rerun)),
-      fmtMiB(mib(rerun)),
-      ratio(seconds(rerun), seconds(rerun)),
-    ],
-    [
-      "stepforge --check",
-      "whole pipeline every time, compares, writes nothing",
-      fmtSeconds(seconds(check)),
-      fmtMiB(mib(check)),
-      vs(seconds(check), seconds(rerun)),
-    ],
-    [
-      "openapi-typescript",
-      "no incremental mode: a rerun is a full run (rewrites every file)",
-      fmtSeconds(seconds(oats)),
-      fmtMiB(mib(oats)),
-      vs(seconds(oats), seconds(rerun)),
-    ],
-    [
-      "HeyAPI",
-      "no incremental mode: a rerun is a full run (cleans and rewrites the output)",
-      fmtSeconds(seconds(hey)),
-      fmtMiB(mib(hey)),
-      vs(seconds(hey), seconds(rerun)),
-    ],
+  const rerunBehaviour: Array<[string, string, Measured]> = [
+    ["stepforge", "`generate`: writes no file when nothing changed", rerun],
+    ["stepforge --check", "whole pipeline every time, compares, writes nothing", check],
+    ["openapi-typescript", "no incremental mode: a rerun is a full run (rewrites every file)", oats],
+    ["HeyAPI", "no incremental mode: a rerun is a full run (cleans and rewrites the output)", hey],
   ];
+  const rerunRows = rerunBehaviour.map(([tool, behaviour, m]) => [
+    tool,
+    behaviour,
+    fmtSeconds(seconds(m)),
+    fmtMiB(mib(m)),
+    vs(seconds(m), seconds(rerun)),
+  ]);
   console.log(table(["tool", "rerun behaviour", "seconds", "peak MiB", "time / stepforge rerun"], rerunRows));
   const target = seconds(rerun) < 1 ? "met" : "NOT met";
   console.log(
@@ -297,28 +278,14 @@ function syntheticCase(operations: number): SpecCase {
 
 /** GitHub's REST API description, fetched once through the npm registry; a reason when it cannot be. */
 function githubCase(): SpecCase | string {
-  const dir = join(CACHE, "github");
-  const file = join(dir, "api.github.com.json");
-  if (!existsSync(file)) {
-    mkdirSync(dir, { recursive: true });
-    const pack = spawnSync("npm", ["pack", GITHUB_PACKAGE, "--pack-destination", dir, "--silent"], {
-      cwd: dir,
-      encoding: "utf8",
-    });
-    const tarball = pack.stdout?.trim().split("\n").at(-1);
-    if (pack.status !== 0 || !tarball)
-      return `npm pack ${GITHUB_PACKAGE} failed: ${(pack.stderr ?? "").trim().split("\n").at(-1)}`;
-    const untar = spawnSync(
-      "tar",
-      ["-xzf", join(dir, tarball), "-C", dir, "--strip-components=2", `package/${GITHUB_FILE}`],
-      { encoding: "utf8" },
-    );
-    rmSync(join(dir, tarball), { force: true });
-    if (untar.status !== 0 || !existsSync(file))
-      return `cannot extract ${GITHUB_FILE} from ${tarball}: ${untar.stderr.trim()}`;
+  let file: string;
+  try {
+    file = corpusFile("github");
+  } catch (error) {
+    return (error as Error).message;
   }
   return {
-    name: `GitHub REST (${GITHUB_PACKAGE}, OpenAPI 3.0, JSON)`,
+    name: `GitHub REST (${corpusSpec("github").from}, OpenAPI 3.0, JSON)`,
     slug: "github",
     file,
     operations: countOperations(file),

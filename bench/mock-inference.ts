@@ -3,7 +3,7 @@
  * (the example the mock serves) with the sampler's own checker (runtime/mock/problem.ts) beside Ajv compiling each schema
  * (the mock's request validator, the obvious alternative), and the whole check stage, on public
  * specs: the official Trello spec, the World News spec and GitHub's REST description when it is
- * cached (bench/.cache/github from `bench/generate.ts`, or the corpus test's cache).
+ * cached (by `bench/generate.ts` or `bench/corpus.ts`, or by the corpus test).
  *
  *   npx tsx bench/mock-inference.ts [--quick]
  *
@@ -19,6 +19,7 @@ import { RefResolver, type Json } from "../generator/refs.js";
 import { ProblemFinder } from "../runtime/mock/problem.js";
 import { pointerResolver } from "../runtime/mock/sample.js";
 import { RequestValidator } from "../runtime/mock/validate.js";
+import { CORPUS_CACHE } from "./lib/corpus-specs.js";
 import { machineLine, median, ratio, table } from "./lib/report.js";
 
 const ROOT = join(import.meta.dirname, "..");
@@ -26,7 +27,7 @@ const { values } = parseArgs({ options: { quick: { type: "boolean", default: fal
 const ROUNDS = values.quick ? 1 : 3;
 
 const github = [
-  join(ROOT, "bench", ".cache", "github", "api.github.com.json"),
+  join(CORPUS_CACHE, "octokit-openapi-23.0.2", "package", "generated", "api.github.com.json"),
   join(ROOT, "node_modules", ".cache", "stepforge-corpus", "octokit-openapi-23.0.2", "api.github.com.json"),
 ].find(existsSync);
 const specs = [

@@ -29,6 +29,8 @@ import {
   fmtSeconds,
   machineLine,
   ratio,
+  ROUND_FLAGS,
+  roundsOf,
   runChild,
   sampleSideBySide,
   table,
@@ -40,16 +42,13 @@ import { heyapiArgs } from "./lib/heyapi.js";
 
 const { values } = parseArgs({
   options: {
-    rounds: { type: "string", default: "3" },
-    quick: { type: "boolean", default: false },
+    ...ROUND_FLAGS,
     spec: { type: "string", multiple: true },
     // Only the --spec tables (the four project specs' table takes most of a run).
     "specs-only": { type: "boolean", default: false },
   },
 });
-const ROUNDS = values.quick ? 1 : Number(values.rounds);
-if (!Number.isInteger(ROUNDS) || ROUNDS < 1)
-  throw new Error(`--rounds must be a positive integer, got ${values.rounds}`);
+const ROUNDS = roundsOf(values);
 
 const ROOT = resolve(import.meta.dirname, "..");
 const WORK = join(ROOT, "bench", ".cache", "typecheck");

@@ -3,7 +3,7 @@
  * arguments with node:util parseArgs in strict mode (an unknown flag is a usage error naming it,
  * exit 2); a value that is not what the flag takes is one too, naming the flag and what it takes.
  */
-import { type ParseArgsConfig } from "node:util";
+import { type ParseArgsConfig, parseArgs } from "node:util";
 import { UsageError } from "./usage.js";
 
 /** `--spec FILE` (repeatable) and `--project DIR`: which services a command works on (cli/project.ts). */
@@ -11,6 +11,33 @@ export const SCOPE_OPTIONS = {
   spec: { type: "string", multiple: true },
   project: { type: "string" },
 } as const satisfies ParseArgsConfig["options"];
+
+type FlagOptions = NonNullable<ParseArgsConfig["options"]>;
+/** What parseArgs returns for these options in strict mode, with or without words beside the flags. */
+type Parsed<O extends FlagOptions, Words extends boolean> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: Words }>
+>;
+
+/** A command's `--flag value` arguments, strictly: an unknown flag or a bare word is a usage error. */
+export function flagsOf<O extends FlagOptions>(args: string[], options: O): Parsed<O, false> {
+  return parseArgs({ args, options, strict: true, allowPositionals: false });
+}
+
+/** The same for a command that also takes words without a flag (`positionals`: file names, an operation). */
+export function flagsAndWordsOf<O extends FlagOptions>(args: string[], options: O): Parsed<O, true> {
+  return parseArgs({ args, options, strict: true, allowPositionals: true });
+}
+
+/** `--NAME VALUE` flags, one for each name. */
+export function valueFlags<const N extends string>(...names: N[]): { [K in N]: { type: "string" } } {
+  return Object.fromEntries(names.map((name) => [name, { type: "string" }])) as { [K in N]: { type: "string" } };
+}
+
+/** `--NAME` switches, off unless given. */
+export function switchFlags<const N extends string>(...names: N[]): { [K in N]: { type: "boolean"; default: false } } {
+  const flags = names.map((name) => [name, { type: "boolean", default: false }]);
+  return Object.fromEntries(flags) as { [K in N]: { type: "boolean"; default: false } };
+}
 
 export interface NumberRule {
   /** What the flag takes, in words: "a port number (0-65535)". */

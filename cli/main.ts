@@ -8,9 +8,8 @@ import { join } from "node:path";
 import { formatDiagnostic, SpecError } from "../generator/diagnostics.js";
 import { packageRoot } from "../generator/package-root.js";
 import { requirePackages } from "../runtime/internal/package-bin.js";
+import type { Command } from "./command.js";
 import { COMMAND_HELP, commandHelp, overview, usage, usageOf, UsageError } from "./usage.js";
-
-type Command = (argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream) => Promise<number>;
 
 /**
  * Commands load on demand: `generate` and `lint` must never import generated/, or a stale or

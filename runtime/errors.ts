@@ -44,7 +44,7 @@ export class StepforgeError extends Error {
 
   constructor(kind: ErrorKind, message: string, details: ErrorDetails) {
     super(message);
-    this.name = ERROR_CLASS_NAMES[kind];
+    this.name = ERROR_CLASSES[kind][1];
     this.kind = kind;
     this.service = details.service;
     this.operation = details.operation;
@@ -88,35 +88,26 @@ export class TimeoutError extends StepforgeError {}
 export class NetworkError extends StepforgeError {}
 export class ServerError extends StepforgeError {}
 
-const ERROR_CLASSES: Record<ErrorKind, typeof StepforgeError> = {
-  auth: AuthError,
-  permission: PermissionError,
-  not_found: NotFoundError,
-  validation: ValidationError,
-  conflict: ConflictError,
-  rate_limited: RateLimitedError,
-  quota_exhausted: QuotaExhaustedError,
-  timeout: TimeoutError,
-  network: NetworkError,
-  server: ServerError,
-};
-
-const ERROR_CLASS_NAMES: Record<ErrorKind, string> = {
-  auth: "AuthError",
-  permission: "PermissionError",
-  not_found: "NotFoundError",
-  validation: "ValidationError",
-  conflict: "ConflictError",
-  rate_limited: "RateLimitedError",
-  quota_exhausted: "QuotaExhaustedError",
-  timeout: "TimeoutError",
-  network: "NetworkError",
-  server: "ServerError",
+/**
+ * Each kind's subclass and its `name`. The name is written out, not read from the class: a minifier
+ * renames classes, and `name` is part of what a caller sees (`toJSON`, logs).
+ */
+const ERROR_CLASSES: Record<ErrorKind, readonly [typeof StepforgeError, string]> = {
+  auth: [AuthError, "AuthError"],
+  permission: [PermissionError, "PermissionError"],
+  not_found: [NotFoundError, "NotFoundError"],
+  validation: [ValidationError, "ValidationError"],
+  conflict: [ConflictError, "ConflictError"],
+  rate_limited: [RateLimitedError, "RateLimitedError"],
+  quota_exhausted: [QuotaExhaustedError, "QuotaExhaustedError"],
+  timeout: [TimeoutError, "TimeoutError"],
+  network: [NetworkError, "NetworkError"],
+  server: [ServerError, "ServerError"],
 };
 
 /** Builds the subclass that matches `kind`, so `instanceof RateLimitedError` works for callers. */
 export function createError(kind: ErrorKind, message: string, details: ErrorDetails): StepforgeError {
-  const ErrorClass = ERROR_CLASSES[kind];
+  const [ErrorClass] = ERROR_CLASSES[kind];
   return new ErrorClass(kind, message, details);
 }
 

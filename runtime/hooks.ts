@@ -202,30 +202,27 @@ export interface Observer {
   readonly eventTypes?: readonly PipelineEvent["type"][] | undefined;
 }
 
+/** The hooks that can take an event of type `T` (the specific one, and `onEvent`). */
+type HookFor<T extends RuntimeEvent["type"]> = {
+  [H in keyof Hooks]-?: Extract<RuntimeEvent, { type: T }> extends Parameters<NonNullable<Hooks[H]>>[0] ? H : never;
+}[keyof Hooks];
+
+/** The hook each event type calls before `onEvent`. */
+const HOOK_OF: { readonly [T in RuntimeEvent["type"]]: Exclude<HookFor<T>, "onEvent"> } = {
+  request: "onRequest",
+  response: "onResponse",
+  retry: "onRetry",
+  throttle: "onThrottle",
+  token: "onToken",
+  drift: "onDrift",
+};
+
 /** Calls the hooks for `event`; a throwing hook never breaks a call. */
 export function emit(hooks: Hooks | undefined, event: RuntimeEvent): void {
   if (!hooks) return;
   try {
-    switch (event.type) {
-      case "request":
-        hooks.onRequest?.(event);
-        break;
-      case "response":
-        hooks.onResponse?.(event);
-        break;
-      case "retry":
-        hooks.onRetry?.(event);
-        break;
-      case "throttle":
-        hooks.onThrottle?.(event);
-        break;
-      case "token":
-        hooks.onToken?.(event);
-        break;
-      case "drift":
-        hooks.onDrift?.(event);
-        break;
-    }
+    // HOOK_OF's type pairs each event type with a hook that takes that event.
+    (hooks[HOOK_OF[event.type]] as ((event: RuntimeEvent) => void) | undefined)?.(event);
     hooks.onEvent?.(event);
   } catch {
     // Observability must not change behaviour.

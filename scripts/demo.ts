@@ -28,25 +28,46 @@ const show = (label: string, value: unknown) =>
   console.log(`  ${label.padEnd(22)} ${JSON.stringify(value).slice(0, 150)}`);
 const WEBHOOK_SECRET = "demo-app-secret";
 
+/** Awaits one call and shows the part of its answer that tells what it did. */
+async function showCall<T>(label: string, call: Promise<T>, pick: (answer: T) => unknown): Promise<void> {
+  show(label, pick(await call));
+}
+
 async function mock(service: string, options: MockOptions = {}): Promise<RunningMock> {
   const m = await startMock(service, options);
   running.push(m);
   return m;
 }
 
-/** Starts a service's mock; options for its client: the demo connection with `fields`, sent to the mock. */
-async function againstMock(service: string, fields: Record<string, string>) {
-  return { connection: { name: "demo", fields }, baseUrl: (await mock(service)).url };
+/**
+ * The demo connection's made-up fields, by service: each mock accepts the default credentials its
+ * spec declares (x-stepforge.mock.credentials).
+ */
+const FIELDS = {
+  trello: { apiKey: "0123456789abcdef0123456789abcdef", token: "ATTAmocktoken0123456789abcdef0123456789abcdef" },
+  marketo: {
+    endpoint: "https://123-ABC-456.mktorest.com/rest",
+    clientId: "5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61",
+    clientSecret: "mock-client-secret-0123456789abcdef",
+  },
+  worldnews: { apiKey: "mock-worldnews-api-key-0123456789" },
+  contentsnare: {
+    clientId: "mock-client-id",
+    clientSecret: "mock-client-secret",
+    accessToken: "mock-access-token",
+    refreshToken: "mock-refresh-token",
+  },
+} satisfies Record<string, Record<string, string>>;
+
+/** Starts a service's mock; options for its client: the demo connection, sent to the mock. */
+async function againstMock(service: Exclude<keyof typeof FIELDS, "trello">) {
+  return { connection: { name: "demo", fields: FIELDS[service] }, baseUrl: (await mock(service)).url };
 }
 
 try {
   console.log("Trello — behavioural mock, key + token");
   const trelloMock = await mock("trello", { webhooks: { secret: WEBHOOK_SECRET } });
-  // Each mock accepts the default credentials its spec declares (x-stepforge.mock.credentials).
-  const trelloFields = {
-    apiKey: "0123456789abcdef0123456789abcdef",
-    token: "ATTAmocktoken0123456789abcdef0123456789abcdef",
-  };
+  const trelloFields = FIELDS.trello;
   const trello = new TrelloClient({ connection: { name: "demo", fields: trelloFields }, baseUrl: trelloMock.url });
   const [board] = await trello.getMemberBoards({ params: { path: { id: "me" } } });
   // Lists come back in board order (by `pos`): To Do, Doing, Done.
@@ -108,46 +129,35 @@ try {
   );
 
   console.log("Marketo — OAuth client credentials, token issued by the mock's identity endpoint");
-  const marketo = new MarketoClient(
-    await againstMock("marketo", {
-      endpoint: "https://123-ABC-456.mktorest.com/rest",
-      clientId: "5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61",
-      clientSecret: "mock-client-secret-0123456789abcdef",
-    }),
+  const marketo = new MarketoClient(await againstMock("marketo"));
+  const ada = { email: "ada@example.com", firstName: "Ada" };
+  await showCall(
+    "syncLeads",
+    marketo.syncLeads({ body: { action: "createOrUpdate", lookupField: "email", input: [ada] } }),
+    (synced) => synced.result,
   );
-  const synced = await marketo.syncLeads({
-    body: { action: "createOrUpdate", lookupField: "email", input: [{ email: "ada@example.com", firstName: "Ada" }] },
-  });
-  show("syncLeads", synced.result);
-  const leads = await marketo.getLeads({
-    params: { query: { filterType: "email", filterValues: ["ada@example.com"] } },
-  });
-  show(
+  await showCall(
     "getLeads",
-    leads.result?.map((l) => ({ id: l.id, email: l.email })),
+    marketo.getLeads({ params: { query: { filterType: "email", filterValues: [ada.email] } } }),
+    (leads) => leads.result?.map((l) => ({ id: l.id, email: l.email })),
   );
 
   console.log("World News API — API key");
-  const news = new WorldnewsClient(await againstMock("worldnews", { apiKey: "mock-worldnews-api-key-0123456789" }));
-  const found = await news.searchNews({ params: { query: { text: "electric", language: "en", number: 2 } } });
-  show(
+  const news = new WorldnewsClient(await againstMock("worldnews"));
+  await showCall(
     "searchNews",
-    found.news?.map((a) => a.title),
+    news.searchNews({ params: { query: { text: "electric", language: "en", number: 2 } } }),
+    (found) => found.news?.map((a) => a.title),
   );
 
   console.log("Content Snare — OAuth authorization code (bearer)");
-  const snare = new ContentsnareClient(
-    await againstMock("contentsnare", {
-      clientId: "mock-client-id",
-      clientSecret: "mock-client-secret",
-      accessToken: "mock-access-token",
-      refreshToken: "mock-refresh-token",
-    }),
+  const snare = new ContentsnareClient(await againstMock("contentsnare"));
+  await showCall(
+    "createClient",
+    snare.createClient({ body: { email: "jo@example.com", full_name: "Jo Bloggs" } }),
+    (client) => ({ id: client.id, email: client.email }),
   );
-  const client = await snare.createClient({ body: { email: "jo@example.com", full_name: "Jo Bloggs" } });
-  show("createClient", { id: client.id, email: client.email });
-  const clients = await snare.listClients();
-  show("listClients", clients.results?.map((c) => c.email).slice(0, 3));
+  await showCall("listClients", snare.listClients(), (clients) => clients.results?.map((c) => c.email).slice(0, 3));
 } finally {
   await Promise.all(running.map((r) => r.close()));
 }

@@ -81,6 +81,20 @@ function extract(pkg: string, paths: readonly string[]): void {
   if (untar.status !== 0) throw new Error(`cannot extract ${missing.join(", ")} from ${pkg}: ${untar.stderr}`);
 }
 
+/** The corpus spec of this id. */
+export function corpusSpec(id: string): CorpusSpec {
+  const spec = CORPUS.find((c) => c.id === id);
+  if (!spec) throw new Error(`no corpus spec "${id}"; choose from ${CORPUS.map((c) => c.id).join(", ")}`);
+  return spec;
+}
+
+/** One corpus spec's file as its package has it (fetched on first use); JSON even for a `yaml` one. */
+export function corpusFile(id: string): string {
+  const spec = corpusSpec(id);
+  extract(spec.from, [spec.path]);
+  return join(folderOf(spec.from), spec.path);
+}
+
 /** Every corpus spec on disk (fetched on first use); the file to generate from, by id. */
 export function corpusFiles(): Map<string, string> {
   for (const pkg of new Set(CORPUS.map((c) => c.from)))

@@ -156,3 +156,17 @@ export function treeSize(dir: string): TreeSize {
   }
   return size;
 }
+
+/** `--rounds N` (default 3) and `--quick` (one round): the flags of every side-by-side bench. */
+export const ROUND_FLAGS = {
+  rounds: { type: "string", default: "3" },
+  quick: { type: "boolean", default: false },
+} as const;
+
+/** The rounds to run: 1 with --quick, else --rounds, which must be a positive integer. */
+export function roundsOf(values: { rounds: string; quick: boolean }): number {
+  const rounds = values.quick ? 1 : Number(values.rounds);
+  if (!Number.isInteger(rounds) || rounds < 1)
+    throw new Error(`--rounds must be a positive integer, got ${values.rounds}`);
+  return rounds;
+}

@@ -9,7 +9,7 @@ import { parseArgs } from "node:util";
 import { authorizeUrl } from "../../runtime/credentials/auth.js";
 import type { ServiceDescriptor } from "../../runtime/descriptor.js";
 import { templateFields } from "../../runtime/internal/template.js";
-import { SCOPE_OPTIONS } from "../flags.js";
+import { flagsOf, SCOPE_OPTIONS } from "../flags.js";
 import { reachable, resolveScope } from "../project.js";
 import { loadService } from "../services.js";
 import { UsageError } from "../usage.js";
@@ -58,7 +58,7 @@ export async function authCommand(argv: string[], out: NodeJS.WritableStream): P
   const takes = names.map((n) => `--${kebab(n)}`).join(", ");
   let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
   try {
-    ({ values } = parseArgs({ args: rest, options, strict: true, allowPositionals: false }));
+    ({ values } = flagsOf(rest, options));
   } catch (error) {
     const code = (error as { code?: string }).code;
     if (code !== "ERR_PARSE_ARGS_UNKNOWN_OPTION") throw error;

@@ -15,14 +15,13 @@
  * `stepforge mcp --mock` does.
  */
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { closeDefaultSharedState } from "../../runtime/client/client.js";
 import { AccountsError, accountsFromFile, type Account } from "../../runtime/mcp/accounts.js";
 import { checkStateEnv } from "../../runtime/state/index.js"; // also lets the environment choose shared state
 import { callLogConfigFromEnv } from "../../runtime/observe/call-log.js";
 import { executeTool, type ToolContext } from "../../runtime/tools/index.js";
 import type { ToolDefinition } from "../../runtime/tools/index.js";
-import { SCOPE_OPTIONS, urlFlag } from "../flags.js";
+import { flagsAndWordsOf, SCOPE_OPTIONS, urlFlag } from "../flags.js";
 import { describeServices, reachable, resolveScope, type Scope, type ServiceSource } from "../project.js";
 import { loadMockDefinition, loadService } from "../services.js";
 import { UsageError } from "../usage.js";
@@ -55,18 +54,13 @@ async function resolveAccount(file: string, tool: ToolDefinition, name: string |
 }
 
 export async function callCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      ...SCOPE_OPTIONS,
-      input: { type: "string" },
-      mock: { type: "boolean", default: false },
-      connection: { type: "string" },
-      connections: { type: "string" },
-      "base-url": { type: "string" },
-    },
-    strict: true,
-    allowPositionals: true,
+  const { values, positionals } = flagsAndWordsOf(argv, {
+    ...SCOPE_OPTIONS,
+    input: { type: "string" },
+    mock: { type: "boolean", default: false },
+    connection: { type: "string" },
+    connections: { type: "string" },
+    "base-url": { type: "string" },
   });
   if (positionals.length !== 1) throw new UsageError("give exactly one tool name: stepforge call TOOL --input JSON");
   const name = positionals[0]!;

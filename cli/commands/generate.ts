@@ -18,7 +18,6 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { remember, unchangedSince, type CacheKey } from "../../generator/cache.js";
 import { formatDiagnostic } from "../../generator/diagnostics.js";
 import { packageManifest, packageNameProblem, packageTsconfig } from "../../generator/package-manifest.js";
@@ -35,6 +34,7 @@ import type { SpecOverrides } from "../../generator/project-spec.js";
 import { idFromFileName, loadProject } from "../config/load.js";
 import { projectSpecs } from "../project.js";
 import { UsageError } from "../usage.js";
+import { flagsOf } from "../flags.js";
 
 function summary(services: readonly { id: string; operations: number }[]): string {
   return services.map((s) => `${s.id} (${s.operations} operations)`).join(", ");
@@ -58,24 +58,19 @@ export async function generateCommand(
   out: NodeJS.WritableStream,
   err: NodeJS.WritableStream = process.stderr,
 ): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      check: { type: "boolean", default: false },
-      spec: { type: "string", multiple: true },
-      out: { type: "string" },
-      service: { type: "string" },
-      project: { type: "string" },
-      timings: { type: "boolean", default: false },
-      "no-cache": { type: "boolean", default: false },
-      strict: { type: "boolean", default: false },
-      package: { type: "string" },
-      watch: { type: "boolean", default: false },
-      "fail-on-breaking": { type: "boolean", default: false },
-      changelog: { type: "boolean", default: false },
-    },
-    strict: true,
-    allowPositionals: false,
+  const { values } = flagsOf(argv, {
+    check: { type: "boolean", default: false },
+    spec: { type: "string", multiple: true },
+    out: { type: "string" },
+    service: { type: "string" },
+    project: { type: "string" },
+    timings: { type: "boolean", default: false },
+    "no-cache": { type: "boolean", default: false },
+    strict: { type: "boolean", default: false },
+    package: { type: "string" },
+    watch: { type: "boolean", default: false },
+    "fail-on-breaking": { type: "boolean", default: false },
+    changelog: { type: "boolean", default: false },
   });
   if ((values.spec === undefined) !== (values.out === undefined))
     throw new UsageError("--spec and --out go together: stepforge generate --spec FILE --out DIR");

@@ -9,12 +9,12 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { stringify } from "yaml";
 import { packageNameProblem } from "../../generator/package-manifest.js";
 import { toPosix } from "../../generator/files.js";
 import { CONFIG_FILES, DEFAULT_OUTPUT, declaredId, idFromFileName, SERVICE_ID_RULE } from "../config/load.js";
 import { UsageError } from "../usage.js";
+import { flagsOf } from "../flags.js";
 
 const FORMATS = { ts: "stepforge.config.ts", json: "stepforge.config.json", yaml: "stepforge.config.yaml" } as const;
 type Format = keyof typeof FORMATS;
@@ -23,18 +23,13 @@ type Format = keyof typeof FORMATS;
 const SPEC_FOLDERS = [".", "specs", "openapi", "api"];
 
 export async function initCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      spec: { type: "string", multiple: true },
-      out: { type: "string" },
-      package: { type: "string" },
-      format: { type: "string", default: "ts" },
-      force: { type: "boolean", default: false },
-      project: { type: "string" },
-    },
-    strict: true,
-    allowPositionals: false,
+  const { values } = flagsOf(argv, {
+    spec: { type: "string", multiple: true },
+    out: { type: "string" },
+    package: { type: "string" },
+    format: { type: "string", default: "ts" },
+    force: { type: "boolean", default: false },
+    project: { type: "string" },
   });
   const dir = resolve(values.project ?? ".");
   if (!(values.format in FORMATS))

@@ -4,16 +4,15 @@
  * --spec files, else the project's specs (stepforge.config.*), else the bundled ones.
  */
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { formatDiagnostic } from "../../generator/diagnostics.js";
 import { lintSpecs } from "../../generator/lint.js";
 import { packageRoot } from "../../generator/package-root.js";
 import { requirePackages } from "../../runtime/internal/package-bin.js";
-import { SCOPE_OPTIONS } from "../flags.js";
+import { flagsOf, SCOPE_OPTIONS } from "../flags.js";
 import { resolveScope } from "../project.js";
 
 export async function lintCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: SCOPE_OPTIONS, strict: true, allowPositionals: false });
+  const { values } = flagsOf(argv, SCOPE_OPTIONS);
   // Spectral is an optional peer dependency: say how to add it before doing any work.
   requirePackages("linting with Spectral", ["@stoplight/spectral-cli"]);
   const scope = await resolveScope({ specs: values.spec, project: values.project, sameIdsAllowed: true });

@@ -7,7 +7,6 @@
  * options name, else the one STEPFORGE_CALL_LOG names (the same variable the calls were logged
  * with). Exit 0; 1 when the log cannot be read; 2 on a usage error.
  */
-import { parseArgs } from "node:util";
 import { ERROR_KINDS } from "../../runtime/descriptor.js";
 import { type CallLogConfig, callLogConfigFromEnv, createCallLog } from "../../runtime/observe/call-log.js";
 import { parseSince } from "../../runtime/observe/duration.js";
@@ -15,6 +14,8 @@ import type { CallRecord } from "../../runtime/observe/record.js";
 import type { CallLogFilter } from "../../runtime/observe/sink.js";
 import { TOOL_ONLY_ERROR_KINDS } from "../../runtime/tools/types.js";
 import { UsageError } from "../usage.js";
+import { flagsOf, switchFlags, valueFlags } from "../flags.js";
+import type { ServingCommand } from "../command.js";
 
 /** What --outcome accepts: ok, error, or one error kind (the tool step's own, then the service's). */
 const OUTCOMES: readonly string[] = ["ok", "error", ...TOOL_ONLY_ERROR_KINDS, ...ERROR_KINDS];
@@ -53,28 +54,11 @@ function configOf(values: { file?: string | undefined; redis?: string | undefine
 }
 
 /** `until` is for tests: stop following without a signal. */
-export async function logCommand(
-  argv: string[],
-  out: NodeJS.WritableStream,
-  err: NodeJS.WritableStream,
-  until?: Promise<unknown>,
-): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      file: { type: "string" },
-      redis: { type: "string" },
-      tool: { type: "string" },
-      service: { type: "string" },
-      connection: { type: "string" },
-      outcome: { type: "string" },
-      since: { type: "string" },
-      limit: { type: "string" },
-      follow: { type: "boolean", short: "f", default: false },
-      json: { type: "boolean", default: false },
-    },
-    strict: true,
-    allowPositionals: false,
+export const logCommand: ServingCommand = async (argv, out, err, until) => {
+  const { values } = flagsOf(argv, {
+    ...valueFlags("file", "redis", "tool", "service", "connection", "outcome", "since", "limit"),
+    ...switchFlags("json"),
+    follow: { type: "boolean", short: "f", default: false },
   });
   const filter: CallLogFilter = {
     tool: values.tool,
@@ -130,4 +114,4 @@ export async function logCommand(
   } finally {
     await log.close();
   }
-}
+};

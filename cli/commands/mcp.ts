@@ -24,7 +24,7 @@
  * stdout carries the protocol in stdio mode; everything else goes to stderr.
  */
 import { resolve } from "node:path";
-import { parseArgs, type ParseArgsConfig } from "node:util";
+import type { ParseArgsConfig } from "node:util";
 import type { Writable } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createSharedState } from "../../runtime/state/index.js";
@@ -36,13 +36,14 @@ import { startMockAccounts } from "../../runtime/mcp/mock-accounts.js";
 import { StepforgeMcp } from "../../runtime/mcp/server.js";
 import { callLogConfigFromEnv } from "../../runtime/observe/call-log.js";
 import { BUDGET_FLAGS, budgetOptions } from "./mcp-budget.js";
-import { numberFlag, PORT, SCOPE_OPTIONS } from "../flags.js";
+import { flagsOf, numberFlag, PORT, SCOPE_OPTIONS } from "../flags.js";
 import { configNote, printConfig } from "../mcp-config.js";
 import { pickService, resolveScope } from "../project.js";
 import { loadMockDefinition } from "../services.js";
 import { UsageError } from "../usage.js";
 import { scopeCatalogs } from "./tools.js";
 import { stopRequested } from "./stop-signal.js";
+import type { ServingCommand } from "../command.js";
 
 const VERSION = "0.1.0";
 
@@ -111,18 +112,8 @@ const MCP_OPTIONS = {
   ...BUDGET_FLAGS,
 } as const satisfies ParseArgsConfig["options"];
 
-export async function mcpCommand(
-  argv: string[],
-  out: NodeJS.WritableStream,
-  err: NodeJS.WritableStream,
-  until?: Promise<unknown>,
-): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: MCP_OPTIONS,
-    strict: true,
-    allowPositionals: false,
-  });
+export const mcpCommand: ServingCommand = async (argv, out, err, until) => {
+  const { values } = flagsOf(argv, MCP_OPTIONS);
   if (values["print-config"] !== undefined) {
     out.write(await printConfig(values["print-config"], argv, MCP_OPTIONS));
     err.write(`stepforge mcp: add this to ${configNote(values["print-config"])}\n`);
@@ -313,4 +304,4 @@ export async function mcpCommand(
     await closeMocks();
   }
   return 0;
-}
+};

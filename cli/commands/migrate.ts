@@ -9,20 +9,15 @@
  */
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { requirePackages } from "../../runtime/internal/package-bin.js";
+import { flagsAndWordsOf } from "../flags.js";
 
 export async function migrateCommand(
   argv: string[],
   out: NodeJS.WritableStream,
   err: NodeJS.WritableStream,
 ): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: { "dry-run": { type: "boolean", default: false } },
-    strict: true,
-    allowPositionals: true,
-  });
+  const { values, positionals } = flagsAndWordsOf(argv, { "dry-run": { type: "boolean", default: false } });
   requirePackages("stepforge migrate: rewriting call sites", values["dry-run"] ? ["ts-morph", "diff"] : ["ts-morph"]);
   const { migrateProject } = await import("../../generator/diff/migrate.js");
   const cwd = process.cwd();

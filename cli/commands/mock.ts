@@ -20,7 +20,6 @@
  * them at most 65535); with `--port 0` each takes a free port of its own.
  */
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { parseArgs } from "node:util";
 import { formatDiagnostic, SpecError } from "../../generator/diagnostics.js";
 import { loadSpecFile } from "../../generator/load.js";
 import { checkSpec } from "../../generator/check/index.js";
@@ -34,7 +33,7 @@ import {
   type MockState,
   type RunningMock,
 } from "../../runtime/mock/index.js";
-import { numberFlag, PORT, SCOPE_OPTIONS } from "../flags.js";
+import { flagsAndWordsOf, numberFlag, PORT, SCOPE_OPTIONS, switchFlags, valueFlags } from "../flags.js";
 import { pickService, reachable, resolveScope, type Scope, scopeOfSpecFiles, type ServiceSource } from "../project.js";
 import { loadMockDefinition } from "../services.js";
 import { createReplayer } from "../../runtime/mock/replay.js";
@@ -42,6 +41,7 @@ import { type HarEntry, readHar } from "../../runtime/observe/har.js";
 import { UsageError } from "../usage.js";
 import type { MockExplain } from "../../generator/model.js";
 import { explainText } from "./mock-explain.js";
+import type { ServingCommand } from "../command.js";
 
 export const MOCK_USAGE =
   "stepforge mock SERVICE|all [--spec FILE]... [--port N] [--prism [--errors]] [--no-limits | --limits-scale X] [--faults error=R,drop=R,slow=R] [--latency MS[@RATE]] [--seed N] [--token-lifetime SECONDS] [--webhook-secret S|$STEPFORGE_WEBHOOK_SECRET] [--state FILE] [--dump-state FILE] [--replay FILE.har] [--explain]";
@@ -185,34 +185,12 @@ function readState(file: string): Record<string, MockState> {
 }
 
 /** `until` and `specFiles` are for tests: stop without a signal, read other bundled spec files than the package's. */
-export async function mockCommand(
-  argv: string[],
-  out: NodeJS.WritableStream,
-  err: NodeJS.WritableStream,
-  until?: Promise<unknown>,
-  specFiles?: string[],
-): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      ...SCOPE_OPTIONS,
-      port: { type: "string" },
-      prism: { type: "boolean", default: false },
-      errors: { type: "boolean", default: false },
-      "no-limits": { type: "boolean", default: false },
-      "limits-scale": { type: "string" },
-      faults: { type: "string" },
-      latency: { type: "string" },
-      seed: { type: "string" },
-      "token-lifetime": { type: "string" },
-      "webhook-secret": { type: "string" },
-      state: { type: "string" },
-      "dump-state": { type: "string" },
-      replay: { type: "string" },
-      explain: { type: "boolean", default: false },
-    },
-    strict: true,
-    allowPositionals: true,
+export const mockCommand: ServingCommand = async (argv, out, err, until, specFiles) => {
+  const { values, positionals } = flagsAndWordsOf(argv, {
+    ...SCOPE_OPTIONS,
+    ...valueFlags("port", "limits-scale", "faults", "latency", "seed", "token-lifetime", "webhook-secret"),
+    ...valueFlags("state", "dump-state", "replay"),
+    ...switchFlags("prism", "errors", "no-limits", "explain"),
   });
   if (positionals.length !== 1) throw new UsageError(`name one service, or all: ${MOCK_USAGE}`);
   const port = numberFlag("--port", values.port, PORT);
@@ -371,7 +349,7 @@ export async function mockCommand(
     process.removeListener("SIGTERM", onSignal);
     await Promise.allSettled(running.map((r) => r.close()));
   }
-}
+};
 
 /** The generated mock of a service of this package (compiled beside dist/cli, or the source under tsx). */
 function generatedMock(id: string): URL {

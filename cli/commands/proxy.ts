@@ -11,7 +11,6 @@
  */
 import { existsSync, renameSync, writeFileSync } from "node:fs";
 import { extname } from "node:path";
-import { parseArgs } from "node:util";
 import { startValidationProxy } from "../../runtime/observe/proxy.js";
 import type { DriftReportJson } from "../../runtime/observe/drift-report.js";
 import { resolveScope, scopeOfSpecFiles } from "../project.js";
@@ -19,6 +18,8 @@ import { UsageError } from "../usage.js";
 import { mockTargets } from "./mock.js";
 import { conformanceFromSpec } from "./proxy-spec.js";
 import { stopRequested } from "./stop-signal.js";
+import { flagsOf, switchFlags, valueFlags } from "../flags.js";
+import type { ServingCommand } from "../command.js";
 
 /** `--report drift` → drift.json and drift.md; `--report drift.md` → drift.md and drift.json. */
 export function reportFiles(given: string): { json: string; markdown: string } {
@@ -52,28 +53,10 @@ export function summaryLines(report: DriftReportJson): string {
 }
 
 /** `until` and `specFiles` are for tests: stop without a signal, read other spec files than the project's. */
-export async function proxyCommand(
-  argv: string[],
-  out: NodeJS.WritableStream,
-  err: NodeJS.WritableStream,
-  until?: Promise<unknown>,
-  specFiles?: string[],
-): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      service: { type: "string" },
-      spec: { type: "string" },
-      upstream: { type: "string" },
-      port: { type: "string" },
-      host: { type: "string" },
-      "strip-prefix": { type: "string" },
-      record: { type: "string" },
-      report: { type: "string" },
-      quiet: { type: "boolean", default: false },
-    },
-    strict: true,
-    allowPositionals: false,
+export const proxyCommand: ServingCommand = async (argv, out, err, until, specFiles) => {
+  const { values } = flagsOf(argv, {
+    ...valueFlags("service", "spec", "upstream", "port", "host", "strip-prefix", "record", "report"),
+    ...switchFlags("quiet"),
   });
   if (values.upstream === undefined)
     throw new UsageError("--upstream URL is required: the real service's address, e.g. https://api.trello.com");
@@ -159,4 +142,4 @@ export async function proxyCommand(
   if (files) out.write(`drift report: ${files.json}, ${files.markdown}\n`);
   if (values.record) out.write(`recording: ${values.record} (${proxy.har()?.log.entries.length ?? 0} exchanges)\n`);
   return 0;
-}
+};

@@ -9,11 +9,10 @@
  * `schema` prints one JSON array ready for the provider's API; OpenAI tools that cannot be strict (a free-form map such as an API Call body) are exported with `strict: false`
  * and listed on stderr with the reason.
  */
-import { parseArgs } from "node:util";
 import { exportTools, toOpenAI, type ExportFormat, type ToolDefinition } from "../../runtime/tools/index.js";
 import type { ServiceCatalog } from "../../runtime/mcp/catalog.js";
 import { serveTools } from "../../runtime/mcp/listing.js";
-import { SCOPE_OPTIONS } from "../flags.js";
+import { flagsOf, SCOPE_OPTIONS } from "../flags.js";
 import { pickService, resolveScope, type ScopeOptions } from "../project.js";
 import { catalogsOf, generatedServices, loadServices } from "../services.js";
 import { UsageError } from "../usage.js";
@@ -58,11 +57,10 @@ export async function toolsCommand(
 ): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === "list") {
-    const { values } = parseArgs({
-      args: rest,
-      options: { ...SCOPE_OPTIONS, service: { type: "string" }, json: { type: "boolean", default: false } },
-      strict: true,
-      allowPositionals: false,
+    const { values } = flagsOf(rest, {
+      ...SCOPE_OPTIONS,
+      service: { type: "string" },
+      json: { type: "boolean", default: false },
     });
     const tools = await scopeTools({
       specs: values.spec,
@@ -99,12 +97,7 @@ export async function toolsCommand(
     return 0;
   }
   if (sub === "schema") {
-    const { values } = parseArgs({
-      args: rest,
-      options: { ...SCOPE_OPTIONS, service: { type: "string" }, format: { type: "string" } },
-      strict: true,
-      allowPositionals: false,
-    });
+    const { values } = flagsOf(rest, { ...SCOPE_OPTIONS, service: { type: "string" }, format: { type: "string" } });
     const format = values.format as ExportFormat | undefined;
     if (!format || !FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(", ")}`);
     const tools = await scopeTools({

@@ -2,8 +2,7 @@
  * `stepforge triggers list [--json] [--service S] [--spec FILE]... [--project DIR]`: every trigger
  * the specs in scope declare (the project's, the --spec files', else the bundled ones).
  */
-import { parseArgs } from "node:util";
-import { SCOPE_OPTIONS } from "../flags.js";
+import { flagsOf, SCOPE_OPTIONS } from "../flags.js";
 import { pickService, resolveScope } from "../project.js";
 import { loadServices } from "../services.js";
 
@@ -15,11 +14,10 @@ export async function triggersCommand(argv: string[], out: NodeJS.WritableStream
       `unknown triggers command ${JSON.stringify(sub ?? "")}; use: stepforge triggers list [--json]`,
     );
   }
-  const { values } = parseArgs({
-    args: rest,
-    options: { ...SCOPE_OPTIONS, json: { type: "boolean", default: false }, service: { type: "string" } },
-    strict: true,
-    allowPositionals: false,
+  const { values } = flagsOf(rest, {
+    ...SCOPE_OPTIONS,
+    json: { type: "boolean", default: false },
+    service: { type: "string" },
   });
   const scope = await resolveScope({ specs: values.spec, project: values.project });
   const sources = values.service === undefined ? scope.services : [pickService(scope, values.service)];

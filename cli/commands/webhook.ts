@@ -20,7 +20,7 @@ import type { TriggersExtension } from "../../runtime/triggers/model.js";
 import { createWebhookReceiver, RECEIVER_DEFAULTS } from "../../runtime/triggers/receiver.js";
 import { ANY_SCOPE_VALUE, createTriggerRouter, type TriggerConfig } from "../../runtime/triggers/router.js";
 import { createWebhookServer } from "../../runtime/triggers/server.js";
-import { numberFlag, PORT, SCOPE_OPTIONS, urlFlag } from "../flags.js";
+import { flagsOf, numberFlag, PORT, SCOPE_OPTIONS, urlFlag } from "../flags.js";
 import { pickService, resolveScope } from "../project.js";
 import { loadServices, type LoadedService } from "../services.js";
 import { UsageError } from "../usage.js";
@@ -59,12 +59,7 @@ export async function webhookCommand(
   // Each declared scope NAME is also accepted as --NAME VALUE (the older spelling), unless a flag has that name.
   const aliases = Object.keys(extension.scopes).filter((name) => !(name in OPTIONS));
   const aliasOptions = Object.fromEntries(aliases.map((name) => [name, { type: "string", multiple: true } as const]));
-  const { values } = parseArgs({
-    args: rest,
-    options: { ...OPTIONS, ...aliasOptions },
-    strict: true,
-    allowPositionals: false,
-  });
+  const { values } = flagsOf(rest, { ...OPTIONS, ...aliasOptions });
   const port = numberFlag("--port", values.port, PORT);
   if (port === undefined) throw new UsageError("--port N is required (0–65535; 0 picks a free port)");
   // The environment keeps the secret out of the process list, where --secret is visible to every local user.

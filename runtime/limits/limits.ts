@@ -221,13 +221,7 @@ export class LimitRegistry implements Limiter {
    * The limits that apply to one call of `op`, with their shared state. `values` are the call's
    * path parameters (needed for `per: path:` limits and path prefixes; see `planKey`).
    */
-  plan(
-    service: string,
-    limits: LimitSpec[],
-    op: OperationDescriptor,
-    scopes: LimitScopes,
-    values?: PathValues,
-  ): PlannedLimit[] {
+  plan(...[service, limits, op, scopes, values]: Parameters<Limiter["plan"]>): PlannedLimit[] {
     const planned: PlannedLimit[] = [];
     const path = concretePath(op, values);
     for (const spec of limits) {
@@ -281,12 +275,7 @@ export class LimitRegistry implements Limiter {
    * one whole window when the service gave none, and every caller sharing it holds back (`waitMs`).
    * A limit with `penaltySeconds` holds its key back at least that long (window or concurrency).
    */
-  noteRejection(
-    planned: PlannedLimit[],
-    status: number,
-    code: string | undefined,
-    retryAfterMs: number | undefined,
-  ): RejectionOutcome {
+  noteRejection(...[planned, status, code, retryAfterMs]: Parameters<Limiter["noteRejection"]>): RejectionOutcome {
     const now = Date.now();
     let waitMs: number | undefined;
     for (const p of planned) {

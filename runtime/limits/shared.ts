@@ -25,14 +25,12 @@
  * requests of the last window are no longer counted anywhere.
  */
 import { randomUUID } from "node:crypto";
-import type { LimitSpec, OperationDescriptor } from "../descriptor.js";
+import type { LimitSpec } from "../descriptor.js";
 import {
   type AcquireOptions,
   isDeclaredRejection,
   type Limiter,
   LimitRegistry,
-  type LimitScopes,
-  type PathValues,
   type PlannedLimit,
   type QuotaRefusal,
   QuotaRefusedError,
@@ -114,14 +112,10 @@ export class SharedLimitRegistry implements Limiter {
     this.pollMs = options.pollMs ?? (store.backend === "file" ? 50 : 15);
   }
 
-  plan(
-    service: string,
-    limits: LimitSpec[],
-    op: OperationDescriptor,
-    scopes: LimitScopes,
-    values?: PathValues,
-  ): PlannedLimit[] {
-    const planned = this.local.plan(service, limits, op, scopes, values);
+  /** The local plan (`LimitRegistry.plan`), each key turned into a store key. */
+  plan(...args: Parameters<Limiter["plan"]>): PlannedLimit[] {
+    const [service] = args;
+    const planned = this.local.plan(...args);
     // Store keys: the local key hashed (it holds connection names and hashed field values).
     const shared = planned.map((p) => ({ ...p, key: stateKey("limits", service, p.spec.id, hashed(p.key)) }));
     for (const p of shared) this.known.set(p.key, p.spec);
@@ -147,14 +141,10 @@ export class SharedLimitRegistry implements Limiter {
     });
   }
 
-  noteRejection(
-    planned: PlannedLimit[],
-    status: number,
-    code: string | undefined,
-    retryAfterMs: number | undefined,
-  ): RejectionOutcome {
+  noteRejection(...args: Parameters<Limiter["noteRejection"]>): RejectionOutcome {
+    const [planned, status, code] = args;
     // The local registry works out what the refusal means (and remembers it for the fallback).
-    const result = this.local.noteRejection(planned, status, code, retryAfterMs);
+    const result = this.local.noteRejection(...args);
     const now = Date.now();
     for (const p of planned) {
       if (!isDeclaredRejection(p.spec, status, code)) continue;

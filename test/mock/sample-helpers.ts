@@ -24,16 +24,17 @@ function to2020(node: unknown): unknown {
     // a property named __proto__ stays a key
     Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
   }
-  for (const [flag, bound] of [
-    ["exclusiveMinimum", "minimum"],
-    ["exclusiveMaximum", "maximum"],
-  ] as const) {
-    if (typeof out[flag] !== "boolean") continue;
-    if (out[flag] === true && typeof out[bound] === "number") {
-      out[flag] = out[bound];
-      delete out[bound];
-    } else delete out[flag];
+  // `minimum: 1, exclusiveMinimum: true` is 2020-12's `exclusiveMinimum: 1`; a boolean left over says nothing.
+  if (out.exclusiveMinimum === true && typeof out.minimum === "number") {
+    out.exclusiveMinimum = out.minimum;
+    delete out.minimum;
   }
+  if (out.exclusiveMaximum === true && typeof out.maximum === "number") {
+    out.exclusiveMaximum = out.maximum;
+    delete out.maximum;
+  }
+  if (typeof out.exclusiveMinimum === "boolean") delete out.exclusiveMinimum;
+  if (typeof out.exclusiveMaximum === "boolean") delete out.exclusiveMaximum;
   if (out.nullable !== undefined && out.type === undefined) delete out.nullable;
   return out;
 }
