@@ -52,6 +52,8 @@ export type {
 export { authorizeUrl, exchangeAuthorizationCode, secretValues, parseExpiry } from "./credentials/auth.js";
 export type { Connection } from "./credentials/auth.js";
 export { oauthCredentials } from "./credentials/source.js";
+export { declaredWire } from "./client/wire.js";
+export type { WireFormats } from "./client/wire.js";
 export { placedCredentials } from "./credentials/placing.js";
 export type { Credentials, CredentialsFlow } from "./credentials/placing.js";
 export {

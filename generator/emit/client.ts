@@ -3,8 +3,9 @@
  * openapi-typescript `paths` (so a wrong path, a missing required parameter or a wrong body field
  * is a compile error) and its behaviour from the runtime (`createClient`), which reads the
  * descriptor. The client is given only the runtime parts its spec needs, as values — the OAuth
- * flows when the spec's auth is an OAuth kind, paging when an operation pages — so a bundle of a
- * client without them carries neither (issue 22). Method names are the model's operationIds (made
+ * flows when the spec's auth is an OAuth kind, paging when an operation pages, the declared wire
+ * formats when an operation declares styles, a non-JSON body or its own server — so a bundle of a
+ * client without them carries none of them (issue 22). Method names are the model's operationIds (made
  * safe by the check stage's name table); the type names beside them go through this module's own
  * table.
  *
@@ -13,6 +14,7 @@
  * works the same out with conditional types; a consumer's compiler paid for resolving those 255
  * times on the official Trello spec (~0.18 s of every type-check).
  */
+import { declaredWireOf } from "../../runtime/descriptor.js";
 import type { OperationModel, SurfaceModel } from "../model.js";
 import { NameTable } from "../names.js";
 import { ident, jsdoc, str, WIDTH } from "../print.js";
@@ -23,6 +25,7 @@ const IMPORTED = [
   "createClient",
   "oauthCredentials",
   "iteratePages",
+  "declaredWire",
   "ClientOptions",
   "OperationData",
   "PageItem",
@@ -47,7 +50,19 @@ function clientParts(model: SurfaceModel): Array<[string, string]> {
   if (auth.kind === "oauth2-client-credentials" || auth.kind === "oauth2-authorization-code")
     parts.push(["credentials", "oauthCredentials"]);
   if (Object.values(operations).some((op) => op.paging)) parts.push(["paging", "iteratePages"]);
+  if (Object.values(operations).some((op) => declaredWireOf(op) !== undefined)) parts.push(["wire", "declaredWire"]);
   return parts;
+}
+
+/** The constructor's line that builds the core with the spec's parts, wrapped when it is long. */
+function coreLine(parts: Array<[string, string]>): string {
+  const one = `    this.core = createClient(descriptor, options${parts.length ? `, { ${parts.map(([k, v]) => `${k}: ${v}`).join(", ")} }` : ""});`;
+  if (one.length <= WIDTH) return one;
+  return [
+    "    this.core = createClient(descriptor, options, {",
+    ...parts.map(([k, v]) => `      ${k}: ${v},`),
+    "    });",
+  ].join("\n");
 }
 
 /**
@@ -142,9 +157,7 @@ export const emitClient: Emitter<SurfaceModel> = (model, context) => {
     "  public readonly core: ServiceClient;",
     "",
     "  constructor(options: ClientOptions) {",
-    parts.length === 0
-      ? "    this.core = createClient(descriptor, options);"
-      : `    this.core = createClient(descriptor, options, { ${parts.map(([k, v]) => `${k}: ${v}`).join(", ")} });`,
+    coreLine(parts),
     "  }",
     ...methods.flatMap((method) => ["", method]),
     "}",

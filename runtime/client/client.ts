@@ -10,7 +10,7 @@
  * bundle of a client whose spec declares neither carries neither; `createServiceClient` is the
  * client with every part, for callers that take any descriptor (tool steps, MCP, the API Call step).
  */
-import type { HttpMethod, OperationDescriptor, ServiceDescriptor } from "../descriptor.js";
+import { declaredWireOf, type HttpMethod, type OperationDescriptor, type ServiceDescriptor } from "../descriptor.js";
 import { redact, redactUrl } from "../errors.js";
 import type { Connection } from "../credentials/auth.js";
 import { baseUrlFields, type ConnectionStore, validateConnection } from "../credentials/connections.js";
@@ -18,7 +18,7 @@ import { type CredentialsFlow, placedCredentials } from "../credentials/placing.
 import { oauthCredentials } from "../credentials/source.js";
 import type { Hooks, Observer } from "../hooks.js";
 import { effectiveLimits, type LimitOverrides } from "../limits/limits.js";
-import { checkAddress, normaliseConnection, operationBase, resolveBaseUrl, resolveTokenUrl } from "./address.js";
+import { checkAddress, normaliseConnection, resolveBaseUrl, resolveTokenUrl } from "./address.js";
 import { Admission, accountScopes } from "./admission.js";
 import type { CallOptions, ClientContext } from "./context.js";
 import { Events } from "./observer.js";
@@ -27,6 +27,7 @@ import { adHocOperation, RequestBuilder } from "./request.js";
 import { resolveRetry, type RetryOptions } from "./retry.js";
 import { defaultSharedState, type SharedState } from "./shared-state.js";
 import { callOperation } from "./transport.js";
+import { declaredWire, type WireFormats } from "./wire.js";
 import { combineHooks } from "../observe/logger.js";
 import { METRICS_ENV, type MetricsOption, type TracingOption, TRACING_ENV, tracingWanted } from "../observe/options.js";
 import type { ValidateOption } from "../observe/response-check.js";
@@ -129,6 +130,8 @@ export interface ClientParts {
   credentials?: CredentialsFlow | undefined;
   /** Following `x-stepforge-paging` (`iteratePages`), for a spec with a paged operation. */
   paging?: typeof iteratePages | undefined;
+  /** Declared parameter styles, non-JSON bodies, operation servers (`declaredWire`), for a spec that has them. */
+  wire?: WireFormats | undefined;
   /** The observability layer to use when the program did not register one (the tool steps pass theirs). */
   observe?: ObserveLayer | undefined;
 }
@@ -142,7 +145,8 @@ export function createServiceClient(
   options: ClientOptions,
   observe?: ObserveLayer,
 ): ServiceClient {
-  return createClient(descriptor, options, { credentials: oauthCredentials, paging: iteratePages, observe });
+  const parts = { credentials: oauthCredentials, paging: iteratePages, wire: declaredWire, observe };
+  return createClient(descriptor, options, parts);
 }
 
 /**
@@ -155,7 +159,7 @@ export function createClient(
   options: ClientOptions,
   parts: ClientParts = {},
 ): ServiceClient {
-  const ctx = createClientContext(descriptor, options, parts.observe, parts.credentials);
+  const ctx = createClientContext(descriptor, options, parts.observe, parts.credentials, parts.wire);
   const call = (operationId: string, init: object = {}): Promise<unknown> => {
     // An unknown operation rejects, as every other failure of a call does; it never throws.
     try {
@@ -202,6 +206,7 @@ export function createClientContext(
   options: ClientOptions,
   observe: ObserveLayer | undefined = observeLayer(),
   credentialsFlow: CredentialsFlow = placedCredentials,
+  wire?: WireFormats,
 ): ClientContext {
   const oauth =
     descriptor.auth.kind === "oauth2-client-credentials" || descriptor.auth.kind === "oauth2-authorization-code";
@@ -210,6 +215,16 @@ export function createClientContext(
       `${descriptor.id} authenticates with ${descriptor.auth.kind}, but this client was built without the OAuth ` +
         "flows; pass { credentials: oauthCredentials } to createClient, or use createServiceClient",
     );
+  if (!wire) {
+    for (const op of Object.values(descriptor.operations)) {
+      const declared = declaredWireOf(op);
+      if (declared)
+        throw new Error(
+          `${descriptor.id}: operation "${op.operationId}" declares ${declared}, but this client was built ` +
+            "without the declared wire formats; pass { wire: declaredWire } to createClient, or use createServiceClient",
+        );
+    }
+  }
   const connection = normaliseConnection(descriptor, options.connection);
   validateConnection(descriptor, connection, { skipPatternFor: options.baseUrl ? baseUrlFields(descriptor) : [] });
   const baseUrl = resolveBaseUrl(descriptor, connection, options.baseUrl);
@@ -250,8 +265,13 @@ export function createClientContext(
     signal: options.signal,
     maxLimitWaitMs: options.maxLimitWaitMs,
     events,
-    requests: new RequestBuilder(baseUrl, (server: string, base: string) =>
-      operationBase(descriptor, connection, server, base, options.baseUrl !== undefined),
+    requests: new RequestBuilder(
+      baseUrl,
+      wire && {
+        ...wire,
+        serverBase: (server: string, base: string) =>
+          wire.operationBase(descriptor, connection, server, base, options.baseUrl !== undefined),
+      },
     ),
     admission: new Admission(descriptor, shared, limits, scopes),
     credentials,

@@ -16,7 +16,8 @@ import { descriptor as marketo } from "../../generated/marketo/descriptor.js";
 import "../../generated/marketo/mock.js";
 import { TrelloClient } from "../../generated/trello/client.js";
 import { descriptor as trello } from "../../generated/trello/descriptor.js";
-import { createClient } from "../../runtime/client/client.js";
+import { createClient, iteratePages } from "../../runtime/client/client.js";
+import { oauthCredentials } from "../../runtime/credentials/source.js";
 import { closeDefaultSharedState } from "../../runtime/client/shared-state.js";
 import type { ServiceDescriptor } from "../../runtime/index.js";
 import { startMock } from "../../runtime/mock/index.js";
@@ -32,6 +33,8 @@ const LAYERS = new RegExp(
 /** The OAuth flows (token requests, the token cache and the in-memory store under it) and paging. */
 const OAUTH = /runtime\/(credentials\/(source|tokens)|state\/(memory|model))\.ts$/;
 const PAGING = /runtime\/client\/paging\.ts$/;
+/** Declared parameter styles, non-JSON bodies and operation servers. */
+const WIRE = /runtime\/client\/wire\.ts$/;
 
 /** The files each generated client's bundle carries code of (esbuild, Node ESM, one output per client). */
 async function bundledFiles(services: string[]): Promise<Record<string, string[]>> {
@@ -87,10 +90,15 @@ describe("the Trello client's weight", () => {
     expect(inputs.filter((f) => LAYERS.test(f))).toEqual([]);
   });
 
-  it("carries the OAuth flows and paging only in clients whose spec declares them", async () => {
+  it("carries the OAuth flows, paging and declared wire formats only in clients whose spec declares them", async () => {
     const files = await bundledFiles(["trello", "marketo", "contentsnare"]);
-    // Trello: an api key and token in the query, no paged operation.
-    expect(files.trello!.filter((f) => OAUTH.test(f) || PAGING.test(f))).toEqual([]);
+    // Trello: an api key and token in the query, no paged operation, JSON bodies in the default styles.
+    expect(files.trello!.filter((f) => OAUTH.test(f) || PAGING.test(f) || WIRE.test(f))).toEqual([]);
+    // Marketo declares explode:false query arrays and form bodies; Content Snare none of that.
+    expect([files.marketo!.some((f) => WIRE.test(f)), files.contentsnare!.some((f) => WIRE.test(f))]).toEqual([
+      true,
+      false,
+    ]);
     expect(files.trello!.some((f) => f.endsWith("runtime/credentials/placing.ts"))).toBe(true);
     // Marketo (client credentials) and Content Snare (authorization code) page, and renew tokens.
     for (const service of ["marketo", "contentsnare"]) {
@@ -155,6 +163,15 @@ describe("the Trello client's weight", () => {
     expect(() => createClient(marketo, { connection: { name: "w", fields } })).toThrow(
       "marketo authenticates with oauth2-client-credentials, but this client was built without the OAuth flows; " +
         "pass { credentials: oauthCredentials } to createClient, or use createServiceClient",
+    );
+    expect(() =>
+      createClient(
+        marketo,
+        { connection: { name: "w", fields } },
+        { credentials: oauthCredentials, paging: iteratePages },
+      ),
+    ).toThrow(
+      /^marketo: operation "\w+" declares (parameter styles|a [\w/-]+ body), but this client was built without the declared wire formats; pass \{ wire: declaredWire \} to createClient, or use createServiceClient$/,
     );
     const apiKey = { name: "w", fields: { apiKey: "0".repeat(32), token: "t" } };
     const paged: ServiceDescriptor = {
