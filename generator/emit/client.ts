@@ -56,7 +56,8 @@ function clientParts(model: SurfaceModel): Array<[string, string]> {
 
 /** The constructor's line that builds the core with the spec's parts, wrapped when it is long. */
 function coreLine(parts: Array<[string, string]>): string {
-  const one = `    this.core = createClient(descriptor, options${parts.length ? `, { ${parts.map(([k, v]) => `${k}: ${v}`).join(", ")} }` : ""});`;
+  const given = parts.map(([name, value]) => `${name}: ${value}`).join(", ");
+  const one = `    this.core = createClient(descriptor, options${parts.length ? `, { ${given} }` : ""});`;
   if (one.length <= WIDTH) return one;
   return [
     "    this.core = createClient(descriptor, options, {",

@@ -221,7 +221,8 @@ export function createClientContext(
       if (declared)
         throw new Error(
           `${descriptor.id}: operation "${op.operationId}" declares ${declared}, but this client was built ` +
-            "without the declared wire formats; pass { wire: declaredWire } to createClient, or use createServiceClient",
+            "without the declared wire formats; pass { wire: declaredWire } to createClient, " +
+            "or use createServiceClient",
         );
     }
   }
