@@ -379,6 +379,19 @@ export interface OperationDescriptor {
   requestMediaType?: string;
 }
 
+/**
+ * What of an operation's wire format goes beyond the defaults every client has (JSON bodies, query
+ * `form` exploded, `simple` paths, the base address): declared query or path styles, a body that
+ * is not JSON, its own server. Such operations need the client's `wire` part (runtime/client/wire.ts);
+ * undefined when none of that is declared.
+ */
+export function declaredWireOf(op: OperationDescriptor): string | undefined {
+  if (op.serialization?.query || op.serialization?.path) return "parameter styles";
+  if (op.requestMediaType !== undefined && !/json/i.test(op.requestMediaType)) return `a ${op.requestMediaType} body`;
+  if (op.server !== undefined) return "its own server";
+  return undefined;
+}
+
 /** The whole of what generated code hands the runtime for one service. */
 export interface ServiceDescriptor extends ServiceExtension {
   operations: Record<string, OperationDescriptor>;

@@ -23,7 +23,9 @@ export type {
 export * from "./errors.js";
 export {
   normaliseConnection,
+  createClient,
   createServiceClient,
+  iteratePages,
   defaultSharedState,
   localSharedState,
   closeDefaultSharedState,
@@ -40,6 +42,7 @@ export type { OperationData, OperationInit, PageItem } from "./client/operation-
 export type {
   CallOptions,
   ClientOptions,
+  ClientParts,
   RawRequest,
   ServiceClient,
   SharedState,
@@ -48,6 +51,11 @@ export type {
 } from "./client/client.js";
 export { authorizeUrl, exchangeAuthorizationCode, secretValues, parseExpiry } from "./credentials/auth.js";
 export type { Connection } from "./credentials/auth.js";
+export { oauthCredentials } from "./credentials/source.js";
+export { declaredWire } from "./client/wire.js";
+export type { WireFormats } from "./client/wire.js";
+export { placedCredentials } from "./credentials/placing.js";
+export type { Credentials, CredentialsFlow } from "./credentials/placing.js";
 export {
   connectionProblems,
   validateConnection,

@@ -1,15 +1,20 @@
 /**
  * client.ts of a service: a class with one method per operation. Its types come from the
  * openapi-typescript `paths` (so a wrong path, a missing required parameter or a wrong body field
- * is a compile error) and its behaviour from the runtime (`createServiceClient`), which reads the
- * descriptor. Method names are the model's operationIds (made safe by the check stage's name
- * table); the type names beside them go through this module's own table.
+ * is a compile error) and its behaviour from the runtime (`createClient`), which reads the
+ * descriptor. The client is given only the runtime parts its spec needs, as values — the OAuth
+ * flows when the spec's auth is an OAuth kind, paging when an operation pages, the declared wire
+ * formats when an operation declares styles, a non-JSON body or its own server — so a bundle of a
+ * client without them carries none of them (issue 22). Method names are the model's operationIds (made
+ * safe by the check stage's name table); the type names beside them go through this module's own
+ * table.
  *
  * Each input type is written out from the model — whether parameters are required, which media
  * types the body takes — as plain indexed access into `paths`. The runtime's `OperationInit<Op>`
  * works the same out with conditional types; a consumer's compiler paid for resolving those 255
  * times on the official Trello spec (~0.18 s of every type-check).
  */
+import { declaredWireOf } from "../../runtime/descriptor.js";
 import type { OperationModel, SurfaceModel } from "../model.js";
 import { NameTable } from "../names.js";
 import { ident, jsdoc, str, WIDTH } from "../print.js";
@@ -17,7 +22,10 @@ import { moduleText, pascal, type Emitter } from "./file.js";
 
 /** Names this module imports or declares besides the per-operation ones. */
 const IMPORTED = [
-  "createServiceClient",
+  "createClient",
+  "oauthCredentials",
+  "iteratePages",
+  "declaredWire",
   "ClientOptions",
   "OperationData",
   "PageItem",
@@ -33,6 +41,29 @@ function docLines(op: OperationModel): string {
   if (op.seed?.differs) lines.push("", `Seed: "${op.seed.name}". ${op.seed.differs}`);
   if (op.deprecated) lines.push("", "@deprecated The service marks this operation deprecated.");
   return lines.join("\n");
+}
+
+/** The runtime parts (ClientParts: name and the runtime's value) the spec needs beyond the core. */
+function clientParts(model: SurfaceModel): Array<[string, string]> {
+  const { auth, operations } = model.descriptor;
+  const parts: Array<[string, string]> = [];
+  if (auth.kind === "oauth2-client-credentials" || auth.kind === "oauth2-authorization-code")
+    parts.push(["credentials", "oauthCredentials"]);
+  if (Object.values(operations).some((op) => op.paging)) parts.push(["paging", "iteratePages"]);
+  if (Object.values(operations).some((op) => declaredWireOf(op) !== undefined)) parts.push(["wire", "declaredWire"]);
+  return parts;
+}
+
+/** The constructor's line that builds the core with the spec's parts, wrapped when it is long. */
+function coreLine(parts: Array<[string, string]>): string {
+  const given = parts.map(([name, value]) => `${name}: ${value}`).join(", ");
+  const one = `    this.core = createClient(descriptor, options${parts.length ? `, { ${given} }` : ""});`;
+  if (one.length <= WIDTH) return one;
+  return [
+    "    this.core = createClient(descriptor, options, {",
+    ...parts.map(([k, v]) => `      ${k}: ${v},`),
+    "    });",
+  ].join("\n");
 }
 
 /**
@@ -64,8 +95,9 @@ export const emitClient: Emitter<SurfaceModel> = (model, context) => {
   const className = `${pascal(model.id)}Client`;
   const names = new NameTable([...IMPORTED, className, `create${className}`]);
   const runtime = str(context.runtimeImport);
+  const parts = clientParts(model);
   const body = [
-    `import { createServiceClient } from ${runtime};`,
+    `import { ${["createClient", ...parts.map(([, value]) => value)].join(", ")} } from ${runtime};`,
     `import type { ClientOptions, OperationData, PageItem, PagingOptions, ServiceClient } from ${runtime};`,
     `import { descriptor } from "./descriptor.js";`,
     `import type { paths } from "./types.js";`,
@@ -126,7 +158,7 @@ export const emitClient: Emitter<SurfaceModel> = (model, context) => {
     "  public readonly core: ServiceClient;",
     "",
     "  constructor(options: ClientOptions) {",
-    "    this.core = createServiceClient(descriptor, options);",
+    coreLine(parts),
     "  }",
     ...methods.flatMap((method) => ["", method]),
     "}",

@@ -1,20 +1,24 @@
 /**
  * The service client every generated module builds on. Its calls run the request pipeline
  * (docs/runtime.md): request building (request.ts) → admission under the declared limits
- * (admission.ts) → credentials and tokens (credentials/source.ts) → one attempt (attempt.ts) →
- * classification (classify.ts) → the retry policy (retry.ts), strung together by transport.ts,
- * reporting to hooks and observers (observer.ts, report.ts).
+ * (admission.ts) → credentials (credentials/placing.ts; OAuth tokens in source.ts) → one attempt
+ * (attempt.ts) → classification (classify.ts) → the retry policy (retry.ts), strung together by
+ * transport.ts, reporting to hooks and observers (observer.ts, report.ts).
  *
  * Generated code passes the service descriptor; nothing here knows which service it talks to.
+ * `createClient` takes only the parts the spec needs (the OAuth flows, paging) as values, so a
+ * bundle of a client whose spec declares neither carries neither; `createServiceClient` is the
+ * client with every part, for callers that take any descriptor (tool steps, MCP, the API Call step).
  */
-import type { HttpMethod, OperationDescriptor, ServiceDescriptor } from "../descriptor.js";
+import { declaredWireOf, type HttpMethod, type OperationDescriptor, type ServiceDescriptor } from "../descriptor.js";
 import { redact, redactUrl } from "../errors.js";
 import type { Connection } from "../credentials/auth.js";
 import { baseUrlFields, type ConnectionStore, validateConnection } from "../credentials/connections.js";
-import { CredentialsSource } from "../credentials/source.js";
+import { type CredentialsFlow, placedCredentials } from "../credentials/placing.js";
+import { oauthCredentials } from "../credentials/source.js";
 import type { Hooks, Observer } from "../hooks.js";
 import { effectiveLimits, type LimitOverrides } from "../limits/limits.js";
-import { checkAddress, normaliseConnection, operationBase, resolveBaseUrl, resolveTokenUrl } from "./address.js";
+import { checkAddress, normaliseConnection, resolveBaseUrl, resolveTokenUrl } from "./address.js";
 import { Admission, accountScopes } from "./admission.js";
 import type { CallOptions, ClientContext } from "./context.js";
 import { Events } from "./observer.js";
@@ -23,6 +27,7 @@ import { adHocOperation, RequestBuilder } from "./request.js";
 import { resolveRetry, type RetryOptions } from "./retry.js";
 import { defaultSharedState, type SharedState } from "./shared-state.js";
 import { callOperation } from "./transport.js";
+import { declaredWire, type WireFormats } from "./wire.js";
 import { combineHooks } from "../observe/logger.js";
 import { METRICS_ENV, type MetricsOption, type TracingOption, TRACING_ENV, tracingWanted } from "../observe/options.js";
 import type { ValidateOption } from "../observe/response-check.js";
@@ -34,7 +39,7 @@ export { querySerializerFor } from "./params.js";
 export { UNSAFE_PATH_VALUE } from "./failures.js";
 export type { CallOptions } from "./context.js";
 export type { Page, PagingOptions };
-export { DEFAULT_MAX_PAGES, PagingStoppedError } from "./paging.js";
+export { DEFAULT_MAX_PAGES, iteratePages, PagingStoppedError } from "./paging.js";
 
 export interface ClientOptions {
   /** The named connection whose credentials and limits this client uses. */
@@ -119,16 +124,42 @@ export interface ServiceClient {
   items(operationId: string, init?: object, options?: PagingOptions): AsyncIterable<unknown>;
 }
 
+/** The parts of a client that only some specs need, passed as values (see createClient). */
+export interface ClientParts {
+  /** The OAuth flows (`oauthCredentials`), for a spec that declares one; else the placed fields only. */
+  credentials?: CredentialsFlow | undefined;
+  /** Following `x-stepforge-paging` (`iteratePages`), for a spec with a paged operation. */
+  paging?: typeof iteratePages | undefined;
+  /** Declared parameter styles, non-JSON bodies, operation servers (`declaredWire`), for a spec that has them. */
+  wire?: WireFormats | undefined;
+  /** The observability layer to use when the program did not register one (the tool steps pass theirs). */
+  observe?: ObserveLayer | undefined;
+}
+
 /**
- * The client for `descriptor`'s service. `observe` is the observability layer to use when the
- * program did not register one (the tool steps pass theirs); see layers.ts.
+ * The client for `descriptor`'s service, with every part: for callers that take any descriptor.
+ * `observe` is the observability layer to use when the program did not register one; see layers.ts.
  */
 export function createServiceClient(
   descriptor: ServiceDescriptor,
   options: ClientOptions,
   observe?: ObserveLayer,
 ): ServiceClient {
-  const ctx = createClientContext(descriptor, options, observe);
+  const parts = { credentials: oauthCredentials, paging: iteratePages, wire: declaredWire, observe };
+  return createClient(descriptor, options, parts);
+}
+
+/**
+ * The client for `descriptor`'s service with the parts given (what generated clients call: the
+ * generator passes the parts its spec needs). A spec that needs a part which was not given fails
+ * naming it: an OAuth spec when the client is built, a paged operation when its pages are asked for.
+ */
+export function createClient(
+  descriptor: ServiceDescriptor,
+  options: ClientOptions,
+  parts: ClientParts = {},
+): ServiceClient {
+  const ctx = createClientContext(descriptor, options, parts.observe, parts.credentials, parts.wire);
   const call = (operationId: string, init: object = {}): Promise<unknown> => {
     // An unknown operation rejects, as every other failure of a call does; it never throws.
     try {
@@ -143,7 +174,12 @@ export function createServiceClient(
       throw new Error(
         `${descriptor.id}: operation "${operationId}" declares no paging (x-stepforge-paging); use call()`,
       );
-    return iteratePages(descriptor.id, op, (pageInit) => call(operationId, pageInit), init as never, paging);
+    if (!parts.paging)
+      throw new Error(
+        `${descriptor.id}: operation "${operationId}" pages, but this client was built without paging; ` +
+          "pass { paging: iteratePages } to createClient, or use createServiceClient",
+      );
+    return parts.paging(descriptor.id, op, (pageInit) => call(operationId, pageInit), init as never, paging);
   };
   return {
     descriptor,
@@ -169,7 +205,27 @@ export function createClientContext(
   descriptor: ServiceDescriptor,
   options: ClientOptions,
   observe: ObserveLayer | undefined = observeLayer(),
+  credentialsFlow: CredentialsFlow = placedCredentials,
+  wire?: WireFormats,
 ): ClientContext {
+  const oauth =
+    descriptor.auth.kind === "oauth2-client-credentials" || descriptor.auth.kind === "oauth2-authorization-code";
+  if (oauth && credentialsFlow === placedCredentials)
+    throw new Error(
+      `${descriptor.id} authenticates with ${descriptor.auth.kind}, but this client was built without the OAuth ` +
+        "flows; pass { credentials: oauthCredentials } to createClient, or use createServiceClient",
+    );
+  if (!wire) {
+    for (const op of Object.values(descriptor.operations)) {
+      const declared = declaredWireOf(op);
+      if (declared)
+        throw new Error(
+          `${descriptor.id}: operation "${op.operationId}" declares ${declared}, but this client was built ` +
+            "without the declared wire formats; pass { wire: declaredWire } to createClient, " +
+            "or use createServiceClient",
+        );
+    }
+  }
   const connection = normaliseConnection(descriptor, options.connection);
   validateConnection(descriptor, connection, { skipPatternFor: options.baseUrl ? baseUrlFields(descriptor) : [] });
   const baseUrl = resolveBaseUrl(descriptor, connection, options.baseUrl);
@@ -188,7 +244,7 @@ export function createClientContext(
   const scopes = accountScopes(descriptor, connection);
   const limits = effectiveLimits(descriptor, connection.limits, options.limits);
   const { onTokens, store } = options;
-  const credentials = new CredentialsSource({
+  const credentials = credentialsFlow({
     descriptor,
     connection,
     tokenUrl,
@@ -210,8 +266,13 @@ export function createClientContext(
     signal: options.signal,
     maxLimitWaitMs: options.maxLimitWaitMs,
     events,
-    requests: new RequestBuilder(baseUrl, (server: string, base: string) =>
-      operationBase(descriptor, connection, server, base, options.baseUrl !== undefined),
+    requests: new RequestBuilder(
+      baseUrl,
+      wire && {
+        ...wire,
+        serverBase: (server: string, base: string) =>
+          wire.operationBase(descriptor, connection, server, base, options.baseUrl !== undefined),
+      },
     ),
     admission: new Admission(descriptor, shared, limits, scopes),
     credentials,

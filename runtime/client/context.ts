@@ -4,7 +4,7 @@
  */
 import type { OperationDescriptor, ServiceDescriptor } from "../descriptor.js";
 import type { Connection } from "../credentials/auth.js";
-import type { CredentialsSource } from "../credentials/source.js";
+import type { Credentials } from "../credentials/placing.js";
 import type { Admission } from "./admission.js";
 import type { Hooks } from "../hooks.js";
 import type { Events } from "./observer.js";
@@ -25,7 +25,7 @@ export interface ClientContext {
   readonly events: Events;
   readonly requests: RequestBuilder;
   readonly admission: Admission;
-  readonly credentials: CredentialsSource;
+  readonly credentials: Credentials;
   /** Checks a success answer against the spec (`validate`); undefined when off. */
   readonly checkAnswer: AnswerValidation | undefined;
   /** A URL as events and errors may show it (credentials and secret values masked). */

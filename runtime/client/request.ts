@@ -5,15 +5,23 @@
  * the same bytes. A string, not a Request object: fetch makes its own, and a Request built here
  * only to be copied cost a third of the client's time per call.
  *
- * Values are encoded as OpenAPI's style and explode say (params.ts, with openapi-fetch's
- * serialisers), and parameters declared with JSON content as JSON.
+ * Values are encoded as openapi-fetch's serialisers do by default (query `form` exploded, `simple`
+ * paths) and bodies as JSON; declared styles, other body media types and operation servers come
+ * from the client's `wire` part (wire.ts) when its spec declares them.
  */
 import { defaultBodySerializer, defaultPathSerializer, mergeHeaders } from "openapi-fetch";
-import { FORM_MEDIA_TYPE, type HttpMethod, OCTET_MEDIA_TYPE, type OperationDescriptor } from "../descriptor.js";
+import type { HttpMethod, OperationDescriptor } from "../descriptor.js";
 import { pathValueProblem } from "../internal/path-values.js";
-import { defaultQuery, headerValues, pathValue, type QuerySerializer, querySerializerFor } from "./params.js";
+import { defaultQuery, headerValues, type QuerySerializer } from "./params.js";
+import type { WireFormats } from "./wire.js";
 
 export { querySerializerFor } from "./params.js";
+
+/** What the builder needs of the declared wire formats (wire.ts), with the client's own server base. */
+export type BuilderWire = Omit<WireFormats, "operationBase"> & {
+  /** The base of an operation with its own server (path- or operation-level `servers`). */
+  serverBase(server: string, baseUrl: string): string;
+};
 
 /** What a generated operation passes: openapi-fetch's `params` and `body` shapes. */
 export interface CallInit {
@@ -49,12 +57,13 @@ export class RequestBuilder {
   readonly baseInvalid: boolean;
 
   /**
-   * `serverBase` gives the base of an operation with its own server (path- or operation-level
-   * `servers`, the descriptor's `server`); without it every operation uses `baseUrl`.
+   * `wire` encodes what operations declare beyond the defaults (styles, non-JSON bodies, their own
+   * server); without it every operation uses the defaults and `baseUrl` (the client refuses a spec
+   * that declares more without it: client.ts).
    */
   constructor(
     baseUrl: string,
-    private readonly serverBase?: (server: string, baseUrl: string) => string,
+    private readonly wire?: BuilderWire,
   ) {
     const normalised = normalisedBase(baseUrl);
     this.baseUrl = normalised ?? baseUrl;
@@ -63,10 +72,10 @@ export class RequestBuilder {
 
   /** The base address of an operation's requests: its own server when it declares one, else the client's. */
   baseOf(op: OperationDescriptor): string {
-    if (op.server === undefined || !this.serverBase || this.baseInvalid) return this.baseUrl;
+    if (op.server === undefined || !this.wire || this.baseInvalid) return this.baseUrl;
     let base = this.bases.get(op);
     if (base === undefined) {
-      base = normalisedBase(this.serverBase(op.server, this.baseUrl)) ?? this.baseUrl;
+      base = normalisedBase(this.wire.serverBase(op.server, this.baseUrl)) ?? this.baseUrl;
       this.bases.set(op, base);
     }
     return base;
@@ -87,10 +96,10 @@ export class RequestBuilder {
   build(op: OperationDescriptor, init: CallInit): PreparedRequest {
     let querySerializer = this.serializers.get(op);
     if (!querySerializer) {
-      querySerializer = querySerializerFor(op) ?? defaultQuery;
+      querySerializer = this.wire?.querySerializer(op) ?? defaultQuery;
       this.serializers.set(op, querySerializer);
     }
-    return prepareRequest(this.baseOf(op), op, this.template(op), init, querySerializer);
+    return prepareRequest(this.baseOf(op), op, this.template(op), init, querySerializer, this.wire);
   }
 
   private template(op: OperationDescriptor): PathTemplate {
@@ -153,9 +162,10 @@ function fillPath(
   op: OperationDescriptor,
   template: PathTemplate,
   values: Record<string, unknown> | undefined,
+  wire: BuilderWire | undefined,
 ): string {
   if (!values || template.names.length === 0) return baseUrl + op.path;
-  if (op.serialization?.path) return styledPath(baseUrl, op, template, values);
+  if (op.serialization?.path && wire) return styledPath(baseUrl, op, template, values, wire);
   if (!template.simple) return defaultPathSerializer(baseUrl + op.path, values);
   let url = baseUrl + template.literals[0]!;
   for (let i = 0; i < template.names.length; i++) {
@@ -175,12 +185,14 @@ function styledPath(
   op: OperationDescriptor,
   template: PathTemplate,
   values: Record<string, unknown>,
+  wire: BuilderWire,
 ): string {
   let url = baseUrl + template.literals[0]!;
   for (let i = 0; i < template.names.length; i++) {
     const name = template.names[i]!;
     const value = values[name];
-    url += value === undefined || value === null ? `{${name}}` : pathValue(name, value, op.serialization?.path?.[name]);
+    url +=
+      value === undefined || value === null ? `{${name}}` : wire.pathValue(name, value, op.serialization?.path?.[name]);
     url += template.literals[i + 1]!;
   }
   return url;
@@ -192,10 +204,11 @@ function prepareRequest(
   template: PathTemplate,
   init: CallInit,
   querySerializer: QuerySerializer,
+  wire: BuilderWire | undefined,
 ): PreparedRequest {
   const params = init.params ?? {};
   const method = op.method.toUpperCase();
-  let url = fillPath(baseUrl, op, template, params.path);
+  let url = fillPath(baseUrl, op, template, params.path, wire);
   let search = querySerializer(params.query ?? {});
   if (search.startsWith("?")) search = search.substring(1);
   if (search) url += `?${search}`;
@@ -205,7 +218,9 @@ function prepareRequest(
   }
   const given = mergeHeaders(init.headers, headerValues(op, params.header));
   const raw =
-    init.body === undefined || init.body instanceof FormData ? undefined : rawBody(op.requestMediaType, init.body);
+    init.body === undefined || init.body instanceof FormData || !wire
+      ? undefined
+      : wire.rawBody(op.requestMediaType, init.body);
   if (raw instanceof FormData) {
     // fetch writes the multipart Content-Type itself, with the boundary; a type the call sets wins.
     return { method, url, headers: given, body: raw, pathValues: params.path };
@@ -224,55 +239,6 @@ function prepareRequest(
     op.requestMediaType !== undefined && /json/i.test(op.requestMediaType) ? op.requestMediaType : "application/json";
   const headers = jsonBody ? mergeHeaders({ "Content-Type": jsonType }, given) : given;
   return { method, url, headers, body, pathValues: params.path };
-}
-
-/**
- * A body the operation takes in a media type that is not JSON (the descriptor's requestMediaType):
- * form fields (arrays repeat the key, as form style explodes them), multipart parts (files as
- * Blob, Uint8Array or ArrayBuffer), or, for any other type (octet-stream, text/plain, XML, an
- * image), the string or bytes as given. A Blob, unlike a stream, can be sent again by a retry.
- * Undefined: send it as JSON.
- */
-function rawBody(mediaType: string | undefined, body: unknown): string | Blob | FormData | undefined {
-  const type = mediaType?.toLowerCase().split(";")[0]?.trim();
-  if (type === undefined || /json/.test(type)) return undefined;
-  const fields = body !== null && typeof body === "object" && !isBinary(body) && !Array.isArray(body);
-  if (type === FORM_MEDIA_TYPE && fields) {
-    const form = new URLSearchParams();
-    for (const [name, value] of Object.entries(body)) {
-      for (const item of Array.isArray(value) ? value : [value]) {
-        if (item !== undefined && item !== null) form.append(name, String(item));
-      }
-    }
-    return form.toString();
-  }
-  if (type.startsWith("multipart/") && fields) return multipartBody(body as Record<string, unknown>);
-  if (typeof body === "string" || isBinary(body)) {
-    if (typeof body === "string" && type !== OCTET_MEDIA_TYPE) return body;
-    return body instanceof Blob ? body : new Blob([body as string | ArrayBuffer | Uint8Array<ArrayBuffer>]);
-  }
-  return undefined;
-}
-
-/**
- * Multipart parts from an object: each property a part (an array, one part per item); bytes as
- * file parts (a File keeps its name), objects as JSON text, other values as text.
- */
-function multipartBody(body: Record<string, unknown>): FormData {
-  const form = new FormData();
-  for (const [name, value] of Object.entries(body)) {
-    for (const item of Array.isArray(value) ? value : [value]) {
-      if (item === undefined || item === null) continue;
-      if (item instanceof Blob) form.append(name, item);
-      else if (isBinary(item)) form.append(name, new Blob([item as Uint8Array<ArrayBuffer>]), name);
-      else form.append(name, typeof item === "object" ? JSON.stringify(item) : String(item));
-    }
-  }
-  return form;
-}
-
-function isBinary(value: unknown): value is Blob | ArrayBuffer | Uint8Array {
-  return value instanceof Blob || value instanceof ArrayBuffer || value instanceof Uint8Array;
 }
 
 /** An operation for a request to any path (the API Call step's), declared for this one call. */

@@ -7,6 +7,10 @@
  * or Redis (every machine) — is the state layer (`createSharedState` in runtime/state/shared.ts),
  * loaded by importing `stepforge/runtime/state`; only then does the environment's
  * STEPFORGE_REDIS_URL or STEPFORGE_STATE_DIR reach the default state (see layers.ts).
+ *
+ * The process's own default state builds its store and token cache on first use, from the maker
+ * an OAuth client hands over (`useMemoryTokens`, credentials/source.ts): only OAuth clients use
+ * them, and naming them here would put the token cache and the in-memory store in every bundle.
  */
 import { TokenCache } from "../credentials/tokens.js";
 import { type Limiter, LimitRegistry } from "../limits/limits.js";
@@ -25,8 +29,52 @@ export interface SharedState {
 
 /** State for this process only: the in-process limiter (no store round trips per call). */
 export function localSharedState(clock?: Clock): SharedState {
+  return { limits: new LimitRegistry(), ...memoryTokenState(clock) };
+}
+
+/** An in-memory store and the token cache over it. */
+export function memoryTokenState(clock?: Clock): Pick<SharedState, "store" | "tokens"> {
   const store = new MemoryStateStore(clock);
-  return { store, limits: new LimitRegistry(), tokens: new TokenCache({ store }) };
+  return { store, tokens: new TokenCache({ store }) };
+}
+
+type MemoryTokens = () => Pick<SharedState, "store" | "tokens">;
+let memoryTokens: MemoryTokens | undefined;
+
+/** Hands the process's own state the way to build its store and token cache (OAuth clients do). */
+export function useMemoryTokens(make: MemoryTokens): void {
+  memoryTokens ??= make;
+}
+
+/**
+ * This process's own state: the limiter at once; the store and the token cache when first read
+ * (only OAuth clients read them, and such a client has handed over their maker by then).
+ */
+class ProcessLocalState implements SharedState {
+  readonly limits = new LimitRegistry();
+  private memory: Pick<SharedState, "store" | "tokens"> | undefined;
+
+  get store(): StateStore {
+    return this.built().store;
+  }
+  get tokens(): TokenCache {
+    return this.built().tokens;
+  }
+  /** Closes the store if one was built (nothing to close otherwise). */
+  async close(): Promise<void> {
+    await this.memory?.store.close();
+  }
+  private built(): Pick<SharedState, "store" | "tokens"> {
+    if (this.memory) return this.memory;
+    // Nothing in the package reads these without handing over the maker first.
+    if (!memoryTokens)
+      throw new Error(
+        "defaultSharedState: this process's own state builds its store and token cache for OAuth clients " +
+          "only; pass `shared: localSharedState()` (or createSharedState()) to read a store of your own",
+      );
+    this.memory = memoryTokens();
+    return this.memory;
+  }
 }
 
 /** The state layer (layers.ts): how the environment's choice of store is built, once registered. */
@@ -53,7 +101,7 @@ function processWide(): SharedState {
     if (process.env[name]?.trim())
       throw missingLayer(`${name} is set`, STATE_ENTRY, `(or unset ${name} to keep limits and tokens in this process)`);
   }
-  return (processState = localSharedState());
+  return (processState = new ProcessLocalState());
 }
 
 /**
@@ -76,5 +124,6 @@ export const defaultSharedState: SharedState = {
 export async function closeDefaultSharedState(): Promise<void> {
   const state = processState;
   processState = undefined;
-  await state?.store.close();
+  if (state instanceof ProcessLocalState) await state.close();
+  else await state?.store.close();
 }

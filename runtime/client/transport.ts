@@ -9,7 +9,7 @@ import { StepforgeError } from "../errors.js";
 import type { OperationDescriptor } from "../descriptor.js";
 import { sleep } from "../internal/time.js";
 import type { Ticket } from "../limits/limits.js";
-import type { Credentialed } from "../credentials/source.js";
+import type { Credentialed } from "../credentials/placing.js";
 import { isStateUnavailable } from "../state/types.js";
 import { sendAttempt } from "./attempt.js";
 import { classifyAnswer } from "./classify.js";

@@ -1,89 +1,42 @@
 /**
- * The credentials source of one client: what each attempt carries (the connection's fields placed
- * as the descriptor says, and for OAuth kinds an access token) and the token's life — fetched or
- * refreshed when due through the shared TokenCache (one renewal for every caller and process),
- * invalidated once when the service refuses it, and rotated tokens handed to the caller's store.
- * It also knows every secret value, so the rest of the pipeline can mask them.
+ * The OAuth flows of a client's credentials: on top of the placed connection fields
+ * (placing.ts), an access token fetched or refreshed when due through the shared TokenCache (one
+ * renewal for every caller and process), invalidated once when the service refuses it, and
+ * rotated tokens handed to the caller's store. Only clients whose spec declares an OAuth flow
+ * import this (generated code passes `oauthCredentials` to the client), so the others' bundles
+ * carry neither the token requests, the token cache nor the in-memory store behind it.
  */
 import type { ServiceDescriptor } from "../descriptor.js";
 import { StepforgeError } from "../errors.js";
 import { abortable } from "../internal/time.js";
 import type { TokenEvent } from "../hooks.js";
-import type { Events } from "../client/observer.js";
-import type { ResolvedRetry } from "../client/retry.js";
-import type { SharedState } from "../client/shared-state.js";
+import { memoryTokenState, useMemoryTokens } from "../client/shared-state.js";
 import {
   type Connection,
-  credentialQueryNames,
   fetchClientCredentialsToken,
   parseExpiry,
-  placementsFor,
   refreshAuthorizationCode,
-  secretValues,
   type TokenRequestContext,
   tokenFields,
 } from "./auth.js";
-import type { ConnectionStore } from "./connections.js";
 import { hashOf } from "../limits/limits.js";
-import { fillTemplate } from "../internal/template.js";
+import { type CredentialsFlow, type CredentialsOptions, PlacedCredentials, type TokenCall } from "./placing.js";
 import type { RenewalRetry, TokenEntry } from "./tokens.js";
 
-/** The credentials of one attempt, filled in: query parameters and headers. */
-interface Placed {
-  /** `name=value&…`, encoded as URLSearchParams encodes (as `searchParams.set` would write them). */
-  query: string;
-  queryPairs: Array<[string, string]>;
-  headerPairs: Array<[string, string]>;
-  /** Credential cookies as one Cookie header value (`a=1; b=2`); empty when there are none. */
-  cookies: string;
-}
+export type { Credentialed, CredentialsOptions, TokenCall } from "./placing.js";
 
-/** An attempt's address and headers with the credentials on. */
-export interface Credentialed {
-  url: string;
-  headers: Headers | undefined;
-}
-
-/** The call a token is wanted for (named in events and errors). */
-export interface TokenCall {
-  readonly op: { operationId: string };
-  readonly callId: string;
-  readonly signal: AbortSignal | undefined;
-}
-
-export interface CredentialsOptions {
-  descriptor: ServiceDescriptor;
-  connection: Connection;
-  /** The resolved, checked token endpoint (OAuth kinds). */
-  tokenUrl: string | undefined;
-  /** The account's key for limits (`accountScopes().connection`); authorization-code tokens are kept per account. */
-  account: string;
-  send: typeof fetch;
-  retry: ResolvedRetry;
-  /** Read on each use: the process-wide state may be replaced after it was closed. */
-  shared: SharedState;
-  events: Events;
-  onTokens?: ((connectionName: string, fields: Record<string, string>) => void | Promise<void>) | undefined;
-  store?: ConnectionStore | undefined;
-}
-
-export class CredentialsSource {
-  /** Every secret value known (connection fields, tokens fetched since), for masking. */
-  readonly secrets: Set<string>;
-  /** Query parameter names that carry credentials (masked in every URL shown). */
-  readonly queryNames: string[];
-  /** Whether attempts carry an OAuth access token from the token cache. */
-  readonly usesTokens: boolean;
+export class CredentialsSource extends PlacedCredentials {
+  override readonly usesTokens: boolean;
   private readonly tokenKey: string;
   private readonly renewBeforeMs: number;
-  private lastPlaced: { token: string | undefined; placed: Placed } | undefined;
 
-  constructor(private readonly options: CredentialsOptions) {
+  constructor(options: CredentialsOptions) {
+    super(options);
     const { descriptor, connection } = options;
     const auth = descriptor.auth;
-    this.secrets = new Set(secretValues(descriptor, connection));
-    this.queryNames = credentialQueryNames(descriptor);
     this.usesTokens = auth.kind === "oauth2-client-credentials" || auth.kind === "oauth2-authorization-code";
+    // The process's own state builds its token cache only when a client with a token flow asks.
+    if (this.usesTokens) useMemoryTokens(memoryTokenState);
     this.tokenKey = tokenKeyOf(descriptor, connection, options.tokenUrl, options.account);
     this.renewBeforeMs =
       auth.kind === "oauth2-client-credentials" || auth.kind === "oauth2-authorization-code"
@@ -94,7 +47,7 @@ export class CredentialsSource {
   }
 
   /** The access token an attempt carries (OAuth kinds; undefined otherwise), renewed when due. */
-  async accessToken(call: TokenCall): Promise<string | undefined> {
+  override async accessToken(call: TokenCall): Promise<string | undefined> {
     if (!this.usesTokens) return undefined;
     const tokens = this.options.shared.tokens;
     const entry = await abortable(
@@ -107,61 +60,8 @@ export class CredentialsSource {
   }
 
   /** The service refused `accessToken`: no call of this process uses it again (a burst renews once). */
-  invalidate(accessToken: string, call: TokenCall): void {
+  override invalidate(accessToken: string, call: TokenCall): void {
     if (this.options.shared.tokens.invalidate(this.tokenKey, accessToken)) this.tokenEvent(call, "invalidated");
-  }
-
-  /**
-   * An attempt's address and headers with the connection's credentials (and the access token) on:
-   * a credential query parameter replaces one of the same name, a header likewise. The request's
-   * own headers are not changed (a retry starts from them again).
-   */
-  place(url: string, headers: Headers | undefined, accessToken: string | undefined): Credentialed {
-    const placed = this.placed(accessToken);
-    let out = url;
-    if (placed.queryPairs.length > 0) {
-      if (!url.includes("?") && !url.includes("#")) out = `${url}?${placed.query}`;
-      else {
-        const parsed = new URL(url);
-        for (const [name, value] of placed.queryPairs) parsed.searchParams.set(name, value);
-        out = parsed.href;
-      }
-    }
-    if (placed.headerPairs.length === 0 && !placed.cookies) return { url: out, headers };
-    const withCredentials = new Headers(headers);
-    for (const [name, value] of placed.headerPairs) withCredentials.set(name, value);
-    if (placed.cookies) {
-      // The call's own cookies stay; the credential cookies follow them.
-      const own = withCredentials.get("cookie");
-      withCredentials.set("cookie", own ? `${own}; ${placed.cookies}` : placed.cookies);
-    }
-    return { url: out, headers: withCredentials };
-  }
-
-  /** The filled placements: once for static credentials, once per access token for OAuth kinds. */
-  private placed(accessToken: string | undefined): Placed {
-    const cached = this.lastPlaced;
-    if (cached && cached.token === accessToken) return cached.placed;
-    const { descriptor, connection } = this.options;
-    // A connection may hold its own "accessToken" field (a bearer scheme derived from a plain
-    // spec): only an OAuth token fetched for this call replaces it, never an absent one.
-    const values = accessToken === undefined ? connection.fields : { ...connection.fields, accessToken };
-    const queryPairs: Array<[string, string]> = [];
-    const headerPairs: Array<[string, string]> = [];
-    const cookiePairs: Array<[string, string]> = [];
-    for (const placement of placementsFor(descriptor, connection)) {
-      const value = fillTemplate(placement.value, values, `${descriptor.id} credentials`);
-      const pairs = placement.in === "query" ? queryPairs : placement.in === "cookie" ? cookiePairs : headerPairs;
-      // A later placement of the same name replaces the earlier one in place, as setting it twice would.
-      const same = pairs.findIndex(([name]) => sameName(name, placement.name, placement.in === "header"));
-      if (same >= 0) pairs[same] = [placement.name, value];
-      else pairs.push([placement.name, value]);
-    }
-    // Cookies travel together in one header (RFC 6265: `a=1; b=2`), values as given.
-    const cookies = cookiePairs.map(([name, value]) => `${name}=${value}`).join("; ");
-    const placed = { query: new URLSearchParams(queryPairs).toString(), queryPairs, headerPairs, cookies };
-    this.lastPlaced = { token: accessToken, placed };
-    return placed;
   }
 
   private tokenEvent(call: TokenCall, action: TokenEvent["action"], expiresAt?: number): void {
@@ -328,11 +228,10 @@ function tokenKeyOf(
   return `${descriptor.id}|cc|${hashOf(`${client}\n${tokenUrl}`)}`;
 }
 
-function sameName(a: string, b: string, caseless: boolean): boolean {
-  return caseless ? a.toLowerCase() === b.toLowerCase() : a === b;
-}
-
 /** Not expired, with a second to spare for the request that will carry it. */
 function stillValid(entry: TokenEntry): boolean {
   return entry.expiresAt === undefined || entry.expiresAt > Date.now() + 1000;
 }
+
+/** The credentials part of a spec that declares an OAuth flow (client credentials, authorization code). */
+export const oauthCredentials: CredentialsFlow = (options) => new CredentialsSource(options);

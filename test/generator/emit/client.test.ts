@@ -11,7 +11,7 @@ describe("emitClient", () => {
     });
     const [file] = await emitClient(model, context);
     expect(body(file!.content)).toMatchInlineSnapshot(`
-      "import { createServiceClient } from "stepforge/runtime";
+      "import { createClient } from "stepforge/runtime";
       import type { ClientOptions, OperationData, PageItem, PagingOptions, ServiceClient } from "stepforge/runtime";
       import { descriptor } from "./descriptor.js";
       import type { paths } from "./types.js";
@@ -33,7 +33,7 @@ describe("emitClient", () => {
         public readonly core: ServiceClient;
 
         constructor(options: ClientOptions) {
-          this.core = createServiceClient(descriptor, options);
+          this.core = createClient(descriptor, options);
         }
 
         /**

@@ -3,10 +3,13 @@
  * once from the operation descriptor and the call's params and body, before any credential.
  */
 import { describe, expect, it } from "vitest";
-import { adHocOperation, RequestBuilder } from "../../../runtime/client/request.js";
+import { adHocOperation, type BuilderWire, RequestBuilder } from "../../../runtime/client/request.js";
+import { declaredWire } from "../../../runtime/client/wire.js";
 import type { OperationDescriptor } from "../../../runtime/index.js";
 
 const BASE = "https://api.board.example";
+/** The declared wire formats (wire.ts), as a client whose spec declares them builds them. */
+const WIRE: BuilderWire = { ...declaredWire, serverBase: (server) => server };
 const get = (path: string, extra: Partial<OperationDescriptor> = {}): OperationDescriptor => ({
   operationId: "op",
   method: "GET",
@@ -30,7 +33,7 @@ describe("RequestBuilder.build", () => {
     const op = get("/leads", {
       serialization: { query: { ids: { explode: false }, tags: { style: "pipeDelimited" } } },
     });
-    const request = new RequestBuilder(BASE).build(op, {
+    const request = new RequestBuilder(BASE, WIRE).build(op, {
       params: { query: { ids: [1, 2], tags: ["a", "b"], other: ["x", "y"] } },
     });
     expect(request.url).toBe(`${BASE}/leads?ids=1,2&tags=a|b&other=x&other=y`);
@@ -57,7 +60,7 @@ describe("RequestBuilder.build", () => {
 
   it("sends a form body as form fields when the operation declares that media type", () => {
     const form = get("/submit", { method: "POST", requestMediaType: "application/x-www-form-urlencoded" });
-    const request = new RequestBuilder(BASE).build(form, { body: { user: "a b", tags: ["x", "y"], none: null } });
+    const request = new RequestBuilder(BASE, WIRE).build(form, { body: { user: "a b", tags: ["x", "y"], none: null } });
     expect(request.body).toBe("user=a+b&tags=x&tags=y");
     expect(request.headers!.get("content-type")).toBe("application/x-www-form-urlencoded");
   });
