@@ -10,8 +10,10 @@
  *    each loop with its own direct samples; all through the MCP SDK client in process against the
  *    behavioural mock on 127.0.0.1 with the client-side limits off; with the type-check alone and an
  *    empty program beside them.
- * 4. The sandbox attack suite (test/code/attacks.ts): each attack and what became of it.
+ * 4. CPU time of the same two sides, every thread of the process counted (Linux).
+ * 5. The sandbox attack suite (test/code/attacks.ts): each attack and what became of it.
  */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import {
   ATTACK_BUDGETS,
@@ -40,7 +42,7 @@ const { values } = parseArgs({
   options: { quick: { type: "boolean", default: false }, only: { type: "string" } },
 });
 const ROUNDS = values.quick ? 10 : 40;
-/** `--only cost` runs one section: listing, harness, cost or attacks. */
+/** `--only cost` runs one section: listing, harness, cost, cpu or attacks. */
 const run = (section: string) => values.only === undefined || values.only === section;
 const BOARD = "60d5ecb74e2a1b3c4d5e6f70";
 const CARD = "6123a9f0c4b5d6e7f8091a2b";
@@ -165,6 +167,81 @@ async function perCall(all: Harness, sandbox: "worker" | "inline"): Promise<stri
   );
 }
 
+/** CPU time of each thread of this process so far, in ms (Linux: /proc/self/task; empty elsewhere). */
+function threadCpu(): Map<string, number> {
+  const out = new Map<string, number>();
+  if (!existsSync("/proc/self/task")) return out;
+  const tick = 1000 / 100; // USER_HZ is 100 on Linux
+  for (const tid of readdirSync("/proc/self/task")) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      out.set(tid, (Number(fields[11]) + Number(fields[12])) * tick);
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return out;
+}
+
+/**
+ * CPU time, all threads, of an execute of the three calls against the three direct tool calls,
+ * each side in its own block (CPU time is not interleaved: a side's background work, such as the
+ * worker preparing its next runtime, is counted where it belongs). Less sensitive to the machine's
+ * load than wall time, though not immune (caches, frequency).
+ */
+async function cpuCost(all: Harness): Promise<string> {
+  if (!existsSync("/proc/self/task")) return "(needs Linux's /proc)";
+  const harness = unlimited(all);
+  const direct = await startServer(harness, "direct");
+  const code = await startServer(harness, "code");
+  const rounds = ROUNDS * 10;
+  const block = async (work: (round: number) => Promise<unknown>) => {
+    for (let round = -20; round < 0; round++) await work(round);
+    const before = threadCpu();
+    for (let round = 0; round < rounds; round++) await work(round);
+    // Work a side left behind (the worker's next runtime) lands before the block is read.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const after = threadCpu();
+    let main = 0;
+    let others = 0;
+    for (const [tid, ms] of after) {
+      const used = ms - (before.get(tid) ?? 0);
+      if (tid === String(process.pid)) main += used;
+      else others += used;
+    }
+    return { main: main / rounds, others: others / rounds };
+  };
+  try {
+    const sides = [
+      [
+        "three direct tool calls",
+        await block(async () => {
+          await direct.client.callTool({ name: "trello_get_card", arguments: { id: CARD } });
+          await direct.client.callTool({ name: "trello_get_board_lists", arguments: { id: BOARD } });
+          await direct.client.callTool({ name: "trello_get_board_labels", arguments: { id: BOARD } });
+        }),
+      ],
+      [
+        "execute of the same three calls (worker sandbox)",
+        await block((round) => code.client.callTool({ name: "execute", arguments: { code: `${THREE}\n// ${round}` } })),
+      ],
+    ] as const;
+    const base = sides[0][1].main + sides[0][1].others;
+    const rows = sides.map(([label, cpu]) => [
+      label,
+      ms(cpu.main),
+      ms(cpu.others),
+      ms(cpu.main + cpu.others),
+      ratio(cpu.main + cpu.others, base),
+    ]);
+    return table([`CPU per side, ${rounds} rounds each`, "server's thread", "other threads", "all", "vs direct"], rows);
+  } finally {
+    await direct.close();
+    await code.close();
+  }
+}
+
 async function attacks(harness: Harness): Promise<string> {
   const server = await startServer(harness, "code", { accountsOf: ATTACKED_SERVICES, budgets: ATTACK_BUDGETS });
   const secrets = secretValues(harness.accounts);
@@ -213,6 +290,7 @@ try {
     for (const sandbox of ["worker", "inline"] as const)
       console.log(`### The cost of a call (sandbox: ${sandbox})\n\n${await perCall(harness, sandbox)}\n`);
   }
+  if (run("cpu")) console.log(`### CPU time of a call (all threads)\n\n${await cpuCost(harness)}\n`);
   if (run("attacks")) {
     console.log(
       `### Sandbox attacks (1 s CPU, 64 MiB, 20 calls, 256 KiB output; marketo without an ` +

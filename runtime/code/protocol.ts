@@ -85,9 +85,20 @@ export interface SandboxOutcome {
   heapBytes?: number | undefined;
 }
 
+/** What a worker prepares its runs for: `services` built from `shape`, and the budgets. */
+export interface RunSetup {
+  shape: ShapeEntry[];
+  budgets: SandboxBudgets;
+}
+
 /** The server's thread to the worker. */
 export type ToWorker =
-  | { type: "run"; js: string; main: string; shape: ShapeEntry[]; budgets: SandboxBudgets }
+  /**
+   * `setup`: the services and budgets the run is for, sent only when they are not the worker's
+   * already (a code mode's are the same for every run): a run's message with the shape of every
+   * service's methods took the server's thread 22–35 µs before the check, without it 3–5 µs.
+   */
+  | { type: "run"; js: string; main: string; setup?: RunSetup | undefined }
   /** `heldMs`: how long the call waited for the code's check; the run's wall time moves on by it. */
   | { type: "reply"; id: number; text: string; heldMs?: number | undefined }
   | { type: "cancel"; kind: SandboxFailureKind; message: string };

@@ -57,6 +57,11 @@ class Slot {
   started = false;
   busy = false;
   dead = false;
+  /** The shape and budgets this worker has (the objects last sent): a run for the same ones sends neither. */
+  private shape: ShapeEntry[] | undefined;
+  private budgets: SandboxBudgets | undefined;
+  /** Setups sent to this worker so far. */
+  setups = 0;
 
   constructor(memoryBytes: number) {
     this.worker = spawnWorker(memoryBytes);
@@ -87,6 +92,19 @@ class Slot {
 
   post(message: ToWorker): void {
     if (!this.dead) this.worker.postMessage(message);
+  }
+
+  /** Hands a run to the worker, with its shape and budgets when they are not the ones it has. */
+  postRun(js: string, main: string, shape: ShapeEntry[], budgets: SandboxBudgets): void {
+    if (this.dead) return;
+    // Compared by identity: a code mode passes the same objects to every run (cheaper than comparing them).
+    const same = shape === this.shape && budgets === this.budgets;
+    if (!same) {
+      this.shape = shape;
+      this.budgets = budgets;
+      this.setups++;
+    }
+    this.post({ type: "run", js, main, ...(same ? {} : { setup: { shape, budgets } }) });
   }
 
   kill(): void {
@@ -365,7 +383,7 @@ export class Sandbox implements CodeSandbox {
       if (signal?.aborted) return kill("cancelled", "The call was cancelled by the client before it ran.");
       signal?.addEventListener("abort", cancel, { once: true });
       this.started++;
-      slot.post({ type: "run", js, main, shape, budgets });
+      slot.postRun(js, main, shape, budgets);
       busy();
     });
   }

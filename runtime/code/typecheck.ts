@@ -249,7 +249,9 @@ export class CodeChecker {
 
   private agentFile(name: string, code: string): TS.SourceFile {
     const text = `${HEADER}${code}${FOOTER}`;
-    return this.ts.createSourceFile(name, text, this.ts.ScriptTarget.ES2022, true, this.ts.ScriptKind.TS);
+    // No parent pointers from the parser: the binder sets them (as in a program's own files), and
+    // neither the blanker nor a failed parse's diagnostics need them.
+    return this.ts.createSourceFile(name, text, this.ts.ScriptTarget.ES2022, false, this.ts.ScriptKind.TS);
   }
 
   private program(agent: TS.SourceFile): TS.Program {

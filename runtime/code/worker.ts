@@ -9,7 +9,7 @@
  * terminates it (sandbox.ts).
  */
 import { parentPort, workerData } from "node:worker_threads";
-import type { BridgeRequest, FromWorker, ToWorker } from "./protocol.js";
+import type { BridgeRequest, FromWorker, RunSetup, ToWorker } from "./protocol.js";
 import { prepareRun, type PreparedRun, type VmEvents, type VmRun } from "./vm.js";
 
 const port = parentPort;
@@ -43,8 +43,13 @@ const waiting = new Map<number, (text: string) => void>();
 const outbox: Array<{ id: number; request: BridgeRequest }> = [];
 const events: VmEvents = { onIdle: (cpuMs) => send({ type: "idle", cpuMs, calls: outbox.splice(0) }), exhausted };
 let running: VmRun | undefined;
-/** The next run, prepared while the worker waited (for the same services and budgets). */
-let spare: { key: string; run: PreparedRun } | undefined;
+/** The services and budgets runs are for: the last ones the server's thread sent. */
+let setup: RunSetup = {
+  shape: [],
+  budgets: { cpuMs: 0, wallMs: 0, memoryBytes, stackBytes: 0, calls: 0, outputBytes: 0 },
+};
+/** The next run, prepared while the worker waited (for `setup`, the object it was prepared for). */
+let spare: { setup: RunSetup; run: PreparedRun } | undefined;
 
 function hostCall(request: BridgeRequest, signal: AbortSignal): Promise<string> {
   const id = ++nextId;
@@ -79,9 +84,10 @@ port.on("message", (message: ToWorker) => {
   } else if (message.type === "cancel") {
     running?.cancel(message.kind, message.message);
   } else if (message.type === "run") {
-    const key = JSON.stringify([message.shape, message.budgets]);
+    if (message.setup) setup = message.setup;
+    const current = setup;
     const prepared =
-      spare?.key === key ? spare.run : prepareRun(module, message.shape, hostCall, message.budgets, events);
+      spare?.setup === current ? spare.run : prepareRun(module, current.shape, hostCall, current.budgets, events);
     spare = undefined;
     const run = prepared.start(message.js, message.main);
     running = run;
@@ -100,7 +106,7 @@ port.on("message", (message: ToWorker) => {
         process.exit(1);
       }
       setImmediate(
-        () => (spare ??= { key, run: prepareRun(module, message.shape, hostCall, message.budgets, events) }),
+        () => (spare ??= { setup: current, run: prepareRun(module, current.shape, hostCall, current.budgets, events) }),
       );
     });
   }

@@ -178,4 +178,33 @@ describe("runs one after another on one worker", () => {
     );
     expect(outcome).toMatchObject({ value: "5", calls: 1 });
   });
+
+  it("get their services and budgets once per worker, and new ones when they change", {
+    timeout: 60_000,
+  }, async () => {
+    const slot = () =>
+      (sandbox as unknown as { slots: Array<{ setups: number; dead: boolean }> }).slots.find((s) => !s.dead)!;
+    await sandbox.run(program(`return 1;`), "main", shape, host, budgets);
+    const before = slot().setups;
+    await sandbox.run(program(`return 2;`), "main", shape, host, budgets);
+    expect(slot().setups).toBe(before);
+    const other = [{ id: "other", methods: ["echo", "again"] }];
+    const renamed = await sandbox.run(
+      program(`return Object.keys(services).join() + ":" + Object.keys(services.other).join();`),
+      "main",
+      other,
+      host,
+      budgets,
+    );
+    expect(renamed).toMatchObject({ value: '"other:echo,again"' });
+    expect(slot().setups).toBe(before + 1);
+    const fewer = await sandbox.run(
+      program(`await services.svc.echo({}); await services.svc.echo({}); return 1;`),
+      "main",
+      shape,
+      host,
+      { ...budgets, calls: 1 },
+    );
+    expect(fewer.failure?.kind).toBe("calls");
+  });
 });
