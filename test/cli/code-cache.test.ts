@@ -80,3 +80,11 @@ it("a file that throws while loading is not left in require.cache", () => {
   expect(() => load(file, join(work, "throws-cache"))).toThrow("boom");
   expect(createRequire(file).cache[file]).toBeUndefined();
 });
+
+it("reads an ASCII file byte for byte and any other as UTF-8: the module's strings come out as written", () => {
+  const ascii = moduleFile("ascii", 'exports.text = "plain \\u00e9 text";');
+  const utf8 = moduleFile("utf8", 'exports.text = "écrit — ✓ 𝑥";');
+  const cacheDir = join(work, "text-cache");
+  expect((load(ascii, cacheDir).exports as { text: string }).text).toBe("plain é text");
+  expect((load(utf8, cacheDir).exports as { text: string }).text).toBe("écrit — ✓ 𝑥");
+});
