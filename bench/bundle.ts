@@ -64,7 +64,9 @@ const generated = (path: string) => JSON.stringify(join(root, "generated", path)
 const entries: Entry[] = [
   {
     label: "stepforge: Trello client",
-    source: `import { TrelloClient } from ${generated("trello/index.js")};\nconsole.log(new TrelloClient({ connection: { name: "a", fields: {} } }).getCard);\n`,
+    source:
+      `import { TrelloClient } from ${generated("trello/index.js")};\nconsole.log(new ` +
+      `TrelloClient({ connection: { name: "a", fields: {} } }).getCard);\n`,
   },
   {
     label: "stepforge: Trello client + tool steps + triggers",
@@ -90,12 +92,17 @@ const entries: Entry[] = [
   },
   {
     label: "openapi-fetch + openapi-typescript types",
-    source: `import createClient from "openapi-fetch";\nimport type { paths } from ${generated("trello/types.js")};\nconsole.log(createClient<paths>({ baseUrl: "https://api.trello.com" }).GET);\n`,
+    source:
+      `import createClient from "openapi-fetch";\nimport type { paths } from ` +
+      `${generated("trello/types.js")};\nconsole.log(createClient<paths>({ baseUrl: ` +
+      `"https://api.trello.com" }).GET);\n`,
   },
   { label: "HeyAPI SDK (fetch client)", source: `import * as sdk from "./hey-trello/index.js";\nconsole.log(sdk);\n` },
   {
     label: "HeyAPI SDK + zod schemas",
-    source: `import * as sdk from "./hey-trello-zod/index.js";\nimport * as schemas from "./hey-trello-zod/zod.gen.js";\nconsole.log(sdk, schemas);\n`,
+    source:
+      `import * as sdk from "./hey-trello-zod/index.js";\nimport * as schemas from ` +
+      `"./hey-trello-zod/zod.gen.js";\nconsole.log(sdk, schemas);\n`,
   },
 ];
 

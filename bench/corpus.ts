@@ -457,7 +457,9 @@ function report(rows: Row[]): string {
     `mocks ${rows.filter((r) => r.mock).length}/${rows.length}`,
     `client calls ${ratio(clientOk, calls)}`,
     `MCP calls ${ratio(mcpOk, calls)}`,
-    `listings ≤ 120 KB ${rows.filter((r) => (r.listingBytes ?? Number.POSITIVE_INFINITY) <= 120 * 1024).length}/${rows.length}`,
+    `listings ≤ 120 KB ` +
+      `${rows.filter((r) => (r.listingBytes ?? Number.POSITIVE_INFINITY) <= 120 * 1024).length}/` +
+      `${rows.length}`,
     `wrong strict tools ${sum((r) => r.strictWrong ?? 0)}`,
   ];
   const failureLines = failures.map((f) => `- ${f.spec} · ${f.stage} · ${f.what}: ${f.message}`);

@@ -18,7 +18,8 @@
  *
  * bench/.cache (git-ignored) holds a copy of the stepforge package (so `generate` can write a cold
  * generated/ without touching the repository's), the synthetic specs and every tool's output (out/,
- * emptied at the start); the GitHub spec is bench/corpus.ts's (bench/lib/corpus-specs.ts fetches it). Output stays at a fixed place so stepforge's
+ * emptied at the start); the GitHub spec is bench/corpus.ts's (bench/lib/corpus-specs.ts fetches it). Output stays at a
+ * fixed place so stepforge's
  * no-change record (node_modules/.cache/stepforge, keyed by output directory) is reused, not piled up.
  */
 import { cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -107,7 +108,8 @@ const stepforgeSpec = (spec: string, out: string, service: string) => () =>
 function oatsConfig(specs: Record<string, string>, outDir: string): string {
   const apis = Object.entries(specs).map(
     ([name, spec]) =>
-      `  ${name}:\n    root: ${JSON.stringify(spec)}\n    x-openapi-ts:\n      output: ${JSON.stringify(join(outDir, `${name}.ts`))}\n`,
+      `  ${name}:\n    root: ${JSON.stringify(spec)}\n    x-openapi-ts:\n      output: ` +
+      `${JSON.stringify(join(outDir, `${name}.ts`))}\n`,
   );
   const file = join(CACHE, "oats-redocly.yaml");
   writeFileSync(file, `apis:\n${apis.join("")}`);
@@ -189,7 +191,9 @@ function projectSpecs(work: string): Measured[] {
   return measureCases([
     {
       label: "stepforge",
-      what: "`generate`, generated/ deleted before each run (cold, all artefacts, then compiled into dist/ as in a checkout)",
+      what:
+        "`generate`, generated/ deleted before each run (cold, all artefacts, then " +
+        "compiled into dist/ as in a checkout)",
       measure: cold(generated, stepforgeProject(project)),
       outDir: generated,
     },
@@ -233,7 +237,9 @@ function printProjectTables(rows: Measured[]): void {
     ),
   );
   console.log(
-    `\nRatios are against the cold stepforge run. stepforge writes types, descriptor, client, tool steps, triggers, README and mock per service; openapi-typescript writes types only.`,
+    `\nRatios are against the cold stepforge run. stepforge writes types, descriptor, ` +
+      `client, tool steps, triggers, README and mock per service; openapi-typescript ` +
+      `writes types only.`,
   );
 
   console.log("\n### No-change rerun (output already current)\n");
@@ -253,7 +259,9 @@ function printProjectTables(rows: Measured[]): void {
   console.log(table(["tool", "rerun behaviour", "seconds", "peak MiB", "time / stepforge rerun"], rerunRows));
   const target = seconds(rerun) < 1 ? "met" : "NOT met";
   console.log(
-    `\nTargets: stepforge cold ${fmtSeconds(seconds(stepforge))} s vs HeyAPI ${fmtSeconds(seconds(hey))} s (faster than HeyAPI: ${seconds(stepforge) < seconds(hey) ? "met" : "NOT met"}); no-change rerun ${fmtSeconds(seconds(rerun))} s (well under 1 s: ${target}).`,
+    `\nTargets: stepforge cold ${fmtSeconds(seconds(stepforge))} s vs HeyAPI ${fmtSeconds(seconds(hey))} ` +
+      `s (faster than HeyAPI: ${seconds(stepforge) < seconds(hey) ? "met" : "NOT met"}); ` +
+      `no-change rerun ${fmtSeconds(seconds(rerun))} s (well under 1 s: ${target}).`,
   );
 }
 
@@ -332,7 +340,10 @@ function printScaling(cases: Array<{ spec: SpecCase; rows: Measured[] }>, skippe
   });
   console.log(table(["spec", "operations", "spec size", "tool", ...FIGURES], rows));
   console.log(
-    "\nstepforge: `generate --spec FILE --out DIR --service bench` (cold: DIR deleted first; rerun: DIR current). openapi-typescript: `cli.js FILE -o DIR/types.ts`. HeyAPI: `run.js -i FILE -o DIR` with client-fetch, typescript, zod and sdk. Ratios are against the cold stepforge run of the same spec.",
+    "\nstepforge: `generate --spec FILE --out DIR --service bench` (cold: DIR deleted " +
+      "first; rerun: DIR current). openapi-typescript: `cli.js FILE -o DIR/types.ts`. " +
+      "HeyAPI: `run.js -i FILE -o DIR` with client-fetch, typescript, zod and sdk. Ratios " +
+      "are against the cold stepforge run of the same spec.",
   );
   for (const reason of skipped) console.log(`\nSkipped: ${reason}`);
 }
@@ -346,7 +357,8 @@ function main(): void {
   // The load average says how busy the machine was (other jobs share its cores).
   const load = () => loadavg()[0]!.toFixed(1);
   console.log(
-    `${machineLine()} · load ${load()} · ${ROUNDS} measured round${ROUNDS === 1 ? "" : "s"} after 1 warm-up, median${QUICK ? " (--quick)" : ""}`,
+    `${machineLine()} · load ${load()} · ${ROUNDS} measured round${ROUNDS === 1 ? "" : "s"} ` +
+      `after 1 warm-up, median${QUICK ? " (--quick)" : ""}`,
   );
   printProjectTables(projectSpecs(work));
 

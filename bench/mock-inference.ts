@@ -1,6 +1,7 @@
 /**
  * The generate-time cost of a plain spec's mock: checking every success example against its schema
- * (the example the mock serves) with the sampler's own checker (runtime/mock/problem.ts) beside Ajv compiling each schema
+ * (the example the mock serves) with the sampler's own checker (runtime/mock/problem.ts) beside Ajv compiling each
+ * schema
  * (the mock's request validator, the obvious alternative), and the whole check stage, on public
  * specs: the official Trello spec, the World News spec and GitHub's REST description when it is
  * cached (by `bench/generate.ts` or `bench/corpus.ts`, or by the corpus test).

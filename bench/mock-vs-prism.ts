@@ -219,7 +219,8 @@ async function main(): Promise<void> {
       }));
       const m = mid[0]!;
       console.log(
-        `\ngetCard with key and token, ${total} requests × ${rounds} rounds (median shown), ${concurrency} concurrent, keep-alive, 127.0.0.1`,
+        `\ngetCard with key and token, ${total} requests × ${rounds} rounds (median ` +
+          `shown), ${concurrency} concurrent, keep-alive, 127.0.0.1`,
       );
       console.log(
         table(
@@ -247,8 +248,10 @@ async function main(): Promise<void> {
       );
       const bareCpu = mid[bareAt]!.cpu;
       console.log(
-        `\nat ${concurrency} concurrent: req/s mock / Prism ${(m.rps / mid[prismAt]!.rps).toFixed(2)}×, mock / bare ${((100 * m.rps) / mid[bareAt]!.rps).toFixed(0)} %; ` +
-          `by server CPU per request: mock / Prism ${(mid[prismAt]!.cpu / m.cpu).toFixed(2)}×, mock / bare ${((100 * bareCpu) / m.cpu).toFixed(0)} %`,
+        `\nat ${concurrency} concurrent: req/s mock / Prism ${(m.rps / mid[prismAt]!.rps).toFixed(2)}×, ` +
+          `mock / bare ${((100 * m.rps) / mid[bareAt]!.rps).toFixed(0)} %; ` +
+          `by server CPU per request: mock / Prism ${(mid[prismAt]!.cpu / m.cpu).toFixed(2)}×, ` +
+          `mock / bare ${((100 * bareCpu) / m.cpu).toFixed(0)} %`,
       );
     }
   } finally {

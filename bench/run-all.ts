@@ -118,7 +118,8 @@ for (const benchmark of chosen) {
   const { output, code } = await run(benchmark);
   if (code !== 0) failed++;
   sections.push(
-    `## ${benchmark.title}\n\n\`bench/${benchmark.file}\`${code === 0 ? "" : ` — **failed (exit ${code})**`}\n\n${output.trim()}\n`,
+    `## ${benchmark.title}\n\n\`bench/${benchmark.file}\`${code === 0 ? "" : ` — **failed (exit ${code})**`}\n\n` +
+      `${output.trim()}\n`,
   );
 }
 const minutes = ((performance.now() - started) / 60000).toFixed(1);

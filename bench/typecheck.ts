@@ -329,7 +329,10 @@ function printTable(results: Result[], title = "the four project specs"): void {
     ),
   );
   console.log(
-    "\nseconds and peak MiB: whole `tsc` process. program files, types and checking share (of tsc's total time; the rest is reading, parsing and binding): a separate tsc --extendedDiagnostics run. generated files/lines/KiB: every file the tool wrote (stepforge: includes README.md and mock files).",
+    "\nseconds and peak MiB: whole `tsc` process. program files, types and checking share " +
+      "(of tsc's total time; the rest is reading, parsing and binding): a separate tsc " +
+      "--extendedDiagnostics run. generated files/lines/KiB: every file the tool wrote " +
+      "(stepforge: includes README.md and mock files).",
   );
   for (const r of results.filter((r) => r.facts.firstError))
     console.log(`\n${r.project.name}: first of ${r.facts.errors} errors: \`${r.facts.firstError}\``);
@@ -338,7 +341,8 @@ function printTable(results: Result[], title = "the four project specs"): void {
 function main(): void {
   const ts = spawnSync(NODE, [TSC, "--version"], { encoding: "utf8" }).stdout.trim();
   console.log(
-    `${machineLine()} · load ${loadavg()[0]!.toFixed(1)} · ${ts} · ${ROUNDS} measured round${ROUNDS === 1 ? "" : "s"} after 1 warm-up, median`,
+    `${machineLine()} · load ${loadavg()[0]!.toFixed(1)} · ${ts} · ${ROUNDS} measured round` +
+      `${ROUNDS === 1 ? "" : "s"} after 1 warm-up, median`,
   );
   // The stepforge row checks the repository's generated/, so say whether it matches the specs.
   const fresh = spawnSync(NODE, [join(ROOT, "bin", "stepforge.js"), "generate", "--check"], {

@@ -8,7 +8,8 @@ const entry = new URL("../dist/cli/main.js", import.meta.url);
 if (!existsSync(fileURLToPath(entry))) {
   process.stderr.write(
     "stepforge: this copy has no build (dist/ is missing): in a checkout of stepforge run `npm ci && npm run build`; " +
-      "to use stepforge in another project install a packed tarball (`npm pack` in the checkout) or the published package\n",
+      "to use stepforge in another project install a packed tarball (`npm pack` in the " +
+      "checkout) or the published package\n",
   );
   process.exit(1);
 }

@@ -96,7 +96,8 @@ export async function main(
     if (error instanceof SpecError) {
       for (const d of error.diagnostics) err.write(`${formatDiagnostic(d)}\n`);
       err.write(
-        `stepforge ${name}: ${error.diagnostics.length} problem${error.diagnostics.length === 1 ? "" : "s"} in the spec; nothing was written\n`,
+        `stepforge ${name}: ${error.diagnostics.length} problem${error.diagnostics.length === 1 ? "" : "s"} ` +
+          `in the spec; nothing was written\n`,
       );
       return 1;
     }

@@ -41,8 +41,10 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   generate: {
     summary: "generate typed clients, tool steps, triggers and mocks from OpenAPI specs",
     usage: [
-      "stepforge generate [--check] [--no-cache] [--timings] [--watch] [--fail-on-breaking] [--changelog] [--strict] [--project DIR]",
-      "stepforge generate --spec FILE --out DIR [--service ID] [--package NAME] [--strict] [--watch] [--fail-on-breaking] [--changelog]",
+      "stepforge generate [--check] [--no-cache] [--timings] [--watch] " +
+        "[--fail-on-breaking] [--changelog] [--strict] [--project DIR]",
+      "stepforge generate --spec FILE --out DIR [--service ID] [--package NAME] [--strict] " +
+        "[--watch] [--fail-on-breaking] [--changelog]",
     ],
     details: [
       "Without --spec: generates the project's specs (stepforge.config.* here, or in --project DIR) into",
@@ -142,7 +144,8 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     summary: "start behavioural mocks (or Prism contract mocks) of the services on 127.0.0.1",
     usage: [
       "stepforge mock SERVICE|all [--spec FILE]... [--project DIR] [--port N] [--prism [--errors]]",
-      "stepforge mock SERVICE|all [--no-limits | --limits-scale X] [--faults error=R,drop=R,slow=R] [--latency MS[@RATE]] [--seed N]",
+      "stepforge mock SERVICE|all [--no-limits | --limits-scale X] [--faults " +
+        "error=R,drop=R,slow=R] [--latency MS[@RATE]] [--seed N]",
       "stepforge mock SERVICE|all [--token-lifetime S] [--webhook-secret S] [--state FILE] [--dump-state FILE]",
       "stepforge mock SERVICE --replay FILE.har",
       "stepforge mock SERVICE|all --explain",
@@ -165,7 +168,8 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
       "  --state FILE        records to start from; --dump-state FILE writes them back at the end",
       "  --replay FILE.har   answer requests recorded by stepforge proxy --record as recorded (same",
       "                      operation, path and query parameters); the mock answers the rest",
-      "  --explain           print what each mock does per operation (inferred for a spec without x-stepforge.mock) and exit",
+      "  --explain           print what each mock does per operation (inferred for a spec " +
+        "without x-stepforge.mock) and exit",
       "A port already taken stops every mock and exits 1 naming the port; a broken spec stops only its own mock.",
       "The credentials each mock accepts and its webhook secret are listed in the README; see docs/mocks.md.",
     ],
@@ -173,8 +177,10 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   mcp: {
     summary: "serve the tool steps to an MCP client over stdio or Streamable HTTP",
     usage: [
-      "stepforge mcp [--service S]... [--toolsets T,...] [--read-only] [--dynamic | --code] [--mock] [--connections FILE]",
-      "stepforge mcp ... [--base-url SERVICE=URL]... [--all-services] [--result-bytes N] [--http PORT [--host H]] [--budget]",
+      "stepforge mcp [--service S]... [--toolsets T,...] [--read-only] [--dynamic | " +
+        "--code] [--mock] [--connections FILE]",
+      "stepforge mcp ... [--base-url SERVICE=URL]... [--all-services] [--result-bytes N] " +
+        "[--http PORT [--host H]] [--budget]",
       "stepforge mcp ... [--spec FILE]... [--project DIR] [--print-config claude|cursor|vscode]",
       "stepforge mcp ... [--client NAME] [--max-tools N] [--max-listing-bytes N] [--output-schemas]",
     ],
@@ -204,7 +210,8 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   webhook: {
     summary: "receive signed webhook deliveries and print each trigger event as a JSON line",
     usage: [
-      "stepforge webhook serve --port N --secret S --callback-url URL [--scope NAME=VALUE]... [--service S] [--host H] [--spec FILE]",
+      "stepforge webhook serve --port N --secret S --callback-url URL [--scope " +
+        "NAME=VALUE]... [--service S] [--host H] [--spec FILE]",
       "stepforge webhook serve ... [--max-connections N] [--max-connections-per-address N] [--max-buffered-bytes N]",
       "stepforge webhook serve ... [--max-buffered-bytes-per-address N] [--min-body-rate N] [--headers-timeout S]",
       "stepforge webhook serve ... [--body-timeout S] [--dedupe-window S] [--state-dir DIR]",
@@ -239,7 +246,8 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   log: {
     summary: "print (and follow) the tool-call log, filtered",
     usage: [
-      "stepforge log [--file FILE | --redis URL] [--tool T] [--service S] [--connection C] [--outcome ok|error|KIND] [--since 15m|ISO] [--limit N] [--follow] [--json]",
+      "stepforge log [--file FILE | --redis URL] [--tool T] [--service S] [--connection C] " +
+        "[--outcome ok|error|KIND] [--since 15m|ISO] [--limit N] [--follow] [--json]",
     ],
     details: [
       "The log is STEPFORGE_CALL_LOG's (a JSONL file, or state: the Redis stream or the state folder)",

@@ -51,7 +51,8 @@ export async function watchGenerate(
       if (!(error instanceof SpecError)) throw error;
       for (const d of error.diagnostics) err.write(`${formatDiagnostic(d)}\n`);
       err.write(
-        `${file}: ${error.diagnostics.length} problem${error.diagnostics.length === 1 ? "" : "s"}; the last good output stays\n`,
+        `${file}: ${error.diagnostics.length} problem${error.diagnostics.length === 1 ? "" : "s"}; ` +
+          `the last good output stays\n`,
       );
       return undefined;
     }
@@ -110,7 +111,9 @@ export async function watchGenerate(
     const touched = drift.changed.length + drift.missing.length + drift.extra.length;
     const ms = Math.round(performance.now() - started);
     out.write(
-      `[${new Date().toISOString().slice(11, 19)}] generated ${fresh.map((m) => m.id).join(", ")} into ${options.outDir}: ${touched} file${touched === 1 ? "" : "s"} written, ${ms} ms\n`,
+      `[${new Date().toISOString().slice(11, 19)}] generated ${fresh.map((m) => m.id).join(", ")} ` +
+        `into ${options.outDir}: ${touched} file${touched === 1 ? "" : "s"} written, ${ms} ` +
+        `ms\n`,
     );
     if (options.changelog) {
       const home = options.ownSpecs ? options.projectRoot : options.outDir;

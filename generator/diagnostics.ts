@@ -7,7 +7,10 @@ import type { DiagnosticCode } from "./catalogue.js";
 export type Severity = "error" | "warning";
 
 export interface Diagnostic {
-  /** Stable code from the catalogue (catalogue.ts), e.g. SF102; documented in docs/diagnostics.md. Spectral's rule names in `lint`. */
+  /**
+   * Stable code from the catalogue (catalogue.ts), e.g. SF102; documented in docs/diagnostics.md. Spectral's rule names
+   * in `lint`.
+   */
   code: DiagnosticCode | (string & {});
   severity: Severity;
   message: string;

@@ -101,7 +101,9 @@ export interface ToolStepModel {
   check?: ToolCheck | undefined;
   /** The model-facing input fields, in order. */
   fields: ToolFieldModel[];
-  /** How the input becomes a call: wire name → source, per place; `bodyWhole` when the body is not an object of fields. */
+  /**
+   * How the input becomes a call: wire name → source, per place; `bodyWhole` when the body is not an object of fields.
+   */
   wire: {
     path: Array<[string, WireSource]>;
     query: Array<[string, WireSource]>;
@@ -156,7 +158,10 @@ export interface ServiceModel {
   /** Every agent tool step, in spec order (operation steps, then `x-stepforge.tools.steps`). */
   toolSteps: ToolStepModel[];
   apiCall?: { name: string; config: ApiCallTool } | undefined;
-  /** Named groups of the steps (`x-stepforge.tools.toolsets`), every name checked; one per tag when the spec declares none. */
+  /**
+   * Named groups of the steps (`x-stepforge.tools.toolsets`), every name checked; one per tag when the spec declares
+   * none.
+   */
   toolsets: Toolset[];
   /** True when `toolsets` were made from tags, not declared. */
   toolsetsFromTags?: boolean | undefined;

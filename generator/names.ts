@@ -12,8 +12,10 @@
 // ECMAScript reserved words, strict-mode ones, and names that cannot be redeclared at module level.
 const RESERVED = new Set(
   (
-    "break case catch class const continue debugger default delete do else enum export extends false finally for function if import in " +
-    "instanceof new null return super switch this throw true try typeof var void while with yield let static implements interface " +
+    "break case catch class const continue debugger default delete do else enum export " +
+    "extends false finally for function if import in " +
+    "instanceof new null return super switch this throw true try typeof var void while " +
+    "with yield let static implements interface " +
     "package private protected public await arguments eval undefined NaN Infinity"
   ).split(" "),
 );

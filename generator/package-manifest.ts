@@ -67,7 +67,8 @@ export function packageManifest(request: ManifestRequest): string {
     }
     if (!pkg || typeof pkg !== "object" || Array.isArray(pkg))
       throw new Error(
-        "the existing package.json in the output folder is not a JSON object; fix it or remove it, then run generate again",
+        "the existing package.json in the output folder is not a JSON object; fix it or " +
+          "remove it, then run generate again",
       );
   }
   const defaults: Record<string, unknown> = {

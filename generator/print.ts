@@ -233,7 +233,10 @@ export function print(code: Code, indent = "", column = indent.length): string {
   switch (code.kind) {
     case "object":
       if (code.entries.length === 0) return "{}";
-      return `{\n${code.entries.map((e) => `${inner}${e.length === 1 ? e[0] : `${e[0]}: ${print(e[1], inner, inner.length + e[0].length + 2)}`},\n`).join("")}${indent}}`;
+      return (
+        `{\n${code.entries.map((e) => `${inner}${e.length === 1 ? e[0] : `${e[0]}: ${print(e[1], inner, inner.length + e[0].length + 2)}`},\n`).join("")}` +
+        `${indent}}`
+      );
     case "array":
       if (code.items.length === 0) return "[]";
       return `[\n${code.items.map((item) => `${inner}${print(item, inner)},\n`).join("")}${indent}]`;

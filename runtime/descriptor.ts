@@ -136,7 +136,9 @@ export type LimitSpecBase = {
   per: string;
   /** Requests whose path starts with one of these neither count nor wait (routes the limit does not cover). */
   excludePathPrefixes?: string[] | undefined;
-  /** After the service refuses a request under this limit, it refuses every request under the same key for this long. */
+  /**
+   * After the service refuses a request under this limit, it refuses every request under the same key for this long.
+   */
   penaltySeconds?: number | undefined;
   /** Only requests whose path starts with this count (a route with its own budget). */
   pathPrefix?: string | undefined;
@@ -272,7 +274,9 @@ export type ServiceExtension = {
   /** Default `[]`. */
   limits: LimitSpec[];
   errors: ErrorsSpec;
-  /** Agent tool steps beyond one per operation: composite/legacy steps and the API Call step (runtime/tools/model.ts). */
+  /**
+   * Agent tool steps beyond one per operation: composite/legacy steps and the API Call step (runtime/tools/model.ts).
+   */
   tools?: ServiceTools | undefined;
   /** How the behavioural mock behaves (runtime/mock/model.ts); optional. */
   mock?: MockService | undefined;
@@ -338,7 +342,10 @@ export interface ParamSerialization {
   json?: true;
 }
 
-/** Request media types a body is sent in by preference when the spec offers no JSON one (runtime/client/request.ts rawBody). */
+/**
+ * Request media types a body is sent in by preference when the spec offers no JSON one (runtime/client/request.ts
+ * rawBody).
+ */
 export const FORM_MEDIA_TYPE = "application/x-www-form-urlencoded";
 export const OCTET_MEDIA_TYPE = "application/octet-stream";
 export const RAW_REQUEST_MEDIA_TYPES = [FORM_MEDIA_TYPE, OCTET_MEDIA_TYPE];

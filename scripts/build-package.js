@@ -30,7 +30,8 @@ try {
     process.exit(1);
   }
   process.stderr.write(
-    `stepforge: dist/ not built: ${why}; to use stepforge in another project, install a packed tarball (\`npm pack\`) instead\n`,
+    `stepforge: dist/ not built: ${why}; to use stepforge in another project, install a ` +
+      `packed tarball (\`npm pack\`) instead\n`,
   );
   process.exit(0);
 }

@@ -27,11 +27,15 @@ describe("project", () => {
     expect(run.status, `${run.stdout}\n${run.stderr}`.slice(0, 4000)).toBe(0);
   });
 
-  it("stepforge lint: the four specs have no errors and no warnings (Spectral's findings and stepforge's conventions are warnings)", async () => {
-    const result = await runCli("lint");
-    expect(result.stdout).toContain("4 specs linted: 0 errors, 0 warnings");
-    expect(result.code).toBe(0);
-  });
+  it(
+    "stepforge lint: the four specs have no errors and no warnings (Spectral's findings " +
+      "and stepforge's conventions are warnings)",
+    async () => {
+      const result = await runCli("lint");
+      expect(result.stdout).toContain("4 specs linted: 0 errors, 0 warnings");
+      expect(result.code).toBe(0);
+    },
+  );
 
   it("stepforge generate --check: generated/ and the exports map are fresh", async () => {
     const result = await runCli("generate", "--check");
@@ -169,25 +173,29 @@ describe("the commands that repair generated/ do not depend on it", () => {
     expect(reaching.map((f) => f.slice(root.length + 1))).toEqual([]);
   });
 
-  it("import circles in cli/, generator/ and runtime/: none but the known one (the request pipeline's context and its stages, type imports)", () => {
-    const files = ["cli", "generator", "runtime"].flatMap((dir) => sourcesBelow(join(root, dir)));
-    const edges = new Map(
-      files.map((file) => [file, importsOf(file).filter((target) => target !== file && existsSync(target))]),
-    );
-    const circles = stronglyConnected(edges)
-      .filter((group) => group.length > 1)
-      .map((group) =>
-        group
-          .map((f) => f.slice(root.length + 1))
-          .sort()
-          .join(" ↔ "),
-      )
-      .sort();
-    expect(circles).toEqual([
-      "runtime/client/admission.ts ↔ runtime/client/context.ts ↔ runtime/client/failures.ts ↔ " +
-        "runtime/observe/response-check.ts",
-    ]);
-  });
+  it(
+    "import circles in cli/, generator/ and runtime/: none but the known one (the request " +
+      "pipeline's context and its stages, type imports)",
+    () => {
+      const files = ["cli", "generator", "runtime"].flatMap((dir) => sourcesBelow(join(root, dir)));
+      const edges = new Map(
+        files.map((file) => [file, importsOf(file).filter((target) => target !== file && existsSync(target))]),
+      );
+      const circles = stronglyConnected(edges)
+        .filter((group) => group.length > 1)
+        .map((group) =>
+          group
+            .map((f) => f.slice(root.length + 1))
+            .sort()
+            .join(" ↔ "),
+        )
+        .sort();
+      expect(circles).toEqual([
+        "runtime/client/admission.ts ↔ runtime/client/context.ts ↔ runtime/client/failures.ts ↔ " +
+          "runtime/observe/response-check.ts",
+      ]);
+    },
+  );
 
   // No command imports generated/ statically any more (cli/services.ts finds the bundled services by
   // folder at run time); this shows the walk above would see such an import if one came back.

@@ -28,7 +28,10 @@ export function table(headers: readonly string[], rows: readonly (readonly (stri
 export function machineLine(): string {
   const cpu = cpus();
   const gib = (totalmem() / 2 ** 30).toFixed(1);
-  return `${new Date().toISOString().slice(0, 10)} · Node ${process.version} · ${process.platform}/${process.arch} · ${cpu.length} × ${cpu[0]?.model.trim() ?? "cpu"} · ${gib} GiB`;
+  return (
+    `${new Date().toISOString().slice(0, 10)} · Node ${process.version} · ${process.platform}/` +
+    `${process.arch} · ${cpu.length} × ${cpu[0]?.model.trim() ?? "cpu"} · ${gib} GiB`
+  );
 }
 
 export interface ChildRun {

@@ -131,7 +131,8 @@ export async function generateCommand(
     if (unchanged) {
       const ms = Math.round(performance.now() - started);
       out.write(
-        `generated ${summary(unchanged)} into ${outDir}: 0 files changed (inputs unchanged since the last run), ${ms} ms\n`,
+        `generated ${summary(unchanged)} into ${outDir}: 0 files changed (inputs unchanged ` +
+          `since the last run), ${ms} ms\n`,
       );
       if (ownSpecs) await reportDist(root, out);
       return 0;
@@ -223,13 +224,15 @@ async function runPipeline(
     ];
     if (stale.length > 0) {
       out.write(
-        `generated code is stale (${stale.length} file${stale.length === 1 ? "" : "s"}); run \`stepforge generate\` and commit:\n`,
+        `generated code is stale (${stale.length} file${stale.length === 1 ? "" : "s"}); ` +
+          `run \`stepforge generate\` and commit:\n`,
       );
       for (const line of stale) out.write(`  ${line}\n`);
       return 1;
     }
     out.write(
-      `generated code is fresh (${result.files.length} files from ${result.models.length} spec${result.models.length === 1 ? "" : "s"})\n`,
+      `generated code is fresh (${result.files.length} files from ${result.models.length} ` +
+        `spec${result.models.length === 1 ? "" : "s"})\n`,
     );
     return 0;
   }
@@ -237,7 +240,8 @@ async function runPipeline(
   out.write(run.text);
   if (values["fail-on-breaking"] && run.breaking > 0) {
     err.write(
-      `stepforge generate: ${run.breaking} breaking change${run.breaking === 1 ? "" : "s"} (listed above); nothing was written (--fail-on-breaking)\n`,
+      `stepforge generate: ${run.breaking} breaking change${run.breaking === 1 ? "" : "s"} ` +
+        `(listed above); nothing was written (--fail-on-breaking)\n`,
     );
     return 1;
   }
@@ -258,7 +262,8 @@ async function runPipeline(
     drift.extra.push(...owned.stale.remove);
     for (const path of owned.stale.edited)
       err.write(
-        `stepforge generate: kept ${join(outDir, path)}: no spec generates it any more, but it was edited since; remove it yourself\n`,
+        `stepforge generate: kept ${join(outDir, path)}: no spec generates it any more, but ` +
+          `it was edited since; remove it yourself\n`,
       );
   }
   if (pkgFile && (!existsSync(pkgFile.path) || readFileSync(pkgFile.path, "utf8") !== pkgFile.content))
@@ -271,7 +276,8 @@ async function runPipeline(
   const touched = drift.changed.length + drift.missing.length + drift.extra.length;
   const ms = Math.round(performance.now() - started);
   out.write(
-    `generated ${summary(result.models.map((m) => ({ id: m.id, operations: m.operations.length })))} into ${outDir}: ${touched} file${touched === 1 ? "" : "s"} changed, ${ms} ms\n`,
+    `generated ${summary(result.models.map((m) => ({ id: m.id, operations: m.operations.length })))} ` +
+      `into ${outDir}: ${touched} file${touched === 1 ? "" : "s"} changed, ${ms} ms\n`,
   );
   if (values.timings) {
     const t = result.timings;
@@ -326,7 +332,10 @@ async function targetOf(
       if (id !== undefined) overrides[file] = { id };
     }
     const scope = values.spec.map((f) => `--spec ${toPosix(relative(cwd, resolve(f)))}`).join(" ");
-    const generateCommand = `npx stepforge generate ${scope} --out ${toPosix(relative(cwd, resolve(values.out!))) || "."}${values.package ? ` --package ${values.package}` : ""}`;
+    const generateCommand =
+      `npx stepforge generate ${scope} --out ` +
+      `${toPosix(relative(cwd, resolve(values.out!))) || "."}` +
+      `${values.package ? ` --package ${values.package}` : ""}`;
     return {
       mode: "specs",
       specFiles,
@@ -358,7 +367,8 @@ async function targetOf(
   // there would rewrite node_modules/stepforge. Only a checkout of stepforge does that.
   if (!existsSync(join(root, "tsconfig.build.json"))) {
     throw new UsageError(
-      "no stepforge.config.* in this folder: create one with `stepforge init --spec FILE` (then `stepforge generate`), " +
+      "no stepforge.config.* in this folder: create one with `stepforge init --spec FILE` " +
+        "(then `stepforge generate`), " +
         "or generate one spec without a project: stepforge generate --spec FILE --out DIR",
     );
   }

@@ -214,12 +214,14 @@ export const mcpCommand: ServingCommand = async (argv, out, err, until) => {
       : "give --connections FILE (or set STEPFORGE_CONNECTIONS), or use --mock";
     if (missing.length && values["all-services"]) {
       err.write(
-        `stepforge mcp: no account for ${missing.join(", ")}; their steps are listed (--all-services) but calls fail until one is added (${how})\n`,
+        `stepforge mcp: no account for ${missing.join(", ")}; their steps are listed ` +
+          `(--all-services) but calls fail until one is added (${how})\n`,
       );
     } else if (missing.length) {
       // A step that can only fail costs the model's context and a wasted call: leave its service out.
       err.write(
-        `stepforge mcp: left out ${missing.join(", ")} (no account; ${how}, or pass --all-services to list them anyway)\n`,
+        `stepforge mcp: left out ${missing.join(", ")} (no account; ${how}, or pass ` +
+          `--all-services to list them anyway)\n`,
       );
       servedCatalogs = catalogs.filter((c) => !missing.includes(c.id));
       served = served.filter((s) => !missing.includes(s));
@@ -280,7 +282,8 @@ export const mcpCommand: ServingCommand = async (argv, out, err, until) => {
         throw new UsageError((error as Error).message);
       }
       err.write(
-        `stepforge mcp: ${mcp.served.length} steps of ${served.join(", ")}${mode} on ${http.url}${token ? " (bearer token required)" : ""}\n`,
+        `stepforge mcp: ${mcp.served.length} steps of ${served.join(", ")}${mode} on ${http.url}` +
+          `${token ? " (bearer token required)" : ""}\n`,
       );
       await stopRequested(until);
       shutdown.abort();

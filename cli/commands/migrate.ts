@@ -24,7 +24,8 @@ export async function migrateCommand(
   const result = migrateProject(cwd, positionals);
   if (result.services.length === 0) {
     err.write(
-      "stepforge migrate: the project reaches no generated service with a surface.json (run stepforge generate first, then migrate where your tsconfig.json is)\n",
+      "stepforge migrate: the project reaches no generated service with a surface.json " +
+        "(run stepforge generate first, then migrate where your tsconfig.json is)\n",
     );
     return 1;
   }
@@ -44,12 +45,14 @@ export async function migrateCommand(
     for (const fix of change.fixes) (values["dry-run"] ? err : out).write(`${change.file}:${fix}\n`);
   const verb = values["dry-run"] ? "would rewrite" : "rewrote";
   (values["dry-run"] ? err : out).write(
-    `${verb} ${fixes} call site${fixes === 1 ? "" : "s"} in ${result.changes.length} file${result.changes.length === 1 ? "" : "s"} (${result.services.join(", ")})\n`,
+    `${verb} ${fixes} call site${fixes === 1 ? "" : "s"} in ${result.changes.length} file` +
+      `${result.changes.length === 1 ? "" : "s"} (${result.services.join(", ")})\n`,
   );
   for (const r of result.refused) err.write(`${r.file}:${r.line}:${r.column} cannot fix: ${r.message}\n`);
   if (result.refused.length > 0)
     err.write(
-      `stepforge migrate: ${result.refused.length} call site${result.refused.length === 1 ? "" : "s"} to fix by hand (listed above)\n`,
+      `stepforge migrate: ${result.refused.length} call site${result.refused.length === 1 ? "" : "s"} ` +
+        `to fix by hand (listed above)\n`,
     );
   return result.refused.length > 0 ? 1 : 0;
 }

@@ -3,7 +3,8 @@
  *
  * Starts the behavioural mock (default) or a Prism contract mock of one service or of every
  * service in scope (the project's, the --spec files', else the bundled ones; a bundled one is
- * also reachable by id from a project), on 127.0.0.1, prints one line per server (`<service> <kind> <url>`), and runs until
+ * also reachable by id from a project), on 127.0.0.1, prints one line per server (`<service> <kind> <url>`), and runs
+ * until
  * SIGINT or SIGTERM, then stops every server and child process it started.
  *
  * Everything `startMock` takes can be set here (see MOCK_USAGE): limits off or scaled, seeded
@@ -44,7 +45,11 @@ import { explainText } from "./mock-explain.js";
 import type { ServingCommand } from "../command.js";
 
 export const MOCK_USAGE =
-  "stepforge mock SERVICE|all [--spec FILE]... [--port N] [--prism [--errors]] [--no-limits | --limits-scale X] [--faults error=R,drop=R,slow=R] [--latency MS[@RATE]] [--seed N] [--token-lifetime SECONDS] [--webhook-secret S|$STEPFORGE_WEBHOOK_SECRET] [--state FILE] [--dump-state FILE] [--replay FILE.har] [--explain]";
+  "stepforge mock SERVICE|all [--spec FILE]... [--port N] [--prism [--errors]] " +
+  "[--no-limits | --limits-scale X] [--faults error=R,drop=R,slow=R] [--latency " +
+  "MS[@RATE]] [--seed N] [--token-lifetime SECONDS] [--webhook-secret " +
+  "S|$STEPFORGE_WEBHOOK_SECRET] [--state FILE] [--dump-state FILE] [--replay FILE.har] " +
+  "[--explain]";
 
 interface Target {
   id: string;
@@ -113,7 +118,8 @@ export async function mockTargets(
   const last = base === undefined ? 0 : base + chosen.length - 1;
   if (base !== undefined && base !== 0 && last > 65535) {
     throw new UsageError(
-      `--port ${base}: the ${chosen.length} services need ports ${base}-${last}, past 65535; give --port ${65536 - chosen.length} or lower, or --port 0 for free ports`,
+      `--port ${base}: the ${chosen.length} services need ports ${base}-${last}, past ` +
+        `65535; give --port ${65536 - chosen.length} or lower, or --port 0 for free ports`,
     );
   }
   // A service without ports of its own takes 4120+i (4020+i for Prism), i its place in the scope.
@@ -263,7 +269,8 @@ export const mockCommand: ServingCommand = async (argv, out, err, until, specFil
     const unknown = Object.keys(states).filter((id) => !targets.some((t) => t.id === id));
     if (unknown.length)
       throw new UsageError(
-        `--state ${values.state}: "${unknown[0]}" is not a service started here (${targets.map((t) => t.id).join(", ")})`,
+        `--state ${values.state}: "${unknown[0]}" is not a service started here (` +
+          `${targets.map((t) => t.id).join(", ")})`,
       );
   }
   const broken = targets.filter((t) => t.problem !== undefined);
@@ -279,7 +286,8 @@ export const mockCommand: ServingCommand = async (argv, out, err, until, specFil
   }
   for (const t of broken)
     err.write(
-      `${t.problem}\nstepforge mock: ${t.id} not started: its spec (${t.specFile}) has errors; fix them and run \`stepforge generate\`\n`,
+      `${t.problem}\nstepforge mock: ${t.id} not started: its spec (${t.specFile}) has ` +
+        `errors; fix them and run \`stepforge generate\`\n`,
     );
   const startable = targets.filter((t) => t.problem === undefined);
   if (startable.length === 0) return 1;
@@ -304,7 +312,8 @@ export const mockCommand: ServingCommand = async (argv, out, err, until, specFil
         const replayer = replay ? createReplayer(replay, definition) : undefined;
         if (replayer)
           out.write(
-            `${t.id}: ${replay!.length - replayer.unmatched} recorded answers from ${values.replay}${replayer.unmatched ? ` (${replayer.unmatched} for no operation of the spec left out)` : ""}\n`,
+            `${t.id}: ${replay!.length - replayer.unmatched} recorded answers from ${values.replay}` +
+              `${replayer.unmatched ? ` (${replayer.unmatched} for no operation of the spec left out)` : ""}\n`,
           );
         const mock = await startMockServer(definition, {
           ...options,
@@ -330,12 +339,14 @@ export const mockCommand: ServingCommand = async (argv, out, err, until, specFil
     for (const s of started) {
       const { t, server } = (s as PromiseFulfilledResult<{ t: Target; server: { url: string; pid?: number } }>).value;
       out.write(
-        `${t.id} ${values.prism ? "prism" : "mock"} ${server.url}${server.pid !== undefined ? ` (pid ${server.pid})` : ""}\n`,
+        `${t.id} ${values.prism ? "prism" : "mock"} ${server.url}` +
+          `${server.pid !== undefined ? ` (pid ${server.pid})` : ""}\n`,
       );
     }
     const n = started.length;
     out.write(
-      `${n} mock${n === 1 ? "" : "s"} running on 127.0.0.1; Ctrl-C stops ${n === 1 ? "it" : "them"}${broken.length ? ` (not started: ${broken.map((b) => b.id).join(", ")})` : ""}\n`,
+      `${n} mock${n === 1 ? "" : "s"} running on 127.0.0.1; Ctrl-C stops ${n === 1 ? "it" : "them"}` +
+        `${broken.length ? ` (not started: ${broken.map((b) => b.id).join(", ")})` : ""}\n`,
     );
     await Promise.race([signal, ...(until ? [until] : [])]);
     if (values["dump-state"] !== undefined) {

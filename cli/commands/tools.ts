@@ -6,7 +6,8 @@
  *
  * The catalogue is the steps of the services in scope (cli/project.ts: --spec files, the
  * project's config, else the bundled services; `--service S` picks one, bundled ones included).
- * `schema` prints one JSON array ready for the provider's API; OpenAI tools that cannot be strict (a free-form map such as an API Call body) are exported with `strict: false`
+ * `schema` prints one JSON array ready for the provider's API; OpenAI tools that cannot be strict (a free-form map such
+ * as an API Call body) are exported with `strict: false`
  * and listed on stderr with the reason.
  */
 import { exportTools, toOpenAI, type ExportFormat, type ToolDefinition } from "../../runtime/tools/index.js";
@@ -120,7 +121,8 @@ export async function toolsCommand(
     out.write(`${JSON.stringify(result.tools, null, 2)}\n`);
     for (const n of result.nonStrict)
       err.write(
-        `note: ${n.name} is exported with ${format === "gemini" ? "parametersJsonSchema" : "strict: false"} (${n.reasons.join("; ")})\n`,
+        `note: ${n.name} is exported with ${format === "gemini" ? "parametersJsonSchema" : "strict: false"} ` +
+          `(${n.reasons.join("; ")})\n`,
       );
     return 0;
   }

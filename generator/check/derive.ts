@@ -178,7 +178,8 @@ function placementOf(
   const what =
     scheme === undefined
       ? "is not declared under components.securitySchemes"
-      : `(${String(type)}${scheme.in ? ` in ${String(scheme.in)}` : ""}${httpScheme ? ` ${httpScheme}` : ""}) cannot be sent by stepforge`;
+      : `(${String(type)}${scheme.in ? ` in ${String(scheme.in)}` : ""}${httpScheme ? ` ${httpScheme}` : ""}) ` +
+        `cannot be sent by stepforge`;
   context.report(
     "SF171",
     at,

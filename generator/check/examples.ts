@@ -101,7 +101,8 @@ function checkOne(
     where,
     `example does not match its schema: ${field} ${wordsOf(error)}`,
     "fix the example or the schema",
-    "left as written in tool docs; the mock never answers with it (it answers a valid example of the response or a sample of the schema instead)",
+    "left as written in tool docs; the mock never answers with it (it answers a valid " +
+      "example of the response or a sample of the schema instead)",
   );
 }
 

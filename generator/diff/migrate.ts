@@ -154,7 +154,8 @@ export function migrateProject(cwd: string, paths: readonly string[] = []): Migr
           else {
             const gone = surface.removed?.operations?.find((o) => o.operationId === name);
             const why = gone
-              ? `${surface.service}: operation ${name} (${gone.method} ${gone.path}) was removed from the spec; remove or replace this call`
+              ? `${surface.service}: operation ${name} (${gone.method} ${gone.path}) was ` +
+                `removed from the spec; remove or replace this call`
               : `${surface.service}: ${surface.client} has no operation ${name}, and none was known by that name`;
             refused.push({ ...place(file, nameNode.getStart()), message: why });
           }

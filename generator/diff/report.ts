@@ -54,7 +54,8 @@ export function reportText(report: ServiceReport, version?: string): string {
   for (const { change, targets } of grouped(report.changes)) {
     const migrate = change.migratable ? " (stepforge migrate updates call sites)" : "";
     lines.push(
-      `  ${change.breaking ? "breaking  " : "compatible"}  ${change.kind.padEnd(27)} ${targetsText(targets)}: ${change.detail}${migrate}`,
+      `  ${change.breaking ? "breaking  " : "compatible"}  ${change.kind.padEnd(27)} ${targetsText(targets)}: ` +
+        `${change.detail}${migrate}`,
     );
   }
   return `${lines.join("\n")}\n`;
@@ -104,7 +105,9 @@ export function changelogSection(reports: readonly ServiceReport[], version: str
 }
 
 const PREAMBLE =
-  "# Changelog\n\nAll notable changes to this package are documented in this file.\n\nThe format is based on [Keep a Changelog](https://keepachangelog.com/en/1.1.0/),\nand this project adheres to [Semantic Versioning](https://semver.org/spec/v2.0.0.html).\n";
+  "# Changelog\n\nAll notable changes to this package are documented in this file.\n\nThe " +
+  "format is based on [Keep a Changelog](https://keepachangelog.com/en/1.1.0/),\nand " +
+  "this project adheres to [Semantic Versioning](https://semver.org/spec/v2.0.0.html).\n";
 
 /** A release section's subsections (### Added, …) and their entries. */
 function subsections(text: string): Map<string, string[]> {
@@ -139,5 +142,8 @@ export function withChangelogSection(existing: string | undefined, section: stri
     (n, i, all) => merged.has(n) && all.indexOf(n) === i,
   );
   const body = order.map((name) => `### ${name}\n\n${merged.get(name)!.join("\n")}\n`).join("\n");
-  return `${text.slice(0, first)}${section.split("\n")[0]}\n\n${body}${end < 0 ? "" : `\n${text.slice(first + newest.length)}`}`;
+  return (
+    `${text.slice(0, first)}${section.split("\n")[0]}\n\n${body}` +
+    `${end < 0 ? "" : `\n${text.slice(first + newest.length)}`}`
+  );
 }

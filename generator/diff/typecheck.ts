@@ -200,7 +200,8 @@ class Walker {
             at,
             "added",
             side === "request" && !c.isTypeAssignableTo(c.getUndefinedType(), type),
-            `${prop.flags & ts.SymbolFlags.Optional ? "optional" : "required"} ${this.show(c.getNonNullableType(type))}`,
+            `${prop.flags & ts.SymbolFlags.Optional ? "optional" : "required"} ` +
+              `${this.show(c.getNonNullableType(type))}`,
           );
         continue;
       }

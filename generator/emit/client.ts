@@ -78,7 +78,8 @@ export function inputType(op: OperationModel, operation: string): string[] {
   else {
     const holder = op.body.required ? `${operation}["requestBody"]` : `NonNullable<${operation}["requestBody"]>`;
     members.push(
-      `${op.body.required ? "body" : "body?"}: ${types.map((type) => `${holder}["content"][${str(type)}]`).join(" | ")}`,
+      `${op.body.required ? "body" : "body?"}: ` +
+        `${types.map((type) => `${holder}["content"][${str(type)}]`).join(" | ")}`,
     );
   }
   members.push("signal?: AbortSignal");
@@ -151,7 +152,9 @@ export const emitClient: Emitter<SurfaceModel> = (model, context) => {
   body.push(
     "",
     jsdoc(
-      `Typed client for ${model.title}: one method per operation of ${context.specLabel}.\n\nCalls resolve to the success body or throw a StepforgeError subclass (auth, rate_limited, …).`,
+      `Typed client for ${model.title}: one method per operation of ${context.specLabel}.\n\nCalls ` +
+        `resolve to the success body or throw a StepforgeError subclass (auth, rate_limited, ` +
+        `…).`,
     ),
     `export class ${className} {`,
     jsdoc("The untyped service client underneath (descriptor, base address, call by id).", "  "),

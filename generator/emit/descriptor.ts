@@ -11,7 +11,8 @@ export const emitDescriptor: Emitter = (model, context) => {
     `import type { ServiceDescriptor } from ${str(context.runtimeImport)};`,
     "",
     jsdoc(
-      `Everything the runtime needs to know about ${model.title}: auth, limits, error meanings and operations, from the spec's x-stepforge extensions.`,
+      `Everything the runtime needs to know about ${model.title}: auth, limits, error ` +
+        `meanings and operations, from the spec's x-stepforge extensions.`,
     ),
     constStatement("descriptor", literal(model.descriptor), { exported: true, type: "ServiceDescriptor" }),
   ];

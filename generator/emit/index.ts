@@ -10,7 +10,8 @@ import { moduleText, type EmitContext, type GeneratedFile } from "./file.js";
 export function emitServiceIndex(model: ServiceModel, context: EmitContext, modules: string[]): GeneratedFile {
   const body = [
     jsdoc(
-      `${model.title}: everything generated from its spec. Import from "${context.moduleImport ?? `stepforge/${model.id}`}".`,
+      `${model.title}: everything generated from its spec. Import from "` +
+        `${context.moduleImport ?? `stepforge/${model.id}`}".`,
     ),
     ...modules.map((module) => `export * from ${str(`./${module}.js`)};`),
     `export type { paths, components } from "./types.js";`,

@@ -23,8 +23,11 @@ export const emitMock: Emitter = (model, context) => {
     `import { descriptor } from "./descriptor.js";`,
     "",
     jsdoc(
-      `What the mock of ${model.title} does, from ${context.specLabel}: the mock model, each operation's parameters, body schema and success answer, and the spec's schemas.\n\n` +
-        "Written as JSON text: a type-checker scans it as one string instead of checking thousands of nodes in every project that compiles this module.",
+      `What the mock of ${model.title} does, from ${context.specLabel}: the mock model, ` +
+        `each operation's parameters, body schema and success answer, and the spec's ` +
+        `schemas.\n\n` +
+        "Written as JSON text: a type-checker scans it as one string instead of checking " +
+        "thousands of nodes in every project that compiles this module.",
     ),
     `const mockData: Omit<MockDefinition, "descriptor"> = ${jsonData(data)};`,
     "",

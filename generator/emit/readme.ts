@@ -54,13 +54,24 @@ function authSummary(d: ServiceDescriptor): string {
       return Object.entries(a.modes)
         .map(
           ([mode, ps]) =>
-            `- mode \`${mode}\`${mode === a.defaultMode ? " (default)" : ""}: ${ps.map((p) => `${p.in} \`${p.name}\``).join(" + ")}`,
+            `- mode \`${mode}\`${mode === a.defaultMode ? " (default)" : ""}: ` +
+            `${ps.map((p) => `${p.in} \`${p.name}\``).join(" + ")}`,
         )
         .join("\n");
     case "oauth2-client-credentials":
-      return `OAuth 2.0 client credentials: token from \`${a.tokenUrl}\` (${a.tokenMethod}, credentials in ${a.credentialsIn}), renewed ${a.renewBeforeSeconds} s before it expires; sent as ${a.send.in} \`${a.send.name}\`.`;
+      return (
+        `OAuth 2.0 client credentials: token from \`${a.tokenUrl}\` (${a.tokenMethod}, ` +
+        `credentials in ${a.credentialsIn}), renewed ${a.renewBeforeSeconds} s before it ` +
+        `expires; sent as ${a.send.in} \`${a.send.name}\`.`
+      );
     case "oauth2-authorization-code":
-      return `OAuth 2.0 authorization code: authorize at \`${a.authorizeUrl}\`, tokens from \`${a.tokenUrl}\`${a.scopes.length ? ` (scopes ${a.scopes.map((s) => `\`${s}\``).join(", ")})` : ""}; access token renewed ${a.renewBeforeSeconds} s before it expires${a.rotatesRefreshToken ? ", refresh token rotated on every renewal" : ""}; sent as ${a.send.in} \`${a.send.name}\`.`;
+      return (
+        `OAuth 2.0 authorization code: authorize at \`${a.authorizeUrl}\`, tokens from ` +
+        `\`${a.tokenUrl}\`${a.scopes.length ? ` (scopes ${a.scopes.map((s) => `\`${s}\``).join(", ")})` : ""}; ` +
+        `access token renewed ${a.renewBeforeSeconds} s before it expires` +
+        `${a.rotatesRefreshToken ? ", refresh token rotated on every renewal" : ""}; sent ` +
+        `as ${a.send.in} \`${a.send.name}\`.`
+      );
   }
 }
 

@@ -116,7 +116,8 @@ export const emitTools: Emitter = (model, context) => {
   const apiBlock = model.apiCall
     ? [
         jsdoc(
-          `${model.apiCall.config.title}: any endpoint under the connection's base address (${model.apiCall.config.methods.join(", ")}).`,
+          `${model.apiCall.config.title}: any endpoint under the connection's base address ` +
+            `(${model.apiCall.config.methods.join(", ")}).`,
         ),
         constStatement(apiName!, call("defineApiCallTool", "descriptor", literal(model.apiCall.config)), {
           exported: true,
@@ -142,9 +143,11 @@ export const emitTools: Emitter = (model, context) => {
     ...(steps.length
       ? [
           jsdoc(
-            `The tool steps of ${model.title} as data: names, texts, wire mappings, and input and output schemas as calls of ` +
+            `The tool steps of ${model.title} as data: names, texts, wire mappings, and ` +
+              `input and output schemas as calls of ` +
               "the `s` builders. Built into zod schemas when this module is imported; written as JSON text, which a " +
-              "type-checker scans as one string instead of checking every schema in every project that compiles this module.",
+              "type-checker scans as one string instead of checking every schema in every " +
+              "project that compiles this module.",
           ),
           `const steps = defineWiredTools(descriptor, ${compactJsonData(data)});`,
           "",

@@ -7,7 +7,8 @@
  *
  * What a worker gave, kept here:
  * - a builtin QuickJS does not interrupt (`new Array(2 ** 27).join("")`): each entry into QuickJS
- *   that runs the code (loading it, the jobs after a reply) runs under `node:vm`'s timeout, whose watchdog terminates the server thread's JavaScript and
+ *   that runs the code (loading it, the jobs after a reply) runs under `node:vm`'s timeout, whose watchdog terminates
+ *   the server thread's JavaScript and
  *   WebAssembly past the code's CPU time left plus a grace; the run fails as `cpu_time` and its
  *   module (its WebAssembly instance and memory) is dropped, as a worker was;
  * - memory: each engine's WebAssembly memory cannot grow past the budget (as in worker.ts);

@@ -89,7 +89,8 @@ export function authorizeUrl(descriptor: ServiceDescriptor, values: Record<strin
   if (auth.kind === "api-key") {
     if (!auth.authorize) {
       throw new Error(
-        `${descriptor.title} declares no authorize address (x-stepforge.auth.authorize); its credentials are entered directly`,
+        `${descriptor.title} declares no authorize address (x-stepforge.auth.authorize); ` +
+          `its credentials are entered directly`,
       );
     }
     const url = new URL(auth.authorize.url);
@@ -203,11 +204,13 @@ async function tokenRequest(
     const kind = status >= 500 ? "server" : status === 429 ? "rate_limited" : "auth";
     const hint =
       kind === "auth"
-        ? ` check the connection "${ctx.connection.name}" credentials${descriptor.auth.kind === "oauth2-authorization-code" ? " (reconnect the account if the refresh token was revoked)" : ""}`
+        ? ` check the connection "${ctx.connection.name}" credentials` +
+          `${descriptor.auth.kind === "oauth2-authorization-code" ? " (reconnect the account if the refresh token was revoked)" : ""}`
         : "";
     const message = response.ok
       ? `${descriptor.title}: the token endpoint ${where} answered without an access_token`
-      : `${descriptor.title}: the token endpoint ${where} refused the request (HTTP ${status}${said ? `: ${said}` : ""});${hint}`;
+      : `${descriptor.title}: the token endpoint ${where} refused the request (HTTP ${status}` +
+        `${said ? `: ${said}` : ""});${hint}`;
     throw createError(kind, redact(message, ctx.secrets), { ...details, status, retryable: kind !== "auth" });
   }
   const expiresIn =
@@ -264,7 +267,8 @@ export async function refreshAuthorizationCode(
   if (!refreshToken) {
     throw new AuthError(
       "auth",
-      `${ctx.descriptor.title} connection "${ctx.connection.name}" has no usable access token and no "${auth.refreshTokenField}"; connect the account again`,
+      `${ctx.descriptor.title} connection "${ctx.connection.name}" has no usable access ` +
+        `token and no "${auth.refreshTokenField}"; connect the account again`,
       { service: ctx.descriptor.id, operation: ctx.operation },
     );
   }

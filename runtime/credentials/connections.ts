@@ -39,7 +39,9 @@ export function connectionProblems(
   const who = `${descriptor.title} connection "${connection.name}"`;
   if (typeof connection.name !== "string" || !CONNECTION_NAME.test(connection.name)) {
     problems.push({
-      message: `${descriptor.title}: connection name must be 1-64 letters, digits, "_", "." or "-", starting with a letter or digit`,
+      message:
+        `${descriptor.title}: connection name must be 1-64 letters, digits, "_", "." ` +
+        `or "-", starting with a letter or digit`,
     });
   }
   const declared = descriptor.connection.fields;
@@ -66,7 +68,9 @@ export function connectionProblems(
       const example = spec.example && !spec.secret ? `, for example "${spec.example}"` : "";
       problems.push({
         field: name,
-        message: `${who}: field "${name}" is not valid: ${shown} does not match ${spec.pattern}; set it to ${spec.description.replace(/\.$/, "")}${example}`,
+        message:
+          `${who}: field "${name}" is not valid: ${shown} does not match ${spec.pattern}; ` +
+          `set it to ${spec.description.replace(/\.$/, "")}${example}`,
       });
     }
   }
@@ -74,7 +78,9 @@ export function connectionProblems(
     if (!(name in declared) && !managed.has(name)) {
       problems.push({
         field: name,
-        message: `${who}: "${name}" is not a field of ${descriptor.title}; remove it (the fields are ${Object.keys(declared).join(", ")})`,
+        message:
+          `${who}: "${name}" is not a field of ${descriptor.title}; remove it (the ` +
+          `fields are ${Object.keys(declared).join(", ")})`,
       });
     }
   }
@@ -163,7 +169,8 @@ export async function requireConnection(
   if (connection) return connection;
   const known = (await store.list(descriptor.id)).map((r) => r.name);
   throw new ConnectionError(
-    `${descriptor.title} has no connection "${name}"; ${known.length ? `use one of ${known.join(", ")}` : "add one first"}`,
+    `${descriptor.title} has no connection "${name}"; ` +
+      `${known.length ? `use one of ${known.join(", ")}` : "add one first"}`,
     { service: descriptor.id, operation: "" },
   );
 }
@@ -280,7 +287,10 @@ export class MemoryConnectionStore extends BaseStore {
 export class FileConnectionStore extends BaseStore {
   constructor(
     readonly path: string,
-    /** Longest wait for another process's change or token renewal (default 2 min: a renewal may wait on a slow token endpoint). */
+    /**
+     * Longest wait for another process's change or token renewal (default 2 min: a renewal may wait on a slow token
+     * endpoint).
+     */
     readonly lockTimeoutMs = 120_000,
   ) {
     super();
@@ -306,7 +316,8 @@ export class FileConnectionStore extends BaseStore {
         const info = await stat(this.path);
         if ((info.mode & 0o077) !== 0) {
           throw new ConnectionError(
-            `connection file ${this.path} can be read by other users (mode ${(info.mode & 0o777).toString(8)}); run: chmod 600 ${this.path}`,
+            `connection file ${this.path} can be read by other users (mode ${(info.mode & 0o777).toString(8)}); ` +
+              `run: chmod 600 ${this.path}`,
             { service: "", operation: "" },
           );
         }
@@ -332,7 +343,8 @@ export class FileConnectionStore extends BaseStore {
     const connections = (parsed as { connections?: unknown })?.connections;
     if (!connections || typeof connections !== "object" || Array.isArray(connections)) {
       throw new ConnectionError(
-        `connection file ${this.path} has no "connections" object; expected { "version": 1, "connections": { "<service>": { "<name>": {...} } } }`,
+        `connection file ${this.path} has no "connections" object; expected { "version": 1, ` +
+          `"connections": { "<service>": { "<name>": {...} } } }`,
         {
           service: "",
           operation: "",

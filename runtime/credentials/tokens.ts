@@ -44,7 +44,10 @@ export interface RenewalRetry {
 export interface TokenCacheOptions {
   /** Where renewals are coordinated and tokens shared (default: this process only). */
   store?: StateStore | undefined;
-  /** A renewal lock lapses this long after its holder stopped renewing it (default 15 s: a dead holder blocks no one for longer). */
+  /**
+   * A renewal lock lapses this long after its holder stopped renewing it (default 15 s: a dead holder blocks no one for
+   * longer).
+   */
   lockTtlMs?: number | undefined;
 }
 

@@ -85,7 +85,8 @@ export function packageBin(packageName: string, binName: string, feature = `runn
   const bin = typeof pkg.bin === "string" ? pkg.bin : pkg.bin?.[binName];
   if (!bin)
     throw new Error(
-      `${packageName} has no bin "${binName}"; reinstall it: npm install -D ${packageName}@${suggestedVersion(packageName)}`,
+      `${packageName} has no bin "${binName}"; reinstall it: npm install -D ${packageName}@` +
+        `${suggestedVersion(packageName)}`,
     );
   return join(dir, bin);
 }

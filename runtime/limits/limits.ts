@@ -15,7 +15,8 @@
  * declared credential field such as Trello's API key, or the value of a path parameter such as a
  * board or workspace id, hashed), so every client sharing the registry shares budgets as the
  * service counts them. A limit with `penaltySeconds` holds every caller of its key back for that
- * long after the service refused one; `excludePathPrefixes` exempts routes the limit does not cover. Waiters are served first come, first served per
+ * long after the service refused one; `excludePathPrefixes` exempts routes the limit does not cover. Waiters are served
+ * first come, first served per
  * limiting state; one waiter blocked on a full window does not hold back a waiter of another
  * connection.
  */
@@ -67,7 +68,8 @@ export function effectiveLimits(
       if (!limit) {
         const known = [...byId.keys()];
         throw new Error(
-          `${descriptor.id}: limit override "${id}" names no declared limit; use one of ${known.length ? known.join(", ") : "(none declared)"}`,
+          `${descriptor.id}: limit override "${id}" names no declared limit; use one of ` +
+            `${known.length ? known.join(", ") : "(none declared)"}`,
         );
       }
       if (o.disabled) {

@@ -20,7 +20,8 @@
  * never exceeded silently: calls wait up to `unreachableWaitMs`, then fail with
  * StateUnavailableError (the client turns it into a NetworkError with code `state_unreachable`).
  * Counting per process instead is the explicit opt-in of the store itself (`fallbackToLocal`,
- * `STEPFORGE_STATE_FALLBACK=local`: runtime/state/fallback.ts). A store that comes back empty (Redis restarted without its data) is noticed
+ * `STEPFORGE_STATE_FALLBACK=local`: runtime/state/fallback.ts). A store that comes back empty (Redis restarted without
+ * its data) is noticed
  * by a marker record, and every window this process knows is held back for one window, since the
  * requests of the last window are no longer counted anywhere.
  */
@@ -46,7 +47,10 @@ import { type AdmissionItem, StateUnavailableError, type StateStore } from "../s
 import { nextMidnight } from "../internal/time.js";
 
 export interface SharedLimitOptions {
-  /** How long a call waits for an unreachable store before failing (default: the store's own `unreachableAfterMs`, else 5 s). */
+  /**
+   * How long a call waits for an unreachable store before failing (default: the store's own `unreachableAfterMs`, else
+   * 5 s).
+   */
   unreachableWaitMs?: number | undefined;
   /** A store operation slower than this counts as unreachable (default 2 s). */
   operationTimeoutMs?: number | undefined;
@@ -69,7 +73,10 @@ type Step = { done: true } | { done: false; retryAt: number; blocking: string[] 
 const EPOCH_KEY = stateKey("limits", "epoch");
 /** Leases are renewed this many times per lease period. */
 const RENEW_FRACTION = 3;
-/** A waiter on a full window looks again at least this often (the store's time may be pessimistic while requests are in flight). */
+/**
+ * A waiter on a full window looks again at least this often (the store's time may be pessimistic while requests are in
+ * flight).
+ */
 const WINDOW_RECHECK_MS = 250;
 
 export class SharedLimitRegistry implements Limiter {

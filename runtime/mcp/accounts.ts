@@ -73,20 +73,24 @@ export class Accounts {
     });
     if (list.length === 0) {
       return fail(
-        `No ${service} account is configured on this server, so ${tool} cannot run. This is a problem of the server's setup, not of the input: add a ${service} connection to the connections file (or start the server with --mock).`,
+        `No ${service} account is configured on this server, so ${tool} cannot run. This is ` +
+          `a problem of the server's setup, not of the input: add a ${service} connection to ` +
+          `the connections file (or start the server with --mock).`,
         "",
       );
     }
     if (requested === undefined || requested === null) {
       if (list.length === 1) return { ok: true, account: list[0]! };
       return fail(
-        `required: this server has several ${service} accounts; set "${field}" to one of ${list.map((a) => JSON.stringify(a.name)).join(", ")}.`,
+        `required: this server has several ${service} accounts; set "${field}" to one of ` +
+          `${list.map((a) => JSON.stringify(a.name)).join(", ")}.`,
       );
     }
     const found = list.find((a) => a.name === requested);
     if (found) return { ok: true, account: found };
     return fail(
-      `${JSON.stringify(requested)} is not a ${service} account of this server; set "${field}" to one of ${list.map((a) => JSON.stringify(a.name)).join(", ")}.`,
+      `${JSON.stringify(requested)} is not a ${service} account of this server; set "${field}" ` +
+        `to one of ${list.map((a) => JSON.stringify(a.name)).join(", ")}.`,
     );
   }
 }
@@ -100,7 +104,9 @@ export interface FileAccountsOptions {
   descriptors?: Record<string, ServiceDescriptor> | undefined;
 }
 
-/** A connection's own `baseUrl`, checked; the message names the connection, never the value (it may hold a password). */
+/**
+ * A connection's own `baseUrl`, checked; the message names the connection, never the value (it may hold a password).
+ */
 function ownBaseUrl(file: string, service: string, name: string, raw: unknown): string | undefined {
   if (raw === undefined) return undefined;
   let ok = false;
@@ -111,7 +117,8 @@ function ownBaseUrl(file: string, service: string, name: string, raw: unknown): 
   }
   if (!ok)
     throw new AccountsError(
-      `the connections file ${file}: ${service} connection "${name}": baseUrl must be an http(s) address, e.g. http://127.0.0.1:4010`,
+      `the connections file ${file}: ${service} connection "${name}": baseUrl must be an ` +
+        `http(s) address, e.g. http://127.0.0.1:4010`,
     );
   return (raw as string).replace(/\/+$/, "");
 }

@@ -67,7 +67,8 @@ export function selectTools(catalogs: readonly ServiceCatalog[], selection: Sele
     const match = /^(?:([a-z][a-z0-9]*)\.)?([a-z][a-z0-9_]*)(?::(read|write))?$/.exec(raw.trim());
     if (!match)
       throw new SelectionError(
-        `"${raw}" in --toolsets is not a toolset name; write NAME, SERVICE.NAME, or either with :read or :write (e.g. cards:read)`,
+        `"${raw}" in --toolsets is not a toolset name; write NAME, SERVICE.NAME, or either ` +
+          `with :read or :write (e.g. cards:read)`,
       );
     const [, service, name, mode] = match;
     let matched = 0;

@@ -208,8 +208,12 @@ export class StepforgeMcp {
         instructions: this.options.toolSet
           ? this.options.toolSet.instructions
           : this.dynamic
-            ? 'Steps act on the connected services. Find one with search_steps, read its input with describe_step, run it with call_step. A write whose result says outcome "unknown" may have been applied: run its check before trying again.'
-            : 'Each tool is a step on a connected service. A write whose result says outcome "unknown" may have been applied: run its check before trying again. Cut results give a cursor for continue_result.',
+            ? "Steps act on the connected services. Find one with search_steps, read its " +
+              "input with describe_step, run it with call_step. A write whose result says outcome " +
+              '"unknown" may have been applied: run its check before trying again.'
+            : "Each tool is a step on a connected service. A write whose result says " +
+              'outcome "unknown" may have been applied: run its check before trying again. Cut ' +
+              "results give a cursor for continue_result.",
       },
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: this.listing as never }));
@@ -251,7 +255,8 @@ export class StepforgeMcp {
       return inputError(
         name,
         "",
-        `the input must be a JSON object with the fields ${Object.keys(served.listed.inputSchema.properties as Json).join(", ")}, not ${got}`,
+        `the input must be a JSON object with the fields ` +
+          `${Object.keys(served.listed.inputSchema.properties as Json).join(", ")}, not ${got}`,
       );
     }
     const input: Json = isObject(args) ? { ...args } : {};
@@ -304,7 +309,8 @@ export class StepforgeMcp {
     const fieldsName = this.byName.get(tool)?.fields.resultFields ?? RESULT_FIELDS_FIELD;
     if (shaped.unknownFields?.length)
       notes.push(
-        `No record has the field${shaped.unknownFields.length > 1 ? "s" : ""} ${shaped.unknownFields.map((f) => JSON.stringify(f)).join(", ")} named in ${fieldsName}.`,
+        `No record has the field${shaped.unknownFields.length > 1 ? "s" : ""} ` +
+          `${shaped.unknownFields.map((f) => JSON.stringify(f)).join(", ")} named in ${fieldsName}.`,
       );
     if (shaped.cut) {
       const all = total ?? shaped.cut.total;
@@ -319,14 +325,17 @@ export class StepforgeMcp {
           ? `, or call ${tool} again with ${fieldsName} (e.g. ["id","name"]) for smaller records`
           : "";
       const shown = shaped.preview
-        ? `"preview" holds only the start of the JSON text of record${from === to ? ` ${from}` : `s ${from}-${to}`} of ${all}, too large to show whole`
+        ? `"preview" holds only the start of the JSON text of record` +
+          `${from === to ? ` ${from}` : `s ${from}-${to}`} of ${all}, too large to show whole`
         : `"${shaped.cut.path.join(".")}" holds records ${from}-${to} of ${all}`;
       notes.push(
-        `Result cut to stay under ${this.resultBytes} bytes: ${shown}. For the next records call ${CONTINUE_TOOL} with {"cursor":"${cursor}"}${narrower}.`,
+        `Result cut to stay under ${this.resultBytes} bytes: ${shown}. For the next records ` +
+          `call ${CONTINUE_TOOL} with {"cursor":"${cursor}"}${narrower}.`,
       );
     } else if (shaped.stringsCut) {
       notes.push(
-        `Result shortened to stay under ${this.resultBytes} bytes: long texts end in "…[cut]". Ask for fewer or smaller records to see them whole.`,
+        `Result shortened to stay under ${this.resultBytes} bytes: long texts end in ` +
+          `"…[cut]". Ask for fewer or smaller records to see them whole.`,
       );
     }
     if (notes.length) content.push({ type: "text", text: notes.join(" ") });
@@ -360,7 +369,10 @@ export class StepforgeMcp {
       {
         name: "search_steps",
         title: "Search steps",
-        description: `Find steps that act on ${services.join(", ")} for a task. Returns names and one-line summaries; read a step's input with describe_step, run it with call_step.`,
+        description:
+          `Find steps that act on ${services.join(", ")} for a task. Returns ` +
+          `names and one-line summaries; read a step's input with describe_step, run it with ` +
+          `call_step.`,
         inputSchema: {
           type: "object",
           properties: {

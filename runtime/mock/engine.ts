@@ -89,7 +89,9 @@ export class MockEngine {
   private readonly auth: Auth;
   private readonly admission: Admission;
   private readonly pager: Pager;
-  /** The methods the token endpoint answers: those the spec declares on its path, and the one stepforge's client uses. */
+  /**
+   * The methods the token endpoint answers: those the spec declares on its path, and the one stepforge's client uses.
+   */
   private readonly tokenMethods: ReadonlySet<string>;
   private readonly clock: () => number;
   /** The seed of ids, request ids and samples (`data.idSeed`). */

@@ -113,7 +113,9 @@ export type MockResource = {
 export type MockToken = {
   /** Seconds an issued access token lives (options.tokenLifetimeSeconds overrides). */
   lifetimeSeconds: number;
-  /** Template of the token endpoint's success body; `{accessToken}`, `{refreshToken}`, `{expiresIn}`, `{nowSeconds}`. */
+  /**
+   * Template of the token endpoint's success body; `{accessToken}`, `{refreshToken}`, `{expiresIn}`, `{nowSeconds}`.
+   */
   response: unknown;
   /** Calling the token endpoint again before expiry returns the same token (Marketo). Default false. */
   reuseUntilExpiry: boolean;
@@ -154,7 +156,9 @@ export type MockWebhooks = {
   /** Method of the probe sent to the callback before a registration is accepted (must answer 200). */
   probeMethod?: "HEAD" | "GET" | undefined;
   signature: MockWebhookSignature;
-  /** Record fields whose values name the models a change concerns (the webhook's model field is matched against them). */
+  /**
+   * Record fields whose values name the models a change concerns (the webhook's model field is matched against them).
+   */
   matchFields: string[];
   /** Template of a delivery; `{event}`, `{eventData}`, `{model}`, `{webhook}`, `{newId}`, `{now}`, `{actorId}`. */
   payload: unknown;
@@ -172,7 +176,9 @@ export type MockPageToken = {
   prefix: string;
 };
 
-/** Page size of one operation's lists: used when the call gives none, and the most it may ask for (`default` ≤ `max`). */
+/**
+ * Page size of one operation's lists: used when the call gives none, and the most it may ask for (`default` ≤ `max`).
+ */
 export type MockPageSize = {
   default: number;
   max: number;
@@ -263,7 +269,10 @@ export type MockOperation = {
   from: string;
   /** Extra fields set on create/update (dotted paths → templates). Default `{}`. */
   set: Record<string, unknown>;
-  /** List filters: field (dotted; `a|b` tries several, `~` prefix: contains, case-insensitive) → template. Undefined values filter nothing; commas mean "any of". Default `{}`. */
+  /**
+   * List filters: field (dotted; `a|b` tries several, `~` prefix: contains, case-insensitive) → template. Undefined
+   * values filter nothing; commas mean "any of". Default `{}`.
+   */
   where: Record<string, string>;
   /** Default false. */
   newestFirst: boolean;
@@ -279,7 +288,10 @@ export type MockOperation = {
   /** push/pull: the array field and the value template. */
   field?: string | undefined;
   value?: unknown;
-  /** upsert/link/unlink/isLinked: where the inputs are (`body.input`, `query.id`) and which field of an input is its key. */
+  /**
+   * upsert/link/unlink/isLinked: where the inputs are (`body.input`, `query.id`) and which field of an input is its
+   * key.
+   */
   inputs?: string | undefined;
   key?: string | undefined;
   /** upsert: template of the lookup field name (e.g. `{body.lookupField}`), default the key. */

@@ -282,7 +282,9 @@ export const MockOperationSchema = z
         ctx.addIssue({
           code: "custom",
           path: [key],
-          message: `"${String(key)}" applies to the ${actions.join("/")} action${actions.length > 1 ? "s" : ""}, not ${op.action}`,
+          message:
+            `"${String(key)}" applies to the ${actions.join("/")} action` +
+            `${actions.length > 1 ? "s" : ""}, not ${op.action}`,
         });
       }
     }

@@ -76,7 +76,8 @@ export async function startPrism(options: PrismOptions): Promise<RunningPrism> {
   while (Date.now() < deadline) {
     if (child.exitCode !== null)
       throw new Error(
-        `Prism exited (${child.exitCode}) while starting ${options.specFile}: ${stderr.trim().split("\n").slice(-3).join(" ")}`,
+        `Prism exited (${child.exitCode}) while starting ${options.specFile}: ` +
+          `${stderr.trim().split("\n").slice(-3).join(" ")}`,
       );
     if (await answers(url)) return { url, port: options.port, pid: child.pid!, close: () => stop(child) };
     await new Promise((r) => setTimeout(r, 100));

@@ -18,7 +18,8 @@ export class MockListenError extends Error {
   ) {
     super(
       code === "EADDRINUSE"
-        ? `${service} mock: port ${port} on 127.0.0.1 is already in use; stop what holds it, or pick another port (--port N, or 0 for a free one)`
+        ? `${service} mock: port ${port} on 127.0.0.1 is already in use; stop what holds ` +
+            `it, or pick another port (--port N, or 0 for a free one)`
         : code === "EACCES"
           ? `${service} mock: not allowed to listen on port ${port}; use a port above 1023 (--port N)`
           : `${service} mock: cannot listen on 127.0.0.1:${port} (${code})`,

@@ -28,7 +28,8 @@ export class Store {
     const spec = Object.hasOwn(this.model.resources, resource) ? this.model.resources[resource] : undefined;
     if (!spec)
       throw new Error(
-        `${this.service} mock: unknown resource "${resource}" (resources: ${Object.keys(this.model.resources).join(", ") || "none"})`,
+        `${this.service} mock: unknown resource "${resource}" (resources: ` +
+          `${Object.keys(this.model.resources).join(", ") || "none"})`,
       );
     return spec;
   }
@@ -162,7 +163,8 @@ export class Store {
     for (const [resource, records] of Object.entries(state.records)) {
       if (!Object.hasOwn(this.model.resources, resource)) {
         throw new Error(
-          `${this.service} mock state: unknown resource "${resource}" (resources: ${Object.keys(this.model.resources).join(", ") || "none"})`,
+          `${this.service} mock state: unknown resource "${resource}" (resources: ` +
+            `${Object.keys(this.model.resources).join(", ") || "none"})`,
         );
       }
       if (!Array.isArray(records))

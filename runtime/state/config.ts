@@ -44,7 +44,8 @@ export function stateConfigFromEnv(env: NodeJS.ProcessEnv = process.env): StateC
     const ms = Number(wait);
     if (!Number.isInteger(ms) || ms <= 0)
       throw new Error(
-        `${STATE_WAIT_ENV}="${wait}" must be a whole number of milliseconds above 0 (the longest wait for an unreachable Redis)`,
+        `${STATE_WAIT_ENV}="${wait}" must be a whole number of milliseconds above 0 (the ` +
+          `longest wait for an unreachable Redis)`,
       );
     config.unreachableAfterMs = ms;
   }
@@ -52,7 +53,8 @@ export function stateConfigFromEnv(env: NodeJS.ProcessEnv = process.env): StateC
   if (fallback === "local") config.fallbackToLocal = true;
   else if (fallback)
     throw new Error(
-      `${STATE_FALLBACK_ENV}="${fallback}" is not understood; set it to "local" (or unset it to fail when the shared state is unreachable)`,
+      `${STATE_FALLBACK_ENV}="${fallback}" is not understood; set it to "local" (or unset ` +
+        `it to fail when the shared state is unreachable)`,
     );
   return config;
 }

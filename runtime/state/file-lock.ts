@@ -26,7 +26,8 @@ export class FileLockTimeoutError extends Error {
     timeoutMs: number,
   ) {
     super(
-      `could not lock ${path} within ${timeoutMs} ms: another process holds it (a lock left by a dead process is taken over after a few seconds)`,
+      `could not lock ${path} within ${timeoutMs} ms: another process holds it (a lock left ` +
+        `by a dead process is taken over after a few seconds)`,
     );
     this.name = "FileLockTimeoutError";
   }

@@ -37,7 +37,10 @@ if h[3] and tonumber(h[3]) <= now then redis.call('DEL', KEYS[1]) return false e
 if not h[1] then return false end
 return {h[1], tonumber(h[2])}`,
   },
-  /** KEYS: record, lock. ARGV: json, ifVersion|'', fenceToken|'', ttlMs|'', now. → {1, version} | {0, reason, json|nil, version} */
+  /**
+   * KEYS: record, lock. ARGV: json, ifVersion|'', fenceToken|'', ttlMs|'', now. → {1, version} | {0, reason, json|nil,
+   * version}
+   */
   sfSet: {
     keys: 2,
     lua: `

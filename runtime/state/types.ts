@@ -172,7 +172,8 @@ export class StateUnavailableError extends Error {
     detail: string,
   ) {
     super(
-      `the shared state (${backend}) is unreachable: ${detail}; limits and tokens are not shared until it is back, so nothing was sent`,
+      `the shared state (${backend}) is unreachable: ${detail}; limits and tokens are not ` +
+        `shared until it is back, so nothing was sent`,
     );
     this.name = "StateUnavailableError";
   }

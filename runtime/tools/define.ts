@@ -177,8 +177,10 @@ export function apiCallInput(descriptor: ServiceDescriptor, config: ApiCallTool)
       .min(1)
       .max(2048)
       .describe(
-        `Path of the ${descriptor.title} endpoint under the connection's base address, starting with "/", e.g. ${config.examples.map((e) => `"${e}"`).join(", ") || `"${example}"`}. ` +
-          `Not a full URL, no "..", no query string${config.queryField ? ` (put query parameters in "${config.queryField}")` : ""}.`,
+        `Path of the ${descriptor.title} endpoint under the connection's base address, ` +
+          `starting with "/", e.g. ${config.examples.map((e) => `"${e}"`).join(", ") || `"${example}"`}. ` +
+          `Not a full URL, no "..", no query string` +
+          `${config.queryField ? ` (put query parameters in "${config.queryField}")` : ""}.`,
       ),
   };
   if (config.queryField) {
@@ -197,7 +199,8 @@ export function apiCallInput(descriptor: ServiceDescriptor, config: ApiCallTool)
       .record(z.string(), z.unknown())
       .optional()
       .describe(
-        `JSON request body as an object (for ${inProse(config.methods.filter((m) => m !== "GET"))} when the endpoint takes one). Not allowed with GET.`,
+        `JSON request body as an object (for ${inProse(config.methods.filter((m) => m !== "GET"))} ` +
+          `when the endpoint takes one). Not allowed with GET.`,
       );
   }
   return z.strictObject(shape);

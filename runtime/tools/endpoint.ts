@@ -89,7 +89,8 @@ export function checkEndpoint(endpoint: unknown, baseUrl: string): EndpointAccep
     return refuse("the endpoint must start with '/' (a path under the connection's base address)");
   if (!PCHAR_PATH.test(endpoint))
     return refuse(
-      "it contains characters that are not allowed in a path (only letters, digits and - . _ ~ ! $ & ' ( ) * + , ; = : % /)",
+      "it contains characters that are not allowed in a path (only letters, digits and - . " +
+        "_ ~ ! $ & ' ( ) * + , ; = : % /)",
     );
   if (/%2f|%5c/i.test(endpoint)) return refuse("it contains an encoded '/' or '\\'");
 

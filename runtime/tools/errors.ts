@@ -48,7 +48,9 @@ export function fieldErrors(error: StepSchemaError, known: string[], input?: unk
         else
           out.push({
             path,
-            message: `must be ${issue.expected}, not ${received === null ? "null" : Array.isArray(received) ? "an array" : typeof received}`,
+            message:
+              `must be ${issue.expected}, not ` +
+              `${received === null ? "null" : Array.isArray(received) ? "an array" : typeof received}`,
           });
         break;
       }
@@ -82,7 +84,10 @@ export function fieldErrors(error: StepSchemaError, known: string[], input?: unk
 function formatMessage(issue: z.core.$ZodIssue & { code: "invalid_format" }): string {
   const format = issue.format;
   if (format === "regex")
-    return `has the wrong format: must match ${(issue as { pattern?: string }).pattern ?? "the pattern in its description"}`;
+    return (
+      `has the wrong format: must match ` +
+      `${(issue as { pattern?: string }).pattern ?? "the pattern in its description"}`
+    );
   if (format === "email") return "must be an e-mail address such as ada@example.com";
   if (format === "url") return "must be an absolute URL such as https://example.com/page";
   if (format === "date") return "must be a date in YYYY-MM-DD form, e.g. 2024-06-14";
@@ -107,7 +112,9 @@ export function invalidInput(fields: ToolFieldError[], tool: string, service: st
 }
 
 const NEXT_STEP: Record<string, string> = {
-  auth: "The connection's credentials were refused; changing the input will not help. Tell the user to reconnect the account.",
+  auth:
+    "The connection's credentials were refused; changing the input will not help. Tell " +
+    "the user to reconnect the account.",
   permission: "The account may not do this; changing the input will not help unless another resource was meant.",
   not_found: "Check the ids in the input (list the parent resource first to find valid ids).",
   validation: "The service refused the input; correct the named values and call again.",
@@ -146,16 +153,24 @@ export function checkAdvice(check: ToolCheck, input: unknown): ToolCheckAdvice {
 }
 
 function unknownOutcomeAdvice(tool: string, check: ToolCheckAdvice | undefined): string {
-  const head = `The request was sent, but no usable answer came back, so it may or may not have been applied. Do not call ${tool} again yet: `;
+  const head =
+    `The request was sent, but no usable answer came back, so it may or may not ` +
+    `have been applied. Do not call ${tool} again yet: `;
   if (!check)
-    return `${head}first read the records it would have changed with a read step of this service, and call ${tool} again only if the change is not there.`;
+    return (
+      `${head}first read the records it would have changed with a read step of this ` +
+      `service, and call ${tool} again only if the change is not there.`
+    );
   const match = Object.entries(check.match)
     .map(
       ([field, value]) =>
         `${field} ${Array.isArray(value) ? `one of ${JSON.stringify(value)}` : `= ${JSON.stringify(value)}`}`,
     )
     .join(" and ");
-  return `${head}first call ${check.step} with ${JSON.stringify(check.input)} and look for a record with ${match}. Call ${tool} again only if there is none.`;
+  return (
+    `${head}first call ${check.step} with ${JSON.stringify(check.input)} and look for ` +
+    `a record with ${match}. Call ${tool} again only if there is none.`
+  );
 }
 
 /** What the step knows beyond its name: the definition (for its `check`) and the validated input. */
@@ -203,7 +218,9 @@ export function toolErrorFrom(
   if (error instanceof ConnectionError) {
     return {
       kind: "connection",
-      message: `${error.message}. This is a problem of the connection the caller configured, not of the input; it cannot be fixed by the model.`,
+      message:
+        `${error.message}. This is a problem of the connection the caller ` +
+        `configured, not of the input; it cannot be fixed by the model.`,
       retryable: false,
       fields: [],
       service,

@@ -174,7 +174,9 @@ async function runApiCall(tool: ApiCallToolDefinition, input: Json, context: Too
     return fail([
       {
         path: "endpoint",
-        message: `refused: ${checked.reason}. Give a path under the service's base address, e.g. ${config.examples[0] ?? "/"}`,
+        message:
+          `refused: ${checked.reason}. Give a path under the service's base address, ` +
+          `e.g. ${config.examples[0] ?? "/"}`,
       },
     ]);
   }
@@ -201,7 +203,9 @@ async function runApiCall(tool: ApiCallToolDefinition, input: Json, context: Too
   if (body !== undefined && (method === "GET" || (method as string) === "HEAD")) {
     problems.push({
       path: config.bodyField!,
-      message: `a ${method} request cannot have a body; use POST/PUT or move the values to ${config.queryField ?? "the endpoint"}`,
+      message:
+        `a ${method} request cannot have a body; use POST/PUT or move the values to ` +
+        `${config.queryField ?? "the endpoint"}`,
     });
   }
   if (problems.length) return fail(problems);
@@ -222,7 +226,9 @@ async function runApiCall(tool: ApiCallToolDefinition, input: Json, context: Too
   }
 }
 
-/** Runs one step with the caller's context; always resolves to a result object (and records it in the call log, if any). */
+/**
+ * Runs one step with the caller's context; always resolves to a result object (and records it in the call log, if any).
+ */
 export function executeTool(tool: ToolDefinition, input: unknown, context: ToolContext): Promise<ToolResult> {
   return observeToolCall(tool, input, context, (observed) => runTool(tool, input, observed));
 }
@@ -265,7 +271,8 @@ export async function executeToolByName(
       ok: false,
       error: {
         kind: "unknown_tool",
-        message: `There is no step named "${name}".${close.length ? ` Steps of this service: ${close.join(", ")}.` : ""}`,
+        message:
+          `There is no step named "${name}".` + `${close.length ? ` Steps of this service: ${close.join(", ")}.` : ""}`,
         retryable: false,
         fields: [],
       },

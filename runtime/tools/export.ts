@@ -130,7 +130,8 @@ export function toOpenAI(tool: ToolDefinition, book = bookOf(tool)): { tool: Ope
   if (nullRemovesField(tool)) {
     strict.strict = false;
     strict.reasons.unshift(
-      "its body is a JSON merge patch, where null removes a field: strict mode would send null for every field left out",
+      "its body is a JSON merge patch, where null removes a field: strict mode would send " +
+        "null for every field left out",
     );
   }
   const parameters = strict.strict ? strict.schema : canonical;

@@ -44,7 +44,10 @@ export type ToolCheck = {
    * segment maps over a list: `input[].email`), or `{ value }` for a constant. Default `{}`.
    */
   input: Record<string, string | { value: string | number | boolean | Array<string | number | boolean> }>;
-  /** A record in its result is the write's when each of these record fields equals (or is one of) the write's value at the path. */
+  /**
+   * A record in its result is the write's when each of these record fields equals (or is one of) the write's value at
+   * the path.
+   */
   match: Record<string, string>;
 };
 

@@ -58,7 +58,8 @@ const inputPath = z
   .string()
   .regex(
     /^[A-Za-z_][A-Za-z0-9_]*(\[\])?(\.([A-Za-z_][A-Za-z0-9_]*|[0-9]+)(\[\])?)*$/,
-    "a path into the step's input: field names and list indexes joined by '.', '[]' to take every item (e.g. input[].email)",
+    "a path into the step's input: field names and list indexes joined by '.', '[]' to " +
+      "take every item (e.g. input[].email)",
   );
 
 const checkScalar = z.union([z.string(), z.number(), z.boolean()]);

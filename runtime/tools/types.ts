@@ -142,7 +142,10 @@ export interface ToolError {
    * connection), so it may or may not have been applied. Such an error is never `retryable`.
    */
   outcome?: "unknown" | undefined;
-  /** How to find out whether it was applied: run `step` with `input`; the write's record is one whose fields equal `match`. */
+  /**
+   * How to find out whether it was applied: run `step` with `input`; the write's record is one whose fields equal
+   * `match`.
+   */
   check?: ToolCheckAdvice | undefined;
 }
 

@@ -228,7 +228,8 @@ describe("stepforge generate in a checkout", () => {
       [
         "--input-type=module",
         "-e",
-        `const m = await import(${JSON.stringify(join(checkout, "dist", "generated", "trello", "index.js"))}); console.log(typeof m.TrelloClient.prototype.getBoardMemberships)`,
+        `const m = await import(${JSON.stringify(join(checkout, "dist", "generated", "trello", "index.js"))}); ` +
+          `console.log(typeof m.TrelloClient.prototype.getBoardMemberships)`,
       ],
       {
         encoding: "utf8",

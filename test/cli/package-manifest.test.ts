@@ -14,32 +14,39 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 const petstore = join(root, "node_modules", "@readme", "oas-examples", "3.0", "json", "petstore.json");
 
 describe("generate --package", () => {
-  it("writes package.json with one export per service and per own-entry module, and stepforge as a dependency", async () => {
-    const out = join(work, "pets");
-    const result = await runCli("generate", "--spec", petstore, "--out", out, "--package", "@acme/pets");
-    expect(result.stderr).toBe("");
-    expect(result.code).toBe(0);
-    const pkg = JSON.parse(readFileSync(join(out, "package.json"), "utf8"));
-    expect(pkg.name).toBe("@acme/pets");
-    expect(pkg.type).toBe("module");
-    expect(pkg.dependencies).toEqual({ stepforge: `^${version}` });
-    expect(pkg.files).toEqual(["dist/"]);
-    // The service id is the spec file's base name (petstore.json), not its title (Swagger Petstore).
-    expect(Object.keys(pkg.exports)).toEqual([".", "./petstore", "./petstore/mock"]);
-    const mock = "./dist/petstore/mock.js";
-    expect(pkg.exports["./petstore/mock"]).toEqual({ types: "./dist/petstore/mock.d.ts", import: mock, default: mock });
-    const tsconfig = JSON.parse(readFileSync(join(out, "tsconfig.json"), "utf8"));
-    expect(tsconfig.compilerOptions).toMatchObject({
-      module: "NodeNext",
-      strict: true,
-      declaration: true,
-      outDir: "dist",
-    });
-    // Deterministic: a rerun changes nothing.
-    const before = readFileSync(join(out, "package.json"), "utf8");
-    expect((await runCli("generate", "--spec", petstore, "--out", out, "--package", "@acme/pets")).code).toBe(0);
-    expect(readFileSync(join(out, "package.json"), "utf8")).toBe(before);
-  });
+  it(
+    "writes package.json with one export per service and per own-entry module, and " + "stepforge as a dependency",
+    async () => {
+      const out = join(work, "pets");
+      const result = await runCli("generate", "--spec", petstore, "--out", out, "--package", "@acme/pets");
+      expect(result.stderr).toBe("");
+      expect(result.code).toBe(0);
+      const pkg = JSON.parse(readFileSync(join(out, "package.json"), "utf8"));
+      expect(pkg.name).toBe("@acme/pets");
+      expect(pkg.type).toBe("module");
+      expect(pkg.dependencies).toEqual({ stepforge: `^${version}` });
+      expect(pkg.files).toEqual(["dist/"]);
+      // The service id is the spec file's base name (petstore.json), not its title (Swagger Petstore).
+      expect(Object.keys(pkg.exports)).toEqual([".", "./petstore", "./petstore/mock"]);
+      const mock = "./dist/petstore/mock.js";
+      expect(pkg.exports["./petstore/mock"]).toEqual({
+        types: "./dist/petstore/mock.d.ts",
+        import: mock,
+        default: mock,
+      });
+      const tsconfig = JSON.parse(readFileSync(join(out, "tsconfig.json"), "utf8"));
+      expect(tsconfig.compilerOptions).toMatchObject({
+        module: "NodeNext",
+        strict: true,
+        declaration: true,
+        outDir: "dist",
+      });
+      // Deterministic: a rerun changes nothing.
+      const before = readFileSync(join(out, "package.json"), "utf8");
+      expect((await runCli("generate", "--spec", petstore, "--out", out, "--package", "@acme/pets")).code).toBe(0);
+      expect(readFileSync(join(out, "package.json"), "utf8")).toBe(before);
+    },
+  );
 
   it("keeps what the user set in an existing package.json and tsconfig.json", async () => {
     const out = join(work, "kept");
@@ -79,18 +86,22 @@ describe("generate --package", () => {
     expect(packageNameProblem("x".repeat(215))).toBeDefined();
   });
 
-  it("an existing package.json that is not a JSON object is an error that says what to do; nothing is overwritten", async () => {
-    const out = join(work, "broken");
-    mkdirSync(out);
-    writeFileSync(join(out, "package.json"), "{ not json");
-    const result = await runCli("generate", "--spec", petstore, "--out", out, "--package", "pets");
-    expect(result.code).toBe(1);
-    expect(result.stderr).toBe(
-      "stepforge generate: the existing package.json in the output folder is not a JSON object; fix it or remove it, then run generate again\n",
-    );
-    expect(readdirSync(out)).toEqual(["package.json"]);
-    expect(readFileSync(join(out, "package.json"), "utf8")).toBe("{ not json");
-  });
+  it(
+    "an existing package.json that is not a JSON object is an error that says what to do; " + "nothing is overwritten",
+    async () => {
+      const out = join(work, "broken");
+      mkdirSync(out);
+      writeFileSync(join(out, "package.json"), "{ not json");
+      const result = await runCli("generate", "--spec", petstore, "--out", out, "--package", "pets");
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        "stepforge generate: the existing package.json in the output folder is not a JSON " +
+          "object; fix it or remove it, then run generate again\n",
+      );
+      expect(readdirSync(out)).toEqual(["package.json"]);
+      expect(readFileSync(join(out, "package.json"), "utf8")).toBe("{ not json");
+    },
+  );
 
   it("maps only the files it is given (no root entry without a root index)", () => {
     const text = packageManifest({

@@ -151,20 +151,24 @@ describe("the packed tarball", { timeout: 180_000 }, () => {
     expect(result.code).toBe(0);
   });
 
-  it("@arethetypeswrong/cli: only what an ES-module build implies (node16 CommonJS resolves to ESM, no node10 resolution)", async () => {
-    const attw = join(root, "node_modules", ".bin", "attw");
-    const json = await runToFile(attw, [tarball, "--format", "json"], work, env, join(work, "attw.json"));
-    const problems = (
-      JSON.parse(json.stdout) as {
-        analysis: { problems: { kind: string; resolutionKind?: string; entrypoint?: string }[] };
-      }
-    ).analysis.problems;
-    const kinds = [...new Set(problems.map((p) => `${p.kind} (${p.resolutionKind})`))].sort();
-    figures.attw = kinds;
-    // What `attw --profile esm-only` ignores; anything else fails.
-    expect(kinds.filter((k) => !/^(NoResolution \(node10\)|CJSResolvesToESM \(node16-cjs\))$/.test(k))).toEqual([]);
-    expect(problems.length).toBeGreaterThan(0);
-  });
+  it(
+    "@arethetypeswrong/cli: only what an ES-module build implies (node16 CommonJS " +
+      "resolves to ESM, no node10 resolution)",
+    async () => {
+      const attw = join(root, "node_modules", ".bin", "attw");
+      const json = await runToFile(attw, [tarball, "--format", "json"], work, env, join(work, "attw.json"));
+      const problems = (
+        JSON.parse(json.stdout) as {
+          analysis: { problems: { kind: string; resolutionKind?: string; entrypoint?: string }[] };
+        }
+      ).analysis.problems;
+      const kinds = [...new Set(problems.map((p) => `${p.kind} (${p.resolutionKind})`))].sort();
+      figures.attw = kinds;
+      // What `attw --profile esm-only` ignores; anything else fails.
+      expect(kinds.filter((k) => !/^(NoResolution \(node10\)|CJSResolvesToESM \(node16-cjs\))$/.test(k))).toEqual([]);
+      expect(problems.length).toBeGreaterThan(0);
+    },
+  );
 });
 
 describe("an application that imports stepforge/trello", { timeout: 180_000 }, () => {
@@ -258,51 +262,55 @@ describe("an application that imports stepforge/trello", { timeout: 180_000 }, (
     }
   });
 
-  it("lint, mock --prism, generate, mcp and Redis state name the missing package and the exact command, in one sentence, exit 1", async () => {
-    const spec = join(app, "train-travel.json");
-    cpSync(join(root, "node_modules", "@readme", "oas-examples", "3.1", "json", "train-travel.json"), spec);
-    const cases: Array<[string[], RegExp]> = [
-      [
-        ["lint"],
-        /^stepforge lint: linting with Spectral needs @stoplight\/spectral-cli, which is not installed; add it to your project: npm install -D @stoplight\/spectral-cli@\d+\.\d+\.\d+\n$/,
-      ],
-      [
-        ["mock", "trello", "--prism", "--port", "1"],
-        /^stepforge mock: a Prism contract mock needs @stoplight\/prism-cli, which is not installed; add it to your project: npm install -D @stoplight\/prism-cli@\d+\.\d+\.\d+\n$/,
-      ],
-      [
-        ["generate", "--spec", spec, "--out", "gen"],
-        /^stepforge generate: code generation needs openapi-typescript and handlebars, which are not installed; add them to your project: npm install -D openapi-typescript@\S+ handlebars@\S+\n$/,
-      ],
-    ];
-    for (const [args, message] of cases) {
-      const result = await run(stepforge, args, app, env);
-      expect(result.stderr, args.join(" ")).toMatch(message);
-      expect(result.code).toBe(1);
-      expectClean(result, args.join(" "));
-    }
-    expect(existsSync(join(app, "gen"))).toBe(false);
-    // The runtime's optional peers: an MCP server, and shared state on Redis, without them installed.
-    const mcp = await run(stepforge, ["mcp", "--mock"], app, env);
-    expect(mcp.stderr).toMatch(
-      /^stepforge mcp: an MCP server needs @modelcontextprotocol\/sdk, which is not installed; add it to your project: npm install @modelcontextprotocol\/sdk@\d+\.\d+\.\d+\n$/,
-    );
-    expect(mcp.code).toBe(1);
-    const redisScript = [
-      'import { createStateStore } from "stepforge/runtime";',
-      'const store = createStateStore({ redisUrl: "redis://:hunter2@127.0.0.1:1" });',
-      "try { await store.get('k'); } catch (error) { console.error(error.message); process.exitCode = 1; }",
-    ].join("\n");
-    const redis = await run(process.execPath, ["--input-type=module", "-e", redisScript], app, env);
-    expect(redis.stderr).toMatch(
-      /^shared state on Redis needs ioredis, which is not installed; add it to your project: npm install ioredis@\d+\.\d+\.\d+\n$/,
-    );
-    expect(redis.code).toBe(1);
-    // Regenerating stepforge's own integrations is a checkout's job, not an installed copy's.
-    const own = await run(stepforge, ["generate"], app, env);
-    expect(own.code).toBe(2);
-    expect(own.stderr).toContain("stepforge generate --spec FILE --out DIR");
-  });
+  it(
+    "lint, mock --prism, generate, mcp and Redis state name the missing package and the " +
+      "exact command, in one sentence, exit 1",
+    async () => {
+      const spec = join(app, "train-travel.json");
+      cpSync(join(root, "node_modules", "@readme", "oas-examples", "3.1", "json", "train-travel.json"), spec);
+      const cases: Array<[string[], RegExp]> = [
+        [
+          ["lint"],
+          /^stepforge lint: linting with Spectral needs @stoplight\/spectral-cli, which is not installed; add it to your project: npm install -D @stoplight\/spectral-cli@\d+\.\d+\.\d+\n$/,
+        ],
+        [
+          ["mock", "trello", "--prism", "--port", "1"],
+          /^stepforge mock: a Prism contract mock needs @stoplight\/prism-cli, which is not installed; add it to your project: npm install -D @stoplight\/prism-cli@\d+\.\d+\.\d+\n$/,
+        ],
+        [
+          ["generate", "--spec", spec, "--out", "gen"],
+          /^stepforge generate: code generation needs openapi-typescript and handlebars, which are not installed; add them to your project: npm install -D openapi-typescript@\S+ handlebars@\S+\n$/,
+        ],
+      ];
+      for (const [args, message] of cases) {
+        const result = await run(stepforge, args, app, env);
+        expect(result.stderr, args.join(" ")).toMatch(message);
+        expect(result.code).toBe(1);
+        expectClean(result, args.join(" "));
+      }
+      expect(existsSync(join(app, "gen"))).toBe(false);
+      // The runtime's optional peers: an MCP server, and shared state on Redis, without them installed.
+      const mcp = await run(stepforge, ["mcp", "--mock"], app, env);
+      expect(mcp.stderr).toMatch(
+        /^stepforge mcp: an MCP server needs @modelcontextprotocol\/sdk, which is not installed; add it to your project: npm install @modelcontextprotocol\/sdk@\d+\.\d+\.\d+\n$/,
+      );
+      expect(mcp.code).toBe(1);
+      const redisScript = [
+        'import { createStateStore } from "stepforge/runtime";',
+        'const store = createStateStore({ redisUrl: "redis://:hunter2@127.0.0.1:1" });',
+        "try { await store.get('k'); } catch (error) { console.error(error.message); process.exitCode = 1; }",
+      ].join("\n");
+      const redis = await run(process.execPath, ["--input-type=module", "-e", redisScript], app, env);
+      expect(redis.stderr).toMatch(
+        /^shared state on Redis needs ioredis, which is not installed; add it to your project: npm install ioredis@\d+\.\d+\.\d+\n$/,
+      );
+      expect(redis.code).toBe(1);
+      // Regenerating stepforge's own integrations is a checkout's job, not an installed copy's.
+      const own = await run(stepforge, ["generate"], app, env);
+      expect(own.code).toBe(2);
+      expect(own.stderr).toContain("stepforge generate --spec FILE --out DIR");
+    },
+  );
 });
 
 describe("a fresh checkout installed as a directory (no build, no compiler)", { timeout: 180_000 }, () => {
@@ -354,54 +362,59 @@ describe("a spec author who adds the optional tools", { timeout: 180_000 }, () =
     expect(foreign.stdout).toMatch(/1 spec linted: \d+ errors?, \d+ warnings?\n$/);
   });
 
-  it("generate --spec on a foreign spec with --package: compiles there, imports the installed runtime, passes publint", async () => {
-    const gen = await timed("generate --spec --package", () =>
-      run(
-        authorStepforge,
-        ["generate", "--spec", "train-travel.json", "--out", "gen", "--package", "@acme/train-travel"],
+  it(
+    "generate --spec on a foreign spec with --package: compiles there, imports the " +
+      "installed runtime, passes publint",
+    async () => {
+      const gen = await timed("generate --spec --package", () =>
+        run(
+          authorStepforge,
+          ["generate", "--spec", "train-travel.json", "--out", "gen", "--package", "@acme/train-travel"],
+          author,
+          env,
+        ),
+      );
+      expectClean(gen, "generate");
+      expect(gen.code, gen.stderr).toBe(0);
+      // The service id is the spec file's base name: train-travel.json → traintravel.
+      const client = readFileSync(join(author, "gen", "traintravel", "client.ts"), "utf8");
+      expect(client).toContain('from "stepforge/runtime"');
+      const manifest = JSON.parse(readFileSync(join(author, "gen", "package.json"), "utf8"));
+      expect(manifest.dependencies).toEqual({ stepforge: `^${own.version}` });
+      const entry = "./dist/traintravel/index.js";
+      expect(manifest.exports["./traintravel"]).toEqual({
+        types: "./dist/traintravel/index.d.ts",
+        import: entry,
+        default: entry,
+      });
+
+      const build = await timed("tsc generated package", () =>
+        run(process.execPath, [authorTsc, "-p", join("gen", "tsconfig.json")], author, env),
+      );
+      expect(build.stdout + build.stderr).toBe("");
+      expect(build.code).toBe(0);
+      const load = await run(
+        process.execPath,
+        [
+          "--input-type=module",
+          "-e",
+          'const m = await import("./gen/dist/index.js"); ' +
+            'console.log(Object.keys(m).join(","), typeof m.traintravel.TraintravelClient)',
+        ],
         author,
         env,
-      ),
-    );
-    expectClean(gen, "generate");
-    expect(gen.code, gen.stderr).toBe(0);
-    // The service id is the spec file's base name: train-travel.json → traintravel.
-    const client = readFileSync(join(author, "gen", "traintravel", "client.ts"), "utf8");
-    expect(client).toContain('from "stepforge/runtime"');
-    const manifest = JSON.parse(readFileSync(join(author, "gen", "package.json"), "utf8"));
-    expect(manifest.dependencies).toEqual({ stepforge: `^${own.version}` });
-    const entry = "./dist/traintravel/index.js";
-    expect(manifest.exports["./traintravel"]).toEqual({
-      types: "./dist/traintravel/index.d.ts",
-      import: entry,
-      default: entry,
-    });
-
-    const build = await timed("tsc generated package", () =>
-      run(process.execPath, [authorTsc, "-p", join("gen", "tsconfig.json")], author, env),
-    );
-    expect(build.stdout + build.stderr).toBe("");
-    expect(build.code).toBe(0);
-    const load = await run(
-      process.execPath,
-      [
-        "--input-type=module",
-        "-e",
-        'const m = await import("./gen/dist/index.js"); console.log(Object.keys(m).join(","), typeof m.traintravel.TraintravelClient)',
-      ],
-      author,
-      env,
-    );
-    expectClean(load, "load generated package");
-    expect(load.stdout.trim()).toBe("traintravel function");
-    const lint = await run(
-      join(root, "node_modules", ".bin", "publint"),
-      ["run", join(author, "gen"), "--pack", "false"],
-      app,
-      env,
-    );
-    expect(lint.stdout).toContain("All good!");
-  });
+      );
+      expectClean(load, "load generated package");
+      expect(load.stdout.trim()).toBe("traintravel function");
+      const lint = await run(
+        join(root, "node_modules", ".bin", "publint"),
+        ["run", join(author, "gen"), "--pack", "false"],
+        app,
+        env,
+      );
+      expect(lint.stdout).toContain("All good!");
+    },
+  );
 
   it("starts a Prism contract mock from the installed copy", async () => {
     const port = await freePort();

@@ -62,7 +62,10 @@ export function runToFile(
   });
 }
 
-/** Starts a long-running command and resolves once its stdout contains `text` (or rejects when it exits first or the time is up). */
+/**
+ * Starts a long-running command and resolves once its stdout contains `text` (or rejects when it exits first or the
+ * time is up).
+ */
 export function startUntil(
   command: string,
   args: string[],
@@ -103,7 +106,9 @@ export function stop(child: ChildProcess): Promise<number | null> {
   });
 }
 
-/** Bytes of every file below `dir`, not descending into nested node_modules (those packages are counted on their own). */
+/**
+ * Bytes of every file below `dir`, not descending into nested node_modules (those packages are counted on their own).
+ */
 export function packageBytes(dir: string): number {
   let total = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {

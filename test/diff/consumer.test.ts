@@ -93,45 +93,48 @@ describe("a consumer project across spec edits", { timeout: 300_000 }, () => {
     expect(ran.stdout.trim()).toBe('{"found":"string","listed":true,"tool":true}');
   });
 
-  it("renamed operation and parameter: reported, migrated, compiled, run; a second migrate changes nothing", async () => {
-    edit("operationId: getWidget", "operationId: fetchWidget");
-    edit("- name: limit", "- name: max");
-    const regenerated = await generate();
-    expect(regenerated.code, say(regenerated)).toBe(0);
-    expect(regenerated.stdout).toMatch(
-      /breaking +operation-renamed +fetchWidget: getWidget → fetchWidget \(GET \/widgets\/\{id\}\) \(stepforge migrate updates call sites\)/,
-    );
-    expect(regenerated.stdout).toMatch(/breaking +parameter-renamed +listWidgets: query parameter limit → max/);
-    expect(regenerated.stdout).toContain("suggested version 2.0.0 (major; was 1.2.0)");
-    const broken = await tsc();
-    expect(broken.code).not.toBe(0);
-    expect(broken.stdout).toContain("Property 'getWidget' does not exist on type 'WidgetsClient'");
+  it(
+    "renamed operation and parameter: reported, migrated, compiled, run; a second migrate " + "changes nothing",
+    async () => {
+      edit("operationId: getWidget", "operationId: fetchWidget");
+      edit("- name: limit", "- name: max");
+      const regenerated = await generate();
+      expect(regenerated.code, say(regenerated)).toBe(0);
+      expect(regenerated.stdout).toMatch(
+        /breaking +operation-renamed +fetchWidget: getWidget → fetchWidget \(GET \/widgets\/\{id\}\) \(stepforge migrate updates call sites\)/,
+      );
+      expect(regenerated.stdout).toMatch(/breaking +parameter-renamed +listWidgets: query parameter limit → max/);
+      expect(regenerated.stdout).toContain("suggested version 2.0.0 (major; was 1.2.0)");
+      const broken = await tsc();
+      expect(broken.code).not.toBe(0);
+      expect(broken.stdout).toContain("Property 'getWidget' does not exist on type 'WidgetsClient'");
 
-    const dry = await stepforge("migrate", "--dry-run");
-    expect(dry.code, say(dry)).toBe(0);
-    expect(dry.stdout).toContain("\n-  const found = await client.getWidget({ params: { path: { id } } });\n");
-    expect(dry.stdout).toContain("\n+  const found = await client.fetchWidget({ params: { path: { id } } });\n");
-    expect(dry.stdout).toContain(
-      '+  const listed = await client.listWidgets({ params: { query: { max: 5, color: "red" } } });',
-    );
-    expect(readFileSync(main, "utf8")).toBe(PROGRAM);
+      const dry = await stepforge("migrate", "--dry-run");
+      expect(dry.code, say(dry)).toBe(0);
+      expect(dry.stdout).toContain("\n-  const found = await client.getWidget({ params: { path: { id } } });\n");
+      expect(dry.stdout).toContain("\n+  const found = await client.fetchWidget({ params: { path: { id } } });\n");
+      expect(dry.stdout).toContain(
+        '+  const listed = await client.listWidgets({ params: { query: { max: 5, color: "red" } } });',
+      );
+      expect(readFileSync(main, "utf8")).toBe(PROGRAM);
 
-    const migrated = await stepforge("migrate");
-    expect(migrated.code, say(migrated)).toBe(0);
-    expect(migrated.stdout).toContain("src/main.ts:10:30 getWidget → fetchWidget");
-    expect(migrated.stdout).toContain("src/main.ts:11:64 listWidgets: query parameter limit → max");
-    expect(migrated.stdout).toContain("src/main.ts:12:50 tool widgets_get_widget → widgets_fetch_widget");
-    const compiled = await tsc();
-    expect(compiled.code, say(compiled)).toBe(0);
-    const ran = await run(process.execPath, ["dist/main.js"], project, env);
-    expect(ran.stdout.trim(), ran.stderr).toBe('{"found":"string","listed":true,"tool":true}');
+      const migrated = await stepforge("migrate");
+      expect(migrated.code, say(migrated)).toBe(0);
+      expect(migrated.stdout).toContain("src/main.ts:10:30 getWidget → fetchWidget");
+      expect(migrated.stdout).toContain("src/main.ts:11:64 listWidgets: query parameter limit → max");
+      expect(migrated.stdout).toContain("src/main.ts:12:50 tool widgets_get_widget → widgets_fetch_widget");
+      const compiled = await tsc();
+      expect(compiled.code, say(compiled)).toBe(0);
+      const ran = await run(process.execPath, ["dist/main.js"], project, env);
+      expect(ran.stdout.trim(), ran.stderr).toBe('{"found":"string","listed":true,"tool":true}');
 
-    const after = readFileSync(main, "utf8");
-    const again = await stepforge("migrate");
-    expect(again.code, say(again)).toBe(0);
-    expect(again.stdout).toContain("rewrote 0 call sites in 0 files (widgets)");
-    expect(readFileSync(main, "utf8")).toBe(after);
-  });
+      const after = readFileSync(main, "utf8");
+      const again = await stepforge("migrate");
+      expect(again.code, say(again)).toBe(0);
+      expect(again.stdout).toContain("rewrote 0 call sites in 0 files (widgets)");
+      expect(readFileSync(main, "utf8")).toBe(after);
+    },
+  );
 
   it("removed operation: migrate names the call it cannot fix and exits 1", async () => {
     const text = readFileSync(spec, "utf8");

@@ -91,29 +91,32 @@ describe("stubbing the operations a diff cannot find changed", () => {
     expect(Object.keys(stubbed.old.components.schemas)).toEqual(["Pet", "Cat", "Dog"]);
   });
 
-  it("leaves whole a spec with x-stepforge, an operation with an x-stepforge key, or a reference it cannot follow", () => {
-    const edited = () => {
-      const now = doc();
+  it(
+    "leaves whole a spec with x-stepforge, an operation with an x-stepforge key, or a " + "reference it cannot follow",
+    () => {
+      const edited = () => {
+        const now = doc();
+        now.components.schemas.Note = { type: "integer" };
+        return now;
+      };
+      expect(stubUnchanged({ ...doc(), "x-stepforge": {} }, edited())).toBeUndefined();
+      for (const ref of [
+        "other.yaml#/Order",
+        "#/paths/~1pets/get",
+        "#/components/schemas/Or%64er",
+        "#/components/schemas/Nope",
+      ]) {
+        const old = doc();
+        old.paths["/orders/{id}"].get.responses = ok(ref);
+        expect(stubUnchanged(old, edited()), ref).toBeUndefined();
+      }
+      const tooled = doc();
+      tooled.paths["/pets"].get["x-stepforge-tool"] = { name: "pets" };
+      const now = structuredClone(tooled);
       now.components.schemas.Note = { type: "integer" };
-      return now;
-    };
-    expect(stubUnchanged({ ...doc(), "x-stepforge": {} }, edited())).toBeUndefined();
-    for (const ref of [
-      "other.yaml#/Order",
-      "#/paths/~1pets/get",
-      "#/components/schemas/Or%64er",
-      "#/components/schemas/Nope",
-    ]) {
-      const old = doc();
-      old.paths["/orders/{id}"].get.responses = ok(ref);
-      expect(stubUnchanged(old, edited()), ref).toBeUndefined();
-    }
-    const tooled = doc();
-    tooled.paths["/pets"].get["x-stepforge-tool"] = { name: "pets" };
-    const now = structuredClone(tooled);
-    now.components.schemas.Note = { type: "integer" };
-    expect(stubUnchanged(tooled, now)!.now.paths["/pets"].get).toEqual(tooled.paths["/pets"].get);
-  });
+      expect(stubUnchanged(tooled, now)!.now.paths["/pets"].get).toEqual(tooled.paths["/pets"].get);
+    },
+  );
 
   it("gives up when no operation is left alone", () => {
     const now = doc();

@@ -86,7 +86,8 @@ describe("validate: errors name the place and the fix", () => {
   it("a wrong value type names the field", () => {
     const [p] = problems(mutated((d) => (d["x-stepforge"].limits[0].requests = "ten")));
     expect(p!.message).toBe(
-      'x-stepforge.limits[0].requests: expected a whole number above 0, found a string ("ten"); write a number, without quotes',
+      "x-stepforge.limits[0].requests: expected a whole number above 0, found a string " +
+        '("ten"); write a number, without quotes',
     );
   });
 

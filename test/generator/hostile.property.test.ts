@@ -153,7 +153,9 @@ function hostileSpec(t: Texts): string {
   return JSON.stringify(doc, null, 1);
 }
 
-/** Top-level statements of a module: the names it declares (imports included), and anything that is not a declaration. */
+/**
+ * Top-level statements of a module: the names it declares (imports included), and anything that is not a declaration.
+ */
 function topLevel(
   file: string,
   text: string,
@@ -252,7 +254,8 @@ describe("hostile text in a spec never becomes code", () => {
     const script = join(work, "import-all.mts");
     writeFileSync(
       script,
-      `${modules.map((m, i) => `import * as m${i} from ${JSON.stringify(m)};`).join("\n")}\nvoid [${modules.map((_, i) => `m${i}`).join(", ")}];\nprocess.stdout.write("imported");\n`,
+      `${modules.map((m, i) => `import * as m${i} from ${JSON.stringify(m)};`).join("\n")}\nvoid ` +
+        `[${modules.map((_, i) => `m${i}`).join(", ")}];\nprocess.stdout.write("imported");\n`,
     );
     const run = spawnSync(process.execPath, ["--import", "tsx", script], {
       cwd: root,

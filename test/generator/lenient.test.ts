@@ -177,19 +177,23 @@ const noContent = { "200": { description: "ok" } };
 const op = (operationId: string) => ({ operationId, responses: noContent });
 
 describe("names the language itself calls", () => {
-  it("renames operationIds that are Object.prototype members or toJSON: JSON.stringify or `${client}` would send a request", () => {
-    const model = foreign({ "/c": { get: op("toString"), post: op("toJSON"), put: op("valueOf") } });
-    expect(model.operations.map((o) => o.operationId)).toEqual(["toString2", "valueOf2", "toJSON2"]);
-    expect(model.warnings.map((w) => `${w.code} ${w.pointer}`)).toEqual([
-      "SF111 /paths/~1c/get/operationId",
-      "SF111 /paths/~1c/put/operationId",
-      "SF111 /paths/~1c/post/operationId",
-    ]);
-    expect(Object.keys(model.descriptor.operations)).toEqual(["toString2", "valueOf2", "toJSON2"]);
-    // The runtime looks operations up by own key: an inherited member is no operation.
-    expect(() => operationOf(model.descriptor, "toString")).toThrow(/has no operation "toString"/);
-    expect(() => operationOf(model.descriptor, "hasOwnProperty")).toThrow(/has no operation/);
-  });
+  it(
+    "renames operationIds that are Object.prototype members or toJSON: JSON.stringify or " +
+      "`${client}` would send a request",
+    () => {
+      const model = foreign({ "/c": { get: op("toString"), post: op("toJSON"), put: op("valueOf") } });
+      expect(model.operations.map((o) => o.operationId)).toEqual(["toString2", "valueOf2", "toJSON2"]);
+      expect(model.warnings.map((w) => `${w.code} ${w.pointer}`)).toEqual([
+        "SF111 /paths/~1c/get/operationId",
+        "SF111 /paths/~1c/put/operationId",
+        "SF111 /paths/~1c/post/operationId",
+      ]);
+      expect(Object.keys(model.descriptor.operations)).toEqual(["toString2", "valueOf2", "toJSON2"]);
+      // The runtime looks operations up by own key: an inherited member is no operation.
+      expect(() => operationOf(model.descriptor, "toString")).toThrow(/has no operation "toString"/);
+      expect(() => operationOf(model.descriptor, "hasOwnProperty")).toThrow(/has no operation/);
+    },
+  );
 });
 
 describe("methods the client cannot send", () => {
@@ -197,53 +201,58 @@ describe("methods the client cannot send", () => {
     const model = foreign({ "/t": { get: op("look"), trace: op("echo") } });
     expect(model.operations.map((o) => o.operationId)).toEqual(["look"]);
     expect(model.warnings.map((w) => `${w.code} ${w.pointer} ${w.message}`)).toEqual([
-      "SF119 /paths/~1t/trace TRACE /t cannot be sent: fetch refuses the TRACE method; left it out of the client, the tool steps and the mock",
+      "SF119 /paths/~1t/trace TRACE /t cannot be sent: fetch refuses the TRACE method; " +
+        "left it out of the client, the tool steps and the mock",
     ]);
   });
 });
 
 describe("path items that are $refs", () => {
-  it("follows a path item $ref (3.1 components.pathItems, or another path) to its operations, and types the repairs", async () => {
-    const doc = {
-      openapi: "3.1.0",
-      info: { title: "Xx", version: "1" },
-      servers: [{ url: "https://api.example.com" }],
-      paths: {
-        "/other": { get: op("other") },
-        "/shared": { $ref: "#/components/pathItems/Shared" },
-        "/item/{id}": { $ref: "#/paths/~1other" },
-      },
-      components: {
-        pathItems: {
-          Shared: {
-            get: {
-              operationId: "sharedGet",
-              parameters: [{ name: "limit", in: "query", schema: { type: "integer" } }],
-              responses: noContent,
+  it(
+    "follows a path item $ref (3.1 components.pathItems, or another path) to its " +
+      "operations, and types the repairs",
+    async () => {
+      const doc = {
+        openapi: "3.1.0",
+        info: { title: "Xx", version: "1" },
+        servers: [{ url: "https://api.example.com" }],
+        paths: {
+          "/other": { get: op("other") },
+          "/shared": { $ref: "#/components/pathItems/Shared" },
+          "/item/{id}": { $ref: "#/paths/~1other" },
+        },
+        components: {
+          pathItems: {
+            Shared: {
+              get: {
+                operationId: "sharedGet",
+                parameters: [{ name: "limit", in: "query", schema: { type: "integer" } }],
+                responses: noContent,
+              },
             },
           },
         },
-      },
-    };
-    const file = join(work, "pathref.json");
-    writeFileSync(file, JSON.stringify(doc));
-    const result = await generate({ specFiles: [file], outDir: join(work, "pathref"), projectRoot: root });
-    const model = result.models[0]!;
-    expect(
-      model.operations.map((o) => `${o.method} ${o.path} ${o.operationId} ${o.parameters.map((p) => p.name)}`),
-    ).toEqual(["GET /other other ", "GET /shared sharedGet limit", "GET /item/{id} other2 id"]);
-    expect(model.warnings.map((w) => `${w.code} ${w.pointer}`)).toEqual([
-      "SF112 /paths/~1item~1{id}/get/operationId",
-      "SF113 /paths/~1item~1{id}/get",
-    ]);
-    // The added {id} reaches the types of /item/{id} only, not the shared item.
-    const { write } = await import("../../generator/pipeline.js");
-    write(join(work, "pathref"), result.files, { wholeOutDir: false });
-    expect(typecheckGenerated(join(work, "tsconfig.pathref.json"), [join(work, "pathref")]).output).toBe("");
-    expect(result.files.find((f) => f.path.endsWith("types.ts"))!.content).toMatch(
-      /other2: \{\s+parameters: \{\s+query\?: never;\s+header\?: never;\s+path: \{\s+id: string;/,
-    );
-  });
+      };
+      const file = join(work, "pathref.json");
+      writeFileSync(file, JSON.stringify(doc));
+      const result = await generate({ specFiles: [file], outDir: join(work, "pathref"), projectRoot: root });
+      const model = result.models[0]!;
+      expect(
+        model.operations.map((o) => `${o.method} ${o.path} ${o.operationId} ${o.parameters.map((p) => p.name)}`),
+      ).toEqual(["GET /other other ", "GET /shared sharedGet limit", "GET /item/{id} other2 id"]);
+      expect(model.warnings.map((w) => `${w.code} ${w.pointer}`)).toEqual([
+        "SF112 /paths/~1item~1{id}/get/operationId",
+        "SF113 /paths/~1item~1{id}/get",
+      ]);
+      // The added {id} reaches the types of /item/{id} only, not the shared item.
+      const { write } = await import("../../generator/pipeline.js");
+      write(join(work, "pathref"), result.files, { wholeOutDir: false });
+      expect(typecheckGenerated(join(work, "tsconfig.pathref.json"), [join(work, "pathref")]).output).toBe("");
+      expect(result.files.find((f) => f.path.endsWith("types.ts"))!.content).toMatch(
+        /other2: \{\s+parameters: \{\s+query\?: never;\s+header\?: never;\s+path: \{\s+id: string;/,
+      );
+    },
+  );
 
   it("names the path whose $ref leads to no path item", () => {
     const model = () =>
@@ -253,9 +262,12 @@ describe("path items that are $refs", () => {
       model();
     } catch (error) {
       expect((error as SpecError).diagnostics.map((d) => `${d.code} ${d.pointer} ${d.message}`)).toEqual([
-        'SF116 /paths/~1a/$ref path item "/a" refers to "#/paths/~1b", which must be an object of operations (get, post, ...), not a chain of $refs that never ends',
-        'SF116 /paths/~1b/$ref path item "/b" refers to "#/paths/~1a", which must be an object of operations (get, post, ...), not a chain of $refs that never ends',
-        'SF116 /paths/~1c/$ref path item "/c" refers to "#/info/title", which must be an object of operations (get, post, ...), not a string ("Xx")',
+        'SF116 /paths/~1a/$ref path item "/a" refers to "#/paths/~1b", which must be an ' +
+          "object of operations (get, post, ...), not a chain of $refs that never ends",
+        'SF116 /paths/~1b/$ref path item "/b" refers to "#/paths/~1a", which must be an ' +
+          "object of operations (get, post, ...), not a chain of $refs that never ends",
+        'SF116 /paths/~1c/$ref path item "/c" refers to "#/info/title", which must be an ' +
+          'object of operations (get, post, ...), not a string ("Xx")',
       ]);
     }
   });
@@ -296,44 +308,49 @@ describe("what the client cannot send as the spec says is said, not mis-sent sil
     expect(model.warnings.map((w) => `${w.code} ${w.pointer} ${w.message}`)).toEqual([]);
   });
 
-  it("a header parameter becomes a tool input field sent in its header; a cookie parameter is a warning (SF173)", () => {
-    const model = foreign(
-      {
-        "/files/{name}": {
-          get: {
-            operationId: "getFile",
-            parameters: [
-              { name: "name", in: "path", required: true, schema: { type: "string" } },
-              { name: "X-Request-ID", in: "header", required: true, schema: { type: "string" } },
-              { name: "If-None-Match", in: "header", schema: { type: "string" } },
-              // Sent by the connection or the client, never asked of the model.
-              { name: "X-Api-Key", in: "header", required: true, schema: { type: "string" } },
-              { name: "Authorization", in: "header", required: true, schema: { type: "string" } },
-              { name: "session", in: "cookie", required: true, schema: { type: "string" } },
-            ],
-            responses: noContent,
+  it(
+    "a header parameter becomes a tool input field sent in its header; a cookie parameter " + "is a warning (SF173)",
+    () => {
+      const model = foreign(
+        {
+          "/files/{name}": {
+            get: {
+              operationId: "getFile",
+              parameters: [
+                { name: "name", in: "path", required: true, schema: { type: "string" } },
+                { name: "X-Request-ID", in: "header", required: true, schema: { type: "string" } },
+                { name: "If-None-Match", in: "header", schema: { type: "string" } },
+                // Sent by the connection or the client, never asked of the model.
+                { name: "X-Api-Key", in: "header", required: true, schema: { type: "string" } },
+                { name: "Authorization", in: "header", required: true, schema: { type: "string" } },
+                { name: "session", in: "cookie", required: true, schema: { type: "string" } },
+              ],
+              responses: noContent,
+            },
           },
         },
-      },
-      {
-        components: { securitySchemes: { key: { type: "apiKey", in: "header", name: "X-API-Key" } } },
-        security: [{ key: [] }],
-      },
-    );
-    const [step] = model.toolSteps;
-    expect(step!.fields.map((f) => `${f.name}${f.required ? "" : "?"}`)).toEqual([
-      "name",
-      "X_Request_ID",
-      "If_None_Match?",
-    ]);
-    expect(step!.wire.header).toEqual([
-      ["X-Request-ID", { from: "input", field: "X_Request_ID" }],
-      ["If-None-Match", { from: "input", field: "If_None_Match" }],
-    ]);
-    expect(model.warnings.map((w) => `${w.code} ${w.pointer} ${w.message}`)).toEqual([
-      'SF173 /paths/~1files~1{name}/get/parameters GET /files/{name} (getFile) has the cookie parameter "session" (required): neither the client nor the tool step sends cookies; set a Cookie header on the call',
-    ]);
-  });
+        {
+          components: { securitySchemes: { key: { type: "apiKey", in: "header", name: "X-API-Key" } } },
+          security: [{ key: [] }],
+        },
+      );
+      const [step] = model.toolSteps;
+      expect(step!.fields.map((f) => `${f.name}${f.required ? "" : "?"}`)).toEqual([
+        "name",
+        "X_Request_ID",
+        "If_None_Match?",
+      ]);
+      expect(step!.wire.header).toEqual([
+        ["X-Request-ID", { from: "input", field: "X_Request_ID" }],
+        ["If-None-Match", { from: "input", field: "If_None_Match" }],
+      ]);
+      expect(model.warnings.map((w) => `${w.code} ${w.pointer} ${w.message}`)).toEqual([
+        "SF173 /paths/~1files~1{name}/get/parameters GET /files/{name} (getFile) has the " +
+          'cookie parameter "session" (required): neither the client nor the tool step sends ' +
+          "cookies; set a Cookie header on the call",
+      ]);
+    },
+  );
 });
 
 describe("messages say what was refused and why", () => {
@@ -357,17 +374,20 @@ describe("messages say what was refused and why", () => {
   it("names the --service value and the rule, instead of asking for --service", () => {
     for (const service of ["My-Svc", "a"]) {
       expect(refused(() => checkSpec(loadSpecText("xx.yaml", spec()), { serviceId: service }))).toEqual([
-        `SF105 --service "${service}" is not a service id: 2 to 31 lower-case letters and digits, starting with a letter, e.g. myservice`,
+        `SF105 --service "${service}" is not a service id: 2 to 31 lower-case letters and ` +
+          `digits, starting with a letter, e.g. myservice`,
       ]);
     }
     expect(refused(() => checkSpec(loadSpecText("xx.yaml", spec({ info: { title: "A", version: "1" } }))))).toEqual([
-      'SF105 cannot derive a service id from the title "A"; pass --service NAME (2 to 31 lower-case letters and digits, starting with a letter, e.g. myservice)',
+      'SF105 cannot derive a service id from the title "A"; pass --service NAME (2 to 31 ' +
+        "lower-case letters and digits, starting with a letter, e.g. myservice)",
     ]);
   });
 
   it("says which OpenAPI versions are read when the document is a newer 3.x", () => {
     expect(refused(() => checkSpec(loadSpecText("xx.yaml", spec({ openapi: "3.2.0" }))))).toEqual([
-      'SF101 expected "openapi: 3.1.x" (or 3.0.x), found "3.2.0"; stepforge reads OpenAPI 3.0.x and 3.1.x; write the document as 3.1',
+      'SF101 expected "openapi: 3.1.x" (or 3.0.x), found "3.2.0"; stepforge reads OpenAPI ' +
+        "3.0.x and 3.1.x; write the document as 3.1",
     ]);
   });
 

@@ -170,7 +170,8 @@ describe("the fast YAML reader", () => {
     const script = [
       `import { createRequire } from "node:module";`,
       `const { loadSpecFile } = await import(${JSON.stringify(dist)});`,
-      `const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((f) => f.includes("/node_modules/yaml/"));`,
+      `const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((f) => ` +
+        `f.includes("/node_modules/yaml/"));`,
       `const spec = loadSpecFile(${JSON.stringify(join(repoRoot, "specs", "contentsnare.yaml"))});`,
       // Trello's spec shares a list through an anchor and an alias: read fast all the same.
       `loadSpecFile(${JSON.stringify(join(repoRoot, "specs", "trello.yaml"))});`,

@@ -1,4 +1,7 @@
-/** Auth as each real service does it: key+token, API key, expiring client-credentials tokens in HTTP 200, bearer tokens with refresh. */
+/**
+ * Auth as each real service does it: key+token, API key, expiring client-credentials tokens in HTTP 200, bearer tokens
+ * with refresh.
+ */
 import { describe, expect, it } from "vitest";
 import { MarketoClient } from "../../generated/marketo/client.js";
 import { descriptor as marketoDescriptor } from "../../generated/marketo/descriptor.js";
@@ -49,7 +52,9 @@ describe("world news api key", () => {
 });
 
 describe("marketo client credentials", () => {
-  const tokenPath = `/identity/oauth/token?grant_type=client_credentials&client_id=${MARKETO.clientId}&client_secret=${MARKETO.clientSecret}`;
+  const tokenPath =
+    `/identity/oauth/token?grant_type=client_credentials&client_id=${MARKETO.clientId}&client_secret=` +
+    `${MARKETO.clientSecret}`;
 
   it("issues tokens that expire, then answers 602 (and 601 for unknown tokens) inside HTTP 200", async () => {
     const clock = manualClock();

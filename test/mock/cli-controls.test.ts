@@ -119,7 +119,8 @@ describe("stepforge mock controls", () => {
     const r = await run(["marketo", "--port", "0", "--token-lifetime", "60"]);
     const token = await call(
       r.urls.marketo!,
-      `/identity/oauth/token?grant_type=client_credentials&client_id=${MARKETO.clientId}&client_secret=${MARKETO.clientSecret}`,
+      `/identity/oauth/token?grant_type=client_credentials&client_id=${MARKETO.clientId}&client_secret=` +
+        `${MARKETO.clientSecret}`,
     );
     expect(token.json.expires_in).toBe(60);
   });
@@ -194,7 +195,8 @@ describe("--port with all", () => {
 
   it("a --port whose run of ports passes 65535 is a usage error naming --port, before anything starts", async () => {
     await expect(mockCommand(["all", "--port", "65534"], new Capture(), new Capture())).rejects.toThrow(
-      "--port 65534: the 4 services need ports 65534-65537, past 65535; give --port 65532 or lower, or --port 0 for free ports",
+      "--port 65534: the 4 services need ports 65534-65537, past 65535; give --port 65532 " +
+        "or lower, or --port 0 for free ports",
     );
     const cli = await runCli("mock", "all", "--port", "65534");
     expect(cli.code).toBe(2);

@@ -1,4 +1,6 @@
-/** Seeded fault injection: the same seed and requests give the same faults; each kind arrives in the service's shape. */
+/**
+ * Seeded fault injection: the same seed and requests give the same faults; each kind arrives in the service's shape.
+ */
 import { describe, expect, it } from "vitest";
 import { startMock, type FaultOptions } from "../../runtime/mock/index.js";
 import { call, CARD, TRELLO_AUTH, WORLDNEWS, useMocks } from "./helpers.js";

@@ -157,85 +157,95 @@ describe("trello", () => {
 async function marketo(m: { url: string }): Promise<Record<string, string>> {
   const r = await call(
     m.url,
-    `/identity/oauth/token?grant_type=client_credentials&client_id=${MARKETO.clientId}&client_secret=${MARKETO.clientSecret}`,
+    `/identity/oauth/token?grant_type=client_credentials&client_id=${MARKETO.clientId}&client_secret=` +
+      `${MARKETO.clientSecret}`,
   );
   return { authorization: `Bearer ${r.json.access_token}` };
 }
 
 describe("marketo", () => {
-  it("logs activities for new and changed leads, list membership and campaign requests, read since a paging token", async () => {
-    const m = await mock("marketo");
-    const headers = await marketo(m);
-    const since = await call(m.url, "/rest/v1/activities/pagingtoken.json?sinceDatetime=2030-01-01T00:00:00Z", {
-      headers,
-    });
-    expect(since.json.nextPageToken).toMatch(/^[A-Z2-7]+$/);
-    const empty = await call(
-      m.url,
-      `/rest/v1/activities.json?nextPageToken=${since.json.nextPageToken}&activityTypeIds=12,13,24,47`,
-      { headers },
-    );
-    expect(empty.json).toMatchObject({ success: true, moreResult: false, result: [] });
-
-    const token = (
-      await call(
+  it(
+    "logs activities for new and changed leads, list membership and campaign requests, " + "read since a paging token",
+    async () => {
+      const m = await mock("marketo");
+      const headers = await marketo(m);
+      const since = await call(m.url, "/rest/v1/activities/pagingtoken.json?sinceDatetime=2030-01-01T00:00:00Z", {
+        headers,
+      });
+      expect(since.json.nextPageToken).toMatch(/^[A-Z2-7]+$/);
+      const empty = await call(
         m.url,
-        `/rest/v1/activities/pagingtoken.json?sinceDatetime=${new Date(Date.now() - 60_000).toISOString()}`,
+        `/rest/v1/activities.json?nextPageToken=${since.json.nextPageToken}&activityTypeIds=12,13,24,47`,
         { headers },
-      )
-    ).json.nextPageToken;
-    const synced = await call(m.url, "/rest/v1/leads.json", {
-      method: "POST",
-      headers,
-      json: { input: [{ email: "new@example.com" }] },
-    });
-    const lead = synced.json.result[0].id as number;
-    await call(m.url, "/rest/v1/leads.json", {
-      method: "POST",
-      headers,
-      json: { input: [{ email: "new@example.com", firstName: "Nia" }] },
-    });
-    const lists = (await call(m.url, "/rest/v1/lists.json", { headers })).json.result;
-    await call(m.url, `/rest/v1/lists/${lists[0].id}/leads.json`, {
-      method: "POST",
-      headers,
-      json: { input: [{ id: lead }] },
-    });
-    const campaign = (await call(m.url, "/rest/v1/campaigns.json", { headers })).json.result[0];
-    const triggered = await call(m.url, `/rest/v1/campaigns/${campaign.id}/trigger.json`, {
-      method: "POST",
-      headers,
-      json: { input: { leads: [{ id: lead }] } },
-    });
-    expect(triggered.json).toMatchObject({ success: true, result: [{ id: campaign.id }] });
+      );
+      expect(empty.json).toMatchObject({ success: true, moreResult: false, result: [] });
 
-    const page = await call(
-      m.url,
-      `/rest/v1/activities.json?nextPageToken=${token}&activityTypeIds=12,13,24,47&leadIds=${lead}`,
-      { headers },
-    );
-    expect(page.json.result.map((a: { activityTypeId: number }) => a.activityTypeId)).toEqual([12, 13, 24, 47]);
-    expect(page.json.result[2]).toMatchObject({ leadId: lead, primaryAttributeValue: lists[0].name });
-    expect(page.json.result[3]).toMatchObject({ leadId: lead, campaignId: campaign.id });
-    // The token of the last page picks up what happens next.
-    await call(m.url, `/rest/v1/lists/${lists[0].id}/leads.json`, {
-      method: "DELETE",
-      headers,
-      json: { input: [{ id: lead }] },
-    });
-    const next = await call(
-      m.url,
-      `/rest/v1/activities.json?nextPageToken=${page.json.nextPageToken}&activityTypeIds=25`,
-      { headers },
-    );
-    expect(next.json.result.map((a: { activityTypeId: number }) => a.activityTypeId)).toEqual([25]);
-    const changes = await call(m.url, `/rest/v1/activities/leadchanges.json?nextPageToken=${token}&fields=firstName`, {
-      headers,
-    });
-    expect(changes.json.result.map((a: { activityTypeId: number }) => a.activityTypeId)).toEqual([12, 13]);
-    const bad = await call(m.url, "/rest/v1/activities.json?nextPageToken=not-a-token&activityTypeIds=12", { headers });
-    expect(bad.json).toMatchObject({ success: false, errors: [{ code: "1003" }] });
-  });
+      const token = (
+        await call(
+          m.url,
+          `/rest/v1/activities/pagingtoken.json?sinceDatetime=${new Date(Date.now() - 60_000).toISOString()}`,
+          { headers },
+        )
+      ).json.nextPageToken;
+      const synced = await call(m.url, "/rest/v1/leads.json", {
+        method: "POST",
+        headers,
+        json: { input: [{ email: "new@example.com" }] },
+      });
+      const lead = synced.json.result[0].id as number;
+      await call(m.url, "/rest/v1/leads.json", {
+        method: "POST",
+        headers,
+        json: { input: [{ email: "new@example.com", firstName: "Nia" }] },
+      });
+      const lists = (await call(m.url, "/rest/v1/lists.json", { headers })).json.result;
+      await call(m.url, `/rest/v1/lists/${lists[0].id}/leads.json`, {
+        method: "POST",
+        headers,
+        json: { input: [{ id: lead }] },
+      });
+      const campaign = (await call(m.url, "/rest/v1/campaigns.json", { headers })).json.result[0];
+      const triggered = await call(m.url, `/rest/v1/campaigns/${campaign.id}/trigger.json`, {
+        method: "POST",
+        headers,
+        json: { input: { leads: [{ id: lead }] } },
+      });
+      expect(triggered.json).toMatchObject({ success: true, result: [{ id: campaign.id }] });
+
+      const page = await call(
+        m.url,
+        `/rest/v1/activities.json?nextPageToken=${token}&activityTypeIds=12,13,24,47&leadIds=${lead}`,
+        { headers },
+      );
+      expect(page.json.result.map((a: { activityTypeId: number }) => a.activityTypeId)).toEqual([12, 13, 24, 47]);
+      expect(page.json.result[2]).toMatchObject({ leadId: lead, primaryAttributeValue: lists[0].name });
+      expect(page.json.result[3]).toMatchObject({ leadId: lead, campaignId: campaign.id });
+      // The token of the last page picks up what happens next.
+      await call(m.url, `/rest/v1/lists/${lists[0].id}/leads.json`, {
+        method: "DELETE",
+        headers,
+        json: { input: [{ id: lead }] },
+      });
+      const next = await call(
+        m.url,
+        `/rest/v1/activities.json?nextPageToken=${page.json.nextPageToken}&activityTypeIds=25`,
+        { headers },
+      );
+      expect(next.json.result.map((a: { activityTypeId: number }) => a.activityTypeId)).toEqual([25]);
+      const changes = await call(
+        m.url,
+        `/rest/v1/activities/leadchanges.json?nextPageToken=${token}&fields=firstName`,
+        {
+          headers,
+        },
+      );
+      expect(changes.json.result.map((a: { activityTypeId: number }) => a.activityTypeId)).toEqual([12, 13]);
+      const bad = await call(m.url, "/rest/v1/activities.json?nextPageToken=not-a-token&activityTypeIds=12", {
+        headers,
+      });
+      expect(bad.json).toMatchObject({ success: false, errors: [{ code: "1003" }] });
+    },
+  );
 
   it("refuses a campaign that does not exist, schedules one, and approves an email draft", async () => {
     const m = await mock("marketo");

@@ -68,20 +68,24 @@ describe("a generated mock of a foreign spec", () => {
     ]);
   });
 
-  it("answers a typed response without an example with a sample valid against its schema, the same for the same seed", async () => {
-    const who = await call(mockUrl(), "/v0/meta/whoami", { headers: auth });
-    expect(who.status).toBe(200);
-    expect(who.json.id).toMatch(/^usr[A-Za-z0-9]{14}$/);
-    expect(who.json.scopes.length).toBeGreaterThan(0);
-    for (const scope of who.json.scopes) expect(["data.records:read", "data.records:write"]).toContain(scope);
-    if (who.json.email !== undefined) expect(who.json.email).toMatch(/^[^@\s]+@[^@\s]+$/);
-    const again = await startMock("tables");
-    try {
-      expect((await call(again.url, "/v0/meta/whoami", { headers: auth })).text).toBe(who.text);
-    } finally {
-      await again.close();
-    }
-  });
+  it(
+    "answers a typed response without an example with a sample valid against its schema, " +
+      "the same for the same seed",
+    async () => {
+      const who = await call(mockUrl(), "/v0/meta/whoami", { headers: auth });
+      expect(who.status).toBe(200);
+      expect(who.json.id).toMatch(/^usr[A-Za-z0-9]{14}$/);
+      expect(who.json.scopes.length).toBeGreaterThan(0);
+      for (const scope of who.json.scopes) expect(["data.records:read", "data.records:write"]).toContain(scope);
+      if (who.json.email !== undefined) expect(who.json.email).toMatch(/^[^@\s]+@[^@\s]+$/);
+      const again = await startMock("tables");
+      try {
+        expect((await call(again.url, "/v0/meta/whoami", { headers: auth })).text).toBe(who.text);
+      } finally {
+        await again.close();
+      }
+    },
+  );
 
   it("counts its limit per base, whoever calls", async () => {
     let now = Date.UTC(2026, 0, 1);

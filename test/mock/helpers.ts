@@ -125,7 +125,8 @@ export function useMocks(): (service: string, options?: MockOptions) => Promise<
 export async function marketoAuth(url: string): Promise<Record<string, string>> {
   const r = await call(
     url,
-    `/identity/oauth/token?grant_type=client_credentials&client_id=${MARKETO.clientId}&client_secret=${MARKETO.clientSecret}`,
+    `/identity/oauth/token?grant_type=client_credentials&client_id=${MARKETO.clientId}&client_secret=` +
+      `${MARKETO.clientSecret}`,
   );
   return { authorization: `Bearer ${r.json.access_token}` };
 }

@@ -34,22 +34,27 @@ function raw(port: number, data: string): Promise<{ text: string; timedOut: bool
 const nested = (depth: number): string => '{"a":'.repeat(depth - 1) + '{"a":1' + "}".repeat(depth);
 
 describe("deeply nested bodies", () => {
-  it("marketo: a lead nesting 100k levels is refused with a badRequest before it is stored; reads keep working", async () => {
-    const m = await mock("marketo");
-    const headers = { ...(await marketoAuth(m.url)), "content-type": "application/json" };
-    const body = `{"action":"createOnly","lookupField":"email","input":[{"email":"deep@example.com","deep":${nested(100_000)}}]}`;
-    const r = await call(m.url, "/rest/v1/leads.json", { method: "POST", headers, body });
-    expect(r.status).toBe(200); // Marketo answers errors with 200 and success: false
-    expect(r.json).toMatchObject({
-      success: false,
-      errors: [{ code: "1003", message: "Invalid value for body: the body nests deeper than 64 levels" }],
-    });
-    expect(m.records("lead").some((l) => l.email === "deep@example.com")).toBe(false);
-    expect(
-      (await call(m.url, "/rest/v1/leads.json?filterType=email&filterValues=deep@example.com", { headers })).json,
-    ).toMatchObject({ success: true, result: [] });
-    expect((await call(m.url, "/__mock/state")).status).toBe(200);
-  });
+  it(
+    "marketo: a lead nesting 100k levels is refused with a badRequest before it is " + "stored; reads keep working",
+    async () => {
+      const m = await mock("marketo");
+      const headers = { ...(await marketoAuth(m.url)), "content-type": "application/json" };
+      const body =
+        `{"action":"createOnly","lookupField":"email","input":[{"email":"deep@example.com","deep":` +
+        `${nested(100_000)}}]}`;
+      const r = await call(m.url, "/rest/v1/leads.json", { method: "POST", headers, body });
+      expect(r.status).toBe(200); // Marketo answers errors with 200 and success: false
+      expect(r.json).toMatchObject({
+        success: false,
+        errors: [{ code: "1003", message: "Invalid value for body: the body nests deeper than 64 levels" }],
+      });
+      expect(m.records("lead").some((l) => l.email === "deep@example.com")).toBe(false);
+      expect(
+        (await call(m.url, "/rest/v1/leads.json?filterType=email&filterValues=deep@example.com", { headers })).json,
+      ).toMatchObject({ success: true, result: [] });
+      expect((await call(m.url, "/__mock/state")).status).toBe(200);
+    },
+  );
 
   it("trello: 2000 levels in a card body answer 400, not 500; 64 levels are accepted", async () => {
     const m = await mock("trello");
@@ -74,62 +79,72 @@ describe("deeply nested bodies", () => {
 describe("values with their own toString", () => {
   const POISON = { toString: null };
 
-  it("marketo: a lookup value or a stored field like {toString: null} is data, not a 500; later filters keep working", async () => {
-    const m = await mock("marketo");
-    const headers = await marketoAuth(m.url);
-    const sync = (input: unknown[]) =>
-      call(m.url, "/rest/v1/leads.json", {
-        method: "POST",
-        headers,
-        json: { action: "createOrUpdate", lookupField: "custom", input },
+  it(
+    "marketo: a lookup value or a stored field like {toString: null} is data, not a 500; " +
+      "later filters keep working",
+    async () => {
+      const m = await mock("marketo");
+      const headers = await marketoAuth(m.url);
+      const sync = (input: unknown[]) =>
+        call(m.url, "/rest/v1/leads.json", {
+          method: "POST",
+          headers,
+          json: { action: "createOrUpdate", lookupField: "custom", input },
+        });
+      const first = await sync([{ custom: POISON, email: "poison@example.com" }]);
+      expect(first.status).toBe(200);
+      expect(first.json).toMatchObject({ success: true, result: [{ status: "created" }] });
+      // The same object value finds the same lead.
+      expect((await sync([{ custom: POISON, firstName: "Again" }])).json).toMatchObject({
+        success: true,
+        result: [{ id: first.json.result[0].id, status: "updated" }],
       });
-    const first = await sync([{ custom: POISON, email: "poison@example.com" }]);
-    expect(first.status).toBe(200);
-    expect(first.json).toMatchObject({ success: true, result: [{ status: "created" }] });
-    // The same object value finds the same lead.
-    expect((await sync([{ custom: POISON, firstName: "Again" }])).json).toMatchObject({
-      success: true,
-      result: [{ id: first.json.result[0].id, status: "updated" }],
-    });
-    const filtered = await call(m.url, "/rest/v1/leads.json?filterType=custom&filterValues=a", { headers });
-    expect(filtered.status).toBe(200);
-    expect(filtered.json).toMatchObject({ success: true, result: [] });
-  });
+      const filtered = await call(m.url, "/rest/v1/leads.json?filterType=custom&filterValues=a", { headers });
+      expect(filtered.status).toBe(200);
+      expect(filtered.json).toMatchObject({ success: true, result: [] });
+    },
+  );
 
-  it("trello: a card with an object idCard is created and announced to a webhook, and can be changed and deleted", async () => {
-    const m = await mock("trello", { webhooks: { retryDelaysMs: [] } });
-    // A registration from a state file: its callback is never answered (port 9 on loopback is closed).
-    const state = {
-      records: {
-        webhook: [
-          { id: "5f0000000000000000000001", idModel: LIST, callbackURL: "http://127.0.0.1:9/hook", active: true },
-        ],
-      },
-    };
-    const watched = await mock("trello", { data: { state }, webhooks: { retryDelaysMs: [] } });
-    for (const mk of [m, watched]) {
-      const card = await call(mk.url, `/1/cards?${TRELLO_AUTH}`, {
-        method: "POST",
-        json: { idList: LIST, name: "odd", idCard: POISON },
-      });
-      expect(card.status).toBe(200);
-      expect(
-        (await call(mk.url, `/1/cards/${card.json.id}?${TRELLO_AUTH}`, { method: "PUT", json: { name: "renamed" } }))
-          .status,
-      ).toBe(200);
-      expect((await call(mk.url, `/1/cards/${card.json.id}?${TRELLO_AUTH}`, { method: "DELETE" })).status).toBe(200);
-    }
-  });
+  it(
+    "trello: a card with an object idCard is created and announced to a webhook, and can " + "be changed and deleted",
+    async () => {
+      const m = await mock("trello", { webhooks: { retryDelaysMs: [] } });
+      // A registration from a state file: its callback is never answered (port 9 on loopback is closed).
+      const state = {
+        records: {
+          webhook: [
+            { id: "5f0000000000000000000001", idModel: LIST, callbackURL: "http://127.0.0.1:9/hook", active: true },
+          ],
+        },
+      };
+      const watched = await mock("trello", { data: { state }, webhooks: { retryDelaysMs: [] } });
+      for (const mk of [m, watched]) {
+        const card = await call(mk.url, `/1/cards?${TRELLO_AUTH}`, {
+          method: "POST",
+          json: { idList: LIST, name: "odd", idCard: POISON },
+        });
+        expect(card.status).toBe(200);
+        expect(
+          (await call(mk.url, `/1/cards/${card.json.id}?${TRELLO_AUTH}`, { method: "PUT", json: { name: "renamed" } }))
+            .status,
+        ).toBe(200);
+        expect((await call(mk.url, `/1/cards/${card.json.id}?${TRELLO_AUTH}`, { method: "DELETE" })).status).toBe(200);
+      }
+    },
+  );
 
-  it("trello: a stored position like {toString: null} (from a state file) does not break the list's order", async () => {
-    const state = {
-      records: { card: [{ id: "5f0000000000000000000002", idList: LIST, name: "odd pos", pos: POISON }] },
-    };
-    const m = await mock("trello", { data: { state } });
-    const cards = await call(m.url, `/1/lists/${LIST}/cards?${TRELLO_AUTH}`);
-    expect(cards.status).toBe(200);
-    expect(cards.json.map((c: { name: string }) => c.name)).toContain("odd pos");
-  });
+  it(
+    "trello: a stored position like {toString: null} (from a state file) does not break " + "the list's order",
+    async () => {
+      const state = {
+        records: { card: [{ id: "5f0000000000000000000002", idList: LIST, name: "odd pos", pos: POISON }] },
+      };
+      const m = await mock("trello", { data: { state } });
+      const cards = await call(m.url, `/1/lists/${LIST}/cards?${TRELLO_AUTH}`);
+      expect(cards.status).toBe(200);
+      expect(cards.json.map((c: { name: string }) => c.name)).toContain("odd pos");
+    },
+  );
 });
 
 describe("request body size", () => {
@@ -143,16 +158,19 @@ describe("request body size", () => {
       "",
     ].join("\r\n");
 
-  it("a declared length over the cap is answered 413 at once, without reading the body, and the connection closed", async () => {
-    const m = await mock("trello");
-    // 20 MiB declared, none of it sent: the answer cannot wait for the body.
-    const r = await raw(m.port, head(["Content-Length: 20971520"]));
-    expect(r.timedOut).toBe(false);
-    expect(r.text).toMatch(/^HTTP\/1\.1 413 /);
-    expect(r.text.toLowerCase()).toContain("connection: close");
-    expect(r.text).toContain('{"error":"request body larger than 10485760 bytes"}');
-    expect(m.records("card").length).toBe((await mock("trello")).records("card").length);
-  });
+  it(
+    "a declared length over the cap is answered 413 at once, without reading the body, " + "and the connection closed",
+    async () => {
+      const m = await mock("trello");
+      // 20 MiB declared, none of it sent: the answer cannot wait for the body.
+      const r = await raw(m.port, head(["Content-Length: 20971520"]));
+      expect(r.timedOut).toBe(false);
+      expect(r.text).toMatch(/^HTTP\/1\.1 413 /);
+      expect(r.text.toLowerCase()).toContain("connection: close");
+      expect(r.text).toContain('{"error":"request body larger than 10485760 bytes"}');
+      expect(m.records("card").length).toBe((await mock("trello")).records("card").length);
+    },
+  );
 
   it("a chunked body is counted as it arrives; a body within the cap is served", async () => {
     const m = await mock("trello", { server: { maxBodyBytes: 1024 } });
@@ -169,30 +187,33 @@ describe("request body size", () => {
     expect(small.status).toBe(200);
   });
 
-  it("a spec's tooLarge answer gives the 413 the service's shape; a cap that is not a positive number is refused", async () => {
-    const trello = registeredMock("trello")!;
-    const definition: MockDefinition = {
-      ...trello,
-      mock: {
-        ...trello.mock,
-        answers: {
-          ...trello.mock.answers,
-          tooLarge: { status: 413, message: "request entity too large (over {limit} bytes)" },
+  it(
+    "a spec's tooLarge answer gives the 413 the service's shape; a cap that is not a " + "positive number is refused",
+    async () => {
+      const trello = registeredMock("trello")!;
+      const definition: MockDefinition = {
+        ...trello,
+        mock: {
+          ...trello.mock,
+          answers: {
+            ...trello.mock.answers,
+            tooLarge: { status: 413, message: "request entity too large (over {limit} bytes)" },
+          },
         },
-      },
-    };
-    const m = await startMock(definition, { server: { maxBodyBytes: 100 } });
-    try {
-      const r = await raw(m.port, head(["Content-Length: 101"]));
-      expect(r.text).toMatch(/^HTTP\/1\.1 413 /);
-      expect(r.text.endsWith("\r\n\r\nrequest entity too large (over 100 bytes)")).toBe(true);
-    } finally {
-      await m.close();
-    }
-    await expect(startMock("trello", { server: { maxBodyBytes: 0 } })).rejects.toThrow(
-      "maxBodyBytes must be a positive whole number of bytes",
-    );
-  });
+      };
+      const m = await startMock(definition, { server: { maxBodyBytes: 100 } });
+      try {
+        const r = await raw(m.port, head(["Content-Length: 101"]));
+        expect(r.text).toMatch(/^HTTP\/1\.1 413 /);
+        expect(r.text.endsWith("\r\n\r\nrequest entity too large (over 100 bytes)")).toBe(true);
+      } finally {
+        await m.close();
+      }
+      await expect(startMock("trello", { server: { maxBodyBytes: 0 } })).rejects.toThrow(
+        "maxBodyBytes must be a positive whole number of bytes",
+      );
+    },
+  );
 });
 
 describe("query parameters are read one way", () => {
@@ -238,7 +259,8 @@ describe("__proto__ keys in upserted records", () => {
     const token = (
       await send(
         "GET",
-        `/identity/oauth/token?grant_type=client_credentials&client_id=${MARKETO.clientId}&client_secret=${MARKETO.clientSecret}`,
+        `/identity/oauth/token?grant_type=client_credentials&client_id=${MARKETO.clientId}&client_secret=` +
+          `${MARKETO.clientSecret}`,
       )
     ).access_token;
     const auth = { authorization: `Bearer ${token}` };
@@ -279,33 +301,40 @@ describe("the mock's own failures", () => {
   const onFailure = (error: unknown, request: { method: string; path: string }) =>
     void failures.push(`${request.method} ${request.path} ${(error as Error).message}`);
 
-  it("marketo: a throw answers 500 in the service's JSON error body, without the exception's text, and tells onFailure", async () => {
-    failures.length = 0;
-    let mode: "throw" | "reject" = "throw";
-    const m = await mock("marketo", {
-      hooks: {
-        onFailure,
-        beforeRespond: (info) => {
-          if (info.operationId !== "getLeads") return;
-          if (mode === "throw") throw new Error(SECRET_DETAIL);
-          return Promise.reject(new Error(SECRET_DETAIL));
+  it(
+    "marketo: a throw answers 500 in the service's JSON error body, without the " +
+      "exception's text, and tells onFailure",
+    async () => {
+      failures.length = 0;
+      let mode: "throw" | "reject" = "throw";
+      const m = await mock("marketo", {
+        hooks: {
+          onFailure,
+          beforeRespond: (info) => {
+            if (info.operationId !== "getLeads") return;
+            if (mode === "throw") throw new Error(SECRET_DETAIL);
+            return Promise.reject(new Error(SECRET_DETAIL));
+          },
         },
-      },
-    });
-    const headers = await marketoAuth(m.url);
-    for (const next of ["throw", "reject"] as const) {
-      mode = next;
-      const r = await call(m.url, "/rest/v1/leads.json?filterType=email&filterValues=a@example.com", { headers });
-      expect(r.status, next).toBe(500);
-      expect(r.type).toBe("application/json");
-      expect(r.json).toMatchObject({ success: false, errors: [{ message: "internal error" }] });
-      expect(r.text).not.toContain(SECRET_DETAIL);
-      expect(r.text).not.toContain("Bad Gateway");
-    }
-    // Reported without the query (it may hold credentials); the ticket went back each time.
-    expect(failures).toEqual([`GET /rest/v1/leads.json ${SECRET_DETAIL}`, `GET /rest/v1/leads.json ${SECRET_DETAIL}`]);
-    expect(m.counters().inFlight).toBe(0);
-  });
+      });
+      const headers = await marketoAuth(m.url);
+      for (const next of ["throw", "reject"] as const) {
+        mode = next;
+        const r = await call(m.url, "/rest/v1/leads.json?filterType=email&filterValues=a@example.com", { headers });
+        expect(r.status, next).toBe(500);
+        expect(r.type).toBe("application/json");
+        expect(r.json).toMatchObject({ success: false, errors: [{ message: "internal error" }] });
+        expect(r.text).not.toContain(SECRET_DETAIL);
+        expect(r.text).not.toContain("Bad Gateway");
+      }
+      // Reported without the query (it may hold credentials); the ticket went back each time.
+      expect(failures).toEqual([
+        `GET /rest/v1/leads.json ${SECRET_DETAIL}`,
+        `GET /rest/v1/leads.json ${SECRET_DETAIL}`,
+      ]);
+      expect(m.counters().inFlight).toBe(0);
+    },
+  );
 
   it("trello: a throw inside an action answers the service's own 500 text", async () => {
     failures.length = 0;
@@ -329,18 +358,21 @@ describe("the mock's own failures", () => {
 });
 
 describe("control routes and state files name resources by own keys", () => {
-  it("/__mock/records/<name> of an Object.prototype member is an unknown route; a state file naming one is refused", async () => {
-    const m = await mock("trello");
-    expect((await call(m.url, "/__mock/records/card")).status).toBe(200);
-    for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty"]) {
-      const r = await call(m.url, `/__mock/records/${name}`);
-      expect(r.status, name).toBe(404);
-      expect(r.json.error).toBe("unknown mock control route");
-    }
-    await expect(
-      startMock("trello", { data: { state: { records: JSON.parse('{"constructor": []}') } } }),
-    ).rejects.toThrow('unknown resource "constructor"');
-  });
+  it(
+    "/__mock/records/<name> of an Object.prototype member is an unknown route; a state " + "file naming one is refused",
+    async () => {
+      const m = await mock("trello");
+      expect((await call(m.url, "/__mock/records/card")).status).toBe(200);
+      for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty"]) {
+        const r = await call(m.url, `/__mock/records/${name}`);
+        expect(r.status, name).toBe(404);
+        expect(r.json.error).toBe("unknown mock control route");
+      }
+      await expect(
+        startMock("trello", { data: { state: { records: JSON.parse('{"constructor": []}') } } }),
+      ).rejects.toThrow('unknown resource "constructor"');
+    },
+  );
 });
 
 describe("a body that is not an object", () => {
@@ -382,19 +414,22 @@ describe("query keys named like Object.prototype members", () => {
 });
 
 describe("HEAD", () => {
-  it("trello: HEAD on a GET route answers as GET does, without the body; elsewhere it is an unknown route", async () => {
-    const m = await mock("trello");
-    const get = await call(m.url, `/1/cards/6123a9f0c4b5d6e7f8091a2b?${TRELLO_AUTH}`);
-    const head = await call(m.url, `/1/cards/6123a9f0c4b5d6e7f8091a2b?${TRELLO_AUTH}`, { method: "HEAD" });
-    expect([head.status, head.text, head.headers.get("content-length"), head.type]).toEqual([
-      200,
-      "",
-      String(Buffer.byteLength(get.text)),
-      get.type,
-    ]);
-    expect((await call(m.url, `/1/nosuch?${TRELLO_AUTH}`, { method: "HEAD" })).status).toBe(404);
-    expect((await call(m.url, `/1/cards/6123a9f0c4b5d6e7f8091a2b`, { method: "HEAD" })).status).toBe(401);
-  });
+  it(
+    "trello: HEAD on a GET route answers as GET does, without the body; elsewhere it is " + "an unknown route",
+    async () => {
+      const m = await mock("trello");
+      const get = await call(m.url, `/1/cards/6123a9f0c4b5d6e7f8091a2b?${TRELLO_AUTH}`);
+      const head = await call(m.url, `/1/cards/6123a9f0c4b5d6e7f8091a2b?${TRELLO_AUTH}`, { method: "HEAD" });
+      expect([head.status, head.text, head.headers.get("content-length"), head.type]).toEqual([
+        200,
+        "",
+        String(Buffer.byteLength(get.text)),
+        get.type,
+      ]);
+      expect((await call(m.url, `/1/nosuch?${TRELLO_AUTH}`, { method: "HEAD" })).status).toBe(404);
+      expect((await call(m.url, `/1/cards/6123a9f0c4b5d6e7f8091a2b`, { method: "HEAD" })).status).toBe(401);
+    },
+  );
 });
 
 describe("token endpoints answer their own method only", () => {

@@ -47,19 +47,23 @@ describe("router", () => {
     );
   });
 
-  it("lets sibling routes name the same position differently (GitHub's /repos/{owner}/{repo} beside /repos/{template_owner}/…)", () => {
-    const r = new Router<string>();
-    r.add("GET", "/users/{id}", "getUser");
-    r.add("GET", "/users/{userId}/posts", "getPosts");
-    r.add("GET", "/users/{login}/posts/{postId}", "getPost");
-    expect(r.match("GET", "/users/7")).toEqual({ value: "getUser", params: { id: "7" } });
-    expect(r.match("GET", "/users/7/posts")).toEqual({ value: "getPosts", params: { userId: "7" } });
-    expect(r.match("GET", "/users/ann/posts/9")).toEqual({ value: "getPost", params: { login: "ann", postId: "9" } });
-    // A template that matched a segment but led nowhere leaves no captured value behind.
-    r.add("GET", "/files/{name}.json/meta", "jsonMeta");
-    r.add("GET", "/files/{path}/raw", "raw");
-    expect(r.match("GET", "/files/a.json/raw")).toEqual({ value: "raw", params: { path: "a.json" } });
-  });
+  it(
+    "lets sibling routes name the same position differently (GitHub's " +
+      "/repos/{owner}/{repo} beside /repos/{template_owner}/…)",
+    () => {
+      const r = new Router<string>();
+      r.add("GET", "/users/{id}", "getUser");
+      r.add("GET", "/users/{userId}/posts", "getPosts");
+      r.add("GET", "/users/{login}/posts/{postId}", "getPost");
+      expect(r.match("GET", "/users/7")).toEqual({ value: "getUser", params: { id: "7" } });
+      expect(r.match("GET", "/users/7/posts")).toEqual({ value: "getPosts", params: { userId: "7" } });
+      expect(r.match("GET", "/users/ann/posts/9")).toEqual({ value: "getPost", params: { login: "ann", postId: "9" } });
+      // A template that matched a segment but led nowhere leaves no captured value behind.
+      r.add("GET", "/files/{name}.json/meta", "jsonMeta");
+      r.add("GET", "/files/{path}/raw", "raw");
+      expect(r.match("GET", "/files/a.json/raw")).toEqual({ value: "raw", params: { path: "a.json" } });
+    },
+  );
 
   it("routes several parameters in one segment, literal text between them", () => {
     const r = new Router<string>();
@@ -153,14 +157,19 @@ describe("positions and merging", () => {
     expect(items.map((i) => i.id)).toEqual([3, 1, 2]);
   });
 
-  it("a seed list naming an Object.prototype member is an unknown operation, not a function found by inheritance", () => {
-    const model = {
-      resources: { card: { idField: "id", id: { format: "hex24" }, seed: [{ operation: "toString" }], defaults: {} } },
-    } as never;
-    expect(() => new Store("t", model).seedFromExamples({})).toThrow(
-      't mock: resource "card" seeds from unknown operation "toString"',
-    );
-  });
+  it(
+    "a seed list naming an Object.prototype member is an unknown operation, not a " + "function found by inheritance",
+    () => {
+      const model = {
+        resources: {
+          card: { idField: "id", id: { format: "hex24" }, seed: [{ operation: "toString" }], defaults: {} },
+        },
+      } as never;
+      expect(() => new Store("t", model).seedFromExamples({})).toThrow(
+        't mock: resource "card" seeds from unknown operation "toString"',
+      );
+    },
+  );
 
   it("ignores a __proto__ key in a request body", async () => {
     const engine = new MockEngine(registeredMock("trello")!, { limits: { off: true } });

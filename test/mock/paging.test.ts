@@ -1,4 +1,6 @@
-/** Paging as declared in x-stepforge-paging: Marketo nextPageToken, offsets elsewhere; the runtime's pager walks both. */
+/**
+ * Paging as declared in x-stepforge-paging: Marketo nextPageToken, offsets elsewhere; the runtime's pager walks both.
+ */
 import { afterEach, describe, expect, it } from "vitest";
 import { ContentsnareClient } from "../../generated/contentsnare/client.js";
 import { descriptor as csDescriptor } from "../../generated/contentsnare/descriptor.js";

@@ -1,4 +1,7 @@
-/** Behavioural mocks keep state: what is created can be read, listed, updated and deleted; seeds come from the spec's examples. */
+/**
+ * Behavioural mocks keep state: what is created can be read, listed, updated and deleted; seeds come from the spec's
+ * examples.
+ */
 import { describe, expect, it, onTestFinished } from "vitest";
 import { ContentsnareClient } from "../../generated/contentsnare/client.js";
 import { MarketoClient } from "../../generated/marketo/client.js";
@@ -157,7 +160,8 @@ describe("marketo", () => {
     const token = (
       await call(
         m.url,
-        `/identity/oauth/token?grant_type=client_credentials&client_id=${MARKETO.clientId}&client_secret=${MARKETO.clientSecret}`,
+        `/identity/oauth/token?grant_type=client_credentials&client_id=${MARKETO.clientId}&client_secret=` +
+          `${MARKETO.clientSecret}`,
       )
     ).json.access_token;
     const r = await call(m.url, "/rest/v1/lists/424242/leads.json", { headers: { authorization: `Bearer ${token}` } });

@@ -51,21 +51,24 @@ describe("enum, const and uniqueItems compare request data as JSON", () => {
   } as unknown as MockOperationSpec;
   const check = (json: string) => new RequestValidator({}).check(listed, parts(JSON.parse(json)));
 
-  it("an object with own toString / valueOf keys is data: refused as a value not listed, never a thrown TypeError", () => {
-    // Ajv's built-in deep-equal called the body's own toString and threw; the mock answered 500.
-    expect(check('{"shape": {"toString": null}}')).toEqual({
-      field: "shape",
-      detail: "shape must be equal to one of the allowed values",
-    });
-    expect(check('{"shape": {"valueOf": 1, "kind": "square", "size": 2}}')).toEqual({
-      field: "shape",
-      detail: "shape must be equal to one of the allowed values",
-    });
-    expect(check('{"marker": {"valueOf": 1}}')).toEqual({
-      field: "marker",
-      detail: "marker must be equal to constant",
-    });
-  });
+  it(
+    "an object with own toString / valueOf keys is data: refused as a value not listed, " + "never a thrown TypeError",
+    () => {
+      // Ajv's built-in deep-equal called the body's own toString and threw; the mock answered 500.
+      expect(check('{"shape": {"toString": null}}')).toEqual({
+        field: "shape",
+        detail: "shape must be equal to one of the allowed values",
+      });
+      expect(check('{"shape": {"valueOf": 1, "kind": "square", "size": 2}}')).toEqual({
+        field: "shape",
+        detail: "shape must be equal to one of the allowed values",
+      });
+      expect(check('{"marker": {"valueOf": 1}}')).toEqual({
+        field: "marker",
+        detail: "marker must be equal to constant",
+      });
+    },
+  );
 
   it("listed values pass whatever their key order; near misses are refused", () => {
     expect(check('{"shape": {"size": 2, "kind": "square"}}')).toBeUndefined();
@@ -108,16 +111,20 @@ describe("OpenAPI 3.0 spellings and what a request may leave out", () => {
   const validator = new RequestValidator(components);
   const check = (schema: unknown, body: unknown) => validator.check(withBody(schema), parts(body));
 
-  it("nullable without a type beside allOf admits null and still checks the object (Ajv2020 threw at compile: a 500)", () => {
-    const schema = {
-      type: "object",
-      properties: { owner: { nullable: true, allOf: [{ $ref: "#/components/schemas/Owner" }] } },
-    };
-    expect(check(schema, {})).toBeUndefined();
-    expect(check(schema, { owner: null })).toBeUndefined();
-    expect(check(schema, { owner: { name: "Ann" } })).toBeUndefined();
-    expect(check(schema, { owner: {} })?.field).toBe("owner");
-  });
+  it(
+    "nullable without a type beside allOf admits null and still checks the object " +
+      "(Ajv2020 threw at compile: a 500)",
+    () => {
+      const schema = {
+        type: "object",
+        properties: { owner: { nullable: true, allOf: [{ $ref: "#/components/schemas/Owner" }] } },
+      };
+      expect(check(schema, {})).toBeUndefined();
+      expect(check(schema, { owner: null })).toBeUndefined();
+      expect(check(schema, { owner: { name: "Ann" } })).toBeUndefined();
+      expect(check(schema, { owner: {} })?.field).toBe("owner");
+    },
+  );
 
   it("boolean exclusiveMinimum / exclusiveMaximum bound the number as 3.0 means", () => {
     const schema = {

@@ -30,7 +30,9 @@ export const PROTO_KEYS = [
   "isPrototypeOf",
 ] as const;
 
-/** Sets `key` as an own, enumerable property (so "__proto__" is a key, as JSON.parse makes it, and not the prototype). */
+/**
+ * Sets `key` as an own, enumerable property (so "__proto__" is a key, as JSON.parse makes it, and not the prototype).
+ */
 export function withOwn<T extends object>(target: T, key: string, value: unknown): T {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   return target;
@@ -219,7 +221,9 @@ export interface RecordingFetch {
   urls: string[];
 }
 
-/** A fetch that never touches the network: records the address and answers with `reply` (default: 200 `{}`-ish JSON). */
+/**
+ * A fetch that never touches the network: records the address and answers with `reply` (default: 200 `{}`-ish JSON).
+ */
 export function recordingFetch(reply?: (url: URL, init: RequestInit | undefined) => Response): RecordingFetch {
   const urls: string[] = [];
   const stub = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {

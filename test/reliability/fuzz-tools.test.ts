@@ -75,7 +75,10 @@ async function run(tool: ToolDefinition, input: unknown): Promise<{ result: Tool
   return { result, urls: recorder.urls };
 }
 
-/** Valid input for a step: from its JSON Schema, plus the API Call step's runtime rules (guarded endpoint, no body on GET, no credential names). */
+/**
+ * Valid input for a step: from its JSON Schema, plus the API Call step's runtime rules (guarded endpoint, no body on
+ * GET, no credential names).
+ */
 function validInputArb(tool: ToolDefinition, schema: JsonSchema): fc.Arbitrary<Json> {
   const base = validArb(schema) as fc.Arbitrary<Json>;
   if (tool.kind !== "api_call") return base;
@@ -151,7 +154,8 @@ function invalidCases(tool: ToolDefinition, schema: JsonSchema, valid: fc.Arbitr
     );
   }
 
-  // An extra key: prototype names, odd and huge names. (A null value means "not given" and is dropped, so it is not used.)
+  // An extra key: prototype names, odd and huge names. (A null value means "not given" and is dropped, so it is not
+  // used.)
   const extraKey = fc
     .oneof(
       fc.constantFrom(...PROTO_KEYS),
@@ -203,20 +207,28 @@ describe("regressions the fuzzing found", () => {
   const step = (name: string) => ALL.find((t) => t.name === name)!;
   const CARD = "6123a9f0c4b5d6e7f8091a2b";
 
-  it('required fields smuggled in a "__proto__" key do not count as given (dropNulls used to make it the prototype)', async () => {
-    const { result, urls } = await run(step("trello_create_card"), JSON.parse(`{"__proto__": {"idList": "${CARD}"}}`));
-    expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.error.fields.map((f) => f.path).sort()).toEqual(["__proto__", "idList"]);
-    expect(urls).toEqual([]);
-    const other = await run(step("trello_get_boards"), JSON.parse(`{"__proto__": 5}`));
-    expect(other.result.ok).toBe(false);
-  });
+  it(
+    'required fields smuggled in a "__proto__" key do not count as given (dropNulls used ' +
+      "to make it the prototype)",
+    async () => {
+      const { result, urls } = await run(
+        step("trello_create_card"),
+        JSON.parse(`{"__proto__": {"idList": "${CARD}"}}`),
+      );
+      expect(result.ok).toBe(false);
+      if (!result.ok) expect(result.error.fields.map((f) => f.path).sort()).toEqual(["__proto__", "idList"]);
+      expect(urls).toEqual([]);
+      const other = await run(step("trello_get_boards"), JSON.parse(`{"__proto__": 5}`));
+      expect(other.result.ok).toBe(false);
+    },
+  );
 
   it('a "__proto__" key inside a free-form map (API Call body, query) is refused, not silently dropped', async () => {
     const { result, urls } = await run(
       step("trello_api_call"),
       JSON.parse(
-        `{"method": "POST", "endpoint": "/1/cards", "body": {"__proto__": {"a": 1}, "b": 2}, "query_parameters": {"__proto__": "x"}}`,
+        `{"method": "POST", "endpoint": "/1/cards", "body": {"__proto__": {"a": 1}, "b": ` +
+          `2}, "query_parameters": {"__proto__": "x"}}`,
       ),
     );
     expect(result.ok).toBe(false);
@@ -284,7 +296,8 @@ describe("every tool step's input validation (property-based)", () => {
             const named = (p: string) => p === c.field || (c.field !== "" && p.startsWith(`${c.field}.`));
             expect(
               error.fields.every((f) => named(f.path)),
-              `${c.label}: ${JSON.stringify(error.fields.map((f) => f.path))} should all name ${JSON.stringify(c.field)}`,
+              `${c.label}: ${JSON.stringify(error.fields.map((f) => f.path))} should all ` +
+                `name ${JSON.stringify(c.field)}`,
             ).toBe(true);
             if (c.field !== "" && c.field.length < 200) expect(error.message).toContain(c.field);
           }

@@ -42,7 +42,8 @@ export function hexMarker(kind: string, length = 32): Marker {
   const tail = hex(Math.ceil((length - HEX_MARKER_PREFIX.length) / 2)).slice(0, length - HEX_MARKER_PREFIX.length);
   if (tail.length < 16)
     throw new Error(
-      `hex marker of ${length} characters leaves a tail of ${tail.length}; use at least ${HEX_MARKER_PREFIX.length + 16}`,
+      `hex marker of ${length} characters leaves a tail of ${tail.length}; use at least ` +
+        `${HEX_MARKER_PREFIX.length + 16}`,
     );
   return { kind, value: HEX_MARKER_PREFIX + tail, tail };
 }

@@ -105,7 +105,8 @@ function seededCounts(mock: RunningMock, service: Service): Record<string, numbe
 }
 
 describe("fault soak", () => {
-  it("ends ~3,000 tool steps in success or a typed error within budget, with no duplicate write, no unhandled rejection and a flat heap", {
+  it("ends ~3,000 tool steps in success or a typed error within budget, with no duplicate " +
+    "write, no unhandled rejection and a flat heap", {
     timeout: 120_000,
   }, async () => {
     const started = performance.now();
@@ -329,12 +330,14 @@ describe("fault soak", () => {
     const heapReleased = await settledHeap();
     if (process.env.SOAK_REPORT)
       console.log(
-        `heap growth since the warm-up: ${mb(heapAfter.bytes - heapBefore.bytes)} MB with the outcomes held, ${mb(heapReleased.bytes - heapBefore.bytes)} MB once released`,
+        `heap growth since the warm-up: ${mb(heapAfter.bytes - heapBefore.bytes)} MB with ` +
+          `the outcomes held, ${mb(heapReleased.bytes - heapBefore.bytes)} MB once released`,
       );
     if (heapReleased.collected) expect(heapReleased.bytes - heapBefore.bytes).toBeLessThan(HEAP_GROWTH_LIMIT.released);
   });
 
-  it("an agent that follows each result's advice (retry when retryable, check when the outcome is unknown) makes no duplicate", {
+  it("an agent that follows each result's advice (retry when retryable, check when the " +
+    "outcome is unknown) makes no duplicate", {
     timeout: 90_000,
   }, async () => {
     const mocks = {} as Record<Service, RunningMock>;

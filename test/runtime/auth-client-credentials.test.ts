@@ -153,30 +153,41 @@ describe("oauth2 client credentials", () => {
     expect(m.apiRequests()).toHaveLength(2);
   });
 
-  it("caches the token per client id: clients sharing a registry share it, another client id gets its own", async () => {
-    const m = await marketoLike();
-    server = m.server;
-    const shared = createSharedState();
-    const a1 = createServiceClient(ccService(), { connection: ccConnection("client-a"), baseUrl: server.url, shared });
-    const a2 = createServiceClient(ccService(), {
-      connection: { ...ccConnection("client-a"), name: "other" },
-      baseUrl: server.url,
-      shared,
-    });
-    const b = createServiceClient(ccService(), { connection: ccConnection("client-b"), baseUrl: server.url, shared });
-    await Promise.all([a1.call("getLeads"), a2.call("getLeads"), a1.call("getLeads")]);
-    expect(m.tokenRequests()).toBe(1);
-    await b.call("getLeads");
-    expect(m.tokenRequests()).toBe(2);
-  });
+  it(
+    "caches the token per client id: clients sharing a registry share it, another client " + "id gets its own",
+    async () => {
+      const m = await marketoLike();
+      server = m.server;
+      const shared = createSharedState();
+      const a1 = createServiceClient(ccService(), {
+        connection: ccConnection("client-a"),
+        baseUrl: server.url,
+        shared,
+      });
+      const a2 = createServiceClient(ccService(), {
+        connection: { ...ccConnection("client-a"), name: "other" },
+        baseUrl: server.url,
+        shared,
+      });
+      const b = createServiceClient(ccService(), { connection: ccConnection("client-b"), baseUrl: server.url, shared });
+      await Promise.all([a1.call("getLeads"), a2.call("getLeads"), a1.call("getLeads")]);
+      expect(m.tokenRequests()).toBe(1);
+      await b.call("getLeads");
+      expect(m.tokenRequests()).toBe(2);
+    },
+  );
 
-  it("uses a token handed out with less life than renewBeforeSeconds until it expires, instead of renewing per call", async () => {
-    const m = await marketoLike({ expiresIn: () => 100 });
-    // 100 s tokens and a 300 s margin: renewed once, then used (Marketo hands back the same token until it expires).
-    const client = ccClient(m, 300);
-    for (let i = 0; i < 5; i++) await client.call("getLeads");
-    expect(m.tokenRequests()).toBe(1);
-  });
+  it(
+    "uses a token handed out with less life than renewBeforeSeconds until it expires, " +
+      "instead of renewing per call",
+    async () => {
+      const m = await marketoLike({ expiresIn: () => 100 });
+      // 100 s tokens and a 300 s margin: renewed once, then used (Marketo hands back the same token until it expires).
+      const client = ccClient(m, 300);
+      for (let i = 0; i < 5; i++) await client.call("getLeads");
+      expect(m.tokenRequests()).toBe(1);
+    },
+  );
 
   it("refuses an endpoint that is not the service's before anything is sent", async () => {
     const m = await marketoLike();

@@ -40,21 +40,27 @@ describe("errors.messageFields", () => {
     expect(error.kind).toBe("validation");
   });
 
-  it("falls back to HTTP <status> when the declared fields hold no message (the case the nested path fixes)", async () => {
-    const error = await failure({ messageFields: ["message"] }, (res) => json(res, nested.status, nested.body));
-    expect(error.message).toBe("Board getThing: HTTP 422");
-  });
+  it(
+    "falls back to HTTP <status> when the declared fields hold no message (the case the " + "nested path fixes)",
+    async () => {
+      const error = await failure({ messageFields: ["message"] }, (res) => json(res, nested.status, nested.body));
+      expect(error.message).toBe("Board getThing: HTTP 422");
+    },
+  );
 
-  it("takes the first declared field that holds a message, and a top-level key with a dot in its name as is", async () => {
-    const first = await failure({ messageFields: ["detail", "error.message", "message"] }, (res) =>
-      json(res, 400, { message: "top", error: { message: "inner" } }),
-    );
-    expect(first.message).toBe("Board getThing: inner");
-    const dotted = await failure({ messageFields: ["error.message"] }, (res) =>
-      json(res, 400, { "error.message": "literal key", error: { message: "inner" } }),
-    );
-    expect(dotted.message).toBe("Board getThing: literal key");
-  });
+  it(
+    "takes the first declared field that holds a message, and a top-level key with a dot " + "in its name as is",
+    async () => {
+      const first = await failure({ messageFields: ["detail", "error.message", "message"] }, (res) =>
+        json(res, 400, { message: "top", error: { message: "inner" } }),
+      );
+      expect(first.message).toBe("Board getThing: inner");
+      const dotted = await failure({ messageFields: ["error.message"] }, (res) =>
+        json(res, 400, { "error.message": "literal key", error: { message: "inner" } }),
+      );
+      expect(dotted.message).toBe("Board getThing: literal key");
+    },
+  );
 
   it("joins a nested list of messages, and reads nothing through the prototype", async () => {
     const list = await failure({ messageFields: ["response.errors"] }, (res) =>
@@ -111,8 +117,11 @@ describe("errors.statuses.<status>.resendSafe", () => {
     return sent;
   }
 
-  it("resends a non-idempotent POST after a retryable status only when the rule says the service did not act", async () => {
-    expect(await posts({})).toBe(1);
-    expect(await posts({ resendSafe: true })).toBe(2);
-  });
+  it(
+    "resends a non-idempotent POST after a retryable status only when the rule says the " + "service did not act",
+    async () => {
+      expect(await posts({})).toBe(1);
+      expect(await posts({ resendSafe: true })).toBe(2);
+    },
+  );
 });

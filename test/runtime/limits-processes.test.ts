@@ -71,7 +71,8 @@ async function outageRun() {
 // Two runs side by side at a time (each its own mocks, account and Redis database or folder), and
 // the two groups one after the other, so the machine's two cores are not the limit being measured.
 describe("one account, many processes, real windows, 3× offered load", () => {
-  it("on Redis, 2 and 4 processes: 0 rejections, ≥ 97 % of every limit used; Redis killed and restarted: no limit exceeded, typed errors while down, traffic after", async () => {
+  it("on Redis, 2 and 4 processes: 0 rejections, ≥ 97 % of every limit used; Redis killed " +
+    "and restarted: no limit exceeded, typed errors while down, traffic after", async () => {
     const [two, four, down] = await Promise.all([
       runScenario({ backend: "redis", procs: 2, durationMs: DURATION_MS, redisUrl: `${redis.url}/2` }),
       runScenario({ backend: "redis", procs: 4, durationMs: DURATION_MS, redisUrl: `${redis.url}/4` }),

@@ -213,32 +213,35 @@ function flaky(inner: StateStore, mode: { now: "up" | "down" | "slow" }): StateS
 }
 
 describe("when the shared state cannot be reached", () => {
-  it("never sends: every waiting call fails after the bounded wait with the typed error, then calls recover", async () => {
-    server = await startTestServer((_req, res) => json(res, 200, { ok: true }));
-    const mode: { now: "up" | "down" | "slow" } = { now: "down" };
-    const c = client(
-      worker(flaky(new MemoryStateStore(), mode), { unreachableWaitMs: 300, operationTimeoutMs: 100 }),
-      windowLimit,
-    );
-    const asked = Date.now();
-    const outcomes = await Promise.allSettled(Array.from({ length: 6 }, () => getThing(c)));
-    for (const o of outcomes) {
-      expect(o.status).toBe("rejected");
-      const error = (o as PromiseRejectedResult).reason as NetworkError;
-      expect(error).toBeInstanceOf(NetworkError);
-      expect(error.code).toBe("state_unreachable");
-      expect(error.message).toMatch(/the shared state \(redis\) is unreachable: .*nothing was sent/);
-    }
-    expect(Date.now() - asked).toBeGreaterThanOrEqual(290);
-    expect(server.seen).toHaveLength(0);
-    // Slow (no answer at all) counts as unreachable too.
-    mode.now = "slow";
-    await expect(getThing(c)).rejects.toMatchObject({ code: "state_unreachable" });
-    expect(server.seen).toHaveLength(0);
-    mode.now = "up";
-    await getThing(c);
-    expect(server.seen).toHaveLength(1);
-  });
+  it(
+    "never sends: every waiting call fails after the bounded wait with the typed error, " + "then calls recover",
+    async () => {
+      server = await startTestServer((_req, res) => json(res, 200, { ok: true }));
+      const mode: { now: "up" | "down" | "slow" } = { now: "down" };
+      const c = client(
+        worker(flaky(new MemoryStateStore(), mode), { unreachableWaitMs: 300, operationTimeoutMs: 100 }),
+        windowLimit,
+      );
+      const asked = Date.now();
+      const outcomes = await Promise.allSettled(Array.from({ length: 6 }, () => getThing(c)));
+      for (const o of outcomes) {
+        expect(o.status).toBe("rejected");
+        const error = (o as PromiseRejectedResult).reason as NetworkError;
+        expect(error).toBeInstanceOf(NetworkError);
+        expect(error.code).toBe("state_unreachable");
+        expect(error.message).toMatch(/the shared state \(redis\) is unreachable: .*nothing was sent/);
+      }
+      expect(Date.now() - asked).toBeGreaterThanOrEqual(290);
+      expect(server.seen).toHaveLength(0);
+      // Slow (no answer at all) counts as unreachable too.
+      mode.now = "slow";
+      await expect(getThing(c)).rejects.toMatchObject({ code: "state_unreachable" });
+      expect(server.seen).toHaveLength(0);
+      mode.now = "up";
+      await getThing(c);
+      expect(server.seen).toHaveLength(1);
+    },
+  );
 
   it("a call waits no longer than the store's own unreachableAfterMs, measured to when an attempt failed", async () => {
     server = await startTestServer((_req, res) => json(res, 200, { ok: true }));

@@ -74,53 +74,59 @@ describe("per: path:<param>", () => {
     },
   ];
 
-  it("one budget per board, shared by every connection of the service; operations without the parameter are not counted", async () => {
-    const boards = new Map<string, ServerWindow>();
-    let rejected = 0;
-    server = await startTestServer((req, res) => {
-      const m = /^\/1\/boards\/([^/]+)/.exec(req.url.pathname);
-      if (m) {
-        const w = boards.get(m[1]!) ?? new ServerWindow(4, WINDOW_MS);
-        boards.set(m[1]!, w);
-        if (!w.admit(req.at)) {
-          rejected++;
-          return json(res, 429, { error: "BOARD_LIMIT" });
+  it(
+    "one budget per board, shared by every connection of the service; operations without " +
+      "the parameter are not counted",
+    async () => {
+      const boards = new Map<string, ServerWindow>();
+      let rejected = 0;
+      server = await startTestServer((req, res) => {
+        const m = /^\/1\/boards\/([^/]+)/.exec(req.url.pathname);
+        if (m) {
+          const w = boards.get(m[1]!) ?? new ServerWindow(4, WINDOW_MS);
+          boards.set(m[1]!, w);
+          if (!w.admit(req.at)) {
+            rejected++;
+            return json(res, 429, { error: "BOARD_LIMIT" });
+          }
         }
-      }
-      json(res, 200, { ok: true });
-    });
-    const d = apiKeyService({ limits }, boardOps);
-    const shared = createSharedState();
-    // Two connections with different tokens and keys: a per-connection or per-key limit would let each spend 4.
-    const a = createServiceClient(d, {
-      connection: apiKeyConnection("a"),
-      baseUrl: server.url,
-      shared,
-      retry: { attempts: 0 },
-    });
-    const b = createServiceClient(d, {
-      connection: apiKeyConnection("b", { apiKey: "OTHERKEY0123456789", token: "OTHERTOKEN" }),
-      baseUrl: server.url,
-      shared,
-      retry: { attempts: 0 },
-    });
-    const order: string[] = [];
-    const track = (what: string, p: Promise<unknown>) => p.then(() => order.push(what));
-    await Promise.all([
-      ...Array.from({ length: 6 }, () => track("B1", a.call("getBoard", { params: { path: { idBoard: "B1" } } }))),
-      ...Array.from({ length: 6 }, () => track("B1", b.call("getBoardCards", { params: { path: { idBoard: "B1" } } }))),
-      ...Array.from({ length: 4 }, () => track("B2", b.call("getBoard", { params: { path: { idBoard: "B2" } } }))),
-      ...Array.from({ length: 12 }, () => track("thing", a.call("getThing", { params: { path: { id: "x" } } }))),
-    ]);
-    expect(rejected).toBe(0);
-    expect(boards.get("B1")!.all).toHaveLength(12);
-    expect(boards.get("B1")!.peak()).toBe(4); // the whole budget, never more, across both connections
-    expect(boards.get("B2")!.all).toHaveLength(4);
-    // Board B2's calls and the things never waited behind B1's budget (8 of B1's waited one or two windows).
-    expect(order.lastIndexOf("B2")).toBeLessThan(order.length - 8);
-    expect(order.lastIndexOf("thing")).toBeLessThan(order.length - 8);
-    expect(order.slice(-8)).toEqual(Array(8).fill("B1"));
-  });
+        json(res, 200, { ok: true });
+      });
+      const d = apiKeyService({ limits }, boardOps);
+      const shared = createSharedState();
+      // Two connections with different tokens and keys: a per-connection or per-key limit would let each spend 4.
+      const a = createServiceClient(d, {
+        connection: apiKeyConnection("a"),
+        baseUrl: server.url,
+        shared,
+        retry: { attempts: 0 },
+      });
+      const b = createServiceClient(d, {
+        connection: apiKeyConnection("b", { apiKey: "OTHERKEY0123456789", token: "OTHERTOKEN" }),
+        baseUrl: server.url,
+        shared,
+        retry: { attempts: 0 },
+      });
+      const order: string[] = [];
+      const track = (what: string, p: Promise<unknown>) => p.then(() => order.push(what));
+      await Promise.all([
+        ...Array.from({ length: 6 }, () => track("B1", a.call("getBoard", { params: { path: { idBoard: "B1" } } }))),
+        ...Array.from({ length: 6 }, () =>
+          track("B1", b.call("getBoardCards", { params: { path: { idBoard: "B1" } } })),
+        ),
+        ...Array.from({ length: 4 }, () => track("B2", b.call("getBoard", { params: { path: { idBoard: "B2" } } }))),
+        ...Array.from({ length: 12 }, () => track("thing", a.call("getThing", { params: { path: { id: "x" } } }))),
+      ]);
+      expect(rejected).toBe(0);
+      expect(boards.get("B1")!.all).toHaveLength(12);
+      expect(boards.get("B1")!.peak()).toBe(4); // the whole budget, never more, across both connections
+      expect(boards.get("B2")!.all).toHaveLength(4);
+      // Board B2's calls and the things never waited behind B1's budget (8 of B1's waited one or two windows).
+      expect(order.lastIndexOf("B2")).toBeLessThan(order.length - 8);
+      expect(order.lastIndexOf("thing")).toBeLessThan(order.length - 8);
+      expect(order.slice(-8)).toEqual(Array(8).fill("B1"));
+    },
+  );
 
   it("the plan depends on the board only where it must", () => {
     const d = apiKeyService({ limits }, boardOps);

@@ -112,25 +112,28 @@ describe("sliding windows", () => {
     expect(outcomes.some((o) => o.status === "rejected")).toBe(true);
   });
 
-  it("shares a per-field budget (the API key) across connections, and a per-connection budget across clients", async () => {
-    const w = await windowServer();
-    server = w.server;
-    const shared = createSharedState();
-    const d = apiKeyService({ limits });
-    const make = (token: string) =>
-      createServiceClient(d, {
-        connection: apiKeyConnection(token, { token: `TOKEN-${token}` }),
-        baseUrl: server!.url,
-        shared,
-        limits: shrink,
-        retry: noRetry,
-      });
-    // Two clients on connection "a" (one budget), one on "b"; all three on the same key.
-    await Promise.all([run(make("a"), 15), run(make("a"), 15), run(make("b"), 30)]);
-    expect(w.rejected()).toBe(0);
-    expect([...w.perKey.values()][0]!.peak()).toBe(15);
-    expect(w.perToken.get("TOKEN-a")!.all).toHaveLength(30);
-  });
+  it(
+    "shares a per-field budget (the API key) across connections, and a per-connection " + "budget across clients",
+    async () => {
+      const w = await windowServer();
+      server = w.server;
+      const shared = createSharedState();
+      const d = apiKeyService({ limits });
+      const make = (token: string) =>
+        createServiceClient(d, {
+          connection: apiKeyConnection(token, { token: `TOKEN-${token}` }),
+          baseUrl: server!.url,
+          shared,
+          limits: shrink,
+          retry: noRetry,
+        });
+      // Two clients on connection "a" (one budget), one on "b"; all three on the same key.
+      await Promise.all([run(make("a"), 15), run(make("a"), 15), run(make("b"), 30)]);
+      expect(w.rejected()).toBe(0);
+      expect([...w.perKey.values()][0]!.peak()).toBe(15);
+      expect(w.perToken.get("TOKEN-a")!.all).toHaveLength(30);
+    },
+  );
 
   it("takes a paid plan's numbers from the connection", async () => {
     const w = await windowServer();

@@ -19,11 +19,14 @@ describe("optional peer dependencies", () => {
     );
     const one = new MissingPackageError("linting with Spectral", ["@stoplight/spectral-cli"]);
     expect(one.message).toBe(
-      "linting with Spectral needs @stoplight/spectral-cli, which is not installed; add it to your project: npm install -D @stoplight/spectral-cli@6.16.3",
+      "linting with Spectral needs @stoplight/spectral-cli, which is not installed; add it " +
+        "to your project: npm install -D @stoplight/spectral-cli@6.16.3",
     );
     const two = new MissingPackageError("code generation", ["openapi-typescript", "handlebars"]);
     expect(two.message).toBe(
-      "code generation needs openapi-typescript and handlebars, which are not installed; add them to your project: npm install -D openapi-typescript@7.13.0 handlebars@4.7.10",
+      "code generation needs openapi-typescript and handlebars, which are not installed; " +
+        "add them to your project: npm install -D openapi-typescript@7.13.0 " +
+        "handlebars@4.7.10",
     );
     expect(two.message.split(/[.;] /).length).toBeLessThanOrEqual(2);
   });

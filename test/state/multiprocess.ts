@@ -6,7 +6,8 @@
  *
  * Rotation race, 50 trials each: two processes on one connection whose token expired; two
  * connections of one file renewed by two processes at once; long-running workers whose tokens keep
- * expiring (each renewed at least once during the run). Every trial ends with both processes still working (a second round of calls succeeds)
+ * expiring (each renewed at least once during the run). Every trial ends with both processes still working (a second
+ * round of calls succeeds)
  * and every refresh token in the file still the live one. Then a 200-call token storm over four
  * processes asks for one token.
  */
@@ -144,9 +145,12 @@ export function describeMultiProcess(backend: Backend): void {
       expectClean(await trials("same", 50, 25), 50);
     });
 
-    it("rotation race, two connections of one file renewed by two processes at once: 50 trials, no lost token", async () => {
-      expectClean(await trials("two", 50, 25), 50);
-    });
+    it(
+      "rotation race, two connections of one file renewed by two processes at once: 50 " + "trials, no lost token",
+      async () => {
+        expectClean(await trials("two", 50, 25), 50);
+      },
+    );
 
     it("long-running workers whose 2 s tokens keep expiring: 50 trials, no dead process, no lost token", async () => {
       const tally = await trials("long", 50, 25);

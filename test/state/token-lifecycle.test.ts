@@ -12,22 +12,25 @@ import { MARKETO, startMarketo } from "./harness.js";
 const noLimits = Object.fromEntries(marketo.limits.map((l) => [l.id, { disabled: true }]));
 
 describe("token lifecycles", () => {
-  it("a Marketo token with less than renewBeforeSeconds left is used until it expires: 50 calls, one token request", async () => {
-    // 200 s tokens against the spec's 300 s margin: every token Marketo hands out is "due" at once.
-    const { mock, tokenRequests } = await startMarketo({ auth: { tokenLifetimeSeconds: 200 } });
-    try {
-      const client = createServiceClient(marketo, {
-        connection: { name: "m", fields: MARKETO },
-        baseUrl: mock.url,
-        shared: createSharedState(),
-        limits: noLimits,
-      });
-      for (let i = 0; i < 50; i++) await client.call("getActivityTypes");
-      expect(tokenRequests()).toBe(1);
-    } finally {
-      await mock.close();
-    }
-  });
+  it(
+    "a Marketo token with less than renewBeforeSeconds left is used until it expires: 50 " + "calls, one token request",
+    async () => {
+      // 200 s tokens against the spec's 300 s margin: every token Marketo hands out is "due" at once.
+      const { mock, tokenRequests } = await startMarketo({ auth: { tokenLifetimeSeconds: 200 } });
+      try {
+        const client = createServiceClient(marketo, {
+          connection: { name: "m", fields: MARKETO },
+          baseUrl: mock.url,
+          shared: createSharedState(),
+          limits: noLimits,
+        });
+        for (let i = 0; i < 50; i++) await client.call("getActivityTypes");
+        expect(tokenRequests()).toBe(1);
+      } finally {
+        await mock.close();
+      }
+    },
+  );
 
   it("a token endpoint answering 503 for 2 s during a 200-call storm gets one shared, backed-off attempt", async () => {
     const { mock, tokenRequests } = await startMarketo();
@@ -133,21 +136,25 @@ describe("Redis killed and restarted under a client that shares tokens through i
 });
 
 describe("scheduleRenewal", () => {
-  it("renews a margin early, a short-lived token a moment before expiry, and a token handed back unchanged at expiry", async () => {
-    const { scheduleRenewal } = await import("../../runtime/credentials/tokens.js");
-    const now = 1_000_000;
-    expect(scheduleRenewal({ accessToken: "a", expiresAt: now + 3_600_000 }, 300_000, undefined, now).renewAt).toBe(
-      now + 3_300_000,
-    );
-    expect(scheduleRenewal({ accessToken: "a", expiresAt: now + 200_000 }, 300_000, undefined, now).renewAt).toBe(
-      now + 199_000,
-    );
-    expect(
-      scheduleRenewal({ accessToken: "a", expiresAt: now + 1_000 }, 300_000, { accessToken: "a" }, now).renewAt,
-    ).toBe(now + 1_000);
-    expect(
-      scheduleRenewal({ accessToken: "b", expiresAt: now + 1_000 }, 300_000, { accessToken: "a" }, now).renewAt,
-    ).toBe(now + 500);
-    expect(scheduleRenewal({ accessToken: "a" }, 300_000, undefined, now).renewAt).toBeUndefined();
-  });
+  it(
+    "renews a margin early, a short-lived token a moment before expiry, and a token " +
+      "handed back unchanged at expiry",
+    async () => {
+      const { scheduleRenewal } = await import("../../runtime/credentials/tokens.js");
+      const now = 1_000_000;
+      expect(scheduleRenewal({ accessToken: "a", expiresAt: now + 3_600_000 }, 300_000, undefined, now).renewAt).toBe(
+        now + 3_300_000,
+      );
+      expect(scheduleRenewal({ accessToken: "a", expiresAt: now + 200_000 }, 300_000, undefined, now).renewAt).toBe(
+        now + 199_000,
+      );
+      expect(
+        scheduleRenewal({ accessToken: "a", expiresAt: now + 1_000 }, 300_000, { accessToken: "a" }, now).renewAt,
+      ).toBe(now + 1_000);
+      expect(
+        scheduleRenewal({ accessToken: "b", expiresAt: now + 1_000 }, 300_000, { accessToken: "a" }, now).renewAt,
+      ).toBe(now + 500);
+      expect(scheduleRenewal({ accessToken: "a" }, 300_000, undefined, now).renewAt).toBeUndefined();
+    },
+  );
 });

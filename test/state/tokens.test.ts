@@ -57,25 +57,28 @@ describe("TokenCache on a shared store", () => {
     expect((await third.get("k", 0, async () => ({ accessToken: "unexpected" }))).accessToken).toBe("newer");
   });
 
-  it("after a refused renewal, re-reads the shared record once and renews from a rotated refresh token found there", async () => {
-    const store = new MemoryStateStore();
-    const cache = new TokenCache({ store });
-    cache.seed("k", { accessToken: "a0", refreshToken: "r0", expiresAt: Date.now() - 1 });
-    const seen: Array<string | undefined> = [];
-    const token = await cache.get("k", 0, async (current) => {
-      seen.push(current?.refreshToken);
-      if (current?.refreshToken === "r0") {
-        // Meanwhile another worker rotated r0 → r1 and stored it (its access token already spent).
-        await store.set(`token:${(await import("../../runtime/state/keys.js")).hashed("k")}`, {
-          accessToken: "a1",
-          refreshToken: "r1",
-          expiresAt: Date.now() - 1,
-        });
-        throw Object.assign(new Error("invalid_grant"), { retryable: false });
-      }
-      return { accessToken: "a2", refreshToken: "r2", expiresAt: hour() };
-    });
-    expect(seen).toEqual(["r0", "r1"]);
-    expect(token.accessToken).toBe("a2");
-  });
+  it(
+    "after a refused renewal, re-reads the shared record once and renews from a rotated " + "refresh token found there",
+    async () => {
+      const store = new MemoryStateStore();
+      const cache = new TokenCache({ store });
+      cache.seed("k", { accessToken: "a0", refreshToken: "r0", expiresAt: Date.now() - 1 });
+      const seen: Array<string | undefined> = [];
+      const token = await cache.get("k", 0, async (current) => {
+        seen.push(current?.refreshToken);
+        if (current?.refreshToken === "r0") {
+          // Meanwhile another worker rotated r0 → r1 and stored it (its access token already spent).
+          await store.set(`token:${(await import("../../runtime/state/keys.js")).hashed("k")}`, {
+            accessToken: "a1",
+            refreshToken: "r1",
+            expiresAt: Date.now() - 1,
+          });
+          throw Object.assign(new Error("invalid_grant"), { retryable: false });
+        }
+        return { accessToken: "a2", refreshToken: "r2", expiresAt: hour() };
+      });
+      expect(seen).toEqual(["r0", "r1"]);
+      expect(token.accessToken).toBe("a2");
+    },
+  );
 });

@@ -54,27 +54,31 @@ describe("Gemini export", () => {
     }
   });
 
-  it("turns null unions into nullable, keeps enums on strings only, drops additionalProperties and unsupported formats", () => {
-    const schema = canonicalSchema(
-      z.strictObject({
-        due: z.string().meta({ format: "date-time" }).nullable(),
-        mail: z.email(),
-        size: z.union([z.literal(1), z.literal(2)]),
-        color: z.enum(["red", "blue"]),
-        tags: z.array(z.string()).optional(),
-      }),
-      "input",
-    );
-    const { schema: g, freeForm } = geminiSchema(schema);
-    const props = g.properties as Record<string, Record<string, unknown>>;
-    expect(freeForm).toEqual([]);
-    expect(props.due).toMatchObject({ type: "string", nullable: true, format: "date-time" });
-    expect(props.mail!.format).toBeUndefined();
-    expect(props.mail!.description).toMatch(/Format: email/);
-    expect(props.color).toMatchObject({ type: "string", enum: ["red", "blue"] });
-    expect(JSON.stringify(g)).not.toMatch(/additionalProperties|"const"/);
-    expect(geminiViolations({ name: "x_step", description: "d", parameters: g })).toEqual([]);
-  });
+  it(
+    "turns null unions into nullable, keeps enums on strings only, drops " +
+      "additionalProperties and unsupported formats",
+    () => {
+      const schema = canonicalSchema(
+        z.strictObject({
+          due: z.string().meta({ format: "date-time" }).nullable(),
+          mail: z.email(),
+          size: z.union([z.literal(1), z.literal(2)]),
+          color: z.enum(["red", "blue"]),
+          tags: z.array(z.string()).optional(),
+        }),
+        "input",
+      );
+      const { schema: g, freeForm } = geminiSchema(schema);
+      const props = g.properties as Record<string, Record<string, unknown>>;
+      expect(freeForm).toEqual([]);
+      expect(props.due).toMatchObject({ type: "string", nullable: true, format: "date-time" });
+      expect(props.mail!.format).toBeUndefined();
+      expect(props.mail!.description).toMatch(/Format: email/);
+      expect(props.color).toMatchObject({ type: "string", enum: ["red", "blue"] });
+      expect(JSON.stringify(g)).not.toMatch(/additionalProperties|"const"/);
+      expect(geminiViolations({ name: "x_step", description: "d", parameters: g })).toEqual([]);
+    },
+  );
 
   it("the checker flags what Gemini refuses", () => {
     const rules = (t: unknown) => geminiViolations(t).map((v) => v.rule);
@@ -195,19 +199,23 @@ describe("toolsets", () => {
 });
 
 describe("the context budget", () => {
-  it("default tools/list for all four services is at most 120,000 bytes, also with two accounts per service; dynamic under 8,000", () => {
-    expect(listingBytes(catalogs, {}, false)).toBeLessThanOrEqual(120_000);
-    expect(listingBytes(catalogs, {}, true)).toBeLessThan(8_000);
-    const twoEach: Array<[string, Account[]]> = catalogs.map((c) => [
-      c.id,
-      [
-        { name: "work", context: { connection: { name: "work", fields: {} } } },
-        { name: "personal", context: { connection: { name: "personal", fields: {} } } },
-      ],
-    ]);
-    const twoAccounts = new StepforgeMcp({ catalogs, accounts: new Accounts(twoEach) });
-    expect(Buffer.byteLength(JSON.stringify({ tools: twoAccounts.listTools() }))).toBeLessThanOrEqual(120_000);
-  });
+  it(
+    "default tools/list for all four services is at most 120,000 bytes, also with two " +
+      "accounts per service; dynamic under 8,000",
+    () => {
+      expect(listingBytes(catalogs, {}, false)).toBeLessThanOrEqual(120_000);
+      expect(listingBytes(catalogs, {}, true)).toBeLessThan(8_000);
+      const twoEach: Array<[string, Account[]]> = catalogs.map((c) => [
+        c.id,
+        [
+          { name: "work", context: { connection: { name: "work", fields: {} } } },
+          { name: "personal", context: { connection: { name: "personal", fields: {} } } },
+        ],
+      ]);
+      const twoAccounts = new StepforgeMcp({ catalogs, accounts: new Accounts(twoEach) });
+      expect(Buffer.byteLength(JSON.stringify({ tools: twoAccounts.listTools() }))).toBeLessThanOrEqual(120_000);
+    },
+  );
 
   it("stepforge mcp --budget prints bytes and tokens per service and in total", async () => {
     const result = await runCli("mcp", "--budget");
@@ -246,38 +254,44 @@ describe("results sized for a model", () => {
     expect(selectFields({ __proto__x: 1, id: 1 }, ["id"])).toEqual({ id: 1 });
   });
 
-  it("cuts the longest list when the result has no declared records, and long strings when one record is too big", () => {
-    const board = { id: "b", name: "board", cards: records, labels: [{ id: "l" }] };
-    const shaped = shapeResult(board, { maxBytes: 8_000 });
-    expect(shaped.cut?.path).toEqual(["cards"]);
-    expect(shaped.bytes).toBeLessThanOrEqual(8_000);
-    const huge = shapeResult({ text: "y".repeat(100_000) }, { maxBytes: 5_000 });
-    expect(huge.bytes).toBeLessThanOrEqual(5_000);
-    expect(huge.stringsCut).toBe(true);
-    expect((huge.data as { text: string }).text).toMatch(/…\[cut\]$/);
-  });
+  it(
+    "cuts the longest list when the result has no declared records, and long strings when " + "one record is too big",
+    () => {
+      const board = { id: "b", name: "board", cards: records, labels: [{ id: "l" }] };
+      const shaped = shapeResult(board, { maxBytes: 8_000 });
+      expect(shaped.cut?.path).toEqual(["cards"]);
+      expect(shaped.bytes).toBeLessThanOrEqual(8_000);
+      const huge = shapeResult({ text: "y".repeat(100_000) }, { maxBytes: 5_000 });
+      expect(huge.bytes).toBeLessThanOrEqual(5_000);
+      expect(huge.stringsCut).toBe(true);
+      expect((huge.data as { text: string }).text).toMatch(/…\[cut\]$/);
+    },
+  );
 
-  it("a record too wide to show even with cut strings becomes a preview, and the note does not call it records", async () => {
-    // 400 small values per record: cutting long strings cannot bring one record under the budget.
-    const wide = (n: number) => Object.fromEntries(Array.from({ length: 400 }, (_, k) => [`field${k}`, n]));
-    const shaped = shapeResult({ items: [wide(1), wide(2)] }, { maxBytes: 2_000, recordsKey: "items" });
-    expect(shaped.preview).toBe(true);
-    expect(Object.keys(shaped.data as object)).toEqual(["preview", "note"]);
-    expect(shaped.cut).toMatchObject({ returned: 1, total: 2 });
+  it(
+    "a record too wide to show even with cut strings becomes a preview, and the note does " + "not call it records",
+    async () => {
+      // 400 small values per record: cutting long strings cannot bring one record under the budget.
+      const wide = (n: number) => Object.fromEntries(Array.from({ length: 400 }, (_, k) => [`field${k}`, n]));
+      const shaped = shapeResult({ items: [wide(1), wide(2)] }, { maxBytes: 2_000, recordsKey: "items" });
+      expect(shaped.preview).toBe(true);
+      expect(Object.keys(shaped.data as object)).toEqual(["preview", "note"]);
+      expect(shaped.cut).toMatchObject({ returned: 1, total: 2 });
 
-    const cursors = new CursorStore();
-    const mcp = new StepforgeMcp({ catalogs, accounts: new Accounts([]), resultBytes: 2_000, cursors });
-    const cursor = cursors.put(
-      { tool: "trello_get_list_cards", path: ["items"], records: [wide(1), wide(2)], offset: 0, total: 2 },
-      0,
-    );
-    const result = await mcp.callTool(CONTINUE_TOOL, { cursor });
-    const note = (result.content as Array<{ text: string }>)[1]!.text;
-    expect(note).toMatch(
-      /^Result cut to stay under 2000 bytes: "preview" holds only the start of the JSON text of record 1 of 2, too large to show whole\. For the next records call continue_result/,
-    );
-    expect(note).not.toMatch(/holds records/);
-  });
+      const cursors = new CursorStore();
+      const mcp = new StepforgeMcp({ catalogs, accounts: new Accounts([]), resultBytes: 2_000, cursors });
+      const cursor = cursors.put(
+        { tool: "trello_get_list_cards", path: ["items"], records: [wide(1), wide(2)], offset: 0, total: 2 },
+        0,
+      );
+      const result = await mcp.callTool(CONTINUE_TOOL, { cursor });
+      const note = (result.content as Array<{ text: string }>)[1]!.text;
+      expect(note).toMatch(
+        /^Result cut to stay under 2000 bytes: "preview" holds only the start of the JSON text of record 1 of 2, too large to show whole\. For the next records call continue_result/,
+      );
+      expect(note).not.toMatch(/holds records/);
+    },
+  );
 
   it("finds the records key of every list step from its output schema", () => {
     const key = (name: string) => recordsKeyOf(canonicalSchema(all.find((t) => t.name === name)!.output, "output"));
@@ -303,7 +317,8 @@ describe("results sized for a model", () => {
 describe("step descriptions", () => {
   it("a step that narrows its operation does not describe the operation's other fields", () => {
     const byName = (n: string) => all.find((t) => t.name === n)!;
-    // trello_archive_card offers only `id` (closed is fixed); updateCard's text about idList and due is not its to give.
+    // trello_archive_card offers only `id` (closed is fixed); updateCard's text about idList and due is not its to
+    // give.
     expect(byName("trello_archive_card").description).not.toMatch(/idList|due/);
     expect(byName("trello_archive_card").description).toMatch(/^Archive \(close\) a card/);
     // The full step keeps the operation's description.

@@ -59,29 +59,33 @@ async function followCheck(
 }
 
 describe("a write whose answer was lost", () => {
-  it("a create that timed out after the service applied it: outcome unknown, not retryable, and the check finds the card", async () => {
-    const { mock, context } = await trelloWith({
-      faults: { seed: 1, slowBody: { rate: 1, delayMs: 40, chunkBytes: 16 }, operations: ["createCard"] },
-    });
-    const before = mock.records("card").length;
-    const result = await executeTool(createCard, { idList: LIST, name: "lost answer card" }, context);
-    expect(result).toMatchObject({
-      ok: false,
-      error: {
-        kind: "timeout",
-        retryable: false,
-        outcome: "unknown",
-        check: { step: "trello_get_list_cards", input: { id: LIST }, match: { name: "lost answer card" } },
-      },
-    });
-    if (result.ok) return;
-    expect(result.error.message).toMatch(
-      /may or may not have been applied\. Do not call trello_create_card again yet: first call trello_get_list_cards with \{"id":"[0-9a-f]{24}"\} and look for a record with name = "lost answer card"/,
-    );
-    // The runtime did not resend it, and the check shows the one card it made.
-    expect(mock.records("card").length).toBe(before + 1);
-    expect(await followCheck(result, trelloTools, context)).toHaveLength(1);
-  });
+  it(
+    "a create that timed out after the service applied it: outcome unknown, not " +
+      "retryable, and the check finds the card",
+    async () => {
+      const { mock, context } = await trelloWith({
+        faults: { seed: 1, slowBody: { rate: 1, delayMs: 40, chunkBytes: 16 }, operations: ["createCard"] },
+      });
+      const before = mock.records("card").length;
+      const result = await executeTool(createCard, { idList: LIST, name: "lost answer card" }, context);
+      expect(result).toMatchObject({
+        ok: false,
+        error: {
+          kind: "timeout",
+          retryable: false,
+          outcome: "unknown",
+          check: { step: "trello_get_list_cards", input: { id: LIST }, match: { name: "lost answer card" } },
+        },
+      });
+      if (result.ok) return;
+      expect(result.error.message).toMatch(
+        /may or may not have been applied\. Do not call trello_create_card again yet: first call trello_get_list_cards with \{"id":"[0-9a-f]{24}"\} and look for a record with name = "lost answer card"/,
+      );
+      // The runtime did not resend it, and the check shows the one card it made.
+      expect(mock.records("card").length).toBe(before + 1);
+      expect(await followCheck(result, trelloTools, context)).toHaveLength(1);
+    },
+  );
 
   it("a create whose connection was dropped: outcome unknown; a create that never left: retryable", async () => {
     const { context } = await trelloWith({ faults: { seed: 2, drop: { rate: 1 }, operations: ["createCard"] } });
@@ -139,41 +143,45 @@ describe("a write whose answer was lost", () => {
     expect(await followCheck(result, marketoTools, context)).toHaveLength(2);
   });
 
-  it("every non-idempotent write that creates something declares a check naming a read-only step of its service", () => {
-    for (const tools of [trelloTools, marketoTools, contentsnareTools]) {
-      for (const t of tools) {
-        if (!t.check) continue;
-        const read = step(tools, t.check.step);
-        expect(read, t.name).toBeDefined();
-        expect(read.annotations.readOnlyHint, `${t.name} → ${t.check.step}`).toBe(true);
-        expect(t.annotations.idempotentHint, t.name).toBe(false);
-      }
-    }
-    // Every declared check fits both steps: its input fields are the read step's, its paths start at the write's fields.
-    for (const tools of [trelloTools, marketoTools, contentsnareTools]) {
-      for (const t of tools) {
-        if (!t.check) continue;
-        const read = step(tools, t.check.step);
-        const head = (path: string) => path.split(/[.[]/)[0]!;
-        for (const [field, from] of Object.entries(t.check.input)) {
-          expect(Object.keys(read.input.shape), `${t.name} check input ${field}`).toContain(field);
-          if (typeof from === "string")
-            expect(Object.keys(t.input.shape), `${t.name} check input ${field} ← ${from}`).toContain(head(from));
+  it(
+    "every non-idempotent write that creates something declares a check naming a " + "read-only step of its service",
+    () => {
+      for (const tools of [trelloTools, marketoTools, contentsnareTools]) {
+        for (const t of tools) {
+          if (!t.check) continue;
+          const read = step(tools, t.check.step);
+          expect(read, t.name).toBeDefined();
+          expect(read.annotations.readOnlyHint, `${t.name} → ${t.check.step}`).toBe(true);
+          expect(t.annotations.idempotentHint, t.name).toBe(false);
         }
-        for (const from of Object.values(t.check.match))
-          expect(Object.keys(t.input.shape), `${t.name} check match ← ${from}`).toContain(head(from));
       }
-    }
-    for (const name of [
-      "trello_create_card",
-      "trello_add_comment_to_card",
-      "trello_create_board",
-      "trello_create_list",
-      "trello_create_label",
-      "trello_add_checklist",
-      "trello_create_checklist_item",
-    ]) {
-      expect(step(trelloTools, name).check, name).toBeDefined();
-    }
-  });
+      // Every declared check fits both steps: its input fields are the read step's, its paths start at the write's
+      // fields.
+      for (const tools of [trelloTools, marketoTools, contentsnareTools]) {
+        for (const t of tools) {
+          if (!t.check) continue;
+          const read = step(tools, t.check.step);
+          const head = (path: string) => path.split(/[.[]/)[0]!;
+          for (const [field, from] of Object.entries(t.check.input)) {
+            expect(Object.keys(read.input.shape), `${t.name} check input ${field}`).toContain(field);
+            if (typeof from === "string")
+              expect(Object.keys(t.input.shape), `${t.name} check input ${field} ← ${from}`).toContain(head(from));
+          }
+          for (const from of Object.values(t.check.match))
+            expect(Object.keys(t.input.shape), `${t.name} check match ← ${from}`).toContain(head(from));
+        }
+      }
+      for (const name of [
+        "trello_create_card",
+        "trello_add_comment_to_card",
+        "trello_create_board",
+        "trello_create_list",
+        "trello_create_label",
+        "trello_add_checklist",
+        "trello_create_checklist_item",
+      ]) {
+        expect(step(trelloTools, name).check, name).toBeDefined();
+      }
+    },
+  );
 });

@@ -36,69 +36,75 @@ function expectSentOnce(result: { ok: boolean }, spy: ReturnType<typeof counting
 }
 
 describe("path parameters", () => {
-  it("the client refuses dot segments and empty values for every operation with a path parameter, sending nothing", async () => {
-    let checked = 0;
-    for (const catalog of catalogs) {
-      const descriptor = catalog.tools[0]!.descriptor;
-      const spy = countingFetch();
-      const client = createServiceClient(descriptor, {
-        connection: CONNECTIONS[catalog.id]!,
-        baseUrl: BASE,
-        fetch: spy.fetch,
-        retry: { attempts: 0 },
-      });
-      for (const op of Object.values(descriptor.operations)) {
-        const params = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
-        for (const param of params) {
-          for (const bad of DOT_VALUES) {
-            const path = Object.fromEntries(params.map((p) => [p, p === param ? bad : "abc123"]));
-            const error = await client.call(op.operationId, { params: { path } }).then(
-              () => undefined,
-              (e: unknown) => e,
-            );
-            expect(error, `${op.operationId} ${param}=${JSON.stringify(bad)}`).toBeInstanceOf(StepforgeError);
-            expect((error as StepforgeError).code).toBe(UNSAFE_PATH_VALUE);
-            expect((error as StepforgeError).message).toContain(`"${param}"`);
-            checked++;
+  it(
+    "the client refuses dot segments and empty values for every operation with a path " + "parameter, sending nothing",
+    async () => {
+      let checked = 0;
+      for (const catalog of catalogs) {
+        const descriptor = catalog.tools[0]!.descriptor;
+        const spy = countingFetch();
+        const client = createServiceClient(descriptor, {
+          connection: CONNECTIONS[catalog.id]!,
+          baseUrl: BASE,
+          fetch: spy.fetch,
+          retry: { attempts: 0 },
+        });
+        for (const op of Object.values(descriptor.operations)) {
+          const params = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+          for (const param of params) {
+            for (const bad of DOT_VALUES) {
+              const path = Object.fromEntries(params.map((p) => [p, p === param ? bad : "abc123"]));
+              const error = await client.call(op.operationId, { params: { path } }).then(
+                () => undefined,
+                (e: unknown) => e,
+              );
+              expect(error, `${op.operationId} ${param}=${JSON.stringify(bad)}`).toBeInstanceOf(StepforgeError);
+              expect((error as StepforgeError).code).toBe(UNSAFE_PATH_VALUE);
+              expect((error as StepforgeError).message).toContain(`"${param}"`);
+              checked++;
+            }
           }
         }
+        expect(spy.count(), catalog.id).toBe(0);
       }
-      expect(spy.count(), catalog.id).toBe(0);
-    }
-    expect(checked).toBeGreaterThan(400);
-  });
+      expect(checked).toBeGreaterThan(400);
+    },
+  );
 
-  it("every step refuses them in each field that fills a path parameter, naming the field, before sending", async () => {
-    const spy = countingFetch();
-    let steps = 0;
-    for (const tool of tools) {
-      const fields = await pathFields(tool);
-      if (fields.length === 0) continue;
-      steps++;
-      const base = validInput(tool);
-      for (const field of fields) {
-        for (const bad of DOT_VALUES) {
-          const result = await executeTool(
-            tool,
-            { ...base, [field]: bad },
-            { connection: CONNECTIONS[tool.service]!, baseUrl: BASE, fetch: spy.fetch, retry: { attempts: 0 } },
-          );
-          expect(result.ok, `${tool.name}.${field}=${JSON.stringify(bad)}`).toBe(false);
-          if (!result.ok) {
-            expect(result.error.kind, `${tool.name}.${field}=${JSON.stringify(bad)}: ${result.error.message}`).toBe(
-              "invalid_input",
+  it(
+    "every step refuses them in each field that fills a path parameter, naming the field, " + "before sending",
+    async () => {
+      const spy = countingFetch();
+      let steps = 0;
+      for (const tool of tools) {
+        const fields = await pathFields(tool);
+        if (fields.length === 0) continue;
+        steps++;
+        const base = validInput(tool);
+        for (const field of fields) {
+          for (const bad of DOT_VALUES) {
+            const result = await executeTool(
+              tool,
+              { ...base, [field]: bad },
+              { connection: CONNECTIONS[tool.service]!, baseUrl: BASE, fetch: spy.fetch, retry: { attempts: 0 } },
             );
-            expect(
-              result.error.fields.map((f) => f.path),
-              `${tool.name}.${field}=${JSON.stringify(bad)}`,
-            ).toContain(field);
+            expect(result.ok, `${tool.name}.${field}=${JSON.stringify(bad)}`).toBe(false);
+            if (!result.ok) {
+              expect(result.error.kind, `${tool.name}.${field}=${JSON.stringify(bad)}: ${result.error.message}`).toBe(
+                "invalid_input",
+              );
+              expect(
+                result.error.fields.map((f) => f.path),
+                `${tool.name}.${field}=${JSON.stringify(bad)}`,
+              ).toContain(field);
+            }
           }
         }
       }
-    }
-    expect(steps).toBeGreaterThan(40);
-    expect(spy.count()).toBe(0);
-  });
+      expect(steps).toBeGreaterThan(40);
+      expect(spy.count()).toBe(0);
+    },
+  );
 
   it("a good value still goes out (the guard is not refusing everything)", async () => {
     const spy = countingFetch();

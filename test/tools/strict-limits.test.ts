@@ -123,7 +123,8 @@ describe("a hand-written step's schemas", () => {
   it("are zod's or the s builders': anything else is refused when the step is defined, naming the field", () => {
     const lookalike = { shape: {}, safeParse: () => ({ success: true as const, data: {} }) };
     expect(() => toolWith(lookalike as never)).toThrow(
-      'tool "worldnews_synthetic": input must be an object schema made with `s` (stepforge/runtime/tools) or zod 4, not object',
+      'tool "worldnews_synthetic": input must be an object schema made with `s` ' +
+        "(stepforge/runtime/tools) or zod 4, not object",
     );
     expect(() => toolWith(z.string() as never)).toThrow(/input must be an object schema/);
     // The declared type a zod object meets without naming zod, and the step validates with it.

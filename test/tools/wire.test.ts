@@ -44,38 +44,41 @@ async function send(tool: OperationToolDefinition, input: unknown): Promise<{ re
 }
 
 describe("wire mapping", () => {
-  it("path, query and body fields go where the mapping says, renamed, with fixed values and odd wire names", async () => {
-    const tool = defineWiredTool({
-      ...base,
-      name: "trello_wire_update",
-      operationId: "updateCard",
-      input: s.strictObject({
-        card: s.string(),
-        constructor: s.string().optional(),
-        tags: s.array(s.string()).optional(),
-        note: s.string().optional(),
-      }),
-      wire: {
-        path: { id: "card" },
-        query: { "q_by[]": "tags", ["__proto__"]: "note", mode: { fixed: "strict" } },
-        body: { constructor: "constructor", closed: { fixed: false }, idBoard: { fixed: null } },
-      },
-    });
-    expect(tool.service).toBe("trello");
-    const { result, sent } = await send(tool, {
-      card: "abc123",
-      constructor: "made by hand",
-      tags: ["a", "b"],
-      note: "n1",
-    });
-    expect(result.ok).toBe(true);
-    expect(sent.method).toBe("PUT");
-    expect(sent.url.pathname).toBe("/1/cards/abc123");
-    expect(sent.url.searchParams.getAll("q_by[]")).toEqual(["a", "b"]);
-    expect(sent.url.searchParams.get("__proto__")).toBe("n1");
-    expect(sent.url.searchParams.get("mode")).toBe("strict");
-    expect(JSON.parse(sent.body)).toEqual({ constructor: "made by hand", closed: false, idBoard: null });
-  });
+  it(
+    "path, query and body fields go where the mapping says, renamed, with fixed values " + "and odd wire names",
+    async () => {
+      const tool = defineWiredTool({
+        ...base,
+        name: "trello_wire_update",
+        operationId: "updateCard",
+        input: s.strictObject({
+          card: s.string(),
+          constructor: s.string().optional(),
+          tags: s.array(s.string()).optional(),
+          note: s.string().optional(),
+        }),
+        wire: {
+          path: { id: "card" },
+          query: { "q_by[]": "tags", ["__proto__"]: "note", mode: { fixed: "strict" } },
+          body: { constructor: "constructor", closed: { fixed: false }, idBoard: { fixed: null } },
+        },
+      });
+      expect(tool.service).toBe("trello");
+      const { result, sent } = await send(tool, {
+        card: "abc123",
+        constructor: "made by hand",
+        tags: ["a", "b"],
+        note: "n1",
+      });
+      expect(result.ok).toBe(true);
+      expect(sent.method).toBe("PUT");
+      expect(sent.url.pathname).toBe("/1/cards/abc123");
+      expect(sent.url.searchParams.getAll("q_by[]")).toEqual(["a", "b"]);
+      expect(sent.url.searchParams.get("__proto__")).toBe("n1");
+      expect(sent.url.searchParams.get("mode")).toBe("strict");
+      expect(JSON.parse(sent.body)).toEqual({ constructor: "made by hand", closed: false, idBoard: null });
+    },
+  );
 
   it("fields the model left out are not sent, and never read from the prototype", async () => {
     const tool = defineWiredTool({

@@ -35,84 +35,88 @@ async function until(check: () => boolean, what: string) {
 }
 
 describe("Trello triggers against the behavioural mock", () => {
-  it("registers, receives signed deliveries for every instant trigger it is configured for, and unregisters", async () => {
-    const mock: RunningMock = await startMock("trello", { webhooks: { secret: SECRET } });
-    open.push(() => mock.close());
-    const trello = new TrelloClient({ connection: { name: "work", fields: TRELLO }, baseUrl: mock.url });
-    const call: CallFn = (id, init) => trello.core.call(id, init);
+  it(
+    "registers, receives signed deliveries for every instant trigger it is configured " + "for, and unregisters",
+    async () => {
+      const mock: RunningMock = await startMock("trello", { webhooks: { secret: SECRET } });
+      open.push(() => mock.close());
+      const trello = new TrelloClient({ connection: { name: "work", fields: TRELLO }, baseUrl: mock.url });
+      const call: CallFn = (id, init) => trello.core.call(id, init);
 
-    const events: TriggerEvent[] = [];
-    const names = [
-      "trello_new_card",
-      "trello_card_moved",
-      "trello_card_archived",
-      "trello_new_comment_added_to_card",
-      "trello_new_label_added_to_card",
-      "trello_new_checklist",
-      "trello_card_updated",
-    ];
-    const configs = names.map((trigger) => ({ trigger, connection: "work", scope: { board: [BOARD] } }));
-    const router = createTriggerRouter(triggers, configs);
-    let callbackUrl = "";
-    const receiver = () =>
-      createWebhookReceiver({
-        secret: SECRET,
+      const events: TriggerEvent[] = [];
+      const names = [
+        "trello_new_card",
+        "trello_card_moved",
+        "trello_card_archived",
+        "trello_new_comment_added_to_card",
+        "trello_new_label_added_to_card",
+        "trello_new_checklist",
+        "trello_card_updated",
+      ];
+      const configs = names.map((trigger) => ({ trigger, connection: "work", scope: { board: [BOARD] } }));
+      const router = createTriggerRouter(triggers, configs);
+      let callbackUrl = "";
+      const receiver = () =>
+        createWebhookReceiver({
+          secret: SECRET,
+          callbackUrl,
+          delivery: triggers.delivery,
+          onDelivery: (payload) => void events.push(...router.route(payload)),
+        });
+      let handler: ReturnType<typeof receiver>["nodeHandler"] = () => undefined;
+      const server = createServer((req, res) => handler(req, res));
+      callbackUrl = await listen(server);
+      const hook = receiver();
+      handler = hook.nodeHandler;
+
+      const first = await ensureWebhook(triggers.delivery, call, {
+        modelId: BOARD,
         callbackUrl,
-        delivery: triggers.delivery,
-        onDelivery: (payload) => void events.push(...router.route(payload)),
+        connectionFields: TRELLO,
+        description: "stepforge e2e",
       });
-    let handler: ReturnType<typeof receiver>["nodeHandler"] = () => undefined;
-    const server = createServer((req, res) => handler(req, res));
-    callbackUrl = await listen(server);
-    const hook = receiver();
-    handler = hook.nodeHandler;
+      expect(first.reused).toBe(false);
+      expect(hook.stats.probes).toBe(1);
+      // Enabling again reuses the registration instead of tripping Trello's duplicate refusal.
+      expect(
+        await ensureWebhook(triggers.delivery, call, { modelId: BOARD, callbackUrl, connectionFields: TRELLO }),
+      ).toEqual({ id: first.id, reused: true });
 
-    const first = await ensureWebhook(triggers.delivery, call, {
-      modelId: BOARD,
-      callbackUrl,
-      connectionFields: TRELLO,
-      description: "stepforge e2e",
-    });
-    expect(first.reused).toBe(false);
-    expect(hook.stats.probes).toBe(1);
-    // Enabling again reuses the registration instead of tripping Trello's duplicate refusal.
-    expect(
-      await ensureWebhook(triggers.delivery, call, { modelId: BOARD, callbackUrl, connectionFields: TRELLO }),
-    ).toEqual({ id: first.id, reused: true });
+      const lists = await trello.getBoardLists({ params: { path: { id: BOARD } } });
+      const other = lists.find((l) => l.id !== LIST)!;
+      const card = await trello.createCard({ body: { idList: LIST, name: "Ship the release" } });
+      await trello.updateCard({ params: { path: { id: card.id } }, body: { idList: other.id } });
+      await trello.addCommentToCard({ params: { path: { id: card.id } }, body: { text: "Shipped?" } });
+      await trello.createChecklist({ body: { idCard: card.id, name: "Release steps" } });
+      await trello.updateCard({ params: { path: { id: card.id } }, body: { closed: true } });
 
-    const lists = await trello.getBoardLists({ params: { path: { id: BOARD } } });
-    const other = lists.find((l) => l.id !== LIST)!;
-    const card = await trello.createCard({ body: { idList: LIST, name: "Ship the release" } });
-    await trello.updateCard({ params: { path: { id: card.id } }, body: { idList: other.id } });
-    await trello.addCommentToCard({ params: { path: { id: card.id } }, body: { text: "Shipped?" } });
-    await trello.createChecklist({ body: { idCard: card.id, name: "Release steps" } });
-    await trello.updateCard({ params: { path: { id: card.id } }, body: { closed: true } });
+      await until(
+        () => events.some((e) => e.trigger === "trello_card_archived"),
+        `the archive event (got ${JSON.stringify(events.map((e) => [e.trigger, e.type]))}, ` +
+          `stats ${JSON.stringify(hook.stats)})`,
+      );
+      const fired = events.map((e) => e.trigger);
+      expect(fired.filter((t) => t === "trello_new_card")).toHaveLength(1);
+      expect(fired.filter((t) => t === "trello_card_moved")).toHaveLength(1);
+      expect(fired).toContain("trello_new_comment_added_to_card");
+      expect(fired).toContain("trello_new_checklist");
+      expect(fired.filter((t) => t === "trello_card_updated")).toHaveLength(2); // the move and the archive
+      const moved = events.find((e) => e.trigger === "trello_card_moved")!;
+      expect(moved).toMatchObject({
+        connection: "work",
+        refs: { board: { id: BOARD }, card: { id: card.id }, list: { id: other.id } },
+      });
+      expect(hook.stats.rejectedSignature).toBe(0);
 
-    await until(
-      () => events.some((e) => e.trigger === "trello_card_archived"),
-      `the archive event (got ${JSON.stringify(events.map((e) => [e.trigger, e.type]))}, stats ${JSON.stringify(hook.stats)})`,
-    );
-    const fired = events.map((e) => e.trigger);
-    expect(fired.filter((t) => t === "trello_new_card")).toHaveLength(1);
-    expect(fired.filter((t) => t === "trello_card_moved")).toHaveLength(1);
-    expect(fired).toContain("trello_new_comment_added_to_card");
-    expect(fired).toContain("trello_new_checklist");
-    expect(fired.filter((t) => t === "trello_card_updated")).toHaveLength(2); // the move and the archive
-    const moved = events.find((e) => e.trigger === "trello_card_moved")!;
-    expect(moved).toMatchObject({
-      connection: "work",
-      refs: { board: { id: BOARD }, card: { id: card.id }, list: { id: other.id } },
-    });
-    expect(hook.stats.rejectedSignature).toBe(0);
-
-    expect(await removeWebhook(triggers.delivery, call, first.id)).toEqual({ removed: true });
-    // Disabling again tolerates the registration being gone.
-    expect(await removeWebhook(triggers.delivery, call, first.id)).toEqual({ removed: false });
-    const before = events.length;
-    await trello.createCard({ body: { idList: LIST, name: "After unregistering" } });
-    await new Promise((r) => setTimeout(r, 100));
-    expect(events.length).toBe(before);
-  });
+      expect(await removeWebhook(triggers.delivery, call, first.id)).toEqual({ removed: true });
+      // Disabling again tolerates the registration being gone.
+      expect(await removeWebhook(triggers.delivery, call, first.id)).toEqual({ removed: false });
+      const before = events.length;
+      await trello.createCard({ body: { idList: LIST, name: "After unregistering" } });
+      await new Promise((r) => setTimeout(r, 100));
+      expect(events.length).toBe(before);
+    },
+  );
 
   it("a receiver with another secret rejects the mock's deliveries (forgery check on the wire)", async () => {
     const mock = await startMock("trello", { webhooks: { secret: SECRET } });

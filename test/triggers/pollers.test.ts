@@ -144,46 +144,50 @@ describe("one worker polls a trigger's boards at a time (a lease in the state la
     board: { id: BOARD },
   });
 
-  it("two workers on one state folder: the lease holder polls, the other skips; each event fires once; a dead holder's lease passes on", async () => {
-    const path = mkdtempSync(join(tmpdir(), "stepforge-lease-"));
-    const clock = new FakeClock(T0);
-    const a = new FileStateStore(path, { clock });
-    const b = new FileStateStore(path, { clock });
-    let items = [note("n1")];
-    const polled: string[] = [];
-    const lister =
-      (who: string): ListFn =>
-      async () => {
-        polled.push(who);
-        return items;
+  it(
+    "two workers on one state folder: the lease holder polls, the other skips; each event " +
+      "fires once; a dead holder's lease passes on",
+    async () => {
+      const path = mkdtempSync(join(tmpdir(), "stepforge-lease-"));
+      const clock = new FakeClock(T0);
+      const a = new FileStateStore(path, { clock });
+      const b = new FileStateStore(path, { clock });
+      let items = [note("n1")];
+      const polled: string[] = [];
+      const lister =
+        (who: string): ListFn =>
+        async () => {
+          polled.push(who);
+          return items;
+        };
+      const fired: string[] = [];
+      const round = async () => {
+        const [ea, eb] = await Promise.all([
+          pollFeed(triggers, feed, config, lister("a"), a, { leaseMs: 60_000 }),
+          pollFeed(triggers, feed, config, lister("b"), b, { leaseMs: 60_000 }),
+        ]);
+        fired.push(...ea.map((e) => e.eventId), ...eb.map((e) => e.eventId));
       };
-    const fired: string[] = [];
-    const round = async () => {
-      const [ea, eb] = await Promise.all([
-        pollFeed(triggers, feed, config, lister("a"), a, { leaseMs: 60_000 }),
-        pollFeed(triggers, feed, config, lister("b"), b, { leaseMs: 60_000 }),
-      ]);
-      fired.push(...ea.map((e) => e.eventId), ...eb.map((e) => e.eventId));
-    };
-    await round(); // the first poll records the position
-    for (let i = 2; i <= 6; i++) {
-      items = [note(`n${i}`), ...items];
-      clock.advance(10_000);
-      await round();
-    }
-    expect(fired).toEqual(["n2", "n3", "n4", "n5", "n6"]);
-    expect(new Set(polled).size).toBe(1); // only one of them ever asked the service
-    const holder = polled[0]!;
-    // The holder dies (stops polling). Its lease lapses; the other takes over from the cursor, no replay.
-    const survivor = holder === "a" ? b : a;
-    items = [note("n7"), ...items];
-    clock.advance(30_000);
-    expect(await pollFeed(triggers, feed, config, lister("survivor"), survivor)).toEqual([]); // still leased
-    clock.advance(31_000);
-    const taken = await pollFeed(triggers, feed, config, lister("survivor"), survivor);
-    expect(taken.map((e) => e.eventId)).toEqual(["n7"]);
-    rmSync(path, { recursive: true, force: true });
-  });
+      await round(); // the first poll records the position
+      for (let i = 2; i <= 6; i++) {
+        items = [note(`n${i}`), ...items];
+        clock.advance(10_000);
+        await round();
+      }
+      expect(fired).toEqual(["n2", "n3", "n4", "n5", "n6"]);
+      expect(new Set(polled).size).toBe(1); // only one of them ever asked the service
+      const holder = polled[0]!;
+      // The holder dies (stops polling). Its lease lapses; the other takes over from the cursor, no replay.
+      const survivor = holder === "a" ? b : a;
+      items = [note("n7"), ...items];
+      clock.advance(30_000);
+      expect(await pollFeed(triggers, feed, config, lister("survivor"), survivor)).toEqual([]); // still leased
+      clock.advance(31_000);
+      const taken = await pollFeed(triggers, feed, config, lister("survivor"), survivor);
+      expect(taken.map((e) => e.eventId)).toEqual(["n7"]);
+      rmSync(path, { recursive: true, force: true });
+    },
+  );
 
   it("a worker that lost its lease mid-poll cannot write an older cursor over a newer one", async () => {
     const clock = new FakeClock(T0);

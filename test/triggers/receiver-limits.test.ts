@@ -71,7 +71,9 @@ const signedPost = async (port: number, payload: unknown) => {
   return { status: res.status, text: await res.text() };
 };
 
-/** The stated bound (docs/webhooks in spec-authoring, and the report): RSS grows by at most this under the default caps. */
+/**
+ * The stated bound (docs/webhooks in spec-authoring, and the report): RSS grows by at most this under the default caps.
+ */
 const RSS_GROWTH_BOUND = 128 * 1024 * 1024;
 
 describe("webhook serve under 4,000 slow connections", () => {
@@ -106,7 +108,8 @@ describe("webhook serve under 4,000 slow connections", () => {
       expect(statuses["408"]).toBeGreaterThan(0);
       expect(Object.keys(statuses).every((s) => ["503", "408", "none"].includes(s))).toBe(true);
       console.log(
-        `receiver RSS: idle ${(idle / 2 ** 20).toFixed(0)} MB, peak ${(peak / 2 ** 20).toFixed(0)} MB under 4,000 slow connections; answers ${JSON.stringify(statuses)}`,
+        `receiver RSS: idle ${(idle / 2 ** 20).toFixed(0)} MB, peak ${(peak / 2 ** 20).toFixed(0)} ` +
+          `MB under 4,000 slow connections; answers ${JSON.stringify(statuses)}`,
       );
       expect(peak - idle).toBeLessThan(RSS_GROWTH_BOUND);
       // And it still works.
@@ -240,21 +243,24 @@ describe("dedupe by delivery id over a time window, in the state layer", () => {
       },
     });
 
-  it("drops a replay days later and after 10,001 newer deliveries; remembers for the window, not for a count", async () => {
-    const clock = new FakeClock(Date.now());
-    const got: unknown[] = [];
-    const r = make(new MemoryStateStore(clock), got);
-    const first = delivery("createCard");
-    expect((await r.handle(body(first))).body).toBe("ok");
-    for (let i = 0; i < 10_001; i++) await r.handle(body(delivery("commentCard")));
-    clock.advance(3 * DAY);
-    expect((await r.handle(body(first))).body).toBe("duplicate ignored");
-    clock.advance(3 * DAY + 23 * 3600_000); // 6 days 23 hours after: still inside the 7-day window
-    expect((await r.handle(body(first))).body).toBe("duplicate ignored");
-    clock.advance(2 * 3600_000); // past the window: the state forgot it (the documented bound)
-    expect((await r.handle(body(first))).body).toBe("ok");
-    expect(r.stats.duplicates).toBe(2);
-  });
+  it(
+    "drops a replay days later and after 10,001 newer deliveries; remembers for the " + "window, not for a count",
+    async () => {
+      const clock = new FakeClock(Date.now());
+      const got: unknown[] = [];
+      const r = make(new MemoryStateStore(clock), got);
+      const first = delivery("createCard");
+      expect((await r.handle(body(first))).body).toBe("ok");
+      for (let i = 0; i < 10_001; i++) await r.handle(body(delivery("commentCard")));
+      clock.advance(3 * DAY);
+      expect((await r.handle(body(first))).body).toBe("duplicate ignored");
+      clock.advance(3 * DAY + 23 * 3600_000); // 6 days 23 hours after: still inside the 7-day window
+      expect((await r.handle(body(first))).body).toBe("duplicate ignored");
+      clock.advance(2 * 3600_000); // past the window: the state forgot it (the documented bound)
+      expect((await r.handle(body(first))).body).toBe("ok");
+      expect(r.stats.duplicates).toBe(2);
+    },
+  );
 
   it("two receivers sharing one state folder (two workers behind one address) deliver each id once", async () => {
     const dir = mkdtempSync(join(tmpdir(), "sf-dedupe-"));
@@ -273,22 +279,25 @@ describe("dedupe by delivery id over a time window, in the state layer", () => {
     expect((await b.handle(body(payloads[0]))).body).toBe("duplicate ignored");
   });
 
-  it("a delivery whose consumer failed is let through once more when the service retries it, in any worker", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "sf-dedupe-"));
-    dirs.push(dir);
-    let failing = true;
-    const got: unknown[] = [];
-    const a = make(new FileStateStore(dir), got, { fail: () => failing });
-    const b = make(new FileStateStore(dir), got);
-    const p = delivery("createCard");
-    expect((await a.handle(body(p))).status).toBe(500);
-    failing = false;
-    // The retry lands on the other worker, twice at once: one delivers, one drops.
-    const retries = await Promise.all([b.handle(body(p)), b.handle(body(p))]);
-    expect(retries.map((x) => x.body).sort()).toEqual(["duplicate ignored", "ok"]);
-    expect((await a.handle(body(p))).body).toBe("duplicate ignored");
-    expect(got).toHaveLength(1);
-  });
+  it(
+    "a delivery whose consumer failed is let through once more when the service retries " + "it, in any worker",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "sf-dedupe-"));
+      dirs.push(dir);
+      let failing = true;
+      const got: unknown[] = [];
+      const a = make(new FileStateStore(dir), got, { fail: () => failing });
+      const b = make(new FileStateStore(dir), got);
+      const p = delivery("createCard");
+      expect((await a.handle(body(p))).status).toBe(500);
+      failing = false;
+      // The retry lands on the other worker, twice at once: one delivers, one drops.
+      const retries = await Promise.all([b.handle(body(p)), b.handle(body(p))]);
+      expect(retries.map((x) => x.body).sort()).toEqual(["duplicate ignored", "ok"]);
+      expect((await a.handle(body(p))).body).toBe("duplicate ignored");
+      expect(got).toHaveLength(1);
+    },
+  );
 
   it("answers 503 with Retry-After when the shared state is unreachable, and delivers nothing", async () => {
     const state = new MemoryStateStore();

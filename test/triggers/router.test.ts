@@ -180,27 +180,33 @@ describe("trigger routing", () => {
     expect(router.route(delivery("createCard", { card, list: { id: LIST_A } }, {}, OTHER_BOARD))).toEqual([]);
   });
 
-  it("fills an option the configuration leaves out with its declared default, and refuses a default of the wrong type", () => {
-    const reminder = { trigger: "trello_card_due_date_reminder", connection: "w", scope: { board: [BOARD] } };
-    const due = validateConfig(triggers, reminder);
-    expect(due.options).toEqual({ minutesBefore: 60 });
-    const five = validateConfig(triggers, { ...reminder, options: { minutesBefore: 5 } });
-    expect(five.options).toEqual({ minutesBefore: 5 });
-    const option = (o: Record<string, unknown>) =>
-      TriggersExtensionSchema.shape.triggers.element.safeParse({
-        ...triggers.triggers.find((t) => t.name === "trello_card_moved"),
-        options: { lists: { description: "d", ...o } },
+  it(
+    "fills an option the configuration leaves out with its declared default, and refuses " +
+      "a default of the wrong type",
+    () => {
+      const reminder = { trigger: "trello_card_due_date_reminder", connection: "w", scope: { board: [BOARD] } };
+      const due = validateConfig(triggers, reminder);
+      expect(due.options).toEqual({ minutesBefore: 60 });
+      const five = validateConfig(triggers, { ...reminder, options: { minutesBefore: 5 } });
+      expect(five.options).toEqual({ minutesBefore: 5 });
+      const option = (o: Record<string, unknown>) =>
+        TriggersExtensionSchema.shape.triggers.element.safeParse({
+          ...triggers.triggers.find((t) => t.name === "trello_card_moved"),
+          options: { lists: { description: "d", ...o } },
+        });
+      const listed = option({ type: "string-list", default: ["6000000000000000000000b1"] });
+      expect(listed.success).toBe(true);
+      const moved = { ...triggers, triggers: [listed.data!] };
+      expect(validateConfig(moved, config("trello_card_moved")).options).toEqual({
+        lists: ["6000000000000000000000b1"],
       });
-    const listed = option({ type: "string-list", default: ["6000000000000000000000b1"] });
-    expect(listed.success).toBe(true);
-    const moved = { ...triggers, triggers: [listed.data!] };
-    expect(validateConfig(moved, config("trello_card_moved")).options).toEqual({ lists: ["6000000000000000000000b1"] });
-    expect(option({ type: "string-list", default: 5 }).error?.issues[0]).toMatchObject({
-      path: ["options", "lists", "default"],
-      message: expect.stringMatching(/a list of strings for a list option/),
-    });
-    expect(option({ type: "enum-list", values: ["a", "b"], default: ["c"] }).error?.issues[0]?.message).toMatch(
-      /must be one of its `values`/,
-    );
-  });
+      expect(option({ type: "string-list", default: 5 }).error?.issues[0]).toMatchObject({
+        path: ["options", "lists", "default"],
+        message: expect.stringMatching(/a list of strings for a list option/),
+      });
+      expect(option({ type: "enum-list", values: ["a", "b"], default: ["c"] }).error?.issues[0]?.message).toMatch(
+        /must be one of its `values`/,
+      );
+    },
+  );
 });

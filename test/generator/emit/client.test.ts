@@ -57,41 +57,44 @@ describe("emitClient", () => {
     `);
   });
 
-  it("input types say what is required, from the model: parameters, a required, optional or absent body, every media type", async () => {
-    const model = modelOf((d) => {
-      const json = (schema: unknown) => ({ schema });
-      d.paths = {
-        "/a": {
-          post: {
-            operationId: "required",
-            requestBody: {
-              required: true,
-              content: {
-                "application/json": json({ type: "object" }),
-                "multipart/form-data": json({ type: "object" }),
+  it(
+    "input types say what is required, from the model: parameters, a required, optional " +
+      "or absent body, every media type",
+    async () => {
+      const model = modelOf((d) => {
+        const json = (schema: unknown) => ({ schema });
+        d.paths = {
+          "/a": {
+            post: {
+              operationId: "required",
+              requestBody: {
+                required: true,
+                content: {
+                  "application/json": json({ type: "object" }),
+                  "multipart/form-data": json({ type: "object" }),
+                },
               },
+              responses: { "204": { description: "none" } },
             },
-            responses: { "204": { description: "none" } },
           },
-        },
-        "/b": {
-          post: {
-            operationId: "optional",
-            parameters: [{ name: "q", in: "query", schema: { type: "string" } }],
-            requestBody: { content: { "application/json": json({ type: "object" }) } },
-            responses: { "204": { description: "none" } },
+          "/b": {
+            post: {
+              operationId: "optional",
+              parameters: [{ name: "q", in: "query", schema: { type: "string" } }],
+              requestBody: { content: { "application/json": json({ type: "object" }) } },
+              responses: { "204": { description: "none" } },
+            },
           },
-        },
-        "/c": {
-          post: { operationId: "empty", requestBody: { content: {} }, responses: { "204": { description: "none" } } },
-        },
-      };
-    });
-    const [file] = await emitClient(model, context);
-    const text = file!.content;
-    expect(
-      text.slice(text.indexOf("export type RequiredInput"), text.indexOf("/** What required returns")),
-    ).toMatchInlineSnapshot(`
+          "/c": {
+            post: { operationId: "empty", requestBody: { content: {} }, responses: { "204": { description: "none" } } },
+          },
+        };
+      });
+      const [file] = await emitClient(model, context);
+      const text = file!.content;
+      expect(
+        text.slice(text.indexOf("export type RequiredInput"), text.indexOf("/** What required returns")),
+      ).toMatchInlineSnapshot(`
       "export type RequiredInput = {
         params?: RequiredOperation["parameters"];
         body: RequiredOperation["requestBody"]["content"]["application/json"] | RequiredOperation["requestBody"]["content"]["multipart/form-data"];
@@ -99,13 +102,15 @@ describe("emitClient", () => {
       };
       "
     `);
-    expect(text).toContain(
-      `export type OptionalInput = {\n  params?: OptionalOperation["parameters"];\n  body?: NonNullable<OptionalOperation["requestBody"]>["content"]["application/json"];`,
-    );
-    expect(text).toContain(
-      `export type EmptyInput = { params?: EmptyOperation["parameters"]; body?: never; signal?: AbortSignal };`,
-    );
-  });
+      expect(text).toContain(
+        `export type OptionalInput = {\n  params?: OptionalOperation["parameters"];\n  ` +
+          `body?: NonNullable<OptionalOperation["requestBody"]>["content"]["application/json"];`,
+      );
+      expect(text).toContain(
+        `export type EmptyInput = { params?: EmptyOperation["parameters"]; body?: never; signal?: AbortSignal };`,
+      );
+    },
+  );
 
   it("a type name the module already declares is numbered, not duplicated", async () => {
     const model = modelOf((d) => {

@@ -126,19 +126,23 @@ describe("emitTools", () => {
     expect(schema.safeParse({ n: 1, mode: "c" }).success).toBe(false);
   });
 
-  it("a body property named constructor is a field like any other (it used to vanish); __proto__ is a key of a nested shape", async () => {
-    const nested = { type: "object", properties: { ["__proto__"]: { type: "integer" } } };
-    const input = await inputOf(
-      { type: "object", properties: { constructor: { type: "string" }, nested, other: { type: "string" } } },
-      { other: "x" },
-    );
-    const shape = (input as unknown as { a: [Record<string, { a: [object] }>] }).a[0];
-    expect(Object.keys(shape)).toEqual(["constructor", "nested"]);
-    expect(Object.keys(shape.nested!.a[0])).toEqual(["__proto__"]);
-    const schema = built(input);
-    expect(schema.safeParse(JSON.parse(`{ "constructor": "c", "nested": { "__proto__": 2 } }`)).success).toBe(true);
-    expect(schema.safeParse(JSON.parse(`{ "nested": { "__proto__": "not a number" } }`)).success).toBe(false);
-  });
+  it(
+    "a body property named constructor is a field like any other (it used to vanish); " +
+      "__proto__ is a key of a nested shape",
+    async () => {
+      const nested = { type: "object", properties: { ["__proto__"]: { type: "integer" } } };
+      const input = await inputOf(
+        { type: "object", properties: { constructor: { type: "string" }, nested, other: { type: "string" } } },
+        { other: "x" },
+      );
+      const shape = (input as unknown as { a: [Record<string, { a: [object] }>] }).a[0];
+      expect(Object.keys(shape)).toEqual(["constructor", "nested"]);
+      expect(Object.keys(shape.nested!.a[0])).toEqual(["__proto__"]);
+      const schema = built(input);
+      expect(schema.safeParse(JSON.parse(`{ "constructor": "c", "nested": { "__proto__": 2 } }`)).success).toBe(true);
+      expect(schema.safeParse(JSON.parse(`{ "nested": { "__proto__": "not a number" } }`)).success).toBe(false);
+    },
+  );
 
   it("a fixed value travels in the wire mapping as { fixed }, never as an input field", async () => {
     const data = await stepsOf((d) => {
@@ -164,40 +168,42 @@ describe("emitTools", () => {
     expect(() => built({ s: "string", c: [["regex", "NOPE"]] })).toThrow(/unknown pattern "NOPE"/);
   });
 
-  it("the step layout: one const per step from the data, the wire mapping with renamed and odd wire names kept", async () => {
-    const model = modelOf((d) => {
-      d.paths["/widgets/{id}"].get.parameters.push({
-        name: "q_by[]",
-        in: "query",
-        schema: { type: "array", items: { type: "string" } },
+  it(
+    "the step layout: one const per step from the data, the wire mapping with renamed and " + "odd wire names kept",
+    async () => {
+      const model = modelOf((d) => {
+        d.paths["/widgets/{id}"].get.parameters.push({
+          name: "q_by[]",
+          in: "query",
+          schema: { type: "array", items: { type: "string" } },
+        });
+        d.paths["/widgets/{id}"].get["x-stepforge-tool"] = {
+          fields: { widget: { from: "id", description: "The widget." } },
+        };
       });
-      d.paths["/widgets/{id}"].get["x-stepforge-tool"] = {
-        fields: { widget: { from: "id", description: "The widget." } },
-      };
-    });
-    const [file] = await emitTools(model, context);
-    const text = file!.content;
-    const step = dataOf(text).steps[2]!;
-    expect(step).toMatchObject({
-      name: "widgets_get_widget",
-      operationId: "getWidget",
-      title: "Get a widget",
-      description: "Get a widget. Returns: ok.",
-      annotations: [true, false, true, true],
-      input: {
-        s: "strictObject",
-        a: [
-          {
-            widget: { s: "string", c: [["describe", "The widget."]] },
-            q_by: { s: "array", a: ["string"], c: [["optional"]] },
-          },
-        ],
-      },
-      output: { r: "OutWidget", c: [["describe", "ok"]] },
-      outputWrap: "none",
-      wire: { path: { id: "widget" }, query: { "q_by[]": "q_by" } },
-    });
-    expect(text.slice(text.indexOf("export const widgetsGetWidget"))).toMatchInlineSnapshot(`
+      const [file] = await emitTools(model, context);
+      const text = file!.content;
+      const step = dataOf(text).steps[2]!;
+      expect(step).toMatchObject({
+        name: "widgets_get_widget",
+        operationId: "getWidget",
+        title: "Get a widget",
+        description: "Get a widget. Returns: ok.",
+        annotations: [true, false, true, true],
+        input: {
+          s: "strictObject",
+          a: [
+            {
+              widget: { s: "string", c: [["describe", "The widget."]] },
+              q_by: { s: "array", a: ["string"], c: [["optional"]] },
+            },
+          ],
+        },
+        output: { r: "OutWidget", c: [["describe", "ok"]] },
+        outputWrap: "none",
+        wire: { path: { id: "widget" }, query: { "q_by[]": "q_by" } },
+      });
+      expect(text.slice(text.indexOf("export const widgetsGetWidget"))).toMatchInlineSnapshot(`
       "export const widgetsGetWidget: OperationToolDefinition<ToolInput> = steps[2]!;
 
       /** Every tool step of Widgets, in spec order. */
@@ -213,5 +219,6 @@ describe("emitTools", () => {
       ];
       "
     `);
-  });
+    },
+  );
 });

@@ -132,46 +132,51 @@ describe("spec loader on broken text (property-based)", () => {
     );
   });
 
-  it("YAML resource attacks (alias bombs, deep nesting, odd tags) are refused or accepted, never a raw error or a hang", () => {
-    const head = texts.get("worldnews")!;
-    const bomb = (n: number) => {
-      let out = "x-bomb0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
-      for (let i = 1; i < n; i++)
-        out += `x-bomb${i}: &a${i} [${Array(9)
-          .fill(`*a${i - 1}`)
-          .join(", ")}]\n`;
-      return out;
-    };
-    // What keeps a bomb cheap: past a few levels of aliases (9^4 nodes) the loader refuses to expand.
-    for (const n of [2, 3]) expect(loadAndValidate("specs/worldnews.yaml", `${head}\n${bomb(n)}`).model).toBeDefined();
-    for (const n of [4, 12]) {
-      const { diagnostics } = loadAndValidate("specs/worldnews.yaml", `${head}\n${bomb(n)}`);
-      expect(diagnostics?.map((d) => `${d.code} ${d.message}`)).toEqual([
-        expect.stringMatching(/^SF002 .*Excessive alias count/),
-      ]);
-    }
-    const attack = fc.oneof(
-      fc.integer({ min: 2, max: 12 }).map(bomb),
-      fc.integer({ min: 100, max: 5_000 }).map((n) => `x-deep: ${"[".repeat(n)}${"]".repeat(n)}\n`),
-      fc.integer({ min: 100, max: 2_000 }).map((n) => `x-deep: ${"{a: ".repeat(n)}1${"}".repeat(n)}\n`),
-      fc.constantFrom(
-        "x-bin: !!binary aGVsbG8=\n",
-        "x-ts: !!timestamp 2001-12-14\n",
-        "x-set: !!set {a, b}\n",
-        "x-tag: !custom value\n",
-        "x-merge: {<<: {a: 1}}\n",
-        "? [complex, key]\n: value\n",
-        "x-big: 1e999999\n",
-        "x-int: 0b1010\n",
-      ),
-    );
-    fc.assert(
-      fc.property(attack, fc.boolean(), (snippet, first) => {
-        loadAndValidate("specs/worldnews.yaml", first ? `${snippet}${head}` : `${head}\n${snippet}`);
-      }),
-      { seed: SEED, numRuns: runs(20) },
-    );
-  });
+  it(
+    "YAML resource attacks (alias bombs, deep nesting, odd tags) are refused or accepted, " +
+      "never a raw error or a hang",
+    () => {
+      const head = texts.get("worldnews")!;
+      const bomb = (n: number) => {
+        let out = "x-bomb0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+        for (let i = 1; i < n; i++)
+          out += `x-bomb${i}: &a${i} [${Array(9)
+            .fill(`*a${i - 1}`)
+            .join(", ")}]\n`;
+        return out;
+      };
+      // What keeps a bomb cheap: past a few levels of aliases (9^4 nodes) the loader refuses to expand.
+      for (const n of [2, 3])
+        expect(loadAndValidate("specs/worldnews.yaml", `${head}\n${bomb(n)}`).model).toBeDefined();
+      for (const n of [4, 12]) {
+        const { diagnostics } = loadAndValidate("specs/worldnews.yaml", `${head}\n${bomb(n)}`);
+        expect(diagnostics?.map((d) => `${d.code} ${d.message}`)).toEqual([
+          expect.stringMatching(/^SF002 .*Excessive alias count/),
+        ]);
+      }
+      const attack = fc.oneof(
+        fc.integer({ min: 2, max: 12 }).map(bomb),
+        fc.integer({ min: 100, max: 5_000 }).map((n) => `x-deep: ${"[".repeat(n)}${"]".repeat(n)}\n`),
+        fc.integer({ min: 100, max: 2_000 }).map((n) => `x-deep: ${"{a: ".repeat(n)}1${"}".repeat(n)}\n`),
+        fc.constantFrom(
+          "x-bin: !!binary aGVsbG8=\n",
+          "x-ts: !!timestamp 2001-12-14\n",
+          "x-set: !!set {a, b}\n",
+          "x-tag: !custom value\n",
+          "x-merge: {<<: {a: 1}}\n",
+          "? [complex, key]\n: value\n",
+          "x-big: 1e999999\n",
+          "x-int: 0b1010\n",
+        ),
+      );
+      fc.assert(
+        fc.property(attack, fc.boolean(), (snippet, first) => {
+          loadAndValidate("specs/worldnews.yaml", first ? `${snippet}${head}` : `${head}\n${snippet}`);
+        }),
+        { seed: SEED, numRuns: runs(20) },
+      );
+    },
+  );
 });
 
 describe("spec loader on deeply nested JSON (property-based)", () => {

@@ -18,7 +18,8 @@ export function lineCount(text: string): number {
 export function checkDiagnostics(error: unknown, file: string, text: string): Diagnostic[] {
   if (!(error instanceof SpecError)) {
     throw new Error(
-      `expected a SpecError, got a raw ${(error as Error)?.constructor?.name ?? typeof error}: ${String((error as Error)?.stack ?? error).slice(0, 600)}`,
+      `expected a SpecError, got a raw ${(error as Error)?.constructor?.name ?? typeof error}: ` +
+        `${String((error as Error)?.stack ?? error).slice(0, 600)}`,
     );
   }
   expect(error.diagnostics.length).toBeGreaterThan(0);

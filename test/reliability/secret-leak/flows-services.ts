@@ -125,111 +125,115 @@ export function serviceFlows(): void {
     expectNoLeaks();
   });
 
-  it("Content Snare: a 401 renewal with rotation written to a file store, proactive renewal, a revoked refresh token, code exchange", async () => {
-    const { mock, url } = await mockWithProxy("contentsnare", {
-      auth: { credentials: contentsnareMockCredentials, authorizationCode: M.contentsnareAuthorizationCode.value },
-    });
-    const storeFile = join(dir, "stores", "connections.json");
-    storeFiles.push(storeFile);
-    const store = new FileConnectionStore(storeFile);
-    const stale: Connection = {
-      name: "snare",
-      fields: { ...contentsnareMockCredentials, accessToken: M.contentsnareAccessToken.value },
-    };
-    await store.put(contentsnareDescriptor, stale);
-    const rotated: Array<Record<string, string>> = [];
-    const ctx = (source: string, connection: Connection, extra: Partial<ClientOptions> = {}) => ({
-      ...options(source, contentsnareDescriptor, connection.fields, url),
-      connection,
-      store,
-      onTokens: (_name: string, fields: Record<string, string>) => void rotated.push(fields),
-      ...extra,
-    });
-
-    expect(
-      (
-        await step(
-          "contentsnare 401 renewal",
-          contentsnareGetMe,
-          {},
-          ctx("contentsnare 401 renewal", await requireConnection(store, contentsnareDescriptor, "snare")),
-        )
-      ).ok,
-    ).toBe(true);
-    expect(rotated).toHaveLength(1);
-    const renewed = (await store.get("contentsnare", "snare"))!;
-    expect(renewed.fields.refreshToken).not.toBe(M.contentsnareRefreshToken.value);
-    // Proactive renewal: the stored expiry is in the past.
-    const expired = { ...renewed, fields: { ...renewed.fields, expiresAt: "2020-01-01T00:00:00Z" } };
-    expect(
-      (
-        await step(
-          "contentsnare proactive renewal",
-          contentsnareApiCall,
-          { method: "GET", endpoint: "/partner_api/v1/me" },
-          ctx("contentsnare proactive renewal", expired),
-        )
-      ).ok,
-    ).toBe(true);
-    // The original refresh token was rotated away and no store holds a newer one: renewal is refused.
-    const revoked = await step(
-      "contentsnare revoked refresh",
-      contentsnareGetMe,
-      {},
-      ctx("contentsnare revoked refresh", stale, { store: undefined }),
-    );
-    expect(revoked.ok === false && revoked.error.kind).toBe("auth");
-    // The store failing to take rotated tokens (hook "failed"; its error quotes a secret and must stay swallowed).
-    const failingStore = {
-      ...store,
-      get: store.get.bind(store),
-      list: store.list.bind(store),
-      put: store.put.bind(store),
-      remove: store.remove.bind(store),
-      updateFields: async () =>
-        Promise.reject(new Error(`disk full while writing ${M.contentsnareRefreshToken.value}`)),
-    };
-    const latest = (await store.get("contentsnare", "snare"))!;
-    await step(
-      "contentsnare store failure",
-      contentsnareGetMe,
-      {},
-      ctx(
-        "contentsnare store failure",
-        { ...latest, fields: { ...latest.fields, expiresAt: "2020-01-01T00:00:00Z" } },
-        { store: failingStore },
-      ),
-    );
-
-    // Authorization-code exchange: a wrong code, then the right one (its result is the tokens to store).
-    const exchange = (code: string) =>
-      exchangeAuthorizationCode(contentsnareDescriptor, {
-        connection: {
-          name: "snare",
-          fields: { clientId: CS_CLIENT_ID, clientSecret: M.contentsnareClientSecret.value },
-        },
-        code,
-        redirectUri: "https://app.example.com/oauth/callback",
-        tokenUrl: `${url}/oauth/token`,
+  it(
+    "Content Snare: a 401 renewal with rotation written to a file store, proactive " +
+      "renewal, a revoked refresh token, code exchange",
+    async () => {
+      const { mock, url } = await mockWithProxy("contentsnare", {
+        auth: { credentials: contentsnareMockCredentials, authorizationCode: M.contentsnareAuthorizationCode.value },
       });
-    const badCode = await capture.run("contentsnare exchange wrong code", () => exchange(wrongCode.value));
-    expect(badCode.ok).toBe(false);
-    mock.reset();
-    const good = await exchange(M.contentsnareAuthorizationCode.value);
-    expect(good.accessToken).toBeTruthy();
-    const closed = await closedPort();
-    await capture.run("contentsnare exchange closed port", () =>
-      exchangeAuthorizationCode(contentsnareDescriptor, {
-        connection: {
-          name: "snare",
-          fields: { clientId: CS_CLIENT_ID, clientSecret: M.contentsnareClientSecret.value },
-        },
-        code: M.contentsnareAuthorizationCode.value,
-        redirectUri: "https://app.example.com/cb",
-        tokenUrl: `http://127.0.0.1:${closed}/oauth/token`,
-        timeoutMs: 2_000,
-      }),
-    );
-    expectNoLeaks();
-  });
+      const storeFile = join(dir, "stores", "connections.json");
+      storeFiles.push(storeFile);
+      const store = new FileConnectionStore(storeFile);
+      const stale: Connection = {
+        name: "snare",
+        fields: { ...contentsnareMockCredentials, accessToken: M.contentsnareAccessToken.value },
+      };
+      await store.put(contentsnareDescriptor, stale);
+      const rotated: Array<Record<string, string>> = [];
+      const ctx = (source: string, connection: Connection, extra: Partial<ClientOptions> = {}) => ({
+        ...options(source, contentsnareDescriptor, connection.fields, url),
+        connection,
+        store,
+        onTokens: (_name: string, fields: Record<string, string>) => void rotated.push(fields),
+        ...extra,
+      });
+
+      expect(
+        (
+          await step(
+            "contentsnare 401 renewal",
+            contentsnareGetMe,
+            {},
+            ctx("contentsnare 401 renewal", await requireConnection(store, contentsnareDescriptor, "snare")),
+          )
+        ).ok,
+      ).toBe(true);
+      expect(rotated).toHaveLength(1);
+      const renewed = (await store.get("contentsnare", "snare"))!;
+      expect(renewed.fields.refreshToken).not.toBe(M.contentsnareRefreshToken.value);
+      // Proactive renewal: the stored expiry is in the past.
+      const expired = { ...renewed, fields: { ...renewed.fields, expiresAt: "2020-01-01T00:00:00Z" } };
+      expect(
+        (
+          await step(
+            "contentsnare proactive renewal",
+            contentsnareApiCall,
+            { method: "GET", endpoint: "/partner_api/v1/me" },
+            ctx("contentsnare proactive renewal", expired),
+          )
+        ).ok,
+      ).toBe(true);
+      // The original refresh token was rotated away and no store holds a newer one: renewal is refused.
+      const revoked = await step(
+        "contentsnare revoked refresh",
+        contentsnareGetMe,
+        {},
+        ctx("contentsnare revoked refresh", stale, { store: undefined }),
+      );
+      expect(revoked.ok === false && revoked.error.kind).toBe("auth");
+      // The store failing to take rotated tokens (hook "failed"; its error quotes a secret and must stay swallowed).
+      const failingStore = {
+        ...store,
+        get: store.get.bind(store),
+        list: store.list.bind(store),
+        put: store.put.bind(store),
+        remove: store.remove.bind(store),
+        updateFields: async () =>
+          Promise.reject(new Error(`disk full while writing ${M.contentsnareRefreshToken.value}`)),
+      };
+      const latest = (await store.get("contentsnare", "snare"))!;
+      await step(
+        "contentsnare store failure",
+        contentsnareGetMe,
+        {},
+        ctx(
+          "contentsnare store failure",
+          { ...latest, fields: { ...latest.fields, expiresAt: "2020-01-01T00:00:00Z" } },
+          { store: failingStore },
+        ),
+      );
+
+      // Authorization-code exchange: a wrong code, then the right one (its result is the tokens to store).
+      const exchange = (code: string) =>
+        exchangeAuthorizationCode(contentsnareDescriptor, {
+          connection: {
+            name: "snare",
+            fields: { clientId: CS_CLIENT_ID, clientSecret: M.contentsnareClientSecret.value },
+          },
+          code,
+          redirectUri: "https://app.example.com/oauth/callback",
+          tokenUrl: `${url}/oauth/token`,
+        });
+      const badCode = await capture.run("contentsnare exchange wrong code", () => exchange(wrongCode.value));
+      expect(badCode.ok).toBe(false);
+      mock.reset();
+      const good = await exchange(M.contentsnareAuthorizationCode.value);
+      expect(good.accessToken).toBeTruthy();
+      const closed = await closedPort();
+      await capture.run("contentsnare exchange closed port", () =>
+        exchangeAuthorizationCode(contentsnareDescriptor, {
+          connection: {
+            name: "snare",
+            fields: { clientId: CS_CLIENT_ID, clientSecret: M.contentsnareClientSecret.value },
+          },
+          code: M.contentsnareAuthorizationCode.value,
+          redirectUri: "https://app.example.com/cb",
+          tokenUrl: `http://127.0.0.1:${closed}/oauth/token`,
+          timeoutMs: 2_000,
+        }),
+      );
+      expectNoLeaks();
+    },
+  );
 }

@@ -90,125 +90,131 @@ export function storeAndWebhookFlows(): void {
     expectNoLeaks();
   });
 
-  it("webhooks: forged, oversized and malformed deliveries to the receiver; the mock's signed deliveries end to end", async () => {
-    const callbackUrl = "https://hooks.example.com/trello";
-    const delivered: unknown[] = [];
-    const receiver = createWebhookReceiver({
-      secret: M.trelloWebhookSecret.value,
-      callbackUrl,
-      delivery: trelloTriggers.delivery,
-      onDelivery: (p) => void delivered.push(p),
-      maxBodyBytes: 4096,
-    });
-    capture.add("receiver object", receiver);
-    const body = JSON.stringify({
-      action: {
-        id: "6100000000000000000000a1",
-        type: "createCard",
-        data: { board: { id: BOARD }, card: { id: "c1" } },
-      },
-      model: { id: BOARD },
-    });
-    const sign = (secret: string, text: string) => signPayload(secret, trelloTriggers.delivery, text, callbackUrl);
-    const header = trelloTriggers.delivery.signature.header.toLowerCase();
-    const cases: Array<[string, Record<string, string>, string]> = [
-      ["no signature", {}, body],
-      ["forged signature", { [header]: "forged" }, body],
-      ["signed with another secret", { [header]: sign(M.trelloRevokedToken.value, body) }, body],
-      ["the secret as signature", { [header]: M.trelloWebhookSecret.value }, body],
-      [
-        "signed for another callback",
-        { [header]: signPayload(M.trelloWebhookSecret.value, trelloTriggers.delivery, body, "https://evil.example/") },
-        body,
-      ],
-      ["oversized", { [header]: sign(M.trelloWebhookSecret.value, "x".repeat(5000)) }, "x".repeat(5000)],
-      ["malformed JSON", { [header]: sign(M.trelloWebhookSecret.value, "{not json") }, "{not json"],
-      ["valid", { [header]: sign(M.trelloWebhookSecret.value, body) }, body],
-      ["duplicate", { [header]: sign(M.trelloWebhookSecret.value, body) }, body],
-    ];
-    for (const [name, headers, text] of cases) {
-      await capture.run(`receiver ${name}`, () =>
-        receiver.handle({ method: "POST", headers, body: Buffer.from(text) }),
-      );
-    }
-    expect(receiver.stats).toMatchObject({ accepted: 1, duplicates: 1, rejectedSize: 1, rejectedMalformed: 1 });
-    expect(receiver.stats.rejectedSignature).toBe(5);
-    capture.add("receiver stats", receiver.stats);
-    capture.add("receiver deliveries", delivered);
-    await capture.run("receiver without secret", () =>
-      createWebhookReceiver({
-        secret: "",
+  it(
+    "webhooks: forged, oversized and malformed deliveries to the receiver; the mock's " +
+      "signed deliveries end to end",
+    async () => {
+      const callbackUrl = "https://hooks.example.com/trello";
+      const delivered: unknown[] = [];
+      const receiver = createWebhookReceiver({
+        secret: M.trelloWebhookSecret.value,
         callbackUrl,
         delivery: trelloTriggers.delivery,
-        onDelivery: () => undefined,
-      }),
-    );
-    await capture.run("receiver bad callback", () =>
-      createWebhookReceiver({
-        secret: M.trelloWebhookSecret.value,
-        callbackUrl: `ftp://${M.trelloWebhookSecret.value}`,
-        delivery: trelloTriggers.delivery,
-        onDelivery: () => undefined,
-      }),
-    );
+        onDelivery: (p) => void delivered.push(p),
+        maxBodyBytes: 4096,
+      });
+      capture.add("receiver object", receiver);
+      const body = JSON.stringify({
+        action: {
+          id: "6100000000000000000000a1",
+          type: "createCard",
+          data: { board: { id: BOARD }, card: { id: "c1" } },
+        },
+        model: { id: BOARD },
+      });
+      const sign = (secret: string, text: string) => signPayload(secret, trelloTriggers.delivery, text, callbackUrl);
+      const header = trelloTriggers.delivery.signature.header.toLowerCase();
+      const cases: Array<[string, Record<string, string>, string]> = [
+        ["no signature", {}, body],
+        ["forged signature", { [header]: "forged" }, body],
+        ["signed with another secret", { [header]: sign(M.trelloRevokedToken.value, body) }, body],
+        ["the secret as signature", { [header]: M.trelloWebhookSecret.value }, body],
+        [
+          "signed for another callback",
+          {
+            [header]: signPayload(M.trelloWebhookSecret.value, trelloTriggers.delivery, body, "https://evil.example/"),
+          },
+          body,
+        ],
+        ["oversized", { [header]: sign(M.trelloWebhookSecret.value, "x".repeat(5000)) }, "x".repeat(5000)],
+        ["malformed JSON", { [header]: sign(M.trelloWebhookSecret.value, "{not json") }, "{not json"],
+        ["valid", { [header]: sign(M.trelloWebhookSecret.value, body) }, body],
+        ["duplicate", { [header]: sign(M.trelloWebhookSecret.value, body) }, body],
+      ];
+      for (const [name, headers, text] of cases) {
+        await capture.run(`receiver ${name}`, () =>
+          receiver.handle({ method: "POST", headers, body: Buffer.from(text) }),
+        );
+      }
+      expect(receiver.stats).toMatchObject({ accepted: 1, duplicates: 1, rejectedSize: 1, rejectedMalformed: 1 });
+      expect(receiver.stats.rejectedSignature).toBe(5);
+      capture.add("receiver stats", receiver.stats);
+      capture.add("receiver deliveries", delivered);
+      await capture.run("receiver without secret", () =>
+        createWebhookReceiver({
+          secret: "",
+          callbackUrl,
+          delivery: trelloTriggers.delivery,
+          onDelivery: () => undefined,
+        }),
+      );
+      await capture.run("receiver bad callback", () =>
+        createWebhookReceiver({
+          secret: M.trelloWebhookSecret.value,
+          callbackUrl: `ftp://${M.trelloWebhookSecret.value}`,
+          delivery: trelloTriggers.delivery,
+          onDelivery: () => undefined,
+        }),
+      );
 
-    // End to end: the Trello mock (application secret = marker) registers a webhook through the
-    // token's own /1/tokens/{token}/webhooks route, then signs deliveries the receiver verifies.
-    const { url } = await mockWithProxy("trello", {
-      auth: { credentials: trelloCredentials },
-      webhooks: { secret: M.trelloWebhookSecret.value },
-    });
-    const events: unknown[] = [];
-    const newCards = { trigger: "trello_new_card", connection: "work", scope: { board: [BOARD] } };
-    const router = createTriggerRouter(trelloTriggers, [newCards]);
-    let hook!: ReturnType<typeof createWebhookReceiver>;
-    const server: Server = createServer((req, res) => hook.nodeHandler(req, res));
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    closers.push(() => new Promise<void>((r) => server.close(() => r())));
-    const hookUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/trello/hook`;
-    hook = createWebhookReceiver({
-      secret: M.trelloWebhookSecret.value,
-      callbackUrl: hookUrl,
-      delivery: trelloTriggers.delivery,
-      onDelivery: (p) => void events.push(...router.route(p)),
-    });
-    const client = createServiceClient(
-      trelloDescriptor,
-      options("trello webhook e2e", trelloDescriptor, trelloCredentials, url),
-    );
-    const call = (id: string, init: object) => client.call(id, init);
-    const registration = await capture.run("ensureWebhook", () =>
-      ensureWebhook(trelloTriggers.delivery, call, {
-        modelId: BOARD,
+      // End to end: the Trello mock (application secret = marker) registers a webhook through the
+      // token's own /1/tokens/{token}/webhooks route, then signs deliveries the receiver verifies.
+      const { url } = await mockWithProxy("trello", {
+        auth: { credentials: trelloCredentials },
+        webhooks: { secret: M.trelloWebhookSecret.value },
+      });
+      const events: unknown[] = [];
+      const newCards = { trigger: "trello_new_card", connection: "work", scope: { board: [BOARD] } };
+      const router = createTriggerRouter(trelloTriggers, [newCards]);
+      let hook!: ReturnType<typeof createWebhookReceiver>;
+      const server: Server = createServer((req, res) => hook.nodeHandler(req, res));
+      await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+      closers.push(() => new Promise<void>((r) => server.close(() => r())));
+      const hookUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/trello/hook`;
+      hook = createWebhookReceiver({
+        secret: M.trelloWebhookSecret.value,
         callbackUrl: hookUrl,
-        connectionFields: trelloCredentials,
-      }),
-    );
-    expect(registration.ok).toBe(true);
-    await capture.run("ensureWebhook again", () =>
-      ensureWebhook(trelloTriggers.delivery, call, {
-        modelId: BOARD,
-        callbackUrl: hookUrl,
-        connectionFields: trelloCredentials,
-      }),
-    );
-    await capture.run("ensureWebhook without token", () =>
-      ensureWebhook(trelloTriggers.delivery, call, {
-        modelId: BOARD,
-        callbackUrl: hookUrl,
-        connectionFields: { apiKey: M.trelloApiKey.value },
-      }),
-    );
-    await client.call("createCard", { body: { idList: LIST, name: "Hooked" } });
-    for (let i = 0; i < 200 && events.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(events.length).toBeGreaterThan(0);
-    capture.add("trigger events", events);
-    capture.add("receiver e2e stats", hook.stats);
-    if (registration.ok)
-      await capture.run("removeWebhook", () => removeWebhook(trelloTriggers.delivery, call, registration.value.id));
-    await capture.run("removeWebhook gone", () =>
-      removeWebhook(trelloTriggers.delivery, call, "6200000000000000000000ff"),
-    );
-    expectNoLeaks();
-  });
+        delivery: trelloTriggers.delivery,
+        onDelivery: (p) => void events.push(...router.route(p)),
+      });
+      const client = createServiceClient(
+        trelloDescriptor,
+        options("trello webhook e2e", trelloDescriptor, trelloCredentials, url),
+      );
+      const call = (id: string, init: object) => client.call(id, init);
+      const registration = await capture.run("ensureWebhook", () =>
+        ensureWebhook(trelloTriggers.delivery, call, {
+          modelId: BOARD,
+          callbackUrl: hookUrl,
+          connectionFields: trelloCredentials,
+        }),
+      );
+      expect(registration.ok).toBe(true);
+      await capture.run("ensureWebhook again", () =>
+        ensureWebhook(trelloTriggers.delivery, call, {
+          modelId: BOARD,
+          callbackUrl: hookUrl,
+          connectionFields: trelloCredentials,
+        }),
+      );
+      await capture.run("ensureWebhook without token", () =>
+        ensureWebhook(trelloTriggers.delivery, call, {
+          modelId: BOARD,
+          callbackUrl: hookUrl,
+          connectionFields: { apiKey: M.trelloApiKey.value },
+        }),
+      );
+      await client.call("createCard", { body: { idList: LIST, name: "Hooked" } });
+      for (let i = 0; i < 200 && events.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(events.length).toBeGreaterThan(0);
+      capture.add("trigger events", events);
+      capture.add("receiver e2e stats", hook.stats);
+      if (registration.ok)
+        await capture.run("removeWebhook", () => removeWebhook(trelloTriggers.delivery, call, registration.value.id));
+      await capture.run("removeWebhook gone", () =>
+        removeWebhook(trelloTriggers.delivery, call, "6200000000000000000000ff"),
+      );
+      expectNoLeaks();
+    },
+  );
 }

@@ -30,38 +30,42 @@ export function outputAndFileChecks(): void {
     }
   });
 
-  it("generated/, a freshly generated client, snapshot files and the files the flows wrote carry no marker; stores are 0600", async () => {
-    const root = packageRoot();
-    const gen = await generated;
-    capture.add("generate process stdout", gen.stdout);
-    capture.add("generate process stderr", gen.stderr);
-    expect(gen.code, mask(gen.stderr, needles())).toBe(0);
-    expectNoLeaks();
+  it(
+    "generated/, a freshly generated client, snapshot files and the files the flows wrote " +
+      "carry no marker; stores are 0600",
+    async () => {
+      const root = packageRoot();
+      const gen = await generated;
+      capture.add("generate process stdout", gen.stdout);
+      capture.add("generate process stderr", gen.stderr);
+      expect(gen.code, mask(gen.stderr, needles())).toBe(0);
+      expectNoLeaks();
 
-    const n = needles();
-    const skip = new Set(["node_modules", ".git", "dist"]);
-    const files = [
-      ...filesUnder(join(root, "generated")),
-      ...filesUnder(gen.out),
-      // Snapshot files anywhere in the repository (vitest's __snapshots__ and *.snap).
-      ...filesUnder(root, skip).filter((f) => /[\\/]__snapshots__[\\/]/.test(f) || f.endsWith(".snap")),
-      // What the flows wrote, except the connection stores (credential stores by design).
-      ...writtenDirs.flatMap((d) => filesUnder(d)).filter((f) => !f.startsWith(gen.out) && !storeFiles.includes(f)),
-    ];
-    expect(files.length).toBeGreaterThan(20);
-    const leaks = scanFiles([...new Set(files)], n, root);
-    expect(leaks, `secret markers in files:\n${describeLeaks(leaks)}`).toEqual([]);
+      const n = needles();
+      const skip = new Set(["node_modules", ".git", "dist"]);
+      const files = [
+        ...filesUnder(join(root, "generated")),
+        ...filesUnder(gen.out),
+        // Snapshot files anywhere in the repository (vitest's __snapshots__ and *.snap).
+        ...filesUnder(root, skip).filter((f) => /[\\/]__snapshots__[\\/]/.test(f) || f.endsWith(".snap")),
+        // What the flows wrote, except the connection stores (credential stores by design).
+        ...writtenDirs.flatMap((d) => filesUnder(d)).filter((f) => !f.startsWith(gen.out) && !storeFiles.includes(f)),
+      ];
+      expect(files.length).toBeGreaterThan(20);
+      const leaks = scanFiles([...new Set(files)], n, root);
+      expect(leaks, `secret markers in files:\n${describeLeaks(leaks)}`).toEqual([]);
 
-    for (const file of storeFiles) {
-      const info = await stat(file).catch(() => undefined);
-      if (!info) continue;
-      expect((info.mode & 0o777).toString(8), file).toBe("600");
-      // No temporary files were left beside a store.
-      const siblings = await readdir(join(file, ".."));
-      expect(
-        siblings.filter((s) => s.endsWith(".tmp")),
-        file,
-      ).toEqual([]);
-    }
-  });
+      for (const file of storeFiles) {
+        const info = await stat(file).catch(() => undefined);
+        if (!info) continue;
+        expect((info.mode & 0o777).toString(8), file).toBe("600");
+        // No temporary files were left beside a store.
+        const siblings = await readdir(join(file, ".."));
+        expect(
+          siblings.filter((s) => s.endsWith(".tmp")),
+          file,
+        ).toEqual([]);
+      }
+    },
+  );
 }
