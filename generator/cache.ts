@@ -71,7 +71,8 @@ function dependencyVersions(projectRoot: string): string {
     .sort()
     .map((name) => {
       try {
-        return `${name}@${(JSON.parse(readFileSync(join(projectRoot, "node_modules", name, "package.json"), "utf8")) as { version?: string }).version}`;
+        const manifest = readFileSync(join(projectRoot, "node_modules", name, "package.json"), "utf8");
+        return `${name}@${(JSON.parse(manifest) as { version?: string }).version}`;
       } catch {
         return `${name}@?`; // installed elsewhere (hoisted): its version is then not part of the key
       }

@@ -226,6 +226,11 @@ function entryFlat(entry: [string, Code] | [string]): string {
  * else broken at its outermost structure (objects and arrays one entry per line, call arguments
  * likewise, a chain one link per line), recursively.
  */
+/** One entry of an object laid out one entry a line: a shorthand name, or `key: value` at `indent`. */
+function printEntry(entry: Extract<Code, { kind: "object" }>["entries"][number], indent: string): string {
+  return entry.length === 1 ? entry[0] : `${entry[0]}: ${print(entry[1], indent, indent.length + entry[0].length + 2)}`;
+}
+
 export function print(code: Code, indent = "", column = indent.length): string {
   const one = flat(code);
   if (typeof code === "string" || (column + one.length <= WIDTH && !one.includes("\n"))) return one;
@@ -233,10 +238,7 @@ export function print(code: Code, indent = "", column = indent.length): string {
   switch (code.kind) {
     case "object":
       if (code.entries.length === 0) return "{}";
-      return (
-        `{\n${code.entries.map((e) => `${inner}${e.length === 1 ? e[0] : `${e[0]}: ${print(e[1], inner, inner.length + e[0].length + 2)}`},\n`).join("")}` +
-        `${indent}}`
-      );
+      return `{\n${code.entries.map((e) => `${inner}${printEntry(e, inner)},\n`).join("")}${indent}}`;
     case "array":
       if (code.items.length === 0) return "[]";
       return `[\n${code.items.map((item) => `${inner}${print(item, inner)},\n`).join("")}${indent}]`;

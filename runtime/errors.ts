@@ -179,8 +179,11 @@ export class ConnectionError extends ValidationError {
 }
 
 /** Query keys whose values are credentials whatever service they belong to. */
-const SENSITIVE_QUERY_KEY =
-  /^(key|token|api[-_]?key|apikey|access[-_]?token|refresh[-_]?token|client[-_]?secret|secret|password|passwd|code|signature|sig|auth|authorization)$/i;
+const SENSITIVE_QUERY_KEY = new RegExp(
+  "^(key|token|api[-_]?key|apikey|access[-_]?token|refresh[-_]?token|client[-_]?secret|secret|" +
+    "password|passwd|code|signature|sig|auth|authorization)$",
+  "i",
+);
 
 /**
  * A URL fit for a log line or an error: values of credential-like query keys (and of `extraKeys`,

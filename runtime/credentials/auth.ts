@@ -205,7 +205,9 @@ async function tokenRequest(
     const hint =
       kind === "auth"
         ? ` check the connection "${ctx.connection.name}" credentials` +
-          `${descriptor.auth.kind === "oauth2-authorization-code" ? " (reconnect the account if the refresh token was revoked)" : ""}`
+          (descriptor.auth.kind === "oauth2-authorization-code"
+            ? " (reconnect the account if the refresh token was revoked)"
+            : "")
         : "";
     const message = response.ok
       ? `${descriptor.title}: the token endpoint ${where} answered without an access_token`

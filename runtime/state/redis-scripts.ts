@@ -205,7 +205,9 @@ return 1`,
 local now = tonumber(ARGV[2])
 local untilMs = tonumber(ARGV[1])
 local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
-if untilMs > cur and untilMs > now then redis.call('SET', KEYS[1], untilMs, 'PX', math.floor(untilMs - now + ${GC_MS})) end
+if untilMs > cur and untilMs > now then
+  redis.call('SET', KEYS[1], untilMs, 'PX', math.floor(untilMs - now + ${GC_MS}))
+end
 return 1`,
   },
   /** KEYS: slots, block. ARGV: now. → {live, blockedUntil} */
