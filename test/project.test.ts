@@ -2,7 +2,7 @@
  * Whole-project checks that CI relies on: the specs lint clean, generated/ is fresh, everything
  * type-checks (including the type tests in test/types/), and the specs hold every seed endpoint.
  */
-import { spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -36,6 +36,23 @@ describe("project", () => {
       expect(result.code).toBe(0);
     },
   );
+
+  it("no source line is over 120 characters (generated/ aside, and the text vitest writes into inline snapshots)", () => {
+    const files = execFileSync("git", ["ls-files", "*.ts", "*.js", "*.mjs"], { cwd: root, encoding: "utf8" })
+      .split("\n")
+      .filter((file) => file !== "" && !file.startsWith("generated/"));
+    const long: string[] = [];
+    for (const file of files) {
+      const text = readFileSync(join(root, file), "utf8").replace(/InlineSnapshot\(\s*`[\s\S]*?`\s*\)/g, (snapshot) =>
+        snapshot.replace(/[^\n]/g, ""),
+      );
+      text.split("\n").forEach((line, i) => {
+        // Characters, not bytes: "→" or "×" is one column.
+        if ([...line].length > 120) long.push(`${file}:${i + 1} (${[...line].length})`);
+      });
+    }
+    expect(long).toEqual([]);
+  });
 
   it("stepforge generate --check: generated/ and the exports map are fresh", async () => {
     const result = await runCli("generate", "--check");
