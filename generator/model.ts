@@ -183,10 +183,18 @@ export interface ServiceModel {
 /**
  * The model `stepforge diff` compares (checkSpec with `surfaceOnly`): everything the public surface
  * and the checker's declarations read, without the mock. Its operations' paging is what the spec
- * declares (the paging the mock infers from list shapes is not looked for) and their `mock` specs
- * name no served example and no shadowing route; nothing in a surface reads either.
+ * declares (the paging the mock infers from list shapes is not looked for), and their `mock` specs,
+ * when built, name no served example; nothing in a surface reads either.
  */
-export type SurfaceModel = Omit<ServiceModel, "mock" | "mockExplain">;
+export type SurfaceModel = Omit<ServiceModel, "mock" | "mockExplain" | "operations"> & {
+  operations: SurfaceOperation[];
+};
+
+/**
+ * An operation of a SurfaceModel. A lenient check for the surface builds no mock specs (nothing
+ * reads them there); a strict one still does, for the route conflicts it refuses.
+ */
+export type SurfaceOperation = Omit<OperationModel, "mock"> & { mock?: MockOperationSpec };
 
 /** What the mock does for one operation, in words. */
 export interface MockExplainOperation {

@@ -12,7 +12,7 @@ import type { OperationDescriptor, ServiceExtension } from "../../runtime/descri
 import { OperationToolSchema, type OperationTool } from "../../runtime/tools/model.js";
 import { SpecError, type Diagnostic } from "../diagnostics.js";
 import type { LoadedSpec } from "../load.js";
-import type { OperationModel, ServiceModel, SurfaceModel } from "../model.js";
+import type { OperationModel, ServiceModel, SurfaceModel, SurfaceOperation } from "../model.js";
 import { asObject, isObject, type Json, RefResolver } from "../refs.js";
 import type { CheckContext, Path } from "./context.js";
 import { deriveExtension } from "./derive.js";
@@ -138,8 +138,10 @@ export function checkSpec(
     });
   for (const { path, ref } of bareDiscriminatorNames(modelDoc)) replace(path, ref);
   if (needsWriteVariants(modelDoc)) types.patch(addWriteVariants);
-  const operations = checkOperations(context, types);
-  if (strict || !surfaceOnly) checkRouteConflicts(context, operations, extension?.connection.baseUrl ?? "");
+  // Each operation's mock spec is for the mock and its route conflicts (refused in a strict spec).
+  const mocked = strict || !surfaceOnly ? checkOperations(context, types, true) : undefined;
+  const operations: SurfaceOperation[] = mocked ?? checkOperations(context, types, false);
+  if (mocked) checkRouteConflicts(context, mocked, extension?.connection.baseUrl ?? "");
   if (operations.length === 0 && !errors()) {
     const message = "the spec has no operations; add at least one method under `paths`";
     if (strict) context.report("SF104", ["paths"], message);
@@ -161,7 +163,7 @@ export function checkSpec(
 
   // The mock: the example it answers picked (invalid ones are SF192); a mock the spec does not declare inferred,
   // with the paging of its lists, before the descriptor takes each operation's paging.
-  const mockParts = surfaceOnly ? undefined : checkMock(context, modelDoc, extension, operations);
+  const mockParts = surfaceOnly || !mocked ? undefined : checkMock(context, modelDoc, extension, mocked);
 
   const descriptorOperations: Record<string, OperationDescriptor> = {};
   for (const op of operations) {

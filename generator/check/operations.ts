@@ -12,7 +12,7 @@
  */
 import type { HttpMethod } from "../../runtime/descriptor.js";
 import { OperationExtensionsSchema } from "../../runtime/descriptor-schemas.js";
-import type { BodyModel, OperationModel, ParameterModel } from "../model.js";
+import type { BodyModel, OperationModel, ParameterModel, SurfaceOperation } from "../model.js";
 import { NameTable } from "../names.js";
 import { asArray, asObject, type Json } from "../refs.js";
 import { bodyOf, requestMediaTypeOf, successOf } from "./bodies.js";
@@ -25,10 +25,13 @@ import type { TypesDocument } from "./types-document.js";
 
 export const OPERATION_EXTENSIONS = Object.keys(OperationExtensionsSchema.shape);
 
-export function checkOperations(context: CheckContext, types: TypesDocument): OperationModel[] {
+/** The operations of the document; with `mocks`, each with what the mock validates and answers. */
+export function checkOperations(context: CheckContext, types: TypesDocument, mocks: true): OperationModel[];
+export function checkOperations(context: CheckContext, types: TypesDocument, mocks: boolean): SurfaceOperation[];
+export function checkOperations(context: CheckContext, types: TypesDocument, mocks: boolean): SurfaceOperation[] {
   const { doc } = context;
   const paths = asObject(doc.paths) ?? {};
-  const operations: OperationModel[] = [];
+  const operations: SurfaceOperation[] = [];
   const names = new NameTable(CLIENT_RESERVED);
   for (const [path, rawItem] of Object.entries(paths)) {
     if (!path.startsWith("/")) context.report("SF110", ["paths", path], `path "${path}" must start with "/"`);
@@ -56,7 +59,7 @@ export function checkOperations(context: CheckContext, types: TypesDocument): Op
       checkParameterList(context, op.parameters, at);
       const operationId = operationIdOf(context, names, op, method, path, at, types);
       if (operationId === undefined) continue;
-      operations.push(operationModel(context, types, { path, method, item, op, at, operationId }));
+      operations.push(operationModel(context, types, { path, method, item, op, at, operationId }, mocks));
     }
     reportUnsendable(context, item, path);
   }
@@ -119,7 +122,12 @@ interface RawOperation {
   operationId: string;
 }
 
-function operationModel(context: CheckContext, types: TypesDocument, raw: RawOperation): OperationModel {
+function operationModel(
+  context: CheckContext,
+  types: TypesDocument,
+  raw: RawOperation,
+  mocks: boolean,
+): SurfaceOperation {
   const { path, method, item, op, at, operationId } = raw;
   const parsedExt = OperationExtensionsSchema.safeParse(pickExtensions(op));
   if (!parsedExt.success) reportZod(parsedExt.error, at, context.report);
@@ -179,7 +187,7 @@ function operationModel(context: CheckContext, types: TypesDocument, raw: RawOpe
     paging,
     seed: seed ? { name: seed.name, differs: seed.differs } : undefined,
   };
-  return { ...model, mock: mockSpec(model, ext["x-stepforge-mock"], context.refs) };
+  return mocks ? { ...model, mock: mockSpec(model, ext["x-stepforge-mock"], context.refs) } : model;
 }
 
 function pickExtensions(op: Json): Json {

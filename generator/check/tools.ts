@@ -14,7 +14,7 @@ import { TOOL_NAME } from "../../runtime/tools/model.js";
 import {
   BASE64_BODY,
   FILE_PART,
-  type OperationModel,
+  type SurfaceOperation,
   type ToolFieldModel,
   type ToolStepModel,
   type WireSource,
@@ -126,7 +126,7 @@ interface FlatField {
   description: string;
 }
 
-function flatFields(context: CheckContext, op: OperationModel): FlatField[] {
+function flatFields(context: CheckContext, op: SurfaceOperation): FlatField[] {
   const fields: FlatField[] = [];
   const names = new FieldNames();
   const add = (field: FlatField, place: string) => fields.push({ ...field, name: names.claim(field.name, place) });
@@ -225,7 +225,7 @@ export interface ToolSteps {
 export function checkToolSteps(
   context: CheckContext,
   id: string,
-  operations: OperationModel[],
+  operations: SurfaceOperation[],
   tools: ServiceTools | undefined,
   overrides: Map<string, OperationTool>,
 ): ToolSteps {
@@ -310,7 +310,7 @@ function stepOf(
   context: CheckContext,
   report: (path: Path, message: string) => void,
   name: string,
-  op: OperationModel,
+  op: SurfaceOperation,
   overrides: OperationTool | CompositeTool,
   at: Path,
 ): (ToolStepModel & { at: Path }) | undefined {

@@ -11,7 +11,7 @@
  * every step). Deterministic: document order decides.
  */
 import type { Toolset } from "../../runtime/tools/model.js";
-import type { OperationModel, ToolStepModel } from "../model.js";
+import type { SurfaceOperation, ToolStepModel } from "../model.js";
 import { asArray, asObject, type Json } from "../refs.js";
 import { sentence } from "../schema.js";
 import { snakeCase } from "../names.js";
@@ -23,7 +23,7 @@ const NOT_A_GROUP = /^(v\d+(\.\d+)*|api|rest|\d+(\.\d+)*)$/i;
 const MAX_DESCRIPTION = 200;
 
 /** The groups an operation belongs to: its tags, or its first meaningful path segment. */
-function groupsOf(op: OperationModel): Array<{ key: string; tag: boolean }> {
+function groupsOf(op: SurfaceOperation): Array<{ key: string; tag: boolean }> {
   if (op.tags.length > 0) return [...new Set(op.tags)].map((key) => ({ key, tag: true }));
   const segment = op.path.split("/").find((s) => s !== "" && !s.includes("{") && !NOT_A_GROUP.test(s));
   return [{ key: segment ?? "other", tag: false }];
@@ -50,7 +50,7 @@ function describe(key: string, tag: boolean, declared: Json | undefined): string
   return tag ? `Operations tagged "${key}".` : `Operations under /${key}.`;
 }
 
-export function defaultToolsets(doc: Json, operations: OperationModel[], steps: ToolStepModel[]): Toolset[] {
+export function defaultToolsets(doc: Json, operations: SurfaceOperation[], steps: ToolStepModel[]): Toolset[] {
   const declaredTags = new Map<string, Json>();
   for (const entry of asArray(doc.tags)) {
     const tag = asObject(entry);

@@ -4,7 +4,7 @@
  * named by filters — each reported with its place and the fix.
  */
 import { TriggersExtensionSchema, type TriggerSpec, type TriggersExtension } from "../../runtime/triggers/model.js";
-import type { OperationModel } from "../model.js";
+import type { SurfaceOperation } from "../model.js";
 import { reportProtoKeys, reportZod, type CheckContext, type Path } from "./context.js";
 
 export const TRIGGERS_EXTENSION = "x-stepforge-triggers";
@@ -12,7 +12,7 @@ export const TRIGGERS_EXTENSION = "x-stepforge-triggers";
 /** The parsed extension, or undefined when the spec has none or it does not match its schema (reported). */
 export function checkTriggers(
   context: CheckContext,
-  operations: readonly OperationModel[],
+  operations: readonly SurfaceOperation[],
 ): TriggersExtension | undefined {
   const raw = context.doc[TRIGGERS_EXTENSION];
   if (raw === undefined) {
@@ -59,7 +59,7 @@ class TriggerChecks {
   constructor(
     private readonly context: CheckContext,
     private readonly ext: TriggersExtension,
-    private readonly operations: Map<string, OperationModel>,
+    private readonly operations: Map<string, SurfaceOperation>,
   ) {}
 
   private report(code: "SF151" | "SF152" | "SF153" | "SF154" | "SF155", path: Path, message: string): void {
@@ -67,14 +67,14 @@ class TriggerChecks {
   }
 
   /** The operation, or undefined after reporting that it does not exist. */
-  private operation(id: string, path: Path): OperationModel | undefined {
+  private operation(id: string, path: Path): SurfaceOperation | undefined {
     const op = this.operations.get(id);
     if (!op)
       this.report("SF151", path, `operation "${id}" does not exist in this spec; name an operationId from paths`);
     return op;
   }
 
-  private pathParam(op: OperationModel, name: string, path: Path): void {
+  private pathParam(op: SurfaceOperation, name: string, path: Path): void {
     const params = pathParamsOf(op);
     if (params.includes(name)) return;
     const known = params.length ? params.join(", ") : "none";
@@ -132,7 +132,7 @@ class TriggerChecks {
   }
 
   /** Every path parameter of a poll's list operation gets a value, and `{NAME}` is the trigger's own scope. */
-  private pollParams(t: Exclude<TriggerSpec, { kind: "webhook" }>, op: OperationModel, at: Path): void {
+  private pollParams(t: Exclude<TriggerSpec, { kind: "webhook" }>, op: SurfaceOperation, at: Path): void {
     for (const [name, value] of Object.entries(t.pathParams)) {
       this.pathParam(op, name, [...at, "pathParams", name]);
       const placeholder = /^\{(.+)\}$/.exec(value)?.[1];
@@ -154,6 +154,6 @@ class TriggerChecks {
   }
 }
 
-function pathParamsOf(op: OperationModel): string[] {
+function pathParamsOf(op: SurfaceOperation): string[] {
   return op.parameters.filter((p) => p.in === "path").map((p) => p.name);
 }

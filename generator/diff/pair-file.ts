@@ -9,7 +9,7 @@
  */
 import { inputType } from "../emit/client.js";
 import { answerType } from "./answer-type.js";
-import type { OperationModel, SurfaceModel } from "../model.js";
+import type { SurfaceModel, SurfaceOperation } from "../model.js";
 import { str } from "../print.js";
 import type { TypedPair } from "./compare.js";
 
@@ -88,7 +88,7 @@ export function pairText(parts: PairFileParts): string {
 }
 
 const sideOf = (model: SurfaceModel, operationId: string): PairOperation | undefined => {
-  const op: OperationModel | undefined = model.operations.find((o) => o.operationId === operationId);
+  const op: SurfaceOperation | undefined = model.operations.find((o) => o.operationId === operationId);
   if (!op) return undefined;
   const output = (alias: string) => answerType(model.typesDocument, op.path, op.method, alias);
   return { path: op.path, method: op.method, input: (alias) => inputType(op, alias), output };

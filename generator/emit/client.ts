@@ -15,7 +15,7 @@
  * times on the official Trello spec (~0.18 s of every type-check).
  */
 import { declaredWireOf } from "../../runtime/descriptor.js";
-import type { OperationModel, SurfaceModel } from "../model.js";
+import type { SurfaceModel, SurfaceOperation } from "../model.js";
 import { NameTable } from "../names.js";
 import { ident, jsdoc, str, WIDTH } from "../print.js";
 import { moduleText, pascal, type Emitter } from "./file.js";
@@ -35,7 +35,7 @@ const IMPORTED = [
   "paths",
 ];
 
-function docLines(op: OperationModel): string {
+function docLines(op: SurfaceOperation): string {
   const lines = [op.summary, "", `\`${op.method} ${op.path}\``];
   if (op.description) lines.push("", op.description);
   if (op.seed?.differs) lines.push("", `Seed: "${op.seed.name}". ${op.seed.differs}`);
@@ -71,7 +71,7 @@ function coreLine(parts: Array<[string, string]>): string {
  * `params` required when any parameter is, the body as the union of its media types' schemas
  * (optional when the spec says so, `never` when there is none), and an abort signal.
  */
-export function inputType(op: OperationModel, operation: string): string[] {
+export function inputType(op: SurfaceOperation, operation: string): string[] {
   const members = [`${op.parameters.some((p) => p.required) ? "params" : "params?"}: ${operation}["parameters"]`];
   const types = op.body?.contentTypes ?? [];
   if (!op.body || types.length === 0) members.push("body?: never");
