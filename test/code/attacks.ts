@@ -132,7 +132,8 @@ export const ATTACKS: Attack[] = [
   {
     name: "hunt for credentials (globals, services, error texts)",
     code: `const out: string[] = [JSON.stringify(services), Object.getOwnPropertyNames(globalThis).join(",")];
-try { await services.trello.getCard({ params: { path: { id: "0000000000000000deadbeef" } } }); } catch (e) { out.push(JSON.stringify(e), String(e.stack)); }
+try { await services.trello.getCard({ params: { path: { id: "0000000000000000deadbeef" } } }); }
+catch (e) { out.push(JSON.stringify(e), String(e.stack)); }
 return out;`,
     expect: "ok",
     contained: (o) => Array.isArray(o.body.result),
@@ -179,7 +180,8 @@ return out;`,
   },
   {
     name: "re-entrancy: calls from toJSON while the argument is serialised",
-    code: `const evil = { toJSON() { for (let i = 0; i < 1000; i++) void ${BOARDS}.catch(() => 0); return { params: { path: { id: "me" } } }; } };
+    code: `const evil = { toJSON() { for (let i = 0; i < 1000; i++) void ${BOARDS}.catch(() => 0);
+  return { params: { path: { id: "me" } } }; } };
 return await services.trello.getMemberBoards(evil as any);`,
     expect: "calls",
   },

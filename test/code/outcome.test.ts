@@ -5,6 +5,7 @@
  * answer slower than the client waits (as test/tools/outcome.test.ts does for the steps).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { joinedPattern } from "../helpers/pattern.js";
 import { createSharedState } from "../../runtime/index.js";
 import { startMock, type RunningMock } from "../../runtime/mock/index.js";
 import type { Account } from "../../runtime/mcp/index.js";
@@ -50,8 +51,10 @@ describe("writes and their outcomes", () => {
       arguments: {
         code: `const cards = await services.trello.getListCards({ params: { path: { id: "${LIST}" } } });
 await services.trello.updateCard({ params: { path: { id: "${CARD}" } }, body: { desc: "checked" } });
-const failed = await services.trello.addCommentToCard({ params: { path: { id: "0000000000000000deadbeef" } }, body: { text: "x" } }).catch((e) => e.kind);
-const lost = await services.trello.createCard({ body: { idList: "${LIST}", name: "Lost answer" } }).catch((e) => e.outcome);
+const failed = await services.trello.addCommentToCard({
+  params: { path: { id: "0000000000000000deadbeef" } }, body: { text: "x" } }).catch((e) => e.kind);
+const lost = await services.trello.createCard({
+  body: { idList: "${LIST}", name: "Lost answer" } }).catch((e) => e.outcome);
 return { read: cards.length, failed, lost };`,
       },
     });
@@ -99,7 +102,11 @@ return { read: cards.length, failed, lost };`,
     }>(result);
     expect(body.error.service).toMatchObject({ outcome: "unknown", retryable: false });
     expect(body.error.message).toMatch(
-      /Do not call services\.trello\.createCard again yet: first call services\.trello\.getListCards\(\{"params":\{"path":\{"id":"[0-9a-f]{24}"\}\}\}\) and look for a record with name = "Second lost"/,
+      joinedPattern([
+        /Do not call services\.trello\.createCard again yet: first call /,
+        /services\.trello\.getListCards\(\{"params":\{"path":\{"id":"[0-9a-f]{24}"\}\}\}\) /,
+        /and look for a record with name = "Second lost"/,
+      ]),
     );
     expect(body.writes).toEqual([expect.objectContaining({ call: "services.trello.createCard", outcome: "unknown" })]);
   });

@@ -34,6 +34,7 @@ import {
   stop,
   type Run,
 } from "./helpers.js";
+import { joinedPattern } from "../helpers/pattern.js";
 import { stageTimes } from "../helpers/stage-times.js";
 
 const root = packageRoot();
@@ -100,7 +101,8 @@ beforeAll(async () => {
 }, 300_000);
 
 function manifest(name: string, dependencies: Record<string, string>, devDependencies: Record<string, string>): string {
-  return `${JSON.stringify({ name, version: "1.0.0", private: true, type: "module", dependencies, devDependencies }, null, 2)}\n`;
+  const fields = { name, version: "1.0.0", private: true, type: "module", dependencies, devDependencies };
+  return `${JSON.stringify(fields, null, 2)}\n`;
 }
 
 afterAll(async () => {
@@ -135,13 +137,11 @@ describe("the packed tarball", { timeout: 180_000 }, () => {
     // The per-service READMEs the root README points to (generated/<service>/README.md), nothing else of generated/.
     needed.push(...["contentsnare", "marketo", "trello", "worldnews"].map((id) => `generated/${id}/README.md`));
     for (const path of needed) expect(files, path).toContain(path);
-    expect(
-      files.filter((f) =>
-        /^(test|bench|\.ci|scripts\/(?!build-package\.js)|generated\/(?!\w+\/README\.md$))|^Makefile$|\.map$|^tsconfig/.test(
-          f,
-        ),
-      ),
-    ).toEqual([]);
+    const unshipped = joinedPattern([
+      /^(test|bench|\.ci|scripts\/(?!build-package\.js)|generated\/(?!\w+\/README\.md$))/,
+      /|^Makefile$|\.map$|^tsconfig/,
+    ]);
+    expect(files.filter((f) => unshipped.test(f))).toEqual([]);
   });
 
   it("publint finds nothing to report", async () => {
@@ -253,9 +253,8 @@ describe("an application that imports stepforge/trello", { timeout: 180_000 }, (
       30_000,
     );
     try {
-      const answer = await fetch(
-        `http://127.0.0.1:${port}/1/members/me/boards?key=0123456789abcdef0123456789abcdef&token=ATTAmocktoken0123456789abcdef0123456789abcdef`,
-      );
+      const auth = "key=0123456789abcdef0123456789abcdef&token=ATTAmocktoken0123456789abcdef0123456789abcdef";
+      const answer = await fetch(`http://127.0.0.1:${port}/1/members/me/boards?${auth}`);
       expect(answer.status).toBe(200);
     } finally {
       expect(await stop(child)).toBe(0);
@@ -271,15 +270,24 @@ describe("an application that imports stepforge/trello", { timeout: 180_000 }, (
       const cases: Array<[string[], RegExp]> = [
         [
           ["lint"],
-          /^stepforge lint: linting with Spectral needs @stoplight\/spectral-cli, which is not installed; add it to your project: npm install -D @stoplight\/spectral-cli@\d+\.\d+\.\d+\n$/,
+          joinedPattern([
+            /^stepforge lint: linting with Spectral needs @stoplight\/spectral-cli, which is not installed; /,
+            /add it to your project: npm install -D @stoplight\/spectral-cli@\d+\.\d+\.\d+\n$/,
+          ]),
         ],
         [
           ["mock", "trello", "--prism", "--port", "1"],
-          /^stepforge mock: a Prism contract mock needs @stoplight\/prism-cli, which is not installed; add it to your project: npm install -D @stoplight\/prism-cli@\d+\.\d+\.\d+\n$/,
+          joinedPattern([
+            /^stepforge mock: a Prism contract mock needs @stoplight\/prism-cli, which is not installed; /,
+            /add it to your project: npm install -D @stoplight\/prism-cli@\d+\.\d+\.\d+\n$/,
+          ]),
         ],
         [
           ["generate", "--spec", spec, "--out", "gen"],
-          /^stepforge generate: code generation needs openapi-typescript and handlebars, which are not installed; add them to your project: npm install -D openapi-typescript@\S+ handlebars@\S+\n$/,
+          joinedPattern([
+            /^stepforge generate: code generation needs openapi-typescript and handlebars, which are not installed; /,
+            /add them to your project: npm install -D openapi-typescript@\S+ handlebars@\S+\n$/,
+          ]),
         ],
       ];
       for (const [args, message] of cases) {
@@ -292,7 +300,10 @@ describe("an application that imports stepforge/trello", { timeout: 180_000 }, (
       // The runtime's optional peers: an MCP server, and shared state on Redis, without them installed.
       const mcp = await run(stepforge, ["mcp", "--mock"], app, env);
       expect(mcp.stderr).toMatch(
-        /^stepforge mcp: an MCP server needs @modelcontextprotocol\/sdk, which is not installed; add it to your project: npm install @modelcontextprotocol\/sdk@\d+\.\d+\.\d+\n$/,
+        joinedPattern([
+          /^stepforge mcp: an MCP server needs @modelcontextprotocol\/sdk, which is not installed; /,
+          /add it to your project: npm install @modelcontextprotocol\/sdk@\d+\.\d+\.\d+\n$/,
+        ]),
       );
       expect(mcp.code).toBe(1);
       const redisScript = [
@@ -302,7 +313,10 @@ describe("an application that imports stepforge/trello", { timeout: 180_000 }, (
       ].join("\n");
       const redis = await run(process.execPath, ["--input-type=module", "-e", redisScript], app, env);
       expect(redis.stderr).toMatch(
-        /^shared state on Redis needs ioredis, which is not installed; add it to your project: npm install ioredis@\d+\.\d+\.\d+\n$/,
+        joinedPattern([
+          /^shared state on Redis needs ioredis, which is not installed; /,
+          /add it to your project: npm install ioredis@\d+\.\d+\.\d+\n$/,
+        ]),
       );
       expect(redis.code).toBe(1);
       // Regenerating stepforge's own integrations is a checkout's job, not an installed copy's.
@@ -330,7 +344,11 @@ describe("a fresh checkout installed as a directory (no build, no compiler)", { 
     const bin = await run(join(project, "node_modules", ".bin", "stepforge"), ["--version"], project, env);
     expect(bin.code).toBe(1);
     expect(bin.stderr).toMatch(
-      /^stepforge: this copy has no build \(dist\/ is missing\): in a checkout of stepforge run `npm ci && npm run build`; to use stepforge in another project install a packed tarball/,
+      joinedPattern([
+        /^stepforge: this copy has no build \(dist\/ is missing\): /,
+        /in a checkout of stepforge run `npm ci && npm run build`; /,
+        /to use stepforge in another project install a packed tarball/,
+      ]),
     );
   });
 });

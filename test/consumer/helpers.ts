@@ -2,6 +2,7 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { closeSync, cpSync, openSync, readdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
+import { joinedPattern } from "../helpers/pattern.js";
 export { freePort } from "../helpers/ports.js";
 
 export interface Run {
@@ -134,8 +135,13 @@ export async function installSize(
 }
 
 /** What none of the commands may print: the failures of the package before it was installable. */
-export const BROKEN =
-  /Require stack|ERR_MODULE_NOT_FOUND|Cannot find module|Cannot find package|dist\/ is missing|TS2307|^\s+at .+:\d+:\d+\)?$/m;
+export const BROKEN = joinedPattern(
+  [
+    /Require stack|ERR_MODULE_NOT_FOUND|Cannot find module|Cannot find package|dist\/ is missing|TS2307/,
+    /|^\s+at .+:\d+:\d+\)?$/,
+  ],
+  "m",
+);
 
 /** What a staged copy of the package holds: everything `npm pack` builds from or ships. */
 export const STAGED_PATHS = [

@@ -9,6 +9,7 @@ import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { joinedPattern } from "../helpers/pattern.js";
 import { codeCacheDir } from "../../generator/code-cache.js";
 import { packageRoot } from "../../generator/package-root.js";
 import { runCli } from "../helpers/cli.js";
@@ -139,7 +140,10 @@ describe("generate --changelog and surface.json", { timeout: 300_000 }, () => {
     expect(first.stdout).toContain(`changelog: ${join(out, "CHANGELOG.md")} [2.0.0]`);
     const changelog = readFileSync(join(out, "CHANGELOG.md"), "utf8");
     expect(changelog).toMatch(
-      /^# Changelog\n[\s\S]*Keep a Changelog[\s\S]*\n## \[2\.0\.0\] - \d{4}-\d{2}-\d{2}\n\n### Changed\n\n- \*\*Breaking:\*\* widgets: `fetchWidget`: getWidget → fetchWidget \(GET \/widgets\/\{id\}\)\n/,
+      joinedPattern([
+        /^# Changelog\n[\s\S]*Keep a Changelog[\s\S]*\n## \[2\.0\.0\] - \d{4}-\d{2}-\d{2}\n\n### Changed\n\n/,
+        /- \*\*Breaking:\*\* widgets: `fetchWidget`: getWidget → fetchWidget \(GET \/widgets\/\{id\}\)\n/,
+      ]),
     );
 
     writeFileSync(spec, readFileSync(spec, "utf8").replace("operationId: fetchWidget", "operationId: readWidget"));

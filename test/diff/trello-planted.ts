@@ -88,14 +88,24 @@ export function plantedTrello(): { text: string; planted: Planted[] } {
   const putBoard = paths["/boards/{id}"].put;
   plant(
     "query parameter desc of PUT /boards/{id} renamed to description",
-    { kind: "parameter-renamed", breaking: true, target: "putBoardsId", detail: "query parameter desc → description" },
+    {
+      kind: "parameter-renamed",
+      breaking: true,
+      target: "putBoardsId",
+      detail: "query parameter desc → description",
+    },
     () => {
       putBoard.parameters.find((p: Json) => p.name === "desc").name = "description";
     },
   );
   plant(
     "path parameter id of GET /actions/{id}/board renamed to idAction",
-    { kind: "parameter-renamed", breaking: true, target: "getActionsIdBoard", detail: "path parameter id → idAction" },
+    {
+      kind: "parameter-renamed",
+      breaking: true,
+      target: "getActionsIdBoard",
+      detail: "path parameter id → idAction",
+    },
     () => {
       const item = paths["/actions/{id}/board"];
       item.get.parameters.find((p: Json) => p.name === "id").name = "idAction";

@@ -8,6 +8,7 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { joinedPattern } from "../helpers/pattern.js";
 import { stringify } from "yaml";
 import { operationOf } from "../../runtime/client/client.js";
 import { checkSpec } from "../../generator/check/index.js";
@@ -73,25 +74,43 @@ describe("lenient generation of a foreign spec", () => {
     const warnings = result.warnings.map((w) => `${w.code} ${w.line}:${w.column} ${w.pointer} ${w.message}`);
     expect(warnings).toEqual([
       expect.stringMatching(
-        /^SF161 1:\d+ \/components\/schemas\/Card\/properties\/id\/when it has one\. "when it has one\." is not a schema keyword/,
+        joinedPattern([
+          /^SF161 1:\d+ \/components\/schemas\/Card\/properties\/id\/when it has one\. /,
+          /"when it has one\." is not a schema keyword/,
+        ]),
       ),
       expect.stringMatching(
-        /^SF162 1:\d+ \/components\/schemas\/Card\/properties\/code\/pattern pattern "\(\[" is not a valid JavaScript regular expression; it is not checked/,
+        joinedPattern([
+          /^SF162 1:\d+ \/components\/schemas\/Card\/properties\/code\/pattern /,
+          /pattern "\(\[" is not a valid JavaScript regular expression; it is not checked/,
+        ]),
       ),
       expect.stringMatching(
-        /^SF113 1:\d+ \/paths\/~1cards~1\{idCard\}~1actions\/get path parameter "\{idCard\}" is not declared; added it as a required string$/,
+        joinedPattern([
+          /^SF113 1:\d+ \/paths\/~1cards~1\{idCard\}~1actions\/get /,
+          /path parameter "\{idCard\}" is not declared; added it as a required string$/,
+        ]),
       ),
       expect.stringMatching(
-        /^SF112 1:\d+ \/paths\/~1cards~1\{id\}\/put\/operationId operationId "getCard" is also used by GET \/cards\/\{id\}.*; named this one "getCard2"$/,
+        joinedPattern([
+          /^SF112 1:\d+ \/paths\/~1cards~1\{id\}\/put\/operationId operationId "getCard" /,
+          /is also used by GET \/cards\/\{id\}.*; named this one "getCard2"$/,
+        ]),
       ),
       expect.stringMatching(
-        /^SF118 1:\d+ \/paths\/~1cards~1\{id\}\/delete\/operationId operationId "GetCard" differs only in case .*; both would make one type name; named this one "GetCard3"$/,
+        joinedPattern([
+          /^SF118 1:\d+ \/paths\/~1cards~1\{id\}\/delete\/operationId operationId "GetCard" /,
+          /differs only in case .*; both would make one type name; named this one "GetCard3"$/,
+        ]),
       ),
       expect.stringMatching(
         /^SF117 1:\d+ \/paths\/~1boards\/get GET \/boards has no operationId; named it "getBoards"$/,
       ),
       expect.stringMatching(
-        /^SF111 1:\d+ \/paths\/~1boards\/post\/operationId operationId "then" is a name the client cannot use .*; named this one "then2"$/,
+        joinedPattern([
+          /^SF111 1:\d+ \/paths\/~1boards\/post\/operationId operationId "then" /,
+          /is a name the client cannot use .*; named this one "then2"$/,
+        ]),
       ),
     ]);
     const model = result.models[0]!;
@@ -130,7 +149,10 @@ describe("lenient generation of a foreign spec", () => {
     const lenient = await runCli("generate", "--spec", join(work, "boards.json"), "--out", join(work, "cli"));
     expect(lenient.code).toBe(0);
     expect(lenient.stdout).toMatch(
-      /boards\.json:1:\d+ warning SF113 path parameter "\{idCard\}" is not declared; added it as a required string \(at \/paths\/~1cards~1\{idCard\}~1actions\/get\)/,
+      joinedPattern([
+        /boards\.json:1:\d+ warning SF113 path parameter "\{idCard\}" is not declared; /,
+        /added it as a required string \(at \/paths\/~1cards~1\{idCard\}~1actions\/get\)/,
+      ]),
     );
     const strict = await runCli(
       "generate",

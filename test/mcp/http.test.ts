@@ -8,6 +8,7 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { joinedPattern } from "../helpers/pattern.js";
 import { startMock, type RunningMock } from "../../runtime/mock/index.js";
 import { Accounts, serveMcpHttp, StepforgeMcp } from "../../runtime/mcp/index.js";
 import { CARD, LIST, TRELLO } from "../mock/helpers.js";
@@ -121,7 +122,10 @@ describe("MCP over HTTP in process: result budget, token, host checks", () => {
       const page = JSON.parse(data!) as { items: Array<{ id: string; name: string }> };
       expect(page.items.length).toBeGreaterThan(0);
       expect(note).toMatch(
-        /Result cut to stay under 4000 bytes: "items" holds records 1-\d+ of \d+\. For the next records call continue_result with \{"cursor":"[\w-]+"\}/,
+        joinedPattern([
+          /Result cut to stay under 4000 bytes: "items" holds records 1-\d+ of \d+\. /,
+          /For the next records call continue_result with \{"cursor":"[\w-]+"\}/,
+        ]),
       );
       const total = Number(/of (\d+)\./.exec(note!)![1]);
       expect(total).toBeGreaterThanOrEqual(14);

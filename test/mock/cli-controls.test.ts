@@ -142,7 +142,8 @@ describe("stepforge mock controls", () => {
     const dump = join(work, "dump.json");
     const r = await run(["trello", "--port", "0", "--state", state, "--dump-state", dump]);
     expect((await call(r.urls.trello!, `/1/cards/${card.id}?${TRELLO_AUTH}`)).json.name).toBe("From the scene");
-    expect((await call(r.urls.trello!, `/1/lists/${LIST}/cards?${TRELLO_AUTH}`)).json[0].id).toBe(card.id); // pos 1: first
+    // pos 1: first
+    expect((await call(r.urls.trello!, `/1/lists/${LIST}/cards?${TRELLO_AUTH}`)).json[0].id).toBe(card.id);
     const created = await call(r.urls.trello!, `/1/cards?${TRELLO_AUTH}`, {
       method: "POST",
       json: { idList: LIST, name: "Made in the run" },

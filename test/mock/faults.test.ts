@@ -42,7 +42,8 @@ describe("faults", () => {
     const token = (
       await call(
         marketo.url,
-        "/identity/oauth/token?grant_type=client_credentials&client_id=5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61&client_secret=mock-client-secret-0123456789abcdef",
+        "/identity/oauth/token?grant_type=client_credentials&client_id=5a8e6a0d-3c1f-4b8e-9d2a-7f4c1e0b9a61" +
+          "&client_secret=mock-client-secret-0123456789abcdef",
       )
     ).json.access_token;
     const bad = await call(marketo.url, "/rest/v1/lists.json", { headers: { authorization: `Bearer ${token}` } });

@@ -445,7 +445,8 @@ describe("token endpoints answer their own method only", () => {
 
     const snare = await mock("contentsnare");
     const body = { grant_type: "refresh_token", refresh_token: "nope", client_id: "x", client_secret: "y" };
-    expect((await call(snare.url, "/oauth/token", { method: "POST", json: body })).status).toBe(400); // refused, but by the token endpoint
+    // refused, but by the token endpoint
+    expect((await call(snare.url, "/oauth/token", { method: "POST", json: body })).status).toBe(400);
     for (const method of ["GET", "PUT", "DELETE"])
       expect((await call(snare.url, `/oauth/token?grant_type=client_credentials`, { method })).status, method).toBe(
         404,

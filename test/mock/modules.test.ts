@@ -296,7 +296,8 @@ describe("admission", () => {
       { clock: manualClock().now },
     );
     expect([1, 2, 3].map(() => status(engine, `/1/boards/${BOARD}/lists`).status)).toEqual([200, 200, 429]);
-    expect(status(engine, "/1/boards/60d5ecb74e2a1b3c4d5e6f71/lists").status).toBe(404); // another board: room, but no such board
+    // another board: room, but no such board
+    expect(status(engine, "/1/boards/60d5ecb74e2a1b3c4d5e6f71/lists").status).toBe(404);
     expect(status(engine, `/1/cards/${CARD}`).status).toBe(200);
     const perList = new MockEngine(
       trelloWith([
@@ -311,7 +312,8 @@ describe("admission", () => {
       ]),
       {},
     );
-    expect([1, 2, 3].map(() => status(perList, `/1/lists/${LIST}`).status)).toEqual([200, 200, 200]); // no {idCheckItem}: not counted
+    // no {idCheckItem}: not counted
+    expect([1, 2, 3].map(() => status(perList, `/1/lists/${LIST}`).status)).toEqual([200, 200, 200]);
   });
 
   it("neither counts nor refuses excluded routes, and refuses everything for penaltySeconds after a refusal", () => {

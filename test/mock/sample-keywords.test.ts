@@ -311,7 +311,8 @@ describe("sampleFromSchema: keywords", () => {
 
   it("keeps a property named __proto__ as an own key", () => {
     const schema: unknown = JSON.parse(
-      '{"type":"object","required":["__proto__","constructor"],"properties":{"__proto__":{"const":"x"},"constructor":{"const":1}}}',
+      '{"type":"object","required":["__proto__","constructor"],' +
+        '"properties":{"__proto__":{"const":"x"},"constructor":{"const":1}}}',
     );
     const v = validSample(schema) as Record<string, unknown>;
     expect(Object.getPrototypeOf(v)).toBe(Object.prototype);

@@ -208,7 +208,8 @@ describe("authorizeUrl", () => {
   it("builds the api-key authorize address from the descriptor", () => {
     const url = authorizeUrl(apiKeyService(), { apiKey: "0123abcd", appName: "My App" });
     expect(url).toBe(
-      "https://board.example/1/authorize?expiration=never&name=My+App&scope=read%2Cwrite&response_type=token&key=0123abcd",
+      "https://board.example/1/authorize?expiration=never&name=My+App&scope=read%2Cwrite" +
+        "&response_type=token&key=0123abcd",
     );
   });
 

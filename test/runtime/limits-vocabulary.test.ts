@@ -5,6 +5,7 @@
  * validation.
  */
 import { describe, expect, it } from "vitest";
+import { joinedPattern } from "../helpers/pattern.js";
 import { SpecError, type Diagnostic } from "../../generator/diagnostics.js";
 import { loadSpecText } from "../../generator/load.js";
 import { checkSpec as validateSpec } from "../../generator/check/index.js";
@@ -283,7 +284,10 @@ describe("monthly-quota", () => {
     expect(server.seen).toHaveLength(3);
     expect(error.resetsAt).toBe(nextMonthStart("America/New_York").toISOString());
     expect(error.message).toMatch(
-      /monthly quota of 3 requests \("monthly"\) is used up; it resets at .* \(midnight on the 1st, America\/New_York\)/,
+      joinedPattern([
+        /monthly quota of 3 requests \("monthly"\) is used up; it resets at /,
+        /.* \(midnight on the 1st, America\/New_York\)/,
+      ]),
     );
   });
 

@@ -97,7 +97,8 @@ describe("redactUrl", () => {
     const url =
       "https://user:pw@x.example/p?key=K123&token=T123&api-key=A1&client_secret=S1&access_token=X1&q=hello&custom=C1";
     expect(redactUrl(url, ["hello"], ["custom"])).toBe(
-      "https://x.example/p?key=[redacted]&token=[redacted]&api-key=[redacted]&client_secret=[redacted]&access_token=[redacted]&q=[redacted]&custom=[redacted]",
+      "https://x.example/p?key=[redacted]&token=[redacted]&api-key=[redacted]&client_secret=[redacted]" +
+        "&access_token=[redacted]&q=[redacted]&custom=[redacted]",
     );
   });
 });

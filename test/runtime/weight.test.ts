@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
+import { joinedPattern } from "../helpers/pattern.js";
 import { ContentsnareClient } from "../../generated/contentsnare/client.js";
 import { descriptor as contentsnare } from "../../generated/contentsnare/descriptor.js";
 import "../../generated/contentsnare/mock.js";
@@ -171,7 +172,11 @@ describe("the Trello client's weight", () => {
         { credentials: oauthCredentials, paging: iteratePages },
       ),
     ).toThrow(
-      /^marketo: operation "\w+" declares (parameter styles|a [\w/-]+ body), but this client was built without the declared wire formats; pass \{ wire: declaredWire \} to createClient, or use createServiceClient$/,
+      joinedPattern([
+        /^marketo: operation "\w+" declares (parameter styles|a [\w/-]+ body), /,
+        /but this client was built without the declared wire formats; /,
+        /pass \{ wire: declaredWire \} to createClient, or use createServiceClient$/,
+      ]),
     );
     const apiKey = { name: "w", fields: { apiKey: "0".repeat(32), token: "t" } };
     const paged: ServiceDescriptor = {

@@ -133,9 +133,8 @@ describe("signed deliveries get 200 throughout a slow-sender flood (default caps
     expect(receiver.stats.evicted).toBeGreaterThan(0); // the total was reached, and shared
     expect(receiver.load().peakBufferedBytes).toBeGreaterThan(RECEIVER_DEFAULTS.maxBufferedBytes - 256 * KB);
     expectBounded(receiver);
-    console.log(
-      `flood of 24 addresses × 8 × (256 KB − 1): ${statuses.length} signed deliveries, all 200; ${figures(receiver)}`,
-    );
+    const setup = "flood of 24 addresses × 8 × (256 KB − 1)";
+    console.log(`${setup}: ${statuses.length} signed deliveries, all 200; ${figures(receiver)}`);
   }, 120_000);
 
   it("512 unfinished header sections from 16 addresses fill the connection cap; deliveries still get in", async () => {

@@ -135,7 +135,8 @@ describe("trigger routing", () => {
     expect(custom.route(CASES.trello_new_card)).toHaveLength(1);
     expect(custom.route(CASES.trello_new_comment_added_to_card)).toEqual([]); // wrong type
     expect(custom.route(delivery("createCard", { list: { id: LIST_B }, card }))).toEqual([]); // wrong list
-    expect(custom.route(delivery("createCard", { list: { id: LIST_A }, card: { ...card, id: "other" } }))).toEqual([]); // wrong card
+    const otherCard = { ...card, id: "other" };
+    expect(custom.route(delivery("createCard", { list: { id: LIST_A }, card: otherCard }))).toEqual([]); // wrong card
   });
 
   it("a repeated move delivery fires Card Moved once (the double-fire others report)", async () => {

@@ -79,10 +79,14 @@ export const OTHER_TASKS: Task[] = [
     searches: ["static lists", "leads by email", "add leads to list", "list members"],
     code: {
       searches: [{ query: "static lists leads by email add leads to list members", service: "marketo" }],
-      program: `const lists = await services.marketo.getLists({ params: { query: { name: ["Webinar Registrants - June 2024"] } } });
+      program: `const lists = await services.marketo.getLists({
+  params: { query: { name: ["Webinar Registrants - June 2024"] } } });
 const listId = lists.result![0]!.id;
-const leads = await services.marketo.getLeads({ params: { query: { filterType: "email", filterValues: ["amy.nguyen@example.com", "raj.patel@example.com"], fields: ["id", "email"] } } });
-await services.marketo.addLeadsToList({ params: { path: { listId } }, body: { input: (leads.result ?? []).map((l) => ({ id: l.id })) } });
+const leads = await services.marketo.getLeads({
+  params: { query: { filterType: "email", filterValues: ["amy.nguyen@example.com", "raj.patel@example.com"],
+    fields: ["id", "email"] } } });
+await services.marketo.addLeadsToList({
+  params: { path: { listId } }, body: { input: (leads.result ?? []).map((l) => ({ id: l.id })) } });
 const members = await services.marketo.getListMembers({ params: { path: { listId } } });
 return (members.result ?? []).length;`,
     },
@@ -119,10 +123,12 @@ return (members.result ?? []).length;`,
     searches: ["create or update leads", "campaigns by name", "trigger campaign"],
     code: {
       searches: [{ query: "sync leads campaigns trigger campaign", service: "marketo" }],
-      program: `const synced = await services.marketo.syncLeads({ body: { action: "createOrUpdate", lookupField: "email", input: ${JSON.stringify(SIGNUPS)} } });
+      program: `const synced = await services.marketo.syncLeads({
+  body: { action: "createOrUpdate", lookupField: "email", input: ${JSON.stringify(SIGNUPS)} } });
 const campaigns = await services.marketo.getCampaigns({ params: { query: { name: ["Welcome - Send Email 1"] } } });
 const leads = (synced.result ?? []).map((r) => ({ id: r.id! }));
-await services.marketo.triggerCampaign({ params: { path: { id: campaigns.result![0]!.id } }, body: { input: { leads } } });
+await services.marketo.triggerCampaign({
+  params: { path: { id: campaigns.result![0]!.id } }, body: { input: { leads } } });
 return leads.map((l) => l.id);`,
     },
     check(state) {
@@ -173,7 +179,9 @@ const template = templates.results.find((t) => t.name === "Individual Tax Return
 const folders = await services.contentsnare.listFolders();
 const folder = folders.results.find((f) => f.name === "Tax Clients")!;
 await services.contentsnare.createClient({ body: { full_name: "Maya Chen", email: "maya.chen@example.net" } });
-const request = await services.contentsnare.createRequest({ body: { name: "Onboarding documents", client_email: "maya.chen@example.net", request_template_name: template.name, folder_name: folder.name } });
+const request = await services.contentsnare.createRequest({
+  body: { name: "Onboarding documents", client_email: "maya.chen@example.net",
+    request_template_name: template.name, folder_name: folder.name } });
 return request.id;`,
     },
     check(state) {
@@ -214,7 +222,8 @@ return request.id;`,
     searches: ["list requests by status", "update request"],
     code: {
       searches: [{ query: "list requests by status update request deadline", service: "contentsnare" }],
-      program: `const listed = await services.contentsnare.listRequests({ params: { query: { "filter_by[statuses][]": ["published"] } } });
+      program: `const listed = await services.contentsnare.listRequests({
+  params: { query: { "filter_by[statuses][]": ["published"] } } });
 const moved: string[] = [];
 for (const r of listed.results) {
   if (!r.due || Date.parse(r.due) >= Date.parse("2026-08-01")) continue;
@@ -261,7 +270,8 @@ return moved;`,
     searches: ["search news", "extract article from url", "geo coordinates"],
     code: {
       searches: [{ query: "search news extract article from url geo coordinates", service: "worldnews" }],
-      program: `const found = await services.worldnews.searchNews({ params: { query: { text: "electric", language: "en" } } });
+      program: `const found = await services.worldnews.searchNews({
+  params: { query: { text: "electric", language: "en" } } });
 const articles = [];
 for (const a of found.news) {
   const page = await services.worldnews.extractNews({ params: { query: { url: a.url! } } });
@@ -308,10 +318,12 @@ return { articles, brussels: { latitude: brussels.latitude, longitude: brussels.
         { query: "search news", service: "worldnews" },
         { query: "lists of a board create card", service: "trello" },
       ],
-      program: `const found = await services.worldnews.searchNews({ params: { query: { text: "electric", language: "en" } } });
+      program: `const found = await services.worldnews.searchNews({
+  params: { query: { text: "electric", language: "en" } } });
 const lists = await services.trello.getBoardLists({ params: { path: { id: "${TRELLO_BOARD}" } } });
 const todo = lists.find((l) => l.name === "To Do")!.id;
-for (const a of found.news) await services.trello.createCard({ body: { idList: todo, name: a.title ?? "(untitled)", desc: a.url ?? "" } });
+for (const a of found.news) await services.trello.createCard({
+  body: { idList: todo, name: a.title ?? "(untitled)", desc: a.url ?? "" } });
 return found.news.length;`,
     },
     check(state) {
@@ -347,7 +359,8 @@ return found.news.length;`,
 const website = projects.find((p) => p.name === "Website")!;
 const tasks = await services.todo.listTasks({ params: { query: { projectId: website.id } } });
 const open = tasks.filter((t) => t.status === "open");
-for (const t of open) await services.todo.updateTask({ params: { path: { taskId: t.id } }, body: { status: "done", note: "closed by agent" } });
+for (const t of open) await services.todo.updateTask({
+  params: { path: { taskId: t.id } }, body: { status: "done", note: "closed by agent" } });
 return open.length;`,
     },
     check(state) {

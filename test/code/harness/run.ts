@@ -255,10 +255,9 @@ export function table(rows: readonly Row[]): string {
   for (const t of tasks) lines.push(`| ${t} | ${MODES.map((m) => cell(t, m)).join(" | ")} |`);
   const sum = (mode: HarnessMode, f: (r: Row) => number) =>
     rows.filter((r) => r.mode === mode).reduce((n, r) => n + f(r), 0);
-  lines.push(
-    `| **total** | ` +
-      `${MODES.map((m) => `${sum(m, (r) => r.calls)} / ${sum(m, (r) => r.bytes).toLocaleString("en")} / ${sum(m, (r) => (r.correct ? 1 : 0))} of ${tasks.length}`).join(" | ")} ` +
-      `|`,
-  );
+  const total = (m: HarnessMode) =>
+    `${sum(m, (r) => r.calls)} / ${sum(m, (r) => r.bytes).toLocaleString("en")} / ` +
+    `${sum(m, (r) => (r.correct ? 1 : 0))} of ${tasks.length}`;
+  lines.push(`| **total** | ${MODES.map(total).join(" | ")} |`);
   return lines.join("\n");
 }

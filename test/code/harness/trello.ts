@@ -89,7 +89,8 @@ export const TRELLO_TASKS: Task[] = [
     searches: ["boards lists labels", "cards in a list", "update card move", "comment on card"],
     code: {
       searches: [{ query: "board lists labels cards of a list update card comment", service: "trello" }],
-      program: `const boards = await services.trello.getMemberBoards({ params: { path: { id: "me" }, query: { fields: "id,name" } } });
+      program: `const boards = await services.trello.getMemberBoards({
+  params: { path: { id: "me" }, query: { fields: "id,name" } } });
 const board = boards.find((b) => b.name === "Product Roadmap")!;
 const lists = await services.trello.getBoardLists({ params: { path: { id: board.id } } });
 const labels = await services.trello.getBoardLabels({ params: { path: { id: board.id } } });
@@ -100,7 +101,8 @@ const moved: string[] = [];
 for (const card of await services.trello.getListCards({ params: { path: { id: doing } } })) {
   if (!card.idLabels?.includes(urgent)) continue;
   await services.trello.updateCard({ params: { path: { id: card.id } }, body: { idList: done } });
-  await services.trello.addCommentToCard({ params: { path: { id: card.id } }, body: { text: "Moved to Done (urgent)" } });
+  await services.trello.addCommentToCard({
+    params: { path: { id: card.id } }, body: { text: "Moved to Done (urgent)" } });
   moved.push(card.name ?? card.id);
 }
 return moved;`,
