@@ -37,7 +37,7 @@ describe("project", () => {
     },
   );
 
-  it("no source line is over 120 characters (generated/ aside, and the text vitest writes into inline snapshots)", () => {
+  it("no source line is over 120 characters (generated/ and text vitest writes in inline snapshots aside)", () => {
     const files = execFileSync("git", ["ls-files", "*.ts", "*.js", "*.mjs"], { cwd: root, encoding: "utf8" })
       .split("\n")
       .filter((file) => file !== "" && !file.startsWith("generated/"));
