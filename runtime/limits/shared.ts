@@ -33,7 +33,6 @@ import {
   type Limiter,
   LimitRegistry,
   type PlannedLimit,
-  type QuotaRefusal,
   QuotaRefusedError,
   quotaPeriod,
   refusalFor,
@@ -373,7 +372,7 @@ export class SharedLimitRegistry implements Limiter {
 
   private freeAll(planned: PlannedLimit[], items: AdmissionItem[], id: string): Promise<unknown> {
     return Promise.all(
-      planned.map((p, i) => {
+      planned.map((_, i) => {
         const item = items[i]!;
         if (item.kind === "slots") return this.store.hold(item.key, id, 0);
         if (item.kind === "counter") return this.store.addToCounter(item.key, -1, item.resetAt);
