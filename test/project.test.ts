@@ -69,7 +69,7 @@ describe("project", () => {
     expect(run.status).toBe(0);
   });
 
-  // The whole program with the tests in it: ~35 s on a quiet 2-core machine, over 90 s under load.
+  // The whole program with the tests in it: ~24 s on a quiet 2-core machine, 55–98 s under load.
   it("everything type-checks under strict settings, and the type tests hold", { timeout: 240_000 }, () => {
     const result = typecheck(join(root, "tsconfig.json"));
     expect(result.output).toBe("");
