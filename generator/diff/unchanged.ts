@@ -21,13 +21,13 @@
 import type { Json } from "../refs.js";
 import { METHODS } from "../check/methods.js";
 
-/** A mention of a component in JSON text: a `$ref`, or a discriminator mapping's value. */
-const COMPONENT_MENTION = /"#\/components\/([^/"\\]+)\/([^/"\\]+)/g;
-/** A discriminator mapping, whose values may also be bare schema names. */
-const MAPPING = /"mapping":\{([^{}]*)\}/g;
+/**
+ * What a JSON text refers to: each `$ref` (escapes included) and each discriminator mapping, whose
+ * values may also be bare schema names. One pass over the text finds both.
+ */
+const REFERENCES = /"\$ref":"((?:[^"\\]|\\.)*)"|"mapping":\{([^{}]*)\}/g;
 const MAPPING_VALUE = /:"((?:[^"\\]|\\.)*)"/g;
-/** Any reference at all, escapes included, to tell whether every one of them names a component. */
-const ANY_REF = /"\$ref":"((?:[^"\\]|\\.)*)"/g;
+const COMPONENT_POINTER = /^#\/components\/([^/]+)\/([^/]+)(?:\/|$)/;
 
 const OPERATION_KEYS = new Set<string>([...METHODS, "trace"]);
 /** What a stub keeps no trace of: the parts checked per operation and compared operation by operation. */
@@ -42,12 +42,20 @@ export interface Stubbed {
   dropped: number;
 }
 
+/** A part of a document as JSON text, and the components it mentions (`schemas/Card`). */
+interface Text {
+  text: string;
+  mentions: string[];
+  /** The mentions that are `$ref`s: each must name a component the document holds. */
+  refs: string[];
+}
+
 /** One document as JSON texts: each component, each path item's shared keys and operations, the rest. */
 interface Texts {
-  components: Map<string, string>;
-  paths: Map<string, { shared: string; operations: Map<string, string> }>;
+  components: Map<string, Text>;
+  paths: Map<string, { shared: Text; operations: Map<string, Text> }>;
   /** The document without its paths and components (webhooks, security, extensions...). */
-  rest: string;
+  rest: Text;
 }
 
 /** Both documents with their unchanged operations stubbed, or undefined when nothing can be (see the header). */
@@ -56,31 +64,31 @@ export function stubUnchanged(old: Json, now: Json): Stubbed | undefined {
   const after = textsOf(now);
   if (!before || !after) return undefined;
   const dirty = changedComponents(before.components, after.components);
-  const reachesChange = (text: string) => mentions(text).some((name) => dirty.has(name));
+  const reachesChange = (part: Text) => part.mentions.some((name) => dirty.has(name));
   const stubbed = new Map<string, Map<string, Json>>();
   for (const [path, item] of after.paths) {
     const was = before.paths.get(path);
-    if (!was || was.shared !== item.shared || reachesChange(item.shared)) continue;
-    for (const [method, text] of item.operations) {
+    if (!was || was.shared.text !== item.shared.text || reachesChange(item.shared)) continue;
+    for (const [method, part] of item.operations) {
       const op = ((now.paths as Json)[path] as Json)[method] as Json;
-      if (was.operations.get(method) !== text || reachesChange(text)) continue;
+      if (was.operations.get(method)?.text !== part.text || reachesChange(part)) continue;
       if (Object.keys(op).some((k) => k.startsWith("x-stepforge"))) continue;
       stubbed.set(path, (stubbed.get(path) ?? new Map<string, Json>()).set(method, stubOf(op)));
     }
   }
-  // What the documents still hold once stubbed: where the components kept are reached from.
-  const kept: string[] = [before.rest, after.rest];
-  for (const side of [before, after])
-    for (const [path, item] of side.paths) {
-      kept.push(item.shared);
-      for (const [method, text] of item.operations) {
-        const stub = stubbed.get(path)?.get(method);
-        kept.push(stub ? JSON.stringify(stub.parameters ?? []) : text);
-      }
-    }
   const stubs = [...stubbed.values()].reduce((n, methods) => n + methods.size, 0);
   if (stubs === 0) return undefined;
-  const reached = reachedComponents(kept, before.components, after.components);
+  // What the documents still hold once stubbed: where the components kept are reached from.
+  const roots: string[] = [...before.rest.mentions, ...after.rest.mentions];
+  for (const side of [before, after])
+    for (const [path, item] of side.paths) {
+      roots.push(...item.shared.mentions);
+      for (const [method, part] of item.operations) {
+        const stub = stubbed.get(path)?.get(method);
+        roots.push(...(stub ? scan(JSON.stringify(stub.parameters ?? [])).mentions : part.mentions));
+      }
+    }
+  const reached = reachedComponents(roots, before.components, after.components);
   const withStubs = (doc: Json): Json => {
     const paths = Object.fromEntries(
       Object.entries(doc.paths as Json).map(([path, item]) => {
@@ -113,64 +121,78 @@ function stubOf(op: Json): Json {
  */
 function textsOf(doc: Json): Texts | undefined {
   if (doc["x-stepforge"] !== undefined || !isPlainObject(doc.paths)) return undefined;
-  const components = new Map<string, string>();
+  const components = new Map<string, Text>();
   for (const [section, entries] of Object.entries(isPlainObject(doc.components) ? doc.components : {})) {
     if (!isPlainObject(entries)) return undefined;
     for (const [name, value] of Object.entries(entries))
-      components.set(key(section, escapeName(name)), JSON.stringify(value) ?? "");
+      components.set(key(section, escapeName(name)), scan(JSON.stringify(value) ?? ""));
   }
-  const paths = new Map<string, { shared: string; operations: Map<string, string> }>();
+  const paths = new Map<string, { shared: Text; operations: Map<string, Text> }>();
   for (const [path, item] of Object.entries(doc.paths)) {
     if (!isPlainObject(item)) return undefined;
-    const operations = new Map<string, string>();
+    const operations = new Map<string, Text>();
     for (const [method, op] of Object.entries(item))
-      if (OPERATION_KEYS.has(method) && isPlainObject(op)) operations.set(method, JSON.stringify(op));
-    paths.set(path, { shared: JSON.stringify(pick(item, (k) => !OPERATION_KEYS.has(k))), operations });
+      if (OPERATION_KEYS.has(method) && isPlainObject(op)) operations.set(method, scan(JSON.stringify(op)));
+    paths.set(path, { shared: scan(JSON.stringify(pick(item, (k) => !OPERATION_KEYS.has(k)))), operations });
   }
-  const rest = JSON.stringify(pick(doc, (k) => k !== "paths" && k !== "components"));
-  const texts = [
+  const rest = scan(JSON.stringify(pick(doc, (k) => k !== "paths" && k !== "components")));
+  const parts = [
     rest,
     ...components.values(),
     ...[...paths.values()].flatMap((p) => [p.shared, ...p.operations.values()]),
   ];
-  for (const text of texts)
-    for (const match of text.matchAll(ANY_REF)) {
-      const parts = /^#\/components\/([^/]+)\/([^/]+)(?:\/|$)/.exec(match[1]!);
-      if (!parts || !components.has(key(parts[1]!, parts[2]!))) return undefined;
-    }
+  if (parts.some((part) => part.refs.some((name) => name === UNFOLLOWABLE || !components.has(name)))) return undefined;
   return { components, paths, rest };
 }
 
-/** The components a text mentions, by key (`schemas/Card`). */
-function mentions(text: string): string[] {
-  const found = [...text.matchAll(COMPONENT_MENTION)].map((m) => key(m[1]!, m[2]!));
-  for (const mapping of text.matchAll(MAPPING))
-    for (const value of mapping[1]!.matchAll(MAPPING_VALUE))
-      if (!value[1]!.startsWith("#")) found.push(key("schemas", escapeName(value[1]!)));
-  return found;
+/** Stands for a reference that names no component (another file, a path, an encoded name). */
+const UNFOLLOWABLE = "";
+
+/** A text with the components it mentions: `$ref`s and discriminator mappings, in one pass. */
+function scan(text: string): Text {
+  const mentions: string[] = [];
+  const refs: string[] = [];
+  for (const match of text.matchAll(REFERENCES)) {
+    if (match[1] !== undefined) {
+      const parts = COMPONENT_POINTER.exec(match[1]);
+      const name = parts ? key(parts[1]!, parts[2]!) : UNFOLLOWABLE;
+      mentions.push(name);
+      refs.push(name);
+      continue;
+    }
+    for (const value of match[2]!.matchAll(MAPPING_VALUE)) {
+      const parts = COMPONENT_POINTER.exec(value[1]!);
+      // A mapping names a schema by pointer or by its bare name (a `mapping` of something else names
+      // nothing that exists, and keeps nothing).
+      if (parts) mentions.push(key(parts[1]!, parts[2]!));
+      else mentions.push(key("schemas", escapeName(value[1]!)));
+    }
+  }
+  return { text, mentions, refs };
 }
 
 /**
  * The components that differ between the two documents, and every component that reaches one of
  * them through its references (on either side): an operation reaching any of these has changed.
  */
-function changedComponents(before: Map<string, string>, after: Map<string, string>): Set<string> {
+function changedComponents(before: Map<string, Text>, after: Map<string, Text>): Set<string> {
   const usedBy = new Map<string, Set<string>>();
   for (const texts of [before, after])
-    for (const [name, text] of texts)
-      for (const target of mentions(text)) {
+    for (const [name, part] of texts)
+      for (const target of part.mentions) {
         if (!usedBy.has(target)) usedBy.set(target, new Set());
         usedBy.get(target)!.add(name);
       }
-  const changed = [...new Set([...before.keys(), ...after.keys()])].filter((n) => before.get(n) !== after.get(n));
+  const names = new Set([...before.keys(), ...after.keys()]);
+  const changed = [...names].filter((name) => before.get(name)?.text !== after.get(name)?.text);
   return closure(changed, (name) => usedBy.get(name) ?? []);
 }
 
-/** The components reached from `texts`, on either side, security schemes always (no `$ref` names them). */
-function reachedComponents(texts: string[], before: Map<string, string>, after: Map<string, string>): Set<string> {
-  const roots = texts.flatMap(mentions);
-  for (const name of [...before.keys(), ...after.keys()]) if (name.startsWith("securitySchemes/")) roots.push(name);
-  return closure(roots, (name) => [...mentions(before.get(name) ?? ""), ...mentions(after.get(name) ?? "")]);
+/** The components reached from `roots`, on either side, security schemes always (no `$ref` names them). */
+function reachedComponents(roots: string[], before: Map<string, Text>, after: Map<string, Text>): Set<string> {
+  const start = [...roots];
+  for (const name of [...before.keys(), ...after.keys()]) if (name.startsWith("securitySchemes/")) start.push(name);
+  return closure(start, (name) => [...(before.get(name)?.mentions ?? []), ...(after.get(name)?.mentions ?? [])]);
 }
 
 function closure(start: string[], next: (name: string) => Iterable<string>): Set<string> {

@@ -118,6 +118,14 @@ describe("stubbing the operations a diff cannot find changed", () => {
     },
   );
 
+  it("reads a `mapping` that is no discriminator's (an extension's) as naming nothing, and still stubs", () => {
+    const old = doc();
+    old.paths["/pets"].get["x-vendor"] = { mapping: { account_sid: "sid" } };
+    const now = structuredClone(old);
+    now.components.schemas.Note = { type: "integer" };
+    expect(stubUnchanged(old, now)!.stubs).toBe(2);
+  });
+
   it("gives up when no operation is left alone", () => {
     const now = doc();
     for (const item of Object.values(now.paths) as Json[]) item.get.summary = "edited";
