@@ -14,20 +14,20 @@
  * budget are cut at a record boundary, with a note and a cursor for `continue_result`.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { executeTool } from "../tools/execute.js";
 import { traceMetaOf, withTraceparent } from "../observe/otel.js";
 import { ToolSchemas, type SchemaWork } from "../tools/export-schema.js";
-import { clientFor } from "../tools/context.js";
 import { shapeResult } from "../tools/shape.js";
-import type { ToolContext, ToolDefinition, ToolError } from "../tools/types.js";
+import type { ToolError } from "../tools/types.js";
 import type { Accounts } from "./accounts.js";
 import { selectTools, toolsetsOf, type Selection, type ServiceCatalog } from "./catalog.js";
+import { callContext } from "./call-context.js";
 import { CursorStore } from "./cursors.js";
 import { setRawCallHandler, toolCall } from "./raw-call.js";
 import { declaredFields, errorResult, inputError, internalError, isObject, type Json, READ_ONLY } from "./results.js";
-import { budgetNotice, clientProfile, clientToolName, fittingToolsets, overBudget } from "./budget.js";
-import { DEFAULT_LISTING_BUDGET } from "./budget.js";
+import { budgetNotice, clientProfile, clientToolName, DEFAULT_LISTING_BUDGET } from "./budget.js";
+import { fittingToolsets, overBudget } from "./budget.js";
 import type { ClientName, ClientProfile, ListingBudget } from "./budget.js";
 import {
   CONNECTION_FIELD,
@@ -40,6 +40,10 @@ import {
   type ListedTool,
   type ServedTool,
 } from "./listing.js";
+
+/** What the server's instructions say of a write whose answer was lost. */
+const UNKNOWN_OUTCOME =
+  'A write whose result says outcome "unknown" may have been applied: run its check before trying again.';
 
 export interface StepforgeMcpOptions {
   catalogs: readonly ServiceCatalog[];
@@ -92,30 +96,6 @@ export const DEFAULT_RESULT_BYTES = 40_000;
 export const DEFAULT_MAX_LIMIT_WAIT_MS = 10_000;
 export const SERVER_NAME = "stepforge";
 export { CONTINUE_TOOL };
-
-/**
- * The account's context for one call: the wait bound, and every signal that may cancel it (the
- * account's own, the request's, the server's shutdown) as one.
- */
-function callContext(
-  context: ToolContext,
-  tool: ToolDefinition,
-  signals: Array<AbortSignal | undefined>,
-  maxLimitWaitMs: number,
-): ToolContext {
-  const out: ToolContext = { ...context, maxLimitWaitMs: context.maxLimitWaitMs ?? maxLimitWaitMs };
-  // The account's one client (built on its first call), not one per call, logged or not (a call
-  // log counts a call's attempts with hooks of that call); a connection that cannot build one is
-  // left to executeTool, which reports it as the step's error.
-  try {
-    out.client = clientFor(context, tool.descriptor);
-  } catch {
-    /* reported by executeTool */
-  }
-  const all = [context.signal, ...signals].filter((s): s is AbortSignal => s !== undefined);
-  if (all.length) out.signal = all.length === 1 ? all[0] : AbortSignal.any(all);
-  return out;
-}
 
 export class StepforgeMcp {
   readonly served: ServedTool[];
@@ -208,12 +188,10 @@ export class StepforgeMcp {
         instructions: this.options.toolSet
           ? this.options.toolSet.instructions
           : this.dynamic
-            ? "Steps act on the connected services. Find one with search_steps, read its " +
-              "input with describe_step, run it with call_step. A write whose result says outcome " +
-              '"unknown" may have been applied: run its check before trying again.'
-            : "Each tool is a step on a connected service. A write whose result says " +
-              'outcome "unknown" may have been applied: run its check before trying again. Cut ' +
-              "results give a cursor for continue_result.",
+            ? "Steps act on the connected services. Find one with search_steps, read its input with describe_step, " +
+              `run it with call_step. ${UNKNOWN_OUTCOME}`
+            : `Each tool is a step on a connected service. ${UNKNOWN_OUTCOME} Cut results give a cursor for ` +
+              "continue_result.",
       },
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: this.listing as never }));
