@@ -19,7 +19,6 @@ import { executeTool } from "../tools/execute.js";
 import { traceMetaOf, withTraceparent } from "../observe/otel.js";
 import { ToolSchemas, type SchemaWork } from "../tools/export-schema.js";
 import { shapeResult } from "../tools/shape.js";
-import type { ToolError } from "../tools/types.js";
 import type { Accounts } from "./accounts.js";
 import { selectTools, toolsetsOf, type Selection, type ServiceCatalog } from "./catalog.js";
 import { callContext } from "./call-context.js";
