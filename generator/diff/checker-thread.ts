@@ -27,7 +27,7 @@ export interface CheckerThread {
 /** The checker pass in this thread: loads the compiler on first use. */
 export const checkInProcess: CheckPass = async (input) => (await import("./typecheck.js")).checkPairs(input);
 
-type Reply = { changes: Change[]; cached?: boolean } | { error: string };
+type Reply = { changes: Change[] } | { error: string };
 
 /** `codeCache`: the folder of the compiler's V8 code cache (code-cache.ts), or false to load it as usual. */
 export function startCheckerThread(codeCache: string | false = codeCacheDir("diff")): CheckerThread {
@@ -40,7 +40,6 @@ export function startCheckerThread(codeCache: string | false = codeCacheDir("dif
   let failure: Error | undefined;
   worker.on("error", (error) => (failure = error));
   let passed = false;
-  let cacheTaken = false;
   const check: CheckPass = (input) =>
     new Promise<Change[]>((resolve, reject) => {
       passed = true;
@@ -52,10 +51,7 @@ export function startCheckerThread(codeCache: string | false = codeCacheDir("dif
       const onMessage = (reply: Reply) => {
         done();
         if ("error" in reply) reject(new Error(reply.error));
-        else {
-          cacheTaken ||= reply.cached === true;
-          resolve(reply.changes);
-        }
+        else resolve(reply.changes);
       };
       const onError = (error: Error) => {
         done();
@@ -70,9 +66,8 @@ export function startCheckerThread(codeCache: string | false = codeCacheDir("dif
       worker.postMessage(input);
     });
   const stop = async () => {
-    // Only a pass that ran has compiled what the cache should hold (a rename-only diff ends at once),
-    // and only a cache V8 did not take is written again.
-    if (passed && !failure && !cacheTaken) {
+    // Only a pass that ran has compiled what the cache should hold: a rename-only diff ends at once.
+    if (passed && !failure) {
       worker.ref();
       await new Promise<void>((resolve) => {
         worker.once("message", () => resolve()).once("exit", () => resolve());

@@ -35,8 +35,7 @@ parentPort!.on("message", (input: CheckerInput | { finish: true }) => {
     return;
   }
   try {
-    // Whether the code cache has anything to save: when V8 took it, `finish` need not be asked for.
-    parentPort!.postMessage({ changes: checkPairs(input), cached: compiler?.state === "accepted" });
+    parentPort!.postMessage({ changes: checkPairs(input) });
   } catch (error) {
     parentPort!.postMessage({ error: error instanceof Error ? error.message : String(error) });
   }

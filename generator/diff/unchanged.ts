@@ -18,7 +18,7 @@
  * operation reaches is known from its text; a spec with `x-stepforge` (whose tool steps, paging and
  * triggers name parameters) or an operation with an `x-stepforge-*` key is checked whole.
  */
-import type { Json } from "../refs.js";
+import { isObject, type Json } from "../refs.js";
 import { METHODS } from "../check/methods.js";
 
 /**
@@ -107,7 +107,7 @@ function stubOf(op: Json): Json {
   const stub = pick(op, (k) => !DROPPED.has(k));
   // Path parameters stay: without them a templated path is a defect of its own. A `$ref` may be one.
   const parameters = Array.isArray(op.parameters)
-    ? op.parameters.filter((p) => !isPlainObject(p) || typeof p.$ref === "string" || p.in === "path")
+    ? op.parameters.filter((p) => !isObject(p) || typeof p.$ref === "string" || p.in === "path")
     : [];
   if (parameters.length > 0) stub.parameters = parameters;
   stub.responses = { "200": { description: "unchanged" } };
@@ -120,19 +120,19 @@ function stubOf(op: Json): Json {
  * a percent-encoded name.
  */
 function textsOf(doc: Json): Texts | undefined {
-  if (doc["x-stepforge"] !== undefined || !isPlainObject(doc.paths)) return undefined;
+  if (doc["x-stepforge"] !== undefined || !isObject(doc.paths)) return undefined;
   const components = new Map<string, Text>();
-  for (const [section, entries] of Object.entries(isPlainObject(doc.components) ? doc.components : {})) {
-    if (!isPlainObject(entries)) return undefined;
+  for (const [section, entries] of Object.entries(isObject(doc.components) ? doc.components : {})) {
+    if (!isObject(entries)) return undefined;
     for (const [name, value] of Object.entries(entries))
       components.set(key(section, escapeName(name)), scan(JSON.stringify(value) ?? ""));
   }
   const paths = new Map<string, { shared: Text; operations: Map<string, Text> }>();
   for (const [path, item] of Object.entries(doc.paths)) {
-    if (!isPlainObject(item)) return undefined;
+    if (!isObject(item)) return undefined;
     const operations = new Map<string, Text>();
     for (const [method, op] of Object.entries(item))
-      if (OPERATION_KEYS.has(method) && isPlainObject(op)) operations.set(method, scan(JSON.stringify(op)));
+      if (OPERATION_KEYS.has(method) && isObject(op)) operations.set(method, scan(JSON.stringify(op)));
     paths.set(path, { shared: scan(JSON.stringify(pick(item, (k) => !OPERATION_KEYS.has(k)))), operations });
   }
   const rest = scan(JSON.stringify(pick(doc, (k) => k !== "paths" && k !== "components")));
@@ -210,7 +210,7 @@ function closure(start: string[], next: (name: string) => Iterable<string>): Set
 
 /** `doc.components` with only the `reached` entries, in the document's order. */
 function keptComponents(doc: Json, reached: ReadonlySet<string>): Json | undefined {
-  if (!isPlainObject(doc.components)) return doc.components as undefined;
+  if (!isObject(doc.components)) return doc.components as undefined;
   return Object.fromEntries(
     Object.entries(doc.components).map(([section, entries]) => [
       section,
@@ -225,8 +225,4 @@ const escapeName = (name: string) => name.replace(/~/g, "~0").replace(/\//g, "~1
 
 function pick(node: Json, keep: (key: string) => boolean): Json {
   return Object.fromEntries(Object.entries(node).filter(([k]) => keep(k)));
-}
-
-function isPlainObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
