@@ -26,6 +26,7 @@
  */
 import vm from "node:vm";
 import type { QuickJSWASMModule } from "quickjs-emscripten";
+import { MemberPool } from "./pool.js";
 import type { BridgeRequest, HostCall, SandboxBudgets, SandboxOutcome, ShapeEntry } from "./protocol.js";
 import type { CodeSandbox, RunOptions } from "./sandbox.js";
 import { prepareRun, StuckInBuiltin, type PreparedRun, type VmEvents } from "./vm.js";
@@ -115,21 +116,23 @@ export interface InlineSandboxOptions {
 }
 
 export class InlineSandbox implements CodeSandbox {
-  private engines: Engine[] = [];
-  private readonly queue: Array<() => void> = [];
-  private readonly size: number;
+  private readonly pool: MemberPool<Engine>;
   private readonly memoryBytes: number;
-  private closed = false;
   started = 0;
 
   constructor(options: InlineSandboxOptions) {
-    this.size = Math.max(1, options.engines ?? 2);
     this.memoryBytes = options.memoryBytes;
+    this.pool = new MemberPool<Engine>({
+      size: Math.max(1, options.engines ?? 2),
+      make: () => new Engine(options.memoryBytes),
+      usable: (engine) => !engine.dropped,
+      discard: (engine) => engine.dropped,
+    });
   }
 
   /** Loads one module and runs a small program in it (QuickJS's WebAssembly is compiled lazily). */
   async warm(): Promise<void> {
-    const engine = this.engines.find((e) => !e.dropped) ?? this.add();
+    const engine = this.pool.members.find((e) => !e.dropped) ?? this.pool.add();
     const module = await engine.ready;
     if (engine.busy) return;
     const budgets = { cpuMs: 60_000, wallMs: 60_000, memoryBytes: this.memoryBytes, stackBytes: 256 * 1024 };
@@ -140,30 +143,6 @@ export class InlineSandbox implements CodeSandbox {
     );
     await run.done;
     run.dispose();
-  }
-
-  private add(): Engine {
-    const engine = new Engine(this.memoryBytes);
-    this.engines.push(engine);
-    return engine;
-  }
-
-  private async acquire(): Promise<Engine> {
-    for (;;) {
-      if (this.closed) throw new Error("the sandbox is closed");
-      this.engines = this.engines.filter((e) => !e.dropped);
-      const free = this.engines.find((e) => !e.busy) ?? (this.engines.length < this.size ? this.add() : undefined);
-      if (free) {
-        free.busy = true;
-        return free;
-      }
-      await new Promise<void>((resolve) => this.queue.push(resolve));
-    }
-  }
-
-  private release(engine: Engine): void {
-    engine.busy = false;
-    this.queue.shift()?.();
   }
 
   /** Runs `js` (a script declaring `main`) with `services` built from `shape`; never rejects. */
@@ -179,7 +158,7 @@ export class InlineSandbox implements CodeSandbox {
     if (options.checked && !(await options.checked.catch(() => false))) return NOT_RUN;
     let engine: Engine;
     try {
-      engine = await this.acquire();
+      engine = await this.pool.acquire();
     } catch (error) {
       return { failure: { kind: "cancelled", message: (error as Error).message }, logs: [], calls: 0, cpuMs: 0 };
     }
@@ -188,7 +167,7 @@ export class InlineSandbox implements CodeSandbox {
       module = await engine.ready;
     } catch (error) {
       engine.dropped = true;
-      this.release(engine);
+      this.pool.release(engine);
       const message =
         `the code mode's sandbox could not start: ${(error as Error).message}. It needs the package ` +
         `quickjs-emscripten (0.32) installed beside stepforge.`;
@@ -210,7 +189,7 @@ export class InlineSandbox implements CodeSandbox {
     const queued: HostCall = (request: BridgeRequest, runSignal: AbortSignal) =>
       new Promise<string>((resolve) => outbox.push(() => void host(request, runSignal).then(resolve, resolve)));
     if (signal?.aborted) {
-      this.release(engine);
+      this.pool.release(engine);
       const message = "The call was cancelled by the client before it ran.";
       return { failure: { kind: "cancelled", message }, logs: [], calls: 0, cpuMs: 0 };
     }
@@ -221,7 +200,7 @@ export class InlineSandbox implements CodeSandbox {
     } catch (error) {
       // QuickJS could not make a runtime (its module failed): the next run gets a new module.
       engine.dropped = true;
-      this.release(engine);
+      this.pool.release(engine);
       const message = `The sandbox failed (${(error as Error).message}); nothing was run. Run the code again.`;
       return { failure: { kind: "sandbox", message }, logs: [], calls: 0, cpuMs: 0 };
     }
@@ -248,18 +227,17 @@ export class InlineSandbox implements CodeSandbox {
     setImmediate(() => {
       if (clean && !run.dispose()) engine.dropped = true;
       try {
-        if (!engine.dropped && !this.closed) engine.spare = prepareSpare(engine, module, shape, budgets);
+        if (!engine.dropped && !this.pool.closed) engine.spare = prepareSpare(engine, module, shape, budgets);
       } catch {
         engine.dropped = true;
       }
-      this.release(engine);
+      this.pool.release(engine);
     });
     return { ...outcome, heapBytes: engine.memory.buffer.byteLength };
   }
 
   /** Stops taking runs (the server is shutting down); runs waiting for an engine fail as cancelled. */
   async close(): Promise<void> {
-    this.closed = true;
-    for (const wake of this.queue.splice(0)) wake();
+    this.pool.close();
   }
 }

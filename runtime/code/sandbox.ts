@@ -17,6 +17,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { setMaxListeners } from "node:events";
 import { Worker } from "node:worker_threads";
+import { MemberPool } from "./pool.js";
 import type {
   BridgeRequest,
   FromWorker,
@@ -168,56 +169,34 @@ const NOT_RUN: SandboxOutcome = {
 };
 
 export class Sandbox implements CodeSandbox {
-  private readonly slots: Slot[] = [];
-  private readonly queue: Array<() => void> = [];
-  private readonly size: number;
-  private readonly memoryBytes: number;
-  private closed = false;
+  private readonly pool: MemberPool<Slot>;
+  /** The workers, for the tests that reach one to end it or count what it was sent. */
+  get slots(): readonly Slot[] {
+    return this.pool.members;
+  }
   /** Runs handed to a worker so far. */
   started = 0;
 
   constructor(options: SandboxOptions) {
-    this.size = Math.max(1, options.workers ?? 2);
-    this.memoryBytes = options.memoryBytes;
+    this.pool = new MemberPool<Slot>({
+      size: Math.max(1, options.workers ?? 2),
+      make: () => new Slot(options.memoryBytes),
+      usable: (slot) => !slot.dead,
+      // A worker that ended between runs (its runtime could not be freed) gives its place up.
+      discard: (slot) => slot.dead && !slot.busy,
+    });
   }
 
   /** Starts one worker now, so the first run does not wait for QuickJS to load. */
   async warm(): Promise<void> {
-    const slot = this.slots.find((s) => !s.dead) ?? this.addSlot();
+    const slot = this.pool.members.find((s) => !s.dead) ?? this.pool.add();
     await slot.ready;
-  }
-
-  private addSlot(): Slot {
-    const slot = new Slot(this.memoryBytes);
-    this.slots.push(slot);
-    return slot;
   }
 
   /** A worker ended: a new one starts loading now, so the next run does not wait for it. */
   private replace(slot: Slot): void {
-    const index = this.slots.indexOf(slot);
-    if (index >= 0) this.slots.splice(index, 1);
-    if (!this.closed) this.addSlot();
-  }
-
-  private async acquire(): Promise<Slot> {
-    for (;;) {
-      if (this.closed) throw new Error("the sandbox is closed");
-      // A worker that ended between runs (its runtime could not be freed) gives its place up.
-      for (const dead of this.slots.filter((s) => s.dead && !s.busy)) this.slots.splice(this.slots.indexOf(dead), 1);
-      const free =
-        this.slots.find((s) => !s.busy && !s.dead) ?? (this.slots.length < this.size ? this.addSlot() : undefined);
-      if (free) {
-        free.busy = true;
-        return free;
-      }
-      await new Promise<void>((resolve) => this.queue.push(resolve));
-    }
-  }
-
-  private release(slot: Slot): void {
-    slot.busy = false;
-    this.queue.shift()?.();
+    this.pool.remove(slot);
+    if (!this.pool.closed) this.pool.add();
   }
 
   /**
@@ -234,7 +213,7 @@ export class Sandbox implements CodeSandbox {
     options: RunOptions = {},
   ): Promise<SandboxOutcome> {
     const job: RunJob = { js, main, shape, host, budgets, options };
-    const free = this.closed ? undefined : this.slots.find((s) => s.started && !s.busy && !s.dead);
+    const free = this.pool.closed ? undefined : this.pool.members.find((s) => s.started && !s.busy && !s.dead);
     if (free) {
       free.busy = true;
       return this.runClaimed(free, job);
@@ -246,7 +225,7 @@ export class Sandbox implements CodeSandbox {
     // No worker to start at once: the check is over before one is free, and a failed one runs nothing.
     const { checked } = job.options;
     if (checked && !(await checked.catch(() => false))) return NOT_RUN;
-    return this.runClaimed(await this.acquire(), job);
+    return this.runClaimed(await this.pool.acquire(), job);
   }
 
   private async runClaimed(slot: Slot, job: RunJob): Promise<SandboxOutcome> {
@@ -258,7 +237,7 @@ export class Sandbox implements CodeSandbox {
       return { failure: { kind: "sandbox", message: (error as Error).message }, logs: [], calls: 0, cpuMs: 0 };
     } finally {
       if (slot.dead) this.replace(slot);
-      this.release(slot);
+      this.pool.release(slot);
     }
   }
 
@@ -390,8 +369,7 @@ export class Sandbox implements CodeSandbox {
 
   /** Stops every worker (the server is shutting down); runs still going fail as cancelled. */
   async close(): Promise<void> {
-    this.closed = true;
-    await Promise.allSettled(this.slots.map((s) => s.worker.terminate()));
-    for (const wake of this.queue.splice(0)) wake();
+    this.pool.close();
+    await Promise.allSettled(this.pool.members.map((s) => s.worker.terminate()));
   }
 }
