@@ -1,8 +1,10 @@
 /**
- * `stepforge diff OLD NEW [--json] [--service ID]`: the API changes between two versions of a spec
- * (files, or git revisions such as HEAD~1:specs/trello.yaml), each breaking or compatible, and the
- * semver bump they ask for. Nothing is generated or written. Exit 0 when both specs were read and
- * compared (whatever changed), 1 when one could not be read or checked, 2 on a usage error.
+ * `stepforge diff OLD NEW [--json] [--service ID] [--fail-on-breaking]`: the API changes between two
+ * versions of a spec (files, or git revisions such as HEAD~1:specs/trello.yaml), each breaking or
+ * compatible, and the semver bump they ask for. Nothing is generated or written. Exit 0 when both
+ * specs were read and compared (whatever changed, unless --fail-on-breaking found a breaking change:
+ * then 1, as `generate --fail-on-breaking`, so a CI step can gate a spec edit before generating),
+ * 1 when one could not be read or checked, 2 on a usage error.
  *
  * Without --service the service is named as every other command names it, so the tool steps in
  * the report are the ones the user has: the project's id for a spec of the project's config, else
@@ -46,10 +48,18 @@ async function defaultServiceId(args: readonly string[], sides: readonly LoadedS
   return declared ? undefined : idFromFileName(paths[1]!);
 }
 
-export async function diffCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
+export async function diffCommand(
+  argv: string[],
+  out: NodeJS.WritableStream,
+  err: NodeJS.WritableStream,
+): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { json: { type: "boolean", default: false }, service: { type: "string" } },
+    options: {
+      json: { type: "boolean", default: false },
+      service: { type: "string" },
+      "fail-on-breaking": { type: "boolean", default: false },
+    },
     strict: true,
     allowPositionals: true,
   });
@@ -61,17 +71,18 @@ export async function diffCommand(argv: string[], out: NodeJS.WritableStream): P
   const { startCheckerThread } = await import("../../generator/diff/checker-thread.js");
   const checker = startCheckerThread();
   try {
-    return await compare(values, positionals, out, checker.check);
+    return await compare(values, positionals, out, checker.check, err);
   } finally {
     await checker.stop();
   }
 }
 
 async function compare(
-  values: { json: boolean; service?: string },
+  values: { json: boolean; service?: string; "fail-on-breaking": boolean },
   positionals: string[],
   out: NodeJS.WritableStream,
   check: CheckPass,
+  err: NodeJS.WritableStream,
 ): Promise<number> {
   // Loaded together: the loader reads the three module graphs' files at once instead of in turn.
   const [{ compareSpecs }, { checkSidesForDiff, loadSide }, { reportJson, reportText }] = await Promise.all([
@@ -85,5 +96,12 @@ async function compare(
   const report = await compareSpecs(old, now, check);
   const versions = new Map([[report.service, old.version]]);
   out.write(values.json ? reportJson([report], versions) : reportText(report, old.version));
-  return 0;
+  const breaking = report.changes.filter((change) => change.breaking).length;
+  if (!values["fail-on-breaking"] || breaking === 0) return 0;
+  // The changes themselves are in the report (text or JSON) on stdout; stderr says why the exit is 1.
+  err.write(
+    `stepforge diff: ${breaking} breaking change${breaking === 1 ? "" : "s"} ` +
+      `(${values.json ? 'those with "breaking": true in the report' : "listed above"}) (--fail-on-breaking)\n`,
+  );
+  return 1;
 }

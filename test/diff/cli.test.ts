@@ -118,6 +118,39 @@ describe("stepforge diff", { timeout: 120_000 }, () => {
     expect(flag.stderr).toContain("stepforge diff OLD NEW [--json] [--service ID]");
   });
 
+  it("--fail-on-breaking: exit 0 on a compatible edit, 1 on a breaking one, with the report printed", async () => {
+    const edited = (name: string, colors: string) => {
+      const file = join(work, name);
+      writeFileSync(file, readFileSync(fixture, "utf8").replace("enum: [red, green, blue]", colors));
+      return file;
+    };
+    const widened = edited("widened.yaml", "enum: [red, green, blue, yellow]");
+    const narrowed = edited("narrowed.yaml", "enum: [red, green]");
+    const gate = ["--service", "widgets", "--fail-on-breaking"];
+
+    const compatible = await runCli("diff", fixture, widened, ...gate);
+    expect(compatible.code, compatible.stderr).toBe(0);
+    expect(compatible.stdout).toMatch(/^widgets: 2 API changes, 0 breaking/m);
+    expect(compatible.stderr).toBe("");
+
+    const breaking = await runCli("diff", fixture, narrowed, ...gate);
+    expect(breaking.code).toBe(1);
+    expect(breaking.stdout).toMatch(/^widgets: \d+ API changes?, [1-9]\d* breaking/m);
+    expect(breaking.stdout).toMatch(/breaking +\S+ +.*blue/);
+    const listed = breaking.stdout.split("\n").filter((line) => line.startsWith("  breaking ")).length;
+    expect(breaking.stderr).toBe(
+      `stepforge diff: ${listed} breaking change${listed === 1 ? "" : "s"} (listed above) (--fail-on-breaking)\n`,
+    );
+
+    const json = await runCli("diff", fixture, narrowed, ...gate, "--json");
+    expect(json.code).toBe(1);
+    expect((JSON.parse(json.stdout) as { breaking: boolean }).breaking).toBe(true);
+    expect(json.stderr).toContain('those with "breaking": true in the report');
+
+    // Without the flag the same breaking edit is a successful comparison.
+    expect((await runCli("diff", fixture, narrowed, "--service", "widgets")).code).toBe(0);
+  });
+
   it("the same spec twice: no API changes", async () => {
     const same = await runCli("diff", fixture, fixture, "--service", "widgets");
     expect(same).toEqual({ code: 0, stdout: "widgets: no API changes\n", stderr: "" });
