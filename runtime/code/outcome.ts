@@ -9,7 +9,7 @@
  * records the call, once with a marker value in every field (the write: where does each field
  * land?) and once with the check's input (the check step: what call is it?). Nothing is sent.
  */
-import { checkAdvice } from "../tools/errors.js";
+import { checkAdvice, matchText } from "../tools/errors.js";
 import type { ServiceClient } from "../client/client.js";
 import type { OperationToolDefinition, ToolDefinition } from "../tools/types.js";
 
@@ -129,14 +129,8 @@ export function unknownOutcomeAdvice(label: string, check: CodeCheck | undefined
     `not call ${label} again yet: `;
   if (!check)
     return `${head}first read the records it would have changed, and call it again only if the change is not there.`;
-  const match = Object.entries(check.match)
-    .map(
-      ([field, value]) =>
-        `${field} ${Array.isArray(value) ? `one of ${JSON.stringify(value)}` : `= ${JSON.stringify(value)}`}`,
-    )
-    .join(" and ");
   return (
-    `${head}first call ${check.call}(${JSON.stringify(check.init)}) and look for a record with ${match}; ` +
-    `call it again only if there is none.`
+    `${head}first call ${check.call}(${JSON.stringify(check.init)}) and look for a record with ` +
+    `${matchText(check.match)}; call it again only if there is none.`
   );
 }

@@ -152,6 +152,19 @@ export function checkAdvice(check: ToolCheck, input: unknown): ToolCheckAdvice {
   return { step: check.step, input: fill(check.input), match: fill(check.match) };
 }
 
+/**
+ * The fields a write's record has, as the advice after an unknown outcome states them (here and in
+ * code mode): `idList = "a" and name one of ["x","y"]`.
+ */
+export function matchText(match: Record<string, unknown>): string {
+  return Object.entries(match)
+    .map(
+      ([field, value]) =>
+        `${field} ${Array.isArray(value) ? `one of ${JSON.stringify(value)}` : `= ${JSON.stringify(value)}`}`,
+    )
+    .join(" and ");
+}
+
 function unknownOutcomeAdvice(tool: string, check: ToolCheckAdvice | undefined): string {
   const head =
     `The request was sent, but no usable answer came back, so it may or may not ` +
@@ -161,15 +174,9 @@ function unknownOutcomeAdvice(tool: string, check: ToolCheckAdvice | undefined):
       `${head}first read the records it would have changed with a read step of this ` +
       `service, and call ${tool} again only if the change is not there.`
     );
-  const match = Object.entries(check.match)
-    .map(
-      ([field, value]) =>
-        `${field} ${Array.isArray(value) ? `one of ${JSON.stringify(value)}` : `= ${JSON.stringify(value)}`}`,
-    )
-    .join(" and ");
   return (
     `${head}first call ${check.step} with ${JSON.stringify(check.input)} and look for ` +
-    `a record with ${match}. Call ${tool} again only if there is none.`
+    `a record with ${matchText(check.match)}. Call ${tool} again only if there is none.`
   );
 }
 
