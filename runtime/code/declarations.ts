@@ -11,6 +11,7 @@
  * check on every run, and the same text `search` shows the model.
  */
 import type * as TS from "typescript";
+import { memoryHost } from "./memory-host.js";
 
 /** One generated service as the code mode reads it. */
 export interface GeneratedService {
@@ -268,15 +269,11 @@ export function buildDeclarations(ts: typeof TS, sources: DeclarationSources): S
     files.set(`/${service.id}/descriptor.ts`, "export declare const descriptor: unknown;\n");
   }
   const options = loadOptions(ts);
-  const host: TS.CompilerHost = {
+  const host = memoryHost({
     getSourceFile: (name, target) =>
       files.has(name) ? ts.createSourceFile(name, files.get(name)!, target, true) : undefined,
     getDefaultLibFileName: () => "/globals.d.ts",
-    writeFile: () => {},
     getCurrentDirectory: () => "/",
-    getCanonicalFileName: (f) => f,
-    useCaseSensitiveFileNames: () => true,
-    getNewLine: () => "\n",
     fileExists: (f) => files.has(f),
     readFile: (f) => files.get(f),
     // The client imports "./types.js", "./descriptor.js" and the runtime (by whatever path its
@@ -294,7 +291,7 @@ export function buildDeclarations(ts: typeof TS, sources: DeclarationSources): S
           },
         };
       }),
-  };
+  });
   const roots = ["/globals.d.ts", ...sources.services.map((s) => `/${s.id}/client.ts`)];
   const program = ts.createProgram({ rootNames: roots, options, host });
   const checker = program.getTypeChecker();

@@ -39,6 +39,7 @@
 import { dirname, join } from "node:path";
 import type * as TS from "typescript";
 import type { ServiceDeclarations } from "./declarations.js";
+import { memoryHost } from "./memory-host.js";
 
 /** Library files of ES2023 that QuickJS implements (no Intl, no DOM). */
 const LIBS = [
@@ -213,7 +214,7 @@ export class CodeChecker {
 
   private host(agent: TS.SourceFile): TS.CompilerHost {
     const ts = this.ts;
-    return {
+    return memoryHost({
       getSourceFile: (name) => {
         if (name === AGENT_FILE) return agent;
         let file = this.files.get(name);
@@ -227,11 +228,7 @@ export class CodeChecker {
       },
       getDefaultLibFileName: () => "/lib/lib.es5.d.ts",
       getDefaultLibLocation: () => "/lib",
-      writeFile: () => {},
       getCurrentDirectory: () => "/code",
-      getCanonicalFileName: (f) => f,
-      useCaseSensitiveFileNames: () => true,
-      getNewLine: () => "\n",
       fileExists: (f) =>
         f === AGENT_FILE ||
         this.files.has(f) ||
@@ -244,7 +241,7 @@ export class CodeChecker {
             ? { resolvedModule: { resolvedFileName: file, extension: ts.Extension.Dts } }
             : { resolvedModule: undefined };
         }),
-    };
+    });
   }
 
   private agentFile(name: string, code: string): TS.SourceFile {
