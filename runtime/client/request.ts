@@ -156,7 +156,7 @@ function compilePath(op: OperationDescriptor, baseUrl: string): PathTemplate {
   return { names, literals, simple };
 }
 
-/** The address with the path values in: each encoded as openapi-fetch's simple style does. */
+/** The address with the path values in: in their declared styles, else as openapi-fetch's simple style does. */
 function fillPath(
   baseUrl: string,
   op: OperationDescriptor,
@@ -165,34 +165,30 @@ function fillPath(
   wire: BuilderWire | undefined,
 ): string {
   if (!values || template.names.length === 0) return baseUrl + op.path;
-  if (op.serialization?.path && wire) return styledPath(baseUrl, op, template, values, wire);
-  if (!template.simple) return defaultPathSerializer(baseUrl + op.path, values);
-  let url = baseUrl + template.literals[0]!;
-  for (let i = 0; i < template.names.length; i++) {
-    const name = template.names[i]!;
-    const value = values[name];
-    if (value !== null && typeof value === "object") return defaultPathSerializer(baseUrl + op.path, values);
-    // A value left out keeps its placeholder, as openapi-fetch leaves it (the path check refuses it first).
-    url += value === undefined || value === null ? `{${name}}` : encodeURIComponent(value as string | number | boolean);
-    url += template.literals[i + 1]!;
-  }
-  return url;
+  const styles = op.serialization?.path;
+  // Declared styles (label, matrix, explode, JSON) are the wire's to encode, objects included.
+  if (styles && wire)
+    return joinPath(baseUrl, template, values, (name, value) => wire.pathValue(name, value, styles[name]));
+  if (!template.simple || template.names.some((name) => values[name] !== null && typeof values[name] === "object"))
+    return defaultPathSerializer(baseUrl + op.path, values);
+  return joinPath(baseUrl, template, values, encodeSimple);
 }
 
-/** The address with path values in their declared styles (label, matrix, explode, JSON). */
-function styledPath(
+const encodeSimple = (_name: string, value: unknown) => encodeURIComponent(value as string | number | boolean);
+
+/** The template's literals with each path value's text between them. */
+function joinPath(
   baseUrl: string,
-  op: OperationDescriptor,
   template: PathTemplate,
   values: Record<string, unknown>,
-  wire: BuilderWire,
+  text: (name: string, value: unknown) => string,
 ): string {
   let url = baseUrl + template.literals[0]!;
   for (let i = 0; i < template.names.length; i++) {
     const name = template.names[i]!;
     const value = values[name];
-    url +=
-      value === undefined || value === null ? `{${name}}` : wire.pathValue(name, value, op.serialization?.path?.[name]);
+    // A value left out keeps its placeholder, as openapi-fetch leaves it (the path check refuses it first).
+    url += value === undefined || value === null ? `{${name}}` : text(name, value);
     url += template.literals[i + 1]!;
   }
   return url;
