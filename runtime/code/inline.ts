@@ -28,7 +28,7 @@ import vm from "node:vm";
 import type { QuickJSWASMModule } from "quickjs-emscripten";
 import { MemberPool } from "./pool.js";
 import type { BridgeRequest, HostCall, SandboxBudgets, SandboxOutcome, ShapeEntry } from "./protocol.js";
-import type { CodeSandbox, RunOptions } from "./sandbox.js";
+import { NOT_RUN, type CodeSandbox, type RunJob } from "./sandbox.js";
 import { prepareRun, StuckInBuiltin, type PreparedRun, type VmEvents } from "./vm.js";
 
 /**
@@ -40,13 +40,6 @@ const GRACE_MS = 1_000;
 const PAGE = 65_536;
 /** What QuickJS's module starts with (its stack, its own runtime); the code's budget comes on top. */
 const BASE_BYTES = 16 * 1024 * 1024;
-
-const NOT_RUN: SandboxOutcome = {
-  failure: { kind: "discarded", message: "The code did not type-check; it was not run." },
-  logs: [],
-  calls: 0,
-  cpuMs: 0,
-};
 
 /** Runs `work` under a watchdog of `timeoutMs`; past it, throws StuckInBuiltin (the work was stopped). */
 function guarded<T>(work: () => T, timeoutMs: number): T {
@@ -145,17 +138,10 @@ export class InlineSandbox implements CodeSandbox {
     run.dispose();
   }
 
-  /** Runs `js` (a script declaring `main`) with `services` built from `shape`; never rejects. */
-  async run(
-    js: string,
-    main: string,
-    shape: ShapeEntry[],
-    host: HostCall,
-    budgets: SandboxBudgets,
-    options: RunOptions = {},
-  ): Promise<SandboxOutcome> {
+  /** Runs the job's code; never rejects. */
+  async run(job: RunJob): Promise<SandboxOutcome> {
     // On this thread the check is over before the run could start: a failed one runs nothing.
-    if (options.checked && !(await options.checked.catch(() => false))) return NOT_RUN;
+    if (job.checked && !(await job.checked.catch(() => false))) return NOT_RUN;
     let engine: Engine;
     try {
       engine = await this.pool.acquire();
@@ -173,16 +159,11 @@ export class InlineSandbox implements CodeSandbox {
         `quickjs-emscripten (0.32) installed beside stepforge.`;
       return { failure: { kind: "sandbox", message }, logs: [], calls: 0, cpuMs: 0 };
     }
-    return this.runOn(engine, module, { js, main, shape, host, budgets }, options.signal);
+    return this.runOn(engine, module, job);
   }
 
-  private async runOn(
-    engine: Engine,
-    module: QuickJSWASMModule,
-    job: { js: string; main: string; shape: ShapeEntry[]; host: HostCall; budgets: SandboxBudgets },
-    signal: AbortSignal | undefined,
-  ): Promise<SandboxOutcome> {
-    const { shape, host, budgets } = job;
+  private async runOn(engine: Engine, module: QuickJSWASMModule, job: RunJob): Promise<SandboxOutcome> {
+    const { shape, host, budgets, signal } = job;
     /** Calls the code made during an entry into QuickJS, sent once it waits (see the module comment). */
     const outbox: Array<() => void> = [];
     let ended = false;

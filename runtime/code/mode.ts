@@ -215,11 +215,13 @@ export class CodeMode {
       return inputError("execute", "code", "is longer than 200,000 characters; write shorter code");
     const pending = prepared.checker.begin(code);
     const { host, writes } = prepared.bridge.forRun();
+    // The run's parts either way; its JavaScript comes from the check.
+    const job = { main: MAIN, shape: prepared.shape, host, budgets: this.budgets, signal };
     if (pending.js !== undefined && this.runWhileChecking) {
       // Run while checking: the worker starts the code now and its calls wait for the check.
       let settle!: (passed: boolean) => void;
       const checked = new Promise<boolean>((resolve) => (settle = resolve));
-      const running = this.sandbox.run(pending.js, MAIN, prepared.shape, host, this.budgets, { signal, checked });
+      const running = this.sandbox.run({ ...job, js: pending.js, checked });
       // Not awaited when the check fails: a run refused by a closing sandbox must not be an unhandled rejection.
       running.catch(() => {});
       let compiled: CheckResult | undefined;
@@ -234,7 +236,7 @@ export class CodeMode {
     }
     const compiled = pending.finish();
     if (!compiled.ok) return typeError(compiled);
-    const outcome = await this.sandbox.run(compiled.js, MAIN, prepared.shape, host, this.budgets, { signal });
+    const outcome = await this.sandbox.run({ ...job, js: compiled.js });
     return this.result(outcome, writes, compiled.sourceMap);
   }
 

@@ -138,30 +138,24 @@ export interface CodeSandbox {
   readonly started: number;
   /** Gets one QuickJS module ready, so the first run does not wait for it to load. */
   warm(): Promise<void>;
-  /** Runs `js` (a script declaring `main`) with `services` built from `shape`; never rejects. */
-  run(
-    js: string,
-    main: string,
-    shape: ShapeEntry[],
-    host: HostCall,
-    budgets: SandboxBudgets,
-    options?: RunOptions,
-  ): Promise<SandboxOutcome>;
+  /** Runs the job's code; never rejects. */
+  run(job: RunJob): Promise<SandboxOutcome>;
   close(): Promise<void>;
 }
 
-/** One run's code and what it runs with, as handed from `run` to the slot that takes it. */
-interface RunJob {
+/** One run: its code, what it calls and what it may spend, as handed on to the slot or engine that takes it. */
+export interface RunJob extends RunOptions {
+  /** A script declaring the function `main`, which is called with `services`. */
   js: string;
   main: string;
+  /** What `services` is built from. */
   shape: ShapeEntry[];
   host: HostCall;
   budgets: SandboxBudgets;
-  options: RunOptions;
 }
 
 /** A run that was never started because its check failed first. */
-const NOT_RUN: SandboxOutcome = {
+export const NOT_RUN: SandboxOutcome = {
   failure: { kind: "discarded", message: "The code did not type-check; it was not run." },
   logs: [],
   calls: 0,
@@ -200,19 +194,11 @@ export class Sandbox implements CodeSandbox {
   }
 
   /**
-   * Runs `js` (a script declaring `main`) with `services` built from `shape`; never rejects. With a
-   * worker free and ready the code is handed to it before this returns, so it runs while the
-   * caller goes on synchronously (checking it, with `options.checked`).
+   * Runs the job's code; never rejects. With a worker free and ready the code is handed to it
+   * before this returns, so it runs while the caller goes on synchronously (checking it, with
+   * `job.checked`).
    */
-  run(
-    js: string,
-    main: string,
-    shape: ShapeEntry[],
-    host: HostCall,
-    budgets: SandboxBudgets,
-    options: RunOptions = {},
-  ): Promise<SandboxOutcome> {
-    const job: RunJob = { js, main, shape, host, budgets, options };
+  run(job: RunJob): Promise<SandboxOutcome> {
     const free = this.pool.closed ? undefined : this.pool.members.find((s) => s.started && !s.busy && !s.dead);
     if (free) {
       free.busy = true;
@@ -223,7 +209,7 @@ export class Sandbox implements CodeSandbox {
 
   private async runQueued(job: RunJob): Promise<SandboxOutcome> {
     // No worker to start at once: the check is over before one is free, and a failed one runs nothing.
-    const { checked } = job.options;
+    const { checked } = job;
     if (checked && !(await checked.catch(() => false))) return NOT_RUN;
     return this.runClaimed(await this.pool.acquire(), job);
   }
@@ -242,13 +228,12 @@ export class Sandbox implements CodeSandbox {
   }
 
   /**
-   * Hands the run to `slot` and answers its outcome. With `options.checked` still going, calls are
+   * Hands the run to `slot` and answers its outcome. With `job.checked` still going, calls are
    * held until it passes; the time they wait for it counts in no budget: QuickJS is idle meanwhile
    * (its CPU clock stopped), and the wall clocks, here and in the worker, move on by that wait.
    */
   private runOn(slot: Slot, job: RunJob): Promise<SandboxOutcome> {
-    const { js, main, shape, host, budgets } = job;
-    const { signal, checked } = job.options;
+    const { js, main, shape, host, budgets, signal, checked } = job;
     return new Promise<SandboxOutcome>((resolve) => {
       const calls = new AbortController();
       // Every call of the run listens on it (up to the calls budget at once): no leak warning.

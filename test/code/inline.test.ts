@@ -6,14 +6,14 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { InlineSandbox } from "../../runtime/code/inline.js";
 import { DEFAULT_BUDGETS } from "../../runtime/code/protocol.js";
-import { echoHost as host, echoShape as shape, program } from "./echo-host.js";
+import { echoJob } from "./echo-host.js";
 
 const MIB = 1024 * 1024;
 const budgets = { ...DEFAULT_BUDGETS, cpuMs: 300, wallMs: 20_000, memoryBytes: 64 * MIB };
 const sandbox = new InlineSandbox({ engines: 1, memoryBytes: budgets.memoryBytes });
 afterAll(() => sandbox.close());
 
-const run = (body: string) => sandbox.run(program(body), "main", shape, host, budgets);
+const run = (body: string) => sandbox.run(echoJob(body, budgets));
 
 describe("the sandbox on the server's thread", () => {
   it("stops a builtin QuickJS does not interrupt, and the next run calls out as before", {
