@@ -21,8 +21,9 @@ import {
   ATTACKS,
   contained,
   describeOutcome,
+  executeOutcome,
+  KEEPS_SERVING,
   secretValues,
-  type Outcome,
 } from "../test/code/attacks.js";
 import {
   runHarness,
@@ -249,24 +250,15 @@ async function attacks(harness: Harness): Promise<string> {
   let escapes = 0;
   try {
     for (const attack of ATTACKS) {
-      const result = await server.client.callTool({ name: "execute", arguments: { code: attack.code } });
-      const all = texts(result);
-      const outcome: Outcome = {
-        isError: result.isError === true,
-        body: JSON.parse(all[0]!) as Outcome["body"],
-        text: all.join("\n"),
-      };
+      const outcome = await executeOutcome(server.client, attack.code);
       const held = contained(attack, outcome) && !secrets.some((s) => outcome.text.includes(s));
       if (!held) escapes++;
       rows.push([attack.name, describeOutcome(outcome).replace(/\|/g, "/"), held ? "contained" : "**NOT CONTAINED**"]);
     }
-    const after = await server.client.callTool({
-      name: "execute",
-      arguments: { code: `return (await services.trello.getMemberBoards({ params: { path: { id: "me" } } })).length;` },
-    });
+    const after = await executeOutcome(server.client, KEEPS_SERVING);
     rows.push([
       "(after every attack) a normal run",
-      texts(after)[0]!.slice(0, 60),
+      JSON.stringify(after.body.result ?? after.body.error).slice(0, 60),
       after.isError ? "**FAILED**" : "served",
     ]);
   } finally {

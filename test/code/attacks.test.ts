@@ -11,10 +11,11 @@ import {
   ATTACKS,
   contained,
   describeOutcome,
+  executeOutcome,
+  KEEPS_SERVING,
   secretValues,
-  type Outcome,
 } from "./attacks.js";
-import { mockAccounts, serve, texts, type Served } from "./helpers.js";
+import { mockAccounts, serve, type Served } from "./helpers.js";
 
 let mocks: MockAccounts;
 let served: Served;
@@ -30,12 +31,6 @@ afterAll(async () => {
   await mocks?.close();
 });
 
-async function run(code: string): Promise<Outcome> {
-  const result = await served.client.callTool({ name: "execute", arguments: { code } });
-  const all = texts(result);
-  return { isError: result.isError === true, body: JSON.parse(all[0]!) as Outcome["body"], text: all.join("\n") };
-}
-
 describe("sandbox attacks", () => {
   it("has secrets to look for", () => {
     expect(secrets.length).toBeGreaterThanOrEqual(2);
@@ -43,22 +38,18 @@ describe("sandbox attacks", () => {
 
   for (const attack of ATTACKS) {
     it(attack.name, { timeout: 60_000 }, async () => {
-      const outcome = await run(attack.code);
+      const outcome = await executeOutcome(served.client, attack.code);
       expect(contained(attack, outcome), describeOutcome(outcome)).toBe(true);
       for (const secret of secrets) expect(outcome.text).not.toContain(secret);
     });
   }
 
   it("the server keeps serving: code runs and calls the services after every attack", async () => {
-    const outcome = await run(KEEPS_SERVING);
+    const outcome = await executeOutcome(served.client, KEEPS_SERVING);
     expect(outcome.isError).toBe(false);
     expect(outcome.body.result).toEqual({ boards: 2, latitude: "number" });
   });
 });
-
-const KEEPS_SERVING = `const boards = await services.trello.getMemberBoards({ params: { path: { id: "me" } } });
-const geo = await services.worldnews.getGeoCoordinates({ params: { query: { location: "Berlin" } } });
-return { boards: boards.length, latitude: typeof geo.latitude };`;
 
 /**
  * The sandbox on the server's thread (`sandbox: "inline"`) differs from the workers in how a run is
@@ -76,16 +67,14 @@ describe("sandbox attacks on the server's thread", () => {
   );
   for (const attack of picked) {
     it(attack.name, { timeout: 60_000 }, async () => {
-      const result = await inline.client.callTool({ name: "execute", arguments: { code: attack.code } });
-      const all = texts(result);
-      const outcome = { isError: result.isError === true, body: JSON.parse(all[0]!), text: all.join("\n") };
+      const outcome = await executeOutcome(inline.client, attack.code);
       expect(contained(attack, outcome), describeOutcome(outcome)).toBe(true);
       for (const secret of secrets) expect(outcome.text).not.toContain(secret);
     });
   }
   it("the server keeps serving after them", async () => {
-    const result = await inline.client.callTool({ name: "execute", arguments: { code: KEEPS_SERVING } });
-    expect(result.isError).not.toBe(true);
-    expect(JSON.parse(texts(result)[0]!).result).toEqual({ boards: 2, latitude: "number" });
+    const outcome = await executeOutcome(inline.client, KEEPS_SERVING);
+    expect(outcome.isError).toBe(false);
+    expect(outcome.body.result).toEqual({ boards: 2, latitude: "number" });
   });
 });

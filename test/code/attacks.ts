@@ -7,6 +7,8 @@
  * without reaching what it went for. The server serves trello and worldnews with mock accounts
  * and marketo without one.
  */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { texts } from "./helpers.js";
 
 export interface Outcome {
   isError: boolean;
@@ -219,6 +221,18 @@ export function contained(attack: Attack, outcome: Outcome): boolean {
   if (attack.serviceKind && outcome.body.error?.service?.kind !== attack.serviceKind) return false;
   return attack.contained ? attack.contained(outcome) : true;
 }
+
+/** What `code` came to through a client's `execute`. */
+export async function executeOutcome(client: Client, code: string): Promise<Outcome> {
+  const result = await client.callTool({ name: "execute", arguments: { code } });
+  const all = texts(result);
+  return { isError: result.isError === true, body: JSON.parse(all[0]!) as Outcome["body"], text: all.join("\n") };
+}
+
+/** Code that calls both served services, run after the attacks: the server must still run it. */
+export const KEEPS_SERVING = `const boards = await services.trello.getMemberBoards({ params: { path: { id: "me" } } });
+const geo = await services.worldnews.getGeoCoordinates({ params: { query: { location: "Berlin" } } });
+return { boards: boards.length, latitude: typeof geo.latitude };`;
 
 /** One line of the table: the kind, and the start of the message. */
 export function describeOutcome(outcome: Outcome): string {
