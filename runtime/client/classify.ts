@@ -8,28 +8,25 @@
 import type { ErrorKind, ErrorRule, ServiceDescriptor } from "../descriptor.js";
 import { getPath } from "../internal/values.js";
 
-const DEFAULT_STATUS_KINDS: Array<[number, number, ErrorKind, boolean]> = [
-  [400, 400, "validation", false],
-  [401, 401, "auth", false],
-  [403, 403, "permission", false],
-  [404, 404, "not_found", false],
-  [408, 408, "timeout", true],
-  [409, 409, "conflict", false],
-  [410, 422, "validation", false],
-  [429, 429, "rate_limited", true],
-  [423, 499, "validation", false],
-  [500, 501, "server", false],
-  [502, 504, "server", true],
-  [505, 599, "server", false],
-];
+/** The statuses HTTP gives a kind of their own; any other 410–499 is `validation`, the rest `server`. */
+const STATUS_KINDS: Readonly<Record<number, ErrorKind>> = {
+  400: "validation",
+  401: "auth",
+  403: "permission",
+  404: "not_found",
+  408: "timeout",
+  409: "conflict",
+  429: "rate_limited",
+};
+/** The statuses worth trying again unless the spec says otherwise. */
+const RETRIED_STATUSES = new Set([408, 429, 502, 503, 504]);
 
 /** The rule for an HTTP status: the spec's own, else the HTTP meaning. */
 export function ruleForStatus(descriptor: ServiceDescriptor, status: number): ErrorRule {
   const declared = descriptor.errors.statuses[String(status)];
   if (declared) return declared;
-  const match = DEFAULT_STATUS_KINDS.find(([lo, hi]) => status >= lo && status <= hi);
-  const [, , kind, retry] = match ?? [0, 0, "server" as ErrorKind, false];
-  return { kind, retry, reauth: false, description: `HTTP ${status}` };
+  const kind = STATUS_KINDS[status] ?? (status >= 410 && status <= 499 ? "validation" : "server");
+  return { kind, retry: RETRIED_STATUSES.has(status), reauth: false, description: `HTTP ${status}` };
 }
 
 /** Reads a header that holds seconds or an HTTP date; returns milliseconds from `now`. */

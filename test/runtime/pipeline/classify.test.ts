@@ -49,6 +49,27 @@ describe("classifyAnswer", () => {
   });
 });
 
+describe("ruleForStatus without a declared rule", () => {
+  // The kinds HTTP gives; 402 and 405–407 have none of their own and fall to `server`.
+  it.each([
+    [400, "validation", false],
+    [401, "auth", false],
+    [402, "server", false],
+    [404, "not_found", false],
+    [405, "server", false],
+    [408, "timeout", true],
+    [410, "validation", false],
+    [429, "rate_limited", true],
+    [499, "validation", false],
+    [501, "server", false],
+    [502, "server", true],
+    [504, "server", true],
+    [505, "server", false],
+  ])("%i is %s (retried: %s)", (status, kind, retry) => {
+    expect(ruleForStatus(descriptor, status)).toEqual({ kind, retry, reauth: false, description: `HTTP ${status}` });
+  });
+});
+
 describe("parseRetryAfter", () => {
   it("reads seconds and HTTP dates; ignores anything else", () => {
     expect(parseRetryAfter("1.5")).toBe(1500);
