@@ -14,6 +14,7 @@ import {
   executeOutcome,
   KEEPS_SERVING,
   secretValues,
+  type Attack,
 } from "./attacks.js";
 import { mockAccounts, serve, type Served } from "./helpers.js";
 
@@ -36,19 +37,7 @@ describe("sandbox attacks", () => {
     expect(secrets.length).toBeGreaterThanOrEqual(2);
   });
 
-  for (const attack of ATTACKS) {
-    it(attack.name, { timeout: 60_000 }, async () => {
-      const outcome = await executeOutcome(served.client, attack.code);
-      expect(contained(attack, outcome), describeOutcome(outcome)).toBe(true);
-      for (const secret of secrets) expect(outcome.text).not.toContain(secret);
-    });
-  }
-
-  it("the server keeps serving: code runs and calls the services after every attack", async () => {
-    const outcome = await executeOutcome(served.client, KEEPS_SERVING);
-    expect(outcome.isError).toBe(false);
-    expect(outcome.body.result).toEqual({ boards: 2, latitude: "number" });
-  });
+  attacksOn(() => served, ATTACKS);
 });
 
 /**
@@ -65,16 +54,21 @@ describe("sandbox attacks on the server's thread", () => {
   const picked = ATTACKS.filter(
     (a) => [a.expect].flat().some((k) => stops.has(k)) || /WebAssembly|constructor/.test(a.name),
   );
-  for (const attack of picked) {
+  attacksOn(() => inline, picked);
+});
+
+/** A test per attack against the server `served` gives (started in a beforeAll), then one that it still serves. */
+function attacksOn(served: () => Served, attacks: Attack[]): void {
+  for (const attack of attacks) {
     it(attack.name, { timeout: 60_000 }, async () => {
-      const outcome = await executeOutcome(inline.client, attack.code);
+      const outcome = await executeOutcome(served().client, attack.code);
       expect(contained(attack, outcome), describeOutcome(outcome)).toBe(true);
       for (const secret of secrets) expect(outcome.text).not.toContain(secret);
     });
   }
-  it("the server keeps serving after them", async () => {
-    const outcome = await executeOutcome(inline.client, KEEPS_SERVING);
+  it("the server keeps serving: code runs and calls the services after every attack", async () => {
+    const outcome = await executeOutcome(served().client, KEEPS_SERVING);
     expect(outcome.isError).toBe(false);
     expect(outcome.body.result).toEqual({ boards: 2, latitude: "number" });
   });
-});
+}
