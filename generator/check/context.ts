@@ -5,6 +5,7 @@ import type { DiagnosticCode } from "../catalogue.js";
 import { toPointer, type Diagnostic, type Severity } from "../diagnostics.js";
 import type { LoadedSpec } from "../load.js";
 import type { Json, RefResolver } from "../refs.js";
+import type { ExtensionParts } from "./parts.js";
 
 export type Path = Array<string | number>;
 export type Report = (code: DiagnosticCode, path: Path, message: string, severity?: Severity) => void;
@@ -22,6 +23,8 @@ export interface CheckContext {
   /** A defect with a safe repair: an error saying how to fix it when strict, else a warning saying what was done. */
   repair: (code: DiagnosticCode, path: Path, problem: string, fix: string, repaired: string) => void;
   diagnostics: Diagnostic[];
+  /** What reads the extensions with zod and builds the mock (parts.ts). */
+  parts: ExtensionParts;
 }
 
 export function describeValue(value: unknown): string {
