@@ -6,38 +6,9 @@
  * (zod-parts.ts); `stepforge diff` of documents that write no extension and build no mock gives
  * NO_PARTS and loads none of it, since its check stage is on the path to its result.
  */
-import type { ServiceExtension } from "../../runtime/descriptor.js";
-import type { OperationExtensionsSchema } from "../../runtime/descriptor-schemas.js";
-import type { MockOperationSpec } from "../../runtime/mock/model.js";
-import type { OperationTool } from "../../runtime/tools/model.js";
-import type { TriggersExtension } from "../../runtime/triggers/model.js";
-import type { OperationModel, ServiceModel } from "../model.js";
-import type { Json } from "../refs.js";
-import type { CheckContext, Path } from "./context.js";
+import type { ExtensionParts } from "./context.js";
 
-export type OperationExtensions = ReturnType<typeof OperationExtensionsSchema.parse>;
-
-export interface ExtensionParts {
-  /** `x-stepforge` checked, with what it leaves out derived (extension.ts); undefined when it has errors. */
-  serviceExtension(context: CheckContext, serviceId: string | undefined): ServiceExtension | undefined;
-  /** An operation's `x-stepforge-*` keys (some written) parsed; `{}` when they do not match (reported). */
-  operationExtensions(context: CheckContext, written: Json, at: Path): OperationExtensions;
-  /** A written `x-stepforge-tool`, or undefined when it does not match its schema (checkToolSteps reports it). */
-  operationTool(raw: unknown): OperationTool | undefined;
-  /** A written `x-stepforge-triggers`, or undefined when it does not match its schema (reported). */
-  triggers(context: CheckContext, raw: unknown, at: Path): TriggersExtension | undefined;
-  /** SF193: operations the mock's router cannot tell apart (routes.ts). */
-  routeConflicts(context: CheckContext, operations: OperationModel[], baseUrl: string): void;
-  /** What the mock gets of an operation (mock-operation.ts). */
-  mockSpec(op: Omit<OperationModel, "mock">, ext: unknown, context: CheckContext): MockOperationSpec;
-  /** The mock of a checked spec: its examples picked, and what the spec does not declare inferred. */
-  mock(
-    context: CheckContext,
-    modelDoc: Json,
-    extension: ServiceExtension,
-    operations: OperationModel[],
-  ): Pick<ServiceModel, "mock" | "mockExplain">;
-}
+export type { ExtensionParts, OperationExtensions } from "./context.js";
 
 /**
  * For a lenient, surface-only check of a document where writesExtensions (extension-keys.ts) finds
