@@ -85,14 +85,16 @@ async function compare(
   err: NodeJS.WritableStream,
 ): Promise<number> {
   // Loaded together: the loader reads the three module graphs' files at once instead of in turn.
-  const [{ compareSpecs }, { checkSidesForDiff, loadSide }, { reportJson, reportText }] = await Promise.all([
-    import("../../generator/diff/index.js"),
-    import("../../generator/diff/specs.js"),
-    import("../../generator/diff/report.js"),
-  ]);
+  const [{ compareSpecs }, { checkSidesForDiff, loadSide, partsForDiff }, { reportJson, reportText }] =
+    await Promise.all([
+      import("../../generator/diff/index.js"),
+      import("../../generator/diff/specs.js"),
+      import("../../generator/diff/report.js"),
+    ]);
   const sides = positionals.map((arg) => loadSide(arg));
   const serviceId = values.service ?? (await defaultServiceId(positionals, sides));
-  const [old, now] = checkSidesForDiff(sides[0]!, sides[1]!, serviceId);
+  const parts = await partsForDiff(...sides);
+  const [old, now] = checkSidesForDiff(sides[0]!, sides[1]!, serviceId, parts);
   const report = await compareSpecs(old, now, check);
   const versions = new Map([[report.service, old.version]]);
   out.write(values.json ? reportJson([report], versions) : reportText(report, old.version));

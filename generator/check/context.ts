@@ -5,6 +5,12 @@ import type { DiagnosticCode } from "../catalogue.js";
 import { toPointer, type Diagnostic, type Severity } from "../diagnostics.js";
 import type { LoadedSpec } from "../load.js";
 import type { Json, RefResolver } from "../refs.js";
+import type { ServiceExtension } from "../../runtime/descriptor.js";
+import type { OperationExtensionsSchema } from "../../runtime/descriptor-schemas.js";
+import type { MockOperationSpec } from "../../runtime/mock/model.js";
+import type { OperationTool } from "../../runtime/tools/model.js";
+import type { TriggersExtension } from "../../runtime/triggers/model.js";
+import type { OperationModel, ServiceModel } from "../model.js";
 
 export type Path = Array<string | number>;
 export type Report = (code: DiagnosticCode, path: Path, message: string, severity?: Severity) => void;
@@ -22,6 +28,33 @@ export interface CheckContext {
   /** A defect with a safe repair: an error saying how to fix it when strict, else a warning saying what was done. */
   repair: (code: DiagnosticCode, path: Path, problem: string, fix: string, repaired: string) => void;
   diagnostics: Diagnostic[];
+  /** What reads the extensions with zod and builds the mock (parts.ts). */
+  parts: ExtensionParts;
+}
+
+export type OperationExtensions = ReturnType<typeof OperationExtensionsSchema.parse>;
+
+/** What the stage reaches through its context instead of importing it (parts.ts says why). */
+export interface ExtensionParts {
+  /** `x-stepforge` checked, with what it leaves out derived (extension.ts); undefined when it has errors. */
+  serviceExtension(context: CheckContext, serviceId: string | undefined): ServiceExtension | undefined;
+  /** An operation's `x-stepforge-*` keys (some written) parsed; `{}` when they do not match (reported). */
+  operationExtensions(context: CheckContext, written: Json, at: Path): OperationExtensions;
+  /** A written `x-stepforge-tool`, or undefined when it does not match its schema (checkToolSteps reports it). */
+  operationTool(raw: unknown): OperationTool | undefined;
+  /** A written `x-stepforge-triggers`, or undefined when it does not match its schema (reported). */
+  triggers(context: CheckContext, raw: unknown, at: Path): TriggersExtension | undefined;
+  /** SF193: operations the mock's router cannot tell apart (routes.ts). */
+  routeConflicts(context: CheckContext, operations: OperationModel[], baseUrl: string): void;
+  /** What the mock gets of an operation (mock-operation.ts). */
+  mockSpec(op: Omit<OperationModel, "mock">, ext: unknown, context: CheckContext): MockOperationSpec;
+  /** The mock of a checked spec: its examples picked, and what the spec does not declare inferred. */
+  mock(
+    context: CheckContext,
+    modelDoc: Json,
+    extension: ServiceExtension,
+    operations: OperationModel[],
+  ): Pick<ServiceModel, "mock" | "mockExplain">;
 }
 
 export function describeValue(value: unknown): string {

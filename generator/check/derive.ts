@@ -8,10 +8,9 @@
  * warning (SF171).
  */
 import type { Placement, ServiceExtension } from "../../runtime/descriptor.js";
-import { ServiceExtensionSchema } from "../../runtime/descriptor-schemas.js";
 import { asArray, asObject, type Json } from "../refs.js";
 import type { CheckContext } from "./context.js";
-import { jsonErrorMedia, MESSAGE_FIELDS } from "./mock-errors.js";
+import { jsonErrorMedia, MESSAGE_FIELDS } from "./error-media.js";
 
 type Fields = ServiceExtension["connection"]["fields"];
 
@@ -23,16 +22,26 @@ export function deriveExtension(context: CheckContext, serviceId: string | undef
   const title = derivedTitle(context.doc);
   const id = derivedServiceId(context, title, serviceId);
   if (id === undefined) return undefined;
-  const messageFields = messageFieldsOf(context);
-  return ServiceExtensionSchema.parse({
+  const { connection, auth } = deriveConnection(context);
+  // What ServiceExtensionSchema.parse makes of the derived values (they meet its rules by construction),
+  // written out so deriving needs no zod (parts.ts); test/check/extension-parts.test.ts compares the two.
+  return {
     id,
     title,
-    ...deriveConnection(context),
-    errors: messageFields ? { messageFields } : {},
-  });
+    connection,
+    auth,
+    limits: [],
+    errors: {
+      messageFields: messageFieldsOf(context) ?? [...DEFAULT_MESSAGE_FIELDS],
+      requestIdHeaders: [],
+      retryAfterHeaders: ["retry-after"],
+      codes: {},
+      statuses: {},
+    },
+  };
 }
 
-/** The runtime's default message fields (runtime/descriptor-schemas.ts), kept after the spec's own. */
+/** The runtime's default message fields (ErrorsSchema, runtime/descriptor-schemas.ts), kept after the spec's own. */
 const DEFAULT_MESSAGE_FIELDS = ["message", "error"];
 
 /**

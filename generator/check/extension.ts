@@ -26,12 +26,8 @@ import {
   checkFieldPatterns,
   writtenFieldNames,
 } from "./extension-references.js";
-import { METHODS } from "./methods.js";
-import { OPERATION_EXTENSIONS } from "./operations.js";
-import { TRIGGERS_EXTENSION } from "./triggers.js";
+import { ROOT_EXTENSION } from "./extension-keys.js";
 import { reportIssues } from "./zod-words.js";
-
-export const ROOT_EXTENSION = "x-stepforge";
 
 /** `x-stepforge` as written: what a plain spec derives may be left out. */
 const DeclaredMockSchema = MockServiceSchema.partial({ credentials: true, error: true, answers: true });
@@ -146,36 +142,4 @@ function connectionAndAuth(
     return { connection: { baseUrl, fields }, auth: auth.data };
   }
   return { ...(connection.data ? { connection: connection.data } : {}), ...(auth.data ? { auth: auth.data } : {}) };
-}
-
-/** An `x-stepforge…` key the schemas do not know is almost always a typo; say what was meant. */
-export function checkUnknownExtensions(context: CheckContext): void {
-  const { doc, report } = context;
-  for (const key of Object.keys(doc)) {
-    if (key.startsWith("x-stepforge") && key !== ROOT_EXTENSION && key !== TRIGGERS_EXTENSION) {
-      report(
-        "SF108",
-        [key],
-        `unknown extension "${key}" at the root; the root takes only "${ROOT_EXTENSION}" and "${TRIGGERS_EXTENSION}"`,
-      );
-    }
-  }
-  for (const [path, rawItem] of Object.entries(asObject(doc.paths) ?? {})) {
-    const item = asObject(rawItem) ?? {};
-    for (const method of METHODS) {
-      const op = asObject(item[method]);
-      if (!op) continue;
-      for (const key of Object.keys(op)) {
-        if (key.startsWith("x-stepforge") && !OPERATION_EXTENSIONS.includes(key)) {
-          const hint = closest(key, OPERATION_EXTENSIONS);
-          report(
-            "SF109",
-            ["paths", path, method, key],
-            `unknown extension "${key}"${hint ? `; did you mean "${hint}"?` : ""} ` +
-              `(operations take ${OPERATION_EXTENSIONS.join(", ")})`,
-          );
-        }
-      }
-    }
-  }
 }

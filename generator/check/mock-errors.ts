@@ -8,6 +8,7 @@ import type { MockAnswers, MockErrorTemplate, MockSituation } from "../../runtim
 import { DEFAULT_ANSWERS } from "../../runtime/mock/answers.js";
 import type { OperationModel } from "../model.js";
 import { asObject, type Json, type RefResolver } from "../refs.js";
+import { jsonErrorMedia, MESSAGE_FIELDS } from "./error-media.js";
 import { envelopeTemplate } from "./mock-lists.js";
 import {
   findField,
@@ -29,18 +30,6 @@ interface ErrorResponse {
   identity: string;
 }
 
-/** Fields an error body says what went wrong in, the most telling first (RFC 7807's detail before its title). */
-export const MESSAGE_FIELDS = [
-  "message",
-  "msg",
-  "error_description",
-  "errorMessage",
-  "detail",
-  "error",
-  "title",
-  "description",
-  "reason",
-];
 const CODE_FIELDS = ["code", "type", "error", "kind", "reason", "errorCode", "error_code", "status"];
 /** Words of a situation an enum member of a code field may hold (`not_found`, `NotFound`, `UNAUTHORIZED`). */
 const SITUATION_WORDS: Partial<Record<MockSituation | "error", string[]>> = {
@@ -52,22 +41,6 @@ const SITUATION_WORDS: Partial<Record<MockSituation | "error", string[]>> = {
   invalidJson: ["invalid", "badrequest", "parse", "json"],
 };
 const STATUS_FIELDS = ["status", "statusCode", "status_code", "httpStatus", "code"];
-
-/**
- * An operation's JSON error responses (4xx, 5xx, the ranges `4XX` and `5XX` OpenAPI allows, and
- * `default`): status, media type and media object.
- */
-export function* jsonErrorMedia(
-  refs: RefResolver,
-  operation: Json | undefined,
-): Generator<{ status: string; contentType: string; media: Json }> {
-  for (const [status, response] of Object.entries(asObject(operation?.responses) ?? {})) {
-    if (!/^[45](?:\d\d|xx)$|^default$/i.test(status)) continue;
-    const content = asObject(refs.deref(response).content) ?? {};
-    const contentType = Object.keys(content).find((t) => /json/i.test(t));
-    if (contentType) yield { status, contentType, media: asObject(content[contentType]) ?? {} };
-  }
-}
 
 /** Every JSON error response the operations declare, per status (`default` included). */
 function errorResponses(refs: RefResolver, doc: Json, operations: readonly OperationModel[]): ErrorResponse[] {

@@ -11,19 +11,16 @@
  * gets), with methods.ts and types-document.ts beneath them.
  */
 import type { HttpMethod } from "../../runtime/descriptor.js";
-import { OperationExtensionsSchema } from "../../runtime/descriptor-schemas.js";
 import type { BodyModel, OperationModel, ParameterModel, SurfaceOperation } from "../model.js";
 import { NameTable } from "../names.js";
 import { asArray, asObject, type Json } from "../refs.js";
 import { bodyOf, requestMediaTypeOf, successOf } from "./bodies.js";
-import { describeValue, reportProtoKeys, reportZod, type CheckContext, type Path } from "./context.js";
+import { describeValue, type CheckContext, type Path } from "./context.js";
+import { OPERATION_EXTENSIONS } from "./extension-keys.js";
 import { METHODS, UNSENDABLE_METHODS } from "./methods.js";
-import { mockSpec } from "./mock-operation.js";
 import { CLIENT_RESERVED, operationIdOf } from "./operation-ids.js";
 import { checkParameterList, checkPathParameters, collectParameters } from "./parameters.js";
 import type { TypesDocument } from "./types-document.js";
-
-export const OPERATION_EXTENSIONS = Object.keys(OperationExtensionsSchema.shape);
 
 /** The operations of the document; with `mocks`, each with what the mock validates and answers. */
 export function checkOperations(context: CheckContext, types: TypesDocument, mocks: true): OperationModel[];
@@ -129,10 +126,9 @@ function operationModel(
   mocks: boolean,
 ): SurfaceOperation {
   const { path, method, item, op, at, operationId } = raw;
-  const parsedExt = OperationExtensionsSchema.safeParse(pickExtensions(op));
-  if (!parsedExt.success) reportZod(parsedExt.error, at, context.report);
-  reportProtoKeys(pickExtensions(op), at, context);
-  const ext = parsedExt.success ? parsedExt.data : {};
+  const written = pickExtensions(op);
+  // Nothing written parses as nothing: a plain operation asks no part for its extensions.
+  const ext = Object.keys(written).length > 0 ? context.parts.operationExtensions(context, written, at) : {};
 
   const parameters = collectParameters(context, asArray(item.parameters), asArray(op.parameters));
   checkPathParameters(context, types, raw, parameters);
@@ -187,7 +183,7 @@ function operationModel(
     paging,
     seed: seed ? { name: seed.name, differs: seed.differs } : undefined,
   };
-  return mocks ? { ...model, mock: mockSpec(model, ext["x-stepforge-mock"], context.refs) } : model;
+  return mocks ? { ...model, mock: context.parts.mockSpec(model, ext["x-stepforge-mock"], context) } : model;
 }
 
 function pickExtensions(op: Json): Json {

@@ -10,7 +10,7 @@
  * A spec without toolsets gets one per tag (check/toolsets.ts).
  */
 import type { CompositeTool, OperationTool, ServiceTools, ToolField } from "../../runtime/tools/model.js";
-import { TOOL_NAME } from "../../runtime/tools/model.js";
+import { TOOL_NAME } from "../../runtime/tools/model-types.js";
 import {
   BASE64_BODY,
   FILE_PART,

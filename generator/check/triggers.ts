@@ -3,11 +3,10 @@
  * zod cannot see — operations and their path parameters, scopes and references by name, options
  * named by filters — each reported with its place and the fix.
  */
-import { TriggersExtensionSchema, type TriggerSpec, type TriggersExtension } from "../../runtime/triggers/model.js";
+import type { TriggerSpec, TriggersExtension } from "../../runtime/triggers/model.js";
 import type { SurfaceOperation } from "../model.js";
-import { reportProtoKeys, reportZod, type CheckContext, type Path } from "./context.js";
-
-export const TRIGGERS_EXTENSION = "x-stepforge-triggers";
+import { reportProtoKeys, type CheckContext, type Path } from "./context.js";
+import { TRIGGERS_EXTENSION } from "./extension-keys.js";
 
 /** The parsed extension, or undefined when the spec has none or it does not match its schema (reported). */
 export function checkTriggers(
@@ -20,12 +19,8 @@ export function checkTriggers(
     return undefined;
   }
   reportProtoKeys(raw, [TRIGGERS_EXTENSION], context);
-  const parsed = TriggersExtensionSchema.safeParse(raw);
-  if (!parsed.success) {
-    reportZod(parsed.error, [TRIGGERS_EXTENSION], context.report);
-    return undefined;
-  }
-  const ext = parsed.data;
+  const ext = context.parts.triggers(context, raw, [TRIGGERS_EXTENSION]);
+  if (!ext) return undefined;
   const checks = new TriggerChecks(context, ext, new Map(operations.map((o) => [o.operationId, o])));
   checks.registration();
   checks.scopes();

@@ -5,7 +5,9 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { SpecError, toPointer } from "../diagnostics.js";
-import { checkSpec } from "../check/index.js";
+import { writesExtensions } from "../check/extension-keys.js";
+import { NO_PARTS, type ExtensionParts } from "../check/parts.js";
+import { checkStage } from "../check/stage.js";
 import { loadSpecFile, loadSpecText, type LoadedSpec } from "../load.js";
 import type { SurfaceModel } from "../model.js";
 import { stubUnchanged } from "./unchanged.js";
@@ -55,15 +57,24 @@ export function loadSide(arg: string): LoadedSpec {
  * The model of a spec for comparing only: its warnings are not shown, so they are made without
  * working out line and column (for a JSON spec that is a YAML parse of the whole document, most
  * of the check stage's time on a large published spec). Errors are checked again with places.
- * The check builds no mock (`surfaceOnly`): no part of the surface reads it.
+ * The check builds no mock (`surfaceOnly`): no part of the surface reads it. `parts`: partsForDiff's.
  */
-export function checkForDiff(spec: LoadedSpec, serviceId?: string): SurfaceModel {
+export function checkForDiff(spec: LoadedSpec, serviceId: string | undefined, parts: ExtensionParts): SurfaceModel {
   try {
-    return checkPlaceless(spec, serviceId);
+    return checkPlaceless(spec, serviceId, parts);
   } catch (error) {
-    if (error instanceof SpecError) return checkSpec(spec, diffCheckOptions(serviceId));
+    if (error instanceof SpecError) return checkStage(spec, diffCheckOptions(serviceId), parts);
     throw error;
   }
+}
+
+/**
+ * The parts (check/parts.ts) a diff of these specs checks with: none when neither writes an
+ * `x-stepforge` key, so zod and the extension schemas are not loaded on the way to the report.
+ */
+export async function partsForDiff(...specs: LoadedSpec[]): Promise<ExtensionParts> {
+  if (!specs.some((spec) => writesExtensions(spec.data))) return NO_PARTS;
+  return (await import("../check/zod-parts.js")).EXTENSION_PARTS;
 }
 
 /**
@@ -72,22 +83,27 @@ export function checkForDiff(spec: LoadedSpec, serviceId?: string): SurfaceModel
  * documents give. A side the stubbed check refuses is checked whole, so an error is reported as
  * checkForDiff reports it, at its place.
  */
-export function checkSidesForDiff(old: LoadedSpec, now: LoadedSpec, serviceId?: string): [SurfaceModel, SurfaceModel] {
+export function checkSidesForDiff(
+  old: LoadedSpec,
+  now: LoadedSpec,
+  serviceId: string | undefined,
+  parts: ExtensionParts,
+): [SurfaceModel, SurfaceModel] {
   const stubbed = stubUnchanged(old.data, now.data);
   if (stubbed) {
     try {
       return [
-        { ...checkPlaceless({ ...old, data: stubbed.old }, serviceId), spec: old },
-        { ...checkPlaceless({ ...now, data: stubbed.now }, serviceId), spec: now },
+        { ...checkPlaceless({ ...old, data: stubbed.old }, serviceId, parts), spec: old },
+        { ...checkPlaceless({ ...now, data: stubbed.now }, serviceId, parts), spec: now },
       ];
     } catch (error) {
       if (!(error instanceof SpecError)) throw error;
     }
   }
-  return [checkForDiff(old, serviceId), checkForDiff(now, serviceId)];
+  return [checkForDiff(old, serviceId, parts), checkForDiff(now, serviceId, parts)];
 }
 
-function checkPlaceless(spec: LoadedSpec, serviceId?: string): SurfaceModel {
+function checkPlaceless(spec: LoadedSpec, serviceId: string | undefined, parts: ExtensionParts): SurfaceModel {
   const placeless: LoadedSpec = {
     ...spec,
     diagnostic: (code, path, message, severity = "error") => ({
@@ -100,7 +116,7 @@ function checkPlaceless(spec: LoadedSpec, serviceId?: string): SurfaceModel {
       pointer: toPointer(path),
     }),
   };
-  return { ...checkSpec(placeless, diffCheckOptions(serviceId)), spec };
+  return { ...checkStage(placeless, diffCheckOptions(serviceId), parts), spec };
 }
 
 function diffCheckOptions(serviceId?: string) {

@@ -11,6 +11,7 @@ import { answerType } from "../../generator/diff/answer-type.js";
 import { writeDeclarations } from "../../generator/diff/declarations.js";
 import { pairText } from "../../generator/diff/pair-file.js";
 import { pairProgram } from "../../generator/diff/program.js";
+import { EXTENSION_PARTS } from "../../generator/check/zod-parts.js";
 import { checkForDiff } from "../../generator/diff/specs.js";
 import { nameRecursiveSchemasInText } from "../../generator/emit/recursive-types.js";
 import { loadSpecFile, loadSpecText } from "../../generator/load.js";
@@ -79,7 +80,7 @@ describe("what a compared method resolves to, written without OperationData", { 
   const specs = [TRELLO_OFFICIAL, ...readdirSync(FIXTURES).map((f) => join(FIXTURES, f))];
 
   it.each(specs.map((file) => [file.slice(ROOT.length + 1), file]))("is OperationData's own type: %s", (_, file) => {
-    const model = checkForDiff(loadSpecFile(file), "compared");
+    const model = checkForDiff(loadSpecFile(file), "compared", EXTENSION_PARTS);
     const { text, direct, total } = compared(model);
     const { aliases } = pairProgram(text);
     for (let i = 0; i < total; i++) {
@@ -90,7 +91,7 @@ describe("what a compared method resolves to, written without OperationData", { 
   });
 
   it("keeps OperationData where no single success answers with one JSON body or none", () => {
-    const model = checkForDiff(loadSpecText("edges.json", EDGES), "edges");
+    const model = checkForDiff(loadSpecText("edges.json", EDGES), "edges", EXTENSION_PARTS);
     const written = Object.fromEntries(
       model.operations.map((op) => [op.operationId, answerType(model.typesDocument, op.path, op.method, "Op")]),
     );

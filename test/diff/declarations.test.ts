@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { compareSpecs } from "../../generator/diff/index.js";
 import { writeDeclarations } from "../../generator/diff/declarations.js";
+import { EXTENSION_PARTS } from "../../generator/check/zod-parts.js";
 import { checkForDiff } from "../../generator/diff/specs.js";
 import { emitTypes } from "../../generator/emit/types.js";
 import { loadSpecFile, loadSpecText } from "../../generator/load.js";
@@ -52,7 +53,7 @@ describe("types.ts for the checker, written without openapi-typescript", { timeo
   it.each(specs.map((file) => [file.slice(ROOT.length + 1), file]))(
     "%s: openapi-typescript's tokens",
     async (_, file) => {
-      const model = checkForDiff(loadSpecFile(file));
+      const model = checkForDiff(loadSpecFile(file), undefined, EXTENSION_PARTS);
       const written = writeDeclarations(model.typesDocument);
       expect(written).toBeDefined();
       expect(tokens(written!)).toEqual(tokens(await openapiTypescript(model.typesDocument, file)));
@@ -90,7 +91,8 @@ describe("types.ts for the checker, written without openapi-typescript", { timeo
     };
     const now = structuredClone(doc);
     now.components.schemas.Widget.properties.size = { type: "string" };
-    const model = (d: Json, file: string) => checkForDiff(loadSpecText(file, JSON.stringify(d)), "widgets");
+    const model = (d: Json, file: string) =>
+      checkForDiff(loadSpecText(file, JSON.stringify(d)), "widgets", EXTENSION_PARTS);
     const report = await compareSpecs(model(doc, "old.json"), model(now, "new.json"));
     // Declarations from openapi-typescript (the document has a discriminator), verdicts from the checker.
     expect(report.changes.map((c) => `${c.kind} ${c.target}: ${c.detail} [${c.decidedBy}]`)).toMatchInlineSnapshot(`

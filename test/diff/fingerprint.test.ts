@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { EXTENSION_PARTS } from "../../generator/check/zod-parts.js";
 import { checkForDiff } from "../../generator/diff/specs.js";
 import { compareSurfaces } from "../../generator/diff/compare.js";
 import { textIds } from "../../generator/diff/digest.js";
@@ -78,7 +79,8 @@ describe("schemaFingerprinter", () => {
 });
 
 describe("a surface written with the older fingerprint scheme", () => {
-  const surface = () => surfaceOf(checkForDiff(loadSpecText("w.json", JSON.stringify(WIDGETS)), "widgets"), "w.json");
+  const surface = () =>
+    surfaceOf(checkForDiff(loadSpecText("w.json", JSON.stringify(WIDGETS)), "widgets", EXTENSION_PARTS), "w.json");
   const kinds = (old: ReturnType<typeof surface>) =>
     compareSurfaces(old, surface()).changes.map((c) => `${c.kind} ${c.target}: ${c.detail}`);
   // Scheme 1 hashed a field named `title` out of its object: the same schema, another hash.

@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { checkSpec } from "../../generator/check/index.js";
 import { surfaceOf } from "../../generator/diff/surface.js";
+import { EXTENSION_PARTS } from "../../generator/check/zod-parts.js";
 import { checkForDiff } from "../../generator/diff/specs.js";
 import { loadSpecFile, loadSpecText } from "../../generator/load.js";
 import { TRELLO_OFFICIAL } from "./trello-planted.js";
@@ -38,7 +39,7 @@ function conflicting(declared: boolean): string {
 describe("diff's check of a spec for its surface", { timeout: 120_000 }, () => {
   it("builds no mock, and the surface is the one the full check gives (Atlassian's Trello spec)", () => {
     const spec = loadSpecFile(TRELLO_OFFICIAL);
-    const model = checkForDiff(spec, "trello");
+    const model = checkForDiff(spec, "trello", EXTENSION_PARTS);
     expect(model).not.toHaveProperty("mock");
     const full = checkSpec(spec, { serviceId: "trello", strict: false, lenientExamples: false });
     expect(full.mock.resources).not.toEqual({});
@@ -46,9 +47,11 @@ describe("diff's check of a spec for its surface", { timeout: 120_000 }, () => {
   });
 
   it("still refuses two routes the mock cannot tell apart in a strict spec (SF193)", () => {
-    expect(() => checkForDiff(loadSpecText("routes.json", conflicting(true)))).toThrow(/SF193 getCard .* listCards/);
+    expect(() => checkForDiff(loadSpecText("routes.json", conflicting(true)), undefined, EXTENSION_PARTS)).toThrow(
+      /SF193 getCard .* listCards/,
+    );
     // Lenient, the conflict is only a warning (diff shows none): both operations are compared.
-    const lenient = checkForDiff(loadSpecText("routes.json", conflicting(false)), "routes");
+    const lenient = checkForDiff(loadSpecText("routes.json", conflicting(false)), "routes", EXTENSION_PARTS);
     expect(lenient.operations.map((op) => op.operationId)).toEqual(["listCards", "getCard"]);
   });
 });

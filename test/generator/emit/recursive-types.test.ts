@@ -8,13 +8,15 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { compareSpecs } from "../../../generator/diff/index.js";
 import { writeDeclarations } from "../../../generator/diff/declarations.js";
+import { EXTENSION_PARTS } from "../../../generator/check/zod-parts.js";
 import { checkForDiff } from "../../../generator/diff/specs.js";
 import { emitTypes } from "../../../generator/emit/types.js";
 import { nameRecursiveSchemasInText } from "../../../generator/emit/recursive-types.js";
 import { loadSpecText } from "../../../generator/load.js";
 import { RECURSIVE } from "../../realspecs/specs.js";
 
-const model = (doc: object, file: string) => checkForDiff(loadSpecText(file, JSON.stringify(doc)), "recur");
+const model = (doc: object, file: string) =>
+  checkForDiff(loadSpecText(file, JSON.stringify(doc)), "recur", EXTENSION_PARTS);
 
 /** A module's tokens, comments and layout aside. */
 function tokens(text: string): string[] {
