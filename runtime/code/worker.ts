@@ -10,12 +10,15 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import type { BridgeRequest, FromWorker, RunSetup, ToWorker } from "./protocol.js";
+import { PutOff } from "./put-off.js";
 import { prepareRun, type PreparedRun, type VmEvents, type VmRun } from "./vm.js";
 
 const port = parentPort;
 if (!port) throw new Error("runtime/code/worker.ts runs as a worker thread of the code mode's sandbox");
 
 const send = (message: FromWorker) => port.postMessage(message);
+/** How long a finished run's recycling waits for the server's thread to answer its outcome. */
+const RECYCLE_DELAY_MS = 3;
 
 /**
  * The memory budget is the WebAssembly memory's own maximum. QuickJS's memory limit is not enough
@@ -48,6 +51,12 @@ let setup: RunSetup = {
   shape: [],
   budgets: { cpuMs: 0, wallMs: 0, memoryBytes, stackBytes: 0, calls: 0, outputBytes: 0 },
 };
+/**
+ * Freeing a finished run's runtime and preparing the next, put off for a few milliseconds: the server's
+ * thread answers the outcome meanwhile (the answer takes it about half a millisecond; an agent's next
+ * execute comes seconds later).
+ */
+const recycling = new PutOff(RECYCLE_DELAY_MS);
 /** The next run, prepared while the worker waited (for `setup`, the object it was prepared for). */
 let spare: { setup: RunSetup; run: PreparedRun } | undefined;
 
@@ -84,6 +93,8 @@ port.on("message", (message: ToWorker) => {
   } else if (message.type === "cancel") {
     running?.cancel(message.kind, message.message);
   } else if (message.type === "run") {
+    // The last run's runtime is freed and the next one prepared before this run takes it.
+    recycling.now();
     if (message.setup) setup = message.setup;
     const current = setup;
     const prepared =
@@ -97,17 +108,17 @@ port.on("message", (message: ToWorker) => {
       // Calls the code started and never awaited before it ended are not sent.
       outbox.length = 0;
       send({ type: "done", outcome: { ...outcome, heapBytes: memory.buffer.byteLength }, clean });
-      // The outcome goes first: freeing this runtime and making the next one are off the run's path.
-      // A run arriving meanwhile waits in this thread's queue until both are done.
+      // The outcome goes first: freeing this runtime and making the next one are off the run's path,
+      // put off until the server's thread has likely answered (PutOff), or done at once by the next run.
       if (!clean) return;
-      if (!run.dispose()) {
-        // Freeing failed: the module is not trusted with another run. The server's thread sees this
-        // thread end and starts another (a run sent meanwhile fails as the sandbox's, to be re-run).
-        process.exit(1);
-      }
-      setImmediate(
-        () => (spare ??= { setup: current, run: prepareRun(module, current.shape, hostCall, current.budgets, events) }),
-      );
+      recycling.later(() => {
+        if (!run.dispose()) {
+          // Freeing failed: the module is not trusted with another run. The server's thread sees this
+          // thread end and starts another (a run sent meanwhile fails as the sandbox's, to be re-run).
+          process.exit(1);
+        }
+        spare ??= { setup: current, run: prepareRun(module, current.shape, hostCall, current.budgets, events) };
+      });
     });
   }
 });
