@@ -11,9 +11,7 @@ import {
   startMock,
   type MockDefinition,
   type MockOperationSpec,
-  type MockOptions,
   type Outcome,
-  type RunningMock,
 } from "../../runtime/mock/index.js";
 import { call, LIST, MARKETO, marketoAuth, TRELLO_AUTH, useMocks, WORLDNEWS } from "./helpers.js";
 
@@ -41,20 +39,6 @@ function raw(port: number, data: string): Promise<{ text: string; timedOut: bool
 
 /** `{"a":{"a":…{"a":1}…}}`, `depth` objects deep. */
 const nested = (depth: number): string => '{"a":'.repeat(depth - 1) + '{"a":1' + "}".repeat(depth);
-
-/** Starts a mock of `definition`, runs `use` on it, and closes it however `use` ends. */
-async function withMock(
-  definition: MockDefinition,
-  options: MockOptions,
-  use: (m: RunningMock) => Promise<void>,
-): Promise<void> {
-  const m = await startMock(definition, options);
-  try {
-    await use(m);
-  } finally {
-    await m.close();
-  }
-}
 
 /** Trello's mock with getCard's own mock changed by `change` (to break it, or to make it echo). */
 function trelloWithGetCard(change: Partial<NonNullable<MockOperationSpec["mock"]>>): MockDefinition {
@@ -236,11 +220,10 @@ describe("request body size", () => {
           },
         },
       };
-      await withMock(definition, { server: { maxBodyBytes: 100 } }, async (m) => {
-        const r = await raw(m.port, head(["Content-Length: 101"]));
-        expect(r.text).toMatch(/^HTTP\/1\.1 413 /);
-        expect(r.text.endsWith("\r\n\r\nrequest entity too large (over 100 bytes)")).toBe(true);
-      });
+      const m = await mock(definition, { server: { maxBodyBytes: 100 } });
+      const r = await raw(m.port, head(["Content-Length: 101"]));
+      expect(r.text).toMatch(/^HTTP\/1\.1 413 /);
+      expect(r.text.endsWith("\r\n\r\nrequest entity too large (over 100 bytes)")).toBe(true);
       await expect(startMock("trello", { server: { maxBodyBytes: 0 } })).rejects.toThrow(
         "maxBodyBytes must be a positive whole number of bytes",
       );
@@ -371,11 +354,10 @@ describe("the mock's own failures", () => {
   it("trello: a throw inside an action answers the service's own 500 text", async () => {
     failures.length = 0;
     // An operation whose action cannot run (a read without a resource) stands in for a bug in the mock.
-    await withMock(trelloWithGetCard({ resource: undefined }), { hooks: { onFailure } }, async (m) => {
-      const r = await call(m.url, `/1/cards/6123a9f0c4b5d6e7f8091a2b?${TRELLO_AUTH}`);
-      expect([r.status, r.text]).toEqual([500, "Internal Server Error"]);
-      expect(failures).toEqual(["GET /1/cards/6123a9f0c4b5d6e7f8091a2b getCard: action read needs a resource"]);
-    });
+    const m = await mock(trelloWithGetCard({ resource: undefined }), { hooks: { onFailure } });
+    const r = await call(m.url, `/1/cards/6123a9f0c4b5d6e7f8091a2b?${TRELLO_AUTH}`);
+    expect([r.status, r.text]).toEqual([500, "Internal Server Error"]);
+    expect(failures).toEqual(["GET /1/cards/6123a9f0c4b5d6e7f8091a2b getCard: action read needs a resource"]);
   });
 });
 
@@ -415,13 +397,12 @@ describe("query keys named like Object.prototype members", () => {
   it("reach templates as the values sent", async () => {
     // getCard answering with its query: the spec has no parameter of these names, so a template stands in.
     const echo = { c: "{query.constructor}", t: "{query.toString}", p: "{query.__proto__}", v: "{query.valueOf}" };
-    await withMock(trelloWithGetCard({ respond: echo }), {}, async (m) => {
-      const r = await call(
-        m.url,
-        `/1/cards/6123a9f0c4b5d6e7f8091a2b?${TRELLO_AUTH}&constructor=a&toString=b&__proto__=c&valueOf=d&valueOf=e`,
-      );
-      expect([r.status, r.json]).toEqual([200, { c: "a", t: "b", p: "c", v: "d,e" }]);
-    });
+    const m = await mock(trelloWithGetCard({ respond: echo }));
+    const r = await call(
+      m.url,
+      `/1/cards/6123a9f0c4b5d6e7f8091a2b?${TRELLO_AUTH}&constructor=a&toString=b&__proto__=c&valueOf=d&valueOf=e`,
+    );
+    expect([r.status, r.json]).toEqual([200, { c: "a", t: "b", p: "c", v: "d,e" }]);
   });
 });
 
