@@ -3,16 +3,14 @@
  * file takes its spec through generate → client and tool step → mock; typecheck.test.ts compiles
  * all their outputs, with a consumer file each, in one tsc program.
  */
+import { openapiDocument } from "../helpers/spec.js";
+
 const json = (schema: unknown) => ({ "application/json": { schema } });
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const text = (extra: object = {}) => ({ type: "string", ...extra });
 /** A spec of this OpenAPI version and title (version 1), with a server at api.<title>.example. */
-const spec = <Document extends object>(openapi: "3.0.3" | "3.1.0", title: string, document: Document) => ({
-  openapi,
-  info: { title, version: "1" },
-  servers: [{ url: `https://api.${title.toLowerCase()}.example` }],
-  ...document,
-});
+const spec = <Document extends object>(openapi: "3.0.3" | "3.1.0", title: string, document: Document) =>
+  openapiDocument(title, { servers: [{ url: `https://api.${title.toLowerCase()}.example` }], ...document }, openapi);
 const ok = {
   "200": {
     description: "ok",
