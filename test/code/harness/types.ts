@@ -21,7 +21,7 @@ export interface StepCaller {
  * Calls `step` keeping only `fields` of each item it answers with (its stepforge_result_fields, sent
  * after the other arguments), as an agent that minds what it reads does.
  */
-export function callKeeping<T = any>(agent: StepCaller, step: string, fields: string[], input: Json = {}): Promise<T> {
+export function callKeeping<T>(agent: StepCaller, step: string, fields: string[], input: Json = {}): Promise<T> {
   return agent.call<T>(step, { ...input, stepforge_result_fields: fields });
 }
 
