@@ -157,7 +157,7 @@ describe("oauth2 client credentials", () => {
     expect(m.apiRequests()).toHaveLength(2);
   });
 
-  it("caches the token per client id: clients sharing a registry share it, another client id gets its own", async () => {
+  it("caches the token per client id: a registry's clients share it, another client id gets its own", async () => {
     const m = await marketoLike();
     const shared = createSharedState();
     const a1 = ccClient(m, { connection: ccConnection("client-a"), shared });

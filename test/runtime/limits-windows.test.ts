@@ -97,7 +97,7 @@ describe("sliding windows", () => {
     expect(outcomes.some((o) => o.status === "rejected")).toBe(true);
   });
 
-  it("shares a per-field budget (the API key) across connections, and a per-connection budget across clients", async () => {
+  it("shares a per-field budget (the API key) across connections, a per-connection one across clients", async () => {
     const w = await windowServer();
     const shared = createSharedState();
     const d = apiKeyService({ limits });

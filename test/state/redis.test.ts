@@ -55,21 +55,25 @@ describe("RedisStateStore when Redis is unreachable", () => {
 });
 
 describe("createStateStore: the switch", () => {
-  it("picks Redis from STEPFORGE_REDIS_URL, a folder from STEPFORGE_STATE_DIR, memory otherwise; code wins over both", async () => {
-    const fromEnv = createStateStore({}, { STEPFORGE_REDIS_URL: redis.url, STEPFORGE_STATE_DIR: "/tmp/x" });
-    expect(fromEnv.backend).toBe("redis");
-    await fromEnv.close();
-    expect(createStateStore({}, { STEPFORGE_STATE_DIR: "/tmp/sf-state-switch" }).backend).toBe("file");
-    expect(createStateStore({}, {}).backend).toBe("memory");
-    expect(createStateStore({ stateDir: "/tmp/sf-state-switch" }, { STEPFORGE_REDIS_URL: redis.url }).backend).toBe(
-      "file",
-    );
-    const mine = new MemoryStateStore();
-    expect(createStateStore({ store: mine }, { STEPFORGE_REDIS_URL: redis.url })).toBe(mine);
-    expect(() => createStateStore({}, { STEPFORGE_REDIS_URL: "http://x" })).toThrow(/redis:\/\//);
-    expect(() => createStateStore({}, { STEPFORGE_STATE_FALLBACK: "yes" })).toThrow(/"local"/);
-    expect(() => createStateStore({}, { STEPFORGE_STATE_WAIT_MS: "soon" })).toThrow(/STEPFORGE_STATE_WAIT_MS/);
-  });
+  it(
+    "picks Redis from STEPFORGE_REDIS_URL, a folder from STEPFORGE_STATE_DIR, memory otherwise; " +
+      "code wins over both",
+    async () => {
+      const fromEnv = createStateStore({}, { STEPFORGE_REDIS_URL: redis.url, STEPFORGE_STATE_DIR: "/tmp/x" });
+      expect(fromEnv.backend).toBe("redis");
+      await fromEnv.close();
+      expect(createStateStore({}, { STEPFORGE_STATE_DIR: "/tmp/sf-state-switch" }).backend).toBe("file");
+      expect(createStateStore({}, {}).backend).toBe("memory");
+      expect(createStateStore({ stateDir: "/tmp/sf-state-switch" }, { STEPFORGE_REDIS_URL: redis.url }).backend).toBe(
+        "file",
+      );
+      const mine = new MemoryStateStore();
+      expect(createStateStore({ store: mine }, { STEPFORGE_REDIS_URL: redis.url })).toBe(mine);
+      expect(() => createStateStore({}, { STEPFORGE_REDIS_URL: "http://x" })).toThrow(/redis:\/\//);
+      expect(() => createStateStore({}, { STEPFORGE_STATE_FALLBACK: "yes" })).toThrow(/"local"/);
+      expect(() => createStateStore({}, { STEPFORGE_STATE_WAIT_MS: "soon" })).toThrow(/STEPFORGE_STATE_WAIT_MS/);
+    },
+  );
 
   it("falls back to per-process state only when asked, and says so", async () => {
     const events: boolean[] = [];
