@@ -8,60 +8,51 @@ import { joinedPattern } from "../helpers/pattern.js";
 import { buildDeclarations, type ServiceDeclarations } from "../../runtime/code/declarations.js";
 import { operationTypesDeclarations, loadTypeBlanker, loadTypeScript } from "../../runtime/code/load.js";
 import { CodeChecker } from "../../runtime/code/typecheck.js";
+import { emitClient } from "../../generator/emit/client.js";
+import { emitTypes } from "../../generator/emit/types.js";
+import { context, modelOf } from "../generator/emit/fixture.js";
 import { bundledServices } from "./helpers.js";
 
-/** A generated service in miniature, with schema names a TypeScript identifier cannot be. */
-const TYPES = `export interface paths {
-  "/things/{id}": {
-    parameters: { query?: never; header?: never; path?: never; cookie?: never };
-    get: operations["getThing"] };
-}
-export interface components {
-  schemas: {
-    "thing-record": { id: string; owner?: components["schemas"]["Promise"]; code?: components["schemas"]["2fa"] };
-    Promise: { name: string };
-    "2fa": { code: string };
-  };
-  parameters: { ThingId: string };
-}
-export interface operations {
-  getThing: {
-    parameters: {
-      query?: { verbose?: boolean }; header?: never;
-      path: { id: components["parameters"]["ThingId"] }; cookie?: never };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: { [name: string]: unknown }; content: { "application/json": components["schemas"]["thing-record"] } };
-      404: { headers: { [name: string]: unknown }; content?: never };
+/**
+ * A service in miniature, printed by the generator's own client and types emitters, with schema
+ * names a TypeScript identifier cannot be and a path parameter that is a component reference.
+ */
+async function thingsService(): Promise<{ id: string; client: string; types: string }> {
+  const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+  const model = modelOf((doc) => {
+    doc.paths = {
+      "/things/{id}": {
+        get: {
+          operationId: "getThing",
+          summary: "Get a thing",
+          description: "Reads one thing with its owner.",
+          parameters: [
+            { name: "verbose", in: "query", schema: { type: "boolean" } },
+            { $ref: "#/components/parameters/ThingId" },
+          ],
+          responses: {
+            "200": { description: "ok", content: { "application/json": { schema: schemaRef("thing-record") } } },
+            "404": { description: "no such thing" },
+          },
+        },
+      },
     };
-  };
+    doc.components = {
+      parameters: { ThingId: { name: "id", in: "path", required: true, schema: { type: "string" } } },
+      schemas: {
+        "thing-record": {
+          type: "object",
+          required: ["id"],
+          properties: { id: { type: "string" }, owner: schemaRef("Promise"), code: schemaRef("2fa") },
+        },
+        Promise: { type: "object", required: ["name"], properties: { name: { type: "string" } } },
+        "2fa": { type: "object", required: ["code"], properties: { code: { type: "string" } } },
+      },
+    };
+  });
+  const [[client], [types]] = await Promise.all([emitClient(model, context), emitTypes(model, context)]);
+  return { id: "things", client: client!.content, types: types!.content };
 }
-`;
-const CLIENT = `import { createServiceClient } from "../../runtime/index.js";
-import type { ClientOptions, OperationData, ServiceClient } from "../../runtime/index.js";
-import { descriptor } from "./descriptor.js";
-import type { paths } from "./types.js";
-export type GetThingOperation = paths["/things/{id}"]["get"];
-export type GetThingInput = { params: GetThingOperation["parameters"]; body?: never; signal?: AbortSignal };
-export type GetThingData = OperationData<GetThingOperation>;
-export class ThingsClient {
-  public readonly core: ServiceClient;
-  constructor(options: ClientOptions) {
-    this.core = createServiceClient(descriptor, options);
-  }
-  /**
-   * Get a thing
-   *
-   * \`GET /things/{id}\`
-   *
-   * Reads one thing with its owner.
-   */
-  getThing(init: GetThingInput): Promise<GetThingData> {
-    return this.core.call("getThing", init) as Promise<GetThingData>;
-  }
-}
-`;
 
 /** The four services' declarations, built once for the file. */
 let all: ServiceDeclarations[];
@@ -78,7 +69,7 @@ describe("declarations printed from a generated client", () => {
   it("names every schema with a usable alias and prints each method flat", async () => {
     const ts = await loadTypeScript();
     const [things] = buildDeclarations(ts, {
-      services: [{ id: "things", client: CLIENT, types: TYPES }],
+      services: [await thingsService()],
       operationTypes: operationTypesDeclarations(),
     });
     expect([...things!.aliases.keys()]).toEqual(["ThingRecord", "Promise_", "T2fa"]);

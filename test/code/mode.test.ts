@@ -3,8 +3,8 @@
  * checks, several accounts of one service, a read-only selection, a thrown error's line, the
  * result cut to the budget with console lines beside it, and the provider exports.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCodeMode, exportCodeTools } from "../../runtime/code/index.js";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { createCodeMode, exportCodeTools, type CodeMode, type CodeModeOptions } from "../../runtime/code/index.js";
 import { Accounts, type Account, type MockAccounts } from "../../runtime/mcp/index.js";
 import { bundledServices, json, mockAccounts, serve, texts, type Served } from "./helpers.js";
 
@@ -20,6 +20,17 @@ afterAll(async () => {
   await served?.close();
   await mocks?.close();
 });
+
+/** Code mode over the four services and the mocks' accounts, serving `selection`; closed when the test ends. */
+async function codeModeServing(selection: CodeModeOptions["selection"]): Promise<CodeMode> {
+  const mode = await createCodeMode({
+    services: await bundledServices(),
+    connections: new Accounts(mocks.accounts),
+    selection,
+  });
+  onTestFinished(() => mode.close());
+  return mode;
+}
 
 describe("the listing", () => {
   it("is two tools in under 4 KB for the four services", async () => {
@@ -204,65 +215,46 @@ describe("accounts and selections", () => {
       ],
     ];
     const several = await serve("code", two, { selection: { services: ["trello"] } });
-    try {
-      const { tools } = await several.client.listTools();
-      expect(tools[1]!.description).toContain("services.trello.<account> (home, work)");
-      const ok = await execute(
-        several,
-        `return (await services.trello.work.getMemberBoards({ params: { path: { id: "me" } } })).length;`,
-      );
-      expect(json(ok)).toMatchObject({ result: 2 });
-      const unnamed = await execute(
-        several,
-        `return await services.trello.getMemberBoards({ params: { path: { id: "me" } } });`,
-      );
-      expect(json(unnamed)).toMatchObject({ kind: "type_error", diagnostics: [{ code: "TS2339" }] });
-    } finally {
-      await several.close();
-    }
+    onTestFinished(() => several.close());
+    const { tools } = await several.client.listTools();
+    expect(tools[1]!.description).toContain("services.trello.<account> (home, work)");
+    const ok = await execute(
+      several,
+      `return (await services.trello.work.getMemberBoards({ params: { path: { id: "me" } } })).length;`,
+    );
+    expect(json(ok)).toMatchObject({ result: 2 });
+    const unnamed = await execute(
+      several,
+      `return await services.trello.getMemberBoards({ params: { path: { id: "me" } } });`,
+    );
+    expect(json(unnamed)).toMatchObject({ kind: "type_error", diagnostics: [{ code: "TS2339" }] });
   });
 
   it("execute's example names a served service, never one that is not served", async () => {
-    const mode = await createCodeMode({
-      services: await bundledServices(),
-      connections: new Accounts(mocks.accounts),
-      selection: { services: ["worldnews"] },
-    });
-    try {
-      const execute = mode.listTools().find((t) => t.name === "execute")!;
-      expect(execute.description).toContain("services.worldnews.");
-      expect(execute.description).not.toMatch(/services\.(trello|marketo|contentsnare)\./);
-    } finally {
-      await mode.close();
-    }
+    const mode = await codeModeServing({ services: ["worldnews"] });
+    const execute = mode.listTools().find((t) => t.name === "execute")!;
+    expect(execute.description).toContain("services.worldnews.");
+    expect(execute.description).not.toMatch(/services\.(trello|marketo|contentsnare)\./);
   });
 
   it("read-only exposes reads only, in the types and at the bridge", async () => {
-    const mode = await createCodeMode({
-      services: await bundledServices(),
-      connections: new Accounts(mocks.accounts),
-      selection: { services: ["trello"], readOnly: true },
+    const mode = await codeModeServing({ services: ["trello"], readOnly: true });
+    expect(mode.listTools()[1]!.annotations).toMatchObject({ readOnlyHint: true });
+    const typed = await mode.callTool("execute", {
+      code: `await services.trello.updateCard({ params: { path: { id: "x" } }, body: { name: "y" } }); return 1;`,
     });
-    try {
-      expect(mode.listTools()[1]!.annotations).toMatchObject({ readOnlyHint: true });
-      const typed = await mode.callTool("execute", {
-        code: `await services.trello.updateCard({ params: { path: { id: "x" } }, body: { name: "y" } }); return 1;`,
-      });
-      expect(json(typed)).toMatchObject({ kind: "type_error", diagnostics: [{ code: "TS2339" }] });
-      const bypassed = await mode.callTool("execute", {
-        code:
-          `return await (services.trello as any).updateCard({ params: { path: { id: "x" } }, body: { name: ` +
-          `"y" } });`,
-      });
-      expect(json(bypassed)).toMatchObject({
-        error: { kind: "thrown", message: expect.stringMatching(/not a function/) },
-      });
-      const read = await mode.callTool("execute", {
-        code: `return (await services.trello.getMemberBoards({ params: { path: { id: "me" } } })).length;`,
-      });
-      expect(json(read)).toMatchObject({ result: 2 });
-    } finally {
-      await mode.close();
-    }
+    expect(json(typed)).toMatchObject({ kind: "type_error", diagnostics: [{ code: "TS2339" }] });
+    const bypassed = await mode.callTool("execute", {
+      code:
+        `return await (services.trello as any).updateCard({ params: { path: { id: "x" } }, body: { name: ` +
+        `"y" } });`,
+    });
+    expect(json(bypassed)).toMatchObject({
+      error: { kind: "thrown", message: expect.stringMatching(/not a function/) },
+    });
+    const read = await mode.callTool("execute", {
+      code: `return (await services.trello.getMemberBoards({ params: { path: { id: "me" } } })).length;`,
+    });
+    expect(json(read)).toMatchObject({ result: 2 });
   });
 });

@@ -13,14 +13,25 @@ import { type Json, reportLines } from "./report-lines.js";
 const WIDGETS = readFileSync(join(import.meta.dirname, "fixtures", "widgets.yaml"), "utf8");
 const TRELLO = readFileSync(join(packageRoot(), "specs", "trello.yaml"), "utf8");
 
-async function report(
-  edit: (doc: Json) => void,
-  before: (doc: Json) => void = () => undefined,
-  base = WIDGETS,
-): Promise<string[]> {
+type Edit = (doc: Json) => void;
+
+async function report(edit: Edit, before: Edit = () => undefined, base = WIDGETS): Promise<string[]> {
   const old = parse(base) as Json;
   before(old);
   return reportLines(old, edit);
+}
+
+/**
+ * A kind of change: its name, the edit, the report's lines; then what both sides get before the edit,
+ * and the spec they start from when it is not widgets.yaml.
+ */
+type Case = [name: string, edit: Edit, expected: string[], before?: Edit, base?: string];
+
+/** One test a case: the report for its edit is exactly its lines. */
+function itReports(cases: Case[]): void {
+  it.each(cases)("%s", async (_name, edit, expected, before, base) => {
+    expect(await report(edit, before, base)).toEqual(expected);
+  });
 }
 
 const widgets = (doc: Json) => doc.paths["/widgets"];
@@ -29,55 +40,57 @@ const schema = (doc: Json, name: string) => doc.components.schemas[name];
 const param = (op: Json, name: string) => op.parameters.find((p: Json) => p.name === name);
 
 describe("operations", { timeout: 120_000 }, () => {
-  it("added", async () => {
-    expect(
-      await report(
-        (d) =>
-          (d.paths["/widgets/{id}/parts"] = {
-            get: {
-              operationId: "listParts",
-              parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
-              responses: { "200": { description: "ok" } },
-            },
-          }),
-      ),
-    ).toMatchInlineSnapshot(`
+  itReports([
+    [
+      "added",
+      (d) =>
+        (d.paths["/widgets/{id}/parts"] = {
+          get: {
+            operationId: "listParts",
+            parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+            responses: { "200": { description: "ok" } },
+          },
+        }),
       [
         "c operation-added listParts: GET /widgets/{id}/parts added [model]",
         "c tool-added widgets_list_parts: step added [model]",
-      ]
-    `);
-  });
-  it("removed", async () => {
-    expect(await report((d) => delete widget(d).delete)).toMatchInlineSnapshot(`
+      ],
+    ],
+    [
+      "removed",
+      (d) => delete widget(d).delete,
       [
-        "B operation-removed deleteWidget: DELETE /widgets/{id} removed; calls to deleteWidget() no longer compile [declarations]",
+        "B operation-removed deleteWidget: DELETE /widgets/{id} removed; " +
+          "calls to deleteWidget() no longer compile [declarations]",
         "B tool-removed widgets_delete_widget: step removed [model]",
-      ]
-    `);
-  });
-  it("renamed (same method and path, new operationId)", async () => {
-    expect(await report((d) => (widget(d).get.operationId = "fetchWidget"))).toMatchInlineSnapshot(`
+      ],
+    ],
+    [
+      "renamed (same method and path, new operationId)",
+      (d) => (widget(d).get.operationId = "fetchWidget"),
       [
         "B operation-renamed fetchWidget: getWidget → fetchWidget (GET /widgets/{id}) [declarations]",
         "B tool-renamed widgets_fetch_widget: widgets_get_widget → widgets_fetch_widget [model]",
-      ]
-    `);
-  });
-  it("moved (same operationId, new path)", async () => {
-    expect(
-      await report((d) => {
+      ],
+    ],
+    [
+      "moved (same operationId, new path)",
+      (d) => {
         d.paths["/gadgets/{id}"] = { get: widget(d).get };
         delete widget(d).get;
-      }),
-    ).toMatchInlineSnapshot(`
+      },
       [
         "c operation-moved getWidget: GET /widgets/{id} → GET /gadgets/{id} [model]",
         "B toolset-changed widgets: -widgets_get_widget [model]",
         "c toolset-added gadgets: toolset added [model]",
-      ]
-    `);
-  });
+      ],
+    ],
+    [
+      "deprecated",
+      (d) => (widget(d).get.deprecated = true),
+      ["c operation-deprecated getWidget: marked deprecated [model]"],
+    ],
+  ]);
   it("two at one endpoint (paths that differ only in a parameter's name): each compared with its own", async () => {
     // `/widgets/{id}` and `/widgets/{serial}` are one endpoint to the surface (parameter names left out).
     const bySerial = (d: Json) => {
@@ -94,64 +107,51 @@ describe("operations", { timeout: 120_000 }, () => {
       "c operation-deprecated getWidgetBySerial: marked deprecated [model]",
     ]);
   });
-  it("deprecated", async () => {
-    expect(await report((d) => (widget(d).get.deprecated = true))).toMatchInlineSnapshot(`
-      [
-        "c operation-deprecated getWidget: marked deprecated [model]",
-      ]
-    `);
-  });
 });
 
 describe("parameters", { timeout: 120_000 }, () => {
-  it("optional one added", async () => {
-    expect(
-      await report((d) => widgets(d).get.parameters.push({ name: "page", in: "query", schema: { type: "integer" } })),
-    ).toMatchInlineSnapshot(`
+  itReports([
+    [
+      "optional one added",
+      (d) => widgets(d).get.parameters.push({ name: "page", in: "query", schema: { type: "integer" } }),
       [
         "c tool-field-added widgets_list_widgets: optional field page added [model]",
         "c parameter-added listWidgets: query parameter page: optional number [checker]",
-      ]
-    `);
-  });
-  it("required one added", async () => {
-    expect(
-      await report((d) =>
-        widgets(d).get.parameters.push({ name: "page", in: "query", required: true, schema: { type: "integer" } }),
-      ),
-    ).toMatchInlineSnapshot(`
+      ],
+    ],
+    [
+      "required one added",
+      (d) => widgets(d).get.parameters.push({ name: "page", in: "query", required: true, schema: { type: "integer" } }),
       [
         "B tool-field-added widgets_list_widgets: required field page added [model]",
         "B parameter-added listWidgets: query parameter page: required number [checker]",
-      ]
-    `);
-  });
-  it("removed", async () => {
-    expect(await report((d) => (widgets(d).get.parameters = [param(widgets(d).get, "limit")]))).toMatchInlineSnapshot(`
+      ],
+    ],
+    [
+      "removed",
+      (d) => (widgets(d).get.parameters = [param(widgets(d).get, "limit")]),
       [
         "B tool-field-removed widgets_list_widgets: field color removed [model]",
         "B parameter-removed listWidgets: query parameter color: removed [declarations]",
-      ]
-    `);
-  });
-  it("query parameter renamed", async () => {
-    expect(await report((d) => (param(widgets(d).get, "limit").name = "max"))).toMatchInlineSnapshot(`
+      ],
+    ],
+    [
+      "query parameter renamed",
+      (d) => (param(widgets(d).get, "limit").name = "max"),
       [
         "B parameter-renamed listWidgets: query parameter limit → max [declarations]",
         "B tool-field-removed widgets_list_widgets: field limit removed [model]",
         "c tool-field-added widgets_list_widgets: optional field max added [model]",
-      ]
-    `);
-  });
-  it("path parameter renamed", async () => {
-    expect(
-      await report((d) => {
+      ],
+    ],
+    [
+      "path parameter renamed",
+      (d) => {
         const item = widget(d);
         for (const op of [item.get, item.delete]) param(op, "id").name = "widgetId";
         delete d.paths["/widgets/{id}"];
         d.paths["/widgets/{widgetId}"] = item;
-      }),
-    ).toMatchInlineSnapshot(`
+      },
       [
         "B parameter-renamed getWidget: path parameter id → widgetId [declarations]",
         "B parameter-renamed deleteWidget: path parameter id → widgetId [declarations]",
@@ -159,94 +159,87 @@ describe("parameters", { timeout: 120_000 }, () => {
         "B tool-field-added widgets_get_widget: required field widgetId added [model]",
         "B tool-field-removed widgets_delete_widget: field id removed [model]",
         "B tool-field-added widgets_delete_widget: required field widgetId added [model]",
-      ]
-    `);
-  });
-  it("made required", async () => {
-    expect(await report((d) => (param(widgets(d).get, "limit").required = true))).toMatchInlineSnapshot(`
+      ],
+    ],
+    [
+      "made required",
+      (d) => (param(widgets(d).get, "limit").required = true),
       [
         "B tool-field-required widgets_list_widgets: field limit became required [model]",
         "B parameter-required listWidgets: query parameter limit: now required [checker]",
-      ]
-    `);
-  });
-  it("made optional", async () => {
-    expect(
-      await report(
-        (d) => (param(widgets(d).get, "limit").required = false),
-        (d) => (param(widgets(d).get, "limit").required = true),
-      ),
-    ).toMatchInlineSnapshot(`
+      ],
+    ],
+    [
+      "made optional",
+      (d) => (param(widgets(d).get, "limit").required = false),
       [
         "c tool-field-optional widgets_list_widgets: field limit became optional [model]",
         "c parameter-optional listWidgets: query parameter limit: now optional [checker]",
-      ]
-    `);
-  });
-  it("type narrowed (integer to string)", async () => {
-    expect(await report((d) => (param(widgets(d).get, "limit").schema = { type: "string" }))).toMatchInlineSnapshot(`
+      ],
+      (d) => (param(widgets(d).get, "limit").required = true),
+    ],
+    [
+      "type narrowed (integer to string)",
+      (d) => (param(widgets(d).get, "limit").schema = { type: "string" }),
       [
         "B tool-field-changed widgets_list_widgets: field limit: no longer accepts integer [model]",
         "B parameter-type-changed listWidgets: query parameter limit: number → string [checker]",
-      ]
-    `);
-  });
-  it("type widened (enum to any string)", async () => {
-    expect(await report((d) => (param(widgets(d).get, "color").schema = { type: "string" }))).toMatchInlineSnapshot(`
+      ],
+    ],
+    [
+      "type widened (enum to any string)",
+      (d) => (param(widgets(d).get, "color").schema = { type: "string" }),
       [
-        "B tool-field-changed widgets_list_widgets: field color: schema changed (treated as breaking: wider and narrower look alike here) [model]",
-        "c parameter-type-changed listWidgets: query parameter color: "red" | "green" | "blue" → string [checker]",
-      ]
-    `);
-  });
-  it("enum value added", async () => {
-    expect(await report((d) => param(widgets(d).get, "color").schema.enum.push("yellow"))).toMatchInlineSnapshot(`
+        "B tool-field-changed widgets_list_widgets: field color: schema changed " +
+          "(treated as breaking: wider and narrower look alike here) [model]",
+        'c parameter-type-changed listWidgets: query parameter color: "red" | "green" | "blue" → string [checker]',
+      ],
+    ],
+    [
+      "enum value added",
+      (d) => param(widgets(d).get, "color").schema.enum.push("yellow"),
       [
         "c tool-field-changed widgets_list_widgets: field color: accepts more values [model]",
-        "c parameter-enum-value-added listWidgets: query parameter color: value "yellow" added [checker]",
-      ]
-    `);
-  });
-  it("enum value removed", async () => {
-    expect(await report((d) => param(widgets(d).get, "color").schema.enum.pop())).toMatchInlineSnapshot(`
+        'c parameter-enum-value-added listWidgets: query parameter color: value "yellow" added [checker]',
+      ],
+    ],
+    [
+      "enum value removed",
+      (d) => param(widgets(d).get, "color").schema.enum.pop(),
       [
-        "B tool-field-changed widgets_list_widgets: field color: values "blue" no longer accepted [model]",
-        "B parameter-enum-value-removed listWidgets: query parameter color: value "blue" removed [checker]",
-      ]
-    `);
-  });
+        'B tool-field-changed widgets_list_widgets: field color: values "blue" no longer accepted [model]',
+        'B parameter-enum-value-removed listWidgets: query parameter color: value "blue" removed [checker]',
+      ],
+    ],
+  ]);
 });
 
 describe("request bodies", { timeout: 120_000 }, () => {
-  it("body removed", async () => {
-    expect(await report((d) => delete widgets(d).post.requestBody)).toMatchInlineSnapshot(`
+  // A NewWidget field is both a field of the create step (model) and of createWidget's request body.
+  const newWidget = (d: Json) => schema(d, "NewWidget");
+  itReports([
+    [
+      "body removed",
+      (d) => delete widgets(d).post.requestBody,
       [
         "B tool-field-removed widgets_create_widget: field name removed [model]",
         "B tool-field-removed widgets_create_widget: field size removed [model]",
         "B tool-field-removed widgets_create_widget: field color removed [model]",
         "B request-body-removed createWidget: request body: removed [declarations]",
-      ]
-    `);
-  });
-  it("required body added", async () => {
-    expect(
-      await report(
-        (d) =>
-          (widget(d).delete.requestBody = {
-            required: true,
-            content: { "application/json": { schema: { type: "object", properties: { reason: { type: "string" } } } } },
-          }),
-      ),
-    ).toMatchInlineSnapshot(`
+      ],
+    ],
+    [
+      "required body added",
+      (d) =>
+        (widget(d).delete.requestBody = {
+          required: true,
+          content: { "application/json": { schema: { type: "object", properties: { reason: { type: "string" } } } } },
+        }),
       [
         "c tool-field-added widgets_delete_widget: optional field reason added [model]",
         "B request-body-added deleteWidget: request body: required { reason?: string | undefined; } [checker]",
-      ]
-    `);
-  });
-  // A NewWidget field is both a field of the create step (model) and of createWidget's request body.
-  const newWidget = (d: Json) => schema(d, "NewWidget");
-  const fieldCases: [name: string, edit: (doc: Json) => void, expected: string[]][] = [
+      ],
+    ],
     [
       "optional field added",
       (d) => (newWidget(d).properties.weight = { type: "number" }),
@@ -298,21 +291,16 @@ describe("request bodies", { timeout: 120_000 }, () => {
         "B request-type-changed createWidget: request field size: number → string [checker]",
       ],
     ],
-  ];
-  it.each(fieldCases)("%s", async (_name, edit, expected) => {
-    expect(await report(edit)).toEqual(expected);
-  });
-  it("enum value added and one removed", async () => {
-    expect(
-      await report((d) => (schema(d, "NewWidget").properties.color.enum = ["red", "green", "purple"])),
-    ).toMatchInlineSnapshot(`
+    [
+      "enum value added and one removed",
+      (d) => (newWidget(d).properties.color.enum = ["red", "green", "purple"]),
       [
-        "B tool-field-changed widgets_create_widget: field color: values "blue" no longer accepted [model]",
-        "B request-enum-value-removed createWidget: request field color: value "blue" removed [checker]",
-        "c request-enum-value-added createWidget: request field color: value "purple" added [checker]",
-      ]
-    `);
-  });
+        'B tool-field-changed widgets_create_widget: field color: values "blue" no longer accepted [model]',
+        'B request-enum-value-removed createWidget: request field color: value "blue" removed [checker]',
+        'c request-enum-value-added createWidget: request field color: value "purple" added [checker]',
+      ],
+    ],
+  ]);
 });
 
 describe("responses", { timeout: 120_000 }, () => {
@@ -324,7 +312,7 @@ describe("responses", { timeout: 120_000 }, () => {
     `${kind} getWidget: response field ${field}: ${detail} [${by}]`,
   ];
   const widgetSchema = (d: Json) => schema(d, "Widget");
-  const cases: [name: string, edit: (doc: Json) => void, expected: string[]][] = [
+  itReports([
     [
       "field added",
       (d) => (widgetSchema(d).properties.weight = { type: "number" }),
@@ -365,17 +353,12 @@ describe("responses", { timeout: 120_000 }, () => {
       (d) => widgetSchema(d).properties.status.enum.pop(),
       inEachAnswer("c response-enum-value-removed", "status", 'value "archived" removed'),
     ],
-  ];
-  it.each(cases)("%s", async (_name, edit, expected) => {
-    expect(await report(edit)).toEqual(expected);
-  });
-  it("a description changed: nothing for the checker, only the tool step's text", async () => {
-    expect(await report((d) => (widget(d).get.summary = "Read one widget"))).toMatchInlineSnapshot(`
-      [
-        "c tool-description-changed widgets_get_widget: title "Get a widget" → "Read one widget" [model]",
-      ]
-    `);
-  });
+    [
+      "a description changed: nothing for the checker, only the tool step's text",
+      (d) => (widget(d).get.summary = "Read one widget"),
+      ['c tool-description-changed widgets_get_widget: title "Get a widget" → "Read one widget" [model]'],
+    ],
+  ]);
 });
 
 describe("auth", { timeout: 120_000 }, () => {
@@ -383,58 +366,57 @@ describe("auth", { timeout: 120_000 }, () => {
     d.components.securitySchemes = { key: { type: "apiKey", in: "header", name: "X-Api-Key" } };
     d.security = [{ key: [] }];
   };
-  it("an API key required where none was", async () => {
-    expect(await report(apiKey)).toMatchInlineSnapshot(`
+  itReports([
+    [
+      "an API key required where none was",
+      apiKey,
       [
         "B auth-changed auth: none → api-key [model]",
         "B connection-field-added auth: required connection field apiKey added [model]",
-      ]
-    `);
-  });
-  it("a bearer token offered beside the API key", async () => {
-    expect(
-      await report((d) => {
+      ],
+    ],
+    [
+      "a bearer token offered beside the API key",
+      (d) => {
         d.components.securitySchemes.bearer = { type: "http", scheme: "bearer" };
         d.security.push({ bearer: [] });
-      }, apiKey),
-    ).toMatchInlineSnapshot(`
+      },
       [
         "B auth-mode-removed auth: mode default removed [model]",
         "c auth-mode-added auth: mode bearer added [model]",
         "c auth-mode-added auth: mode key added [model]",
         "c connection-field-added auth: optional connection field accessToken added [model]",
-      ]
-    `);
-  });
+      ],
+      apiKey,
+    ],
+  ]);
 });
 
 describe("triggers and toolsets (the project's trello.yaml)", { timeout: 120_000 }, () => {
   const triggers = (d: Json) => d["x-stepforge-triggers"].triggers as Json[];
-  it("trigger removed, another's option made required", async () => {
-    expect(
-      await report(
-        (d) => {
-          const list = triggers(d);
-          const withOption = list.find((t) => Object.keys(t.options ?? {}).length > 0)!;
-          const option = Object.values(withOption.options)[0] as Json;
-          option.required = true;
-          list.splice(list.indexOf(list.find((t) => t !== withOption)!), 1);
-        },
-        undefined,
-        TRELLO,
-      ),
-    ).toMatchInlineSnapshot(`
+  itReports([
+    [
+      "trigger removed, another's option made required",
+      (d) => {
+        const list = triggers(d);
+        const withOption = list.find((t) => Object.keys(t.options ?? {}).length > 0)!;
+        const option = Object.values(withOption.options)[0] as Json;
+        option.required = true;
+        list.splice(list.indexOf(list.find((t) => t !== withOption)!), 1);
+      },
       [
         "B trigger-removed trello_card_updated: trigger removed [model]",
         "B trigger-changed trello_new_card: option lists became required [model]",
-      ]
-    `);
-  });
-  it("toolset removed", async () => {
-    expect(await report((d) => d["x-stepforge"].tools.toolsets.pop(), undefined, TRELLO)).toMatchInlineSnapshot(`
-      [
-        "B toolset-removed api: toolset removed [model]",
-      ]
-    `);
-  });
+      ],
+      undefined,
+      TRELLO,
+    ],
+    [
+      "toolset removed",
+      (d) => d["x-stepforge"].tools.toolsets.pop(),
+      ["B toolset-removed api: toolset removed [model]"],
+      undefined,
+      TRELLO,
+    ],
+  ]);
 });

@@ -5,14 +5,13 @@
  */
 import { describe, expect, it } from "vitest";
 import { writeSharedTypes } from "../../generator/diff/shared-components.js";
+import { openapiDocument } from "../helpers/spec.js";
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 /** A document with one operation: query `q` of schema `Query`, answering `Box`. */
 function doc(schemas: Record<string, unknown>, query: unknown = { type: "string" }) {
-  return {
-    openapi: "3.1.0",
-    info: { title: "t", version: "1" },
+  return openapiDocument("t", {
     paths: {
       "/box": {
         get: {
@@ -23,7 +22,7 @@ function doc(schemas: Record<string, unknown>, query: unknown = { type: "string"
       },
     },
     components: { schemas },
-  };
+  });
 }
 
 const schemas = (itemType: string) => ({

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { stubUnchanged as stub } from "../../generator/diff/unchanged.js";
+import { openapiDocument } from "../helpers/spec.js";
 
 type Json = Record<string, any>;
 /** The stubbed documents, typed loosely for reading. */
@@ -15,9 +16,7 @@ const ok = (ref: string) => ({
 });
 
 function doc(): Json {
-  return {
-    openapi: "3.1.0",
-    info: { title: "Shop", version: "1" },
+  return openapiDocument("Shop", {
     paths: {
       "/orders/{id}": {
         get: {
@@ -47,7 +46,7 @@ function doc(): Json {
         Unused: { type: "string" },
       },
     },
-  };
+  });
 }
 
 describe("stubbing the operations a diff cannot find changed", () => {

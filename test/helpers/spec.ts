@@ -109,6 +109,14 @@ export function minimalSpec(overrides: Record<string, unknown> = {}): Record<str
   };
 }
 
+/**
+ * An OpenAPI document of this title (version 1) around `parts` (paths, components, servers, …), for
+ * tests that need only the shape OpenAPI asks of every document and none of x-stepforge.
+ */
+export function openapiDocument<Parts extends object>(title: string, parts: Parts, openapi = "3.1.0") {
+  return { openapi, info: { title, version: "1" }, ...parts };
+}
+
 export function toYaml(value: unknown): string {
   return stringify(value, { lineWidth: 0 });
 }

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach } from "vitest";
 import { createSharedState, type ClientOptions, type ServiceDescriptor } from "../../runtime/index.js";
-import { startMock, type MockOptions, type RunningMock } from "../../runtime/mock/index.js";
+import { startMock, type MockDefinition, type MockOptions, type RunningMock } from "../../runtime/mock/index.js";
 import "./register.js";
 
 export const TRELLO = {
@@ -108,8 +108,8 @@ export async function receiver(headStatus = 200): Promise<{
   };
 }
 
-/** A `mock(service, options)` starter whose mocks are all closed after each test. */
-export function useMocks(): (service: string, options?: MockOptions) => Promise<RunningMock> {
+/** A `mock(service or definition, options)` starter whose mocks are all closed after each test. */
+export function useMocks(): (service: string | MockDefinition, options?: MockOptions) => Promise<RunningMock> {
   const open: RunningMock[] = [];
   afterEach(async () => {
     await Promise.all(open.splice(0).map((m) => m.close()));

@@ -5,7 +5,14 @@
  */
 import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
-import { MockEngine, registeredMock, startMock, type MockDefinition, type Outcome } from "../../runtime/mock/index.js";
+import {
+  MockEngine,
+  registeredMock,
+  startMock,
+  type MockDefinition,
+  type MockOperationSpec,
+  type Outcome,
+} from "../../runtime/mock/index.js";
 import { call, LIST, MARKETO, marketoAuth, TRELLO_AUTH, useMocks, WORLDNEWS } from "./helpers.js";
 
 const mock = useMocks();
@@ -32,6 +39,18 @@ function raw(port: number, data: string): Promise<{ text: string; timedOut: bool
 
 /** `{"a":{"a":…{"a":1}…}}`, `depth` objects deep. */
 const nested = (depth: number): string => '{"a":'.repeat(depth - 1) + '{"a":1' + "}".repeat(depth);
+
+/** Trello's mock with getCard's own mock changed by `change` (to break it, or to make it echo). */
+function trelloWithGetCard(change: Partial<NonNullable<MockOperationSpec["mock"]>>): MockDefinition {
+  const trello = registeredMock("trello")!;
+  const operations = Object.fromEntries(
+    Object.entries(trello.operations).map(([id, op]) => [
+      id,
+      id === "getCard" ? { ...op, mock: { ...op.mock!, ...change } } : op,
+    ]),
+  );
+  return { ...trello, operations } as MockDefinition;
+}
 
 describe("deeply nested bodies", () => {
   it(
@@ -201,14 +220,10 @@ describe("request body size", () => {
           },
         },
       };
-      const m = await startMock(definition, { server: { maxBodyBytes: 100 } });
-      try {
-        const r = await raw(m.port, head(["Content-Length: 101"]));
-        expect(r.text).toMatch(/^HTTP\/1\.1 413 /);
-        expect(r.text.endsWith("\r\n\r\nrequest entity too large (over 100 bytes)")).toBe(true);
-      } finally {
-        await m.close();
-      }
+      const m = await mock(definition, { server: { maxBodyBytes: 100 } });
+      const r = await raw(m.port, head(["Content-Length: 101"]));
+      expect(r.text).toMatch(/^HTTP\/1\.1 413 /);
+      expect(r.text.endsWith("\r\n\r\nrequest entity too large (over 100 bytes)")).toBe(true);
       await expect(startMock("trello", { server: { maxBodyBytes: 0 } })).rejects.toThrow(
         "maxBodyBytes must be a positive whole number of bytes",
       );
@@ -338,22 +353,11 @@ describe("the mock's own failures", () => {
 
   it("trello: a throw inside an action answers the service's own 500 text", async () => {
     failures.length = 0;
-    const trello = registeredMock("trello")!;
     // An operation whose action cannot run (a read without a resource) stands in for a bug in the mock.
-    const broken = Object.fromEntries(
-      Object.entries(trello.operations).map(([id, op]) => [
-        id,
-        id === "getCard" ? { ...op, mock: { ...op.mock!, resource: undefined } } : op,
-      ]),
-    );
-    const m = await startMock({ ...trello, operations: broken } as MockDefinition, { hooks: { onFailure } });
-    try {
-      const r = await call(m.url, `/1/cards/6123a9f0c4b5d6e7f8091a2b?${TRELLO_AUTH}`);
-      expect([r.status, r.text]).toEqual([500, "Internal Server Error"]);
-      expect(failures).toEqual(["GET /1/cards/6123a9f0c4b5d6e7f8091a2b getCard: action read needs a resource"]);
-    } finally {
-      await m.close();
-    }
+    const m = await mock(trelloWithGetCard({ resource: undefined }), { hooks: { onFailure } });
+    const r = await call(m.url, `/1/cards/6123a9f0c4b5d6e7f8091a2b?${TRELLO_AUTH}`);
+    expect([r.status, r.text]).toEqual([500, "Internal Server Error"]);
+    expect(failures).toEqual(["GET /1/cards/6123a9f0c4b5d6e7f8091a2b getCard: action read needs a resource"]);
   });
 });
 
@@ -391,25 +395,14 @@ describe("a body that is not an object", () => {
 
 describe("query keys named like Object.prototype members", () => {
   it("reach templates as the values sent", async () => {
-    const trello = registeredMock("trello")!;
     // getCard answering with its query: the spec has no parameter of these names, so a template stands in.
     const echo = { c: "{query.constructor}", t: "{query.toString}", p: "{query.__proto__}", v: "{query.valueOf}" };
-    const operations = Object.fromEntries(
-      Object.entries(trello.operations).map(([id, op]) => [
-        id,
-        id === "getCard" ? { ...op, mock: { ...op.mock!, respond: echo } } : op,
-      ]),
+    const m = await mock(trelloWithGetCard({ respond: echo }));
+    const r = await call(
+      m.url,
+      `/1/cards/6123a9f0c4b5d6e7f8091a2b?${TRELLO_AUTH}&constructor=a&toString=b&__proto__=c&valueOf=d&valueOf=e`,
     );
-    const m = await startMock({ ...trello, operations } as MockDefinition);
-    try {
-      const r = await call(
-        m.url,
-        `/1/cards/6123a9f0c4b5d6e7f8091a2b?${TRELLO_AUTH}&constructor=a&toString=b&__proto__=c&valueOf=d&valueOf=e`,
-      );
-      expect([r.status, r.json]).toEqual([200, { c: "a", t: "b", p: "c", v: "d,e" }]);
-    } finally {
-      await m.close();
-    }
+    expect([r.status, r.json]).toEqual([200, { c: "a", t: "b", p: "c", v: "d,e" }]);
   });
 });
 

@@ -3,15 +3,14 @@
  * file takes its spec through generate → client and tool step → mock; typecheck.test.ts compiles
  * all their outputs, with a consumer file each, in one tsc program.
  */
+import { openapiDocument } from "../helpers/spec.js";
+
 const json = (schema: unknown) => ({ "application/json": { schema } });
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const text = (extra: object = {}) => ({ type: "string", ...extra });
-/** A spec's first keys: its OpenAPI version, its title (version 1) and a server at api.<title>.example. */
-const frame = (openapi: "3.0.3" | "3.1.0", title: string) => ({
-  openapi,
-  info: { title, version: "1" },
-  servers: [{ url: `https://api.${title.toLowerCase()}.example` }],
-});
+/** A spec of this OpenAPI version and title (version 1), with a server at api.<title>.example. */
+const spec = <Document extends object>(openapi: "3.0.3" | "3.1.0", title: string, document: Document) =>
+  openapiDocument(title, { servers: [{ url: `https://api.${title.toLowerCase()}.example` }], ...document }, openapi);
 const ok = {
   "200": {
     description: "ok",
@@ -20,8 +19,7 @@ const ok = {
 };
 
 /** refs.test.ts: references into other nodes' insides, and a parameter component named `schema`. */
-export const DEEP_REFS = {
-  ...frame("3.0.3", "Deep"),
+export const DEEP_REFS = spec("3.0.3", "Deep", {
   components: {
     parameters: {
       // A parameter component named like a keyword: a parameter, not a schema.
@@ -127,11 +125,10 @@ export const DEEP_REFS = {
       },
     },
   },
-};
+});
 
 /** patterns.test.ts: patterns written for JavaScript without the u flag. */
-export const PATTERNS = {
-  ...frame("3.0.3", "Slugs"),
+export const PATTERNS = spec("3.0.3", "Slugs", {
   paths: {
     "/slugs": {
       post: {
@@ -155,13 +152,12 @@ export const PATTERNS = {
       },
     },
   },
-};
+});
 
 export const LONG = `filter_by_the_date_on_which_the_record_was_last_modified_by_anyone_${"x".repeat(20)}`;
 
 /** names.test.ts: wire names with symbols, case collisions, reserved words. */
-export const NAMES = {
-  ...frame("3.0.3", "Events"),
+export const NAMES = spec("3.0.3", "Events", {
   paths: {
     "/events/{id}": {
       get: {
@@ -189,11 +185,10 @@ export const NAMES = {
       patch: { operationId: "then", responses: ok },
     },
   },
-};
+});
 
 /** readonly.test.ts: read-only properties (directly, through a $ref, through allOf) and a write-only one. */
-export const READ_ONLY = {
-  ...frame("3.0.3", "Pets"),
+export const READ_ONLY = spec("3.0.3", "Pets", {
   components: {
     schemas: {
       Id: { type: "string", readOnly: true },
@@ -250,11 +245,10 @@ export const READ_ONLY = {
       },
     },
   },
-};
+});
 
 /** toolsets.test.ts: tags (declared, undeclared, colliding, odd), an untagged operation under a version prefix. */
-export const TAGGED = {
-  ...frame("3.1.0", "Shop"),
+export const TAGGED = spec("3.1.0", "Shop", {
   tags: [
     { name: "Store", description: "Orders and stock.\n\nMore words that a toolset list does not need." },
     { name: "Pets", description: "Everything about your pets" },
@@ -280,11 +274,10 @@ export const TAGGED = {
       },
     },
   },
-};
+});
 
 /** bodies.test.ts: request bodies that are not JSON (form fields, multipart with files, bytes, text). */
-export const BODIES = {
-  ...frame("3.1.0", "Uploads"),
+export const BODIES = spec("3.1.0", "Uploads", {
   paths: {
     "/pets": {
       post: {
@@ -352,14 +345,13 @@ export const BODIES = {
       },
     },
   },
-};
+});
 
 /**
  * typecheck.test.ts: schemas that reach themselves through a union, array or tuple rather than an
  * object's property (Vercel's EdgeConfigItemValue; an Expr ↔ Term pair; a route as a nested pair).
  */
-export const RECURSIVE = {
-  ...frame("3.1.0", "Recur"),
+export const RECURSIVE = spec("3.1.0", "Recur", {
   components: {
     schemas: {
       "edge-value": {
@@ -397,4 +389,4 @@ export const RECURSIVE = {
       },
     },
   },
-};
+});

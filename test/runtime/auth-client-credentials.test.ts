@@ -1,13 +1,14 @@
 import { describe, expect, it } from "vitest";
 import {
   AuthError,
+  type ClientOptions,
   ConnectionError,
   createServiceClient,
   createSharedState,
   type RuntimeEvent,
 } from "../../runtime/index.js";
 import {
-  apiKeyConnection,
+  apiKeyClient,
   apiKeyService,
   delay,
   json,
@@ -101,14 +102,17 @@ async function marketoLike(
   };
 }
 
-let server: TestServer | undefined;
-
-/** A client of the client-credentials service against `m`'s server. */
-function ccClient(m: { server: TestServer }, renewBeforeSeconds = 0) {
+/**
+ * A client of the client-credentials service (renewing `renewBeforeSeconds` early) against `m`'s
+ * server, on ccConnection() and a state of its own unless `options` say otherwise.
+ */
+function ccClient(m: { server: TestServer }, options: Partial<ClientOptions> & { renewBeforeSeconds?: number } = {}) {
+  const { renewBeforeSeconds = 0, ...clientOptions } = options;
   return createServiceClient(ccService(renewBeforeSeconds), {
     connection: ccConnection(),
     baseUrl: m.server.url,
     shared: createSharedState(),
+    ...clientOptions,
   });
 }
 
@@ -153,29 +157,17 @@ describe("oauth2 client credentials", () => {
     expect(m.apiRequests()).toHaveLength(2);
   });
 
-  it(
-    "caches the token per client id: clients sharing a registry share it, another client " + "id gets its own",
-    async () => {
-      const m = await marketoLike();
-      server = m.server;
-      const shared = createSharedState();
-      const a1 = createServiceClient(ccService(), {
-        connection: ccConnection("client-a"),
-        baseUrl: server.url,
-        shared,
-      });
-      const a2 = createServiceClient(ccService(), {
-        connection: { ...ccConnection("client-a"), name: "other" },
-        baseUrl: server.url,
-        shared,
-      });
-      const b = createServiceClient(ccService(), { connection: ccConnection("client-b"), baseUrl: server.url, shared });
-      await Promise.all([a1.call("getLeads"), a2.call("getLeads"), a1.call("getLeads")]);
-      expect(m.tokenRequests()).toBe(1);
-      await b.call("getLeads");
-      expect(m.tokenRequests()).toBe(2);
-    },
-  );
+  it("caches the token per client id: a registry's clients share it, another client id gets its own", async () => {
+    const m = await marketoLike();
+    const shared = createSharedState();
+    const a1 = ccClient(m, { connection: ccConnection("client-a"), shared });
+    const a2 = ccClient(m, { connection: { ...ccConnection("client-a"), name: "other" }, shared });
+    const b = ccClient(m, { connection: ccConnection("client-b"), shared });
+    await Promise.all([a1.call("getLeads"), a2.call("getLeads"), a1.call("getLeads")]);
+    expect(m.tokenRequests()).toBe(1);
+    await b.call("getLeads");
+    expect(m.tokenRequests()).toBe(2);
+  });
 
   it(
     "uses a token handed out with less life than renewBeforeSeconds until it expires, " +
@@ -183,15 +175,14 @@ describe("oauth2 client credentials", () => {
     async () => {
       const m = await marketoLike({ expiresIn: () => 100 });
       // 100 s tokens and a 300 s margin: renewed once, then used (Marketo hands back the same token until it expires).
-      const client = ccClient(m, 300);
+      const client = ccClient(m, { renewBeforeSeconds: 300 });
       for (let i = 0; i < 5; i++) await client.call("getLeads");
       expect(m.tokenRequests()).toBe(1);
     },
   );
 
   it("refuses an endpoint that is not the service's before anything is sent", async () => {
-    const m = await marketoLike();
-    server = m.server;
+    const { server } = await marketoLike();
     for (const endpoint of [server.url, "https://evil.example.com", "https://123-ABC-456.mktorest.com.evil.example"]) {
       const connection = { ...ccConnection(), fields: { ...ccConnection().fields, endpoint } };
       const error = thrownBy(
@@ -208,11 +199,8 @@ describe("oauth2 client credentials", () => {
 
   it("reports a refused client secret as an AuthError without the secret", async () => {
     const m = await marketoLike();
-    server = m.server;
-    const client = createServiceClient(ccService(), {
+    const client = ccClient(m, {
       connection: { ...ccConnection(), fields: { ...ccConnection().fields, clientSecret: "WRONGSECRETMARKER" } },
-      baseUrl: server.url,
-      shared: createSharedState(),
     });
     const error = (await client.call("getLeads").catch((e: unknown) => e)) as AuthError;
     expect(error).toBeInstanceOf(AuthError);
@@ -225,7 +213,7 @@ describe("oauth2 client credentials", () => {
 
   it("retries a token endpoint that answers 503 or drops the connection, within the call's retry budget", async () => {
     let tokenRequests = 0;
-    server = await startTestServer(async (req, res) => {
+    const server = await startTestServer(async (req, res) => {
       if (req.url.pathname === "/identity/oauth/token") {
         tokenRequests++;
         if (tokenRequests === 1) return json(res, 503, { error: "unavailable" });
@@ -238,13 +226,13 @@ describe("oauth2 client credentials", () => {
       return json(res, 200, { requestId: "r", success: true, result: [{ id: 1 }] });
     });
     const events: RuntimeEvent[] = [];
-    const client = createServiceClient(ccService(), {
-      connection: ccConnection(),
-      baseUrl: server.url,
-      shared: createSharedState(),
-      retry: { baseDelayMs: 1, random: () => 0.5 },
-      hooks: { onEvent: (e) => events.push(e) },
-    });
+    const client = ccClient(
+      { server },
+      {
+        retry: { baseDelayMs: 1, random: () => 0.5 },
+        hooks: { onEvent: (e) => events.push(e) },
+      },
+    );
     expect(await client.call("getLeads")).toMatchObject({ success: true });
     expect(tokenRequests).toBe(3);
     expect(events.filter((e) => e.type === "retry").map((e) => (e as { reason: string }).reason)).toEqual([
@@ -254,17 +242,14 @@ describe("oauth2 client credentials", () => {
 
     // With no retries allowed, the first failure is the answer.
     tokenRequests = 0;
-    const strict = createServiceClient(ccService(), {
-      connection: ccConnection("client-b"),
-      baseUrl: server.url,
-      shared: createSharedState(),
-      retry: { attempts: 0 },
-    });
+    const strict = ccClient({ server }, { connection: ccConnection("client-b"), retry: { attempts: 0 } });
     await expect(strict.call("getLeads")).rejects.toMatchObject({ kind: "server", retries: 0 });
   });
 
   it("many calls waiting on one client-wide abort signal trigger no listener-leak warning", async () => {
-    server = await startTestServer(async (_req, res) => json(res, 200, { requestId: "r", success: true, result: [] }));
+    const server = await startTestServer(async (_req, res) =>
+      json(res, 200, { requestId: "r", success: true, result: [] }),
+    );
     const warnings: string[] = [];
     const onWarning = (w: Error) => warnings.push(w.name);
     process.on("warning", onWarning);
@@ -280,12 +265,7 @@ describe("oauth2 client credentials", () => {
         description: "5 per 0.1 s",
         rejection: { status: 429 },
       };
-      const client = createServiceClient(apiKeyService({ limits: [window] }), {
-        connection: apiKeyConnection(),
-        baseUrl: server.url,
-        shared: createSharedState(),
-        signal: controller.signal,
-      });
+      const client = apiKeyClient(apiKeyService({ limits: [window] }), server.url, { signal: controller.signal });
       await Promise.all(
         Array.from({ length: 40 }, (_, i) => client.call("getThing", { params: { path: { id: String(i) } } })),
       );

@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from "node:net";
 import { ServiceExtensionSchema } from "../../runtime/descriptor-schemas.js";
 import {
+  type ClientOptions,
   createServiceClient,
   createSharedState,
   type HttpMethod,
@@ -234,9 +235,13 @@ export function apiKeyConnection(name = "main", fields: Record<string, string> =
 
 export const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A client of `d` at `baseUrl` with the api-key connection and a state of its own. */
-export function apiKeyClient(d: ServiceDescriptor, baseUrl: string): ServiceClient {
-  return createServiceClient(d, { connection: apiKeyConnection(), baseUrl, shared: createSharedState() });
+/** A client of `d` at `baseUrl` with the api-key connection and a state of its own, unless `options` say otherwise. */
+export function apiKeyClient(
+  d: ServiceDescriptor,
+  baseUrl: string,
+  options: Partial<ClientOptions> = {},
+): ServiceClient {
+  return createServiceClient(d, { connection: apiKeyConnection(), baseUrl, shared: createSharedState(), ...options });
 }
 
 /** What the client's next `getThing` call fails with (the quota tests expect a QuotaExhaustedError). */

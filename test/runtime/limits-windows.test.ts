@@ -1,6 +1,7 @@
 import type { ServerResponse } from "node:http";
 import { describe, expect, it } from "vitest";
 import {
+  type ClientOptions,
   createServiceClient,
   createSharedState,
   type ServiceClient,
@@ -8,6 +9,7 @@ import {
   type ThrottleEvent,
 } from "../../runtime/index.js";
 import {
+  apiKeyClient,
   apiKeyConnection,
   apiKeyService,
   delay,
@@ -18,8 +20,6 @@ import {
 } from "./helpers.js";
 import { ServerWindow } from "./server-window.js";
 
-let server: TestServer | undefined;
-
 function reject429(res: ServerResponse, error: string) {
   json(res, 429, { error, message: "Rate limit exceeded" });
 }
@@ -27,14 +27,9 @@ function reject429(res: ServerResponse, error: string) {
 const WINDOW_MS = 300;
 const noRetry = { attempts: 0 };
 
-/** A client of `d` on the test server that does not retry (a rejection shows as one). */
-function unretriedClient(d: ServiceDescriptor) {
-  return createServiceClient(d, {
-    connection: apiKeyConnection(),
-    baseUrl: server!.url,
-    shared: createSharedState(),
-    retry: noRetry,
-  });
+/** A client of `d` on `server` that does not retry (a rejection shows as one). */
+function unretriedClient(server: TestServer, d: ServiceDescriptor, options: Partial<ClientOptions> = {}) {
+  return apiKeyClient(d, server.url, { retry: noRetry, ...options });
 }
 
 describe("sliding windows", () => {
@@ -77,14 +72,9 @@ describe("sliding windows", () => {
 
   it("a saturating caller reaches the limit with zero rejections", async () => {
     const w = await windowServer();
-    server = w.server;
     const throttles: ThrottleEvent[] = [];
-    const client = createServiceClient(apiKeyService({ limits }), {
-      connection: apiKeyConnection(),
-      baseUrl: server.url,
-      shared: createSharedState(),
+    const client = unretriedClient(w.server, apiKeyService({ limits }), {
       limits: shrink,
-      retry: noRetry,
       hooks: { onThrottle: (e) => throttles.push(e) },
     });
     await run(client, 50);
@@ -97,13 +87,8 @@ describe("sliding windows", () => {
 
   it("the same server rejects a caller that does not limit (control)", async () => {
     const w = await windowServer();
-    server = w.server;
-    const client = createServiceClient(apiKeyService({ limits }), {
-      connection: apiKeyConnection(),
-      baseUrl: server.url,
-      shared: createSharedState(),
+    const client = unretriedClient(w.server, apiKeyService({ limits }), {
       limits: { perToken: { disabled: true }, perKey: { disabled: true } },
-      retry: noRetry,
     });
     const outcomes = await Promise.allSettled(
       Array.from({ length: 30 }, () => client.call("getThing", { params: { path: { id: "1" } } })),
@@ -112,40 +97,30 @@ describe("sliding windows", () => {
     expect(outcomes.some((o) => o.status === "rejected")).toBe(true);
   });
 
-  it(
-    "shares a per-field budget (the API key) across connections, and a per-connection " + "budget across clients",
-    async () => {
-      const w = await windowServer();
-      server = w.server;
-      const shared = createSharedState();
-      const d = apiKeyService({ limits });
-      const make = (token: string) =>
-        createServiceClient(d, {
-          connection: apiKeyConnection(token, { token: `TOKEN-${token}` }),
-          baseUrl: server!.url,
-          shared,
-          limits: shrink,
-          retry: noRetry,
-        });
-      // Two clients on connection "a" (one budget), one on "b"; all three on the same key.
-      await Promise.all([run(make("a"), 15), run(make("a"), 15), run(make("b"), 30)]);
-      expect(w.rejected()).toBe(0);
-      expect([...w.perKey.values()][0]!.peak()).toBe(15);
-      expect(w.perToken.get("TOKEN-a")!.all).toHaveLength(30);
-    },
-  );
+  it("shares a per-field budget (the API key) across connections, a per-connection one across clients", async () => {
+    const w = await windowServer();
+    const shared = createSharedState();
+    const d = apiKeyService({ limits });
+    const make = (token: string) =>
+      unretriedClient(w.server, d, {
+        connection: apiKeyConnection(token, { token: `TOKEN-${token}` }),
+        shared,
+        limits: shrink,
+      });
+    // Two clients on connection "a" (one budget), one on "b"; all three on the same key.
+    await Promise.all([run(make("a"), 15), run(make("a"), 15), run(make("b"), 30)]);
+    expect(w.rejected()).toBe(0);
+    expect([...w.perKey.values()][0]!.peak()).toBe(15);
+    expect(w.perToken.get("TOKEN-a")!.all).toHaveLength(30);
+  });
 
   it("takes a paid plan's numbers from the connection", async () => {
     const w = await windowServer();
-    server = w.server;
-    const client = createServiceClient(apiKeyService({ limits }), {
+    const client = unretriedClient(w.server, apiKeyService({ limits }), {
       connection: {
         ...apiKeyConnection(),
         limits: { perToken: { requests: 10, windowSeconds: 0.3 }, perKey: { requests: 15, windowSeconds: 0.3 } },
       },
-      baseUrl: server.url,
-      shared: createSharedState(),
-      retry: noRetry,
     });
     await run(client, 25);
     expect(w.rejected()).toBe(0);
@@ -165,7 +140,7 @@ describe("sliding windows", () => {
     const reads = new ServerWindow(6, WINDOW_MS);
     const writes = new ServerWindow(3, WINDOW_MS);
     let rejected = 0;
-    server = await startTestServer((req, res) => {
+    const server = await startTestServer((req, res) => {
       const ok = (req.method === "GET" ? reads : writes).admit(req.at);
       if (!ok) {
         rejected++;
@@ -179,7 +154,7 @@ describe("sliding windows", () => {
         windowLimit("writes", 3, WINDOW_MS / 1000, { applies: "write" }),
       ],
     });
-    const client = unretriedClient(d);
+    const client = unretriedClient(server, d);
     await Promise.all([
       ...Array.from({ length: 18 }, () => client.call("getThing", { params: { path: { id: "1" } } })),
       ...Array.from({ length: 9 }, () => client.call("createThing", { body: { name: "n" } })),
@@ -192,7 +167,7 @@ describe("sliding windows", () => {
   it("limits only the routes under pathPrefix", async () => {
     const members = new ServerWindow(2, WINDOW_MS);
     let rejected = 0;
-    server = await startTestServer((req, res) => {
+    const server = await startTestServer((req, res) => {
       if (req.url.pathname.startsWith("/1/members/") && !members.admit(req.at)) {
         rejected++;
         return reject429(res, "MEMBER_LIMIT_EXCEEDED");
@@ -202,7 +177,7 @@ describe("sliding windows", () => {
     const d = apiKeyService({
       limits: [windowLimit("members", 2, WINDOW_MS / 1000, { pathPrefix: "/1/members/" })],
     });
-    const client = unretriedClient(d);
+    const client = unretriedClient(server, d);
     const order: string[] = [];
     await Promise.all([
       ...Array.from({ length: 6 }, () =>
@@ -222,7 +197,7 @@ describe("sliding windows", () => {
 describe("rejections the limiter did not foresee", () => {
   it("holds every caller of a window back for a window after the service says it is full", async () => {
     let rejectedAt = 0;
-    server = await startTestServer((req, res) => {
+    const server = await startTestServer((req, res) => {
       if (rejectedAt === 0) {
         rejectedAt = req.at; // someone else (another integration) spent the shared budget
         return json(res, 200, {
@@ -248,12 +223,7 @@ describe("rejections the limiter did not foresee", () => {
         codes: { "606": { kind: "rate_limited", retry: true, description: "rate limit" } },
       },
     });
-    const client = createServiceClient(d, {
-      connection: apiKeyConnection(),
-      baseUrl: server.url,
-      shared: createSharedState(),
-      limits: { rate: { windowSeconds: 0.3 } },
-    });
+    const client = apiKeyClient(d, server.url, { limits: { rate: { windowSeconds: 0.3 } } });
     const first = client.call("getThing", { params: { path: { id: "1" } } });
     await delay(50);
     await Promise.all([
@@ -270,7 +240,7 @@ describe("concurrency", () => {
   it("never has more calls in flight than the cap, and uses all of it", async () => {
     let inFlight = 0;
     let peak = 0;
-    server = await startTestServer(async (_req, res) => {
+    const server = await startTestServer(async (_req, res) => {
       inFlight++;
       peak = Math.max(peak, inFlight);
       await delay(30);
@@ -282,12 +252,7 @@ describe("concurrency", () => {
         { id: "concurrent", kind: "concurrency", max: 10, description: "10 in flight", rejection: { code: "615" } },
       ],
     });
-    const client = createServiceClient(d, {
-      connection: apiKeyConnection(),
-      baseUrl: server.url,
-      shared: createSharedState(),
-      limits: { concurrent: { max: 3 } },
-    });
+    const client = apiKeyClient(d, server.url, { limits: { concurrent: { max: 3 } } });
     await Promise.all(Array.from({ length: 15 }, () => client.call("getThing", { params: { path: { id: "1" } } })));
     expect(peak).toBe(3);
     expect(server.seen).toHaveLength(15);

@@ -12,32 +12,25 @@ let server: TestServer | undefined;
 
 const ITEMS = Array.from({ length: 205 }, (_, i) => ({ id: i }));
 
+/** Marketo's token paging: the next page's token sent back as nextPageToken, items in result. */
+const tokenPaging = {
+  style: "token",
+  tokenParam: "nextPageToken",
+  tokenField: "nextPageToken",
+  itemsField: "result",
+  sizeParam: "batchSize",
+} as const;
+
 const service = () =>
   apiKeyService(
     {},
     {
-      leads: {
-        method: "GET",
-        path: "/rest/v1/leads.json",
-        paging: {
-          style: "token",
-          tokenParam: "nextPageToken",
-          tokenField: "nextPageToken",
-          itemsField: "result",
-          sizeParam: "batchSize",
-        },
-      },
+      leads: { method: "GET", path: "/rest/v1/leads.json", paging: tokenPaging },
+      // Activities also say whether more pages follow (moreResult), beside the token.
       activities: {
         method: "GET",
         path: "/rest/v1/activities.json",
-        paging: {
-          style: "token",
-          tokenParam: "nextPageToken",
-          tokenField: "nextPageToken",
-          itemsField: "result",
-          sizeParam: "batchSize",
-          moreField: "moreResult",
-        },
+        paging: { ...tokenPaging, moreField: "moreResult" },
       },
       emails: {
         method: "GET",

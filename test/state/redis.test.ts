@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisStateStore } from "../../runtime/state/redis.js";
-import { StateUnavailableError } from "../../runtime/state/index.js";
+import { createStateStore, MemoryStateStore, StateUnavailableError } from "../../runtime/state/index.js";
 import { startRedis, type RunningRedis } from "../helpers/redis.js";
 import { describeStateStore } from "./conformance.js";
 
@@ -56,10 +56,9 @@ describe("RedisStateStore when Redis is unreachable", () => {
 
 describe("createStateStore: the switch", () => {
   it(
-    "picks Redis from STEPFORGE_REDIS_URL, a folder from STEPFORGE_STATE_DIR, memory " +
-      "otherwise; code wins over both",
+    "picks Redis from STEPFORGE_REDIS_URL, a folder from STEPFORGE_STATE_DIR, memory otherwise; " +
+      "code wins over both",
     async () => {
-      const { createStateStore, MemoryStateStore } = await import("../../runtime/state/index.js");
       const fromEnv = createStateStore({}, { STEPFORGE_REDIS_URL: redis.url, STEPFORGE_STATE_DIR: "/tmp/x" });
       expect(fromEnv.backend).toBe("redis");
       await fromEnv.close();
@@ -77,7 +76,6 @@ describe("createStateStore: the switch", () => {
   );
 
   it("falls back to per-process state only when asked, and says so", async () => {
-    const { createStateStore } = await import("../../runtime/state/index.js");
     const events: boolean[] = [];
     const store = createStateStore({
       redisUrl: redis.url,

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServiceClient, createSharedState, NetworkError, type ServiceClient } from "../../runtime/index.js";
+import { scheduleRenewal, type TokenEntry } from "../../runtime/credentials/tokens.js";
 import { descriptor as marketo } from "../../generated/marketo/index.js";
 import { startRedis, type RunningRedis } from "../helpers/redis.js";
 import { MARKETO, startMarketo } from "./harness.js";
@@ -135,26 +136,17 @@ describe("Redis killed and restarted under a client that shares tokens through i
   });
 });
 
-describe("scheduleRenewal", () => {
-  it(
-    "renews a margin early, a short-lived token a moment before expiry, and a token " +
-      "handed back unchanged at expiry",
-    async () => {
-      const { scheduleRenewal } = await import("../../runtime/credentials/tokens.js");
-      const now = 1_000_000;
-      expect(scheduleRenewal({ accessToken: "a", expiresAt: now + 3_600_000 }, 300_000, undefined, now).renewAt).toBe(
-        now + 3_300_000,
-      );
-      expect(scheduleRenewal({ accessToken: "a", expiresAt: now + 200_000 }, 300_000, undefined, now).renewAt).toBe(
-        now + 199_000,
-      );
-      expect(
-        scheduleRenewal({ accessToken: "a", expiresAt: now + 1_000 }, 300_000, { accessToken: "a" }, now).renewAt,
-      ).toBe(now + 1_000);
-      expect(
-        scheduleRenewal({ accessToken: "b", expiresAt: now + 1_000 }, 300_000, { accessToken: "a" }, now).renewAt,
-      ).toBe(now + 500);
-      expect(scheduleRenewal({ accessToken: "a" }, 300_000, undefined, now).renewAt).toBeUndefined();
-    },
-  );
+describe("scheduleRenewal with a 300 s margin", () => {
+  const now = 1_000_000;
+  const expiring = (accessToken: string, lifeMs: number): TokenEntry => ({ accessToken, expiresAt: now + lifeMs });
+  const cases: [when: string, token: TokenEntry, previous: TokenEntry | undefined, renewAt: number | undefined][] = [
+    ["a margin early", expiring("a", 3_600_000), undefined, now + 3_300_000],
+    ["a short-lived token a second before expiry", expiring("a", 200_000), undefined, now + 199_000],
+    ["a token handed back unchanged at expiry", expiring("a", 1_000), { accessToken: "a" }, now + 1_000],
+    ["a new token with a second left halfway", expiring("b", 1_000), { accessToken: "a" }, now + 500],
+    ["never: a token that does not expire", { accessToken: "a" }, undefined, undefined],
+  ];
+  it.each(cases)("renews %s", (_when, token, previous, renewAt) => {
+    expect(scheduleRenewal(token, 300_000, previous, now).renewAt).toBe(renewAt);
+  });
 });

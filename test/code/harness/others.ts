@@ -2,8 +2,8 @@
  * Harness tasks over Marketo, Content Snare, World News, one across World News and Trello, and one
  * over a service none of the four (the todo spec in test/code/fixtures, generated to test/.tmp).
  */
-import { TRELLO_BOARD, TRELLO_TODO } from "./trello.js";
-import type { FinalState, Seeds, Task } from "./types.js";
+import { idsByName, TRELLO_BOARD, TRELLO_TODO } from "./trello.js";
+import { callKeeping, type FinalState, type Seeds, type Task } from "./types.js";
 
 const WEBINAR_LIST = 1082;
 const AMY = 318581;
@@ -59,9 +59,8 @@ export const OTHER_TASKS: Task[] = [
       "many members does it have?",
     services: ["marketo"],
     async direct(agent) {
-      const lists = await agent.call<{ result: Rec[] }>("marketo_get_lists", {
+      const lists = await callKeeping<{ result: Rec[] }>(agent, "marketo_get_lists", ["id", "name"], {
         name: ["Webinar Registrants - June 2024"],
-        stepforge_result_fields: ["id", "name"],
       });
       const listId = lists.result[0]!.id as number;
       const leads = await agent.call<{ result: Rec[] }>("marketo_get_leads", {
@@ -70,9 +69,8 @@ export const OTHER_TASKS: Task[] = [
         fields: ["id", "email"],
       });
       await agent.call("marketo_add_leads_to_list", { listId, input: leads.result.map((l) => ({ id: l.id })) });
-      const members = await agent.call<{ result: Rec[] }>("marketo_get_list_members", {
+      const members = await callKeeping<{ result: Rec[] }>(agent, "marketo_get_list_members", ["id"], {
         listId,
-        stepforge_result_fields: ["id"],
       });
       return members.result.length;
     },
@@ -110,9 +108,8 @@ return (members.result ?? []).length;`,
         lookupField: "email",
         input: SIGNUPS,
       });
-      const campaigns = await agent.call<{ result: Rec[] }>("marketo_get_campaigns", {
+      const campaigns = await callKeeping<{ result: Rec[] }>(agent, "marketo_get_campaigns", ["id", "name"], {
         name: ["Welcome - Send Email 1"],
-        stepforge_result_fields: ["id", "name"],
       });
       await agent.call("marketo_trigger_campaign", {
         id: campaigns.result[0]!.id,
@@ -154,13 +151,12 @@ return leads.map((l) => l.id);`,
       "the Individual Tax Return template, filed in Tax Clients",
     services: ["contentsnare"],
     async direct(agent) {
-      const templates = await agent.call<{ results: Rec[] }>("contentsnare_list_request_templates", {
-        stepforge_result_fields: ["id", "name"],
-      });
+      const templates = await callKeeping<{ results: Rec[] }>(agent, "contentsnare_list_request_templates", [
+        "id",
+        "name",
+      ]);
       const template = templates.results.find((t) => t.name === "Individual Tax Return")!;
-      const folders = await agent.call<{ results: Rec[] }>("contentsnare_list_folders", {
-        stepforge_result_fields: ["id", "name"],
-      });
+      const folders = await callKeeping<{ results: Rec[] }>(agent, "contentsnare_list_folders", ["id", "name"]);
       const folder = folders.results.find((f) => f.name === "Tax Clients")!;
       await agent.call("contentsnare_create_client", { name: "Maya Chen", email: "maya.chen@example.net" });
       const request = await agent.call<Rec>("contentsnare_create_request", {
@@ -208,9 +204,8 @@ return request.id;`,
     title: "Move the deadline of every published request due before 1 August 2026 to 30 September 2026",
     services: ["contentsnare"],
     async direct(agent) {
-      const listed = await agent.call<{ results: Rec[] }>("contentsnare_list_requests", {
+      const listed = await callKeeping<{ results: Rec[] }>(agent, "contentsnare_list_requests", ["id", "name", "due"], {
         filter_by_statuses: ["published"],
-        stepforge_result_fields: ["id", "name", "due"],
       });
       const moved: string[] = [];
       for (const r of listed.results.filter((x) => x.due && Date.parse(x.due) < Date.parse("2026-08-01"))) {
@@ -254,10 +249,9 @@ return moved;`,
       "coordinates of Brussels",
     services: ["worldnews"],
     async direct(agent) {
-      const found = await agent.call<{ news: Rec[] }>("worldnews_search_news", {
+      const found = await callKeeping<{ news: Rec[] }>(agent, "worldnews_search_news", ["title", "url"], {
         text: "electric",
         language: "en",
-        stepforge_result_fields: ["title", "url"],
       });
       const articles = [];
       for (const a of found.news) {
@@ -299,16 +293,11 @@ return { articles, brussels: { latitude: brussels.latitude, longitude: brussels.
       "as the description",
     services: ["worldnews", "trello"],
     async direct(agent) {
-      const found = await agent.call<{ news: Rec[] }>("worldnews_search_news", {
+      const found = await callKeeping<{ news: Rec[] }>(agent, "worldnews_search_news", ["title", "url"], {
         text: "electric",
         language: "en",
-        stepforge_result_fields: ["title", "url"],
       });
-      const lists = await agent.call<{ items: Rec[] }>("trello_get_board_lists", {
-        id: TRELLO_BOARD,
-        stepforge_result_fields: ["id", "name"],
-      });
-      const todo = lists.items.find((l) => l.name === "To Do")!.id;
+      const todo = (await idsByName(agent, "trello_get_board_lists", { id: TRELLO_BOARD }))("To Do");
       for (const a of found.news) await agent.call("trello_create_card", { idList: todo, name: a.title, desc: a.url });
       return found.news.length;
     },
@@ -343,9 +332,8 @@ return found.news.length;`,
     async direct(agent) {
       const projects = await agent.call<{ items: Rec[] }>("todo_list_projects", {});
       const website = projects.items.find((p) => p.name === "Website")!;
-      const tasks = await agent.call<{ items: Rec[] }>("todo_list_tasks", {
+      const tasks = await callKeeping<{ items: Rec[] }>(agent, "todo_list_tasks", ["id", "status"], {
         projectId: website.id,
-        stepforge_result_fields: ["id", "status"],
       });
       const open = tasks.items.filter((t) => t.status === "open");
       for (const t of open)

@@ -2,7 +2,7 @@
  * Trello tasks of the harness. The board "Product Roadmap" (spec example) gets an "urgent" label,
  * cards in each list (some urgent, some past due, some about crashes) on top of its examples.
  */
-import type { Json, Seeds, Task } from "./types.js";
+import { callKeeping, type Json, type Seeds, type StepCaller, type Task } from "./types.js";
 
 const BOARD = "60d5ecb74e2a1b3c4d5e6f70";
 const TODO = "60d5ecb74e2a1b3c4d5e6f71";
@@ -53,30 +53,29 @@ const comments = (state: Parameters<Task["check"]>[0]) =>
     state.records("trello", "action") as Array<{ type?: string; data?: { card?: { id?: string }; text?: string } }>
   ).filter((a) => a.type === "commentCard");
 
+type NamedItems = { items: Array<{ id: string; name: string }> };
+
+/**
+ * Asks a listing step (boards, a board's lists, labels or cards) for ids and names only; gives the id of
+ * the first item with a name.
+ */
+export async function idsByName(agent: StepCaller, step: string, input: Json = {}): Promise<(name: string) => string> {
+  const { items } = await callKeeping<NamedItems>(agent, step, ["id", "name"], input);
+  return (name) => items.find((item) => item.name === name)!.id;
+}
+
 export const TRELLO_TASKS: Task[] = [
   {
     id: "trello-urgent",
     title: 'Move every card labelled "urgent" from Doing to Done and comment "Moved to Done (urgent)" on each',
     services: ["trello"],
     async direct(agent) {
-      const boards = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_boards", {
-        stepforge_result_fields: ["id", "name"],
-      });
-      const board = boards.items.find((b) => b.name === "Product Roadmap")!;
-      const lists = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_board_lists", {
-        id: board.id,
-        stepforge_result_fields: ["id", "name"],
-      });
-      const labels = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_board_labels", {
-        id: board.id,
-        stepforge_result_fields: ["id", "name"],
-      });
-      const urgent = labels.items.find((l) => l.name === "urgent")!.id;
-      const doing = lists.items.find((l) => l.name === "Doing")!.id;
-      const done = lists.items.find((l) => l.name === "Done")!.id;
-      const inDoing = await agent.call<{ items: Card[] }>("trello_get_list_cards", {
+      const board = (await idsByName(agent, "trello_get_boards"))("Product Roadmap");
+      const listId = await idsByName(agent, "trello_get_board_lists", { id: board });
+      const urgent = (await idsByName(agent, "trello_get_board_labels", { id: board }))("urgent");
+      const [doing, done] = [listId("Doing"), listId("Done")];
+      const inDoing = await callKeeping<{ items: Card[] }>(agent, "trello_get_list_cards", ["id", "name", "idLabels"], {
         id: doing,
-        stepforge_result_fields: ["id", "name", "idLabels"],
       });
       const moved: string[] = [];
       for (const c of inDoing.items.filter((x) => x.idLabels?.includes(urgent))) {
@@ -131,14 +130,9 @@ return moved;`,
     title: "Archive every card in Done whose due date has passed",
     services: ["trello"],
     async direct(agent) {
-      const lists = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_board_lists", {
-        id: BOARD,
-        stepforge_result_fields: ["id", "name"],
-      });
-      const done = lists.items.find((l) => l.name === "Done")!.id;
-      const inDone = await agent.call<{ items: Card[] }>("trello_get_list_cards", {
+      const done = (await idsByName(agent, "trello_get_board_lists", { id: BOARD }))("Done");
+      const inDone = await callKeeping<{ items: Card[] }>(agent, "trello_get_list_cards", ["id", "name", "due"], {
         id: done,
-        stepforge_result_fields: ["id", "name", "due"],
       });
       const archived: string[] = [];
       for (const c of inDone.items.filter((x) => x.due && Date.parse(x.due) < Date.now())) {
@@ -173,15 +167,8 @@ return archived;`,
     title: 'Add a checklist "Release" with the items Tag, Build and Announce to the card "Rotate API keys"',
     services: ["trello"],
     async direct(agent) {
-      const all = await agent.call<{ items: Card[] }>("trello_get_board_cards", {
-        id: BOARD,
-        stepforge_result_fields: ["id", "name"],
-      });
-      const target = all.items.find((c) => c.name === "Rotate API keys")!;
-      const checklist = await agent.call<{ id: string }>("trello_add_checklist", {
-        idCard: target.id,
-        name: "Release",
-      });
+      const target = (await idsByName(agent, "trello_get_board_cards", { id: BOARD }))("Rotate API keys");
+      const checklist = await agent.call<{ id: string }>("trello_add_checklist", { idCard: target, name: "Release" });
       for (const item of ["Tag", "Build", "Announce"])
         await agent.call("trello_create_checklist_item", { id: checklist.id, name: item });
       return checklist.id;
@@ -217,19 +204,10 @@ return checklist.id;`,
     title: "Add the Bug label to every card in To Do whose name mentions a crash",
     services: ["trello"],
     async direct(agent) {
-      const labels = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_board_labels", {
-        id: BOARD,
-        stepforge_result_fields: ["id", "name"],
-      });
-      const bug = labels.items.find((l) => l.name === "Bug")!.id;
-      const lists = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_board_lists", {
-        id: BOARD,
-        stepforge_result_fields: ["id", "name"],
-      });
-      const todo = lists.items.find((l) => l.name === "To Do")!.id;
-      const inTodo = await agent.call<{ items: Card[] }>("trello_get_list_cards", {
+      const bug = (await idsByName(agent, "trello_get_board_labels", { id: BOARD }))("Bug");
+      const todo = (await idsByName(agent, "trello_get_board_lists", { id: BOARD }))("To Do");
+      const inTodo = await callKeeping<{ items: Card[] }>(agent, "trello_get_list_cards", ["id", "name", "idLabels"], {
         id: todo,
-        stepforge_result_fields: ["id", "name", "idLabels"],
       });
       const labelled: string[] = [];
       for (const c of inTodo.items.filter((x) => /crash/i.test(x.name) && !x.idLabels?.includes(bug))) {
@@ -267,14 +245,10 @@ return labelled;`,
     title: "How many open cards does each list of the Product Roadmap board hold, and which list is fullest?",
     services: ["trello"],
     async direct(agent) {
-      const lists = await agent.call<{ items: Array<{ id: string; name: string }> }>("trello_get_board_lists", {
-        id: BOARD,
-        stepforge_result_fields: ["id", "name"],
-      });
-      const all = await agent.call<{ items: Card[] }>("trello_get_board_cards", {
+      const lists = await callKeeping<NamedItems>(agent, "trello_get_board_lists", ["id", "name"], { id: BOARD });
+      const all = await callKeeping<{ items: Card[] }>(agent, "trello_get_board_cards", ["idList"], {
         id: BOARD,
         filter: "open",
-        stepforge_result_fields: ["idList"],
       });
       const counts = Object.fromEntries(
         lists.items.map((l) => [l.name, all.items.filter((c) => c.idList === l.id).length]),

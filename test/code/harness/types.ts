@@ -17,6 +17,14 @@ export interface StepCaller {
   call<T = any>(step: string, input: Json): Promise<T>;
 }
 
+/**
+ * Calls `step` keeping only `fields` of each item it answers with (its stepforge_result_fields, sent
+ * after the other arguments), as an agent that minds what it reads does.
+ */
+export function callKeeping<T>(agent: StepCaller, step: string, fields: string[], input: Json = {}): Promise<T> {
+  return agent.call<T>(step, { ...input, stepforge_result_fields: fields });
+}
+
 /** The final state a check reads. */
 export interface FinalState {
   records(service: string, resource: string): Json[];
