@@ -105,7 +105,8 @@ export type ToWorker =
 
 /** The worker to the server's thread. */
 export type FromWorker =
-  | { type: "ready" }
+  /** `thread`: the worker's OS thread id, whose CPU time the server's watchdog reads (undefined off Linux). */
+  | { type: "ready"; thread?: number | undefined }
   /**
    * The code waits for calls: QuickJS is not running. It carries the calls the code made since it
    * last waited, so a call and the wait after it cost one message between the threads, not two.

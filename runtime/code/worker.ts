@@ -9,6 +9,7 @@
  * terminates it (sandbox.ts).
  */
 import { parentPort, workerData } from "node:worker_threads";
+import { currentThreadId } from "../internal/thread-cpu.js";
 import type { BridgeRequest, FromWorker, RunSetup, ToWorker } from "./protocol.js";
 import { PutOff } from "./put-off.js";
 import { prepareRun, type PreparedRun, type VmEvents, type VmRun } from "./vm.js";
@@ -137,4 +138,4 @@ await prepareRun(module, [], hostCall, warmBudgets, { onIdle: () => {}, exhauste
   "async function main(s) { return JSON.stringify([1, { a: 'b' }]).length; }",
   "main",
 ).done;
-send({ type: "ready" });
+send({ type: "ready", thread: currentThreadId() });

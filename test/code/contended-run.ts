@@ -1,0 +1,47 @@
+/**
+ * Run by cpu-budget.test.ts pinned to one core (`taskset -c 0`): a program that needs about half its
+ * CPU budget runs once alone, then again beside a thread that spins on the same core, so the run waits
+ * for the core about as long as it computes; then a program that needs twice the budget runs beside it.
+ * Prints one JSON line: each run's failure kind (or "ok") and the time it reports.
+ */
+import { Worker } from "node:worker_threads";
+import { InlineSandbox } from "../../runtime/code/inline.js";
+import { DEFAULT_BUDGETS } from "../../runtime/code/protocol.js";
+import { Sandbox } from "../../runtime/code/sandbox.js";
+import { echoJob } from "./echo-host.js";
+
+const budgets = { ...DEFAULT_BUDGETS, cpuMs: 500, wallMs: 30_000 };
+const memoryBytes = budgets.memoryBytes;
+const sandbox =
+  process.argv[2] === "inline"
+    ? new InlineSandbox({ engines: 1, memoryBytes })
+    : new Sandbox({ workers: 1, memoryBytes });
+await sandbox.warm();
+
+const loop = (n: number) =>
+  echoJob(`let x = 0; for (let i = 0; i < ${n}; i++) x = (x + i) % 1009; return x >= 0 ? "done" : "no";`, budgets);
+const run = async (n: number) => {
+  const outcome = await sandbox.run(loop(n));
+  return { kind: outcome.failure?.kind ?? "ok", ms: outcome.cpuMs };
+};
+
+// Alone: the number of rounds that takes 40–60 % of the budget on this machine.
+let rounds = 50_000;
+let alone = await run(rounds);
+for (
+  let i = 0;
+  i < 40 && (alone.kind !== "ok" || alone.ms < 0.4 * budgets.cpuMs || alone.ms > 0.6 * budgets.cpuMs);
+  i++
+) {
+  rounds = Math.max(1_000, Math.round(rounds * ((0.5 * budgets.cpuMs) / Math.max(alone.ms, 1))));
+  alone = await run(rounds);
+}
+
+const spinner = new Worker("for (;;) {}", { eval: true });
+await new Promise((resolve) => spinner.once("online", resolve));
+const contended = await run(rounds);
+const over = await run(rounds * 4);
+await spinner.terminate();
+await sandbox.close();
+console.log(JSON.stringify({ rounds, alone, contended, over }));
+process.exit(0);
