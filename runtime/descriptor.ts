@@ -399,7 +399,49 @@ export function declaredWireOf(op: OperationDescriptor): string | undefined {
   return undefined;
 }
 
-/** The whole of what generated code hands the runtime for one service. */
-export interface ServiceDescriptor extends ServiceExtension {
+/**
+ * `T` as a client ships it: without its description, which stays in the spec and its docs. Every
+ * client bundles its descriptor, and the runtime never reads these texts (a limit's is the mock's
+ * refusal message, which the generator puts in the mock's own data).
+ */
+type Undescribed<T> = T extends unknown ? Flat<Omit<T, "description"> & { description?: string | undefined }> : never;
+
+/** A limit as the descriptor ships it (see Undescribed). */
+export type ShippedLimit = Undescribed<LimitSpec>;
+/** An error rule as the descriptor ships it (see Undescribed). */
+export type ShippedErrorRule = Undescribed<ErrorRule>;
+/** How the service reports errors, as the descriptor ships it. */
+export type ShippedErrors = Flat<
+  Omit<ErrorsSpec, "codes" | "statuses"> & {
+    codes: Record<string, ShippedErrorRule>;
+    statuses: Record<string, ShippedErrorRule>;
+  }
+>;
+
+/**
+ * The whole of what generated code hands the runtime for one service: the spec's extension with
+ * what the runtime reads of it (the parsed extension, with its texts, is one too).
+ */
+export interface ServiceDescriptor extends Omit<ServiceExtension, "limits" | "errors"> {
+  limits: ShippedLimit[];
+  errors: ShippedErrors;
   operations: Record<string, OperationDescriptor>;
+}
+
+/** The descriptor with the spec's texts: what the generator reads, and prints without them (emit/descriptor.ts). */
+export interface DeclaredDescriptor extends ServiceDescriptor {
+  limits: LimitSpec[];
+  errors: ErrorsSpec;
+}
+
+/**
+ * The operations with their ids filled in from their keys: a generated descriptor does not repeat
+ * each key (every client ships its descriptor, and the ids were a tenth of Trello's).
+ */
+export function withOperationIds(
+  operations: Record<string, Omit<OperationDescriptor, "operationId">>,
+): Record<string, OperationDescriptor> {
+  const named: Record<string, OperationDescriptor> = {};
+  for (const [operationId, op] of Object.entries(operations)) named[operationId] = { operationId, ...op };
+  return named;
 }

@@ -19,7 +19,11 @@ export type {
   Placement,
   ServiceDescriptor,
   ServiceExtension,
+  ShippedErrorRule,
+  ShippedErrors,
+  ShippedLimit,
 } from "./descriptor.js";
+export { withOperationIds } from "./descriptor.js";
 export * from "./errors.js";
 export {
   normaliseConnection,

@@ -5,7 +5,7 @@
  * and Retry-After headers. The typed error is built by the caller (failures.ts), which knows the
  * call; what happens next is the retry policy's decision (retry.ts).
  */
-import type { ErrorKind, ErrorRule, ServiceDescriptor } from "../descriptor.js";
+import type { ErrorKind, ShippedErrorRule, ServiceDescriptor } from "../descriptor.js";
 import { getPath } from "../internal/values.js";
 
 const DEFAULT_STATUS_KINDS: Array<[number, number, ErrorKind, boolean]> = [
@@ -24,12 +24,12 @@ const DEFAULT_STATUS_KINDS: Array<[number, number, ErrorKind, boolean]> = [
 ];
 
 /** The rule for an HTTP status: the spec's own, else the HTTP meaning. */
-export function ruleForStatus(descriptor: ServiceDescriptor, status: number): ErrorRule {
+export function ruleForStatus(descriptor: ServiceDescriptor, status: number): ShippedErrorRule {
   const declared = descriptor.errors.statuses[String(status)];
   if (declared) return declared;
   const match = DEFAULT_STATUS_KINDS.find(([lo, hi]) => status >= lo && status <= hi);
   const [, , kind, retry] = match ?? [0, 0, "server" as ErrorKind, false];
-  return { kind, retry, reauth: false, description: `HTTP ${status}` };
+  return { kind, retry, reauth: false };
 }
 
 /** Reads a header that holds seconds or an HTTP date; returns milliseconds from `now`. */
@@ -68,7 +68,7 @@ function declaredField(body: unknown, name: string): unknown {
 }
 
 export interface ServiceFailure {
-  rule: ErrorRule;
+  rule: ShippedErrorRule;
   status: number;
   code?: string | undefined;
   message: string;
@@ -106,7 +106,6 @@ export function findFailure(
       kind: "server" as const,
       retry: false,
       reauth: false,
-      description: "undeclared service error code",
     };
     return { rule, status: response.status, code, message };
   }

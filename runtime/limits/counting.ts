@@ -4,7 +4,7 @@
  * is left), the verdict for a planned call, and the ticket that returns what the call took. The
  * registry (limits.ts) queues callers over these; the shared registry (shared.ts) mirrors them.
  */
-import type { LimitSpec } from "../descriptor.js";
+import type { ShippedLimit } from "../descriptor.js";
 import { dayIn, monthIn, nextMidnight, nextMonthStart } from "../internal/time.js";
 
 export interface WindowState {
@@ -44,7 +44,7 @@ interface HeaderState {
 export type State = WindowState | ConcurrencyState | PeriodState | HeaderState;
 
 export interface PlannedLimit {
-  spec: LimitSpec;
+  spec: ShippedLimit;
   /** Names the budget: service, limit and scope (never a secret: credential values are hashed). */
   key: string;
   state: State;
@@ -52,7 +52,7 @@ export interface PlannedLimit {
 
 /** Why a call cannot be made at all today. */
 export interface QuotaRefusal {
-  limit: LimitSpec;
+  limit: ShippedLimit;
   resetsAt: Date;
   message: string;
 }
@@ -85,7 +85,7 @@ export type Verdict =
 
 export const NOOP_TICKET: Ticket = { release() {} };
 
-export function newState(spec: LimitSpec): State {
+export function newState(spec: ShippedLimit): State {
   switch (spec.kind) {
     case "window":
       return { kind: "window", pending: 0, answered: [], start: 0, blockedUntil: 0 };
@@ -100,14 +100,14 @@ export function newState(spec: LimitSpec): State {
 }
 
 /** The calendar period a quota counts (day or month in its zone) and when the next one starts. */
-export function quotaPeriod(spec: LimitSpec, now: number): { period: string; resetsAt: Date } {
+export function quotaPeriod(spec: ShippedLimit, now: number): { period: string; resetsAt: Date } {
   const zone = "resetTimeZone" in spec ? spec.resetTimeZone : "UTC";
   return spec.kind === "monthly-quota"
     ? { period: monthIn(zone, now), resetsAt: nextMonthStart(zone, now) }
     : { period: dayIn(zone, now), resetsAt: nextMidnight(zone, now) };
 }
 
-export function refusalFor(spec: LimitSpec, now: number): QuotaRefusal {
+export function refusalFor(spec: ShippedLimit, now: number): QuotaRefusal {
   const zone = "resetTimeZone" in spec ? spec.resetTimeZone : "UTC";
   const { resetsAt } = quotaPeriod(spec, now);
   const what =
@@ -200,7 +200,7 @@ export function commit(planned: PlannedLimit[], pump: () => void): Ticket {
       case "header-quota": {
         const cost = state.cost;
         state.reserved += cost;
-        const h = spec as Extract<LimitSpec, { kind: "header-quota" }>;
+        const h = spec as Extract<ShippedLimit, { kind: "header-quota" }>;
         releases.push(({ headers }) => {
           state.reserved = Math.max(0, state.reserved - cost);
           if (!headers) return;

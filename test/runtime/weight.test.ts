@@ -159,6 +159,18 @@ describe("the Trello client's weight", () => {
     }
   });
 
+  it("its descriptor ships no texts of limits or error rules, and names each operation once", () => {
+    const source = readFileSync(join(root, "generated", "trello", "descriptor.ts"), "utf8");
+    expect(source).not.toMatch(/operationId:/);
+    const texts = [...trello.limits, ...Object.values(trello.errors.codes), ...Object.values(trello.errors.statuses)]
+      .map((item) => item.description)
+      .filter((text) => text !== undefined);
+    expect(texts).toEqual([]);
+    // The ids the runtime names calls by (errors, events) come from the keys when the module loads.
+    const named = Object.entries(trello.operations).filter(([id, op]) => op.operationId !== id);
+    expect([Object.keys(trello.operations).length > 20, named]).toEqual([true, []]);
+  });
+
   it("a client built without a part its spec needs fails naming it", () => {
     const fields = { clientId: "i", clientSecret: "s", endpoint: "https://123-ABC-456.mktorest.com" };
     expect(() => createClient(marketo, { connection: { name: "w", fields } })).toThrow(
