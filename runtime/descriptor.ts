@@ -400,6 +400,14 @@ export function declaredWireOf(op: OperationDescriptor): string | undefined {
 }
 
 /**
+ * The kind of a declared quota (daily, monthly, reported in headers), undefined when the limits
+ * are windows and concurrency only: a quota needs the client's quota part (runtime/limits/quotas.ts).
+ */
+export function declaredQuotaOf(limits: ReadonlyArray<{ kind: string }>): string | undefined {
+  return limits.find((limit) => limit.kind !== "window" && limit.kind !== "concurrency")?.kind;
+}
+
+/**
  * `T` as a client ships it: without its description, which stays in the spec and its docs. Every
  * client bundles its descriptor, and the runtime never reads these texts (a limit's is the mock's
  * refusal message, which the generator puts in the mock's own data).
@@ -434,14 +442,34 @@ export interface DeclaredDescriptor extends ServiceDescriptor {
   errors: ErrorsSpec;
 }
 
+/** An operation's idempotence unless the spec says otherwise: HTTP's (every method but POST and PATCH). */
+export const idempotentByMethod = (method: string): boolean => method !== "POST" && method !== "PATCH";
+
+/** An operation's limit class unless the spec says otherwise: reads are GET and HEAD. */
+export const limitClassByMethod = (method: string): OperationDescriptor["limitClass"] =>
+  method === "GET" || method === "HEAD" ? "read" : "write";
+
+/** An operation as a generated descriptor ships it: no id (its key), no idempotence or class that its method gives. */
+export type ShippedOperation = Omit<OperationDescriptor, "operationId" | "idempotent" | "limitClass"> &
+  Partial<Pick<OperationDescriptor, "idempotent" | "limitClass">>;
+
 /**
- * The operations with their ids filled in from their keys: a generated descriptor does not repeat
- * each key (every client ships its descriptor, and the ids were a tenth of Trello's).
+ * The operations with what a generated descriptor leaves out filled in: each id from its key, and
+ * idempotence and limit class from the method where the spec did not say otherwise (every client
+ * ships its descriptor; these were a third of Trello's).
  */
-export function withOperationIds(
-  operations: Record<string, Omit<OperationDescriptor, "operationId">>,
+export function withOperationDefaults(
+  operations: Record<string, ShippedOperation>,
 ): Record<string, OperationDescriptor> {
-  const named: Record<string, OperationDescriptor> = {};
-  for (const [operationId, op] of Object.entries(operations)) named[operationId] = { operationId, ...op };
-  return named;
+  const complete: Record<string, OperationDescriptor> = {};
+  for (const [operationId, op] of Object.entries(operations)) {
+    const idempotent = op.idempotent ?? idempotentByMethod(op.method);
+    complete[operationId] = {
+      operationId,
+      ...op,
+      idempotent,
+      limitClass: op.limitClass ?? limitClassByMethod(op.method),
+    };
+  }
+  return complete;
 }

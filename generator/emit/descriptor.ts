@@ -3,7 +3,13 @@
  * The descriptor is what every client ships (auth, limits, error meanings, operations); the mock
  * section lives in mock.ts, which only the mock imports.
  */
-import type { DeclaredDescriptor } from "../../runtime/descriptor.js";
+import {
+  type DeclaredDescriptor,
+  idempotentByMethod,
+  limitClassByMethod,
+  type OperationDescriptor,
+  type ShippedOperation,
+} from "../../runtime/descriptor.js";
 import { call, type Code, constStatement, jsdoc, key, literal, obj, str } from "../print.js";
 import { moduleText, type Emitter } from "./file.js";
 
@@ -13,10 +19,21 @@ const undescribed = <T extends { description?: string | undefined }>(item: T): O
   return rest;
 };
 
+/** An operation without what withOperationDefaults fills in: its id, and what its method gives. */
+function shippedOperation(op: OperationDescriptor): ShippedOperation {
+  const { operationId: _id, idempotent, limitClass, ...rest } = op;
+  return {
+    ...rest,
+    ...(idempotent === idempotentByMethod(op.method) ? {} : { idempotent }),
+    ...(limitClass === limitClassByMethod(op.method) ? {} : { limitClass }),
+  };
+}
+
 /**
  * The descriptor as clients ship it (runtime/descriptor.ts ServiceDescriptor): without the texts
- * of limits and error rules, and with each operation's id given once, as its key
- * (`withOperationIds` fills it in when the module loads).
+ * of limits and error rules, each operation's id given once, as its key, and its idempotence and
+ * limit class only when the spec's differ from its method's (`withOperationDefaults` fills them in
+ * when the module loads).
  */
 export function shippedDescriptor(descriptor: DeclaredDescriptor): Code {
   const { limits, errors, operations, ...rest } = descriptor;
@@ -31,13 +48,13 @@ export function shippedDescriptor(descriptor: DeclaredDescriptor): Code {
     Object.entries(value)
       .filter(([, v]) => v !== undefined)
       .map(([k, v]): [string, Code] => [key(k), literal(v)]);
-  const ops = Object.fromEntries(Object.entries(operations).map(([id, { operationId: _id, ...op }]) => [id, op]));
-  return obj([...entries(shipped), ["operations", call("withOperationIds", obj(entries(ops)))]]);
+  const ops = Object.fromEntries(Object.entries(operations).map(([id, op]) => [id, shippedOperation(op)]));
+  return obj([...entries(shipped), ["operations", call("withOperationDefaults", obj(entries(ops)))]]);
 }
 
 export const emitDescriptor: Emitter = (model, context) => {
   const body = [
-    `import { type ServiceDescriptor, withOperationIds } from ${str(context.runtimeImport)};`,
+    `import { type ServiceDescriptor, withOperationDefaults } from ${str(context.runtimeImport)};`,
     "",
     jsdoc(
       `Everything the runtime needs to know about ${model.title}: auth, limits, error ` +

@@ -30,20 +30,20 @@ import {
   type PlannedLimit,
   type QuotaRefusal,
   QuotaRefusedError,
-  refusalFor,
+  quotaCountingFor,
   type State,
   type Ticket,
 } from "./counting.js";
-import { dayIn } from "../internal/time.js";
 
 export {
   type PlannedLimit,
+  type QuotaCounting,
   type QuotaRefusal,
   QuotaRefusedError,
-  quotaPeriod,
-  refusalFor,
   type Ticket,
+  useQuotaCounting,
 } from "./counting.js";
+export { quotaCounting, quotaPeriod, refusalFor } from "./quotas.js";
 
 /** Per-connection changes to declared limits: a paid plan's numbers, or shrunk windows in tests. */
 export interface LimitOverride {
@@ -282,14 +282,8 @@ export class LimitRegistry implements Limiter {
     let waitMs: number | undefined;
     for (const p of planned) {
       if (!isDeclaredRejection(p.spec, status, code)) continue;
-      if (p.state.kind === "daily-quota" || p.state.kind === "monthly-quota") {
-        p.state.exhausted = true;
-        return { refusal: refusalFor(p.spec, now) };
-      }
-      if (p.state.kind === "header-quota") {
-        p.state.remaining = 0;
-        p.state.day = dayIn((p.spec as Extract<ShippedLimit, { kind: "header-quota" }>).resetTimeZone);
-        return { refusal: refusalFor(p.spec, now) };
+      if (p.state.kind !== "window" && p.state.kind !== "concurrency") {
+        return { refusal: quotaCountingFor(p.spec).spent(p.spec, p.state, now) };
       }
       const penaltyMs = (p.spec.penaltySeconds ?? 0) * 1000;
       if (p.state.kind === "window" && p.spec.kind === "window") {
@@ -312,11 +306,8 @@ export class LimitRegistry implements Limiter {
           return { key, kind: s.kind, value: s.pending + s.answered.length - s.start };
         case "concurrency":
           return { key, kind: s.kind, value: s.active };
-        case "daily-quota":
-        case "monthly-quota":
-          return { key, kind: s.kind, value: s.count };
-        case "header-quota":
-          return { key, kind: s.kind, value: s.remaining ?? Number.NaN };
+        default:
+          return { key, kind: s.kind, value: quotaCountingFor({ id: key, kind: s.kind }).count(s) };
       }
     });
   }

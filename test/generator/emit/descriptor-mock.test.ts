@@ -20,7 +20,7 @@ describe("emitDescriptor", () => {
     const [file] = await emitDescriptor(model, context);
     expect(file!.content).not.toContain("mock");
     expect(body(file!.content)).toMatchInlineSnapshot(`
-      "import { type ServiceDescriptor, withOperationIds } from "stepforge/runtime";
+      "import { type ServiceDescriptor, withOperationDefaults } from "stepforge/runtime";
 
       /**
        * Everything the runtime needs to know about Widgets: auth, limits, error meanings and operations, from the spec's x-stepforge extensions.
@@ -55,9 +55,7 @@ describe("emitDescriptor", () => {
           codes: {},
           statuses: { "429": { kind: "rate_limited", retry: true, reauth: false } },
         },
-        operations: withOperationIds({
-          getWidget: { method: "GET", path: "/widgets/{id}", idempotent: true, limitClass: "read" },
-        }),
+        operations: withOperationDefaults({ getWidget: { method: "GET", path: "/widgets/{id}" } }),
       };
       "
     `);
