@@ -7,7 +7,7 @@
  * Schemas stay JSON Schema nodes (they may hold `$ref`s to components, which `refs` resolves), so
  * the types, tools and mock emitters each render them in their own language.
  */
-import type { HttpMethod, PagingSpec, ServiceDescriptor } from "../runtime/descriptor.js";
+import type { DeclaredDescriptor, HttpMethod, PagingSpec } from "../runtime/descriptor.js";
 import type { MockOperationSpec, MockService } from "../runtime/mock/model.js";
 import type { ApiCallTool, ToolCheck, Toolset } from "../runtime/tools/model.js";
 import type { ToolAnnotations } from "../runtime/tools/types.js";
@@ -153,7 +153,7 @@ export interface ServiceModel {
   /** True when the spec declares `x-stepforge`; false when it was derived from a foreign spec. */
   declared: boolean;
   /** What the client ships: auth, limits, errors, operations (the mock section is not in it). */
-  descriptor: ServiceDescriptor;
+  descriptor: DeclaredDescriptor;
   operations: OperationModel[];
   /** Every agent tool step, in spec order (operation steps, then `x-stepforge.tools.steps`). */
   toolSteps: ToolStepModel[];

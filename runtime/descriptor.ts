@@ -399,7 +399,77 @@ export function declaredWireOf(op: OperationDescriptor): string | undefined {
   return undefined;
 }
 
-/** The whole of what generated code hands the runtime for one service. */
-export interface ServiceDescriptor extends ServiceExtension {
+/**
+ * The kind of a declared quota (daily, monthly, reported in headers), undefined when the limits
+ * are windows and concurrency only: a quota needs the client's quota part (runtime/limits/quotas.ts).
+ */
+export function declaredQuotaOf(limits: ReadonlyArray<{ kind: string }>): string | undefined {
+  return limits.find((limit) => limit.kind !== "window" && limit.kind !== "concurrency")?.kind;
+}
+
+/**
+ * `T` as a client ships it: without its description, which stays in the spec and its docs. Every
+ * client bundles its descriptor, and the runtime never reads these texts (a limit's is the mock's
+ * refusal message, which the generator puts in the mock's own data).
+ */
+type Undescribed<T> = T extends unknown ? Flat<Omit<T, "description"> & { description?: string | undefined }> : never;
+
+/** A limit as the descriptor ships it (see Undescribed). */
+export type ShippedLimit = Undescribed<LimitSpec>;
+/** An error rule as the descriptor ships it (see Undescribed). */
+export type ShippedErrorRule = Undescribed<ErrorRule>;
+/** How the service reports errors, as the descriptor ships it. */
+export type ShippedErrors = Flat<
+  Omit<ErrorsSpec, "codes" | "statuses"> & {
+    codes: Record<string, ShippedErrorRule>;
+    statuses: Record<string, ShippedErrorRule>;
+  }
+>;
+
+/**
+ * The whole of what generated code hands the runtime for one service: the spec's extension with
+ * what the runtime reads of it (the parsed extension, with its texts, is one too).
+ */
+export interface ServiceDescriptor extends Omit<ServiceExtension, "limits" | "errors"> {
+  limits: ShippedLimit[];
+  errors: ShippedErrors;
   operations: Record<string, OperationDescriptor>;
+}
+
+/** The descriptor with the spec's texts: what the generator reads, and prints without them (emit/descriptor.ts). */
+export interface DeclaredDescriptor extends ServiceDescriptor {
+  limits: LimitSpec[];
+  errors: ErrorsSpec;
+}
+
+/** An operation's idempotence unless the spec says otherwise: HTTP's (every method but POST and PATCH). */
+export const idempotentByMethod = (method: string): boolean => method !== "POST" && method !== "PATCH";
+
+/** An operation's limit class unless the spec says otherwise: reads are GET and HEAD. */
+export const limitClassByMethod = (method: string): OperationDescriptor["limitClass"] =>
+  method === "GET" || method === "HEAD" ? "read" : "write";
+
+/** An operation as a generated descriptor ships it: no id (its key), no idempotence or class that its method gives. */
+export type ShippedOperation = Omit<OperationDescriptor, "operationId" | "idempotent" | "limitClass"> &
+  Partial<Pick<OperationDescriptor, "idempotent" | "limitClass">>;
+
+/**
+ * The operations with what a generated descriptor leaves out filled in: each id from its key, and
+ * idempotence and limit class from the method where the spec did not say otherwise (every client
+ * ships its descriptor; these were a third of Trello's).
+ */
+export function withOperationDefaults(
+  operations: Record<string, ShippedOperation>,
+): Record<string, OperationDescriptor> {
+  const complete: Record<string, OperationDescriptor> = {};
+  for (const [operationId, op] of Object.entries(operations)) {
+    const idempotent = op.idempotent ?? idempotentByMethod(op.method);
+    complete[operationId] = {
+      operationId,
+      ...op,
+      idempotent,
+      limitClass: op.limitClass ?? limitClassByMethod(op.method),
+    };
+  }
+  return complete;
 }

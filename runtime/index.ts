@@ -19,7 +19,11 @@ export type {
   Placement,
   ServiceDescriptor,
   ServiceExtension,
+  ShippedErrorRule,
+  ShippedErrors,
+  ShippedLimit,
 } from "./descriptor.js";
+export { withOperationDefaults } from "./descriptor.js";
 export * from "./errors.js";
 export {
   normaliseConnection,
@@ -53,6 +57,7 @@ export { authorizeUrl, exchangeAuthorizationCode, secretValues, parseExpiry } fr
 export type { Connection } from "./credentials/auth.js";
 export { oauthCredentials } from "./credentials/source.js";
 export { declaredWire } from "./client/wire.js";
+export { quotaCounting } from "./limits/quotas.js";
 export type { WireFormats } from "./client/wire.js";
 export { placedCredentials } from "./credentials/placing.js";
 export type { Credentials, CredentialsFlow } from "./credentials/placing.js";

@@ -10,7 +10,7 @@
  * parameters.ts, bodies.ts (request body, success response) and mock-operation.ts (what the mock
  * gets), with methods.ts and types-document.ts beneath them.
  */
-import type { HttpMethod } from "../../runtime/descriptor.js";
+import { type HttpMethod, idempotentByMethod, limitClassByMethod } from "../../runtime/descriptor.js";
 import type { BodyModel, OperationModel, ParameterModel, SurfaceOperation } from "../model.js";
 import { NameTable } from "../names.js";
 import { asArray, asObject, type Json } from "../refs.js";
@@ -178,8 +178,8 @@ function operationModel(
     bodyRequired: body?.required === true,
     success,
     requiresInput: body?.required === true || parameters.some((p) => p.required),
-    idempotent: ext["x-stepforge-idempotent"] ?? !["POST", "PATCH"].includes(httpMethod),
-    limitClass: ext["x-stepforge-limit-class"] ?? (httpMethod === "GET" || httpMethod === "HEAD" ? "read" : "write"),
+    idempotent: ext["x-stepforge-idempotent"] ?? idempotentByMethod(httpMethod),
+    limitClass: ext["x-stepforge-limit-class"] ?? limitClassByMethod(httpMethod),
     paging,
     seed: seed ? { name: seed.name, differs: seed.differs } : undefined,
   };

@@ -4,7 +4,8 @@
  * is a compile error) and its behaviour from the runtime (`createClient`), which reads the
  * descriptor. The client is given only the runtime parts its spec needs, as values — the OAuth
  * flows when the spec's auth is an OAuth kind, paging when an operation pages, the declared wire
- * formats when an operation declares styles, a non-JSON body or its own server — so a bundle of a
+ * formats when an operation declares styles, a non-JSON body or its own server, the quota counting
+ * when a limit is a daily, monthly or header quota — so a bundle of a
  * client without them carries none of them (issue 22). Method names are the model's operationIds (made
  * safe by the check stage's name table); the type names beside them go through this module's own
  * table.
@@ -14,7 +15,7 @@
  * works the same out with conditional types; a consumer's compiler paid for resolving those 255
  * times on the official Trello spec (~0.18 s of every type-check).
  */
-import { declaredWireOf } from "../../runtime/descriptor.js";
+import { declaredQuotaOf, declaredWireOf } from "../../runtime/descriptor.js";
 import type { SurfaceModel, SurfaceOperation } from "../model.js";
 import { NameTable } from "../names.js";
 import { ident, jsdoc, str, WIDTH } from "../print.js";
@@ -26,6 +27,7 @@ const IMPORTED = [
   "oauthCredentials",
   "iteratePages",
   "declaredWire",
+  "quotaCounting",
   "ClientOptions",
   "OperationData",
   "PageItem",
@@ -51,6 +53,7 @@ function clientParts(model: SurfaceModel): Array<[string, string]> {
     parts.push(["credentials", "oauthCredentials"]);
   if (Object.values(operations).some((op) => op.paging)) parts.push(["paging", "iteratePages"]);
   if (Object.values(operations).some((op) => declaredWireOf(op) !== undefined)) parts.push(["wire", "declaredWire"]);
+  if (declaredQuotaOf(model.descriptor.limits)) parts.push(["quotas", "quotaCounting"]);
   return parts;
 }
 

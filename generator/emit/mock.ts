@@ -12,8 +12,13 @@ import { moduleText, pascal, runtimeModule, type Emitter } from "./file.js";
 export const emitMock: Emitter = (model, context) => {
   const name = `start${pascal(model.id)}Mock`;
   const mock = str(runtimeModule(context, "mock"));
+  // A limit's refusal message is its description unless the mock gives one; clients' descriptors
+  // ship no descriptions (emit/descriptor.ts), so the mock carries each text in its own data.
+  const limitTexts = Object.fromEntries(
+    model.descriptor.limits.map((l) => [l.id, { message: l.description, retryAfter: false }]),
+  );
   const data = {
-    mock: model.mock,
+    mock: { ...model.mock, limits: { ...limitTexts, ...model.mock.limits } },
     operations: Object.fromEntries(model.operations.map((op) => [op.operationId, op.mock])),
     components: lean(model.refs.inlineOutside(model.components)),
   };

@@ -5,7 +5,7 @@
  * The result is a ticket (release it when the attempt is over) or a typed error: a spent quota,
  * a wait longer than allowed, a cancelled call. Nothing is sent before a ticket is held.
  */
-import type { LimitSpec, OperationDescriptor, ServiceDescriptor } from "../descriptor.js";
+import type { ShippedLimit, OperationDescriptor, ServiceDescriptor } from "../descriptor.js";
 import type { Connection } from "../credentials/auth.js";
 import { managedFields } from "../credentials/auth.js";
 import type { StepforgeError } from "../errors.js";
@@ -53,7 +53,7 @@ export class Admission {
     private readonly descriptor: ServiceDescriptor,
     /** Read on each use: the process-wide state may be replaced after it was closed. */
     private readonly shared: SharedState,
-    private readonly limits: LimitSpec[],
+    private readonly limits: ShippedLimit[],
     private readonly scopes: LimitScopes,
   ) {
     this.byPath = planKeyDependsOnPaths(limits);
@@ -158,7 +158,7 @@ export class Admission {
 }
 
 /** Mirrors `planKey`: whether any limit makes a plan depend on the call's path values. */
-function planKeyDependsOnPaths(limits: LimitSpec[]): boolean {
+function planKeyDependsOnPaths(limits: ShippedLimit[]): boolean {
   return limits.some(
     (l) => l.per.startsWith("path:") || l.pathPrefix !== undefined || l.excludePathPrefixes !== undefined,
   );

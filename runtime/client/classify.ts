@@ -5,16 +5,23 @@
  * and Retry-After headers. The typed error is built by the caller (failures.ts), which knows the
  * call; what happens next is the retry policy's decision (retry.ts).
  */
-import type { ErrorKind, ErrorRule, ServiceDescriptor } from "../descriptor.js";
+import type { ErrorKind, ShippedErrorRule, ServiceDescriptor } from "../descriptor.js";
 import { getPath } from "../internal/values.js";
 
-/** The statuses HTTP gives a kind of their own; any other 410–499 is `validation`, the rest `server`. */
+/**
+ * The statuses HTTP gives a kind of their own; any other 4xx is `validation` (the request as sent
+ * cannot succeed: 405, 406, 413, 415, 422…), anything else `server`.
+ */
 const STATUS_KINDS: Readonly<Record<number, ErrorKind>> = {
   400: "validation",
   401: "auth",
+  // Payment Required: the account's plan does not allow it, which new credentials do not change.
+  402: "permission",
   403: "permission",
   404: "not_found",
   408: "timeout",
+  // Proxy Authentication Required: credentials, though the proxy's rather than the service's.
+  407: "auth",
   409: "conflict",
   429: "rate_limited",
 };
@@ -22,11 +29,11 @@ const STATUS_KINDS: Readonly<Record<number, ErrorKind>> = {
 const RETRIED_STATUSES = new Set([408, 429, 502, 503, 504]);
 
 /** The rule for an HTTP status: the spec's own, else the HTTP meaning. */
-export function ruleForStatus(descriptor: ServiceDescriptor, status: number): ErrorRule {
+export function ruleForStatus(descriptor: ServiceDescriptor, status: number): ShippedErrorRule {
   const declared = descriptor.errors.statuses[String(status)];
   if (declared) return declared;
-  const kind = STATUS_KINDS[status] ?? (status >= 410 && status <= 499 ? "validation" : "server");
-  return { kind, retry: RETRIED_STATUSES.has(status), reauth: false, description: `HTTP ${status}` };
+  const kind = STATUS_KINDS[status] ?? (status >= 400 && status <= 499 ? "validation" : "server");
+  return { kind, retry: RETRIED_STATUSES.has(status), reauth: false };
 }
 
 /** Reads a header that holds seconds or an HTTP date; returns milliseconds from `now`. */
@@ -65,7 +72,7 @@ function declaredField(body: unknown, name: string): unknown {
 }
 
 export interface ServiceFailure {
-  rule: ErrorRule;
+  rule: ShippedErrorRule;
   status: number;
   code?: string | undefined;
   message: string;
@@ -103,7 +110,6 @@ export function findFailure(
       kind: "server" as const,
       retry: false,
       reauth: false,
-      description: "undeclared service error code",
     };
     return { rule, status: response.status, code, message };
   }

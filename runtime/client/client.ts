@@ -6,18 +6,30 @@
  * transport.ts, reporting to hooks and observers (observer.ts, report.ts).
  *
  * Generated code passes the service descriptor; nothing here knows which service it talks to.
- * `createClient` takes only the parts the spec needs (the OAuth flows, paging) as values, so a
- * bundle of a client whose spec declares neither carries neither; `createServiceClient` is the
+ * `createClient` takes only the parts the spec needs (the OAuth flows, paging, quota counting) as
+ * values, so a bundle of a client whose spec declares none of them carries none; `createServiceClient` is the
  * client with every part, for callers that take any descriptor (tool steps, MCP, the API Call step).
  */
-import { declaredWireOf, type HttpMethod, type OperationDescriptor, type ServiceDescriptor } from "../descriptor.js";
+import {
+  declaredQuotaOf,
+  declaredWireOf,
+  type HttpMethod,
+  type OperationDescriptor,
+  type ServiceDescriptor,
+} from "../descriptor.js";
 import { redact, redactUrl } from "../errors.js";
 import type { Connection } from "../credentials/auth.js";
 import { baseUrlFields, type ConnectionStore, validateConnection } from "../credentials/connections.js";
 import { type CredentialsFlow, placedCredentials } from "../credentials/placing.js";
 import { oauthCredentials } from "../credentials/source.js";
 import type { Hooks, Observer } from "../hooks.js";
-import { effectiveLimits, type LimitOverrides } from "../limits/limits.js";
+import {
+  effectiveLimits,
+  type LimitOverrides,
+  type QuotaCounting,
+  quotaCounting,
+  useQuotaCounting,
+} from "../limits/limits.js";
 import { checkAddress, normaliseConnection, resolveBaseUrl, resolveTokenUrl } from "./address.js";
 import { Admission, accountScopes } from "./admission.js";
 import type { CallOptions, ClientContext } from "./context.js";
@@ -134,6 +146,8 @@ export interface ClientParts {
   wire?: WireFormats | undefined;
   /** The observability layer to use when the program did not register one (the tool steps pass theirs). */
   observe?: ObserveLayer | undefined;
+  /** Daily, monthly and header quotas (`quotaCounting`), for a spec that declares one. */
+  quotas?: QuotaCounting | undefined;
 }
 
 /**
@@ -145,14 +159,21 @@ export function createServiceClient(
   options: ClientOptions,
   observe?: ObserveLayer,
 ): ServiceClient {
-  const parts = { credentials: oauthCredentials, paging: iteratePages, wire: declaredWire, observe };
+  const parts = {
+    credentials: oauthCredentials,
+    paging: iteratePages,
+    wire: declaredWire,
+    observe,
+    quotas: quotaCounting,
+  };
   return createClient(descriptor, options, parts);
 }
 
 /**
  * The client for `descriptor`'s service with the parts given (what generated clients call: the
  * generator passes the parts its spec needs). A spec that needs a part which was not given fails
- * naming it: an OAuth spec when the client is built, a paged operation when its pages are asked for.
+ * naming it: an OAuth spec or a quota when the client is built, a paged operation when its pages
+ * are asked for.
  */
 export function createClient(
   descriptor: ServiceDescriptor,
@@ -160,6 +181,13 @@ export function createClient(
   parts: ClientParts = {},
 ): ServiceClient {
   const ctx = createClientContext(descriptor, options, parts.observe, parts.credentials, parts.wire);
+  // One counting serves every registry of the process (registries outlive clients and are shared).
+  if (parts.quotas) useQuotaCounting(parts.quotas);
+  else if (declaredQuotaOf(descriptor.limits))
+    throw new Error(
+      `${descriptor.id} declares a ${declaredQuotaOf(descriptor.limits)} limit, but this client was built ` +
+        "without the quota part; pass { quotas: quotaCounting } to createClient, or use createServiceClient",
+    );
   const call = (operationId: string, init: object = {}): Promise<unknown> => {
     // An unknown operation rejects, as every other failure of a call does; it never throws.
     try {

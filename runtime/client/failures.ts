@@ -2,7 +2,7 @@
  * The typed errors a call ends with, one builder per way it can fail, so every part words them
  * the same way: `<Service title> <operationId>: what happened; what to do`, secrets masked.
  */
-import type { ErrorRule } from "../descriptor.js";
+import type { ShippedErrorRule } from "../descriptor.js";
 import {
   AbortedError,
   ConnectionError,
@@ -124,7 +124,7 @@ export function serviceFailed(
 ): StepforgeError {
   const code = failure.code ? `${failure.code} ` : "";
   const refusal = answer.refusal ? ` (${answer.refusal.message})` : "";
-  const rule: ErrorRule = failure.rule;
+  const rule: ShippedErrorRule = failure.rule;
   return createError(rule.kind, ctx.clean(`${what(ctx, call)}: ${code}${failure.message}${refusal}`), {
     ...details(ctx, call),
     status: failure.status,

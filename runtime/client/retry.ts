@@ -3,7 +3,7 @@
  * give up — and whether a failed write's outcome is unknown (it may have been carried out, so it
  * is neither resent nor reported as retryable). Pure decisions: the loop (transport.ts) waits.
  */
-import type { ErrorRule, OperationDescriptor } from "../descriptor.js";
+import type { ShippedErrorRule, OperationDescriptor } from "../descriptor.js";
 
 export interface RetryOptions {
   /** Retries after the first attempt (default 3; 0 turns retrying off). */
@@ -53,7 +53,7 @@ export function backoffDelay(retry: number, options: ResolvedRetry): number {
  * Whether the service certainly did not act on a refused request, so that even a
  * non-idempotent call may be sent again.
  */
-export function resendSafe(rule: ErrorRule, status: number): boolean {
+export function resendSafe(rule: ShippedErrorRule, status: number): boolean {
   if (rule.resendSafe !== undefined) return rule.resendSafe;
   return rule.kind === "rate_limited" || rule.kind === "quota_exhausted" || status === 503 || status === 429;
 }
@@ -129,7 +129,7 @@ export function unknownWithoutAnswer(op: OperationDescriptor, sent: boolean): bo
 }
 
 /** A 5xx that does not say the service did nothing leaves a non-idempotent write undecided. */
-export function unknownAfterFailure(op: OperationDescriptor, rule: ErrorRule, status: number): boolean {
+export function unknownAfterFailure(op: OperationDescriptor, rule: ShippedErrorRule, status: number): boolean {
   return rule.kind === "server" && !op.idempotent && !resendSafe(rule, status);
 }
 
@@ -137,12 +137,12 @@ export function unknownAfterFailure(op: OperationDescriptor, rule: ErrorRule, st
  * The service refused the token a call carried (a rule with `reauth`): renew it once (shared with
  * every call that got the same answer for the same token) and repeat the call once.
  */
-export function shouldRenew(rule: ErrorRule, carriedToken: boolean, renewedBefore: boolean): boolean {
+export function shouldRenew(rule: ShippedErrorRule, carriedToken: boolean, renewedBefore: boolean): boolean {
   return rule.reauth && carriedToken && !renewedBefore;
 }
 
 export interface FailedAnswer {
-  rule: ErrorRule;
+  rule: ShippedErrorRule;
   status: number;
   code?: string | undefined;
   /** The service's Retry-After, in ms. */

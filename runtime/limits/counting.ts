@@ -4,8 +4,7 @@
  * is left), the verdict for a planned call, and the ticket that returns what the call took. The
  * registry (limits.ts) queues callers over these; the shared registry (shared.ts) mirrors them.
  */
-import type { LimitSpec } from "../descriptor.js";
-import { dayIn, monthIn, nextMidnight, nextMonthStart } from "../internal/time.js";
+import type { ShippedLimit } from "../descriptor.js";
 
 export interface WindowState {
   kind: "window";
@@ -28,13 +27,13 @@ interface ConcurrencyState {
   blockedUntil: number;
 }
 /** A daily or monthly quota: `period` is the calendar day or month it counts. */
-interface PeriodState {
+export interface PeriodState {
   kind: "daily-quota" | "monthly-quota";
   period: string;
   count: number;
   exhausted: boolean;
 }
-interface HeaderState {
+export interface HeaderState {
   kind: "header-quota";
   day: string;
   remaining: number | undefined;
@@ -44,7 +43,7 @@ interface HeaderState {
 export type State = WindowState | ConcurrencyState | PeriodState | HeaderState;
 
 export interface PlannedLimit {
-  spec: LimitSpec;
+  spec: ShippedLimit;
   /** Names the budget: service, limit and scope (never a secret: credential values are hashed). */
   key: string;
   state: State;
@@ -52,7 +51,7 @@ export interface PlannedLimit {
 
 /** Why a call cannot be made at all today. */
 export interface QuotaRefusal {
-  limit: LimitSpec;
+  limit: ShippedLimit;
   resetsAt: Date;
   message: string;
 }
@@ -85,62 +84,51 @@ export type Verdict =
 
 export const NOOP_TICKET: Ticket = { release() {} };
 
-export function newState(spec: LimitSpec): State {
-  switch (spec.kind) {
-    case "window":
-      return { kind: "window", pending: 0, answered: [], start: 0, blockedUntil: 0 };
-    case "concurrency":
-      return { kind: "concurrency", active: 0, blockedUntil: 0 };
-    case "daily-quota":
-    case "monthly-quota":
-      return { kind: spec.kind, period: "", count: 0, exhausted: false };
-    case "header-quota":
-      return { kind: "header-quota", day: "", remaining: undefined, reserved: 0, cost: 1 };
-  }
+/**
+ * How the quota kinds count (quotas.ts `quotaCounting`): a part of its own, which a client whose
+ * spec declares a daily, monthly or header quota registers when it is built (`useQuotaCounting`).
+ */
+export interface QuotaCounting {
+  newState(spec: ShippedLimit): State;
+  /** Why the quota cannot take a call now (its period's count spent, or the reported budget). */
+  refusal(spec: ShippedLimit, state: State, now: number): QuotaRefusal | undefined;
+  /** Takes the call's share; what the returned function does when the attempt is over. */
+  take(spec: ShippedLimit, state: State): (outcome: { sent: boolean; headers?: Headers | undefined }) => void;
+  remaining(spec: ShippedLimit, state: State): number | undefined;
+  /** The service refused a call under the quota: spent until its reset. */
+  spent(spec: ShippedLimit, state: State, now: number): QuotaRefusal;
+  /** What the state counts, for snapshots: requests this period, or what the service reports is left. */
+  count(state: State): number;
 }
 
-/** The calendar period a quota counts (day or month in its zone) and when the next one starts. */
-export function quotaPeriod(spec: LimitSpec, now: number): { period: string; resetsAt: Date } {
-  const zone = "resetTimeZone" in spec ? spec.resetTimeZone : "UTC";
-  return spec.kind === "monthly-quota"
-    ? { period: monthIn(zone, now), resetsAt: nextMonthStart(zone, now) }
-    : { period: dayIn(zone, now), resetsAt: nextMidnight(zone, now) };
+let quotas: QuotaCounting | undefined;
+
+export function useQuotaCounting(counting: QuotaCounting): void {
+  quotas = counting;
 }
 
-export function refusalFor(spec: LimitSpec, now: number): QuotaRefusal {
-  const zone = "resetTimeZone" in spec ? spec.resetTimeZone : "UTC";
-  const { resetsAt } = quotaPeriod(spec, now);
-  const what =
-    spec.kind === "daily-quota"
-      ? `the daily quota of ${spec.requests} requests ("${spec.id}") is used up`
-      : spec.kind === "monthly-quota"
-        ? `the monthly quota of ${spec.requests} requests ("${spec.id}") is used up`
-        : `the quota reported by the service ("${spec.id}") is used up`;
-  const when = spec.kind === "monthly-quota" ? `midnight on the 1st, ${zone}` : `midnight ${zone}`;
-  return {
-    limit: spec,
-    resetsAt,
-    message: `${what}; it resets at ${resetsAt.toISOString()} (${when})`,
-  };
+/** The quota kinds' counting; a spec's quota without it is a program error, named. */
+export function quotaCountingFor(spec: { id: string; kind: string }): QuotaCounting {
+  if (!quotas)
+    throw new Error(
+      `limit "${spec.id}" is a ${spec.kind}, but no client built with the quota part ran in this program; ` +
+        "pass { quotas: quotaCounting } to createClient, or use createServiceClient",
+    );
+  return quotas;
+}
+
+export function newState(spec: ShippedLimit): State {
+  if (spec.kind === "window") return { kind: "window", pending: 0, answered: [], start: 0, blockedUntil: 0 };
+  if (spec.kind === "concurrency") return { kind: "concurrency", active: 0, blockedUntil: 0 };
+  return quotaCountingFor(spec).newState(spec);
 }
 
 export function evaluate(planned: PlannedLimit[], now: number): Verdict {
   // Quotas first: a call that cannot be made today fails now instead of waiting for a window.
   for (const { spec, state } of planned) {
-    if (
-      (state.kind === "daily-quota" || state.kind === "monthly-quota") &&
-      (spec.kind === "daily-quota" || spec.kind === "monthly-quota")
-    ) {
-      const { period } = quotaPeriod(spec, now);
-      if (state.period !== period) Object.assign(state, { period, count: 0, exhausted: false });
-      if (state.exhausted || state.count >= spec.requests) return { ok: false, refusal: refusalFor(spec, now) };
-    } else if (state.kind === "header-quota" && spec.kind === "header-quota") {
-      const day = dayIn(spec.resetTimeZone, now);
-      if (state.day !== day) Object.assign(state, { day, remaining: undefined });
-      if (state.remaining !== undefined && state.remaining - state.reserved - state.cost < 0) {
-        return { ok: false, refusal: refusalFor(spec, now) };
-      }
-    }
+    if (state.kind === "window" || state.kind === "concurrency") continue;
+    const refusal = quotaCountingFor(spec).refusal(spec, state, now);
+    if (refusal) return { ok: false, refusal };
   }
   let wait = 0;
   let limit = "";
@@ -190,30 +178,8 @@ export function commit(planned: PlannedLimit[], pump: () => void): Ticket {
           state.active--;
         });
         break;
-      case "daily-quota":
-      case "monthly-quota":
-        state.count++;
-        releases.push(({ sent }) => {
-          if (!sent) state.count = Math.max(0, state.count - 1);
-        });
-        break;
-      case "header-quota": {
-        const cost = state.cost;
-        state.reserved += cost;
-        const h = spec as Extract<LimitSpec, { kind: "header-quota" }>;
-        releases.push(({ headers }) => {
-          state.reserved = Math.max(0, state.reserved - cost);
-          if (!headers) return;
-          const remaining = numberHeader(headers, h.remainingHeader);
-          if (remaining !== undefined) {
-            state.remaining = remaining;
-            state.day = dayIn(h.resetTimeZone);
-          }
-          const spent = h.costHeader ? numberHeader(headers, h.costHeader) : undefined;
-          if (spent !== undefined && spent > 0) state.cost = Math.max(1, spent);
-        });
-        break;
-      }
+      default:
+        releases.push(quotaCountingFor(spec).take(spec, state));
     }
   }
   let released = false;
@@ -239,11 +205,8 @@ export function remainingOf(planned: PlannedLimit[], now: number): Array<number 
       }
       case "concurrency":
         return spec.kind === "concurrency" ? Math.max(0, spec.max - state.active) : undefined;
-      case "daily-quota":
-      case "monthly-quota":
-        return "requests" in spec ? Math.max(0, spec.requests - state.count) : undefined;
-      case "header-quota":
-        return state.remaining === undefined ? undefined : Math.max(0, state.remaining - state.reserved);
+      default:
+        return quotaCountingFor(spec).remaining(spec, state);
     }
   });
 }
@@ -265,11 +228,4 @@ function noteAnswer(state: WindowState, at: number): void {
   while (i > state.start && answered[i - 1]! > at) i--;
   if (i === answered.length) answered.push(at);
   else answered.splice(i, 0, at);
-}
-
-function numberHeader(headers: Headers, name: string): number | undefined {
-  const raw = headers.get(name);
-  if (raw === null || raw.trim() === "") return undefined;
-  const n = Number(raw.trim());
-  return Number.isFinite(n) ? n : undefined;
 }

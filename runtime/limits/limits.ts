@@ -21,7 +21,7 @@
  * connection.
  */
 import { createHash } from "node:crypto";
-import type { LimitSpec, OperationDescriptor, ServiceDescriptor } from "../descriptor.js";
+import type { ShippedLimit, OperationDescriptor, ServiceDescriptor } from "../descriptor.js";
 import {
   commit,
   evaluate,
@@ -30,20 +30,20 @@ import {
   type PlannedLimit,
   type QuotaRefusal,
   QuotaRefusedError,
-  refusalFor,
+  quotaCountingFor,
   type State,
   type Ticket,
 } from "./counting.js";
-import { dayIn } from "../internal/time.js";
 
 export {
   type PlannedLimit,
+  type QuotaCounting,
   type QuotaRefusal,
   QuotaRefusedError,
-  quotaPeriod,
-  refusalFor,
   type Ticket,
+  useQuotaCounting,
 } from "./counting.js";
+export { quotaCounting, quotaPeriod, refusalFor } from "./quotas.js";
 
 /** Per-connection changes to declared limits: a paid plan's numbers, or shrunk windows in tests. */
 export interface LimitOverride {
@@ -59,8 +59,8 @@ export type LimitOverrides = Record<string, LimitOverride>;
 export function effectiveLimits(
   descriptor: ServiceDescriptor,
   ...overrides: Array<LimitOverrides | undefined>
-): LimitSpec[] {
-  const byId = new Map(descriptor.limits.map((l) => [l.id, { ...l }] as [string, LimitSpec]));
+): ShippedLimit[] {
+  const byId = new Map(descriptor.limits.map((l) => [l.id, { ...l }] as [string, ShippedLimit]));
   for (const set of overrides) {
     if (!set) continue;
     for (const [id, o] of Object.entries(set)) {
@@ -109,7 +109,7 @@ export function concretePath(op: OperationDescriptor, values: PathValues): strin
 }
 
 /** Whether a limit counts a call to `op` at `path` (its class, prefix and exclusions). */
-export function limitCovers(spec: LimitSpec, op: OperationDescriptor, path: string): boolean {
+export function limitCovers(spec: ShippedLimit, op: OperationDescriptor, path: string): boolean {
   if (spec.applies !== "all" && spec.applies !== op.limitClass) return false;
   if (spec.pathPrefix && !path.startsWith(spec.pathPrefix)) return false;
   if (spec.excludePathPrefixes?.some((prefix) => path.startsWith(prefix))) return false;
@@ -122,7 +122,7 @@ export function limitCovers(spec: LimitSpec, op: OperationDescriptor, path: stri
  * values of the path parameters a `path:` limit or a path prefix looks at. Callers cache plans by
  * `operationId + planKey(...)`; an empty key means one plan serves every call of the operation.
  */
-export function planKey(limits: LimitSpec[], op: OperationDescriptor, values: PathValues): string {
+export function planKey(limits: ShippedLimit[], op: OperationDescriptor, values: PathValues): string {
   if (!values || !op.path.includes("{")) return "";
   const byPath = limits.some(
     (l) => l.per.startsWith("path:") || l.pathPrefix !== undefined || l.excludePathPrefixes !== undefined,
@@ -131,7 +131,7 @@ export function planKey(limits: LimitSpec[], op: OperationDescriptor, values: Pa
 }
 
 /** The scope a limit counts a call under: the connection, a credential field's value or a path value (hashed). */
-export function scopeOf(spec: LimitSpec, scopes: LimitScopes, values: PathValues): string {
+export function scopeOf(spec: ShippedLimit, scopes: LimitScopes, values: PathValues): string {
   if (spec.per === "connection") return `c:${scopes.connection}`;
   if (spec.per.startsWith("field:")) return `f:${scopes.fields[spec.per.slice(6)] ?? scopes.connection}`;
   const value = values?.[spec.per.slice(5)];
@@ -153,7 +153,7 @@ export interface AcquireOptions {
 export type RejectionOutcome = { refusal?: QuotaRefusal; waitMs?: number };
 
 /** Whether a refused call is this limit's declared rejection: its error code when it names one, else its status. */
-export function isDeclaredRejection(spec: LimitSpec, status: number, code: string | undefined): boolean {
+export function isDeclaredRejection(spec: ShippedLimit, status: number, code: string | undefined): boolean {
   const r = spec.rejection;
   return (r.code !== undefined && r.code === code) || (r.code === undefined && r.status === status);
 }
@@ -190,7 +190,7 @@ interface Waiter extends WaiterBase {
 export interface Limiter {
   plan(
     service: string,
-    limits: LimitSpec[],
+    limits: ShippedLimit[],
     op: OperationDescriptor,
     scopes: LimitScopes,
     values?: PathValues,
@@ -282,14 +282,8 @@ export class LimitRegistry implements Limiter {
     let waitMs: number | undefined;
     for (const p of planned) {
       if (!isDeclaredRejection(p.spec, status, code)) continue;
-      if (p.state.kind === "daily-quota" || p.state.kind === "monthly-quota") {
-        p.state.exhausted = true;
-        return { refusal: refusalFor(p.spec, now) };
-      }
-      if (p.state.kind === "header-quota") {
-        p.state.remaining = 0;
-        p.state.day = dayIn((p.spec as Extract<LimitSpec, { kind: "header-quota" }>).resetTimeZone);
-        return { refusal: refusalFor(p.spec, now) };
+      if (p.state.kind !== "window" && p.state.kind !== "concurrency") {
+        return { refusal: quotaCountingFor(p.spec).spent(p.spec, p.state, now) };
       }
       const penaltyMs = (p.spec.penaltySeconds ?? 0) * 1000;
       if (p.state.kind === "window" && p.spec.kind === "window") {
@@ -312,11 +306,8 @@ export class LimitRegistry implements Limiter {
           return { key, kind: s.kind, value: s.pending + s.answered.length - s.start };
         case "concurrency":
           return { key, kind: s.kind, value: s.active };
-        case "daily-quota":
-        case "monthly-quota":
-          return { key, kind: s.kind, value: s.count };
-        case "header-quota":
-          return { key, kind: s.kind, value: s.remaining ?? Number.NaN };
+        default:
+          return { key, kind: s.kind, value: quotaCountingFor({ id: key, kind: s.kind }).count(s) };
       }
     });
   }

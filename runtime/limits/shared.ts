@@ -26,7 +26,7 @@
  * requests of the last window are no longer counted anywhere.
  */
 import { randomUUID } from "node:crypto";
-import type { LimitSpec } from "../descriptor.js";
+import type { ShippedLimit } from "../descriptor.js";
 import {
   type AcquireOptions,
   isDeclaredRejection,
@@ -98,7 +98,7 @@ export class SharedLimitRegistry implements Limiter {
   /** What a call costs under a header quota, as the service last reported (1 until it says). */
   private readonly costs = new Map<string, number>();
   /** Every budget this process has planned, so a lost store can be made safe again. */
-  private readonly known = new Map<string, LimitSpec>();
+  private readonly known = new Map<string, ShippedLimit>();
   private epoch: string | undefined;
   private epochCheckedAt = 0;
   /** The store failed since the last successful operation: check the marker before trusting it. */

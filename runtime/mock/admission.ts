@@ -14,7 +14,7 @@
  * (`path:idBoard`, for every caller); `excludePathPrefixes` routes are neither counted nor refused;
  * after a refusal a limit with `penaltySeconds` refuses its key for that long.
  */
-import type { LimitSpec } from "../descriptor.js";
+import type { ShippedLimit } from "../descriptor.js";
 import { effectiveLimits, type LimitOverrides } from "../limits/limits.js";
 import { dayIn, monthIn, nextMidnight, nextMonthStart } from "../internal/time.js";
 import type { Answers } from "./answers.js";
@@ -34,12 +34,12 @@ export interface AdmissionRequest {
 export interface Ticket {
   release(): void;
   /** header-quota limits to charge once the answer is known. */
-  quotas?: Array<{ key: string; limit: Extract<LimitSpec, { kind: "header-quota" }>; points: number }>;
+  quotas?: Array<{ key: string; limit: Extract<ShippedLimit, { kind: "header-quota" }>; points: number }>;
 }
 
 const FREE: Ticket = { release() {} };
 
-type Scaled = LimitSpec & { points?: number };
+type Scaled = ShippedLimit & { points?: number };
 
 export class Admission {
   readonly limits: Scaled[];
@@ -205,7 +205,8 @@ export class Admission {
     const answer: MockAnswer = {
       status: limit.rejection.status,
       code: la?.code ?? limit.rejection.code,
-      message: la?.message ?? limit.description,
+      // Generated mocks carry every limit's text in their own data (emit/mock.ts): clients' descriptors ship none.
+      message: la?.message ?? limit.description ?? `limit ${limit.id} exceeded`,
       template: la?.template,
     };
     const headers: Record<string, string> = {};

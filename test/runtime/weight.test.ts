@@ -36,6 +36,8 @@ const OAUTH = /runtime\/(credentials\/(source|tokens)|state\/(memory|model))\.ts
 const PAGING = /runtime\/client\/paging\.ts$/;
 /** Declared parameter styles, non-JSON bodies and operation servers. */
 const WIRE = /runtime\/client\/wire\.ts$/;
+/** Daily, monthly and header quotas. */
+const QUOTAS = /runtime\/limits\/quotas\.ts$/;
 
 /** The files each generated client's bundle carries code of (esbuild, Node ESM, one output per client). */
 async function bundledFiles(services: string[]): Promise<Record<string, string[]>> {
@@ -92,9 +94,12 @@ describe("the Trello client's weight", () => {
   });
 
   it("carries the OAuth flows, paging and declared wire formats only in clients whose spec declares them", async () => {
-    const files = await bundledFiles(["trello", "marketo", "contentsnare"]);
-    // Trello: an api key and token in the query, no paged operation, JSON bodies in the default styles.
-    expect(files.trello!.filter((f) => OAUTH.test(f) || PAGING.test(f) || WIRE.test(f))).toEqual([]);
+    const files = await bundledFiles(["trello", "marketo", "contentsnare", "worldnews"]);
+    // Trello: an api key and token in the query, no paged operation, JSON bodies in the default
+    // styles, windows only (no daily, monthly or header quota).
+    expect(files.trello!.filter((f) => OAUTH.test(f) || PAGING.test(f) || WIRE.test(f) || QUOTAS.test(f))).toEqual([]);
+    // World News counts its daily points from response headers; Marketo declares a daily quota.
+    expect([files.worldnews!, files.marketo!].map((list) => list.some((f) => QUOTAS.test(f)))).toEqual([true, true]);
     // Marketo declares explode:false query arrays and form bodies; Content Snare none of that.
     expect([files.marketo!.some((f) => WIRE.test(f)), files.contentsnare!.some((f) => WIRE.test(f))]).toEqual([
       true,
@@ -159,6 +164,18 @@ describe("the Trello client's weight", () => {
     }
   });
 
+  it("its descriptor ships no texts of limits or error rules, and names each operation once", () => {
+    const source = readFileSync(join(root, "generated", "trello", "descriptor.ts"), "utf8");
+    expect(source).not.toMatch(/operationId:/);
+    const texts = [...trello.limits, ...Object.values(trello.errors.codes), ...Object.values(trello.errors.statuses)]
+      .map((item) => item.description)
+      .filter((text) => text !== undefined);
+    expect(texts).toEqual([]);
+    // The ids the runtime names calls by (errors, events) come from the keys when the module loads.
+    const named = Object.entries(trello.operations).filter(([id, op]) => op.operationId !== id);
+    expect([Object.keys(trello.operations).length > 20, named]).toEqual([true, []]);
+  });
+
   it("a client built without a part its spec needs fails naming it", () => {
     const fields = { clientId: "i", clientSecret: "s", endpoint: "https://123-ABC-456.mktorest.com" };
     expect(() => createClient(marketo, { connection: { name: "w", fields } })).toThrow(
@@ -179,6 +196,12 @@ describe("the Trello client's weight", () => {
       ]),
     );
     const apiKey = { name: "w", fields: { apiKey: "0".repeat(32), token: "t" } };
+    const quota = { kind: "daily-quota", id: "day", applies: "all", per: "connection", rejection: {} } as const;
+    const daily: ServiceDescriptor = { ...trello, limits: [{ ...quota, requests: 10, resetTimeZone: "UTC" }] };
+    expect(() => createClient(daily, { connection: apiKey })).toThrow(
+      "trello declares a daily-quota limit, but this client was built without the quota part; " +
+        "pass { quotas: quotaCounting } to createClient, or use createServiceClient",
+    );
     const paged: ServiceDescriptor = {
       ...trello,
       operations: {

@@ -18,6 +18,10 @@ import type {
   Placement,
   Rejection,
   ServiceExtension,
+  DeclaredDescriptor,
+  ServiceDescriptor,
+  ShippedErrorRule,
+  ShippedLimit,
 } from "../../runtime/descriptor.js";
 import type {
   AuthSchema,
@@ -130,6 +134,14 @@ export type _ErrorRule = Assert<Same<ErrorRule, z.infer<typeof ErrorRuleSchema>>
 export type _ErrorsSpec = Assert<Same<ErrorsSpec, z.infer<typeof ErrorsSchema>>>;
 export type _PagingSpec = Assert<Same<PagingSpec, z.infer<typeof PagingSchema>>>;
 export type _ServiceExtension = Assert<Same<ServiceExtension, z.infer<typeof ServiceExtensionSchema>>>;
+// What clients ship is the spec's model without the texts of limits and error rules: the runtime,
+// typed against ServiceDescriptor, compiles only if it reads nothing else of them, and a declared
+// descriptor (texts included) is one as it is.
+type Shipped<T> = T extends unknown ? Omit<T, "description"> & { description?: string | undefined } : never;
+type Mutual<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+export type _ShippedLimit = Assert<Mutual<ShippedLimit, Shipped<LimitSpec>>>;
+export type _ShippedErrorRule = Assert<Mutual<ShippedErrorRule, Shipped<ErrorRule>>>;
+export type _DeclaredIsShipped = Assert<DeclaredDescriptor extends ServiceDescriptor ? true : false>;
 
 // runtime/mock/model.ts
 export type _MockErrorTemplate = Assert<Same<MockErrorTemplate, z.infer<typeof MockErrorTemplateSchema>>>;

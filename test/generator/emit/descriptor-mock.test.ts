@@ -20,7 +20,7 @@ describe("emitDescriptor", () => {
     const [file] = await emitDescriptor(model, context);
     expect(file!.content).not.toContain("mock");
     expect(body(file!.content)).toMatchInlineSnapshot(`
-      "import type { ServiceDescriptor } from "stepforge/runtime";
+      "import { type ServiceDescriptor, withOperationDefaults } from "stepforge/runtime";
 
       /**
        * Everything the runtime needs to know about Widgets: auth, limits, error meanings and operations, from the spec's x-stepforge extensions.
@@ -41,7 +41,6 @@ describe("emitDescriptor", () => {
           {
             kind: "window",
             id: "rate",
-            description: "10 per second",
             applies: "all",
             per: "connection",
             rejection: { status: 429 },
@@ -54,17 +53,9 @@ describe("emitDescriptor", () => {
           requestIdHeaders: [],
           retryAfterHeaders: ["retry-after"],
           codes: {},
-          statuses: { "429": { kind: "rate_limited", retry: true, reauth: false, description: "slow down" } },
+          statuses: { "429": { kind: "rate_limited", retry: true, reauth: false } },
         },
-        operations: {
-          getWidget: {
-            operationId: "getWidget",
-            method: "GET",
-            path: "/widgets/{id}",
-            idempotent: true,
-            limitClass: "read",
-          },
-        },
+        operations: withOperationDefaults({ getWidget: { method: "GET", path: "/widgets/{id}" } }),
       };
       "
     `);
@@ -95,7 +86,7 @@ describe("emitMock", () => {
             "anyCredential": true,
             "error": { "contentType": "application/json", "body": { "message": "{message}" } },
             "answers": {},
-            "limits": {},
+            "limits": { "rate": { "message": "10 per second", "retryAfter": false } },
             "envelopes": {},
             "pageSize": 100,
             "resources": {}

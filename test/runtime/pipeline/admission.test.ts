@@ -7,6 +7,7 @@ import { createClientContext } from "../../../runtime/client/client.js";
 import type { CallState, ClientContext } from "../../../runtime/client/context.js";
 import { adHocOperation } from "../../../runtime/client/request.js";
 import { createSharedState } from "../../../runtime/state/shared.js";
+import { quotaCounting, useQuotaCounting } from "../../../runtime/limits/limits.js";
 import type { PipelineEvent } from "../../../runtime/hooks.js";
 import {
   AbortedError,
@@ -26,6 +27,9 @@ const window = (id: string, requests: number, extra: Record<string, unknown> = {
   rejection: { status: 429 },
   ...extra,
 });
+
+// The context is built here without a client, so the quota part a client would register is given here.
+useQuotaCounting(quotaCounting);
 
 function setup(limits: unknown[]) {
   const events: PipelineEvent[] = [];
