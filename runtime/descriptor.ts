@@ -145,47 +145,25 @@ export type LimitSpecBase = {
   rejection: Rejection;
 };
 
+/** A limit of one `kind`: what every limit has, and its own fields. */
+type LimitOf<Kind extends string, Fields> = Flat<LimitSpecBase & { kind: Kind } & Fields>;
+
 /** At most `requests` per `windowSeconds`. */
-export type WindowLimit = Flat<
-  LimitSpecBase & {
-    kind: "window";
-    requests: number;
-    windowSeconds: number;
-  }
->;
+export type WindowLimit = LimitOf<"window", { requests: number; windowSeconds: number }>;
 
 /** At most `max` requests in flight at once. */
-export type ConcurrencyLimit = Flat<
-  LimitSpecBase & {
-    kind: "concurrency";
-    max: number;
-  }
->;
+export type ConcurrencyLimit = LimitOf<"concurrency", { max: number }>;
 
-/** At most `requests` per day. */
-export type DailyQuotaLimit = Flat<
-  LimitSpecBase & {
-    kind: "daily-quota";
-    requests: number;
-    /** IANA zone whose midnight resets the quota. */
-    resetTimeZone: string;
-  }
->;
+/** At most `requests` per day; `resetTimeZone`: the IANA zone whose midnight resets the quota. */
+export type DailyQuotaLimit = LimitOf<"daily-quota", { requests: number; resetTimeZone: string }>;
 
-/** At most `requests` per month. */
-export type MonthlyQuotaLimit = Flat<
-  LimitSpecBase & {
-    kind: "monthly-quota";
-    requests: number;
-    /** IANA zone whose midnight on the 1st resets the quota. */
-    resetTimeZone: string;
-  }
->;
+/** At most `requests` per month; `resetTimeZone`: the IANA zone whose midnight on the 1st resets it. */
+export type MonthlyQuotaLimit = LimitOf<"monthly-quota", { requests: number; resetTimeZone: string }>;
 
 /** A quota the service reports in response headers. */
-export type HeaderQuotaLimit = Flat<
-  LimitSpecBase & {
-    kind: "header-quota";
+export type HeaderQuotaLimit = LimitOf<
+  "header-quota",
+  {
     /** Response headers that report what is left; the client stops before it reaches zero. */
     remainingHeader: string;
     usedHeader?: string | undefined;
