@@ -55,8 +55,9 @@ export class ThreadCpuSince {
   }
 
   /**
-   * Whether more than `limitMs` (the same at every call) was used. CPU time grows no faster than the wall clock, so after a
-   * read /proc is read again only when what was left could be gone; meanwhile the answer is no.
+   * Whether more than `limitMs` (the same at every call) was used. CPU time grows no faster than the
+   * wall clock, so after a read /proc is read again only when what was left could be gone; meanwhile
+   * the answer is no.
    */
   over(limitMs: number, now = performance.now()): boolean {
     if (now < this.nextRead) return false;
