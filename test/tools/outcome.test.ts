@@ -20,7 +20,10 @@ afterAll(async () => Promise.all(open.splice(0).map((m) => m.close())));
 const step = (tools: readonly ToolDefinition[], name: string) => tools.find((t) => t.name === name)!;
 const createCard = step(trelloTools, "trello_create_card");
 
-/** A mock of `service` with `faults`, and a step context for it: 300 ms per attempt, `attempts` retries. */
+/**
+ * A mock of `service` with `faults`, and a step context for it: 1 s per attempt (room for a busy
+ * machine to apply a write before its answer is cut), `attempts` retries.
+ */
 async function mockWith(
   service: string,
   fields: Record<string, string>,
@@ -33,7 +36,7 @@ async function mockWith(
     connection: { name: service[0]!, fields: { ...fields } },
     baseUrl: mock.url,
     shared: createSharedState(),
-    retry: { attempts, baseDelayMs: 1, timeoutMs: 300 },
+    retry: { attempts, baseDelayMs: 1, timeoutMs: 1_000 },
   };
   return { mock, context };
 }
@@ -65,7 +68,7 @@ describe("a write whose answer was lost", () => {
       "retryable, and the check finds the card",
     async () => {
       const { mock, context } = await trelloWith({
-        faults: { seed: 1, slowBody: { rate: 1, delayMs: 40, chunkBytes: 16 }, operations: ["createCard"] },
+        faults: { seed: 1, slowBody: { rate: 1, delayMs: 100, chunkBytes: 4 }, operations: ["createCard"] },
       });
       const before = mock.records("card").length;
       const result = await executeTool(createCard, { idList: LIST, name: "lost answer card" }, context);
@@ -126,7 +129,7 @@ describe("a write whose answer was lost", () => {
 
   it("Marketo: a lost createOnly sync names marketo_get_leads with the e-mails sent", async () => {
     const { context } = await mockWith("marketo", MARKETO, 1, {
-      faults: { seed: 4, slowBody: { rate: 1, delayMs: 60, chunkBytes: 4 }, operations: ["syncLeads"] },
+      faults: { seed: 4, slowBody: { rate: 1, delayMs: 100, chunkBytes: 4 }, operations: ["syncLeads"] },
     });
     const result = await executeTool(
       step(marketoTools, "marketo_sync_leads"),
