@@ -192,8 +192,8 @@ describe("the commands that repair generated/ do not depend on it", () => {
   });
 
   it(
-    "import circles in cli/, generator/ and runtime/: none but the known one (the request " +
-      "pipeline's context and its stages, type imports)",
+    "no import circles in cli/, generator/ and runtime/ (type imports count: the request pipeline's " +
+      "context declares the shapes of the stages it holds)",
     () => {
       const files = ["cli", "generator", "runtime"].flatMap((dir) => sourcesBelow(join(root, dir)));
       const edges = new Map(
@@ -208,10 +208,7 @@ describe("the commands that repair generated/ do not depend on it", () => {
             .join(" ↔ "),
         )
         .sort();
-      expect(circles).toEqual([
-        "runtime/client/admission.ts ↔ runtime/client/context.ts ↔ runtime/client/failures.ts ↔ " +
-          "runtime/observe/response-check.ts",
-      ]);
+      expect(circles).toEqual([]);
     },
   );
 

@@ -19,7 +19,7 @@ import {
 } from "../limits/limits.js";
 import { isStateUnavailable } from "../state/types.js";
 import { linkedAbort } from "../internal/abort.js";
-import type { CallState, ClientContext } from "./context.js";
+import type { AdmissionStage, CallState, ClientContext } from "./context.js";
 import { aborted, quotaRefused, waitTooLong } from "./failures.js";
 import type { SharedState } from "./shared-state.js";
 
@@ -44,7 +44,7 @@ export function accountScopes(descriptor: ServiceDescriptor, connection: Connect
   };
 }
 
-export class Admission {
+export class Admission implements AdmissionStage {
   private readonly plans = new Map<string, PlannedLimit[]>();
   /** Some limit counts per path value or looks at the concrete path (plans then depend on the values). */
   private readonly byPath: boolean;

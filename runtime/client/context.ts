@@ -1,14 +1,15 @@
 /**
  * What the parts of the request pipeline share: the client's context (built once per client by
  * `createClientContext` in client.ts) and one call's state (built per call, changed by the loop).
+ * The context holds two stages that also take it (admission and the answer check), so their shapes
+ * are said here and the stages implement them: the stages import this file, never the reverse.
  */
 import type { OperationDescriptor, ServiceDescriptor } from "../descriptor.js";
 import type { Connection } from "../credentials/auth.js";
 import type { Credentials } from "../credentials/placing.js";
-import type { Admission } from "./admission.js";
 import type { Hooks } from "../hooks.js";
+import type { PlannedLimit, QuotaRefusal, Ticket } from "../limits/limits.js";
 import type { Events } from "./observer.js";
-import type { AnswerValidation } from "../observe/response-check.js";
 import type { RequestBuilder } from "./request.js";
 import type { ResolvedRetry } from "./retry.js";
 
@@ -24,7 +25,7 @@ export interface ClientContext {
   readonly maxLimitWaitMs: number | undefined;
   readonly events: Events;
   readonly requests: RequestBuilder;
-  readonly admission: Admission;
+  readonly admission: AdmissionStage;
   readonly credentials: Credentials;
   /** Checks a success answer against the spec (`validate`); undefined when off. */
   readonly checkAnswer: AnswerValidation | undefined;
@@ -66,3 +67,26 @@ export interface CallState {
   /** The last answer's HTTP status. */
   lastStatus: number | undefined;
 }
+
+/** Admission's part of the loop (runtime/client/admission.ts): a call's limits, room under them. */
+export interface AdmissionStage {
+  /** The limits `op` counts against, for these path values. */
+  plan(op: OperationDescriptor, pathValues: Record<string, unknown> | undefined): PlannedLimit[];
+  /** A ticket at once when there is room now and nobody waits; else undefined (then `admit`). */
+  admitNow(call: CallState, planned: PlannedLimit[]): Ticket | undefined;
+  /** Waits for room under every planned limit: a ticket, or a typed error when there will be none. */
+  admit(ctx: ClientContext, call: CallState, planned: PlannedLimit[]): Promise<Ticket>;
+  /** The service refused a call with a limit's declared rejection: the limiter believes it. */
+  noteRejection(
+    planned: PlannedLimit[],
+    status: number,
+    code: string | undefined,
+    retryAfterMs: number | undefined,
+  ): { refusal?: QuotaRefusal; waitMs?: number };
+}
+
+/**
+ * What the client runs on each success answer (runtime/observe/response-check.ts): the body, or a
+ * promise of it while the checker is first loaded; throws (or rejects) under strict.
+ */
+export type AnswerValidation = (ctx: ClientContext, call: CallState, status: number, body: unknown) => unknown;

@@ -11,7 +11,8 @@
 import type { ServiceDescriptor } from "../descriptor.js";
 import type { Observer } from "../hooks.js";
 import type { MetricsOption, TracingOption } from "../observe/options.js";
-import type { AnswerValidation, ValidateOption } from "../observe/response-check.js";
+import type { AnswerValidation } from "./context.js";
+import type { ValidateOption } from "../observe/response-check.js";
 
 // The state layer's registration lives beside the state it chooses (shared-state.ts), which the
 // pipeline's parts read: kept out of here so that no import circle runs through this file.

@@ -16,7 +16,7 @@
 import type { ServiceDescriptor } from "../descriptor.js";
 import { StepforgeError } from "../errors.js";
 import type { MockDefinition } from "../mock/types.js";
-import type { CallState, ClientContext } from "../client/context.js";
+import type { AnswerValidation, CallState, ClientContext } from "../client/context.js";
 
 export type ValidateMode = "off" | "warn" | "strict";
 
@@ -75,12 +75,6 @@ export const RESPONSE_DRIFT = "RESPONSE_DRIFT";
 
 /** Checks one answer; loaded lazily (response-validator.ts). */
 export type BodyCheck = (operationId: string, status: number, body: unknown) => DriftFound[];
-
-/**
- * What the client runs on each success answer: the body, or a promise of it while the checker is
- * first loaded; throws (or rejects) under strict.
- */
-export type AnswerValidation = (ctx: ClientContext, call: CallState, status: number, body: unknown) => unknown;
 
 const warned = new Set<string>();
 const VALIDATOR = "./response-validator.js";
