@@ -212,18 +212,21 @@ export type ErrorRule = {
   description: string;
 };
 
-/** Errors reported inside a successful HTTP response (Marketo's `success: false`). */
-export type ErrorEnvelope = {
-  successField: string;
-  errorsField: string;
-  codeField: string;
-  messageField: string;
-};
-
 /** How the service reports errors, and what each one means. */
 export type ErrorsSpec = {
   /** Errors reported inside a successful HTTP response (Marketo's `success: false`). */
-  envelope?: ErrorEnvelope | undefined;
+  envelope?:
+    | {
+        /** The body's key whose `false` marks the answer as failed. */
+        successField: string;
+        /** The body's key of the list of errors; the first one is reported. */
+        errorsField: string;
+        /** The key of an error's code, looked up in `codes`. */
+        codeField: string;
+        /** The key of an error's message (else the message is "request failed"). */
+        messageField: string;
+      }
+    | undefined;
   /**
    * Where a human-readable message sits in a JSON error body, first match wins: a top-level key,
    * or a dotted path into nested objects (`error.message`). Plain-text bodies are used whole.

@@ -42,93 +42,99 @@ export interface ListShape {
   fills: Record<string, string>;
 }
 
-const ITEM_NAMES = [
-  "items",
-  "data",
-  "results",
-  "records",
-  "entries",
-  "values",
-  "list",
-  "content",
-  "elements",
-  "hits",
-  "rows",
-  "objects",
-  "collection",
-  "nodes",
-];
-const OFFSET_PARAMS = ["offset", "skip", "start", "startIndex", "from"];
-const PAGE_PARAMS = ["page", "pageNumber", "page_num", "pageNo", "pageIndex"];
-const SIZE_PARAMS = [
-  "per_page",
-  "perPage",
-  "page_size",
-  "pageSize",
-  "limit",
-  "size",
-  "count",
-  "page_limit",
-  "max_results",
-  "maxResults",
-  "number",
-  "top",
-  "take",
-  "max",
-];
-const CURSOR_PARAMS = [
-  "cursor",
-  "page_token",
-  "pageToken",
-  "next",
-  "next_cursor",
-  "nextPageToken",
-  "after",
-  "starting_after",
-  "continuation",
-  "continuationToken",
-  "marker",
-  "page_cursor",
-  "start_cursor",
-  "token",
-];
-const TOTALS = [
-  "total",
-  "total_count",
-  "totalCount",
-  "total_results",
-  "totalResults",
-  "total_items",
-  "totalItems",
-  "total_records",
-  "total_size",
-  "totalElements",
-  "total_entries",
-  "count",
-];
-const TOTAL_PAGES = ["total_pages", "totalPages", "pages", "page_count", "pageCount", "num_pages", "last_page"];
-const MORE = ["has_more", "hasMore", "more", "has_next", "hasNext", "has_next_page", "hasNextPage", "more_pages"];
-const NEXT_TOKEN = [
-  "next_cursor",
-  "nextCursor",
-  "next_page_token",
-  "nextPageToken",
-  "next_token",
-  "nextToken",
-  "cursor",
-  "continuation",
-  "continuation_token",
-  "end_cursor",
-  "endCursor",
-  "next_marker",
-  "nextMarker",
-  "next",
-];
-const NEXT_PAGE = ["next_page", "nextPage", "next"];
-const NEXT_LINK = ["next", "next_url", "nextUrl", "next_link", "nextLink", "next_page_url", "nextPageUrl"];
-const PAGE_NUMBER = ["page", "current_page", "currentPage", "page_number", "pageNumber"];
-const PAGE_SIZE = ["per_page", "perPage", "page_size", "pageSize", "limit", "size"];
-const OFFSET = ["offset", "skip", "start"];
+/** Names of the query parameters that ask for a page, by the part of paging each carries, first match wins. */
+const QUERY_PARAMS = {
+  offset: ["offset", "skip", "start", "startIndex", "from"],
+  page: ["page", "pageNumber", "page_num", "pageNo", "pageIndex"],
+  size: [
+    "per_page",
+    "perPage",
+    "page_size",
+    "pageSize",
+    "limit",
+    "size",
+    "count",
+    "page_limit",
+    "max_results",
+    "maxResults",
+    "number",
+    "top",
+    "take",
+    "max",
+  ],
+  cursor: [
+    "cursor",
+    "page_token",
+    "pageToken",
+    "next",
+    "next_cursor",
+    "nextPageToken",
+    "after",
+    "starting_after",
+    "continuation",
+    "continuationToken",
+    "marker",
+    "page_cursor",
+    "start_cursor",
+    "token",
+  ],
+} as const;
+/** Names of a list answer's fields, by what each holds, first match wins. */
+const ANSWER_FIELDS = {
+  items: [
+    "items",
+    "data",
+    "results",
+    "records",
+    "entries",
+    "values",
+    "list",
+    "content",
+    "elements",
+    "hits",
+    "rows",
+    "objects",
+    "collection",
+    "nodes",
+  ],
+  total: [
+    "total",
+    "total_count",
+    "totalCount",
+    "total_results",
+    "totalResults",
+    "total_items",
+    "totalItems",
+    "total_records",
+    "total_size",
+    "totalElements",
+    "total_entries",
+    "count",
+  ],
+  totalPages: ["total_pages", "totalPages", "pages", "page_count", "pageCount", "num_pages", "last_page"],
+  more: ["has_more", "hasMore", "more", "has_next", "hasNext", "has_next_page", "hasNextPage", "more_pages"],
+  nextToken: [
+    "next_cursor",
+    "nextCursor",
+    "next_page_token",
+    "nextPageToken",
+    "next_token",
+    "nextToken",
+    "cursor",
+    "continuation",
+    "continuation_token",
+    "end_cursor",
+    "endCursor",
+    "next_marker",
+    "nextMarker",
+    "next",
+  ],
+  nextPage: ["next_page", "nextPage", "next"],
+  nextLink: ["next", "next_url", "nextUrl", "next_link", "nextLink", "next_page_url", "nextPageUrl"],
+  pageNumber: ["page", "current_page", "currentPage", "page_number", "pageNumber"],
+  pageSize: ["per_page", "perPage", "page_size", "pageSize", "limit", "size"],
+  offset: ["offset", "skip", "start"],
+} as const;
 
 const param = (op: OperationModel, names: readonly string[]): ParameterModel | undefined => {
   const query = op.parameters.filter((p) => p.in === "query");
@@ -156,7 +162,9 @@ function recordsOf(
     (idField !== undefined && objectView(refs, items)?.properties.has(idField) === true);
   const chosen =
     arrays.find(([, s]) => isRecord(arrayItems(refs, s))) ??
-    arrays.find(([name]) => propertyNamed({ ...view, properties: new Map([[name, 0]]) }, ITEM_NAMES) !== undefined) ??
+    arrays.find(
+      ([name]) => propertyNamed({ ...view, properties: new Map([[name, 0]]) }, ANSWER_FIELDS.items) !== undefined,
+    ) ??
     (arrays.length === 1 ? arrays[0] : undefined);
   return chosen ? { itemsField: chosen[0], itemsSchema: arrayItems(refs, chosen[1]), view } : undefined;
 }
@@ -189,25 +197,25 @@ export function listShape(
     if (nullable(refs, schema)) return `{page.${name}OrNull}`;
     return orEmpty ? `{page.${name}OrEmpty}` : undefined;
   };
-  const size = param(op, SIZE_PARAMS);
+  const size = param(op, QUERY_PARAMS.size);
   const maxSize = numberOf(size && resolved(refs, size.schema).maximum);
   const sizeDefault = numberOf(size && resolved(refs, size.schema).default);
   const pageSize = size
     ? { default: Math.min(sizeDefault ?? Math.min(maxSize ?? 100, 100), maxSize ?? Infinity), max: maxSize ?? 1000 }
     : undefined;
-  const total = field(TOTALS, (s) => isNumeric(refs, s));
+  const total = field(ANSWER_FIELDS.total, (s) => isNumeric(refs, s));
   if (total) fills[total.path] = "{page.total}";
   const count =
     view && total && total.path !== "count" ? findField(refs, view, ["count"], (s) => isNumeric(refs, s)) : undefined;
   if (count) fills[count.path] = "{page.count}";
-  const more = field(MORE, (s) => isFlag(refs, s));
+  const more = field(ANSWER_FIELDS.more, (s) => isFlag(refs, s));
   if (more) fills[more.path] = "{page.more}";
-  const link = field(NEXT_LINK, (s) => isLink(refs, s));
+  const link = field(ANSWER_FIELDS.nextLink, (s) => isLink(refs, s));
 
   let paging: PagingSpec | undefined;
-  const offset = param(op, OFFSET_PARAMS);
-  const page = param(op, PAGE_PARAMS);
-  const cursor = param(op, CURSOR_PARAMS);
+  const offset = param(op, QUERY_PARAMS.offset);
+  const page = param(op, QUERY_PARAMS.page);
+  const cursor = param(op, QUERY_PARAMS.cursor);
   if (offset && size) {
     paging = {
       style: "offset",
@@ -217,12 +225,12 @@ export function listShape(
       maxLimit: maxSize ?? sizeDefault ?? 100,
       ...(total ? { totalField: total.path } : {}),
     };
-    const at = field(OFFSET, (s) => isNumeric(refs, s));
+    const at = field(ANSWER_FIELDS.offset, (s) => isNumeric(refs, s));
     if (at) fills[at.path] = "{page.offset}";
   } else if (page && typesOf(refs, page.schema).some((t) => t === "integer" || t === "number")) {
     const s = resolved(refs, page.schema);
     const firstPage = numberOf(s.minimum) === 0 || numberOf(s.default) === 0 ? 0 : 1;
-    const pages = field(TOTAL_PAGES, (x) => isNumeric(refs, x));
+    const pages = field(ANSWER_FIELDS.totalPages, (x) => isNumeric(refs, x));
     paging = {
       style: "page",
       pageParam: page.name,
@@ -235,13 +243,13 @@ export function listShape(
       ...(more ? { moreField: more.path } : {}),
     };
     if (pages) fills[pages.path] = "{page.pages}";
-    const number = field(PAGE_NUMBER, (x) => isNumeric(refs, x));
+    const number = field(ANSWER_FIELDS.pageNumber, (x) => isNumeric(refs, x));
     if (number) fills[number.path] = "{page.number}";
-    const next = field(NEXT_PAGE, (x) => isNumeric(refs, x));
+    const next = field(ANSWER_FIELDS.nextPage, (x) => isNumeric(refs, x));
     const nextFill = next && optional(next.path, next.schema, "nextPage", false);
     if (next && nextFill) fills[next.path] = nextFill;
   } else if (cursor) {
-    const next = field(NEXT_TOKEN, (s) => isText(refs, s) && !isLink(refs, s));
+    const next = field(ANSWER_FIELDS.nextToken, (s) => isText(refs, s) && !isLink(refs, s));
     if (next) {
       paging = {
         style: "token",
@@ -256,7 +264,7 @@ export function listShape(
     }
   }
   if (paging) {
-    const sized = field(PAGE_SIZE, (s) => isNumeric(refs, s));
+    const sized = field(ANSWER_FIELDS.pageSize, (s) => isNumeric(refs, s));
     if (sized && !(sized.path in fills)) fills[sized.path] = "{page.limit}";
     const linkFill = link && !(link.path in fills) ? optional(link.path, link.schema, "nextUrl", false) : undefined;
     if (link && linkFill) fills[link.path] = linkFill;

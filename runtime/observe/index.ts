@@ -21,13 +21,11 @@ export {
   CALL_LOG_ENV,
   CALL_LOG_INPUTS_ENV,
   CALL_LOG_RETENTION_ENV,
+  type CallLogConfig,
 } from "./call-log.js";
 export { parseDuration, parseSince } from "./duration.js";
-export type { CallLogConfig } from "./call-log.js";
-export { FileCallLog, DEFAULT_FILE_RETENTION } from "./log-file.js";
-export type { FileCallLogOptions } from "./log-file.js";
-export { RedisCallLog, DEFAULT_REDIS_RETENTION } from "./log-redis.js";
-export type { RedisCallLogOptions } from "./log-redis.js";
+export { FileCallLog, DEFAULT_FILE_RETENTION, type FileCallLogOptions } from "./log-file.js";
+export { RedisCallLog, DEFAULT_REDIS_RETENTION, type RedisCallLogOptions } from "./log-redis.js";
 export {
   buildRecord,
   redactValue,
@@ -35,29 +33,46 @@ export {
   isSensitiveKey,
   MAX_RECORD_BYTES,
   DEFAULT_INPUT_CAPS,
+  type CallRecord,
+  type CallRecordError,
+  type InputCaps,
+  type RecordInput,
 } from "./record.js";
-export type { CallRecord, CallRecordError, InputCaps, RecordInput } from "./record.js";
-export { matches } from "./sink.js";
-export type { CallLogFilter, CallLogSink, ReadResult } from "./sink.js";
-export { loggerHooks, combineHooks, withLogger, levelOf, messageOf } from "./logger.js";
-export type { Logger, LogLevel } from "./logger.js";
-export { ConformanceChecker, conformanceFromMock, declaredFor, jsonType, valueAt } from "./conformance.js";
-export type {
-  AnswerSeen,
-  ConformanceDefinition,
-  ConformanceOperation,
-  DeclaredResponse,
-  Difference,
-  DifferenceKind,
-  RequestSeen,
+export { matches, type CallLogFilter, type CallLogSink, type ReadResult } from "./sink.js";
+export { loggerHooks, combineHooks, withLogger, levelOf, messageOf, type Logger, type LogLevel } from "./logger.js";
+export {
+  ConformanceChecker,
+  conformanceFromMock,
+  declaredFor,
+  jsonType,
+  valueAt,
+  type AnswerSeen,
+  type ConformanceDefinition,
+  type ConformanceOperation,
+  type DeclaredResponse,
+  type Difference,
+  type DifferenceKind,
+  type RequestSeen,
 } from "./conformance.js";
-export { DriftReport, driftMarkdown, normalisePointer } from "./drift-report.js";
-export type { DriftEntry, DriftReportJson, OperationDrift } from "./drift-report.js";
-export { HarRecorder, readHar, responseBytes } from "./har.js";
-export type { Har, HarEntry, HarNameValue, Exchange } from "./har.js";
+export {
+  DriftReport,
+  driftMarkdown,
+  normalisePointer,
+  type DriftEntry,
+  type DriftReportJson,
+  type OperationDrift,
+} from "./drift-report.js";
+export {
+  HarRecorder,
+  readHar,
+  responseBytes,
+  type Har,
+  type HarEntry,
+  type HarNameValue,
+  type Exchange,
+} from "./har.js";
 export { Redactor } from "./secrets.js";
-export { startValidationProxy } from "./proxy.js";
-export type { ProxyOptions, RunningProxy } from "./proxy.js";
+export { startValidationProxy, type ProxyOptions, type RunningProxy } from "./proxy.js";
 export { closeSchema, closeComponents } from "./closed.js";
 export {
   TracingObserver,
@@ -69,6 +84,14 @@ export {
 } from "./otel.js";
 export type { MeterLike, MetricsOption, MetricsOptions, TracerLike, TracingOption, TracingOptions } from "./options.js";
 export { MetricsObserver, METRICS_ENV, metricsObserver } from "./metrics.js";
-export { ResponseDriftError, RESPONSE_DRIFT, MAX_DRIFT_EVENTS, validateModeOf } from "./response-check.js";
-export type { DriftFound, ValidateMode, ValidateOption, ValidateOptions } from "./response-check.js";
+export {
+  ResponseDriftError,
+  RESPONSE_DRIFT,
+  MAX_DRIFT_EVENTS,
+  validateModeOf,
+  type DriftFound,
+  type ValidateMode,
+  type ValidateOption,
+  type ValidateOptions,
+} from "./response-check.js";
 export { observeLayer } from "./layer.js";

@@ -17,9 +17,9 @@ import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 
 /** The textual prefix of every marker that has no pattern to satisfy. */
-export const MARKER_PREFIX = "SFLEAK";
+const MARKER_PREFIX = "SFLEAK";
 /** The prefix of hex-only markers (Trello's API key must be 32 hexadecimal characters). */
-export const HEX_MARKER_PREFIX = "5ec7e75ec7e7";
+const HEX_MARKER_PREFIX = "5ec7e75ec7e7";
 
 export interface Marker {
   /** What it stands for, e.g. `trello.token`. */

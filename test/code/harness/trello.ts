@@ -2,7 +2,7 @@
  * Trello tasks of the harness. The board "Product Roadmap" (spec example) gets an "urgent" label,
  * cards in each list (some urgent, some past due, some about crashes) on top of its examples.
  */
-import { callKeeping, type Json, type Seeds, type StepCaller, type Task } from "./types.js";
+import { callKeeping, type FinalState, type Json, type Seeds, type StepCaller, type Task } from "./types.js";
 
 const BOARD = "60d5ecb74e2a1b3c4d5e6f70";
 const TODO = "60d5ecb74e2a1b3c4d5e6f71";
@@ -46,12 +46,19 @@ export const TRELLO_SEED: Seeds = {
 };
 
 type Card = { id: string; name: string; idList: string; idLabels?: string[]; closed?: boolean; due?: string | null };
-const cards = (state: Parameters<Task["check"]>[0]) => state.records("trello", "card") as unknown as Card[];
-const named = (state: Parameters<Task["check"]>[0], name: string) => cards(state).find((c) => c.name === name);
-const comments = (state: Parameters<Task["check"]>[0]) =>
+const cards = (state: FinalState) => state.records("trello", "card") as unknown as Card[];
+const named = (state: FinalState, name: string) => cards(state).find((c) => c.name === name);
+const comments = (state: FinalState) =>
   (
     state.records("trello", "action") as Array<{ type?: string; data?: { card?: { id?: string }; text?: string } }>
   ).filter((a) => a.type === "commentCard");
+
+/** Cards by name, what each must satisfy, and the problem `<name> <problem>` when one does not. */
+type CardRule = [names: string[], holds: (card: Card | undefined) => boolean, problem: string];
+const cardProblems = (state: FinalState, rules: CardRule[]): string[] =>
+  rules.flatMap(([names, holds, problem]) =>
+    names.filter((name) => !holds(named(state, name))).map((name) => `${name} ${problem}`),
+  );
 
 type NamedItems = { items: Array<{ id: string; name: string }> };
 
@@ -64,31 +71,58 @@ export async function idsByName(agent: StepCaller, step: string, input: Json = {
   return (name) => items.find((item) => item.name === name)!.id;
 }
 
+/**
+ * A task on Trello alone: Trello is its one service, and code mode searches Trello once, for
+ * `query`, before running `program`.
+ */
+function trelloTask(task: Omit<Task, "services" | "code"> & { query: string; program: string }): Task {
+  const { query, program, ...rest } = task;
+  return { ...rest, services: ["trello"], code: { searches: [{ query, service: "trello" }], program } };
+}
+
+/**
+ * What an agent does for "every card in a list that …": asks for the list's cards (only `fields`),
+ * acts on each one `wanted` picks, in turn, and answers with their names.
+ */
+async function eachCardOfList(
+  agent: StepCaller,
+  list: string,
+  fields: string[],
+  wanted: (card: Card) => boolean,
+  act: (card: Card) => Promise<unknown>,
+): Promise<string[]> {
+  const { items } = await callKeeping<{ items: Card[] }>(agent, "trello_get_list_cards", fields, { id: list });
+  const names: string[] = [];
+  for (const card of items.filter(wanted)) {
+    await act(card);
+    names.push(card.name);
+  }
+  return names;
+}
+
 export const TRELLO_TASKS: Task[] = [
-  {
+  trelloTask({
     id: "trello-urgent",
     title: 'Move every card labelled "urgent" from Doing to Done and comment "Moved to Done (urgent)" on each',
-    services: ["trello"],
     async direct(agent) {
       const board = (await idsByName(agent, "trello_get_boards"))("Product Roadmap");
       const listId = await idsByName(agent, "trello_get_board_lists", { id: board });
       const urgent = (await idsByName(agent, "trello_get_board_labels", { id: board }))("urgent");
       const [doing, done] = [listId("Doing"), listId("Done")];
-      const inDoing = await callKeeping<{ items: Card[] }>(agent, "trello_get_list_cards", ["id", "name", "idLabels"], {
-        id: doing,
-      });
-      const moved: string[] = [];
-      for (const c of inDoing.items.filter((x) => x.idLabels?.includes(urgent))) {
-        await agent.call("trello_update_card", { id: c.id, idList: done });
-        await agent.call("trello_add_comment_to_card", { id: c.id, text: "Moved to Done (urgent)" });
-        moved.push(c.name);
-      }
-      return moved;
+      return eachCardOfList(
+        agent,
+        doing,
+        ["id", "name", "idLabels"],
+        (c) => c.idLabels?.includes(urgent) === true,
+        async (c) => {
+          await agent.call("trello_update_card", { id: c.id, idList: done });
+          await agent.call("trello_add_comment_to_card", { id: c.id, text: "Moved to Done (urgent)" });
+        },
+      );
     },
     searches: ["boards lists labels", "cards in a list", "update card move", "comment on card"],
-    code: {
-      searches: [{ query: "board lists labels cards of a list update card comment", service: "trello" }],
-      program: `const boards = await services.trello.getMemberBoards({
+    query: "board lists labels cards of a list update card comment",
+    program: `const boards = await services.trello.getMemberBoards({
   params: { path: { id: "me" }, query: { fields: "id,name" } } });
 const board = boards.find((b) => b.name === "Product Roadmap")!;
 const lists = await services.trello.getBoardLists({ params: { path: { id: board.id } } });
@@ -105,46 +139,34 @@ for (const card of await services.trello.getListCards({ params: { path: { id: do
   moved.push(card.name ?? card.id);
 }
 return moved;`,
-    },
     check(state) {
-      const problems: string[] = [];
       const urgent = ["Fix login crash", "Patch payment webhook", "Rotate API keys"];
-      for (const name of urgent) {
-        const c = named(state, name);
-        if (c?.idList !== DONE) problems.push(`${name} is not in Done`);
-        if (
-          comments(state).filter((a) => a.data?.card?.id === c?.id && a.data?.text === "Moved to Done (urgent)")
-            .length !== 1
-        )
-          problems.push(`${name} has not exactly one comment`);
-      }
-      for (const name of ["Update pricing page", "Refresh screenshots"])
-        if (named(state, name)?.idList !== DOING) problems.push(`${name} moved`);
-      if (comments(state).filter((a) => a.data?.text === "Moved to Done (urgent)").length !== urgent.length)
-        problems.push("comments on other cards");
-      return problems;
+      const moveComments = comments(state).filter((a) => a.data?.text === "Moved to Done (urgent)");
+      const onCard = (c: Card | undefined) => moveComments.filter((a) => a.data?.card?.id === c?.id).length;
+      const problems = cardProblems(state, [
+        [urgent, (c) => c?.idList === DONE, "is not in Done"],
+        [urgent, (c) => onCard(c) === 1, "has not exactly one comment"],
+        [["Update pricing page", "Refresh screenshots"], (c) => c?.idList === DOING, "moved"],
+      ]);
+      return moveComments.length === urgent.length ? problems : [...problems, "comments on other cards"];
     },
-  },
-  {
+  }),
+  trelloTask({
     id: "trello-archive",
     title: "Archive every card in Done whose due date has passed",
-    services: ["trello"],
     async direct(agent) {
       const done = (await idsByName(agent, "trello_get_board_lists", { id: BOARD }))("Done");
-      const inDone = await callKeeping<{ items: Card[] }>(agent, "trello_get_list_cards", ["id", "name", "due"], {
-        id: done,
-      });
-      const archived: string[] = [];
-      for (const c of inDone.items.filter((x) => x.due && Date.parse(x.due) < Date.now())) {
-        await agent.call("trello_archive_card", { id: c.id });
-        archived.push(c.name);
-      }
-      return archived;
+      return eachCardOfList(
+        agent,
+        done,
+        ["id", "name", "due"],
+        (c) => !!c.due && Date.parse(c.due) < Date.now(),
+        (c) => agent.call("trello_archive_card", { id: c.id }),
+      );
     },
     searches: ["lists of a board", "cards in a list", "archive card"],
-    code: {
-      searches: [{ query: "lists of a board cards in a list archive card", service: "trello" }],
-      program: `const lists = await services.trello.getBoardLists({ params: { path: { id: "${BOARD}" } } });
+    query: "lists of a board cards in a list archive card",
+    program: `const lists = await services.trello.getBoardLists({ params: { path: { id: "${BOARD}" } } });
 const done = lists.find((l) => l.name === "Done")!.id;
 const archived: string[] = [];
 for (const card of await services.trello.getListCards({ params: { path: { id: done } } })) {
@@ -153,19 +175,15 @@ for (const card of await services.trello.getListCards({ params: { path: { id: do
   archived.push(card.name ?? card.id);
 }
 return archived;`,
-    },
-    check(state) {
-      const problems: string[] = [];
-      if (named(state, "Ship 1.9")?.closed !== true) problems.push("Ship 1.9 is not archived");
-      for (const name of ["Ship 2.0", "Retro notes"])
-        if (named(state, name)?.closed) problems.push(`${name} was archived`);
-      return problems;
-    },
-  },
-  {
+    check: (state) =>
+      cardProblems(state, [
+        [["Ship 1.9"], (c) => c?.closed === true, "is not archived"],
+        [["Ship 2.0", "Retro notes"], (c) => !c?.closed, "was archived"],
+      ]),
+  }),
+  trelloTask({
     id: "trello-checklist",
     title: 'Add a checklist "Release" with the items Tag, Build and Announce to the card "Rotate API keys"',
-    services: ["trello"],
     async direct(agent) {
       const target = (await idsByName(agent, "trello_get_board_cards", { id: BOARD }))("Rotate API keys");
       const checklist = await agent.call<{ id: string }>("trello_add_checklist", { idCard: target, name: "Release" });
@@ -174,16 +192,14 @@ return archived;`,
       return checklist.id;
     },
     searches: ["cards of a board", "add checklist item"],
-    code: {
-      searches: [{ query: "cards of a board add checklist item", service: "trello" }],
-      program: `const cards = await services.trello.getBoardCards({ params: { path: { id: "${BOARD}" } } });
+    query: "cards of a board add checklist item",
+    program: `const cards = await services.trello.getBoardCards({ params: { path: { id: "${BOARD}" } } });
 const target = cards.find((c) => c.name === "Rotate API keys")!;
 const checklist = await services.trello.createChecklist({ body: { idCard: target.id, name: "Release" } });
 for (const name of ["Tag", "Build", "Announce"]) {
   await services.trello.createChecklistItem({ params: { path: { id: checklist.id } }, body: { name } });
 }
 return checklist.id;`,
-    },
     check(state) {
       const target = named(state, "Rotate API keys");
       const lists = (
@@ -198,28 +214,24 @@ return checklist.id;`,
       const items = (lists[0]!.checkItems ?? []).map((i) => i.name).join(",");
       return items === "Tag,Build,Announce" ? [] : [`items are ${items}`];
     },
-  },
-  {
+  }),
+  trelloTask({
     id: "trello-label-crash",
     title: "Add the Bug label to every card in To Do whose name mentions a crash",
-    services: ["trello"],
     async direct(agent) {
       const bug = (await idsByName(agent, "trello_get_board_labels", { id: BOARD }))("Bug");
       const todo = (await idsByName(agent, "trello_get_board_lists", { id: BOARD }))("To Do");
-      const inTodo = await callKeeping<{ items: Card[] }>(agent, "trello_get_list_cards", ["id", "name", "idLabels"], {
-        id: todo,
-      });
-      const labelled: string[] = [];
-      for (const c of inTodo.items.filter((x) => /crash/i.test(x.name) && !x.idLabels?.includes(bug))) {
-        await agent.call("trello_add_label_to_card", { id: c.id, value: bug });
-        labelled.push(c.name);
-      }
-      return labelled;
+      return eachCardOfList(
+        agent,
+        todo,
+        ["id", "name", "idLabels"],
+        (c) => /crash/i.test(c.name) && !c.idLabels?.includes(bug),
+        (c) => agent.call("trello_add_label_to_card", { id: c.id, value: bug }),
+      );
     },
     searches: ["labels of a board", "cards in a list", "add label to card"],
-    code: {
-      searches: [{ query: "labels of a board cards in a list add label to card", service: "trello" }],
-      program: `const labels = await services.trello.getBoardLabels({ params: { path: { id: "${BOARD}" } } });
+    query: "labels of a board cards in a list add label to card",
+    program: `const labels = await services.trello.getBoardLabels({ params: { path: { id: "${BOARD}" } } });
 const bug = labels.find((l) => l.name === "Bug")!.id;
 const lists = await services.trello.getBoardLists({ params: { path: { id: "${BOARD}" } } });
 const todo = lists.find((l) => l.name === "To Do")!.id;
@@ -230,20 +242,15 @@ for (const card of await services.trello.getListCards({ params: { path: { id: to
   labelled.push(card.name ?? card.id);
 }
 return labelled;`,
-    },
-    check(state) {
-      const problems: string[] = [];
-      for (const name of ["Crash on export", "App crash when offline"])
-        if (!named(state, name)?.idLabels?.includes(BUG)) problems.push(`${name} has no Bug label`);
-      if (named(state, "Write onboarding guide")?.idLabels?.includes(BUG))
-        problems.push("Write onboarding guide got the label");
-      return problems;
-    },
-  },
-  {
+    check: (state) =>
+      cardProblems(state, [
+        [["Crash on export", "App crash when offline"], (c) => c?.idLabels?.includes(BUG) === true, "has no Bug label"],
+        [["Write onboarding guide"], (c) => !c?.idLabels?.includes(BUG), "got the label"],
+      ]),
+  }),
+  trelloTask({
     id: "trello-report",
     title: "How many open cards does each list of the Product Roadmap board hold, and which list is fullest?",
-    services: ["trello"],
     async direct(agent) {
       const lists = await callKeeping<NamedItems>(agent, "trello_get_board_lists", ["id", "name"], { id: BOARD });
       const all = await callKeeping<{ items: Card[] }>(agent, "trello_get_board_cards", ["idList"], {
@@ -256,15 +263,13 @@ return labelled;`,
       return { counts, fullest: Object.entries(counts).sort((a, b) => b[1] - a[1])[0]![0] };
     },
     searches: ["lists of a board", "cards of a board"],
-    code: {
-      searches: [{ query: "lists of a board cards of a board", service: "trello" }],
-      program: `const lists = await services.trello.getBoardLists({ params: { path: { id: "${BOARD}" } } });
+    query: "lists of a board cards of a board",
+    program: `const lists = await services.trello.getBoardLists({ params: { path: { id: "${BOARD}" } } });
 const cards = await services.trello.getBoardCards({ params: { path: { id: "${BOARD}" }, query: { filter: "open" } } });
 const counts: Record<string, number> = {};
 for (const list of lists) counts[list.name ?? list.id] = cards.filter((c) => c.idList === list.id).length;
 const fullest = Object.entries(counts).sort((a, b) => b[1] - a[1])[0]![0];
 return { counts, fullest };`,
-    },
     check(state, answer) {
       const lists = state.records("trello", "list") as Array<{
         id: string;
@@ -287,7 +292,7 @@ return { counts, fullest };`,
         ? []
         : [`answer ${JSON.stringify(answer)}, expected ${JSON.stringify({ counts, fullest })}`];
     },
-  },
+  }),
 ];
 
 export { BOARD as TRELLO_BOARD, TODO as TRELLO_TODO };
