@@ -36,7 +36,13 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: "package", include: PACKAGE, maxWorkers: 2, sequence: { groupOrder: 1 } },
+        test: {
+          name: "package",
+          include: PACKAGE,
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
+          globalSetup: ["test/helpers/pack-early.ts"],
+        },
       },
       {
         extends: true,
