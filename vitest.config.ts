@@ -3,7 +3,9 @@ import { defineConfig } from "vitest/config";
 /**
  * Two groups run after the suites, one after the other:
  * - PACKAGE: the files that pack and install the package in temp projects (a minute of npm each,
- *   one shared tarball): two at a time, with nothing else running beside them;
+ *   one shared tarball, packed while the suites run: test/helpers/pack-early.ts): all four at once,
+ *   with nothing else running beside them — npm's installs wait on the disk and the network more
+ *   than they use a core, so two at a time left CI's second core half idle;
  * - ALONE: those whose assertions need the machine to themselves — limit windows and wait orders
  *   (real windows used to ≥ 97 % by several processes), slow-sender floods, soak and multiprocess
  *   state runs: one at a time.
@@ -36,7 +38,13 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: "package", include: PACKAGE, maxWorkers: 2, sequence: { groupOrder: 1 } },
+        test: {
+          name: "package",
+          include: PACKAGE,
+          maxWorkers: 4,
+          sequence: { groupOrder: 1 },
+          globalSetup: ["test/helpers/pack-early.ts"],
+        },
       },
       {
         extends: true,
