@@ -15,6 +15,7 @@ import { toPosix } from "../../generator/files.js";
 import { CONFIG_FILES, DEFAULT_OUTPUT, declaredId, idFromFileName, SERVICE_ID_RULE } from "../config/load.js";
 import { UsageError } from "../usage.js";
 import { flagsOf } from "../flags.js";
+import { packagesToInstall } from "../command-packages.js";
 
 const FORMATS = { ts: "stepforge.config.ts", json: "stepforge.config.json", yaml: "stepforge.config.yaml" } as const;
 type Format = keyof typeof FORMATS;
@@ -82,6 +83,8 @@ export async function initCommand(argv: string[], out: NodeJS.WritableStream): P
     `wrote ${relative(process.cwd(), target) || target}: ` +
       `${ids.map((s) => `${s.id} (${s.file})`).join(", ")} → ${config.output}/\n`,
   );
+  const toInstall = packagesToInstall();
+  if (toInstall.length > 0) out.write(`not installed yet, for the commands that need them:\n${toInstall.join("\n")}\n`);
   out.write("next: npx stepforge generate   (then lint, mock, call --mock, tools list, mcp --mock)\n");
   return 0;
 }

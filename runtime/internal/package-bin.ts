@@ -21,11 +21,10 @@ export class MissingPackageError extends Error {
     readonly dependency: "dev" | "runtime" = "dev",
   ) {
     const list = packages.length === 1 ? packages[0]! : `${packages.slice(0, -1).join(", ")} and ${packages.at(-1)!}`;
-    const specs = packages.map((p) => `${p}@${suggestedVersion(p)}`).join(" ");
-    const install = dependency === "dev" ? "npm install -D" : "npm install";
     const they = packages.length === 1 ? ["is", "it"] : ["are", "them"];
     super(
-      `${feature} needs ${list}, which ${they[0]} not installed; add ${they[1]} to your project: ${install} ${specs}`,
+      `${feature} needs ${list}, which ${they[0]} not installed; add ${they[1]} to your project: ` +
+        installCommand(packages, dependency),
     );
   }
 }
@@ -67,13 +66,24 @@ export function installedPackageDir(name: string): string | undefined {
   }
 }
 
+/** The npm command that adds `packages` at the versions this package is tested with. */
+export function installCommand(packages: readonly string[], dependency: "dev" | "runtime" = "dev"): string {
+  const install = dependency === "dev" ? "npm install -D" : "npm install";
+  return `${install} ${packages.map((p) => `${p}@${suggestedVersion(p)}`).join(" ")}`;
+}
+
+/** Those of `names` that are not installed where Node would look for them from here. */
+export function missingPackages(names: readonly string[]): string[] {
+  return names.filter((n) => installedPackageDir(n) === undefined);
+}
+
 /** Throws one MissingPackageError naming every package `feature` needs that is not installed. */
 export function requirePackages(
   feature: string,
   names: readonly string[],
   dependency: "dev" | "runtime" = "dev",
 ): void {
-  const missing = names.filter((n) => installedPackageDir(n) === undefined);
+  const missing = missingPackages(names);
   if (missing.length > 0) throw new MissingPackageError(feature, missing, dependency);
 }
 
