@@ -11,7 +11,7 @@ import type { ServiceDescriptor } from "../runtime/descriptor.js";
 import type { ServiceCatalog } from "../runtime/mcp/catalog.js";
 import type { MockDefinition } from "../runtime/mock/index.js";
 import type { ToolDefinition, Toolset } from "../runtime/tools/index.js";
-import type { TriggersExtension } from "../runtime/triggers/model.js";
+import type { TriggersExtension } from "../runtime/triggers/extension.js";
 import { bundledServices, type ServiceSource } from "./project.js";
 
 export interface LoadedService {

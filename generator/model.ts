@@ -8,10 +8,10 @@
  * the types, tools and mock emitters each render them in their own language.
  */
 import type { DeclaredDescriptor, HttpMethod, PagingSpec } from "../runtime/descriptor.js";
-import type { MockOperationSpec, MockService } from "../runtime/mock/model.js";
-import type { ApiCallTool, ToolCheck, Toolset } from "../runtime/tools/model.js";
+import type { MockOperationSpec, MockService } from "../runtime/mock/extension.js";
+import type { ApiCallTool, ToolCheck, Toolset } from "../runtime/tools/extension.js";
 import type { ToolAnnotations } from "../runtime/tools/types.js";
-import type { TriggersExtension } from "../runtime/triggers/model.js";
+import type { TriggersExtension } from "../runtime/triggers/extension.js";
 import type { Diagnostic } from "./diagnostics.js";
 import type { LoadedSpec } from "./load.js";
 import type { Json, RefResolver } from "./refs.js";

@@ -9,8 +9,8 @@
  */
 import * as z from "zod";
 import { ERROR_KINDS } from "./descriptor.js";
-import { MockOperationSchema, MockServiceSchema } from "./mock/model.js";
-import { OperationToolSchema, ServiceToolsSchema } from "./tools/model.js";
+import { MockOperationSchema, MockServiceSchema } from "./mock/extension.js";
+import { OperationToolSchema, ServiceToolsSchema } from "./tools/extension.js";
 
 const identifier = z.string().regex(/^[a-zA-Z][a-zA-Z0-9_]*$/, "must be an identifier (letters, digits, _)");
 
@@ -269,9 +269,9 @@ export const OperationExtensionsSchema = z
     /** Which limit class the call counts against. Defaults: GET/HEAD read, others write. */
     "x-stepforge-limit-class": z.enum(["read", "write"]).optional(),
     "x-stepforge-seed": SeedNoteSchema.optional(),
-    /** The agent tool step of this operation: name, wording, fixed values, hints, or skip (runtime/tools/model.ts). */
+    /** This operation's agent tool step: name, wording, fixed values, hints, or skip (runtime/tools/extension.ts). */
     "x-stepforge-tool": OperationToolSchema.optional(),
-    /** What the behavioural mock does for this operation (runtime/mock/model.ts); optional. */
+    /** What the behavioural mock does for this operation (runtime/mock/extension.ts); optional. */
     "x-stepforge-mock": MockOperationSchema.optional(),
   })
   .strict();

@@ -8,12 +8,12 @@
  * import here put zod into every application bundle (~97 KB minified) and its declaration files
  * into every consumer's type-check. The types are written out instead of being `z.infer`red from
  * the schemas (resolving zod's inference for one `ServiceExtension` cost ~4,700 types);
- * test/types/model-types.ts proves each identical to the `z.infer` of its schema, so changing one
+ * test/types/extension-types.ts proves each identical to the `z.infer` of its schema, so changing one
  * without the other fails `tsc`. They are object type aliases, not interfaces, as zod's inferred
  * types are (an interface is not assignable to `Record<string, unknown>`).
  */
-import type { MockService } from "./mock/model-types.js";
-import type { ServiceTools } from "./tools/model-types.js";
+import type { MockService } from "./mock/extension-types.js";
+import type { ServiceTools } from "./tools/extension-types.js";
 
 /** Where a value travels on the wire. `{field}` placeholders name connection fields or `accessToken`. */
 export type Placement = {
@@ -256,10 +256,11 @@ export type ServiceExtension = {
   limits: LimitSpec[];
   errors: ErrorsSpec;
   /**
-   * Agent tool steps beyond one per operation: composite/legacy steps and the API Call step (runtime/tools/model.ts).
+   * Agent tool steps beyond one per operation: composite/legacy steps and the API Call step
+   * (runtime/tools/extension.ts).
    */
   tools?: ServiceTools | undefined;
-  /** How the behavioural mock behaves (runtime/mock/model.ts); optional. */
+  /** How the behavioural mock behaves (runtime/mock/extension.ts); optional. */
   mock?: MockService | undefined;
 };
 

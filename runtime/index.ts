@@ -126,7 +126,7 @@ export type {
   ThrottleEvent,
   TokenEvent,
 } from "./hooks.js";
-export type { TriggersExtension } from "./triggers/model-types.js";
+export type { TriggersExtension } from "./triggers/extension-types.js";
 export { pathValueProblem } from "./internal/path-values.js";
 export { nextMidnight, dayIn, monthIn, nextMonthStart } from "./internal/time.js";
 export { getPath, firstPath } from "./internal/values.js";

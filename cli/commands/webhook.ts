@@ -16,7 +16,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { createStateStore } from "../../runtime/state/config.js";
-import type { TriggersExtension } from "../../runtime/triggers/model.js";
+import type { TriggersExtension } from "../../runtime/triggers/extension.js";
 import { createWebhookReceiver, RECEIVER_DEFAULTS } from "../../runtime/triggers/receiver.js";
 import { ANY_SCOPE_VALUE, createTriggerRouter, type TriggerConfig } from "../../runtime/triggers/router.js";
 import { createWebhookServer } from "../../runtime/triggers/server.js";

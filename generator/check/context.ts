@@ -7,9 +7,9 @@ import type { LoadedSpec } from "../load.js";
 import type { Json, RefResolver } from "../refs.js";
 import type { ServiceExtension } from "../../runtime/descriptor.js";
 import type { OperationExtensionsSchema } from "../../runtime/descriptor-schemas.js";
-import type { MockOperationSpec } from "../../runtime/mock/model.js";
-import type { OperationTool } from "../../runtime/tools/model.js";
-import type { TriggersExtension } from "../../runtime/triggers/model.js";
+import type { MockOperationSpec } from "../../runtime/mock/extension.js";
+import type { OperationTool } from "../../runtime/tools/extension.js";
+import type { TriggersExtension } from "../../runtime/triggers/extension.js";
 import type { OperationModel, ServiceModel } from "../model.js";
 
 export type Path = Array<string | number>;

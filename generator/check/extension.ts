@@ -15,7 +15,7 @@ import {
   ErrorsSchema,
   ServiceExtensionSchema,
 } from "../../runtime/descriptor-schemas.js";
-import { MockServiceSchema, type MockService } from "../../runtime/mock/model.js";
+import { MockServiceSchema, type MockService } from "../../runtime/mock/extension.js";
 import type { DiagnosticCode } from "../catalogue.js";
 import { asObject, isObject } from "../refs.js";
 import { closest, describeValue, reportProtoKeys, type CheckContext, type Path, type Report } from "./context.js";

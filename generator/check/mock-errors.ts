@@ -4,7 +4,7 @@
  * message in its message field; likewise 401 for a missing credential and 400/422 for a request
  * the spec refuses. The general error body is the error response most operations declare.
  */
-import type { MockAnswers, MockErrorTemplate, MockSituation } from "../../runtime/mock/model.js";
+import type { MockAnswers, MockErrorTemplate, MockSituation } from "../../runtime/mock/extension.js";
 import { DEFAULT_ANSWERS } from "../../runtime/mock/answers.js";
 import type { OperationModel } from "../model.js";
 import { asObject, type Json, type RefResolver } from "../refs.js";

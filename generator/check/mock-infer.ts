@@ -10,7 +10,7 @@
  * generated README.
  */
 import type { PagingSpec, ServiceExtension } from "../../runtime/descriptor.js";
-import { MockOperationSchema, type MockResource, type MockService } from "../../runtime/mock/model.js";
+import { MockOperationSchema, type MockResource, type MockService } from "../../runtime/mock/extension.js";
 import type { Json, RefResolver } from "../refs.js";
 import { lean } from "../schema.js";
 import { inferErrors } from "./mock-errors.js";

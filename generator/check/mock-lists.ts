@@ -15,7 +15,7 @@
  *   or a link; null or "" on the last page when the field is required) filled per request.
  */
 import type { PagingSpec } from "../../runtime/descriptor.js";
-import type { MockPageSize } from "../../runtime/mock/model.js";
+import type { MockPageSize } from "../../runtime/mock/extension.js";
 import { pointerResolver, sampleFromSchema } from "../../runtime/mock/sample.js";
 import type { OperationModel, ParameterModel } from "../model.js";
 import type { Json, RefResolver } from "../refs.js";

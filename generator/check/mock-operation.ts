@@ -3,7 +3,7 @@
  * with schemas made lean (no prose, no examples) and written out where they point outside the
  * components, plus the operation's `x-stepforge-mock`. The mock validates and answers with it.
  */
-import { MockOperationSchema, type MockOperationSpec } from "../../runtime/mock/model.js";
+import { MockOperationSchema, type MockOperationSpec } from "../../runtime/mock/extension.js";
 import type { OperationModel } from "../model.js";
 import type { RefResolver } from "../refs.js";
 import { lean } from "../schema.js";

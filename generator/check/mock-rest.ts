@@ -17,7 +17,7 @@
  *   it in the record's field for it (`shelfId`, `shelf_id`, `idShelf`, …) and reads, changes and
  *   lists under it see only its records.
  */
-import type { MockIdFormat } from "../../runtime/mock/model.js";
+import type { MockIdFormat } from "../../runtime/mock/extension.js";
 import type { OperationModel } from "../model.js";
 import type { RefResolver } from "../refs.js";
 import {

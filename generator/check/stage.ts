@@ -13,7 +13,7 @@
  * neither zod nor the mock's modules.
  */
 import type { OperationDescriptor } from "../../runtime/descriptor.js";
-import type { OperationTool } from "../../runtime/tools/model.js";
+import type { OperationTool } from "../../runtime/tools/extension.js";
 import { SpecError, type Diagnostic } from "../diagnostics.js";
 import type { LoadedSpec } from "../load.js";
 import type { ServiceModel, SurfaceModel, SurfaceOperation } from "../model.js";

@@ -9,8 +9,8 @@
  * `body_` prefix). A body with no JSON media type and cookie parameters are left out (SF172, SF173).
  * A spec without toolsets gets one per tag (check/toolsets.ts).
  */
-import type { CompositeTool, OperationTool, ServiceTools, ToolField } from "../../runtime/tools/model.js";
-import { TOOL_NAME } from "../../runtime/tools/model-types.js";
+import type { CompositeTool, OperationTool, ServiceTools, ToolField } from "../../runtime/tools/extension.js";
+import { TOOL_NAME } from "../../runtime/tools/extension-types.js";
 import {
   BASE64_BODY,
   FILE_PART,

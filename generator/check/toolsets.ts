@@ -10,7 +10,7 @@
  * `2FA` → `t_2fa`; unique (numbered when two tags make one name), never `all` (the selector for
  * every step). Deterministic: document order decides.
  */
-import type { Toolset } from "../../runtime/tools/model.js";
+import type { Toolset } from "../../runtime/tools/extension.js";
 import type { SurfaceOperation, ToolStepModel } from "../model.js";
 import { asArray, asObject, type Json } from "../refs.js";
 import { sentence } from "../schema.js";

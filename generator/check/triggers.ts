@@ -1,9 +1,9 @@
 /**
- * `x-stepforge-triggers`: its schema (zod, in runtime/triggers/model.ts) and the cross-references
+ * `x-stepforge-triggers`: its schema (zod, in runtime/triggers/extension.ts) and the cross-references
  * zod cannot see — operations and their path parameters, scopes and references by name, options
  * named by filters — each reported with its place and the fix.
  */
-import type { TriggerSpec, TriggersExtension } from "../../runtime/triggers/model.js";
+import type { TriggerSpec, TriggersExtension } from "../../runtime/triggers/extension.js";
 import type { SurfaceOperation } from "../model.js";
 import { reportProtoKeys, type CheckContext, type Path } from "./context.js";
 import { TRIGGERS_EXTENSION } from "./extension-keys.js";

@@ -5,11 +5,11 @@
  */
 import { OperationExtensionsSchema } from "../../runtime/descriptor-schemas.js";
 import type { ServiceExtension } from "../../runtime/descriptor.js";
-import type { MockService } from "../../runtime/mock/model.js";
+import type { MockService } from "../../runtime/mock/extension.js";
 import { pointerResolver } from "../../runtime/mock/sample.js";
 import { schemaChecker } from "../../runtime/mock/schema-conforms.js";
-import { OperationToolSchema } from "../../runtime/tools/model.js";
-import { TriggersExtensionSchema } from "../../runtime/triggers/model.js";
+import { OperationToolSchema } from "../../runtime/tools/extension.js";
+import { TriggersExtensionSchema } from "../../runtime/triggers/extension.js";
 import type { OperationModel, ServiceModel } from "../model.js";
 import type { Json } from "../refs.js";
 import { reportProtoKeys, reportZod, type CheckContext } from "./context.js";

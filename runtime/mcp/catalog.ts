@@ -13,7 +13,7 @@
  * A service that declares no toolsets gets groups by path (path-toolsets.ts).
  */
 import type { ToolDefinition } from "../tools/types.js";
-import type { Toolset } from "../tools/model-types.js";
+import type { Toolset } from "../tools/extension-types.js";
 import { pathToolsets } from "./path-toolsets.js";
 
 /** One service as a server sees it: its steps and their toolsets (a generated `tools.ts`). */

@@ -11,7 +11,7 @@
  *   put every step in one group; its groups are `calls`, `messages`, …).
  * - A step whose path says nothing more (the API Call step) belongs to no group.
  */
-import type { Toolset } from "../tools/model-types.js";
+import type { Toolset } from "../tools/extension-types.js";
 import type { ToolDefinition } from "../tools/types.js";
 
 const VERSION = /^(v\d+([._]\d+)*|\d[\d.-]*|api|rest)$/i;

@@ -19,7 +19,7 @@ import { effectiveLimits, type LimitOverrides } from "../limits/limits.js";
 import { dayIn, monthIn, nextMidnight, nextMonthStart } from "../internal/time.js";
 import type { Answers } from "./answers.js";
 import type { Caller } from "./auth.js";
-import type { MockAnswer, MockService } from "./model-types.js";
+import type { MockAnswer, MockService } from "./extension-types.js";
 import type { Context } from "./template.js";
 import { bump, type MockCounters, type MockDefinition, type MockLimitOptions, type Reply } from "./types.js";
 

@@ -2,7 +2,7 @@
  * The service's own error answers: each situation (bad request, unknown route, expired token, …)
  * rendered through the spec's error template (`x-stepforge.mock.error` and `answers`).
  */
-import type { MockAnswer, MockErrorTemplate, MockService, MockSituation } from "./model-types.js";
+import type { MockAnswer, MockErrorTemplate, MockService, MockSituation } from "./extension-types.js";
 import { render, renderString, type Context } from "./template.js";
 import { Reply } from "./types.js";
 

@@ -6,7 +6,7 @@
 import type { ServiceDescriptor } from "../descriptor.js";
 import { setOwn } from "../internal/values.js";
 import type { IdMaker } from "./ids.js";
-import type { MockService, MockSituation } from "./model-types.js";
+import type { MockService, MockSituation } from "./extension-types.js";
 import { render, type Context } from "./template.js";
 import type { MockAuthOptions, Rec } from "./types.js";
 

@@ -16,7 +16,7 @@ import { Admission, type Ticket } from "./admission.js";
 import { Answers } from "./answers.js";
 import { Auth } from "./auth.js";
 import { FaultInjector, prng, type FaultDecision } from "./faults.js";
-import type { MockService } from "./model-types.js";
+import type { MockService } from "./extension-types.js";
 import { type Operation, routeOperations } from "./operation-routes.js";
 import { checkMockOptions } from "./options.js";
 import { Pager } from "./paging.js";

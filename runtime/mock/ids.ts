@@ -3,7 +3,7 @@
  * seeded generator so a run's ids repeat.
  */
 import { prng } from "./faults.js";
-import type { MockResource } from "./model-types.js";
+import type { MockResource } from "./extension-types.js";
 
 const HEX = "0123456789abcdef";
 

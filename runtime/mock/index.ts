@@ -26,7 +26,7 @@ export type {
   RunningMock,
 } from "./types.js";
 export type { FaultOptions } from "./faults.js";
-export type { MockOperation, MockOperationSpec, MockService } from "./model-types.js";
+export type { MockOperation, MockOperationSpec, MockService } from "./extension-types.js";
 export { startPrism } from "./prism.js";
 export { createReplayer } from "./replay.js";
 export type { Replayer } from "./replay.js";

@@ -5,7 +5,7 @@
  * while the engine answers requests with it.
  */
 import type { OperationDescriptor } from "../descriptor.js";
-import type { MockOperation, MockOperationSpec } from "./model-types.js";
+import type { MockOperation, MockOperationSpec } from "./extension-types.js";
 import type { Router } from "./router.js";
 import { pointerResolver } from "./sample.js";
 import { addOperationRoute } from "./segments.js";

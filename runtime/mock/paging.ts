@@ -5,7 +5,7 @@
  * token the mock did not write is refused, naming the parameter.
  */
 import type { OperationDescriptor } from "../descriptor.js";
-import type { MockOperation, MockPageToken, MockService } from "./model-types.js";
+import type { MockOperation, MockPageToken, MockService } from "./extension-types.js";
 import type { Rec } from "./types.js";
 import { queryNumber } from "./validate.js";
 

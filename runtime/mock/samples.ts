@@ -4,7 +4,7 @@
  * so a typed response is never answered with an empty body. A sample is made once per operation
  * and seed, then copied.
  */
-import type { MockOperationSpec } from "./model-types.js";
+import type { MockOperationSpec } from "./extension-types.js";
 import { pointerResolver, sampleFromSchema } from "./sample.js";
 
 const cache = new WeakMap<MockOperationSpec, { seed: number; value: unknown }>();

@@ -6,7 +6,7 @@
  */
 import { getPath, keyOf, numberOf } from "../internal/values.js";
 import { IdMaker } from "./ids.js";
-import type { MockOperationSpec, MockResource, MockService } from "./model-types.js";
+import type { MockOperationSpec, MockResource, MockService } from "./extension-types.js";
 import type { MockState, Rec } from "./types.js";
 
 export class Store {

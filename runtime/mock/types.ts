@@ -4,7 +4,7 @@
  */
 import type { ServiceDescriptor } from "../descriptor.js";
 import type { FaultOptions } from "./faults.js";
-import type { MockOperationSpec, MockService } from "./model-types.js";
+import type { MockOperationSpec, MockService } from "./extension-types.js";
 
 export type Rec = Record<string, unknown>;
 

@@ -8,7 +8,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.
 import addFormatsModule from "ajv-formats";
 import { canonicalJson, jsonEqual } from "../internal/values.js";
 import { requestComponents, requestSchema, typesOf } from "./dialect.js";
-import type { MockOperationSpec } from "./model-types.js";
+import type { MockOperationSpec } from "./extension-types.js";
 
 // ajv-formats is CommonJS; under NodeNext its default export is the module object.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (

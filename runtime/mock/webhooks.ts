@@ -7,7 +7,7 @@
 import { hmacOf } from "../internal/hmac.js";
 import { isLoopbackUrl } from "../internal/loopback.js";
 import { getPath, keyOf, numberOf } from "../internal/values.js";
-import type { MockWebhooks } from "./model-types.js";
+import type { MockWebhooks } from "./extension-types.js";
 import type { Store } from "./store.js";
 import { render, type Context } from "./template.js";
 import type { MockCounters, Rec } from "./types.js";

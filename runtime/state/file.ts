@@ -19,7 +19,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { FileLockTimeoutError, withFileLock } from "./file-lock.js";
-import * as model from "./model.js";
+import * as model from "./semantics.js";
 import {
   type Admission,
   type AdmissionItem,

@@ -3,7 +3,7 @@
  * atomic with respect to every other caller in the process. Values are copied in and out, so a
  * caller changing an object it read does not change the store.
  */
-import * as model from "./model.js";
+import * as model from "./semantics.js";
 import {
   type Admission,
   type AdmissionItem,

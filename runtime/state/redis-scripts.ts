@@ -1,6 +1,6 @@
 /**
  * The Redis backend's operations as Lua scripts: each runs whole on the server, so it is atomic
- * against every other client. They say what model.ts says, on native structures:
+ * against every other client. They say what semantics.ts says, on native structures:
  *
  *   record   HASH  v (JSON), ver, exp?     lock   HASH  tok, exp (0 when released)
  *   slots    ZSET  id → until              block  STRING until

@@ -13,7 +13,7 @@
 import type { ServiceDescriptor } from "../descriptor.js";
 import { setOwn } from "../internal/values.js";
 import { defineWiredTool, type StepWire, type ToolInput } from "./define.js";
-import type { ToolCheck } from "./model-types.js";
+import type { ToolCheck } from "./extension-types.js";
 import { s, type Schema } from "./schema.js";
 import type { OperationToolDefinition } from "./types.js";
 

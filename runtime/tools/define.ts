@@ -6,9 +6,9 @@
  */
 import * as z from "zod";
 import type { ServiceDescriptor } from "../descriptor.js";
-import type { ApiCallTool, ToolCheck } from "./model-types.js";
+import type { ApiCallTool, ToolCheck } from "./extension-types.js";
 import type { Schema } from "./schema.js";
-import { TOOL_NAME } from "./model-types.js";
+import { TOOL_NAME } from "./extension-types.js";
 import type {
   ApiCallToolDefinition,
   OperationToolDefinition,

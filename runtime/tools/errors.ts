@@ -9,7 +9,7 @@ import { getPath } from "../internal/values.js";
 import { ConnectionError, StepforgeError } from "../errors.js";
 import { UNSAFE_PATH_VALUE } from "../client/client.js";
 import { pathValueProblem } from "../internal/path-values.js";
-import type { ToolCheck } from "./model-types.js";
+import type { ToolCheck } from "./extension-types.js";
 import type { StepSchemaError, ToolCheckAdvice, ToolDefinition, ToolError, ToolFieldError } from "./types.js";
 
 function pathOf(path: ReadonlyArray<PropertyKey>): string {

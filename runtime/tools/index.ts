@@ -3,7 +3,7 @@
  * Call endpoint guard, result shaping, and JSON Schema exports for OpenAI, Anthropic, MCP and Gemini.
  */
 export * from "./types.js";
-export * from "./model-types.js";
+export * from "./extension-types.js";
 export { defineOperationTool, defineWiredTool, defineApiCallTool, apiCallInput, apiCallOutput } from "./define.js";
 export type { ToolInput, OperationToolSpec, WiredToolSpec, StepWire, WireValue } from "./define.js";
 export { s } from "./schema.js";

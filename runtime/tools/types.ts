@@ -8,7 +8,7 @@
  */
 import type { ClientOptions, ServiceClient } from "../client/client.js";
 import type { ErrorKind, ServiceDescriptor } from "../descriptor.js";
-import type { ApiCallTool, ToolCheck } from "./model-types.js";
+import type { ApiCallTool, ToolCheck } from "./extension-types.js";
 import type { CallLog } from "../observe/call-log.js";
 import type { Logger } from "../observe/logger.js";
 

@@ -1,5 +1,5 @@
 /** Triggers: declared in a spec's `x-stepforge-triggers`, received, matched, polled and registered here. */
-export * from "./model-types.js";
+export * from "./extension-types.js";
 export { createWebhookReceiver, signPayload, ReceiverConfigError, RECEIVER_DEFAULTS } from "./receiver.js";
 export type {
   ReceiverLoad,

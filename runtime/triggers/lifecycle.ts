@@ -5,7 +5,7 @@
  * (a service may refuse duplicates); disabling tolerates it being gone.
  */
 import { StepforgeError } from "../errors.js";
-import type { Delivery } from "./model-types.js";
+import type { Delivery } from "./extension-types.js";
 
 /** Calls one operation of the service (bind it to a ServiceClient's `call`). */
 export type CallFn = (

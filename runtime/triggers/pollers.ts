@@ -21,7 +21,7 @@
 import { hashed, stateKey } from "../state/keys.js";
 import type { LockGrant, StateStore } from "../state/types.js";
 import { getPath } from "../internal/values.js";
-import type { DueDatePollSpec, FeedPollSpec, TriggersExtension } from "./model-types.js";
+import type { DueDatePollSpec, FeedPollSpec, TriggersExtension } from "./extension-types.js";
 import { refsOf, scopeValues, type Ref, type TriggerConfig, type TriggerEvent } from "./router.js";
 
 export interface PollOptions {

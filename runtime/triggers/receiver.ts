@@ -30,7 +30,7 @@ import { hashed, stateKey } from "../state/keys.js";
 import { MemoryStateStore } from "../state/memory.js";
 import { StateUnavailableError, type StateStore } from "../state/types.js";
 import { addressKey, FairShare, type Holder, type Refusal } from "./admission.js";
-import type { Delivery } from "./model-types.js";
+import type { Delivery } from "./extension-types.js";
 import { type Arriving, RateWatch } from "./rate.js";
 import { header, preflight, sameSignature, signPayload, type Headers, type WebhookResponse } from "./signature.js";
 

@@ -5,7 +5,7 @@
  */
 import * as z from "zod";
 import { firstPath, getPath } from "../internal/values.js";
-import type { Delivery, RefSpec, TriggerSpec, TriggersExtension, WebhookTriggerSpec } from "./model-types.js";
+import type { Delivery, RefSpec, TriggerSpec, TriggersExtension, WebhookTriggerSpec } from "./extension-types.js";
 
 export interface TriggerConfig {
   /** Trigger name, e.g. trello_card_moved. */

@@ -6,7 +6,7 @@
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { hmacOf } from "../internal/hmac.js";
-import type { Delivery } from "./model-types.js";
+import type { Delivery } from "./extension-types.js";
 
 export type Headers = Record<string, string | string[] | undefined>;
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { MockEngine, registeredMock, type MockDefinition, type Outcome } from "../../runtime/mock/index.js";
-import type { MockOperationSpec } from "../../runtime/mock/model.js";
+import type { MockOperationSpec } from "../../runtime/mock/extension.js";
 import { Pager } from "../../runtime/mock/paging.js";
 import { RequestValidator } from "../../runtime/mock/validate.js";
 import "./register.js";

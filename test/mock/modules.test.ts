@@ -17,7 +17,7 @@ import {
   type MockOptions,
   type Outcome,
 } from "../../runtime/mock/index.js";
-import { MockOperationSchema } from "../../runtime/mock/model.js";
+import { MockOperationSchema } from "../../runtime/mock/extension.js";
 import { decodeToken, encodeToken } from "../../runtime/mock/paging.js";
 import { Router } from "../../runtime/mock/router.js";
 import { Store } from "../../runtime/mock/store.js";

@@ -1,6 +1,6 @@
 /** runtime/mock/validate.ts: the mock's request checks against the spec's schemas (real Ajv, no server). */
 import { describe, expect, it } from "vitest";
-import type { MockOperationSpec } from "../../runtime/mock/model.js";
+import type { MockOperationSpec } from "../../runtime/mock/extension.js";
 import { RequestValidator } from "../../runtime/mock/validate.js";
 
 const operation = {

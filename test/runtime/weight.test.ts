@@ -32,7 +32,7 @@ const LAYERS = new RegExp(
     "observe/(otel|metrics|budgets|response-check)|internal/package-bin)\\.ts$",
 );
 /** The OAuth flows (token requests, the token cache and the in-memory store under it) and paging. */
-const OAUTH = /runtime\/(credentials\/(source|tokens)|state\/(memory|model))\.ts$/;
+const OAUTH = /runtime\/(credentials\/(source|tokens)|state\/(memory|semantics))\.ts$/;
 const PAGING = /runtime\/client\/paging\.ts$/;
 /** Declared parameter styles, non-JSON bodies and operation servers. */
 const WIRE = /runtime\/client\/wire\.ts$/;
@@ -116,7 +116,7 @@ describe("the Trello client's weight", () => {
         "credentials/source.ts",
         "credentials/tokens.ts",
         "state/memory.ts",
-        "state/model.ts",
+        "state/semantics.ts",
       ]);
     }
   });

@@ -1,6 +1,6 @@
-/** The tool-step extension keys that only constrain the spec (runtime/tools/model.ts). */
+/** The tool-step extension keys that only constrain the spec (runtime/tools/extension.ts). */
 import { describe, expect, it } from "vitest";
-import { OperationToolSchema } from "../../runtime/tools/model.js";
+import { OperationToolSchema } from "../../runtime/tools/extension.js";
 
 describe("x-stepforge-tool skip and reason", () => {
   it("takes a skipped operation with its reason", () => {

@@ -14,7 +14,7 @@ import { MemoryStateStore } from "../../runtime/state/memory.js";
 import { pollDueDates, pollFeed } from "../../runtime/triggers/pollers.js";
 import { createWebhookReceiver } from "../../runtime/triggers/receiver.js";
 import { createTriggerRouter, type TriggerEvent } from "../../runtime/triggers/router.js";
-import type { DueDatePollSpec, FeedPollSpec } from "../../runtime/triggers/model.js";
+import type { DueDatePollSpec, FeedPollSpec } from "../../runtime/triggers/extension.js";
 import { BOARD, LIST, TRELLO } from "../mock/helpers.js";
 
 const SECRET = "trello-app-secret-e2e-4c1d";

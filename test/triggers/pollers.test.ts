@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { triggers } from "../../generated/trello/triggers.js";
-import type { DueDatePollSpec, FeedPollSpec } from "../../runtime/triggers/model.js";
+import type { DueDatePollSpec, FeedPollSpec } from "../../runtime/triggers/extension.js";
 import { FileStateStore } from "../../runtime/state/file.js";
 import { MemoryStateStore } from "../../runtime/state/memory.js";
 import { FakeClock } from "../../runtime/state/types.js";

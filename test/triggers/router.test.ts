@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { triggers } from "../../generated/trello/triggers.js";
 import { createWebhookReceiver, signPayload } from "../../runtime/triggers/receiver.js";
-import { TriggersExtensionSchema } from "../../runtime/triggers/model.js";
+import { TriggersExtensionSchema } from "../../runtime/triggers/extension.js";
 import {
   createTriggerRouter,
   TriggerConfigError,

@@ -18,7 +18,7 @@ import { packageRoot } from "../../generator/package-root.js";
 import { loadMock, startMock, type RunningMock } from "../../runtime/mock/index.js";
 import { MemoryStateStore } from "../../runtime/state/memory.js";
 import { ensureWebhook, removeWebhook, type CallFn } from "../../runtime/triggers/lifecycle.js";
-import type { FeedPollSpec, TriggersExtension } from "../../runtime/triggers/model.js";
+import type { FeedPollSpec, TriggersExtension } from "../../runtime/triggers/extension.js";
 import { pollFeed } from "../../runtime/triggers/pollers.js";
 import { createWebhookReceiver, type WebhookReceiver } from "../../runtime/triggers/receiver.js";
 import { createTriggerRouter, type TriggerEvent } from "../../runtime/triggers/router.js";

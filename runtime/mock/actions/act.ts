@@ -7,7 +7,7 @@
 import type { OperationDescriptor } from "../../descriptor.js";
 import { getPath, keyOf } from "../../internal/values.js";
 import type { Answers } from "../answers.js";
-import type { MockOperation, MockOperationSpec, MockService } from "../model-types.js";
+import type { MockOperation, MockOperationSpec, MockService } from "../extension-types.js";
 import type { Pager } from "../paging.js";
 import type { RecordShaper } from "../shape.js";
 import type { Store } from "../store.js";

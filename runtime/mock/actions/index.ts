@@ -6,7 +6,7 @@
  * none of them knows which service it runs for.
  */
 import { getPath } from "../../internal/values.js";
-import type { MockOperation } from "../model-types.js";
+import type { MockOperation } from "../extension-types.js";
 import { render } from "../template.js";
 import { jsonReply } from "../types.js";
 import { fire, splitValues, writeLog, type Action } from "./act.js";

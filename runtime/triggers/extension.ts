@@ -7,13 +7,13 @@
  *
  * As in runtime/descriptor.ts, the types are object type aliases written out beside their schemas
  * instead of being `z.infer`red (code naming them would make tsc resolve zod's inference);
- * test/types/model-types.ts proves each identical to its schema's `z.infer`. Fields are documented
+ * test/types/extension-types.ts proves each identical to its schema's `z.infer`. Fields are documented
  * on the types.
  */
 import * as z from "zod";
 
-export * from "./model-types.js";
-import type { RefSpec } from "./model-types.js";
+export * from "./extension-types.js";
+import type { RefSpec } from "./extension-types.js";
 
 /** A dotted path into a delivery or an item, e.g. "event.data.ticket.id". */
 const DottedPath = z.string().regex(/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/, "a dotted path such as event.data.id");

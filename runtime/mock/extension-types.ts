@@ -2,7 +2,7 @@
  * The types of the mock model (`x-stepforge.mock`, `x-stepforge-mock`), with no zod in them. The service
  * descriptor names them, so every project that compiles a generated client reads this file: it must
  * not pull zod's declaration files into that program. The schemas validating these shapes are in
- * model.ts beside it; test/types/model-types.ts proves each type identical to its schema's `z.infer`.
+ * extension.ts beside it; test/types/extension-types.ts proves each type identical to its schema's `z.infer`.
  */
 /** How the service lays out an error body: content type, body template, optional fixed status. */
 export type MockErrorTemplate = {

@@ -2,7 +2,7 @@
  * The types of the tool-step extensions (`x-stepforge-tool`, `x-stepforge.tools`), with no zod in them. The service
  * descriptor names them, so every project that compiles a generated client reads this file: it must
  * not pull zod's declaration files into that program. The schemas validating these shapes are in
- * model.ts beside it; test/types/model-types.ts proves each type identical to its schema's `z.infer`.
+ * extension.ts beside it; test/types/extension-types.ts proves each type identical to its schema's `z.infer`.
  */
 /** ^[a-z0-9_]{1,64}$: accepted by OpenAI, Anthropic and MCP alike. */
 export const TOOL_NAME = /^[a-z0-9_]{1,64}$/;

@@ -14,13 +14,13 @@
  *
  * As in runtime/descriptor.ts, the types are object type aliases written out beside their schemas
  * instead of being `z.infer`red (code naming them would make tsc resolve zod's inference);
- * test/types/model-types.ts proves each identical to its schema's `z.infer`. Fields are documented
+ * test/types/extension-types.ts proves each identical to its schema's `z.infer`. Fields are documented
  * on the types.
  */
 import * as z from "zod";
 
-export * from "./model-types.js";
-import { API_CALL_METHODS, TOOL_NAME } from "./model-types.js";
+export * from "./extension-types.js";
+import { API_CALL_METHODS, TOOL_NAME } from "./extension-types.js";
 
 const toolName = z
   .string()

@@ -2,7 +2,7 @@
  * The types of triggers as a spec declares them (`x-stepforge-triggers`), with no zod in them. The
  * runtime's public index names TriggersExtension, so every project that compiles a generated client
  * reads this file: it must not pull zod's declaration files into that program. The schemas
- * validating these shapes are in model.ts beside it; test/types/model-types.ts proves each type
+ * validating these shapes are in extension.ts beside it; test/types/extension-types.ts proves each type
  * identical to its schema's `z.infer`.
  */
 /** How the service signs a webhook delivery. */

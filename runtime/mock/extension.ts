@@ -14,13 +14,13 @@
  *
  * As in runtime/descriptor.ts, the types are object type aliases written out beside their schemas
  * instead of being `z.infer`red (code naming them would make tsc resolve zod's inference);
- * test/types/model-types.ts proves each identical to its schema's `z.infer`. Fields are documented
+ * test/types/extension-types.ts proves each identical to its schema's `z.infer`. Fields are documented
  * on the types.
  */
 import * as z from "zod";
 
-export * from "./model-types.js";
-import { MOCK_SITUATIONS, type MockSituation } from "./model-types.js";
+export * from "./extension-types.js";
+import { MOCK_SITUATIONS, type MockSituation } from "./extension-types.js";
 
 const template = z.unknown();
 const identifier = z.string().regex(/^[a-zA-Z][a-zA-Z0-9_]*$/, "must be an identifier (letters, digits, _)");

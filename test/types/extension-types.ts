@@ -1,6 +1,6 @@
 /**
- * The runtime's model types (runtime/descriptor.ts, runtime/mock/model-types.ts, runtime/tools/model-types.ts,
- * runtime/triggers/model.ts) are written out by hand so that code naming them does not make tsc
+ * The runtime's model types (runtime/descriptor.ts, runtime/mock/extension-types.ts, runtime/tools/extension-types.ts,
+ * runtime/triggers/extension.ts) are written out by hand so that code naming them does not make tsc
  * resolve zod's inference. This file, checked by `tsc --noEmit` (test/project.test.ts runs it),
  * proves each one identical to the `z.infer` of the schema that validates it: a field added,
  * dropped, made optional or retyped on one side only is a compile error here.
@@ -61,7 +61,7 @@ import type {
   MockTokenSchema,
   MockWebhooks,
   MockWebhooksSchema,
-} from "../../runtime/mock/model.js";
+} from "../../runtime/mock/extension.js";
 import type {
   ApiCallTool,
   ApiCallToolSchema,
@@ -79,7 +79,7 @@ import type {
   ToolHintsSchema,
   Toolset,
   ToolsetSchema,
-} from "../../runtime/tools/model.js";
+} from "../../runtime/tools/extension.js";
 import type {
   Condition,
   ConditionSchema,
@@ -105,7 +105,7 @@ import type {
   TriggersExtensionSchema,
   WebhookTriggerSchema,
   WebhookTriggerSpec,
-} from "../../runtime/triggers/model.js";
+} from "../../runtime/triggers/extension.js";
 
 /**
  * True when A and B are the same type (not merely assignable either way): two generic functions
@@ -143,7 +143,7 @@ export type _ShippedLimit = Assert<Mutual<ShippedLimit, Shipped<LimitSpec>>>;
 export type _ShippedErrorRule = Assert<Mutual<ShippedErrorRule, Shipped<ErrorRule>>>;
 export type _DeclaredIsShipped = Assert<DeclaredDescriptor extends ServiceDescriptor ? true : false>;
 
-// runtime/mock/model.ts
+// runtime/mock/extension.ts
 export type _MockErrorTemplate = Assert<Same<MockErrorTemplate, z.infer<typeof MockErrorTemplateSchema>>>;
 export type _MockAnswer = Assert<Same<MockAnswer, z.infer<typeof MockAnswerSchema>>>;
 export type _MockLimitAnswer = Assert<Same<MockLimitAnswer, z.infer<typeof MockLimitAnswerSchema>>>;
@@ -157,7 +157,7 @@ export type _MockService = Assert<Same<MockService, z.infer<typeof MockServiceSc
 export type _MockRef = Assert<Same<MockRef, z.infer<typeof MockRefSchema>>>;
 export type _MockOperation = Assert<Same<MockOperation, z.infer<typeof MockOperationSchema>>>;
 
-// runtime/tools/model.ts
+// runtime/tools/extension.ts
 export type _ToolHints = Assert<Same<ToolHints, z.infer<typeof ToolHintsSchema>>>;
 export type _ToolField = Assert<Same<ToolField, z.infer<typeof ToolFieldSchema>>>;
 export type _ToolCheck = Assert<Same<ToolCheck, z.infer<typeof CheckSchema>>>;
@@ -167,7 +167,7 @@ export type _ApiCallTool = Assert<Same<ApiCallTool, z.infer<typeof ApiCallToolSc
 export type _Toolset = Assert<Same<Toolset, z.infer<typeof ToolsetSchema>>>;
 export type _ServiceTools = Assert<Same<ServiceTools, z.infer<typeof ServiceToolsSchema>>>;
 
-// runtime/triggers/model.ts
+// runtime/triggers/extension.ts
 export type _Signature = Assert<Same<Signature, z.infer<typeof SignatureSchema>>>;
 export type _RefSpec = Assert<Same<RefSpec, z.infer<typeof RefSpecSchema>>>;
 export type _Delivery = Assert<Same<Delivery, z.infer<typeof DeliverySchema>>>;
