@@ -6,29 +6,33 @@
 import { installCommand, missingPackages } from "../runtime/internal/package-bin.js";
 
 interface CommandPackages {
-  /** The commands, as a user types them. */
+  /** The command, as a user types it. */
   readonly use: string;
   readonly packages: readonly string[];
   /** "dev" for build tools (`npm install -D`), "runtime" for what the application runs with. */
   readonly dependency: "dev" | "runtime";
 }
 
-export const GENERATE_PACKAGES = ["openapi-typescript", "handlebars"] as const;
-
-const COMMAND_PACKAGES: readonly CommandPackages[] = [
-  { use: "generate", packages: GENERATE_PACKAGES, dependency: "dev" },
-  { use: "lint", packages: ["@stoplight/spectral-cli"], dependency: "dev" },
-  { use: "diff, migrate", packages: ["typescript", "ts-morph"], dependency: "dev" },
-  { use: "mcp", packages: ["@modelcontextprotocol/sdk"], dependency: "runtime" },
-  { use: "mcp --code", packages: ["quickjs-emscripten", "typescript"], dependency: "runtime" },
-];
+export const COMMAND_PACKAGES = {
+  generate: { use: "generate", packages: ["openapi-typescript", "handlebars"], dependency: "dev" },
+  lint: { use: "lint", packages: ["@stoplight/spectral-cli"], dependency: "dev" },
+  diff: { use: "diff", packages: ["openapi-typescript", "typescript"], dependency: "dev" },
+  migrate: { use: "migrate", packages: ["ts-morph"], dependency: "dev" },
+  mcp: { use: "mcp", packages: ["@modelcontextprotocol/sdk"], dependency: "runtime" },
+  // The sandbox (QuickJS), the agent code's type check, and the declarations of a project's own specs.
+  code: {
+    use: "mcp --code",
+    packages: ["quickjs-emscripten", "typescript", "openapi-typescript"],
+    dependency: "runtime",
+  },
+} as const satisfies Record<string, CommandPackages>;
 
 /**
  * A line per command whose packages are not all installed: the command and the npm command that
  * adds what is missing (at the versions stepforge is tested with). Empty when nothing is missing.
  */
 export function packagesToInstall(isMissing: (names: readonly string[]) => string[] = missingPackages): string[] {
-  return COMMAND_PACKAGES.flatMap(({ use, packages, dependency }) => {
+  return Object.values(COMMAND_PACKAGES).flatMap(({ use, packages, dependency }) => {
     const missing = isMissing(packages);
     return missing.length > 0 ? [`  ${use}: ${installCommand(missing, dependency)}`] : [];
   });

@@ -10,6 +10,7 @@ import { packageRoot } from "../generator/package-root.js";
 import { requirePackages } from "../runtime/internal/package-bin.js";
 import type { Command } from "./command.js";
 import { COMMAND_HELP, commandHelp, overview, usage, usageOf, UsageError } from "./usage.js";
+import { COMMAND_PACKAGES } from "./command-packages.js";
 
 /**
  * Commands load on demand: `generate` and `lint` must never import generated/, or a stale or
@@ -30,7 +31,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   mock: async () => (await import("./commands/mock.js")).mockCommand,
   mcp: async () => {
     // The MCP SDK is an optional peer: without it, one sentence with the install command.
-    requirePackages("an MCP server", ["@modelcontextprotocol/sdk"], "runtime");
+    requirePackages("an MCP server", COMMAND_PACKAGES.mcp.packages, COMMAND_PACKAGES.mcp.dependency);
     return (await import("./commands/mcp.js")).mcpCommand;
   },
   auth: async () => (await import("./commands/auth.js")).authCommand,

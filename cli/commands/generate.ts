@@ -23,7 +23,7 @@ import { formatDiagnostic } from "../../generator/diagnostics.js";
 import { packageManifest, packageNameProblem, packageTsconfig } from "../../generator/package-manifest.js";
 import { packageRoot } from "../../generator/package-root.js";
 import { requirePackages } from "../../runtime/internal/package-bin.js";
-import { GENERATE_PACKAGES } from "../command-packages.js";
+import { COMMAND_PACKAGES } from "../command-packages.js";
 import { reportDist } from "../compile-generated.js";
 import { startGenerateThread, type GenerateThread } from "../generate-thread.js";
 import type { GeneratedFile } from "../../generator/emit/file.js";
@@ -121,7 +121,7 @@ export async function generateCommand(
     ...(target.commands ? { commands: target.commands } : {}),
   };
   if (values.watch) {
-    requirePackages("code generation", GENERATE_PACKAGES);
+    requirePackages("code generation", COMMAND_PACKAGES.generate.packages);
     const { watchGenerate } = await import("../watch.js");
     return watchGenerate({ ...request, ownSpecs, changelog: values.changelog }, out, err);
   }
@@ -175,7 +175,7 @@ async function runPipeline(
   const { outDir, packageName } = target;
   // openapi-typescript and Handlebars are optional peer dependencies (an application importing a
   // generated client does not need them): name them before the pipeline fails to load.
-  requirePackages("code generation", GENERATE_PACKAGES);
+  requirePackages("code generation", COMMAND_PACKAGES.generate.packages);
   // The pipeline loads the TypeScript compiler, so it is imported only when it has work to do.
   const { compare, generate, packageJsonWithExports, write } = await import("../../generator/pipeline.js");
   // In the checkout the thread also compiles each service's modules while the next ones are emitted.

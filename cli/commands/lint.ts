@@ -10,11 +10,12 @@ import { packageRoot } from "../../generator/package-root.js";
 import { requirePackages } from "../../runtime/internal/package-bin.js";
 import { flagsOf, SCOPE_OPTIONS } from "../flags.js";
 import { resolveScope } from "../project.js";
+import { COMMAND_PACKAGES } from "../command-packages.js";
 
 export async function lintCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
   const { values } = flagsOf(argv, SCOPE_OPTIONS);
   // Spectral is an optional peer dependency: say how to add it before doing any work.
-  requirePackages("linting with Spectral", ["@stoplight/spectral-cli"]);
+  requirePackages("linting with Spectral", COMMAND_PACKAGES.lint.packages);
   const scope = await resolveScope({ specs: values.spec, project: values.project, sameIdsAllowed: true });
   const specs = scope.services.map((s) => s.specFile);
   const found = await lintSpecs(specs, join(packageRoot(), ".spectral.yaml"));

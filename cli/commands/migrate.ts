@@ -11,6 +11,7 @@ import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { requirePackages } from "../../runtime/internal/package-bin.js";
 import { flagsAndWordsOf } from "../flags.js";
+import { COMMAND_PACKAGES } from "../command-packages.js";
 
 export async function migrateCommand(
   argv: string[],
@@ -18,7 +19,10 @@ export async function migrateCommand(
   err: NodeJS.WritableStream,
 ): Promise<number> {
   const { values, positionals } = flagsAndWordsOf(argv, { "dry-run": { type: "boolean", default: false } });
-  requirePackages("stepforge migrate: rewriting call sites", values["dry-run"] ? ["ts-morph", "diff"] : ["ts-morph"]);
+  requirePackages(
+    "stepforge migrate: rewriting call sites",
+    values["dry-run"] ? [...COMMAND_PACKAGES.migrate.packages, "diff"] : COMMAND_PACKAGES.migrate.packages,
+  );
   const { migrateProject } = await import("../../generator/diff/migrate.js");
   const cwd = process.cwd();
   const result = migrateProject(cwd, positionals);

@@ -8,7 +8,7 @@ describe("packages a new project still has to install", () => {
     const lines = packagesToInstall((names) => names.filter((n) => absent.has(n)));
     expect(lines).toEqual([
       "  generate: npm install -D handlebars@4.7.10",
-      "  diff, migrate: npm install -D ts-morph@27.0.2",
+      "  migrate: npm install -D ts-morph@27.0.2",
       "  mcp --code: npm install quickjs-emscripten@0.32.0",
     ]);
   });
