@@ -2,9 +2,12 @@
  * Run by cpu-budget.test.ts pinned to one core (`taskset -c 0`): a program that needs about half its
  * CPU budget runs once alone, then again beside a thread that spins on the same core, so the run waits
  * for the core about as long as it computes; then a program that needs about five times the budget runs beside it.
- * Prints one JSON line: each run's failure kind (or "ok") and the time it reports.
+ * Prints one JSON line: each run's failure kind (or "ok"), the time it reports, and for the run beside the
+ * spinner the CPU time every thread of this process but the spinner used meanwhile (from /proc).
  */
+import { readdirSync } from "node:fs";
 import { Worker } from "node:worker_threads";
+import { threadCpuMs } from "../../runtime/internal/thread-cpu.js";
 import { InlineSandbox } from "../../runtime/code/inline.js";
 import { DEFAULT_BUDGETS } from "../../runtime/code/protocol.js";
 import { Sandbox } from "../../runtime/code/sandbox.js";
@@ -37,9 +40,27 @@ for (
   alone = await run(rounds);
 }
 
-const spinner = new Worker("for (;;) {}", { eval: true });
-await new Promise((resolve) => spinner.once("online", resolve));
-const contended = await run(rounds);
+// The spinner says which thread it is, then spins.
+const spinner = new Worker(
+  `require("node:worker_threads").parentPort.postMessage(
+     Number.parseInt(require("node:fs").readFileSync("/proc/thread-self/stat", "latin1"), 10));
+   for (;;) {}`,
+  { eval: true },
+);
+const spinnerThread = await new Promise<number>((resolve) => spinner.once("message", resolve));
+/** CPU time (ms) of every thread of this process but the spinner; threads that ended meanwhile are not counted. */
+const othersCpu = (): Map<number, number> =>
+  new Map(
+    readdirSync("/proc/self/task")
+      .map(Number)
+      .filter((id) => id !== spinnerThread)
+      .map((id) => [id, threadCpuMs(id) ?? 0]),
+  );
+const before = othersCpu();
+const contended = {
+  ...(await run(rounds)),
+  othersCpuMs: [...othersCpu()].reduce((sum, [id, ms]) => sum + ms - (before.get(id) ?? 0), 0),
+};
 // Ten times the rounds: past the budget even when the calibration above ran on a busy core (its wall
 // time then over-counts its CPU, and four times the rounds could stay under the budget).
 const over = await run(rounds * 10);

@@ -13,7 +13,7 @@ interface Run {
   ms: number;
 }
 
-function contended(sandbox: "worker" | "inline"): { alone: Run; contended: Run; over: Run } {
+function contended(sandbox: "worker" | "inline"): { alone: Run; contended: Run & { othersCpuMs: number }; over: Run } {
   const script = join(import.meta.dirname, "contended-run.ts");
   const child = spawnSync("taskset", ["-c", "0", process.execPath, "--import", "tsx", script, sandbox], {
     encoding: "utf8",
@@ -29,9 +29,10 @@ describe.each(["worker", "inline"] as const)("the %s sandbox's CPU budget on a s
   }, () => {
     const runs = contended(sandbox);
     expect(runs.alone.kind).toBe("ok");
-    // The spinner took the core about half the time: the run's time on the wall clock (what it reports)
-    // went from about half its 500 ms budget to about all of it or more.
-    expect(runs.contended.ms).toBeGreaterThan(1.5 * runs.alone.ms);
+    // The spinner took the core about half the time: the run's time on the wall clock (what it reports) is
+    // about twice the CPU time the process used beside the spinner, code and everything else. (Compared
+    // with CPU time, not with the run alone: on a busy machine the run alone waits for a core too.)
+    expect(runs.contended.ms).toBeGreaterThan(1.5 * runs.contended.othersCpuMs);
     expect(runs.contended.kind).toBe("ok");
     expect(runs.over).toMatchObject({ kind: "cpu_time" });
     expect(runs.over.ms).toBeGreaterThan(500);
