@@ -9,7 +9,8 @@
  * (Before the shared limiter, two processes on one account were refused by the same mocks: see
  * bench/limiter-processes.ts for the per-process figures.)
  *
- * Wall time ~140 s: the Redis runs and the outage side by side (~80 s), then the folder runs (~55 s).
+ * Wall time ~190 s: the Redis runs and the outage side by side (~80 s), then the folder runs one after
+ * the other (~100 s).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRedis, type RunningRedis } from "../helpers/redis.js";
@@ -68,8 +69,8 @@ async function outageRun() {
   return { result, restartedAt, killAt };
 }
 
-// Two runs side by side at a time (each its own mocks, account and Redis database or folder), and
-// the two groups one after the other, so the machine's two cores are not the limit being measured.
+// The Redis runs side by side (each its own mocks, account and database), then the folder runs one
+// at a time, so the machine's two cores are not the limit being measured.
 describe("one account, many processes, real windows, 3× offered load", () => {
   it("on Redis, 2 and 4 processes: 0 rejections, ≥ 97 % of every limit used; Redis killed " +
     "and restarted: no limit exceeded, typed errors while down, traffic after", async () => {
@@ -95,17 +96,16 @@ describe("one account, many processes, real windows, 3× offered load", () => {
     expect(result.arrivals["trello perToken"]!.filter((t) => t > restartedAt).length).toBeGreaterThan(0);
   }, 180_000);
 
-  // Run again once when it fails: about one run in four (8 runs, 2026-11-28) has every Content Snare call
-  // of both processes of one scenario wait 5–8 s at the start, not sent and no limit reported waiting
-  // (no token renewal either), so that service's first window is used 82–93 %. Trello's calls in the
-  // same processes go on. Not found yet; the session note of stop 36 has the timelines. The rule
-  // still holds in every run that passes, and a defect that shows every time still fails here.
+  // One folder run at a time, and once more when it fails. With both side by side (six processes on
+  // two cores, each folder's processes taking turns on its lock) about one run in three had some
+  // processes wait 5–11 s for their first admission (traced 2026-11-28: the wait was in admission,
+  // not the token), so a service's first window was used 77–93 %. Not found yet; stop 36's note has
+  // the timelines. The rule is unchanged, and a defect that shows every time still fails here.
   it("on a state folder (one machine), 2 and 4 processes: 0 rejections, ≥ 97 % of every limit used", {
-    timeout: 180_000,
+    timeout: 300_000,
     retry: 1,
   }, async () => {
     // 43 s: four 10 s windows, two 20 s ones, and World News's first 60 s window (it is measured whole on Redis).
-    const runs = await Promise.all([2, 4].map((procs) => runScenario({ backend: "file", procs, durationMs: 43_000 })));
-    for (const r of runs) expectShared(r);
+    for (const procs of [2, 4]) expectShared(await runScenario({ backend: "file", procs, durationMs: 43_000 }));
   });
 });
