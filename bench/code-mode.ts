@@ -13,7 +13,7 @@
  * 4. CPU time of the same two sides, every thread of the process counted (Linux).
  * 5. The sandbox attack suite (test/code/attacks.ts): each attack and what became of it.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { threadsCpuMs } from "../runtime/internal/thread-cpu.js";
 import { parseArgs } from "node:util";
 import {
   ATTACK_BUDGETS,
@@ -168,23 +168,6 @@ async function perCall(all: Harness, sandbox: "worker" | "inline"): Promise<stri
   );
 }
 
-/** CPU time of each thread of this process so far, in ms (Linux: /proc/self/task; empty elsewhere). */
-function threadCpu(): Map<string, number> {
-  const out = new Map<string, number>();
-  if (!existsSync("/proc/self/task")) return out;
-  const tick = 1000 / 100; // USER_HZ is 100 on Linux
-  for (const tid of readdirSync("/proc/self/task")) {
-    try {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      out.set(tid, (Number(fields[11]) + Number(fields[12])) * tick);
-    } catch {
-      // The thread ended meanwhile.
-    }
-  }
-  return out;
-}
-
 /**
  * CPU time, all threads, of an execute of the three calls against the three direct tool calls,
  * each side in its own block (CPU time is not interleaved: a side's background work, such as the
@@ -192,23 +175,23 @@ function threadCpu(): Map<string, number> {
  * load than wall time, though not immune (caches, frequency).
  */
 async function cpuCost(all: Harness): Promise<string> {
-  if (!existsSync("/proc/self/task")) return "(needs Linux's /proc)";
+  if (threadsCpuMs().size === 0) return "(needs Linux's /proc)";
   const harness = unlimited(all);
   const direct = await startServer(harness, "direct");
   const code = await startServer(harness, "code");
   const rounds = ROUNDS * 10;
   const block = async (work: (round: number) => Promise<unknown>) => {
     for (let round = -20; round < 0; round++) await work(round);
-    const before = threadCpu();
+    const before = threadsCpuMs();
     for (let round = 0; round < rounds; round++) await work(round);
     // Work a side left behind (the worker's next runtime) lands before the block is read.
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const after = threadCpu();
+    const after = threadsCpuMs();
     let main = 0;
     let others = 0;
     for (const [tid, ms] of after) {
       const used = ms - (before.get(tid) ?? 0);
-      if (tid === String(process.pid)) main += used;
+      if (tid === process.pid) main += used;
       else others += used;
     }
     return { main: main / rounds, others: others / rounds };

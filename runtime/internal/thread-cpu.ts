@@ -4,7 +4,7 @@
  * fraction of its CPU (the sandbox attack suite failed that way at load 15 on 2 cores). Linux says
  * what each thread used in /proc; elsewhere these answer undefined and callers keep their wall clock.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 /** /proc counts in USER_HZ ticks, which Linux fixes at 100 per second for every program. */
 const MS_PER_TICK = 10;
@@ -35,6 +35,25 @@ function statFields(file: string): { id: number; cpuMs: number } | undefined {
   const ticks = Number(rest[11]) + Number(rest[12]);
   const id = Number.parseInt(text, 10);
   return Number.isFinite(ticks) && Number.isInteger(id) ? { id, cpuMs: ticks * MS_PER_TICK } : undefined;
+}
+
+/**
+ * CPU time (ms) of every thread of this process now, by thread id: empty off Linux, and a thread
+ * that ends meanwhile is left out.
+ */
+export function threadsCpuMs(): Map<number, number> {
+  let ids: string[];
+  try {
+    ids = readdirSync("/proc/self/task");
+  } catch {
+    return new Map();
+  }
+  const out = new Map<number, number>();
+  for (const id of ids.map(Number)) {
+    const ms = threadCpuMs(id);
+    if (ms !== undefined) out.set(id, ms);
+  }
+  return out;
 }
 
 /** One thread's CPU time from a start: what a run used, read when the caller's wall clock says it may matter. */

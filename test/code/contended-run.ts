@@ -5,9 +5,8 @@
  * Prints one JSON line: each run's failure kind (or "ok"), the time it reports, and for the run beside the
  * spinner the CPU time every thread of this process but the spinner used meanwhile (from /proc).
  */
-import { readdirSync } from "node:fs";
 import { Worker } from "node:worker_threads";
-import { threadCpuMs } from "../../runtime/internal/thread-cpu.js";
+import { threadsCpuMs } from "../../runtime/internal/thread-cpu.js";
 import { InlineSandbox } from "../../runtime/code/inline.js";
 import { DEFAULT_BUDGETS } from "../../runtime/code/protocol.js";
 import { Sandbox } from "../../runtime/code/sandbox.js";
@@ -48,18 +47,13 @@ const spinner = new Worker(
   { eval: true },
 );
 const spinnerThread = await new Promise<number>((resolve) => spinner.once("message", resolve));
-/** CPU time (ms) of every thread of this process but the spinner; threads that ended meanwhile are not counted. */
-const othersCpu = (): Map<number, number> =>
-  new Map(
-    readdirSync("/proc/self/task")
-      .map(Number)
-      .filter((id) => id !== spinnerThread)
-      .map((id) => [id, threadCpuMs(id) ?? 0]),
-  );
-const before = othersCpu();
+const before = threadsCpuMs();
 const contended = {
   ...(await run(rounds)),
-  othersCpuMs: [...othersCpu()].reduce((sum, [id, ms]) => sum + ms - (before.get(id) ?? 0), 0),
+  // Every thread of this process but the spinner (threads that ended meanwhile are not counted).
+  othersCpuMs: [...threadsCpuMs()]
+    .filter(([id]) => id !== spinnerThread)
+    .reduce((sum, [id, ms]) => sum + ms - (before.get(id) ?? 0), 0),
 };
 // Ten times the rounds: past the budget even when the calibration above ran on a busy core (its wall
 // time then over-counts its CPU, and four times the rounds could stay under the budget).

@@ -2,7 +2,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
-import { currentThreadId, threadCpuMs, ThreadCpuSince } from "../../runtime/internal/thread-cpu.js";
+import { currentThreadId, threadCpuMs, ThreadCpuSince, threadsCpuMs } from "../../runtime/internal/thread-cpu.js";
 
 /** Computes until the thread has used `ms` of CPU (however long that takes on a busy machine). */
 const spinFor = (cpu: ThreadCpuSince, ms: number) => {
@@ -11,6 +11,16 @@ const spinFor = (cpu: ThreadCpuSince, ms: number) => {
 };
 
 describe("thread CPU time", () => {
+  it("reads every thread of the process, this one among them with what it has used", () => {
+    const cpu = new ThreadCpuSince();
+    spinFor(cpu, 50);
+    const all = threadsCpuMs();
+    const id = currentThreadId()!;
+    expect(all.size).toBeGreaterThan(1);
+    expect(all.get(id)).toBeGreaterThanOrEqual(50);
+    expect(all.get(id)).toBeLessThanOrEqual(threadCpuMs(id)!);
+  });
+
   it("counts what this thread computes, not the time it waits", async () => {
     const cpu = new ThreadCpuSince();
     await sleep(300);

@@ -166,12 +166,16 @@ export async function startMarketo(
       ...options.limits,
     },
   });
-  // The token endpoint is not an operation: every request that is not one went to it.
-  const tokenRequests = () => {
-    const c = mock.counters();
-    return c.requests - Object.values(c.byOperation).reduce((a, b) => a + b, 0);
-  };
-  return { mock, tokenRequests };
+  return { mock, tokenRequests: () => tokenRequestsOf(mock) };
+}
+
+/**
+ * Requests `mock` received for its token endpoint: it is not an operation, so every request that
+ * is not one went to it.
+ */
+export function tokenRequestsOf(mock: RunningMock): number {
+  const c = mock.counters();
+  return c.requests - Object.values(c.byOperation).reduce((a, b) => a + b, 0);
 }
 
 export function writeMarketoConnections(file: string): void {

@@ -21,6 +21,7 @@ import {
   runTrial,
   startContentSnare,
   startMarketo,
+  tokenRequestsOf,
   Worker,
   type WorkerResult,
   writeConnections,
@@ -98,10 +99,9 @@ export function describeMultiProcess(backend: Backend): void {
         }
         if (mode === "long") {
           // The first round renews the expired token; the run lasts past that token's 2 s, so it or
-          // the round after must renew again. Counted at the mock: the token endpoint is not an
-          // operation. (A call count would measure the machine's speed instead.)
-          const c = mock.counters();
-          const grants = c.requests - Object.values(c.byOperation).reduce((a, b) => a + b, 0);
+          // the round after must renew again. Counted at the mock. (A call count would measure the
+          // machine's speed instead.)
+          const grants = tokenRequestsOf(mock);
           if (grants < 2) tally.failures.push(`${id}: the token was granted ${grants} time(s), never renewed`);
         }
         tally.deadProcesses += after.filter((r) => r.failed > 0 || r.crashed).length;
