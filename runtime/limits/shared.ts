@@ -95,6 +95,8 @@ export class SharedLimitRegistry implements Limiter {
   private wakeUp: (() => void) | undefined;
   /** Something freed room while the loop was busy at the store: look again before sleeping. */
   private dirty = false;
+  /** Budgets the store said are full (or could not answer for): not asked again before this time. */
+  private readonly heldBack = new Map<string, number>();
   /** What a call costs under a header quota, as the service last reported (1 until it says). */
   private readonly costs = new Map<string, number>();
   /** Every budget this process has planned, so a lost store can be made safe again. */
@@ -195,29 +197,49 @@ export class SharedLimitRegistry implements Limiter {
     else this.dirty = true;
   }
 
-  /** One loop per process works the queue; it sleeps until the soonest moment room may free up. */
+  /** Room was given back: every budget is worth asking again. */
+  private roomFreed(): void {
+    this.heldBack.clear();
+    void this.pump();
+  }
+
+  /**
+   * One loop per process works the queue; it sleeps until the soonest moment room may free up.
+   * Each pass asks once for the head of every line (round robin), not for a whole line: under a
+   * contended store an answer takes about as long as a busy operation's next call takes to come, so
+   * a line worked through before the next would keep the others waiting until its window is full.
+   */
   private async pump(): Promise<void> {
     if (this.pumping) return this.wake();
     this.pumping = true;
     try {
       while (this.waiting > 0) {
         this.dirty = false;
-        const blocked = new Set<string>();
+        let admittedSome = false;
         let soonest = Infinity;
         for (const [planned, line] of [...this.lines]) {
-          if (planned.some((p) => blocked.has(p.key))) continue;
-          for (let waiter = this.head(planned, line); waiter; waiter = this.head(planned, line)) {
-            const step = await this.step(waiter);
-            if (step.done) continue;
-            for (const key of step.blocking) blocked.add(key);
-            soonest = Math.min(soonest, step.retryAt);
-            break;
+          const until = Math.max(0, ...planned.map((p) => this.heldBack.get(p.key) ?? 0));
+          if (until > Date.now()) {
+            soonest = Math.min(soonest, until);
+            continue;
           }
+          const waiter = this.head(planned, line);
+          if (!waiter) continue;
+          const step = await this.step(waiter);
+          if (step.done) {
+            admittedSome = true;
+            continue;
+          }
+          // Later lines on the same budget wait their turn behind this one (first come, first served).
+          const keys = step.blocking.length > 0 ? step.blocking : planned.map((p) => p.key);
+          for (const key of keys) this.heldBack.set(key, step.retryAt);
+          soonest = Math.min(soonest, step.retryAt);
         }
         if (this.waiting <= 0) {
           this.lines.clear(); // only settled waiters are left in them
           break;
         }
+        if (admittedSome) continue; // the next waiters may have room now
         const wait = Math.max(0, soonest - Date.now());
         if (wait > 0 && !this.dirty) {
           await new Promise<void>((resolve) => {
@@ -234,6 +256,7 @@ export class SharedLimitRegistry implements Limiter {
       }
     } finally {
       this.pumping = false;
+      this.heldBack.clear();
     }
   }
 
@@ -363,7 +386,7 @@ export class SharedLimitRegistry implements Limiter {
           }
         }
         // A release the store does not take is safe: the slot lapses by itself after its hold.
-        void this.quietly(Promise.all(work)).then(() => void this.pump());
+        void this.quietly(Promise.all(work)).then(() => this.roomFreed());
       },
       // As the store's admission reported it (a store that does not report leaves it unknown).
       remaining: () => remaining ?? planned.map(() => undefined),

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import {
   type ClientOptions,
   createServiceClient,
@@ -211,6 +211,37 @@ function flaky(inner: StateStore, mode: { now: "up" | "down" | "slow" }): StateS
     },
   });
 }
+
+describe("the order a process asks the store in", () => {
+  it("each line of waiters gets its turn: a busy line is not worked through before the others", async () => {
+    // On a contended folder an admission takes about as long as the next call of a busy operation
+    // takes to arrive, so its line never emptied and the other operations waited until its window was full.
+    const store = new MemoryStateStore();
+    const registry = new SharedLimitRegistry(store);
+    const limits = [
+      {
+        id: "rate",
+        kind: "window",
+        requests: 100,
+        windowSeconds: 10,
+        description: "100/10 s",
+        rejection: { status: 429 },
+      },
+    ];
+    const scopes = { connection: "acct", fields: {} };
+    const busy = apiKeyService({ limits });
+    const quiet = apiKeyService({ limits });
+    const busyPlan = registry.plan("busy", busy.limits, busy.operations.getThing!, scopes);
+    const quietPlan = registry.plan("quiet", quiet.limits, quiet.operations.getThing!, scopes);
+    const admitted: string[] = [];
+    const tickets = [
+      ...Array.from({ length: 20 }, () => registry.acquire(busyPlan).then((t) => (admitted.push("busy"), t))),
+      registry.acquire(quietPlan).then((t) => (admitted.push("quiet"), t)),
+    ];
+    for (const ticket of await Promise.all(tickets)) ticket.release({ sent: true });
+    expect(admitted.indexOf("quiet")).toBeLessThanOrEqual(2);
+  });
+});
 
 describe("when the shared state cannot be reached", () => {
   it(
