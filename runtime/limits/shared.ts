@@ -42,7 +42,7 @@ import {
   waiterBase,
 } from "./limits.js";
 import { hashed, stateKey } from "../state/keys.js";
-import { type AdmissionItem, StateUnavailableError, type StateStore } from "../state/types.js";
+import { type Admission, type AdmissionItem, StateUnavailableError, type StateStore } from "../state/types.js";
 import { nextMidnight } from "../internal/time.js";
 
 export interface SharedLimitOptions {
@@ -64,7 +64,22 @@ interface Waiter extends WaiterBase {
   since: number;
   /** Resolved, rejected or aborted: skipped (and dropped) when it reaches the head of its line. */
   settled: boolean;
+  /** Its admission the store has not answered yet (the answer was slower than the bound). */
+  attempt?: Attempt | undefined;
 }
+
+/** One admission asked of the store: what it takes, under which id. */
+interface Attempt {
+  id: string;
+  items: AdmissionItem[];
+  answer?: Promise<Admission> | undefined;
+}
+
+/**
+ * The store did not answer within the bound. The operation itself goes on (it waits on a folder's
+ * lock, in a Redis client's queue) and may still act later.
+ */
+class NoAnswerInTime extends StateUnavailableError {}
 
 type Step = { done: true } | { done: false; retryAt: number; blocking: string[] };
 
@@ -180,6 +195,18 @@ export class SharedLimitRegistry implements Limiter {
     waiter.settled = true;
     this.waiting--;
     if (waiter.onAbort) waiter.signal?.removeEventListener("abort", waiter.onAbort);
+    // Its admission may still be answered, and take room, after it gave up: that room goes back.
+    const late = waiter.attempt;
+    waiter.attempt = undefined;
+    if (late?.answer) {
+      void late.answer.then(
+        (admission) => {
+          if (admission.ok)
+            void this.quietly(this.freeAll(waiter.planned, late.items, late.id)).then(() => this.roomFreed());
+        },
+        () => undefined,
+      );
+    }
     return true;
   }
 
@@ -263,12 +290,20 @@ export class SharedLimitRegistry implements Limiter {
   /** One attempt of one waiter at the store. */
   private async step(waiter: Waiter): Promise<Step> {
     const now = Date.now();
-    const id = randomUUID();
-    const items = waiter.planned.map((p) => this.itemFor(p, now));
+    // An admission the store did not answer in time is still in line there and may yet take room:
+    // the waiter waits for that answer instead of asking again (each retry left one more behind,
+    // which took a slot for a window and a lease with an id nobody frees).
+    const attempt = (waiter.attempt ??= { id: randomUUID(), items: waiter.planned.map((p) => this.itemFor(p, now)) });
+    const { id, items } = attempt;
     let admission;
     try {
       await this.checkEpoch(now);
-      admission = await this.timed(this.store.admit(items, id));
+      attempt.answer ??= this.store.admit(items, id);
+      // An answer that came (an error) ends the attempt; one still awaited stays the waiter's.
+      admission = await this.timed(attempt.answer).catch((error: unknown) => {
+        if (!(error instanceof NoAnswerInTime) && waiter.attempt === attempt) waiter.attempt = undefined;
+        throw error;
+      });
       this.suspect = false;
       this.downSince = 0;
     } catch (error) {
@@ -296,9 +331,12 @@ export class SharedLimitRegistry implements Limiter {
         blocking: [],
       };
     }
+    // Gave up while the store answered: `remove` gives back what the attempt took.
+    if (waiter.attempt !== attempt) return { done: true };
+    waiter.attempt = undefined;
     if (admission.ok) {
-      if (this.remove(waiter)) waiter.resolve(this.ticket(waiter.planned, items, id, admission.remaining));
-      else void this.quietly(this.freeAll(waiter.planned, items, id)); // aborted while the store answered
+      this.remove(waiter);
+      waiter.resolve(this.ticket(waiter.planned, items, id, admission.remaining));
       return { done: true };
     }
     const p = waiter.planned[admission.item]!;
@@ -437,7 +475,7 @@ export class SharedLimitRegistry implements Limiter {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new StateUnavailableError(this.store.backend, `no answer within ${this.operationTimeoutMs} ms`)),
+        () => reject(new NoAnswerInTime(this.store.backend, `no answer within ${this.operationTimeoutMs} ms`)),
         this.operationTimeoutMs,
       );
     });
