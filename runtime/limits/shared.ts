@@ -42,7 +42,7 @@ import {
   waiterBase,
 } from "./limits.js";
 import { hashed, stateKey } from "../state/keys.js";
-import { type AdmissionItem, StateUnavailableError, type StateStore } from "../state/types.js";
+import { type Admission, type AdmissionItem, StateUnavailableError, type StateStore } from "../state/types.js";
 import { nextMidnight } from "../internal/time.js";
 
 export interface SharedLimitOptions {
@@ -64,7 +64,22 @@ interface Waiter extends WaiterBase {
   since: number;
   /** Resolved, rejected or aborted: skipped (and dropped) when it reaches the head of its line. */
   settled: boolean;
+  /** Its admission the store has not answered yet (the answer was slower than the bound). */
+  attempt?: Attempt | undefined;
 }
+
+/** One admission asked of the store: what it takes, under which id. */
+interface Attempt {
+  id: string;
+  items: AdmissionItem[];
+  answer?: Promise<Admission> | undefined;
+}
+
+/**
+ * The store did not answer within the bound. The operation itself goes on (it waits on a folder's
+ * lock, in a Redis client's queue) and may still act later.
+ */
+class NoAnswerInTime extends StateUnavailableError {}
 
 type Step = { done: true } | { done: false; retryAt: number; blocking: string[] };
 
@@ -95,6 +110,8 @@ export class SharedLimitRegistry implements Limiter {
   private wakeUp: (() => void) | undefined;
   /** Something freed room while the loop was busy at the store: look again before sleeping. */
   private dirty = false;
+  /** Budgets the store said are full (or could not answer for): not asked again before this time. */
+  private readonly heldBack = new Map<string, number>();
   /** What a call costs under a header quota, as the service last reported (1 until it says). */
   private readonly costs = new Map<string, number>();
   /** Every budget this process has planned, so a lost store can be made safe again. */
@@ -178,6 +195,18 @@ export class SharedLimitRegistry implements Limiter {
     waiter.settled = true;
     this.waiting--;
     if (waiter.onAbort) waiter.signal?.removeEventListener("abort", waiter.onAbort);
+    // Its admission may still be answered, and take room, after it gave up: that room goes back.
+    const late = waiter.attempt;
+    waiter.attempt = undefined;
+    if (late?.answer) {
+      void late.answer.then(
+        (admission) => {
+          if (admission.ok)
+            void this.quietly(this.freeAll(waiter.planned, late.items, late.id)).then(() => this.roomFreed());
+        },
+        () => undefined,
+      );
+    }
     return true;
   }
 
@@ -195,29 +224,49 @@ export class SharedLimitRegistry implements Limiter {
     else this.dirty = true;
   }
 
-  /** One loop per process works the queue; it sleeps until the soonest moment room may free up. */
+  /** Room was given back: every budget is worth asking again. */
+  private roomFreed(): void {
+    this.heldBack.clear();
+    void this.pump();
+  }
+
+  /**
+   * One loop per process works the queue; it sleeps until the soonest moment room may free up.
+   * Each pass asks once for the head of every line (round robin), not for a whole line: under a
+   * contended store an answer takes about as long as a busy operation's next call takes to come, so
+   * a line worked through before the next would keep the others waiting until its window is full.
+   */
   private async pump(): Promise<void> {
     if (this.pumping) return this.wake();
     this.pumping = true;
     try {
       while (this.waiting > 0) {
         this.dirty = false;
-        const blocked = new Set<string>();
+        let admittedSome = false;
         let soonest = Infinity;
         for (const [planned, line] of [...this.lines]) {
-          if (planned.some((p) => blocked.has(p.key))) continue;
-          for (let waiter = this.head(planned, line); waiter; waiter = this.head(planned, line)) {
-            const step = await this.step(waiter);
-            if (step.done) continue;
-            for (const key of step.blocking) blocked.add(key);
-            soonest = Math.min(soonest, step.retryAt);
-            break;
+          const until = Math.max(0, ...planned.map((p) => this.heldBack.get(p.key) ?? 0));
+          if (until > Date.now()) {
+            soonest = Math.min(soonest, until);
+            continue;
           }
+          const waiter = this.head(planned, line);
+          if (!waiter) continue;
+          const step = await this.step(waiter);
+          if (step.done) {
+            admittedSome = true;
+            continue;
+          }
+          // Later lines on the same budget wait their turn behind this one (first come, first served).
+          const keys = step.blocking.length > 0 ? step.blocking : planned.map((p) => p.key);
+          for (const key of keys) this.heldBack.set(key, step.retryAt);
+          soonest = Math.min(soonest, step.retryAt);
         }
         if (this.waiting <= 0) {
           this.lines.clear(); // only settled waiters are left in them
           break;
         }
+        if (admittedSome) continue; // the next waiters may have room now
         const wait = Math.max(0, soonest - Date.now());
         if (wait > 0 && !this.dirty) {
           await new Promise<void>((resolve) => {
@@ -234,18 +283,27 @@ export class SharedLimitRegistry implements Limiter {
       }
     } finally {
       this.pumping = false;
+      this.heldBack.clear();
     }
   }
 
   /** One attempt of one waiter at the store. */
   private async step(waiter: Waiter): Promise<Step> {
     const now = Date.now();
-    const id = randomUUID();
-    const items = waiter.planned.map((p) => this.itemFor(p, now));
+    // An admission the store did not answer in time is still in line there and may yet take room:
+    // the waiter waits for that answer instead of asking again (each retry left one more behind,
+    // which took a slot for a window and a lease with an id nobody frees).
+    const attempt = (waiter.attempt ??= { id: randomUUID(), items: waiter.planned.map((p) => this.itemFor(p, now)) });
+    const { id, items } = attempt;
     let admission;
     try {
       await this.checkEpoch(now);
-      admission = await this.timed(this.store.admit(items, id));
+      attempt.answer ??= this.store.admit(items, id);
+      // An answer that came (an error) ends the attempt; one still awaited stays the waiter's.
+      admission = await this.timed(attempt.answer).catch((error: unknown) => {
+        if (!(error instanceof NoAnswerInTime) && waiter.attempt === attempt) waiter.attempt = undefined;
+        throw error;
+      });
       this.suspect = false;
       this.downSince = 0;
     } catch (error) {
@@ -273,9 +331,12 @@ export class SharedLimitRegistry implements Limiter {
         blocking: [],
       };
     }
+    // Gave up while the store answered: `remove` gives back what the attempt took.
+    if (waiter.attempt !== attempt) return { done: true };
+    waiter.attempt = undefined;
     if (admission.ok) {
-      if (this.remove(waiter)) waiter.resolve(this.ticket(waiter.planned, items, id, admission.remaining));
-      else void this.quietly(this.freeAll(waiter.planned, items, id)); // aborted while the store answered
+      this.remove(waiter);
+      waiter.resolve(this.ticket(waiter.planned, items, id, admission.remaining));
       return { done: true };
     }
     const p = waiter.planned[admission.item]!;
@@ -363,7 +424,7 @@ export class SharedLimitRegistry implements Limiter {
           }
         }
         // A release the store does not take is safe: the slot lapses by itself after its hold.
-        void this.quietly(Promise.all(work)).then(() => void this.pump());
+        void this.quietly(Promise.all(work)).then(() => this.roomFreed());
       },
       // As the store's admission reported it (a store that does not report leaves it unknown).
       remaining: () => remaining ?? planned.map(() => undefined),
@@ -414,7 +475,7 @@ export class SharedLimitRegistry implements Limiter {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new StateUnavailableError(this.store.backend, `no answer within ${this.operationTimeoutMs} ms`)),
+        () => reject(new NoAnswerInTime(this.store.backend, `no answer within ${this.operationTimeoutMs} ms`)),
         this.operationTimeoutMs,
       );
     });

@@ -96,14 +96,12 @@ describe("one account, many processes, real windows, 3× offered load", () => {
     expect(result.arrivals["trello perToken"]!.filter((t) => t > restartedAt).length).toBeGreaterThan(0);
   }, 180_000);
 
-  // One folder run at a time, and once more when it fails. With both side by side (six processes on
-  // two cores, each folder's processes taking turns on its lock) about one run in three had some
-  // processes wait 5–11 s for their first admission (traced 2026-11-28: the wait was in admission,
-  // not the token), so a service's first window was used 77–93 %. Not found yet; stop 36's note has
-  // the timelines. The rule is unchanged, and a defect that shows every time still fails here.
+  // One folder run at a time, so the machine's two cores are not what is measured: side by side
+  // (six processes on two cores) each folder's store admitted only 20–35 calls a second in the first
+  // seconds (one admission in flight per process, each ~50–120 ms in line for the lock) against 69
+  // offered, and in one run of twelve Trello's first window got 87 of its 100.
   it("on a state folder (one machine), 2 and 4 processes: 0 rejections, ≥ 97 % of every limit used", {
     timeout: 300_000,
-    retry: 1,
   }, async () => {
     // 43 s: four 10 s windows, two 20 s ones, and World News's first 60 s window (it is measured whole on Redis).
     for (const procs of [2, 4]) expectShared(await runScenario({ backend: "file", procs, durationMs: 43_000 }));

@@ -4,10 +4,10 @@
  * budgets only through the store (one MemoryStateStore object, or two FileStateStore objects on
  * one folder), against loopback servers that enforce the limit the way the service does.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import {
   type ClientOptions,
   createServiceClient,
@@ -212,6 +212,37 @@ function flaky(inner: StateStore, mode: { now: "up" | "down" | "slow" }): StateS
   });
 }
 
+describe("the order a process asks the store in", () => {
+  it("each line of waiters gets its turn: a busy line is not worked through before the others", async () => {
+    // On a contended folder an admission takes about as long as the next call of a busy operation
+    // takes to arrive, so its line never emptied and the other operations waited until its window was full.
+    const store = new MemoryStateStore();
+    const registry = new SharedLimitRegistry(store);
+    const limits = [
+      {
+        id: "rate",
+        kind: "window",
+        requests: 100,
+        windowSeconds: 10,
+        description: "100/10 s",
+        rejection: { status: 429 },
+      },
+    ];
+    const scopes = { connection: "acct", fields: {} };
+    const busy = apiKeyService({ limits });
+    const quiet = apiKeyService({ limits });
+    const busyPlan = registry.plan("busy", busy.limits, busy.operations.getThing!, scopes);
+    const quietPlan = registry.plan("quiet", quiet.limits, quiet.operations.getThing!, scopes);
+    const admitted: string[] = [];
+    const tickets = [
+      ...Array.from({ length: 20 }, () => registry.acquire(busyPlan).then((t) => (admitted.push("busy"), t))),
+      registry.acquire(quietPlan).then((t) => (admitted.push("quiet"), t)),
+    ];
+    for (const ticket of await Promise.all(tickets)) ticket.release({ sent: true });
+    expect(admitted.indexOf("quiet")).toBeLessThanOrEqual(2);
+  });
+});
+
 describe("when the shared state cannot be reached", () => {
   it(
     "never sends: every waiting call fails after the bounded wait with the typed error, " + "then calls recover",
@@ -268,6 +299,75 @@ describe("when the shared state cannot be reached", () => {
     await expect(getThing(c)).rejects.toMatchObject({ code: "state_unreachable" });
     expect(admits).toBe(1);
     expect(server.seen).toHaveLength(0);
+  });
+
+  describe("a folder whose lock another process holds longer than one operation's bound", () => {
+    const tenSeconds = [
+      {
+        id: "rate",
+        kind: "window",
+        requests: 5,
+        windowSeconds: 10,
+        description: "5 per 10 s",
+        rejection: { status: 429 },
+      },
+    ];
+    /** A registry on a fresh folder whose lock is held (a fresh `.lock` dir: a live process) until `free`. */
+    function lockedFolder(options: SharedLimitOptions) {
+      const dir = mkdtempSync(join(tmpdir(), "sf-held-"));
+      dirs.push(dir);
+      const store = new FileStateStore(dir);
+      let admits = 0;
+      const admit = store.admit.bind(store);
+      store.admit = (items, id) => {
+        admits++;
+        return admit(items, id);
+      };
+      const registry = new SharedLimitRegistry(store, options);
+      const d = apiKeyService({ limits: tenSeconds });
+      // Each plan is a line of its own in the registry (clients keep one per operation).
+      const plan = () => registry.plan("board", d.limits, d.operations.getThing!, { connection: "acct", fields: {} });
+      const planned = plan();
+      mkdirSync(join(dir, ".state.lock"));
+      return {
+        store,
+        registry,
+        planned,
+        plan,
+        admits: () => admits,
+        live: async () => (await store.slots(planned[0]!.key)).live,
+        free: () => rmSync(join(dir, ".state.lock"), { recursive: true }),
+      };
+    }
+    const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+    it("a call keeps its one attempt in line, so no abandoned attempt takes a slot later", async () => {
+      // Several operation bounds pass while the lock is held; each used to leave an admission queued
+      // behind the lock that later took a slot (held a window and a lease) with an id nobody frees.
+      const held = lockedFolder({ operationTimeoutMs: 100, unreachableWaitMs: 10_000 });
+      const ticket = held.registry.acquire(held.planned);
+      await pause(800);
+      held.free();
+      (await ticket).release({ sent: true });
+      expect(await held.live()).toBe(1);
+      expect(held.admits()).toBe(1);
+    });
+
+    it("a call that gave up (unreachable bound, or aborted) frees what its late attempt took", async () => {
+      const held = lockedFolder({ operationTimeoutMs: 100, unreachableWaitMs: 300 });
+      const stop = new AbortController();
+      const failed = held.registry.acquire(held.planned);
+      // A second line, asked once the first line's attempt ran out of time.
+      const aborted = held.registry.acquire(held.plan(), { signal: stop.signal });
+      await vi.waitFor(() => expect(held.admits()).toBe(2));
+      stop.abort(new Error("stopped"));
+      await expect(aborted).rejects.toThrow("stopped");
+      await expect(failed).rejects.toBeInstanceOf(StateUnavailableError);
+      held.free();
+      // Each line's one attempt ran once the lock was free, and what it took was given back.
+      await vi.waitFor(async () => expect(await held.live()).toBe(0));
+      expect(held.admits()).toBe(2);
+    });
   });
 
   it("with the explicit opt-in, counts in this process alone while the store is down", async () => {
