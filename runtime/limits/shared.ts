@@ -68,11 +68,11 @@ interface Waiter extends WaiterBase {
   attempt?: Attempt | undefined;
 }
 
-/** One admission asked of the store: what it takes, under which id. */
+/** One admission asked of the store: what it takes, under which id, and the store's answer to come. */
 interface Attempt {
   id: string;
   items: AdmissionItem[];
-  answer?: Promise<Admission> | undefined;
+  answer: Promise<Admission>;
 }
 
 /**
@@ -198,7 +198,7 @@ export class SharedLimitRegistry implements Limiter {
     // Its admission may still be answered, and take room, after it gave up: that room goes back.
     const late = waiter.attempt;
     waiter.attempt = undefined;
-    if (late?.answer) {
+    if (late) {
       void late.answer.then(
         (admission) => {
           if (admission.ok)
@@ -293,15 +293,15 @@ export class SharedLimitRegistry implements Limiter {
     // An admission the store did not answer in time is still in line there and may yet take room:
     // the waiter waits for that answer instead of asking again (each retry left one more behind,
     // which took a slot for a window and a lease with an id nobody frees).
-    const attempt = (waiter.attempt ??= { id: randomUUID(), items: waiter.planned.map((p) => this.itemFor(p, now)) });
-    const { id, items } = attempt;
+    let attempt: Attempt | undefined;
     let admission;
     try {
       await this.checkEpoch(now);
-      attempt.answer ??= this.store.admit(items, id);
+      const asked = (waiter.attempt ??= this.ask(waiter.planned, now));
+      attempt = asked;
       // An answer that came (an error) ends the attempt; one still awaited stays the waiter's.
-      admission = await this.timed(attempt.answer).catch((error: unknown) => {
-        if (!(error instanceof NoAnswerInTime) && waiter.attempt === attempt) waiter.attempt = undefined;
+      admission = await this.timed(asked.answer).catch((error: unknown) => {
+        if (!(error instanceof NoAnswerInTime) && waiter.attempt === asked) waiter.attempt = undefined;
         throw error;
       });
       this.suspect = false;
@@ -332,11 +332,11 @@ export class SharedLimitRegistry implements Limiter {
       };
     }
     // Gave up while the store answered: `remove` gives back what the attempt took.
-    if (waiter.attempt !== attempt) return { done: true };
+    if (!attempt || waiter.attempt !== attempt) return { done: true };
     waiter.attempt = undefined;
     if (admission.ok) {
       this.remove(waiter);
-      waiter.resolve(this.ticket(waiter.planned, items, id, admission.remaining));
+      waiter.resolve(this.ticket(waiter.planned, attempt.items, attempt.id, admission.remaining));
       return { done: true };
     }
     const p = waiter.planned[admission.item]!;
@@ -362,6 +362,13 @@ export class SharedLimitRegistry implements Limiter {
 
   private counterKey(p: PlannedLimit, now: number): string {
     return `${p.key}:${quotaPeriod(p.spec, now).period}`;
+  }
+
+  /** Asks the store to admit one call of `planned`, under an id of its own. */
+  private ask(planned: PlannedLimit[], now: number): Attempt {
+    const id = randomUUID();
+    const items = planned.map((p) => this.itemFor(p, now));
+    return { id, items, answer: this.store.admit(items, id) };
   }
 
   private itemFor(p: PlannedLimit, now: number): AdmissionItem {
