@@ -12,9 +12,11 @@
  *   window, a penalty period, a spent quota) is written to the store, so every process holds back.
  *
  * All limits of one call are taken at once (`admit` is atomic) or not at all. Waiters in a process
- * queue first come, first served per budget, and only the first of each budget asks the store; it
- * sleeps until the store says room frees up (a window's slot) or looks again every `pollMs` (a
- * lease another process may give back any moment), and at once when this process frees a slot.
+ * queue per operation, first come, first served, and the operations take turns: each pass of the
+ * process's one loop asks the store for the first waiter of each, so a busy operation does not
+ * starve the others on the same budget. A budget the store called full is not asked again until
+ * the store says room frees up (a window's slot) or every `pollMs` (a lease another process may give
+ * back any moment), and at once when this process frees a slot.
  *
  * When the store cannot be reached (Redis down or slower than `operationTimeoutMs`) a limit is
  * never exceeded silently: calls wait up to `unreachableWaitMs`, then fail with
