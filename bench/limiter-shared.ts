@@ -11,9 +11,12 @@
  * 3. Many processes, one account (real processes, the behavioural mocks at their real windows,
  *    3× offered load for 21 s): what the mock refused with per-process limits (before) and with the
  *    shared limiter on a folder and on Redis (after). Skipped with --quick.
+ * 4. Admissions per second through one store: 4 real processes, 5 operations each with 8 calls in
+ *    flight, every window with ample room (bench/lib/admit-worker.ts), on a folder and on Redis.
  *
  *   npx tsx bench/limiter-shared.ts [--quick]
  */
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -149,6 +152,35 @@ try {
     );
     for (const r of results) console.error(describeResult(r));
   }
+
+  // 4. Throughput of the store itself.
+  const admitted = (where: string, ms: number) =>
+    new Promise<number>((resolve, reject) => {
+      const child = spawn(
+        process.execPath,
+        ["--import", "tsx", new URL("./lib/admit-worker.ts", import.meta.url).pathname, where, "5", String(ms)],
+        { stdio: ["ignore", "pipe", "inherit"] },
+      );
+      let out = "";
+      child.stdout.on("data", (chunk) => (out += chunk));
+      child.on("error", reject);
+      child.on("exit", (code) => (code === 0 ? resolve(Number(out.trim())) : reject(new Error(`exit ${code}`))));
+    });
+  const seconds = quick ? 3 : 6;
+  const throughputRows: Array<Array<string | number>> = [];
+  for (const [name, where] of [
+    ["folder", mkdtempSync(join(tmpdir(), "sf-bench-admit-"))],
+    ["Redis", `${redis.url}/5`],
+  ] as const) {
+    const counts = await Promise.all(Array.from({ length: 4 }, () => admitted(where, seconds * 1000)));
+    const total = counts.reduce((a, b) => a + b, 0) / seconds;
+    throughputRows.push([name, total.toFixed(0), counts.map((c) => (c / seconds).toFixed(0)).join(", ")]);
+    if (!where.startsWith("redis://")) rmSync(where, { recursive: true, force: true });
+  }
+  console.log(
+    `\nadmissions per second through one store (4 processes × 5 operations, 8 calls in flight each, ${seconds} s)\n`,
+  );
+  console.log(table(["store", "calls admitted per second", "per process"], throughputRows));
 } finally {
   await redis.stop();
   rmSync(dir, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync, readdirSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, statSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -34,6 +34,39 @@ describe("FileStateStore", () => {
       }
     },
   );
+});
+
+describe("a process's turn at the folder's lock", () => {
+  it("takes every operation asked while another process held the lock: in the order asked, each one whole or not at all", async () => {
+    const root = mkdtempSync(join(tmpdir(), "sf-turn-"));
+    try {
+      const store = new FileStateStore(join(root, "state"));
+      await store.set("before", 1);
+      expect(store.turns).toBe(1);
+      // Another process holds the lock (a fresh lock directory: a live holder).
+      mkdirSync(join(root, "state", ".state.lock"));
+      const counts = Array.from({ length: 10 }, () => store.addToCounter("hits", 1, Date.now() + 60_000));
+      // An operation that fails after a write: the store's own steps cannot be made to, so it is asked
+      // through the private entry every operation goes through.
+      const failing = (
+        store as unknown as { run(step: (tx: { write(k: string, e: unknown): void }) => never): Promise<never> }
+      ).run((tx) => {
+        tx.write("torn", { half: true });
+        throw new Error("the step failed");
+      });
+      const read = store.get("before");
+      setTimeout(() => rmSync(join(root, "state", ".state.lock"), { recursive: true }), 300);
+      expect(await Promise.all(counts)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      await expect(failing).rejects.toThrow("the step failed");
+      expect((await read)?.value).toBe(1);
+      // All twelve in one turn, and nothing of the failed one written.
+      expect(store.turns).toBe(2);
+      expect(readdirSync(join(root, "state")).filter((n) => n.includes("torn"))).toEqual([]);
+      expect(await store.addToCounter("hits", 1, Date.now() + 60_000)).toBe(11);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("the file lock", () => {
