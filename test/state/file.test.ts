@@ -37,7 +37,7 @@ describe("FileStateStore", () => {
 });
 
 describe("a process's turn at the folder's lock", () => {
-  it("takes every operation asked while another process held the lock: in the order asked, each one whole or not at all", async () => {
+  it("takes all asked while another process held the lock: in order, each one whole or not at all", async () => {
     const root = mkdtempSync(join(tmpdir(), "sf-turn-"));
     try {
       const store = new FileStateStore(join(root, "state"));
