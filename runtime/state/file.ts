@@ -72,8 +72,7 @@ export class FileStateStore implements StateStore {
   private readonly lockTimeoutMs: number;
   /** Operations waiting for this process's next turn at the lock (undefined: none is waiting). */
   private waiting: Queued[] | undefined;
-  /** Turns this store has taken at the folder's lock (for tests and benchmarks). */
-  turns = 0;
+  private turnsTaken = 0;
 
   constructor(
     readonly dir: string,
@@ -82,6 +81,11 @@ export class FileStateStore implements StateStore {
     this.clock = options.clock ?? systemClock;
     this.lockPath = join(dir, ".state");
     this.lockTimeoutMs = options.lockTimeoutMs ?? 10_000;
+  }
+
+  /** Turns this store has taken at the folder's lock (for tests and benchmarks). */
+  get turns(): number {
+    return this.turnsTaken;
   }
 
   /**
@@ -106,7 +110,7 @@ export class FileStateStore implements StateStore {
         () => {
           // From here on, what is asked waits for the next turn.
           if (this.waiting === turn) this.waiting = undefined;
-          this.turns++;
+          this.turnsTaken++;
           return turn.map((q) => this.attempt(q.step));
         },
         { timeoutMs: this.lockTimeoutMs },
@@ -126,7 +130,7 @@ export class FileStateStore implements StateStore {
     });
   }
 
-  /** One operation of a turn: its reads, its step, then its writes (none when it throws). */
+  /** One operation of a turn: its reads, its step, then its writes (none when the step throws). */
   private attempt(step: (tx: model.Tx, now: number) => unknown): Outcome {
     try {
       const read = new Map<string, unknown>();
