@@ -1,9 +1,10 @@
 /**
  * The file backend: many processes on one machine share state through a folder. Every operation
- * takes one OS-level lock on the folder (see file-lock.ts), reads the few entries it needs from
- * their own files, and writes back only the entries it changed (each to a temporary file renamed
- * over the old one), so an operation never rewrites an entry from a stale copy and a crash leaves
- * each entry whole. The folder is mode 0700 and its files 0600: records may hold tokens.
+ * runs under one OS-level lock on the folder (see file-lock.ts; the operations a process asked for
+ * while it waited share one turn at it), reads the few entries it needs from their own files, and
+ * writes back only the entries it changed (each to a temporary file renamed over the old one), so
+ * an operation never rewrites an entry from a stale copy and a crash leaves each entry whole. The
+ * folder is mode 0700 and its files 0600: records may hold tokens.
  */
 import { createHash, randomUUID } from "node:crypto";
 import {
