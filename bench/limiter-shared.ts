@@ -20,7 +20,6 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { LimitSpec, OperationDescriptor } from "../runtime/descriptor.js";
 import { type Limiter, LimitRegistry } from "../runtime/limits/limits.js";
 import { SharedLimitRegistry } from "../runtime/limits/shared.js";
 import { FileStateStore } from "../runtime/state/file.js";
@@ -29,28 +28,12 @@ import { RedisStateStore } from "../runtime/state/redis.js";
 import type { StateStore } from "../runtime/state/types.js";
 import { startRedis } from "../test/helpers/redis.js";
 import { describeResult, MEASURED, runScenario } from "../test/runtime/limits-harness.js";
+import { readOperation, windowLimit } from "./lib/limit-specs.js";
 import { median, ratio, table } from "./lib/report.js";
 
 const quick = process.argv.includes("--quick");
-const op: OperationDescriptor = {
-  operationId: "getThing",
-  method: "GET",
-  path: "/things/{id}",
-  idempotent: true,
-  limitClass: "read",
-};
+const op = readOperation("getThing", "/things/{id}");
 const scopes = { connection: "bench", fields: {} };
-const window = (requests: number, windowSeconds: number): LimitSpec =>
-  ({
-    id: "rate",
-    kind: "window",
-    requests,
-    windowSeconds,
-    applies: "all",
-    per: "connection",
-    description: "bench",
-    rejection: { status: 429 },
-  }) as LimitSpec;
 
 const redis = await startRedis();
 const dir = mkdtempSync(join(tmpdir(), "sf-bench-limits-"));
@@ -65,7 +48,7 @@ try {
   const calls = quick ? 500 : 2000;
   const perCall = async (limiter: Limiter): Promise<number> => {
     // Room to spare, and a short window so the store holds a realistic few dozen live entries.
-    const planned = limiter.plan("bench", [window(1_000_000, 0.05)], op, scopes);
+    const planned = limiter.plan("bench", [windowLimit(1_000_000, 0.05)], op, scopes);
     for (let i = 0; i < 50; i++) (await limiter.acquire(planned)).release({ sent: true });
     const started = performance.now();
     for (let i = 0; i < calls; i++) (await limiter.acquire(planned)).release({ sent: true });
@@ -93,7 +76,7 @@ try {
     const limiters: Limiter[] = shared
       ? Array.from({ length: 4 }, () => new SharedLimitRegistry(shared))
       : [new LimitRegistry()];
-    const spec = window(100, 1);
+    const spec = windowLimit(100, 1);
     const waits: number[] = [];
     const started = Date.now();
     const seconds = 3;

@@ -67,6 +67,22 @@ describe("a process's turn at the folder's lock", () => {
       rmSync(root, { recursive: true, force: true });
     }
   });
+
+  it("splits what piled up into turns of at most 64 operations, keeping the order across them", async () => {
+    const root = mkdtempSync(join(tmpdir(), "sf-turns-"));
+    try {
+      const store = new FileStateStore(join(root, "state"));
+      await store.set("before", 1);
+      mkdirSync(join(root, "state", ".state.lock"));
+      const counts = Array.from({ length: 130 }, () => store.addToCounter("hits", 1, Date.now() + 60_000));
+      setTimeout(() => rmSync(join(root, "state", ".state.lock"), { recursive: true }), 300);
+      expect(await Promise.all(counts)).toEqual(Array.from({ length: 130 }, (_, i) => i + 1));
+      // 64 + 64 + 2, after the first write's turn.
+      expect(store.turns).toBe(4);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("the file lock", () => {
