@@ -3,6 +3,7 @@
  * table, read by the commands that require them and by `init`, which tells a new project at once
  * which of them it still has to install instead of letting it meet them one command at a time.
  */
+import { CompilerApiError, locateCompilerApi } from "../runtime/internal/compiler-api.js";
 import { installCommand, missingPackages } from "../runtime/internal/package-bin.js";
 
 interface CommandPackages {
@@ -32,8 +33,20 @@ export const COMMAND_PACKAGES = {
  * adds what is missing (at the versions stepforge is tested with). Empty when nothing is missing.
  */
 export function packagesToInstall(isMissing: (names: readonly string[]) => string[] = missingPackages): string[] {
-  return Object.values(COMMAND_PACKAGES).flatMap(({ use, packages, dependency }) => {
+  const lines = Object.values(COMMAND_PACKAGES).flatMap(({ use, packages, dependency }) => {
     const missing = isMissing(packages);
     return missing.length > 0 ? [`  ${use}: ${installCommand(missing, dependency)}`] : [];
   });
+  return [...lines, ...compilerApiLine()];
+}
+
+/** A project on TypeScript 7 without ts-morph: what generate, diff and the code mode lack. */
+function compilerApiLine(): string[] {
+  try {
+    locateCompilerApi("");
+    return [];
+  } catch (error) {
+    if (!(error instanceof CompilerApiError) || !/ is the native compiler/.test(error.message)) return [];
+    return [`  generate, diff, mcp --code (TypeScript 7 has no compiler API): ${installCommand(["ts-morph"], "dev")}`];
+  }
 }

@@ -5,8 +5,10 @@
  * the generated modules to compile into dist/.
  */
 import { createRequire } from "node:module";
+import { dirname } from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
 import { SpecError } from "../generator/diagnostics.js";
+import { lendCompilerApi, locateCompilerApi } from "../runtime/internal/compiler-api.js";
 import { requireWithCodeCache, type CachedModule } from "../generator/code-cache.js";
 import { typesFile } from "../generator/emit/types.js";
 import { compileAhead, compileModules, prepareCompile } from "./compile-generated.js";
@@ -20,9 +22,12 @@ let compiler: CachedModule | undefined;
 // Warming up only (the types jobs need these first): a failure here is the job's to report.
 try {
   const require = createRequire(import.meta.url);
-  // The compiler openapi-typescript requires, so that its `require("typescript")` gets this one.
-  const typescript = createRequire(require.resolve("openapi-typescript")).resolve("typescript");
+  // The compiler openapi-typescript requires, so that its `require("typescript")` gets this one
+  // (in a project on TypeScript 7, ts-morph's copy, lent to it: runtime/internal/compiler-api.ts).
+  const from = dirname(require.resolve("openapi-typescript"));
+  const typescript = locateCompilerApi("code generation (openapi-typescript)", { from }).file;
   if (codeCache !== false) compiler = requireWithCodeCache(typescript, codeCache);
+  lendCompilerApi("openapi-typescript", "code generation (openapi-typescript)");
   require("openapi-typescript");
   await import("../generator/emit/recursive-types.js");
 } catch {}

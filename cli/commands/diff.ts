@@ -16,6 +16,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { CheckPass } from "../../generator/diff/checker-thread.js";
 import type { LoadedSpec } from "../../generator/load.js";
+import { locateCompilerApi } from "../../runtime/internal/compiler-api.js";
 import { requirePackages } from "../../runtime/internal/package-bin.js";
 import { UsageError } from "../usage.js";
 import { COMMAND_PACKAGES } from "../command-packages.js";
@@ -68,6 +69,7 @@ export async function diffCommand(
     throw new UsageError(`name two specs, the old then the new (files or REV:PATH); got ${positionals.length}`);
   // The checker compares declarations openapi-typescript writes, with the compiler it runs on.
   requirePackages("stepforge diff: comparing declarations", COMMAND_PACKAGES.diff.packages);
+  locateCompilerApi("stepforge diff: comparing declarations");
   // First, so the compiler loads on its own thread while the specs are read and checked here.
   const { startCheckerThread } = await import("../../generator/diff/checker-thread.js");
   const checker = startCheckerThread();

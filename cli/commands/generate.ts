@@ -22,6 +22,7 @@ import { remember, unchangedSince, type CacheKey } from "../../generator/cache.j
 import { formatDiagnostic } from "../../generator/diagnostics.js";
 import { packageManifest, packageNameProblem, packageTsconfig } from "../../generator/package-manifest.js";
 import { packageRoot } from "../../generator/package-root.js";
+import { locateCompilerApi } from "../../runtime/internal/compiler-api.js";
 import { requirePackages } from "../../runtime/internal/package-bin.js";
 import { COMMAND_PACKAGES } from "../command-packages.js";
 import { reportDist } from "../compile-generated.js";
@@ -122,6 +123,7 @@ export async function generateCommand(
   };
   if (values.watch) {
     requirePackages("code generation", COMMAND_PACKAGES.generate.packages);
+    locateCompilerApi("code generation (openapi-typescript)");
     const { watchGenerate } = await import("../watch.js");
     return watchGenerate({ ...request, ownSpecs, changelog: values.changelog }, out, err);
   }
@@ -176,6 +178,7 @@ async function runPipeline(
   // openapi-typescript and Handlebars are optional peer dependencies (an application importing a
   // generated client does not need them): name them before the pipeline fails to load.
   requirePackages("code generation", COMMAND_PACKAGES.generate.packages);
+  locateCompilerApi("code generation (openapi-typescript)");
   // The pipeline loads the TypeScript compiler, so it is imported only when it has work to do.
   const { compare, generate, packageJsonWithExports, write } = await import("../../generator/pipeline.js");
   // In the checkout the thread also compiles each service's modules while the next ones are emitted.

@@ -4,8 +4,8 @@
  * as soon as the thread does, while the main thread is still reading and checking the specs; each
  * message is then one checker pass, answered with its changes, and `finish` saves the code cache.
  */
-import { createRequire } from "node:module";
 import { parentPort, workerData } from "node:worker_threads";
+import { locateCompilerApi } from "../../runtime/internal/compiler-api.js";
 import { requireWithCodeCache, type CachedModule } from "../code-cache.js";
 import type { CheckerInput } from "./typecheck.js";
 
@@ -14,7 +14,7 @@ const { codeCache } = (workerData ?? {}) as { codeCache?: string };
 /** The compiler loaded through its code cache, before typecheck.js (and compiler.ts) require it. */
 let compiler: CachedModule | undefined;
 try {
-  if (codeCache) compiler = requireWithCodeCache(createRequire(import.meta.url).resolve("typescript"), codeCache);
+  if (codeCache) compiler = requireWithCodeCache(locateCompilerApi("stepforge diff").file, codeCache);
 } catch {
   // Loaded as usual below; a compiler that cannot load fails the pass with its own message.
 }

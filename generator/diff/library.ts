@@ -7,9 +7,7 @@
  * arrays, Intl, Date, Math, the error classes: seven eighths of it) cost a third of the program's
  * parse and bind and takes part in no verdict.
  */
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { ts } from "../compiler.js";
+import { compiler } from "../compiler.js";
 
 /** Names the checker or generated declarations look up; what they mention comes along. */
 const ROOTS = [
@@ -51,10 +49,11 @@ let cached: string | undefined;
 /** The library text: every declaration reached from ROOTS, in the library's own order. */
 export function checkerLibrary(): string {
   if (cached !== undefined) return cached;
-  const file = join(dirname(ts.getDefaultLibFilePath({})), "lib.es5.d.ts");
+  const text = compiler.readLib("lib.es5.d.ts");
+  if (text === undefined) throw new Error(`lib.es5.d.ts is missing beside the TypeScript compiler ${compiler.file}`);
   const blocks: Array<{ name: string; text: string[] }> = [];
   let current: { name: string; text: string[] } | undefined;
-  for (const line of readFileSync(file, "utf8").split("\n")) {
+  for (const line of text.split("\n")) {
     const start = DECLARATION.exec(line);
     if (start) {
       // Values (vars, functions, namespaces) are left out: types never name them.

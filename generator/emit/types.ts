@@ -10,6 +10,7 @@
  */
 import { createRequire } from "node:module";
 import type * as OpenapiTypescript from "openapi-typescript";
+import { lendCompilerApi } from "../../runtime/internal/compiler-api.js";
 import { SpecError } from "../diagnostics.js";
 import type { SurfaceModel } from "../model.js";
 import { codeHeader, type Emitter, type GeneratedFile } from "./file.js";
@@ -35,7 +36,11 @@ function reindent(text: string): string {
 }
 
 export async function typesFile(input: TypesInput): Promise<GeneratedFile> {
-  openapiTypescript ??= createRequire(import.meta.url)("openapi-typescript") as typeof OpenapiTypescript;
+  if (!openapiTypescript) {
+    // A project on TypeScript 7 (no JavaScript API): openapi-typescript gets ts-morph's copy.
+    lendCompilerApi("openapi-typescript", "code generation (openapi-typescript)");
+    openapiTypescript = createRequire(import.meta.url)("openapi-typescript") as typeof OpenapiTypescript;
+  }
   const { default: openapiTS, astToString } = openapiTypescript;
   const { nameRecursiveSchemas } = await import("./recursive-types.js");
   let ast;

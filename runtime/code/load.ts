@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type * as TS from "typescript";
+import { CompilerApiError, loadCompilerApi, type CompilerApi } from "../internal/compiler-api.js";
 import type { ServiceCatalog } from "../mcp/catalog.js";
 import type { TypeBlanker } from "./typecheck.js";
 
@@ -45,15 +46,21 @@ export function loadCodeServices(catalogs: readonly ServiceCatalog[], generatedD
   });
 }
 
-export async function loadTypeScript(): Promise<typeof TS> {
+/**
+ * The compiler the check uses: the project's `typescript` when it has the JavaScript API, else the
+ * TypeScript 5.9 inside ts-morph (a project on TypeScript 7: runtime/internal/compiler-api.ts).
+ */
+export function loadCompiler(): CompilerApi {
   try {
-    const loaded = (await import("typescript")) as unknown as { default?: typeof TS };
-    return loaded.default ?? (loaded as unknown as typeof TS);
-  } catch {
-    throw new CodeModeSetupError(
-      "the code mode type-checks with the TypeScript compiler: install it beside stepforge (npm install typescript@5)",
-    );
+    return loadCompilerApi("the code mode's type check", { dependency: "runtime" });
+  } catch (error) {
+    if (error instanceof CompilerApiError) throw new CodeModeSetupError(error.message);
+    throw error;
   }
+}
+
+export async function loadTypeScript(): Promise<typeof TS> {
+  return loadCompiler().ts;
 }
 
 /**

@@ -8,7 +8,7 @@ import type { Accounts } from "../mcp/accounts.js";
 import { selectTools, toolsetsOf, type Selection, type ServiceCatalog } from "../mcp/catalog.js";
 import { Bridge, type BridgeService } from "./bridge.js";
 import { buildDeclarations, type ServiceDeclarations } from "./declarations.js";
-import { operationTypesDeclarations, loadTypeBlanker, loadTypeScript, type CodeService } from "./load.js";
+import { operationTypesDeclarations, loadCompiler, loadTypeBlanker, type CodeService } from "./load.js";
 import { CodeMode, type Prepared } from "./mode.js";
 import { DEFAULT_BUDGETS, type SandboxBudgets, type ShapeEntry } from "./protocol.js";
 import { Sandbox } from "./sandbox.js";
@@ -78,8 +78,11 @@ function methodsOf(services: readonly CodeService[], selection: Selection | unde
 
 /** Builds the code mode; fails at once when the compiler is not installed. */
 export async function createCodeMode(options: CodeModeOptions): Promise<CodeMode> {
-  const ts = await loadTypeScript();
-  const blank = await loadTypeBlanker();
+  const compiler = loadCompiler();
+  const ts = compiler.ts;
+  // ts-blank-space walks the tree with its own `import "typescript"`: TypeScript 7's, when the
+  // compiler here is ts-morph's copy, so it is left out then (the emitter strips the types instead).
+  const blank = compiler.from === "typescript" ? await loadTypeBlanker() : undefined;
   const ids = options.selection?.services?.length
     ? options.selection.services
     : options.services.map((s) => s.catalog.id);
@@ -99,7 +102,7 @@ export async function createCodeMode(options: CodeModeOptions): Promise<CodeMode
   void sandbox.warm().catch(() => {});
   // After this turn, so that whoever creates the code mode can list its tools at once.
   const prepared = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
-    prepare(ts, blank, services, accounts, options),
+    prepare(ts, blank, compiler.readLib, services, accounts, options),
   );
   return new CodeMode({
     services: services.map((s) => s.catalog.id),
@@ -117,6 +120,7 @@ export async function createCodeMode(options: CodeModeOptions): Promise<CodeMode
 function prepare(
   ts: typeof TS,
   blank: TypeBlanker | undefined,
+  readLib: (name: string) => string | undefined,
   services: CodeService[],
   accounts: Map<string, readonly string[]>,
   options: CodeModeOptions,
@@ -157,7 +161,7 @@ function prepare(
     maxLimitWaitMs: options.maxLimitWaitMs ?? DEFAULT_MAX_LIMIT_WAIT_MS,
     signal: options.signal,
   });
-  const checker = new CodeChecker(ts, { declarations, accounts }, { blank });
+  const checker = new CodeChecker(ts, { declarations, accounts }, { blank, readLib });
   // A first check now: the library files are read and bound before the first run needs them.
   checker.check("return 0;");
   const http = (service: string, method: string) => {

@@ -162,11 +162,16 @@ export interface CheckerOptions {
   warm?: boolean | undefined;
   /** Files a warm checker checks before it is replaced (default {@link CHECKS_PER_CHECKER}). */
   checksPerChecker?: number | undefined;
+  /**
+   * A library file's text by name (`lib.es5.d.ts`); default: read beside the compiler's own file.
+   * ts-morph's copy of the compiler keeps its library as text (runtime/internal/compiler-api.ts).
+   */
+  readLib?: ((name: string) => string | undefined) | undefined;
 }
 
 export class CodeChecker {
   private readonly files = new Map<string, TS.SourceFile>();
-  private readonly libDir: string;
+  private readonly readLib: (name: string) => string | undefined;
   private readonly options: TS.CompilerOptions;
   private previous: TS.Program | undefined;
   /** The warm checker and how many files it has checked; undefined until the first check. */
@@ -188,7 +193,8 @@ export class CodeChecker {
   ) {
     this.checksPerChecker = options.checksPerChecker ?? CHECKS_PER_CHECKER;
     this.blank = options.blank;
-    this.libDir = dirname(ts.getDefaultLibFilePath({}));
+    const libDir = dirname(ts.getDefaultLibFilePath({}));
+    this.readLib = options.readLib ?? ((name) => ts.sys.readFile(join(libDir, name)));
     this.options = {
       target: ts.ScriptTarget.ES2022,
       module: ts.ModuleKind.ESNext,
@@ -215,24 +221,11 @@ export class CodeChecker {
   private host(agent: TS.SourceFile): TS.CompilerHost {
     const ts = this.ts;
     return memoryHost({
-      getSourceFile: (name) => {
-        if (name === AGENT_FILE) return agent;
-        let file = this.files.get(name);
-        if (!file && name.startsWith("/lib/")) {
-          const text = ts.sys.readFile(join(this.libDir, name.slice(5)));
-          if (text === undefined) return undefined;
-          file = ts.createSourceFile(name, text, ts.ScriptTarget.ES2022, true);
-          this.files.set(name, file);
-        }
-        return file;
-      },
+      getSourceFile: (name) => (name === AGENT_FILE ? agent : this.sourceFile(name)),
       getDefaultLibFileName: () => "/lib/lib.es5.d.ts",
       getDefaultLibLocation: () => "/lib",
       getCurrentDirectory: () => "/code",
-      fileExists: (f) =>
-        f === AGENT_FILE ||
-        this.files.has(f) ||
-        (f.startsWith("/lib/") && ts.sys.fileExists(join(this.libDir, f.slice(5)))),
+      fileExists: (f) => f === AGENT_FILE || this.sourceFile(f) !== undefined,
       readFile: () => undefined,
       resolveModuleNameLiterals: (literals) =>
         literals.map((literal) => {
@@ -242,6 +235,18 @@ export class CodeChecker {
             : { resolvedModule: undefined };
         }),
     });
+  }
+
+  /** A declarations file, or a library file (`/lib/lib.es5.d.ts`) parsed on first use. */
+  private sourceFile(name: string): TS.SourceFile | undefined {
+    let file = this.files.get(name);
+    if (!file && name.startsWith("/lib/")) {
+      const text = this.readLib(name.slice(5));
+      if (text === undefined) return undefined;
+      file = this.ts.createSourceFile(name, text, this.ts.ScriptTarget.ES2022, true);
+      this.files.set(name, file);
+    }
+    return file;
   }
 
   private agentFile(name: string, code: string): TS.SourceFile {
