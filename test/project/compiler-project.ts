@@ -22,10 +22,11 @@ export const pinned = (
   JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { devDependencies: Record<string, string> }
 ).devDependencies;
 
-const TRELLO_FIELDS = `{ apiKey: "0123456789abcdef0123456789abcdef", token: "ATTAmocktoken0123456789abcdef0123456789abcdef" }`;
+const TRELLO_FIELDS =
+  '{ apiKey: "0123456789abcdef0123456789abcdef", token: "ATTAmocktoken0123456789abcdef0123456789abcdef" }';
 
 /** The README's first client example (the Trello client and a tool step against the mock), as a file. */
-export const README_CLIENT_APP = [
+const README_CLIENT_APP = [
   'import { AuthError } from "stepforge/runtime";',
   'import { executeToolByName } from "stepforge/runtime/tools";',
   'import { TrelloClient, tools } from "stepforge/trello";',
@@ -64,6 +65,15 @@ export interface CompilerProject {
   /** `execute` of `stepforge mcp --code --mock --service trello`, through the MCP Inspector's CLI. */
   execute(code: string): Promise<{ isError?: boolean; answer: Record<string, unknown> }>;
   remove(): Promise<void>;
+}
+
+/** The README's client example compiles with the project's tsc (of `major`) and runs against the mock. */
+export async function readmeClientRuns(project: CompilerProject, major: number): Promise<void> {
+  expect(await project.tscVersion()).toMatch(new RegExp(`^Version ${major}\\.`));
+  writeFileSync(join(project.dir, "app.ts"), README_CLIENT_APP);
+  await project.compiles();
+  const ran = await project.node("app.js");
+  expect(ran.stdout.trim(), ran.stderr).toBe("Write the report true");
 }
 
 /** Installs the project with npm's usual peer checks; the install must pass. */

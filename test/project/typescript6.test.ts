@@ -5,10 +5,8 @@
  * its tsc and runs; and `mcp --code` checks an agent's code with the project's own compiler (no
  * ts-morph: TypeScript 6 has the JavaScript API), through the MCP Inspector's CLI.
  */
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BOARDS, compilerProject, README_CLIENT_APP, type CompilerProject } from "./compiler-project.js";
+import { BOARDS, compilerProject, readmeClientRuns, type CompilerProject } from "./compiler-project.js";
 
 let project: CompilerProject;
 
@@ -22,11 +20,7 @@ afterAll(async () => {
 
 describe("a project on TypeScript 6, from the tarball", { timeout: 240_000, sequential: true }, () => {
   it("compiles the README's client code with TypeScript 6's tsc, and it runs against the mock", async () => {
-    expect(await project.tscVersion()).toMatch(/^Version 6\./);
-    writeFileSync(join(project.dir, "app.ts"), README_CLIENT_APP);
-    await project.compiles();
-    const ran = await project.node("app.js");
-    expect(ran.stdout.trim(), ran.stderr).toBe("Write the report true");
+    await readmeClientRuns(project, 6);
   });
 
   it("mcp --code checks and runs an agent's code with the project's own TypeScript 6", async () => {

@@ -11,11 +11,10 @@
  * - `generate` writes a spec's code (openapi-typescript is lent the same compiler) and TypeScript 7
  *   compiles it; openapi-typescript installs with npm's peer checks under the README's `overrides`.
  */
-import { writeFileSync } from "node:fs";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BOARDS, compilerProject, pinned, README_CLIENT_APP, say, type CompilerProject } from "./compiler-project.js";
+import { BOARDS, compilerProject, readmeClientRuns, pinned, say, type CompilerProject } from "./compiler-project.js";
 
 let project: CompilerProject;
 
@@ -29,11 +28,7 @@ afterAll(async () => {
 
 describe("a project on TypeScript 7, from the tarball", { timeout: 240_000, sequential: true }, () => {
   it("compiles the README's client code with TypeScript 7's tsc, and it runs against the mock", async () => {
-    expect(await project.tscVersion()).toMatch(/^Version 7\./);
-    writeFileSync(join(project.dir, "app.ts"), README_CLIENT_APP);
-    await project.compiles();
-    const ran = await project.node("app.js");
-    expect(ran.stdout.trim(), ran.stderr).toBe("Write the report true");
+    await readmeClientRuns(project, 7);
   });
 
   it("without ts-morph, init says what to add, and mcp --code stops with one sentence naming it", async () => {
