@@ -46,7 +46,7 @@ function compilerApiLine(): string[] {
     locateCompilerApi("");
     return [];
   } catch (error) {
-    if (!(error instanceof CompilerApiError) || !/ is the native compiler/.test(error.message)) return [];
+    if (!(error instanceof CompilerApiError) || error.reason !== "native") return [];
     return [`  generate, diff, mcp --code (TypeScript 7 has no compiler API): ${installCommand(["ts-morph"], "dev")}`];
   }
 }

@@ -25,6 +25,13 @@ const NATIVE_MAJOR = 7;
 /** No TypeScript with the compiler API can be found; the message names both ways to add one. */
 export class CompilerApiError extends Error {
   override name = "CompilerApiError";
+  constructor(
+    message: string,
+    /** No `typescript` at all, or one without the API (TypeScript 7) and no ts-morph beside it. */
+    readonly reason: "missing" | "native",
+  ) {
+    super(message);
+  }
 }
 
 export interface CompilerApi {
@@ -79,12 +86,14 @@ export function locateCompilerApi(
     throw new CompilerApiError(
       `${feature} needs the TypeScript compiler, which is not installed; add it to your project: ` +
         installCommand(["typescript"], dependency),
+      "missing",
     );
   }
   throw new CompilerApiError(
     `${feature} needs TypeScript's JavaScript compiler API, and this project's typescript ${version} is the ` +
       `native compiler, which has none. Keep it and add ts-morph, whose TypeScript 5.9 stepforge then uses: ` +
       `${installCommand(["ts-morph"], dependency)} (or ${installCommand(["typescript"], dependency)} in its place)`,
+    "native",
   );
 }
 

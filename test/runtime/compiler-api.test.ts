@@ -14,12 +14,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { buildDeclarations } from "../../runtime/code/declarations.js";
 import { operationTypesDeclarations } from "../../runtime/code/load.js";
 import { CodeChecker } from "../../runtime/code/typecheck.js";
-import {
-  CompilerApiError,
-  lendCompilerApi,
-  loadCompilerApi,
-  locateCompilerApi,
-} from "../../runtime/internal/compiler-api.js";
+import { lendCompilerApi, loadCompilerApi, locateCompilerApi } from "../../runtime/internal/compiler-api.js";
 import { bundledServices } from "../code/helpers.js";
 
 const repoModules = join(import.meta.dirname, "..", "..", "node_modules");
@@ -114,7 +109,9 @@ describe("the compiler with the JavaScript API", () => {
 describe("without one", () => {
   it("names the TypeScript 7 it found and both ways out, in one sentence and its aside", () => {
     const from = typescript7Project({ tsMorph: false });
-    expect(() => locateCompilerApi("stepforge generate", { from })).toThrow(CompilerApiError);
+    expect(() => locateCompilerApi("stepforge generate", { from })).toThrow(
+      expect.objectContaining({ name: "CompilerApiError", reason: "native" }),
+    );
     expect(() => locateCompilerApi("stepforge generate", { from })).toThrow(
       "stepforge generate needs TypeScript's JavaScript compiler API, and this project's typescript 7.0.2 is " +
         "the native compiler, which has none. Keep it and add ts-morph, whose TypeScript 5.9 stepforge then " +
@@ -128,6 +125,9 @@ describe("without one", () => {
 
   it("asks for the compiler when the project has none", () => {
     const from = typescript7Project({ tsMorph: false, typescript: false });
+    expect(() => locateCompilerApi("stepforge diff", { from })).toThrow(
+      expect.objectContaining({ name: "CompilerApiError", reason: "missing" }),
+    );
     expect(() => locateCompilerApi("stepforge diff", { from })).toThrow(
       "stepforge diff needs the TypeScript compiler, which is not installed; add it to your project: " +
         "npm install -D typescript@5.9.3",
