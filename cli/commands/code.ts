@@ -15,7 +15,6 @@ import {
   type CodeService,
 } from "../../runtime/code/index.js";
 import type { ServiceSource } from "../project.js";
-import { UsageError } from "../usage.js";
 
 export interface CodeModeFlags {
   resultBytes?: number | undefined;
@@ -61,7 +60,8 @@ export async function startCodeMode(
       ...flags,
     });
   } catch (error) {
-    if (error instanceof CodeModeSetupError) throw new UsageError(`--code: ${error.message}`);
+    // A package or a build the code mode lacks: the sentence says what to do; the usage would not.
+    if (error instanceof CodeModeSetupError) throw new CodeModeSetupError(`--code: ${error.message}`);
     throw error;
   }
 }
