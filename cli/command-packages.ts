@@ -3,7 +3,9 @@
  * table, read by the commands that require them and by `init`, which tells a new project at once
  * which of them it still has to install instead of letting it meet them one command at a time.
  */
-import { CompilerApiError, locateCompilerApi } from "../runtime/internal/compiler-api.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { CompilerApiError, installedTypeScriptVersion, locateCompilerApi } from "../runtime/internal/compiler-api.js";
 import { installCommand, missingPackages } from "../runtime/internal/package-bin.js";
 
 interface CommandPackages {
@@ -37,7 +39,39 @@ export function packagesToInstall(isMissing: (names: readonly string[]) => strin
     const missing = isMissing(packages);
     return missing.length > 0 ? [`  ${use}: ${installCommand(missing, dependency)}`] : [];
   });
-  return [...lines, ...compilerApiLine()];
+  return [...lines, ...compilerApiLine(), ...overridesLine(isMissing)];
+}
+
+/**
+ * openapi-typescript asks for typescript ^5 as a peer, so npm refuses to install it next to
+ * TypeScript 6 or 7 unless the project's package.json says it uses the project's compiler (the
+ * README's `overrides` entry); said before the user meets npm's ERESOLVE.
+ */
+function overridesLine(isMissing: (names: readonly string[]) => string[], projectDir = process.cwd()): string[] {
+  const version = installedTypeScriptVersion();
+  if (version === undefined || Number.parseInt(version, 10) < 6) return [];
+  if (isMissing(["openapi-typescript"]).length === 0 || hasOpenapiTypescriptOverride(projectDir)) return [];
+  return [
+    `  generate, next to typescript ${version}: first add ${OVERRIDE} to package.json ` +
+      "(openapi-typescript asks for typescript ^5)",
+  ];
+}
+
+const OVERRIDE = `"overrides": { "openapi-typescript": { "typescript": "$typescript" } }`;
+
+function hasOpenapiTypescriptOverride(projectDir: string): boolean {
+  try {
+    const manifest = JSON.parse(readFileSync(join(projectDir, "package.json"), "utf8")) as {
+      overrides?: Record<string, unknown>;
+    };
+    const scoped = manifest.overrides?.["openapi-typescript"];
+    return (
+      manifest.overrides?.typescript !== undefined ||
+      (typeof scoped === "object" && scoped !== null && "typescript" in scoped)
+    );
+  } catch {
+    return false;
+  }
 }
 
 /** A project on TypeScript 7 without ts-morph: what generate, diff and the code mode lack. */

@@ -65,6 +65,11 @@ function manifestVersion(require: NodeJS.Require, name: string): string | undefi
 
 const major = (version: string) => Number.parseInt(version, 10);
 
+/** The version of the `typescript` Node finds from `from` (default: this package), unloaded. */
+export function installedTypeScriptVersion(from?: string): string | undefined {
+  return manifestVersion(from ? createRequire(join(from, "noop.js")) : ownRequire, "typescript");
+}
+
 /**
  * The compiler `feature` is to use, found from `from` (a file or folder; default this package):
  * the project's `typescript` when it has the API, else ts-morph's copy. Throws CompilerApiError

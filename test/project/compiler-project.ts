@@ -52,6 +52,12 @@ const README_CLIENT_APP = [
 /** Code for `execute`: the member's boards, then a TypeScript 2023 library call on them. */
 export const BOARDS = 'const boards = await services.trello.getMemberBoards({ params: { path: { id: "me" } } });\n';
 
+/**
+ * What the README tells such a project: openapi-typescript's peer range is typescript ^5, and npm
+ * refuses it next to 6 or 7 unless the project says openapi-typescript uses its typescript.
+ */
+export const OPENAPI_TYPESCRIPT_OVERRIDE = { "openapi-typescript": { typescript: "$typescript" } };
+
 export interface CompilerProject {
   dir: string;
   stepforge(...args: string[]): Promise<Run>;
@@ -76,8 +82,14 @@ export async function readmeClientRuns(project: CompilerProject, major: number):
   expect(ran.stdout.trim(), ran.stderr).toBe("Write the report true");
 }
 
-/** Installs the project with npm's usual peer checks; the install must pass. */
-export async function compilerProject(typescript: string): Promise<CompilerProject> {
+/**
+ * Installs the project with npm's usual peer checks; the install must pass. `overrides: false`
+ * leaves the README's overrides entry out (the user adds it when `init` says so).
+ */
+export async function compilerProject(
+  typescript: string,
+  options: { overrides?: boolean } = {},
+): Promise<CompilerProject> {
   const packed = await packedTarball();
   const work = mkdtempSync(join(tmpdir(), `stepforge-ts${typescript.split(".")[0]}-`));
   const dir = join(work, "app");
@@ -96,9 +108,7 @@ export async function compilerProject(typescript: string): Promise<CompilerProje
       "@modelcontextprotocol/sdk": pinned["@modelcontextprotocol/sdk"],
     },
     devDependencies: { typescript, "@types/node": pinned["@types/node"] },
-    // What the README tells such a project: openapi-typescript's peer range is typescript ^5, and
-    // npm refuses it next to 6 or 7 unless the project says openapi-typescript uses its typescript.
-    overrides: { "openapi-typescript": { typescript: "$typescript" } },
+    ...(options.overrides === false ? {} : { overrides: OPENAPI_TYPESCRIPT_OVERRIDE }),
   };
   writeFileSync(join(dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   writeFileSync(

@@ -9,17 +9,26 @@
  *   `mcp --code` type-checks and runs an agent's code through the MCP Inspector's CLI (ts-morph's
  *   TypeScript 5.9);
  * - `generate` writes a spec's code (openapi-typescript is lent the same compiler) and TypeScript 7
- *   compiles it; openapi-typescript installs with npm's peer checks under the README's `overrides`.
+ *   compiles it; `init` tells the project to add the README's `overrides` entry, without which npm
+ *   refuses openapi-typescript next to TypeScript 7, and with which it installs it as usual.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BOARDS, compilerProject, readmeClientRuns, pinned, say, type CompilerProject } from "./compiler-project.js";
+import {
+  BOARDS,
+  compilerProject,
+  OPENAPI_TYPESCRIPT_OVERRIDE,
+  readmeClientRuns,
+  pinned,
+  say,
+  type CompilerProject,
+} from "./compiler-project.js";
 
 let project: CompilerProject;
 
 beforeAll(async () => {
-  project = await compilerProject("7.0.2");
+  project = await compilerProject("7.0.2", { overrides: false });
 }, 600_000);
 
 afterAll(async () => {
@@ -36,6 +45,10 @@ describe("a project on TypeScript 7, from the tarball", { timeout: 240_000, sequ
     expect(init.code, say(init)).toBe(0);
     expect(init.stdout).toContain(
       "generate, diff, mcp --code (TypeScript 7 has no compiler API): npm install -D ts-morph@27.0.2",
+    );
+    expect(init.stdout).toContain(
+      'generate, next to typescript 7.0.2: first add "overrides": { "openapi-typescript": { "typescript": ' +
+        '"$typescript" } } to package.json (openapi-typescript asks for typescript ^5)',
     );
     const r = await project.stepforge("mcp", "--code", "--mock", "--service", "trello");
     expect(r.code).not.toBe(0);
@@ -64,6 +77,14 @@ describe("a project on TypeScript 7, from the tarball", { timeout: 240_000, sequ
 
   it("generate writes a spec's code with ts-morph's compiler, and TypeScript 7 compiles it", async () => {
     const tools = ["openapi-typescript", "handlebars"].map((name) => `${name}@${pinned[name]}`);
+    // What init said: npm refuses openapi-typescript next to TypeScript 7 until the project says so.
+    const refused = await project.npm("install", "-D", ...tools);
+    expect(refused.stderr).toContain("ERESOLVE");
+    const manifestFile = join(project.dir, "package.json");
+    const manifest = JSON.parse(readFileSync(manifestFile, "utf8")) as Record<string, unknown>;
+    writeFileSync(manifestFile, JSON.stringify({ ...manifest, overrides: OPENAPI_TYPESCRIPT_OVERRIDE }, null, 2));
+    const init = await project.stepforge("init", "--force", "--spec", "specs/bookshelf.yaml");
+    expect(init.stdout).not.toContain("overrides");
     const added = await project.npm("install", "-D", ...tools);
     expect(added.code, added.stderr).toBe(0);
     const generated = await project.stepforge("generate");
