@@ -8,6 +8,7 @@
  * - without ts-morph, `init` lists it, and `mcp --code` stops with one sentence naming it; with it,
  *   `mcp --code` type-checks and runs an agent's code through the MCP Inspector's CLI (ts-morph's
  *   TypeScript 5.9);
+ * - `diff` compares two versions of a spec with the same compiler;
  * - `generate` writes a spec's code (openapi-typescript is lent the same compiler) and TypeScript 7
  *   compiles it; `init` tells the project to add the README's `overrides` entry, without which npm
  *   refuses openapi-typescript next to TypeScript 7, and with which it installs it as usual.
@@ -103,5 +104,14 @@ describe("a project on TypeScript 7, from the tarball", { timeout: 240_000, sequ
       ].join("\n"),
     );
     await project.compiles();
+  });
+
+  it("diff compares two versions of the spec with ts-morph's compiler (its checker pass included)", async () => {
+    const spec = readFileSync(join(project.dir, "specs", "bookshelf.yaml"), "utf8");
+    const changed = spec.replace("city: { type: string }", "city: { type: integer }");
+    expect(changed).not.toBe(spec);
+    writeFileSync(join(project.dir, "specs", "bookshelf-next.yaml"), changed);
+    const r = await project.stepforge("diff", "specs/bookshelf.yaml", "specs/bookshelf-next.yaml");
+    expect(r.stdout, r.stderr).toMatch(/response-type-changed +getBook.*publisher\.city: string → number/);
   });
 });
