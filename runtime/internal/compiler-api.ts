@@ -53,6 +53,8 @@ export interface CompilerApiLocation {
 }
 
 const ownRequire = createRequire(import.meta.url);
+/** `require` as seen from a folder of the project (default: this package's own place in it). */
+const requireFrom = (from: string | undefined) => (from ? createRequire(join(from, "noop.js")) : ownRequire);
 
 function manifestVersion(require: NodeJS.Require, name: string): string | undefined {
   try {
@@ -67,7 +69,7 @@ const major = (version: string) => Number.parseInt(version, 10);
 
 /** The version of the `typescript` Node finds from `from` (default: this package), unloaded. */
 export function installedTypeScriptVersion(from?: string): string | undefined {
-  return manifestVersion(from ? createRequire(join(from, "noop.js")) : ownRequire, "typescript");
+  return manifestVersion(requireFrom(from), "typescript");
 }
 
 /**
@@ -80,7 +82,7 @@ export function locateCompilerApi(
   options: { from?: string | undefined; dependency?: "dev" | "runtime" } = {},
 ): CompilerApiLocation {
   const { from, dependency = "dev" } = options;
-  const require = from ? createRequire(join(from, "noop.js")) : ownRequire;
+  const require = requireFrom(from);
   const version = manifestVersion(require, "typescript");
   if (version !== undefined && major(version) < NATIVE_MAJOR) {
     return { file: require.resolve("typescript"), version, from: "typescript" };
@@ -159,7 +161,7 @@ export function lendCompilerApi(
   feature: string,
   options: { from?: string | undefined } = {},
 ): CompilerApiLocation | undefined {
-  const require = options.from ? createRequire(join(options.from, "noop.js")) : ownRequire;
+  const require = requireFrom(options.from);
   let packageRequire: NodeJS.Require;
   let target: string;
   try {
