@@ -7,6 +7,8 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } fro
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { expect } from "vitest";
 import { packageRoot } from "../../generator/package-root.js";
 import { outsideEnv, run, type Run } from "../consumer/helpers.js";
@@ -15,7 +17,6 @@ import { BOOKSHELF } from "./helpers.js";
 
 const root = packageRoot();
 const env = outsideEnv(root);
-const inspector = join(root, "node_modules", ".bin", "mcp-inspector");
 export const say = (r: Run) => `${r.stdout}\n${r.stderr}`;
 /** The versions stepforge is tested with (its devDependencies). */
 export const pinned = (
@@ -68,8 +69,11 @@ export interface CompilerProject {
   compiles(): Promise<void>;
   /** Runs a compiled file of out/ with Node. */
   node(file: string): Promise<Run>;
-  /** `execute` of `stepforge mcp --code --mock --service trello`, through the MCP Inspector's CLI. */
-  execute(code: string): Promise<{ isError?: boolean; answer: Record<string, unknown> }>;
+  /**
+   * `execute` of each program in turn, in one session of `stepforge mcp --code --mock --service
+   * trello` started from the project by the MCP SDK's stdio client (one server start for all).
+   */
+  execute(...codes: string[]): Promise<Array<{ isError?: boolean; answer: Record<string, unknown> }>>;
   remove(): Promise<void>;
 }
 
@@ -133,17 +137,36 @@ export async function compilerProject(
       expect(compiled.code).toBe(0);
     },
     node: (file) => run(process.execPath, [join("out", file)], dir, env),
-    async execute(code) {
-      const args = ["mcp", "--code", "--mock", "--service", "trello", "--method", "tools/call"];
-      const called = await run(
-        process.execPath,
-        [inspector, "--cli", process.execPath, bin, ...args, "--tool-name", "execute", "--tool-arg", `code=${code}`],
-        dir,
-        env,
-      );
-      expect(called.code, called.stderr).toBe(0);
-      const result = JSON.parse(called.stdout) as { isError?: boolean; content: Array<{ text: string }> };
-      return { isError: result.isError, answer: JSON.parse(result.content[0]!.text) as Record<string, unknown> };
+    async execute(...codes) {
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [bin, "mcp", "--code", "--mock", "--service", "trello"],
+        cwd: dir,
+        env: env as Record<string, string>,
+        stderr: "pipe",
+      });
+      let stderr = "";
+      transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+      const client = new Client({ name: "compiler-project", version: "1.0.0" });
+      try {
+        await client.connect(transport);
+        const answers = [];
+        for (const code of codes) {
+          const result = (await client.callTool({ name: "execute", arguments: { code } })) as {
+            isError?: boolean;
+            content: Array<{ text: string }>;
+          };
+          answers.push({
+            isError: result.isError,
+            answer: JSON.parse(result.content[0]!.text) as Record<string, unknown>,
+          });
+        }
+        return answers;
+      } catch (error) {
+        throw new Error(`${(error as Error).message}\n${stderr}`);
+      } finally {
+        await client.close();
+      }
     },
     remove: () => rm(work, { recursive: true, force: true }),
   };

@@ -3,7 +3,7 @@
  * the packed tarball with the registry's typescript@6.0.3 (test/project/compiler-project.ts):
  * stepforge installs beside it with npm's usual peer checks; the README's client code compiles with
  * its tsc and runs; and `mcp --code` checks an agent's code with the project's own compiler (no
- * ts-morph: TypeScript 6 has the JavaScript API), through the MCP Inspector's CLI.
+ * ts-morph: TypeScript 6 has the JavaScript API), for the MCP SDK's stdio client.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BOARDS, compilerProject, readmeClientRuns, type CompilerProject } from "./compiler-project.js";
@@ -24,10 +24,12 @@ describe("a project on TypeScript 6, from the tarball", { timeout: 240_000, sequ
   });
 
   it("mcp --code checks and runs an agent's code with the project's own TypeScript 6", async () => {
-    const ok = await project.execute(`${BOARDS}return boards.map((b) => b.name).findLast(Boolean);`);
-    expect(ok.isError, JSON.stringify(ok.answer)).toBeFalsy();
-    expect(ok.answer).toMatchObject({ result: expect.any(String), calls: 1 });
-    const wrong = await project.execute(`${BOARDS}return boards[0]!.nam;`);
-    expect(wrong.answer).toMatchObject({ kind: "type_error", diagnostics: [{ line: 2, code: "TS2551" }] });
+    const [ok, wrong] = await project.execute(
+      `${BOARDS}return boards.map((b) => b.name).findLast(Boolean);`,
+      `${BOARDS}return boards[0]!.nam;`,
+    );
+    expect(ok!.isError, JSON.stringify(ok!.answer)).toBeFalsy();
+    expect(ok!.answer).toMatchObject({ result: expect.any(String), calls: 1 });
+    expect(wrong!.answer).toMatchObject({ kind: "type_error", diagnostics: [{ line: 2, code: "TS2551" }] });
   });
 });

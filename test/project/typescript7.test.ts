@@ -6,7 +6,7 @@
  * - the README's client code compiles with TypeScript 7's own tsc (strict, nodenext, the package's
  *   declarations checked too) and runs against the mock;
  * - without ts-morph, `init` lists it, and `mcp --code` stops with one sentence naming it; with it,
- *   `mcp --code` type-checks and runs an agent's code through the MCP Inspector's CLI (ts-morph's
+ *   `mcp --code` type-checks and runs an agent's code for the MCP SDK's stdio client (ts-morph's
  *   TypeScript 5.9);
  * - `diff` compares two versions of a spec with the same compiler;
  * - `generate` writes a spec's code (openapi-typescript is lent the same compiler) and TypeScript 7
@@ -62,15 +62,17 @@ describe("a project on TypeScript 7, from the tarball", { timeout: 240_000, sequ
     expect(r.code).toBe(1);
   });
 
-  it("with ts-morph, mcp --code type-checks and runs an agent's code (MCP Inspector CLI)", async () => {
+  it("with ts-morph, mcp --code type-checks and runs an agent's code (an MCP client over stdio)", async () => {
     const added = await project.npm("install", "-D", `ts-morph@${pinned["ts-morph"]}`);
     expect(added.code, added.stderr).toBe(0);
-    const ok = await project.execute(`${BOARDS}return boards.map((b) => b.name).findLast(Boolean);`);
-    expect(ok.isError, JSON.stringify(ok.answer)).toBeFalsy();
-    expect(ok.answer).toMatchObject({ result: expect.any(String), calls: 1 });
-    const wrong = await project.execute(`${BOARDS}return boards[0]!.nam;`);
-    expect(wrong.isError).toBe(true);
-    expect(wrong.answer).toMatchObject({
+    const [ok, wrong] = await project.execute(
+      `${BOARDS}return boards.map((b) => b.name).findLast(Boolean);`,
+      `${BOARDS}return boards[0]!.nam;`,
+    );
+    expect(ok!.isError, JSON.stringify(ok!.answer)).toBeFalsy();
+    expect(ok!.answer).toMatchObject({ result: expect.any(String), calls: 1 });
+    expect(wrong!.isError).toBe(true);
+    expect(wrong!.answer).toMatchObject({
       kind: "type_error",
       diagnostics: [{ line: 2, code: "TS2551", message: expect.stringContaining("Did you mean 'name'?") }],
     });
