@@ -9,8 +9,8 @@
  * (Before the shared limiter, two processes on one account were refused by the same mocks: see
  * bench/limiter-processes.ts for the per-process figures.)
  *
- * Wall time ~115 s: the Redis runs, the outage and the 4-process folder run side by side (~70 s), then
- * the 2-process folder run (~45 s).
+ * Wall time ~160 s: the Redis runs and the outage side by side (~70 s), then each folder run alone
+ * (~45 s each).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRedis, type RunningRedis } from "../helpers/redis.js";
@@ -69,28 +69,24 @@ async function outageRun() {
   return { result, restartedAt, killAt };
 }
 
-// The runs side by side, each with its own mocks, account and store (a Redis database, a folder):
-// twelve worker processes on the machine's two cores, then the 2-process folder run alone. The folder
-// runs used to go one at a time after the others: beside the Redis runs they fell to 50–89 % of a
-// window, while one operation's waiters kept a process's others from the store (fixed in
-// runtime/limits/shared.ts's pump) and each store operation took a turn at the folder's lock of its
-// own (runtime/state/file.ts now takes all a process asked for in one turn). The 2-process folder run
-// is the one that stays near the bound in a crowd: each of its processes admits one call at a time
-// for twice the rate of a 4-process run's. All five side by side used each window to ≥ 97 % with the
-// machine to themselves (lowest 98.0 %, that run's Trello window), and in 4 runs of 5 with two
-// spinning processes beside them (bench/RESULTS.md, round 16). Alone, it used every window whole in
-// every run on record.
+// The Redis runs and the outage side by side, each with its own mocks, account and store (a Redis
+// database each): eight worker processes on the machine's two cores. Then each folder run alone. A
+// folder admits one call at a time per process, at the pace of its lock, so a folder run stays near
+// the bound whenever it shares the machine: on a slow night (2026-11-29) the 4-process folder run
+// beside the Redis runs used 92.5 % of a Trello window in a fresh-clone CI run, and the two folder
+// runs side by side 87 % in one of two runs. Alone, both used every window to ≥ 97 % in every run on
+// record (bench/RESULTS.md, round 16, has the earlier arrangements and their figures).
 describe("one account, many processes, real windows, 3× offered load", () => {
   it("on Redis and on a state folder, 2 and 4 processes: 0 rejections, ≥ 97 % of every limit used; Redis " +
     "killed and restarted: no limit exceeded, typed errors while down, traffic after", async () => {
     // The folder runs take 43 s: four 10 s windows, two 20 s ones, and World News's first 60 s
     // window (it is measured whole on Redis).
-    const [two, four, fileFour, down] = await Promise.all([
+    const [two, four, down] = await Promise.all([
       runScenario({ backend: "redis", procs: 2, durationMs: DURATION_MS, redisUrl: `${redis.url}/2` }),
       runScenario({ backend: "redis", procs: 4, durationMs: DURATION_MS, redisUrl: `${redis.url}/4` }),
-      runScenario({ backend: "file", procs: 4, durationMs: 43_000 }),
       outageRun(),
     ]);
+    const fileFour = await runScenario({ backend: "file", procs: 4, durationMs: 43_000 });
     const fileTwo = await runScenario({ backend: "file", procs: 2, durationMs: 43_000 });
     for (const result of [two, four, fileTwo, fileFour]) expectShared(result);
 
