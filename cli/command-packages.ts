@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { CompilerApiError, installedTypeScriptVersion, locateCompilerApi } from "../runtime/internal/compiler-api.js";
+import { installedTypeScriptVersion, NATIVE_MAJOR } from "../runtime/internal/compiler-api.js";
 import { installCommand, missingPackages } from "../runtime/internal/package-bin.js";
 
 interface CommandPackages {
@@ -39,7 +39,7 @@ export function packagesToInstall(isMissing: (names: readonly string[]) => strin
     const missing = isMissing(packages);
     return missing.length > 0 ? [`  ${use}: ${installCommand(missing, dependency)}`] : [];
   });
-  return [...lines, ...compilerApiLine(), ...overridesLine(isMissing)];
+  return [...lines, ...compilerApiLine(isMissing), ...overridesLine(isMissing)];
 }
 
 /**
@@ -74,13 +74,10 @@ function hasOpenapiTypescriptOverride(projectDir: string): boolean {
   }
 }
 
-/** A project on TypeScript 7 without ts-morph: what generate, diff and the code mode lack. */
-function compilerApiLine(): string[] {
-  try {
-    locateCompilerApi("");
-    return [];
-  } catch (error) {
-    if (!(error instanceof CompilerApiError) || error.reason !== "native") return [];
-    return [`  generate, diff, mcp --code (TypeScript 7 has no compiler API): ${installCommand(["ts-morph"], "dev")}`];
-  }
+/** A project on TypeScript 7 (no compiler API) without ts-morph: what generate, diff and the code mode lack. */
+function compilerApiLine(isMissing: (names: readonly string[]) => string[]): string[] {
+  const version = installedTypeScriptVersion();
+  if (version === undefined || Number.parseInt(version, 10) < NATIVE_MAJOR) return [];
+  if (isMissing(["ts-morph"]).length === 0) return [];
+  return [`  generate, diff, mcp --code (TypeScript 7 has no compiler API): ${installCommand(["ts-morph"], "dev")}`];
 }

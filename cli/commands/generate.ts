@@ -122,8 +122,7 @@ export async function generateCommand(
     ...(target.commands ? { commands: target.commands } : {}),
   };
   if (values.watch) {
-    requirePackages("code generation", COMMAND_PACKAGES.generate.packages);
-    locateCompilerApi("code generation (openapi-typescript)");
+    requireGenerator();
     const { watchGenerate } = await import("../watch.js");
     return watchGenerate({ ...request, ownSpecs, changelog: values.changelog }, out, err);
   }
@@ -175,10 +174,7 @@ async function runPipeline(
   const { values, target, root, request, cacheKey, started } = setup;
   const ownSpecs = target.mode === "own";
   const { outDir, packageName } = target;
-  // openapi-typescript and Handlebars are optional peer dependencies (an application importing a
-  // generated client does not need them): name them before the pipeline fails to load.
-  requirePackages("code generation", COMMAND_PACKAGES.generate.packages);
-  locateCompilerApi("code generation (openapi-typescript)");
+  requireGenerator();
   // The pipeline loads the TypeScript compiler, so it is imported only when it has work to do.
   const { compare, generate, packageJsonWithExports, write } = await import("../../generator/pipeline.js");
   // In the checkout the thread also compiles each service's modules while the next ones are emitted.
@@ -421,4 +417,14 @@ function packageFilesFor(
     { path: manifestPath, ...(manifest !== existing ? { content: manifest } : {}) },
     { path: tsconfigPath, ...(existsSync(tsconfigPath) ? {} : { content: packageTsconfig() }) },
   ];
+}
+
+/**
+ * openapi-typescript and Handlebars are optional peer dependencies (an application importing a
+ * generated client does not need them), and openapi-typescript needs a compiler with the JavaScript
+ * API (runtime/internal/compiler-api.ts): each is named before the pipeline fails to load.
+ */
+function requireGenerator(): void {
+  requirePackages("code generation", COMMAND_PACKAGES.generate.packages);
+  locateCompilerApi("code generation (openapi-typescript)");
 }

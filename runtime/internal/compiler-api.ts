@@ -20,7 +20,7 @@ import type * as TS from "typescript";
 import { installCommand } from "./package-bin.js";
 
 /** The first TypeScript major without the JavaScript compiler API. */
-const NATIVE_MAJOR = 7;
+export const NATIVE_MAJOR = 7;
 
 /** No TypeScript with the compiler API can be found; the message names both ways to add one. */
 export class CompilerApiError extends Error {
