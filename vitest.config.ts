@@ -53,7 +53,8 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: "isolated", include: ISOLATED, maxWorkers: 1, sequence: { groupOrder: 1 } },
+        // In the package group's pool (vitest wants one maxWorkers per group): two short files.
+        test: { name: "isolated", include: ISOLATED, maxWorkers: 4, sequence: { groupOrder: 1 } },
       },
       {
         extends: true,

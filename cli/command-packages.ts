@@ -51,13 +51,23 @@ function overridesLine(isMissing: (names: readonly string[]) => string[], projec
   const version = installedTypeScriptVersion();
   if (version === undefined || Number.parseInt(version, 10) < 6) return [];
   if (isMissing(["openapi-typescript"]).length === 0 || hasOpenapiTypescriptOverride(projectDir)) return [];
-  return [
-    `  generate, next to typescript ${version}: first add ${OVERRIDE} to package.json ` +
-      "(openapi-typescript asks for typescript ^5)",
-  ];
+  return [`  generate, next to typescript ${version}: first ${ADD_OVERRIDE}`];
 }
 
-const OVERRIDE = `"overrides": { "openapi-typescript": { "typescript": "$typescript" } }`;
+/**
+ * The step before `npm install` of `missing` (for requirePackages): the same `overrides` entry, when
+ * openapi-typescript is among them, the project is on TypeScript 6 or 7 and its package.json lacks it.
+ */
+export function overridesFirst(missing: readonly string[], projectDir = process.cwd()): string | undefined {
+  if (!missing.includes("openapi-typescript")) return undefined;
+  const version = installedTypeScriptVersion();
+  if (version === undefined || Number.parseInt(version, 10) < 6 || hasOpenapiTypescriptOverride(projectDir)) return;
+  return ADD_OVERRIDE;
+}
+
+const ADD_OVERRIDE =
+  `add "overrides": { "openapi-typescript": { "typescript": "$typescript" } } to package.json ` +
+  "(openapi-typescript asks for typescript ^5)";
 
 function hasOpenapiTypescriptOverride(projectDir: string): boolean {
   try {

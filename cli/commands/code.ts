@@ -5,6 +5,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { requirePackages } from "../../runtime/internal/package-bin.js";
+import { overridesFirst } from "../command-packages.js";
 import type { Accounts } from "../../runtime/mcp/accounts.js";
 import type { Selection, ServiceCatalog } from "../../runtime/mcp/catalog.js";
 import {
@@ -36,7 +37,12 @@ async function codeServices(
       services.push(...loadCodeServices([catalog], generated));
       continue;
     }
-    requirePackages(`stepforge mcp --code: the declarations of ${source.id}`, ["openapi-typescript"]);
+    requirePackages(
+      `stepforge mcp --code: the declarations of ${source.id}`,
+      ["openapi-typescript"],
+      "dev",
+      overridesFirst,
+    );
     const { buildSpecDeclarations } = await import("../spec-declarations.js");
     services.push(...loadCodeServices([catalog], await buildSpecDeclarations(source, projectDir)));
   }

@@ -19,7 +19,7 @@ import type { LoadedSpec } from "../../generator/load.js";
 import { locateCompilerApi } from "../../runtime/internal/compiler-api.js";
 import { requirePackages } from "../../runtime/internal/package-bin.js";
 import { UsageError } from "../usage.js";
-import { COMMAND_PACKAGES } from "../command-packages.js";
+import { COMMAND_PACKAGES, overridesFirst } from "../command-packages.js";
 
 /** The file a side names: itself, or the PATH of REV:PATH. */
 function sidePath(arg: string): string {
@@ -68,7 +68,7 @@ export async function diffCommand(
   if (positionals.length !== 2)
     throw new UsageError(`name two specs, the old then the new (files or REV:PATH); got ${positionals.length}`);
   // The checker compares declarations openapi-typescript writes, with the compiler it runs on.
-  requirePackages("stepforge diff: comparing declarations", COMMAND_PACKAGES.diff.packages);
+  requirePackages("stepforge diff: comparing declarations", COMMAND_PACKAGES.diff.packages, "dev", overridesFirst);
   locateCompilerApi("stepforge diff: comparing declarations");
   // First, so the compiler loads on its own thread while the specs are read and checked here.
   const { startCheckerThread } = await import("../../generator/diff/checker-thread.js");

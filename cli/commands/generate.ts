@@ -24,7 +24,7 @@ import { packageManifest, packageNameProblem, packageTsconfig } from "../../gene
 import { packageRoot } from "../../generator/package-root.js";
 import { locateCompilerApi } from "../../runtime/internal/compiler-api.js";
 import { requirePackages } from "../../runtime/internal/package-bin.js";
-import { COMMAND_PACKAGES } from "../command-packages.js";
+import { COMMAND_PACKAGES, overridesFirst } from "../command-packages.js";
 import { reportDist } from "../compile-generated.js";
 import { startGenerateThread, type GenerateThread } from "../generate-thread.js";
 import type { GeneratedFile } from "../../generator/emit/file.js";
@@ -425,6 +425,6 @@ function packageFilesFor(
  * API (runtime/internal/compiler-api.ts): each is named before the pipeline fails to load.
  */
 function requireGenerator(): void {
-  requirePackages("code generation", COMMAND_PACKAGES.generate.packages);
+  requirePackages("code generation", COMMAND_PACKAGES.generate.packages, "dev", overridesFirst);
   locateCompilerApi("code generation (openapi-typescript)");
 }

@@ -19,12 +19,14 @@ export class MissingPackageError extends Error {
     readonly packages: readonly string[],
     /** "dev" for tools a project runs while building (`npm install -D`), "runtime" for what it ships with. */
     readonly dependency: "dev" | "runtime" = "dev",
+    /** What the project must do before npm will install them (said first, as "first …, then"). */
+    firstStep?: string,
   ) {
     const list = packages.length === 1 ? packages[0]! : `${packages.slice(0, -1).join(", ")} and ${packages.at(-1)!}`;
     const they = packages.length === 1 ? ["is", "it"] : ["are", "them"];
     super(
       `${feature} needs ${list}, which ${they[0]} not installed; add ${they[1]} to your project: ` +
-        installCommand(packages, dependency),
+        `${firstStep ? `first ${firstStep}, then ` : ""}${installCommand(packages, dependency)}`,
     );
   }
 }
@@ -77,14 +79,18 @@ export function missingPackages(names: readonly string[]): string[] {
   return names.filter((n) => installedPackageDir(n) === undefined);
 }
 
-/** Throws one MissingPackageError naming every package `feature` needs that is not installed. */
+/**
+ * Throws one MissingPackageError naming every package `feature` needs that is not installed;
+ * `firstStep` says what must come before installing those (see MissingPackageError).
+ */
 export function requirePackages(
   feature: string,
   names: readonly string[],
   dependency: "dev" | "runtime" = "dev",
+  firstStep?: (missing: readonly string[]) => string | undefined,
 ): void {
   const missing = missingPackages(names);
-  if (missing.length > 0) throw new MissingPackageError(feature, missing, dependency);
+  if (missing.length > 0) throw new MissingPackageError(feature, missing, dependency, firstStep?.(missing));
 }
 
 /** The script behind an installed package's bin (run with this Node, no shell, no npx). */

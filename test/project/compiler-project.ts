@@ -59,6 +59,8 @@ export const BOARDS = 'const boards = await services.trello.getMemberBoards({ pa
  */
 export const OPENAPI_TYPESCRIPT_OVERRIDE = { "openapi-typescript": { typescript: "$typescript" } };
 
+type Answer = { isError?: boolean; answer: Record<string, unknown> };
+
 export interface CompilerProject {
   dir: string;
   stepforge(...args: string[]): Promise<Run>;
@@ -73,7 +75,9 @@ export interface CompilerProject {
    * `execute` of each program in turn, in one session of `stepforge mcp --code --mock --service
    * trello` started from the project by the MCP SDK's stdio client (one server start for all).
    */
-  execute(...codes: string[]): Promise<Array<{ isError?: boolean; answer: Record<string, unknown> }>>;
+  execute(...codes: string[]): Promise<Answer[]>;
+  /** The same, with `--service <service>` in place of trello (a service of the project's config). */
+  executeOn(service: string, ...codes: string[]): Promise<Answer[]>;
   remove(): Promise<void>;
 }
 
@@ -126,6 +130,39 @@ export async function compilerProject(
   // Before the peer range took 6 and 7, this failed with ERESOLVE.
   const install = await npm("install");
   expect(install.code, install.stderr).toBe(0);
+
+  async function executeOn(service: string, ...codes: string[]): Promise<Answer[]> {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [bin, "mcp", "--code", "--mock", "--service", service],
+      cwd: dir,
+      env: env as Record<string, string>,
+      stderr: "pipe",
+    });
+    let stderr = "";
+    transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const client = new Client({ name: "compiler-project", version: "1.0.0" });
+    try {
+      await client.connect(transport);
+      const answers = [];
+      for (const code of codes) {
+        const result = (await client.callTool({ name: "execute", arguments: { code } })) as {
+          isError?: boolean;
+          content: Array<{ text: string }>;
+        };
+        answers.push({
+          isError: result.isError,
+          answer: JSON.parse(result.content[0]!.text) as Record<string, unknown>,
+        });
+      }
+      return answers;
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\n${stderr}`);
+    } finally {
+      await client.close();
+    }
+  }
+
   return {
     dir,
     npm,
@@ -137,37 +174,8 @@ export async function compilerProject(
       expect(compiled.code).toBe(0);
     },
     node: (file) => run(process.execPath, [join("out", file)], dir, env),
-    async execute(...codes) {
-      const transport = new StdioClientTransport({
-        command: process.execPath,
-        args: [bin, "mcp", "--code", "--mock", "--service", "trello"],
-        cwd: dir,
-        env: env as Record<string, string>,
-        stderr: "pipe",
-      });
-      let stderr = "";
-      transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-      const client = new Client({ name: "compiler-project", version: "1.0.0" });
-      try {
-        await client.connect(transport);
-        const answers = [];
-        for (const code of codes) {
-          const result = (await client.callTool({ name: "execute", arguments: { code } })) as {
-            isError?: boolean;
-            content: Array<{ text: string }>;
-          };
-          answers.push({
-            isError: result.isError,
-            answer: JSON.parse(result.content[0]!.text) as Record<string, unknown>,
-          });
-        }
-        return answers;
-      } catch (error) {
-        throw new Error(`${(error as Error).message}\n${stderr}`);
-      } finally {
-        await client.close();
-      }
-    },
+    execute: (...codes) => executeOn("trello", ...codes),
+    executeOn,
     remove: () => rm(work, { recursive: true, force: true }),
   };
 }

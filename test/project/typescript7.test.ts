@@ -10,8 +10,9 @@
  *   TypeScript 5.9);
  * - `diff` compares two versions of a spec with the same compiler;
  * - `generate` writes a spec's code (openapi-typescript is lent the same compiler) and TypeScript 7
- *   compiles it; `init` tells the project to add the README's `overrides` entry, without which npm
- *   refuses openapi-typescript next to TypeScript 7, and with which it installs it as usual.
+ *   compiles it, and `mcp --code` serves the project's own spec; `init` (and `generate`, run before
+ *   the install) tells the project to add the README's `overrides` entry, without which npm refuses
+ *   openapi-typescript next to TypeScript 7, and with which it installs it as usual.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -78,11 +79,18 @@ describe("a project on TypeScript 7, from the tarball", { timeout: 240_000, sequ
     });
   });
 
-  it("generate writes a spec's code with ts-morph's compiler, and TypeScript 7 compiles it", async () => {
+  it("generate writes a spec's code with ts-morph's compiler, TypeScript 7 compiles it, and mcp --code serves it", async () => {
     const tools = ["openapi-typescript", "handlebars"].map((name) => `${name}@${pinned[name]}`);
     // What init said: npm refuses openapi-typescript next to TypeScript 7 until the project says so.
     const refused = await project.npm("install", "-D", ...tools);
     expect(refused.stderr).toContain("ERESOLVE");
+    // And generate, run first, says the same before the install it asks for.
+    const early = await project.stepforge("generate");
+    expect(early.code).toBe(1);
+    expect(early.stderr).toContain(
+      'add them to your project: first add "overrides": { "openapi-typescript": { "typescript": "$typescript" } } ' +
+        `to package.json (openapi-typescript asks for typescript ^5), then npm install -D ${tools.join(" ")}`,
+    );
     const manifestFile = join(project.dir, "package.json");
     const manifest = JSON.parse(readFileSync(manifestFile, "utf8")) as Record<string, unknown>;
     writeFileSync(manifestFile, JSON.stringify({ ...manifest, overrides: OPENAPI_TYPESCRIPT_OVERRIDE }, null, 2));
@@ -106,6 +114,20 @@ describe("a project on TypeScript 7, from the tarball", { timeout: 240_000, sequ
       ].join("\n"),
     );
     await project.compiles();
+    // The code mode over the project's own spec: its declarations come from openapi-typescript on
+    // the lent compiler, and the agent's code is checked with ts-morph's.
+    const [created, wrong] = await project.executeOn(
+      "bookshelf",
+      'const book = await services.bookshelf.createBook({ body: { title: "Dune", author: "Frank Herbert" } });\n' +
+        "return (await services.bookshelf.listBooks()).items.map((b) => b.title).findLast(Boolean);",
+      "return (await services.bookshelf.listBooks()).items[0]!.titel;",
+    );
+    expect(created!.isError, JSON.stringify(created!.answer)).toBeFalsy();
+    expect(created!.answer).toMatchObject({
+      result: "Dune",
+      writes: [{ call: "services.bookshelf.createBook", outcome: "done" }],
+    });
+    expect(wrong!.answer).toMatchObject({ kind: "type_error", diagnostics: [{ line: 1, code: "TS2551" }] });
   });
 
   it("diff compares two versions of the spec with ts-morph's compiler (its checker pass included)", async () => {

@@ -30,10 +30,25 @@ describe("optional peer dependencies", () => {
         "handlebars@4.7.10",
     );
     expect(two.message.split(/[.;] /).length).toBeLessThanOrEqual(2);
+    // What must come first (the overrides entry next to TypeScript 7) leads the same sentence.
+    const first = new MissingPackageError("code generation", ["openapi-typescript"], "dev", "add X to package.json");
+    expect(first.message).toBe(
+      "code generation needs openapi-typescript, which is not installed; add it to your project: " +
+        "first add X to package.json, then npm install -D openapi-typescript@7.13.0",
+    );
   });
 
   it("requirePackages names only the missing ones, and passes when all are there", () => {
     expect(() => requirePackages("x", ["openapi-typescript", "handlebars"])).not.toThrow();
+    const asked: string[][] = [];
+    const firstStep = (missing: readonly string[]) => {
+      asked.push([...missing]);
+      return "do this";
+    };
+    expect(() => requirePackages("x", ["handlebars", "@example/absent-a"], "dev", firstStep)).toThrow(
+      "add it to your project: first do this, then npm install -D @example/absent-a@latest",
+    );
+    expect(asked).toEqual([["@example/absent-a"]]);
     expect(() => requirePackages("x", ["openapi-typescript", "@example/absent-a", "@example/absent-b"])).toThrow(
       joinedPattern([
         /^x needs @example\/absent-a and @example\/absent-b, which are not installed; /,
