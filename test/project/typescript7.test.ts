@@ -79,7 +79,7 @@ describe("a project on TypeScript 7, from the tarball", { timeout: 240_000, sequ
     });
   });
 
-  it("generate writes a spec's code with ts-morph's compiler, TypeScript 7 compiles it, and mcp --code serves it", async () => {
+  it("generate writes a spec's code with ts-morph's compiler, tsc 7 compiles it, mcp --code serves it", async () => {
     const tools = ["openapi-typescript", "handlebars"].map((name) => `${name}@${pinned[name]}`);
     // What init said: npm refuses openapi-typescript next to TypeScript 7 until the project says so.
     const refused = await project.npm("install", "-D", ...tools);
