@@ -48,10 +48,8 @@ export function packagesToInstall(isMissing: (names: readonly string[]) => strin
  * README's `overrides` entry); said before the user meets npm's ERESOLVE.
  */
 function overridesLine(isMissing: (names: readonly string[]) => string[], projectDir = process.cwd()): string[] {
-  const version = installedTypeScriptVersion();
-  if (version === undefined || Number.parseInt(version, 10) < 6) return [];
-  if (isMissing(["openapi-typescript"]).length === 0 || hasOpenapiTypescriptOverride(projectDir)) return [];
-  return [`  generate, next to typescript ${version}: first ${ADD_OVERRIDE}`];
+  const step = overridesFirst(isMissing(["openapi-typescript"]), projectDir);
+  return step ? [`  generate, next to typescript ${installedTypeScriptVersion()}: first ${step}`] : [];
 }
 
 /**
