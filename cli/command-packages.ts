@@ -5,7 +5,11 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { installedTypeScriptVersion, NATIVE_MAJOR } from "../runtime/internal/compiler-api.js";
+import {
+  installedTypeScriptMajor,
+  installedTypeScriptVersion,
+  NATIVE_MAJOR,
+} from "../runtime/internal/compiler-api.js";
 import { installCommand, missingPackages } from "../runtime/internal/package-bin.js";
 
 interface CommandPackages {
@@ -58,8 +62,8 @@ function overridesLine(isMissing: (names: readonly string[]) => string[], projec
  */
 export function overridesFirst(missing: readonly string[], projectDir = process.cwd()): string | undefined {
   if (!missing.includes("openapi-typescript")) return undefined;
-  const version = installedTypeScriptVersion();
-  if (version === undefined || Number.parseInt(version, 10) < 6 || hasOpenapiTypescriptOverride(projectDir)) return;
+  const major = installedTypeScriptMajor();
+  if (major === undefined || major < 6 || hasOpenapiTypescriptOverride(projectDir)) return undefined;
   return ADD_OVERRIDE;
 }
 
@@ -84,8 +88,7 @@ function hasOpenapiTypescriptOverride(projectDir: string): boolean {
 
 /** A project on TypeScript 7 (no compiler API) without ts-morph: what generate, diff and the code mode lack. */
 function compilerApiLine(isMissing: (names: readonly string[]) => string[]): string[] {
-  const version = installedTypeScriptVersion();
-  if (version === undefined || Number.parseInt(version, 10) < NATIVE_MAJOR) return [];
-  if (isMissing(["ts-morph"]).length === 0) return [];
+  const major = installedTypeScriptMajor();
+  if (major === undefined || major < NATIVE_MAJOR || isMissing(["ts-morph"]).length === 0) return [];
   return [`  generate, diff, mcp --code (TypeScript 7 has no compiler API): ${installCommand(["ts-morph"], "dev")}`];
 }

@@ -72,6 +72,12 @@ export function installedTypeScriptVersion(from?: string): string | undefined {
   return manifestVersion(requireFrom(from), "typescript");
 }
 
+/** The major of installedTypeScriptVersion, or undefined when no typescript is installed. */
+export function installedTypeScriptMajor(from?: string): number | undefined {
+  const version = installedTypeScriptVersion(from);
+  return version === undefined ? undefined : major(version);
+}
+
 /**
  * The compiler `feature` is to use, found from `from` (a file or folder; default this package):
  * the project's `typescript` when it has the API, else ts-morph's copy. Throws CompilerApiError

@@ -91,6 +91,16 @@ describe("a project on TypeScript 7, from the tarball", { timeout: 240_000, sequ
       'add them to your project: first add "overrides": { "openapi-typescript": { "typescript": "$typescript" } } ' +
         `to package.json (openapi-typescript asks for typescript ^5), then npm install -D ${tools.join(" ")}`,
     );
+    // So do diff and the code mode over the project's own spec, which need openapi-typescript too.
+    const step = 'first add "overrides": { "openapi-typescript": { "typescript": "$typescript" } } to package.json';
+    for (const args of [
+      ["diff", "specs/bookshelf.yaml", "specs/bookshelf.yaml"],
+      ["mcp", "--code", "--mock", "--service", "bookshelf"],
+    ]) {
+      const r = await project.stepforge(...args);
+      expect(r.code, say(r)).toBe(1);
+      expect(r.stderr).toContain(`${step} (openapi-typescript asks for typescript ^5), then npm install -D`);
+    }
     const manifestFile = join(project.dir, "package.json");
     const manifest = JSON.parse(readFileSync(manifestFile, "utf8")) as Record<string, unknown>;
     writeFileSync(manifestFile, JSON.stringify({ ...manifest, overrides: OPENAPI_TYPESCRIPT_OVERRIDE }, null, 2));
