@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { LongFirstSequencer } from "./test/helpers/long-first.js";
 
 /**
  * Two groups run after the suites, one after the other:
@@ -9,10 +10,12 @@ import { defineConfig } from "vitest/config";
  * - ALONE: those whose assertions need the machine to themselves — limit windows and wait orders
  *   (real windows used to ≥ 97 % by several processes), slow-sender floods, soak and multiprocess
  *   state runs: one at a time.
- * Everything else runs two files at a time (CI has 2 cores), in worker processes that each take
+ * Everything else runs three files at a time on CI's 2 cores, in worker processes that each take
  * file after file without reloading the modules (isolate: false). A fresh process per file
  * imported everything again first: in a fresh-clone run the suites took 687 s, 117 s of it with no
- * file running at all; without isolation they took 372–468 s here (no file running: 20 s). The few
+ * file running at all; without isolation they took 372–545 s here. Two workers kept the cores 72 %
+ * busy (files wait on servers, child processes and the disk); three keep them 97–99 % busy, and with
+ * the longest files started first (test/helpers/long-first.ts) the suites took 387 s. The few
  * files that need a process of their own (ISOLATED) get one, beside the package group.
  */
 const PACKAGE = [
@@ -46,6 +49,8 @@ export default defineConfig({
     // The JSON report feeds .ci/run's "N passed, N failed" line.
     reporters: ["default", ["json", { outputFile: ".test-results.json" }]],
     pool: "forks",
+    // The files that take the most CPU start first (a fresh clone has no durations to order by).
+    sequence: { sequencer: LongFirstSequencer },
     projects: [
       {
         extends: true,
@@ -53,7 +58,7 @@ export default defineConfig({
           name: "suites",
           include: ["test/**/*.test.ts"],
           exclude: [...PACKAGE, ...ISOLATED, ...ALONE],
-          maxWorkers: 2,
+          maxWorkers: 3,
           isolate: false,
         },
       },

@@ -15,7 +15,6 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { setPriority } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { joinedPattern } from "../helpers/pattern.js";
@@ -98,15 +97,6 @@ const CASES: Case[] = [
 
 const generated = new Map<string, CliResult>();
 let tscOutput = "";
-
-// This file is most of the suite's CPU (in-process generation of ~13 MB of TypeScript, one large
-// tsc); at a lower priority it yields the cores to files running beside it whose servers must
-// start within a bounded wait (Prism). tsc, spawned from here, inherits the priority.
-try {
-  setPriority(10);
-} catch {
-  // not permitted here: run at the normal priority
-}
 
 describe("corpus: generated outputs", () => {
   beforeAll(async () => {
