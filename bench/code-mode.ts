@@ -13,6 +13,9 @@
  * 4. CPU time of the same two sides, every thread of the process counted (Linux).
  * 5. The sandbox attack suite (test/code/attacks.ts): each attack and what became of it.
  */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { threadsCpuMs } from "../runtime/internal/thread-cpu.js";
 import { parseArgs } from "node:util";
 import {
@@ -37,6 +40,7 @@ import {
 } from "../test/code/harness/run.js";
 import { texts } from "../test/code/helpers.js";
 import { registeredMock } from "../runtime/mock/index.js";
+import { httpClient, httpProcess, stdioClient, type Connected } from "../test/mcp/helpers.js";
 import { machineLine, median, ratio, table } from "./lib/report.js";
 
 const { values } = parseArgs({
@@ -169,6 +173,82 @@ async function perCall(all: Harness, sandbox: "worker" | "inline"): Promise<stri
 }
 
 /**
+ * The same comparison as an agent's client sees it: `stepforge mcp` and `stepforge mcp --code`,
+ * each a process of its own (the built CLI), reached by the MCP SDK's client over stdio and then
+ * over Streamable HTTP, both calling the loops' behavioural mock on 127.0.0.1 in this process, with
+ * the client-side limits off in the connections file. A transport costs every tools/call once: three
+ * times for the direct calls, once for the execute. The in-process transport above leaves that
+ * cost out, which favours the direct calls.
+ */
+async function perCallOverTransport(harness: Harness, transport: "stdio" | "http"): Promise<string> {
+  const definition = registeredMock("trello")!;
+  // The harness's mock (its limits off, its seeded cards): the one the in-process loops call.
+  const mock = harness.mocks.get("trello")!;
+  const dir = mkdtempSync(join(tmpdir(), "stepforge-bench-"));
+  const connections = join(dir, "connections.json");
+  const off = Object.fromEntries(definition.descriptor.limits.map((limit) => [limit.id, { disabled: true }]));
+  const entry = { service: "trello", fields: definition.mock.credentials, limits: off };
+  writeFileSync(connections, JSON.stringify({ bench: entry }), { mode: 0o600 });
+  const args = ["--service", "trello", "--connections", connections, "--base-url", `trello=${mock.url}`];
+  const stops: Array<() => Promise<void>> = [];
+  const open = async (extra: string[]): Promise<Connected> => {
+    if (transport === "stdio") {
+      const connected = await stdioClient([...args, ...extra]);
+      stops.push(connected.close);
+      return connected;
+    }
+    const server = await httpProcess([...args, ...extra]);
+    stops.push(server.stop);
+    const connected = await httpClient(server.url);
+    stops.push(connected.close);
+    return connected;
+  };
+  const samples: Record<string, number[]> = { direct: [], execute: [] };
+  try {
+    const direct = await open([]);
+    const code = await open(["--code"]);
+    const call = async (client: Connected, name: string, args: Record<string, unknown>) => {
+      const result = await client.client.callTool({ name, arguments: args });
+      if (result.isError) throw new Error(texts(result).join(" "));
+    };
+    for (let round = -3; round < ROUNDS; round++) {
+      const sides: Array<[string, () => Promise<void>]> = [
+        [
+          "direct",
+          async () => {
+            await call(direct, "trello_get_card", { id: CARD });
+            await call(direct, "trello_get_board_lists", { id: BOARD });
+            await call(direct, "trello_get_board_labels", { id: BOARD });
+          },
+        ],
+        ["execute", () => call(code, "execute", { code: `${THREE}\n// round ${round}` })],
+      ];
+      for (const [key, work] of round % 2 === 0 ? sides : [...sides].reverse()) {
+        const started = performance.now();
+        await work();
+        if (round >= 0) samples[key]!.push(performance.now() - started);
+      }
+    }
+  } finally {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const d = median(samples.direct!);
+  const e = median(samples.execute!);
+  const ratios = samples.execute!.map((x, i) => x / samples.direct![i]!);
+  const rows = [
+    ["three direct tool calls (tools/call × 3)", ms(d), "1.00×"],
+    ["execute of the same three calls, type-checked (worker sandbox)", ms(e), ratio(e, d)],
+  ];
+  const header = `${transport}, two stepforge mcp processes, median of ${ROUNDS} interleaved rounds`;
+  return (
+    `${table([header, "time", "vs direct"], rows)}\n\n` +
+    `Against the three direct calls of its own round: median ${median(ratios).toFixed(2)}×, worst ` +
+    `${Math.max(...ratios).toFixed(2)}×.`
+  );
+}
+
+/**
  * CPU time, all threads, of an execute of the three calls against the three direct tool calls,
  * each side in its own block (CPU time is not interleaved: a side's background work, such as the
  * worker preparing its next runtime, is counted where it belongs). Less sensitive to the machine's
@@ -264,6 +344,8 @@ try {
   if (run("cost")) {
     for (const sandbox of ["worker", "inline"] as const)
       console.log(`### The cost of a call (sandbox: ${sandbox})\n\n${await perCall(harness, sandbox)}\n`);
+    for (const transport of ["stdio", "http"] as const)
+      console.log(`### The cost of a call over ${transport}\n\n${await perCallOverTransport(harness, transport)}\n`);
   }
   if (run("cpu")) console.log(`### CPU time of a call (all threads)\n\n${await cpuCost(harness)}\n`);
   if (run("attacks")) {
