@@ -14,6 +14,7 @@
  * budget are cut at a record boundary, with a note and a cursor for `continue_result`.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { executeTool } from "../tools/execute.js";
 import { traceMetaOf, withTraceparent } from "../observe/otel.js";
@@ -110,6 +111,12 @@ export class StepforgeMcp {
   readonly notice?: string;
   /** The steps' schemas, converted once for all of them (see ToolSchemas). */
   private readonly schemas: ToolSchemas;
+  /**
+   * The JSON Schema validator of every SDK server made here. Without one, the SDK's Server builds
+   * its own (a new Ajv with its formats: about 1 ms of CPU), and Streamable HTTP makes a server per
+   * request. The servers never validate with it (it checks elicitation answers; none is asked).
+   */
+  private validator: AjvJsonSchemaValidator | undefined;
 
   constructor(options: StepforgeMcpOptions) {
     this.options = options;
@@ -184,6 +191,7 @@ export class StepforgeMcp {
       { name: this.options.serverName ?? SERVER_NAME, version: this.options.version ?? "0.0.0" },
       {
         capabilities: { tools: {} },
+        jsonSchemaValidator: (this.validator ??= new AjvJsonSchemaValidator()),
         instructions: this.options.toolSet
           ? this.options.toolSet.instructions
           : this.dynamic

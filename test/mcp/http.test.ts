@@ -197,6 +197,19 @@ describe("MCP over HTTP in process: result budget, token, host checks", () => {
     expect(status).toBe(403);
   });
 
+  // Streamable HTTP makes an SDK server per request; one that builds its own validator builds a new
+  // Ajv (about 1 ms of CPU) for every request. `_jsonSchemaValidator` is the SDK's own field: if it
+  // is renamed, this fails, and the option is to be checked again.
+  it("gives every request's server the same JSON Schema validator", async () => {
+    const mcp = new StepforgeMcp({ catalogs: await catalogsOf("worldnews"), accounts: new Accounts([]) });
+    const validatorOf = (server: object) => (server as { _jsonSchemaValidator?: unknown })._jsonSchemaValidator;
+    const [first, second] = [mcp.createServer(), mcp.createServer()];
+    expect(validatorOf(first)).toBeDefined();
+    expect(validatorOf(second)).toBe(validatorOf(first));
+    const other = new StepforgeMcp({ catalogs: await catalogsOf("worldnews"), accounts: new Accounts([]) });
+    expect(validatorOf(other.createServer())).not.toBe(validatorOf(first));
+  });
+
   it("will not listen beyond loopback without a token", async () => {
     const catalogs = await catalogsOf("worldnews");
     const mcp = new StepforgeMcp({ catalogs, accounts: new Accounts([]) });
