@@ -9,7 +9,8 @@
  *    (QuickJS on a worker thread, the default; then on the server's thread, `sandbox: "inline"`),
  *    each loop with its own direct samples; all through the MCP SDK client in process against the
  *    behavioural mock on 127.0.0.1 with the client-side limits off; with the type-check alone and an
- *    empty program beside them.
+ *    empty program beside them. Then the same between two real `stepforge mcp` processes, over
+ *    stdio and over Streamable HTTP, as an agent's client reaches them.
  * 4. CPU time of the same two sides, every thread of the process counted (Linux).
  * 5. The sandbox attack suite (test/code/attacks.ts): each attack and what became of it.
  */
@@ -89,18 +90,24 @@ const lists = await services.trello.getBoardLists({ params: { path: { id: "${BOA
 const labels = await services.trello.getBoardLabels({ params: { path: { id: "${BOARD}" } } });
 return { card: card.name, lists: lists.length, labels: labels.length };`;
 
+/** Every limit a service declares, switched off (a connection's `limits`). */
+function limitsOff(service: string): Record<string, { disabled: true }> {
+  return Object.fromEntries(registeredMock(service)!.descriptor.limits.map((limit) => [limit.id, { disabled: true }]));
+}
+
 /**
  * The harness's accounts with the services' client-side limits off: Trello's 100 calls in 10 s per
  * token were reached within a run, and the waits (up to 8 s) fell on whichever side was calling.
  */
 function unlimited(harness: Harness): Harness {
-  const off = (id: string) =>
-    Object.fromEntries(registeredMock(id)!.descriptor.limits.map((limit) => [limit.id, { disabled: true }]));
   return {
     ...harness,
     accounts: harness.accounts.map(([id, list]) => [
       id,
-      list.map((a) => ({ ...a, context: { ...a.context, connection: { ...a.context.connection, limits: off(id) } } })),
+      list.map((a) => ({
+        ...a,
+        context: { ...a.context, connection: { ...a.context.connection, limits: limitsOff(id) } },
+      })),
     ]),
   };
 }
@@ -181,13 +188,11 @@ async function perCall(all: Harness, sandbox: "worker" | "inline"): Promise<stri
  * cost out, which favours the direct calls.
  */
 async function perCallOverTransport(harness: Harness, transport: "stdio" | "http"): Promise<string> {
-  const definition = registeredMock("trello")!;
   // The harness's mock (its limits off, its seeded cards): the one the in-process loops call.
   const mock = harness.mocks.get("trello")!;
   const dir = mkdtempSync(join(tmpdir(), "stepforge-bench-"));
   const connections = join(dir, "connections.json");
-  const off = Object.fromEntries(definition.descriptor.limits.map((limit) => [limit.id, { disabled: true }]));
-  const entry = { service: "trello", fields: definition.mock.credentials, limits: off };
+  const entry = { service: "trello", fields: registeredMock("trello")!.mock.credentials, limits: limitsOff("trello") };
   writeFileSync(connections, JSON.stringify({ bench: entry }), { mode: 0o600 });
   const args = ["--service", "trello", "--connections", connections, "--base-url", `trello=${mock.url}`];
   const stops: Array<() => Promise<void>> = [];
