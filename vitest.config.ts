@@ -15,7 +15,7 @@ import { LongFirstSequencer } from "./test/helpers/long-first.js";
  * imported everything again first: in a fresh-clone run the suites took 687 s, 117 s of it with no
  * file running at all; without isolation they took 372–545 s here. Two workers kept the cores 72 %
  * busy (files wait on servers, child processes and the disk); three keep them 97–99 % busy, and with
- * the longest files started first (test/helpers/long-first.ts) the suites took 387 s. The few
+ * the longest files started first (test/helpers/long-first.ts) the suites took 358–387 s. The few
  * files that need a process of their own (ISOLATED) get one, beside the package group.
  */
 const PACKAGE = [

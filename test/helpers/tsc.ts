@@ -17,12 +17,16 @@ export interface TypecheckOptions {
    * generated code, not the runtime (test/project.test.ts checks the runtime's sources).
    */
   againstBuiltRuntime?: boolean;
+  /** The same for these source folders (`["runtime", "cli"]`); overrides `againstBuiltRuntime`. */
+  againstBuilt?: readonly string[];
 }
 
 export function typecheck(tsconfigPath: string, options: TypecheckOptions = {}): { ok: boolean; output: string } {
-  const args = options.againstBuiltRuntime
-    ? [BUILT_RUNTIME, tsconfigPath, packageRoot()]
-    : [TSC, "--noEmit", "-p", tsconfigPath];
+  const built = options.againstBuilt ?? (options.againstBuiltRuntime ? ["runtime"] : []);
+  const args =
+    built.length > 0
+      ? [BUILT_RUNTIME, tsconfigPath, packageRoot(), built.join(",")]
+      : [TSC, "--noEmit", "-p", tsconfigPath];
   const run = spawnSync(process.execPath, args, { encoding: "utf8", maxBuffer: 32 * 1024 * 1024 });
   return { ok: run.status === 0, output: `${run.stdout}${run.stderr}` };
 }
