@@ -1,5 +1,5 @@
 import { createServer } from "node:net";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   AbortedError,
   createServiceClient,
@@ -238,7 +238,9 @@ describe("abort", () => {
     await flaky(100, () => undefined);
     const controller = new AbortController();
     const pending = client().call("getThing", { ...get, signal: controller.signal });
-    await delay(50);
+    // In flight: the server has the request (it never answers). A fixed 50 ms was not always enough
+    // for the request to get there on a loaded machine, and the abort then came before it was sent.
+    await vi.waitFor(() => expect(server!.seen).toHaveLength(1), { timeout: 10_000, interval: 5 });
     controller.abort();
     const error = await rejectionOf(pending, AbortedError);
     expect(error.kind).toBe("network");
@@ -251,7 +253,10 @@ describe("abort", () => {
     const controller = new AbortController();
     const c = client({ retry: { maxTotalWaitMs: 60_000 }, signal: controller.signal });
     const pending = c.call("getThing", get);
-    await delay(100);
+    // Waiting to retry: the first attempt was answered 429 (as in the test above, a fixed pause could
+    // end before the request got there).
+    await vi.waitFor(() => expect(server!.seen).toHaveLength(1), { timeout: 10_000, interval: 5 });
+    await delay(20);
     controller.abort();
     await expect(pending).rejects.toBeInstanceOf(AbortedError);
     await expect(c.call("getThing", get)).rejects.toBeInstanceOf(AbortedError); // already aborted: nothing sent
