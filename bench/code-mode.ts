@@ -112,6 +112,15 @@ function unlimited(harness: Harness): Harness {
   };
 }
 
+/** Each round's execute against the three direct calls of the same round: the median and the worst. */
+function perRound(execute: number[], direct: number[]): string {
+  const ratios = execute.map((e, i) => e / direct[i]!);
+  return (
+    `Against the three direct calls of its own round: median ${median(ratios).toFixed(2)}×, worst ` +
+    `${Math.max(...ratios).toFixed(2)}×.`
+  );
+}
+
 /**
  * Three direct tool calls against an execute of the same three calls, interleaved in one loop, for
  * one sandbox. Each sandbox gets its own loop and its own direct samples: the inline sandbox
@@ -171,12 +180,8 @@ async function perCall(all: Harness, sandbox: "worker" | "inline"): Promise<stri
     row("  the type-check alone (and type stripping)", "check"),
     row("execute of `return n` (check, QuickJS runtime)", "empty"),
   ];
-  const ratios = samples.execute!.map((e, i) => e / samples.direct![i]!);
-  return (
-    `${table([`sandbox: "${sandbox}", median of ${ROUNDS} interleaved rounds`, "time", "vs direct"], rows)}\n\n` +
-    `Against the three direct calls of its own round: median ${median(ratios).toFixed(2)}×, worst ` +
-    `${Math.max(...ratios).toFixed(2)}×.`
-  );
+  const header = `sandbox: "${sandbox}", median of ${ROUNDS} interleaved rounds`;
+  return `${table([header, "time", "vs direct"], rows)}\n\n${perRound(samples.execute!, samples.direct!)}`;
 }
 
 /**
@@ -240,17 +245,12 @@ async function perCallOverTransport(harness: Harness, transport: "stdio" | "http
   }
   const d = median(samples.direct!);
   const e = median(samples.execute!);
-  const ratios = samples.execute!.map((x, i) => x / samples.direct![i]!);
   const rows = [
     ["three direct tool calls (tools/call × 3)", ms(d), "1.00×"],
     ["execute of the same three calls, type-checked (worker sandbox)", ms(e), ratio(e, d)],
   ];
   const header = `${transport}, two stepforge mcp processes, median of ${ROUNDS} interleaved rounds`;
-  return (
-    `${table([header, "time", "vs direct"], rows)}\n\n` +
-    `Against the three direct calls of its own round: median ${median(ratios).toFixed(2)}×, worst ` +
-    `${Math.max(...ratios).toFixed(2)}×.`
-  );
+  return `${table([header, "time", "vs direct"], rows)}\n\n${perRound(samples.execute!, samples.direct!)}`;
 }
 
 /**

@@ -44,7 +44,12 @@ const outBase = (root: string, source: string) => join(root, "dist", relative(ro
 
 /** The generated modules whose compiled form is missing or older than the source. */
 export function staleGeneratedModules(root: string): string[] {
-  return filesBelow(join(root, "generated"))
+  return staleCompiledModules(root, "generated");
+}
+
+/** The modules below `folder` (runtime, cli, …) whose .js or .d.ts in dist/ is missing or older than the source. */
+export function staleCompiledModules(root: string, folder: string): string[] {
+  return filesBelow(join(root, folder))
     .filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))
     .filter((source) => {
       const base = outBase(root, source);

@@ -3,11 +3,11 @@
  * type-checks (including the type tests in test/types/), and the specs hold every seed endpoint.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { filesBelow } from "../generator/files.js";
+import { staleCompiledModules } from "../cli/compile-generated.js";
 import { stronglyConnected } from "../generator/graph.js";
 import { packageRoot } from "../generator/package-root.js";
 import { runCli } from "./helpers/cli.js";
@@ -17,18 +17,6 @@ import { typecheck } from "./helpers/tsc.js";
 const root = packageRoot();
 /** The folders tsconfig.build.json compiles into dist/ (the rest of tsconfig.json's are tests, bench, scripts). */
 const SOURCES = ["runtime", "generator", "cli", "generated"];
-
-/** Whether every source in `folders` has a declaration in dist/ written after it. */
-function declarationsAreFresh(root: string, folders: readonly string[]): boolean {
-  return folders.every((folder) =>
-    filesBelow(join(root, folder))
-      .filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))
-      .every((file) => {
-        const declaration = join(root, "dist", relative(root, file)).replace(/\.ts$/, ".d.ts");
-        return existsSync(declaration) && statSync(declaration).mtimeMs >= statSync(file).mtimeMs;
-      }),
-  );
-}
 
 /** A tsconfig for what tsconfig.json holds beyond the built sources: the tests, bench and scripts. */
 function restOfProgram(root: string): string {
@@ -105,9 +93,11 @@ describe("project", () => {
   // The whole program with the tests in it: 60 s of CPU on a quiet 2-core machine. Under `make test`
   // the build has just checked the sources with the same settings (tsc exits 2 on an error, and make
   // stops before the tests), so the tests, bench and scripts are checked against the declarations it
-  // wrote (23 s). Anywhere else, or once a source is newer than its declarations, the whole program.
+  // wrote (23 s). Anywhere else, or once a source is newer than what dist/ holds for it, the whole program.
   it("everything type-checks under strict settings, and the type tests hold", { timeout: 240_000 }, () => {
-    const checkedByBuild = process.env.STEPFORGE_BUILD_CHECKED === "1" && declarationsAreFresh(root, SOURCES);
+    const checkedByBuild =
+      process.env.STEPFORGE_BUILD_CHECKED === "1" &&
+      SOURCES.every((folder) => staleCompiledModules(root, folder).length === 0);
     const result = checkedByBuild
       ? typecheck(restOfProgram(root), { againstBuilt: SOURCES })
       : typecheck(join(root, "tsconfig.json"));
